@@ -108,8 +108,11 @@ extern "C" {
  * 12: cg_site's first cache line holds all that a call through the wrapper
  * reads (`direct`, `real`, `counted`, `peaks`, the first state, the slot's
  * place from the thread pointer), and sites are 64-byte aligned: a call
- * touches one line of its site (cg_site_slot; cg_slot_state takes the site). */
-#define CG_LAYER_ABI 12
+ * touches one line of its site (cg_site_slot; cg_slot_state takes the site).
+ * 13: each site's default carries its arguments for the timeline (cg_args:
+ * names, where each sits in the frame, how it is shown; cg_site_default
+ * gains `args`). */
+#define CG_LAYER_ABI 13
 
 #define CG_EXPORT __attribute__((visibility("default")))
 #define CG_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -144,6 +147,41 @@ typedef struct cg_rule {
     uint8_t size;      /* sizeof the handle */
     uint8_t access;    /* enum cg_rule_access bits */
 } cg_rule;
+
+/* The arguments a traced call records (ABI 13; docs/report.md,
+ * "Timelines"): read from the wrapper's frame (struct cgl_fr_<name>) after
+ * the real call, on the general path, only while the timeline is on. */
+enum cg_arg_kind {
+    CG_ARG_INT = 1,  /* a signed integer */
+    CG_ARG_UINT = 2, /* an unsigned integer (a size, a count, a bitfield) */
+    CG_ARG_HEX = 3,  /* a handle or a pointer */
+    CG_ARG_ENUM = 4, /* an integer the header names (`names`) */
+    CG_ARG_STR = 5,  /* a NUL-terminated string, copied bounded */
+    CG_ARG_OUT = 6,  /* a pointer to one value the call returns, read after it: shown as `out_kind` */
+    CG_ARG_RESULT = 7, /* a result code, named by the layer's result_name */
+    CG_ARG_FLOAT = 8   /* a double or float (shown as its value) */
+};
+typedef struct cg_enum_name {
+    long long value;
+    const char *name;
+} cg_enum_name;
+typedef struct cg_arg {
+    const char *name;  /* the header's parameter name */
+    uint16_t offset;   /* offsetof(struct cgl_fr_<name>, param) */
+    uint8_t size;      /* sizeof the member (of the pointee for CG_ARG_OUT) */
+    uint8_t kind;      /* enum cg_arg_kind */
+    uint8_t out_kind;  /* CG_ARG_OUT: how the value pointed to is shown (INT, UINT, HEX, ENUM, RESULT) */
+    uint8_t out_size;  /* CG_ARG_OUT: sizeof the value pointed to */
+    uint16_t nnames;   /* CG_ARG_ENUM (or out_kind ENUM): the names, sorted by value */
+    const cg_enum_name *names;
+} cg_arg;
+typedef struct cg_args {
+    uint32_t nargs;
+    uint16_t ret_offset; /* the frame's cgl_ret */
+    uint8_t ret_size;    /* 0: void */
+    uint8_t ret_kind;    /* CG_ARG_RESULT, HEX, INT, UINT, ENUM, FLOAT */
+    const cg_arg *arg;
+} cg_args;
 
 typedef struct cg_site {
     /* The first cache line: all that a call through the wrapper reads (the
@@ -207,6 +245,9 @@ typedef struct cg_site_default {
      * compares the ranks' counts. In the struct's tail padding: a layer
      * built before it has 0 there. */
     uint8_t collective;
+    /* What a traced call records of its arguments (ABI 13); NULL: none
+     * (the policy's `trace_args = no`, or a site with no arguments or result). */
+    const cg_args *args;
 } cg_site_default;
 
 /* The most state codes one site may have (the policy reader refuses more). */

@@ -197,6 +197,8 @@ static int build_neutral(const abi_ctx *c, CXCursor cur, const char *name, gen_f
     f->ret_word = !f->ret_void && !(ret_can.kind >= CXType_Float && ret_can.kind <= CXType_LongDouble);
     f->ret_result = c->p->result && written_as(c->tu, cur, name, c->p->result);
     f->ret_size = passed_size(ret, &f->ret_floating);
+    f->ret_trace_kind = f->ret_result ? 7 : 0; /* CG_ARG_RESULT; ABI-neutral arguments are not traced */
+    f->ret_enum = -1;
     if (f->ret_result) { /* the result type by the main header's name (an enum's typedef) */
         free(rtype);
         rtype = xstrdup(c->p->result);

@@ -29,7 +29,7 @@ const char *gen_clang_resource_include(void);
     X(disposeTranslationUnit) X(equalTypes) X(getArgType) X(getArrayElementType) X(getArraySize) X(getCString)      \
     X(getCanonicalType) X(getCursorExtent) X(getCursorKind) X(getCursorLocation) X(getCursorResultType)             \
     X(getCursorSpelling) X(getCursorType) X(getDiagnostic) X(getDiagnosticLocation) X(getDiagnosticSeverity)        \
-    X(getDiagnosticSpelling) X(getEnumConstantDeclValue) X(getEnumDeclIntegerType) X(getFile) X(getFileName)        \
+    X(getDiagnosticSpelling) X(getEnumConstantDeclValue) X(getEnumDeclIntegerType) X(getFile) X(getFileContents) X(getFileName)        \
     X(getInclusions) X(getNullCursor) X(getNumArgTypes) X(getNumDiagnostics) X(getPointeeType) X(getResultType)     \
     X(getSpellingLocation) X(getTokenKind) X(getTokenSpelling) X(getTranslationUnitCursor) X(getTypeDeclaration)    \
     X(getTypeSpelling) X(getTypedefDeclUnderlyingType) X(isConstQualifiedType) X(isFunctionTypeVariadic)            \

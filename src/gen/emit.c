@@ -78,6 +78,98 @@ static void emit_states_list(FILE *out, const strlist *l)
     fputs("};\n", out);
 }
 
+/* ---- the timeline's arguments (layer.h, cg_args) ---------------------------- */
+
+/* Does a traced call of f record its arguments? Unless its policy (or its base's) says trace_args = no,
+ * when it has any argument or a result to show. */
+static int traces_args(const policy *p, const gen_func *f)
+{
+    const site_policy *sp = policy_find_site(p, f->base ? f->base : f->name);
+    if (sp && sp->trace_args == 0) return 0;
+    if (f->forward) return 0;
+    for (size_t i = 0; i < f->nparams; i++)
+        if (f->params[i].trace_kind) return 1;
+    return f->ret_trace_kind != 0;
+}
+
+static void emit_ll(FILE *out, long long v)
+{
+    if (v == (-9223372036854775807LL - 1))
+        fputs("(-9223372036854775807LL - 1)", out);
+    else
+        fprintf(out, "%lldLL", v);
+}
+
+/* The value names the traced arguments use, and each traced site's table declared (defined after its frame). */
+static void emit_trace_tables(FILE *out, const policy *p, const gen_api *api)
+{
+    char *used = calloc(api->nenums + 1, 1);
+    int any = 0;
+    for (size_t i = 0; i < api->nfuncs; i++) {
+        const gen_func *f = &api->funcs[i];
+        if (!traces_args(p, f)) continue;
+        for (size_t k = 0; k < f->nparams; k++)
+            if (f->params[k].trace_kind && f->params[k].enum_index >= 0) used[f->params[k].enum_index] = 1;
+        if (f->ret_trace_kind && f->ret_enum >= 0) used[f->ret_enum] = 1;
+    }
+    for (size_t e = 0; e < api->nenums; e++) {
+        if (!used[e]) continue;
+        if (!any) fputs("/* The timeline's names of values (layer.h, cg_enum_name), by value. */\n", out);
+        any = 1;
+        fprintf(out, "static const cg_enum_name cgl_en_%zu[%zu] = { /* %s */\n", e, api->enums[e].n,
+                api->enums[e].type);
+        for (size_t k = 0; k < api->enums[e].n; k++) {
+            fputs("    {", out);
+            emit_ll(out, api->enums[e].v[k].value);
+            fprintf(out, ", \"%s\"},\n", api->enums[e].v[k].name);
+        }
+        fputs("};\n", out);
+    }
+    free(used);
+    int decl = 0;
+    for (size_t i = 0; i < api->nfuncs; i++) {
+        if (!traces_args(p, &api->funcs[i])) continue;
+        if (!decl) fputs("/* What a traced call records (layer.h, cg_args), each defined after its frame. */\n", out);
+        decl = 1;
+        fprintf(out, "static const cg_args cgl_targs_%s;\n", api->funcs[i].name);
+    }
+    if (any || decl) fputc('\n', out);
+}
+
+/* The site's traced arguments: where each sits in its frame and how it is shown. */
+static void emit_trace_args(FILE *out, const policy *p, const gen_func *f)
+{
+    if (!traces_args(p, f)) return;
+    size_t n = 0;
+    for (size_t i = 0; i < f->nparams; i++)
+        n += f->params[i].trace_kind != 0;
+    if (n) {
+        fprintf(out, "static const cg_arg cgl_ta_%s[%zu] = {\n", f->name, n);
+        for (size_t i = 0; i < f->nparams; i++) {
+            const gen_param *pa = &f->params[i];
+            if (!pa->trace_kind) continue;
+            fprintf(out, "    {\"%s\", offsetof(struct cgl_fr_%s, %s), sizeof(((struct cgl_fr_%s *)0)->%s), %d, %d, %d, ",
+                    pa->name, f->name, pa->name, f->name, pa->name, pa->trace_kind, pa->out_kind, pa->out_size);
+            if (pa->enum_index >= 0 && (pa->trace_kind == 4 || pa->out_kind == 4))
+                fprintf(out, "sizeof cgl_en_%d / sizeof cgl_en_%d[0], cgl_en_%d},\n", pa->enum_index, pa->enum_index,
+                        pa->enum_index);
+            else
+                fputs("0, NULL},\n", out);
+        }
+        fputs("};\n", out);
+    }
+    fprintf(out, "static const cg_args cgl_targs_%s = {%zu, ", f->name, n);
+    if (f->ret_trace_kind)
+        fprintf(out, "offsetof(struct cgl_fr_%s, cgl_ret), sizeof(((struct cgl_fr_%s *)0)->cgl_ret), %d, ", f->name,
+                f->name, f->ret_trace_kind);
+    else
+        fputs("0, 0, 0, ", out);
+    if (n)
+        fprintf(out, "cgl_ta_%s};\n", f->name);
+    else
+        fputs("NULL};\n", out);
+}
+
 static void emit_sites(FILE *out, const policy *p, const gen_api *api)
 {
     fputs("enum {\n", out);
@@ -111,6 +203,7 @@ static void emit_sites(FILE *out, const policy *p, const gen_api *api)
             fprintf(out, "static const cg_rule cgl_rules_%s[%zu];\n", api->funcs[i].name, api->funcs[i].nrules);
         }
     if (any_rules) fputc('\n', out);
+    emit_trace_tables(out, p, api);
     fputs("/* {name, base, transition (0 always, 1 blocking, 2 never), blocking, scope (0 process, 1 handle),\n"
           " *  reason, serialize, states, nstates, thread rules, their count[, collective]}; a variant (base != NULL)\n"
           " *  carries its base's policy (its rules are its own frame's). */\n",
@@ -139,7 +232,9 @@ static void emit_sites(FILE *out, const policy *p, const gen_api *api)
             fprintf(out, ", cgl_rules_%s, %zu", f->name, f->nrules);
         else
             fputs(", NULL, 0", out);
-        fputs(sp && sp->collective ? ", .collective = 1},\n" : "},\n", out);
+        if (sp && sp->collective) fputs(", .collective = 1", out);
+        if (traces_args(p, f)) fprintf(out, ", .args = &cgl_targs_%s", f->name);
+        fputs("},\n", out);
     }
     fputs("};\n\n", out);
 }
@@ -365,11 +460,11 @@ static void emit_rules(FILE *out, const gen_func *f)
 /* The comment that names the entry point's shape, its frame (every argument, then the return
  * value), its thread rules and its thunk (layer.h, CG_THUNK): the real call cg_call makes on
  * the general path. */
-static void emit_frame(FILE *out, const char *p_header, const gen_func *f)
+static void emit_frame(FILE *out, const policy *p, const gen_func *f)
 {
     const char *n = f->name;
     if (f->origin)
-        fprintf(out, "\n/* %s: not in %s; from abi_headers' %s: ABI-neutral types */", n, p_header, f->origin);
+        fprintf(out, "\n/* %s: not in %s; from abi_headers' %s: ABI-neutral types */", n, p->header, f->origin);
     fprintf(out, "\n/* %s: %s; %s%s%s%s */\n", n,
             f->ret_void     ? "returns void"
             : f->ret_result ? "returns the result type: checked"
@@ -384,6 +479,7 @@ static void emit_frame(FILE *out, const char *p_header, const gen_func *f)
     if (f->ret_void && f->nparams == 0) fputs("    char cgl_unused; /* C has no empty structs */\n", out);
     fputs("};\n", out);
     emit_rules(out, f);
+    emit_trace_args(out, p, f);
     if (f->ret_void)
         fprintf(out, "CG_THUNK_VOID(%s, ", n);
     else
@@ -507,7 +603,7 @@ static void emit_wrapper(FILE *out, const gen_func *f)
 
 static void emit_func(FILE *out, const policy *p, const gen_func *f)
 {
-    emit_frame(out, p->header, f);
+    emit_frame(out, p, f);
     emit_general(out, p, f);
     emit_left(out, f);
     emit_short(out, p, f);

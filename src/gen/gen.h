@@ -65,6 +65,7 @@ typedef struct site_policy {
     char *variant_of;
     int variant_line; /* of the variant_of key */
     int wrapper;      /* WRAPPER_*: generated, hand (written in cg_<api>_hand.c) or forward (no site) */
+    int trace_args;   /* POLICY_UNSET or 1: a traced call records its arguments; 0: it does not */
     int states_line;  /* of its states key; 0: not set, the [api] list applies */
     strlist states;   /* result codes that report a state here (empty with states = none) */
     /* thread rules: the values of writes, reads, destroys, sets, launches (RULE_*), NULL where unset */
@@ -85,6 +86,7 @@ typedef struct policy {
     char *missing;
     char *results; /* "enum" or "FIRST..LAST" */
     char *errcode; /* name of the out-parameter through which handle-returning calls report a result, or NULL */
+    strlist outputs; /* [api] outputs: parameters (fnmatch patterns) that point to a value the call returns */
     strlist cflags;
     strlist passthrough; /* exported by the vendor library, not declared by the header: forwarded unguarded */
     strlist variants;    /* name suffixes (_v2, _ptds): a function named base+suffix shares base's site policy */
@@ -114,7 +116,12 @@ typedef struct gen_param {
     int size;         /* bytes as passed (arrays and functions decay to pointers); 0: unknown */
     int floating;     /* a floating-point value (passed in another register than integers) */
     int wait_base;    /* how wait_args shows it (layer.h CG_WAIT_*): by its C type; 0: it cannot (a struct, a float) */
+    /* How the timeline shows it (layer.h cg_arg): CG_ARG_* (0: not at all), and for a pointer to a value the
+     * call returns (CG_ARG_OUT, the policy's outputs) how that value is shown and its size; the names of an
+     * enum's values: index into gen_api.enums, or -1. */
+    int trace_kind, out_kind, out_size, enum_index;
 } gen_param;
+
 
 /* wait_args: at most this many, each shown as (layer.h CG_WAIT_ARGS_MAX, CG_WAIT_*). */
 #define WAIT_ARGS_MAX 4
@@ -142,6 +149,8 @@ typedef struct gen_func {
     int ret_result;     /* returns the policy's result type: error-checked */
     int ret_size;       /* bytes of the return value (0: void) */
     int ret_floating;   /* returns a floating-point value */
+    int ret_trace_kind; /* how the timeline shows the result (CG_ARG_*; 0: not at all) */
+    int ret_enum;       /* its names: index into gen_api.enums, or -1 */
     char *origin;       /* NULL: declared by `header`; else the abi_header it comes from, with ABI-neutral types */
     char *callconv;     /* calling-convention macro written before the name, or NULL */
     char *decl_head;    /* `toy_result_t TOY_APICALL toyGetDevice(uint32_t index, toy_device_t *device)` */
@@ -168,6 +177,14 @@ typedef struct gen_code {
     long long value;
 } gen_code;
 
+/* Names of an integer type's values: a C enum's constants, or the macros the header groups under a
+ * comment naming the type (OpenCL's `/ * cl_device_info * /`), first name of each value. */
+typedef struct gen_enum {
+    char *type; /* the typedef (or `enum tag`) as the header spells it */
+    gen_code *v;
+    size_t n;
+} gen_enum;
+
 typedef struct gen_api {
     gen_func *funcs;
     size_t nfuncs;
@@ -179,6 +196,8 @@ typedef struct gen_api {
     gen_code *names; /* every name of a result code, aliases too */
     size_t nnames;
     strlist fn_macros; /* function-like macros of the API's headers: a function of abi_headers may share a name */
+    gen_enum *enums;   /* value names of the parameters' integer types (the timeline) */
+    size_t nenums;
 } gen_api;
 
 /* Parses the policy's header(s) and fills `api`; checks the policy's result

@@ -82,6 +82,7 @@ static int on_api(pini_file *f, policy *p, const pini_section *s)
     p->errcode = xstrdup(v[PINI_ERRCODE]);
     p->real_prefix = xstrdup(v[PINI_REAL_PREFIX]);
     p->search = v[PINI_SEARCH] ? pini_word(PINI_SEARCH, v[PINI_SEARCH]) : 0;
+    if (v[PINI_OUTPUTS]) split(&p->outputs, v[PINI_OUTPUTS], ",");
     if (v[PINI_CFLAGS]) split(&p->cflags, v[PINI_CFLAGS], " \t");
     if (v[PINI_STATES] && strcmp(v[PINI_STATES], "none") != 0) split(&p->states, v[PINI_STATES], ",");
     p->states_line = s->key_line[PINI_STATES];
@@ -120,6 +121,7 @@ static int on_section(pini_file *f, const pini_section *s, void *user)
     sp->variant_of = xstrdup(v[PINI_VARIANT_OF]);
     sp->variant_line = s->key_line[PINI_VARIANT_OF];
     sp->wrapper = v[PINI_WRAPPER] ? pini_word(PINI_WRAPPER, v[PINI_WRAPPER]) : WRAPPER_GENERATED;
+    sp->trace_args = v[PINI_TRACE_ARGS] ? pini_word(PINI_TRACE_ARGS, v[PINI_TRACE_ARGS]) : POLICY_UNSET;
     sp->states_line = s->key_line[PINI_STATES];
     if (v[PINI_STATES] && strcmp(v[PINI_STATES], "none") != 0) split(&sp->states, v[PINI_STATES], ",");
     for (int k = 0; k < NRULE_KEYS; k++) {
@@ -164,6 +166,7 @@ void policy_free(policy *p)
     free(p->missing);
     free(p->results);
     free(p->errcode);
+    strlist_free(&p->outputs);
     free(p->real_prefix);
     strlist_free(&p->cflags);
     strlist_free(&p->passthrough);

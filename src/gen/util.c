@@ -104,5 +104,12 @@ void gen_api_free(gen_api *api)
     for (size_t i = 0; i < api->nnames; i++)
         free(api->names[i].name);
     free(api->names);
+    for (size_t i = 0; i < api->nenums; i++) {
+        for (size_t k = 0; k < api->enums[i].n; k++)
+            free(api->enums[i].v[k].name);
+        free(api->enums[i].v);
+        free(api->enums[i].type);
+    }
+    free(api->enums);
     memset(api, 0, sizeof *api);
 }

@@ -62,6 +62,7 @@ const pini_key_info pini_keys[PINI_NKEYS] = {
     [PINI_VARIANTS] = {"variants", A, NULL},
     [PINI_REAL_PREFIX] = {"real_prefix", A, NULL},
     [PINI_SEARCH] = {"search", A, pini_search_words, 2},
+    [PINI_OUTPUTS] = {"outputs", A, NULL},
     [PINI_BLOCKING] = {"blocking", S, yes_no_words, 2},
     [PINI_COLLECTIVE] = {"collective", S, yes_no_words, 2},
     [PINI_REASON] = {"reason", S, NULL},
@@ -71,6 +72,7 @@ const pini_key_info pini_keys[PINI_NKEYS] = {
     [PINI_SCOPE] = {"scope", S, cgi_scope_names, CGI_NSCOPES},
     [PINI_VARIANT_OF] = {"variant_of", S, NULL},
     [PINI_WRAPPER] = {"wrapper", S, wrapper_words, 3},
+    [PINI_TRACE_ARGS] = {"trace_args", S, yes_no_words, 2},
     [PINI_STATES] = {"states", A | S, NULL},
 #define PINI_RULE_ROW(id, key, access) [PINI_##id] = {key, S, NULL},
     CGI_RULE_KEY_LIST(PINI_RULE_ROW)
@@ -97,9 +99,9 @@ const pini_key_info pini_keys[PINI_NKEYS] = {
 static const pini_key key_order[PINI_NKEYS] = {
     PINI_NAME,        PINI_HEADER,    PINI_HEADERS,     PINI_ABI_HEADERS, PINI_PREFIX,     PINI_LIBRARY,
     PINI_RESULT,      PINI_SUCCESS,   PINI_MISSING,     PINI_RESULTS,     PINI_ERRCODE,    PINI_CFLAGS,
-    PINI_PASSTHROUGH, PINI_VARIANTS,  PINI_REAL_PREFIX, PINI_SEARCH,      PINI_BLOCKING,   PINI_COLLECTIVE,
-    PINI_REASON,      PINI_WAIT_ARGS, PINI_TRANSITION,  PINI_SERIALIZE,   PINI_SCOPE,      PINI_VARIANT_OF,
-    PINI_WRAPPER,     PINI_WRITES,    PINI_READS,       PINI_DESTROYS,    PINI_SETS,       PINI_LAUNCHES,
+    PINI_PASSTHROUGH, PINI_VARIANTS,  PINI_REAL_PREFIX, PINI_SEARCH,      PINI_OUTPUTS,    PINI_BLOCKING,
+    PINI_COLLECTIVE,  PINI_REASON,    PINI_WAIT_ARGS,   PINI_TRANSITION,  PINI_SERIALIZE,  PINI_SCOPE,
+    PINI_VARIANT_OF,  PINI_WRAPPER,   PINI_TRACE_ARGS,     PINI_WRITES,    PINI_READS,       PINI_DESTROYS,    PINI_SETS,       PINI_LAUNCHES,
     PINI_STATES,      PINI_Q_API,     PINI_Q_VENDOR,    PINI_Q_DRIVER,    PINI_Q_VERSIONS, PINI_Q_LIBRARY,
     PINI_Q_SERIALIZE, PINI_Q_SHARED,  PINI_Q_DOMAIN,    PINI_Q_SOURCE,    PINI_Q_WHY,      PINI_Q_SCOPE,
     PINI_Q_ADVICE,

@@ -48,6 +48,7 @@ typedef enum pini_key {
     PINI_VARIANTS,
     PINI_REAL_PREFIX,
     PINI_SEARCH,
+    PINI_OUTPUTS,
     /* [defaults] and entry point sections */
     PINI_TRANSITION,
     /* entry point sections */
@@ -59,6 +60,7 @@ typedef enum pini_key {
     PINI_SCOPE,
     PINI_VARIANT_OF,
     PINI_WRAPPER,
+    PINI_TRACE_ARGS,
 /* entry point sections: thread rules (docs/threads.md), lists of the header's parameter names */
 #define PINI_RULE_KEY(id, key, access) PINI_##id,
     CGI_RULE_KEY_LIST(PINI_RULE_KEY) /* PINI_WRITES .. PINI_LAUNCHES: common/names.h */

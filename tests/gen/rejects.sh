@@ -37,7 +37,7 @@ gen_rejects_unknown_key() {
         "unknown_key.ini:8: unknown key blockng in [shCreate]: an entry point section accepts blocking, collective, reason,"
     # [api] keys are named too, and the runtime accepts every one of them.
     expect_policy_error unknown_api_key.ini "unknown_api_key.ini:6: unknown key frobnicate in [api]: [api] accepts \
-name, header, headers, abi_headers, prefix, library, result, success, missing, results, errcode, cflags, passthrough, variants, real_prefix, search or states"
+name, header, headers, abi_headers, prefix, library, result, success, missing, results, errcode, cflags, passthrough, variants, real_prefix, search, outputs or states"
 }
 
 # wait_args: parameters of the prototype (the generator), on a blocking site only (both sides).

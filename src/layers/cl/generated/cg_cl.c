@@ -148,124 +148,511 @@ static const cg_rule cgl_rules_clSetKernelExecInfo[1];
 static const cg_rule cgl_rules_clEnqueueNDRangeKernel[1];
 static const cg_rule cgl_rules_clEnqueueTask[1];
 
+/* The timeline's names of values (layer.h, cg_enum_name), by value. */
+static const cg_enum_name cgl_en_1[8] = { /* cl_platform_info */
+    {2304LL, "CL_PLATFORM_PROFILE"},
+    {2305LL, "CL_PLATFORM_VERSION"},
+    {2306LL, "CL_PLATFORM_NAME"},
+    {2307LL, "CL_PLATFORM_VENDOR"},
+    {2308LL, "CL_PLATFORM_EXTENSIONS"},
+    {2309LL, "CL_PLATFORM_HOST_TIMER_RESOLUTION"},
+    {2310LL, "CL_PLATFORM_NUMERIC_VERSION"},
+    {2311LL, "CL_PLATFORM_EXTENSIONS_WITH_VERSION"},
+};
+static const cg_enum_name cgl_en_4[108] = { /* cl_device_info */
+    {4096LL, "CL_DEVICE_TYPE"},
+    {4097LL, "CL_DEVICE_VENDOR_ID"},
+    {4098LL, "CL_DEVICE_MAX_COMPUTE_UNITS"},
+    {4099LL, "CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS"},
+    {4100LL, "CL_DEVICE_MAX_WORK_GROUP_SIZE"},
+    {4101LL, "CL_DEVICE_MAX_WORK_ITEM_SIZES"},
+    {4102LL, "CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR"},
+    {4103LL, "CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT"},
+    {4104LL, "CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT"},
+    {4105LL, "CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG"},
+    {4106LL, "CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT"},
+    {4107LL, "CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE"},
+    {4108LL, "CL_DEVICE_MAX_CLOCK_FREQUENCY"},
+    {4109LL, "CL_DEVICE_ADDRESS_BITS"},
+    {4110LL, "CL_DEVICE_MAX_READ_IMAGE_ARGS"},
+    {4111LL, "CL_DEVICE_MAX_WRITE_IMAGE_ARGS"},
+    {4112LL, "CL_DEVICE_MAX_MEM_ALLOC_SIZE"},
+    {4113LL, "CL_DEVICE_IMAGE2D_MAX_WIDTH"},
+    {4114LL, "CL_DEVICE_IMAGE2D_MAX_HEIGHT"},
+    {4115LL, "CL_DEVICE_IMAGE3D_MAX_WIDTH"},
+    {4116LL, "CL_DEVICE_IMAGE3D_MAX_HEIGHT"},
+    {4117LL, "CL_DEVICE_IMAGE3D_MAX_DEPTH"},
+    {4118LL, "CL_DEVICE_IMAGE_SUPPORT"},
+    {4119LL, "CL_DEVICE_MAX_PARAMETER_SIZE"},
+    {4120LL, "CL_DEVICE_MAX_SAMPLERS"},
+    {4121LL, "CL_DEVICE_MEM_BASE_ADDR_ALIGN"},
+    {4122LL, "CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE"},
+    {4123LL, "CL_DEVICE_SINGLE_FP_CONFIG"},
+    {4124LL, "CL_DEVICE_GLOBAL_MEM_CACHE_TYPE"},
+    {4125LL, "CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE"},
+    {4126LL, "CL_DEVICE_GLOBAL_MEM_CACHE_SIZE"},
+    {4127LL, "CL_DEVICE_GLOBAL_MEM_SIZE"},
+    {4128LL, "CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE"},
+    {4129LL, "CL_DEVICE_MAX_CONSTANT_ARGS"},
+    {4130LL, "CL_DEVICE_LOCAL_MEM_TYPE"},
+    {4131LL, "CL_DEVICE_LOCAL_MEM_SIZE"},
+    {4132LL, "CL_DEVICE_ERROR_CORRECTION_SUPPORT"},
+    {4133LL, "CL_DEVICE_PROFILING_TIMER_RESOLUTION"},
+    {4134LL, "CL_DEVICE_ENDIAN_LITTLE"},
+    {4135LL, "CL_DEVICE_AVAILABLE"},
+    {4136LL, "CL_DEVICE_COMPILER_AVAILABLE"},
+    {4137LL, "CL_DEVICE_EXECUTION_CAPABILITIES"},
+    {4138LL, "CL_DEVICE_QUEUE_PROPERTIES"},
+    {4139LL, "CL_DEVICE_NAME"},
+    {4140LL, "CL_DEVICE_VENDOR"},
+    {4141LL, "CL_DRIVER_VERSION"},
+    {4142LL, "CL_DEVICE_PROFILE"},
+    {4143LL, "CL_DEVICE_VERSION"},
+    {4144LL, "CL_DEVICE_EXTENSIONS"},
+    {4145LL, "CL_DEVICE_PLATFORM"},
+    {4146LL, "CL_DEVICE_DOUBLE_FP_CONFIG"},
+    {4148LL, "CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF"},
+    {4149LL, "CL_DEVICE_HOST_UNIFIED_MEMORY"},
+    {4150LL, "CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR"},
+    {4151LL, "CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT"},
+    {4152LL, "CL_DEVICE_NATIVE_VECTOR_WIDTH_INT"},
+    {4153LL, "CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG"},
+    {4154LL, "CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT"},
+    {4155LL, "CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE"},
+    {4156LL, "CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF"},
+    {4157LL, "CL_DEVICE_OPENCL_C_VERSION"},
+    {4158LL, "CL_DEVICE_LINKER_AVAILABLE"},
+    {4159LL, "CL_DEVICE_BUILT_IN_KERNELS"},
+    {4160LL, "CL_DEVICE_IMAGE_MAX_BUFFER_SIZE"},
+    {4161LL, "CL_DEVICE_IMAGE_MAX_ARRAY_SIZE"},
+    {4162LL, "CL_DEVICE_PARENT_DEVICE"},
+    {4163LL, "CL_DEVICE_PARTITION_MAX_SUB_DEVICES"},
+    {4164LL, "CL_DEVICE_PARTITION_PROPERTIES"},
+    {4165LL, "CL_DEVICE_PARTITION_AFFINITY_DOMAIN"},
+    {4166LL, "CL_DEVICE_PARTITION_TYPE"},
+    {4167LL, "CL_DEVICE_REFERENCE_COUNT"},
+    {4168LL, "CL_DEVICE_PREFERRED_INTEROP_USER_SYNC"},
+    {4169LL, "CL_DEVICE_PRINTF_BUFFER_SIZE"},
+    {4170LL, "CL_DEVICE_IMAGE_PITCH_ALIGNMENT"},
+    {4171LL, "CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT"},
+    {4172LL, "CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS"},
+    {4173LL, "CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE"},
+    {4174LL, "CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES"},
+    {4175LL, "CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE"},
+    {4176LL, "CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE"},
+    {4177LL, "CL_DEVICE_MAX_ON_DEVICE_QUEUES"},
+    {4178LL, "CL_DEVICE_MAX_ON_DEVICE_EVENTS"},
+    {4179LL, "CL_DEVICE_SVM_CAPABILITIES"},
+    {4180LL, "CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE"},
+    {4181LL, "CL_DEVICE_MAX_PIPE_ARGS"},
+    {4182LL, "CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS"},
+    {4183LL, "CL_DEVICE_PIPE_MAX_PACKET_SIZE"},
+    {4184LL, "CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT"},
+    {4185LL, "CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT"},
+    {4186LL, "CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT"},
+    {4187LL, "CL_DEVICE_IL_VERSION"},
+    {4188LL, "CL_DEVICE_MAX_NUM_SUB_GROUPS"},
+    {4189LL, "CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS"},
+    {4190LL, "CL_DEVICE_NUMERIC_VERSION"},
+    {4192LL, "CL_DEVICE_EXTENSIONS_WITH_VERSION"},
+    {4193LL, "CL_DEVICE_ILS_WITH_VERSION"},
+    {4194LL, "CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION"},
+    {4195LL, "CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES"},
+    {4196LL, "CL_DEVICE_ATOMIC_FENCE_CAPABILITIES"},
+    {4197LL, "CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT"},
+    {4198LL, "CL_DEVICE_OPENCL_C_ALL_VERSIONS"},
+    {4199LL, "CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE"},
+    {4200LL, "CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT"},
+    {4201LL, "CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT"},
+    {4207LL, "CL_DEVICE_OPENCL_C_FEATURES"},
+    {4208LL, "CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES"},
+    {4209LL, "CL_DEVICE_PIPE_SUPPORT"},
+    {4210LL, "CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED"},
+};
+static const cg_enum_name cgl_en_5[4] = { /* cl_context_info */
+    {4224LL, "CL_CONTEXT_REFERENCE_COUNT"},
+    {4225LL, "CL_CONTEXT_DEVICES"},
+    {4226LL, "CL_CONTEXT_PROPERTIES"},
+    {4227LL, "CL_CONTEXT_NUM_DEVICES"},
+};
+static const cg_enum_name cgl_en_6[7] = { /* cl_command_queue_info */
+    {4240LL, "CL_QUEUE_CONTEXT"},
+    {4241LL, "CL_QUEUE_DEVICE"},
+    {4242LL, "CL_QUEUE_REFERENCE_COUNT"},
+    {4243LL, "CL_QUEUE_PROPERTIES"},
+    {4244LL, "CL_QUEUE_SIZE"},
+    {4245LL, "CL_QUEUE_DEVICE_DEFAULT"},
+    {4248LL, "CL_QUEUE_PROPERTIES_ARRAY"},
+};
+static const cg_enum_name cgl_en_8[1] = { /* cl_buffer_create_type */
+    {4640LL, "CL_BUFFER_CREATE_TYPE_REGION"},
+};
+static const cg_enum_name cgl_en_9[8] = { /* cl_mem_object_type */
+    {4336LL, "CL_MEM_OBJECT_BUFFER"},
+    {4337LL, "CL_MEM_OBJECT_IMAGE2D"},
+    {4338LL, "CL_MEM_OBJECT_IMAGE3D"},
+    {4339LL, "CL_MEM_OBJECT_IMAGE2D_ARRAY"},
+    {4340LL, "CL_MEM_OBJECT_IMAGE1D"},
+    {4341LL, "CL_MEM_OBJECT_IMAGE1D_ARRAY"},
+    {4342LL, "CL_MEM_OBJECT_IMAGE1D_BUFFER"},
+    {4343LL, "CL_MEM_OBJECT_PIPE"},
+};
+static const cg_enum_name cgl_en_10[11] = { /* cl_mem_info */
+    {4352LL, "CL_MEM_TYPE"},
+    {4353LL, "CL_MEM_FLAGS"},
+    {4354LL, "CL_MEM_SIZE"},
+    {4355LL, "CL_MEM_HOST_PTR"},
+    {4356LL, "CL_MEM_MAP_COUNT"},
+    {4357LL, "CL_MEM_REFERENCE_COUNT"},
+    {4358LL, "CL_MEM_CONTEXT"},
+    {4359LL, "CL_MEM_ASSOCIATED_MEMOBJECT"},
+    {4360LL, "CL_MEM_OFFSET"},
+    {4361LL, "CL_MEM_USES_SVM_POINTER"},
+    {4362LL, "CL_MEM_PROPERTIES"},
+};
+static const cg_enum_name cgl_en_11[11] = { /* cl_image_info */
+    {4368LL, "CL_IMAGE_FORMAT"},
+    {4369LL, "CL_IMAGE_ELEMENT_SIZE"},
+    {4370LL, "CL_IMAGE_ROW_PITCH"},
+    {4371LL, "CL_IMAGE_SLICE_PITCH"},
+    {4372LL, "CL_IMAGE_WIDTH"},
+    {4373LL, "CL_IMAGE_HEIGHT"},
+    {4374LL, "CL_IMAGE_DEPTH"},
+    {4375LL, "CL_IMAGE_ARRAY_SIZE"},
+    {4376LL, "CL_IMAGE_BUFFER"},
+    {4377LL, "CL_IMAGE_NUM_MIP_LEVELS"},
+    {4378LL, "CL_IMAGE_NUM_SAMPLES"},
+};
+static const cg_enum_name cgl_en_12[3] = { /* cl_pipe_info */
+    {4384LL, "CL_PIPE_PACKET_SIZE"},
+    {4385LL, "CL_PIPE_MAX_PACKETS"},
+    {4386LL, "CL_PIPE_PROPERTIES"},
+};
+static const cg_enum_name cgl_en_14[5] = { /* cl_sampler_info */
+    {4432LL, "CL_SAMPLER_REFERENCE_COUNT"},
+    {4433LL, "CL_SAMPLER_CONTEXT"},
+    {4434LL, "CL_SAMPLER_NORMALIZED_COORDS"},
+    {4435LL, "CL_SAMPLER_ADDRESSING_MODE"},
+    {4436LL, "CL_SAMPLER_FILTER_MODE"},
+};
+static const cg_enum_name cgl_en_15[12] = { /* cl_program_info */
+    {4448LL, "CL_PROGRAM_REFERENCE_COUNT"},
+    {4449LL, "CL_PROGRAM_CONTEXT"},
+    {4450LL, "CL_PROGRAM_NUM_DEVICES"},
+    {4451LL, "CL_PROGRAM_DEVICES"},
+    {4452LL, "CL_PROGRAM_SOURCE"},
+    {4453LL, "CL_PROGRAM_BINARY_SIZES"},
+    {4454LL, "CL_PROGRAM_BINARIES"},
+    {4455LL, "CL_PROGRAM_NUM_KERNELS"},
+    {4456LL, "CL_PROGRAM_KERNEL_NAMES"},
+    {4457LL, "CL_PROGRAM_IL"},
+    {4458LL, "CL_PROGRAM_SCOPE_GLOBAL_CTORS_PRESENT"},
+    {4459LL, "CL_PROGRAM_SCOPE_GLOBAL_DTORS_PRESENT"},
+};
+static const cg_enum_name cgl_en_16[5] = { /* cl_program_build_info */
+    {4481LL, "CL_PROGRAM_BUILD_STATUS"},
+    {4482LL, "CL_PROGRAM_BUILD_OPTIONS"},
+    {4483LL, "CL_PROGRAM_BUILD_LOG"},
+    {4484LL, "CL_PROGRAM_BINARY_TYPE"},
+    {4485LL, "CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE"},
+};
+static const cg_enum_name cgl_en_17[2] = { /* cl_kernel_exec_info */
+    {4534LL, "CL_KERNEL_EXEC_INFO_SVM_PTRS"},
+    {4535LL, "CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM"},
+};
+static const cg_enum_name cgl_en_18[6] = { /* cl_kernel_info */
+    {4496LL, "CL_KERNEL_FUNCTION_NAME"},
+    {4497LL, "CL_KERNEL_NUM_ARGS"},
+    {4498LL, "CL_KERNEL_REFERENCE_COUNT"},
+    {4499LL, "CL_KERNEL_CONTEXT"},
+    {4500LL, "CL_KERNEL_PROGRAM"},
+    {4501LL, "CL_KERNEL_ATTRIBUTES"},
+};
+static const cg_enum_name cgl_en_19[5] = { /* cl_kernel_arg_info */
+    {4502LL, "CL_KERNEL_ARG_ADDRESS_QUALIFIER"},
+    {4503LL, "CL_KERNEL_ARG_ACCESS_QUALIFIER"},
+    {4504LL, "CL_KERNEL_ARG_TYPE_NAME"},
+    {4505LL, "CL_KERNEL_ARG_TYPE_QUALIFIER"},
+    {4506LL, "CL_KERNEL_ARG_NAME"},
+};
+static const cg_enum_name cgl_en_20[6] = { /* cl_kernel_work_group_info */
+    {4528LL, "CL_KERNEL_WORK_GROUP_SIZE"},
+    {4529LL, "CL_KERNEL_COMPILE_WORK_GROUP_SIZE"},
+    {4530LL, "CL_KERNEL_LOCAL_MEM_SIZE"},
+    {4531LL, "CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE"},
+    {4532LL, "CL_KERNEL_PRIVATE_MEM_SIZE"},
+    {4533LL, "CL_KERNEL_GLOBAL_WORK_SIZE"},
+};
+static const cg_enum_name cgl_en_21[5] = { /* cl_kernel_sub_group_info */
+    {4536LL, "CL_KERNEL_LOCAL_SIZE_FOR_SUB_GROUP_COUNT"},
+    {4537LL, "CL_KERNEL_MAX_NUM_SUB_GROUPS"},
+    {4538LL, "CL_KERNEL_COMPILE_NUM_SUB_GROUPS"},
+    {8243LL, "CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE"},
+    {8244LL, "CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE"},
+};
+static const cg_enum_name cgl_en_22[5] = { /* cl_event_info */
+    {4560LL, "CL_EVENT_COMMAND_QUEUE"},
+    {4561LL, "CL_EVENT_COMMAND_TYPE"},
+    {4562LL, "CL_EVENT_REFERENCE_COUNT"},
+    {4563LL, "CL_EVENT_COMMAND_EXECUTION_STATUS"},
+    {4564LL, "CL_EVENT_CONTEXT"},
+};
+static const cg_enum_name cgl_en_23[5] = { /* cl_profiling_info */
+    {4736LL, "CL_PROFILING_COMMAND_QUEUED"},
+    {4737LL, "CL_PROFILING_COMMAND_SUBMIT"},
+    {4738LL, "CL_PROFILING_COMMAND_START"},
+    {4739LL, "CL_PROFILING_COMMAND_END"},
+    {4740LL, "CL_PROFILING_COMMAND_COMPLETE"},
+};
+static const cg_enum_name cgl_en_24[2] = { /* cl_bool */
+    {0LL, "CL_FALSE"},
+    {1LL, "CL_TRUE"},
+};
+static const cg_enum_name cgl_en_28[5] = { /* cl_addressing_mode */
+    {4400LL, "CL_ADDRESS_NONE"},
+    {4401LL, "CL_ADDRESS_CLAMP_TO_EDGE"},
+    {4402LL, "CL_ADDRESS_CLAMP"},
+    {4403LL, "CL_ADDRESS_REPEAT"},
+    {4404LL, "CL_ADDRESS_MIRRORED_REPEAT"},
+};
+static const cg_enum_name cgl_en_29[2] = { /* cl_filter_mode */
+    {4416LL, "CL_FILTER_NEAREST"},
+    {4417LL, "CL_FILTER_LINEAR"},
+};
+/* What a traced call records (layer.h, cg_args), each defined after its frame. */
+static const cg_args cgl_targs_clGetPlatformIDs;
+static const cg_args cgl_targs_clGetPlatformInfo;
+static const cg_args cgl_targs_clGetDeviceIDs;
+static const cg_args cgl_targs_clGetDeviceInfo;
+static const cg_args cgl_targs_clCreateSubDevices;
+static const cg_args cgl_targs_clRetainDevice;
+static const cg_args cgl_targs_clReleaseDevice;
+static const cg_args cgl_targs_clSetDefaultDeviceCommandQueue;
+static const cg_args cgl_targs_clGetDeviceAndHostTimer;
+static const cg_args cgl_targs_clGetHostTimer;
+static const cg_args cgl_targs_clCreateContext;
+static const cg_args cgl_targs_clCreateContextFromType;
+static const cg_args cgl_targs_clRetainContext;
+static const cg_args cgl_targs_clReleaseContext;
+static const cg_args cgl_targs_clGetContextInfo;
+static const cg_args cgl_targs_clSetContextDestructorCallback;
+static const cg_args cgl_targs_clCreateCommandQueueWithProperties;
+static const cg_args cgl_targs_clRetainCommandQueue;
+static const cg_args cgl_targs_clReleaseCommandQueue;
+static const cg_args cgl_targs_clGetCommandQueueInfo;
+static const cg_args cgl_targs_clCreateBuffer;
+static const cg_args cgl_targs_clCreateSubBuffer;
+static const cg_args cgl_targs_clCreateImage;
+static const cg_args cgl_targs_clCreatePipe;
+static const cg_args cgl_targs_clCreateBufferWithProperties;
+static const cg_args cgl_targs_clCreateImageWithProperties;
+static const cg_args cgl_targs_clRetainMemObject;
+static const cg_args cgl_targs_clReleaseMemObject;
+static const cg_args cgl_targs_clGetSupportedImageFormats;
+static const cg_args cgl_targs_clGetMemObjectInfo;
+static const cg_args cgl_targs_clGetImageInfo;
+static const cg_args cgl_targs_clGetPipeInfo;
+static const cg_args cgl_targs_clSetMemObjectDestructorCallback;
+static const cg_args cgl_targs_clSVMAlloc;
+static const cg_args cgl_targs_clSVMFree;
+static const cg_args cgl_targs_clCreateSamplerWithProperties;
+static const cg_args cgl_targs_clRetainSampler;
+static const cg_args cgl_targs_clReleaseSampler;
+static const cg_args cgl_targs_clGetSamplerInfo;
+static const cg_args cgl_targs_clCreateProgramWithSource;
+static const cg_args cgl_targs_clCreateProgramWithBinary;
+static const cg_args cgl_targs_clCreateProgramWithBuiltInKernels;
+static const cg_args cgl_targs_clCreateProgramWithIL;
+static const cg_args cgl_targs_clRetainProgram;
+static const cg_args cgl_targs_clReleaseProgram;
+static const cg_args cgl_targs_clBuildProgram;
+static const cg_args cgl_targs_clCompileProgram;
+static const cg_args cgl_targs_clLinkProgram;
+static const cg_args cgl_targs_clSetProgramReleaseCallback;
+static const cg_args cgl_targs_clSetProgramSpecializationConstant;
+static const cg_args cgl_targs_clUnloadPlatformCompiler;
+static const cg_args cgl_targs_clGetProgramInfo;
+static const cg_args cgl_targs_clGetProgramBuildInfo;
+static const cg_args cgl_targs_clCreateKernel;
+static const cg_args cgl_targs_clCreateKernelsInProgram;
+static const cg_args cgl_targs_clCloneKernel;
+static const cg_args cgl_targs_clRetainKernel;
+static const cg_args cgl_targs_clReleaseKernel;
+static const cg_args cgl_targs_clSetKernelArg;
+static const cg_args cgl_targs_clSetKernelArgSVMPointer;
+static const cg_args cgl_targs_clSetKernelExecInfo;
+static const cg_args cgl_targs_clGetKernelInfo;
+static const cg_args cgl_targs_clGetKernelArgInfo;
+static const cg_args cgl_targs_clGetKernelWorkGroupInfo;
+static const cg_args cgl_targs_clGetKernelSubGroupInfo;
+static const cg_args cgl_targs_clWaitForEvents;
+static const cg_args cgl_targs_clGetEventInfo;
+static const cg_args cgl_targs_clCreateUserEvent;
+static const cg_args cgl_targs_clRetainEvent;
+static const cg_args cgl_targs_clReleaseEvent;
+static const cg_args cgl_targs_clSetUserEventStatus;
+static const cg_args cgl_targs_clSetEventCallback;
+static const cg_args cgl_targs_clGetEventProfilingInfo;
+static const cg_args cgl_targs_clFlush;
+static const cg_args cgl_targs_clFinish;
+static const cg_args cgl_targs_clEnqueueReadBuffer;
+static const cg_args cgl_targs_clEnqueueReadBufferRect;
+static const cg_args cgl_targs_clEnqueueWriteBuffer;
+static const cg_args cgl_targs_clEnqueueWriteBufferRect;
+static const cg_args cgl_targs_clEnqueueFillBuffer;
+static const cg_args cgl_targs_clEnqueueCopyBuffer;
+static const cg_args cgl_targs_clEnqueueCopyBufferRect;
+static const cg_args cgl_targs_clEnqueueReadImage;
+static const cg_args cgl_targs_clEnqueueWriteImage;
+static const cg_args cgl_targs_clEnqueueFillImage;
+static const cg_args cgl_targs_clEnqueueCopyImage;
+static const cg_args cgl_targs_clEnqueueCopyImageToBuffer;
+static const cg_args cgl_targs_clEnqueueCopyBufferToImage;
+static const cg_args cgl_targs_clEnqueueMapBuffer;
+static const cg_args cgl_targs_clEnqueueMapImage;
+static const cg_args cgl_targs_clEnqueueUnmapMemObject;
+static const cg_args cgl_targs_clEnqueueMigrateMemObjects;
+static const cg_args cgl_targs_clEnqueueNDRangeKernel;
+static const cg_args cgl_targs_clEnqueueNativeKernel;
+static const cg_args cgl_targs_clEnqueueMarkerWithWaitList;
+static const cg_args cgl_targs_clEnqueueBarrierWithWaitList;
+static const cg_args cgl_targs_clEnqueueSVMFree;
+static const cg_args cgl_targs_clEnqueueSVMMemcpy;
+static const cg_args cgl_targs_clEnqueueSVMMemFill;
+static const cg_args cgl_targs_clEnqueueSVMMap;
+static const cg_args cgl_targs_clEnqueueSVMUnmap;
+static const cg_args cgl_targs_clEnqueueSVMMigrateMem;
+static const cg_args cgl_targs_clGetExtensionFunctionAddressForPlatform;
+static const cg_args cgl_targs_clSetCommandQueueProperty;
+static const cg_args cgl_targs_clCreateImage2D;
+static const cg_args cgl_targs_clCreateImage3D;
+static const cg_args cgl_targs_clEnqueueMarker;
+static const cg_args cgl_targs_clEnqueueWaitForEvents;
+static const cg_args cgl_targs_clEnqueueBarrier;
+static const cg_args cgl_targs_clUnloadCompiler;
+static const cg_args cgl_targs_clGetExtensionFunctionAddress;
+static const cg_args cgl_targs_clCreateCommandQueue;
+static const cg_args cgl_targs_clCreateSampler;
+static const cg_args cgl_targs_clEnqueueTask;
+
 /* {name, base, transition (0 always, 1 blocking, 2 never), blocking, scope (0 process, 1 handle),
  *  reason, serialize, states, nstates, thread rules, their count[, collective]}; a variant (base != NULL)
  *  carries its base's policy (its rules are its own frame's). */
 static const cg_site_default cgl_defaults[CGL_NSITES] = {
-    [CGL_clGetPlatformIDs] = {"clGetPlatformIDs", NULL, 0, 1, 0, "the first call loads and initializes every ICD driver", NULL, NULL, 0, NULL, 0},
-    [CGL_clGetPlatformInfo] = {"clGetPlatformInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clGetDeviceIDs] = {"clGetDeviceIDs", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clGetDeviceInfo] = {"clGetDeviceInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clCreateSubDevices] = {"clCreateSubDevices", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clRetainDevice] = {"clRetainDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clReleaseDevice] = {"clReleaseDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clSetDefaultDeviceCommandQueue] = {"clSetDefaultDeviceCommandQueue", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clGetDeviceAndHostTimer] = {"clGetDeviceAndHostTimer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clGetHostTimer] = {"clGetHostTimer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clCreateContext] = {"clCreateContext", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clCreateContextFromType] = {"clCreateContextFromType", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clRetainContext] = {"clRetainContext", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clReleaseContext] = {"clReleaseContext", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clGetContextInfo] = {"clGetContextInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clSetContextDestructorCallback] = {"clSetContextDestructorCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clCreateCommandQueueWithProperties] = {"clCreateCommandQueueWithProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clRetainCommandQueue] = {"clRetainCommandQueue", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clReleaseCommandQueue] = {"clReleaseCommandQueue", NULL, 0, 1, 0, "the last release flushes and waits for the queue's commands", NULL, NULL, 0, NULL, 0},
-    [CGL_clGetCommandQueueInfo] = {"clGetCommandQueueInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clCreateBuffer] = {"clCreateBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clCreateSubBuffer] = {"clCreateSubBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clCreateImage] = {"clCreateImage", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clCreatePipe] = {"clCreatePipe", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clCreateBufferWithProperties] = {"clCreateBufferWithProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clCreateImageWithProperties] = {"clCreateImageWithProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clRetainMemObject] = {"clRetainMemObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clReleaseMemObject] = {"clReleaseMemObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clGetSupportedImageFormats] = {"clGetSupportedImageFormats", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clGetMemObjectInfo] = {"clGetMemObjectInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clGetImageInfo] = {"clGetImageInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clGetPipeInfo] = {"clGetPipeInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clSetMemObjectDestructorCallback] = {"clSetMemObjectDestructorCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clSVMAlloc] = {"clSVMAlloc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clSVMFree] = {"clSVMFree", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clCreateSamplerWithProperties] = {"clCreateSamplerWithProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clRetainSampler] = {"clRetainSampler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clReleaseSampler] = {"clReleaseSampler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clGetSamplerInfo] = {"clGetSamplerInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clCreateProgramWithSource] = {"clCreateProgramWithSource", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clCreateProgramWithBinary] = {"clCreateProgramWithBinary", NULL, 0, 1, 0, "may load or finish compiling the binary in the driver", NULL, NULL, 0, NULL, 0},
-    [CGL_clCreateProgramWithBuiltInKernels] = {"clCreateProgramWithBuiltInKernels", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clCreateProgramWithIL] = {"clCreateProgramWithIL", NULL, 0, 1, 0, "may translate or compile the IL (SPIR-V) in the driver", NULL, NULL, 0, NULL, 0},
-    [CGL_clRetainProgram] = {"clRetainProgram", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clReleaseProgram] = {"clReleaseProgram", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clBuildProgram] = {"clBuildProgram", NULL, 0, 1, 0, "compiles and links the program in the driver (LLVM in PoCL, IGC on Intel)", NULL, NULL, 0, NULL, 0},
-    [CGL_clCompileProgram] = {"clCompileProgram", NULL, 0, 1, 0, "compiles the program's sources in the driver", NULL, NULL, 0, NULL, 0},
-    [CGL_clLinkProgram] = {"clLinkProgram", NULL, 0, 1, 0, "links compiled programs in the driver", NULL, NULL, 0, NULL, 0},
-    [CGL_clSetProgramReleaseCallback] = {"clSetProgramReleaseCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clSetProgramSpecializationConstant] = {"clSetProgramSpecializationConstant", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clUnloadPlatformCompiler] = {"clUnloadPlatformCompiler", NULL, 0, 1, 0, "may wait for compiles in progress", NULL, NULL, 0, NULL, 0},
-    [CGL_clGetProgramInfo] = {"clGetProgramInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clGetProgramBuildInfo] = {"clGetProgramBuildInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clCreateKernel] = {"clCreateKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clCreateKernelsInProgram] = {"clCreateKernelsInProgram", NULL, 0, 1, 0, "may finish compiling every kernel of the program", NULL, NULL, 0, NULL, 0},
-    [CGL_clCloneKernel] = {"clCloneKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_clCloneKernel, 1},
-    [CGL_clRetainKernel] = {"clRetainKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clReleaseKernel] = {"clReleaseKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clSetKernelArg] = {"clSetKernelArg", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_clSetKernelArg, 1},
-    [CGL_clSetKernelArgSVMPointer] = {"clSetKernelArgSVMPointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_clSetKernelArgSVMPointer, 1},
-    [CGL_clSetKernelExecInfo] = {"clSetKernelExecInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_clSetKernelExecInfo, 1},
-    [CGL_clGetKernelInfo] = {"clGetKernelInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clGetKernelArgInfo] = {"clGetKernelArgInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clGetKernelWorkGroupInfo] = {"clGetKernelWorkGroupInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clGetKernelSubGroupInfo] = {"clGetKernelSubGroupInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clWaitForEvents] = {"clWaitForEvents", NULL, 0, 1, 0, "waits until the events complete", NULL, NULL, 0, NULL, 0},
-    [CGL_clGetEventInfo] = {"clGetEventInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clCreateUserEvent] = {"clCreateUserEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clRetainEvent] = {"clRetainEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clReleaseEvent] = {"clReleaseEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clSetUserEventStatus] = {"clSetUserEventStatus", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clSetEventCallback] = {"clSetEventCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clGetEventProfilingInfo] = {"clGetEventProfilingInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clFlush] = {"clFlush", NULL, 0, 1, 0, "may wait for the device to accept the queued commands", NULL, NULL, 0, NULL, 0},
-    [CGL_clFinish] = {"clFinish", NULL, 0, 1, 0, "waits until every command of the queue has completed", NULL, NULL, 0, NULL, 0},
-    [CGL_clEnqueueReadBuffer] = {"clEnqueueReadBuffer", NULL, 0, 1, 0, "a blocking read waits for the copy to the host", NULL, NULL, 0, NULL, 0},
-    [CGL_clEnqueueReadBufferRect] = {"clEnqueueReadBufferRect", NULL, 0, 1, 0, "a blocking read waits for the copy to the host", NULL, NULL, 0, NULL, 0},
-    [CGL_clEnqueueWriteBuffer] = {"clEnqueueWriteBuffer", NULL, 0, 1, 0, "a blocking write waits until the host memory can be reused", NULL, NULL, 0, NULL, 0},
-    [CGL_clEnqueueWriteBufferRect] = {"clEnqueueWriteBufferRect", NULL, 0, 1, 0, "a blocking write waits until the host memory can be reused", NULL, NULL, 0, NULL, 0},
-    [CGL_clEnqueueFillBuffer] = {"clEnqueueFillBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clEnqueueCopyBuffer] = {"clEnqueueCopyBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clEnqueueCopyBufferRect] = {"clEnqueueCopyBufferRect", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clEnqueueReadImage] = {"clEnqueueReadImage", NULL, 0, 1, 0, "a blocking read waits for the copy to the host", NULL, NULL, 0, NULL, 0},
-    [CGL_clEnqueueWriteImage] = {"clEnqueueWriteImage", NULL, 0, 1, 0, "a blocking write waits until the host memory can be reused", NULL, NULL, 0, NULL, 0},
-    [CGL_clEnqueueFillImage] = {"clEnqueueFillImage", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clEnqueueCopyImage] = {"clEnqueueCopyImage", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clEnqueueCopyImageToBuffer] = {"clEnqueueCopyImageToBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clEnqueueCopyBufferToImage] = {"clEnqueueCopyBufferToImage", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clEnqueueMapBuffer] = {"clEnqueueMapBuffer", NULL, 0, 1, 0, "a blocking map waits until the region is mapped", NULL, NULL, 0, NULL, 0},
-    [CGL_clEnqueueMapImage] = {"clEnqueueMapImage", NULL, 0, 1, 0, "a blocking map waits until the region is mapped", NULL, NULL, 0, NULL, 0},
-    [CGL_clEnqueueUnmapMemObject] = {"clEnqueueUnmapMemObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clEnqueueMigrateMemObjects] = {"clEnqueueMigrateMemObjects", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clEnqueueNDRangeKernel] = {"clEnqueueNDRangeKernel", NULL, 0, 1, 0, "PoCL compiles the work-group function at the first enqueue of each local size", NULL, NULL, 0, cgl_rules_clEnqueueNDRangeKernel, 1},
-    [CGL_clEnqueueNativeKernel] = {"clEnqueueNativeKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clEnqueueMarkerWithWaitList] = {"clEnqueueMarkerWithWaitList", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clEnqueueBarrierWithWaitList] = {"clEnqueueBarrierWithWaitList", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clEnqueueSVMFree] = {"clEnqueueSVMFree", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clEnqueueSVMMemcpy] = {"clEnqueueSVMMemcpy", NULL, 0, 1, 0, "a blocking copy waits until it completes", NULL, NULL, 0, NULL, 0},
-    [CGL_clEnqueueSVMMemFill] = {"clEnqueueSVMMemFill", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clEnqueueSVMMap] = {"clEnqueueSVMMap", NULL, 0, 1, 0, "a blocking map waits until the region is mapped", NULL, NULL, 0, NULL, 0},
-    [CGL_clEnqueueSVMUnmap] = {"clEnqueueSVMUnmap", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clEnqueueSVMMigrateMem] = {"clEnqueueSVMMigrateMem", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clGetExtensionFunctionAddressForPlatform] = {"clGetExtensionFunctionAddressForPlatform", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clSetCommandQueueProperty] = {"clSetCommandQueueProperty", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clCreateImage2D] = {"clCreateImage2D", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clCreateImage3D] = {"clCreateImage3D", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clEnqueueMarker] = {"clEnqueueMarker", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clEnqueueWaitForEvents] = {"clEnqueueWaitForEvents", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clEnqueueBarrier] = {"clEnqueueBarrier", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clUnloadCompiler] = {"clUnloadCompiler", NULL, 0, 1, 0, "may wait for compiles in progress", NULL, NULL, 0, NULL, 0},
-    [CGL_clGetExtensionFunctionAddress] = {"clGetExtensionFunctionAddress", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clCreateCommandQueue] = {"clCreateCommandQueue", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clCreateSampler] = {"clCreateSampler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_clEnqueueTask] = {"clEnqueueTask", NULL, 0, 1, 0, "PoCL compiles the work-group function at its first enqueue", NULL, NULL, 0, cgl_rules_clEnqueueTask, 1},
+    [CGL_clGetPlatformIDs] = {"clGetPlatformIDs", NULL, 0, 1, 0, "the first call loads and initializes every ICD driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetPlatformIDs},
+    [CGL_clGetPlatformInfo] = {"clGetPlatformInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetPlatformInfo},
+    [CGL_clGetDeviceIDs] = {"clGetDeviceIDs", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetDeviceIDs},
+    [CGL_clGetDeviceInfo] = {"clGetDeviceInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetDeviceInfo},
+    [CGL_clCreateSubDevices] = {"clCreateSubDevices", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateSubDevices},
+    [CGL_clRetainDevice] = {"clRetainDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clRetainDevice},
+    [CGL_clReleaseDevice] = {"clReleaseDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clReleaseDevice},
+    [CGL_clSetDefaultDeviceCommandQueue] = {"clSetDefaultDeviceCommandQueue", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clSetDefaultDeviceCommandQueue},
+    [CGL_clGetDeviceAndHostTimer] = {"clGetDeviceAndHostTimer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetDeviceAndHostTimer},
+    [CGL_clGetHostTimer] = {"clGetHostTimer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetHostTimer},
+    [CGL_clCreateContext] = {"clCreateContext", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateContext},
+    [CGL_clCreateContextFromType] = {"clCreateContextFromType", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateContextFromType},
+    [CGL_clRetainContext] = {"clRetainContext", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clRetainContext},
+    [CGL_clReleaseContext] = {"clReleaseContext", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clReleaseContext},
+    [CGL_clGetContextInfo] = {"clGetContextInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetContextInfo},
+    [CGL_clSetContextDestructorCallback] = {"clSetContextDestructorCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clSetContextDestructorCallback},
+    [CGL_clCreateCommandQueueWithProperties] = {"clCreateCommandQueueWithProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateCommandQueueWithProperties},
+    [CGL_clRetainCommandQueue] = {"clRetainCommandQueue", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clRetainCommandQueue},
+    [CGL_clReleaseCommandQueue] = {"clReleaseCommandQueue", NULL, 0, 1, 0, "the last release flushes and waits for the queue's commands", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clReleaseCommandQueue},
+    [CGL_clGetCommandQueueInfo] = {"clGetCommandQueueInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetCommandQueueInfo},
+    [CGL_clCreateBuffer] = {"clCreateBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateBuffer},
+    [CGL_clCreateSubBuffer] = {"clCreateSubBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateSubBuffer},
+    [CGL_clCreateImage] = {"clCreateImage", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateImage},
+    [CGL_clCreatePipe] = {"clCreatePipe", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreatePipe},
+    [CGL_clCreateBufferWithProperties] = {"clCreateBufferWithProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateBufferWithProperties},
+    [CGL_clCreateImageWithProperties] = {"clCreateImageWithProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateImageWithProperties},
+    [CGL_clRetainMemObject] = {"clRetainMemObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clRetainMemObject},
+    [CGL_clReleaseMemObject] = {"clReleaseMemObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clReleaseMemObject},
+    [CGL_clGetSupportedImageFormats] = {"clGetSupportedImageFormats", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetSupportedImageFormats},
+    [CGL_clGetMemObjectInfo] = {"clGetMemObjectInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetMemObjectInfo},
+    [CGL_clGetImageInfo] = {"clGetImageInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetImageInfo},
+    [CGL_clGetPipeInfo] = {"clGetPipeInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetPipeInfo},
+    [CGL_clSetMemObjectDestructorCallback] = {"clSetMemObjectDestructorCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clSetMemObjectDestructorCallback},
+    [CGL_clSVMAlloc] = {"clSVMAlloc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clSVMAlloc},
+    [CGL_clSVMFree] = {"clSVMFree", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clSVMFree},
+    [CGL_clCreateSamplerWithProperties] = {"clCreateSamplerWithProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateSamplerWithProperties},
+    [CGL_clRetainSampler] = {"clRetainSampler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clRetainSampler},
+    [CGL_clReleaseSampler] = {"clReleaseSampler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clReleaseSampler},
+    [CGL_clGetSamplerInfo] = {"clGetSamplerInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetSamplerInfo},
+    [CGL_clCreateProgramWithSource] = {"clCreateProgramWithSource", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateProgramWithSource},
+    [CGL_clCreateProgramWithBinary] = {"clCreateProgramWithBinary", NULL, 0, 1, 0, "may load or finish compiling the binary in the driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateProgramWithBinary},
+    [CGL_clCreateProgramWithBuiltInKernels] = {"clCreateProgramWithBuiltInKernels", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateProgramWithBuiltInKernels},
+    [CGL_clCreateProgramWithIL] = {"clCreateProgramWithIL", NULL, 0, 1, 0, "may translate or compile the IL (SPIR-V) in the driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateProgramWithIL},
+    [CGL_clRetainProgram] = {"clRetainProgram", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clRetainProgram},
+    [CGL_clReleaseProgram] = {"clReleaseProgram", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clReleaseProgram},
+    [CGL_clBuildProgram] = {"clBuildProgram", NULL, 0, 1, 0, "compiles and links the program in the driver (LLVM in PoCL, IGC on Intel)", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clBuildProgram},
+    [CGL_clCompileProgram] = {"clCompileProgram", NULL, 0, 1, 0, "compiles the program's sources in the driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCompileProgram},
+    [CGL_clLinkProgram] = {"clLinkProgram", NULL, 0, 1, 0, "links compiled programs in the driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clLinkProgram},
+    [CGL_clSetProgramReleaseCallback] = {"clSetProgramReleaseCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clSetProgramReleaseCallback},
+    [CGL_clSetProgramSpecializationConstant] = {"clSetProgramSpecializationConstant", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clSetProgramSpecializationConstant},
+    [CGL_clUnloadPlatformCompiler] = {"clUnloadPlatformCompiler", NULL, 0, 1, 0, "may wait for compiles in progress", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clUnloadPlatformCompiler},
+    [CGL_clGetProgramInfo] = {"clGetProgramInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetProgramInfo},
+    [CGL_clGetProgramBuildInfo] = {"clGetProgramBuildInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetProgramBuildInfo},
+    [CGL_clCreateKernel] = {"clCreateKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateKernel},
+    [CGL_clCreateKernelsInProgram] = {"clCreateKernelsInProgram", NULL, 0, 1, 0, "may finish compiling every kernel of the program", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateKernelsInProgram},
+    [CGL_clCloneKernel] = {"clCloneKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_clCloneKernel, 1, .args = &cgl_targs_clCloneKernel},
+    [CGL_clRetainKernel] = {"clRetainKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clRetainKernel},
+    [CGL_clReleaseKernel] = {"clReleaseKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clReleaseKernel},
+    [CGL_clSetKernelArg] = {"clSetKernelArg", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_clSetKernelArg, 1, .args = &cgl_targs_clSetKernelArg},
+    [CGL_clSetKernelArgSVMPointer] = {"clSetKernelArgSVMPointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_clSetKernelArgSVMPointer, 1, .args = &cgl_targs_clSetKernelArgSVMPointer},
+    [CGL_clSetKernelExecInfo] = {"clSetKernelExecInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_clSetKernelExecInfo, 1, .args = &cgl_targs_clSetKernelExecInfo},
+    [CGL_clGetKernelInfo] = {"clGetKernelInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetKernelInfo},
+    [CGL_clGetKernelArgInfo] = {"clGetKernelArgInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetKernelArgInfo},
+    [CGL_clGetKernelWorkGroupInfo] = {"clGetKernelWorkGroupInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetKernelWorkGroupInfo},
+    [CGL_clGetKernelSubGroupInfo] = {"clGetKernelSubGroupInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetKernelSubGroupInfo},
+    [CGL_clWaitForEvents] = {"clWaitForEvents", NULL, 0, 1, 0, "waits until the events complete", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clWaitForEvents},
+    [CGL_clGetEventInfo] = {"clGetEventInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetEventInfo},
+    [CGL_clCreateUserEvent] = {"clCreateUserEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateUserEvent},
+    [CGL_clRetainEvent] = {"clRetainEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clRetainEvent},
+    [CGL_clReleaseEvent] = {"clReleaseEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clReleaseEvent},
+    [CGL_clSetUserEventStatus] = {"clSetUserEventStatus", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clSetUserEventStatus},
+    [CGL_clSetEventCallback] = {"clSetEventCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clSetEventCallback},
+    [CGL_clGetEventProfilingInfo] = {"clGetEventProfilingInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetEventProfilingInfo},
+    [CGL_clFlush] = {"clFlush", NULL, 0, 1, 0, "may wait for the device to accept the queued commands", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clFlush},
+    [CGL_clFinish] = {"clFinish", NULL, 0, 1, 0, "waits until every command of the queue has completed", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clFinish},
+    [CGL_clEnqueueReadBuffer] = {"clEnqueueReadBuffer", NULL, 0, 1, 0, "a blocking read waits for the copy to the host", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueReadBuffer},
+    [CGL_clEnqueueReadBufferRect] = {"clEnqueueReadBufferRect", NULL, 0, 1, 0, "a blocking read waits for the copy to the host", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueReadBufferRect},
+    [CGL_clEnqueueWriteBuffer] = {"clEnqueueWriteBuffer", NULL, 0, 1, 0, "a blocking write waits until the host memory can be reused", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueWriteBuffer},
+    [CGL_clEnqueueWriteBufferRect] = {"clEnqueueWriteBufferRect", NULL, 0, 1, 0, "a blocking write waits until the host memory can be reused", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueWriteBufferRect},
+    [CGL_clEnqueueFillBuffer] = {"clEnqueueFillBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueFillBuffer},
+    [CGL_clEnqueueCopyBuffer] = {"clEnqueueCopyBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueCopyBuffer},
+    [CGL_clEnqueueCopyBufferRect] = {"clEnqueueCopyBufferRect", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueCopyBufferRect},
+    [CGL_clEnqueueReadImage] = {"clEnqueueReadImage", NULL, 0, 1, 0, "a blocking read waits for the copy to the host", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueReadImage},
+    [CGL_clEnqueueWriteImage] = {"clEnqueueWriteImage", NULL, 0, 1, 0, "a blocking write waits until the host memory can be reused", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueWriteImage},
+    [CGL_clEnqueueFillImage] = {"clEnqueueFillImage", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueFillImage},
+    [CGL_clEnqueueCopyImage] = {"clEnqueueCopyImage", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueCopyImage},
+    [CGL_clEnqueueCopyImageToBuffer] = {"clEnqueueCopyImageToBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueCopyImageToBuffer},
+    [CGL_clEnqueueCopyBufferToImage] = {"clEnqueueCopyBufferToImage", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueCopyBufferToImage},
+    [CGL_clEnqueueMapBuffer] = {"clEnqueueMapBuffer", NULL, 0, 1, 0, "a blocking map waits until the region is mapped", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueMapBuffer},
+    [CGL_clEnqueueMapImage] = {"clEnqueueMapImage", NULL, 0, 1, 0, "a blocking map waits until the region is mapped", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueMapImage},
+    [CGL_clEnqueueUnmapMemObject] = {"clEnqueueUnmapMemObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueUnmapMemObject},
+    [CGL_clEnqueueMigrateMemObjects] = {"clEnqueueMigrateMemObjects", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueMigrateMemObjects},
+    [CGL_clEnqueueNDRangeKernel] = {"clEnqueueNDRangeKernel", NULL, 0, 1, 0, "PoCL compiles the work-group function at the first enqueue of each local size", NULL, NULL, 0, cgl_rules_clEnqueueNDRangeKernel, 1, .args = &cgl_targs_clEnqueueNDRangeKernel},
+    [CGL_clEnqueueNativeKernel] = {"clEnqueueNativeKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueNativeKernel},
+    [CGL_clEnqueueMarkerWithWaitList] = {"clEnqueueMarkerWithWaitList", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueMarkerWithWaitList},
+    [CGL_clEnqueueBarrierWithWaitList] = {"clEnqueueBarrierWithWaitList", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueBarrierWithWaitList},
+    [CGL_clEnqueueSVMFree] = {"clEnqueueSVMFree", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueSVMFree},
+    [CGL_clEnqueueSVMMemcpy] = {"clEnqueueSVMMemcpy", NULL, 0, 1, 0, "a blocking copy waits until it completes", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueSVMMemcpy},
+    [CGL_clEnqueueSVMMemFill] = {"clEnqueueSVMMemFill", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueSVMMemFill},
+    [CGL_clEnqueueSVMMap] = {"clEnqueueSVMMap", NULL, 0, 1, 0, "a blocking map waits until the region is mapped", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueSVMMap},
+    [CGL_clEnqueueSVMUnmap] = {"clEnqueueSVMUnmap", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueSVMUnmap},
+    [CGL_clEnqueueSVMMigrateMem] = {"clEnqueueSVMMigrateMem", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueSVMMigrateMem},
+    [CGL_clGetExtensionFunctionAddressForPlatform] = {"clGetExtensionFunctionAddressForPlatform", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetExtensionFunctionAddressForPlatform},
+    [CGL_clSetCommandQueueProperty] = {"clSetCommandQueueProperty", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clSetCommandQueueProperty},
+    [CGL_clCreateImage2D] = {"clCreateImage2D", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateImage2D},
+    [CGL_clCreateImage3D] = {"clCreateImage3D", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateImage3D},
+    [CGL_clEnqueueMarker] = {"clEnqueueMarker", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueMarker},
+    [CGL_clEnqueueWaitForEvents] = {"clEnqueueWaitForEvents", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueWaitForEvents},
+    [CGL_clEnqueueBarrier] = {"clEnqueueBarrier", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueBarrier},
+    [CGL_clUnloadCompiler] = {"clUnloadCompiler", NULL, 0, 1, 0, "may wait for compiles in progress", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clUnloadCompiler},
+    [CGL_clGetExtensionFunctionAddress] = {"clGetExtensionFunctionAddress", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetExtensionFunctionAddress},
+    [CGL_clCreateCommandQueue] = {"clCreateCommandQueue", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateCommandQueue},
+    [CGL_clCreateSampler] = {"clCreateSampler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateSampler},
+    [CGL_clEnqueueTask] = {"clEnqueueTask", NULL, 0, 1, 0, "PoCL compiles the work-group function at its first enqueue", NULL, NULL, 0, cgl_rules_clEnqueueTask, 1, .args = &cgl_targs_clEnqueueTask},
 };
 
 /* Names a cl_int; codes that repeat a value are left to their first name. */
@@ -610,6 +997,12 @@ struct cgl_fr_clGetPlatformIDs {
     cl_uint *num_platforms;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clGetPlatformIDs[3] = {
+    {"num_entries", offsetof(struct cgl_fr_clGetPlatformIDs, num_entries), sizeof(((struct cgl_fr_clGetPlatformIDs *)0)->num_entries), 2, 0, 0, 0, NULL},
+    {"platforms", offsetof(struct cgl_fr_clGetPlatformIDs, platforms), sizeof(((struct cgl_fr_clGetPlatformIDs *)0)->platforms), 3, 0, 0, 0, NULL},
+    {"num_platforms", offsetof(struct cgl_fr_clGetPlatformIDs, num_platforms), sizeof(((struct cgl_fr_clGetPlatformIDs *)0)->num_platforms), 6, 2, 4, 0, NULL},
+};
+static const cg_args cgl_targs_clGetPlatformIDs = {3, offsetof(struct cgl_fr_clGetPlatformIDs, cgl_ret), sizeof(((struct cgl_fr_clGetPlatformIDs *)0)->cgl_ret), 7, cgl_ta_clGetPlatformIDs};
 CG_THUNK(clGetPlatformIDs, (cgl_f->num_entries, cgl_f->platforms, cgl_f->num_platforms), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetPlatformIDs(cl_uint num_entries, cl_platform_id *platforms, cl_uint *num_platforms)
 {
@@ -639,6 +1032,14 @@ struct cgl_fr_clGetPlatformInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clGetPlatformInfo[5] = {
+    {"platform", offsetof(struct cgl_fr_clGetPlatformInfo, platform), sizeof(((struct cgl_fr_clGetPlatformInfo *)0)->platform), 3, 0, 0, 0, NULL},
+    {"param_name", offsetof(struct cgl_fr_clGetPlatformInfo, param_name), sizeof(((struct cgl_fr_clGetPlatformInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_1 / sizeof cgl_en_1[0], cgl_en_1},
+    {"param_value_size", offsetof(struct cgl_fr_clGetPlatformInfo, param_value_size), sizeof(((struct cgl_fr_clGetPlatformInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
+    {"param_value", offsetof(struct cgl_fr_clGetPlatformInfo, param_value), sizeof(((struct cgl_fr_clGetPlatformInfo *)0)->param_value), 3, 0, 0, 0, NULL},
+    {"param_value_size_ret", offsetof(struct cgl_fr_clGetPlatformInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetPlatformInfo *)0)->param_value_size_ret), 6, 2, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clGetPlatformInfo = {5, offsetof(struct cgl_fr_clGetPlatformInfo, cgl_ret), sizeof(((struct cgl_fr_clGetPlatformInfo *)0)->cgl_ret), 7, cgl_ta_clGetPlatformInfo};
 CG_THUNK(clGetPlatformInfo, (cgl_f->platform, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetPlatformInfo(cl_platform_id platform, cl_platform_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -667,6 +1068,14 @@ struct cgl_fr_clGetDeviceIDs {
     cl_uint *num_devices;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clGetDeviceIDs[5] = {
+    {"platform", offsetof(struct cgl_fr_clGetDeviceIDs, platform), sizeof(((struct cgl_fr_clGetDeviceIDs *)0)->platform), 3, 0, 0, 0, NULL},
+    {"device_type", offsetof(struct cgl_fr_clGetDeviceIDs, device_type), sizeof(((struct cgl_fr_clGetDeviceIDs *)0)->device_type), 2, 0, 0, 0, NULL},
+    {"num_entries", offsetof(struct cgl_fr_clGetDeviceIDs, num_entries), sizeof(((struct cgl_fr_clGetDeviceIDs *)0)->num_entries), 2, 0, 0, 0, NULL},
+    {"devices", offsetof(struct cgl_fr_clGetDeviceIDs, devices), sizeof(((struct cgl_fr_clGetDeviceIDs *)0)->devices), 3, 0, 0, 0, NULL},
+    {"num_devices", offsetof(struct cgl_fr_clGetDeviceIDs, num_devices), sizeof(((struct cgl_fr_clGetDeviceIDs *)0)->num_devices), 6, 2, 4, 0, NULL},
+};
+static const cg_args cgl_targs_clGetDeviceIDs = {5, offsetof(struct cgl_fr_clGetDeviceIDs, cgl_ret), sizeof(((struct cgl_fr_clGetDeviceIDs *)0)->cgl_ret), 7, cgl_ta_clGetDeviceIDs};
 CG_THUNK(clGetDeviceIDs, (cgl_f->platform, cgl_f->device_type, cgl_f->num_entries, cgl_f->devices, cgl_f->num_devices), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetDeviceIDs(cl_platform_id platform, cl_device_type device_type, cl_uint num_entries, cl_device_id *devices, cl_uint *num_devices)
 {
@@ -695,6 +1104,14 @@ struct cgl_fr_clGetDeviceInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clGetDeviceInfo[5] = {
+    {"device", offsetof(struct cgl_fr_clGetDeviceInfo, device), sizeof(((struct cgl_fr_clGetDeviceInfo *)0)->device), 3, 0, 0, 0, NULL},
+    {"param_name", offsetof(struct cgl_fr_clGetDeviceInfo, param_name), sizeof(((struct cgl_fr_clGetDeviceInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_4 / sizeof cgl_en_4[0], cgl_en_4},
+    {"param_value_size", offsetof(struct cgl_fr_clGetDeviceInfo, param_value_size), sizeof(((struct cgl_fr_clGetDeviceInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
+    {"param_value", offsetof(struct cgl_fr_clGetDeviceInfo, param_value), sizeof(((struct cgl_fr_clGetDeviceInfo *)0)->param_value), 3, 0, 0, 0, NULL},
+    {"param_value_size_ret", offsetof(struct cgl_fr_clGetDeviceInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetDeviceInfo *)0)->param_value_size_ret), 6, 2, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clGetDeviceInfo = {5, offsetof(struct cgl_fr_clGetDeviceInfo, cgl_ret), sizeof(((struct cgl_fr_clGetDeviceInfo *)0)->cgl_ret), 7, cgl_ta_clGetDeviceInfo};
 CG_THUNK(clGetDeviceInfo, (cgl_f->device, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetDeviceInfo(cl_device_id device, cl_device_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -723,6 +1140,14 @@ struct cgl_fr_clCreateSubDevices {
     cl_uint *num_devices_ret;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clCreateSubDevices[5] = {
+    {"in_device", offsetof(struct cgl_fr_clCreateSubDevices, in_device), sizeof(((struct cgl_fr_clCreateSubDevices *)0)->in_device), 3, 0, 0, 0, NULL},
+    {"properties", offsetof(struct cgl_fr_clCreateSubDevices, properties), sizeof(((struct cgl_fr_clCreateSubDevices *)0)->properties), 3, 0, 0, 0, NULL},
+    {"num_devices", offsetof(struct cgl_fr_clCreateSubDevices, num_devices), sizeof(((struct cgl_fr_clCreateSubDevices *)0)->num_devices), 2, 0, 0, 0, NULL},
+    {"out_devices", offsetof(struct cgl_fr_clCreateSubDevices, out_devices), sizeof(((struct cgl_fr_clCreateSubDevices *)0)->out_devices), 3, 0, 0, 0, NULL},
+    {"num_devices_ret", offsetof(struct cgl_fr_clCreateSubDevices, num_devices_ret), sizeof(((struct cgl_fr_clCreateSubDevices *)0)->num_devices_ret), 6, 2, 4, 0, NULL},
+};
+static const cg_args cgl_targs_clCreateSubDevices = {5, offsetof(struct cgl_fr_clCreateSubDevices, cgl_ret), sizeof(((struct cgl_fr_clCreateSubDevices *)0)->cgl_ret), 7, cgl_ta_clCreateSubDevices};
 CG_THUNK(clCreateSubDevices, (cgl_f->in_device, cgl_f->properties, cgl_f->num_devices, cgl_f->out_devices, cgl_f->num_devices_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clCreateSubDevices(cl_device_id in_device, const cl_device_partition_property *properties, cl_uint num_devices, cl_device_id *out_devices, cl_uint *num_devices_ret)
 {
@@ -747,6 +1172,10 @@ struct cgl_fr_clRetainDevice {
     cl_device_id device;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clRetainDevice[1] = {
+    {"device", offsetof(struct cgl_fr_clRetainDevice, device), sizeof(((struct cgl_fr_clRetainDevice *)0)->device), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clRetainDevice = {1, offsetof(struct cgl_fr_clRetainDevice, cgl_ret), sizeof(((struct cgl_fr_clRetainDevice *)0)->cgl_ret), 7, cgl_ta_clRetainDevice};
 CG_THUNK(clRetainDevice, (cgl_f->device), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clRetainDevice(cl_device_id device)
 {
@@ -771,6 +1200,10 @@ struct cgl_fr_clReleaseDevice {
     cl_device_id device;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clReleaseDevice[1] = {
+    {"device", offsetof(struct cgl_fr_clReleaseDevice, device), sizeof(((struct cgl_fr_clReleaseDevice *)0)->device), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clReleaseDevice = {1, offsetof(struct cgl_fr_clReleaseDevice, cgl_ret), sizeof(((struct cgl_fr_clReleaseDevice *)0)->cgl_ret), 7, cgl_ta_clReleaseDevice};
 CG_THUNK(clReleaseDevice, (cgl_f->device), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clReleaseDevice(cl_device_id device)
 {
@@ -797,6 +1230,12 @@ struct cgl_fr_clSetDefaultDeviceCommandQueue {
     cl_command_queue command_queue;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clSetDefaultDeviceCommandQueue[3] = {
+    {"context", offsetof(struct cgl_fr_clSetDefaultDeviceCommandQueue, context), sizeof(((struct cgl_fr_clSetDefaultDeviceCommandQueue *)0)->context), 3, 0, 0, 0, NULL},
+    {"device", offsetof(struct cgl_fr_clSetDefaultDeviceCommandQueue, device), sizeof(((struct cgl_fr_clSetDefaultDeviceCommandQueue *)0)->device), 3, 0, 0, 0, NULL},
+    {"command_queue", offsetof(struct cgl_fr_clSetDefaultDeviceCommandQueue, command_queue), sizeof(((struct cgl_fr_clSetDefaultDeviceCommandQueue *)0)->command_queue), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clSetDefaultDeviceCommandQueue = {3, offsetof(struct cgl_fr_clSetDefaultDeviceCommandQueue, cgl_ret), sizeof(((struct cgl_fr_clSetDefaultDeviceCommandQueue *)0)->cgl_ret), 7, cgl_ta_clSetDefaultDeviceCommandQueue};
 CG_THUNK(clSetDefaultDeviceCommandQueue, (cgl_f->context, cgl_f->device, cgl_f->command_queue), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clSetDefaultDeviceCommandQueue(cl_context context, cl_device_id device, cl_command_queue command_queue)
 {
@@ -823,6 +1262,12 @@ struct cgl_fr_clGetDeviceAndHostTimer {
     cl_ulong *host_timestamp;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clGetDeviceAndHostTimer[3] = {
+    {"device", offsetof(struct cgl_fr_clGetDeviceAndHostTimer, device), sizeof(((struct cgl_fr_clGetDeviceAndHostTimer *)0)->device), 3, 0, 0, 0, NULL},
+    {"device_timestamp", offsetof(struct cgl_fr_clGetDeviceAndHostTimer, device_timestamp), sizeof(((struct cgl_fr_clGetDeviceAndHostTimer *)0)->device_timestamp), 3, 0, 0, 0, NULL},
+    {"host_timestamp", offsetof(struct cgl_fr_clGetDeviceAndHostTimer, host_timestamp), sizeof(((struct cgl_fr_clGetDeviceAndHostTimer *)0)->host_timestamp), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clGetDeviceAndHostTimer = {3, offsetof(struct cgl_fr_clGetDeviceAndHostTimer, cgl_ret), sizeof(((struct cgl_fr_clGetDeviceAndHostTimer *)0)->cgl_ret), 7, cgl_ta_clGetDeviceAndHostTimer};
 CG_THUNK(clGetDeviceAndHostTimer, (cgl_f->device, cgl_f->device_timestamp, cgl_f->host_timestamp), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetDeviceAndHostTimer(cl_device_id device, cl_ulong *device_timestamp, cl_ulong *host_timestamp)
 {
@@ -848,6 +1293,11 @@ struct cgl_fr_clGetHostTimer {
     cl_ulong *host_timestamp;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clGetHostTimer[2] = {
+    {"device", offsetof(struct cgl_fr_clGetHostTimer, device), sizeof(((struct cgl_fr_clGetHostTimer *)0)->device), 3, 0, 0, 0, NULL},
+    {"host_timestamp", offsetof(struct cgl_fr_clGetHostTimer, host_timestamp), sizeof(((struct cgl_fr_clGetHostTimer *)0)->host_timestamp), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clGetHostTimer = {2, offsetof(struct cgl_fr_clGetHostTimer, cgl_ret), sizeof(((struct cgl_fr_clGetHostTimer *)0)->cgl_ret), 7, cgl_ta_clGetHostTimer};
 CG_THUNK(clGetHostTimer, (cgl_f->device, cgl_f->host_timestamp), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetHostTimer(cl_device_id device, cl_ulong *host_timestamp)
 {
@@ -877,6 +1327,15 @@ struct cgl_fr_clCreateContext {
     cl_int *errcode_ret;
     cl_context cgl_ret;
 };
+static const cg_arg cgl_ta_clCreateContext[6] = {
+    {"properties", offsetof(struct cgl_fr_clCreateContext, properties), sizeof(((struct cgl_fr_clCreateContext *)0)->properties), 3, 0, 0, 0, NULL},
+    {"num_devices", offsetof(struct cgl_fr_clCreateContext, num_devices), sizeof(((struct cgl_fr_clCreateContext *)0)->num_devices), 2, 0, 0, 0, NULL},
+    {"devices", offsetof(struct cgl_fr_clCreateContext, devices), sizeof(((struct cgl_fr_clCreateContext *)0)->devices), 3, 0, 0, 0, NULL},
+    {"pfn_notify", offsetof(struct cgl_fr_clCreateContext, pfn_notify), sizeof(((struct cgl_fr_clCreateContext *)0)->pfn_notify), 3, 0, 0, 0, NULL},
+    {"user_data", offsetof(struct cgl_fr_clCreateContext, user_data), sizeof(((struct cgl_fr_clCreateContext *)0)->user_data), 3, 0, 0, 0, NULL},
+    {"errcode_ret", offsetof(struct cgl_fr_clCreateContext, errcode_ret), sizeof(((struct cgl_fr_clCreateContext *)0)->errcode_ret), 6, 7, 4, 0, NULL},
+};
+static const cg_args cgl_targs_clCreateContext = {6, offsetof(struct cgl_fr_clCreateContext, cgl_ret), sizeof(((struct cgl_fr_clCreateContext *)0)->cgl_ret), 3, cgl_ta_clCreateContext};
 CG_THUNK(clCreateContext, (cgl_f->properties, cgl_f->num_devices, cgl_f->devices, cgl_f->pfn_notify, cgl_f->user_data, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_context cgl_gp_clCreateContext(const cl_context_properties *properties, cl_uint num_devices, const cl_device_id *devices, void (*pfn_notify)(const char *, const void *, size_t, void *), void *user_data, cl_int *errcode_ret)
 {
@@ -909,6 +1368,14 @@ struct cgl_fr_clCreateContextFromType {
     cl_int *errcode_ret;
     cl_context cgl_ret;
 };
+static const cg_arg cgl_ta_clCreateContextFromType[5] = {
+    {"properties", offsetof(struct cgl_fr_clCreateContextFromType, properties), sizeof(((struct cgl_fr_clCreateContextFromType *)0)->properties), 3, 0, 0, 0, NULL},
+    {"device_type", offsetof(struct cgl_fr_clCreateContextFromType, device_type), sizeof(((struct cgl_fr_clCreateContextFromType *)0)->device_type), 2, 0, 0, 0, NULL},
+    {"pfn_notify", offsetof(struct cgl_fr_clCreateContextFromType, pfn_notify), sizeof(((struct cgl_fr_clCreateContextFromType *)0)->pfn_notify), 3, 0, 0, 0, NULL},
+    {"user_data", offsetof(struct cgl_fr_clCreateContextFromType, user_data), sizeof(((struct cgl_fr_clCreateContextFromType *)0)->user_data), 3, 0, 0, 0, NULL},
+    {"errcode_ret", offsetof(struct cgl_fr_clCreateContextFromType, errcode_ret), sizeof(((struct cgl_fr_clCreateContextFromType *)0)->errcode_ret), 6, 7, 4, 0, NULL},
+};
+static const cg_args cgl_targs_clCreateContextFromType = {5, offsetof(struct cgl_fr_clCreateContextFromType, cgl_ret), sizeof(((struct cgl_fr_clCreateContextFromType *)0)->cgl_ret), 3, cgl_ta_clCreateContextFromType};
 CG_THUNK(clCreateContextFromType, (cgl_f->properties, cgl_f->device_type, cgl_f->pfn_notify, cgl_f->user_data, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_context cgl_gp_clCreateContextFromType(const cl_context_properties *properties, cl_device_type device_type, void (*pfn_notify)(const char *, const void *, size_t, void *), void *user_data, cl_int *errcode_ret)
 {
@@ -937,6 +1404,10 @@ struct cgl_fr_clRetainContext {
     cl_context context;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clRetainContext[1] = {
+    {"context", offsetof(struct cgl_fr_clRetainContext, context), sizeof(((struct cgl_fr_clRetainContext *)0)->context), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clRetainContext = {1, offsetof(struct cgl_fr_clRetainContext, cgl_ret), sizeof(((struct cgl_fr_clRetainContext *)0)->cgl_ret), 7, cgl_ta_clRetainContext};
 CG_THUNK(clRetainContext, (cgl_f->context), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clRetainContext(cl_context context)
 {
@@ -961,6 +1432,10 @@ struct cgl_fr_clReleaseContext {
     cl_context context;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clReleaseContext[1] = {
+    {"context", offsetof(struct cgl_fr_clReleaseContext, context), sizeof(((struct cgl_fr_clReleaseContext *)0)->context), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clReleaseContext = {1, offsetof(struct cgl_fr_clReleaseContext, cgl_ret), sizeof(((struct cgl_fr_clReleaseContext *)0)->cgl_ret), 7, cgl_ta_clReleaseContext};
 CG_THUNK(clReleaseContext, (cgl_f->context), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clReleaseContext(cl_context context)
 {
@@ -989,6 +1464,14 @@ struct cgl_fr_clGetContextInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clGetContextInfo[5] = {
+    {"context", offsetof(struct cgl_fr_clGetContextInfo, context), sizeof(((struct cgl_fr_clGetContextInfo *)0)->context), 3, 0, 0, 0, NULL},
+    {"param_name", offsetof(struct cgl_fr_clGetContextInfo, param_name), sizeof(((struct cgl_fr_clGetContextInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_5 / sizeof cgl_en_5[0], cgl_en_5},
+    {"param_value_size", offsetof(struct cgl_fr_clGetContextInfo, param_value_size), sizeof(((struct cgl_fr_clGetContextInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
+    {"param_value", offsetof(struct cgl_fr_clGetContextInfo, param_value), sizeof(((struct cgl_fr_clGetContextInfo *)0)->param_value), 3, 0, 0, 0, NULL},
+    {"param_value_size_ret", offsetof(struct cgl_fr_clGetContextInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetContextInfo *)0)->param_value_size_ret), 6, 2, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clGetContextInfo = {5, offsetof(struct cgl_fr_clGetContextInfo, cgl_ret), sizeof(((struct cgl_fr_clGetContextInfo *)0)->cgl_ret), 7, cgl_ta_clGetContextInfo};
 CG_THUNK(clGetContextInfo, (cgl_f->context, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetContextInfo(cl_context context, cl_context_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -1015,6 +1498,12 @@ struct cgl_fr_clSetContextDestructorCallback {
     void *user_data;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clSetContextDestructorCallback[3] = {
+    {"context", offsetof(struct cgl_fr_clSetContextDestructorCallback, context), sizeof(((struct cgl_fr_clSetContextDestructorCallback *)0)->context), 3, 0, 0, 0, NULL},
+    {"pfn_notify", offsetof(struct cgl_fr_clSetContextDestructorCallback, pfn_notify), sizeof(((struct cgl_fr_clSetContextDestructorCallback *)0)->pfn_notify), 3, 0, 0, 0, NULL},
+    {"user_data", offsetof(struct cgl_fr_clSetContextDestructorCallback, user_data), sizeof(((struct cgl_fr_clSetContextDestructorCallback *)0)->user_data), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clSetContextDestructorCallback = {3, offsetof(struct cgl_fr_clSetContextDestructorCallback, cgl_ret), sizeof(((struct cgl_fr_clSetContextDestructorCallback *)0)->cgl_ret), 7, cgl_ta_clSetContextDestructorCallback};
 CG_THUNK(clSetContextDestructorCallback, (cgl_f->context, cgl_f->pfn_notify, cgl_f->user_data), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clSetContextDestructorCallback(cl_context context, void (*pfn_notify)(cl_context, void *), void *user_data)
 {
@@ -1042,6 +1531,13 @@ struct cgl_fr_clCreateCommandQueueWithProperties {
     cl_int *errcode_ret;
     cl_command_queue cgl_ret;
 };
+static const cg_arg cgl_ta_clCreateCommandQueueWithProperties[4] = {
+    {"context", offsetof(struct cgl_fr_clCreateCommandQueueWithProperties, context), sizeof(((struct cgl_fr_clCreateCommandQueueWithProperties *)0)->context), 3, 0, 0, 0, NULL},
+    {"device", offsetof(struct cgl_fr_clCreateCommandQueueWithProperties, device), sizeof(((struct cgl_fr_clCreateCommandQueueWithProperties *)0)->device), 3, 0, 0, 0, NULL},
+    {"properties", offsetof(struct cgl_fr_clCreateCommandQueueWithProperties, properties), sizeof(((struct cgl_fr_clCreateCommandQueueWithProperties *)0)->properties), 3, 0, 0, 0, NULL},
+    {"errcode_ret", offsetof(struct cgl_fr_clCreateCommandQueueWithProperties, errcode_ret), sizeof(((struct cgl_fr_clCreateCommandQueueWithProperties *)0)->errcode_ret), 6, 7, 4, 0, NULL},
+};
+static const cg_args cgl_targs_clCreateCommandQueueWithProperties = {4, offsetof(struct cgl_fr_clCreateCommandQueueWithProperties, cgl_ret), sizeof(((struct cgl_fr_clCreateCommandQueueWithProperties *)0)->cgl_ret), 3, cgl_ta_clCreateCommandQueueWithProperties};
 CG_THUNK(clCreateCommandQueueWithProperties, (cgl_f->context, cgl_f->device, cgl_f->properties, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_command_queue cgl_gp_clCreateCommandQueueWithProperties(cl_context context, cl_device_id device, const cl_queue_properties *properties, cl_int *errcode_ret)
 {
@@ -1070,6 +1566,10 @@ struct cgl_fr_clRetainCommandQueue {
     cl_command_queue command_queue;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clRetainCommandQueue[1] = {
+    {"command_queue", offsetof(struct cgl_fr_clRetainCommandQueue, command_queue), sizeof(((struct cgl_fr_clRetainCommandQueue *)0)->command_queue), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clRetainCommandQueue = {1, offsetof(struct cgl_fr_clRetainCommandQueue, cgl_ret), sizeof(((struct cgl_fr_clRetainCommandQueue *)0)->cgl_ret), 7, cgl_ta_clRetainCommandQueue};
 CG_THUNK(clRetainCommandQueue, (cgl_f->command_queue), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clRetainCommandQueue(cl_command_queue command_queue)
 {
@@ -1094,6 +1594,10 @@ struct cgl_fr_clReleaseCommandQueue {
     cl_command_queue command_queue;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clReleaseCommandQueue[1] = {
+    {"command_queue", offsetof(struct cgl_fr_clReleaseCommandQueue, command_queue), sizeof(((struct cgl_fr_clReleaseCommandQueue *)0)->command_queue), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clReleaseCommandQueue = {1, offsetof(struct cgl_fr_clReleaseCommandQueue, cgl_ret), sizeof(((struct cgl_fr_clReleaseCommandQueue *)0)->cgl_ret), 7, cgl_ta_clReleaseCommandQueue};
 CG_THUNK(clReleaseCommandQueue, (cgl_f->command_queue), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clReleaseCommandQueue(cl_command_queue command_queue)
 {
@@ -1123,6 +1627,14 @@ struct cgl_fr_clGetCommandQueueInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clGetCommandQueueInfo[5] = {
+    {"command_queue", offsetof(struct cgl_fr_clGetCommandQueueInfo, command_queue), sizeof(((struct cgl_fr_clGetCommandQueueInfo *)0)->command_queue), 3, 0, 0, 0, NULL},
+    {"param_name", offsetof(struct cgl_fr_clGetCommandQueueInfo, param_name), sizeof(((struct cgl_fr_clGetCommandQueueInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_6 / sizeof cgl_en_6[0], cgl_en_6},
+    {"param_value_size", offsetof(struct cgl_fr_clGetCommandQueueInfo, param_value_size), sizeof(((struct cgl_fr_clGetCommandQueueInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
+    {"param_value", offsetof(struct cgl_fr_clGetCommandQueueInfo, param_value), sizeof(((struct cgl_fr_clGetCommandQueueInfo *)0)->param_value), 3, 0, 0, 0, NULL},
+    {"param_value_size_ret", offsetof(struct cgl_fr_clGetCommandQueueInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetCommandQueueInfo *)0)->param_value_size_ret), 6, 2, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clGetCommandQueueInfo = {5, offsetof(struct cgl_fr_clGetCommandQueueInfo, cgl_ret), sizeof(((struct cgl_fr_clGetCommandQueueInfo *)0)->cgl_ret), 7, cgl_ta_clGetCommandQueueInfo};
 CG_THUNK(clGetCommandQueueInfo, (cgl_f->command_queue, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetCommandQueueInfo(cl_command_queue command_queue, cl_command_queue_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -1151,6 +1663,14 @@ struct cgl_fr_clCreateBuffer {
     cl_int *errcode_ret;
     cl_mem cgl_ret;
 };
+static const cg_arg cgl_ta_clCreateBuffer[5] = {
+    {"context", offsetof(struct cgl_fr_clCreateBuffer, context), sizeof(((struct cgl_fr_clCreateBuffer *)0)->context), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_clCreateBuffer, flags), sizeof(((struct cgl_fr_clCreateBuffer *)0)->flags), 2, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_clCreateBuffer, size), sizeof(((struct cgl_fr_clCreateBuffer *)0)->size), 2, 0, 0, 0, NULL},
+    {"host_ptr", offsetof(struct cgl_fr_clCreateBuffer, host_ptr), sizeof(((struct cgl_fr_clCreateBuffer *)0)->host_ptr), 3, 0, 0, 0, NULL},
+    {"errcode_ret", offsetof(struct cgl_fr_clCreateBuffer, errcode_ret), sizeof(((struct cgl_fr_clCreateBuffer *)0)->errcode_ret), 6, 7, 4, 0, NULL},
+};
+static const cg_args cgl_targs_clCreateBuffer = {5, offsetof(struct cgl_fr_clCreateBuffer, cgl_ret), sizeof(((struct cgl_fr_clCreateBuffer *)0)->cgl_ret), 3, cgl_ta_clCreateBuffer};
 CG_THUNK(clCreateBuffer, (cgl_f->context, cgl_f->flags, cgl_f->size, cgl_f->host_ptr, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_mem cgl_gp_clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void *host_ptr, cl_int *errcode_ret)
 {
@@ -1183,6 +1703,14 @@ struct cgl_fr_clCreateSubBuffer {
     cl_int *errcode_ret;
     cl_mem cgl_ret;
 };
+static const cg_arg cgl_ta_clCreateSubBuffer[5] = {
+    {"buffer", offsetof(struct cgl_fr_clCreateSubBuffer, buffer), sizeof(((struct cgl_fr_clCreateSubBuffer *)0)->buffer), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_clCreateSubBuffer, flags), sizeof(((struct cgl_fr_clCreateSubBuffer *)0)->flags), 2, 0, 0, 0, NULL},
+    {"buffer_create_type", offsetof(struct cgl_fr_clCreateSubBuffer, buffer_create_type), sizeof(((struct cgl_fr_clCreateSubBuffer *)0)->buffer_create_type), 4, 0, 0, sizeof cgl_en_8 / sizeof cgl_en_8[0], cgl_en_8},
+    {"buffer_create_info", offsetof(struct cgl_fr_clCreateSubBuffer, buffer_create_info), sizeof(((struct cgl_fr_clCreateSubBuffer *)0)->buffer_create_info), 3, 0, 0, 0, NULL},
+    {"errcode_ret", offsetof(struct cgl_fr_clCreateSubBuffer, errcode_ret), sizeof(((struct cgl_fr_clCreateSubBuffer *)0)->errcode_ret), 6, 7, 4, 0, NULL},
+};
+static const cg_args cgl_targs_clCreateSubBuffer = {5, offsetof(struct cgl_fr_clCreateSubBuffer, cgl_ret), sizeof(((struct cgl_fr_clCreateSubBuffer *)0)->cgl_ret), 3, cgl_ta_clCreateSubBuffer};
 CG_THUNK(clCreateSubBuffer, (cgl_f->buffer, cgl_f->flags, cgl_f->buffer_create_type, cgl_f->buffer_create_info, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_mem cgl_gp_clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_type buffer_create_type, const void *buffer_create_info, cl_int *errcode_ret)
 {
@@ -1216,6 +1744,15 @@ struct cgl_fr_clCreateImage {
     cl_int *errcode_ret;
     cl_mem cgl_ret;
 };
+static const cg_arg cgl_ta_clCreateImage[6] = {
+    {"context", offsetof(struct cgl_fr_clCreateImage, context), sizeof(((struct cgl_fr_clCreateImage *)0)->context), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_clCreateImage, flags), sizeof(((struct cgl_fr_clCreateImage *)0)->flags), 2, 0, 0, 0, NULL},
+    {"image_format", offsetof(struct cgl_fr_clCreateImage, image_format), sizeof(((struct cgl_fr_clCreateImage *)0)->image_format), 3, 0, 0, 0, NULL},
+    {"image_desc", offsetof(struct cgl_fr_clCreateImage, image_desc), sizeof(((struct cgl_fr_clCreateImage *)0)->image_desc), 3, 0, 0, 0, NULL},
+    {"host_ptr", offsetof(struct cgl_fr_clCreateImage, host_ptr), sizeof(((struct cgl_fr_clCreateImage *)0)->host_ptr), 3, 0, 0, 0, NULL},
+    {"errcode_ret", offsetof(struct cgl_fr_clCreateImage, errcode_ret), sizeof(((struct cgl_fr_clCreateImage *)0)->errcode_ret), 6, 7, 4, 0, NULL},
+};
+static const cg_args cgl_targs_clCreateImage = {6, offsetof(struct cgl_fr_clCreateImage, cgl_ret), sizeof(((struct cgl_fr_clCreateImage *)0)->cgl_ret), 3, cgl_ta_clCreateImage};
 CG_THUNK(clCreateImage, (cgl_f->context, cgl_f->flags, cgl_f->image_format, cgl_f->image_desc, cgl_f->host_ptr, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_mem cgl_gp_clCreateImage(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, const cl_image_desc *image_desc, void *host_ptr, cl_int *errcode_ret)
 {
@@ -1249,6 +1786,15 @@ struct cgl_fr_clCreatePipe {
     cl_int *errcode_ret;
     cl_mem cgl_ret;
 };
+static const cg_arg cgl_ta_clCreatePipe[6] = {
+    {"context", offsetof(struct cgl_fr_clCreatePipe, context), sizeof(((struct cgl_fr_clCreatePipe *)0)->context), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_clCreatePipe, flags), sizeof(((struct cgl_fr_clCreatePipe *)0)->flags), 2, 0, 0, 0, NULL},
+    {"pipe_packet_size", offsetof(struct cgl_fr_clCreatePipe, pipe_packet_size), sizeof(((struct cgl_fr_clCreatePipe *)0)->pipe_packet_size), 2, 0, 0, 0, NULL},
+    {"pipe_max_packets", offsetof(struct cgl_fr_clCreatePipe, pipe_max_packets), sizeof(((struct cgl_fr_clCreatePipe *)0)->pipe_max_packets), 2, 0, 0, 0, NULL},
+    {"properties", offsetof(struct cgl_fr_clCreatePipe, properties), sizeof(((struct cgl_fr_clCreatePipe *)0)->properties), 3, 0, 0, 0, NULL},
+    {"errcode_ret", offsetof(struct cgl_fr_clCreatePipe, errcode_ret), sizeof(((struct cgl_fr_clCreatePipe *)0)->errcode_ret), 6, 7, 4, 0, NULL},
+};
+static const cg_args cgl_targs_clCreatePipe = {6, offsetof(struct cgl_fr_clCreatePipe, cgl_ret), sizeof(((struct cgl_fr_clCreatePipe *)0)->cgl_ret), 3, cgl_ta_clCreatePipe};
 CG_THUNK(clCreatePipe, (cgl_f->context, cgl_f->flags, cgl_f->pipe_packet_size, cgl_f->pipe_max_packets, cgl_f->properties, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_mem cgl_gp_clCreatePipe(cl_context context, cl_mem_flags flags, cl_uint pipe_packet_size, cl_uint pipe_max_packets, const cl_pipe_properties *properties, cl_int *errcode_ret)
 {
@@ -1282,6 +1828,15 @@ struct cgl_fr_clCreateBufferWithProperties {
     cl_int *errcode_ret;
     cl_mem cgl_ret;
 };
+static const cg_arg cgl_ta_clCreateBufferWithProperties[6] = {
+    {"context", offsetof(struct cgl_fr_clCreateBufferWithProperties, context), sizeof(((struct cgl_fr_clCreateBufferWithProperties *)0)->context), 3, 0, 0, 0, NULL},
+    {"properties", offsetof(struct cgl_fr_clCreateBufferWithProperties, properties), sizeof(((struct cgl_fr_clCreateBufferWithProperties *)0)->properties), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_clCreateBufferWithProperties, flags), sizeof(((struct cgl_fr_clCreateBufferWithProperties *)0)->flags), 2, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_clCreateBufferWithProperties, size), sizeof(((struct cgl_fr_clCreateBufferWithProperties *)0)->size), 2, 0, 0, 0, NULL},
+    {"host_ptr", offsetof(struct cgl_fr_clCreateBufferWithProperties, host_ptr), sizeof(((struct cgl_fr_clCreateBufferWithProperties *)0)->host_ptr), 3, 0, 0, 0, NULL},
+    {"errcode_ret", offsetof(struct cgl_fr_clCreateBufferWithProperties, errcode_ret), sizeof(((struct cgl_fr_clCreateBufferWithProperties *)0)->errcode_ret), 6, 7, 4, 0, NULL},
+};
+static const cg_args cgl_targs_clCreateBufferWithProperties = {6, offsetof(struct cgl_fr_clCreateBufferWithProperties, cgl_ret), sizeof(((struct cgl_fr_clCreateBufferWithProperties *)0)->cgl_ret), 3, cgl_ta_clCreateBufferWithProperties};
 CG_THUNK(clCreateBufferWithProperties, (cgl_f->context, cgl_f->properties, cgl_f->flags, cgl_f->size, cgl_f->host_ptr, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_mem cgl_gp_clCreateBufferWithProperties(cl_context context, const cl_mem_properties *properties, cl_mem_flags flags, size_t size, void *host_ptr, cl_int *errcode_ret)
 {
@@ -1316,6 +1871,16 @@ struct cgl_fr_clCreateImageWithProperties {
     cl_int *errcode_ret;
     cl_mem cgl_ret;
 };
+static const cg_arg cgl_ta_clCreateImageWithProperties[7] = {
+    {"context", offsetof(struct cgl_fr_clCreateImageWithProperties, context), sizeof(((struct cgl_fr_clCreateImageWithProperties *)0)->context), 3, 0, 0, 0, NULL},
+    {"properties", offsetof(struct cgl_fr_clCreateImageWithProperties, properties), sizeof(((struct cgl_fr_clCreateImageWithProperties *)0)->properties), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_clCreateImageWithProperties, flags), sizeof(((struct cgl_fr_clCreateImageWithProperties *)0)->flags), 2, 0, 0, 0, NULL},
+    {"image_format", offsetof(struct cgl_fr_clCreateImageWithProperties, image_format), sizeof(((struct cgl_fr_clCreateImageWithProperties *)0)->image_format), 3, 0, 0, 0, NULL},
+    {"image_desc", offsetof(struct cgl_fr_clCreateImageWithProperties, image_desc), sizeof(((struct cgl_fr_clCreateImageWithProperties *)0)->image_desc), 3, 0, 0, 0, NULL},
+    {"host_ptr", offsetof(struct cgl_fr_clCreateImageWithProperties, host_ptr), sizeof(((struct cgl_fr_clCreateImageWithProperties *)0)->host_ptr), 3, 0, 0, 0, NULL},
+    {"errcode_ret", offsetof(struct cgl_fr_clCreateImageWithProperties, errcode_ret), sizeof(((struct cgl_fr_clCreateImageWithProperties *)0)->errcode_ret), 6, 7, 4, 0, NULL},
+};
+static const cg_args cgl_targs_clCreateImageWithProperties = {7, offsetof(struct cgl_fr_clCreateImageWithProperties, cgl_ret), sizeof(((struct cgl_fr_clCreateImageWithProperties *)0)->cgl_ret), 3, cgl_ta_clCreateImageWithProperties};
 CG_THUNK(clCreateImageWithProperties, (cgl_f->context, cgl_f->properties, cgl_f->flags, cgl_f->image_format, cgl_f->image_desc, cgl_f->host_ptr, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_mem cgl_gp_clCreateImageWithProperties(cl_context context, const cl_mem_properties *properties, cl_mem_flags flags, const cl_image_format *image_format, const cl_image_desc *image_desc, void *host_ptr, cl_int *errcode_ret)
 {
@@ -1344,6 +1909,10 @@ struct cgl_fr_clRetainMemObject {
     cl_mem memobj;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clRetainMemObject[1] = {
+    {"memobj", offsetof(struct cgl_fr_clRetainMemObject, memobj), sizeof(((struct cgl_fr_clRetainMemObject *)0)->memobj), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clRetainMemObject = {1, offsetof(struct cgl_fr_clRetainMemObject, cgl_ret), sizeof(((struct cgl_fr_clRetainMemObject *)0)->cgl_ret), 7, cgl_ta_clRetainMemObject};
 CG_THUNK(clRetainMemObject, (cgl_f->memobj), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clRetainMemObject(cl_mem memobj)
 {
@@ -1368,6 +1937,10 @@ struct cgl_fr_clReleaseMemObject {
     cl_mem memobj;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clReleaseMemObject[1] = {
+    {"memobj", offsetof(struct cgl_fr_clReleaseMemObject, memobj), sizeof(((struct cgl_fr_clReleaseMemObject *)0)->memobj), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clReleaseMemObject = {1, offsetof(struct cgl_fr_clReleaseMemObject, cgl_ret), sizeof(((struct cgl_fr_clReleaseMemObject *)0)->cgl_ret), 7, cgl_ta_clReleaseMemObject};
 CG_THUNK(clReleaseMemObject, (cgl_f->memobj), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clReleaseMemObject(cl_mem memobj)
 {
@@ -1397,6 +1970,15 @@ struct cgl_fr_clGetSupportedImageFormats {
     cl_uint *num_image_formats;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clGetSupportedImageFormats[6] = {
+    {"context", offsetof(struct cgl_fr_clGetSupportedImageFormats, context), sizeof(((struct cgl_fr_clGetSupportedImageFormats *)0)->context), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_clGetSupportedImageFormats, flags), sizeof(((struct cgl_fr_clGetSupportedImageFormats *)0)->flags), 2, 0, 0, 0, NULL},
+    {"image_type", offsetof(struct cgl_fr_clGetSupportedImageFormats, image_type), sizeof(((struct cgl_fr_clGetSupportedImageFormats *)0)->image_type), 4, 0, 0, sizeof cgl_en_9 / sizeof cgl_en_9[0], cgl_en_9},
+    {"num_entries", offsetof(struct cgl_fr_clGetSupportedImageFormats, num_entries), sizeof(((struct cgl_fr_clGetSupportedImageFormats *)0)->num_entries), 2, 0, 0, 0, NULL},
+    {"image_formats", offsetof(struct cgl_fr_clGetSupportedImageFormats, image_formats), sizeof(((struct cgl_fr_clGetSupportedImageFormats *)0)->image_formats), 3, 0, 0, 0, NULL},
+    {"num_image_formats", offsetof(struct cgl_fr_clGetSupportedImageFormats, num_image_formats), sizeof(((struct cgl_fr_clGetSupportedImageFormats *)0)->num_image_formats), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clGetSupportedImageFormats = {6, offsetof(struct cgl_fr_clGetSupportedImageFormats, cgl_ret), sizeof(((struct cgl_fr_clGetSupportedImageFormats *)0)->cgl_ret), 7, cgl_ta_clGetSupportedImageFormats};
 CG_THUNK(clGetSupportedImageFormats, (cgl_f->context, cgl_f->flags, cgl_f->image_type, cgl_f->num_entries, cgl_f->image_formats, cgl_f->num_image_formats), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetSupportedImageFormats(cl_context context, cl_mem_flags flags, cl_mem_object_type image_type, cl_uint num_entries, cl_image_format *image_formats, cl_uint *num_image_formats)
 {
@@ -1425,6 +2007,14 @@ struct cgl_fr_clGetMemObjectInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clGetMemObjectInfo[5] = {
+    {"memobj", offsetof(struct cgl_fr_clGetMemObjectInfo, memobj), sizeof(((struct cgl_fr_clGetMemObjectInfo *)0)->memobj), 3, 0, 0, 0, NULL},
+    {"param_name", offsetof(struct cgl_fr_clGetMemObjectInfo, param_name), sizeof(((struct cgl_fr_clGetMemObjectInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_10 / sizeof cgl_en_10[0], cgl_en_10},
+    {"param_value_size", offsetof(struct cgl_fr_clGetMemObjectInfo, param_value_size), sizeof(((struct cgl_fr_clGetMemObjectInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
+    {"param_value", offsetof(struct cgl_fr_clGetMemObjectInfo, param_value), sizeof(((struct cgl_fr_clGetMemObjectInfo *)0)->param_value), 3, 0, 0, 0, NULL},
+    {"param_value_size_ret", offsetof(struct cgl_fr_clGetMemObjectInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetMemObjectInfo *)0)->param_value_size_ret), 6, 2, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clGetMemObjectInfo = {5, offsetof(struct cgl_fr_clGetMemObjectInfo, cgl_ret), sizeof(((struct cgl_fr_clGetMemObjectInfo *)0)->cgl_ret), 7, cgl_ta_clGetMemObjectInfo};
 CG_THUNK(clGetMemObjectInfo, (cgl_f->memobj, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -1453,6 +2043,14 @@ struct cgl_fr_clGetImageInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clGetImageInfo[5] = {
+    {"image", offsetof(struct cgl_fr_clGetImageInfo, image), sizeof(((struct cgl_fr_clGetImageInfo *)0)->image), 3, 0, 0, 0, NULL},
+    {"param_name", offsetof(struct cgl_fr_clGetImageInfo, param_name), sizeof(((struct cgl_fr_clGetImageInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_11 / sizeof cgl_en_11[0], cgl_en_11},
+    {"param_value_size", offsetof(struct cgl_fr_clGetImageInfo, param_value_size), sizeof(((struct cgl_fr_clGetImageInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
+    {"param_value", offsetof(struct cgl_fr_clGetImageInfo, param_value), sizeof(((struct cgl_fr_clGetImageInfo *)0)->param_value), 3, 0, 0, 0, NULL},
+    {"param_value_size_ret", offsetof(struct cgl_fr_clGetImageInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetImageInfo *)0)->param_value_size_ret), 6, 2, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clGetImageInfo = {5, offsetof(struct cgl_fr_clGetImageInfo, cgl_ret), sizeof(((struct cgl_fr_clGetImageInfo *)0)->cgl_ret), 7, cgl_ta_clGetImageInfo};
 CG_THUNK(clGetImageInfo, (cgl_f->image, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetImageInfo(cl_mem image, cl_image_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -1481,6 +2079,14 @@ struct cgl_fr_clGetPipeInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clGetPipeInfo[5] = {
+    {"pipe", offsetof(struct cgl_fr_clGetPipeInfo, pipe), sizeof(((struct cgl_fr_clGetPipeInfo *)0)->pipe), 3, 0, 0, 0, NULL},
+    {"param_name", offsetof(struct cgl_fr_clGetPipeInfo, param_name), sizeof(((struct cgl_fr_clGetPipeInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_12 / sizeof cgl_en_12[0], cgl_en_12},
+    {"param_value_size", offsetof(struct cgl_fr_clGetPipeInfo, param_value_size), sizeof(((struct cgl_fr_clGetPipeInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
+    {"param_value", offsetof(struct cgl_fr_clGetPipeInfo, param_value), sizeof(((struct cgl_fr_clGetPipeInfo *)0)->param_value), 3, 0, 0, 0, NULL},
+    {"param_value_size_ret", offsetof(struct cgl_fr_clGetPipeInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetPipeInfo *)0)->param_value_size_ret), 6, 2, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clGetPipeInfo = {5, offsetof(struct cgl_fr_clGetPipeInfo, cgl_ret), sizeof(((struct cgl_fr_clGetPipeInfo *)0)->cgl_ret), 7, cgl_ta_clGetPipeInfo};
 CG_THUNK(clGetPipeInfo, (cgl_f->pipe, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetPipeInfo(cl_mem pipe, cl_pipe_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -1507,6 +2113,12 @@ struct cgl_fr_clSetMemObjectDestructorCallback {
     void *user_data;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clSetMemObjectDestructorCallback[3] = {
+    {"memobj", offsetof(struct cgl_fr_clSetMemObjectDestructorCallback, memobj), sizeof(((struct cgl_fr_clSetMemObjectDestructorCallback *)0)->memobj), 3, 0, 0, 0, NULL},
+    {"pfn_notify", offsetof(struct cgl_fr_clSetMemObjectDestructorCallback, pfn_notify), sizeof(((struct cgl_fr_clSetMemObjectDestructorCallback *)0)->pfn_notify), 3, 0, 0, 0, NULL},
+    {"user_data", offsetof(struct cgl_fr_clSetMemObjectDestructorCallback, user_data), sizeof(((struct cgl_fr_clSetMemObjectDestructorCallback *)0)->user_data), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clSetMemObjectDestructorCallback = {3, offsetof(struct cgl_fr_clSetMemObjectDestructorCallback, cgl_ret), sizeof(((struct cgl_fr_clSetMemObjectDestructorCallback *)0)->cgl_ret), 7, cgl_ta_clSetMemObjectDestructorCallback};
 CG_THUNK(clSetMemObjectDestructorCallback, (cgl_f->memobj, cgl_f->pfn_notify, cgl_f->user_data), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clSetMemObjectDestructorCallback(cl_mem memobj, void (*pfn_notify)(cl_mem, void *), void *user_data)
 {
@@ -1534,6 +2146,13 @@ struct cgl_fr_clSVMAlloc {
     cl_uint alignment;
     void *cgl_ret;
 };
+static const cg_arg cgl_ta_clSVMAlloc[4] = {
+    {"context", offsetof(struct cgl_fr_clSVMAlloc, context), sizeof(((struct cgl_fr_clSVMAlloc *)0)->context), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_clSVMAlloc, flags), sizeof(((struct cgl_fr_clSVMAlloc *)0)->flags), 2, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_clSVMAlloc, size), sizeof(((struct cgl_fr_clSVMAlloc *)0)->size), 2, 0, 0, 0, NULL},
+    {"alignment", offsetof(struct cgl_fr_clSVMAlloc, alignment), sizeof(((struct cgl_fr_clSVMAlloc *)0)->alignment), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clSVMAlloc = {4, offsetof(struct cgl_fr_clSVMAlloc, cgl_ret), sizeof(((struct cgl_fr_clSVMAlloc *)0)->cgl_ret), 3, cgl_ta_clSVMAlloc};
 CG_THUNK(clSVMAlloc, (cgl_f->context, cgl_f->flags, cgl_f->size, cgl_f->alignment), CG_NO_CODE);
 static __attribute__((noinline)) void *cgl_gp_clSVMAlloc(cl_context context, cl_svm_mem_flags flags, size_t size, cl_uint alignment)
 {
@@ -1559,6 +2178,11 @@ struct cgl_fr_clSVMFree {
     cl_context context;
     void *svm_pointer;
 };
+static const cg_arg cgl_ta_clSVMFree[2] = {
+    {"context", offsetof(struct cgl_fr_clSVMFree, context), sizeof(((struct cgl_fr_clSVMFree *)0)->context), 3, 0, 0, 0, NULL},
+    {"svm_pointer", offsetof(struct cgl_fr_clSVMFree, svm_pointer), sizeof(((struct cgl_fr_clSVMFree *)0)->svm_pointer), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clSVMFree = {2, 0, 0, 0, cgl_ta_clSVMFree};
 CG_THUNK_VOID(clSVMFree, (cgl_f->context, cgl_f->svm_pointer));
 static __attribute__((noinline)) void cgl_gp_clSVMFree(cl_context context, void *svm_pointer)
 {
@@ -1584,6 +2208,12 @@ struct cgl_fr_clCreateSamplerWithProperties {
     cl_int *errcode_ret;
     cl_sampler cgl_ret;
 };
+static const cg_arg cgl_ta_clCreateSamplerWithProperties[3] = {
+    {"context", offsetof(struct cgl_fr_clCreateSamplerWithProperties, context), sizeof(((struct cgl_fr_clCreateSamplerWithProperties *)0)->context), 3, 0, 0, 0, NULL},
+    {"sampler_properties", offsetof(struct cgl_fr_clCreateSamplerWithProperties, sampler_properties), sizeof(((struct cgl_fr_clCreateSamplerWithProperties *)0)->sampler_properties), 3, 0, 0, 0, NULL},
+    {"errcode_ret", offsetof(struct cgl_fr_clCreateSamplerWithProperties, errcode_ret), sizeof(((struct cgl_fr_clCreateSamplerWithProperties *)0)->errcode_ret), 6, 7, 4, 0, NULL},
+};
+static const cg_args cgl_targs_clCreateSamplerWithProperties = {3, offsetof(struct cgl_fr_clCreateSamplerWithProperties, cgl_ret), sizeof(((struct cgl_fr_clCreateSamplerWithProperties *)0)->cgl_ret), 3, cgl_ta_clCreateSamplerWithProperties};
 CG_THUNK(clCreateSamplerWithProperties, (cgl_f->context, cgl_f->sampler_properties, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_sampler cgl_gp_clCreateSamplerWithProperties(cl_context context, const cl_sampler_properties *sampler_properties, cl_int *errcode_ret)
 {
@@ -1612,6 +2242,10 @@ struct cgl_fr_clRetainSampler {
     cl_sampler sampler;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clRetainSampler[1] = {
+    {"sampler", offsetof(struct cgl_fr_clRetainSampler, sampler), sizeof(((struct cgl_fr_clRetainSampler *)0)->sampler), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clRetainSampler = {1, offsetof(struct cgl_fr_clRetainSampler, cgl_ret), sizeof(((struct cgl_fr_clRetainSampler *)0)->cgl_ret), 7, cgl_ta_clRetainSampler};
 CG_THUNK(clRetainSampler, (cgl_f->sampler), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clRetainSampler(cl_sampler sampler)
 {
@@ -1636,6 +2270,10 @@ struct cgl_fr_clReleaseSampler {
     cl_sampler sampler;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clReleaseSampler[1] = {
+    {"sampler", offsetof(struct cgl_fr_clReleaseSampler, sampler), sizeof(((struct cgl_fr_clReleaseSampler *)0)->sampler), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clReleaseSampler = {1, offsetof(struct cgl_fr_clReleaseSampler, cgl_ret), sizeof(((struct cgl_fr_clReleaseSampler *)0)->cgl_ret), 7, cgl_ta_clReleaseSampler};
 CG_THUNK(clReleaseSampler, (cgl_f->sampler), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clReleaseSampler(cl_sampler sampler)
 {
@@ -1664,6 +2302,14 @@ struct cgl_fr_clGetSamplerInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clGetSamplerInfo[5] = {
+    {"sampler", offsetof(struct cgl_fr_clGetSamplerInfo, sampler), sizeof(((struct cgl_fr_clGetSamplerInfo *)0)->sampler), 3, 0, 0, 0, NULL},
+    {"param_name", offsetof(struct cgl_fr_clGetSamplerInfo, param_name), sizeof(((struct cgl_fr_clGetSamplerInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_14 / sizeof cgl_en_14[0], cgl_en_14},
+    {"param_value_size", offsetof(struct cgl_fr_clGetSamplerInfo, param_value_size), sizeof(((struct cgl_fr_clGetSamplerInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
+    {"param_value", offsetof(struct cgl_fr_clGetSamplerInfo, param_value), sizeof(((struct cgl_fr_clGetSamplerInfo *)0)->param_value), 3, 0, 0, 0, NULL},
+    {"param_value_size_ret", offsetof(struct cgl_fr_clGetSamplerInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetSamplerInfo *)0)->param_value_size_ret), 6, 2, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clGetSamplerInfo = {5, offsetof(struct cgl_fr_clGetSamplerInfo, cgl_ret), sizeof(((struct cgl_fr_clGetSamplerInfo *)0)->cgl_ret), 7, cgl_ta_clGetSamplerInfo};
 CG_THUNK(clGetSamplerInfo, (cgl_f->sampler, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetSamplerInfo(cl_sampler sampler, cl_sampler_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -1692,6 +2338,14 @@ struct cgl_fr_clCreateProgramWithSource {
     cl_int *errcode_ret;
     cl_program cgl_ret;
 };
+static const cg_arg cgl_ta_clCreateProgramWithSource[5] = {
+    {"context", offsetof(struct cgl_fr_clCreateProgramWithSource, context), sizeof(((struct cgl_fr_clCreateProgramWithSource *)0)->context), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_clCreateProgramWithSource, count), sizeof(((struct cgl_fr_clCreateProgramWithSource *)0)->count), 2, 0, 0, 0, NULL},
+    {"strings", offsetof(struct cgl_fr_clCreateProgramWithSource, strings), sizeof(((struct cgl_fr_clCreateProgramWithSource *)0)->strings), 3, 0, 0, 0, NULL},
+    {"lengths", offsetof(struct cgl_fr_clCreateProgramWithSource, lengths), sizeof(((struct cgl_fr_clCreateProgramWithSource *)0)->lengths), 3, 0, 0, 0, NULL},
+    {"errcode_ret", offsetof(struct cgl_fr_clCreateProgramWithSource, errcode_ret), sizeof(((struct cgl_fr_clCreateProgramWithSource *)0)->errcode_ret), 6, 7, 4, 0, NULL},
+};
+static const cg_args cgl_targs_clCreateProgramWithSource = {5, offsetof(struct cgl_fr_clCreateProgramWithSource, cgl_ret), sizeof(((struct cgl_fr_clCreateProgramWithSource *)0)->cgl_ret), 3, cgl_ta_clCreateProgramWithSource};
 CG_THUNK(clCreateProgramWithSource, (cgl_f->context, cgl_f->count, cgl_f->strings, cgl_f->lengths, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_program cgl_gp_clCreateProgramWithSource(cl_context context, cl_uint count, const char **strings, const size_t *lengths, cl_int *errcode_ret)
 {
@@ -1726,6 +2380,16 @@ struct cgl_fr_clCreateProgramWithBinary {
     cl_int *errcode_ret;
     cl_program cgl_ret;
 };
+static const cg_arg cgl_ta_clCreateProgramWithBinary[7] = {
+    {"context", offsetof(struct cgl_fr_clCreateProgramWithBinary, context), sizeof(((struct cgl_fr_clCreateProgramWithBinary *)0)->context), 3, 0, 0, 0, NULL},
+    {"num_devices", offsetof(struct cgl_fr_clCreateProgramWithBinary, num_devices), sizeof(((struct cgl_fr_clCreateProgramWithBinary *)0)->num_devices), 2, 0, 0, 0, NULL},
+    {"device_list", offsetof(struct cgl_fr_clCreateProgramWithBinary, device_list), sizeof(((struct cgl_fr_clCreateProgramWithBinary *)0)->device_list), 3, 0, 0, 0, NULL},
+    {"lengths", offsetof(struct cgl_fr_clCreateProgramWithBinary, lengths), sizeof(((struct cgl_fr_clCreateProgramWithBinary *)0)->lengths), 3, 0, 0, 0, NULL},
+    {"binaries", offsetof(struct cgl_fr_clCreateProgramWithBinary, binaries), sizeof(((struct cgl_fr_clCreateProgramWithBinary *)0)->binaries), 3, 0, 0, 0, NULL},
+    {"binary_status", offsetof(struct cgl_fr_clCreateProgramWithBinary, binary_status), sizeof(((struct cgl_fr_clCreateProgramWithBinary *)0)->binary_status), 3, 0, 0, 0, NULL},
+    {"errcode_ret", offsetof(struct cgl_fr_clCreateProgramWithBinary, errcode_ret), sizeof(((struct cgl_fr_clCreateProgramWithBinary *)0)->errcode_ret), 6, 7, 4, 0, NULL},
+};
+static const cg_args cgl_targs_clCreateProgramWithBinary = {7, offsetof(struct cgl_fr_clCreateProgramWithBinary, cgl_ret), sizeof(((struct cgl_fr_clCreateProgramWithBinary *)0)->cgl_ret), 3, cgl_ta_clCreateProgramWithBinary};
 CG_THUNK(clCreateProgramWithBinary, (cgl_f->context, cgl_f->num_devices, cgl_f->device_list, cgl_f->lengths, cgl_f->binaries, cgl_f->binary_status, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_program cgl_gp_clCreateProgramWithBinary(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const size_t *lengths, const unsigned char **binaries, cl_int *binary_status, cl_int *errcode_ret)
 {
@@ -1759,6 +2423,14 @@ struct cgl_fr_clCreateProgramWithBuiltInKernels {
     cl_int *errcode_ret;
     cl_program cgl_ret;
 };
+static const cg_arg cgl_ta_clCreateProgramWithBuiltInKernels[5] = {
+    {"context", offsetof(struct cgl_fr_clCreateProgramWithBuiltInKernels, context), sizeof(((struct cgl_fr_clCreateProgramWithBuiltInKernels *)0)->context), 3, 0, 0, 0, NULL},
+    {"num_devices", offsetof(struct cgl_fr_clCreateProgramWithBuiltInKernels, num_devices), sizeof(((struct cgl_fr_clCreateProgramWithBuiltInKernels *)0)->num_devices), 2, 0, 0, 0, NULL},
+    {"device_list", offsetof(struct cgl_fr_clCreateProgramWithBuiltInKernels, device_list), sizeof(((struct cgl_fr_clCreateProgramWithBuiltInKernels *)0)->device_list), 3, 0, 0, 0, NULL},
+    {"kernel_names", offsetof(struct cgl_fr_clCreateProgramWithBuiltInKernels, kernel_names), sizeof(((struct cgl_fr_clCreateProgramWithBuiltInKernels *)0)->kernel_names), 5, 0, 0, 0, NULL},
+    {"errcode_ret", offsetof(struct cgl_fr_clCreateProgramWithBuiltInKernels, errcode_ret), sizeof(((struct cgl_fr_clCreateProgramWithBuiltInKernels *)0)->errcode_ret), 6, 7, 4, 0, NULL},
+};
+static const cg_args cgl_targs_clCreateProgramWithBuiltInKernels = {5, offsetof(struct cgl_fr_clCreateProgramWithBuiltInKernels, cgl_ret), sizeof(((struct cgl_fr_clCreateProgramWithBuiltInKernels *)0)->cgl_ret), 3, cgl_ta_clCreateProgramWithBuiltInKernels};
 CG_THUNK(clCreateProgramWithBuiltInKernels, (cgl_f->context, cgl_f->num_devices, cgl_f->device_list, cgl_f->kernel_names, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_program cgl_gp_clCreateProgramWithBuiltInKernels(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const char *kernel_names, cl_int *errcode_ret)
 {
@@ -1790,6 +2462,13 @@ struct cgl_fr_clCreateProgramWithIL {
     cl_int *errcode_ret;
     cl_program cgl_ret;
 };
+static const cg_arg cgl_ta_clCreateProgramWithIL[4] = {
+    {"context", offsetof(struct cgl_fr_clCreateProgramWithIL, context), sizeof(((struct cgl_fr_clCreateProgramWithIL *)0)->context), 3, 0, 0, 0, NULL},
+    {"il", offsetof(struct cgl_fr_clCreateProgramWithIL, il), sizeof(((struct cgl_fr_clCreateProgramWithIL *)0)->il), 3, 0, 0, 0, NULL},
+    {"length", offsetof(struct cgl_fr_clCreateProgramWithIL, length), sizeof(((struct cgl_fr_clCreateProgramWithIL *)0)->length), 2, 0, 0, 0, NULL},
+    {"errcode_ret", offsetof(struct cgl_fr_clCreateProgramWithIL, errcode_ret), sizeof(((struct cgl_fr_clCreateProgramWithIL *)0)->errcode_ret), 6, 7, 4, 0, NULL},
+};
+static const cg_args cgl_targs_clCreateProgramWithIL = {4, offsetof(struct cgl_fr_clCreateProgramWithIL, cgl_ret), sizeof(((struct cgl_fr_clCreateProgramWithIL *)0)->cgl_ret), 3, cgl_ta_clCreateProgramWithIL};
 CG_THUNK(clCreateProgramWithIL, (cgl_f->context, cgl_f->il, cgl_f->length, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_program cgl_gp_clCreateProgramWithIL(cl_context context, const void *il, size_t length, cl_int *errcode_ret)
 {
@@ -1819,6 +2498,10 @@ struct cgl_fr_clRetainProgram {
     cl_program program;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clRetainProgram[1] = {
+    {"program", offsetof(struct cgl_fr_clRetainProgram, program), sizeof(((struct cgl_fr_clRetainProgram *)0)->program), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clRetainProgram = {1, offsetof(struct cgl_fr_clRetainProgram, cgl_ret), sizeof(((struct cgl_fr_clRetainProgram *)0)->cgl_ret), 7, cgl_ta_clRetainProgram};
 CG_THUNK(clRetainProgram, (cgl_f->program), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clRetainProgram(cl_program program)
 {
@@ -1843,6 +2526,10 @@ struct cgl_fr_clReleaseProgram {
     cl_program program;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clReleaseProgram[1] = {
+    {"program", offsetof(struct cgl_fr_clReleaseProgram, program), sizeof(((struct cgl_fr_clReleaseProgram *)0)->program), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clReleaseProgram = {1, offsetof(struct cgl_fr_clReleaseProgram, cgl_ret), sizeof(((struct cgl_fr_clReleaseProgram *)0)->cgl_ret), 7, cgl_ta_clReleaseProgram};
 CG_THUNK(clReleaseProgram, (cgl_f->program), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clReleaseProgram(cl_program program)
 {
@@ -1872,6 +2559,15 @@ struct cgl_fr_clBuildProgram {
     void *user_data;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clBuildProgram[6] = {
+    {"program", offsetof(struct cgl_fr_clBuildProgram, program), sizeof(((struct cgl_fr_clBuildProgram *)0)->program), 3, 0, 0, 0, NULL},
+    {"num_devices", offsetof(struct cgl_fr_clBuildProgram, num_devices), sizeof(((struct cgl_fr_clBuildProgram *)0)->num_devices), 2, 0, 0, 0, NULL},
+    {"device_list", offsetof(struct cgl_fr_clBuildProgram, device_list), sizeof(((struct cgl_fr_clBuildProgram *)0)->device_list), 3, 0, 0, 0, NULL},
+    {"options", offsetof(struct cgl_fr_clBuildProgram, options), sizeof(((struct cgl_fr_clBuildProgram *)0)->options), 5, 0, 0, 0, NULL},
+    {"pfn_notify", offsetof(struct cgl_fr_clBuildProgram, pfn_notify), sizeof(((struct cgl_fr_clBuildProgram *)0)->pfn_notify), 3, 0, 0, 0, NULL},
+    {"user_data", offsetof(struct cgl_fr_clBuildProgram, user_data), sizeof(((struct cgl_fr_clBuildProgram *)0)->user_data), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clBuildProgram = {6, offsetof(struct cgl_fr_clBuildProgram, cgl_ret), sizeof(((struct cgl_fr_clBuildProgram *)0)->cgl_ret), 7, cgl_ta_clBuildProgram};
 CG_THUNK(clBuildProgram, (cgl_f->program, cgl_f->num_devices, cgl_f->device_list, cgl_f->options, cgl_f->pfn_notify, cgl_f->user_data), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clBuildProgram(cl_program program, cl_uint num_devices, const cl_device_id *device_list, const char *options, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
@@ -1905,6 +2601,18 @@ struct cgl_fr_clCompileProgram {
     void *user_data;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clCompileProgram[9] = {
+    {"program", offsetof(struct cgl_fr_clCompileProgram, program), sizeof(((struct cgl_fr_clCompileProgram *)0)->program), 3, 0, 0, 0, NULL},
+    {"num_devices", offsetof(struct cgl_fr_clCompileProgram, num_devices), sizeof(((struct cgl_fr_clCompileProgram *)0)->num_devices), 2, 0, 0, 0, NULL},
+    {"device_list", offsetof(struct cgl_fr_clCompileProgram, device_list), sizeof(((struct cgl_fr_clCompileProgram *)0)->device_list), 3, 0, 0, 0, NULL},
+    {"options", offsetof(struct cgl_fr_clCompileProgram, options), sizeof(((struct cgl_fr_clCompileProgram *)0)->options), 5, 0, 0, 0, NULL},
+    {"num_input_headers", offsetof(struct cgl_fr_clCompileProgram, num_input_headers), sizeof(((struct cgl_fr_clCompileProgram *)0)->num_input_headers), 2, 0, 0, 0, NULL},
+    {"input_headers", offsetof(struct cgl_fr_clCompileProgram, input_headers), sizeof(((struct cgl_fr_clCompileProgram *)0)->input_headers), 3, 0, 0, 0, NULL},
+    {"header_include_names", offsetof(struct cgl_fr_clCompileProgram, header_include_names), sizeof(((struct cgl_fr_clCompileProgram *)0)->header_include_names), 3, 0, 0, 0, NULL},
+    {"pfn_notify", offsetof(struct cgl_fr_clCompileProgram, pfn_notify), sizeof(((struct cgl_fr_clCompileProgram *)0)->pfn_notify), 3, 0, 0, 0, NULL},
+    {"user_data", offsetof(struct cgl_fr_clCompileProgram, user_data), sizeof(((struct cgl_fr_clCompileProgram *)0)->user_data), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clCompileProgram = {9, offsetof(struct cgl_fr_clCompileProgram, cgl_ret), sizeof(((struct cgl_fr_clCompileProgram *)0)->cgl_ret), 7, cgl_ta_clCompileProgram};
 CG_THUNK(clCompileProgram, (cgl_f->program, cgl_f->num_devices, cgl_f->device_list, cgl_f->options, cgl_f->num_input_headers, cgl_f->input_headers, cgl_f->header_include_names, cgl_f->pfn_notify, cgl_f->user_data), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clCompileProgram(cl_program program, cl_uint num_devices, const cl_device_id *device_list, const char *options, cl_uint num_input_headers, const cl_program *input_headers, const char **header_include_names, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
@@ -1938,6 +2646,18 @@ struct cgl_fr_clLinkProgram {
     cl_int *errcode_ret;
     cl_program cgl_ret;
 };
+static const cg_arg cgl_ta_clLinkProgram[9] = {
+    {"context", offsetof(struct cgl_fr_clLinkProgram, context), sizeof(((struct cgl_fr_clLinkProgram *)0)->context), 3, 0, 0, 0, NULL},
+    {"num_devices", offsetof(struct cgl_fr_clLinkProgram, num_devices), sizeof(((struct cgl_fr_clLinkProgram *)0)->num_devices), 2, 0, 0, 0, NULL},
+    {"device_list", offsetof(struct cgl_fr_clLinkProgram, device_list), sizeof(((struct cgl_fr_clLinkProgram *)0)->device_list), 3, 0, 0, 0, NULL},
+    {"options", offsetof(struct cgl_fr_clLinkProgram, options), sizeof(((struct cgl_fr_clLinkProgram *)0)->options), 5, 0, 0, 0, NULL},
+    {"num_input_programs", offsetof(struct cgl_fr_clLinkProgram, num_input_programs), sizeof(((struct cgl_fr_clLinkProgram *)0)->num_input_programs), 2, 0, 0, 0, NULL},
+    {"input_programs", offsetof(struct cgl_fr_clLinkProgram, input_programs), sizeof(((struct cgl_fr_clLinkProgram *)0)->input_programs), 3, 0, 0, 0, NULL},
+    {"pfn_notify", offsetof(struct cgl_fr_clLinkProgram, pfn_notify), sizeof(((struct cgl_fr_clLinkProgram *)0)->pfn_notify), 3, 0, 0, 0, NULL},
+    {"user_data", offsetof(struct cgl_fr_clLinkProgram, user_data), sizeof(((struct cgl_fr_clLinkProgram *)0)->user_data), 3, 0, 0, 0, NULL},
+    {"errcode_ret", offsetof(struct cgl_fr_clLinkProgram, errcode_ret), sizeof(((struct cgl_fr_clLinkProgram *)0)->errcode_ret), 6, 7, 4, 0, NULL},
+};
+static const cg_args cgl_targs_clLinkProgram = {9, offsetof(struct cgl_fr_clLinkProgram, cgl_ret), sizeof(((struct cgl_fr_clLinkProgram *)0)->cgl_ret), 3, cgl_ta_clLinkProgram};
 CG_THUNK(clLinkProgram, (cgl_f->context, cgl_f->num_devices, cgl_f->device_list, cgl_f->options, cgl_f->num_input_programs, cgl_f->input_programs, cgl_f->pfn_notify, cgl_f->user_data, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_program cgl_gp_clLinkProgram(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const char *options, cl_uint num_input_programs, const cl_program *input_programs, void (*pfn_notify)(cl_program, void *), void *user_data, cl_int *errcode_ret)
 {
@@ -1969,6 +2689,12 @@ struct cgl_fr_clSetProgramReleaseCallback {
     void *user_data;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clSetProgramReleaseCallback[3] = {
+    {"program", offsetof(struct cgl_fr_clSetProgramReleaseCallback, program), sizeof(((struct cgl_fr_clSetProgramReleaseCallback *)0)->program), 3, 0, 0, 0, NULL},
+    {"pfn_notify", offsetof(struct cgl_fr_clSetProgramReleaseCallback, pfn_notify), sizeof(((struct cgl_fr_clSetProgramReleaseCallback *)0)->pfn_notify), 3, 0, 0, 0, NULL},
+    {"user_data", offsetof(struct cgl_fr_clSetProgramReleaseCallback, user_data), sizeof(((struct cgl_fr_clSetProgramReleaseCallback *)0)->user_data), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clSetProgramReleaseCallback = {3, offsetof(struct cgl_fr_clSetProgramReleaseCallback, cgl_ret), sizeof(((struct cgl_fr_clSetProgramReleaseCallback *)0)->cgl_ret), 7, cgl_ta_clSetProgramReleaseCallback};
 CG_THUNK(clSetProgramReleaseCallback, (cgl_f->program, cgl_f->pfn_notify, cgl_f->user_data), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clSetProgramReleaseCallback(cl_program program, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
@@ -1996,6 +2722,13 @@ struct cgl_fr_clSetProgramSpecializationConstant {
     const void *spec_value;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clSetProgramSpecializationConstant[4] = {
+    {"program", offsetof(struct cgl_fr_clSetProgramSpecializationConstant, program), sizeof(((struct cgl_fr_clSetProgramSpecializationConstant *)0)->program), 3, 0, 0, 0, NULL},
+    {"spec_id", offsetof(struct cgl_fr_clSetProgramSpecializationConstant, spec_id), sizeof(((struct cgl_fr_clSetProgramSpecializationConstant *)0)->spec_id), 2, 0, 0, 0, NULL},
+    {"spec_size", offsetof(struct cgl_fr_clSetProgramSpecializationConstant, spec_size), sizeof(((struct cgl_fr_clSetProgramSpecializationConstant *)0)->spec_size), 2, 0, 0, 0, NULL},
+    {"spec_value", offsetof(struct cgl_fr_clSetProgramSpecializationConstant, spec_value), sizeof(((struct cgl_fr_clSetProgramSpecializationConstant *)0)->spec_value), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clSetProgramSpecializationConstant = {4, offsetof(struct cgl_fr_clSetProgramSpecializationConstant, cgl_ret), sizeof(((struct cgl_fr_clSetProgramSpecializationConstant *)0)->cgl_ret), 7, cgl_ta_clSetProgramSpecializationConstant};
 CG_THUNK(clSetProgramSpecializationConstant, (cgl_f->program, cgl_f->spec_id, cgl_f->spec_size, cgl_f->spec_value), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clSetProgramSpecializationConstant(cl_program program, cl_uint spec_id, size_t spec_size, const void *spec_value)
 {
@@ -2020,6 +2753,10 @@ struct cgl_fr_clUnloadPlatformCompiler {
     cl_platform_id platform;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clUnloadPlatformCompiler[1] = {
+    {"platform", offsetof(struct cgl_fr_clUnloadPlatformCompiler, platform), sizeof(((struct cgl_fr_clUnloadPlatformCompiler *)0)->platform), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clUnloadPlatformCompiler = {1, offsetof(struct cgl_fr_clUnloadPlatformCompiler, cgl_ret), sizeof(((struct cgl_fr_clUnloadPlatformCompiler *)0)->cgl_ret), 7, cgl_ta_clUnloadPlatformCompiler};
 CG_THUNK(clUnloadPlatformCompiler, (cgl_f->platform), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clUnloadPlatformCompiler(cl_platform_id platform)
 {
@@ -2049,6 +2786,14 @@ struct cgl_fr_clGetProgramInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clGetProgramInfo[5] = {
+    {"program", offsetof(struct cgl_fr_clGetProgramInfo, program), sizeof(((struct cgl_fr_clGetProgramInfo *)0)->program), 3, 0, 0, 0, NULL},
+    {"param_name", offsetof(struct cgl_fr_clGetProgramInfo, param_name), sizeof(((struct cgl_fr_clGetProgramInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_15 / sizeof cgl_en_15[0], cgl_en_15},
+    {"param_value_size", offsetof(struct cgl_fr_clGetProgramInfo, param_value_size), sizeof(((struct cgl_fr_clGetProgramInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
+    {"param_value", offsetof(struct cgl_fr_clGetProgramInfo, param_value), sizeof(((struct cgl_fr_clGetProgramInfo *)0)->param_value), 3, 0, 0, 0, NULL},
+    {"param_value_size_ret", offsetof(struct cgl_fr_clGetProgramInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetProgramInfo *)0)->param_value_size_ret), 6, 2, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clGetProgramInfo = {5, offsetof(struct cgl_fr_clGetProgramInfo, cgl_ret), sizeof(((struct cgl_fr_clGetProgramInfo *)0)->cgl_ret), 7, cgl_ta_clGetProgramInfo};
 CG_THUNK(clGetProgramInfo, (cgl_f->program, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetProgramInfo(cl_program program, cl_program_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -2078,6 +2823,15 @@ struct cgl_fr_clGetProgramBuildInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clGetProgramBuildInfo[6] = {
+    {"program", offsetof(struct cgl_fr_clGetProgramBuildInfo, program), sizeof(((struct cgl_fr_clGetProgramBuildInfo *)0)->program), 3, 0, 0, 0, NULL},
+    {"device", offsetof(struct cgl_fr_clGetProgramBuildInfo, device), sizeof(((struct cgl_fr_clGetProgramBuildInfo *)0)->device), 3, 0, 0, 0, NULL},
+    {"param_name", offsetof(struct cgl_fr_clGetProgramBuildInfo, param_name), sizeof(((struct cgl_fr_clGetProgramBuildInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_16 / sizeof cgl_en_16[0], cgl_en_16},
+    {"param_value_size", offsetof(struct cgl_fr_clGetProgramBuildInfo, param_value_size), sizeof(((struct cgl_fr_clGetProgramBuildInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
+    {"param_value", offsetof(struct cgl_fr_clGetProgramBuildInfo, param_value), sizeof(((struct cgl_fr_clGetProgramBuildInfo *)0)->param_value), 3, 0, 0, 0, NULL},
+    {"param_value_size_ret", offsetof(struct cgl_fr_clGetProgramBuildInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetProgramBuildInfo *)0)->param_value_size_ret), 6, 2, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clGetProgramBuildInfo = {6, offsetof(struct cgl_fr_clGetProgramBuildInfo, cgl_ret), sizeof(((struct cgl_fr_clGetProgramBuildInfo *)0)->cgl_ret), 7, cgl_ta_clGetProgramBuildInfo};
 CG_THUNK(clGetProgramBuildInfo, (cgl_f->program, cgl_f->device, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetProgramBuildInfo(cl_program program, cl_device_id device, cl_program_build_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -2104,6 +2858,12 @@ struct cgl_fr_clCreateKernel {
     cl_int *errcode_ret;
     cl_kernel cgl_ret;
 };
+static const cg_arg cgl_ta_clCreateKernel[3] = {
+    {"program", offsetof(struct cgl_fr_clCreateKernel, program), sizeof(((struct cgl_fr_clCreateKernel *)0)->program), 3, 0, 0, 0, NULL},
+    {"kernel_name", offsetof(struct cgl_fr_clCreateKernel, kernel_name), sizeof(((struct cgl_fr_clCreateKernel *)0)->kernel_name), 5, 0, 0, 0, NULL},
+    {"errcode_ret", offsetof(struct cgl_fr_clCreateKernel, errcode_ret), sizeof(((struct cgl_fr_clCreateKernel *)0)->errcode_ret), 6, 7, 4, 0, NULL},
+};
+static const cg_args cgl_targs_clCreateKernel = {3, offsetof(struct cgl_fr_clCreateKernel, cgl_ret), sizeof(((struct cgl_fr_clCreateKernel *)0)->cgl_ret), 3, cgl_ta_clCreateKernel};
 CG_THUNK(clCreateKernel, (cgl_f->program, cgl_f->kernel_name, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_kernel cgl_gp_clCreateKernel(cl_program program, const char *kernel_name, cl_int *errcode_ret)
 {
@@ -2135,6 +2895,13 @@ struct cgl_fr_clCreateKernelsInProgram {
     cl_uint *num_kernels_ret;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clCreateKernelsInProgram[4] = {
+    {"program", offsetof(struct cgl_fr_clCreateKernelsInProgram, program), sizeof(((struct cgl_fr_clCreateKernelsInProgram *)0)->program), 3, 0, 0, 0, NULL},
+    {"num_kernels", offsetof(struct cgl_fr_clCreateKernelsInProgram, num_kernels), sizeof(((struct cgl_fr_clCreateKernelsInProgram *)0)->num_kernels), 2, 0, 0, 0, NULL},
+    {"kernels", offsetof(struct cgl_fr_clCreateKernelsInProgram, kernels), sizeof(((struct cgl_fr_clCreateKernelsInProgram *)0)->kernels), 3, 0, 0, 0, NULL},
+    {"num_kernels_ret", offsetof(struct cgl_fr_clCreateKernelsInProgram, num_kernels_ret), sizeof(((struct cgl_fr_clCreateKernelsInProgram *)0)->num_kernels_ret), 6, 2, 4, 0, NULL},
+};
+static const cg_args cgl_targs_clCreateKernelsInProgram = {4, offsetof(struct cgl_fr_clCreateKernelsInProgram, cgl_ret), sizeof(((struct cgl_fr_clCreateKernelsInProgram *)0)->cgl_ret), 7, cgl_ta_clCreateKernelsInProgram};
 CG_THUNK(clCreateKernelsInProgram, (cgl_f->program, cgl_f->num_kernels, cgl_f->kernels, cgl_f->num_kernels_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clCreateKernelsInProgram(cl_program program, cl_uint num_kernels, cl_kernel *kernels, cl_uint *num_kernels_ret)
 {
@@ -2164,6 +2931,11 @@ struct cgl_fr_clCloneKernel {
 static const cg_rule cgl_rules_clCloneKernel[1] = {
     {"source_kernel", offsetof(struct cgl_fr_clCloneKernel, source_kernel), sizeof(((struct cgl_fr_clCloneKernel *)0)->source_kernel), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_clCloneKernel[2] = {
+    {"source_kernel", offsetof(struct cgl_fr_clCloneKernel, source_kernel), sizeof(((struct cgl_fr_clCloneKernel *)0)->source_kernel), 3, 0, 0, 0, NULL},
+    {"errcode_ret", offsetof(struct cgl_fr_clCloneKernel, errcode_ret), sizeof(((struct cgl_fr_clCloneKernel *)0)->errcode_ret), 6, 7, 4, 0, NULL},
+};
+static const cg_args cgl_targs_clCloneKernel = {2, offsetof(struct cgl_fr_clCloneKernel, cgl_ret), sizeof(((struct cgl_fr_clCloneKernel *)0)->cgl_ret), 3, cgl_ta_clCloneKernel};
 CG_THUNK(clCloneKernel, (cgl_f->source_kernel, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_kernel cgl_gp_clCloneKernel(cl_kernel source_kernel, cl_int *errcode_ret)
 {
@@ -2192,6 +2964,10 @@ struct cgl_fr_clRetainKernel {
     cl_kernel kernel;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clRetainKernel[1] = {
+    {"kernel", offsetof(struct cgl_fr_clRetainKernel, kernel), sizeof(((struct cgl_fr_clRetainKernel *)0)->kernel), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clRetainKernel = {1, offsetof(struct cgl_fr_clRetainKernel, cgl_ret), sizeof(((struct cgl_fr_clRetainKernel *)0)->cgl_ret), 7, cgl_ta_clRetainKernel};
 CG_THUNK(clRetainKernel, (cgl_f->kernel), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clRetainKernel(cl_kernel kernel)
 {
@@ -2216,6 +2992,10 @@ struct cgl_fr_clReleaseKernel {
     cl_kernel kernel;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clReleaseKernel[1] = {
+    {"kernel", offsetof(struct cgl_fr_clReleaseKernel, kernel), sizeof(((struct cgl_fr_clReleaseKernel *)0)->kernel), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clReleaseKernel = {1, offsetof(struct cgl_fr_clReleaseKernel, cgl_ret), sizeof(((struct cgl_fr_clReleaseKernel *)0)->cgl_ret), 7, cgl_ta_clReleaseKernel};
 CG_THUNK(clReleaseKernel, (cgl_f->kernel), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clReleaseKernel(cl_kernel kernel)
 {
@@ -2246,6 +3026,13 @@ struct cgl_fr_clSetKernelArg {
 static const cg_rule cgl_rules_clSetKernelArg[1] = {
     {"kernel", offsetof(struct cgl_fr_clSetKernelArg, kernel), sizeof(((struct cgl_fr_clSetKernelArg *)0)->kernel), CG_RULE_WRITE | CG_RULE_SETS},
 };
+static const cg_arg cgl_ta_clSetKernelArg[4] = {
+    {"kernel", offsetof(struct cgl_fr_clSetKernelArg, kernel), sizeof(((struct cgl_fr_clSetKernelArg *)0)->kernel), 3, 0, 0, 0, NULL},
+    {"arg_index", offsetof(struct cgl_fr_clSetKernelArg, arg_index), sizeof(((struct cgl_fr_clSetKernelArg *)0)->arg_index), 2, 0, 0, 0, NULL},
+    {"arg_size", offsetof(struct cgl_fr_clSetKernelArg, arg_size), sizeof(((struct cgl_fr_clSetKernelArg *)0)->arg_size), 2, 0, 0, 0, NULL},
+    {"arg_value", offsetof(struct cgl_fr_clSetKernelArg, arg_value), sizeof(((struct cgl_fr_clSetKernelArg *)0)->arg_value), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clSetKernelArg = {4, offsetof(struct cgl_fr_clSetKernelArg, cgl_ret), sizeof(((struct cgl_fr_clSetKernelArg *)0)->cgl_ret), 7, cgl_ta_clSetKernelArg};
 CG_THUNK(clSetKernelArg, (cgl_f->kernel, cgl_f->arg_index, cgl_f->arg_size, cgl_f->arg_value), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size, const void *arg_value)
 {
@@ -2275,6 +3062,12 @@ struct cgl_fr_clSetKernelArgSVMPointer {
 static const cg_rule cgl_rules_clSetKernelArgSVMPointer[1] = {
     {"kernel", offsetof(struct cgl_fr_clSetKernelArgSVMPointer, kernel), sizeof(((struct cgl_fr_clSetKernelArgSVMPointer *)0)->kernel), CG_RULE_WRITE | CG_RULE_SETS},
 };
+static const cg_arg cgl_ta_clSetKernelArgSVMPointer[3] = {
+    {"kernel", offsetof(struct cgl_fr_clSetKernelArgSVMPointer, kernel), sizeof(((struct cgl_fr_clSetKernelArgSVMPointer *)0)->kernel), 3, 0, 0, 0, NULL},
+    {"arg_index", offsetof(struct cgl_fr_clSetKernelArgSVMPointer, arg_index), sizeof(((struct cgl_fr_clSetKernelArgSVMPointer *)0)->arg_index), 2, 0, 0, 0, NULL},
+    {"arg_value", offsetof(struct cgl_fr_clSetKernelArgSVMPointer, arg_value), sizeof(((struct cgl_fr_clSetKernelArgSVMPointer *)0)->arg_value), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clSetKernelArgSVMPointer = {3, offsetof(struct cgl_fr_clSetKernelArgSVMPointer, cgl_ret), sizeof(((struct cgl_fr_clSetKernelArgSVMPointer *)0)->cgl_ret), 7, cgl_ta_clSetKernelArgSVMPointer};
 CG_THUNK(clSetKernelArgSVMPointer, (cgl_f->kernel, cgl_f->arg_index, cgl_f->arg_value), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint arg_index, const void *arg_value)
 {
@@ -2305,6 +3098,13 @@ struct cgl_fr_clSetKernelExecInfo {
 static const cg_rule cgl_rules_clSetKernelExecInfo[1] = {
     {"kernel", offsetof(struct cgl_fr_clSetKernelExecInfo, kernel), sizeof(((struct cgl_fr_clSetKernelExecInfo *)0)->kernel), CG_RULE_WRITE | CG_RULE_SETS},
 };
+static const cg_arg cgl_ta_clSetKernelExecInfo[4] = {
+    {"kernel", offsetof(struct cgl_fr_clSetKernelExecInfo, kernel), sizeof(((struct cgl_fr_clSetKernelExecInfo *)0)->kernel), 3, 0, 0, 0, NULL},
+    {"param_name", offsetof(struct cgl_fr_clSetKernelExecInfo, param_name), sizeof(((struct cgl_fr_clSetKernelExecInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_17 / sizeof cgl_en_17[0], cgl_en_17},
+    {"param_value_size", offsetof(struct cgl_fr_clSetKernelExecInfo, param_value_size), sizeof(((struct cgl_fr_clSetKernelExecInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
+    {"param_value", offsetof(struct cgl_fr_clSetKernelExecInfo, param_value), sizeof(((struct cgl_fr_clSetKernelExecInfo *)0)->param_value), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clSetKernelExecInfo = {4, offsetof(struct cgl_fr_clSetKernelExecInfo, cgl_ret), sizeof(((struct cgl_fr_clSetKernelExecInfo *)0)->cgl_ret), 7, cgl_ta_clSetKernelExecInfo};
 CG_THUNK(clSetKernelExecInfo, (cgl_f->kernel, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_name, size_t param_value_size, const void *param_value)
 {
@@ -2333,6 +3133,14 @@ struct cgl_fr_clGetKernelInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clGetKernelInfo[5] = {
+    {"kernel", offsetof(struct cgl_fr_clGetKernelInfo, kernel), sizeof(((struct cgl_fr_clGetKernelInfo *)0)->kernel), 3, 0, 0, 0, NULL},
+    {"param_name", offsetof(struct cgl_fr_clGetKernelInfo, param_name), sizeof(((struct cgl_fr_clGetKernelInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_18 / sizeof cgl_en_18[0], cgl_en_18},
+    {"param_value_size", offsetof(struct cgl_fr_clGetKernelInfo, param_value_size), sizeof(((struct cgl_fr_clGetKernelInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
+    {"param_value", offsetof(struct cgl_fr_clGetKernelInfo, param_value), sizeof(((struct cgl_fr_clGetKernelInfo *)0)->param_value), 3, 0, 0, 0, NULL},
+    {"param_value_size_ret", offsetof(struct cgl_fr_clGetKernelInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetKernelInfo *)0)->param_value_size_ret), 6, 2, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clGetKernelInfo = {5, offsetof(struct cgl_fr_clGetKernelInfo, cgl_ret), sizeof(((struct cgl_fr_clGetKernelInfo *)0)->cgl_ret), 7, cgl_ta_clGetKernelInfo};
 CG_THUNK(clGetKernelInfo, (cgl_f->kernel, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -2362,6 +3170,15 @@ struct cgl_fr_clGetKernelArgInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clGetKernelArgInfo[6] = {
+    {"kernel", offsetof(struct cgl_fr_clGetKernelArgInfo, kernel), sizeof(((struct cgl_fr_clGetKernelArgInfo *)0)->kernel), 3, 0, 0, 0, NULL},
+    {"arg_indx", offsetof(struct cgl_fr_clGetKernelArgInfo, arg_indx), sizeof(((struct cgl_fr_clGetKernelArgInfo *)0)->arg_indx), 2, 0, 0, 0, NULL},
+    {"param_name", offsetof(struct cgl_fr_clGetKernelArgInfo, param_name), sizeof(((struct cgl_fr_clGetKernelArgInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_19 / sizeof cgl_en_19[0], cgl_en_19},
+    {"param_value_size", offsetof(struct cgl_fr_clGetKernelArgInfo, param_value_size), sizeof(((struct cgl_fr_clGetKernelArgInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
+    {"param_value", offsetof(struct cgl_fr_clGetKernelArgInfo, param_value), sizeof(((struct cgl_fr_clGetKernelArgInfo *)0)->param_value), 3, 0, 0, 0, NULL},
+    {"param_value_size_ret", offsetof(struct cgl_fr_clGetKernelArgInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetKernelArgInfo *)0)->param_value_size_ret), 6, 2, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clGetKernelArgInfo = {6, offsetof(struct cgl_fr_clGetKernelArgInfo, cgl_ret), sizeof(((struct cgl_fr_clGetKernelArgInfo *)0)->cgl_ret), 7, cgl_ta_clGetKernelArgInfo};
 CG_THUNK(clGetKernelArgInfo, (cgl_f->kernel, cgl_f->arg_indx, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetKernelArgInfo(cl_kernel kernel, cl_uint arg_indx, cl_kernel_arg_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -2391,6 +3208,15 @@ struct cgl_fr_clGetKernelWorkGroupInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clGetKernelWorkGroupInfo[6] = {
+    {"kernel", offsetof(struct cgl_fr_clGetKernelWorkGroupInfo, kernel), sizeof(((struct cgl_fr_clGetKernelWorkGroupInfo *)0)->kernel), 3, 0, 0, 0, NULL},
+    {"device", offsetof(struct cgl_fr_clGetKernelWorkGroupInfo, device), sizeof(((struct cgl_fr_clGetKernelWorkGroupInfo *)0)->device), 3, 0, 0, 0, NULL},
+    {"param_name", offsetof(struct cgl_fr_clGetKernelWorkGroupInfo, param_name), sizeof(((struct cgl_fr_clGetKernelWorkGroupInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_20 / sizeof cgl_en_20[0], cgl_en_20},
+    {"param_value_size", offsetof(struct cgl_fr_clGetKernelWorkGroupInfo, param_value_size), sizeof(((struct cgl_fr_clGetKernelWorkGroupInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
+    {"param_value", offsetof(struct cgl_fr_clGetKernelWorkGroupInfo, param_value), sizeof(((struct cgl_fr_clGetKernelWorkGroupInfo *)0)->param_value), 3, 0, 0, 0, NULL},
+    {"param_value_size_ret", offsetof(struct cgl_fr_clGetKernelWorkGroupInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetKernelWorkGroupInfo *)0)->param_value_size_ret), 6, 2, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clGetKernelWorkGroupInfo = {6, offsetof(struct cgl_fr_clGetKernelWorkGroupInfo, cgl_ret), sizeof(((struct cgl_fr_clGetKernelWorkGroupInfo *)0)->cgl_ret), 7, cgl_ta_clGetKernelWorkGroupInfo};
 CG_THUNK(clGetKernelWorkGroupInfo, (cgl_f->kernel, cgl_f->device, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id device, cl_kernel_work_group_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -2422,6 +3248,17 @@ struct cgl_fr_clGetKernelSubGroupInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clGetKernelSubGroupInfo[8] = {
+    {"kernel", offsetof(struct cgl_fr_clGetKernelSubGroupInfo, kernel), sizeof(((struct cgl_fr_clGetKernelSubGroupInfo *)0)->kernel), 3, 0, 0, 0, NULL},
+    {"device", offsetof(struct cgl_fr_clGetKernelSubGroupInfo, device), sizeof(((struct cgl_fr_clGetKernelSubGroupInfo *)0)->device), 3, 0, 0, 0, NULL},
+    {"param_name", offsetof(struct cgl_fr_clGetKernelSubGroupInfo, param_name), sizeof(((struct cgl_fr_clGetKernelSubGroupInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_21 / sizeof cgl_en_21[0], cgl_en_21},
+    {"input_value_size", offsetof(struct cgl_fr_clGetKernelSubGroupInfo, input_value_size), sizeof(((struct cgl_fr_clGetKernelSubGroupInfo *)0)->input_value_size), 2, 0, 0, 0, NULL},
+    {"input_value", offsetof(struct cgl_fr_clGetKernelSubGroupInfo, input_value), sizeof(((struct cgl_fr_clGetKernelSubGroupInfo *)0)->input_value), 3, 0, 0, 0, NULL},
+    {"param_value_size", offsetof(struct cgl_fr_clGetKernelSubGroupInfo, param_value_size), sizeof(((struct cgl_fr_clGetKernelSubGroupInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
+    {"param_value", offsetof(struct cgl_fr_clGetKernelSubGroupInfo, param_value), sizeof(((struct cgl_fr_clGetKernelSubGroupInfo *)0)->param_value), 3, 0, 0, 0, NULL},
+    {"param_value_size_ret", offsetof(struct cgl_fr_clGetKernelSubGroupInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetKernelSubGroupInfo *)0)->param_value_size_ret), 6, 2, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clGetKernelSubGroupInfo = {8, offsetof(struct cgl_fr_clGetKernelSubGroupInfo, cgl_ret), sizeof(((struct cgl_fr_clGetKernelSubGroupInfo *)0)->cgl_ret), 7, cgl_ta_clGetKernelSubGroupInfo};
 CG_THUNK(clGetKernelSubGroupInfo, (cgl_f->kernel, cgl_f->device, cgl_f->param_name, cgl_f->input_value_size, cgl_f->input_value, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetKernelSubGroupInfo(cl_kernel kernel, cl_device_id device, cl_kernel_sub_group_info param_name, size_t input_value_size, const void *input_value, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -2447,6 +3284,11 @@ struct cgl_fr_clWaitForEvents {
     const cl_event *event_list;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clWaitForEvents[2] = {
+    {"num_events", offsetof(struct cgl_fr_clWaitForEvents, num_events), sizeof(((struct cgl_fr_clWaitForEvents *)0)->num_events), 2, 0, 0, 0, NULL},
+    {"event_list", offsetof(struct cgl_fr_clWaitForEvents, event_list), sizeof(((struct cgl_fr_clWaitForEvents *)0)->event_list), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clWaitForEvents = {2, offsetof(struct cgl_fr_clWaitForEvents, cgl_ret), sizeof(((struct cgl_fr_clWaitForEvents *)0)->cgl_ret), 7, cgl_ta_clWaitForEvents};
 CG_THUNK(clWaitForEvents, (cgl_f->num_events, cgl_f->event_list), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clWaitForEvents(cl_uint num_events, const cl_event *event_list)
 {
@@ -2478,6 +3320,14 @@ struct cgl_fr_clGetEventInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clGetEventInfo[5] = {
+    {"event", offsetof(struct cgl_fr_clGetEventInfo, event), sizeof(((struct cgl_fr_clGetEventInfo *)0)->event), 3, 0, 0, 0, NULL},
+    {"param_name", offsetof(struct cgl_fr_clGetEventInfo, param_name), sizeof(((struct cgl_fr_clGetEventInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_22 / sizeof cgl_en_22[0], cgl_en_22},
+    {"param_value_size", offsetof(struct cgl_fr_clGetEventInfo, param_value_size), sizeof(((struct cgl_fr_clGetEventInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
+    {"param_value", offsetof(struct cgl_fr_clGetEventInfo, param_value), sizeof(((struct cgl_fr_clGetEventInfo *)0)->param_value), 3, 0, 0, 0, NULL},
+    {"param_value_size_ret", offsetof(struct cgl_fr_clGetEventInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetEventInfo *)0)->param_value_size_ret), 6, 2, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clGetEventInfo = {5, offsetof(struct cgl_fr_clGetEventInfo, cgl_ret), sizeof(((struct cgl_fr_clGetEventInfo *)0)->cgl_ret), 7, cgl_ta_clGetEventInfo};
 CG_THUNK(clGetEventInfo, (cgl_f->event, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetEventInfo(cl_event event, cl_event_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -2503,6 +3353,11 @@ struct cgl_fr_clCreateUserEvent {
     cl_int *errcode_ret;
     cl_event cgl_ret;
 };
+static const cg_arg cgl_ta_clCreateUserEvent[2] = {
+    {"context", offsetof(struct cgl_fr_clCreateUserEvent, context), sizeof(((struct cgl_fr_clCreateUserEvent *)0)->context), 3, 0, 0, 0, NULL},
+    {"errcode_ret", offsetof(struct cgl_fr_clCreateUserEvent, errcode_ret), sizeof(((struct cgl_fr_clCreateUserEvent *)0)->errcode_ret), 6, 7, 4, 0, NULL},
+};
+static const cg_args cgl_targs_clCreateUserEvent = {2, offsetof(struct cgl_fr_clCreateUserEvent, cgl_ret), sizeof(((struct cgl_fr_clCreateUserEvent *)0)->cgl_ret), 3, cgl_ta_clCreateUserEvent};
 CG_THUNK(clCreateUserEvent, (cgl_f->context, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_event cgl_gp_clCreateUserEvent(cl_context context, cl_int *errcode_ret)
 {
@@ -2531,6 +3386,10 @@ struct cgl_fr_clRetainEvent {
     cl_event event;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clRetainEvent[1] = {
+    {"event", offsetof(struct cgl_fr_clRetainEvent, event), sizeof(((struct cgl_fr_clRetainEvent *)0)->event), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clRetainEvent = {1, offsetof(struct cgl_fr_clRetainEvent, cgl_ret), sizeof(((struct cgl_fr_clRetainEvent *)0)->cgl_ret), 7, cgl_ta_clRetainEvent};
 CG_THUNK(clRetainEvent, (cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clRetainEvent(cl_event event)
 {
@@ -2555,6 +3414,10 @@ struct cgl_fr_clReleaseEvent {
     cl_event event;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clReleaseEvent[1] = {
+    {"event", offsetof(struct cgl_fr_clReleaseEvent, event), sizeof(((struct cgl_fr_clReleaseEvent *)0)->event), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clReleaseEvent = {1, offsetof(struct cgl_fr_clReleaseEvent, cgl_ret), sizeof(((struct cgl_fr_clReleaseEvent *)0)->cgl_ret), 7, cgl_ta_clReleaseEvent};
 CG_THUNK(clReleaseEvent, (cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clReleaseEvent(cl_event event)
 {
@@ -2580,6 +3443,11 @@ struct cgl_fr_clSetUserEventStatus {
     cl_int execution_status;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clSetUserEventStatus[2] = {
+    {"event", offsetof(struct cgl_fr_clSetUserEventStatus, event), sizeof(((struct cgl_fr_clSetUserEventStatus *)0)->event), 3, 0, 0, 0, NULL},
+    {"execution_status", offsetof(struct cgl_fr_clSetUserEventStatus, execution_status), sizeof(((struct cgl_fr_clSetUserEventStatus *)0)->execution_status), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clSetUserEventStatus = {2, offsetof(struct cgl_fr_clSetUserEventStatus, cgl_ret), sizeof(((struct cgl_fr_clSetUserEventStatus *)0)->cgl_ret), 7, cgl_ta_clSetUserEventStatus};
 CG_THUNK(clSetUserEventStatus, (cgl_f->event, cgl_f->execution_status), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clSetUserEventStatus(cl_event event, cl_int execution_status)
 {
@@ -2607,6 +3475,13 @@ struct cgl_fr_clSetEventCallback {
     void *user_data;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clSetEventCallback[4] = {
+    {"event", offsetof(struct cgl_fr_clSetEventCallback, event), sizeof(((struct cgl_fr_clSetEventCallback *)0)->event), 3, 0, 0, 0, NULL},
+    {"command_exec_callback_type", offsetof(struct cgl_fr_clSetEventCallback, command_exec_callback_type), sizeof(((struct cgl_fr_clSetEventCallback *)0)->command_exec_callback_type), 7, 0, 0, 0, NULL},
+    {"pfn_notify", offsetof(struct cgl_fr_clSetEventCallback, pfn_notify), sizeof(((struct cgl_fr_clSetEventCallback *)0)->pfn_notify), 3, 0, 0, 0, NULL},
+    {"user_data", offsetof(struct cgl_fr_clSetEventCallback, user_data), sizeof(((struct cgl_fr_clSetEventCallback *)0)->user_data), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clSetEventCallback = {4, offsetof(struct cgl_fr_clSetEventCallback, cgl_ret), sizeof(((struct cgl_fr_clSetEventCallback *)0)->cgl_ret), 7, cgl_ta_clSetEventCallback};
 CG_THUNK(clSetEventCallback, (cgl_f->event, cgl_f->command_exec_callback_type, cgl_f->pfn_notify, cgl_f->user_data), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clSetEventCallback(cl_event event, cl_int command_exec_callback_type, void (*pfn_notify)(cl_event, cl_int, void *), void *user_data)
 {
@@ -2635,6 +3510,14 @@ struct cgl_fr_clGetEventProfilingInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clGetEventProfilingInfo[5] = {
+    {"event", offsetof(struct cgl_fr_clGetEventProfilingInfo, event), sizeof(((struct cgl_fr_clGetEventProfilingInfo *)0)->event), 3, 0, 0, 0, NULL},
+    {"param_name", offsetof(struct cgl_fr_clGetEventProfilingInfo, param_name), sizeof(((struct cgl_fr_clGetEventProfilingInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_23 / sizeof cgl_en_23[0], cgl_en_23},
+    {"param_value_size", offsetof(struct cgl_fr_clGetEventProfilingInfo, param_value_size), sizeof(((struct cgl_fr_clGetEventProfilingInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
+    {"param_value", offsetof(struct cgl_fr_clGetEventProfilingInfo, param_value), sizeof(((struct cgl_fr_clGetEventProfilingInfo *)0)->param_value), 3, 0, 0, 0, NULL},
+    {"param_value_size_ret", offsetof(struct cgl_fr_clGetEventProfilingInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetEventProfilingInfo *)0)->param_value_size_ret), 6, 2, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clGetEventProfilingInfo = {5, offsetof(struct cgl_fr_clGetEventProfilingInfo, cgl_ret), sizeof(((struct cgl_fr_clGetEventProfilingInfo *)0)->cgl_ret), 7, cgl_ta_clGetEventProfilingInfo};
 CG_THUNK(clGetEventProfilingInfo, (cgl_f->event, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetEventProfilingInfo(cl_event event, cl_profiling_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -2659,6 +3542,10 @@ struct cgl_fr_clFlush {
     cl_command_queue command_queue;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clFlush[1] = {
+    {"command_queue", offsetof(struct cgl_fr_clFlush, command_queue), sizeof(((struct cgl_fr_clFlush *)0)->command_queue), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clFlush = {1, offsetof(struct cgl_fr_clFlush, cgl_ret), sizeof(((struct cgl_fr_clFlush *)0)->cgl_ret), 7, cgl_ta_clFlush};
 CG_THUNK(clFlush, (cgl_f->command_queue), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clFlush(cl_command_queue command_queue)
 {
@@ -2684,6 +3571,10 @@ struct cgl_fr_clFinish {
     cl_command_queue command_queue;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clFinish[1] = {
+    {"command_queue", offsetof(struct cgl_fr_clFinish, command_queue), sizeof(((struct cgl_fr_clFinish *)0)->command_queue), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clFinish = {1, offsetof(struct cgl_fr_clFinish, cgl_ret), sizeof(((struct cgl_fr_clFinish *)0)->cgl_ret), 7, cgl_ta_clFinish};
 CG_THUNK(clFinish, (cgl_f->command_queue), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clFinish(cl_command_queue command_queue)
 {
@@ -2719,6 +3610,18 @@ struct cgl_fr_clEnqueueReadBuffer {
     cl_event *event;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clEnqueueReadBuffer[9] = {
+    {"command_queue", offsetof(struct cgl_fr_clEnqueueReadBuffer, command_queue), sizeof(((struct cgl_fr_clEnqueueReadBuffer *)0)->command_queue), 3, 0, 0, 0, NULL},
+    {"buffer", offsetof(struct cgl_fr_clEnqueueReadBuffer, buffer), sizeof(((struct cgl_fr_clEnqueueReadBuffer *)0)->buffer), 3, 0, 0, 0, NULL},
+    {"blocking_read", offsetof(struct cgl_fr_clEnqueueReadBuffer, blocking_read), sizeof(((struct cgl_fr_clEnqueueReadBuffer *)0)->blocking_read), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0], cgl_en_24},
+    {"offset", offsetof(struct cgl_fr_clEnqueueReadBuffer, offset), sizeof(((struct cgl_fr_clEnqueueReadBuffer *)0)->offset), 2, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_clEnqueueReadBuffer, size), sizeof(((struct cgl_fr_clEnqueueReadBuffer *)0)->size), 2, 0, 0, 0, NULL},
+    {"ptr", offsetof(struct cgl_fr_clEnqueueReadBuffer, ptr), sizeof(((struct cgl_fr_clEnqueueReadBuffer *)0)->ptr), 3, 0, 0, 0, NULL},
+    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueReadBuffer, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueReadBuffer *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
+    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueReadBuffer, event_wait_list), sizeof(((struct cgl_fr_clEnqueueReadBuffer *)0)->event_wait_list), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_clEnqueueReadBuffer, event), sizeof(((struct cgl_fr_clEnqueueReadBuffer *)0)->event), 6, 3, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clEnqueueReadBuffer = {9, offsetof(struct cgl_fr_clEnqueueReadBuffer, cgl_ret), sizeof(((struct cgl_fr_clEnqueueReadBuffer *)0)->cgl_ret), 7, cgl_ta_clEnqueueReadBuffer};
 CG_THUNK(clEnqueueReadBuffer, (cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_read, cgl_f->offset, cgl_f->size, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read, size_t offset, size_t size, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -2757,6 +3660,23 @@ struct cgl_fr_clEnqueueReadBufferRect {
     cl_event *event;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clEnqueueReadBufferRect[14] = {
+    {"command_queue", offsetof(struct cgl_fr_clEnqueueReadBufferRect, command_queue), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->command_queue), 3, 0, 0, 0, NULL},
+    {"buffer", offsetof(struct cgl_fr_clEnqueueReadBufferRect, buffer), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->buffer), 3, 0, 0, 0, NULL},
+    {"blocking_read", offsetof(struct cgl_fr_clEnqueueReadBufferRect, blocking_read), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->blocking_read), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0], cgl_en_24},
+    {"buffer_origin", offsetof(struct cgl_fr_clEnqueueReadBufferRect, buffer_origin), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->buffer_origin), 3, 0, 0, 0, NULL},
+    {"host_origin", offsetof(struct cgl_fr_clEnqueueReadBufferRect, host_origin), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->host_origin), 3, 0, 0, 0, NULL},
+    {"region", offsetof(struct cgl_fr_clEnqueueReadBufferRect, region), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->region), 3, 0, 0, 0, NULL},
+    {"buffer_row_pitch", offsetof(struct cgl_fr_clEnqueueReadBufferRect, buffer_row_pitch), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->buffer_row_pitch), 2, 0, 0, 0, NULL},
+    {"buffer_slice_pitch", offsetof(struct cgl_fr_clEnqueueReadBufferRect, buffer_slice_pitch), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->buffer_slice_pitch), 2, 0, 0, 0, NULL},
+    {"host_row_pitch", offsetof(struct cgl_fr_clEnqueueReadBufferRect, host_row_pitch), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->host_row_pitch), 2, 0, 0, 0, NULL},
+    {"host_slice_pitch", offsetof(struct cgl_fr_clEnqueueReadBufferRect, host_slice_pitch), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->host_slice_pitch), 2, 0, 0, 0, NULL},
+    {"ptr", offsetof(struct cgl_fr_clEnqueueReadBufferRect, ptr), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->ptr), 3, 0, 0, 0, NULL},
+    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueReadBufferRect, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
+    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueReadBufferRect, event_wait_list), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->event_wait_list), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_clEnqueueReadBufferRect, event), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->event), 6, 3, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clEnqueueReadBufferRect = {14, offsetof(struct cgl_fr_clEnqueueReadBufferRect, cgl_ret), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->cgl_ret), 7, cgl_ta_clEnqueueReadBufferRect};
 CG_THUNK(clEnqueueReadBufferRect, (cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_read, cgl_f->buffer_origin, cgl_f->host_origin, cgl_f->region, cgl_f->buffer_row_pitch, cgl_f->buffer_slice_pitch, cgl_f->host_row_pitch, cgl_f->host_slice_pitch, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueReadBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read, const size_t *buffer_origin, const size_t *host_origin, const size_t *region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -2790,6 +3710,18 @@ struct cgl_fr_clEnqueueWriteBuffer {
     cl_event *event;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clEnqueueWriteBuffer[9] = {
+    {"command_queue", offsetof(struct cgl_fr_clEnqueueWriteBuffer, command_queue), sizeof(((struct cgl_fr_clEnqueueWriteBuffer *)0)->command_queue), 3, 0, 0, 0, NULL},
+    {"buffer", offsetof(struct cgl_fr_clEnqueueWriteBuffer, buffer), sizeof(((struct cgl_fr_clEnqueueWriteBuffer *)0)->buffer), 3, 0, 0, 0, NULL},
+    {"blocking_write", offsetof(struct cgl_fr_clEnqueueWriteBuffer, blocking_write), sizeof(((struct cgl_fr_clEnqueueWriteBuffer *)0)->blocking_write), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0], cgl_en_24},
+    {"offset", offsetof(struct cgl_fr_clEnqueueWriteBuffer, offset), sizeof(((struct cgl_fr_clEnqueueWriteBuffer *)0)->offset), 2, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_clEnqueueWriteBuffer, size), sizeof(((struct cgl_fr_clEnqueueWriteBuffer *)0)->size), 2, 0, 0, 0, NULL},
+    {"ptr", offsetof(struct cgl_fr_clEnqueueWriteBuffer, ptr), sizeof(((struct cgl_fr_clEnqueueWriteBuffer *)0)->ptr), 3, 0, 0, 0, NULL},
+    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueWriteBuffer, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueWriteBuffer *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
+    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueWriteBuffer, event_wait_list), sizeof(((struct cgl_fr_clEnqueueWriteBuffer *)0)->event_wait_list), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_clEnqueueWriteBuffer, event), sizeof(((struct cgl_fr_clEnqueueWriteBuffer *)0)->event), 6, 3, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clEnqueueWriteBuffer = {9, offsetof(struct cgl_fr_clEnqueueWriteBuffer, cgl_ret), sizeof(((struct cgl_fr_clEnqueueWriteBuffer *)0)->cgl_ret), 7, cgl_ta_clEnqueueWriteBuffer};
 CG_THUNK(clEnqueueWriteBuffer, (cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_write, cgl_f->offset, cgl_f->size, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write, size_t offset, size_t size, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -2828,6 +3760,23 @@ struct cgl_fr_clEnqueueWriteBufferRect {
     cl_event *event;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clEnqueueWriteBufferRect[14] = {
+    {"command_queue", offsetof(struct cgl_fr_clEnqueueWriteBufferRect, command_queue), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->command_queue), 3, 0, 0, 0, NULL},
+    {"buffer", offsetof(struct cgl_fr_clEnqueueWriteBufferRect, buffer), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->buffer), 3, 0, 0, 0, NULL},
+    {"blocking_write", offsetof(struct cgl_fr_clEnqueueWriteBufferRect, blocking_write), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->blocking_write), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0], cgl_en_24},
+    {"buffer_origin", offsetof(struct cgl_fr_clEnqueueWriteBufferRect, buffer_origin), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->buffer_origin), 3, 0, 0, 0, NULL},
+    {"host_origin", offsetof(struct cgl_fr_clEnqueueWriteBufferRect, host_origin), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->host_origin), 3, 0, 0, 0, NULL},
+    {"region", offsetof(struct cgl_fr_clEnqueueWriteBufferRect, region), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->region), 3, 0, 0, 0, NULL},
+    {"buffer_row_pitch", offsetof(struct cgl_fr_clEnqueueWriteBufferRect, buffer_row_pitch), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->buffer_row_pitch), 2, 0, 0, 0, NULL},
+    {"buffer_slice_pitch", offsetof(struct cgl_fr_clEnqueueWriteBufferRect, buffer_slice_pitch), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->buffer_slice_pitch), 2, 0, 0, 0, NULL},
+    {"host_row_pitch", offsetof(struct cgl_fr_clEnqueueWriteBufferRect, host_row_pitch), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->host_row_pitch), 2, 0, 0, 0, NULL},
+    {"host_slice_pitch", offsetof(struct cgl_fr_clEnqueueWriteBufferRect, host_slice_pitch), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->host_slice_pitch), 2, 0, 0, 0, NULL},
+    {"ptr", offsetof(struct cgl_fr_clEnqueueWriteBufferRect, ptr), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->ptr), 3, 0, 0, 0, NULL},
+    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueWriteBufferRect, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
+    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueWriteBufferRect, event_wait_list), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->event_wait_list), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_clEnqueueWriteBufferRect, event), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->event), 6, 3, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clEnqueueWriteBufferRect = {14, offsetof(struct cgl_fr_clEnqueueWriteBufferRect, cgl_ret), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->cgl_ret), 7, cgl_ta_clEnqueueWriteBufferRect};
 CG_THUNK(clEnqueueWriteBufferRect, (cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_write, cgl_f->buffer_origin, cgl_f->host_origin, cgl_f->region, cgl_f->buffer_row_pitch, cgl_f->buffer_slice_pitch, cgl_f->host_row_pitch, cgl_f->host_slice_pitch, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueWriteBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write, const size_t *buffer_origin, const size_t *host_origin, const size_t *region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -2861,6 +3810,18 @@ struct cgl_fr_clEnqueueFillBuffer {
     cl_event *event;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clEnqueueFillBuffer[9] = {
+    {"command_queue", offsetof(struct cgl_fr_clEnqueueFillBuffer, command_queue), sizeof(((struct cgl_fr_clEnqueueFillBuffer *)0)->command_queue), 3, 0, 0, 0, NULL},
+    {"buffer", offsetof(struct cgl_fr_clEnqueueFillBuffer, buffer), sizeof(((struct cgl_fr_clEnqueueFillBuffer *)0)->buffer), 3, 0, 0, 0, NULL},
+    {"pattern", offsetof(struct cgl_fr_clEnqueueFillBuffer, pattern), sizeof(((struct cgl_fr_clEnqueueFillBuffer *)0)->pattern), 3, 0, 0, 0, NULL},
+    {"pattern_size", offsetof(struct cgl_fr_clEnqueueFillBuffer, pattern_size), sizeof(((struct cgl_fr_clEnqueueFillBuffer *)0)->pattern_size), 2, 0, 0, 0, NULL},
+    {"offset", offsetof(struct cgl_fr_clEnqueueFillBuffer, offset), sizeof(((struct cgl_fr_clEnqueueFillBuffer *)0)->offset), 2, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_clEnqueueFillBuffer, size), sizeof(((struct cgl_fr_clEnqueueFillBuffer *)0)->size), 2, 0, 0, 0, NULL},
+    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueFillBuffer, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueFillBuffer *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
+    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueFillBuffer, event_wait_list), sizeof(((struct cgl_fr_clEnqueueFillBuffer *)0)->event_wait_list), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_clEnqueueFillBuffer, event), sizeof(((struct cgl_fr_clEnqueueFillBuffer *)0)->event), 6, 3, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clEnqueueFillBuffer = {9, offsetof(struct cgl_fr_clEnqueueFillBuffer, cgl_ret), sizeof(((struct cgl_fr_clEnqueueFillBuffer *)0)->cgl_ret), 7, cgl_ta_clEnqueueFillBuffer};
 CG_THUNK(clEnqueueFillBuffer, (cgl_f->command_queue, cgl_f->buffer, cgl_f->pattern, cgl_f->pattern_size, cgl_f->offset, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer, const void *pattern, size_t pattern_size, size_t offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -2893,6 +3854,18 @@ struct cgl_fr_clEnqueueCopyBuffer {
     cl_event *event;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clEnqueueCopyBuffer[9] = {
+    {"command_queue", offsetof(struct cgl_fr_clEnqueueCopyBuffer, command_queue), sizeof(((struct cgl_fr_clEnqueueCopyBuffer *)0)->command_queue), 3, 0, 0, 0, NULL},
+    {"src_buffer", offsetof(struct cgl_fr_clEnqueueCopyBuffer, src_buffer), sizeof(((struct cgl_fr_clEnqueueCopyBuffer *)0)->src_buffer), 3, 0, 0, 0, NULL},
+    {"dst_buffer", offsetof(struct cgl_fr_clEnqueueCopyBuffer, dst_buffer), sizeof(((struct cgl_fr_clEnqueueCopyBuffer *)0)->dst_buffer), 3, 0, 0, 0, NULL},
+    {"src_offset", offsetof(struct cgl_fr_clEnqueueCopyBuffer, src_offset), sizeof(((struct cgl_fr_clEnqueueCopyBuffer *)0)->src_offset), 2, 0, 0, 0, NULL},
+    {"dst_offset", offsetof(struct cgl_fr_clEnqueueCopyBuffer, dst_offset), sizeof(((struct cgl_fr_clEnqueueCopyBuffer *)0)->dst_offset), 2, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_clEnqueueCopyBuffer, size), sizeof(((struct cgl_fr_clEnqueueCopyBuffer *)0)->size), 2, 0, 0, 0, NULL},
+    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueCopyBuffer, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueCopyBuffer *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
+    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueCopyBuffer, event_wait_list), sizeof(((struct cgl_fr_clEnqueueCopyBuffer *)0)->event_wait_list), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_clEnqueueCopyBuffer, event), sizeof(((struct cgl_fr_clEnqueueCopyBuffer *)0)->event), 6, 3, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clEnqueueCopyBuffer = {9, offsetof(struct cgl_fr_clEnqueueCopyBuffer, cgl_ret), sizeof(((struct cgl_fr_clEnqueueCopyBuffer *)0)->cgl_ret), 7, cgl_ta_clEnqueueCopyBuffer};
 CG_THUNK(clEnqueueCopyBuffer, (cgl_f->command_queue, cgl_f->src_buffer, cgl_f->dst_buffer, cgl_f->src_offset, cgl_f->dst_offset, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer, size_t src_offset, size_t dst_offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -2929,6 +3902,22 @@ struct cgl_fr_clEnqueueCopyBufferRect {
     cl_event *event;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clEnqueueCopyBufferRect[13] = {
+    {"command_queue", offsetof(struct cgl_fr_clEnqueueCopyBufferRect, command_queue), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->command_queue), 3, 0, 0, 0, NULL},
+    {"src_buffer", offsetof(struct cgl_fr_clEnqueueCopyBufferRect, src_buffer), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->src_buffer), 3, 0, 0, 0, NULL},
+    {"dst_buffer", offsetof(struct cgl_fr_clEnqueueCopyBufferRect, dst_buffer), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->dst_buffer), 3, 0, 0, 0, NULL},
+    {"src_origin", offsetof(struct cgl_fr_clEnqueueCopyBufferRect, src_origin), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->src_origin), 3, 0, 0, 0, NULL},
+    {"dst_origin", offsetof(struct cgl_fr_clEnqueueCopyBufferRect, dst_origin), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->dst_origin), 3, 0, 0, 0, NULL},
+    {"region", offsetof(struct cgl_fr_clEnqueueCopyBufferRect, region), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->region), 3, 0, 0, 0, NULL},
+    {"src_row_pitch", offsetof(struct cgl_fr_clEnqueueCopyBufferRect, src_row_pitch), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->src_row_pitch), 2, 0, 0, 0, NULL},
+    {"src_slice_pitch", offsetof(struct cgl_fr_clEnqueueCopyBufferRect, src_slice_pitch), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->src_slice_pitch), 2, 0, 0, 0, NULL},
+    {"dst_row_pitch", offsetof(struct cgl_fr_clEnqueueCopyBufferRect, dst_row_pitch), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->dst_row_pitch), 2, 0, 0, 0, NULL},
+    {"dst_slice_pitch", offsetof(struct cgl_fr_clEnqueueCopyBufferRect, dst_slice_pitch), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->dst_slice_pitch), 2, 0, 0, 0, NULL},
+    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueCopyBufferRect, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
+    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueCopyBufferRect, event_wait_list), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->event_wait_list), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_clEnqueueCopyBufferRect, event), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->event), 6, 3, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clEnqueueCopyBufferRect = {13, offsetof(struct cgl_fr_clEnqueueCopyBufferRect, cgl_ret), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->cgl_ret), 7, cgl_ta_clEnqueueCopyBufferRect};
 CG_THUNK(clEnqueueCopyBufferRect, (cgl_f->command_queue, cgl_f->src_buffer, cgl_f->dst_buffer, cgl_f->src_origin, cgl_f->dst_origin, cgl_f->region, cgl_f->src_row_pitch, cgl_f->src_slice_pitch, cgl_f->dst_row_pitch, cgl_f->dst_slice_pitch, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyBufferRect(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer, const size_t *src_origin, const size_t *dst_origin, const size_t *region, size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -2963,6 +3952,20 @@ struct cgl_fr_clEnqueueReadImage {
     cl_event *event;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clEnqueueReadImage[11] = {
+    {"command_queue", offsetof(struct cgl_fr_clEnqueueReadImage, command_queue), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->command_queue), 3, 0, 0, 0, NULL},
+    {"image", offsetof(struct cgl_fr_clEnqueueReadImage, image), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->image), 3, 0, 0, 0, NULL},
+    {"blocking_read", offsetof(struct cgl_fr_clEnqueueReadImage, blocking_read), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->blocking_read), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0], cgl_en_24},
+    {"origin", offsetof(struct cgl_fr_clEnqueueReadImage, origin), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->origin), 3, 0, 0, 0, NULL},
+    {"region", offsetof(struct cgl_fr_clEnqueueReadImage, region), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->region), 3, 0, 0, 0, NULL},
+    {"row_pitch", offsetof(struct cgl_fr_clEnqueueReadImage, row_pitch), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->row_pitch), 2, 0, 0, 0, NULL},
+    {"slice_pitch", offsetof(struct cgl_fr_clEnqueueReadImage, slice_pitch), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->slice_pitch), 2, 0, 0, 0, NULL},
+    {"ptr", offsetof(struct cgl_fr_clEnqueueReadImage, ptr), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->ptr), 3, 0, 0, 0, NULL},
+    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueReadImage, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
+    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueReadImage, event_wait_list), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->event_wait_list), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_clEnqueueReadImage, event), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->event), 6, 3, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clEnqueueReadImage = {11, offsetof(struct cgl_fr_clEnqueueReadImage, cgl_ret), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->cgl_ret), 7, cgl_ta_clEnqueueReadImage};
 CG_THUNK(clEnqueueReadImage, (cgl_f->command_queue, cgl_f->image, cgl_f->blocking_read, cgl_f->origin, cgl_f->region, cgl_f->row_pitch, cgl_f->slice_pitch, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueReadImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_read, const size_t *origin, const size_t *region, size_t row_pitch, size_t slice_pitch, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -2998,6 +4001,20 @@ struct cgl_fr_clEnqueueWriteImage {
     cl_event *event;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clEnqueueWriteImage[11] = {
+    {"command_queue", offsetof(struct cgl_fr_clEnqueueWriteImage, command_queue), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->command_queue), 3, 0, 0, 0, NULL},
+    {"image", offsetof(struct cgl_fr_clEnqueueWriteImage, image), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->image), 3, 0, 0, 0, NULL},
+    {"blocking_write", offsetof(struct cgl_fr_clEnqueueWriteImage, blocking_write), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->blocking_write), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0], cgl_en_24},
+    {"origin", offsetof(struct cgl_fr_clEnqueueWriteImage, origin), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->origin), 3, 0, 0, 0, NULL},
+    {"region", offsetof(struct cgl_fr_clEnqueueWriteImage, region), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->region), 3, 0, 0, 0, NULL},
+    {"input_row_pitch", offsetof(struct cgl_fr_clEnqueueWriteImage, input_row_pitch), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->input_row_pitch), 2, 0, 0, 0, NULL},
+    {"input_slice_pitch", offsetof(struct cgl_fr_clEnqueueWriteImage, input_slice_pitch), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->input_slice_pitch), 2, 0, 0, 0, NULL},
+    {"ptr", offsetof(struct cgl_fr_clEnqueueWriteImage, ptr), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->ptr), 3, 0, 0, 0, NULL},
+    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueWriteImage, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
+    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueWriteImage, event_wait_list), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->event_wait_list), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_clEnqueueWriteImage, event), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->event), 6, 3, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clEnqueueWriteImage = {11, offsetof(struct cgl_fr_clEnqueueWriteImage, cgl_ret), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->cgl_ret), 7, cgl_ta_clEnqueueWriteImage};
 CG_THUNK(clEnqueueWriteImage, (cgl_f->command_queue, cgl_f->image, cgl_f->blocking_write, cgl_f->origin, cgl_f->region, cgl_f->input_row_pitch, cgl_f->input_slice_pitch, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueWriteImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_write, const size_t *origin, const size_t *region, size_t input_row_pitch, size_t input_slice_pitch, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3030,6 +4047,17 @@ struct cgl_fr_clEnqueueFillImage {
     cl_event *event;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clEnqueueFillImage[8] = {
+    {"command_queue", offsetof(struct cgl_fr_clEnqueueFillImage, command_queue), sizeof(((struct cgl_fr_clEnqueueFillImage *)0)->command_queue), 3, 0, 0, 0, NULL},
+    {"image", offsetof(struct cgl_fr_clEnqueueFillImage, image), sizeof(((struct cgl_fr_clEnqueueFillImage *)0)->image), 3, 0, 0, 0, NULL},
+    {"fill_color", offsetof(struct cgl_fr_clEnqueueFillImage, fill_color), sizeof(((struct cgl_fr_clEnqueueFillImage *)0)->fill_color), 3, 0, 0, 0, NULL},
+    {"origin", offsetof(struct cgl_fr_clEnqueueFillImage, origin), sizeof(((struct cgl_fr_clEnqueueFillImage *)0)->origin), 3, 0, 0, 0, NULL},
+    {"region", offsetof(struct cgl_fr_clEnqueueFillImage, region), sizeof(((struct cgl_fr_clEnqueueFillImage *)0)->region), 3, 0, 0, 0, NULL},
+    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueFillImage, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueFillImage *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
+    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueFillImage, event_wait_list), sizeof(((struct cgl_fr_clEnqueueFillImage *)0)->event_wait_list), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_clEnqueueFillImage, event), sizeof(((struct cgl_fr_clEnqueueFillImage *)0)->event), 6, 3, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clEnqueueFillImage = {8, offsetof(struct cgl_fr_clEnqueueFillImage, cgl_ret), sizeof(((struct cgl_fr_clEnqueueFillImage *)0)->cgl_ret), 7, cgl_ta_clEnqueueFillImage};
 CG_THUNK(clEnqueueFillImage, (cgl_f->command_queue, cgl_f->image, cgl_f->fill_color, cgl_f->origin, cgl_f->region, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueFillImage(cl_command_queue command_queue, cl_mem image, const void *fill_color, const size_t *origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3062,6 +4090,18 @@ struct cgl_fr_clEnqueueCopyImage {
     cl_event *event;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clEnqueueCopyImage[9] = {
+    {"command_queue", offsetof(struct cgl_fr_clEnqueueCopyImage, command_queue), sizeof(((struct cgl_fr_clEnqueueCopyImage *)0)->command_queue), 3, 0, 0, 0, NULL},
+    {"src_image", offsetof(struct cgl_fr_clEnqueueCopyImage, src_image), sizeof(((struct cgl_fr_clEnqueueCopyImage *)0)->src_image), 3, 0, 0, 0, NULL},
+    {"dst_image", offsetof(struct cgl_fr_clEnqueueCopyImage, dst_image), sizeof(((struct cgl_fr_clEnqueueCopyImage *)0)->dst_image), 3, 0, 0, 0, NULL},
+    {"src_origin", offsetof(struct cgl_fr_clEnqueueCopyImage, src_origin), sizeof(((struct cgl_fr_clEnqueueCopyImage *)0)->src_origin), 3, 0, 0, 0, NULL},
+    {"dst_origin", offsetof(struct cgl_fr_clEnqueueCopyImage, dst_origin), sizeof(((struct cgl_fr_clEnqueueCopyImage *)0)->dst_origin), 3, 0, 0, 0, NULL},
+    {"region", offsetof(struct cgl_fr_clEnqueueCopyImage, region), sizeof(((struct cgl_fr_clEnqueueCopyImage *)0)->region), 3, 0, 0, 0, NULL},
+    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueCopyImage, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueCopyImage *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
+    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueCopyImage, event_wait_list), sizeof(((struct cgl_fr_clEnqueueCopyImage *)0)->event_wait_list), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_clEnqueueCopyImage, event), sizeof(((struct cgl_fr_clEnqueueCopyImage *)0)->event), 6, 3, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clEnqueueCopyImage = {9, offsetof(struct cgl_fr_clEnqueueCopyImage, cgl_ret), sizeof(((struct cgl_fr_clEnqueueCopyImage *)0)->cgl_ret), 7, cgl_ta_clEnqueueCopyImage};
 CG_THUNK(clEnqueueCopyImage, (cgl_f->command_queue, cgl_f->src_image, cgl_f->dst_image, cgl_f->src_origin, cgl_f->dst_origin, cgl_f->region, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyImage(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_image, const size_t *src_origin, const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3094,6 +4134,18 @@ struct cgl_fr_clEnqueueCopyImageToBuffer {
     cl_event *event;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clEnqueueCopyImageToBuffer[9] = {
+    {"command_queue", offsetof(struct cgl_fr_clEnqueueCopyImageToBuffer, command_queue), sizeof(((struct cgl_fr_clEnqueueCopyImageToBuffer *)0)->command_queue), 3, 0, 0, 0, NULL},
+    {"src_image", offsetof(struct cgl_fr_clEnqueueCopyImageToBuffer, src_image), sizeof(((struct cgl_fr_clEnqueueCopyImageToBuffer *)0)->src_image), 3, 0, 0, 0, NULL},
+    {"dst_buffer", offsetof(struct cgl_fr_clEnqueueCopyImageToBuffer, dst_buffer), sizeof(((struct cgl_fr_clEnqueueCopyImageToBuffer *)0)->dst_buffer), 3, 0, 0, 0, NULL},
+    {"src_origin", offsetof(struct cgl_fr_clEnqueueCopyImageToBuffer, src_origin), sizeof(((struct cgl_fr_clEnqueueCopyImageToBuffer *)0)->src_origin), 3, 0, 0, 0, NULL},
+    {"region", offsetof(struct cgl_fr_clEnqueueCopyImageToBuffer, region), sizeof(((struct cgl_fr_clEnqueueCopyImageToBuffer *)0)->region), 3, 0, 0, 0, NULL},
+    {"dst_offset", offsetof(struct cgl_fr_clEnqueueCopyImageToBuffer, dst_offset), sizeof(((struct cgl_fr_clEnqueueCopyImageToBuffer *)0)->dst_offset), 2, 0, 0, 0, NULL},
+    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueCopyImageToBuffer, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueCopyImageToBuffer *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
+    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueCopyImageToBuffer, event_wait_list), sizeof(((struct cgl_fr_clEnqueueCopyImageToBuffer *)0)->event_wait_list), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_clEnqueueCopyImageToBuffer, event), sizeof(((struct cgl_fr_clEnqueueCopyImageToBuffer *)0)->event), 6, 3, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clEnqueueCopyImageToBuffer = {9, offsetof(struct cgl_fr_clEnqueueCopyImageToBuffer, cgl_ret), sizeof(((struct cgl_fr_clEnqueueCopyImageToBuffer *)0)->cgl_ret), 7, cgl_ta_clEnqueueCopyImageToBuffer};
 CG_THUNK(clEnqueueCopyImageToBuffer, (cgl_f->command_queue, cgl_f->src_image, cgl_f->dst_buffer, cgl_f->src_origin, cgl_f->region, cgl_f->dst_offset, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyImageToBuffer(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_buffer, const size_t *src_origin, const size_t *region, size_t dst_offset, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3126,6 +4178,18 @@ struct cgl_fr_clEnqueueCopyBufferToImage {
     cl_event *event;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clEnqueueCopyBufferToImage[9] = {
+    {"command_queue", offsetof(struct cgl_fr_clEnqueueCopyBufferToImage, command_queue), sizeof(((struct cgl_fr_clEnqueueCopyBufferToImage *)0)->command_queue), 3, 0, 0, 0, NULL},
+    {"src_buffer", offsetof(struct cgl_fr_clEnqueueCopyBufferToImage, src_buffer), sizeof(((struct cgl_fr_clEnqueueCopyBufferToImage *)0)->src_buffer), 3, 0, 0, 0, NULL},
+    {"dst_image", offsetof(struct cgl_fr_clEnqueueCopyBufferToImage, dst_image), sizeof(((struct cgl_fr_clEnqueueCopyBufferToImage *)0)->dst_image), 3, 0, 0, 0, NULL},
+    {"src_offset", offsetof(struct cgl_fr_clEnqueueCopyBufferToImage, src_offset), sizeof(((struct cgl_fr_clEnqueueCopyBufferToImage *)0)->src_offset), 2, 0, 0, 0, NULL},
+    {"dst_origin", offsetof(struct cgl_fr_clEnqueueCopyBufferToImage, dst_origin), sizeof(((struct cgl_fr_clEnqueueCopyBufferToImage *)0)->dst_origin), 3, 0, 0, 0, NULL},
+    {"region", offsetof(struct cgl_fr_clEnqueueCopyBufferToImage, region), sizeof(((struct cgl_fr_clEnqueueCopyBufferToImage *)0)->region), 3, 0, 0, 0, NULL},
+    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueCopyBufferToImage, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueCopyBufferToImage *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
+    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueCopyBufferToImage, event_wait_list), sizeof(((struct cgl_fr_clEnqueueCopyBufferToImage *)0)->event_wait_list), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_clEnqueueCopyBufferToImage, event), sizeof(((struct cgl_fr_clEnqueueCopyBufferToImage *)0)->event), 6, 3, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clEnqueueCopyBufferToImage = {9, offsetof(struct cgl_fr_clEnqueueCopyBufferToImage, cgl_ret), sizeof(((struct cgl_fr_clEnqueueCopyBufferToImage *)0)->cgl_ret), 7, cgl_ta_clEnqueueCopyBufferToImage};
 CG_THUNK(clEnqueueCopyBufferToImage, (cgl_f->command_queue, cgl_f->src_buffer, cgl_f->dst_image, cgl_f->src_offset, cgl_f->dst_origin, cgl_f->region, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyBufferToImage(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_image, size_t src_offset, const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3159,6 +4223,19 @@ struct cgl_fr_clEnqueueMapBuffer {
     cl_int *errcode_ret;
     void *cgl_ret;
 };
+static const cg_arg cgl_ta_clEnqueueMapBuffer[10] = {
+    {"command_queue", offsetof(struct cgl_fr_clEnqueueMapBuffer, command_queue), sizeof(((struct cgl_fr_clEnqueueMapBuffer *)0)->command_queue), 3, 0, 0, 0, NULL},
+    {"buffer", offsetof(struct cgl_fr_clEnqueueMapBuffer, buffer), sizeof(((struct cgl_fr_clEnqueueMapBuffer *)0)->buffer), 3, 0, 0, 0, NULL},
+    {"blocking_map", offsetof(struct cgl_fr_clEnqueueMapBuffer, blocking_map), sizeof(((struct cgl_fr_clEnqueueMapBuffer *)0)->blocking_map), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0], cgl_en_24},
+    {"map_flags", offsetof(struct cgl_fr_clEnqueueMapBuffer, map_flags), sizeof(((struct cgl_fr_clEnqueueMapBuffer *)0)->map_flags), 2, 0, 0, 0, NULL},
+    {"offset", offsetof(struct cgl_fr_clEnqueueMapBuffer, offset), sizeof(((struct cgl_fr_clEnqueueMapBuffer *)0)->offset), 2, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_clEnqueueMapBuffer, size), sizeof(((struct cgl_fr_clEnqueueMapBuffer *)0)->size), 2, 0, 0, 0, NULL},
+    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueMapBuffer, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueMapBuffer *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
+    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueMapBuffer, event_wait_list), sizeof(((struct cgl_fr_clEnqueueMapBuffer *)0)->event_wait_list), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_clEnqueueMapBuffer, event), sizeof(((struct cgl_fr_clEnqueueMapBuffer *)0)->event), 6, 3, 8, 0, NULL},
+    {"errcode_ret", offsetof(struct cgl_fr_clEnqueueMapBuffer, errcode_ret), sizeof(((struct cgl_fr_clEnqueueMapBuffer *)0)->errcode_ret), 6, 7, 4, 0, NULL},
+};
+static const cg_args cgl_targs_clEnqueueMapBuffer = {10, offsetof(struct cgl_fr_clEnqueueMapBuffer, cgl_ret), sizeof(((struct cgl_fr_clEnqueueMapBuffer *)0)->cgl_ret), 3, cgl_ta_clEnqueueMapBuffer};
 CG_THUNK(clEnqueueMapBuffer, (cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_map, cgl_f->map_flags, cgl_f->offset, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) void *cgl_gp_clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_map, cl_map_flags map_flags, size_t offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event, cl_int *errcode_ret)
 {
@@ -3199,6 +4276,21 @@ struct cgl_fr_clEnqueueMapImage {
     cl_int *errcode_ret;
     void *cgl_ret;
 };
+static const cg_arg cgl_ta_clEnqueueMapImage[12] = {
+    {"command_queue", offsetof(struct cgl_fr_clEnqueueMapImage, command_queue), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->command_queue), 3, 0, 0, 0, NULL},
+    {"image", offsetof(struct cgl_fr_clEnqueueMapImage, image), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->image), 3, 0, 0, 0, NULL},
+    {"blocking_map", offsetof(struct cgl_fr_clEnqueueMapImage, blocking_map), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->blocking_map), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0], cgl_en_24},
+    {"map_flags", offsetof(struct cgl_fr_clEnqueueMapImage, map_flags), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->map_flags), 2, 0, 0, 0, NULL},
+    {"origin", offsetof(struct cgl_fr_clEnqueueMapImage, origin), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->origin), 3, 0, 0, 0, NULL},
+    {"region", offsetof(struct cgl_fr_clEnqueueMapImage, region), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->region), 3, 0, 0, 0, NULL},
+    {"image_row_pitch", offsetof(struct cgl_fr_clEnqueueMapImage, image_row_pitch), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->image_row_pitch), 3, 0, 0, 0, NULL},
+    {"image_slice_pitch", offsetof(struct cgl_fr_clEnqueueMapImage, image_slice_pitch), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->image_slice_pitch), 3, 0, 0, 0, NULL},
+    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueMapImage, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
+    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueMapImage, event_wait_list), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->event_wait_list), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_clEnqueueMapImage, event), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->event), 6, 3, 8, 0, NULL},
+    {"errcode_ret", offsetof(struct cgl_fr_clEnqueueMapImage, errcode_ret), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->errcode_ret), 6, 7, 4, 0, NULL},
+};
+static const cg_args cgl_targs_clEnqueueMapImage = {12, offsetof(struct cgl_fr_clEnqueueMapImage, cgl_ret), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->cgl_ret), 3, cgl_ta_clEnqueueMapImage};
 CG_THUNK(clEnqueueMapImage, (cgl_f->command_queue, cgl_f->image, cgl_f->blocking_map, cgl_f->map_flags, cgl_f->origin, cgl_f->region, cgl_f->image_row_pitch, cgl_f->image_slice_pitch, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) void *cgl_gp_clEnqueueMapImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_map, cl_map_flags map_flags, const size_t *origin, const size_t *region, size_t *image_row_pitch, size_t *image_slice_pitch, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event, cl_int *errcode_ret)
 {
@@ -3233,6 +4325,15 @@ struct cgl_fr_clEnqueueUnmapMemObject {
     cl_event *event;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clEnqueueUnmapMemObject[6] = {
+    {"command_queue", offsetof(struct cgl_fr_clEnqueueUnmapMemObject, command_queue), sizeof(((struct cgl_fr_clEnqueueUnmapMemObject *)0)->command_queue), 3, 0, 0, 0, NULL},
+    {"memobj", offsetof(struct cgl_fr_clEnqueueUnmapMemObject, memobj), sizeof(((struct cgl_fr_clEnqueueUnmapMemObject *)0)->memobj), 3, 0, 0, 0, NULL},
+    {"mapped_ptr", offsetof(struct cgl_fr_clEnqueueUnmapMemObject, mapped_ptr), sizeof(((struct cgl_fr_clEnqueueUnmapMemObject *)0)->mapped_ptr), 3, 0, 0, 0, NULL},
+    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueUnmapMemObject, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueUnmapMemObject *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
+    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueUnmapMemObject, event_wait_list), sizeof(((struct cgl_fr_clEnqueueUnmapMemObject *)0)->event_wait_list), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_clEnqueueUnmapMemObject, event), sizeof(((struct cgl_fr_clEnqueueUnmapMemObject *)0)->event), 6, 3, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clEnqueueUnmapMemObject = {6, offsetof(struct cgl_fr_clEnqueueUnmapMemObject, cgl_ret), sizeof(((struct cgl_fr_clEnqueueUnmapMemObject *)0)->cgl_ret), 7, cgl_ta_clEnqueueUnmapMemObject};
 CG_THUNK(clEnqueueUnmapMemObject, (cgl_f->command_queue, cgl_f->memobj, cgl_f->mapped_ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueUnmapMemObject(cl_command_queue command_queue, cl_mem memobj, void *mapped_ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3263,6 +4364,16 @@ struct cgl_fr_clEnqueueMigrateMemObjects {
     cl_event *event;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clEnqueueMigrateMemObjects[7] = {
+    {"command_queue", offsetof(struct cgl_fr_clEnqueueMigrateMemObjects, command_queue), sizeof(((struct cgl_fr_clEnqueueMigrateMemObjects *)0)->command_queue), 3, 0, 0, 0, NULL},
+    {"num_mem_objects", offsetof(struct cgl_fr_clEnqueueMigrateMemObjects, num_mem_objects), sizeof(((struct cgl_fr_clEnqueueMigrateMemObjects *)0)->num_mem_objects), 2, 0, 0, 0, NULL},
+    {"mem_objects", offsetof(struct cgl_fr_clEnqueueMigrateMemObjects, mem_objects), sizeof(((struct cgl_fr_clEnqueueMigrateMemObjects *)0)->mem_objects), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_clEnqueueMigrateMemObjects, flags), sizeof(((struct cgl_fr_clEnqueueMigrateMemObjects *)0)->flags), 2, 0, 0, 0, NULL},
+    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueMigrateMemObjects, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueMigrateMemObjects *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
+    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueMigrateMemObjects, event_wait_list), sizeof(((struct cgl_fr_clEnqueueMigrateMemObjects *)0)->event_wait_list), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_clEnqueueMigrateMemObjects, event), sizeof(((struct cgl_fr_clEnqueueMigrateMemObjects *)0)->event), 6, 3, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clEnqueueMigrateMemObjects = {7, offsetof(struct cgl_fr_clEnqueueMigrateMemObjects, cgl_ret), sizeof(((struct cgl_fr_clEnqueueMigrateMemObjects *)0)->cgl_ret), 7, cgl_ta_clEnqueueMigrateMemObjects};
 CG_THUNK(clEnqueueMigrateMemObjects, (cgl_f->command_queue, cgl_f->num_mem_objects, cgl_f->mem_objects, cgl_f->flags, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueMigrateMemObjects(cl_command_queue command_queue, cl_uint num_mem_objects, const cl_mem *mem_objects, cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3298,6 +4409,18 @@ struct cgl_fr_clEnqueueNDRangeKernel {
 static const cg_rule cgl_rules_clEnqueueNDRangeKernel[1] = {
     {"kernel", offsetof(struct cgl_fr_clEnqueueNDRangeKernel, kernel), sizeof(((struct cgl_fr_clEnqueueNDRangeKernel *)0)->kernel), CG_RULE_READ | CG_RULE_LAUNCHES},
 };
+static const cg_arg cgl_ta_clEnqueueNDRangeKernel[9] = {
+    {"command_queue", offsetof(struct cgl_fr_clEnqueueNDRangeKernel, command_queue), sizeof(((struct cgl_fr_clEnqueueNDRangeKernel *)0)->command_queue), 3, 0, 0, 0, NULL},
+    {"kernel", offsetof(struct cgl_fr_clEnqueueNDRangeKernel, kernel), sizeof(((struct cgl_fr_clEnqueueNDRangeKernel *)0)->kernel), 3, 0, 0, 0, NULL},
+    {"work_dim", offsetof(struct cgl_fr_clEnqueueNDRangeKernel, work_dim), sizeof(((struct cgl_fr_clEnqueueNDRangeKernel *)0)->work_dim), 2, 0, 0, 0, NULL},
+    {"global_work_offset", offsetof(struct cgl_fr_clEnqueueNDRangeKernel, global_work_offset), sizeof(((struct cgl_fr_clEnqueueNDRangeKernel *)0)->global_work_offset), 3, 0, 0, 0, NULL},
+    {"global_work_size", offsetof(struct cgl_fr_clEnqueueNDRangeKernel, global_work_size), sizeof(((struct cgl_fr_clEnqueueNDRangeKernel *)0)->global_work_size), 3, 0, 0, 0, NULL},
+    {"local_work_size", offsetof(struct cgl_fr_clEnqueueNDRangeKernel, local_work_size), sizeof(((struct cgl_fr_clEnqueueNDRangeKernel *)0)->local_work_size), 3, 0, 0, 0, NULL},
+    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueNDRangeKernel, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueNDRangeKernel *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
+    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueNDRangeKernel, event_wait_list), sizeof(((struct cgl_fr_clEnqueueNDRangeKernel *)0)->event_wait_list), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_clEnqueueNDRangeKernel, event), sizeof(((struct cgl_fr_clEnqueueNDRangeKernel *)0)->event), 6, 3, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clEnqueueNDRangeKernel = {9, offsetof(struct cgl_fr_clEnqueueNDRangeKernel, cgl_ret), sizeof(((struct cgl_fr_clEnqueueNDRangeKernel *)0)->cgl_ret), 7, cgl_ta_clEnqueueNDRangeKernel};
 CG_THUNK(clEnqueueNDRangeKernel, (cgl_f->command_queue, cgl_f->kernel, cgl_f->work_dim, cgl_f->global_work_offset, cgl_f->global_work_size, cgl_f->local_work_size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_kernel kernel, cl_uint work_dim, const size_t *global_work_offset, const size_t *global_work_size, const size_t *local_work_size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3332,6 +4455,19 @@ struct cgl_fr_clEnqueueNativeKernel {
     cl_event *event;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clEnqueueNativeKernel[10] = {
+    {"command_queue", offsetof(struct cgl_fr_clEnqueueNativeKernel, command_queue), sizeof(((struct cgl_fr_clEnqueueNativeKernel *)0)->command_queue), 3, 0, 0, 0, NULL},
+    {"user_func", offsetof(struct cgl_fr_clEnqueueNativeKernel, user_func), sizeof(((struct cgl_fr_clEnqueueNativeKernel *)0)->user_func), 3, 0, 0, 0, NULL},
+    {"args", offsetof(struct cgl_fr_clEnqueueNativeKernel, args), sizeof(((struct cgl_fr_clEnqueueNativeKernel *)0)->args), 3, 0, 0, 0, NULL},
+    {"cb_args", offsetof(struct cgl_fr_clEnqueueNativeKernel, cb_args), sizeof(((struct cgl_fr_clEnqueueNativeKernel *)0)->cb_args), 2, 0, 0, 0, NULL},
+    {"num_mem_objects", offsetof(struct cgl_fr_clEnqueueNativeKernel, num_mem_objects), sizeof(((struct cgl_fr_clEnqueueNativeKernel *)0)->num_mem_objects), 2, 0, 0, 0, NULL},
+    {"mem_list", offsetof(struct cgl_fr_clEnqueueNativeKernel, mem_list), sizeof(((struct cgl_fr_clEnqueueNativeKernel *)0)->mem_list), 3, 0, 0, 0, NULL},
+    {"args_mem_loc", offsetof(struct cgl_fr_clEnqueueNativeKernel, args_mem_loc), sizeof(((struct cgl_fr_clEnqueueNativeKernel *)0)->args_mem_loc), 3, 0, 0, 0, NULL},
+    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueNativeKernel, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueNativeKernel *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
+    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueNativeKernel, event_wait_list), sizeof(((struct cgl_fr_clEnqueueNativeKernel *)0)->event_wait_list), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_clEnqueueNativeKernel, event), sizeof(((struct cgl_fr_clEnqueueNativeKernel *)0)->event), 6, 3, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clEnqueueNativeKernel = {10, offsetof(struct cgl_fr_clEnqueueNativeKernel, cgl_ret), sizeof(((struct cgl_fr_clEnqueueNativeKernel *)0)->cgl_ret), 7, cgl_ta_clEnqueueNativeKernel};
 CG_THUNK(clEnqueueNativeKernel, (cgl_f->command_queue, cgl_f->user_func, cgl_f->args, cgl_f->cb_args, cgl_f->num_mem_objects, cgl_f->mem_list, cgl_f->args_mem_loc, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueNativeKernel(cl_command_queue command_queue, void (*user_func)(void *), void *args, size_t cb_args, cl_uint num_mem_objects, const cl_mem *mem_list, const void **args_mem_loc, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3359,6 +4495,13 @@ struct cgl_fr_clEnqueueMarkerWithWaitList {
     cl_event *event;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clEnqueueMarkerWithWaitList[4] = {
+    {"command_queue", offsetof(struct cgl_fr_clEnqueueMarkerWithWaitList, command_queue), sizeof(((struct cgl_fr_clEnqueueMarkerWithWaitList *)0)->command_queue), 3, 0, 0, 0, NULL},
+    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueMarkerWithWaitList, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueMarkerWithWaitList *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
+    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueMarkerWithWaitList, event_wait_list), sizeof(((struct cgl_fr_clEnqueueMarkerWithWaitList *)0)->event_wait_list), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_clEnqueueMarkerWithWaitList, event), sizeof(((struct cgl_fr_clEnqueueMarkerWithWaitList *)0)->event), 6, 3, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clEnqueueMarkerWithWaitList = {4, offsetof(struct cgl_fr_clEnqueueMarkerWithWaitList, cgl_ret), sizeof(((struct cgl_fr_clEnqueueMarkerWithWaitList *)0)->cgl_ret), 7, cgl_ta_clEnqueueMarkerWithWaitList};
 CG_THUNK(clEnqueueMarkerWithWaitList, (cgl_f->command_queue, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueMarkerWithWaitList(cl_command_queue command_queue, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3386,6 +4529,13 @@ struct cgl_fr_clEnqueueBarrierWithWaitList {
     cl_event *event;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clEnqueueBarrierWithWaitList[4] = {
+    {"command_queue", offsetof(struct cgl_fr_clEnqueueBarrierWithWaitList, command_queue), sizeof(((struct cgl_fr_clEnqueueBarrierWithWaitList *)0)->command_queue), 3, 0, 0, 0, NULL},
+    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueBarrierWithWaitList, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueBarrierWithWaitList *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
+    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueBarrierWithWaitList, event_wait_list), sizeof(((struct cgl_fr_clEnqueueBarrierWithWaitList *)0)->event_wait_list), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_clEnqueueBarrierWithWaitList, event), sizeof(((struct cgl_fr_clEnqueueBarrierWithWaitList *)0)->event), 6, 3, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clEnqueueBarrierWithWaitList = {4, offsetof(struct cgl_fr_clEnqueueBarrierWithWaitList, cgl_ret), sizeof(((struct cgl_fr_clEnqueueBarrierWithWaitList *)0)->cgl_ret), 7, cgl_ta_clEnqueueBarrierWithWaitList};
 CG_THUNK(clEnqueueBarrierWithWaitList, (cgl_f->command_queue, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueBarrierWithWaitList(cl_command_queue command_queue, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3417,6 +4567,16 @@ struct cgl_fr_clEnqueueSVMFree {
     cl_event *event;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clEnqueueSVMFree[7] = {
+    {"command_queue", offsetof(struct cgl_fr_clEnqueueSVMFree, command_queue), sizeof(((struct cgl_fr_clEnqueueSVMFree *)0)->command_queue), 3, 0, 0, 0, NULL},
+    {"num_svm_pointers", offsetof(struct cgl_fr_clEnqueueSVMFree, num_svm_pointers), sizeof(((struct cgl_fr_clEnqueueSVMFree *)0)->num_svm_pointers), 2, 0, 0, 0, NULL},
+    {"pfn_free_func", offsetof(struct cgl_fr_clEnqueueSVMFree, pfn_free_func), sizeof(((struct cgl_fr_clEnqueueSVMFree *)0)->pfn_free_func), 3, 0, 0, 0, NULL},
+    {"user_data", offsetof(struct cgl_fr_clEnqueueSVMFree, user_data), sizeof(((struct cgl_fr_clEnqueueSVMFree *)0)->user_data), 3, 0, 0, 0, NULL},
+    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueSVMFree, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMFree *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
+    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueSVMFree, event_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMFree *)0)->event_wait_list), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_clEnqueueSVMFree, event), sizeof(((struct cgl_fr_clEnqueueSVMFree *)0)->event), 6, 3, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clEnqueueSVMFree = {7, offsetof(struct cgl_fr_clEnqueueSVMFree, cgl_ret), sizeof(((struct cgl_fr_clEnqueueSVMFree *)0)->cgl_ret), 7, cgl_ta_clEnqueueSVMFree};
 CG_THUNK(clEnqueueSVMFree, (cgl_f->command_queue, cgl_f->num_svm_pointers, cgl_f->svm_pointers, cgl_f->pfn_free_func, cgl_f->user_data, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMFree(cl_command_queue command_queue, cl_uint num_svm_pointers, void *svm_pointers[], void (*pfn_free_func)(cl_command_queue, cl_uint, void *[], void *), void *user_data, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3448,6 +4608,17 @@ struct cgl_fr_clEnqueueSVMMemcpy {
     cl_event *event;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clEnqueueSVMMemcpy[8] = {
+    {"command_queue", offsetof(struct cgl_fr_clEnqueueSVMMemcpy, command_queue), sizeof(((struct cgl_fr_clEnqueueSVMMemcpy *)0)->command_queue), 3, 0, 0, 0, NULL},
+    {"blocking_copy", offsetof(struct cgl_fr_clEnqueueSVMMemcpy, blocking_copy), sizeof(((struct cgl_fr_clEnqueueSVMMemcpy *)0)->blocking_copy), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0], cgl_en_24},
+    {"dst_ptr", offsetof(struct cgl_fr_clEnqueueSVMMemcpy, dst_ptr), sizeof(((struct cgl_fr_clEnqueueSVMMemcpy *)0)->dst_ptr), 3, 0, 0, 0, NULL},
+    {"src_ptr", offsetof(struct cgl_fr_clEnqueueSVMMemcpy, src_ptr), sizeof(((struct cgl_fr_clEnqueueSVMMemcpy *)0)->src_ptr), 3, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_clEnqueueSVMMemcpy, size), sizeof(((struct cgl_fr_clEnqueueSVMMemcpy *)0)->size), 2, 0, 0, 0, NULL},
+    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueSVMMemcpy, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMMemcpy *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
+    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueSVMMemcpy, event_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMMemcpy *)0)->event_wait_list), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_clEnqueueSVMMemcpy, event), sizeof(((struct cgl_fr_clEnqueueSVMMemcpy *)0)->event), 6, 3, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clEnqueueSVMMemcpy = {8, offsetof(struct cgl_fr_clEnqueueSVMMemcpy, cgl_ret), sizeof(((struct cgl_fr_clEnqueueSVMMemcpy *)0)->cgl_ret), 7, cgl_ta_clEnqueueSVMMemcpy};
 CG_THUNK(clEnqueueSVMMemcpy, (cgl_f->command_queue, cgl_f->blocking_copy, cgl_f->dst_ptr, cgl_f->src_ptr, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMMemcpy(cl_command_queue command_queue, cl_bool blocking_copy, void *dst_ptr, const void *src_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3480,6 +4651,17 @@ struct cgl_fr_clEnqueueSVMMemFill {
     cl_event *event;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clEnqueueSVMMemFill[8] = {
+    {"command_queue", offsetof(struct cgl_fr_clEnqueueSVMMemFill, command_queue), sizeof(((struct cgl_fr_clEnqueueSVMMemFill *)0)->command_queue), 3, 0, 0, 0, NULL},
+    {"svm_ptr", offsetof(struct cgl_fr_clEnqueueSVMMemFill, svm_ptr), sizeof(((struct cgl_fr_clEnqueueSVMMemFill *)0)->svm_ptr), 3, 0, 0, 0, NULL},
+    {"pattern", offsetof(struct cgl_fr_clEnqueueSVMMemFill, pattern), sizeof(((struct cgl_fr_clEnqueueSVMMemFill *)0)->pattern), 3, 0, 0, 0, NULL},
+    {"pattern_size", offsetof(struct cgl_fr_clEnqueueSVMMemFill, pattern_size), sizeof(((struct cgl_fr_clEnqueueSVMMemFill *)0)->pattern_size), 2, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_clEnqueueSVMMemFill, size), sizeof(((struct cgl_fr_clEnqueueSVMMemFill *)0)->size), 2, 0, 0, 0, NULL},
+    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueSVMMemFill, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMMemFill *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
+    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueSVMMemFill, event_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMMemFill *)0)->event_wait_list), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_clEnqueueSVMMemFill, event), sizeof(((struct cgl_fr_clEnqueueSVMMemFill *)0)->event), 6, 3, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clEnqueueSVMMemFill = {8, offsetof(struct cgl_fr_clEnqueueSVMMemFill, cgl_ret), sizeof(((struct cgl_fr_clEnqueueSVMMemFill *)0)->cgl_ret), 7, cgl_ta_clEnqueueSVMMemFill};
 CG_THUNK(clEnqueueSVMMemFill, (cgl_f->command_queue, cgl_f->svm_ptr, cgl_f->pattern, cgl_f->pattern_size, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMMemFill(cl_command_queue command_queue, void *svm_ptr, const void *pattern, size_t pattern_size, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3511,6 +4693,17 @@ struct cgl_fr_clEnqueueSVMMap {
     cl_event *event;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clEnqueueSVMMap[8] = {
+    {"command_queue", offsetof(struct cgl_fr_clEnqueueSVMMap, command_queue), sizeof(((struct cgl_fr_clEnqueueSVMMap *)0)->command_queue), 3, 0, 0, 0, NULL},
+    {"blocking_map", offsetof(struct cgl_fr_clEnqueueSVMMap, blocking_map), sizeof(((struct cgl_fr_clEnqueueSVMMap *)0)->blocking_map), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0], cgl_en_24},
+    {"flags", offsetof(struct cgl_fr_clEnqueueSVMMap, flags), sizeof(((struct cgl_fr_clEnqueueSVMMap *)0)->flags), 2, 0, 0, 0, NULL},
+    {"svm_ptr", offsetof(struct cgl_fr_clEnqueueSVMMap, svm_ptr), sizeof(((struct cgl_fr_clEnqueueSVMMap *)0)->svm_ptr), 3, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_clEnqueueSVMMap, size), sizeof(((struct cgl_fr_clEnqueueSVMMap *)0)->size), 2, 0, 0, 0, NULL},
+    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueSVMMap, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMMap *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
+    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueSVMMap, event_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMMap *)0)->event_wait_list), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_clEnqueueSVMMap, event), sizeof(((struct cgl_fr_clEnqueueSVMMap *)0)->event), 6, 3, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clEnqueueSVMMap = {8, offsetof(struct cgl_fr_clEnqueueSVMMap, cgl_ret), sizeof(((struct cgl_fr_clEnqueueSVMMap *)0)->cgl_ret), 7, cgl_ta_clEnqueueSVMMap};
 CG_THUNK(clEnqueueSVMMap, (cgl_f->command_queue, cgl_f->blocking_map, cgl_f->flags, cgl_f->svm_ptr, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMMap(cl_command_queue command_queue, cl_bool blocking_map, cl_map_flags flags, void *svm_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3540,6 +4733,14 @@ struct cgl_fr_clEnqueueSVMUnmap {
     cl_event *event;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clEnqueueSVMUnmap[5] = {
+    {"command_queue", offsetof(struct cgl_fr_clEnqueueSVMUnmap, command_queue), sizeof(((struct cgl_fr_clEnqueueSVMUnmap *)0)->command_queue), 3, 0, 0, 0, NULL},
+    {"svm_ptr", offsetof(struct cgl_fr_clEnqueueSVMUnmap, svm_ptr), sizeof(((struct cgl_fr_clEnqueueSVMUnmap *)0)->svm_ptr), 3, 0, 0, 0, NULL},
+    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueSVMUnmap, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMUnmap *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
+    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueSVMUnmap, event_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMUnmap *)0)->event_wait_list), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_clEnqueueSVMUnmap, event), sizeof(((struct cgl_fr_clEnqueueSVMUnmap *)0)->event), 6, 3, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clEnqueueSVMUnmap = {5, offsetof(struct cgl_fr_clEnqueueSVMUnmap, cgl_ret), sizeof(((struct cgl_fr_clEnqueueSVMUnmap *)0)->cgl_ret), 7, cgl_ta_clEnqueueSVMUnmap};
 CG_THUNK(clEnqueueSVMUnmap, (cgl_f->command_queue, cgl_f->svm_ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMUnmap(cl_command_queue command_queue, void *svm_ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3571,6 +4772,17 @@ struct cgl_fr_clEnqueueSVMMigrateMem {
     cl_event *event;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clEnqueueSVMMigrateMem[8] = {
+    {"command_queue", offsetof(struct cgl_fr_clEnqueueSVMMigrateMem, command_queue), sizeof(((struct cgl_fr_clEnqueueSVMMigrateMem *)0)->command_queue), 3, 0, 0, 0, NULL},
+    {"num_svm_pointers", offsetof(struct cgl_fr_clEnqueueSVMMigrateMem, num_svm_pointers), sizeof(((struct cgl_fr_clEnqueueSVMMigrateMem *)0)->num_svm_pointers), 2, 0, 0, 0, NULL},
+    {"svm_pointers", offsetof(struct cgl_fr_clEnqueueSVMMigrateMem, svm_pointers), sizeof(((struct cgl_fr_clEnqueueSVMMigrateMem *)0)->svm_pointers), 3, 0, 0, 0, NULL},
+    {"sizes", offsetof(struct cgl_fr_clEnqueueSVMMigrateMem, sizes), sizeof(((struct cgl_fr_clEnqueueSVMMigrateMem *)0)->sizes), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_clEnqueueSVMMigrateMem, flags), sizeof(((struct cgl_fr_clEnqueueSVMMigrateMem *)0)->flags), 2, 0, 0, 0, NULL},
+    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueSVMMigrateMem, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMMigrateMem *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
+    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueSVMMigrateMem, event_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMMigrateMem *)0)->event_wait_list), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_clEnqueueSVMMigrateMem, event), sizeof(((struct cgl_fr_clEnqueueSVMMigrateMem *)0)->event), 6, 3, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clEnqueueSVMMigrateMem = {8, offsetof(struct cgl_fr_clEnqueueSVMMigrateMem, cgl_ret), sizeof(((struct cgl_fr_clEnqueueSVMMigrateMem *)0)->cgl_ret), 7, cgl_ta_clEnqueueSVMMigrateMem};
 CG_THUNK(clEnqueueSVMMigrateMem, (cgl_f->command_queue, cgl_f->num_svm_pointers, cgl_f->svm_pointers, cgl_f->sizes, cgl_f->flags, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMMigrateMem(cl_command_queue command_queue, cl_uint num_svm_pointers, const void **svm_pointers, const size_t *sizes, cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3596,6 +4808,11 @@ struct cgl_fr_clGetExtensionFunctionAddressForPlatform {
     const char *func_name;
     void *cgl_ret;
 };
+static const cg_arg cgl_ta_clGetExtensionFunctionAddressForPlatform[2] = {
+    {"platform", offsetof(struct cgl_fr_clGetExtensionFunctionAddressForPlatform, platform), sizeof(((struct cgl_fr_clGetExtensionFunctionAddressForPlatform *)0)->platform), 3, 0, 0, 0, NULL},
+    {"func_name", offsetof(struct cgl_fr_clGetExtensionFunctionAddressForPlatform, func_name), sizeof(((struct cgl_fr_clGetExtensionFunctionAddressForPlatform *)0)->func_name), 5, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clGetExtensionFunctionAddressForPlatform = {2, offsetof(struct cgl_fr_clGetExtensionFunctionAddressForPlatform, cgl_ret), sizeof(((struct cgl_fr_clGetExtensionFunctionAddressForPlatform *)0)->cgl_ret), 3, cgl_ta_clGetExtensionFunctionAddressForPlatform};
 CG_THUNK(clGetExtensionFunctionAddressForPlatform, (cgl_f->platform, cgl_f->func_name), CG_NO_CODE);
 static __attribute__((noinline)) void *cgl_gp_clGetExtensionFunctionAddressForPlatform(cl_platform_id platform, const char *func_name)
 {
@@ -3624,6 +4841,13 @@ struct cgl_fr_clSetCommandQueueProperty {
     cl_command_queue_properties *old_properties;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clSetCommandQueueProperty[4] = {
+    {"command_queue", offsetof(struct cgl_fr_clSetCommandQueueProperty, command_queue), sizeof(((struct cgl_fr_clSetCommandQueueProperty *)0)->command_queue), 3, 0, 0, 0, NULL},
+    {"properties", offsetof(struct cgl_fr_clSetCommandQueueProperty, properties), sizeof(((struct cgl_fr_clSetCommandQueueProperty *)0)->properties), 2, 0, 0, 0, NULL},
+    {"enable", offsetof(struct cgl_fr_clSetCommandQueueProperty, enable), sizeof(((struct cgl_fr_clSetCommandQueueProperty *)0)->enable), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0], cgl_en_24},
+    {"old_properties", offsetof(struct cgl_fr_clSetCommandQueueProperty, old_properties), sizeof(((struct cgl_fr_clSetCommandQueueProperty *)0)->old_properties), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clSetCommandQueueProperty = {4, offsetof(struct cgl_fr_clSetCommandQueueProperty, cgl_ret), sizeof(((struct cgl_fr_clSetCommandQueueProperty *)0)->cgl_ret), 7, cgl_ta_clSetCommandQueueProperty};
 CG_THUNK(clSetCommandQueueProperty, (cgl_f->command_queue, cgl_f->properties, cgl_f->enable, cgl_f->old_properties), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clSetCommandQueueProperty(cl_command_queue command_queue, cl_command_queue_properties properties, cl_bool enable, cl_command_queue_properties *old_properties)
 {
@@ -3655,6 +4879,17 @@ struct cgl_fr_clCreateImage2D {
     cl_int *errcode_ret;
     cl_mem cgl_ret;
 };
+static const cg_arg cgl_ta_clCreateImage2D[8] = {
+    {"context", offsetof(struct cgl_fr_clCreateImage2D, context), sizeof(((struct cgl_fr_clCreateImage2D *)0)->context), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_clCreateImage2D, flags), sizeof(((struct cgl_fr_clCreateImage2D *)0)->flags), 2, 0, 0, 0, NULL},
+    {"image_format", offsetof(struct cgl_fr_clCreateImage2D, image_format), sizeof(((struct cgl_fr_clCreateImage2D *)0)->image_format), 3, 0, 0, 0, NULL},
+    {"image_width", offsetof(struct cgl_fr_clCreateImage2D, image_width), sizeof(((struct cgl_fr_clCreateImage2D *)0)->image_width), 2, 0, 0, 0, NULL},
+    {"image_height", offsetof(struct cgl_fr_clCreateImage2D, image_height), sizeof(((struct cgl_fr_clCreateImage2D *)0)->image_height), 2, 0, 0, 0, NULL},
+    {"image_row_pitch", offsetof(struct cgl_fr_clCreateImage2D, image_row_pitch), sizeof(((struct cgl_fr_clCreateImage2D *)0)->image_row_pitch), 2, 0, 0, 0, NULL},
+    {"host_ptr", offsetof(struct cgl_fr_clCreateImage2D, host_ptr), sizeof(((struct cgl_fr_clCreateImage2D *)0)->host_ptr), 3, 0, 0, 0, NULL},
+    {"errcode_ret", offsetof(struct cgl_fr_clCreateImage2D, errcode_ret), sizeof(((struct cgl_fr_clCreateImage2D *)0)->errcode_ret), 6, 7, 4, 0, NULL},
+};
+static const cg_args cgl_targs_clCreateImage2D = {8, offsetof(struct cgl_fr_clCreateImage2D, cgl_ret), sizeof(((struct cgl_fr_clCreateImage2D *)0)->cgl_ret), 3, cgl_ta_clCreateImage2D};
 CG_THUNK(clCreateImage2D, (cgl_f->context, cgl_f->flags, cgl_f->image_format, cgl_f->image_width, cgl_f->image_height, cgl_f->image_row_pitch, cgl_f->host_ptr, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_mem cgl_gp_clCreateImage2D(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, size_t image_width, size_t image_height, size_t image_row_pitch, void *host_ptr, cl_int *errcode_ret)
 {
@@ -3692,6 +4927,19 @@ struct cgl_fr_clCreateImage3D {
     cl_int *errcode_ret;
     cl_mem cgl_ret;
 };
+static const cg_arg cgl_ta_clCreateImage3D[10] = {
+    {"context", offsetof(struct cgl_fr_clCreateImage3D, context), sizeof(((struct cgl_fr_clCreateImage3D *)0)->context), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_clCreateImage3D, flags), sizeof(((struct cgl_fr_clCreateImage3D *)0)->flags), 2, 0, 0, 0, NULL},
+    {"image_format", offsetof(struct cgl_fr_clCreateImage3D, image_format), sizeof(((struct cgl_fr_clCreateImage3D *)0)->image_format), 3, 0, 0, 0, NULL},
+    {"image_width", offsetof(struct cgl_fr_clCreateImage3D, image_width), sizeof(((struct cgl_fr_clCreateImage3D *)0)->image_width), 2, 0, 0, 0, NULL},
+    {"image_height", offsetof(struct cgl_fr_clCreateImage3D, image_height), sizeof(((struct cgl_fr_clCreateImage3D *)0)->image_height), 2, 0, 0, 0, NULL},
+    {"image_depth", offsetof(struct cgl_fr_clCreateImage3D, image_depth), sizeof(((struct cgl_fr_clCreateImage3D *)0)->image_depth), 2, 0, 0, 0, NULL},
+    {"image_row_pitch", offsetof(struct cgl_fr_clCreateImage3D, image_row_pitch), sizeof(((struct cgl_fr_clCreateImage3D *)0)->image_row_pitch), 2, 0, 0, 0, NULL},
+    {"image_slice_pitch", offsetof(struct cgl_fr_clCreateImage3D, image_slice_pitch), sizeof(((struct cgl_fr_clCreateImage3D *)0)->image_slice_pitch), 2, 0, 0, 0, NULL},
+    {"host_ptr", offsetof(struct cgl_fr_clCreateImage3D, host_ptr), sizeof(((struct cgl_fr_clCreateImage3D *)0)->host_ptr), 3, 0, 0, 0, NULL},
+    {"errcode_ret", offsetof(struct cgl_fr_clCreateImage3D, errcode_ret), sizeof(((struct cgl_fr_clCreateImage3D *)0)->errcode_ret), 6, 7, 4, 0, NULL},
+};
+static const cg_args cgl_targs_clCreateImage3D = {10, offsetof(struct cgl_fr_clCreateImage3D, cgl_ret), sizeof(((struct cgl_fr_clCreateImage3D *)0)->cgl_ret), 3, cgl_ta_clCreateImage3D};
 CG_THUNK(clCreateImage3D, (cgl_f->context, cgl_f->flags, cgl_f->image_format, cgl_f->image_width, cgl_f->image_height, cgl_f->image_depth, cgl_f->image_row_pitch, cgl_f->image_slice_pitch, cgl_f->host_ptr, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_mem cgl_gp_clCreateImage3D(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, size_t image_width, size_t image_height, size_t image_depth, size_t image_row_pitch, size_t image_slice_pitch, void *host_ptr, cl_int *errcode_ret)
 {
@@ -3721,6 +4969,11 @@ struct cgl_fr_clEnqueueMarker {
     cl_event *event;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clEnqueueMarker[2] = {
+    {"command_queue", offsetof(struct cgl_fr_clEnqueueMarker, command_queue), sizeof(((struct cgl_fr_clEnqueueMarker *)0)->command_queue), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_clEnqueueMarker, event), sizeof(((struct cgl_fr_clEnqueueMarker *)0)->event), 6, 3, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clEnqueueMarker = {2, offsetof(struct cgl_fr_clEnqueueMarker, cgl_ret), sizeof(((struct cgl_fr_clEnqueueMarker *)0)->cgl_ret), 7, cgl_ta_clEnqueueMarker};
 CG_THUNK(clEnqueueMarker, (cgl_f->command_queue, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueMarker(cl_command_queue command_queue, cl_event *event)
 {
@@ -3747,6 +5000,12 @@ struct cgl_fr_clEnqueueWaitForEvents {
     const cl_event *event_list;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clEnqueueWaitForEvents[3] = {
+    {"command_queue", offsetof(struct cgl_fr_clEnqueueWaitForEvents, command_queue), sizeof(((struct cgl_fr_clEnqueueWaitForEvents *)0)->command_queue), 3, 0, 0, 0, NULL},
+    {"num_events", offsetof(struct cgl_fr_clEnqueueWaitForEvents, num_events), sizeof(((struct cgl_fr_clEnqueueWaitForEvents *)0)->num_events), 2, 0, 0, 0, NULL},
+    {"event_list", offsetof(struct cgl_fr_clEnqueueWaitForEvents, event_list), sizeof(((struct cgl_fr_clEnqueueWaitForEvents *)0)->event_list), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clEnqueueWaitForEvents = {3, offsetof(struct cgl_fr_clEnqueueWaitForEvents, cgl_ret), sizeof(((struct cgl_fr_clEnqueueWaitForEvents *)0)->cgl_ret), 7, cgl_ta_clEnqueueWaitForEvents};
 CG_THUNK(clEnqueueWaitForEvents, (cgl_f->command_queue, cgl_f->num_events, cgl_f->event_list), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueWaitForEvents(cl_command_queue command_queue, cl_uint num_events, const cl_event *event_list)
 {
@@ -3771,6 +5030,10 @@ struct cgl_fr_clEnqueueBarrier {
     cl_command_queue command_queue;
     cl_int cgl_ret;
 };
+static const cg_arg cgl_ta_clEnqueueBarrier[1] = {
+    {"command_queue", offsetof(struct cgl_fr_clEnqueueBarrier, command_queue), sizeof(((struct cgl_fr_clEnqueueBarrier *)0)->command_queue), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clEnqueueBarrier = {1, offsetof(struct cgl_fr_clEnqueueBarrier, cgl_ret), sizeof(((struct cgl_fr_clEnqueueBarrier *)0)->cgl_ret), 7, cgl_ta_clEnqueueBarrier};
 CG_THUNK(clEnqueueBarrier, (cgl_f->command_queue), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueBarrier(cl_command_queue command_queue)
 {
@@ -3794,6 +5057,7 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueBarrier(cl_command_queue command_queue)
 struct cgl_fr_clUnloadCompiler {
     cl_int cgl_ret;
 };
+static const cg_args cgl_targs_clUnloadCompiler = {0, offsetof(struct cgl_fr_clUnloadCompiler, cgl_ret), sizeof(((struct cgl_fr_clUnloadCompiler *)0)->cgl_ret), 7, NULL};
 CG_THUNK(clUnloadCompiler, (), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clUnloadCompiler(void)
 {
@@ -3819,6 +5083,10 @@ struct cgl_fr_clGetExtensionFunctionAddress {
     const char *func_name;
     void *cgl_ret;
 };
+static const cg_arg cgl_ta_clGetExtensionFunctionAddress[1] = {
+    {"func_name", offsetof(struct cgl_fr_clGetExtensionFunctionAddress, func_name), sizeof(((struct cgl_fr_clGetExtensionFunctionAddress *)0)->func_name), 5, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_clGetExtensionFunctionAddress = {1, offsetof(struct cgl_fr_clGetExtensionFunctionAddress, cgl_ret), sizeof(((struct cgl_fr_clGetExtensionFunctionAddress *)0)->cgl_ret), 3, cgl_ta_clGetExtensionFunctionAddress};
 CG_THUNK(clGetExtensionFunctionAddress, (cgl_f->func_name), CG_NO_CODE);
 static __attribute__((noinline)) void *cgl_gp_clGetExtensionFunctionAddress(const char *func_name)
 {
@@ -3847,6 +5115,13 @@ struct cgl_fr_clCreateCommandQueue {
     cl_int *errcode_ret;
     cl_command_queue cgl_ret;
 };
+static const cg_arg cgl_ta_clCreateCommandQueue[4] = {
+    {"context", offsetof(struct cgl_fr_clCreateCommandQueue, context), sizeof(((struct cgl_fr_clCreateCommandQueue *)0)->context), 3, 0, 0, 0, NULL},
+    {"device", offsetof(struct cgl_fr_clCreateCommandQueue, device), sizeof(((struct cgl_fr_clCreateCommandQueue *)0)->device), 3, 0, 0, 0, NULL},
+    {"properties", offsetof(struct cgl_fr_clCreateCommandQueue, properties), sizeof(((struct cgl_fr_clCreateCommandQueue *)0)->properties), 2, 0, 0, 0, NULL},
+    {"errcode_ret", offsetof(struct cgl_fr_clCreateCommandQueue, errcode_ret), sizeof(((struct cgl_fr_clCreateCommandQueue *)0)->errcode_ret), 6, 7, 4, 0, NULL},
+};
+static const cg_args cgl_targs_clCreateCommandQueue = {4, offsetof(struct cgl_fr_clCreateCommandQueue, cgl_ret), sizeof(((struct cgl_fr_clCreateCommandQueue *)0)->cgl_ret), 3, cgl_ta_clCreateCommandQueue};
 CG_THUNK(clCreateCommandQueue, (cgl_f->context, cgl_f->device, cgl_f->properties, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_command_queue cgl_gp_clCreateCommandQueue(cl_context context, cl_device_id device, cl_command_queue_properties properties, cl_int *errcode_ret)
 {
@@ -3879,6 +5154,14 @@ struct cgl_fr_clCreateSampler {
     cl_int *errcode_ret;
     cl_sampler cgl_ret;
 };
+static const cg_arg cgl_ta_clCreateSampler[5] = {
+    {"context", offsetof(struct cgl_fr_clCreateSampler, context), sizeof(((struct cgl_fr_clCreateSampler *)0)->context), 3, 0, 0, 0, NULL},
+    {"normalized_coords", offsetof(struct cgl_fr_clCreateSampler, normalized_coords), sizeof(((struct cgl_fr_clCreateSampler *)0)->normalized_coords), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0], cgl_en_24},
+    {"addressing_mode", offsetof(struct cgl_fr_clCreateSampler, addressing_mode), sizeof(((struct cgl_fr_clCreateSampler *)0)->addressing_mode), 4, 0, 0, sizeof cgl_en_28 / sizeof cgl_en_28[0], cgl_en_28},
+    {"filter_mode", offsetof(struct cgl_fr_clCreateSampler, filter_mode), sizeof(((struct cgl_fr_clCreateSampler *)0)->filter_mode), 4, 0, 0, sizeof cgl_en_29 / sizeof cgl_en_29[0], cgl_en_29},
+    {"errcode_ret", offsetof(struct cgl_fr_clCreateSampler, errcode_ret), sizeof(((struct cgl_fr_clCreateSampler *)0)->errcode_ret), 6, 7, 4, 0, NULL},
+};
+static const cg_args cgl_targs_clCreateSampler = {5, offsetof(struct cgl_fr_clCreateSampler, cgl_ret), sizeof(((struct cgl_fr_clCreateSampler *)0)->cgl_ret), 3, cgl_ta_clCreateSampler};
 CG_THUNK(clCreateSampler, (cgl_f->context, cgl_f->normalized_coords, cgl_f->addressing_mode, cgl_f->filter_mode, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_sampler cgl_gp_clCreateSampler(cl_context context, cl_bool normalized_coords, cl_addressing_mode addressing_mode, cl_filter_mode filter_mode, cl_int *errcode_ret)
 {
@@ -3914,6 +5197,14 @@ struct cgl_fr_clEnqueueTask {
 static const cg_rule cgl_rules_clEnqueueTask[1] = {
     {"kernel", offsetof(struct cgl_fr_clEnqueueTask, kernel), sizeof(((struct cgl_fr_clEnqueueTask *)0)->kernel), CG_RULE_READ | CG_RULE_LAUNCHES},
 };
+static const cg_arg cgl_ta_clEnqueueTask[5] = {
+    {"command_queue", offsetof(struct cgl_fr_clEnqueueTask, command_queue), sizeof(((struct cgl_fr_clEnqueueTask *)0)->command_queue), 3, 0, 0, 0, NULL},
+    {"kernel", offsetof(struct cgl_fr_clEnqueueTask, kernel), sizeof(((struct cgl_fr_clEnqueueTask *)0)->kernel), 3, 0, 0, 0, NULL},
+    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueTask, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueTask *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
+    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueTask, event_wait_list), sizeof(((struct cgl_fr_clEnqueueTask *)0)->event_wait_list), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_clEnqueueTask, event), sizeof(((struct cgl_fr_clEnqueueTask *)0)->event), 6, 3, 8, 0, NULL},
+};
+static const cg_args cgl_targs_clEnqueueTask = {5, offsetof(struct cgl_fr_clEnqueueTask, cgl_ret), sizeof(((struct cgl_fr_clEnqueueTask *)0)->cgl_ret), 7, cgl_ta_clEnqueueTask};
 CG_THUNK(clEnqueueTask, (cgl_f->command_queue, cgl_f->kernel, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueTask(cl_command_queue command_queue, cl_kernel kernel, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {

@@ -756,643 +756,1750 @@ static const cg_rule cgl_rules_cuGraphAddNode[1];
 static const cg_rule cgl_rules_cuGraphInstantiate[1];
 static const cg_rule cgl_rules_cuGraphInstantiate_v2[1];
 
+/* The timeline's names of values (layer.h, cg_enum_name), by value. */
+static const cg_enum_name cgl_en_3[52] = { /* CUarray_format */
+    {1LL, "CU_AD_FORMAT_UNSIGNED_INT8"},
+    {2LL, "CU_AD_FORMAT_UNSIGNED_INT16"},
+    {3LL, "CU_AD_FORMAT_UNSIGNED_INT32"},
+    {8LL, "CU_AD_FORMAT_SIGNED_INT8"},
+    {9LL, "CU_AD_FORMAT_SIGNED_INT16"},
+    {10LL, "CU_AD_FORMAT_SIGNED_INT32"},
+    {16LL, "CU_AD_FORMAT_HALF"},
+    {32LL, "CU_AD_FORMAT_FLOAT"},
+    {80LL, "CU_AD_FORMAT_UNORM_INT_101010_2"},
+    {145LL, "CU_AD_FORMAT_BC1_UNORM"},
+    {146LL, "CU_AD_FORMAT_BC1_UNORM_SRGB"},
+    {147LL, "CU_AD_FORMAT_BC2_UNORM"},
+    {148LL, "CU_AD_FORMAT_BC2_UNORM_SRGB"},
+    {149LL, "CU_AD_FORMAT_BC3_UNORM"},
+    {150LL, "CU_AD_FORMAT_BC3_UNORM_SRGB"},
+    {151LL, "CU_AD_FORMAT_BC4_UNORM"},
+    {152LL, "CU_AD_FORMAT_BC4_SNORM"},
+    {153LL, "CU_AD_FORMAT_BC5_UNORM"},
+    {154LL, "CU_AD_FORMAT_BC5_SNORM"},
+    {155LL, "CU_AD_FORMAT_BC6H_UF16"},
+    {156LL, "CU_AD_FORMAT_BC6H_SF16"},
+    {157LL, "CU_AD_FORMAT_BC7_UNORM"},
+    {158LL, "CU_AD_FORMAT_BC7_UNORM_SRGB"},
+    {159LL, "CU_AD_FORMAT_P010"},
+    {161LL, "CU_AD_FORMAT_P016"},
+    {162LL, "CU_AD_FORMAT_NV16"},
+    {163LL, "CU_AD_FORMAT_P210"},
+    {164LL, "CU_AD_FORMAT_P216"},
+    {165LL, "CU_AD_FORMAT_YUY2"},
+    {166LL, "CU_AD_FORMAT_Y210"},
+    {167LL, "CU_AD_FORMAT_Y216"},
+    {168LL, "CU_AD_FORMAT_AYUV"},
+    {169LL, "CU_AD_FORMAT_Y410"},
+    {176LL, "CU_AD_FORMAT_NV12"},
+    {177LL, "CU_AD_FORMAT_Y416"},
+    {178LL, "CU_AD_FORMAT_Y444_PLANAR8"},
+    {179LL, "CU_AD_FORMAT_Y444_PLANAR10"},
+    {180LL, "CU_AD_FORMAT_YUV444_8bit_SemiPlanar"},
+    {181LL, "CU_AD_FORMAT_YUV444_16bit_SemiPlanar"},
+    {192LL, "CU_AD_FORMAT_UNORM_INT8X1"},
+    {193LL, "CU_AD_FORMAT_UNORM_INT8X2"},
+    {194LL, "CU_AD_FORMAT_UNORM_INT8X4"},
+    {195LL, "CU_AD_FORMAT_UNORM_INT16X1"},
+    {196LL, "CU_AD_FORMAT_UNORM_INT16X2"},
+    {197LL, "CU_AD_FORMAT_UNORM_INT16X4"},
+    {198LL, "CU_AD_FORMAT_SNORM_INT8X1"},
+    {199LL, "CU_AD_FORMAT_SNORM_INT8X2"},
+    {200LL, "CU_AD_FORMAT_SNORM_INT8X4"},
+    {201LL, "CU_AD_FORMAT_SNORM_INT16X1"},
+    {202LL, "CU_AD_FORMAT_SNORM_INT16X2"},
+    {203LL, "CU_AD_FORMAT_SNORM_INT16X4"},
+    {2147483647LL, "CU_AD_FORMAT_MAX"},
+};
+static const cg_enum_name cgl_en_4[148] = { /* CUdevice_attribute */
+    {1LL, "CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK"},
+    {2LL, "CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X"},
+    {3LL, "CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y"},
+    {4LL, "CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z"},
+    {5LL, "CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X"},
+    {6LL, "CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y"},
+    {7LL, "CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z"},
+    {8LL, "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK"},
+    {9LL, "CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY"},
+    {10LL, "CU_DEVICE_ATTRIBUTE_WARP_SIZE"},
+    {11LL, "CU_DEVICE_ATTRIBUTE_MAX_PITCH"},
+    {12LL, "CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK"},
+    {13LL, "CU_DEVICE_ATTRIBUTE_CLOCK_RATE"},
+    {14LL, "CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT"},
+    {15LL, "CU_DEVICE_ATTRIBUTE_GPU_OVERLAP"},
+    {16LL, "CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT"},
+    {17LL, "CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT"},
+    {18LL, "CU_DEVICE_ATTRIBUTE_INTEGRATED"},
+    {19LL, "CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY"},
+    {20LL, "CU_DEVICE_ATTRIBUTE_COMPUTE_MODE"},
+    {21LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH"},
+    {22LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH"},
+    {23LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT"},
+    {24LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH"},
+    {25LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT"},
+    {26LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH"},
+    {27LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH"},
+    {28LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT"},
+    {29LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS"},
+    {30LL, "CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT"},
+    {31LL, "CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS"},
+    {32LL, "CU_DEVICE_ATTRIBUTE_ECC_ENABLED"},
+    {33LL, "CU_DEVICE_ATTRIBUTE_PCI_BUS_ID"},
+    {34LL, "CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID"},
+    {35LL, "CU_DEVICE_ATTRIBUTE_TCC_DRIVER"},
+    {36LL, "CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE"},
+    {37LL, "CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH"},
+    {38LL, "CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE"},
+    {39LL, "CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR"},
+    {40LL, "CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT"},
+    {41LL, "CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING"},
+    {42LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH"},
+    {43LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS"},
+    {44LL, "CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER"},
+    {45LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_WIDTH"},
+    {46LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_HEIGHT"},
+    {47LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE"},
+    {48LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE"},
+    {49LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE"},
+    {50LL, "CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID"},
+    {51LL, "CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT"},
+    {52LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH"},
+    {53LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH"},
+    {54LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS"},
+    {55LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_WIDTH"},
+    {56LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH"},
+    {57LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT"},
+    {58LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_WIDTH"},
+    {59LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_HEIGHT"},
+    {60LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH"},
+    {61LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_WIDTH"},
+    {62LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS"},
+    {63LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_WIDTH"},
+    {64LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_HEIGHT"},
+    {65LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS"},
+    {66LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH"},
+    {67LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH"},
+    {68LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS"},
+    {69LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH"},
+    {70LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH"},
+    {71LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT"},
+    {72LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH"},
+    {73LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH"},
+    {74LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT"},
+    {75LL, "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR"},
+    {76LL, "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR"},
+    {77LL, "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH"},
+    {78LL, "CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED"},
+    {79LL, "CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED"},
+    {80LL, "CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED"},
+    {81LL, "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR"},
+    {82LL, "CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR"},
+    {83LL, "CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY"},
+    {84LL, "CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD"},
+    {85LL, "CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID"},
+    {86LL, "CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED"},
+    {87LL, "CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO"},
+    {88LL, "CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS"},
+    {89LL, "CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS"},
+    {90LL, "CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED"},
+    {91LL, "CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM"},
+    {92LL, "CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1"},
+    {93LL, "CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1"},
+    {94LL, "CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1"},
+    {95LL, "CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH"},
+    {96LL, "CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH"},
+    {97LL, "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"},
+    {98LL, "CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES"},
+    {99LL, "CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED"},
+    {100LL, "CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES"},
+    {101LL, "CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST"},
+    {102LL, "CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED"},
+    {103LL, "CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED"},
+    {104LL, "CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED"},
+    {105LL, "CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED"},
+    {106LL, "CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR"},
+    {107LL, "CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED"},
+    {108LL, "CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE"},
+    {109LL, "CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE"},
+    {110LL, "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED"},
+    {111LL, "CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK"},
+    {112LL, "CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED"},
+    {113LL, "CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED"},
+    {114LL, "CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED"},
+    {115LL, "CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED"},
+    {116LL, "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED"},
+    {117LL, "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS"},
+    {118LL, "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING"},
+    {119LL, "CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES"},
+    {120LL, "CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH"},
+    {121LL, "CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED"},
+    {122LL, "CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS"},
+    {123LL, "CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR"},
+    {124LL, "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED"},
+    {125LL, "CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED"},
+    {126LL, "CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT"},
+    {127LL, "CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED"},
+    {128LL, "CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED"},
+    {129LL, "CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS"},
+    {130LL, "CU_DEVICE_ATTRIBUTE_NUMA_CONFIG"},
+    {131LL, "CU_DEVICE_ATTRIBUTE_NUMA_ID"},
+    {132LL, "CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED"},
+    {133LL, "CU_DEVICE_ATTRIBUTE_MPS_ENABLED"},
+    {134LL, "CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID"},
+    {135LL, "CU_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED"},
+    {136LL, "CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_ALGORITHM_MASK"},
+    {137LL, "CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_MAXIMUM_LENGTH"},
+    {138LL, "CU_DEVICE_ATTRIBUTE_VULKAN_CIG_SUPPORTED"},
+    {139LL, "CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID"},
+    {140LL, "CU_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID"},
+    {141LL, "CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED"},
+    {142LL, "CU_DEVICE_ATTRIBUTE_HOST_NUMA_MEMORY_POOLS_SUPPORTED"},
+    {143LL, "CU_DEVICE_ATTRIBUTE_HOST_NUMA_MULTINODE_IPC_SUPPORTED"},
+    {144LL, "CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED"},
+    {145LL, "CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED"},
+    {146LL, "CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED"},
+    {147LL, "CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED"},
+    {148LL, "CU_DEVICE_ATTRIBUTE_MAX"},
+};
+static const cg_enum_name cgl_en_5[2] = { /* CUexecAffinityType */
+    {0LL, "CU_EXEC_AFFINITY_TYPE_SM_COUNT"},
+    {1LL, "CU_EXEC_AFFINITY_TYPE_MAX"},
+};
+static const cg_enum_name cgl_en_6[1] = { /* CUflushGPUDirectRDMAWritesTarget */
+    {0LL, "CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX"},
+};
+static const cg_enum_name cgl_en_7[2] = { /* CUflushGPUDirectRDMAWritesScope */
+    {100LL, "CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER"},
+    {200LL, "CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_ALL_DEVICES"},
+};
+static const cg_enum_name cgl_en_8[11] = { /* CUlimit */
+    {0LL, "CU_LIMIT_STACK_SIZE"},
+    {1LL, "CU_LIMIT_PRINTF_FIFO_SIZE"},
+    {2LL, "CU_LIMIT_MALLOC_HEAP_SIZE"},
+    {3LL, "CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH"},
+    {4LL, "CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT"},
+    {5LL, "CU_LIMIT_MAX_L2_FETCH_GRANULARITY"},
+    {6LL, "CU_LIMIT_PERSISTING_L2_CACHE_SIZE"},
+    {7LL, "CU_LIMIT_SHMEM_SIZE"},
+    {8LL, "CU_LIMIT_CIG_ENABLED"},
+    {9LL, "CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED"},
+    {10LL, "CU_LIMIT_MAX"},
+};
+static const cg_enum_name cgl_en_10[4] = { /* CUfunc_cache */
+    {0LL, "CU_FUNC_CACHE_PREFER_NONE"},
+    {1LL, "CU_FUNC_CACHE_PREFER_SHARED"},
+    {2LL, "CU_FUNC_CACHE_PREFER_L1"},
+    {3LL, "CU_FUNC_CACHE_PREFER_EQUAL"},
+};
+static const cg_enum_name cgl_en_11[3] = { /* CUsharedconfig */
+    {0LL, "CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE"},
+    {1LL, "CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE"},
+    {2LL, "CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE"},
+};
+static const cg_enum_name cgl_en_12[7] = { /* CUjitInputType */
+    {0LL, "CU_JIT_INPUT_CUBIN"},
+    {1LL, "CU_JIT_INPUT_PTX"},
+    {2LL, "CU_JIT_INPUT_FATBINARY"},
+    {3LL, "CU_JIT_INPUT_OBJECT"},
+    {4LL, "CU_JIT_INPUT_LIBRARY"},
+    {5LL, "CU_JIT_INPUT_NVVM"},
+    {6LL, "CU_JIT_NUM_INPUT_TYPES"},
+};
+static const cg_enum_name cgl_en_13[17] = { /* CUfunction_attribute */
+    {0LL, "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK"},
+    {1LL, "CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES"},
+    {2LL, "CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES"},
+    {3LL, "CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES"},
+    {4LL, "CU_FUNC_ATTRIBUTE_NUM_REGS"},
+    {5LL, "CU_FUNC_ATTRIBUTE_PTX_VERSION"},
+    {6LL, "CU_FUNC_ATTRIBUTE_BINARY_VERSION"},
+    {7LL, "CU_FUNC_ATTRIBUTE_CACHE_MODE_CA"},
+    {8LL, "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES"},
+    {9LL, "CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT"},
+    {10LL, "CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET"},
+    {11LL, "CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH"},
+    {12LL, "CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT"},
+    {13LL, "CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH"},
+    {14LL, "CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED"},
+    {15LL, "CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE"},
+    {16LL, "CU_FUNC_ATTRIBUTE_MAX"},
+};
+static const cg_enum_name cgl_en_18[2] = { /* CUmemRangeHandleType */
+    {1LL, "CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD"},
+    {2147483647LL, "CU_MEM_RANGE_HANDLE_TYPE_MAX"},
+};
+static const cg_enum_name cgl_en_20[6] = { /* CUmemAllocationHandleType */
+    {0LL, "CU_MEM_HANDLE_TYPE_NONE"},
+    {1LL, "CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR"},
+    {2LL, "CU_MEM_HANDLE_TYPE_WIN32"},
+    {4LL, "CU_MEM_HANDLE_TYPE_WIN32_KMT"},
+    {8LL, "CU_MEM_HANDLE_TYPE_FABRIC"},
+    {2147483647LL, "CU_MEM_HANDLE_TYPE_MAX"},
+};
+static const cg_enum_name cgl_en_21[2] = { /* CUmemAllocationGranularity_flags */
+    {0LL, "CU_MEM_ALLOC_GRANULARITY_MINIMUM"},
+    {1LL, "CU_MEM_ALLOC_GRANULARITY_RECOMMENDED"},
+};
+static const cg_enum_name cgl_en_22[8] = { /* CUmemPool_attribute */
+    {1LL, "CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES"},
+    {2LL, "CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC"},
+    {3LL, "CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES"},
+    {4LL, "CU_MEMPOOL_ATTR_RELEASE_THRESHOLD"},
+    {5LL, "CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT"},
+    {6LL, "CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH"},
+    {7LL, "CU_MEMPOOL_ATTR_USED_MEM_CURRENT"},
+    {8LL, "CU_MEMPOOL_ATTR_USED_MEM_HIGH"},
+};
+static const cg_enum_name cgl_en_23[4] = { /* CUmemAllocationType */
+    {0LL, "CU_MEM_ALLOCATION_TYPE_INVALID"},
+    {1LL, "CU_MEM_ALLOCATION_TYPE_PINNED"},
+    {2LL, "CU_MEM_ALLOCATION_TYPE_MANAGED"},
+    {2147483647LL, "CU_MEM_ALLOCATION_TYPE_MAX"},
+};
+static const cg_enum_name cgl_en_24[2] = { /* CUmulticastGranularity_flags */
+    {0LL, "CU_MULTICAST_GRANULARITY_MINIMUM"},
+    {1LL, "CU_MULTICAST_GRANULARITY_RECOMMENDED"},
+};
+static const cg_enum_name cgl_en_25[21] = { /* CUpointer_attribute */
+    {1LL, "CU_POINTER_ATTRIBUTE_CONTEXT"},
+    {2LL, "CU_POINTER_ATTRIBUTE_MEMORY_TYPE"},
+    {3LL, "CU_POINTER_ATTRIBUTE_DEVICE_POINTER"},
+    {4LL, "CU_POINTER_ATTRIBUTE_HOST_POINTER"},
+    {5LL, "CU_POINTER_ATTRIBUTE_P2P_TOKENS"},
+    {6LL, "CU_POINTER_ATTRIBUTE_SYNC_MEMOPS"},
+    {7LL, "CU_POINTER_ATTRIBUTE_BUFFER_ID"},
+    {8LL, "CU_POINTER_ATTRIBUTE_IS_MANAGED"},
+    {9LL, "CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL"},
+    {10LL, "CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE"},
+    {11LL, "CU_POINTER_ATTRIBUTE_RANGE_START_ADDR"},
+    {12LL, "CU_POINTER_ATTRIBUTE_RANGE_SIZE"},
+    {13LL, "CU_POINTER_ATTRIBUTE_MAPPED"},
+    {14LL, "CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES"},
+    {15LL, "CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE"},
+    {16LL, "CU_POINTER_ATTRIBUTE_ACCESS_FLAGS"},
+    {17LL, "CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE"},
+    {18LL, "CU_POINTER_ATTRIBUTE_MAPPING_SIZE"},
+    {19LL, "CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR"},
+    {20LL, "CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID"},
+    {21LL, "CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE"},
+};
+static const cg_enum_name cgl_en_26[6] = { /* CUmem_advise */
+    {1LL, "CU_MEM_ADVISE_SET_READ_MOSTLY"},
+    {2LL, "CU_MEM_ADVISE_UNSET_READ_MOSTLY"},
+    {3LL, "CU_MEM_ADVISE_SET_PREFERRED_LOCATION"},
+    {4LL, "CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION"},
+    {5LL, "CU_MEM_ADVISE_SET_ACCESSED_BY"},
+    {6LL, "CU_MEM_ADVISE_UNSET_ACCESSED_BY"},
+};
+static const cg_enum_name cgl_en_27[8] = { /* CUmem_range_attribute */
+    {1LL, "CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY"},
+    {2LL, "CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION"},
+    {3LL, "CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY"},
+    {4LL, "CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION"},
+    {5LL, "CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE"},
+    {6LL, "CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID"},
+    {7LL, "CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE"},
+    {8LL, "CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID"},
+};
+static const cg_enum_name cgl_en_28[3] = { /* CUstreamCaptureMode */
+    {0LL, "CU_STREAM_CAPTURE_MODE_GLOBAL"},
+    {1LL, "CU_STREAM_CAPTURE_MODE_THREAD_LOCAL"},
+    {2LL, "CU_STREAM_CAPTURE_MODE_RELAXED"},
+};
+static const cg_enum_name cgl_en_29[17] = { /* CUstreamAttrID */
+    {0LL, "CU_LAUNCH_ATTRIBUTE_IGNORE"},
+    {1LL, "CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW"},
+    {2LL, "CU_LAUNCH_ATTRIBUTE_COOPERATIVE"},
+    {3LL, "CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY"},
+    {4LL, "CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION"},
+    {5LL, "CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE"},
+    {6LL, "CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION"},
+    {7LL, "CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT"},
+    {8LL, "CU_LAUNCH_ATTRIBUTE_PRIORITY"},
+    {9LL, "CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP"},
+    {10LL, "CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN"},
+    {11LL, "CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION"},
+    {12LL, "CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT"},
+    {13LL, "CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE"},
+    {14LL, "CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT"},
+    {16LL, "CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING"},
+    {17LL, "CU_LAUNCH_ATTRIBUTE_MAX"},
+};
+static const cg_enum_name cgl_en_32[4] = { /* CUgraphMem_attribute */
+    {0LL, "CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT"},
+    {1LL, "CU_GRAPH_MEM_ATTR_USED_MEM_HIGH"},
+    {2LL, "CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT"},
+    {3LL, "CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH"},
+};
+static const cg_enum_name cgl_en_33[17] = { /* CUkernelNodeAttrID */
+    {0LL, "CU_LAUNCH_ATTRIBUTE_IGNORE"},
+    {1LL, "CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW"},
+    {2LL, "CU_LAUNCH_ATTRIBUTE_COOPERATIVE"},
+    {3LL, "CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY"},
+    {4LL, "CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION"},
+    {5LL, "CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE"},
+    {6LL, "CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION"},
+    {7LL, "CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT"},
+    {8LL, "CU_LAUNCH_ATTRIBUTE_PRIORITY"},
+    {9LL, "CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP"},
+    {10LL, "CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN"},
+    {11LL, "CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION"},
+    {12LL, "CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT"},
+    {13LL, "CU_LAUNCH_ATTRIBUTE_DEVICE_UPDATABLE_KERNEL_NODE"},
+    {14LL, "CU_LAUNCH_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT"},
+    {16LL, "CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING"},
+    {17LL, "CU_LAUNCH_ATTRIBUTE_MAX"},
+};
+static const cg_enum_name cgl_en_34[4] = { /* CUaddress_mode */
+    {0LL, "CU_TR_ADDRESS_MODE_WRAP"},
+    {1LL, "CU_TR_ADDRESS_MODE_CLAMP"},
+    {2LL, "CU_TR_ADDRESS_MODE_MIRROR"},
+    {3LL, "CU_TR_ADDRESS_MODE_BORDER"},
+};
+static const cg_enum_name cgl_en_35[2] = { /* CUfilter_mode */
+    {0LL, "CU_TR_FILTER_MODE_POINT"},
+    {1LL, "CU_TR_FILTER_MODE_LINEAR"},
+};
+static const cg_enum_name cgl_en_38[16] = { /* CUtensorMapDataType */
+    {0LL, "CU_TENSOR_MAP_DATA_TYPE_UINT8"},
+    {1LL, "CU_TENSOR_MAP_DATA_TYPE_UINT16"},
+    {2LL, "CU_TENSOR_MAP_DATA_TYPE_UINT32"},
+    {3LL, "CU_TENSOR_MAP_DATA_TYPE_INT32"},
+    {4LL, "CU_TENSOR_MAP_DATA_TYPE_UINT64"},
+    {5LL, "CU_TENSOR_MAP_DATA_TYPE_INT64"},
+    {6LL, "CU_TENSOR_MAP_DATA_TYPE_FLOAT16"},
+    {7LL, "CU_TENSOR_MAP_DATA_TYPE_FLOAT32"},
+    {8LL, "CU_TENSOR_MAP_DATA_TYPE_FLOAT64"},
+    {9LL, "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16"},
+    {10LL, "CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ"},
+    {11LL, "CU_TENSOR_MAP_DATA_TYPE_TFLOAT32"},
+    {12LL, "CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ"},
+    {13LL, "CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B"},
+    {14LL, "CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B"},
+    {15LL, "CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B"},
+};
+static const cg_enum_name cgl_en_39[3] = { /* CUtensorMapInterleave */
+    {0LL, "CU_TENSOR_MAP_INTERLEAVE_NONE"},
+    {1LL, "CU_TENSOR_MAP_INTERLEAVE_16B"},
+    {2LL, "CU_TENSOR_MAP_INTERLEAVE_32B"},
+};
+static const cg_enum_name cgl_en_40[7] = { /* CUtensorMapSwizzle */
+    {0LL, "CU_TENSOR_MAP_SWIZZLE_NONE"},
+    {1LL, "CU_TENSOR_MAP_SWIZZLE_32B"},
+    {2LL, "CU_TENSOR_MAP_SWIZZLE_64B"},
+    {3LL, "CU_TENSOR_MAP_SWIZZLE_128B"},
+    {4LL, "CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B"},
+    {5LL, "CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B_FLIP_8B"},
+    {6LL, "CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B"},
+};
+static const cg_enum_name cgl_en_41[4] = { /* CUtensorMapL2promotion */
+    {0LL, "CU_TENSOR_MAP_L2_PROMOTION_NONE"},
+    {1LL, "CU_TENSOR_MAP_L2_PROMOTION_L2_64B"},
+    {2LL, "CU_TENSOR_MAP_L2_PROMOTION_L2_128B"},
+    {3LL, "CU_TENSOR_MAP_L2_PROMOTION_L2_256B"},
+};
+static const cg_enum_name cgl_en_42[2] = { /* CUtensorMapFloatOOBfill */
+    {0LL, "CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE"},
+    {1LL, "CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA"},
+};
+static const cg_enum_name cgl_en_43[2] = { /* CUtensorMapIm2ColWideMode */
+    {0LL, "CU_TENSOR_MAP_IM2COL_WIDE_MODE_W"},
+    {1LL, "CU_TENSOR_MAP_IM2COL_WIDE_MODE_W128"},
+};
+static const cg_enum_name cgl_en_44[5] = { /* CUdevice_P2PAttribute */
+    {1LL, "CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK"},
+    {2LL, "CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED"},
+    {3LL, "CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED"},
+    {4LL, "CU_DEVICE_P2P_ATTRIBUTE_ACCESS_ACCESS_SUPPORTED"},
+    {5LL, "CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED"},
+};
+static const cg_enum_name cgl_en_45[8] = { /* CUcoredumpSettings */
+    {1LL, "CU_COREDUMP_ENABLE_ON_EXCEPTION"},
+    {2LL, "CU_COREDUMP_TRIGGER_HOST"},
+    {3LL, "CU_COREDUMP_LIGHTWEIGHT"},
+    {4LL, "CU_COREDUMP_ENABLE_USER_TRIGGER"},
+    {5LL, "CU_COREDUMP_FILE"},
+    {6LL, "CU_COREDUMP_PIPE"},
+    {7LL, "CU_COREDUMP_GENERATION_FLAGS"},
+    {8LL, "CU_COREDUMP_MAX"},
+};
+static const cg_enum_name cgl_en_46[3] = { /* CUdevResourceType */
+    {0LL, "CU_DEV_RESOURCE_TYPE_INVALID"},
+    {1LL, "CU_DEV_RESOURCE_TYPE_SM"},
+    {2LL, "CU_DEV_RESOURCE_TYPE_MAX"},
+};
+/* What a traced call records (layer.h, cg_args), each defined after its frame. */
+static const cg_args cgl_targs_cuGetErrorString;
+static const cg_args cgl_targs_cuGetErrorName;
+static const cg_args cgl_targs_cuInit;
+static const cg_args cgl_targs_cuDriverGetVersion;
+static const cg_args cgl_targs_cuDeviceGet;
+static const cg_args cgl_targs_cuDeviceGetCount;
+static const cg_args cgl_targs_cuDeviceGetName;
+static const cg_args cgl_targs_cuDeviceGetUuid_v2;
+static const cg_args cgl_targs_cuDeviceGetLuid;
+static const cg_args cgl_targs_cuDeviceTotalMem_v2;
+static const cg_args cgl_targs_cuDeviceGetTexture1DLinearMaxWidth;
+static const cg_args cgl_targs_cuDeviceGetAttribute;
+static const cg_args cgl_targs_cuDeviceGetHostAtomicCapabilities;
+static const cg_args cgl_targs_cuDeviceGetNvSciSyncAttributes;
+static const cg_args cgl_targs_cuDeviceSetMemPool;
+static const cg_args cgl_targs_cuDeviceGetMemPool;
+static const cg_args cgl_targs_cuDeviceGetDefaultMemPool;
+static const cg_args cgl_targs_cuDeviceGetExecAffinitySupport;
+static const cg_args cgl_targs_cuFlushGPUDirectRDMAWrites;
+static const cg_args cgl_targs_cuDeviceGetProperties;
+static const cg_args cgl_targs_cuDeviceComputeCapability;
+static const cg_args cgl_targs_cuDevicePrimaryCtxRetain;
+static const cg_args cgl_targs_cuDevicePrimaryCtxRelease_v2;
+static const cg_args cgl_targs_cuDevicePrimaryCtxSetFlags_v2;
+static const cg_args cgl_targs_cuDevicePrimaryCtxGetState;
+static const cg_args cgl_targs_cuDevicePrimaryCtxReset_v2;
+static const cg_args cgl_targs_cuCtxCreate_v4;
+static const cg_args cgl_targs_cuCtxDestroy_v2;
+static const cg_args cgl_targs_cuCtxPushCurrent_v2;
+static const cg_args cgl_targs_cuCtxPopCurrent_v2;
+static const cg_args cgl_targs_cuCtxSetCurrent;
+static const cg_args cgl_targs_cuCtxGetCurrent;
+static const cg_args cgl_targs_cuCtxGetDevice;
+static const cg_args cgl_targs_cuCtxGetDevice_v2;
+static const cg_args cgl_targs_cuCtxGetFlags;
+static const cg_args cgl_targs_cuCtxSetFlags;
+static const cg_args cgl_targs_cuCtxGetId;
+static const cg_args cgl_targs_cuCtxSynchronize;
+static const cg_args cgl_targs_cuCtxSynchronize_v2;
+static const cg_args cgl_targs_cuCtxSetLimit;
+static const cg_args cgl_targs_cuCtxGetLimit;
+static const cg_args cgl_targs_cuCtxGetCacheConfig;
+static const cg_args cgl_targs_cuCtxSetCacheConfig;
+static const cg_args cgl_targs_cuCtxGetApiVersion;
+static const cg_args cgl_targs_cuCtxGetStreamPriorityRange;
+static const cg_args cgl_targs_cuCtxResetPersistingL2Cache;
+static const cg_args cgl_targs_cuCtxGetExecAffinity;
+static const cg_args cgl_targs_cuCtxRecordEvent;
+static const cg_args cgl_targs_cuCtxWaitEvent;
+static const cg_args cgl_targs_cuCtxAttach;
+static const cg_args cgl_targs_cuCtxDetach;
+static const cg_args cgl_targs_cuCtxGetSharedMemConfig;
+static const cg_args cgl_targs_cuCtxSetSharedMemConfig;
+static const cg_args cgl_targs_cuModuleLoad;
+static const cg_args cgl_targs_cuModuleLoadData;
+static const cg_args cgl_targs_cuModuleLoadDataEx;
+static const cg_args cgl_targs_cuModuleLoadFatBinary;
+static const cg_args cgl_targs_cuModuleUnload;
+static const cg_args cgl_targs_cuModuleGetLoadingMode;
+static const cg_args cgl_targs_cuModuleGetFunction;
+static const cg_args cgl_targs_cuModuleGetFunctionCount;
+static const cg_args cgl_targs_cuModuleEnumerateFunctions;
+static const cg_args cgl_targs_cuModuleGetGlobal_v2;
+static const cg_args cgl_targs_cuLinkCreate_v2;
+static const cg_args cgl_targs_cuLinkAddData_v2;
+static const cg_args cgl_targs_cuLinkAddFile_v2;
+static const cg_args cgl_targs_cuLinkComplete;
+static const cg_args cgl_targs_cuLinkDestroy;
+static const cg_args cgl_targs_cuModuleGetTexRef;
+static const cg_args cgl_targs_cuModuleGetSurfRef;
+static const cg_args cgl_targs_cuLibraryLoadData;
+static const cg_args cgl_targs_cuLibraryLoadFromFile;
+static const cg_args cgl_targs_cuLibraryUnload;
+static const cg_args cgl_targs_cuLibraryGetKernel;
+static const cg_args cgl_targs_cuLibraryGetKernelCount;
+static const cg_args cgl_targs_cuLibraryEnumerateKernels;
+static const cg_args cgl_targs_cuLibraryGetModule;
+static const cg_args cgl_targs_cuKernelGetFunction;
+static const cg_args cgl_targs_cuKernelGetLibrary;
+static const cg_args cgl_targs_cuLibraryGetGlobal;
+static const cg_args cgl_targs_cuLibraryGetManaged;
+static const cg_args cgl_targs_cuLibraryGetUnifiedFunction;
+static const cg_args cgl_targs_cuKernelGetAttribute;
+static const cg_args cgl_targs_cuKernelSetAttribute;
+static const cg_args cgl_targs_cuKernelSetCacheConfig;
+static const cg_args cgl_targs_cuKernelGetName;
+static const cg_args cgl_targs_cuKernelGetParamInfo;
+static const cg_args cgl_targs_cuMemGetInfo_v2;
+static const cg_args cgl_targs_cuMemAlloc_v2;
+static const cg_args cgl_targs_cuMemAllocPitch_v2;
+static const cg_args cgl_targs_cuMemFree_v2;
+static const cg_args cgl_targs_cuMemGetAddressRange_v2;
+static const cg_args cgl_targs_cuMemAllocHost_v2;
+static const cg_args cgl_targs_cuMemFreeHost;
+static const cg_args cgl_targs_cuMemHostAlloc;
+static const cg_args cgl_targs_cuMemHostGetDevicePointer_v2;
+static const cg_args cgl_targs_cuMemHostGetFlags;
+static const cg_args cgl_targs_cuMemAllocManaged;
+static const cg_args cgl_targs_cuDeviceRegisterAsyncNotification;
+static const cg_args cgl_targs_cuDeviceUnregisterAsyncNotification;
+static const cg_args cgl_targs_cuDeviceGetByPCIBusId;
+static const cg_args cgl_targs_cuDeviceGetPCIBusId;
+static const cg_args cgl_targs_cuIpcGetEventHandle;
+static const cg_args cgl_targs_cuIpcOpenEventHandle;
+static const cg_args cgl_targs_cuIpcGetMemHandle;
+static const cg_args cgl_targs_cuIpcOpenMemHandle_v2;
+static const cg_args cgl_targs_cuIpcCloseMemHandle;
+static const cg_args cgl_targs_cuMemHostRegister_v2;
+static const cg_args cgl_targs_cuMemHostUnregister;
+static const cg_args cgl_targs_cuMemcpy_ptds;
+static const cg_args cgl_targs_cuMemcpyPeer_ptds;
+static const cg_args cgl_targs_cuMemcpyHtoD_v2_ptds;
+static const cg_args cgl_targs_cuMemcpyDtoH_v2_ptds;
+static const cg_args cgl_targs_cuMemcpyDtoD_v2_ptds;
+static const cg_args cgl_targs_cuMemcpyDtoA_v2_ptds;
+static const cg_args cgl_targs_cuMemcpyAtoD_v2_ptds;
+static const cg_args cgl_targs_cuMemcpyHtoA_v2_ptds;
+static const cg_args cgl_targs_cuMemcpyAtoH_v2_ptds;
+static const cg_args cgl_targs_cuMemcpyAtoA_v2_ptds;
+static const cg_args cgl_targs_cuMemcpy2D_v2_ptds;
+static const cg_args cgl_targs_cuMemcpy2DUnaligned_v2_ptds;
+static const cg_args cgl_targs_cuMemcpy3D_v2_ptds;
+static const cg_args cgl_targs_cuMemcpy3DPeer_ptds;
+static const cg_args cgl_targs_cuMemcpyAsync_ptsz;
+static const cg_args cgl_targs_cuMemcpyPeerAsync_ptsz;
+static const cg_args cgl_targs_cuMemcpyHtoDAsync_v2_ptsz;
+static const cg_args cgl_targs_cuMemcpyDtoHAsync_v2_ptsz;
+static const cg_args cgl_targs_cuMemcpyDtoDAsync_v2_ptsz;
+static const cg_args cgl_targs_cuMemcpyHtoAAsync_v2_ptsz;
+static const cg_args cgl_targs_cuMemcpyAtoHAsync_v2_ptsz;
+static const cg_args cgl_targs_cuMemcpy2DAsync_v2_ptsz;
+static const cg_args cgl_targs_cuMemcpy3DAsync_v2_ptsz;
+static const cg_args cgl_targs_cuMemcpy3DPeerAsync_ptsz;
+static const cg_args cgl_targs_cuMemcpyBatchAsync_v2_ptsz;
+static const cg_args cgl_targs_cuMemcpy3DBatchAsync_v2_ptsz;
+static const cg_args cgl_targs_cuMemsetD8_v2_ptds;
+static const cg_args cgl_targs_cuMemsetD16_v2_ptds;
+static const cg_args cgl_targs_cuMemsetD32_v2_ptds;
+static const cg_args cgl_targs_cuMemsetD2D8_v2_ptds;
+static const cg_args cgl_targs_cuMemsetD2D16_v2_ptds;
+static const cg_args cgl_targs_cuMemsetD2D32_v2_ptds;
+static const cg_args cgl_targs_cuMemsetD8Async_ptsz;
+static const cg_args cgl_targs_cuMemsetD16Async_ptsz;
+static const cg_args cgl_targs_cuMemsetD32Async_ptsz;
+static const cg_args cgl_targs_cuMemsetD2D8Async_ptsz;
+static const cg_args cgl_targs_cuMemsetD2D16Async_ptsz;
+static const cg_args cgl_targs_cuMemsetD2D32Async_ptsz;
+static const cg_args cgl_targs_cuArrayCreate_v2;
+static const cg_args cgl_targs_cuArrayGetDescriptor_v2;
+static const cg_args cgl_targs_cuArrayGetSparseProperties;
+static const cg_args cgl_targs_cuMipmappedArrayGetSparseProperties;
+static const cg_args cgl_targs_cuArrayGetMemoryRequirements;
+static const cg_args cgl_targs_cuMipmappedArrayGetMemoryRequirements;
+static const cg_args cgl_targs_cuArrayGetPlane;
+static const cg_args cgl_targs_cuArrayDestroy;
+static const cg_args cgl_targs_cuArray3DCreate_v2;
+static const cg_args cgl_targs_cuArray3DGetDescriptor_v2;
+static const cg_args cgl_targs_cuMipmappedArrayCreate;
+static const cg_args cgl_targs_cuMipmappedArrayGetLevel;
+static const cg_args cgl_targs_cuMipmappedArrayDestroy;
+static const cg_args cgl_targs_cuMemGetHandleForAddressRange;
+static const cg_args cgl_targs_cuMemBatchDecompressAsync_ptsz;
+static const cg_args cgl_targs_cuMemAddressReserve;
+static const cg_args cgl_targs_cuMemAddressFree;
+static const cg_args cgl_targs_cuMemCreate;
+static const cg_args cgl_targs_cuMemRelease;
+static const cg_args cgl_targs_cuMemMap;
+static const cg_args cgl_targs_cuMemMapArrayAsync_ptsz;
+static const cg_args cgl_targs_cuMemUnmap;
+static const cg_args cgl_targs_cuMemSetAccess;
+static const cg_args cgl_targs_cuMemGetAccess;
+static const cg_args cgl_targs_cuMemExportToShareableHandle;
+static const cg_args cgl_targs_cuMemImportFromShareableHandle;
+static const cg_args cgl_targs_cuMemGetAllocationGranularity;
+static const cg_args cgl_targs_cuMemGetAllocationPropertiesFromHandle;
+static const cg_args cgl_targs_cuMemRetainAllocationHandle;
+static const cg_args cgl_targs_cuMemFreeAsync_ptsz;
+static const cg_args cgl_targs_cuMemAllocAsync_ptsz;
+static const cg_args cgl_targs_cuMemPoolTrimTo;
+static const cg_args cgl_targs_cuMemPoolSetAttribute;
+static const cg_args cgl_targs_cuMemPoolGetAttribute;
+static const cg_args cgl_targs_cuMemPoolSetAccess;
+static const cg_args cgl_targs_cuMemPoolGetAccess;
+static const cg_args cgl_targs_cuMemPoolCreate;
+static const cg_args cgl_targs_cuMemPoolDestroy;
+static const cg_args cgl_targs_cuMemGetDefaultMemPool;
+static const cg_args cgl_targs_cuMemGetMemPool;
+static const cg_args cgl_targs_cuMemSetMemPool;
+static const cg_args cgl_targs_cuMemAllocFromPoolAsync_ptsz;
+static const cg_args cgl_targs_cuMemPoolExportToShareableHandle;
+static const cg_args cgl_targs_cuMemPoolImportFromShareableHandle;
+static const cg_args cgl_targs_cuMemPoolExportPointer;
+static const cg_args cgl_targs_cuMemPoolImportPointer;
+static const cg_args cgl_targs_cuMulticastCreate;
+static const cg_args cgl_targs_cuMulticastAddDevice;
+static const cg_args cgl_targs_cuMulticastBindMem;
+static const cg_args cgl_targs_cuMulticastBindAddr;
+static const cg_args cgl_targs_cuMulticastUnbind;
+static const cg_args cgl_targs_cuMulticastGetGranularity;
+static const cg_args cgl_targs_cuPointerGetAttribute;
+static const cg_args cgl_targs_cuMemPrefetchAsync_v2_ptsz;
+static const cg_args cgl_targs_cuMemAdvise_v2;
+static const cg_args cgl_targs_cuMemPrefetchBatchAsync_ptsz;
+static const cg_args cgl_targs_cuMemDiscardBatchAsync_ptsz;
+static const cg_args cgl_targs_cuMemDiscardAndPrefetchBatchAsync_ptsz;
+static const cg_args cgl_targs_cuMemRangeGetAttribute;
+static const cg_args cgl_targs_cuMemRangeGetAttributes;
+static const cg_args cgl_targs_cuPointerSetAttribute;
+static const cg_args cgl_targs_cuPointerGetAttributes;
+static const cg_args cgl_targs_cuStreamCreate;
+static const cg_args cgl_targs_cuStreamCreateWithPriority;
+static const cg_args cgl_targs_cuStreamGetPriority_ptsz;
+static const cg_args cgl_targs_cuStreamGetDevice_ptsz;
+static const cg_args cgl_targs_cuStreamGetFlags_ptsz;
+static const cg_args cgl_targs_cuStreamGetId_ptsz;
+static const cg_args cgl_targs_cuStreamGetCtx_ptsz;
+static const cg_args cgl_targs_cuStreamGetCtx_v2_ptsz;
+static const cg_args cgl_targs_cuStreamWaitEvent_ptsz;
+static const cg_args cgl_targs_cuStreamAddCallback_ptsz;
+static const cg_args cgl_targs_cuStreamBeginCapture_v2_ptsz;
+static const cg_args cgl_targs_cuStreamBeginCaptureToGraph_ptsz;
+static const cg_args cgl_targs_cuThreadExchangeStreamCaptureMode;
+static const cg_args cgl_targs_cuStreamEndCapture_ptsz;
+static const cg_args cgl_targs_cuStreamIsCapturing_ptsz;
+static const cg_args cgl_targs_cuStreamGetCaptureInfo_v3_ptsz;
+static const cg_args cgl_targs_cuStreamUpdateCaptureDependencies_v2_ptsz;
+static const cg_args cgl_targs_cuStreamAttachMemAsync_ptsz;
+static const cg_args cgl_targs_cuStreamQuery_ptsz;
+static const cg_args cgl_targs_cuStreamSynchronize_ptsz;
+static const cg_args cgl_targs_cuStreamDestroy_v2;
+static const cg_args cgl_targs_cuStreamCopyAttributes_ptsz;
+static const cg_args cgl_targs_cuStreamGetAttribute_ptsz;
+static const cg_args cgl_targs_cuStreamSetAttribute_ptsz;
+static const cg_args cgl_targs_cuEventCreate;
+static const cg_args cgl_targs_cuEventRecord_ptsz;
+static const cg_args cgl_targs_cuEventRecordWithFlags_ptsz;
+static const cg_args cgl_targs_cuEventQuery;
+static const cg_args cgl_targs_cuEventSynchronize;
+static const cg_args cgl_targs_cuEventDestroy_v2;
+static const cg_args cgl_targs_cuEventElapsedTime_v2;
+static const cg_args cgl_targs_cuImportExternalMemory;
+static const cg_args cgl_targs_cuExternalMemoryGetMappedBuffer;
+static const cg_args cgl_targs_cuExternalMemoryGetMappedMipmappedArray;
+static const cg_args cgl_targs_cuDestroyExternalMemory;
+static const cg_args cgl_targs_cuImportExternalSemaphore;
+static const cg_args cgl_targs_cuSignalExternalSemaphoresAsync_ptsz;
+static const cg_args cgl_targs_cuWaitExternalSemaphoresAsync_ptsz;
+static const cg_args cgl_targs_cuDestroyExternalSemaphore;
+static const cg_args cgl_targs_cuStreamWaitValue32_v2_ptsz;
+static const cg_args cgl_targs_cuStreamWaitValue64_v2_ptsz;
+static const cg_args cgl_targs_cuStreamWriteValue32_v2_ptsz;
+static const cg_args cgl_targs_cuStreamWriteValue64_v2_ptsz;
+static const cg_args cgl_targs_cuStreamBatchMemOp_v2_ptsz;
+static const cg_args cgl_targs_cuFuncGetAttribute;
+static const cg_args cgl_targs_cuFuncSetAttribute;
+static const cg_args cgl_targs_cuFuncSetCacheConfig;
+static const cg_args cgl_targs_cuFuncGetModule;
+static const cg_args cgl_targs_cuFuncGetName;
+static const cg_args cgl_targs_cuFuncGetParamInfo;
+static const cg_args cgl_targs_cuFuncIsLoaded;
+static const cg_args cgl_targs_cuFuncLoad;
+static const cg_args cgl_targs_cuLaunchKernel_ptsz;
+static const cg_args cgl_targs_cuLaunchKernelEx_ptsz;
+static const cg_args cgl_targs_cuLaunchCooperativeKernel_ptsz;
+static const cg_args cgl_targs_cuLaunchCooperativeKernelMultiDevice;
+static const cg_args cgl_targs_cuLaunchHostFunc_ptsz;
+static const cg_args cgl_targs_cuFuncSetBlockShape;
+static const cg_args cgl_targs_cuFuncSetSharedSize;
+static const cg_args cgl_targs_cuParamSetSize;
+static const cg_args cgl_targs_cuParamSeti;
+static const cg_args cgl_targs_cuParamSetf;
+static const cg_args cgl_targs_cuParamSetv;
+static const cg_args cgl_targs_cuLaunch;
+static const cg_args cgl_targs_cuLaunchGrid;
+static const cg_args cgl_targs_cuLaunchGridAsync;
+static const cg_args cgl_targs_cuParamSetTexRef;
+static const cg_args cgl_targs_cuFuncSetSharedMemConfig;
+static const cg_args cgl_targs_cuGraphCreate;
+static const cg_args cgl_targs_cuGraphAddKernelNode_v2;
+static const cg_args cgl_targs_cuGraphKernelNodeGetParams_v2;
+static const cg_args cgl_targs_cuGraphKernelNodeSetParams_v2;
+static const cg_args cgl_targs_cuGraphAddMemcpyNode;
+static const cg_args cgl_targs_cuGraphMemcpyNodeGetParams;
+static const cg_args cgl_targs_cuGraphMemcpyNodeSetParams;
+static const cg_args cgl_targs_cuGraphAddMemsetNode;
+static const cg_args cgl_targs_cuGraphMemsetNodeGetParams;
+static const cg_args cgl_targs_cuGraphMemsetNodeSetParams;
+static const cg_args cgl_targs_cuGraphAddHostNode;
+static const cg_args cgl_targs_cuGraphHostNodeGetParams;
+static const cg_args cgl_targs_cuGraphHostNodeSetParams;
+static const cg_args cgl_targs_cuGraphAddChildGraphNode;
+static const cg_args cgl_targs_cuGraphChildGraphNodeGetGraph;
+static const cg_args cgl_targs_cuGraphAddEmptyNode;
+static const cg_args cgl_targs_cuGraphAddEventRecordNode;
+static const cg_args cgl_targs_cuGraphEventRecordNodeGetEvent;
+static const cg_args cgl_targs_cuGraphEventRecordNodeSetEvent;
+static const cg_args cgl_targs_cuGraphAddEventWaitNode;
+static const cg_args cgl_targs_cuGraphEventWaitNodeGetEvent;
+static const cg_args cgl_targs_cuGraphEventWaitNodeSetEvent;
+static const cg_args cgl_targs_cuGraphAddExternalSemaphoresSignalNode;
+static const cg_args cgl_targs_cuGraphExternalSemaphoresSignalNodeGetParams;
+static const cg_args cgl_targs_cuGraphExternalSemaphoresSignalNodeSetParams;
+static const cg_args cgl_targs_cuGraphAddExternalSemaphoresWaitNode;
+static const cg_args cgl_targs_cuGraphExternalSemaphoresWaitNodeGetParams;
+static const cg_args cgl_targs_cuGraphExternalSemaphoresWaitNodeSetParams;
+static const cg_args cgl_targs_cuGraphAddBatchMemOpNode;
+static const cg_args cgl_targs_cuGraphBatchMemOpNodeGetParams;
+static const cg_args cgl_targs_cuGraphBatchMemOpNodeSetParams;
+static const cg_args cgl_targs_cuGraphExecBatchMemOpNodeSetParams;
+static const cg_args cgl_targs_cuGraphAddMemAllocNode;
+static const cg_args cgl_targs_cuGraphMemAllocNodeGetParams;
+static const cg_args cgl_targs_cuGraphAddMemFreeNode;
+static const cg_args cgl_targs_cuGraphMemFreeNodeGetParams;
+static const cg_args cgl_targs_cuDeviceGraphMemTrim;
+static const cg_args cgl_targs_cuDeviceGetGraphMemAttribute;
+static const cg_args cgl_targs_cuDeviceSetGraphMemAttribute;
+static const cg_args cgl_targs_cuGraphClone;
+static const cg_args cgl_targs_cuGraphNodeFindInClone;
+static const cg_args cgl_targs_cuGraphNodeGetType;
+static const cg_args cgl_targs_cuGraphGetNodes;
+static const cg_args cgl_targs_cuGraphGetRootNodes;
+static const cg_args cgl_targs_cuGraphGetEdges_v2;
+static const cg_args cgl_targs_cuGraphNodeGetDependencies_v2;
+static const cg_args cgl_targs_cuGraphNodeGetDependentNodes_v2;
+static const cg_args cgl_targs_cuGraphAddDependencies_v2;
+static const cg_args cgl_targs_cuGraphRemoveDependencies_v2;
+static const cg_args cgl_targs_cuGraphDestroyNode;
+static const cg_args cgl_targs_cuGraphInstantiateWithFlags;
+static const cg_args cgl_targs_cuGraphInstantiateWithParams_ptsz;
+static const cg_args cgl_targs_cuGraphExecGetFlags;
+static const cg_args cgl_targs_cuGraphExecKernelNodeSetParams_v2;
+static const cg_args cgl_targs_cuGraphExecMemcpyNodeSetParams;
+static const cg_args cgl_targs_cuGraphExecMemsetNodeSetParams;
+static const cg_args cgl_targs_cuGraphExecHostNodeSetParams;
+static const cg_args cgl_targs_cuGraphExecChildGraphNodeSetParams;
+static const cg_args cgl_targs_cuGraphExecEventRecordNodeSetEvent;
+static const cg_args cgl_targs_cuGraphExecEventWaitNodeSetEvent;
+static const cg_args cgl_targs_cuGraphExecExternalSemaphoresSignalNodeSetParams;
+static const cg_args cgl_targs_cuGraphExecExternalSemaphoresWaitNodeSetParams;
+static const cg_args cgl_targs_cuGraphNodeSetEnabled;
+static const cg_args cgl_targs_cuGraphNodeGetEnabled;
+static const cg_args cgl_targs_cuGraphUpload_ptsz;
+static const cg_args cgl_targs_cuGraphLaunch_ptsz;
+static const cg_args cgl_targs_cuGraphExecDestroy;
+static const cg_args cgl_targs_cuGraphDestroy;
+static const cg_args cgl_targs_cuGraphExecUpdate_v2;
+static const cg_args cgl_targs_cuGraphKernelNodeCopyAttributes;
+static const cg_args cgl_targs_cuGraphKernelNodeGetAttribute;
+static const cg_args cgl_targs_cuGraphKernelNodeSetAttribute;
+static const cg_args cgl_targs_cuGraphDebugDotPrint;
+static const cg_args cgl_targs_cuUserObjectCreate;
+static const cg_args cgl_targs_cuUserObjectRetain;
+static const cg_args cgl_targs_cuUserObjectRelease;
+static const cg_args cgl_targs_cuGraphRetainUserObject;
+static const cg_args cgl_targs_cuGraphReleaseUserObject;
+static const cg_args cgl_targs_cuGraphAddNode_v2;
+static const cg_args cgl_targs_cuGraphNodeSetParams;
+static const cg_args cgl_targs_cuGraphExecNodeSetParams;
+static const cg_args cgl_targs_cuGraphConditionalHandleCreate;
+static const cg_args cgl_targs_cuOccupancyMaxActiveBlocksPerMultiprocessor;
+static const cg_args cgl_targs_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags;
+static const cg_args cgl_targs_cuOccupancyMaxPotentialBlockSize;
+static const cg_args cgl_targs_cuOccupancyMaxPotentialBlockSizeWithFlags;
+static const cg_args cgl_targs_cuOccupancyAvailableDynamicSMemPerBlock;
+static const cg_args cgl_targs_cuOccupancyMaxPotentialClusterSize;
+static const cg_args cgl_targs_cuOccupancyMaxActiveClusters;
+static const cg_args cgl_targs_cuTexRefSetArray;
+static const cg_args cgl_targs_cuTexRefSetMipmappedArray;
+static const cg_args cgl_targs_cuTexRefSetAddress_v2;
+static const cg_args cgl_targs_cuTexRefSetAddress2D_v3;
+static const cg_args cgl_targs_cuTexRefSetFormat;
+static const cg_args cgl_targs_cuTexRefSetAddressMode;
+static const cg_args cgl_targs_cuTexRefSetFilterMode;
+static const cg_args cgl_targs_cuTexRefSetMipmapFilterMode;
+static const cg_args cgl_targs_cuTexRefSetMipmapLevelBias;
+static const cg_args cgl_targs_cuTexRefSetMipmapLevelClamp;
+static const cg_args cgl_targs_cuTexRefSetMaxAnisotropy;
+static const cg_args cgl_targs_cuTexRefSetBorderColor;
+static const cg_args cgl_targs_cuTexRefSetFlags;
+static const cg_args cgl_targs_cuTexRefGetAddress_v2;
+static const cg_args cgl_targs_cuTexRefGetArray;
+static const cg_args cgl_targs_cuTexRefGetMipmappedArray;
+static const cg_args cgl_targs_cuTexRefGetAddressMode;
+static const cg_args cgl_targs_cuTexRefGetFilterMode;
+static const cg_args cgl_targs_cuTexRefGetFormat;
+static const cg_args cgl_targs_cuTexRefGetMipmapFilterMode;
+static const cg_args cgl_targs_cuTexRefGetMipmapLevelBias;
+static const cg_args cgl_targs_cuTexRefGetMipmapLevelClamp;
+static const cg_args cgl_targs_cuTexRefGetMaxAnisotropy;
+static const cg_args cgl_targs_cuTexRefGetBorderColor;
+static const cg_args cgl_targs_cuTexRefGetFlags;
+static const cg_args cgl_targs_cuTexRefCreate;
+static const cg_args cgl_targs_cuTexRefDestroy;
+static const cg_args cgl_targs_cuSurfRefSetArray;
+static const cg_args cgl_targs_cuSurfRefGetArray;
+static const cg_args cgl_targs_cuTexObjectCreate;
+static const cg_args cgl_targs_cuTexObjectDestroy;
+static const cg_args cgl_targs_cuTexObjectGetResourceDesc;
+static const cg_args cgl_targs_cuTexObjectGetTextureDesc;
+static const cg_args cgl_targs_cuTexObjectGetResourceViewDesc;
+static const cg_args cgl_targs_cuSurfObjectCreate;
+static const cg_args cgl_targs_cuSurfObjectDestroy;
+static const cg_args cgl_targs_cuSurfObjectGetResourceDesc;
+static const cg_args cgl_targs_cuTensorMapEncodeTiled;
+static const cg_args cgl_targs_cuTensorMapEncodeIm2col;
+static const cg_args cgl_targs_cuTensorMapEncodeIm2colWide;
+static const cg_args cgl_targs_cuTensorMapReplaceAddress;
+static const cg_args cgl_targs_cuDeviceCanAccessPeer;
+static const cg_args cgl_targs_cuCtxEnablePeerAccess;
+static const cg_args cgl_targs_cuCtxDisablePeerAccess;
+static const cg_args cgl_targs_cuDeviceGetP2PAttribute;
+static const cg_args cgl_targs_cuDeviceGetP2PAtomicCapabilities;
+static const cg_args cgl_targs_cuGraphicsUnregisterResource;
+static const cg_args cgl_targs_cuGraphicsSubResourceGetMappedArray;
+static const cg_args cgl_targs_cuGraphicsResourceGetMappedMipmappedArray;
+static const cg_args cgl_targs_cuGraphicsResourceGetMappedPointer_v2;
+static const cg_args cgl_targs_cuGraphicsResourceSetMapFlags_v2;
+static const cg_args cgl_targs_cuGraphicsMapResources_ptsz;
+static const cg_args cgl_targs_cuGraphicsUnmapResources_ptsz;
+static const cg_args cgl_targs_cuGetProcAddress_v2;
+static const cg_args cgl_targs_cuCoredumpGetAttribute;
+static const cg_args cgl_targs_cuCoredumpGetAttributeGlobal;
+static const cg_args cgl_targs_cuCoredumpSetAttribute;
+static const cg_args cgl_targs_cuCoredumpSetAttributeGlobal;
+static const cg_args cgl_targs_cuGreenCtxCreate;
+static const cg_args cgl_targs_cuGreenCtxDestroy;
+static const cg_args cgl_targs_cuCtxFromGreenCtx;
+static const cg_args cgl_targs_cuDeviceGetDevResource;
+static const cg_args cgl_targs_cuCtxGetDevResource;
+static const cg_args cgl_targs_cuGreenCtxGetDevResource;
+static const cg_args cgl_targs_cuDevSmResourceSplitByCount;
+static const cg_args cgl_targs_cuDevResourceGenerateDesc;
+static const cg_args cgl_targs_cuGreenCtxRecordEvent;
+static const cg_args cgl_targs_cuGreenCtxWaitEvent;
+static const cg_args cgl_targs_cuStreamGetGreenCtx;
+static const cg_args cgl_targs_cuGreenCtxStreamCreate;
+static const cg_args cgl_targs_cuGreenCtxGetId;
+static const cg_args cgl_targs_cuLogsRegisterCallback;
+static const cg_args cgl_targs_cuLogsUnregisterCallback;
+static const cg_args cgl_targs_cuLogsCurrent;
+static const cg_args cgl_targs_cuLogsDumpToFile;
+static const cg_args cgl_targs_cuLogsDumpToMemory;
+static const cg_args cgl_targs_cuMemHostRegister;
+static const cg_args cgl_targs_cuGraphicsResourceSetMapFlags;
+static const cg_args cgl_targs_cuLinkCreate;
+static const cg_args cgl_targs_cuLinkAddData;
+static const cg_args cgl_targs_cuLinkAddFile;
+static const cg_args cgl_targs_cuTexRefSetAddress2D_v2;
+static const cg_args cgl_targs_cuDeviceTotalMem;
+static const cg_args cgl_targs_cuCtxCreate;
+static const cg_args cgl_targs_cuCtxCreate_v2;
+static const cg_args cgl_targs_cuCtxCreate_v3;
+static const cg_args cgl_targs_cuModuleGetGlobal;
+static const cg_args cgl_targs_cuMemGetInfo;
+static const cg_args cgl_targs_cuMemAlloc;
+static const cg_args cgl_targs_cuMemAllocPitch;
+static const cg_args cgl_targs_cuMemFree;
+static const cg_args cgl_targs_cuMemGetAddressRange;
+static const cg_args cgl_targs_cuMemAllocHost;
+static const cg_args cgl_targs_cuMemHostGetDevicePointer;
+static const cg_args cgl_targs_cuMemcpyHtoD;
+static const cg_args cgl_targs_cuMemcpyDtoH;
+static const cg_args cgl_targs_cuMemcpyDtoD;
+static const cg_args cgl_targs_cuMemcpyDtoA;
+static const cg_args cgl_targs_cuMemcpyAtoD;
+static const cg_args cgl_targs_cuMemcpyHtoA;
+static const cg_args cgl_targs_cuMemcpyAtoH;
+static const cg_args cgl_targs_cuMemcpyAtoA;
+static const cg_args cgl_targs_cuMemcpyHtoAAsync;
+static const cg_args cgl_targs_cuMemcpyAtoHAsync;
+static const cg_args cgl_targs_cuMemcpy2D;
+static const cg_args cgl_targs_cuMemcpy2DUnaligned;
+static const cg_args cgl_targs_cuMemcpy3D;
+static const cg_args cgl_targs_cuMemcpyHtoDAsync;
+static const cg_args cgl_targs_cuMemcpyDtoHAsync;
+static const cg_args cgl_targs_cuMemcpyDtoDAsync;
+static const cg_args cgl_targs_cuMemcpy2DAsync;
+static const cg_args cgl_targs_cuMemcpy3DAsync;
+static const cg_args cgl_targs_cuMemsetD8;
+static const cg_args cgl_targs_cuMemsetD16;
+static const cg_args cgl_targs_cuMemsetD32;
+static const cg_args cgl_targs_cuMemsetD2D8;
+static const cg_args cgl_targs_cuMemsetD2D16;
+static const cg_args cgl_targs_cuMemsetD2D32;
+static const cg_args cgl_targs_cuArrayCreate;
+static const cg_args cgl_targs_cuArrayGetDescriptor;
+static const cg_args cgl_targs_cuArray3DCreate;
+static const cg_args cgl_targs_cuArray3DGetDescriptor;
+static const cg_args cgl_targs_cuTexRefSetAddress;
+static const cg_args cgl_targs_cuTexRefSetAddress2D;
+static const cg_args cgl_targs_cuTexRefGetAddress;
+static const cg_args cgl_targs_cuGraphicsResourceGetMappedPointer;
+static const cg_args cgl_targs_cuCtxDestroy;
+static const cg_args cgl_targs_cuCtxPopCurrent;
+static const cg_args cgl_targs_cuCtxPushCurrent;
+static const cg_args cgl_targs_cuStreamDestroy;
+static const cg_args cgl_targs_cuEventDestroy;
+static const cg_args cgl_targs_cuEventElapsedTime;
+static const cg_args cgl_targs_cuDevicePrimaryCtxRelease;
+static const cg_args cgl_targs_cuDevicePrimaryCtxReset;
+static const cg_args cgl_targs_cuDevicePrimaryCtxSetFlags;
+static const cg_args cgl_targs_cuDeviceGetUuid;
+static const cg_args cgl_targs_cuMemcpyHtoD_v2;
+static const cg_args cgl_targs_cuMemcpyDtoH_v2;
+static const cg_args cgl_targs_cuMemcpyDtoD_v2;
+static const cg_args cgl_targs_cuMemcpyDtoA_v2;
+static const cg_args cgl_targs_cuMemcpyAtoD_v2;
+static const cg_args cgl_targs_cuMemcpyHtoA_v2;
+static const cg_args cgl_targs_cuMemcpyAtoH_v2;
+static const cg_args cgl_targs_cuMemcpyAtoA_v2;
+static const cg_args cgl_targs_cuMemcpyHtoAAsync_v2;
+static const cg_args cgl_targs_cuMemcpyAtoHAsync_v2;
+static const cg_args cgl_targs_cuMemcpy2D_v2;
+static const cg_args cgl_targs_cuMemcpy2DUnaligned_v2;
+static const cg_args cgl_targs_cuMemcpy3D_v2;
+static const cg_args cgl_targs_cuMemcpyHtoDAsync_v2;
+static const cg_args cgl_targs_cuMemcpyDtoHAsync_v2;
+static const cg_args cgl_targs_cuMemcpyDtoDAsync_v2;
+static const cg_args cgl_targs_cuMemcpy2DAsync_v2;
+static const cg_args cgl_targs_cuMemcpy3DAsync_v2;
+static const cg_args cgl_targs_cuMemsetD8_v2;
+static const cg_args cgl_targs_cuMemsetD16_v2;
+static const cg_args cgl_targs_cuMemsetD32_v2;
+static const cg_args cgl_targs_cuMemsetD2D8_v2;
+static const cg_args cgl_targs_cuMemsetD2D16_v2;
+static const cg_args cgl_targs_cuMemsetD2D32_v2;
+static const cg_args cgl_targs_cuMemcpy;
+static const cg_args cgl_targs_cuMemcpyAsync;
+static const cg_args cgl_targs_cuMemcpyPeer;
+static const cg_args cgl_targs_cuMemcpyPeerAsync;
+static const cg_args cgl_targs_cuMemcpy3DPeer;
+static const cg_args cgl_targs_cuMemcpy3DPeerAsync;
+static const cg_args cgl_targs_cuMemcpyBatchAsync;
+static const cg_args cgl_targs_cuMemcpy3DBatchAsync;
+static const cg_args cgl_targs_cuMemcpyBatchAsync_ptsz;
+static const cg_args cgl_targs_cuMemcpy3DBatchAsync_ptsz;
+static const cg_args cgl_targs_cuMemcpyBatchAsync_v2;
+static const cg_args cgl_targs_cuMemcpy3DBatchAsync_v2;
+static const cg_args cgl_targs_cuMemsetD8Async;
+static const cg_args cgl_targs_cuMemsetD16Async;
+static const cg_args cgl_targs_cuMemsetD32Async;
+static const cg_args cgl_targs_cuMemsetD2D8Async;
+static const cg_args cgl_targs_cuMemsetD2D16Async;
+static const cg_args cgl_targs_cuMemsetD2D32Async;
+static const cg_args cgl_targs_cuStreamGetPriority;
+static const cg_args cgl_targs_cuStreamGetId;
+static const cg_args cgl_targs_cuStreamGetFlags;
+static const cg_args cgl_targs_cuStreamGetDevice;
+static const cg_args cgl_targs_cuStreamGetCtx;
+static const cg_args cgl_targs_cuStreamGetCtx_v2;
+static const cg_args cgl_targs_cuStreamWaitEvent;
+static const cg_args cgl_targs_cuStreamAddCallback;
+static const cg_args cgl_targs_cuStreamAttachMemAsync;
+static const cg_args cgl_targs_cuStreamQuery;
+static const cg_args cgl_targs_cuStreamSynchronize;
+static const cg_args cgl_targs_cuEventRecord;
+static const cg_args cgl_targs_cuEventRecordWithFlags;
+static const cg_args cgl_targs_cuLaunchKernel;
+static const cg_args cgl_targs_cuLaunchKernelEx;
+static const cg_args cgl_targs_cuLaunchHostFunc;
+static const cg_args cgl_targs_cuGraphicsMapResources;
+static const cg_args cgl_targs_cuGraphicsUnmapResources;
+static const cg_args cgl_targs_cuStreamWriteValue32;
+static const cg_args cgl_targs_cuStreamWaitValue32;
+static const cg_args cgl_targs_cuStreamWriteValue64;
+static const cg_args cgl_targs_cuStreamWaitValue64;
+static const cg_args cgl_targs_cuStreamBatchMemOp;
+static const cg_args cgl_targs_cuStreamWriteValue32_ptsz;
+static const cg_args cgl_targs_cuStreamWaitValue32_ptsz;
+static const cg_args cgl_targs_cuStreamWriteValue64_ptsz;
+static const cg_args cgl_targs_cuStreamWaitValue64_ptsz;
+static const cg_args cgl_targs_cuStreamBatchMemOp_ptsz;
+static const cg_args cgl_targs_cuStreamWriteValue32_v2;
+static const cg_args cgl_targs_cuStreamWaitValue32_v2;
+static const cg_args cgl_targs_cuStreamWriteValue64_v2;
+static const cg_args cgl_targs_cuStreamWaitValue64_v2;
+static const cg_args cgl_targs_cuStreamBatchMemOp_v2;
+static const cg_args cgl_targs_cuMemPrefetchAsync;
+static const cg_args cgl_targs_cuMemPrefetchAsync_ptsz;
+static const cg_args cgl_targs_cuMemPrefetchAsync_v2;
+static const cg_args cgl_targs_cuMemAdvise;
+static const cg_args cgl_targs_cuMemPrefetchBatchAsync;
+static const cg_args cgl_targs_cuMemDiscardBatchAsync;
+static const cg_args cgl_targs_cuMemDiscardAndPrefetchBatchAsync;
+static const cg_args cgl_targs_cuLaunchCooperativeKernel;
+static const cg_args cgl_targs_cuSignalExternalSemaphoresAsync;
+static const cg_args cgl_targs_cuWaitExternalSemaphoresAsync;
+static const cg_args cgl_targs_cuStreamBeginCapture;
+static const cg_args cgl_targs_cuStreamBeginCapture_ptsz;
+static const cg_args cgl_targs_cuStreamBeginCapture_v2;
+static const cg_args cgl_targs_cuStreamBeginCaptureToGraph;
+static const cg_args cgl_targs_cuStreamEndCapture;
+static const cg_args cgl_targs_cuStreamIsCapturing;
+static const cg_args cgl_targs_cuStreamGetCaptureInfo;
+static const cg_args cgl_targs_cuStreamGetCaptureInfo_ptsz;
+static const cg_args cgl_targs_cuStreamGetCaptureInfo_v2;
+static const cg_args cgl_targs_cuStreamGetCaptureInfo_v2_ptsz;
+static const cg_args cgl_targs_cuStreamGetCaptureInfo_v3;
+static const cg_args cgl_targs_cuGraphAddKernelNode;
+static const cg_args cgl_targs_cuGraphKernelNodeGetParams;
+static const cg_args cgl_targs_cuGraphKernelNodeSetParams;
+static const cg_args cgl_targs_cuGraphExecKernelNodeSetParams;
+static const cg_args cgl_targs_cuGraphInstantiateWithParams;
+static const cg_args cgl_targs_cuGraphExecUpdate;
+static const cg_args cgl_targs_cuGraphUpload;
+static const cg_args cgl_targs_cuGraphLaunch;
+static const cg_args cgl_targs_cuGraphGetEdges;
+static const cg_args cgl_targs_cuGraphNodeGetDependencies;
+static const cg_args cgl_targs_cuGraphNodeGetDependentNodes;
+static const cg_args cgl_targs_cuGraphAddDependencies;
+static const cg_args cgl_targs_cuGraphRemoveDependencies;
+static const cg_args cgl_targs_cuGraphAddNode;
+static const cg_args cgl_targs_cuStreamCopyAttributes;
+static const cg_args cgl_targs_cuStreamGetAttribute;
+static const cg_args cgl_targs_cuStreamSetAttribute;
+static const cg_args cgl_targs_cuIpcOpenMemHandle;
+static const cg_args cgl_targs_cuGraphInstantiate;
+static const cg_args cgl_targs_cuGraphInstantiate_v2;
+static const cg_args cgl_targs_cuMemMapArrayAsync;
+static const cg_args cgl_targs_cuMemFreeAsync;
+static const cg_args cgl_targs_cuMemAllocAsync;
+static const cg_args cgl_targs_cuMemAllocFromPoolAsync;
+static const cg_args cgl_targs_cuStreamUpdateCaptureDependencies;
+static const cg_args cgl_targs_cuStreamUpdateCaptureDependencies_ptsz;
+static const cg_args cgl_targs_cuStreamUpdateCaptureDependencies_v2;
+static const cg_args cgl_targs_cuMemBatchDecompressAsync;
+static const cg_args cgl_targs_cuGetProcAddress;
+static const cg_args cgl_targs_cuCheckpointProcessGetRestoreThreadId;
+static const cg_args cgl_targs_cuCheckpointProcessGetState;
+static const cg_args cgl_targs_cuCheckpointProcessLock;
+static const cg_args cgl_targs_cuCheckpointProcessCheckpoint;
+static const cg_args cgl_targs_cuCheckpointProcessRestore;
+static const cg_args cgl_targs_cuCheckpointProcessUnlock;
+
 /* {name, base, transition (0 always, 1 blocking, 2 never), blocking, scope (0 process, 1 handle),
  *  reason, serialize, states, nstates, thread rules, their count[, collective]}; a variant (base != NULL)
  *  carries its base's policy (its rules are its own frame's). */
 static const cg_site_default cgl_defaults[CGL_NSITES] = {
-    [CGL_cuGetErrorString] = {"cuGetErrorString", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGetErrorName] = {"cuGetErrorName", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuInit] = {"cuInit", NULL, 0, 1, 0, "loads and initializes the driver and enumerates the devices", NULL, NULL, 0, NULL, 0},
-    [CGL_cuDriverGetVersion] = {"cuDriverGetVersion", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDeviceGet] = {"cuDeviceGet", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDeviceGetCount] = {"cuDeviceGetCount", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDeviceGetName] = {"cuDeviceGetName", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDeviceGetUuid_v2] = {"cuDeviceGetUuid_v2", "cuDeviceGetUuid", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDeviceGetLuid] = {"cuDeviceGetLuid", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDeviceTotalMem_v2] = {"cuDeviceTotalMem_v2", "cuDeviceTotalMem", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDeviceGetTexture1DLinearMaxWidth] = {"cuDeviceGetTexture1DLinearMaxWidth", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDeviceGetAttribute] = {"cuDeviceGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDeviceGetHostAtomicCapabilities] = {"cuDeviceGetHostAtomicCapabilities", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDeviceGetNvSciSyncAttributes] = {"cuDeviceGetNvSciSyncAttributes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDeviceSetMemPool] = {"cuDeviceSetMemPool", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDeviceGetMemPool] = {"cuDeviceGetMemPool", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDeviceGetDefaultMemPool] = {"cuDeviceGetDefaultMemPool", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDeviceGetExecAffinitySupport] = {"cuDeviceGetExecAffinitySupport", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuFlushGPUDirectRDMAWrites] = {"cuFlushGPUDirectRDMAWrites", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDeviceGetProperties] = {"cuDeviceGetProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDeviceComputeCapability] = {"cuDeviceComputeCapability", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDevicePrimaryCtxRetain] = {"cuDevicePrimaryCtxRetain", NULL, 0, 1, 0, "the first retain creates the device's primary context", NULL, NULL, 0, NULL, 0},
-    [CGL_cuDevicePrimaryCtxRelease_v2] = {"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease", 0, 1, 0, "the last release destroys the primary context, waiting for its work", NULL, NULL, 0, NULL, 0},
-    [CGL_cuDevicePrimaryCtxSetFlags_v2] = {"cuDevicePrimaryCtxSetFlags_v2", "cuDevicePrimaryCtxSetFlags", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDevicePrimaryCtxGetState] = {"cuDevicePrimaryCtxGetState", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDevicePrimaryCtxReset_v2] = {"cuDevicePrimaryCtxReset_v2", "cuDevicePrimaryCtxReset", 0, 1, 0, "destroys the primary context, waiting for its work", NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxCreate_v4] = {"cuCtxCreate_v4", "cuCtxCreate", 0, 1, 0, "creates a context on the device", NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxDestroy_v2] = {"cuCtxDestroy_v2", "cuCtxDestroy", 0, 1, 0, "waits for the context's work, then destroys it", NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxPushCurrent_v2] = {"cuCtxPushCurrent_v2", "cuCtxPushCurrent", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxPopCurrent_v2] = {"cuCtxPopCurrent_v2", "cuCtxPopCurrent", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxSetCurrent] = {"cuCtxSetCurrent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxGetCurrent] = {"cuCtxGetCurrent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxGetDevice] = {"cuCtxGetDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxGetDevice_v2] = {"cuCtxGetDevice_v2", "cuCtxGetDevice", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxGetFlags] = {"cuCtxGetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxSetFlags] = {"cuCtxSetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxGetId] = {"cuCtxGetId", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxSynchronize] = {"cuCtxSynchronize", NULL, 0, 1, 0, "waits until every command of the context has completed", NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxSynchronize_v2] = {"cuCtxSynchronize_v2", "cuCtxSynchronize", 0, 1, 0, "waits until every command of the context has completed", NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxSetLimit] = {"cuCtxSetLimit", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxGetLimit] = {"cuCtxGetLimit", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxGetCacheConfig] = {"cuCtxGetCacheConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxSetCacheConfig] = {"cuCtxSetCacheConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxGetApiVersion] = {"cuCtxGetApiVersion", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxGetStreamPriorityRange] = {"cuCtxGetStreamPriorityRange", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxResetPersistingL2Cache] = {"cuCtxResetPersistingL2Cache", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxGetExecAffinity] = {"cuCtxGetExecAffinity", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxRecordEvent] = {"cuCtxRecordEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxWaitEvent] = {"cuCtxWaitEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxAttach] = {"cuCtxAttach", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxDetach] = {"cuCtxDetach", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxGetSharedMemConfig] = {"cuCtxGetSharedMemConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxSetSharedMemConfig] = {"cuCtxSetSharedMemConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuModuleLoad] = {"cuModuleLoad", NULL, 0, 1, 0, "reads the file and JIT-compiles PTX in the driver", NULL, NULL, 0, NULL, 0},
-    [CGL_cuModuleLoadData] = {"cuModuleLoadData", NULL, 0, 1, 0, "JIT-compiles PTX in the driver (or loads a cubin)", NULL, NULL, 0, NULL, 0},
-    [CGL_cuModuleLoadDataEx] = {"cuModuleLoadDataEx", NULL, 0, 1, 0, "JIT-compiles PTX in the driver (or loads a cubin)", NULL, NULL, 0, NULL, 0},
-    [CGL_cuModuleLoadFatBinary] = {"cuModuleLoadFatBinary", NULL, 0, 1, 0, "loads a fat binary, JIT-compiling its PTX when no cubin fits the device", NULL, NULL, 0, NULL, 0},
-    [CGL_cuModuleUnload] = {"cuModuleUnload", NULL, 0, 1, 0, "waits for the module's work before unloading it", NULL, NULL, 0, NULL, 0},
-    [CGL_cuModuleGetLoadingMode] = {"cuModuleGetLoadingMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuModuleGetFunction] = {"cuModuleGetFunction", NULL, 0, 1, 0, "with lazy loading (CUDA_MODULE_LOADING=LAZY, the default) loads the function", NULL, NULL, 0, NULL, 0},
-    [CGL_cuModuleGetFunctionCount] = {"cuModuleGetFunctionCount", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuModuleEnumerateFunctions] = {"cuModuleEnumerateFunctions", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuModuleGetGlobal_v2] = {"cuModuleGetGlobal_v2", "cuModuleGetGlobal", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuLinkCreate_v2] = {"cuLinkCreate_v2", "cuLinkCreate", 0, 1, 0, "starts a JIT link session in the driver", NULL, NULL, 0, NULL, 0},
-    [CGL_cuLinkAddData_v2] = {"cuLinkAddData_v2", "cuLinkAddData", 0, 1, 0, "compiles PTX added to the link in the driver", NULL, NULL, 0, NULL, 0},
-    [CGL_cuLinkAddFile_v2] = {"cuLinkAddFile_v2", "cuLinkAddFile", 0, 1, 0, "reads the file and compiles its PTX in the driver", NULL, NULL, 0, NULL, 0},
-    [CGL_cuLinkComplete] = {"cuLinkComplete", NULL, 0, 1, 0, "links the session's inputs in the driver", NULL, NULL, 0, NULL, 0},
-    [CGL_cuLinkDestroy] = {"cuLinkDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuModuleGetTexRef] = {"cuModuleGetTexRef", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuModuleGetSurfRef] = {"cuModuleGetSurfRef", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuLibraryLoadData] = {"cuLibraryLoadData", NULL, 0, 1, 0, "JIT-compiles PTX in the driver (or loads a cubin)", NULL, NULL, 0, NULL, 0},
-    [CGL_cuLibraryLoadFromFile] = {"cuLibraryLoadFromFile", NULL, 0, 1, 0, "reads the file and JIT-compiles PTX in the driver", NULL, NULL, 0, NULL, 0},
-    [CGL_cuLibraryUnload] = {"cuLibraryUnload", NULL, 0, 1, 0, "waits for the library's work before unloading it", NULL, NULL, 0, NULL, 0},
-    [CGL_cuLibraryGetKernel] = {"cuLibraryGetKernel", NULL, 0, 1, 0, "with lazy loading may load the library's module", NULL, NULL, 0, NULL, 0},
-    [CGL_cuLibraryGetKernelCount] = {"cuLibraryGetKernelCount", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuLibraryEnumerateKernels] = {"cuLibraryEnumerateKernels", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuLibraryGetModule] = {"cuLibraryGetModule", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuKernelGetFunction] = {"cuKernelGetFunction", NULL, 0, 1, 0, "with lazy loading loads the kernel into the current context", NULL, NULL, 0, NULL, 0},
-    [CGL_cuKernelGetLibrary] = {"cuKernelGetLibrary", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuLibraryGetGlobal] = {"cuLibraryGetGlobal", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuLibraryGetManaged] = {"cuLibraryGetManaged", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuLibraryGetUnifiedFunction] = {"cuLibraryGetUnifiedFunction", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuKernelGetAttribute] = {"cuKernelGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuKernelSetAttribute] = {"cuKernelSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuKernelSetCacheConfig] = {"cuKernelSetCacheConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuKernelGetName] = {"cuKernelGetName", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuKernelGetParamInfo] = {"cuKernelGetParamInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemGetInfo_v2] = {"cuMemGetInfo_v2", "cuMemGetInfo", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemAlloc_v2] = {"cuMemAlloc_v2", "cuMemAlloc", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemAllocPitch_v2] = {"cuMemAllocPitch_v2", "cuMemAllocPitch", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemFree_v2] = {"cuMemFree_v2", "cuMemFree", 0, 1, 0, "synchronizes the device before freeing", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemGetAddressRange_v2] = {"cuMemGetAddressRange_v2", "cuMemGetAddressRange", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemAllocHost_v2] = {"cuMemAllocHost_v2", "cuMemAllocHost", 0, 1, 0, "allocates and pins host memory (operating system calls, in proportion to the size)", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemFreeHost] = {"cuMemFreeHost", NULL, 0, 1, 0, "synchronizes the device, then unpins and frees the host memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemHostAlloc] = {"cuMemHostAlloc", NULL, 0, 1, 0, "allocates and pins host memory (operating system calls, in proportion to the size)", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemHostGetDevicePointer_v2] = {"cuMemHostGetDevicePointer_v2", "cuMemHostGetDevicePointer", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemHostGetFlags] = {"cuMemHostGetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemAllocManaged] = {"cuMemAllocManaged", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDeviceRegisterAsyncNotification] = {"cuDeviceRegisterAsyncNotification", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDeviceUnregisterAsyncNotification] = {"cuDeviceUnregisterAsyncNotification", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDeviceGetByPCIBusId] = {"cuDeviceGetByPCIBusId", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDeviceGetPCIBusId] = {"cuDeviceGetPCIBusId", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuIpcGetEventHandle] = {"cuIpcGetEventHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuIpcOpenEventHandle] = {"cuIpcOpenEventHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuIpcGetMemHandle] = {"cuIpcGetMemHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuIpcOpenMemHandle_v2] = {"cuIpcOpenMemHandle_v2", "cuIpcOpenMemHandle", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuIpcCloseMemHandle] = {"cuIpcCloseMemHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemHostRegister_v2] = {"cuMemHostRegister_v2", "cuMemHostRegister", 0, 1, 0, "pins existing host memory (operating system calls, in proportion to the size)", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemHostUnregister] = {"cuMemHostUnregister", NULL, 0, 1, 0, "synchronizes, then unpins the host memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpy_ptds] = {"cuMemcpy_ptds", "cuMemcpy", 0, 1, 0, "synchronous copy: returns when the copy is done", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyPeer_ptds] = {"cuMemcpyPeer_ptds", "cuMemcpyPeer", 0, 1, 0, "synchronous copy between devices", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyHtoD_v2_ptds] = {"cuMemcpyHtoD_v2_ptds", "cuMemcpyHtoD", 0, 1, 0, "synchronous copy from host memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyDtoH_v2_ptds] = {"cuMemcpyDtoH_v2_ptds", "cuMemcpyDtoH", 0, 1, 0, "synchronous copy to host memory: waits for the device", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyDtoD_v2_ptds] = {"cuMemcpyDtoD_v2_ptds", "cuMemcpyDtoD", 0, 1, 0, "synchronous copy on the device", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyDtoA_v2_ptds] = {"cuMemcpyDtoA_v2_ptds", "cuMemcpyDtoA", 0, 1, 0, "synchronous copy to an array", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyAtoD_v2_ptds] = {"cuMemcpyAtoD_v2_ptds", "cuMemcpyAtoD", 0, 1, 0, "synchronous copy from an array", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyHtoA_v2_ptds] = {"cuMemcpyHtoA_v2_ptds", "cuMemcpyHtoA", 0, 1, 0, "synchronous copy from host memory to an array", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyAtoH_v2_ptds] = {"cuMemcpyAtoH_v2_ptds", "cuMemcpyAtoH", 0, 1, 0, "synchronous copy from an array to host memory: waits for the device", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyAtoA_v2_ptds] = {"cuMemcpyAtoA_v2_ptds", "cuMemcpyAtoA", 0, 1, 0, "synchronous copy between arrays", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpy2D_v2_ptds] = {"cuMemcpy2D_v2_ptds", "cuMemcpy2D", 0, 1, 0, "synchronous 2D copy", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpy2DUnaligned_v2_ptds] = {"cuMemcpy2DUnaligned_v2_ptds", "cuMemcpy2DUnaligned", 0, 1, 0, "synchronous 2D copy", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpy3D_v2_ptds] = {"cuMemcpy3D_v2_ptds", "cuMemcpy3D", 0, 1, 0, "synchronous 3D copy", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpy3DPeer_ptds] = {"cuMemcpy3DPeer_ptds", "cuMemcpy3DPeer", 0, 1, 0, "synchronous 3D copy between devices", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyAsync_ptsz] = {"cuMemcpyAsync_ptsz", "cuMemcpyAsync", 0, 1, 0, "synchronous when either side is pageable host memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyPeerAsync_ptsz] = {"cuMemcpyPeerAsync_ptsz", "cuMemcpyPeerAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyHtoDAsync_v2_ptsz] = {"cuMemcpyHtoDAsync_v2_ptsz", "cuMemcpyHtoDAsync", 0, 1, 0, "stages pageable host memory synchronously before returning", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyDtoHAsync_v2_ptsz] = {"cuMemcpyDtoHAsync_v2_ptsz", "cuMemcpyDtoHAsync", 0, 1, 0, "synchronous when the destination is pageable host memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyDtoDAsync_v2_ptsz] = {"cuMemcpyDtoDAsync_v2_ptsz", "cuMemcpyDtoDAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyHtoAAsync_v2_ptsz] = {"cuMemcpyHtoAAsync_v2_ptsz", "cuMemcpyHtoAAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyAtoHAsync_v2_ptsz] = {"cuMemcpyAtoHAsync_v2_ptsz", "cuMemcpyAtoHAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpy2DAsync_v2_ptsz] = {"cuMemcpy2DAsync_v2_ptsz", "cuMemcpy2DAsync", 0, 1, 0, "synchronous when the host side is pageable memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpy3DAsync_v2_ptsz] = {"cuMemcpy3DAsync_v2_ptsz", "cuMemcpy3DAsync", 0, 1, 0, "synchronous when the host side is pageable memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpy3DPeerAsync_ptsz] = {"cuMemcpy3DPeerAsync_ptsz", "cuMemcpy3DPeerAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyBatchAsync_v2_ptsz] = {"cuMemcpyBatchAsync_v2_ptsz", "cuMemcpyBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpy3DBatchAsync_v2_ptsz] = {"cuMemcpy3DBatchAsync_v2_ptsz", "cuMemcpy3DBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemsetD8_v2_ptds] = {"cuMemsetD8_v2_ptds", "cuMemsetD8", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemsetD16_v2_ptds] = {"cuMemsetD16_v2_ptds", "cuMemsetD16", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemsetD32_v2_ptds] = {"cuMemsetD32_v2_ptds", "cuMemsetD32", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemsetD2D8_v2_ptds] = {"cuMemsetD2D8_v2_ptds", "cuMemsetD2D8", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemsetD2D16_v2_ptds] = {"cuMemsetD2D16_v2_ptds", "cuMemsetD2D16", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemsetD2D32_v2_ptds] = {"cuMemsetD2D32_v2_ptds", "cuMemsetD2D32", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemsetD8Async_ptsz] = {"cuMemsetD8Async_ptsz", "cuMemsetD8Async", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemsetD16Async_ptsz] = {"cuMemsetD16Async_ptsz", "cuMemsetD16Async", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemsetD32Async_ptsz] = {"cuMemsetD32Async_ptsz", "cuMemsetD32Async", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemsetD2D8Async_ptsz] = {"cuMemsetD2D8Async_ptsz", "cuMemsetD2D8Async", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemsetD2D16Async_ptsz] = {"cuMemsetD2D16Async_ptsz", "cuMemsetD2D16Async", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemsetD2D32Async_ptsz] = {"cuMemsetD2D32Async_ptsz", "cuMemsetD2D32Async", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuArrayCreate_v2] = {"cuArrayCreate_v2", "cuArrayCreate", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuArrayGetDescriptor_v2] = {"cuArrayGetDescriptor_v2", "cuArrayGetDescriptor", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuArrayGetSparseProperties] = {"cuArrayGetSparseProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMipmappedArrayGetSparseProperties] = {"cuMipmappedArrayGetSparseProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuArrayGetMemoryRequirements] = {"cuArrayGetMemoryRequirements", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMipmappedArrayGetMemoryRequirements] = {"cuMipmappedArrayGetMemoryRequirements", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuArrayGetPlane] = {"cuArrayGetPlane", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuArrayDestroy] = {"cuArrayDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuArray3DCreate_v2] = {"cuArray3DCreate_v2", "cuArray3DCreate", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuArray3DGetDescriptor_v2] = {"cuArray3DGetDescriptor_v2", "cuArray3DGetDescriptor", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMipmappedArrayCreate] = {"cuMipmappedArrayCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMipmappedArrayGetLevel] = {"cuMipmappedArrayGetLevel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMipmappedArrayDestroy] = {"cuMipmappedArrayDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemGetHandleForAddressRange] = {"cuMemGetHandleForAddressRange", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemBatchDecompressAsync_ptsz] = {"cuMemBatchDecompressAsync_ptsz", "cuMemBatchDecompressAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemAddressReserve] = {"cuMemAddressReserve", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemAddressFree] = {"cuMemAddressFree", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemCreate] = {"cuMemCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemRelease] = {"cuMemRelease", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemMap] = {"cuMemMap", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemMapArrayAsync_ptsz] = {"cuMemMapArrayAsync_ptsz", "cuMemMapArrayAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemUnmap] = {"cuMemUnmap", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemSetAccess] = {"cuMemSetAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemGetAccess] = {"cuMemGetAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemExportToShareableHandle] = {"cuMemExportToShareableHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemImportFromShareableHandle] = {"cuMemImportFromShareableHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemGetAllocationGranularity] = {"cuMemGetAllocationGranularity", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemGetAllocationPropertiesFromHandle] = {"cuMemGetAllocationPropertiesFromHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemRetainAllocationHandle] = {"cuMemRetainAllocationHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemFreeAsync_ptsz] = {"cuMemFreeAsync_ptsz", "cuMemFreeAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemAllocAsync_ptsz] = {"cuMemAllocAsync_ptsz", "cuMemAllocAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemPoolTrimTo] = {"cuMemPoolTrimTo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemPoolSetAttribute] = {"cuMemPoolSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemPoolGetAttribute] = {"cuMemPoolGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemPoolSetAccess] = {"cuMemPoolSetAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemPoolGetAccess] = {"cuMemPoolGetAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemPoolCreate] = {"cuMemPoolCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemPoolDestroy] = {"cuMemPoolDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemGetDefaultMemPool] = {"cuMemGetDefaultMemPool", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemGetMemPool] = {"cuMemGetMemPool", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemSetMemPool] = {"cuMemSetMemPool", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemAllocFromPoolAsync_ptsz] = {"cuMemAllocFromPoolAsync_ptsz", "cuMemAllocFromPoolAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemPoolExportToShareableHandle] = {"cuMemPoolExportToShareableHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemPoolImportFromShareableHandle] = {"cuMemPoolImportFromShareableHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemPoolExportPointer] = {"cuMemPoolExportPointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemPoolImportPointer] = {"cuMemPoolImportPointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMulticastCreate] = {"cuMulticastCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMulticastAddDevice] = {"cuMulticastAddDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMulticastBindMem] = {"cuMulticastBindMem", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMulticastBindAddr] = {"cuMulticastBindAddr", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMulticastUnbind] = {"cuMulticastUnbind", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMulticastGetGranularity] = {"cuMulticastGetGranularity", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuPointerGetAttribute] = {"cuPointerGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemPrefetchAsync_v2_ptsz] = {"cuMemPrefetchAsync_v2_ptsz", "cuMemPrefetchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemAdvise_v2] = {"cuMemAdvise_v2", "cuMemAdvise", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemPrefetchBatchAsync_ptsz] = {"cuMemPrefetchBatchAsync_ptsz", "cuMemPrefetchBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemDiscardBatchAsync_ptsz] = {"cuMemDiscardBatchAsync_ptsz", "cuMemDiscardBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemDiscardAndPrefetchBatchAsync_ptsz] = {"cuMemDiscardAndPrefetchBatchAsync_ptsz", "cuMemDiscardAndPrefetchBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemRangeGetAttribute] = {"cuMemRangeGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemRangeGetAttributes] = {"cuMemRangeGetAttributes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuPointerSetAttribute] = {"cuPointerSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuPointerGetAttributes] = {"cuPointerGetAttributes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamCreate] = {"cuStreamCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamCreateWithPriority] = {"cuStreamCreateWithPriority", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamGetPriority_ptsz] = {"cuStreamGetPriority_ptsz", "cuStreamGetPriority", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamGetDevice_ptsz] = {"cuStreamGetDevice_ptsz", "cuStreamGetDevice", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamGetFlags_ptsz] = {"cuStreamGetFlags_ptsz", "cuStreamGetFlags", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamGetId_ptsz] = {"cuStreamGetId_ptsz", "cuStreamGetId", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamGetCtx_ptsz] = {"cuStreamGetCtx_ptsz", "cuStreamGetCtx", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamGetCtx_v2_ptsz] = {"cuStreamGetCtx_v2_ptsz", "cuStreamGetCtx", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamWaitEvent_ptsz] = {"cuStreamWaitEvent_ptsz", "cuStreamWaitEvent", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamAddCallback_ptsz] = {"cuStreamAddCallback_ptsz", "cuStreamAddCallback", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamBeginCapture_v2_ptsz] = {"cuStreamBeginCapture_v2_ptsz", "cuStreamBeginCapture", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamBeginCaptureToGraph_ptsz] = {"cuStreamBeginCaptureToGraph_ptsz", "cuStreamBeginCaptureToGraph", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuStreamBeginCaptureToGraph_ptsz, 1},
-    [CGL_cuThreadExchangeStreamCaptureMode] = {"cuThreadExchangeStreamCaptureMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamEndCapture_ptsz] = {"cuStreamEndCapture_ptsz", "cuStreamEndCapture", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamIsCapturing_ptsz] = {"cuStreamIsCapturing_ptsz", "cuStreamIsCapturing", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamGetCaptureInfo_v3_ptsz] = {"cuStreamGetCaptureInfo_v3_ptsz", "cuStreamGetCaptureInfo", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamUpdateCaptureDependencies_v2_ptsz] = {"cuStreamUpdateCaptureDependencies_v2_ptsz", "cuStreamUpdateCaptureDependencies", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamAttachMemAsync_ptsz] = {"cuStreamAttachMemAsync_ptsz", "cuStreamAttachMemAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamQuery_ptsz] = {"cuStreamQuery_ptsz", "cuStreamQuery", 0, 0, 0, NULL, NULL, cgl_states_cuStreamQuery, 1, NULL, 0},
-    [CGL_cuStreamSynchronize_ptsz] = {"cuStreamSynchronize_ptsz", "cuStreamSynchronize", 0, 1, 0, "waits until every command of the stream has completed", NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamDestroy_v2] = {"cuStreamDestroy_v2", "cuStreamDestroy", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamCopyAttributes_ptsz] = {"cuStreamCopyAttributes_ptsz", "cuStreamCopyAttributes", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamGetAttribute_ptsz] = {"cuStreamGetAttribute_ptsz", "cuStreamGetAttribute", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamSetAttribute_ptsz] = {"cuStreamSetAttribute_ptsz", "cuStreamSetAttribute", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuEventCreate] = {"cuEventCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuEventRecord_ptsz] = {"cuEventRecord_ptsz", "cuEventRecord", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuEventRecordWithFlags_ptsz] = {"cuEventRecordWithFlags_ptsz", "cuEventRecordWithFlags", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuEventQuery] = {"cuEventQuery", NULL, 0, 0, 0, NULL, NULL, cgl_states_cuEventQuery, 1, NULL, 0},
-    [CGL_cuEventSynchronize] = {"cuEventSynchronize", NULL, 0, 1, 0, "waits until the event has completed", NULL, NULL, 0, NULL, 0},
-    [CGL_cuEventDestroy_v2] = {"cuEventDestroy_v2", "cuEventDestroy", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuEventElapsedTime_v2] = {"cuEventElapsedTime_v2", "cuEventElapsedTime", 0, 0, 0, NULL, NULL, cgl_states_cuEventElapsedTime, 1, NULL, 0},
-    [CGL_cuImportExternalMemory] = {"cuImportExternalMemory", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuExternalMemoryGetMappedBuffer] = {"cuExternalMemoryGetMappedBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuExternalMemoryGetMappedMipmappedArray] = {"cuExternalMemoryGetMappedMipmappedArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDestroyExternalMemory] = {"cuDestroyExternalMemory", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuImportExternalSemaphore] = {"cuImportExternalSemaphore", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuSignalExternalSemaphoresAsync_ptsz] = {"cuSignalExternalSemaphoresAsync_ptsz", "cuSignalExternalSemaphoresAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuWaitExternalSemaphoresAsync_ptsz] = {"cuWaitExternalSemaphoresAsync_ptsz", "cuWaitExternalSemaphoresAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDestroyExternalSemaphore] = {"cuDestroyExternalSemaphore", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamWaitValue32_v2_ptsz] = {"cuStreamWaitValue32_v2_ptsz", "cuStreamWaitValue32", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamWaitValue64_v2_ptsz] = {"cuStreamWaitValue64_v2_ptsz", "cuStreamWaitValue64", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamWriteValue32_v2_ptsz] = {"cuStreamWriteValue32_v2_ptsz", "cuStreamWriteValue32", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamWriteValue64_v2_ptsz] = {"cuStreamWriteValue64_v2_ptsz", "cuStreamWriteValue64", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamBatchMemOp_v2_ptsz] = {"cuStreamBatchMemOp_v2_ptsz", "cuStreamBatchMemOp", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuFuncGetAttribute] = {"cuFuncGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuFuncSetAttribute] = {"cuFuncSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuFuncSetCacheConfig] = {"cuFuncSetCacheConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuFuncGetModule] = {"cuFuncGetModule", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuFuncGetName] = {"cuFuncGetName", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuFuncGetParamInfo] = {"cuFuncGetParamInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuFuncIsLoaded] = {"cuFuncIsLoaded", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuFuncLoad] = {"cuFuncLoad", NULL, 0, 1, 0, "loads a lazily loaded function", NULL, NULL, 0, NULL, 0},
-    [CGL_cuLaunchKernel_ptsz] = {"cuLaunchKernel_ptsz", "cuLaunchKernel", 0, 1, 0, "the first launch of a lazily loaded kernel loads it; waits when the launch queue is full", NULL, NULL, 0, NULL, 0},
-    [CGL_cuLaunchKernelEx_ptsz] = {"cuLaunchKernelEx_ptsz", "cuLaunchKernelEx", 0, 1, 0, "the first launch of a lazily loaded kernel loads it; waits when the launch queue is full", NULL, NULL, 0, NULL, 0},
-    [CGL_cuLaunchCooperativeKernel_ptsz] = {"cuLaunchCooperativeKernel_ptsz", "cuLaunchCooperativeKernel", 0, 1, 0, "the first launch of a lazily loaded kernel loads it; waits when the launch queue is full", NULL, NULL, 0, NULL, 0},
-    [CGL_cuLaunchCooperativeKernelMultiDevice] = {"cuLaunchCooperativeKernelMultiDevice", NULL, 0, 1, 0, "launches on several devices, waiting for their streams as the flags say", NULL, NULL, 0, NULL, 0},
-    [CGL_cuLaunchHostFunc_ptsz] = {"cuLaunchHostFunc_ptsz", "cuLaunchHostFunc", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuFuncSetBlockShape] = {"cuFuncSetBlockShape", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuFuncSetSharedSize] = {"cuFuncSetSharedSize", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuParamSetSize] = {"cuParamSetSize", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuParamSeti] = {"cuParamSeti", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuParamSetf] = {"cuParamSetf", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuParamSetv] = {"cuParamSetv", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuLaunch] = {"cuLaunch", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuLaunchGrid] = {"cuLaunchGrid", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuLaunchGridAsync] = {"cuLaunchGridAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuParamSetTexRef] = {"cuParamSetTexRef", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuFuncSetSharedMemConfig] = {"cuFuncSetSharedMemConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphCreate] = {"cuGraphCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphAddKernelNode_v2] = {"cuGraphAddKernelNode_v2", "cuGraphAddKernelNode", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddKernelNode_v2, 1},
-    [CGL_cuGraphKernelNodeGetParams_v2] = {"cuGraphKernelNodeGetParams_v2", "cuGraphKernelNodeGetParams", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphKernelNodeGetParams_v2, 1},
-    [CGL_cuGraphKernelNodeSetParams_v2] = {"cuGraphKernelNodeSetParams_v2", "cuGraphKernelNodeSetParams", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphKernelNodeSetParams_v2, 1},
-    [CGL_cuGraphAddMemcpyNode] = {"cuGraphAddMemcpyNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddMemcpyNode, 1},
-    [CGL_cuGraphMemcpyNodeGetParams] = {"cuGraphMemcpyNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphMemcpyNodeGetParams, 1},
-    [CGL_cuGraphMemcpyNodeSetParams] = {"cuGraphMemcpyNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphMemcpyNodeSetParams, 1},
-    [CGL_cuGraphAddMemsetNode] = {"cuGraphAddMemsetNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddMemsetNode, 1},
-    [CGL_cuGraphMemsetNodeGetParams] = {"cuGraphMemsetNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphMemsetNodeGetParams, 1},
-    [CGL_cuGraphMemsetNodeSetParams] = {"cuGraphMemsetNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphMemsetNodeSetParams, 1},
-    [CGL_cuGraphAddHostNode] = {"cuGraphAddHostNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddHostNode, 1},
-    [CGL_cuGraphHostNodeGetParams] = {"cuGraphHostNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphHostNodeGetParams, 1},
-    [CGL_cuGraphHostNodeSetParams] = {"cuGraphHostNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphHostNodeSetParams, 1},
-    [CGL_cuGraphAddChildGraphNode] = {"cuGraphAddChildGraphNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddChildGraphNode, 2},
-    [CGL_cuGraphChildGraphNodeGetGraph] = {"cuGraphChildGraphNodeGetGraph", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphChildGraphNodeGetGraph, 1},
-    [CGL_cuGraphAddEmptyNode] = {"cuGraphAddEmptyNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddEmptyNode, 1},
-    [CGL_cuGraphAddEventRecordNode] = {"cuGraphAddEventRecordNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddEventRecordNode, 1},
-    [CGL_cuGraphEventRecordNodeGetEvent] = {"cuGraphEventRecordNodeGetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphEventRecordNodeGetEvent, 1},
-    [CGL_cuGraphEventRecordNodeSetEvent] = {"cuGraphEventRecordNodeSetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphEventRecordNodeSetEvent, 1},
-    [CGL_cuGraphAddEventWaitNode] = {"cuGraphAddEventWaitNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddEventWaitNode, 1},
-    [CGL_cuGraphEventWaitNodeGetEvent] = {"cuGraphEventWaitNodeGetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphEventWaitNodeGetEvent, 1},
-    [CGL_cuGraphEventWaitNodeSetEvent] = {"cuGraphEventWaitNodeSetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphEventWaitNodeSetEvent, 1},
-    [CGL_cuGraphAddExternalSemaphoresSignalNode] = {"cuGraphAddExternalSemaphoresSignalNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddExternalSemaphoresSignalNode, 1},
-    [CGL_cuGraphExternalSemaphoresSignalNodeGetParams] = {"cuGraphExternalSemaphoresSignalNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExternalSemaphoresSignalNodeGetParams, 1},
-    [CGL_cuGraphExternalSemaphoresSignalNodeSetParams] = {"cuGraphExternalSemaphoresSignalNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExternalSemaphoresSignalNodeSetParams, 1},
-    [CGL_cuGraphAddExternalSemaphoresWaitNode] = {"cuGraphAddExternalSemaphoresWaitNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddExternalSemaphoresWaitNode, 1},
-    [CGL_cuGraphExternalSemaphoresWaitNodeGetParams] = {"cuGraphExternalSemaphoresWaitNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExternalSemaphoresWaitNodeGetParams, 1},
-    [CGL_cuGraphExternalSemaphoresWaitNodeSetParams] = {"cuGraphExternalSemaphoresWaitNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExternalSemaphoresWaitNodeSetParams, 1},
-    [CGL_cuGraphAddBatchMemOpNode] = {"cuGraphAddBatchMemOpNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddBatchMemOpNode, 1},
-    [CGL_cuGraphBatchMemOpNodeGetParams] = {"cuGraphBatchMemOpNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphBatchMemOpNodeGetParams, 1},
-    [CGL_cuGraphBatchMemOpNodeSetParams] = {"cuGraphBatchMemOpNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphBatchMemOpNodeSetParams, 1},
-    [CGL_cuGraphExecBatchMemOpNodeSetParams] = {"cuGraphExecBatchMemOpNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecBatchMemOpNodeSetParams, 2},
-    [CGL_cuGraphAddMemAllocNode] = {"cuGraphAddMemAllocNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddMemAllocNode, 1},
-    [CGL_cuGraphMemAllocNodeGetParams] = {"cuGraphMemAllocNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphMemAllocNodeGetParams, 1},
-    [CGL_cuGraphAddMemFreeNode] = {"cuGraphAddMemFreeNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddMemFreeNode, 1},
-    [CGL_cuGraphMemFreeNodeGetParams] = {"cuGraphMemFreeNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphMemFreeNodeGetParams, 1},
-    [CGL_cuDeviceGraphMemTrim] = {"cuDeviceGraphMemTrim", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDeviceGetGraphMemAttribute] = {"cuDeviceGetGraphMemAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDeviceSetGraphMemAttribute] = {"cuDeviceSetGraphMemAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphClone] = {"cuGraphClone", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphClone, 1},
-    [CGL_cuGraphNodeFindInClone] = {"cuGraphNodeFindInClone", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeFindInClone, 2},
-    [CGL_cuGraphNodeGetType] = {"cuGraphNodeGetType", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeGetType, 1},
-    [CGL_cuGraphGetNodes] = {"cuGraphGetNodes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphGetNodes, 1},
-    [CGL_cuGraphGetRootNodes] = {"cuGraphGetRootNodes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphGetRootNodes, 1},
-    [CGL_cuGraphGetEdges_v2] = {"cuGraphGetEdges_v2", "cuGraphGetEdges", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphGetEdges_v2, 1},
-    [CGL_cuGraphNodeGetDependencies_v2] = {"cuGraphNodeGetDependencies_v2", "cuGraphNodeGetDependencies", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeGetDependencies_v2, 1},
-    [CGL_cuGraphNodeGetDependentNodes_v2] = {"cuGraphNodeGetDependentNodes_v2", "cuGraphNodeGetDependentNodes", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeGetDependentNodes_v2, 1},
-    [CGL_cuGraphAddDependencies_v2] = {"cuGraphAddDependencies_v2", "cuGraphAddDependencies", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddDependencies_v2, 1},
-    [CGL_cuGraphRemoveDependencies_v2] = {"cuGraphRemoveDependencies_v2", "cuGraphRemoveDependencies", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphRemoveDependencies_v2, 1},
-    [CGL_cuGraphDestroyNode] = {"cuGraphDestroyNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphDestroyNode, 1},
-    [CGL_cuGraphInstantiateWithFlags] = {"cuGraphInstantiateWithFlags", NULL, 0, 1, 0, "builds the executable graph in the driver", NULL, NULL, 0, cgl_rules_cuGraphInstantiateWithFlags, 1},
-    [CGL_cuGraphInstantiateWithParams_ptsz] = {"cuGraphInstantiateWithParams_ptsz", "cuGraphInstantiateWithParams", 0, 1, 0, "builds the executable graph in the driver (and may upload it)", NULL, NULL, 0, cgl_rules_cuGraphInstantiateWithParams_ptsz, 1},
-    [CGL_cuGraphExecGetFlags] = {"cuGraphExecGetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecGetFlags, 1},
-    [CGL_cuGraphExecKernelNodeSetParams_v2] = {"cuGraphExecKernelNodeSetParams_v2", "cuGraphExecKernelNodeSetParams", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecKernelNodeSetParams_v2, 2},
-    [CGL_cuGraphExecMemcpyNodeSetParams] = {"cuGraphExecMemcpyNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecMemcpyNodeSetParams, 2},
-    [CGL_cuGraphExecMemsetNodeSetParams] = {"cuGraphExecMemsetNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecMemsetNodeSetParams, 2},
-    [CGL_cuGraphExecHostNodeSetParams] = {"cuGraphExecHostNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecHostNodeSetParams, 2},
-    [CGL_cuGraphExecChildGraphNodeSetParams] = {"cuGraphExecChildGraphNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecChildGraphNodeSetParams, 3},
-    [CGL_cuGraphExecEventRecordNodeSetEvent] = {"cuGraphExecEventRecordNodeSetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecEventRecordNodeSetEvent, 2},
-    [CGL_cuGraphExecEventWaitNodeSetEvent] = {"cuGraphExecEventWaitNodeSetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecEventWaitNodeSetEvent, 2},
-    [CGL_cuGraphExecExternalSemaphoresSignalNodeSetParams] = {"cuGraphExecExternalSemaphoresSignalNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecExternalSemaphoresSignalNodeSetParams, 2},
-    [CGL_cuGraphExecExternalSemaphoresWaitNodeSetParams] = {"cuGraphExecExternalSemaphoresWaitNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecExternalSemaphoresWaitNodeSetParams, 2},
-    [CGL_cuGraphNodeSetEnabled] = {"cuGraphNodeSetEnabled", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeSetEnabled, 2},
-    [CGL_cuGraphNodeGetEnabled] = {"cuGraphNodeGetEnabled", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeGetEnabled, 2},
-    [CGL_cuGraphUpload_ptsz] = {"cuGraphUpload_ptsz", "cuGraphUpload", 0, 1, 0, "uploads the executable graph to the device", NULL, NULL, 0, cgl_rules_cuGraphUpload_ptsz, 1},
-    [CGL_cuGraphLaunch_ptsz] = {"cuGraphLaunch_ptsz", "cuGraphLaunch", 0, 1, 0, "uploads the graph at its first launch; waits when the launch queue is full", NULL, NULL, 0, cgl_rules_cuGraphLaunch_ptsz, 1},
-    [CGL_cuGraphExecDestroy] = {"cuGraphExecDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecDestroy, 1},
-    [CGL_cuGraphDestroy] = {"cuGraphDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphDestroy, 1},
-    [CGL_cuGraphExecUpdate_v2] = {"cuGraphExecUpdate_v2", "cuGraphExecUpdate", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecUpdate_v2, 2},
-    [CGL_cuGraphKernelNodeCopyAttributes] = {"cuGraphKernelNodeCopyAttributes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphKernelNodeCopyAttributes, 2},
-    [CGL_cuGraphKernelNodeGetAttribute] = {"cuGraphKernelNodeGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphKernelNodeGetAttribute, 1},
-    [CGL_cuGraphKernelNodeSetAttribute] = {"cuGraphKernelNodeSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphKernelNodeSetAttribute, 1},
-    [CGL_cuGraphDebugDotPrint] = {"cuGraphDebugDotPrint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphDebugDotPrint, 1},
-    [CGL_cuUserObjectCreate] = {"cuUserObjectCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuUserObjectRetain] = {"cuUserObjectRetain", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuUserObjectRelease] = {"cuUserObjectRelease", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphRetainUserObject] = {"cuGraphRetainUserObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphRetainUserObject, 1},
-    [CGL_cuGraphReleaseUserObject] = {"cuGraphReleaseUserObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphReleaseUserObject, 1},
-    [CGL_cuGraphAddNode_v2] = {"cuGraphAddNode_v2", "cuGraphAddNode", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddNode_v2, 1},
-    [CGL_cuGraphNodeSetParams] = {"cuGraphNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeSetParams, 1},
-    [CGL_cuGraphExecNodeSetParams] = {"cuGraphExecNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecNodeSetParams, 2},
-    [CGL_cuGraphConditionalHandleCreate] = {"cuGraphConditionalHandleCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphConditionalHandleCreate, 1},
-    [CGL_cuOccupancyMaxActiveBlocksPerMultiprocessor] = {"cuOccupancyMaxActiveBlocksPerMultiprocessor", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags] = {"cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuOccupancyMaxPotentialBlockSize] = {"cuOccupancyMaxPotentialBlockSize", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuOccupancyMaxPotentialBlockSizeWithFlags] = {"cuOccupancyMaxPotentialBlockSizeWithFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuOccupancyAvailableDynamicSMemPerBlock] = {"cuOccupancyAvailableDynamicSMemPerBlock", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuOccupancyMaxPotentialClusterSize] = {"cuOccupancyMaxPotentialClusterSize", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuOccupancyMaxActiveClusters] = {"cuOccupancyMaxActiveClusters", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexRefSetArray] = {"cuTexRefSetArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexRefSetMipmappedArray] = {"cuTexRefSetMipmappedArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexRefSetAddress_v2] = {"cuTexRefSetAddress_v2", "cuTexRefSetAddress", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexRefSetAddress2D_v3] = {"cuTexRefSetAddress2D_v3", "cuTexRefSetAddress2D", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexRefSetFormat] = {"cuTexRefSetFormat", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexRefSetAddressMode] = {"cuTexRefSetAddressMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexRefSetFilterMode] = {"cuTexRefSetFilterMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexRefSetMipmapFilterMode] = {"cuTexRefSetMipmapFilterMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexRefSetMipmapLevelBias] = {"cuTexRefSetMipmapLevelBias", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexRefSetMipmapLevelClamp] = {"cuTexRefSetMipmapLevelClamp", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexRefSetMaxAnisotropy] = {"cuTexRefSetMaxAnisotropy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexRefSetBorderColor] = {"cuTexRefSetBorderColor", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexRefSetFlags] = {"cuTexRefSetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexRefGetAddress_v2] = {"cuTexRefGetAddress_v2", "cuTexRefGetAddress", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexRefGetArray] = {"cuTexRefGetArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexRefGetMipmappedArray] = {"cuTexRefGetMipmappedArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexRefGetAddressMode] = {"cuTexRefGetAddressMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexRefGetFilterMode] = {"cuTexRefGetFilterMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexRefGetFormat] = {"cuTexRefGetFormat", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexRefGetMipmapFilterMode] = {"cuTexRefGetMipmapFilterMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexRefGetMipmapLevelBias] = {"cuTexRefGetMipmapLevelBias", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexRefGetMipmapLevelClamp] = {"cuTexRefGetMipmapLevelClamp", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexRefGetMaxAnisotropy] = {"cuTexRefGetMaxAnisotropy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexRefGetBorderColor] = {"cuTexRefGetBorderColor", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexRefGetFlags] = {"cuTexRefGetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexRefCreate] = {"cuTexRefCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexRefDestroy] = {"cuTexRefDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuSurfRefSetArray] = {"cuSurfRefSetArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuSurfRefGetArray] = {"cuSurfRefGetArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexObjectCreate] = {"cuTexObjectCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexObjectDestroy] = {"cuTexObjectDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexObjectGetResourceDesc] = {"cuTexObjectGetResourceDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexObjectGetTextureDesc] = {"cuTexObjectGetTextureDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexObjectGetResourceViewDesc] = {"cuTexObjectGetResourceViewDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuSurfObjectCreate] = {"cuSurfObjectCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuSurfObjectDestroy] = {"cuSurfObjectDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuSurfObjectGetResourceDesc] = {"cuSurfObjectGetResourceDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTensorMapEncodeTiled] = {"cuTensorMapEncodeTiled", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTensorMapEncodeIm2col] = {"cuTensorMapEncodeIm2col", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTensorMapEncodeIm2colWide] = {"cuTensorMapEncodeIm2colWide", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTensorMapReplaceAddress] = {"cuTensorMapReplaceAddress", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDeviceCanAccessPeer] = {"cuDeviceCanAccessPeer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxEnablePeerAccess] = {"cuCtxEnablePeerAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxDisablePeerAccess] = {"cuCtxDisablePeerAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDeviceGetP2PAttribute] = {"cuDeviceGetP2PAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDeviceGetP2PAtomicCapabilities] = {"cuDeviceGetP2PAtomicCapabilities", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphicsUnregisterResource] = {"cuGraphicsUnregisterResource", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphicsSubResourceGetMappedArray] = {"cuGraphicsSubResourceGetMappedArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphicsResourceGetMappedMipmappedArray] = {"cuGraphicsResourceGetMappedMipmappedArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphicsResourceGetMappedPointer_v2] = {"cuGraphicsResourceGetMappedPointer_v2", "cuGraphicsResourceGetMappedPointer", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphicsResourceSetMapFlags_v2] = {"cuGraphicsResourceSetMapFlags_v2", "cuGraphicsResourceSetMapFlags", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphicsMapResources_ptsz] = {"cuGraphicsMapResources_ptsz", "cuGraphicsMapResources", 0, 1, 0, "waits for the graphics API's work on the resources", NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphicsUnmapResources_ptsz] = {"cuGraphicsUnmapResources_ptsz", "cuGraphicsUnmapResources", 0, 1, 0, "waits for CUDA's work on the resources before graphics may use them", NULL, NULL, 0, NULL, 0},
-    [CGL_cuGetProcAddress_v2] = {"cuGetProcAddress_v2", "cuGetProcAddress", 0, 0, 0, NULL, NULL, cgl_states_cuGetProcAddress, 1, NULL, 0},
-    [CGL_cuCoredumpGetAttribute] = {"cuCoredumpGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuCoredumpGetAttributeGlobal] = {"cuCoredumpGetAttributeGlobal", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuCoredumpSetAttribute] = {"cuCoredumpSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuCoredumpSetAttributeGlobal] = {"cuCoredumpSetAttributeGlobal", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGreenCtxCreate] = {"cuGreenCtxCreate", NULL, 0, 1, 0, "creates a green context (retains the primary context)", NULL, NULL, 0, NULL, 0},
-    [CGL_cuGreenCtxDestroy] = {"cuGreenCtxDestroy", NULL, 0, 1, 0, "destroys a green context, waiting for its work", NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxFromGreenCtx] = {"cuCtxFromGreenCtx", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDeviceGetDevResource] = {"cuDeviceGetDevResource", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxGetDevResource] = {"cuCtxGetDevResource", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGreenCtxGetDevResource] = {"cuGreenCtxGetDevResource", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDevSmResourceSplitByCount] = {"cuDevSmResourceSplitByCount", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDevResourceGenerateDesc] = {"cuDevResourceGenerateDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGreenCtxRecordEvent] = {"cuGreenCtxRecordEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGreenCtxWaitEvent] = {"cuGreenCtxWaitEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamGetGreenCtx] = {"cuStreamGetGreenCtx", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGreenCtxStreamCreate] = {"cuGreenCtxStreamCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGreenCtxGetId] = {"cuGreenCtxGetId", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuLogsRegisterCallback] = {"cuLogsRegisterCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuLogsUnregisterCallback] = {"cuLogsUnregisterCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuLogsCurrent] = {"cuLogsCurrent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuLogsDumpToFile] = {"cuLogsDumpToFile", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuLogsDumpToMemory] = {"cuLogsDumpToMemory", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemHostRegister] = {"cuMemHostRegister", NULL, 0, 1, 0, "pins existing host memory (operating system calls, in proportion to the size)", NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphicsResourceSetMapFlags] = {"cuGraphicsResourceSetMapFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuLinkCreate] = {"cuLinkCreate", NULL, 0, 1, 0, "starts a JIT link session in the driver", NULL, NULL, 0, NULL, 0},
-    [CGL_cuLinkAddData] = {"cuLinkAddData", NULL, 0, 1, 0, "compiles PTX added to the link in the driver", NULL, NULL, 0, NULL, 0},
-    [CGL_cuLinkAddFile] = {"cuLinkAddFile", NULL, 0, 1, 0, "reads the file and compiles its PTX in the driver", NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexRefSetAddress2D_v2] = {"cuTexRefSetAddress2D_v2", "cuTexRefSetAddress2D", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDeviceTotalMem] = {"cuDeviceTotalMem", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxCreate] = {"cuCtxCreate", NULL, 0, 1, 0, "creates a context on the device", NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxCreate_v2] = {"cuCtxCreate_v2", "cuCtxCreate", 0, 1, 0, "creates a context on the device", NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxCreate_v3] = {"cuCtxCreate_v3", "cuCtxCreate", 0, 1, 0, "creates a context on the device", NULL, NULL, 0, NULL, 0},
-    [CGL_cuModuleGetGlobal] = {"cuModuleGetGlobal", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemGetInfo] = {"cuMemGetInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemAlloc] = {"cuMemAlloc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemAllocPitch] = {"cuMemAllocPitch", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemFree] = {"cuMemFree", NULL, 0, 1, 0, "synchronizes the device before freeing", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemGetAddressRange] = {"cuMemGetAddressRange", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemAllocHost] = {"cuMemAllocHost", NULL, 0, 1, 0, "allocates and pins host memory (operating system calls, in proportion to the size)", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemHostGetDevicePointer] = {"cuMemHostGetDevicePointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyHtoD] = {"cuMemcpyHtoD", NULL, 0, 1, 0, "synchronous copy from host memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyDtoH] = {"cuMemcpyDtoH", NULL, 0, 1, 0, "synchronous copy to host memory: waits for the device", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyDtoD] = {"cuMemcpyDtoD", NULL, 0, 1, 0, "synchronous copy on the device", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyDtoA] = {"cuMemcpyDtoA", NULL, 0, 1, 0, "synchronous copy to an array", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyAtoD] = {"cuMemcpyAtoD", NULL, 0, 1, 0, "synchronous copy from an array", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyHtoA] = {"cuMemcpyHtoA", NULL, 0, 1, 0, "synchronous copy from host memory to an array", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyAtoH] = {"cuMemcpyAtoH", NULL, 0, 1, 0, "synchronous copy from an array to host memory: waits for the device", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyAtoA] = {"cuMemcpyAtoA", NULL, 0, 1, 0, "synchronous copy between arrays", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyHtoAAsync] = {"cuMemcpyHtoAAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyAtoHAsync] = {"cuMemcpyAtoHAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpy2D] = {"cuMemcpy2D", NULL, 0, 1, 0, "synchronous 2D copy", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpy2DUnaligned] = {"cuMemcpy2DUnaligned", NULL, 0, 1, 0, "synchronous 2D copy", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpy3D] = {"cuMemcpy3D", NULL, 0, 1, 0, "synchronous 3D copy", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyHtoDAsync] = {"cuMemcpyHtoDAsync", NULL, 0, 1, 0, "stages pageable host memory synchronously before returning", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyDtoHAsync] = {"cuMemcpyDtoHAsync", NULL, 0, 1, 0, "synchronous when the destination is pageable host memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyDtoDAsync] = {"cuMemcpyDtoDAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpy2DAsync] = {"cuMemcpy2DAsync", NULL, 0, 1, 0, "synchronous when the host side is pageable memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpy3DAsync] = {"cuMemcpy3DAsync", NULL, 0, 1, 0, "synchronous when the host side is pageable memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemsetD8] = {"cuMemsetD8", NULL, 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemsetD16] = {"cuMemsetD16", NULL, 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemsetD32] = {"cuMemsetD32", NULL, 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemsetD2D8] = {"cuMemsetD2D8", NULL, 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemsetD2D16] = {"cuMemsetD2D16", NULL, 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemsetD2D32] = {"cuMemsetD2D32", NULL, 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuArrayCreate] = {"cuArrayCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuArrayGetDescriptor] = {"cuArrayGetDescriptor", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuArray3DCreate] = {"cuArray3DCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuArray3DGetDescriptor] = {"cuArray3DGetDescriptor", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexRefSetAddress] = {"cuTexRefSetAddress", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexRefSetAddress2D] = {"cuTexRefSetAddress2D", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuTexRefGetAddress] = {"cuTexRefGetAddress", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphicsResourceGetMappedPointer] = {"cuGraphicsResourceGetMappedPointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxDestroy] = {"cuCtxDestroy", NULL, 0, 1, 0, "waits for the context's work, then destroys it", NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxPopCurrent] = {"cuCtxPopCurrent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuCtxPushCurrent] = {"cuCtxPushCurrent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamDestroy] = {"cuStreamDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuEventDestroy] = {"cuEventDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuEventElapsedTime] = {"cuEventElapsedTime", NULL, 0, 0, 0, NULL, NULL, cgl_states_cuEventElapsedTime, 1, NULL, 0},
-    [CGL_cuDevicePrimaryCtxRelease] = {"cuDevicePrimaryCtxRelease", NULL, 0, 1, 0, "the last release destroys the primary context, waiting for its work", NULL, NULL, 0, NULL, 0},
-    [CGL_cuDevicePrimaryCtxReset] = {"cuDevicePrimaryCtxReset", NULL, 0, 1, 0, "destroys the primary context, waiting for its work", NULL, NULL, 0, NULL, 0},
-    [CGL_cuDevicePrimaryCtxSetFlags] = {"cuDevicePrimaryCtxSetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuDeviceGetUuid] = {"cuDeviceGetUuid", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyHtoD_v2] = {"cuMemcpyHtoD_v2", "cuMemcpyHtoD", 0, 1, 0, "synchronous copy from host memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyDtoH_v2] = {"cuMemcpyDtoH_v2", "cuMemcpyDtoH", 0, 1, 0, "synchronous copy to host memory: waits for the device", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyDtoD_v2] = {"cuMemcpyDtoD_v2", "cuMemcpyDtoD", 0, 1, 0, "synchronous copy on the device", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyDtoA_v2] = {"cuMemcpyDtoA_v2", "cuMemcpyDtoA", 0, 1, 0, "synchronous copy to an array", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyAtoD_v2] = {"cuMemcpyAtoD_v2", "cuMemcpyAtoD", 0, 1, 0, "synchronous copy from an array", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyHtoA_v2] = {"cuMemcpyHtoA_v2", "cuMemcpyHtoA", 0, 1, 0, "synchronous copy from host memory to an array", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyAtoH_v2] = {"cuMemcpyAtoH_v2", "cuMemcpyAtoH", 0, 1, 0, "synchronous copy from an array to host memory: waits for the device", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyAtoA_v2] = {"cuMemcpyAtoA_v2", "cuMemcpyAtoA", 0, 1, 0, "synchronous copy between arrays", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyHtoAAsync_v2] = {"cuMemcpyHtoAAsync_v2", "cuMemcpyHtoAAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyAtoHAsync_v2] = {"cuMemcpyAtoHAsync_v2", "cuMemcpyAtoHAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpy2D_v2] = {"cuMemcpy2D_v2", "cuMemcpy2D", 0, 1, 0, "synchronous 2D copy", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpy2DUnaligned_v2] = {"cuMemcpy2DUnaligned_v2", "cuMemcpy2DUnaligned", 0, 1, 0, "synchronous 2D copy", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpy3D_v2] = {"cuMemcpy3D_v2", "cuMemcpy3D", 0, 1, 0, "synchronous 3D copy", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyHtoDAsync_v2] = {"cuMemcpyHtoDAsync_v2", "cuMemcpyHtoDAsync", 0, 1, 0, "stages pageable host memory synchronously before returning", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyDtoHAsync_v2] = {"cuMemcpyDtoHAsync_v2", "cuMemcpyDtoHAsync", 0, 1, 0, "synchronous when the destination is pageable host memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyDtoDAsync_v2] = {"cuMemcpyDtoDAsync_v2", "cuMemcpyDtoDAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpy2DAsync_v2] = {"cuMemcpy2DAsync_v2", "cuMemcpy2DAsync", 0, 1, 0, "synchronous when the host side is pageable memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpy3DAsync_v2] = {"cuMemcpy3DAsync_v2", "cuMemcpy3DAsync", 0, 1, 0, "synchronous when the host side is pageable memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemsetD8_v2] = {"cuMemsetD8_v2", "cuMemsetD8", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemsetD16_v2] = {"cuMemsetD16_v2", "cuMemsetD16", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemsetD32_v2] = {"cuMemsetD32_v2", "cuMemsetD32", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemsetD2D8_v2] = {"cuMemsetD2D8_v2", "cuMemsetD2D8", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemsetD2D16_v2] = {"cuMemsetD2D16_v2", "cuMemsetD2D16", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemsetD2D32_v2] = {"cuMemsetD2D32_v2", "cuMemsetD2D32", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpy] = {"cuMemcpy", NULL, 0, 1, 0, "synchronous copy: returns when the copy is done", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyAsync] = {"cuMemcpyAsync", NULL, 0, 1, 0, "synchronous when either side is pageable host memory", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyPeer] = {"cuMemcpyPeer", NULL, 0, 1, 0, "synchronous copy between devices", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyPeerAsync] = {"cuMemcpyPeerAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpy3DPeer] = {"cuMemcpy3DPeer", NULL, 0, 1, 0, "synchronous 3D copy between devices", NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpy3DPeerAsync] = {"cuMemcpy3DPeerAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyBatchAsync] = {"cuMemcpyBatchAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpy3DBatchAsync] = {"cuMemcpy3DBatchAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyBatchAsync_ptsz] = {"cuMemcpyBatchAsync_ptsz", "cuMemcpyBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpy3DBatchAsync_ptsz] = {"cuMemcpy3DBatchAsync_ptsz", "cuMemcpy3DBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpyBatchAsync_v2] = {"cuMemcpyBatchAsync_v2", "cuMemcpyBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemcpy3DBatchAsync_v2] = {"cuMemcpy3DBatchAsync_v2", "cuMemcpy3DBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemsetD8Async] = {"cuMemsetD8Async", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemsetD16Async] = {"cuMemsetD16Async", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemsetD32Async] = {"cuMemsetD32Async", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemsetD2D8Async] = {"cuMemsetD2D8Async", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemsetD2D16Async] = {"cuMemsetD2D16Async", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemsetD2D32Async] = {"cuMemsetD2D32Async", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamGetPriority] = {"cuStreamGetPriority", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamGetId] = {"cuStreamGetId", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamGetFlags] = {"cuStreamGetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamGetDevice] = {"cuStreamGetDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamGetCtx] = {"cuStreamGetCtx", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamGetCtx_v2] = {"cuStreamGetCtx_v2", "cuStreamGetCtx", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamWaitEvent] = {"cuStreamWaitEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamAddCallback] = {"cuStreamAddCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamAttachMemAsync] = {"cuStreamAttachMemAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamQuery] = {"cuStreamQuery", NULL, 0, 0, 0, NULL, NULL, cgl_states_cuStreamQuery, 1, NULL, 0},
-    [CGL_cuStreamSynchronize] = {"cuStreamSynchronize", NULL, 0, 1, 0, "waits until every command of the stream has completed", NULL, NULL, 0, NULL, 0},
-    [CGL_cuEventRecord] = {"cuEventRecord", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuEventRecordWithFlags] = {"cuEventRecordWithFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuLaunchKernel] = {"cuLaunchKernel", NULL, 0, 1, 0, "the first launch of a lazily loaded kernel loads it; waits when the launch queue is full", NULL, NULL, 0, NULL, 0},
-    [CGL_cuLaunchKernelEx] = {"cuLaunchKernelEx", NULL, 0, 1, 0, "the first launch of a lazily loaded kernel loads it; waits when the launch queue is full", NULL, NULL, 0, NULL, 0},
-    [CGL_cuLaunchHostFunc] = {"cuLaunchHostFunc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphicsMapResources] = {"cuGraphicsMapResources", NULL, 0, 1, 0, "waits for the graphics API's work on the resources", NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphicsUnmapResources] = {"cuGraphicsUnmapResources", NULL, 0, 1, 0, "waits for CUDA's work on the resources before graphics may use them", NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamWriteValue32] = {"cuStreamWriteValue32", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamWaitValue32] = {"cuStreamWaitValue32", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamWriteValue64] = {"cuStreamWriteValue64", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamWaitValue64] = {"cuStreamWaitValue64", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamBatchMemOp] = {"cuStreamBatchMemOp", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamWriteValue32_ptsz] = {"cuStreamWriteValue32_ptsz", "cuStreamWriteValue32", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamWaitValue32_ptsz] = {"cuStreamWaitValue32_ptsz", "cuStreamWaitValue32", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamWriteValue64_ptsz] = {"cuStreamWriteValue64_ptsz", "cuStreamWriteValue64", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamWaitValue64_ptsz] = {"cuStreamWaitValue64_ptsz", "cuStreamWaitValue64", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamBatchMemOp_ptsz] = {"cuStreamBatchMemOp_ptsz", "cuStreamBatchMemOp", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamWriteValue32_v2] = {"cuStreamWriteValue32_v2", "cuStreamWriteValue32", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamWaitValue32_v2] = {"cuStreamWaitValue32_v2", "cuStreamWaitValue32", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamWriteValue64_v2] = {"cuStreamWriteValue64_v2", "cuStreamWriteValue64", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamWaitValue64_v2] = {"cuStreamWaitValue64_v2", "cuStreamWaitValue64", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamBatchMemOp_v2] = {"cuStreamBatchMemOp_v2", "cuStreamBatchMemOp", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemPrefetchAsync] = {"cuMemPrefetchAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemPrefetchAsync_ptsz] = {"cuMemPrefetchAsync_ptsz", "cuMemPrefetchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemPrefetchAsync_v2] = {"cuMemPrefetchAsync_v2", "cuMemPrefetchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemAdvise] = {"cuMemAdvise", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemPrefetchBatchAsync] = {"cuMemPrefetchBatchAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemDiscardBatchAsync] = {"cuMemDiscardBatchAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemDiscardAndPrefetchBatchAsync] = {"cuMemDiscardAndPrefetchBatchAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuLaunchCooperativeKernel] = {"cuLaunchCooperativeKernel", NULL, 0, 1, 0, "the first launch of a lazily loaded kernel loads it; waits when the launch queue is full", NULL, NULL, 0, NULL, 0},
-    [CGL_cuSignalExternalSemaphoresAsync] = {"cuSignalExternalSemaphoresAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuWaitExternalSemaphoresAsync] = {"cuWaitExternalSemaphoresAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamBeginCapture] = {"cuStreamBeginCapture", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamBeginCapture_ptsz] = {"cuStreamBeginCapture_ptsz", "cuStreamBeginCapture", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamBeginCapture_v2] = {"cuStreamBeginCapture_v2", "cuStreamBeginCapture", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamBeginCaptureToGraph] = {"cuStreamBeginCaptureToGraph", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuStreamBeginCaptureToGraph, 1},
-    [CGL_cuStreamEndCapture] = {"cuStreamEndCapture", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamIsCapturing] = {"cuStreamIsCapturing", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamGetCaptureInfo] = {"cuStreamGetCaptureInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamGetCaptureInfo_ptsz] = {"cuStreamGetCaptureInfo_ptsz", "cuStreamGetCaptureInfo", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamGetCaptureInfo_v2] = {"cuStreamGetCaptureInfo_v2", "cuStreamGetCaptureInfo", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamGetCaptureInfo_v2_ptsz] = {"cuStreamGetCaptureInfo_v2_ptsz", "cuStreamGetCaptureInfo", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamGetCaptureInfo_v3] = {"cuStreamGetCaptureInfo_v3", "cuStreamGetCaptureInfo", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphAddKernelNode] = {"cuGraphAddKernelNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddKernelNode, 1},
-    [CGL_cuGraphKernelNodeGetParams] = {"cuGraphKernelNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphKernelNodeGetParams, 1},
-    [CGL_cuGraphKernelNodeSetParams] = {"cuGraphKernelNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphKernelNodeSetParams, 1},
-    [CGL_cuGraphExecKernelNodeSetParams] = {"cuGraphExecKernelNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecKernelNodeSetParams, 2},
-    [CGL_cuGraphInstantiateWithParams] = {"cuGraphInstantiateWithParams", NULL, 0, 1, 0, "builds the executable graph in the driver (and may upload it)", NULL, NULL, 0, cgl_rules_cuGraphInstantiateWithParams, 1},
-    [CGL_cuGraphExecUpdate] = {"cuGraphExecUpdate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecUpdate, 2},
-    [CGL_cuGraphUpload] = {"cuGraphUpload", NULL, 0, 1, 0, "uploads the executable graph to the device", NULL, NULL, 0, cgl_rules_cuGraphUpload, 1},
-    [CGL_cuGraphLaunch] = {"cuGraphLaunch", NULL, 0, 1, 0, "uploads the graph at its first launch; waits when the launch queue is full", NULL, NULL, 0, cgl_rules_cuGraphLaunch, 1},
-    [CGL_cuGraphGetEdges] = {"cuGraphGetEdges", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphGetEdges, 1},
-    [CGL_cuGraphNodeGetDependencies] = {"cuGraphNodeGetDependencies", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeGetDependencies, 1},
-    [CGL_cuGraphNodeGetDependentNodes] = {"cuGraphNodeGetDependentNodes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeGetDependentNodes, 1},
-    [CGL_cuGraphAddDependencies] = {"cuGraphAddDependencies", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddDependencies, 1},
-    [CGL_cuGraphRemoveDependencies] = {"cuGraphRemoveDependencies", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphRemoveDependencies, 1},
-    [CGL_cuGraphAddNode] = {"cuGraphAddNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddNode, 1},
-    [CGL_cuStreamCopyAttributes] = {"cuStreamCopyAttributes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamGetAttribute] = {"cuStreamGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamSetAttribute] = {"cuStreamSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuIpcOpenMemHandle] = {"cuIpcOpenMemHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGraphInstantiate] = {"cuGraphInstantiate", NULL, 0, 1, 0, "builds the executable graph in the driver", NULL, NULL, 0, cgl_rules_cuGraphInstantiate, 1},
-    [CGL_cuGraphInstantiate_v2] = {"cuGraphInstantiate_v2", "cuGraphInstantiate", 0, 1, 0, "builds the executable graph in the driver", NULL, NULL, 0, cgl_rules_cuGraphInstantiate_v2, 1},
-    [CGL_cuMemMapArrayAsync] = {"cuMemMapArrayAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemFreeAsync] = {"cuMemFreeAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemAllocAsync] = {"cuMemAllocAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemAllocFromPoolAsync] = {"cuMemAllocFromPoolAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamUpdateCaptureDependencies] = {"cuStreamUpdateCaptureDependencies", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamUpdateCaptureDependencies_ptsz] = {"cuStreamUpdateCaptureDependencies_ptsz", "cuStreamUpdateCaptureDependencies", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuStreamUpdateCaptureDependencies_v2] = {"cuStreamUpdateCaptureDependencies_v2", "cuStreamUpdateCaptureDependencies", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuMemBatchDecompressAsync] = {"cuMemBatchDecompressAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuGetProcAddress] = {"cuGetProcAddress", NULL, 0, 0, 0, NULL, NULL, cgl_states_cuGetProcAddress, 1, NULL, 0},
-    [CGL_cuCheckpointProcessGetRestoreThreadId] = {"cuCheckpointProcessGetRestoreThreadId", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuCheckpointProcessGetState] = {"cuCheckpointProcessGetState", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_cuCheckpointProcessLock] = {"cuCheckpointProcessLock", NULL, 0, 1, 0, "waits for the process's submitted work (up to the timeout given)", NULL, cgl_states_cuCheckpointProcessLock, 1, NULL, 0},
-    [CGL_cuCheckpointProcessCheckpoint] = {"cuCheckpointProcessCheckpoint", NULL, 0, 1, 0, "copies the device memory of the process to the host", NULL, NULL, 0, NULL, 0},
-    [CGL_cuCheckpointProcessRestore] = {"cuCheckpointProcessRestore", NULL, 0, 1, 0, "copies the device memory of the process back to the devices", NULL, NULL, 0, NULL, 0},
-    [CGL_cuCheckpointProcessUnlock] = {"cuCheckpointProcessUnlock", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_cuGetErrorString] = {"cuGetErrorString", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuGetErrorString},
+    [CGL_cuGetErrorName] = {"cuGetErrorName", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuGetErrorName},
+    [CGL_cuInit] = {"cuInit", NULL, 0, 1, 0, "loads and initializes the driver and enumerates the devices", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuInit},
+    [CGL_cuDriverGetVersion] = {"cuDriverGetVersion", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDriverGetVersion},
+    [CGL_cuDeviceGet] = {"cuDeviceGet", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDeviceGet},
+    [CGL_cuDeviceGetCount] = {"cuDeviceGetCount", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDeviceGetCount},
+    [CGL_cuDeviceGetName] = {"cuDeviceGetName", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDeviceGetName},
+    [CGL_cuDeviceGetUuid_v2] = {"cuDeviceGetUuid_v2", "cuDeviceGetUuid", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDeviceGetUuid_v2},
+    [CGL_cuDeviceGetLuid] = {"cuDeviceGetLuid", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDeviceGetLuid},
+    [CGL_cuDeviceTotalMem_v2] = {"cuDeviceTotalMem_v2", "cuDeviceTotalMem", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDeviceTotalMem_v2},
+    [CGL_cuDeviceGetTexture1DLinearMaxWidth] = {"cuDeviceGetTexture1DLinearMaxWidth", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDeviceGetTexture1DLinearMaxWidth},
+    [CGL_cuDeviceGetAttribute] = {"cuDeviceGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDeviceGetAttribute},
+    [CGL_cuDeviceGetHostAtomicCapabilities] = {"cuDeviceGetHostAtomicCapabilities", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDeviceGetHostAtomicCapabilities},
+    [CGL_cuDeviceGetNvSciSyncAttributes] = {"cuDeviceGetNvSciSyncAttributes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDeviceGetNvSciSyncAttributes},
+    [CGL_cuDeviceSetMemPool] = {"cuDeviceSetMemPool", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDeviceSetMemPool},
+    [CGL_cuDeviceGetMemPool] = {"cuDeviceGetMemPool", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDeviceGetMemPool},
+    [CGL_cuDeviceGetDefaultMemPool] = {"cuDeviceGetDefaultMemPool", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDeviceGetDefaultMemPool},
+    [CGL_cuDeviceGetExecAffinitySupport] = {"cuDeviceGetExecAffinitySupport", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDeviceGetExecAffinitySupport},
+    [CGL_cuFlushGPUDirectRDMAWrites] = {"cuFlushGPUDirectRDMAWrites", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuFlushGPUDirectRDMAWrites},
+    [CGL_cuDeviceGetProperties] = {"cuDeviceGetProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDeviceGetProperties},
+    [CGL_cuDeviceComputeCapability] = {"cuDeviceComputeCapability", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDeviceComputeCapability},
+    [CGL_cuDevicePrimaryCtxRetain] = {"cuDevicePrimaryCtxRetain", NULL, 0, 1, 0, "the first retain creates the device's primary context", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDevicePrimaryCtxRetain},
+    [CGL_cuDevicePrimaryCtxRelease_v2] = {"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease", 0, 1, 0, "the last release destroys the primary context, waiting for its work", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDevicePrimaryCtxRelease_v2},
+    [CGL_cuDevicePrimaryCtxSetFlags_v2] = {"cuDevicePrimaryCtxSetFlags_v2", "cuDevicePrimaryCtxSetFlags", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDevicePrimaryCtxSetFlags_v2},
+    [CGL_cuDevicePrimaryCtxGetState] = {"cuDevicePrimaryCtxGetState", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDevicePrimaryCtxGetState},
+    [CGL_cuDevicePrimaryCtxReset_v2] = {"cuDevicePrimaryCtxReset_v2", "cuDevicePrimaryCtxReset", 0, 1, 0, "destroys the primary context, waiting for its work", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDevicePrimaryCtxReset_v2},
+    [CGL_cuCtxCreate_v4] = {"cuCtxCreate_v4", "cuCtxCreate", 0, 1, 0, "creates a context on the device", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxCreate_v4},
+    [CGL_cuCtxDestroy_v2] = {"cuCtxDestroy_v2", "cuCtxDestroy", 0, 1, 0, "waits for the context's work, then destroys it", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxDestroy_v2},
+    [CGL_cuCtxPushCurrent_v2] = {"cuCtxPushCurrent_v2", "cuCtxPushCurrent", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxPushCurrent_v2},
+    [CGL_cuCtxPopCurrent_v2] = {"cuCtxPopCurrent_v2", "cuCtxPopCurrent", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxPopCurrent_v2},
+    [CGL_cuCtxSetCurrent] = {"cuCtxSetCurrent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxSetCurrent},
+    [CGL_cuCtxGetCurrent] = {"cuCtxGetCurrent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxGetCurrent},
+    [CGL_cuCtxGetDevice] = {"cuCtxGetDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxGetDevice},
+    [CGL_cuCtxGetDevice_v2] = {"cuCtxGetDevice_v2", "cuCtxGetDevice", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxGetDevice_v2},
+    [CGL_cuCtxGetFlags] = {"cuCtxGetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxGetFlags},
+    [CGL_cuCtxSetFlags] = {"cuCtxSetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxSetFlags},
+    [CGL_cuCtxGetId] = {"cuCtxGetId", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxGetId},
+    [CGL_cuCtxSynchronize] = {"cuCtxSynchronize", NULL, 0, 1, 0, "waits until every command of the context has completed", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxSynchronize},
+    [CGL_cuCtxSynchronize_v2] = {"cuCtxSynchronize_v2", "cuCtxSynchronize", 0, 1, 0, "waits until every command of the context has completed", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxSynchronize_v2},
+    [CGL_cuCtxSetLimit] = {"cuCtxSetLimit", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxSetLimit},
+    [CGL_cuCtxGetLimit] = {"cuCtxGetLimit", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxGetLimit},
+    [CGL_cuCtxGetCacheConfig] = {"cuCtxGetCacheConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxGetCacheConfig},
+    [CGL_cuCtxSetCacheConfig] = {"cuCtxSetCacheConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxSetCacheConfig},
+    [CGL_cuCtxGetApiVersion] = {"cuCtxGetApiVersion", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxGetApiVersion},
+    [CGL_cuCtxGetStreamPriorityRange] = {"cuCtxGetStreamPriorityRange", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxGetStreamPriorityRange},
+    [CGL_cuCtxResetPersistingL2Cache] = {"cuCtxResetPersistingL2Cache", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxResetPersistingL2Cache},
+    [CGL_cuCtxGetExecAffinity] = {"cuCtxGetExecAffinity", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxGetExecAffinity},
+    [CGL_cuCtxRecordEvent] = {"cuCtxRecordEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxRecordEvent},
+    [CGL_cuCtxWaitEvent] = {"cuCtxWaitEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxWaitEvent},
+    [CGL_cuCtxAttach] = {"cuCtxAttach", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxAttach},
+    [CGL_cuCtxDetach] = {"cuCtxDetach", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxDetach},
+    [CGL_cuCtxGetSharedMemConfig] = {"cuCtxGetSharedMemConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxGetSharedMemConfig},
+    [CGL_cuCtxSetSharedMemConfig] = {"cuCtxSetSharedMemConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxSetSharedMemConfig},
+    [CGL_cuModuleLoad] = {"cuModuleLoad", NULL, 0, 1, 0, "reads the file and JIT-compiles PTX in the driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuModuleLoad},
+    [CGL_cuModuleLoadData] = {"cuModuleLoadData", NULL, 0, 1, 0, "JIT-compiles PTX in the driver (or loads a cubin)", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuModuleLoadData},
+    [CGL_cuModuleLoadDataEx] = {"cuModuleLoadDataEx", NULL, 0, 1, 0, "JIT-compiles PTX in the driver (or loads a cubin)", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuModuleLoadDataEx},
+    [CGL_cuModuleLoadFatBinary] = {"cuModuleLoadFatBinary", NULL, 0, 1, 0, "loads a fat binary, JIT-compiling its PTX when no cubin fits the device", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuModuleLoadFatBinary},
+    [CGL_cuModuleUnload] = {"cuModuleUnload", NULL, 0, 1, 0, "waits for the module's work before unloading it", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuModuleUnload},
+    [CGL_cuModuleGetLoadingMode] = {"cuModuleGetLoadingMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuModuleGetLoadingMode},
+    [CGL_cuModuleGetFunction] = {"cuModuleGetFunction", NULL, 0, 1, 0, "with lazy loading (CUDA_MODULE_LOADING=LAZY, the default) loads the function", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuModuleGetFunction},
+    [CGL_cuModuleGetFunctionCount] = {"cuModuleGetFunctionCount", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuModuleGetFunctionCount},
+    [CGL_cuModuleEnumerateFunctions] = {"cuModuleEnumerateFunctions", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuModuleEnumerateFunctions},
+    [CGL_cuModuleGetGlobal_v2] = {"cuModuleGetGlobal_v2", "cuModuleGetGlobal", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuModuleGetGlobal_v2},
+    [CGL_cuLinkCreate_v2] = {"cuLinkCreate_v2", "cuLinkCreate", 0, 1, 0, "starts a JIT link session in the driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLinkCreate_v2},
+    [CGL_cuLinkAddData_v2] = {"cuLinkAddData_v2", "cuLinkAddData", 0, 1, 0, "compiles PTX added to the link in the driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLinkAddData_v2},
+    [CGL_cuLinkAddFile_v2] = {"cuLinkAddFile_v2", "cuLinkAddFile", 0, 1, 0, "reads the file and compiles its PTX in the driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLinkAddFile_v2},
+    [CGL_cuLinkComplete] = {"cuLinkComplete", NULL, 0, 1, 0, "links the session's inputs in the driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLinkComplete},
+    [CGL_cuLinkDestroy] = {"cuLinkDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLinkDestroy},
+    [CGL_cuModuleGetTexRef] = {"cuModuleGetTexRef", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuModuleGetTexRef},
+    [CGL_cuModuleGetSurfRef] = {"cuModuleGetSurfRef", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuModuleGetSurfRef},
+    [CGL_cuLibraryLoadData] = {"cuLibraryLoadData", NULL, 0, 1, 0, "JIT-compiles PTX in the driver (or loads a cubin)", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLibraryLoadData},
+    [CGL_cuLibraryLoadFromFile] = {"cuLibraryLoadFromFile", NULL, 0, 1, 0, "reads the file and JIT-compiles PTX in the driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLibraryLoadFromFile},
+    [CGL_cuLibraryUnload] = {"cuLibraryUnload", NULL, 0, 1, 0, "waits for the library's work before unloading it", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLibraryUnload},
+    [CGL_cuLibraryGetKernel] = {"cuLibraryGetKernel", NULL, 0, 1, 0, "with lazy loading may load the library's module", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLibraryGetKernel},
+    [CGL_cuLibraryGetKernelCount] = {"cuLibraryGetKernelCount", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLibraryGetKernelCount},
+    [CGL_cuLibraryEnumerateKernels] = {"cuLibraryEnumerateKernels", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLibraryEnumerateKernels},
+    [CGL_cuLibraryGetModule] = {"cuLibraryGetModule", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLibraryGetModule},
+    [CGL_cuKernelGetFunction] = {"cuKernelGetFunction", NULL, 0, 1, 0, "with lazy loading loads the kernel into the current context", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuKernelGetFunction},
+    [CGL_cuKernelGetLibrary] = {"cuKernelGetLibrary", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuKernelGetLibrary},
+    [CGL_cuLibraryGetGlobal] = {"cuLibraryGetGlobal", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLibraryGetGlobal},
+    [CGL_cuLibraryGetManaged] = {"cuLibraryGetManaged", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLibraryGetManaged},
+    [CGL_cuLibraryGetUnifiedFunction] = {"cuLibraryGetUnifiedFunction", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLibraryGetUnifiedFunction},
+    [CGL_cuKernelGetAttribute] = {"cuKernelGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuKernelGetAttribute},
+    [CGL_cuKernelSetAttribute] = {"cuKernelSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuKernelSetAttribute},
+    [CGL_cuKernelSetCacheConfig] = {"cuKernelSetCacheConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuKernelSetCacheConfig},
+    [CGL_cuKernelGetName] = {"cuKernelGetName", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuKernelGetName},
+    [CGL_cuKernelGetParamInfo] = {"cuKernelGetParamInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuKernelGetParamInfo},
+    [CGL_cuMemGetInfo_v2] = {"cuMemGetInfo_v2", "cuMemGetInfo", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemGetInfo_v2},
+    [CGL_cuMemAlloc_v2] = {"cuMemAlloc_v2", "cuMemAlloc", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemAlloc_v2},
+    [CGL_cuMemAllocPitch_v2] = {"cuMemAllocPitch_v2", "cuMemAllocPitch", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemAllocPitch_v2},
+    [CGL_cuMemFree_v2] = {"cuMemFree_v2", "cuMemFree", 0, 1, 0, "synchronizes the device before freeing", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemFree_v2},
+    [CGL_cuMemGetAddressRange_v2] = {"cuMemGetAddressRange_v2", "cuMemGetAddressRange", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemGetAddressRange_v2},
+    [CGL_cuMemAllocHost_v2] = {"cuMemAllocHost_v2", "cuMemAllocHost", 0, 1, 0, "allocates and pins host memory (operating system calls, in proportion to the size)", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemAllocHost_v2},
+    [CGL_cuMemFreeHost] = {"cuMemFreeHost", NULL, 0, 1, 0, "synchronizes the device, then unpins and frees the host memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemFreeHost},
+    [CGL_cuMemHostAlloc] = {"cuMemHostAlloc", NULL, 0, 1, 0, "allocates and pins host memory (operating system calls, in proportion to the size)", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemHostAlloc},
+    [CGL_cuMemHostGetDevicePointer_v2] = {"cuMemHostGetDevicePointer_v2", "cuMemHostGetDevicePointer", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemHostGetDevicePointer_v2},
+    [CGL_cuMemHostGetFlags] = {"cuMemHostGetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemHostGetFlags},
+    [CGL_cuMemAllocManaged] = {"cuMemAllocManaged", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemAllocManaged},
+    [CGL_cuDeviceRegisterAsyncNotification] = {"cuDeviceRegisterAsyncNotification", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDeviceRegisterAsyncNotification},
+    [CGL_cuDeviceUnregisterAsyncNotification] = {"cuDeviceUnregisterAsyncNotification", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDeviceUnregisterAsyncNotification},
+    [CGL_cuDeviceGetByPCIBusId] = {"cuDeviceGetByPCIBusId", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDeviceGetByPCIBusId},
+    [CGL_cuDeviceGetPCIBusId] = {"cuDeviceGetPCIBusId", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDeviceGetPCIBusId},
+    [CGL_cuIpcGetEventHandle] = {"cuIpcGetEventHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuIpcGetEventHandle},
+    [CGL_cuIpcOpenEventHandle] = {"cuIpcOpenEventHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuIpcOpenEventHandle},
+    [CGL_cuIpcGetMemHandle] = {"cuIpcGetMemHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuIpcGetMemHandle},
+    [CGL_cuIpcOpenMemHandle_v2] = {"cuIpcOpenMemHandle_v2", "cuIpcOpenMemHandle", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuIpcOpenMemHandle_v2},
+    [CGL_cuIpcCloseMemHandle] = {"cuIpcCloseMemHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuIpcCloseMemHandle},
+    [CGL_cuMemHostRegister_v2] = {"cuMemHostRegister_v2", "cuMemHostRegister", 0, 1, 0, "pins existing host memory (operating system calls, in proportion to the size)", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemHostRegister_v2},
+    [CGL_cuMemHostUnregister] = {"cuMemHostUnregister", NULL, 0, 1, 0, "synchronizes, then unpins the host memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemHostUnregister},
+    [CGL_cuMemcpy_ptds] = {"cuMemcpy_ptds", "cuMemcpy", 0, 1, 0, "synchronous copy: returns when the copy is done", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpy_ptds},
+    [CGL_cuMemcpyPeer_ptds] = {"cuMemcpyPeer_ptds", "cuMemcpyPeer", 0, 1, 0, "synchronous copy between devices", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyPeer_ptds},
+    [CGL_cuMemcpyHtoD_v2_ptds] = {"cuMemcpyHtoD_v2_ptds", "cuMemcpyHtoD", 0, 1, 0, "synchronous copy from host memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyHtoD_v2_ptds},
+    [CGL_cuMemcpyDtoH_v2_ptds] = {"cuMemcpyDtoH_v2_ptds", "cuMemcpyDtoH", 0, 1, 0, "synchronous copy to host memory: waits for the device", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyDtoH_v2_ptds},
+    [CGL_cuMemcpyDtoD_v2_ptds] = {"cuMemcpyDtoD_v2_ptds", "cuMemcpyDtoD", 0, 1, 0, "synchronous copy on the device", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyDtoD_v2_ptds},
+    [CGL_cuMemcpyDtoA_v2_ptds] = {"cuMemcpyDtoA_v2_ptds", "cuMemcpyDtoA", 0, 1, 0, "synchronous copy to an array", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyDtoA_v2_ptds},
+    [CGL_cuMemcpyAtoD_v2_ptds] = {"cuMemcpyAtoD_v2_ptds", "cuMemcpyAtoD", 0, 1, 0, "synchronous copy from an array", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyAtoD_v2_ptds},
+    [CGL_cuMemcpyHtoA_v2_ptds] = {"cuMemcpyHtoA_v2_ptds", "cuMemcpyHtoA", 0, 1, 0, "synchronous copy from host memory to an array", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyHtoA_v2_ptds},
+    [CGL_cuMemcpyAtoH_v2_ptds] = {"cuMemcpyAtoH_v2_ptds", "cuMemcpyAtoH", 0, 1, 0, "synchronous copy from an array to host memory: waits for the device", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyAtoH_v2_ptds},
+    [CGL_cuMemcpyAtoA_v2_ptds] = {"cuMemcpyAtoA_v2_ptds", "cuMemcpyAtoA", 0, 1, 0, "synchronous copy between arrays", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyAtoA_v2_ptds},
+    [CGL_cuMemcpy2D_v2_ptds] = {"cuMemcpy2D_v2_ptds", "cuMemcpy2D", 0, 1, 0, "synchronous 2D copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpy2D_v2_ptds},
+    [CGL_cuMemcpy2DUnaligned_v2_ptds] = {"cuMemcpy2DUnaligned_v2_ptds", "cuMemcpy2DUnaligned", 0, 1, 0, "synchronous 2D copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpy2DUnaligned_v2_ptds},
+    [CGL_cuMemcpy3D_v2_ptds] = {"cuMemcpy3D_v2_ptds", "cuMemcpy3D", 0, 1, 0, "synchronous 3D copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpy3D_v2_ptds},
+    [CGL_cuMemcpy3DPeer_ptds] = {"cuMemcpy3DPeer_ptds", "cuMemcpy3DPeer", 0, 1, 0, "synchronous 3D copy between devices", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpy3DPeer_ptds},
+    [CGL_cuMemcpyAsync_ptsz] = {"cuMemcpyAsync_ptsz", "cuMemcpyAsync", 0, 1, 0, "synchronous when either side is pageable host memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyAsync_ptsz},
+    [CGL_cuMemcpyPeerAsync_ptsz] = {"cuMemcpyPeerAsync_ptsz", "cuMemcpyPeerAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyPeerAsync_ptsz},
+    [CGL_cuMemcpyHtoDAsync_v2_ptsz] = {"cuMemcpyHtoDAsync_v2_ptsz", "cuMemcpyHtoDAsync", 0, 1, 0, "stages pageable host memory synchronously before returning", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyHtoDAsync_v2_ptsz},
+    [CGL_cuMemcpyDtoHAsync_v2_ptsz] = {"cuMemcpyDtoHAsync_v2_ptsz", "cuMemcpyDtoHAsync", 0, 1, 0, "synchronous when the destination is pageable host memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyDtoHAsync_v2_ptsz},
+    [CGL_cuMemcpyDtoDAsync_v2_ptsz] = {"cuMemcpyDtoDAsync_v2_ptsz", "cuMemcpyDtoDAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyDtoDAsync_v2_ptsz},
+    [CGL_cuMemcpyHtoAAsync_v2_ptsz] = {"cuMemcpyHtoAAsync_v2_ptsz", "cuMemcpyHtoAAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyHtoAAsync_v2_ptsz},
+    [CGL_cuMemcpyAtoHAsync_v2_ptsz] = {"cuMemcpyAtoHAsync_v2_ptsz", "cuMemcpyAtoHAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyAtoHAsync_v2_ptsz},
+    [CGL_cuMemcpy2DAsync_v2_ptsz] = {"cuMemcpy2DAsync_v2_ptsz", "cuMemcpy2DAsync", 0, 1, 0, "synchronous when the host side is pageable memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpy2DAsync_v2_ptsz},
+    [CGL_cuMemcpy3DAsync_v2_ptsz] = {"cuMemcpy3DAsync_v2_ptsz", "cuMemcpy3DAsync", 0, 1, 0, "synchronous when the host side is pageable memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpy3DAsync_v2_ptsz},
+    [CGL_cuMemcpy3DPeerAsync_ptsz] = {"cuMemcpy3DPeerAsync_ptsz", "cuMemcpy3DPeerAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpy3DPeerAsync_ptsz},
+    [CGL_cuMemcpyBatchAsync_v2_ptsz] = {"cuMemcpyBatchAsync_v2_ptsz", "cuMemcpyBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyBatchAsync_v2_ptsz},
+    [CGL_cuMemcpy3DBatchAsync_v2_ptsz] = {"cuMemcpy3DBatchAsync_v2_ptsz", "cuMemcpy3DBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpy3DBatchAsync_v2_ptsz},
+    [CGL_cuMemsetD8_v2_ptds] = {"cuMemsetD8_v2_ptds", "cuMemsetD8", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemsetD8_v2_ptds},
+    [CGL_cuMemsetD16_v2_ptds] = {"cuMemsetD16_v2_ptds", "cuMemsetD16", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemsetD16_v2_ptds},
+    [CGL_cuMemsetD32_v2_ptds] = {"cuMemsetD32_v2_ptds", "cuMemsetD32", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemsetD32_v2_ptds},
+    [CGL_cuMemsetD2D8_v2_ptds] = {"cuMemsetD2D8_v2_ptds", "cuMemsetD2D8", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemsetD2D8_v2_ptds},
+    [CGL_cuMemsetD2D16_v2_ptds] = {"cuMemsetD2D16_v2_ptds", "cuMemsetD2D16", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemsetD2D16_v2_ptds},
+    [CGL_cuMemsetD2D32_v2_ptds] = {"cuMemsetD2D32_v2_ptds", "cuMemsetD2D32", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemsetD2D32_v2_ptds},
+    [CGL_cuMemsetD8Async_ptsz] = {"cuMemsetD8Async_ptsz", "cuMemsetD8Async", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemsetD8Async_ptsz},
+    [CGL_cuMemsetD16Async_ptsz] = {"cuMemsetD16Async_ptsz", "cuMemsetD16Async", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemsetD16Async_ptsz},
+    [CGL_cuMemsetD32Async_ptsz] = {"cuMemsetD32Async_ptsz", "cuMemsetD32Async", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemsetD32Async_ptsz},
+    [CGL_cuMemsetD2D8Async_ptsz] = {"cuMemsetD2D8Async_ptsz", "cuMemsetD2D8Async", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemsetD2D8Async_ptsz},
+    [CGL_cuMemsetD2D16Async_ptsz] = {"cuMemsetD2D16Async_ptsz", "cuMemsetD2D16Async", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemsetD2D16Async_ptsz},
+    [CGL_cuMemsetD2D32Async_ptsz] = {"cuMemsetD2D32Async_ptsz", "cuMemsetD2D32Async", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemsetD2D32Async_ptsz},
+    [CGL_cuArrayCreate_v2] = {"cuArrayCreate_v2", "cuArrayCreate", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuArrayCreate_v2},
+    [CGL_cuArrayGetDescriptor_v2] = {"cuArrayGetDescriptor_v2", "cuArrayGetDescriptor", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuArrayGetDescriptor_v2},
+    [CGL_cuArrayGetSparseProperties] = {"cuArrayGetSparseProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuArrayGetSparseProperties},
+    [CGL_cuMipmappedArrayGetSparseProperties] = {"cuMipmappedArrayGetSparseProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMipmappedArrayGetSparseProperties},
+    [CGL_cuArrayGetMemoryRequirements] = {"cuArrayGetMemoryRequirements", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuArrayGetMemoryRequirements},
+    [CGL_cuMipmappedArrayGetMemoryRequirements] = {"cuMipmappedArrayGetMemoryRequirements", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMipmappedArrayGetMemoryRequirements},
+    [CGL_cuArrayGetPlane] = {"cuArrayGetPlane", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuArrayGetPlane},
+    [CGL_cuArrayDestroy] = {"cuArrayDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuArrayDestroy},
+    [CGL_cuArray3DCreate_v2] = {"cuArray3DCreate_v2", "cuArray3DCreate", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuArray3DCreate_v2},
+    [CGL_cuArray3DGetDescriptor_v2] = {"cuArray3DGetDescriptor_v2", "cuArray3DGetDescriptor", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuArray3DGetDescriptor_v2},
+    [CGL_cuMipmappedArrayCreate] = {"cuMipmappedArrayCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMipmappedArrayCreate},
+    [CGL_cuMipmappedArrayGetLevel] = {"cuMipmappedArrayGetLevel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMipmappedArrayGetLevel},
+    [CGL_cuMipmappedArrayDestroy] = {"cuMipmappedArrayDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMipmappedArrayDestroy},
+    [CGL_cuMemGetHandleForAddressRange] = {"cuMemGetHandleForAddressRange", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemGetHandleForAddressRange},
+    [CGL_cuMemBatchDecompressAsync_ptsz] = {"cuMemBatchDecompressAsync_ptsz", "cuMemBatchDecompressAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemBatchDecompressAsync_ptsz},
+    [CGL_cuMemAddressReserve] = {"cuMemAddressReserve", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemAddressReserve},
+    [CGL_cuMemAddressFree] = {"cuMemAddressFree", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemAddressFree},
+    [CGL_cuMemCreate] = {"cuMemCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemCreate},
+    [CGL_cuMemRelease] = {"cuMemRelease", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemRelease},
+    [CGL_cuMemMap] = {"cuMemMap", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemMap},
+    [CGL_cuMemMapArrayAsync_ptsz] = {"cuMemMapArrayAsync_ptsz", "cuMemMapArrayAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemMapArrayAsync_ptsz},
+    [CGL_cuMemUnmap] = {"cuMemUnmap", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemUnmap},
+    [CGL_cuMemSetAccess] = {"cuMemSetAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemSetAccess},
+    [CGL_cuMemGetAccess] = {"cuMemGetAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemGetAccess},
+    [CGL_cuMemExportToShareableHandle] = {"cuMemExportToShareableHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemExportToShareableHandle},
+    [CGL_cuMemImportFromShareableHandle] = {"cuMemImportFromShareableHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemImportFromShareableHandle},
+    [CGL_cuMemGetAllocationGranularity] = {"cuMemGetAllocationGranularity", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemGetAllocationGranularity},
+    [CGL_cuMemGetAllocationPropertiesFromHandle] = {"cuMemGetAllocationPropertiesFromHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemGetAllocationPropertiesFromHandle},
+    [CGL_cuMemRetainAllocationHandle] = {"cuMemRetainAllocationHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemRetainAllocationHandle},
+    [CGL_cuMemFreeAsync_ptsz] = {"cuMemFreeAsync_ptsz", "cuMemFreeAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemFreeAsync_ptsz},
+    [CGL_cuMemAllocAsync_ptsz] = {"cuMemAllocAsync_ptsz", "cuMemAllocAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemAllocAsync_ptsz},
+    [CGL_cuMemPoolTrimTo] = {"cuMemPoolTrimTo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemPoolTrimTo},
+    [CGL_cuMemPoolSetAttribute] = {"cuMemPoolSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemPoolSetAttribute},
+    [CGL_cuMemPoolGetAttribute] = {"cuMemPoolGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemPoolGetAttribute},
+    [CGL_cuMemPoolSetAccess] = {"cuMemPoolSetAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemPoolSetAccess},
+    [CGL_cuMemPoolGetAccess] = {"cuMemPoolGetAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemPoolGetAccess},
+    [CGL_cuMemPoolCreate] = {"cuMemPoolCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemPoolCreate},
+    [CGL_cuMemPoolDestroy] = {"cuMemPoolDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemPoolDestroy},
+    [CGL_cuMemGetDefaultMemPool] = {"cuMemGetDefaultMemPool", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemGetDefaultMemPool},
+    [CGL_cuMemGetMemPool] = {"cuMemGetMemPool", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemGetMemPool},
+    [CGL_cuMemSetMemPool] = {"cuMemSetMemPool", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemSetMemPool},
+    [CGL_cuMemAllocFromPoolAsync_ptsz] = {"cuMemAllocFromPoolAsync_ptsz", "cuMemAllocFromPoolAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemAllocFromPoolAsync_ptsz},
+    [CGL_cuMemPoolExportToShareableHandle] = {"cuMemPoolExportToShareableHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemPoolExportToShareableHandle},
+    [CGL_cuMemPoolImportFromShareableHandle] = {"cuMemPoolImportFromShareableHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemPoolImportFromShareableHandle},
+    [CGL_cuMemPoolExportPointer] = {"cuMemPoolExportPointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemPoolExportPointer},
+    [CGL_cuMemPoolImportPointer] = {"cuMemPoolImportPointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemPoolImportPointer},
+    [CGL_cuMulticastCreate] = {"cuMulticastCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMulticastCreate},
+    [CGL_cuMulticastAddDevice] = {"cuMulticastAddDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMulticastAddDevice},
+    [CGL_cuMulticastBindMem] = {"cuMulticastBindMem", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMulticastBindMem},
+    [CGL_cuMulticastBindAddr] = {"cuMulticastBindAddr", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMulticastBindAddr},
+    [CGL_cuMulticastUnbind] = {"cuMulticastUnbind", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMulticastUnbind},
+    [CGL_cuMulticastGetGranularity] = {"cuMulticastGetGranularity", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMulticastGetGranularity},
+    [CGL_cuPointerGetAttribute] = {"cuPointerGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuPointerGetAttribute},
+    [CGL_cuMemPrefetchAsync_v2_ptsz] = {"cuMemPrefetchAsync_v2_ptsz", "cuMemPrefetchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemPrefetchAsync_v2_ptsz},
+    [CGL_cuMemAdvise_v2] = {"cuMemAdvise_v2", "cuMemAdvise", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemAdvise_v2},
+    [CGL_cuMemPrefetchBatchAsync_ptsz] = {"cuMemPrefetchBatchAsync_ptsz", "cuMemPrefetchBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemPrefetchBatchAsync_ptsz},
+    [CGL_cuMemDiscardBatchAsync_ptsz] = {"cuMemDiscardBatchAsync_ptsz", "cuMemDiscardBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemDiscardBatchAsync_ptsz},
+    [CGL_cuMemDiscardAndPrefetchBatchAsync_ptsz] = {"cuMemDiscardAndPrefetchBatchAsync_ptsz", "cuMemDiscardAndPrefetchBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemDiscardAndPrefetchBatchAsync_ptsz},
+    [CGL_cuMemRangeGetAttribute] = {"cuMemRangeGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemRangeGetAttribute},
+    [CGL_cuMemRangeGetAttributes] = {"cuMemRangeGetAttributes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemRangeGetAttributes},
+    [CGL_cuPointerSetAttribute] = {"cuPointerSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuPointerSetAttribute},
+    [CGL_cuPointerGetAttributes] = {"cuPointerGetAttributes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuPointerGetAttributes},
+    [CGL_cuStreamCreate] = {"cuStreamCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamCreate},
+    [CGL_cuStreamCreateWithPriority] = {"cuStreamCreateWithPriority", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamCreateWithPriority},
+    [CGL_cuStreamGetPriority_ptsz] = {"cuStreamGetPriority_ptsz", "cuStreamGetPriority", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamGetPriority_ptsz},
+    [CGL_cuStreamGetDevice_ptsz] = {"cuStreamGetDevice_ptsz", "cuStreamGetDevice", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamGetDevice_ptsz},
+    [CGL_cuStreamGetFlags_ptsz] = {"cuStreamGetFlags_ptsz", "cuStreamGetFlags", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamGetFlags_ptsz},
+    [CGL_cuStreamGetId_ptsz] = {"cuStreamGetId_ptsz", "cuStreamGetId", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamGetId_ptsz},
+    [CGL_cuStreamGetCtx_ptsz] = {"cuStreamGetCtx_ptsz", "cuStreamGetCtx", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamGetCtx_ptsz},
+    [CGL_cuStreamGetCtx_v2_ptsz] = {"cuStreamGetCtx_v2_ptsz", "cuStreamGetCtx", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamGetCtx_v2_ptsz},
+    [CGL_cuStreamWaitEvent_ptsz] = {"cuStreamWaitEvent_ptsz", "cuStreamWaitEvent", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamWaitEvent_ptsz},
+    [CGL_cuStreamAddCallback_ptsz] = {"cuStreamAddCallback_ptsz", "cuStreamAddCallback", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamAddCallback_ptsz},
+    [CGL_cuStreamBeginCapture_v2_ptsz] = {"cuStreamBeginCapture_v2_ptsz", "cuStreamBeginCapture", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamBeginCapture_v2_ptsz},
+    [CGL_cuStreamBeginCaptureToGraph_ptsz] = {"cuStreamBeginCaptureToGraph_ptsz", "cuStreamBeginCaptureToGraph", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuStreamBeginCaptureToGraph_ptsz, 1, .args = &cgl_targs_cuStreamBeginCaptureToGraph_ptsz},
+    [CGL_cuThreadExchangeStreamCaptureMode] = {"cuThreadExchangeStreamCaptureMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuThreadExchangeStreamCaptureMode},
+    [CGL_cuStreamEndCapture_ptsz] = {"cuStreamEndCapture_ptsz", "cuStreamEndCapture", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamEndCapture_ptsz},
+    [CGL_cuStreamIsCapturing_ptsz] = {"cuStreamIsCapturing_ptsz", "cuStreamIsCapturing", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamIsCapturing_ptsz},
+    [CGL_cuStreamGetCaptureInfo_v3_ptsz] = {"cuStreamGetCaptureInfo_v3_ptsz", "cuStreamGetCaptureInfo", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamGetCaptureInfo_v3_ptsz},
+    [CGL_cuStreamUpdateCaptureDependencies_v2_ptsz] = {"cuStreamUpdateCaptureDependencies_v2_ptsz", "cuStreamUpdateCaptureDependencies", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamUpdateCaptureDependencies_v2_ptsz},
+    [CGL_cuStreamAttachMemAsync_ptsz] = {"cuStreamAttachMemAsync_ptsz", "cuStreamAttachMemAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamAttachMemAsync_ptsz},
+    [CGL_cuStreamQuery_ptsz] = {"cuStreamQuery_ptsz", "cuStreamQuery", 0, 0, 0, NULL, NULL, cgl_states_cuStreamQuery, 1, NULL, 0, .args = &cgl_targs_cuStreamQuery_ptsz},
+    [CGL_cuStreamSynchronize_ptsz] = {"cuStreamSynchronize_ptsz", "cuStreamSynchronize", 0, 1, 0, "waits until every command of the stream has completed", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamSynchronize_ptsz},
+    [CGL_cuStreamDestroy_v2] = {"cuStreamDestroy_v2", "cuStreamDestroy", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamDestroy_v2},
+    [CGL_cuStreamCopyAttributes_ptsz] = {"cuStreamCopyAttributes_ptsz", "cuStreamCopyAttributes", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamCopyAttributes_ptsz},
+    [CGL_cuStreamGetAttribute_ptsz] = {"cuStreamGetAttribute_ptsz", "cuStreamGetAttribute", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamGetAttribute_ptsz},
+    [CGL_cuStreamSetAttribute_ptsz] = {"cuStreamSetAttribute_ptsz", "cuStreamSetAttribute", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamSetAttribute_ptsz},
+    [CGL_cuEventCreate] = {"cuEventCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuEventCreate},
+    [CGL_cuEventRecord_ptsz] = {"cuEventRecord_ptsz", "cuEventRecord", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuEventRecord_ptsz},
+    [CGL_cuEventRecordWithFlags_ptsz] = {"cuEventRecordWithFlags_ptsz", "cuEventRecordWithFlags", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuEventRecordWithFlags_ptsz},
+    [CGL_cuEventQuery] = {"cuEventQuery", NULL, 0, 0, 0, NULL, NULL, cgl_states_cuEventQuery, 1, NULL, 0, .args = &cgl_targs_cuEventQuery},
+    [CGL_cuEventSynchronize] = {"cuEventSynchronize", NULL, 0, 1, 0, "waits until the event has completed", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuEventSynchronize},
+    [CGL_cuEventDestroy_v2] = {"cuEventDestroy_v2", "cuEventDestroy", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuEventDestroy_v2},
+    [CGL_cuEventElapsedTime_v2] = {"cuEventElapsedTime_v2", "cuEventElapsedTime", 0, 0, 0, NULL, NULL, cgl_states_cuEventElapsedTime, 1, NULL, 0, .args = &cgl_targs_cuEventElapsedTime_v2},
+    [CGL_cuImportExternalMemory] = {"cuImportExternalMemory", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuImportExternalMemory},
+    [CGL_cuExternalMemoryGetMappedBuffer] = {"cuExternalMemoryGetMappedBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuExternalMemoryGetMappedBuffer},
+    [CGL_cuExternalMemoryGetMappedMipmappedArray] = {"cuExternalMemoryGetMappedMipmappedArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuExternalMemoryGetMappedMipmappedArray},
+    [CGL_cuDestroyExternalMemory] = {"cuDestroyExternalMemory", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDestroyExternalMemory},
+    [CGL_cuImportExternalSemaphore] = {"cuImportExternalSemaphore", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuImportExternalSemaphore},
+    [CGL_cuSignalExternalSemaphoresAsync_ptsz] = {"cuSignalExternalSemaphoresAsync_ptsz", "cuSignalExternalSemaphoresAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuSignalExternalSemaphoresAsync_ptsz},
+    [CGL_cuWaitExternalSemaphoresAsync_ptsz] = {"cuWaitExternalSemaphoresAsync_ptsz", "cuWaitExternalSemaphoresAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuWaitExternalSemaphoresAsync_ptsz},
+    [CGL_cuDestroyExternalSemaphore] = {"cuDestroyExternalSemaphore", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDestroyExternalSemaphore},
+    [CGL_cuStreamWaitValue32_v2_ptsz] = {"cuStreamWaitValue32_v2_ptsz", "cuStreamWaitValue32", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamWaitValue32_v2_ptsz},
+    [CGL_cuStreamWaitValue64_v2_ptsz] = {"cuStreamWaitValue64_v2_ptsz", "cuStreamWaitValue64", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamWaitValue64_v2_ptsz},
+    [CGL_cuStreamWriteValue32_v2_ptsz] = {"cuStreamWriteValue32_v2_ptsz", "cuStreamWriteValue32", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamWriteValue32_v2_ptsz},
+    [CGL_cuStreamWriteValue64_v2_ptsz] = {"cuStreamWriteValue64_v2_ptsz", "cuStreamWriteValue64", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamWriteValue64_v2_ptsz},
+    [CGL_cuStreamBatchMemOp_v2_ptsz] = {"cuStreamBatchMemOp_v2_ptsz", "cuStreamBatchMemOp", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamBatchMemOp_v2_ptsz},
+    [CGL_cuFuncGetAttribute] = {"cuFuncGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuFuncGetAttribute},
+    [CGL_cuFuncSetAttribute] = {"cuFuncSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuFuncSetAttribute},
+    [CGL_cuFuncSetCacheConfig] = {"cuFuncSetCacheConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuFuncSetCacheConfig},
+    [CGL_cuFuncGetModule] = {"cuFuncGetModule", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuFuncGetModule},
+    [CGL_cuFuncGetName] = {"cuFuncGetName", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuFuncGetName},
+    [CGL_cuFuncGetParamInfo] = {"cuFuncGetParamInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuFuncGetParamInfo},
+    [CGL_cuFuncIsLoaded] = {"cuFuncIsLoaded", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuFuncIsLoaded},
+    [CGL_cuFuncLoad] = {"cuFuncLoad", NULL, 0, 1, 0, "loads a lazily loaded function", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuFuncLoad},
+    [CGL_cuLaunchKernel_ptsz] = {"cuLaunchKernel_ptsz", "cuLaunchKernel", 0, 1, 0, "the first launch of a lazily loaded kernel loads it; waits when the launch queue is full", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLaunchKernel_ptsz},
+    [CGL_cuLaunchKernelEx_ptsz] = {"cuLaunchKernelEx_ptsz", "cuLaunchKernelEx", 0, 1, 0, "the first launch of a lazily loaded kernel loads it; waits when the launch queue is full", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLaunchKernelEx_ptsz},
+    [CGL_cuLaunchCooperativeKernel_ptsz] = {"cuLaunchCooperativeKernel_ptsz", "cuLaunchCooperativeKernel", 0, 1, 0, "the first launch of a lazily loaded kernel loads it; waits when the launch queue is full", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLaunchCooperativeKernel_ptsz},
+    [CGL_cuLaunchCooperativeKernelMultiDevice] = {"cuLaunchCooperativeKernelMultiDevice", NULL, 0, 1, 0, "launches on several devices, waiting for their streams as the flags say", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLaunchCooperativeKernelMultiDevice},
+    [CGL_cuLaunchHostFunc_ptsz] = {"cuLaunchHostFunc_ptsz", "cuLaunchHostFunc", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLaunchHostFunc_ptsz},
+    [CGL_cuFuncSetBlockShape] = {"cuFuncSetBlockShape", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuFuncSetBlockShape},
+    [CGL_cuFuncSetSharedSize] = {"cuFuncSetSharedSize", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuFuncSetSharedSize},
+    [CGL_cuParamSetSize] = {"cuParamSetSize", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuParamSetSize},
+    [CGL_cuParamSeti] = {"cuParamSeti", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuParamSeti},
+    [CGL_cuParamSetf] = {"cuParamSetf", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuParamSetf},
+    [CGL_cuParamSetv] = {"cuParamSetv", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuParamSetv},
+    [CGL_cuLaunch] = {"cuLaunch", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLaunch},
+    [CGL_cuLaunchGrid] = {"cuLaunchGrid", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLaunchGrid},
+    [CGL_cuLaunchGridAsync] = {"cuLaunchGridAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLaunchGridAsync},
+    [CGL_cuParamSetTexRef] = {"cuParamSetTexRef", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuParamSetTexRef},
+    [CGL_cuFuncSetSharedMemConfig] = {"cuFuncSetSharedMemConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuFuncSetSharedMemConfig},
+    [CGL_cuGraphCreate] = {"cuGraphCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuGraphCreate},
+    [CGL_cuGraphAddKernelNode_v2] = {"cuGraphAddKernelNode_v2", "cuGraphAddKernelNode", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddKernelNode_v2, 1, .args = &cgl_targs_cuGraphAddKernelNode_v2},
+    [CGL_cuGraphKernelNodeGetParams_v2] = {"cuGraphKernelNodeGetParams_v2", "cuGraphKernelNodeGetParams", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphKernelNodeGetParams_v2, 1, .args = &cgl_targs_cuGraphKernelNodeGetParams_v2},
+    [CGL_cuGraphKernelNodeSetParams_v2] = {"cuGraphKernelNodeSetParams_v2", "cuGraphKernelNodeSetParams", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphKernelNodeSetParams_v2, 1, .args = &cgl_targs_cuGraphKernelNodeSetParams_v2},
+    [CGL_cuGraphAddMemcpyNode] = {"cuGraphAddMemcpyNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddMemcpyNode, 1, .args = &cgl_targs_cuGraphAddMemcpyNode},
+    [CGL_cuGraphMemcpyNodeGetParams] = {"cuGraphMemcpyNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphMemcpyNodeGetParams, 1, .args = &cgl_targs_cuGraphMemcpyNodeGetParams},
+    [CGL_cuGraphMemcpyNodeSetParams] = {"cuGraphMemcpyNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphMemcpyNodeSetParams, 1, .args = &cgl_targs_cuGraphMemcpyNodeSetParams},
+    [CGL_cuGraphAddMemsetNode] = {"cuGraphAddMemsetNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddMemsetNode, 1, .args = &cgl_targs_cuGraphAddMemsetNode},
+    [CGL_cuGraphMemsetNodeGetParams] = {"cuGraphMemsetNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphMemsetNodeGetParams, 1, .args = &cgl_targs_cuGraphMemsetNodeGetParams},
+    [CGL_cuGraphMemsetNodeSetParams] = {"cuGraphMemsetNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphMemsetNodeSetParams, 1, .args = &cgl_targs_cuGraphMemsetNodeSetParams},
+    [CGL_cuGraphAddHostNode] = {"cuGraphAddHostNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddHostNode, 1, .args = &cgl_targs_cuGraphAddHostNode},
+    [CGL_cuGraphHostNodeGetParams] = {"cuGraphHostNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphHostNodeGetParams, 1, .args = &cgl_targs_cuGraphHostNodeGetParams},
+    [CGL_cuGraphHostNodeSetParams] = {"cuGraphHostNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphHostNodeSetParams, 1, .args = &cgl_targs_cuGraphHostNodeSetParams},
+    [CGL_cuGraphAddChildGraphNode] = {"cuGraphAddChildGraphNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddChildGraphNode, 2, .args = &cgl_targs_cuGraphAddChildGraphNode},
+    [CGL_cuGraphChildGraphNodeGetGraph] = {"cuGraphChildGraphNodeGetGraph", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphChildGraphNodeGetGraph, 1, .args = &cgl_targs_cuGraphChildGraphNodeGetGraph},
+    [CGL_cuGraphAddEmptyNode] = {"cuGraphAddEmptyNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddEmptyNode, 1, .args = &cgl_targs_cuGraphAddEmptyNode},
+    [CGL_cuGraphAddEventRecordNode] = {"cuGraphAddEventRecordNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddEventRecordNode, 1, .args = &cgl_targs_cuGraphAddEventRecordNode},
+    [CGL_cuGraphEventRecordNodeGetEvent] = {"cuGraphEventRecordNodeGetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphEventRecordNodeGetEvent, 1, .args = &cgl_targs_cuGraphEventRecordNodeGetEvent},
+    [CGL_cuGraphEventRecordNodeSetEvent] = {"cuGraphEventRecordNodeSetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphEventRecordNodeSetEvent, 1, .args = &cgl_targs_cuGraphEventRecordNodeSetEvent},
+    [CGL_cuGraphAddEventWaitNode] = {"cuGraphAddEventWaitNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddEventWaitNode, 1, .args = &cgl_targs_cuGraphAddEventWaitNode},
+    [CGL_cuGraphEventWaitNodeGetEvent] = {"cuGraphEventWaitNodeGetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphEventWaitNodeGetEvent, 1, .args = &cgl_targs_cuGraphEventWaitNodeGetEvent},
+    [CGL_cuGraphEventWaitNodeSetEvent] = {"cuGraphEventWaitNodeSetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphEventWaitNodeSetEvent, 1, .args = &cgl_targs_cuGraphEventWaitNodeSetEvent},
+    [CGL_cuGraphAddExternalSemaphoresSignalNode] = {"cuGraphAddExternalSemaphoresSignalNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddExternalSemaphoresSignalNode, 1, .args = &cgl_targs_cuGraphAddExternalSemaphoresSignalNode},
+    [CGL_cuGraphExternalSemaphoresSignalNodeGetParams] = {"cuGraphExternalSemaphoresSignalNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExternalSemaphoresSignalNodeGetParams, 1, .args = &cgl_targs_cuGraphExternalSemaphoresSignalNodeGetParams},
+    [CGL_cuGraphExternalSemaphoresSignalNodeSetParams] = {"cuGraphExternalSemaphoresSignalNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExternalSemaphoresSignalNodeSetParams, 1, .args = &cgl_targs_cuGraphExternalSemaphoresSignalNodeSetParams},
+    [CGL_cuGraphAddExternalSemaphoresWaitNode] = {"cuGraphAddExternalSemaphoresWaitNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddExternalSemaphoresWaitNode, 1, .args = &cgl_targs_cuGraphAddExternalSemaphoresWaitNode},
+    [CGL_cuGraphExternalSemaphoresWaitNodeGetParams] = {"cuGraphExternalSemaphoresWaitNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExternalSemaphoresWaitNodeGetParams, 1, .args = &cgl_targs_cuGraphExternalSemaphoresWaitNodeGetParams},
+    [CGL_cuGraphExternalSemaphoresWaitNodeSetParams] = {"cuGraphExternalSemaphoresWaitNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExternalSemaphoresWaitNodeSetParams, 1, .args = &cgl_targs_cuGraphExternalSemaphoresWaitNodeSetParams},
+    [CGL_cuGraphAddBatchMemOpNode] = {"cuGraphAddBatchMemOpNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddBatchMemOpNode, 1, .args = &cgl_targs_cuGraphAddBatchMemOpNode},
+    [CGL_cuGraphBatchMemOpNodeGetParams] = {"cuGraphBatchMemOpNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphBatchMemOpNodeGetParams, 1, .args = &cgl_targs_cuGraphBatchMemOpNodeGetParams},
+    [CGL_cuGraphBatchMemOpNodeSetParams] = {"cuGraphBatchMemOpNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphBatchMemOpNodeSetParams, 1, .args = &cgl_targs_cuGraphBatchMemOpNodeSetParams},
+    [CGL_cuGraphExecBatchMemOpNodeSetParams] = {"cuGraphExecBatchMemOpNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecBatchMemOpNodeSetParams, 2, .args = &cgl_targs_cuGraphExecBatchMemOpNodeSetParams},
+    [CGL_cuGraphAddMemAllocNode] = {"cuGraphAddMemAllocNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddMemAllocNode, 1, .args = &cgl_targs_cuGraphAddMemAllocNode},
+    [CGL_cuGraphMemAllocNodeGetParams] = {"cuGraphMemAllocNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphMemAllocNodeGetParams, 1, .args = &cgl_targs_cuGraphMemAllocNodeGetParams},
+    [CGL_cuGraphAddMemFreeNode] = {"cuGraphAddMemFreeNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddMemFreeNode, 1, .args = &cgl_targs_cuGraphAddMemFreeNode},
+    [CGL_cuGraphMemFreeNodeGetParams] = {"cuGraphMemFreeNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphMemFreeNodeGetParams, 1, .args = &cgl_targs_cuGraphMemFreeNodeGetParams},
+    [CGL_cuDeviceGraphMemTrim] = {"cuDeviceGraphMemTrim", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDeviceGraphMemTrim},
+    [CGL_cuDeviceGetGraphMemAttribute] = {"cuDeviceGetGraphMemAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDeviceGetGraphMemAttribute},
+    [CGL_cuDeviceSetGraphMemAttribute] = {"cuDeviceSetGraphMemAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDeviceSetGraphMemAttribute},
+    [CGL_cuGraphClone] = {"cuGraphClone", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphClone, 1, .args = &cgl_targs_cuGraphClone},
+    [CGL_cuGraphNodeFindInClone] = {"cuGraphNodeFindInClone", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeFindInClone, 2, .args = &cgl_targs_cuGraphNodeFindInClone},
+    [CGL_cuGraphNodeGetType] = {"cuGraphNodeGetType", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeGetType, 1, .args = &cgl_targs_cuGraphNodeGetType},
+    [CGL_cuGraphGetNodes] = {"cuGraphGetNodes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphGetNodes, 1, .args = &cgl_targs_cuGraphGetNodes},
+    [CGL_cuGraphGetRootNodes] = {"cuGraphGetRootNodes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphGetRootNodes, 1, .args = &cgl_targs_cuGraphGetRootNodes},
+    [CGL_cuGraphGetEdges_v2] = {"cuGraphGetEdges_v2", "cuGraphGetEdges", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphGetEdges_v2, 1, .args = &cgl_targs_cuGraphGetEdges_v2},
+    [CGL_cuGraphNodeGetDependencies_v2] = {"cuGraphNodeGetDependencies_v2", "cuGraphNodeGetDependencies", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeGetDependencies_v2, 1, .args = &cgl_targs_cuGraphNodeGetDependencies_v2},
+    [CGL_cuGraphNodeGetDependentNodes_v2] = {"cuGraphNodeGetDependentNodes_v2", "cuGraphNodeGetDependentNodes", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeGetDependentNodes_v2, 1, .args = &cgl_targs_cuGraphNodeGetDependentNodes_v2},
+    [CGL_cuGraphAddDependencies_v2] = {"cuGraphAddDependencies_v2", "cuGraphAddDependencies", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddDependencies_v2, 1, .args = &cgl_targs_cuGraphAddDependencies_v2},
+    [CGL_cuGraphRemoveDependencies_v2] = {"cuGraphRemoveDependencies_v2", "cuGraphRemoveDependencies", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphRemoveDependencies_v2, 1, .args = &cgl_targs_cuGraphRemoveDependencies_v2},
+    [CGL_cuGraphDestroyNode] = {"cuGraphDestroyNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphDestroyNode, 1, .args = &cgl_targs_cuGraphDestroyNode},
+    [CGL_cuGraphInstantiateWithFlags] = {"cuGraphInstantiateWithFlags", NULL, 0, 1, 0, "builds the executable graph in the driver", NULL, NULL, 0, cgl_rules_cuGraphInstantiateWithFlags, 1, .args = &cgl_targs_cuGraphInstantiateWithFlags},
+    [CGL_cuGraphInstantiateWithParams_ptsz] = {"cuGraphInstantiateWithParams_ptsz", "cuGraphInstantiateWithParams", 0, 1, 0, "builds the executable graph in the driver (and may upload it)", NULL, NULL, 0, cgl_rules_cuGraphInstantiateWithParams_ptsz, 1, .args = &cgl_targs_cuGraphInstantiateWithParams_ptsz},
+    [CGL_cuGraphExecGetFlags] = {"cuGraphExecGetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecGetFlags, 1, .args = &cgl_targs_cuGraphExecGetFlags},
+    [CGL_cuGraphExecKernelNodeSetParams_v2] = {"cuGraphExecKernelNodeSetParams_v2", "cuGraphExecKernelNodeSetParams", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecKernelNodeSetParams_v2, 2, .args = &cgl_targs_cuGraphExecKernelNodeSetParams_v2},
+    [CGL_cuGraphExecMemcpyNodeSetParams] = {"cuGraphExecMemcpyNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecMemcpyNodeSetParams, 2, .args = &cgl_targs_cuGraphExecMemcpyNodeSetParams},
+    [CGL_cuGraphExecMemsetNodeSetParams] = {"cuGraphExecMemsetNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecMemsetNodeSetParams, 2, .args = &cgl_targs_cuGraphExecMemsetNodeSetParams},
+    [CGL_cuGraphExecHostNodeSetParams] = {"cuGraphExecHostNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecHostNodeSetParams, 2, .args = &cgl_targs_cuGraphExecHostNodeSetParams},
+    [CGL_cuGraphExecChildGraphNodeSetParams] = {"cuGraphExecChildGraphNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecChildGraphNodeSetParams, 3, .args = &cgl_targs_cuGraphExecChildGraphNodeSetParams},
+    [CGL_cuGraphExecEventRecordNodeSetEvent] = {"cuGraphExecEventRecordNodeSetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecEventRecordNodeSetEvent, 2, .args = &cgl_targs_cuGraphExecEventRecordNodeSetEvent},
+    [CGL_cuGraphExecEventWaitNodeSetEvent] = {"cuGraphExecEventWaitNodeSetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecEventWaitNodeSetEvent, 2, .args = &cgl_targs_cuGraphExecEventWaitNodeSetEvent},
+    [CGL_cuGraphExecExternalSemaphoresSignalNodeSetParams] = {"cuGraphExecExternalSemaphoresSignalNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecExternalSemaphoresSignalNodeSetParams, 2, .args = &cgl_targs_cuGraphExecExternalSemaphoresSignalNodeSetParams},
+    [CGL_cuGraphExecExternalSemaphoresWaitNodeSetParams] = {"cuGraphExecExternalSemaphoresWaitNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecExternalSemaphoresWaitNodeSetParams, 2, .args = &cgl_targs_cuGraphExecExternalSemaphoresWaitNodeSetParams},
+    [CGL_cuGraphNodeSetEnabled] = {"cuGraphNodeSetEnabled", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeSetEnabled, 2, .args = &cgl_targs_cuGraphNodeSetEnabled},
+    [CGL_cuGraphNodeGetEnabled] = {"cuGraphNodeGetEnabled", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeGetEnabled, 2, .args = &cgl_targs_cuGraphNodeGetEnabled},
+    [CGL_cuGraphUpload_ptsz] = {"cuGraphUpload_ptsz", "cuGraphUpload", 0, 1, 0, "uploads the executable graph to the device", NULL, NULL, 0, cgl_rules_cuGraphUpload_ptsz, 1, .args = &cgl_targs_cuGraphUpload_ptsz},
+    [CGL_cuGraphLaunch_ptsz] = {"cuGraphLaunch_ptsz", "cuGraphLaunch", 0, 1, 0, "uploads the graph at its first launch; waits when the launch queue is full", NULL, NULL, 0, cgl_rules_cuGraphLaunch_ptsz, 1, .args = &cgl_targs_cuGraphLaunch_ptsz},
+    [CGL_cuGraphExecDestroy] = {"cuGraphExecDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecDestroy, 1, .args = &cgl_targs_cuGraphExecDestroy},
+    [CGL_cuGraphDestroy] = {"cuGraphDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphDestroy, 1, .args = &cgl_targs_cuGraphDestroy},
+    [CGL_cuGraphExecUpdate_v2] = {"cuGraphExecUpdate_v2", "cuGraphExecUpdate", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecUpdate_v2, 2, .args = &cgl_targs_cuGraphExecUpdate_v2},
+    [CGL_cuGraphKernelNodeCopyAttributes] = {"cuGraphKernelNodeCopyAttributes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphKernelNodeCopyAttributes, 2, .args = &cgl_targs_cuGraphKernelNodeCopyAttributes},
+    [CGL_cuGraphKernelNodeGetAttribute] = {"cuGraphKernelNodeGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphKernelNodeGetAttribute, 1, .args = &cgl_targs_cuGraphKernelNodeGetAttribute},
+    [CGL_cuGraphKernelNodeSetAttribute] = {"cuGraphKernelNodeSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphKernelNodeSetAttribute, 1, .args = &cgl_targs_cuGraphKernelNodeSetAttribute},
+    [CGL_cuGraphDebugDotPrint] = {"cuGraphDebugDotPrint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphDebugDotPrint, 1, .args = &cgl_targs_cuGraphDebugDotPrint},
+    [CGL_cuUserObjectCreate] = {"cuUserObjectCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuUserObjectCreate},
+    [CGL_cuUserObjectRetain] = {"cuUserObjectRetain", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuUserObjectRetain},
+    [CGL_cuUserObjectRelease] = {"cuUserObjectRelease", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuUserObjectRelease},
+    [CGL_cuGraphRetainUserObject] = {"cuGraphRetainUserObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphRetainUserObject, 1, .args = &cgl_targs_cuGraphRetainUserObject},
+    [CGL_cuGraphReleaseUserObject] = {"cuGraphReleaseUserObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphReleaseUserObject, 1, .args = &cgl_targs_cuGraphReleaseUserObject},
+    [CGL_cuGraphAddNode_v2] = {"cuGraphAddNode_v2", "cuGraphAddNode", 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddNode_v2, 1, .args = &cgl_targs_cuGraphAddNode_v2},
+    [CGL_cuGraphNodeSetParams] = {"cuGraphNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeSetParams, 1, .args = &cgl_targs_cuGraphNodeSetParams},
+    [CGL_cuGraphExecNodeSetParams] = {"cuGraphExecNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecNodeSetParams, 2, .args = &cgl_targs_cuGraphExecNodeSetParams},
+    [CGL_cuGraphConditionalHandleCreate] = {"cuGraphConditionalHandleCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphConditionalHandleCreate, 1, .args = &cgl_targs_cuGraphConditionalHandleCreate},
+    [CGL_cuOccupancyMaxActiveBlocksPerMultiprocessor] = {"cuOccupancyMaxActiveBlocksPerMultiprocessor", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuOccupancyMaxActiveBlocksPerMultiprocessor},
+    [CGL_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags] = {"cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags},
+    [CGL_cuOccupancyMaxPotentialBlockSize] = {"cuOccupancyMaxPotentialBlockSize", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuOccupancyMaxPotentialBlockSize},
+    [CGL_cuOccupancyMaxPotentialBlockSizeWithFlags] = {"cuOccupancyMaxPotentialBlockSizeWithFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuOccupancyMaxPotentialBlockSizeWithFlags},
+    [CGL_cuOccupancyAvailableDynamicSMemPerBlock] = {"cuOccupancyAvailableDynamicSMemPerBlock", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuOccupancyAvailableDynamicSMemPerBlock},
+    [CGL_cuOccupancyMaxPotentialClusterSize] = {"cuOccupancyMaxPotentialClusterSize", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuOccupancyMaxPotentialClusterSize},
+    [CGL_cuOccupancyMaxActiveClusters] = {"cuOccupancyMaxActiveClusters", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuOccupancyMaxActiveClusters},
+    [CGL_cuTexRefSetArray] = {"cuTexRefSetArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexRefSetArray},
+    [CGL_cuTexRefSetMipmappedArray] = {"cuTexRefSetMipmappedArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexRefSetMipmappedArray},
+    [CGL_cuTexRefSetAddress_v2] = {"cuTexRefSetAddress_v2", "cuTexRefSetAddress", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexRefSetAddress_v2},
+    [CGL_cuTexRefSetAddress2D_v3] = {"cuTexRefSetAddress2D_v3", "cuTexRefSetAddress2D", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexRefSetAddress2D_v3},
+    [CGL_cuTexRefSetFormat] = {"cuTexRefSetFormat", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexRefSetFormat},
+    [CGL_cuTexRefSetAddressMode] = {"cuTexRefSetAddressMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexRefSetAddressMode},
+    [CGL_cuTexRefSetFilterMode] = {"cuTexRefSetFilterMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexRefSetFilterMode},
+    [CGL_cuTexRefSetMipmapFilterMode] = {"cuTexRefSetMipmapFilterMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexRefSetMipmapFilterMode},
+    [CGL_cuTexRefSetMipmapLevelBias] = {"cuTexRefSetMipmapLevelBias", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexRefSetMipmapLevelBias},
+    [CGL_cuTexRefSetMipmapLevelClamp] = {"cuTexRefSetMipmapLevelClamp", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexRefSetMipmapLevelClamp},
+    [CGL_cuTexRefSetMaxAnisotropy] = {"cuTexRefSetMaxAnisotropy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexRefSetMaxAnisotropy},
+    [CGL_cuTexRefSetBorderColor] = {"cuTexRefSetBorderColor", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexRefSetBorderColor},
+    [CGL_cuTexRefSetFlags] = {"cuTexRefSetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexRefSetFlags},
+    [CGL_cuTexRefGetAddress_v2] = {"cuTexRefGetAddress_v2", "cuTexRefGetAddress", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexRefGetAddress_v2},
+    [CGL_cuTexRefGetArray] = {"cuTexRefGetArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexRefGetArray},
+    [CGL_cuTexRefGetMipmappedArray] = {"cuTexRefGetMipmappedArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexRefGetMipmappedArray},
+    [CGL_cuTexRefGetAddressMode] = {"cuTexRefGetAddressMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexRefGetAddressMode},
+    [CGL_cuTexRefGetFilterMode] = {"cuTexRefGetFilterMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexRefGetFilterMode},
+    [CGL_cuTexRefGetFormat] = {"cuTexRefGetFormat", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexRefGetFormat},
+    [CGL_cuTexRefGetMipmapFilterMode] = {"cuTexRefGetMipmapFilterMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexRefGetMipmapFilterMode},
+    [CGL_cuTexRefGetMipmapLevelBias] = {"cuTexRefGetMipmapLevelBias", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexRefGetMipmapLevelBias},
+    [CGL_cuTexRefGetMipmapLevelClamp] = {"cuTexRefGetMipmapLevelClamp", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexRefGetMipmapLevelClamp},
+    [CGL_cuTexRefGetMaxAnisotropy] = {"cuTexRefGetMaxAnisotropy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexRefGetMaxAnisotropy},
+    [CGL_cuTexRefGetBorderColor] = {"cuTexRefGetBorderColor", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexRefGetBorderColor},
+    [CGL_cuTexRefGetFlags] = {"cuTexRefGetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexRefGetFlags},
+    [CGL_cuTexRefCreate] = {"cuTexRefCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexRefCreate},
+    [CGL_cuTexRefDestroy] = {"cuTexRefDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexRefDestroy},
+    [CGL_cuSurfRefSetArray] = {"cuSurfRefSetArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuSurfRefSetArray},
+    [CGL_cuSurfRefGetArray] = {"cuSurfRefGetArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuSurfRefGetArray},
+    [CGL_cuTexObjectCreate] = {"cuTexObjectCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexObjectCreate},
+    [CGL_cuTexObjectDestroy] = {"cuTexObjectDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexObjectDestroy},
+    [CGL_cuTexObjectGetResourceDesc] = {"cuTexObjectGetResourceDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexObjectGetResourceDesc},
+    [CGL_cuTexObjectGetTextureDesc] = {"cuTexObjectGetTextureDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexObjectGetTextureDesc},
+    [CGL_cuTexObjectGetResourceViewDesc] = {"cuTexObjectGetResourceViewDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexObjectGetResourceViewDesc},
+    [CGL_cuSurfObjectCreate] = {"cuSurfObjectCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuSurfObjectCreate},
+    [CGL_cuSurfObjectDestroy] = {"cuSurfObjectDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuSurfObjectDestroy},
+    [CGL_cuSurfObjectGetResourceDesc] = {"cuSurfObjectGetResourceDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuSurfObjectGetResourceDesc},
+    [CGL_cuTensorMapEncodeTiled] = {"cuTensorMapEncodeTiled", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTensorMapEncodeTiled},
+    [CGL_cuTensorMapEncodeIm2col] = {"cuTensorMapEncodeIm2col", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTensorMapEncodeIm2col},
+    [CGL_cuTensorMapEncodeIm2colWide] = {"cuTensorMapEncodeIm2colWide", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTensorMapEncodeIm2colWide},
+    [CGL_cuTensorMapReplaceAddress] = {"cuTensorMapReplaceAddress", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTensorMapReplaceAddress},
+    [CGL_cuDeviceCanAccessPeer] = {"cuDeviceCanAccessPeer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDeviceCanAccessPeer},
+    [CGL_cuCtxEnablePeerAccess] = {"cuCtxEnablePeerAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxEnablePeerAccess},
+    [CGL_cuCtxDisablePeerAccess] = {"cuCtxDisablePeerAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxDisablePeerAccess},
+    [CGL_cuDeviceGetP2PAttribute] = {"cuDeviceGetP2PAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDeviceGetP2PAttribute},
+    [CGL_cuDeviceGetP2PAtomicCapabilities] = {"cuDeviceGetP2PAtomicCapabilities", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDeviceGetP2PAtomicCapabilities},
+    [CGL_cuGraphicsUnregisterResource] = {"cuGraphicsUnregisterResource", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuGraphicsUnregisterResource},
+    [CGL_cuGraphicsSubResourceGetMappedArray] = {"cuGraphicsSubResourceGetMappedArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuGraphicsSubResourceGetMappedArray},
+    [CGL_cuGraphicsResourceGetMappedMipmappedArray] = {"cuGraphicsResourceGetMappedMipmappedArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuGraphicsResourceGetMappedMipmappedArray},
+    [CGL_cuGraphicsResourceGetMappedPointer_v2] = {"cuGraphicsResourceGetMappedPointer_v2", "cuGraphicsResourceGetMappedPointer", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuGraphicsResourceGetMappedPointer_v2},
+    [CGL_cuGraphicsResourceSetMapFlags_v2] = {"cuGraphicsResourceSetMapFlags_v2", "cuGraphicsResourceSetMapFlags", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuGraphicsResourceSetMapFlags_v2},
+    [CGL_cuGraphicsMapResources_ptsz] = {"cuGraphicsMapResources_ptsz", "cuGraphicsMapResources", 0, 1, 0, "waits for the graphics API's work on the resources", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuGraphicsMapResources_ptsz},
+    [CGL_cuGraphicsUnmapResources_ptsz] = {"cuGraphicsUnmapResources_ptsz", "cuGraphicsUnmapResources", 0, 1, 0, "waits for CUDA's work on the resources before graphics may use them", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuGraphicsUnmapResources_ptsz},
+    [CGL_cuGetProcAddress_v2] = {"cuGetProcAddress_v2", "cuGetProcAddress", 0, 0, 0, NULL, NULL, cgl_states_cuGetProcAddress, 1, NULL, 0, .args = &cgl_targs_cuGetProcAddress_v2},
+    [CGL_cuCoredumpGetAttribute] = {"cuCoredumpGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCoredumpGetAttribute},
+    [CGL_cuCoredumpGetAttributeGlobal] = {"cuCoredumpGetAttributeGlobal", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCoredumpGetAttributeGlobal},
+    [CGL_cuCoredumpSetAttribute] = {"cuCoredumpSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCoredumpSetAttribute},
+    [CGL_cuCoredumpSetAttributeGlobal] = {"cuCoredumpSetAttributeGlobal", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCoredumpSetAttributeGlobal},
+    [CGL_cuGreenCtxCreate] = {"cuGreenCtxCreate", NULL, 0, 1, 0, "creates a green context (retains the primary context)", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuGreenCtxCreate},
+    [CGL_cuGreenCtxDestroy] = {"cuGreenCtxDestroy", NULL, 0, 1, 0, "destroys a green context, waiting for its work", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuGreenCtxDestroy},
+    [CGL_cuCtxFromGreenCtx] = {"cuCtxFromGreenCtx", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxFromGreenCtx},
+    [CGL_cuDeviceGetDevResource] = {"cuDeviceGetDevResource", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDeviceGetDevResource},
+    [CGL_cuCtxGetDevResource] = {"cuCtxGetDevResource", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxGetDevResource},
+    [CGL_cuGreenCtxGetDevResource] = {"cuGreenCtxGetDevResource", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuGreenCtxGetDevResource},
+    [CGL_cuDevSmResourceSplitByCount] = {"cuDevSmResourceSplitByCount", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDevSmResourceSplitByCount},
+    [CGL_cuDevResourceGenerateDesc] = {"cuDevResourceGenerateDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDevResourceGenerateDesc},
+    [CGL_cuGreenCtxRecordEvent] = {"cuGreenCtxRecordEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuGreenCtxRecordEvent},
+    [CGL_cuGreenCtxWaitEvent] = {"cuGreenCtxWaitEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuGreenCtxWaitEvent},
+    [CGL_cuStreamGetGreenCtx] = {"cuStreamGetGreenCtx", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamGetGreenCtx},
+    [CGL_cuGreenCtxStreamCreate] = {"cuGreenCtxStreamCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuGreenCtxStreamCreate},
+    [CGL_cuGreenCtxGetId] = {"cuGreenCtxGetId", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuGreenCtxGetId},
+    [CGL_cuLogsRegisterCallback] = {"cuLogsRegisterCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLogsRegisterCallback},
+    [CGL_cuLogsUnregisterCallback] = {"cuLogsUnregisterCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLogsUnregisterCallback},
+    [CGL_cuLogsCurrent] = {"cuLogsCurrent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLogsCurrent},
+    [CGL_cuLogsDumpToFile] = {"cuLogsDumpToFile", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLogsDumpToFile},
+    [CGL_cuLogsDumpToMemory] = {"cuLogsDumpToMemory", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLogsDumpToMemory},
+    [CGL_cuMemHostRegister] = {"cuMemHostRegister", NULL, 0, 1, 0, "pins existing host memory (operating system calls, in proportion to the size)", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemHostRegister},
+    [CGL_cuGraphicsResourceSetMapFlags] = {"cuGraphicsResourceSetMapFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuGraphicsResourceSetMapFlags},
+    [CGL_cuLinkCreate] = {"cuLinkCreate", NULL, 0, 1, 0, "starts a JIT link session in the driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLinkCreate},
+    [CGL_cuLinkAddData] = {"cuLinkAddData", NULL, 0, 1, 0, "compiles PTX added to the link in the driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLinkAddData},
+    [CGL_cuLinkAddFile] = {"cuLinkAddFile", NULL, 0, 1, 0, "reads the file and compiles its PTX in the driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLinkAddFile},
+    [CGL_cuTexRefSetAddress2D_v2] = {"cuTexRefSetAddress2D_v2", "cuTexRefSetAddress2D", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexRefSetAddress2D_v2},
+    [CGL_cuDeviceTotalMem] = {"cuDeviceTotalMem", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDeviceTotalMem},
+    [CGL_cuCtxCreate] = {"cuCtxCreate", NULL, 0, 1, 0, "creates a context on the device", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxCreate},
+    [CGL_cuCtxCreate_v2] = {"cuCtxCreate_v2", "cuCtxCreate", 0, 1, 0, "creates a context on the device", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxCreate_v2},
+    [CGL_cuCtxCreate_v3] = {"cuCtxCreate_v3", "cuCtxCreate", 0, 1, 0, "creates a context on the device", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxCreate_v3},
+    [CGL_cuModuleGetGlobal] = {"cuModuleGetGlobal", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuModuleGetGlobal},
+    [CGL_cuMemGetInfo] = {"cuMemGetInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemGetInfo},
+    [CGL_cuMemAlloc] = {"cuMemAlloc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemAlloc},
+    [CGL_cuMemAllocPitch] = {"cuMemAllocPitch", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemAllocPitch},
+    [CGL_cuMemFree] = {"cuMemFree", NULL, 0, 1, 0, "synchronizes the device before freeing", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemFree},
+    [CGL_cuMemGetAddressRange] = {"cuMemGetAddressRange", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemGetAddressRange},
+    [CGL_cuMemAllocHost] = {"cuMemAllocHost", NULL, 0, 1, 0, "allocates and pins host memory (operating system calls, in proportion to the size)", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemAllocHost},
+    [CGL_cuMemHostGetDevicePointer] = {"cuMemHostGetDevicePointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemHostGetDevicePointer},
+    [CGL_cuMemcpyHtoD] = {"cuMemcpyHtoD", NULL, 0, 1, 0, "synchronous copy from host memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyHtoD},
+    [CGL_cuMemcpyDtoH] = {"cuMemcpyDtoH", NULL, 0, 1, 0, "synchronous copy to host memory: waits for the device", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyDtoH},
+    [CGL_cuMemcpyDtoD] = {"cuMemcpyDtoD", NULL, 0, 1, 0, "synchronous copy on the device", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyDtoD},
+    [CGL_cuMemcpyDtoA] = {"cuMemcpyDtoA", NULL, 0, 1, 0, "synchronous copy to an array", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyDtoA},
+    [CGL_cuMemcpyAtoD] = {"cuMemcpyAtoD", NULL, 0, 1, 0, "synchronous copy from an array", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyAtoD},
+    [CGL_cuMemcpyHtoA] = {"cuMemcpyHtoA", NULL, 0, 1, 0, "synchronous copy from host memory to an array", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyHtoA},
+    [CGL_cuMemcpyAtoH] = {"cuMemcpyAtoH", NULL, 0, 1, 0, "synchronous copy from an array to host memory: waits for the device", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyAtoH},
+    [CGL_cuMemcpyAtoA] = {"cuMemcpyAtoA", NULL, 0, 1, 0, "synchronous copy between arrays", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyAtoA},
+    [CGL_cuMemcpyHtoAAsync] = {"cuMemcpyHtoAAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyHtoAAsync},
+    [CGL_cuMemcpyAtoHAsync] = {"cuMemcpyAtoHAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyAtoHAsync},
+    [CGL_cuMemcpy2D] = {"cuMemcpy2D", NULL, 0, 1, 0, "synchronous 2D copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpy2D},
+    [CGL_cuMemcpy2DUnaligned] = {"cuMemcpy2DUnaligned", NULL, 0, 1, 0, "synchronous 2D copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpy2DUnaligned},
+    [CGL_cuMemcpy3D] = {"cuMemcpy3D", NULL, 0, 1, 0, "synchronous 3D copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpy3D},
+    [CGL_cuMemcpyHtoDAsync] = {"cuMemcpyHtoDAsync", NULL, 0, 1, 0, "stages pageable host memory synchronously before returning", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyHtoDAsync},
+    [CGL_cuMemcpyDtoHAsync] = {"cuMemcpyDtoHAsync", NULL, 0, 1, 0, "synchronous when the destination is pageable host memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyDtoHAsync},
+    [CGL_cuMemcpyDtoDAsync] = {"cuMemcpyDtoDAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyDtoDAsync},
+    [CGL_cuMemcpy2DAsync] = {"cuMemcpy2DAsync", NULL, 0, 1, 0, "synchronous when the host side is pageable memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpy2DAsync},
+    [CGL_cuMemcpy3DAsync] = {"cuMemcpy3DAsync", NULL, 0, 1, 0, "synchronous when the host side is pageable memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpy3DAsync},
+    [CGL_cuMemsetD8] = {"cuMemsetD8", NULL, 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemsetD8},
+    [CGL_cuMemsetD16] = {"cuMemsetD16", NULL, 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemsetD16},
+    [CGL_cuMemsetD32] = {"cuMemsetD32", NULL, 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemsetD32},
+    [CGL_cuMemsetD2D8] = {"cuMemsetD2D8", NULL, 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemsetD2D8},
+    [CGL_cuMemsetD2D16] = {"cuMemsetD2D16", NULL, 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemsetD2D16},
+    [CGL_cuMemsetD2D32] = {"cuMemsetD2D32", NULL, 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemsetD2D32},
+    [CGL_cuArrayCreate] = {"cuArrayCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuArrayCreate},
+    [CGL_cuArrayGetDescriptor] = {"cuArrayGetDescriptor", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuArrayGetDescriptor},
+    [CGL_cuArray3DCreate] = {"cuArray3DCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuArray3DCreate},
+    [CGL_cuArray3DGetDescriptor] = {"cuArray3DGetDescriptor", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuArray3DGetDescriptor},
+    [CGL_cuTexRefSetAddress] = {"cuTexRefSetAddress", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexRefSetAddress},
+    [CGL_cuTexRefSetAddress2D] = {"cuTexRefSetAddress2D", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexRefSetAddress2D},
+    [CGL_cuTexRefGetAddress] = {"cuTexRefGetAddress", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuTexRefGetAddress},
+    [CGL_cuGraphicsResourceGetMappedPointer] = {"cuGraphicsResourceGetMappedPointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuGraphicsResourceGetMappedPointer},
+    [CGL_cuCtxDestroy] = {"cuCtxDestroy", NULL, 0, 1, 0, "waits for the context's work, then destroys it", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxDestroy},
+    [CGL_cuCtxPopCurrent] = {"cuCtxPopCurrent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxPopCurrent},
+    [CGL_cuCtxPushCurrent] = {"cuCtxPushCurrent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxPushCurrent},
+    [CGL_cuStreamDestroy] = {"cuStreamDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamDestroy},
+    [CGL_cuEventDestroy] = {"cuEventDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuEventDestroy},
+    [CGL_cuEventElapsedTime] = {"cuEventElapsedTime", NULL, 0, 0, 0, NULL, NULL, cgl_states_cuEventElapsedTime, 1, NULL, 0, .args = &cgl_targs_cuEventElapsedTime},
+    [CGL_cuDevicePrimaryCtxRelease] = {"cuDevicePrimaryCtxRelease", NULL, 0, 1, 0, "the last release destroys the primary context, waiting for its work", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDevicePrimaryCtxRelease},
+    [CGL_cuDevicePrimaryCtxReset] = {"cuDevicePrimaryCtxReset", NULL, 0, 1, 0, "destroys the primary context, waiting for its work", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDevicePrimaryCtxReset},
+    [CGL_cuDevicePrimaryCtxSetFlags] = {"cuDevicePrimaryCtxSetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDevicePrimaryCtxSetFlags},
+    [CGL_cuDeviceGetUuid] = {"cuDeviceGetUuid", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDeviceGetUuid},
+    [CGL_cuMemcpyHtoD_v2] = {"cuMemcpyHtoD_v2", "cuMemcpyHtoD", 0, 1, 0, "synchronous copy from host memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyHtoD_v2},
+    [CGL_cuMemcpyDtoH_v2] = {"cuMemcpyDtoH_v2", "cuMemcpyDtoH", 0, 1, 0, "synchronous copy to host memory: waits for the device", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyDtoH_v2},
+    [CGL_cuMemcpyDtoD_v2] = {"cuMemcpyDtoD_v2", "cuMemcpyDtoD", 0, 1, 0, "synchronous copy on the device", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyDtoD_v2},
+    [CGL_cuMemcpyDtoA_v2] = {"cuMemcpyDtoA_v2", "cuMemcpyDtoA", 0, 1, 0, "synchronous copy to an array", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyDtoA_v2},
+    [CGL_cuMemcpyAtoD_v2] = {"cuMemcpyAtoD_v2", "cuMemcpyAtoD", 0, 1, 0, "synchronous copy from an array", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyAtoD_v2},
+    [CGL_cuMemcpyHtoA_v2] = {"cuMemcpyHtoA_v2", "cuMemcpyHtoA", 0, 1, 0, "synchronous copy from host memory to an array", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyHtoA_v2},
+    [CGL_cuMemcpyAtoH_v2] = {"cuMemcpyAtoH_v2", "cuMemcpyAtoH", 0, 1, 0, "synchronous copy from an array to host memory: waits for the device", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyAtoH_v2},
+    [CGL_cuMemcpyAtoA_v2] = {"cuMemcpyAtoA_v2", "cuMemcpyAtoA", 0, 1, 0, "synchronous copy between arrays", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyAtoA_v2},
+    [CGL_cuMemcpyHtoAAsync_v2] = {"cuMemcpyHtoAAsync_v2", "cuMemcpyHtoAAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyHtoAAsync_v2},
+    [CGL_cuMemcpyAtoHAsync_v2] = {"cuMemcpyAtoHAsync_v2", "cuMemcpyAtoHAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyAtoHAsync_v2},
+    [CGL_cuMemcpy2D_v2] = {"cuMemcpy2D_v2", "cuMemcpy2D", 0, 1, 0, "synchronous 2D copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpy2D_v2},
+    [CGL_cuMemcpy2DUnaligned_v2] = {"cuMemcpy2DUnaligned_v2", "cuMemcpy2DUnaligned", 0, 1, 0, "synchronous 2D copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpy2DUnaligned_v2},
+    [CGL_cuMemcpy3D_v2] = {"cuMemcpy3D_v2", "cuMemcpy3D", 0, 1, 0, "synchronous 3D copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpy3D_v2},
+    [CGL_cuMemcpyHtoDAsync_v2] = {"cuMemcpyHtoDAsync_v2", "cuMemcpyHtoDAsync", 0, 1, 0, "stages pageable host memory synchronously before returning", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyHtoDAsync_v2},
+    [CGL_cuMemcpyDtoHAsync_v2] = {"cuMemcpyDtoHAsync_v2", "cuMemcpyDtoHAsync", 0, 1, 0, "synchronous when the destination is pageable host memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyDtoHAsync_v2},
+    [CGL_cuMemcpyDtoDAsync_v2] = {"cuMemcpyDtoDAsync_v2", "cuMemcpyDtoDAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyDtoDAsync_v2},
+    [CGL_cuMemcpy2DAsync_v2] = {"cuMemcpy2DAsync_v2", "cuMemcpy2DAsync", 0, 1, 0, "synchronous when the host side is pageable memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpy2DAsync_v2},
+    [CGL_cuMemcpy3DAsync_v2] = {"cuMemcpy3DAsync_v2", "cuMemcpy3DAsync", 0, 1, 0, "synchronous when the host side is pageable memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpy3DAsync_v2},
+    [CGL_cuMemsetD8_v2] = {"cuMemsetD8_v2", "cuMemsetD8", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemsetD8_v2},
+    [CGL_cuMemsetD16_v2] = {"cuMemsetD16_v2", "cuMemsetD16", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemsetD16_v2},
+    [CGL_cuMemsetD32_v2] = {"cuMemsetD32_v2", "cuMemsetD32", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemsetD32_v2},
+    [CGL_cuMemsetD2D8_v2] = {"cuMemsetD2D8_v2", "cuMemsetD2D8", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemsetD2D8_v2},
+    [CGL_cuMemsetD2D16_v2] = {"cuMemsetD2D16_v2", "cuMemsetD2D16", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemsetD2D16_v2},
+    [CGL_cuMemsetD2D32_v2] = {"cuMemsetD2D32_v2", "cuMemsetD2D32", 0, 1, 0, "synchronous memset: waits when the target is host memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemsetD2D32_v2},
+    [CGL_cuMemcpy] = {"cuMemcpy", NULL, 0, 1, 0, "synchronous copy: returns when the copy is done", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpy},
+    [CGL_cuMemcpyAsync] = {"cuMemcpyAsync", NULL, 0, 1, 0, "synchronous when either side is pageable host memory", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyAsync},
+    [CGL_cuMemcpyPeer] = {"cuMemcpyPeer", NULL, 0, 1, 0, "synchronous copy between devices", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyPeer},
+    [CGL_cuMemcpyPeerAsync] = {"cuMemcpyPeerAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyPeerAsync},
+    [CGL_cuMemcpy3DPeer] = {"cuMemcpy3DPeer", NULL, 0, 1, 0, "synchronous 3D copy between devices", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpy3DPeer},
+    [CGL_cuMemcpy3DPeerAsync] = {"cuMemcpy3DPeerAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpy3DPeerAsync},
+    [CGL_cuMemcpyBatchAsync] = {"cuMemcpyBatchAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyBatchAsync},
+    [CGL_cuMemcpy3DBatchAsync] = {"cuMemcpy3DBatchAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpy3DBatchAsync},
+    [CGL_cuMemcpyBatchAsync_ptsz] = {"cuMemcpyBatchAsync_ptsz", "cuMemcpyBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyBatchAsync_ptsz},
+    [CGL_cuMemcpy3DBatchAsync_ptsz] = {"cuMemcpy3DBatchAsync_ptsz", "cuMemcpy3DBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpy3DBatchAsync_ptsz},
+    [CGL_cuMemcpyBatchAsync_v2] = {"cuMemcpyBatchAsync_v2", "cuMemcpyBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpyBatchAsync_v2},
+    [CGL_cuMemcpy3DBatchAsync_v2] = {"cuMemcpy3DBatchAsync_v2", "cuMemcpy3DBatchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemcpy3DBatchAsync_v2},
+    [CGL_cuMemsetD8Async] = {"cuMemsetD8Async", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemsetD8Async},
+    [CGL_cuMemsetD16Async] = {"cuMemsetD16Async", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemsetD16Async},
+    [CGL_cuMemsetD32Async] = {"cuMemsetD32Async", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemsetD32Async},
+    [CGL_cuMemsetD2D8Async] = {"cuMemsetD2D8Async", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemsetD2D8Async},
+    [CGL_cuMemsetD2D16Async] = {"cuMemsetD2D16Async", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemsetD2D16Async},
+    [CGL_cuMemsetD2D32Async] = {"cuMemsetD2D32Async", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemsetD2D32Async},
+    [CGL_cuStreamGetPriority] = {"cuStreamGetPriority", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamGetPriority},
+    [CGL_cuStreamGetId] = {"cuStreamGetId", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamGetId},
+    [CGL_cuStreamGetFlags] = {"cuStreamGetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamGetFlags},
+    [CGL_cuStreamGetDevice] = {"cuStreamGetDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamGetDevice},
+    [CGL_cuStreamGetCtx] = {"cuStreamGetCtx", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamGetCtx},
+    [CGL_cuStreamGetCtx_v2] = {"cuStreamGetCtx_v2", "cuStreamGetCtx", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamGetCtx_v2},
+    [CGL_cuStreamWaitEvent] = {"cuStreamWaitEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamWaitEvent},
+    [CGL_cuStreamAddCallback] = {"cuStreamAddCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamAddCallback},
+    [CGL_cuStreamAttachMemAsync] = {"cuStreamAttachMemAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamAttachMemAsync},
+    [CGL_cuStreamQuery] = {"cuStreamQuery", NULL, 0, 0, 0, NULL, NULL, cgl_states_cuStreamQuery, 1, NULL, 0, .args = &cgl_targs_cuStreamQuery},
+    [CGL_cuStreamSynchronize] = {"cuStreamSynchronize", NULL, 0, 1, 0, "waits until every command of the stream has completed", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamSynchronize},
+    [CGL_cuEventRecord] = {"cuEventRecord", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuEventRecord},
+    [CGL_cuEventRecordWithFlags] = {"cuEventRecordWithFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuEventRecordWithFlags},
+    [CGL_cuLaunchKernel] = {"cuLaunchKernel", NULL, 0, 1, 0, "the first launch of a lazily loaded kernel loads it; waits when the launch queue is full", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLaunchKernel},
+    [CGL_cuLaunchKernelEx] = {"cuLaunchKernelEx", NULL, 0, 1, 0, "the first launch of a lazily loaded kernel loads it; waits when the launch queue is full", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLaunchKernelEx},
+    [CGL_cuLaunchHostFunc] = {"cuLaunchHostFunc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLaunchHostFunc},
+    [CGL_cuGraphicsMapResources] = {"cuGraphicsMapResources", NULL, 0, 1, 0, "waits for the graphics API's work on the resources", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuGraphicsMapResources},
+    [CGL_cuGraphicsUnmapResources] = {"cuGraphicsUnmapResources", NULL, 0, 1, 0, "waits for CUDA's work on the resources before graphics may use them", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuGraphicsUnmapResources},
+    [CGL_cuStreamWriteValue32] = {"cuStreamWriteValue32", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamWriteValue32},
+    [CGL_cuStreamWaitValue32] = {"cuStreamWaitValue32", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamWaitValue32},
+    [CGL_cuStreamWriteValue64] = {"cuStreamWriteValue64", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamWriteValue64},
+    [CGL_cuStreamWaitValue64] = {"cuStreamWaitValue64", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamWaitValue64},
+    [CGL_cuStreamBatchMemOp] = {"cuStreamBatchMemOp", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamBatchMemOp},
+    [CGL_cuStreamWriteValue32_ptsz] = {"cuStreamWriteValue32_ptsz", "cuStreamWriteValue32", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamWriteValue32_ptsz},
+    [CGL_cuStreamWaitValue32_ptsz] = {"cuStreamWaitValue32_ptsz", "cuStreamWaitValue32", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamWaitValue32_ptsz},
+    [CGL_cuStreamWriteValue64_ptsz] = {"cuStreamWriteValue64_ptsz", "cuStreamWriteValue64", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamWriteValue64_ptsz},
+    [CGL_cuStreamWaitValue64_ptsz] = {"cuStreamWaitValue64_ptsz", "cuStreamWaitValue64", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamWaitValue64_ptsz},
+    [CGL_cuStreamBatchMemOp_ptsz] = {"cuStreamBatchMemOp_ptsz", "cuStreamBatchMemOp", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamBatchMemOp_ptsz},
+    [CGL_cuStreamWriteValue32_v2] = {"cuStreamWriteValue32_v2", "cuStreamWriteValue32", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamWriteValue32_v2},
+    [CGL_cuStreamWaitValue32_v2] = {"cuStreamWaitValue32_v2", "cuStreamWaitValue32", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamWaitValue32_v2},
+    [CGL_cuStreamWriteValue64_v2] = {"cuStreamWriteValue64_v2", "cuStreamWriteValue64", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamWriteValue64_v2},
+    [CGL_cuStreamWaitValue64_v2] = {"cuStreamWaitValue64_v2", "cuStreamWaitValue64", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamWaitValue64_v2},
+    [CGL_cuStreamBatchMemOp_v2] = {"cuStreamBatchMemOp_v2", "cuStreamBatchMemOp", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamBatchMemOp_v2},
+    [CGL_cuMemPrefetchAsync] = {"cuMemPrefetchAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemPrefetchAsync},
+    [CGL_cuMemPrefetchAsync_ptsz] = {"cuMemPrefetchAsync_ptsz", "cuMemPrefetchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemPrefetchAsync_ptsz},
+    [CGL_cuMemPrefetchAsync_v2] = {"cuMemPrefetchAsync_v2", "cuMemPrefetchAsync", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemPrefetchAsync_v2},
+    [CGL_cuMemAdvise] = {"cuMemAdvise", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemAdvise},
+    [CGL_cuMemPrefetchBatchAsync] = {"cuMemPrefetchBatchAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemPrefetchBatchAsync},
+    [CGL_cuMemDiscardBatchAsync] = {"cuMemDiscardBatchAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemDiscardBatchAsync},
+    [CGL_cuMemDiscardAndPrefetchBatchAsync] = {"cuMemDiscardAndPrefetchBatchAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemDiscardAndPrefetchBatchAsync},
+    [CGL_cuLaunchCooperativeKernel] = {"cuLaunchCooperativeKernel", NULL, 0, 1, 0, "the first launch of a lazily loaded kernel loads it; waits when the launch queue is full", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuLaunchCooperativeKernel},
+    [CGL_cuSignalExternalSemaphoresAsync] = {"cuSignalExternalSemaphoresAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuSignalExternalSemaphoresAsync},
+    [CGL_cuWaitExternalSemaphoresAsync] = {"cuWaitExternalSemaphoresAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuWaitExternalSemaphoresAsync},
+    [CGL_cuStreamBeginCapture] = {"cuStreamBeginCapture", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamBeginCapture},
+    [CGL_cuStreamBeginCapture_ptsz] = {"cuStreamBeginCapture_ptsz", "cuStreamBeginCapture", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamBeginCapture_ptsz},
+    [CGL_cuStreamBeginCapture_v2] = {"cuStreamBeginCapture_v2", "cuStreamBeginCapture", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamBeginCapture_v2},
+    [CGL_cuStreamBeginCaptureToGraph] = {"cuStreamBeginCaptureToGraph", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuStreamBeginCaptureToGraph, 1, .args = &cgl_targs_cuStreamBeginCaptureToGraph},
+    [CGL_cuStreamEndCapture] = {"cuStreamEndCapture", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamEndCapture},
+    [CGL_cuStreamIsCapturing] = {"cuStreamIsCapturing", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamIsCapturing},
+    [CGL_cuStreamGetCaptureInfo] = {"cuStreamGetCaptureInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamGetCaptureInfo},
+    [CGL_cuStreamGetCaptureInfo_ptsz] = {"cuStreamGetCaptureInfo_ptsz", "cuStreamGetCaptureInfo", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamGetCaptureInfo_ptsz},
+    [CGL_cuStreamGetCaptureInfo_v2] = {"cuStreamGetCaptureInfo_v2", "cuStreamGetCaptureInfo", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamGetCaptureInfo_v2},
+    [CGL_cuStreamGetCaptureInfo_v2_ptsz] = {"cuStreamGetCaptureInfo_v2_ptsz", "cuStreamGetCaptureInfo", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamGetCaptureInfo_v2_ptsz},
+    [CGL_cuStreamGetCaptureInfo_v3] = {"cuStreamGetCaptureInfo_v3", "cuStreamGetCaptureInfo", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamGetCaptureInfo_v3},
+    [CGL_cuGraphAddKernelNode] = {"cuGraphAddKernelNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddKernelNode, 1, .args = &cgl_targs_cuGraphAddKernelNode},
+    [CGL_cuGraphKernelNodeGetParams] = {"cuGraphKernelNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphKernelNodeGetParams, 1, .args = &cgl_targs_cuGraphKernelNodeGetParams},
+    [CGL_cuGraphKernelNodeSetParams] = {"cuGraphKernelNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphKernelNodeSetParams, 1, .args = &cgl_targs_cuGraphKernelNodeSetParams},
+    [CGL_cuGraphExecKernelNodeSetParams] = {"cuGraphExecKernelNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecKernelNodeSetParams, 2, .args = &cgl_targs_cuGraphExecKernelNodeSetParams},
+    [CGL_cuGraphInstantiateWithParams] = {"cuGraphInstantiateWithParams", NULL, 0, 1, 0, "builds the executable graph in the driver (and may upload it)", NULL, NULL, 0, cgl_rules_cuGraphInstantiateWithParams, 1, .args = &cgl_targs_cuGraphInstantiateWithParams},
+    [CGL_cuGraphExecUpdate] = {"cuGraphExecUpdate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphExecUpdate, 2, .args = &cgl_targs_cuGraphExecUpdate},
+    [CGL_cuGraphUpload] = {"cuGraphUpload", NULL, 0, 1, 0, "uploads the executable graph to the device", NULL, NULL, 0, cgl_rules_cuGraphUpload, 1, .args = &cgl_targs_cuGraphUpload},
+    [CGL_cuGraphLaunch] = {"cuGraphLaunch", NULL, 0, 1, 0, "uploads the graph at its first launch; waits when the launch queue is full", NULL, NULL, 0, cgl_rules_cuGraphLaunch, 1, .args = &cgl_targs_cuGraphLaunch},
+    [CGL_cuGraphGetEdges] = {"cuGraphGetEdges", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphGetEdges, 1, .args = &cgl_targs_cuGraphGetEdges},
+    [CGL_cuGraphNodeGetDependencies] = {"cuGraphNodeGetDependencies", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeGetDependencies, 1, .args = &cgl_targs_cuGraphNodeGetDependencies},
+    [CGL_cuGraphNodeGetDependentNodes] = {"cuGraphNodeGetDependentNodes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphNodeGetDependentNodes, 1, .args = &cgl_targs_cuGraphNodeGetDependentNodes},
+    [CGL_cuGraphAddDependencies] = {"cuGraphAddDependencies", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddDependencies, 1, .args = &cgl_targs_cuGraphAddDependencies},
+    [CGL_cuGraphRemoveDependencies] = {"cuGraphRemoveDependencies", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphRemoveDependencies, 1, .args = &cgl_targs_cuGraphRemoveDependencies},
+    [CGL_cuGraphAddNode] = {"cuGraphAddNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_cuGraphAddNode, 1, .args = &cgl_targs_cuGraphAddNode},
+    [CGL_cuStreamCopyAttributes] = {"cuStreamCopyAttributes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamCopyAttributes},
+    [CGL_cuStreamGetAttribute] = {"cuStreamGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamGetAttribute},
+    [CGL_cuStreamSetAttribute] = {"cuStreamSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamSetAttribute},
+    [CGL_cuIpcOpenMemHandle] = {"cuIpcOpenMemHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuIpcOpenMemHandle},
+    [CGL_cuGraphInstantiate] = {"cuGraphInstantiate", NULL, 0, 1, 0, "builds the executable graph in the driver", NULL, NULL, 0, cgl_rules_cuGraphInstantiate, 1, .args = &cgl_targs_cuGraphInstantiate},
+    [CGL_cuGraphInstantiate_v2] = {"cuGraphInstantiate_v2", "cuGraphInstantiate", 0, 1, 0, "builds the executable graph in the driver", NULL, NULL, 0, cgl_rules_cuGraphInstantiate_v2, 1, .args = &cgl_targs_cuGraphInstantiate_v2},
+    [CGL_cuMemMapArrayAsync] = {"cuMemMapArrayAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemMapArrayAsync},
+    [CGL_cuMemFreeAsync] = {"cuMemFreeAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemFreeAsync},
+    [CGL_cuMemAllocAsync] = {"cuMemAllocAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemAllocAsync},
+    [CGL_cuMemAllocFromPoolAsync] = {"cuMemAllocFromPoolAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemAllocFromPoolAsync},
+    [CGL_cuStreamUpdateCaptureDependencies] = {"cuStreamUpdateCaptureDependencies", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamUpdateCaptureDependencies},
+    [CGL_cuStreamUpdateCaptureDependencies_ptsz] = {"cuStreamUpdateCaptureDependencies_ptsz", "cuStreamUpdateCaptureDependencies", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamUpdateCaptureDependencies_ptsz},
+    [CGL_cuStreamUpdateCaptureDependencies_v2] = {"cuStreamUpdateCaptureDependencies_v2", "cuStreamUpdateCaptureDependencies", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuStreamUpdateCaptureDependencies_v2},
+    [CGL_cuMemBatchDecompressAsync] = {"cuMemBatchDecompressAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuMemBatchDecompressAsync},
+    [CGL_cuGetProcAddress] = {"cuGetProcAddress", NULL, 0, 0, 0, NULL, NULL, cgl_states_cuGetProcAddress, 1, NULL, 0, .args = &cgl_targs_cuGetProcAddress},
+    [CGL_cuCheckpointProcessGetRestoreThreadId] = {"cuCheckpointProcessGetRestoreThreadId", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCheckpointProcessGetRestoreThreadId},
+    [CGL_cuCheckpointProcessGetState] = {"cuCheckpointProcessGetState", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCheckpointProcessGetState},
+    [CGL_cuCheckpointProcessLock] = {"cuCheckpointProcessLock", NULL, 0, 1, 0, "waits for the process's submitted work (up to the timeout given)", NULL, cgl_states_cuCheckpointProcessLock, 1, NULL, 0, .args = &cgl_targs_cuCheckpointProcessLock},
+    [CGL_cuCheckpointProcessCheckpoint] = {"cuCheckpointProcessCheckpoint", NULL, 0, 1, 0, "copies the device memory of the process to the host", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCheckpointProcessCheckpoint},
+    [CGL_cuCheckpointProcessRestore] = {"cuCheckpointProcessRestore", NULL, 0, 1, 0, "copies the device memory of the process back to the devices", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCheckpointProcessRestore},
+    [CGL_cuCheckpointProcessUnlock] = {"cuCheckpointProcessUnlock", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCheckpointProcessUnlock},
 };
 
 /* Names a CUresult; codes that repeat a value are left to their first name. */
@@ -2331,6 +3438,11 @@ struct cgl_fr_cuGetErrorString {
     const char **pStr;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuGetErrorString[2] = {
+    {"error", offsetof(struct cgl_fr_cuGetErrorString, error), sizeof(((struct cgl_fr_cuGetErrorString *)0)->error), 7, 0, 0, 0, NULL},
+    {"pStr", offsetof(struct cgl_fr_cuGetErrorString, pStr), sizeof(((struct cgl_fr_cuGetErrorString *)0)->pStr), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGetErrorString = {2, offsetof(struct cgl_fr_cuGetErrorString, cgl_ret), sizeof(((struct cgl_fr_cuGetErrorString *)0)->cgl_ret), 7, cgl_ta_cuGetErrorString};
 CG_THUNK(cuGetErrorString, (cgl_f->error, cgl_f->pStr), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGetErrorString(CUresult error, const char **pStr)
 {
@@ -2356,6 +3468,11 @@ struct cgl_fr_cuGetErrorName {
     const char **pStr;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuGetErrorName[2] = {
+    {"error", offsetof(struct cgl_fr_cuGetErrorName, error), sizeof(((struct cgl_fr_cuGetErrorName *)0)->error), 7, 0, 0, 0, NULL},
+    {"pStr", offsetof(struct cgl_fr_cuGetErrorName, pStr), sizeof(((struct cgl_fr_cuGetErrorName *)0)->pStr), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGetErrorName = {2, offsetof(struct cgl_fr_cuGetErrorName, cgl_ret), sizeof(((struct cgl_fr_cuGetErrorName *)0)->cgl_ret), 7, cgl_ta_cuGetErrorName};
 CG_THUNK(cuGetErrorName, (cgl_f->error, cgl_f->pStr), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGetErrorName(CUresult error, const char **pStr)
 {
@@ -2380,6 +3497,10 @@ struct cgl_fr_cuInit {
     unsigned int Flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuInit[1] = {
+    {"Flags", offsetof(struct cgl_fr_cuInit, Flags), sizeof(((struct cgl_fr_cuInit *)0)->Flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuInit = {1, offsetof(struct cgl_fr_cuInit, cgl_ret), sizeof(((struct cgl_fr_cuInit *)0)->cgl_ret), 7, cgl_ta_cuInit};
 CG_THUNK(cuInit, (cgl_f->Flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuInit(unsigned int Flags)
 {
@@ -2405,6 +3526,10 @@ struct cgl_fr_cuDriverGetVersion {
     int *driverVersion;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDriverGetVersion[1] = {
+    {"driverVersion", offsetof(struct cgl_fr_cuDriverGetVersion, driverVersion), sizeof(((struct cgl_fr_cuDriverGetVersion *)0)->driverVersion), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDriverGetVersion = {1, offsetof(struct cgl_fr_cuDriverGetVersion, cgl_ret), sizeof(((struct cgl_fr_cuDriverGetVersion *)0)->cgl_ret), 7, cgl_ta_cuDriverGetVersion};
 CG_THUNK(cuDriverGetVersion, (cgl_f->driverVersion), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDriverGetVersion(int *driverVersion)
 {
@@ -2430,6 +3555,11 @@ struct cgl_fr_cuDeviceGet {
     int ordinal;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDeviceGet[2] = {
+    {"device", offsetof(struct cgl_fr_cuDeviceGet, device), sizeof(((struct cgl_fr_cuDeviceGet *)0)->device), 3, 0, 0, 0, NULL},
+    {"ordinal", offsetof(struct cgl_fr_cuDeviceGet, ordinal), sizeof(((struct cgl_fr_cuDeviceGet *)0)->ordinal), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDeviceGet = {2, offsetof(struct cgl_fr_cuDeviceGet, cgl_ret), sizeof(((struct cgl_fr_cuDeviceGet *)0)->cgl_ret), 7, cgl_ta_cuDeviceGet};
 CG_THUNK(cuDeviceGet, (cgl_f->device, cgl_f->ordinal), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGet(CUdevice *device, int ordinal)
 {
@@ -2454,6 +3584,10 @@ struct cgl_fr_cuDeviceGetCount {
     int *count;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDeviceGetCount[1] = {
+    {"count", offsetof(struct cgl_fr_cuDeviceGetCount, count), sizeof(((struct cgl_fr_cuDeviceGetCount *)0)->count), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDeviceGetCount = {1, offsetof(struct cgl_fr_cuDeviceGetCount, cgl_ret), sizeof(((struct cgl_fr_cuDeviceGetCount *)0)->cgl_ret), 7, cgl_ta_cuDeviceGetCount};
 CG_THUNK(cuDeviceGetCount, (cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetCount(int *count)
 {
@@ -2480,6 +3614,12 @@ struct cgl_fr_cuDeviceGetName {
     CUdevice dev;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDeviceGetName[3] = {
+    {"name", offsetof(struct cgl_fr_cuDeviceGetName, name), sizeof(((struct cgl_fr_cuDeviceGetName *)0)->name), 3, 0, 0, 0, NULL},
+    {"len", offsetof(struct cgl_fr_cuDeviceGetName, len), sizeof(((struct cgl_fr_cuDeviceGetName *)0)->len), 1, 0, 0, 0, NULL},
+    {"dev", offsetof(struct cgl_fr_cuDeviceGetName, dev), sizeof(((struct cgl_fr_cuDeviceGetName *)0)->dev), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDeviceGetName = {3, offsetof(struct cgl_fr_cuDeviceGetName, cgl_ret), sizeof(((struct cgl_fr_cuDeviceGetName *)0)->cgl_ret), 7, cgl_ta_cuDeviceGetName};
 CG_THUNK(cuDeviceGetName, (cgl_f->name, cgl_f->len, cgl_f->dev), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetName(char *name, int len, CUdevice dev)
 {
@@ -2505,6 +3645,11 @@ struct cgl_fr_cuDeviceGetUuid_v2 {
     CUdevice dev;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDeviceGetUuid_v2[2] = {
+    {"uuid", offsetof(struct cgl_fr_cuDeviceGetUuid_v2, uuid), sizeof(((struct cgl_fr_cuDeviceGetUuid_v2 *)0)->uuid), 3, 0, 0, 0, NULL},
+    {"dev", offsetof(struct cgl_fr_cuDeviceGetUuid_v2, dev), sizeof(((struct cgl_fr_cuDeviceGetUuid_v2 *)0)->dev), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDeviceGetUuid_v2 = {2, offsetof(struct cgl_fr_cuDeviceGetUuid_v2, cgl_ret), sizeof(((struct cgl_fr_cuDeviceGetUuid_v2 *)0)->cgl_ret), 7, cgl_ta_cuDeviceGetUuid_v2};
 CG_THUNK(cuDeviceGetUuid_v2, (cgl_f->uuid, cgl_f->dev), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
 {
@@ -2531,6 +3676,12 @@ struct cgl_fr_cuDeviceGetLuid {
     CUdevice dev;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDeviceGetLuid[3] = {
+    {"luid", offsetof(struct cgl_fr_cuDeviceGetLuid, luid), sizeof(((struct cgl_fr_cuDeviceGetLuid *)0)->luid), 3, 0, 0, 0, NULL},
+    {"deviceNodeMask", offsetof(struct cgl_fr_cuDeviceGetLuid, deviceNodeMask), sizeof(((struct cgl_fr_cuDeviceGetLuid *)0)->deviceNodeMask), 3, 0, 0, 0, NULL},
+    {"dev", offsetof(struct cgl_fr_cuDeviceGetLuid, dev), sizeof(((struct cgl_fr_cuDeviceGetLuid *)0)->dev), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDeviceGetLuid = {3, offsetof(struct cgl_fr_cuDeviceGetLuid, cgl_ret), sizeof(((struct cgl_fr_cuDeviceGetLuid *)0)->cgl_ret), 7, cgl_ta_cuDeviceGetLuid};
 CG_THUNK(cuDeviceGetLuid, (cgl_f->luid, cgl_f->deviceNodeMask, cgl_f->dev), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUdevice dev)
 {
@@ -2556,6 +3707,11 @@ struct cgl_fr_cuDeviceTotalMem_v2 {
     CUdevice dev;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDeviceTotalMem_v2[2] = {
+    {"bytes", offsetof(struct cgl_fr_cuDeviceTotalMem_v2, bytes), sizeof(((struct cgl_fr_cuDeviceTotalMem_v2 *)0)->bytes), 3, 0, 0, 0, NULL},
+    {"dev", offsetof(struct cgl_fr_cuDeviceTotalMem_v2, dev), sizeof(((struct cgl_fr_cuDeviceTotalMem_v2 *)0)->dev), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDeviceTotalMem_v2 = {2, offsetof(struct cgl_fr_cuDeviceTotalMem_v2, cgl_ret), sizeof(((struct cgl_fr_cuDeviceTotalMem_v2 *)0)->cgl_ret), 7, cgl_ta_cuDeviceTotalMem_v2};
 CG_THUNK(cuDeviceTotalMem_v2, (cgl_f->bytes, cgl_f->dev), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 {
@@ -2583,6 +3739,13 @@ struct cgl_fr_cuDeviceGetTexture1DLinearMaxWidth {
     CUdevice dev;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDeviceGetTexture1DLinearMaxWidth[4] = {
+    {"maxWidthInElements", offsetof(struct cgl_fr_cuDeviceGetTexture1DLinearMaxWidth, maxWidthInElements), sizeof(((struct cgl_fr_cuDeviceGetTexture1DLinearMaxWidth *)0)->maxWidthInElements), 3, 0, 0, 0, NULL},
+    {"format", offsetof(struct cgl_fr_cuDeviceGetTexture1DLinearMaxWidth, format), sizeof(((struct cgl_fr_cuDeviceGetTexture1DLinearMaxWidth *)0)->format), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
+    {"numChannels", offsetof(struct cgl_fr_cuDeviceGetTexture1DLinearMaxWidth, numChannels), sizeof(((struct cgl_fr_cuDeviceGetTexture1DLinearMaxWidth *)0)->numChannels), 2, 0, 0, 0, NULL},
+    {"dev", offsetof(struct cgl_fr_cuDeviceGetTexture1DLinearMaxWidth, dev), sizeof(((struct cgl_fr_cuDeviceGetTexture1DLinearMaxWidth *)0)->dev), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDeviceGetTexture1DLinearMaxWidth = {4, offsetof(struct cgl_fr_cuDeviceGetTexture1DLinearMaxWidth, cgl_ret), sizeof(((struct cgl_fr_cuDeviceGetTexture1DLinearMaxWidth *)0)->cgl_ret), 7, cgl_ta_cuDeviceGetTexture1DLinearMaxWidth};
 CG_THUNK(cuDeviceGetTexture1DLinearMaxWidth, (cgl_f->maxWidthInElements, cgl_f->format, cgl_f->numChannels, cgl_f->dev), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev)
 {
@@ -2609,6 +3772,12 @@ struct cgl_fr_cuDeviceGetAttribute {
     CUdevice dev;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDeviceGetAttribute[3] = {
+    {"pi", offsetof(struct cgl_fr_cuDeviceGetAttribute, pi), sizeof(((struct cgl_fr_cuDeviceGetAttribute *)0)->pi), 3, 0, 0, 0, NULL},
+    {"attrib", offsetof(struct cgl_fr_cuDeviceGetAttribute, attrib), sizeof(((struct cgl_fr_cuDeviceGetAttribute *)0)->attrib), 4, 0, 0, sizeof cgl_en_4 / sizeof cgl_en_4[0], cgl_en_4},
+    {"dev", offsetof(struct cgl_fr_cuDeviceGetAttribute, dev), sizeof(((struct cgl_fr_cuDeviceGetAttribute *)0)->dev), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDeviceGetAttribute = {3, offsetof(struct cgl_fr_cuDeviceGetAttribute, cgl_ret), sizeof(((struct cgl_fr_cuDeviceGetAttribute *)0)->cgl_ret), 7, cgl_ta_cuDeviceGetAttribute};
 CG_THUNK(cuDeviceGetAttribute, (cgl_f->pi, cgl_f->attrib, cgl_f->dev), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
 {
@@ -2636,6 +3805,13 @@ struct cgl_fr_cuDeviceGetHostAtomicCapabilities {
     CUdevice dev;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDeviceGetHostAtomicCapabilities[4] = {
+    {"capabilities", offsetof(struct cgl_fr_cuDeviceGetHostAtomicCapabilities, capabilities), sizeof(((struct cgl_fr_cuDeviceGetHostAtomicCapabilities *)0)->capabilities), 3, 0, 0, 0, NULL},
+    {"operations", offsetof(struct cgl_fr_cuDeviceGetHostAtomicCapabilities, operations), sizeof(((struct cgl_fr_cuDeviceGetHostAtomicCapabilities *)0)->operations), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuDeviceGetHostAtomicCapabilities, count), sizeof(((struct cgl_fr_cuDeviceGetHostAtomicCapabilities *)0)->count), 2, 0, 0, 0, NULL},
+    {"dev", offsetof(struct cgl_fr_cuDeviceGetHostAtomicCapabilities, dev), sizeof(((struct cgl_fr_cuDeviceGetHostAtomicCapabilities *)0)->dev), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDeviceGetHostAtomicCapabilities = {4, offsetof(struct cgl_fr_cuDeviceGetHostAtomicCapabilities, cgl_ret), sizeof(((struct cgl_fr_cuDeviceGetHostAtomicCapabilities *)0)->cgl_ret), 7, cgl_ta_cuDeviceGetHostAtomicCapabilities};
 CG_THUNK(cuDeviceGetHostAtomicCapabilities, (cgl_f->capabilities, cgl_f->operations, cgl_f->count, cgl_f->dev), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice dev)
 {
@@ -2662,6 +3838,12 @@ struct cgl_fr_cuDeviceGetNvSciSyncAttributes {
     int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDeviceGetNvSciSyncAttributes[3] = {
+    {"nvSciSyncAttrList", offsetof(struct cgl_fr_cuDeviceGetNvSciSyncAttributes, nvSciSyncAttrList), sizeof(((struct cgl_fr_cuDeviceGetNvSciSyncAttributes *)0)->nvSciSyncAttrList), 3, 0, 0, 0, NULL},
+    {"dev", offsetof(struct cgl_fr_cuDeviceGetNvSciSyncAttributes, dev), sizeof(((struct cgl_fr_cuDeviceGetNvSciSyncAttributes *)0)->dev), 1, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuDeviceGetNvSciSyncAttributes, flags), sizeof(((struct cgl_fr_cuDeviceGetNvSciSyncAttributes *)0)->flags), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDeviceGetNvSciSyncAttributes = {3, offsetof(struct cgl_fr_cuDeviceGetNvSciSyncAttributes, cgl_ret), sizeof(((struct cgl_fr_cuDeviceGetNvSciSyncAttributes *)0)->cgl_ret), 7, cgl_ta_cuDeviceGetNvSciSyncAttributes};
 CG_THUNK(cuDeviceGetNvSciSyncAttributes, (cgl_f->nvSciSyncAttrList, cgl_f->dev, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, CUdevice dev, int flags)
 {
@@ -2687,6 +3869,11 @@ struct cgl_fr_cuDeviceSetMemPool {
     CUmemoryPool pool;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDeviceSetMemPool[2] = {
+    {"dev", offsetof(struct cgl_fr_cuDeviceSetMemPool, dev), sizeof(((struct cgl_fr_cuDeviceSetMemPool *)0)->dev), 1, 0, 0, 0, NULL},
+    {"pool", offsetof(struct cgl_fr_cuDeviceSetMemPool, pool), sizeof(((struct cgl_fr_cuDeviceSetMemPool *)0)->pool), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDeviceSetMemPool = {2, offsetof(struct cgl_fr_cuDeviceSetMemPool, cgl_ret), sizeof(((struct cgl_fr_cuDeviceSetMemPool *)0)->cgl_ret), 7, cgl_ta_cuDeviceSetMemPool};
 CG_THUNK(cuDeviceSetMemPool, (cgl_f->dev, cgl_f->pool), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
 {
@@ -2712,6 +3899,11 @@ struct cgl_fr_cuDeviceGetMemPool {
     CUdevice dev;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDeviceGetMemPool[2] = {
+    {"pool", offsetof(struct cgl_fr_cuDeviceGetMemPool, pool), sizeof(((struct cgl_fr_cuDeviceGetMemPool *)0)->pool), 3, 0, 0, 0, NULL},
+    {"dev", offsetof(struct cgl_fr_cuDeviceGetMemPool, dev), sizeof(((struct cgl_fr_cuDeviceGetMemPool *)0)->dev), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDeviceGetMemPool = {2, offsetof(struct cgl_fr_cuDeviceGetMemPool, cgl_ret), sizeof(((struct cgl_fr_cuDeviceGetMemPool *)0)->cgl_ret), 7, cgl_ta_cuDeviceGetMemPool};
 CG_THUNK(cuDeviceGetMemPool, (cgl_f->pool, cgl_f->dev), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
 {
@@ -2737,6 +3929,11 @@ struct cgl_fr_cuDeviceGetDefaultMemPool {
     CUdevice dev;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDeviceGetDefaultMemPool[2] = {
+    {"pool_out", offsetof(struct cgl_fr_cuDeviceGetDefaultMemPool, pool_out), sizeof(((struct cgl_fr_cuDeviceGetDefaultMemPool *)0)->pool_out), 3, 0, 0, 0, NULL},
+    {"dev", offsetof(struct cgl_fr_cuDeviceGetDefaultMemPool, dev), sizeof(((struct cgl_fr_cuDeviceGetDefaultMemPool *)0)->dev), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDeviceGetDefaultMemPool = {2, offsetof(struct cgl_fr_cuDeviceGetDefaultMemPool, cgl_ret), sizeof(((struct cgl_fr_cuDeviceGetDefaultMemPool *)0)->cgl_ret), 7, cgl_ta_cuDeviceGetDefaultMemPool};
 CG_THUNK(cuDeviceGetDefaultMemPool, (cgl_f->pool_out, cgl_f->dev), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
 {
@@ -2763,6 +3960,12 @@ struct cgl_fr_cuDeviceGetExecAffinitySupport {
     CUdevice dev;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDeviceGetExecAffinitySupport[3] = {
+    {"pi", offsetof(struct cgl_fr_cuDeviceGetExecAffinitySupport, pi), sizeof(((struct cgl_fr_cuDeviceGetExecAffinitySupport *)0)->pi), 3, 0, 0, 0, NULL},
+    {"type", offsetof(struct cgl_fr_cuDeviceGetExecAffinitySupport, type), sizeof(((struct cgl_fr_cuDeviceGetExecAffinitySupport *)0)->type), 4, 0, 0, sizeof cgl_en_5 / sizeof cgl_en_5[0], cgl_en_5},
+    {"dev", offsetof(struct cgl_fr_cuDeviceGetExecAffinitySupport, dev), sizeof(((struct cgl_fr_cuDeviceGetExecAffinitySupport *)0)->dev), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDeviceGetExecAffinitySupport = {3, offsetof(struct cgl_fr_cuDeviceGetExecAffinitySupport, cgl_ret), sizeof(((struct cgl_fr_cuDeviceGetExecAffinitySupport *)0)->cgl_ret), 7, cgl_ta_cuDeviceGetExecAffinitySupport};
 CG_THUNK(cuDeviceGetExecAffinitySupport, (cgl_f->pi, cgl_f->type, cgl_f->dev), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType type, CUdevice dev)
 {
@@ -2788,6 +3991,11 @@ struct cgl_fr_cuFlushGPUDirectRDMAWrites {
     CUflushGPUDirectRDMAWritesScope scope;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuFlushGPUDirectRDMAWrites[2] = {
+    {"target", offsetof(struct cgl_fr_cuFlushGPUDirectRDMAWrites, target), sizeof(((struct cgl_fr_cuFlushGPUDirectRDMAWrites *)0)->target), 4, 0, 0, sizeof cgl_en_6 / sizeof cgl_en_6[0], cgl_en_6},
+    {"scope", offsetof(struct cgl_fr_cuFlushGPUDirectRDMAWrites, scope), sizeof(((struct cgl_fr_cuFlushGPUDirectRDMAWrites *)0)->scope), 4, 0, 0, sizeof cgl_en_7 / sizeof cgl_en_7[0], cgl_en_7},
+};
+static const cg_args cgl_targs_cuFlushGPUDirectRDMAWrites = {2, offsetof(struct cgl_fr_cuFlushGPUDirectRDMAWrites, cgl_ret), sizeof(((struct cgl_fr_cuFlushGPUDirectRDMAWrites *)0)->cgl_ret), 7, cgl_ta_cuFlushGPUDirectRDMAWrites};
 CG_THUNK(cuFlushGPUDirectRDMAWrites, (cgl_f->target, cgl_f->scope), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope)
 {
@@ -2813,6 +4021,11 @@ struct cgl_fr_cuDeviceGetProperties {
     CUdevice dev;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDeviceGetProperties[2] = {
+    {"prop", offsetof(struct cgl_fr_cuDeviceGetProperties, prop), sizeof(((struct cgl_fr_cuDeviceGetProperties *)0)->prop), 3, 0, 0, 0, NULL},
+    {"dev", offsetof(struct cgl_fr_cuDeviceGetProperties, dev), sizeof(((struct cgl_fr_cuDeviceGetProperties *)0)->dev), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDeviceGetProperties = {2, offsetof(struct cgl_fr_cuDeviceGetProperties, cgl_ret), sizeof(((struct cgl_fr_cuDeviceGetProperties *)0)->cgl_ret), 7, cgl_ta_cuDeviceGetProperties};
 CG_THUNK(cuDeviceGetProperties, (cgl_f->prop, cgl_f->dev), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)
 {
@@ -2839,6 +4052,12 @@ struct cgl_fr_cuDeviceComputeCapability {
     CUdevice dev;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDeviceComputeCapability[3] = {
+    {"major", offsetof(struct cgl_fr_cuDeviceComputeCapability, major), sizeof(((struct cgl_fr_cuDeviceComputeCapability *)0)->major), 3, 0, 0, 0, NULL},
+    {"minor", offsetof(struct cgl_fr_cuDeviceComputeCapability, minor), sizeof(((struct cgl_fr_cuDeviceComputeCapability *)0)->minor), 3, 0, 0, 0, NULL},
+    {"dev", offsetof(struct cgl_fr_cuDeviceComputeCapability, dev), sizeof(((struct cgl_fr_cuDeviceComputeCapability *)0)->dev), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDeviceComputeCapability = {3, offsetof(struct cgl_fr_cuDeviceComputeCapability, cgl_ret), sizeof(((struct cgl_fr_cuDeviceComputeCapability *)0)->cgl_ret), 7, cgl_ta_cuDeviceComputeCapability};
 CG_THUNK(cuDeviceComputeCapability, (cgl_f->major, cgl_f->minor, cgl_f->dev), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)
 {
@@ -2864,6 +4083,11 @@ struct cgl_fr_cuDevicePrimaryCtxRetain {
     CUdevice dev;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDevicePrimaryCtxRetain[2] = {
+    {"pctx", offsetof(struct cgl_fr_cuDevicePrimaryCtxRetain, pctx), sizeof(((struct cgl_fr_cuDevicePrimaryCtxRetain *)0)->pctx), 3, 0, 0, 0, NULL},
+    {"dev", offsetof(struct cgl_fr_cuDevicePrimaryCtxRetain, dev), sizeof(((struct cgl_fr_cuDevicePrimaryCtxRetain *)0)->dev), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDevicePrimaryCtxRetain = {2, offsetof(struct cgl_fr_cuDevicePrimaryCtxRetain, cgl_ret), sizeof(((struct cgl_fr_cuDevicePrimaryCtxRetain *)0)->cgl_ret), 7, cgl_ta_cuDevicePrimaryCtxRetain};
 CG_THUNK(cuDevicePrimaryCtxRetain, (cgl_f->pctx, cgl_f->dev), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
@@ -2889,6 +4113,10 @@ struct cgl_fr_cuDevicePrimaryCtxRelease_v2 {
     CUdevice dev;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDevicePrimaryCtxRelease_v2[1] = {
+    {"dev", offsetof(struct cgl_fr_cuDevicePrimaryCtxRelease_v2, dev), sizeof(((struct cgl_fr_cuDevicePrimaryCtxRelease_v2 *)0)->dev), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDevicePrimaryCtxRelease_v2 = {1, offsetof(struct cgl_fr_cuDevicePrimaryCtxRelease_v2, cgl_ret), sizeof(((struct cgl_fr_cuDevicePrimaryCtxRelease_v2 *)0)->cgl_ret), 7, cgl_ta_cuDevicePrimaryCtxRelease_v2};
 CG_THUNK(cuDevicePrimaryCtxRelease_v2, (cgl_f->dev), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
@@ -2915,6 +4143,11 @@ struct cgl_fr_cuDevicePrimaryCtxSetFlags_v2 {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDevicePrimaryCtxSetFlags_v2[2] = {
+    {"dev", offsetof(struct cgl_fr_cuDevicePrimaryCtxSetFlags_v2, dev), sizeof(((struct cgl_fr_cuDevicePrimaryCtxSetFlags_v2 *)0)->dev), 1, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuDevicePrimaryCtxSetFlags_v2, flags), sizeof(((struct cgl_fr_cuDevicePrimaryCtxSetFlags_v2 *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDevicePrimaryCtxSetFlags_v2 = {2, offsetof(struct cgl_fr_cuDevicePrimaryCtxSetFlags_v2, cgl_ret), sizeof(((struct cgl_fr_cuDevicePrimaryCtxSetFlags_v2 *)0)->cgl_ret), 7, cgl_ta_cuDevicePrimaryCtxSetFlags_v2};
 CG_THUNK(cuDevicePrimaryCtxSetFlags_v2, (cgl_f->dev, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)
 {
@@ -2941,6 +4174,12 @@ struct cgl_fr_cuDevicePrimaryCtxGetState {
     int *active;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDevicePrimaryCtxGetState[3] = {
+    {"dev", offsetof(struct cgl_fr_cuDevicePrimaryCtxGetState, dev), sizeof(((struct cgl_fr_cuDevicePrimaryCtxGetState *)0)->dev), 1, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuDevicePrimaryCtxGetState, flags), sizeof(((struct cgl_fr_cuDevicePrimaryCtxGetState *)0)->flags), 3, 0, 0, 0, NULL},
+    {"active", offsetof(struct cgl_fr_cuDevicePrimaryCtxGetState, active), sizeof(((struct cgl_fr_cuDevicePrimaryCtxGetState *)0)->active), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDevicePrimaryCtxGetState = {3, offsetof(struct cgl_fr_cuDevicePrimaryCtxGetState, cgl_ret), sizeof(((struct cgl_fr_cuDevicePrimaryCtxGetState *)0)->cgl_ret), 7, cgl_ta_cuDevicePrimaryCtxGetState};
 CG_THUNK(cuDevicePrimaryCtxGetState, (cgl_f->dev, cgl_f->flags, cgl_f->active), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
 {
@@ -2965,6 +4204,10 @@ struct cgl_fr_cuDevicePrimaryCtxReset_v2 {
     CUdevice dev;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDevicePrimaryCtxReset_v2[1] = {
+    {"dev", offsetof(struct cgl_fr_cuDevicePrimaryCtxReset_v2, dev), sizeof(((struct cgl_fr_cuDevicePrimaryCtxReset_v2 *)0)->dev), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDevicePrimaryCtxReset_v2 = {1, offsetof(struct cgl_fr_cuDevicePrimaryCtxReset_v2, cgl_ret), sizeof(((struct cgl_fr_cuDevicePrimaryCtxReset_v2 *)0)->cgl_ret), 7, cgl_ta_cuDevicePrimaryCtxReset_v2};
 CG_THUNK(cuDevicePrimaryCtxReset_v2, (cgl_f->dev), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
@@ -2993,6 +4236,13 @@ struct cgl_fr_cuCtxCreate_v4 {
     CUdevice dev;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxCreate_v4[4] = {
+    {"pctx", offsetof(struct cgl_fr_cuCtxCreate_v4, pctx), sizeof(((struct cgl_fr_cuCtxCreate_v4 *)0)->pctx), 3, 0, 0, 0, NULL},
+    {"ctxCreateParams", offsetof(struct cgl_fr_cuCtxCreate_v4, ctxCreateParams), sizeof(((struct cgl_fr_cuCtxCreate_v4 *)0)->ctxCreateParams), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuCtxCreate_v4, flags), sizeof(((struct cgl_fr_cuCtxCreate_v4 *)0)->flags), 2, 0, 0, 0, NULL},
+    {"dev", offsetof(struct cgl_fr_cuCtxCreate_v4, dev), sizeof(((struct cgl_fr_cuCtxCreate_v4 *)0)->dev), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCtxCreate_v4 = {4, offsetof(struct cgl_fr_cuCtxCreate_v4, cgl_ret), sizeof(((struct cgl_fr_cuCtxCreate_v4 *)0)->cgl_ret), 7, cgl_ta_cuCtxCreate_v4};
 CG_THUNK(cuCtxCreate_v4, (cgl_f->pctx, cgl_f->ctxCreateParams, cgl_f->flags, cgl_f->dev), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev)
 {
@@ -3018,6 +4268,10 @@ struct cgl_fr_cuCtxDestroy_v2 {
     CUcontext ctx;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxDestroy_v2[1] = {
+    {"ctx", offsetof(struct cgl_fr_cuCtxDestroy_v2, ctx), sizeof(((struct cgl_fr_cuCtxDestroy_v2 *)0)->ctx), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCtxDestroy_v2 = {1, offsetof(struct cgl_fr_cuCtxDestroy_v2, cgl_ret), sizeof(((struct cgl_fr_cuCtxDestroy_v2 *)0)->cgl_ret), 7, cgl_ta_cuCtxDestroy_v2};
 CG_THUNK(cuCtxDestroy_v2, (cgl_f->ctx), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxDestroy_v2(CUcontext ctx)
 {
@@ -3043,6 +4297,10 @@ struct cgl_fr_cuCtxPushCurrent_v2 {
     CUcontext ctx;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxPushCurrent_v2[1] = {
+    {"ctx", offsetof(struct cgl_fr_cuCtxPushCurrent_v2, ctx), sizeof(((struct cgl_fr_cuCtxPushCurrent_v2 *)0)->ctx), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCtxPushCurrent_v2 = {1, offsetof(struct cgl_fr_cuCtxPushCurrent_v2, cgl_ret), sizeof(((struct cgl_fr_cuCtxPushCurrent_v2 *)0)->cgl_ret), 7, cgl_ta_cuCtxPushCurrent_v2};
 CG_THUNK(cuCtxPushCurrent_v2, (cgl_f->ctx), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxPushCurrent_v2(CUcontext ctx)
 {
@@ -3067,6 +4325,10 @@ struct cgl_fr_cuCtxPopCurrent_v2 {
     CUcontext *pctx;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxPopCurrent_v2[1] = {
+    {"pctx", offsetof(struct cgl_fr_cuCtxPopCurrent_v2, pctx), sizeof(((struct cgl_fr_cuCtxPopCurrent_v2 *)0)->pctx), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCtxPopCurrent_v2 = {1, offsetof(struct cgl_fr_cuCtxPopCurrent_v2, cgl_ret), sizeof(((struct cgl_fr_cuCtxPopCurrent_v2 *)0)->cgl_ret), 7, cgl_ta_cuCtxPopCurrent_v2};
 CG_THUNK(cuCtxPopCurrent_v2, (cgl_f->pctx), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxPopCurrent_v2(CUcontext *pctx)
 {
@@ -3091,6 +4353,10 @@ struct cgl_fr_cuCtxSetCurrent {
     CUcontext ctx;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxSetCurrent[1] = {
+    {"ctx", offsetof(struct cgl_fr_cuCtxSetCurrent, ctx), sizeof(((struct cgl_fr_cuCtxSetCurrent *)0)->ctx), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCtxSetCurrent = {1, offsetof(struct cgl_fr_cuCtxSetCurrent, cgl_ret), sizeof(((struct cgl_fr_cuCtxSetCurrent *)0)->cgl_ret), 7, cgl_ta_cuCtxSetCurrent};
 CG_THUNK(cuCtxSetCurrent, (cgl_f->ctx), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxSetCurrent(CUcontext ctx)
 {
@@ -3115,6 +4381,10 @@ struct cgl_fr_cuCtxGetCurrent {
     CUcontext *pctx;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxGetCurrent[1] = {
+    {"pctx", offsetof(struct cgl_fr_cuCtxGetCurrent, pctx), sizeof(((struct cgl_fr_cuCtxGetCurrent *)0)->pctx), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCtxGetCurrent = {1, offsetof(struct cgl_fr_cuCtxGetCurrent, cgl_ret), sizeof(((struct cgl_fr_cuCtxGetCurrent *)0)->cgl_ret), 7, cgl_ta_cuCtxGetCurrent};
 CG_THUNK(cuCtxGetCurrent, (cgl_f->pctx), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetCurrent(CUcontext *pctx)
 {
@@ -3139,6 +4409,10 @@ struct cgl_fr_cuCtxGetDevice {
     CUdevice *device;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxGetDevice[1] = {
+    {"device", offsetof(struct cgl_fr_cuCtxGetDevice, device), sizeof(((struct cgl_fr_cuCtxGetDevice *)0)->device), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCtxGetDevice = {1, offsetof(struct cgl_fr_cuCtxGetDevice, cgl_ret), sizeof(((struct cgl_fr_cuCtxGetDevice *)0)->cgl_ret), 7, cgl_ta_cuCtxGetDevice};
 CG_THUNK(cuCtxGetDevice, (cgl_f->device), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetDevice(CUdevice *device)
 {
@@ -3164,6 +4438,11 @@ struct cgl_fr_cuCtxGetDevice_v2 {
     CUcontext ctx;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxGetDevice_v2[2] = {
+    {"device", offsetof(struct cgl_fr_cuCtxGetDevice_v2, device), sizeof(((struct cgl_fr_cuCtxGetDevice_v2 *)0)->device), 3, 0, 0, 0, NULL},
+    {"ctx", offsetof(struct cgl_fr_cuCtxGetDevice_v2, ctx), sizeof(((struct cgl_fr_cuCtxGetDevice_v2 *)0)->ctx), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCtxGetDevice_v2 = {2, offsetof(struct cgl_fr_cuCtxGetDevice_v2, cgl_ret), sizeof(((struct cgl_fr_cuCtxGetDevice_v2 *)0)->cgl_ret), 7, cgl_ta_cuCtxGetDevice_v2};
 CG_THUNK(cuCtxGetDevice_v2, (cgl_f->device, cgl_f->ctx), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
 {
@@ -3188,6 +4467,10 @@ struct cgl_fr_cuCtxGetFlags {
     unsigned int *flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxGetFlags[1] = {
+    {"flags", offsetof(struct cgl_fr_cuCtxGetFlags, flags), sizeof(((struct cgl_fr_cuCtxGetFlags *)0)->flags), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCtxGetFlags = {1, offsetof(struct cgl_fr_cuCtxGetFlags, cgl_ret), sizeof(((struct cgl_fr_cuCtxGetFlags *)0)->cgl_ret), 7, cgl_ta_cuCtxGetFlags};
 CG_THUNK(cuCtxGetFlags, (cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetFlags(unsigned int *flags)
 {
@@ -3212,6 +4495,10 @@ struct cgl_fr_cuCtxSetFlags {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxSetFlags[1] = {
+    {"flags", offsetof(struct cgl_fr_cuCtxSetFlags, flags), sizeof(((struct cgl_fr_cuCtxSetFlags *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCtxSetFlags = {1, offsetof(struct cgl_fr_cuCtxSetFlags, cgl_ret), sizeof(((struct cgl_fr_cuCtxSetFlags *)0)->cgl_ret), 7, cgl_ta_cuCtxSetFlags};
 CG_THUNK(cuCtxSetFlags, (cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxSetFlags(unsigned int flags)
 {
@@ -3237,6 +4524,11 @@ struct cgl_fr_cuCtxGetId {
     unsigned long long *ctxId;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxGetId[2] = {
+    {"ctx", offsetof(struct cgl_fr_cuCtxGetId, ctx), sizeof(((struct cgl_fr_cuCtxGetId *)0)->ctx), 3, 0, 0, 0, NULL},
+    {"ctxId", offsetof(struct cgl_fr_cuCtxGetId, ctxId), sizeof(((struct cgl_fr_cuCtxGetId *)0)->ctxId), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCtxGetId = {2, offsetof(struct cgl_fr_cuCtxGetId, cgl_ret), sizeof(((struct cgl_fr_cuCtxGetId *)0)->cgl_ret), 7, cgl_ta_cuCtxGetId};
 CG_THUNK(cuCtxGetId, (cgl_f->ctx, cgl_f->ctxId), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
 {
@@ -3260,6 +4552,7 @@ CG_EXPORT CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
 struct cgl_fr_cuCtxSynchronize {
     CUresult cgl_ret;
 };
+static const cg_args cgl_targs_cuCtxSynchronize = {0, offsetof(struct cgl_fr_cuCtxSynchronize, cgl_ret), sizeof(((struct cgl_fr_cuCtxSynchronize *)0)->cgl_ret), 7, NULL};
 CG_THUNK(cuCtxSynchronize, (), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxSynchronize(void)
 {
@@ -3285,6 +4578,10 @@ struct cgl_fr_cuCtxSynchronize_v2 {
     CUcontext ctx;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxSynchronize_v2[1] = {
+    {"ctx", offsetof(struct cgl_fr_cuCtxSynchronize_v2, ctx), sizeof(((struct cgl_fr_cuCtxSynchronize_v2 *)0)->ctx), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCtxSynchronize_v2 = {1, offsetof(struct cgl_fr_cuCtxSynchronize_v2, cgl_ret), sizeof(((struct cgl_fr_cuCtxSynchronize_v2 *)0)->cgl_ret), 7, cgl_ta_cuCtxSynchronize_v2};
 CG_THUNK(cuCtxSynchronize_v2, (cgl_f->ctx), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxSynchronize_v2(CUcontext ctx)
 {
@@ -3311,6 +4608,11 @@ struct cgl_fr_cuCtxSetLimit {
     size_t value;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxSetLimit[2] = {
+    {"limit", offsetof(struct cgl_fr_cuCtxSetLimit, limit), sizeof(((struct cgl_fr_cuCtxSetLimit *)0)->limit), 4, 0, 0, sizeof cgl_en_8 / sizeof cgl_en_8[0], cgl_en_8},
+    {"value", offsetof(struct cgl_fr_cuCtxSetLimit, value), sizeof(((struct cgl_fr_cuCtxSetLimit *)0)->value), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCtxSetLimit = {2, offsetof(struct cgl_fr_cuCtxSetLimit, cgl_ret), sizeof(((struct cgl_fr_cuCtxSetLimit *)0)->cgl_ret), 7, cgl_ta_cuCtxSetLimit};
 CG_THUNK(cuCtxSetLimit, (cgl_f->limit, cgl_f->value), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxSetLimit(CUlimit limit, size_t value)
 {
@@ -3336,6 +4638,11 @@ struct cgl_fr_cuCtxGetLimit {
     CUlimit limit;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxGetLimit[2] = {
+    {"pvalue", offsetof(struct cgl_fr_cuCtxGetLimit, pvalue), sizeof(((struct cgl_fr_cuCtxGetLimit *)0)->pvalue), 3, 0, 0, 0, NULL},
+    {"limit", offsetof(struct cgl_fr_cuCtxGetLimit, limit), sizeof(((struct cgl_fr_cuCtxGetLimit *)0)->limit), 4, 0, 0, sizeof cgl_en_8 / sizeof cgl_en_8[0], cgl_en_8},
+};
+static const cg_args cgl_targs_cuCtxGetLimit = {2, offsetof(struct cgl_fr_cuCtxGetLimit, cgl_ret), sizeof(((struct cgl_fr_cuCtxGetLimit *)0)->cgl_ret), 7, cgl_ta_cuCtxGetLimit};
 CG_THUNK(cuCtxGetLimit, (cgl_f->pvalue, cgl_f->limit), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetLimit(size_t *pvalue, CUlimit limit)
 {
@@ -3360,6 +4667,10 @@ struct cgl_fr_cuCtxGetCacheConfig {
     CUfunc_cache *pconfig;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxGetCacheConfig[1] = {
+    {"pconfig", offsetof(struct cgl_fr_cuCtxGetCacheConfig, pconfig), sizeof(((struct cgl_fr_cuCtxGetCacheConfig *)0)->pconfig), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCtxGetCacheConfig = {1, offsetof(struct cgl_fr_cuCtxGetCacheConfig, cgl_ret), sizeof(((struct cgl_fr_cuCtxGetCacheConfig *)0)->cgl_ret), 7, cgl_ta_cuCtxGetCacheConfig};
 CG_THUNK(cuCtxGetCacheConfig, (cgl_f->pconfig), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetCacheConfig(CUfunc_cache *pconfig)
 {
@@ -3384,6 +4695,10 @@ struct cgl_fr_cuCtxSetCacheConfig {
     CUfunc_cache config;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxSetCacheConfig[1] = {
+    {"config", offsetof(struct cgl_fr_cuCtxSetCacheConfig, config), sizeof(((struct cgl_fr_cuCtxSetCacheConfig *)0)->config), 4, 0, 0, sizeof cgl_en_10 / sizeof cgl_en_10[0], cgl_en_10},
+};
+static const cg_args cgl_targs_cuCtxSetCacheConfig = {1, offsetof(struct cgl_fr_cuCtxSetCacheConfig, cgl_ret), sizeof(((struct cgl_fr_cuCtxSetCacheConfig *)0)->cgl_ret), 7, cgl_ta_cuCtxSetCacheConfig};
 CG_THUNK(cuCtxSetCacheConfig, (cgl_f->config), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxSetCacheConfig(CUfunc_cache config)
 {
@@ -3409,6 +4724,11 @@ struct cgl_fr_cuCtxGetApiVersion {
     unsigned int *version;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxGetApiVersion[2] = {
+    {"ctx", offsetof(struct cgl_fr_cuCtxGetApiVersion, ctx), sizeof(((struct cgl_fr_cuCtxGetApiVersion *)0)->ctx), 3, 0, 0, 0, NULL},
+    {"version", offsetof(struct cgl_fr_cuCtxGetApiVersion, version), sizeof(((struct cgl_fr_cuCtxGetApiVersion *)0)->version), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCtxGetApiVersion = {2, offsetof(struct cgl_fr_cuCtxGetApiVersion, cgl_ret), sizeof(((struct cgl_fr_cuCtxGetApiVersion *)0)->cgl_ret), 7, cgl_ta_cuCtxGetApiVersion};
 CG_THUNK(cuCtxGetApiVersion, (cgl_f->ctx, cgl_f->version), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
 {
@@ -3434,6 +4754,11 @@ struct cgl_fr_cuCtxGetStreamPriorityRange {
     int *greatestPriority;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxGetStreamPriorityRange[2] = {
+    {"leastPriority", offsetof(struct cgl_fr_cuCtxGetStreamPriorityRange, leastPriority), sizeof(((struct cgl_fr_cuCtxGetStreamPriorityRange *)0)->leastPriority), 3, 0, 0, 0, NULL},
+    {"greatestPriority", offsetof(struct cgl_fr_cuCtxGetStreamPriorityRange, greatestPriority), sizeof(((struct cgl_fr_cuCtxGetStreamPriorityRange *)0)->greatestPriority), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCtxGetStreamPriorityRange = {2, offsetof(struct cgl_fr_cuCtxGetStreamPriorityRange, cgl_ret), sizeof(((struct cgl_fr_cuCtxGetStreamPriorityRange *)0)->cgl_ret), 7, cgl_ta_cuCtxGetStreamPriorityRange};
 CG_THUNK(cuCtxGetStreamPriorityRange, (cgl_f->leastPriority, cgl_f->greatestPriority), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
 {
@@ -3457,6 +4782,7 @@ CG_EXPORT CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority, int *
 struct cgl_fr_cuCtxResetPersistingL2Cache {
     CUresult cgl_ret;
 };
+static const cg_args cgl_targs_cuCtxResetPersistingL2Cache = {0, offsetof(struct cgl_fr_cuCtxResetPersistingL2Cache, cgl_ret), sizeof(((struct cgl_fr_cuCtxResetPersistingL2Cache *)0)->cgl_ret), 7, NULL};
 CG_THUNK(cuCtxResetPersistingL2Cache, (), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxResetPersistingL2Cache(void)
 {
@@ -3482,6 +4808,11 @@ struct cgl_fr_cuCtxGetExecAffinity {
     CUexecAffinityType type;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxGetExecAffinity[2] = {
+    {"pExecAffinity", offsetof(struct cgl_fr_cuCtxGetExecAffinity, pExecAffinity), sizeof(((struct cgl_fr_cuCtxGetExecAffinity *)0)->pExecAffinity), 3, 0, 0, 0, NULL},
+    {"type", offsetof(struct cgl_fr_cuCtxGetExecAffinity, type), sizeof(((struct cgl_fr_cuCtxGetExecAffinity *)0)->type), 4, 0, 0, sizeof cgl_en_5 / sizeof cgl_en_5[0], cgl_en_5},
+};
+static const cg_args cgl_targs_cuCtxGetExecAffinity = {2, offsetof(struct cgl_fr_cuCtxGetExecAffinity, cgl_ret), sizeof(((struct cgl_fr_cuCtxGetExecAffinity *)0)->cgl_ret), 7, cgl_ta_cuCtxGetExecAffinity};
 CG_THUNK(cuCtxGetExecAffinity, (cgl_f->pExecAffinity, cgl_f->type), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type)
 {
@@ -3507,6 +4838,11 @@ struct cgl_fr_cuCtxRecordEvent {
     CUevent hEvent;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxRecordEvent[2] = {
+    {"hCtx", offsetof(struct cgl_fr_cuCtxRecordEvent, hCtx), sizeof(((struct cgl_fr_cuCtxRecordEvent *)0)->hCtx), 3, 0, 0, 0, NULL},
+    {"hEvent", offsetof(struct cgl_fr_cuCtxRecordEvent, hEvent), sizeof(((struct cgl_fr_cuCtxRecordEvent *)0)->hEvent), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCtxRecordEvent = {2, offsetof(struct cgl_fr_cuCtxRecordEvent, cgl_ret), sizeof(((struct cgl_fr_cuCtxRecordEvent *)0)->cgl_ret), 7, cgl_ta_cuCtxRecordEvent};
 CG_THUNK(cuCtxRecordEvent, (cgl_f->hCtx, cgl_f->hEvent), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent)
 {
@@ -3532,6 +4868,11 @@ struct cgl_fr_cuCtxWaitEvent {
     CUevent hEvent;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxWaitEvent[2] = {
+    {"hCtx", offsetof(struct cgl_fr_cuCtxWaitEvent, hCtx), sizeof(((struct cgl_fr_cuCtxWaitEvent *)0)->hCtx), 3, 0, 0, 0, NULL},
+    {"hEvent", offsetof(struct cgl_fr_cuCtxWaitEvent, hEvent), sizeof(((struct cgl_fr_cuCtxWaitEvent *)0)->hEvent), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCtxWaitEvent = {2, offsetof(struct cgl_fr_cuCtxWaitEvent, cgl_ret), sizeof(((struct cgl_fr_cuCtxWaitEvent *)0)->cgl_ret), 7, cgl_ta_cuCtxWaitEvent};
 CG_THUNK(cuCtxWaitEvent, (cgl_f->hCtx, cgl_f->hEvent), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent)
 {
@@ -3557,6 +4898,11 @@ struct cgl_fr_cuCtxAttach {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxAttach[2] = {
+    {"pctx", offsetof(struct cgl_fr_cuCtxAttach, pctx), sizeof(((struct cgl_fr_cuCtxAttach *)0)->pctx), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuCtxAttach, flags), sizeof(((struct cgl_fr_cuCtxAttach *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCtxAttach = {2, offsetof(struct cgl_fr_cuCtxAttach, cgl_ret), sizeof(((struct cgl_fr_cuCtxAttach *)0)->cgl_ret), 7, cgl_ta_cuCtxAttach};
 CG_THUNK(cuCtxAttach, (cgl_f->pctx, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxAttach(CUcontext *pctx, unsigned int flags)
 {
@@ -3581,6 +4927,10 @@ struct cgl_fr_cuCtxDetach {
     CUcontext ctx;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxDetach[1] = {
+    {"ctx", offsetof(struct cgl_fr_cuCtxDetach, ctx), sizeof(((struct cgl_fr_cuCtxDetach *)0)->ctx), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCtxDetach = {1, offsetof(struct cgl_fr_cuCtxDetach, cgl_ret), sizeof(((struct cgl_fr_cuCtxDetach *)0)->cgl_ret), 7, cgl_ta_cuCtxDetach};
 CG_THUNK(cuCtxDetach, (cgl_f->ctx), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxDetach(CUcontext ctx)
 {
@@ -3605,6 +4955,10 @@ struct cgl_fr_cuCtxGetSharedMemConfig {
     CUsharedconfig *pConfig;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxGetSharedMemConfig[1] = {
+    {"pConfig", offsetof(struct cgl_fr_cuCtxGetSharedMemConfig, pConfig), sizeof(((struct cgl_fr_cuCtxGetSharedMemConfig *)0)->pConfig), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCtxGetSharedMemConfig = {1, offsetof(struct cgl_fr_cuCtxGetSharedMemConfig, cgl_ret), sizeof(((struct cgl_fr_cuCtxGetSharedMemConfig *)0)->cgl_ret), 7, cgl_ta_cuCtxGetSharedMemConfig};
 CG_THUNK(cuCtxGetSharedMemConfig, (cgl_f->pConfig), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)
 {
@@ -3629,6 +4983,10 @@ struct cgl_fr_cuCtxSetSharedMemConfig {
     CUsharedconfig config;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxSetSharedMemConfig[1] = {
+    {"config", offsetof(struct cgl_fr_cuCtxSetSharedMemConfig, config), sizeof(((struct cgl_fr_cuCtxSetSharedMemConfig *)0)->config), 4, 0, 0, sizeof cgl_en_11 / sizeof cgl_en_11[0], cgl_en_11},
+};
+static const cg_args cgl_targs_cuCtxSetSharedMemConfig = {1, offsetof(struct cgl_fr_cuCtxSetSharedMemConfig, cgl_ret), sizeof(((struct cgl_fr_cuCtxSetSharedMemConfig *)0)->cgl_ret), 7, cgl_ta_cuCtxSetSharedMemConfig};
 CG_THUNK(cuCtxSetSharedMemConfig, (cgl_f->config), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxSetSharedMemConfig(CUsharedconfig config)
 {
@@ -3654,6 +5012,11 @@ struct cgl_fr_cuModuleLoad {
     const char *fname;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuModuleLoad[2] = {
+    {"module", offsetof(struct cgl_fr_cuModuleLoad, module), sizeof(((struct cgl_fr_cuModuleLoad *)0)->module), 3, 0, 0, 0, NULL},
+    {"fname", offsetof(struct cgl_fr_cuModuleLoad, fname), sizeof(((struct cgl_fr_cuModuleLoad *)0)->fname), 5, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuModuleLoad = {2, offsetof(struct cgl_fr_cuModuleLoad, cgl_ret), sizeof(((struct cgl_fr_cuModuleLoad *)0)->cgl_ret), 7, cgl_ta_cuModuleLoad};
 CG_THUNK(cuModuleLoad, (cgl_f->module, cgl_f->fname), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuModuleLoad(CUmodule *module, const char *fname)
 {
@@ -3680,6 +5043,11 @@ struct cgl_fr_cuModuleLoadData {
     const void *image;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuModuleLoadData[2] = {
+    {"module", offsetof(struct cgl_fr_cuModuleLoadData, module), sizeof(((struct cgl_fr_cuModuleLoadData *)0)->module), 3, 0, 0, 0, NULL},
+    {"image", offsetof(struct cgl_fr_cuModuleLoadData, image), sizeof(((struct cgl_fr_cuModuleLoadData *)0)->image), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuModuleLoadData = {2, offsetof(struct cgl_fr_cuModuleLoadData, cgl_ret), sizeof(((struct cgl_fr_cuModuleLoadData *)0)->cgl_ret), 7, cgl_ta_cuModuleLoadData};
 CG_THUNK(cuModuleLoadData, (cgl_f->module, cgl_f->image), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuModuleLoadData(CUmodule *module, const void *image)
 {
@@ -3709,6 +5077,14 @@ struct cgl_fr_cuModuleLoadDataEx {
     void **optionValues;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuModuleLoadDataEx[5] = {
+    {"module", offsetof(struct cgl_fr_cuModuleLoadDataEx, module), sizeof(((struct cgl_fr_cuModuleLoadDataEx *)0)->module), 3, 0, 0, 0, NULL},
+    {"image", offsetof(struct cgl_fr_cuModuleLoadDataEx, image), sizeof(((struct cgl_fr_cuModuleLoadDataEx *)0)->image), 3, 0, 0, 0, NULL},
+    {"numOptions", offsetof(struct cgl_fr_cuModuleLoadDataEx, numOptions), sizeof(((struct cgl_fr_cuModuleLoadDataEx *)0)->numOptions), 2, 0, 0, 0, NULL},
+    {"options", offsetof(struct cgl_fr_cuModuleLoadDataEx, options), sizeof(((struct cgl_fr_cuModuleLoadDataEx *)0)->options), 3, 0, 0, 0, NULL},
+    {"optionValues", offsetof(struct cgl_fr_cuModuleLoadDataEx, optionValues), sizeof(((struct cgl_fr_cuModuleLoadDataEx *)0)->optionValues), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuModuleLoadDataEx = {5, offsetof(struct cgl_fr_cuModuleLoadDataEx, cgl_ret), sizeof(((struct cgl_fr_cuModuleLoadDataEx *)0)->cgl_ret), 7, cgl_ta_cuModuleLoadDataEx};
 CG_THUNK(cuModuleLoadDataEx, (cgl_f->module, cgl_f->image, cgl_f->numOptions, cgl_f->options, cgl_f->optionValues), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions, CUjit_option *options, void **optionValues)
 {
@@ -3735,6 +5111,11 @@ struct cgl_fr_cuModuleLoadFatBinary {
     const void *fatCubin;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuModuleLoadFatBinary[2] = {
+    {"module", offsetof(struct cgl_fr_cuModuleLoadFatBinary, module), sizeof(((struct cgl_fr_cuModuleLoadFatBinary *)0)->module), 3, 0, 0, 0, NULL},
+    {"fatCubin", offsetof(struct cgl_fr_cuModuleLoadFatBinary, fatCubin), sizeof(((struct cgl_fr_cuModuleLoadFatBinary *)0)->fatCubin), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuModuleLoadFatBinary = {2, offsetof(struct cgl_fr_cuModuleLoadFatBinary, cgl_ret), sizeof(((struct cgl_fr_cuModuleLoadFatBinary *)0)->cgl_ret), 7, cgl_ta_cuModuleLoadFatBinary};
 CG_THUNK(cuModuleLoadFatBinary, (cgl_f->module, cgl_f->fatCubin), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
 {
@@ -3760,6 +5141,10 @@ struct cgl_fr_cuModuleUnload {
     CUmodule hmod;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuModuleUnload[1] = {
+    {"hmod", offsetof(struct cgl_fr_cuModuleUnload, hmod), sizeof(((struct cgl_fr_cuModuleUnload *)0)->hmod), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuModuleUnload = {1, offsetof(struct cgl_fr_cuModuleUnload, cgl_ret), sizeof(((struct cgl_fr_cuModuleUnload *)0)->cgl_ret), 7, cgl_ta_cuModuleUnload};
 CG_THUNK(cuModuleUnload, (cgl_f->hmod), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuModuleUnload(CUmodule hmod)
 {
@@ -3785,6 +5170,10 @@ struct cgl_fr_cuModuleGetLoadingMode {
     CUmoduleLoadingMode *mode;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuModuleGetLoadingMode[1] = {
+    {"mode", offsetof(struct cgl_fr_cuModuleGetLoadingMode, mode), sizeof(((struct cgl_fr_cuModuleGetLoadingMode *)0)->mode), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuModuleGetLoadingMode = {1, offsetof(struct cgl_fr_cuModuleGetLoadingMode, cgl_ret), sizeof(((struct cgl_fr_cuModuleGetLoadingMode *)0)->cgl_ret), 7, cgl_ta_cuModuleGetLoadingMode};
 CG_THUNK(cuModuleGetLoadingMode, (cgl_f->mode), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
 {
@@ -3811,6 +5200,12 @@ struct cgl_fr_cuModuleGetFunction {
     const char *name;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuModuleGetFunction[3] = {
+    {"hfunc", offsetof(struct cgl_fr_cuModuleGetFunction, hfunc), sizeof(((struct cgl_fr_cuModuleGetFunction *)0)->hfunc), 3, 0, 0, 0, NULL},
+    {"hmod", offsetof(struct cgl_fr_cuModuleGetFunction, hmod), sizeof(((struct cgl_fr_cuModuleGetFunction *)0)->hmod), 3, 0, 0, 0, NULL},
+    {"name", offsetof(struct cgl_fr_cuModuleGetFunction, name), sizeof(((struct cgl_fr_cuModuleGetFunction *)0)->name), 5, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuModuleGetFunction = {3, offsetof(struct cgl_fr_cuModuleGetFunction, cgl_ret), sizeof(((struct cgl_fr_cuModuleGetFunction *)0)->cgl_ret), 7, cgl_ta_cuModuleGetFunction};
 CG_THUNK(cuModuleGetFunction, (cgl_f->hfunc, cgl_f->hmod, cgl_f->name), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
 {
@@ -3837,6 +5232,11 @@ struct cgl_fr_cuModuleGetFunctionCount {
     CUmodule mod;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuModuleGetFunctionCount[2] = {
+    {"count", offsetof(struct cgl_fr_cuModuleGetFunctionCount, count), sizeof(((struct cgl_fr_cuModuleGetFunctionCount *)0)->count), 3, 0, 0, 0, NULL},
+    {"mod", offsetof(struct cgl_fr_cuModuleGetFunctionCount, mod), sizeof(((struct cgl_fr_cuModuleGetFunctionCount *)0)->mod), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuModuleGetFunctionCount = {2, offsetof(struct cgl_fr_cuModuleGetFunctionCount, cgl_ret), sizeof(((struct cgl_fr_cuModuleGetFunctionCount *)0)->cgl_ret), 7, cgl_ta_cuModuleGetFunctionCount};
 CG_THUNK(cuModuleGetFunctionCount, (cgl_f->count, cgl_f->mod), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
 {
@@ -3863,6 +5263,12 @@ struct cgl_fr_cuModuleEnumerateFunctions {
     CUmodule mod;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuModuleEnumerateFunctions[3] = {
+    {"functions", offsetof(struct cgl_fr_cuModuleEnumerateFunctions, functions), sizeof(((struct cgl_fr_cuModuleEnumerateFunctions *)0)->functions), 3, 0, 0, 0, NULL},
+    {"numFunctions", offsetof(struct cgl_fr_cuModuleEnumerateFunctions, numFunctions), sizeof(((struct cgl_fr_cuModuleEnumerateFunctions *)0)->numFunctions), 2, 0, 0, 0, NULL},
+    {"mod", offsetof(struct cgl_fr_cuModuleEnumerateFunctions, mod), sizeof(((struct cgl_fr_cuModuleEnumerateFunctions *)0)->mod), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuModuleEnumerateFunctions = {3, offsetof(struct cgl_fr_cuModuleEnumerateFunctions, cgl_ret), sizeof(((struct cgl_fr_cuModuleEnumerateFunctions *)0)->cgl_ret), 7, cgl_ta_cuModuleEnumerateFunctions};
 CG_THUNK(cuModuleEnumerateFunctions, (cgl_f->functions, cgl_f->numFunctions, cgl_f->mod), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuModuleEnumerateFunctions(CUfunction *functions, unsigned int numFunctions, CUmodule mod)
 {
@@ -3890,6 +5296,13 @@ struct cgl_fr_cuModuleGetGlobal_v2 {
     const char *name;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuModuleGetGlobal_v2[4] = {
+    {"dptr", offsetof(struct cgl_fr_cuModuleGetGlobal_v2, dptr), sizeof(((struct cgl_fr_cuModuleGetGlobal_v2 *)0)->dptr), 3, 0, 0, 0, NULL},
+    {"bytes", offsetof(struct cgl_fr_cuModuleGetGlobal_v2, bytes), sizeof(((struct cgl_fr_cuModuleGetGlobal_v2 *)0)->bytes), 3, 0, 0, 0, NULL},
+    {"hmod", offsetof(struct cgl_fr_cuModuleGetGlobal_v2, hmod), sizeof(((struct cgl_fr_cuModuleGetGlobal_v2 *)0)->hmod), 3, 0, 0, 0, NULL},
+    {"name", offsetof(struct cgl_fr_cuModuleGetGlobal_v2, name), sizeof(((struct cgl_fr_cuModuleGetGlobal_v2 *)0)->name), 5, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuModuleGetGlobal_v2 = {4, offsetof(struct cgl_fr_cuModuleGetGlobal_v2, cgl_ret), sizeof(((struct cgl_fr_cuModuleGetGlobal_v2 *)0)->cgl_ret), 7, cgl_ta_cuModuleGetGlobal_v2};
 CG_THUNK(cuModuleGetGlobal_v2, (cgl_f->dptr, cgl_f->bytes, cgl_f->hmod, cgl_f->name), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)
 {
@@ -3917,6 +5330,13 @@ struct cgl_fr_cuLinkCreate_v2 {
     CUlinkState *stateOut;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLinkCreate_v2[4] = {
+    {"numOptions", offsetof(struct cgl_fr_cuLinkCreate_v2, numOptions), sizeof(((struct cgl_fr_cuLinkCreate_v2 *)0)->numOptions), 2, 0, 0, 0, NULL},
+    {"options", offsetof(struct cgl_fr_cuLinkCreate_v2, options), sizeof(((struct cgl_fr_cuLinkCreate_v2 *)0)->options), 3, 0, 0, 0, NULL},
+    {"optionValues", offsetof(struct cgl_fr_cuLinkCreate_v2, optionValues), sizeof(((struct cgl_fr_cuLinkCreate_v2 *)0)->optionValues), 3, 0, 0, 0, NULL},
+    {"stateOut", offsetof(struct cgl_fr_cuLinkCreate_v2, stateOut), sizeof(((struct cgl_fr_cuLinkCreate_v2 *)0)->stateOut), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLinkCreate_v2 = {4, offsetof(struct cgl_fr_cuLinkCreate_v2, cgl_ret), sizeof(((struct cgl_fr_cuLinkCreate_v2 *)0)->cgl_ret), 7, cgl_ta_cuLinkCreate_v2};
 CG_THUNK(cuLinkCreate_v2, (cgl_f->numOptions, cgl_f->options, cgl_f->optionValues, cgl_f->stateOut), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut)
 {
@@ -3949,6 +5369,17 @@ struct cgl_fr_cuLinkAddData_v2 {
     void **optionValues;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLinkAddData_v2[8] = {
+    {"state", offsetof(struct cgl_fr_cuLinkAddData_v2, state), sizeof(((struct cgl_fr_cuLinkAddData_v2 *)0)->state), 3, 0, 0, 0, NULL},
+    {"type", offsetof(struct cgl_fr_cuLinkAddData_v2, type), sizeof(((struct cgl_fr_cuLinkAddData_v2 *)0)->type), 4, 0, 0, sizeof cgl_en_12 / sizeof cgl_en_12[0], cgl_en_12},
+    {"data", offsetof(struct cgl_fr_cuLinkAddData_v2, data), sizeof(((struct cgl_fr_cuLinkAddData_v2 *)0)->data), 3, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_cuLinkAddData_v2, size), sizeof(((struct cgl_fr_cuLinkAddData_v2 *)0)->size), 2, 0, 0, 0, NULL},
+    {"name", offsetof(struct cgl_fr_cuLinkAddData_v2, name), sizeof(((struct cgl_fr_cuLinkAddData_v2 *)0)->name), 5, 0, 0, 0, NULL},
+    {"numOptions", offsetof(struct cgl_fr_cuLinkAddData_v2, numOptions), sizeof(((struct cgl_fr_cuLinkAddData_v2 *)0)->numOptions), 2, 0, 0, 0, NULL},
+    {"options", offsetof(struct cgl_fr_cuLinkAddData_v2, options), sizeof(((struct cgl_fr_cuLinkAddData_v2 *)0)->options), 3, 0, 0, 0, NULL},
+    {"optionValues", offsetof(struct cgl_fr_cuLinkAddData_v2, optionValues), sizeof(((struct cgl_fr_cuLinkAddData_v2 *)0)->optionValues), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLinkAddData_v2 = {8, offsetof(struct cgl_fr_cuLinkAddData_v2, cgl_ret), sizeof(((struct cgl_fr_cuLinkAddData_v2 *)0)->cgl_ret), 7, cgl_ta_cuLinkAddData_v2};
 CG_THUNK(cuLinkAddData_v2, (cgl_f->state, cgl_f->type, cgl_f->data, cgl_f->size, cgl_f->name, cgl_f->numOptions, cgl_f->options, cgl_f->optionValues), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues)
 {
@@ -3979,6 +5410,15 @@ struct cgl_fr_cuLinkAddFile_v2 {
     void **optionValues;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLinkAddFile_v2[6] = {
+    {"state", offsetof(struct cgl_fr_cuLinkAddFile_v2, state), sizeof(((struct cgl_fr_cuLinkAddFile_v2 *)0)->state), 3, 0, 0, 0, NULL},
+    {"type", offsetof(struct cgl_fr_cuLinkAddFile_v2, type), sizeof(((struct cgl_fr_cuLinkAddFile_v2 *)0)->type), 4, 0, 0, sizeof cgl_en_12 / sizeof cgl_en_12[0], cgl_en_12},
+    {"path", offsetof(struct cgl_fr_cuLinkAddFile_v2, path), sizeof(((struct cgl_fr_cuLinkAddFile_v2 *)0)->path), 5, 0, 0, 0, NULL},
+    {"numOptions", offsetof(struct cgl_fr_cuLinkAddFile_v2, numOptions), sizeof(((struct cgl_fr_cuLinkAddFile_v2 *)0)->numOptions), 2, 0, 0, 0, NULL},
+    {"options", offsetof(struct cgl_fr_cuLinkAddFile_v2, options), sizeof(((struct cgl_fr_cuLinkAddFile_v2 *)0)->options), 3, 0, 0, 0, NULL},
+    {"optionValues", offsetof(struct cgl_fr_cuLinkAddFile_v2, optionValues), sizeof(((struct cgl_fr_cuLinkAddFile_v2 *)0)->optionValues), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLinkAddFile_v2 = {6, offsetof(struct cgl_fr_cuLinkAddFile_v2, cgl_ret), sizeof(((struct cgl_fr_cuLinkAddFile_v2 *)0)->cgl_ret), 7, cgl_ta_cuLinkAddFile_v2};
 CG_THUNK(cuLinkAddFile_v2, (cgl_f->state, cgl_f->type, cgl_f->path, cgl_f->numOptions, cgl_f->options, cgl_f->optionValues), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues)
 {
@@ -4006,6 +5446,12 @@ struct cgl_fr_cuLinkComplete {
     size_t *sizeOut;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLinkComplete[3] = {
+    {"state", offsetof(struct cgl_fr_cuLinkComplete, state), sizeof(((struct cgl_fr_cuLinkComplete *)0)->state), 3, 0, 0, 0, NULL},
+    {"cubinOut", offsetof(struct cgl_fr_cuLinkComplete, cubinOut), sizeof(((struct cgl_fr_cuLinkComplete *)0)->cubinOut), 3, 0, 0, 0, NULL},
+    {"sizeOut", offsetof(struct cgl_fr_cuLinkComplete, sizeOut), sizeof(((struct cgl_fr_cuLinkComplete *)0)->sizeOut), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLinkComplete = {3, offsetof(struct cgl_fr_cuLinkComplete, cgl_ret), sizeof(((struct cgl_fr_cuLinkComplete *)0)->cgl_ret), 7, cgl_ta_cuLinkComplete};
 CG_THUNK(cuLinkComplete, (cgl_f->state, cgl_f->cubinOut, cgl_f->sizeOut), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)
 {
@@ -4031,6 +5477,10 @@ struct cgl_fr_cuLinkDestroy {
     CUlinkState state;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLinkDestroy[1] = {
+    {"state", offsetof(struct cgl_fr_cuLinkDestroy, state), sizeof(((struct cgl_fr_cuLinkDestroy *)0)->state), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLinkDestroy = {1, offsetof(struct cgl_fr_cuLinkDestroy, cgl_ret), sizeof(((struct cgl_fr_cuLinkDestroy *)0)->cgl_ret), 7, cgl_ta_cuLinkDestroy};
 CG_THUNK(cuLinkDestroy, (cgl_f->state), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLinkDestroy(CUlinkState state)
 {
@@ -4057,6 +5507,12 @@ struct cgl_fr_cuModuleGetTexRef {
     const char *name;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuModuleGetTexRef[3] = {
+    {"pTexRef", offsetof(struct cgl_fr_cuModuleGetTexRef, pTexRef), sizeof(((struct cgl_fr_cuModuleGetTexRef *)0)->pTexRef), 3, 0, 0, 0, NULL},
+    {"hmod", offsetof(struct cgl_fr_cuModuleGetTexRef, hmod), sizeof(((struct cgl_fr_cuModuleGetTexRef *)0)->hmod), 3, 0, 0, 0, NULL},
+    {"name", offsetof(struct cgl_fr_cuModuleGetTexRef, name), sizeof(((struct cgl_fr_cuModuleGetTexRef *)0)->name), 5, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuModuleGetTexRef = {3, offsetof(struct cgl_fr_cuModuleGetTexRef, cgl_ret), sizeof(((struct cgl_fr_cuModuleGetTexRef *)0)->cgl_ret), 7, cgl_ta_cuModuleGetTexRef};
 CG_THUNK(cuModuleGetTexRef, (cgl_f->pTexRef, cgl_f->hmod, cgl_f->name), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuModuleGetTexRef(CUtexref *pTexRef, CUmodule hmod, const char *name)
 {
@@ -4083,6 +5539,12 @@ struct cgl_fr_cuModuleGetSurfRef {
     const char *name;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuModuleGetSurfRef[3] = {
+    {"pSurfRef", offsetof(struct cgl_fr_cuModuleGetSurfRef, pSurfRef), sizeof(((struct cgl_fr_cuModuleGetSurfRef *)0)->pSurfRef), 3, 0, 0, 0, NULL},
+    {"hmod", offsetof(struct cgl_fr_cuModuleGetSurfRef, hmod), sizeof(((struct cgl_fr_cuModuleGetSurfRef *)0)->hmod), 3, 0, 0, 0, NULL},
+    {"name", offsetof(struct cgl_fr_cuModuleGetSurfRef, name), sizeof(((struct cgl_fr_cuModuleGetSurfRef *)0)->name), 5, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuModuleGetSurfRef = {3, offsetof(struct cgl_fr_cuModuleGetSurfRef, cgl_ret), sizeof(((struct cgl_fr_cuModuleGetSurfRef *)0)->cgl_ret), 7, cgl_ta_cuModuleGetSurfRef};
 CG_THUNK(cuModuleGetSurfRef, (cgl_f->pSurfRef, cgl_f->hmod, cgl_f->name), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuModuleGetSurfRef(CUsurfref *pSurfRef, CUmodule hmod, const char *name)
 {
@@ -4114,6 +5576,17 @@ struct cgl_fr_cuLibraryLoadData {
     unsigned int numLibraryOptions;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLibraryLoadData[8] = {
+    {"library", offsetof(struct cgl_fr_cuLibraryLoadData, library), sizeof(((struct cgl_fr_cuLibraryLoadData *)0)->library), 3, 0, 0, 0, NULL},
+    {"code", offsetof(struct cgl_fr_cuLibraryLoadData, code), sizeof(((struct cgl_fr_cuLibraryLoadData *)0)->code), 3, 0, 0, 0, NULL},
+    {"jitOptions", offsetof(struct cgl_fr_cuLibraryLoadData, jitOptions), sizeof(((struct cgl_fr_cuLibraryLoadData *)0)->jitOptions), 3, 0, 0, 0, NULL},
+    {"jitOptionsValues", offsetof(struct cgl_fr_cuLibraryLoadData, jitOptionsValues), sizeof(((struct cgl_fr_cuLibraryLoadData *)0)->jitOptionsValues), 3, 0, 0, 0, NULL},
+    {"numJitOptions", offsetof(struct cgl_fr_cuLibraryLoadData, numJitOptions), sizeof(((struct cgl_fr_cuLibraryLoadData *)0)->numJitOptions), 2, 0, 0, 0, NULL},
+    {"libraryOptions", offsetof(struct cgl_fr_cuLibraryLoadData, libraryOptions), sizeof(((struct cgl_fr_cuLibraryLoadData *)0)->libraryOptions), 3, 0, 0, 0, NULL},
+    {"libraryOptionValues", offsetof(struct cgl_fr_cuLibraryLoadData, libraryOptionValues), sizeof(((struct cgl_fr_cuLibraryLoadData *)0)->libraryOptionValues), 3, 0, 0, 0, NULL},
+    {"numLibraryOptions", offsetof(struct cgl_fr_cuLibraryLoadData, numLibraryOptions), sizeof(((struct cgl_fr_cuLibraryLoadData *)0)->numLibraryOptions), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLibraryLoadData = {8, offsetof(struct cgl_fr_cuLibraryLoadData, cgl_ret), sizeof(((struct cgl_fr_cuLibraryLoadData *)0)->cgl_ret), 7, cgl_ta_cuLibraryLoadData};
 CG_THUNK(cuLibraryLoadData, (cgl_f->library, cgl_f->code, cgl_f->jitOptions, cgl_f->jitOptionsValues, cgl_f->numJitOptions, cgl_f->libraryOptions, cgl_f->libraryOptionValues, cgl_f->numLibraryOptions), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
@@ -4146,6 +5619,17 @@ struct cgl_fr_cuLibraryLoadFromFile {
     unsigned int numLibraryOptions;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLibraryLoadFromFile[8] = {
+    {"library", offsetof(struct cgl_fr_cuLibraryLoadFromFile, library), sizeof(((struct cgl_fr_cuLibraryLoadFromFile *)0)->library), 3, 0, 0, 0, NULL},
+    {"fileName", offsetof(struct cgl_fr_cuLibraryLoadFromFile, fileName), sizeof(((struct cgl_fr_cuLibraryLoadFromFile *)0)->fileName), 5, 0, 0, 0, NULL},
+    {"jitOptions", offsetof(struct cgl_fr_cuLibraryLoadFromFile, jitOptions), sizeof(((struct cgl_fr_cuLibraryLoadFromFile *)0)->jitOptions), 3, 0, 0, 0, NULL},
+    {"jitOptionsValues", offsetof(struct cgl_fr_cuLibraryLoadFromFile, jitOptionsValues), sizeof(((struct cgl_fr_cuLibraryLoadFromFile *)0)->jitOptionsValues), 3, 0, 0, 0, NULL},
+    {"numJitOptions", offsetof(struct cgl_fr_cuLibraryLoadFromFile, numJitOptions), sizeof(((struct cgl_fr_cuLibraryLoadFromFile *)0)->numJitOptions), 2, 0, 0, 0, NULL},
+    {"libraryOptions", offsetof(struct cgl_fr_cuLibraryLoadFromFile, libraryOptions), sizeof(((struct cgl_fr_cuLibraryLoadFromFile *)0)->libraryOptions), 3, 0, 0, 0, NULL},
+    {"libraryOptionValues", offsetof(struct cgl_fr_cuLibraryLoadFromFile, libraryOptionValues), sizeof(((struct cgl_fr_cuLibraryLoadFromFile *)0)->libraryOptionValues), 3, 0, 0, 0, NULL},
+    {"numLibraryOptions", offsetof(struct cgl_fr_cuLibraryLoadFromFile, numLibraryOptions), sizeof(((struct cgl_fr_cuLibraryLoadFromFile *)0)->numLibraryOptions), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLibraryLoadFromFile = {8, offsetof(struct cgl_fr_cuLibraryLoadFromFile, cgl_ret), sizeof(((struct cgl_fr_cuLibraryLoadFromFile *)0)->cgl_ret), 7, cgl_ta_cuLibraryLoadFromFile};
 CG_THUNK(cuLibraryLoadFromFile, (cgl_f->library, cgl_f->fileName, cgl_f->jitOptions, cgl_f->jitOptionsValues, cgl_f->numJitOptions, cgl_f->libraryOptions, cgl_f->libraryOptionValues, cgl_f->numLibraryOptions), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLibraryLoadFromFile(CUlibrary *library, const char *fileName, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
@@ -4171,6 +5655,10 @@ struct cgl_fr_cuLibraryUnload {
     CUlibrary library;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLibraryUnload[1] = {
+    {"library", offsetof(struct cgl_fr_cuLibraryUnload, library), sizeof(((struct cgl_fr_cuLibraryUnload *)0)->library), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLibraryUnload = {1, offsetof(struct cgl_fr_cuLibraryUnload, cgl_ret), sizeof(((struct cgl_fr_cuLibraryUnload *)0)->cgl_ret), 7, cgl_ta_cuLibraryUnload};
 CG_THUNK(cuLibraryUnload, (cgl_f->library), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLibraryUnload(CUlibrary library)
 {
@@ -4198,6 +5686,12 @@ struct cgl_fr_cuLibraryGetKernel {
     const char *name;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLibraryGetKernel[3] = {
+    {"pKernel", offsetof(struct cgl_fr_cuLibraryGetKernel, pKernel), sizeof(((struct cgl_fr_cuLibraryGetKernel *)0)->pKernel), 3, 0, 0, 0, NULL},
+    {"library", offsetof(struct cgl_fr_cuLibraryGetKernel, library), sizeof(((struct cgl_fr_cuLibraryGetKernel *)0)->library), 3, 0, 0, 0, NULL},
+    {"name", offsetof(struct cgl_fr_cuLibraryGetKernel, name), sizeof(((struct cgl_fr_cuLibraryGetKernel *)0)->name), 5, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLibraryGetKernel = {3, offsetof(struct cgl_fr_cuLibraryGetKernel, cgl_ret), sizeof(((struct cgl_fr_cuLibraryGetKernel *)0)->cgl_ret), 7, cgl_ta_cuLibraryGetKernel};
 CG_THUNK(cuLibraryGetKernel, (cgl_f->pKernel, cgl_f->library, cgl_f->name), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name)
 {
@@ -4224,6 +5718,11 @@ struct cgl_fr_cuLibraryGetKernelCount {
     CUlibrary lib;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLibraryGetKernelCount[2] = {
+    {"count", offsetof(struct cgl_fr_cuLibraryGetKernelCount, count), sizeof(((struct cgl_fr_cuLibraryGetKernelCount *)0)->count), 3, 0, 0, 0, NULL},
+    {"lib", offsetof(struct cgl_fr_cuLibraryGetKernelCount, lib), sizeof(((struct cgl_fr_cuLibraryGetKernelCount *)0)->lib), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLibraryGetKernelCount = {2, offsetof(struct cgl_fr_cuLibraryGetKernelCount, cgl_ret), sizeof(((struct cgl_fr_cuLibraryGetKernelCount *)0)->cgl_ret), 7, cgl_ta_cuLibraryGetKernelCount};
 CG_THUNK(cuLibraryGetKernelCount, (cgl_f->count, cgl_f->lib), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)
 {
@@ -4250,6 +5749,12 @@ struct cgl_fr_cuLibraryEnumerateKernels {
     CUlibrary lib;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLibraryEnumerateKernels[3] = {
+    {"kernels", offsetof(struct cgl_fr_cuLibraryEnumerateKernels, kernels), sizeof(((struct cgl_fr_cuLibraryEnumerateKernels *)0)->kernels), 3, 0, 0, 0, NULL},
+    {"numKernels", offsetof(struct cgl_fr_cuLibraryEnumerateKernels, numKernels), sizeof(((struct cgl_fr_cuLibraryEnumerateKernels *)0)->numKernels), 2, 0, 0, 0, NULL},
+    {"lib", offsetof(struct cgl_fr_cuLibraryEnumerateKernels, lib), sizeof(((struct cgl_fr_cuLibraryEnumerateKernels *)0)->lib), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLibraryEnumerateKernels = {3, offsetof(struct cgl_fr_cuLibraryEnumerateKernels, cgl_ret), sizeof(((struct cgl_fr_cuLibraryEnumerateKernels *)0)->cgl_ret), 7, cgl_ta_cuLibraryEnumerateKernels};
 CG_THUNK(cuLibraryEnumerateKernels, (cgl_f->kernels, cgl_f->numKernels, cgl_f->lib), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numKernels, CUlibrary lib)
 {
@@ -4275,6 +5780,11 @@ struct cgl_fr_cuLibraryGetModule {
     CUlibrary library;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLibraryGetModule[2] = {
+    {"pMod", offsetof(struct cgl_fr_cuLibraryGetModule, pMod), sizeof(((struct cgl_fr_cuLibraryGetModule *)0)->pMod), 3, 0, 0, 0, NULL},
+    {"library", offsetof(struct cgl_fr_cuLibraryGetModule, library), sizeof(((struct cgl_fr_cuLibraryGetModule *)0)->library), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLibraryGetModule = {2, offsetof(struct cgl_fr_cuLibraryGetModule, cgl_ret), sizeof(((struct cgl_fr_cuLibraryGetModule *)0)->cgl_ret), 7, cgl_ta_cuLibraryGetModule};
 CG_THUNK(cuLibraryGetModule, (cgl_f->pMod, cgl_f->library), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLibraryGetModule(CUmodule *pMod, CUlibrary library)
 {
@@ -4300,6 +5810,11 @@ struct cgl_fr_cuKernelGetFunction {
     CUkernel kernel;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuKernelGetFunction[2] = {
+    {"pFunc", offsetof(struct cgl_fr_cuKernelGetFunction, pFunc), sizeof(((struct cgl_fr_cuKernelGetFunction *)0)->pFunc), 3, 0, 0, 0, NULL},
+    {"kernel", offsetof(struct cgl_fr_cuKernelGetFunction, kernel), sizeof(((struct cgl_fr_cuKernelGetFunction *)0)->kernel), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuKernelGetFunction = {2, offsetof(struct cgl_fr_cuKernelGetFunction, cgl_ret), sizeof(((struct cgl_fr_cuKernelGetFunction *)0)->cgl_ret), 7, cgl_ta_cuKernelGetFunction};
 CG_THUNK(cuKernelGetFunction, (cgl_f->pFunc, cgl_f->kernel), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
 {
@@ -4326,6 +5841,11 @@ struct cgl_fr_cuKernelGetLibrary {
     CUkernel kernel;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuKernelGetLibrary[2] = {
+    {"pLib", offsetof(struct cgl_fr_cuKernelGetLibrary, pLib), sizeof(((struct cgl_fr_cuKernelGetLibrary *)0)->pLib), 3, 0, 0, 0, NULL},
+    {"kernel", offsetof(struct cgl_fr_cuKernelGetLibrary, kernel), sizeof(((struct cgl_fr_cuKernelGetLibrary *)0)->kernel), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuKernelGetLibrary = {2, offsetof(struct cgl_fr_cuKernelGetLibrary, cgl_ret), sizeof(((struct cgl_fr_cuKernelGetLibrary *)0)->cgl_ret), 7, cgl_ta_cuKernelGetLibrary};
 CG_THUNK(cuKernelGetLibrary, (cgl_f->pLib, cgl_f->kernel), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)
 {
@@ -4353,6 +5873,13 @@ struct cgl_fr_cuLibraryGetGlobal {
     const char *name;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLibraryGetGlobal[4] = {
+    {"dptr", offsetof(struct cgl_fr_cuLibraryGetGlobal, dptr), sizeof(((struct cgl_fr_cuLibraryGetGlobal *)0)->dptr), 3, 0, 0, 0, NULL},
+    {"bytes", offsetof(struct cgl_fr_cuLibraryGetGlobal, bytes), sizeof(((struct cgl_fr_cuLibraryGetGlobal *)0)->bytes), 3, 0, 0, 0, NULL},
+    {"library", offsetof(struct cgl_fr_cuLibraryGetGlobal, library), sizeof(((struct cgl_fr_cuLibraryGetGlobal *)0)->library), 3, 0, 0, 0, NULL},
+    {"name", offsetof(struct cgl_fr_cuLibraryGetGlobal, name), sizeof(((struct cgl_fr_cuLibraryGetGlobal *)0)->name), 5, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLibraryGetGlobal = {4, offsetof(struct cgl_fr_cuLibraryGetGlobal, cgl_ret), sizeof(((struct cgl_fr_cuLibraryGetGlobal *)0)->cgl_ret), 7, cgl_ta_cuLibraryGetGlobal};
 CG_THUNK(cuLibraryGetGlobal, (cgl_f->dptr, cgl_f->bytes, cgl_f->library, cgl_f->name), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)
 {
@@ -4380,6 +5907,13 @@ struct cgl_fr_cuLibraryGetManaged {
     const char *name;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLibraryGetManaged[4] = {
+    {"dptr", offsetof(struct cgl_fr_cuLibraryGetManaged, dptr), sizeof(((struct cgl_fr_cuLibraryGetManaged *)0)->dptr), 3, 0, 0, 0, NULL},
+    {"bytes", offsetof(struct cgl_fr_cuLibraryGetManaged, bytes), sizeof(((struct cgl_fr_cuLibraryGetManaged *)0)->bytes), 3, 0, 0, 0, NULL},
+    {"library", offsetof(struct cgl_fr_cuLibraryGetManaged, library), sizeof(((struct cgl_fr_cuLibraryGetManaged *)0)->library), 3, 0, 0, 0, NULL},
+    {"name", offsetof(struct cgl_fr_cuLibraryGetManaged, name), sizeof(((struct cgl_fr_cuLibraryGetManaged *)0)->name), 5, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLibraryGetManaged = {4, offsetof(struct cgl_fr_cuLibraryGetManaged, cgl_ret), sizeof(((struct cgl_fr_cuLibraryGetManaged *)0)->cgl_ret), 7, cgl_ta_cuLibraryGetManaged};
 CG_THUNK(cuLibraryGetManaged, (cgl_f->dptr, cgl_f->bytes, cgl_f->library, cgl_f->name), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)
 {
@@ -4406,6 +5940,12 @@ struct cgl_fr_cuLibraryGetUnifiedFunction {
     const char *symbol;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLibraryGetUnifiedFunction[3] = {
+    {"fptr", offsetof(struct cgl_fr_cuLibraryGetUnifiedFunction, fptr), sizeof(((struct cgl_fr_cuLibraryGetUnifiedFunction *)0)->fptr), 3, 0, 0, 0, NULL},
+    {"library", offsetof(struct cgl_fr_cuLibraryGetUnifiedFunction, library), sizeof(((struct cgl_fr_cuLibraryGetUnifiedFunction *)0)->library), 3, 0, 0, 0, NULL},
+    {"symbol", offsetof(struct cgl_fr_cuLibraryGetUnifiedFunction, symbol), sizeof(((struct cgl_fr_cuLibraryGetUnifiedFunction *)0)->symbol), 5, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLibraryGetUnifiedFunction = {3, offsetof(struct cgl_fr_cuLibraryGetUnifiedFunction, cgl_ret), sizeof(((struct cgl_fr_cuLibraryGetUnifiedFunction *)0)->cgl_ret), 7, cgl_ta_cuLibraryGetUnifiedFunction};
 CG_THUNK(cuLibraryGetUnifiedFunction, (cgl_f->fptr, cgl_f->library, cgl_f->symbol), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, const char *symbol)
 {
@@ -4433,6 +5973,13 @@ struct cgl_fr_cuKernelGetAttribute {
     CUdevice dev;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuKernelGetAttribute[4] = {
+    {"pi", offsetof(struct cgl_fr_cuKernelGetAttribute, pi), sizeof(((struct cgl_fr_cuKernelGetAttribute *)0)->pi), 3, 0, 0, 0, NULL},
+    {"attrib", offsetof(struct cgl_fr_cuKernelGetAttribute, attrib), sizeof(((struct cgl_fr_cuKernelGetAttribute *)0)->attrib), 4, 0, 0, sizeof cgl_en_13 / sizeof cgl_en_13[0], cgl_en_13},
+    {"kernel", offsetof(struct cgl_fr_cuKernelGetAttribute, kernel), sizeof(((struct cgl_fr_cuKernelGetAttribute *)0)->kernel), 3, 0, 0, 0, NULL},
+    {"dev", offsetof(struct cgl_fr_cuKernelGetAttribute, dev), sizeof(((struct cgl_fr_cuKernelGetAttribute *)0)->dev), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuKernelGetAttribute = {4, offsetof(struct cgl_fr_cuKernelGetAttribute, cgl_ret), sizeof(((struct cgl_fr_cuKernelGetAttribute *)0)->cgl_ret), 7, cgl_ta_cuKernelGetAttribute};
 CG_THUNK(cuKernelGetAttribute, (cgl_f->pi, cgl_f->attrib, cgl_f->kernel, cgl_f->dev), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev)
 {
@@ -4460,6 +6007,13 @@ struct cgl_fr_cuKernelSetAttribute {
     CUdevice dev;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuKernelSetAttribute[4] = {
+    {"attrib", offsetof(struct cgl_fr_cuKernelSetAttribute, attrib), sizeof(((struct cgl_fr_cuKernelSetAttribute *)0)->attrib), 4, 0, 0, sizeof cgl_en_13 / sizeof cgl_en_13[0], cgl_en_13},
+    {"val", offsetof(struct cgl_fr_cuKernelSetAttribute, val), sizeof(((struct cgl_fr_cuKernelSetAttribute *)0)->val), 1, 0, 0, 0, NULL},
+    {"kernel", offsetof(struct cgl_fr_cuKernelSetAttribute, kernel), sizeof(((struct cgl_fr_cuKernelSetAttribute *)0)->kernel), 3, 0, 0, 0, NULL},
+    {"dev", offsetof(struct cgl_fr_cuKernelSetAttribute, dev), sizeof(((struct cgl_fr_cuKernelSetAttribute *)0)->dev), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuKernelSetAttribute = {4, offsetof(struct cgl_fr_cuKernelSetAttribute, cgl_ret), sizeof(((struct cgl_fr_cuKernelSetAttribute *)0)->cgl_ret), 7, cgl_ta_cuKernelSetAttribute};
 CG_THUNK(cuKernelSetAttribute, (cgl_f->attrib, cgl_f->val, cgl_f->kernel, cgl_f->dev), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev)
 {
@@ -4486,6 +6040,12 @@ struct cgl_fr_cuKernelSetCacheConfig {
     CUdevice dev;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuKernelSetCacheConfig[3] = {
+    {"kernel", offsetof(struct cgl_fr_cuKernelSetCacheConfig, kernel), sizeof(((struct cgl_fr_cuKernelSetCacheConfig *)0)->kernel), 3, 0, 0, 0, NULL},
+    {"config", offsetof(struct cgl_fr_cuKernelSetCacheConfig, config), sizeof(((struct cgl_fr_cuKernelSetCacheConfig *)0)->config), 4, 0, 0, sizeof cgl_en_10 / sizeof cgl_en_10[0], cgl_en_10},
+    {"dev", offsetof(struct cgl_fr_cuKernelSetCacheConfig, dev), sizeof(((struct cgl_fr_cuKernelSetCacheConfig *)0)->dev), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuKernelSetCacheConfig = {3, offsetof(struct cgl_fr_cuKernelSetCacheConfig, cgl_ret), sizeof(((struct cgl_fr_cuKernelSetCacheConfig *)0)->cgl_ret), 7, cgl_ta_cuKernelSetCacheConfig};
 CG_THUNK(cuKernelSetCacheConfig, (cgl_f->kernel, cgl_f->config, cgl_f->dev), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev)
 {
@@ -4511,6 +6071,11 @@ struct cgl_fr_cuKernelGetName {
     CUkernel hfunc;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuKernelGetName[2] = {
+    {"name", offsetof(struct cgl_fr_cuKernelGetName, name), sizeof(((struct cgl_fr_cuKernelGetName *)0)->name), 3, 0, 0, 0, NULL},
+    {"hfunc", offsetof(struct cgl_fr_cuKernelGetName, hfunc), sizeof(((struct cgl_fr_cuKernelGetName *)0)->hfunc), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuKernelGetName = {2, offsetof(struct cgl_fr_cuKernelGetName, cgl_ret), sizeof(((struct cgl_fr_cuKernelGetName *)0)->cgl_ret), 7, cgl_ta_cuKernelGetName};
 CG_THUNK(cuKernelGetName, (cgl_f->name, cgl_f->hfunc), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuKernelGetName(const char **name, CUkernel hfunc)
 {
@@ -4538,6 +6103,13 @@ struct cgl_fr_cuKernelGetParamInfo {
     size_t *paramSize;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuKernelGetParamInfo[4] = {
+    {"kernel", offsetof(struct cgl_fr_cuKernelGetParamInfo, kernel), sizeof(((struct cgl_fr_cuKernelGetParamInfo *)0)->kernel), 3, 0, 0, 0, NULL},
+    {"paramIndex", offsetof(struct cgl_fr_cuKernelGetParamInfo, paramIndex), sizeof(((struct cgl_fr_cuKernelGetParamInfo *)0)->paramIndex), 2, 0, 0, 0, NULL},
+    {"paramOffset", offsetof(struct cgl_fr_cuKernelGetParamInfo, paramOffset), sizeof(((struct cgl_fr_cuKernelGetParamInfo *)0)->paramOffset), 3, 0, 0, 0, NULL},
+    {"paramSize", offsetof(struct cgl_fr_cuKernelGetParamInfo, paramSize), sizeof(((struct cgl_fr_cuKernelGetParamInfo *)0)->paramSize), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuKernelGetParamInfo = {4, offsetof(struct cgl_fr_cuKernelGetParamInfo, cgl_ret), sizeof(((struct cgl_fr_cuKernelGetParamInfo *)0)->cgl_ret), 7, cgl_ta_cuKernelGetParamInfo};
 CG_THUNK(cuKernelGetParamInfo, (cgl_f->kernel, cgl_f->paramIndex, cgl_f->paramOffset, cgl_f->paramSize), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
 {
@@ -4563,6 +6135,11 @@ struct cgl_fr_cuMemGetInfo_v2 {
     size_t *total;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemGetInfo_v2[2] = {
+    {"free", offsetof(struct cgl_fr_cuMemGetInfo_v2, free), sizeof(((struct cgl_fr_cuMemGetInfo_v2 *)0)->free), 3, 0, 0, 0, NULL},
+    {"total", offsetof(struct cgl_fr_cuMemGetInfo_v2, total), sizeof(((struct cgl_fr_cuMemGetInfo_v2 *)0)->total), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemGetInfo_v2 = {2, offsetof(struct cgl_fr_cuMemGetInfo_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemGetInfo_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemGetInfo_v2};
 CG_THUNK(cuMemGetInfo_v2, (cgl_f->free, cgl_f->total), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemGetInfo_v2(size_t *free, size_t *total)
 {
@@ -4588,6 +6165,11 @@ struct cgl_fr_cuMemAlloc_v2 {
     size_t bytesize;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemAlloc_v2[2] = {
+    {"dptr", offsetof(struct cgl_fr_cuMemAlloc_v2, dptr), sizeof(((struct cgl_fr_cuMemAlloc_v2 *)0)->dptr), 3, 0, 0, 0, NULL},
+    {"bytesize", offsetof(struct cgl_fr_cuMemAlloc_v2, bytesize), sizeof(((struct cgl_fr_cuMemAlloc_v2 *)0)->bytesize), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemAlloc_v2 = {2, offsetof(struct cgl_fr_cuMemAlloc_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemAlloc_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemAlloc_v2};
 CG_THUNK(cuMemAlloc_v2, (cgl_f->dptr, cgl_f->bytesize), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
@@ -4616,6 +6198,14 @@ struct cgl_fr_cuMemAllocPitch_v2 {
     unsigned int ElementSizeBytes;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemAllocPitch_v2[5] = {
+    {"dptr", offsetof(struct cgl_fr_cuMemAllocPitch_v2, dptr), sizeof(((struct cgl_fr_cuMemAllocPitch_v2 *)0)->dptr), 3, 0, 0, 0, NULL},
+    {"pPitch", offsetof(struct cgl_fr_cuMemAllocPitch_v2, pPitch), sizeof(((struct cgl_fr_cuMemAllocPitch_v2 *)0)->pPitch), 3, 0, 0, 0, NULL},
+    {"WidthInBytes", offsetof(struct cgl_fr_cuMemAllocPitch_v2, WidthInBytes), sizeof(((struct cgl_fr_cuMemAllocPitch_v2 *)0)->WidthInBytes), 2, 0, 0, 0, NULL},
+    {"Height", offsetof(struct cgl_fr_cuMemAllocPitch_v2, Height), sizeof(((struct cgl_fr_cuMemAllocPitch_v2 *)0)->Height), 2, 0, 0, 0, NULL},
+    {"ElementSizeBytes", offsetof(struct cgl_fr_cuMemAllocPitch_v2, ElementSizeBytes), sizeof(((struct cgl_fr_cuMemAllocPitch_v2 *)0)->ElementSizeBytes), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemAllocPitch_v2 = {5, offsetof(struct cgl_fr_cuMemAllocPitch_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemAllocPitch_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemAllocPitch_v2};
 CG_THUNK(cuMemAllocPitch_v2, (cgl_f->dptr, cgl_f->pPitch, cgl_f->WidthInBytes, cgl_f->Height, cgl_f->ElementSizeBytes), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)
 {
@@ -4640,6 +6230,10 @@ struct cgl_fr_cuMemFree_v2 {
     CUdeviceptr dptr;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemFree_v2[1] = {
+    {"dptr", offsetof(struct cgl_fr_cuMemFree_v2, dptr), sizeof(((struct cgl_fr_cuMemFree_v2 *)0)->dptr), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemFree_v2 = {1, offsetof(struct cgl_fr_cuMemFree_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemFree_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemFree_v2};
 CG_THUNK(cuMemFree_v2, (cgl_f->dptr), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemFree_v2(CUdeviceptr dptr)
 {
@@ -4667,6 +6261,12 @@ struct cgl_fr_cuMemGetAddressRange_v2 {
     CUdeviceptr dptr;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemGetAddressRange_v2[3] = {
+    {"pbase", offsetof(struct cgl_fr_cuMemGetAddressRange_v2, pbase), sizeof(((struct cgl_fr_cuMemGetAddressRange_v2 *)0)->pbase), 3, 0, 0, 0, NULL},
+    {"psize", offsetof(struct cgl_fr_cuMemGetAddressRange_v2, psize), sizeof(((struct cgl_fr_cuMemGetAddressRange_v2 *)0)->psize), 3, 0, 0, 0, NULL},
+    {"dptr", offsetof(struct cgl_fr_cuMemGetAddressRange_v2, dptr), sizeof(((struct cgl_fr_cuMemGetAddressRange_v2 *)0)->dptr), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemGetAddressRange_v2 = {3, offsetof(struct cgl_fr_cuMemGetAddressRange_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemGetAddressRange_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemGetAddressRange_v2};
 CG_THUNK(cuMemGetAddressRange_v2, (cgl_f->pbase, cgl_f->psize, cgl_f->dptr), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
 {
@@ -4692,6 +6292,11 @@ struct cgl_fr_cuMemAllocHost_v2 {
     size_t bytesize;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemAllocHost_v2[2] = {
+    {"pp", offsetof(struct cgl_fr_cuMemAllocHost_v2, pp), sizeof(((struct cgl_fr_cuMemAllocHost_v2 *)0)->pp), 3, 0, 0, 0, NULL},
+    {"bytesize", offsetof(struct cgl_fr_cuMemAllocHost_v2, bytesize), sizeof(((struct cgl_fr_cuMemAllocHost_v2 *)0)->bytesize), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemAllocHost_v2 = {2, offsetof(struct cgl_fr_cuMemAllocHost_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemAllocHost_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemAllocHost_v2};
 CG_THUNK(cuMemAllocHost_v2, (cgl_f->pp, cgl_f->bytesize), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocHost_v2(void **pp, size_t bytesize)
 {
@@ -4717,6 +6322,10 @@ struct cgl_fr_cuMemFreeHost {
     void *p;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemFreeHost[1] = {
+    {"p", offsetof(struct cgl_fr_cuMemFreeHost, p), sizeof(((struct cgl_fr_cuMemFreeHost *)0)->p), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemFreeHost = {1, offsetof(struct cgl_fr_cuMemFreeHost, cgl_ret), sizeof(((struct cgl_fr_cuMemFreeHost *)0)->cgl_ret), 7, cgl_ta_cuMemFreeHost};
 CG_THUNK(cuMemFreeHost, (cgl_f->p), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemFreeHost(void *p)
 {
@@ -4744,6 +6353,12 @@ struct cgl_fr_cuMemHostAlloc {
     unsigned int Flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemHostAlloc[3] = {
+    {"pp", offsetof(struct cgl_fr_cuMemHostAlloc, pp), sizeof(((struct cgl_fr_cuMemHostAlloc *)0)->pp), 3, 0, 0, 0, NULL},
+    {"bytesize", offsetof(struct cgl_fr_cuMemHostAlloc, bytesize), sizeof(((struct cgl_fr_cuMemHostAlloc *)0)->bytesize), 2, 0, 0, 0, NULL},
+    {"Flags", offsetof(struct cgl_fr_cuMemHostAlloc, Flags), sizeof(((struct cgl_fr_cuMemHostAlloc *)0)->Flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemHostAlloc = {3, offsetof(struct cgl_fr_cuMemHostAlloc, cgl_ret), sizeof(((struct cgl_fr_cuMemHostAlloc *)0)->cgl_ret), 7, cgl_ta_cuMemHostAlloc};
 CG_THUNK(cuMemHostAlloc, (cgl_f->pp, cgl_f->bytesize, cgl_f->Flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
 {
@@ -4771,6 +6386,12 @@ struct cgl_fr_cuMemHostGetDevicePointer_v2 {
     unsigned int Flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemHostGetDevicePointer_v2[3] = {
+    {"pdptr", offsetof(struct cgl_fr_cuMemHostGetDevicePointer_v2, pdptr), sizeof(((struct cgl_fr_cuMemHostGetDevicePointer_v2 *)0)->pdptr), 3, 0, 0, 0, NULL},
+    {"p", offsetof(struct cgl_fr_cuMemHostGetDevicePointer_v2, p), sizeof(((struct cgl_fr_cuMemHostGetDevicePointer_v2 *)0)->p), 3, 0, 0, 0, NULL},
+    {"Flags", offsetof(struct cgl_fr_cuMemHostGetDevicePointer_v2, Flags), sizeof(((struct cgl_fr_cuMemHostGetDevicePointer_v2 *)0)->Flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemHostGetDevicePointer_v2 = {3, offsetof(struct cgl_fr_cuMemHostGetDevicePointer_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemHostGetDevicePointer_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemHostGetDevicePointer_v2};
 CG_THUNK(cuMemHostGetDevicePointer_v2, (cgl_f->pdptr, cgl_f->p, cgl_f->Flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)
 {
@@ -4796,6 +6417,11 @@ struct cgl_fr_cuMemHostGetFlags {
     void *p;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemHostGetFlags[2] = {
+    {"pFlags", offsetof(struct cgl_fr_cuMemHostGetFlags, pFlags), sizeof(((struct cgl_fr_cuMemHostGetFlags *)0)->pFlags), 3, 0, 0, 0, NULL},
+    {"p", offsetof(struct cgl_fr_cuMemHostGetFlags, p), sizeof(((struct cgl_fr_cuMemHostGetFlags *)0)->p), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemHostGetFlags = {2, offsetof(struct cgl_fr_cuMemHostGetFlags, cgl_ret), sizeof(((struct cgl_fr_cuMemHostGetFlags *)0)->cgl_ret), 7, cgl_ta_cuMemHostGetFlags};
 CG_THUNK(cuMemHostGetFlags, (cgl_f->pFlags, cgl_f->p), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemHostGetFlags(unsigned int *pFlags, void *p)
 {
@@ -4822,6 +6448,12 @@ struct cgl_fr_cuMemAllocManaged {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemAllocManaged[3] = {
+    {"dptr", offsetof(struct cgl_fr_cuMemAllocManaged, dptr), sizeof(((struct cgl_fr_cuMemAllocManaged *)0)->dptr), 3, 0, 0, 0, NULL},
+    {"bytesize", offsetof(struct cgl_fr_cuMemAllocManaged, bytesize), sizeof(((struct cgl_fr_cuMemAllocManaged *)0)->bytesize), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuMemAllocManaged, flags), sizeof(((struct cgl_fr_cuMemAllocManaged *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemAllocManaged = {3, offsetof(struct cgl_fr_cuMemAllocManaged, cgl_ret), sizeof(((struct cgl_fr_cuMemAllocManaged *)0)->cgl_ret), 7, cgl_ta_cuMemAllocManaged};
 CG_THUNK(cuMemAllocManaged, (cgl_f->dptr, cgl_f->bytesize, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
 {
@@ -4849,6 +6481,13 @@ struct cgl_fr_cuDeviceRegisterAsyncNotification {
     CUasyncCallbackHandle *callback;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDeviceRegisterAsyncNotification[4] = {
+    {"device", offsetof(struct cgl_fr_cuDeviceRegisterAsyncNotification, device), sizeof(((struct cgl_fr_cuDeviceRegisterAsyncNotification *)0)->device), 1, 0, 0, 0, NULL},
+    {"callbackFunc", offsetof(struct cgl_fr_cuDeviceRegisterAsyncNotification, callbackFunc), sizeof(((struct cgl_fr_cuDeviceRegisterAsyncNotification *)0)->callbackFunc), 3, 0, 0, 0, NULL},
+    {"userData", offsetof(struct cgl_fr_cuDeviceRegisterAsyncNotification, userData), sizeof(((struct cgl_fr_cuDeviceRegisterAsyncNotification *)0)->userData), 3, 0, 0, 0, NULL},
+    {"callback", offsetof(struct cgl_fr_cuDeviceRegisterAsyncNotification, callback), sizeof(((struct cgl_fr_cuDeviceRegisterAsyncNotification *)0)->callback), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDeviceRegisterAsyncNotification = {4, offsetof(struct cgl_fr_cuDeviceRegisterAsyncNotification, cgl_ret), sizeof(((struct cgl_fr_cuDeviceRegisterAsyncNotification *)0)->cgl_ret), 7, cgl_ta_cuDeviceRegisterAsyncNotification};
 CG_THUNK(cuDeviceRegisterAsyncNotification, (cgl_f->device, cgl_f->callbackFunc, cgl_f->userData, cgl_f->callback), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void *userData, CUasyncCallbackHandle *callback)
 {
@@ -4874,6 +6513,11 @@ struct cgl_fr_cuDeviceUnregisterAsyncNotification {
     CUasyncCallbackHandle callback;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDeviceUnregisterAsyncNotification[2] = {
+    {"device", offsetof(struct cgl_fr_cuDeviceUnregisterAsyncNotification, device), sizeof(((struct cgl_fr_cuDeviceUnregisterAsyncNotification *)0)->device), 1, 0, 0, 0, NULL},
+    {"callback", offsetof(struct cgl_fr_cuDeviceUnregisterAsyncNotification, callback), sizeof(((struct cgl_fr_cuDeviceUnregisterAsyncNotification *)0)->callback), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDeviceUnregisterAsyncNotification = {2, offsetof(struct cgl_fr_cuDeviceUnregisterAsyncNotification, cgl_ret), sizeof(((struct cgl_fr_cuDeviceUnregisterAsyncNotification *)0)->cgl_ret), 7, cgl_ta_cuDeviceUnregisterAsyncNotification};
 CG_THUNK(cuDeviceUnregisterAsyncNotification, (cgl_f->device, cgl_f->callback), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCallbackHandle callback)
 {
@@ -4899,6 +6543,11 @@ struct cgl_fr_cuDeviceGetByPCIBusId {
     const char *pciBusId;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDeviceGetByPCIBusId[2] = {
+    {"dev", offsetof(struct cgl_fr_cuDeviceGetByPCIBusId, dev), sizeof(((struct cgl_fr_cuDeviceGetByPCIBusId *)0)->dev), 3, 0, 0, 0, NULL},
+    {"pciBusId", offsetof(struct cgl_fr_cuDeviceGetByPCIBusId, pciBusId), sizeof(((struct cgl_fr_cuDeviceGetByPCIBusId *)0)->pciBusId), 5, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDeviceGetByPCIBusId = {2, offsetof(struct cgl_fr_cuDeviceGetByPCIBusId, cgl_ret), sizeof(((struct cgl_fr_cuDeviceGetByPCIBusId *)0)->cgl_ret), 7, cgl_ta_cuDeviceGetByPCIBusId};
 CG_THUNK(cuDeviceGetByPCIBusId, (cgl_f->dev, cgl_f->pciBusId), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
 {
@@ -4925,6 +6574,12 @@ struct cgl_fr_cuDeviceGetPCIBusId {
     CUdevice dev;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDeviceGetPCIBusId[3] = {
+    {"pciBusId", offsetof(struct cgl_fr_cuDeviceGetPCIBusId, pciBusId), sizeof(((struct cgl_fr_cuDeviceGetPCIBusId *)0)->pciBusId), 3, 0, 0, 0, NULL},
+    {"len", offsetof(struct cgl_fr_cuDeviceGetPCIBusId, len), sizeof(((struct cgl_fr_cuDeviceGetPCIBusId *)0)->len), 1, 0, 0, 0, NULL},
+    {"dev", offsetof(struct cgl_fr_cuDeviceGetPCIBusId, dev), sizeof(((struct cgl_fr_cuDeviceGetPCIBusId *)0)->dev), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDeviceGetPCIBusId = {3, offsetof(struct cgl_fr_cuDeviceGetPCIBusId, cgl_ret), sizeof(((struct cgl_fr_cuDeviceGetPCIBusId *)0)->cgl_ret), 7, cgl_ta_cuDeviceGetPCIBusId};
 CG_THUNK(cuDeviceGetPCIBusId, (cgl_f->pciBusId, cgl_f->len, cgl_f->dev), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
 {
@@ -4950,6 +6605,11 @@ struct cgl_fr_cuIpcGetEventHandle {
     CUevent event;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuIpcGetEventHandle[2] = {
+    {"pHandle", offsetof(struct cgl_fr_cuIpcGetEventHandle, pHandle), sizeof(((struct cgl_fr_cuIpcGetEventHandle *)0)->pHandle), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_cuIpcGetEventHandle, event), sizeof(((struct cgl_fr_cuIpcGetEventHandle *)0)->event), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuIpcGetEventHandle = {2, offsetof(struct cgl_fr_cuIpcGetEventHandle, cgl_ret), sizeof(((struct cgl_fr_cuIpcGetEventHandle *)0)->cgl_ret), 7, cgl_ta_cuIpcGetEventHandle};
 CG_THUNK(cuIpcGetEventHandle, (cgl_f->pHandle, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)
 {
@@ -4975,6 +6635,10 @@ struct cgl_fr_cuIpcOpenEventHandle {
     CUipcEventHandle handle;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuIpcOpenEventHandle[1] = {
+    {"phEvent", offsetof(struct cgl_fr_cuIpcOpenEventHandle, phEvent), sizeof(((struct cgl_fr_cuIpcOpenEventHandle *)0)->phEvent), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuIpcOpenEventHandle = {1, offsetof(struct cgl_fr_cuIpcOpenEventHandle, cgl_ret), sizeof(((struct cgl_fr_cuIpcOpenEventHandle *)0)->cgl_ret), 7, cgl_ta_cuIpcOpenEventHandle};
 CG_THUNK(cuIpcOpenEventHandle, (cgl_f->phEvent, cgl_f->handle), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)
 {
@@ -5000,6 +6664,11 @@ struct cgl_fr_cuIpcGetMemHandle {
     CUdeviceptr dptr;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuIpcGetMemHandle[2] = {
+    {"pHandle", offsetof(struct cgl_fr_cuIpcGetMemHandle, pHandle), sizeof(((struct cgl_fr_cuIpcGetMemHandle *)0)->pHandle), 3, 0, 0, 0, NULL},
+    {"dptr", offsetof(struct cgl_fr_cuIpcGetMemHandle, dptr), sizeof(((struct cgl_fr_cuIpcGetMemHandle *)0)->dptr), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuIpcGetMemHandle = {2, offsetof(struct cgl_fr_cuIpcGetMemHandle, cgl_ret), sizeof(((struct cgl_fr_cuIpcGetMemHandle *)0)->cgl_ret), 7, cgl_ta_cuIpcGetMemHandle};
 CG_THUNK(cuIpcGetMemHandle, (cgl_f->pHandle, cgl_f->dptr), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
 {
@@ -5026,6 +6695,11 @@ struct cgl_fr_cuIpcOpenMemHandle_v2 {
     unsigned int Flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuIpcOpenMemHandle_v2[2] = {
+    {"pdptr", offsetof(struct cgl_fr_cuIpcOpenMemHandle_v2, pdptr), sizeof(((struct cgl_fr_cuIpcOpenMemHandle_v2 *)0)->pdptr), 3, 0, 0, 0, NULL},
+    {"Flags", offsetof(struct cgl_fr_cuIpcOpenMemHandle_v2, Flags), sizeof(((struct cgl_fr_cuIpcOpenMemHandle_v2 *)0)->Flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuIpcOpenMemHandle_v2 = {2, offsetof(struct cgl_fr_cuIpcOpenMemHandle_v2, cgl_ret), sizeof(((struct cgl_fr_cuIpcOpenMemHandle_v2 *)0)->cgl_ret), 7, cgl_ta_cuIpcOpenMemHandle_v2};
 CG_THUNK(cuIpcOpenMemHandle_v2, (cgl_f->pdptr, cgl_f->handle, cgl_f->Flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)
 {
@@ -5050,6 +6724,10 @@ struct cgl_fr_cuIpcCloseMemHandle {
     CUdeviceptr dptr;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuIpcCloseMemHandle[1] = {
+    {"dptr", offsetof(struct cgl_fr_cuIpcCloseMemHandle, dptr), sizeof(((struct cgl_fr_cuIpcCloseMemHandle *)0)->dptr), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuIpcCloseMemHandle = {1, offsetof(struct cgl_fr_cuIpcCloseMemHandle, cgl_ret), sizeof(((struct cgl_fr_cuIpcCloseMemHandle *)0)->cgl_ret), 7, cgl_ta_cuIpcCloseMemHandle};
 CG_THUNK(cuIpcCloseMemHandle, (cgl_f->dptr), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuIpcCloseMemHandle(CUdeviceptr dptr)
 {
@@ -5076,6 +6754,12 @@ struct cgl_fr_cuMemHostRegister_v2 {
     unsigned int Flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemHostRegister_v2[3] = {
+    {"p", offsetof(struct cgl_fr_cuMemHostRegister_v2, p), sizeof(((struct cgl_fr_cuMemHostRegister_v2 *)0)->p), 3, 0, 0, 0, NULL},
+    {"bytesize", offsetof(struct cgl_fr_cuMemHostRegister_v2, bytesize), sizeof(((struct cgl_fr_cuMemHostRegister_v2 *)0)->bytesize), 2, 0, 0, 0, NULL},
+    {"Flags", offsetof(struct cgl_fr_cuMemHostRegister_v2, Flags), sizeof(((struct cgl_fr_cuMemHostRegister_v2 *)0)->Flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemHostRegister_v2 = {3, offsetof(struct cgl_fr_cuMemHostRegister_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemHostRegister_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemHostRegister_v2};
 CG_THUNK(cuMemHostRegister_v2, (cgl_f->p, cgl_f->bytesize, cgl_f->Flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)
 {
@@ -5101,6 +6785,10 @@ struct cgl_fr_cuMemHostUnregister {
     void *p;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemHostUnregister[1] = {
+    {"p", offsetof(struct cgl_fr_cuMemHostUnregister, p), sizeof(((struct cgl_fr_cuMemHostUnregister *)0)->p), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemHostUnregister = {1, offsetof(struct cgl_fr_cuMemHostUnregister, cgl_ret), sizeof(((struct cgl_fr_cuMemHostUnregister *)0)->cgl_ret), 7, cgl_ta_cuMemHostUnregister};
 CG_THUNK(cuMemHostUnregister, (cgl_f->p), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemHostUnregister(void *p)
 {
@@ -5128,6 +6816,12 @@ struct cgl_fr_cuMemcpy_ptds {
     size_t ByteCount;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpy_ptds[3] = {
+    {"dst", offsetof(struct cgl_fr_cuMemcpy_ptds, dst), sizeof(((struct cgl_fr_cuMemcpy_ptds *)0)->dst), 2, 0, 0, 0, NULL},
+    {"src", offsetof(struct cgl_fr_cuMemcpy_ptds, src), sizeof(((struct cgl_fr_cuMemcpy_ptds *)0)->src), 2, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpy_ptds, ByteCount), sizeof(((struct cgl_fr_cuMemcpy_ptds *)0)->ByteCount), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpy_ptds = {3, offsetof(struct cgl_fr_cuMemcpy_ptds, cgl_ret), sizeof(((struct cgl_fr_cuMemcpy_ptds *)0)->cgl_ret), 7, cgl_ta_cuMemcpy_ptds};
 CG_THUNK(cuMemcpy_ptds, (cgl_f->dst, cgl_f->src, cgl_f->ByteCount), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
 {
@@ -5157,6 +6851,14 @@ struct cgl_fr_cuMemcpyPeer_ptds {
     size_t ByteCount;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyPeer_ptds[5] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemcpyPeer_ptds, dstDevice), sizeof(((struct cgl_fr_cuMemcpyPeer_ptds *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"dstContext", offsetof(struct cgl_fr_cuMemcpyPeer_ptds, dstContext), sizeof(((struct cgl_fr_cuMemcpyPeer_ptds *)0)->dstContext), 3, 0, 0, 0, NULL},
+    {"srcDevice", offsetof(struct cgl_fr_cuMemcpyPeer_ptds, srcDevice), sizeof(((struct cgl_fr_cuMemcpyPeer_ptds *)0)->srcDevice), 2, 0, 0, 0, NULL},
+    {"srcContext", offsetof(struct cgl_fr_cuMemcpyPeer_ptds, srcContext), sizeof(((struct cgl_fr_cuMemcpyPeer_ptds *)0)->srcContext), 3, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyPeer_ptds, ByteCount), sizeof(((struct cgl_fr_cuMemcpyPeer_ptds *)0)->ByteCount), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyPeer_ptds = {5, offsetof(struct cgl_fr_cuMemcpyPeer_ptds, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyPeer_ptds *)0)->cgl_ret), 7, cgl_ta_cuMemcpyPeer_ptds};
 CG_THUNK(cuMemcpyPeer_ptds, (cgl_f->dstDevice, cgl_f->dstContext, cgl_f->srcDevice, cgl_f->srcContext, cgl_f->ByteCount), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyPeer_ptds(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount)
 {
@@ -5184,6 +6886,12 @@ struct cgl_fr_cuMemcpyHtoD_v2_ptds {
     size_t ByteCount;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyHtoD_v2_ptds[3] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemcpyHtoD_v2_ptds, dstDevice), sizeof(((struct cgl_fr_cuMemcpyHtoD_v2_ptds *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"srcHost", offsetof(struct cgl_fr_cuMemcpyHtoD_v2_ptds, srcHost), sizeof(((struct cgl_fr_cuMemcpyHtoD_v2_ptds *)0)->srcHost), 3, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyHtoD_v2_ptds, ByteCount), sizeof(((struct cgl_fr_cuMemcpyHtoD_v2_ptds *)0)->ByteCount), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyHtoD_v2_ptds = {3, offsetof(struct cgl_fr_cuMemcpyHtoD_v2_ptds, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyHtoD_v2_ptds *)0)->cgl_ret), 7, cgl_ta_cuMemcpyHtoD_v2_ptds};
 CG_THUNK(cuMemcpyHtoD_v2_ptds, (cgl_f->dstDevice, cgl_f->srcHost, cgl_f->ByteCount), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
@@ -5211,6 +6919,12 @@ struct cgl_fr_cuMemcpyDtoH_v2_ptds {
     size_t ByteCount;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyDtoH_v2_ptds[3] = {
+    {"dstHost", offsetof(struct cgl_fr_cuMemcpyDtoH_v2_ptds, dstHost), sizeof(((struct cgl_fr_cuMemcpyDtoH_v2_ptds *)0)->dstHost), 3, 0, 0, 0, NULL},
+    {"srcDevice", offsetof(struct cgl_fr_cuMemcpyDtoH_v2_ptds, srcDevice), sizeof(((struct cgl_fr_cuMemcpyDtoH_v2_ptds *)0)->srcDevice), 2, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyDtoH_v2_ptds, ByteCount), sizeof(((struct cgl_fr_cuMemcpyDtoH_v2_ptds *)0)->ByteCount), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyDtoH_v2_ptds = {3, offsetof(struct cgl_fr_cuMemcpyDtoH_v2_ptds, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyDtoH_v2_ptds *)0)->cgl_ret), 7, cgl_ta_cuMemcpyDtoH_v2_ptds};
 CG_THUNK(cuMemcpyDtoH_v2_ptds, (cgl_f->dstHost, cgl_f->srcDevice, cgl_f->ByteCount), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoH_v2_ptds(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
 {
@@ -5238,6 +6952,12 @@ struct cgl_fr_cuMemcpyDtoD_v2_ptds {
     size_t ByteCount;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyDtoD_v2_ptds[3] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemcpyDtoD_v2_ptds, dstDevice), sizeof(((struct cgl_fr_cuMemcpyDtoD_v2_ptds *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"srcDevice", offsetof(struct cgl_fr_cuMemcpyDtoD_v2_ptds, srcDevice), sizeof(((struct cgl_fr_cuMemcpyDtoD_v2_ptds *)0)->srcDevice), 2, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyDtoD_v2_ptds, ByteCount), sizeof(((struct cgl_fr_cuMemcpyDtoD_v2_ptds *)0)->ByteCount), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyDtoD_v2_ptds = {3, offsetof(struct cgl_fr_cuMemcpyDtoD_v2_ptds, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyDtoD_v2_ptds *)0)->cgl_ret), 7, cgl_ta_cuMemcpyDtoD_v2_ptds};
 CG_THUNK(cuMemcpyDtoD_v2_ptds, (cgl_f->dstDevice, cgl_f->srcDevice, cgl_f->ByteCount), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoD_v2_ptds(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
 {
@@ -5266,6 +6986,13 @@ struct cgl_fr_cuMemcpyDtoA_v2_ptds {
     size_t ByteCount;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyDtoA_v2_ptds[4] = {
+    {"dstArray", offsetof(struct cgl_fr_cuMemcpyDtoA_v2_ptds, dstArray), sizeof(((struct cgl_fr_cuMemcpyDtoA_v2_ptds *)0)->dstArray), 3, 0, 0, 0, NULL},
+    {"dstOffset", offsetof(struct cgl_fr_cuMemcpyDtoA_v2_ptds, dstOffset), sizeof(((struct cgl_fr_cuMemcpyDtoA_v2_ptds *)0)->dstOffset), 2, 0, 0, 0, NULL},
+    {"srcDevice", offsetof(struct cgl_fr_cuMemcpyDtoA_v2_ptds, srcDevice), sizeof(((struct cgl_fr_cuMemcpyDtoA_v2_ptds *)0)->srcDevice), 2, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyDtoA_v2_ptds, ByteCount), sizeof(((struct cgl_fr_cuMemcpyDtoA_v2_ptds *)0)->ByteCount), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyDtoA_v2_ptds = {4, offsetof(struct cgl_fr_cuMemcpyDtoA_v2_ptds, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyDtoA_v2_ptds *)0)->cgl_ret), 7, cgl_ta_cuMemcpyDtoA_v2_ptds};
 CG_THUNK(cuMemcpyDtoA_v2_ptds, (cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcDevice, cgl_f->ByteCount), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoA_v2_ptds(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)
 {
@@ -5294,6 +7021,13 @@ struct cgl_fr_cuMemcpyAtoD_v2_ptds {
     size_t ByteCount;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyAtoD_v2_ptds[4] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemcpyAtoD_v2_ptds, dstDevice), sizeof(((struct cgl_fr_cuMemcpyAtoD_v2_ptds *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"srcArray", offsetof(struct cgl_fr_cuMemcpyAtoD_v2_ptds, srcArray), sizeof(((struct cgl_fr_cuMemcpyAtoD_v2_ptds *)0)->srcArray), 3, 0, 0, 0, NULL},
+    {"srcOffset", offsetof(struct cgl_fr_cuMemcpyAtoD_v2_ptds, srcOffset), sizeof(((struct cgl_fr_cuMemcpyAtoD_v2_ptds *)0)->srcOffset), 2, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyAtoD_v2_ptds, ByteCount), sizeof(((struct cgl_fr_cuMemcpyAtoD_v2_ptds *)0)->ByteCount), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyAtoD_v2_ptds = {4, offsetof(struct cgl_fr_cuMemcpyAtoD_v2_ptds, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyAtoD_v2_ptds *)0)->cgl_ret), 7, cgl_ta_cuMemcpyAtoD_v2_ptds};
 CG_THUNK(cuMemcpyAtoD_v2_ptds, (cgl_f->dstDevice, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoD_v2_ptds(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
@@ -5322,6 +7056,13 @@ struct cgl_fr_cuMemcpyHtoA_v2_ptds {
     size_t ByteCount;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyHtoA_v2_ptds[4] = {
+    {"dstArray", offsetof(struct cgl_fr_cuMemcpyHtoA_v2_ptds, dstArray), sizeof(((struct cgl_fr_cuMemcpyHtoA_v2_ptds *)0)->dstArray), 3, 0, 0, 0, NULL},
+    {"dstOffset", offsetof(struct cgl_fr_cuMemcpyHtoA_v2_ptds, dstOffset), sizeof(((struct cgl_fr_cuMemcpyHtoA_v2_ptds *)0)->dstOffset), 2, 0, 0, 0, NULL},
+    {"srcHost", offsetof(struct cgl_fr_cuMemcpyHtoA_v2_ptds, srcHost), sizeof(((struct cgl_fr_cuMemcpyHtoA_v2_ptds *)0)->srcHost), 3, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyHtoA_v2_ptds, ByteCount), sizeof(((struct cgl_fr_cuMemcpyHtoA_v2_ptds *)0)->ByteCount), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyHtoA_v2_ptds = {4, offsetof(struct cgl_fr_cuMemcpyHtoA_v2_ptds, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyHtoA_v2_ptds *)0)->cgl_ret), 7, cgl_ta_cuMemcpyHtoA_v2_ptds};
 CG_THUNK(cuMemcpyHtoA_v2_ptds, (cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcHost, cgl_f->ByteCount), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoA_v2_ptds(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount)
 {
@@ -5350,6 +7091,13 @@ struct cgl_fr_cuMemcpyAtoH_v2_ptds {
     size_t ByteCount;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyAtoH_v2_ptds[4] = {
+    {"dstHost", offsetof(struct cgl_fr_cuMemcpyAtoH_v2_ptds, dstHost), sizeof(((struct cgl_fr_cuMemcpyAtoH_v2_ptds *)0)->dstHost), 3, 0, 0, 0, NULL},
+    {"srcArray", offsetof(struct cgl_fr_cuMemcpyAtoH_v2_ptds, srcArray), sizeof(((struct cgl_fr_cuMemcpyAtoH_v2_ptds *)0)->srcArray), 3, 0, 0, 0, NULL},
+    {"srcOffset", offsetof(struct cgl_fr_cuMemcpyAtoH_v2_ptds, srcOffset), sizeof(((struct cgl_fr_cuMemcpyAtoH_v2_ptds *)0)->srcOffset), 2, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyAtoH_v2_ptds, ByteCount), sizeof(((struct cgl_fr_cuMemcpyAtoH_v2_ptds *)0)->ByteCount), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyAtoH_v2_ptds = {4, offsetof(struct cgl_fr_cuMemcpyAtoH_v2_ptds, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyAtoH_v2_ptds *)0)->cgl_ret), 7, cgl_ta_cuMemcpyAtoH_v2_ptds};
 CG_THUNK(cuMemcpyAtoH_v2_ptds, (cgl_f->dstHost, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoH_v2_ptds(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
@@ -5379,6 +7127,14 @@ struct cgl_fr_cuMemcpyAtoA_v2_ptds {
     size_t ByteCount;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyAtoA_v2_ptds[5] = {
+    {"dstArray", offsetof(struct cgl_fr_cuMemcpyAtoA_v2_ptds, dstArray), sizeof(((struct cgl_fr_cuMemcpyAtoA_v2_ptds *)0)->dstArray), 3, 0, 0, 0, NULL},
+    {"dstOffset", offsetof(struct cgl_fr_cuMemcpyAtoA_v2_ptds, dstOffset), sizeof(((struct cgl_fr_cuMemcpyAtoA_v2_ptds *)0)->dstOffset), 2, 0, 0, 0, NULL},
+    {"srcArray", offsetof(struct cgl_fr_cuMemcpyAtoA_v2_ptds, srcArray), sizeof(((struct cgl_fr_cuMemcpyAtoA_v2_ptds *)0)->srcArray), 3, 0, 0, 0, NULL},
+    {"srcOffset", offsetof(struct cgl_fr_cuMemcpyAtoA_v2_ptds, srcOffset), sizeof(((struct cgl_fr_cuMemcpyAtoA_v2_ptds *)0)->srcOffset), 2, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyAtoA_v2_ptds, ByteCount), sizeof(((struct cgl_fr_cuMemcpyAtoA_v2_ptds *)0)->ByteCount), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyAtoA_v2_ptds = {5, offsetof(struct cgl_fr_cuMemcpyAtoA_v2_ptds, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyAtoA_v2_ptds *)0)->cgl_ret), 7, cgl_ta_cuMemcpyAtoA_v2_ptds};
 CG_THUNK(cuMemcpyAtoA_v2_ptds, (cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoA_v2_ptds(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
@@ -5404,6 +7160,10 @@ struct cgl_fr_cuMemcpy2D_v2_ptds {
     const CUDA_MEMCPY2D *pCopy;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpy2D_v2_ptds[1] = {
+    {"pCopy", offsetof(struct cgl_fr_cuMemcpy2D_v2_ptds, pCopy), sizeof(((struct cgl_fr_cuMemcpy2D_v2_ptds *)0)->pCopy), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpy2D_v2_ptds = {1, offsetof(struct cgl_fr_cuMemcpy2D_v2_ptds, cgl_ret), sizeof(((struct cgl_fr_cuMemcpy2D_v2_ptds *)0)->cgl_ret), 7, cgl_ta_cuMemcpy2D_v2_ptds};
 CG_THUNK(cuMemcpy2D_v2_ptds, (cgl_f->pCopy), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *pCopy)
 {
@@ -5429,6 +7189,10 @@ struct cgl_fr_cuMemcpy2DUnaligned_v2_ptds {
     const CUDA_MEMCPY2D *pCopy;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpy2DUnaligned_v2_ptds[1] = {
+    {"pCopy", offsetof(struct cgl_fr_cuMemcpy2DUnaligned_v2_ptds, pCopy), sizeof(((struct cgl_fr_cuMemcpy2DUnaligned_v2_ptds *)0)->pCopy), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpy2DUnaligned_v2_ptds = {1, offsetof(struct cgl_fr_cuMemcpy2DUnaligned_v2_ptds, cgl_ret), sizeof(((struct cgl_fr_cuMemcpy2DUnaligned_v2_ptds *)0)->cgl_ret), 7, cgl_ta_cuMemcpy2DUnaligned_v2_ptds};
 CG_THUNK(cuMemcpy2DUnaligned_v2_ptds, (cgl_f->pCopy), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D *pCopy)
 {
@@ -5454,6 +7218,10 @@ struct cgl_fr_cuMemcpy3D_v2_ptds {
     const CUDA_MEMCPY3D *pCopy;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpy3D_v2_ptds[1] = {
+    {"pCopy", offsetof(struct cgl_fr_cuMemcpy3D_v2_ptds, pCopy), sizeof(((struct cgl_fr_cuMemcpy3D_v2_ptds *)0)->pCopy), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpy3D_v2_ptds = {1, offsetof(struct cgl_fr_cuMemcpy3D_v2_ptds, cgl_ret), sizeof(((struct cgl_fr_cuMemcpy3D_v2_ptds *)0)->cgl_ret), 7, cgl_ta_cuMemcpy3D_v2_ptds};
 CG_THUNK(cuMemcpy3D_v2_ptds, (cgl_f->pCopy), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D *pCopy)
 {
@@ -5479,6 +7247,10 @@ struct cgl_fr_cuMemcpy3DPeer_ptds {
     const CUDA_MEMCPY3D_PEER *pCopy;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpy3DPeer_ptds[1] = {
+    {"pCopy", offsetof(struct cgl_fr_cuMemcpy3DPeer_ptds, pCopy), sizeof(((struct cgl_fr_cuMemcpy3DPeer_ptds *)0)->pCopy), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpy3DPeer_ptds = {1, offsetof(struct cgl_fr_cuMemcpy3DPeer_ptds, cgl_ret), sizeof(((struct cgl_fr_cuMemcpy3DPeer_ptds *)0)->cgl_ret), 7, cgl_ta_cuMemcpy3DPeer_ptds};
 CG_THUNK(cuMemcpy3DPeer_ptds, (cgl_f->pCopy), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3DPeer_ptds(const CUDA_MEMCPY3D_PEER *pCopy)
 {
@@ -5507,6 +7279,13 @@ struct cgl_fr_cuMemcpyAsync_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyAsync_ptsz[4] = {
+    {"dst", offsetof(struct cgl_fr_cuMemcpyAsync_ptsz, dst), sizeof(((struct cgl_fr_cuMemcpyAsync_ptsz *)0)->dst), 2, 0, 0, 0, NULL},
+    {"src", offsetof(struct cgl_fr_cuMemcpyAsync_ptsz, src), sizeof(((struct cgl_fr_cuMemcpyAsync_ptsz *)0)->src), 2, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyAsync_ptsz, ByteCount), sizeof(((struct cgl_fr_cuMemcpyAsync_ptsz *)0)->ByteCount), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpyAsync_ptsz, hStream), sizeof(((struct cgl_fr_cuMemcpyAsync_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyAsync_ptsz = {4, offsetof(struct cgl_fr_cuMemcpyAsync_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyAsync_ptsz *)0)->cgl_ret), 7, cgl_ta_cuMemcpyAsync_ptsz};
 CG_THUNK(cuMemcpyAsync_ptsz, (cgl_f->dst, cgl_f->src, cgl_f->ByteCount, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)
 {
@@ -5537,6 +7316,15 @@ struct cgl_fr_cuMemcpyPeerAsync_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyPeerAsync_ptsz[6] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemcpyPeerAsync_ptsz, dstDevice), sizeof(((struct cgl_fr_cuMemcpyPeerAsync_ptsz *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"dstContext", offsetof(struct cgl_fr_cuMemcpyPeerAsync_ptsz, dstContext), sizeof(((struct cgl_fr_cuMemcpyPeerAsync_ptsz *)0)->dstContext), 3, 0, 0, 0, NULL},
+    {"srcDevice", offsetof(struct cgl_fr_cuMemcpyPeerAsync_ptsz, srcDevice), sizeof(((struct cgl_fr_cuMemcpyPeerAsync_ptsz *)0)->srcDevice), 2, 0, 0, 0, NULL},
+    {"srcContext", offsetof(struct cgl_fr_cuMemcpyPeerAsync_ptsz, srcContext), sizeof(((struct cgl_fr_cuMemcpyPeerAsync_ptsz *)0)->srcContext), 3, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyPeerAsync_ptsz, ByteCount), sizeof(((struct cgl_fr_cuMemcpyPeerAsync_ptsz *)0)->ByteCount), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpyPeerAsync_ptsz, hStream), sizeof(((struct cgl_fr_cuMemcpyPeerAsync_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyPeerAsync_ptsz = {6, offsetof(struct cgl_fr_cuMemcpyPeerAsync_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyPeerAsync_ptsz *)0)->cgl_ret), 7, cgl_ta_cuMemcpyPeerAsync_ptsz};
 CG_THUNK(cuMemcpyPeerAsync_ptsz, (cgl_f->dstDevice, cgl_f->dstContext, cgl_f->srcDevice, cgl_f->srcContext, cgl_f->ByteCount, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyPeerAsync_ptsz(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream)
 {
@@ -5564,6 +7352,13 @@ struct cgl_fr_cuMemcpyHtoDAsync_v2_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyHtoDAsync_v2_ptsz[4] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemcpyHtoDAsync_v2_ptsz, dstDevice), sizeof(((struct cgl_fr_cuMemcpyHtoDAsync_v2_ptsz *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"srcHost", offsetof(struct cgl_fr_cuMemcpyHtoDAsync_v2_ptsz, srcHost), sizeof(((struct cgl_fr_cuMemcpyHtoDAsync_v2_ptsz *)0)->srcHost), 3, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyHtoDAsync_v2_ptsz, ByteCount), sizeof(((struct cgl_fr_cuMemcpyHtoDAsync_v2_ptsz *)0)->ByteCount), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpyHtoDAsync_v2_ptsz, hStream), sizeof(((struct cgl_fr_cuMemcpyHtoDAsync_v2_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyHtoDAsync_v2_ptsz = {4, offsetof(struct cgl_fr_cuMemcpyHtoDAsync_v2_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyHtoDAsync_v2_ptsz *)0)->cgl_ret), 7, cgl_ta_cuMemcpyHtoDAsync_v2_ptsz};
 CG_THUNK(cuMemcpyHtoDAsync_v2_ptsz, (cgl_f->dstDevice, cgl_f->srcHost, cgl_f->ByteCount, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)
 {
@@ -5592,6 +7387,13 @@ struct cgl_fr_cuMemcpyDtoHAsync_v2_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyDtoHAsync_v2_ptsz[4] = {
+    {"dstHost", offsetof(struct cgl_fr_cuMemcpyDtoHAsync_v2_ptsz, dstHost), sizeof(((struct cgl_fr_cuMemcpyDtoHAsync_v2_ptsz *)0)->dstHost), 3, 0, 0, 0, NULL},
+    {"srcDevice", offsetof(struct cgl_fr_cuMemcpyDtoHAsync_v2_ptsz, srcDevice), sizeof(((struct cgl_fr_cuMemcpyDtoHAsync_v2_ptsz *)0)->srcDevice), 2, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyDtoHAsync_v2_ptsz, ByteCount), sizeof(((struct cgl_fr_cuMemcpyDtoHAsync_v2_ptsz *)0)->ByteCount), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpyDtoHAsync_v2_ptsz, hStream), sizeof(((struct cgl_fr_cuMemcpyDtoHAsync_v2_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyDtoHAsync_v2_ptsz = {4, offsetof(struct cgl_fr_cuMemcpyDtoHAsync_v2_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyDtoHAsync_v2_ptsz *)0)->cgl_ret), 7, cgl_ta_cuMemcpyDtoHAsync_v2_ptsz};
 CG_THUNK(cuMemcpyDtoHAsync_v2_ptsz, (cgl_f->dstHost, cgl_f->srcDevice, cgl_f->ByteCount, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoHAsync_v2_ptsz(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
 {
@@ -5620,6 +7422,13 @@ struct cgl_fr_cuMemcpyDtoDAsync_v2_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyDtoDAsync_v2_ptsz[4] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemcpyDtoDAsync_v2_ptsz, dstDevice), sizeof(((struct cgl_fr_cuMemcpyDtoDAsync_v2_ptsz *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"srcDevice", offsetof(struct cgl_fr_cuMemcpyDtoDAsync_v2_ptsz, srcDevice), sizeof(((struct cgl_fr_cuMemcpyDtoDAsync_v2_ptsz *)0)->srcDevice), 2, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyDtoDAsync_v2_ptsz, ByteCount), sizeof(((struct cgl_fr_cuMemcpyDtoDAsync_v2_ptsz *)0)->ByteCount), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpyDtoDAsync_v2_ptsz, hStream), sizeof(((struct cgl_fr_cuMemcpyDtoDAsync_v2_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyDtoDAsync_v2_ptsz = {4, offsetof(struct cgl_fr_cuMemcpyDtoDAsync_v2_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyDtoDAsync_v2_ptsz *)0)->cgl_ret), 7, cgl_ta_cuMemcpyDtoDAsync_v2_ptsz};
 CG_THUNK(cuMemcpyDtoDAsync_v2_ptsz, (cgl_f->dstDevice, cgl_f->srcDevice, cgl_f->ByteCount, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
 {
@@ -5648,6 +7457,14 @@ struct cgl_fr_cuMemcpyHtoAAsync_v2_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyHtoAAsync_v2_ptsz[5] = {
+    {"dstArray", offsetof(struct cgl_fr_cuMemcpyHtoAAsync_v2_ptsz, dstArray), sizeof(((struct cgl_fr_cuMemcpyHtoAAsync_v2_ptsz *)0)->dstArray), 3, 0, 0, 0, NULL},
+    {"dstOffset", offsetof(struct cgl_fr_cuMemcpyHtoAAsync_v2_ptsz, dstOffset), sizeof(((struct cgl_fr_cuMemcpyHtoAAsync_v2_ptsz *)0)->dstOffset), 2, 0, 0, 0, NULL},
+    {"srcHost", offsetof(struct cgl_fr_cuMemcpyHtoAAsync_v2_ptsz, srcHost), sizeof(((struct cgl_fr_cuMemcpyHtoAAsync_v2_ptsz *)0)->srcHost), 3, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyHtoAAsync_v2_ptsz, ByteCount), sizeof(((struct cgl_fr_cuMemcpyHtoAAsync_v2_ptsz *)0)->ByteCount), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpyHtoAAsync_v2_ptsz, hStream), sizeof(((struct cgl_fr_cuMemcpyHtoAAsync_v2_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyHtoAAsync_v2_ptsz = {5, offsetof(struct cgl_fr_cuMemcpyHtoAAsync_v2_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyHtoAAsync_v2_ptsz *)0)->cgl_ret), 7, cgl_ta_cuMemcpyHtoAAsync_v2_ptsz};
 CG_THUNK(cuMemcpyHtoAAsync_v2_ptsz, (cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcHost, cgl_f->ByteCount, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoAAsync_v2_ptsz(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream)
 {
@@ -5676,6 +7493,14 @@ struct cgl_fr_cuMemcpyAtoHAsync_v2_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyAtoHAsync_v2_ptsz[5] = {
+    {"dstHost", offsetof(struct cgl_fr_cuMemcpyAtoHAsync_v2_ptsz, dstHost), sizeof(((struct cgl_fr_cuMemcpyAtoHAsync_v2_ptsz *)0)->dstHost), 3, 0, 0, 0, NULL},
+    {"srcArray", offsetof(struct cgl_fr_cuMemcpyAtoHAsync_v2_ptsz, srcArray), sizeof(((struct cgl_fr_cuMemcpyAtoHAsync_v2_ptsz *)0)->srcArray), 3, 0, 0, 0, NULL},
+    {"srcOffset", offsetof(struct cgl_fr_cuMemcpyAtoHAsync_v2_ptsz, srcOffset), sizeof(((struct cgl_fr_cuMemcpyAtoHAsync_v2_ptsz *)0)->srcOffset), 2, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyAtoHAsync_v2_ptsz, ByteCount), sizeof(((struct cgl_fr_cuMemcpyAtoHAsync_v2_ptsz *)0)->ByteCount), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpyAtoHAsync_v2_ptsz, hStream), sizeof(((struct cgl_fr_cuMemcpyAtoHAsync_v2_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyAtoHAsync_v2_ptsz = {5, offsetof(struct cgl_fr_cuMemcpyAtoHAsync_v2_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyAtoHAsync_v2_ptsz *)0)->cgl_ret), 7, cgl_ta_cuMemcpyAtoHAsync_v2_ptsz};
 CG_THUNK(cuMemcpyAtoHAsync_v2_ptsz, (cgl_f->dstHost, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoHAsync_v2_ptsz(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)
 {
@@ -5701,6 +7526,11 @@ struct cgl_fr_cuMemcpy2DAsync_v2_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpy2DAsync_v2_ptsz[2] = {
+    {"pCopy", offsetof(struct cgl_fr_cuMemcpy2DAsync_v2_ptsz, pCopy), sizeof(((struct cgl_fr_cuMemcpy2DAsync_v2_ptsz *)0)->pCopy), 3, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpy2DAsync_v2_ptsz, hStream), sizeof(((struct cgl_fr_cuMemcpy2DAsync_v2_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpy2DAsync_v2_ptsz = {2, offsetof(struct cgl_fr_cuMemcpy2DAsync_v2_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuMemcpy2DAsync_v2_ptsz *)0)->cgl_ret), 7, cgl_ta_cuMemcpy2DAsync_v2_ptsz};
 CG_THUNK(cuMemcpy2DAsync_v2_ptsz, (cgl_f->pCopy, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *pCopy, CUstream hStream)
 {
@@ -5727,6 +7557,11 @@ struct cgl_fr_cuMemcpy3DAsync_v2_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpy3DAsync_v2_ptsz[2] = {
+    {"pCopy", offsetof(struct cgl_fr_cuMemcpy3DAsync_v2_ptsz, pCopy), sizeof(((struct cgl_fr_cuMemcpy3DAsync_v2_ptsz *)0)->pCopy), 3, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpy3DAsync_v2_ptsz, hStream), sizeof(((struct cgl_fr_cuMemcpy3DAsync_v2_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpy3DAsync_v2_ptsz = {2, offsetof(struct cgl_fr_cuMemcpy3DAsync_v2_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuMemcpy3DAsync_v2_ptsz *)0)->cgl_ret), 7, cgl_ta_cuMemcpy3DAsync_v2_ptsz};
 CG_THUNK(cuMemcpy3DAsync_v2_ptsz, (cgl_f->pCopy, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *pCopy, CUstream hStream)
 {
@@ -5753,6 +7588,11 @@ struct cgl_fr_cuMemcpy3DPeerAsync_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpy3DPeerAsync_ptsz[2] = {
+    {"pCopy", offsetof(struct cgl_fr_cuMemcpy3DPeerAsync_ptsz, pCopy), sizeof(((struct cgl_fr_cuMemcpy3DPeerAsync_ptsz *)0)->pCopy), 3, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpy3DPeerAsync_ptsz, hStream), sizeof(((struct cgl_fr_cuMemcpy3DPeerAsync_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpy3DPeerAsync_ptsz = {2, offsetof(struct cgl_fr_cuMemcpy3DPeerAsync_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuMemcpy3DPeerAsync_ptsz *)0)->cgl_ret), 7, cgl_ta_cuMemcpy3DPeerAsync_ptsz};
 CG_THUNK(cuMemcpy3DPeerAsync_ptsz, (cgl_f->pCopy, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3DPeerAsync_ptsz(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)
 {
@@ -5784,6 +7624,17 @@ struct cgl_fr_cuMemcpyBatchAsync_v2_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyBatchAsync_v2_ptsz[8] = {
+    {"dsts", offsetof(struct cgl_fr_cuMemcpyBatchAsync_v2_ptsz, dsts), sizeof(((struct cgl_fr_cuMemcpyBatchAsync_v2_ptsz *)0)->dsts), 3, 0, 0, 0, NULL},
+    {"srcs", offsetof(struct cgl_fr_cuMemcpyBatchAsync_v2_ptsz, srcs), sizeof(((struct cgl_fr_cuMemcpyBatchAsync_v2_ptsz *)0)->srcs), 3, 0, 0, 0, NULL},
+    {"sizes", offsetof(struct cgl_fr_cuMemcpyBatchAsync_v2_ptsz, sizes), sizeof(((struct cgl_fr_cuMemcpyBatchAsync_v2_ptsz *)0)->sizes), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuMemcpyBatchAsync_v2_ptsz, count), sizeof(((struct cgl_fr_cuMemcpyBatchAsync_v2_ptsz *)0)->count), 2, 0, 0, 0, NULL},
+    {"attrs", offsetof(struct cgl_fr_cuMemcpyBatchAsync_v2_ptsz, attrs), sizeof(((struct cgl_fr_cuMemcpyBatchAsync_v2_ptsz *)0)->attrs), 3, 0, 0, 0, NULL},
+    {"attrsIdxs", offsetof(struct cgl_fr_cuMemcpyBatchAsync_v2_ptsz, attrsIdxs), sizeof(((struct cgl_fr_cuMemcpyBatchAsync_v2_ptsz *)0)->attrsIdxs), 3, 0, 0, 0, NULL},
+    {"numAttrs", offsetof(struct cgl_fr_cuMemcpyBatchAsync_v2_ptsz, numAttrs), sizeof(((struct cgl_fr_cuMemcpyBatchAsync_v2_ptsz *)0)->numAttrs), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpyBatchAsync_v2_ptsz, hStream), sizeof(((struct cgl_fr_cuMemcpyBatchAsync_v2_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyBatchAsync_v2_ptsz = {8, offsetof(struct cgl_fr_cuMemcpyBatchAsync_v2_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyBatchAsync_v2_ptsz *)0)->cgl_ret), 7, cgl_ta_cuMemcpyBatchAsync_v2_ptsz};
 CG_THUNK(cuMemcpyBatchAsync_v2_ptsz, (cgl_f->dsts, cgl_f->srcs, cgl_f->sizes, cgl_f->count, cgl_f->attrs, cgl_f->attrsIdxs, cgl_f->numAttrs, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyBatchAsync_v2_ptsz(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, CUstream hStream)
 {
@@ -5811,6 +7662,13 @@ struct cgl_fr_cuMemcpy3DBatchAsync_v2_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpy3DBatchAsync_v2_ptsz[4] = {
+    {"numOps", offsetof(struct cgl_fr_cuMemcpy3DBatchAsync_v2_ptsz, numOps), sizeof(((struct cgl_fr_cuMemcpy3DBatchAsync_v2_ptsz *)0)->numOps), 2, 0, 0, 0, NULL},
+    {"opList", offsetof(struct cgl_fr_cuMemcpy3DBatchAsync_v2_ptsz, opList), sizeof(((struct cgl_fr_cuMemcpy3DBatchAsync_v2_ptsz *)0)->opList), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuMemcpy3DBatchAsync_v2_ptsz, flags), sizeof(((struct cgl_fr_cuMemcpy3DBatchAsync_v2_ptsz *)0)->flags), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpy3DBatchAsync_v2_ptsz, hStream), sizeof(((struct cgl_fr_cuMemcpy3DBatchAsync_v2_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpy3DBatchAsync_v2_ptsz = {4, offsetof(struct cgl_fr_cuMemcpy3DBatchAsync_v2_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuMemcpy3DBatchAsync_v2_ptsz *)0)->cgl_ret), 7, cgl_ta_cuMemcpy3DBatchAsync_v2_ptsz};
 CG_THUNK(cuMemcpy3DBatchAsync_v2_ptsz, (cgl_f->numOps, cgl_f->opList, cgl_f->flags, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3DBatchAsync_v2_ptsz(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, unsigned long long flags, CUstream hStream)
 {
@@ -5837,6 +7695,12 @@ struct cgl_fr_cuMemsetD8_v2_ptds {
     size_t N;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemsetD8_v2_ptds[3] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemsetD8_v2_ptds, dstDevice), sizeof(((struct cgl_fr_cuMemsetD8_v2_ptds *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"uc", offsetof(struct cgl_fr_cuMemsetD8_v2_ptds, uc), sizeof(((struct cgl_fr_cuMemsetD8_v2_ptds *)0)->uc), 2, 0, 0, 0, NULL},
+    {"N", offsetof(struct cgl_fr_cuMemsetD8_v2_ptds, N), sizeof(((struct cgl_fr_cuMemsetD8_v2_ptds *)0)->N), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemsetD8_v2_ptds = {3, offsetof(struct cgl_fr_cuMemsetD8_v2_ptds, cgl_ret), sizeof(((struct cgl_fr_cuMemsetD8_v2_ptds *)0)->cgl_ret), 7, cgl_ta_cuMemsetD8_v2_ptds};
 CG_THUNK(cuMemsetD8_v2_ptds, (cgl_f->dstDevice, cgl_f->uc, cgl_f->N), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD8_v2_ptds(CUdeviceptr dstDevice, unsigned char uc, size_t N)
 {
@@ -5864,6 +7728,12 @@ struct cgl_fr_cuMemsetD16_v2_ptds {
     size_t N;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemsetD16_v2_ptds[3] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemsetD16_v2_ptds, dstDevice), sizeof(((struct cgl_fr_cuMemsetD16_v2_ptds *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"us", offsetof(struct cgl_fr_cuMemsetD16_v2_ptds, us), sizeof(((struct cgl_fr_cuMemsetD16_v2_ptds *)0)->us), 2, 0, 0, 0, NULL},
+    {"N", offsetof(struct cgl_fr_cuMemsetD16_v2_ptds, N), sizeof(((struct cgl_fr_cuMemsetD16_v2_ptds *)0)->N), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemsetD16_v2_ptds = {3, offsetof(struct cgl_fr_cuMemsetD16_v2_ptds, cgl_ret), sizeof(((struct cgl_fr_cuMemsetD16_v2_ptds *)0)->cgl_ret), 7, cgl_ta_cuMemsetD16_v2_ptds};
 CG_THUNK(cuMemsetD16_v2_ptds, (cgl_f->dstDevice, cgl_f->us, cgl_f->N), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD16_v2_ptds(CUdeviceptr dstDevice, unsigned short us, size_t N)
 {
@@ -5891,6 +7761,12 @@ struct cgl_fr_cuMemsetD32_v2_ptds {
     size_t N;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemsetD32_v2_ptds[3] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemsetD32_v2_ptds, dstDevice), sizeof(((struct cgl_fr_cuMemsetD32_v2_ptds *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"ui", offsetof(struct cgl_fr_cuMemsetD32_v2_ptds, ui), sizeof(((struct cgl_fr_cuMemsetD32_v2_ptds *)0)->ui), 2, 0, 0, 0, NULL},
+    {"N", offsetof(struct cgl_fr_cuMemsetD32_v2_ptds, N), sizeof(((struct cgl_fr_cuMemsetD32_v2_ptds *)0)->N), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemsetD32_v2_ptds = {3, offsetof(struct cgl_fr_cuMemsetD32_v2_ptds, cgl_ret), sizeof(((struct cgl_fr_cuMemsetD32_v2_ptds *)0)->cgl_ret), 7, cgl_ta_cuMemsetD32_v2_ptds};
 CG_THUNK(cuMemsetD32_v2_ptds, (cgl_f->dstDevice, cgl_f->ui, cgl_f->N), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD32_v2_ptds(CUdeviceptr dstDevice, unsigned int ui, size_t N)
 {
@@ -5920,6 +7796,14 @@ struct cgl_fr_cuMemsetD2D8_v2_ptds {
     size_t Height;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemsetD2D8_v2_ptds[5] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemsetD2D8_v2_ptds, dstDevice), sizeof(((struct cgl_fr_cuMemsetD2D8_v2_ptds *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"dstPitch", offsetof(struct cgl_fr_cuMemsetD2D8_v2_ptds, dstPitch), sizeof(((struct cgl_fr_cuMemsetD2D8_v2_ptds *)0)->dstPitch), 2, 0, 0, 0, NULL},
+    {"uc", offsetof(struct cgl_fr_cuMemsetD2D8_v2_ptds, uc), sizeof(((struct cgl_fr_cuMemsetD2D8_v2_ptds *)0)->uc), 2, 0, 0, 0, NULL},
+    {"Width", offsetof(struct cgl_fr_cuMemsetD2D8_v2_ptds, Width), sizeof(((struct cgl_fr_cuMemsetD2D8_v2_ptds *)0)->Width), 2, 0, 0, 0, NULL},
+    {"Height", offsetof(struct cgl_fr_cuMemsetD2D8_v2_ptds, Height), sizeof(((struct cgl_fr_cuMemsetD2D8_v2_ptds *)0)->Height), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemsetD2D8_v2_ptds = {5, offsetof(struct cgl_fr_cuMemsetD2D8_v2_ptds, cgl_ret), sizeof(((struct cgl_fr_cuMemsetD2D8_v2_ptds *)0)->cgl_ret), 7, cgl_ta_cuMemsetD2D8_v2_ptds};
 CG_THUNK(cuMemsetD2D8_v2_ptds, (cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->uc, cgl_f->Width, cgl_f->Height), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D8_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)
 {
@@ -5949,6 +7833,14 @@ struct cgl_fr_cuMemsetD2D16_v2_ptds {
     size_t Height;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemsetD2D16_v2_ptds[5] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemsetD2D16_v2_ptds, dstDevice), sizeof(((struct cgl_fr_cuMemsetD2D16_v2_ptds *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"dstPitch", offsetof(struct cgl_fr_cuMemsetD2D16_v2_ptds, dstPitch), sizeof(((struct cgl_fr_cuMemsetD2D16_v2_ptds *)0)->dstPitch), 2, 0, 0, 0, NULL},
+    {"us", offsetof(struct cgl_fr_cuMemsetD2D16_v2_ptds, us), sizeof(((struct cgl_fr_cuMemsetD2D16_v2_ptds *)0)->us), 2, 0, 0, 0, NULL},
+    {"Width", offsetof(struct cgl_fr_cuMemsetD2D16_v2_ptds, Width), sizeof(((struct cgl_fr_cuMemsetD2D16_v2_ptds *)0)->Width), 2, 0, 0, 0, NULL},
+    {"Height", offsetof(struct cgl_fr_cuMemsetD2D16_v2_ptds, Height), sizeof(((struct cgl_fr_cuMemsetD2D16_v2_ptds *)0)->Height), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemsetD2D16_v2_ptds = {5, offsetof(struct cgl_fr_cuMemsetD2D16_v2_ptds, cgl_ret), sizeof(((struct cgl_fr_cuMemsetD2D16_v2_ptds *)0)->cgl_ret), 7, cgl_ta_cuMemsetD2D16_v2_ptds};
 CG_THUNK(cuMemsetD2D16_v2_ptds, (cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->us, cgl_f->Width, cgl_f->Height), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D16_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)
 {
@@ -5978,6 +7870,14 @@ struct cgl_fr_cuMemsetD2D32_v2_ptds {
     size_t Height;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemsetD2D32_v2_ptds[5] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemsetD2D32_v2_ptds, dstDevice), sizeof(((struct cgl_fr_cuMemsetD2D32_v2_ptds *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"dstPitch", offsetof(struct cgl_fr_cuMemsetD2D32_v2_ptds, dstPitch), sizeof(((struct cgl_fr_cuMemsetD2D32_v2_ptds *)0)->dstPitch), 2, 0, 0, 0, NULL},
+    {"ui", offsetof(struct cgl_fr_cuMemsetD2D32_v2_ptds, ui), sizeof(((struct cgl_fr_cuMemsetD2D32_v2_ptds *)0)->ui), 2, 0, 0, 0, NULL},
+    {"Width", offsetof(struct cgl_fr_cuMemsetD2D32_v2_ptds, Width), sizeof(((struct cgl_fr_cuMemsetD2D32_v2_ptds *)0)->Width), 2, 0, 0, 0, NULL},
+    {"Height", offsetof(struct cgl_fr_cuMemsetD2D32_v2_ptds, Height), sizeof(((struct cgl_fr_cuMemsetD2D32_v2_ptds *)0)->Height), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemsetD2D32_v2_ptds = {5, offsetof(struct cgl_fr_cuMemsetD2D32_v2_ptds, cgl_ret), sizeof(((struct cgl_fr_cuMemsetD2D32_v2_ptds *)0)->cgl_ret), 7, cgl_ta_cuMemsetD2D32_v2_ptds};
 CG_THUNK(cuMemsetD2D32_v2_ptds, (cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->ui, cgl_f->Width, cgl_f->Height), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D32_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)
 {
@@ -6006,6 +7906,13 @@ struct cgl_fr_cuMemsetD8Async_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemsetD8Async_ptsz[4] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemsetD8Async_ptsz, dstDevice), sizeof(((struct cgl_fr_cuMemsetD8Async_ptsz *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"uc", offsetof(struct cgl_fr_cuMemsetD8Async_ptsz, uc), sizeof(((struct cgl_fr_cuMemsetD8Async_ptsz *)0)->uc), 2, 0, 0, 0, NULL},
+    {"N", offsetof(struct cgl_fr_cuMemsetD8Async_ptsz, N), sizeof(((struct cgl_fr_cuMemsetD8Async_ptsz *)0)->N), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemsetD8Async_ptsz, hStream), sizeof(((struct cgl_fr_cuMemsetD8Async_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemsetD8Async_ptsz = {4, offsetof(struct cgl_fr_cuMemsetD8Async_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuMemsetD8Async_ptsz *)0)->cgl_ret), 7, cgl_ta_cuMemsetD8Async_ptsz};
 CG_THUNK(cuMemsetD8Async_ptsz, (cgl_f->dstDevice, cgl_f->uc, cgl_f->N, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD8Async_ptsz(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
 {
@@ -6033,6 +7940,13 @@ struct cgl_fr_cuMemsetD16Async_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemsetD16Async_ptsz[4] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemsetD16Async_ptsz, dstDevice), sizeof(((struct cgl_fr_cuMemsetD16Async_ptsz *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"us", offsetof(struct cgl_fr_cuMemsetD16Async_ptsz, us), sizeof(((struct cgl_fr_cuMemsetD16Async_ptsz *)0)->us), 2, 0, 0, 0, NULL},
+    {"N", offsetof(struct cgl_fr_cuMemsetD16Async_ptsz, N), sizeof(((struct cgl_fr_cuMemsetD16Async_ptsz *)0)->N), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemsetD16Async_ptsz, hStream), sizeof(((struct cgl_fr_cuMemsetD16Async_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemsetD16Async_ptsz = {4, offsetof(struct cgl_fr_cuMemsetD16Async_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuMemsetD16Async_ptsz *)0)->cgl_ret), 7, cgl_ta_cuMemsetD16Async_ptsz};
 CG_THUNK(cuMemsetD16Async_ptsz, (cgl_f->dstDevice, cgl_f->us, cgl_f->N, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD16Async_ptsz(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)
 {
@@ -6060,6 +7974,13 @@ struct cgl_fr_cuMemsetD32Async_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemsetD32Async_ptsz[4] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemsetD32Async_ptsz, dstDevice), sizeof(((struct cgl_fr_cuMemsetD32Async_ptsz *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"ui", offsetof(struct cgl_fr_cuMemsetD32Async_ptsz, ui), sizeof(((struct cgl_fr_cuMemsetD32Async_ptsz *)0)->ui), 2, 0, 0, 0, NULL},
+    {"N", offsetof(struct cgl_fr_cuMemsetD32Async_ptsz, N), sizeof(((struct cgl_fr_cuMemsetD32Async_ptsz *)0)->N), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemsetD32Async_ptsz, hStream), sizeof(((struct cgl_fr_cuMemsetD32Async_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemsetD32Async_ptsz = {4, offsetof(struct cgl_fr_cuMemsetD32Async_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuMemsetD32Async_ptsz *)0)->cgl_ret), 7, cgl_ta_cuMemsetD32Async_ptsz};
 CG_THUNK(cuMemsetD32Async_ptsz, (cgl_f->dstDevice, cgl_f->ui, cgl_f->N, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD32Async_ptsz(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)
 {
@@ -6089,6 +8010,15 @@ struct cgl_fr_cuMemsetD2D8Async_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemsetD2D8Async_ptsz[6] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemsetD2D8Async_ptsz, dstDevice), sizeof(((struct cgl_fr_cuMemsetD2D8Async_ptsz *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"dstPitch", offsetof(struct cgl_fr_cuMemsetD2D8Async_ptsz, dstPitch), sizeof(((struct cgl_fr_cuMemsetD2D8Async_ptsz *)0)->dstPitch), 2, 0, 0, 0, NULL},
+    {"uc", offsetof(struct cgl_fr_cuMemsetD2D8Async_ptsz, uc), sizeof(((struct cgl_fr_cuMemsetD2D8Async_ptsz *)0)->uc), 2, 0, 0, 0, NULL},
+    {"Width", offsetof(struct cgl_fr_cuMemsetD2D8Async_ptsz, Width), sizeof(((struct cgl_fr_cuMemsetD2D8Async_ptsz *)0)->Width), 2, 0, 0, 0, NULL},
+    {"Height", offsetof(struct cgl_fr_cuMemsetD2D8Async_ptsz, Height), sizeof(((struct cgl_fr_cuMemsetD2D8Async_ptsz *)0)->Height), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemsetD2D8Async_ptsz, hStream), sizeof(((struct cgl_fr_cuMemsetD2D8Async_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemsetD2D8Async_ptsz = {6, offsetof(struct cgl_fr_cuMemsetD2D8Async_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuMemsetD2D8Async_ptsz *)0)->cgl_ret), 7, cgl_ta_cuMemsetD2D8Async_ptsz};
 CG_THUNK(cuMemsetD2D8Async_ptsz, (cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->uc, cgl_f->Width, cgl_f->Height, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D8Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream)
 {
@@ -6118,6 +8048,15 @@ struct cgl_fr_cuMemsetD2D16Async_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemsetD2D16Async_ptsz[6] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemsetD2D16Async_ptsz, dstDevice), sizeof(((struct cgl_fr_cuMemsetD2D16Async_ptsz *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"dstPitch", offsetof(struct cgl_fr_cuMemsetD2D16Async_ptsz, dstPitch), sizeof(((struct cgl_fr_cuMemsetD2D16Async_ptsz *)0)->dstPitch), 2, 0, 0, 0, NULL},
+    {"us", offsetof(struct cgl_fr_cuMemsetD2D16Async_ptsz, us), sizeof(((struct cgl_fr_cuMemsetD2D16Async_ptsz *)0)->us), 2, 0, 0, 0, NULL},
+    {"Width", offsetof(struct cgl_fr_cuMemsetD2D16Async_ptsz, Width), sizeof(((struct cgl_fr_cuMemsetD2D16Async_ptsz *)0)->Width), 2, 0, 0, 0, NULL},
+    {"Height", offsetof(struct cgl_fr_cuMemsetD2D16Async_ptsz, Height), sizeof(((struct cgl_fr_cuMemsetD2D16Async_ptsz *)0)->Height), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemsetD2D16Async_ptsz, hStream), sizeof(((struct cgl_fr_cuMemsetD2D16Async_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemsetD2D16Async_ptsz = {6, offsetof(struct cgl_fr_cuMemsetD2D16Async_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuMemsetD2D16Async_ptsz *)0)->cgl_ret), 7, cgl_ta_cuMemsetD2D16Async_ptsz};
 CG_THUNK(cuMemsetD2D16Async_ptsz, (cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->us, cgl_f->Width, cgl_f->Height, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D16Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream)
 {
@@ -6147,6 +8086,15 @@ struct cgl_fr_cuMemsetD2D32Async_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemsetD2D32Async_ptsz[6] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemsetD2D32Async_ptsz, dstDevice), sizeof(((struct cgl_fr_cuMemsetD2D32Async_ptsz *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"dstPitch", offsetof(struct cgl_fr_cuMemsetD2D32Async_ptsz, dstPitch), sizeof(((struct cgl_fr_cuMemsetD2D32Async_ptsz *)0)->dstPitch), 2, 0, 0, 0, NULL},
+    {"ui", offsetof(struct cgl_fr_cuMemsetD2D32Async_ptsz, ui), sizeof(((struct cgl_fr_cuMemsetD2D32Async_ptsz *)0)->ui), 2, 0, 0, 0, NULL},
+    {"Width", offsetof(struct cgl_fr_cuMemsetD2D32Async_ptsz, Width), sizeof(((struct cgl_fr_cuMemsetD2D32Async_ptsz *)0)->Width), 2, 0, 0, 0, NULL},
+    {"Height", offsetof(struct cgl_fr_cuMemsetD2D32Async_ptsz, Height), sizeof(((struct cgl_fr_cuMemsetD2D32Async_ptsz *)0)->Height), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemsetD2D32Async_ptsz, hStream), sizeof(((struct cgl_fr_cuMemsetD2D32Async_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemsetD2D32Async_ptsz = {6, offsetof(struct cgl_fr_cuMemsetD2D32Async_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuMemsetD2D32Async_ptsz *)0)->cgl_ret), 7, cgl_ta_cuMemsetD2D32Async_ptsz};
 CG_THUNK(cuMemsetD2D32Async_ptsz, (cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->ui, cgl_f->Width, cgl_f->Height, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D32Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream)
 {
@@ -6172,6 +8120,11 @@ struct cgl_fr_cuArrayCreate_v2 {
     const CUDA_ARRAY_DESCRIPTOR *pAllocateArray;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuArrayCreate_v2[2] = {
+    {"pHandle", offsetof(struct cgl_fr_cuArrayCreate_v2, pHandle), sizeof(((struct cgl_fr_cuArrayCreate_v2 *)0)->pHandle), 3, 0, 0, 0, NULL},
+    {"pAllocateArray", offsetof(struct cgl_fr_cuArrayCreate_v2, pAllocateArray), sizeof(((struct cgl_fr_cuArrayCreate_v2 *)0)->pAllocateArray), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuArrayCreate_v2 = {2, offsetof(struct cgl_fr_cuArrayCreate_v2, cgl_ret), sizeof(((struct cgl_fr_cuArrayCreate_v2 *)0)->cgl_ret), 7, cgl_ta_cuArrayCreate_v2};
 CG_THUNK(cuArrayCreate_v2, (cgl_f->pHandle, cgl_f->pAllocateArray), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray)
 {
@@ -6197,6 +8150,11 @@ struct cgl_fr_cuArrayGetDescriptor_v2 {
     CUarray hArray;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuArrayGetDescriptor_v2[2] = {
+    {"pArrayDescriptor", offsetof(struct cgl_fr_cuArrayGetDescriptor_v2, pArrayDescriptor), sizeof(((struct cgl_fr_cuArrayGetDescriptor_v2 *)0)->pArrayDescriptor), 3, 0, 0, 0, NULL},
+    {"hArray", offsetof(struct cgl_fr_cuArrayGetDescriptor_v2, hArray), sizeof(((struct cgl_fr_cuArrayGetDescriptor_v2 *)0)->hArray), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuArrayGetDescriptor_v2 = {2, offsetof(struct cgl_fr_cuArrayGetDescriptor_v2, cgl_ret), sizeof(((struct cgl_fr_cuArrayGetDescriptor_v2 *)0)->cgl_ret), 7, cgl_ta_cuArrayGetDescriptor_v2};
 CG_THUNK(cuArrayGetDescriptor_v2, (cgl_f->pArrayDescriptor, cgl_f->hArray), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor, CUarray hArray)
 {
@@ -6222,6 +8180,11 @@ struct cgl_fr_cuArrayGetSparseProperties {
     CUarray array;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuArrayGetSparseProperties[2] = {
+    {"sparseProperties", offsetof(struct cgl_fr_cuArrayGetSparseProperties, sparseProperties), sizeof(((struct cgl_fr_cuArrayGetSparseProperties *)0)->sparseProperties), 3, 0, 0, 0, NULL},
+    {"array", offsetof(struct cgl_fr_cuArrayGetSparseProperties, array), sizeof(((struct cgl_fr_cuArrayGetSparseProperties *)0)->array), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuArrayGetSparseProperties = {2, offsetof(struct cgl_fr_cuArrayGetSparseProperties, cgl_ret), sizeof(((struct cgl_fr_cuArrayGetSparseProperties *)0)->cgl_ret), 7, cgl_ta_cuArrayGetSparseProperties};
 CG_THUNK(cuArrayGetSparseProperties, (cgl_f->sparseProperties, cgl_f->array), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array)
 {
@@ -6247,6 +8210,11 @@ struct cgl_fr_cuMipmappedArrayGetSparseProperties {
     CUmipmappedArray mipmap;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMipmappedArrayGetSparseProperties[2] = {
+    {"sparseProperties", offsetof(struct cgl_fr_cuMipmappedArrayGetSparseProperties, sparseProperties), sizeof(((struct cgl_fr_cuMipmappedArrayGetSparseProperties *)0)->sparseProperties), 3, 0, 0, 0, NULL},
+    {"mipmap", offsetof(struct cgl_fr_cuMipmappedArrayGetSparseProperties, mipmap), sizeof(((struct cgl_fr_cuMipmappedArrayGetSparseProperties *)0)->mipmap), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMipmappedArrayGetSparseProperties = {2, offsetof(struct cgl_fr_cuMipmappedArrayGetSparseProperties, cgl_ret), sizeof(((struct cgl_fr_cuMipmappedArrayGetSparseProperties *)0)->cgl_ret), 7, cgl_ta_cuMipmappedArrayGetSparseProperties};
 CG_THUNK(cuMipmappedArrayGetSparseProperties, (cgl_f->sparseProperties, cgl_f->mipmap), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUmipmappedArray mipmap)
 {
@@ -6273,6 +8241,12 @@ struct cgl_fr_cuArrayGetMemoryRequirements {
     CUdevice device;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuArrayGetMemoryRequirements[3] = {
+    {"memoryRequirements", offsetof(struct cgl_fr_cuArrayGetMemoryRequirements, memoryRequirements), sizeof(((struct cgl_fr_cuArrayGetMemoryRequirements *)0)->memoryRequirements), 3, 0, 0, 0, NULL},
+    {"array", offsetof(struct cgl_fr_cuArrayGetMemoryRequirements, array), sizeof(((struct cgl_fr_cuArrayGetMemoryRequirements *)0)->array), 3, 0, 0, 0, NULL},
+    {"device", offsetof(struct cgl_fr_cuArrayGetMemoryRequirements, device), sizeof(((struct cgl_fr_cuArrayGetMemoryRequirements *)0)->device), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuArrayGetMemoryRequirements = {3, offsetof(struct cgl_fr_cuArrayGetMemoryRequirements, cgl_ret), sizeof(((struct cgl_fr_cuArrayGetMemoryRequirements *)0)->cgl_ret), 7, cgl_ta_cuArrayGetMemoryRequirements};
 CG_THUNK(cuArrayGetMemoryRequirements, (cgl_f->memoryRequirements, cgl_f->array, cgl_f->device), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUarray array, CUdevice device)
 {
@@ -6299,6 +8273,12 @@ struct cgl_fr_cuMipmappedArrayGetMemoryRequirements {
     CUdevice device;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMipmappedArrayGetMemoryRequirements[3] = {
+    {"memoryRequirements", offsetof(struct cgl_fr_cuMipmappedArrayGetMemoryRequirements, memoryRequirements), sizeof(((struct cgl_fr_cuMipmappedArrayGetMemoryRequirements *)0)->memoryRequirements), 3, 0, 0, 0, NULL},
+    {"mipmap", offsetof(struct cgl_fr_cuMipmappedArrayGetMemoryRequirements, mipmap), sizeof(((struct cgl_fr_cuMipmappedArrayGetMemoryRequirements *)0)->mipmap), 3, 0, 0, 0, NULL},
+    {"device", offsetof(struct cgl_fr_cuMipmappedArrayGetMemoryRequirements, device), sizeof(((struct cgl_fr_cuMipmappedArrayGetMemoryRequirements *)0)->device), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMipmappedArrayGetMemoryRequirements = {3, offsetof(struct cgl_fr_cuMipmappedArrayGetMemoryRequirements, cgl_ret), sizeof(((struct cgl_fr_cuMipmappedArrayGetMemoryRequirements *)0)->cgl_ret), 7, cgl_ta_cuMipmappedArrayGetMemoryRequirements};
 CG_THUNK(cuMipmappedArrayGetMemoryRequirements, (cgl_f->memoryRequirements, cgl_f->mipmap, cgl_f->device), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap, CUdevice device)
 {
@@ -6325,6 +8305,12 @@ struct cgl_fr_cuArrayGetPlane {
     unsigned int planeIdx;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuArrayGetPlane[3] = {
+    {"pPlaneArray", offsetof(struct cgl_fr_cuArrayGetPlane, pPlaneArray), sizeof(((struct cgl_fr_cuArrayGetPlane *)0)->pPlaneArray), 3, 0, 0, 0, NULL},
+    {"hArray", offsetof(struct cgl_fr_cuArrayGetPlane, hArray), sizeof(((struct cgl_fr_cuArrayGetPlane *)0)->hArray), 3, 0, 0, 0, NULL},
+    {"planeIdx", offsetof(struct cgl_fr_cuArrayGetPlane, planeIdx), sizeof(((struct cgl_fr_cuArrayGetPlane *)0)->planeIdx), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuArrayGetPlane = {3, offsetof(struct cgl_fr_cuArrayGetPlane, cgl_ret), sizeof(((struct cgl_fr_cuArrayGetPlane *)0)->cgl_ret), 7, cgl_ta_cuArrayGetPlane};
 CG_THUNK(cuArrayGetPlane, (cgl_f->pPlaneArray, cgl_f->hArray, cgl_f->planeIdx), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned int planeIdx)
 {
@@ -6349,6 +8335,10 @@ struct cgl_fr_cuArrayDestroy {
     CUarray hArray;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuArrayDestroy[1] = {
+    {"hArray", offsetof(struct cgl_fr_cuArrayDestroy, hArray), sizeof(((struct cgl_fr_cuArrayDestroy *)0)->hArray), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuArrayDestroy = {1, offsetof(struct cgl_fr_cuArrayDestroy, cgl_ret), sizeof(((struct cgl_fr_cuArrayDestroy *)0)->cgl_ret), 7, cgl_ta_cuArrayDestroy};
 CG_THUNK(cuArrayDestroy, (cgl_f->hArray), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuArrayDestroy(CUarray hArray)
 {
@@ -6374,6 +8364,11 @@ struct cgl_fr_cuArray3DCreate_v2 {
     const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuArray3DCreate_v2[2] = {
+    {"pHandle", offsetof(struct cgl_fr_cuArray3DCreate_v2, pHandle), sizeof(((struct cgl_fr_cuArray3DCreate_v2 *)0)->pHandle), 3, 0, 0, 0, NULL},
+    {"pAllocateArray", offsetof(struct cgl_fr_cuArray3DCreate_v2, pAllocateArray), sizeof(((struct cgl_fr_cuArray3DCreate_v2 *)0)->pAllocateArray), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuArray3DCreate_v2 = {2, offsetof(struct cgl_fr_cuArray3DCreate_v2, cgl_ret), sizeof(((struct cgl_fr_cuArray3DCreate_v2 *)0)->cgl_ret), 7, cgl_ta_cuArray3DCreate_v2};
 CG_THUNK(cuArray3DCreate_v2, (cgl_f->pHandle, cgl_f->pAllocateArray), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray)
 {
@@ -6399,6 +8394,11 @@ struct cgl_fr_cuArray3DGetDescriptor_v2 {
     CUarray hArray;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuArray3DGetDescriptor_v2[2] = {
+    {"pArrayDescriptor", offsetof(struct cgl_fr_cuArray3DGetDescriptor_v2, pArrayDescriptor), sizeof(((struct cgl_fr_cuArray3DGetDescriptor_v2 *)0)->pArrayDescriptor), 3, 0, 0, 0, NULL},
+    {"hArray", offsetof(struct cgl_fr_cuArray3DGetDescriptor_v2, hArray), sizeof(((struct cgl_fr_cuArray3DGetDescriptor_v2 *)0)->hArray), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuArray3DGetDescriptor_v2 = {2, offsetof(struct cgl_fr_cuArray3DGetDescriptor_v2, cgl_ret), sizeof(((struct cgl_fr_cuArray3DGetDescriptor_v2 *)0)->cgl_ret), 7, cgl_ta_cuArray3DGetDescriptor_v2};
 CG_THUNK(cuArray3DGetDescriptor_v2, (cgl_f->pArrayDescriptor, cgl_f->hArray), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray)
 {
@@ -6425,6 +8425,12 @@ struct cgl_fr_cuMipmappedArrayCreate {
     unsigned int numMipmapLevels;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMipmappedArrayCreate[3] = {
+    {"pHandle", offsetof(struct cgl_fr_cuMipmappedArrayCreate, pHandle), sizeof(((struct cgl_fr_cuMipmappedArrayCreate *)0)->pHandle), 3, 0, 0, 0, NULL},
+    {"pMipmappedArrayDesc", offsetof(struct cgl_fr_cuMipmappedArrayCreate, pMipmappedArrayDesc), sizeof(((struct cgl_fr_cuMipmappedArrayCreate *)0)->pMipmappedArrayDesc), 3, 0, 0, 0, NULL},
+    {"numMipmapLevels", offsetof(struct cgl_fr_cuMipmappedArrayCreate, numMipmapLevels), sizeof(((struct cgl_fr_cuMipmappedArrayCreate *)0)->numMipmapLevels), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMipmappedArrayCreate = {3, offsetof(struct cgl_fr_cuMipmappedArrayCreate, cgl_ret), sizeof(((struct cgl_fr_cuMipmappedArrayCreate *)0)->cgl_ret), 7, cgl_ta_cuMipmappedArrayCreate};
 CG_THUNK(cuMipmappedArrayCreate, (cgl_f->pHandle, cgl_f->pMipmappedArrayDesc, cgl_f->numMipmapLevels), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)
 {
@@ -6451,6 +8457,12 @@ struct cgl_fr_cuMipmappedArrayGetLevel {
     unsigned int level;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMipmappedArrayGetLevel[3] = {
+    {"pLevelArray", offsetof(struct cgl_fr_cuMipmappedArrayGetLevel, pLevelArray), sizeof(((struct cgl_fr_cuMipmappedArrayGetLevel *)0)->pLevelArray), 3, 0, 0, 0, NULL},
+    {"hMipmappedArray", offsetof(struct cgl_fr_cuMipmappedArrayGetLevel, hMipmappedArray), sizeof(((struct cgl_fr_cuMipmappedArrayGetLevel *)0)->hMipmappedArray), 3, 0, 0, 0, NULL},
+    {"level", offsetof(struct cgl_fr_cuMipmappedArrayGetLevel, level), sizeof(((struct cgl_fr_cuMipmappedArrayGetLevel *)0)->level), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMipmappedArrayGetLevel = {3, offsetof(struct cgl_fr_cuMipmappedArrayGetLevel, cgl_ret), sizeof(((struct cgl_fr_cuMipmappedArrayGetLevel *)0)->cgl_ret), 7, cgl_ta_cuMipmappedArrayGetLevel};
 CG_THUNK(cuMipmappedArrayGetLevel, (cgl_f->pLevelArray, cgl_f->hMipmappedArray, cgl_f->level), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level)
 {
@@ -6475,6 +8487,10 @@ struct cgl_fr_cuMipmappedArrayDestroy {
     CUmipmappedArray hMipmappedArray;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMipmappedArrayDestroy[1] = {
+    {"hMipmappedArray", offsetof(struct cgl_fr_cuMipmappedArrayDestroy, hMipmappedArray), sizeof(((struct cgl_fr_cuMipmappedArrayDestroy *)0)->hMipmappedArray), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMipmappedArrayDestroy = {1, offsetof(struct cgl_fr_cuMipmappedArrayDestroy, cgl_ret), sizeof(((struct cgl_fr_cuMipmappedArrayDestroy *)0)->cgl_ret), 7, cgl_ta_cuMipmappedArrayDestroy};
 CG_THUNK(cuMipmappedArrayDestroy, (cgl_f->hMipmappedArray), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)
 {
@@ -6503,6 +8519,14 @@ struct cgl_fr_cuMemGetHandleForAddressRange {
     unsigned long long flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemGetHandleForAddressRange[5] = {
+    {"handle", offsetof(struct cgl_fr_cuMemGetHandleForAddressRange, handle), sizeof(((struct cgl_fr_cuMemGetHandleForAddressRange *)0)->handle), 3, 0, 0, 0, NULL},
+    {"dptr", offsetof(struct cgl_fr_cuMemGetHandleForAddressRange, dptr), sizeof(((struct cgl_fr_cuMemGetHandleForAddressRange *)0)->dptr), 2, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_cuMemGetHandleForAddressRange, size), sizeof(((struct cgl_fr_cuMemGetHandleForAddressRange *)0)->size), 2, 0, 0, 0, NULL},
+    {"handleType", offsetof(struct cgl_fr_cuMemGetHandleForAddressRange, handleType), sizeof(((struct cgl_fr_cuMemGetHandleForAddressRange *)0)->handleType), 4, 0, 0, sizeof cgl_en_18 / sizeof cgl_en_18[0], cgl_en_18},
+    {"flags", offsetof(struct cgl_fr_cuMemGetHandleForAddressRange, flags), sizeof(((struct cgl_fr_cuMemGetHandleForAddressRange *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemGetHandleForAddressRange = {5, offsetof(struct cgl_fr_cuMemGetHandleForAddressRange, cgl_ret), sizeof(((struct cgl_fr_cuMemGetHandleForAddressRange *)0)->cgl_ret), 7, cgl_ta_cuMemGetHandleForAddressRange};
 CG_THUNK(cuMemGetHandleForAddressRange, (cgl_f->handle, cgl_f->dptr, cgl_f->size, cgl_f->handleType, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags)
 {
@@ -6531,6 +8555,14 @@ struct cgl_fr_cuMemBatchDecompressAsync_ptsz {
     CUstream stream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemBatchDecompressAsync_ptsz[5] = {
+    {"paramsArray", offsetof(struct cgl_fr_cuMemBatchDecompressAsync_ptsz, paramsArray), sizeof(((struct cgl_fr_cuMemBatchDecompressAsync_ptsz *)0)->paramsArray), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuMemBatchDecompressAsync_ptsz, count), sizeof(((struct cgl_fr_cuMemBatchDecompressAsync_ptsz *)0)->count), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuMemBatchDecompressAsync_ptsz, flags), sizeof(((struct cgl_fr_cuMemBatchDecompressAsync_ptsz *)0)->flags), 2, 0, 0, 0, NULL},
+    {"errorIndex", offsetof(struct cgl_fr_cuMemBatchDecompressAsync_ptsz, errorIndex), sizeof(((struct cgl_fr_cuMemBatchDecompressAsync_ptsz *)0)->errorIndex), 3, 0, 0, 0, NULL},
+    {"stream", offsetof(struct cgl_fr_cuMemBatchDecompressAsync_ptsz, stream), sizeof(((struct cgl_fr_cuMemBatchDecompressAsync_ptsz *)0)->stream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemBatchDecompressAsync_ptsz = {5, offsetof(struct cgl_fr_cuMemBatchDecompressAsync_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuMemBatchDecompressAsync_ptsz *)0)->cgl_ret), 7, cgl_ta_cuMemBatchDecompressAsync_ptsz};
 CG_THUNK(cuMemBatchDecompressAsync_ptsz, (cgl_f->paramsArray, cgl_f->count, cgl_f->flags, cgl_f->errorIndex, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemBatchDecompressAsync_ptsz(CUmemDecompressParams *paramsArray, size_t count, unsigned int flags, size_t *errorIndex, CUstream stream)
 {
@@ -6559,6 +8591,14 @@ struct cgl_fr_cuMemAddressReserve {
     unsigned long long flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemAddressReserve[5] = {
+    {"ptr", offsetof(struct cgl_fr_cuMemAddressReserve, ptr), sizeof(((struct cgl_fr_cuMemAddressReserve *)0)->ptr), 3, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_cuMemAddressReserve, size), sizeof(((struct cgl_fr_cuMemAddressReserve *)0)->size), 2, 0, 0, 0, NULL},
+    {"alignment", offsetof(struct cgl_fr_cuMemAddressReserve, alignment), sizeof(((struct cgl_fr_cuMemAddressReserve *)0)->alignment), 2, 0, 0, 0, NULL},
+    {"addr", offsetof(struct cgl_fr_cuMemAddressReserve, addr), sizeof(((struct cgl_fr_cuMemAddressReserve *)0)->addr), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuMemAddressReserve, flags), sizeof(((struct cgl_fr_cuMemAddressReserve *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemAddressReserve = {5, offsetof(struct cgl_fr_cuMemAddressReserve, cgl_ret), sizeof(((struct cgl_fr_cuMemAddressReserve *)0)->cgl_ret), 7, cgl_ta_cuMemAddressReserve};
 CG_THUNK(cuMemAddressReserve, (cgl_f->ptr, cgl_f->size, cgl_f->alignment, cgl_f->addr, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)
 {
@@ -6584,6 +8624,11 @@ struct cgl_fr_cuMemAddressFree {
     size_t size;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemAddressFree[2] = {
+    {"ptr", offsetof(struct cgl_fr_cuMemAddressFree, ptr), sizeof(((struct cgl_fr_cuMemAddressFree *)0)->ptr), 2, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_cuMemAddressFree, size), sizeof(((struct cgl_fr_cuMemAddressFree *)0)->size), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemAddressFree = {2, offsetof(struct cgl_fr_cuMemAddressFree, cgl_ret), sizeof(((struct cgl_fr_cuMemAddressFree *)0)->cgl_ret), 7, cgl_ta_cuMemAddressFree};
 CG_THUNK(cuMemAddressFree, (cgl_f->ptr, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemAddressFree(CUdeviceptr ptr, size_t size)
 {
@@ -6611,6 +8656,13 @@ struct cgl_fr_cuMemCreate {
     unsigned long long flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemCreate[4] = {
+    {"handle", offsetof(struct cgl_fr_cuMemCreate, handle), sizeof(((struct cgl_fr_cuMemCreate *)0)->handle), 3, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_cuMemCreate, size), sizeof(((struct cgl_fr_cuMemCreate *)0)->size), 2, 0, 0, 0, NULL},
+    {"prop", offsetof(struct cgl_fr_cuMemCreate, prop), sizeof(((struct cgl_fr_cuMemCreate *)0)->prop), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuMemCreate, flags), sizeof(((struct cgl_fr_cuMemCreate *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemCreate = {4, offsetof(struct cgl_fr_cuMemCreate, cgl_ret), sizeof(((struct cgl_fr_cuMemCreate *)0)->cgl_ret), 7, cgl_ta_cuMemCreate};
 CG_THUNK(cuMemCreate, (cgl_f->handle, cgl_f->size, cgl_f->prop, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)
 {
@@ -6635,6 +8687,10 @@ struct cgl_fr_cuMemRelease {
     CUmemGenericAllocationHandle handle;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemRelease[1] = {
+    {"handle", offsetof(struct cgl_fr_cuMemRelease, handle), sizeof(((struct cgl_fr_cuMemRelease *)0)->handle), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemRelease = {1, offsetof(struct cgl_fr_cuMemRelease, cgl_ret), sizeof(((struct cgl_fr_cuMemRelease *)0)->cgl_ret), 7, cgl_ta_cuMemRelease};
 CG_THUNK(cuMemRelease, (cgl_f->handle), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemRelease(CUmemGenericAllocationHandle handle)
 {
@@ -6663,6 +8719,14 @@ struct cgl_fr_cuMemMap {
     unsigned long long flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemMap[5] = {
+    {"ptr", offsetof(struct cgl_fr_cuMemMap, ptr), sizeof(((struct cgl_fr_cuMemMap *)0)->ptr), 2, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_cuMemMap, size), sizeof(((struct cgl_fr_cuMemMap *)0)->size), 2, 0, 0, 0, NULL},
+    {"offset", offsetof(struct cgl_fr_cuMemMap, offset), sizeof(((struct cgl_fr_cuMemMap *)0)->offset), 2, 0, 0, 0, NULL},
+    {"handle", offsetof(struct cgl_fr_cuMemMap, handle), sizeof(((struct cgl_fr_cuMemMap *)0)->handle), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuMemMap, flags), sizeof(((struct cgl_fr_cuMemMap *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemMap = {5, offsetof(struct cgl_fr_cuMemMap, cgl_ret), sizeof(((struct cgl_fr_cuMemMap *)0)->cgl_ret), 7, cgl_ta_cuMemMap};
 CG_THUNK(cuMemMap, (cgl_f->ptr, cgl_f->size, cgl_f->offset, cgl_f->handle, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)
 {
@@ -6689,6 +8753,12 @@ struct cgl_fr_cuMemMapArrayAsync_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemMapArrayAsync_ptsz[3] = {
+    {"mapInfoList", offsetof(struct cgl_fr_cuMemMapArrayAsync_ptsz, mapInfoList), sizeof(((struct cgl_fr_cuMemMapArrayAsync_ptsz *)0)->mapInfoList), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuMemMapArrayAsync_ptsz, count), sizeof(((struct cgl_fr_cuMemMapArrayAsync_ptsz *)0)->count), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemMapArrayAsync_ptsz, hStream), sizeof(((struct cgl_fr_cuMemMapArrayAsync_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemMapArrayAsync_ptsz = {3, offsetof(struct cgl_fr_cuMemMapArrayAsync_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuMemMapArrayAsync_ptsz *)0)->cgl_ret), 7, cgl_ta_cuMemMapArrayAsync_ptsz};
 CG_THUNK(cuMemMapArrayAsync_ptsz, (cgl_f->mapInfoList, cgl_f->count, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemMapArrayAsync_ptsz(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)
 {
@@ -6714,6 +8784,11 @@ struct cgl_fr_cuMemUnmap {
     size_t size;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemUnmap[2] = {
+    {"ptr", offsetof(struct cgl_fr_cuMemUnmap, ptr), sizeof(((struct cgl_fr_cuMemUnmap *)0)->ptr), 2, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_cuMemUnmap, size), sizeof(((struct cgl_fr_cuMemUnmap *)0)->size), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemUnmap = {2, offsetof(struct cgl_fr_cuMemUnmap, cgl_ret), sizeof(((struct cgl_fr_cuMemUnmap *)0)->cgl_ret), 7, cgl_ta_cuMemUnmap};
 CG_THUNK(cuMemUnmap, (cgl_f->ptr, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemUnmap(CUdeviceptr ptr, size_t size)
 {
@@ -6741,6 +8816,13 @@ struct cgl_fr_cuMemSetAccess {
     size_t count;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemSetAccess[4] = {
+    {"ptr", offsetof(struct cgl_fr_cuMemSetAccess, ptr), sizeof(((struct cgl_fr_cuMemSetAccess *)0)->ptr), 2, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_cuMemSetAccess, size), sizeof(((struct cgl_fr_cuMemSetAccess *)0)->size), 2, 0, 0, 0, NULL},
+    {"desc", offsetof(struct cgl_fr_cuMemSetAccess, desc), sizeof(((struct cgl_fr_cuMemSetAccess *)0)->desc), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuMemSetAccess, count), sizeof(((struct cgl_fr_cuMemSetAccess *)0)->count), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemSetAccess = {4, offsetof(struct cgl_fr_cuMemSetAccess, cgl_ret), sizeof(((struct cgl_fr_cuMemSetAccess *)0)->cgl_ret), 7, cgl_ta_cuMemSetAccess};
 CG_THUNK(cuMemSetAccess, (cgl_f->ptr, cgl_f->size, cgl_f->desc, cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)
 {
@@ -6767,6 +8849,12 @@ struct cgl_fr_cuMemGetAccess {
     CUdeviceptr ptr;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemGetAccess[3] = {
+    {"flags", offsetof(struct cgl_fr_cuMemGetAccess, flags), sizeof(((struct cgl_fr_cuMemGetAccess *)0)->flags), 3, 0, 0, 0, NULL},
+    {"location", offsetof(struct cgl_fr_cuMemGetAccess, location), sizeof(((struct cgl_fr_cuMemGetAccess *)0)->location), 3, 0, 0, 0, NULL},
+    {"ptr", offsetof(struct cgl_fr_cuMemGetAccess, ptr), sizeof(((struct cgl_fr_cuMemGetAccess *)0)->ptr), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemGetAccess = {3, offsetof(struct cgl_fr_cuMemGetAccess, cgl_ret), sizeof(((struct cgl_fr_cuMemGetAccess *)0)->cgl_ret), 7, cgl_ta_cuMemGetAccess};
 CG_THUNK(cuMemGetAccess, (cgl_f->flags, cgl_f->location, cgl_f->ptr), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemGetAccess(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr)
 {
@@ -6794,6 +8882,13 @@ struct cgl_fr_cuMemExportToShareableHandle {
     unsigned long long flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemExportToShareableHandle[4] = {
+    {"shareableHandle", offsetof(struct cgl_fr_cuMemExportToShareableHandle, shareableHandle), sizeof(((struct cgl_fr_cuMemExportToShareableHandle *)0)->shareableHandle), 3, 0, 0, 0, NULL},
+    {"handle", offsetof(struct cgl_fr_cuMemExportToShareableHandle, handle), sizeof(((struct cgl_fr_cuMemExportToShareableHandle *)0)->handle), 2, 0, 0, 0, NULL},
+    {"handleType", offsetof(struct cgl_fr_cuMemExportToShareableHandle, handleType), sizeof(((struct cgl_fr_cuMemExportToShareableHandle *)0)->handleType), 4, 0, 0, sizeof cgl_en_20 / sizeof cgl_en_20[0], cgl_en_20},
+    {"flags", offsetof(struct cgl_fr_cuMemExportToShareableHandle, flags), sizeof(((struct cgl_fr_cuMemExportToShareableHandle *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemExportToShareableHandle = {4, offsetof(struct cgl_fr_cuMemExportToShareableHandle, cgl_ret), sizeof(((struct cgl_fr_cuMemExportToShareableHandle *)0)->cgl_ret), 7, cgl_ta_cuMemExportToShareableHandle};
 CG_THUNK(cuMemExportToShareableHandle, (cgl_f->shareableHandle, cgl_f->handle, cgl_f->handleType, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags)
 {
@@ -6820,6 +8915,12 @@ struct cgl_fr_cuMemImportFromShareableHandle {
     CUmemAllocationHandleType shHandleType;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemImportFromShareableHandle[3] = {
+    {"handle", offsetof(struct cgl_fr_cuMemImportFromShareableHandle, handle), sizeof(((struct cgl_fr_cuMemImportFromShareableHandle *)0)->handle), 3, 0, 0, 0, NULL},
+    {"osHandle", offsetof(struct cgl_fr_cuMemImportFromShareableHandle, osHandle), sizeof(((struct cgl_fr_cuMemImportFromShareableHandle *)0)->osHandle), 3, 0, 0, 0, NULL},
+    {"shHandleType", offsetof(struct cgl_fr_cuMemImportFromShareableHandle, shHandleType), sizeof(((struct cgl_fr_cuMemImportFromShareableHandle *)0)->shHandleType), 4, 0, 0, sizeof cgl_en_20 / sizeof cgl_en_20[0], cgl_en_20},
+};
+static const cg_args cgl_targs_cuMemImportFromShareableHandle = {3, offsetof(struct cgl_fr_cuMemImportFromShareableHandle, cgl_ret), sizeof(((struct cgl_fr_cuMemImportFromShareableHandle *)0)->cgl_ret), 7, cgl_ta_cuMemImportFromShareableHandle};
 CG_THUNK(cuMemImportFromShareableHandle, (cgl_f->handle, cgl_f->osHandle, cgl_f->shHandleType), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType)
 {
@@ -6846,6 +8947,12 @@ struct cgl_fr_cuMemGetAllocationGranularity {
     CUmemAllocationGranularity_flags option;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemGetAllocationGranularity[3] = {
+    {"granularity", offsetof(struct cgl_fr_cuMemGetAllocationGranularity, granularity), sizeof(((struct cgl_fr_cuMemGetAllocationGranularity *)0)->granularity), 3, 0, 0, 0, NULL},
+    {"prop", offsetof(struct cgl_fr_cuMemGetAllocationGranularity, prop), sizeof(((struct cgl_fr_cuMemGetAllocationGranularity *)0)->prop), 3, 0, 0, 0, NULL},
+    {"option", offsetof(struct cgl_fr_cuMemGetAllocationGranularity, option), sizeof(((struct cgl_fr_cuMemGetAllocationGranularity *)0)->option), 4, 0, 0, sizeof cgl_en_21 / sizeof cgl_en_21[0], cgl_en_21},
+};
+static const cg_args cgl_targs_cuMemGetAllocationGranularity = {3, offsetof(struct cgl_fr_cuMemGetAllocationGranularity, cgl_ret), sizeof(((struct cgl_fr_cuMemGetAllocationGranularity *)0)->cgl_ret), 7, cgl_ta_cuMemGetAllocationGranularity};
 CG_THUNK(cuMemGetAllocationGranularity, (cgl_f->granularity, cgl_f->prop, cgl_f->option), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option)
 {
@@ -6871,6 +8978,11 @@ struct cgl_fr_cuMemGetAllocationPropertiesFromHandle {
     CUmemGenericAllocationHandle handle;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemGetAllocationPropertiesFromHandle[2] = {
+    {"prop", offsetof(struct cgl_fr_cuMemGetAllocationPropertiesFromHandle, prop), sizeof(((struct cgl_fr_cuMemGetAllocationPropertiesFromHandle *)0)->prop), 3, 0, 0, 0, NULL},
+    {"handle", offsetof(struct cgl_fr_cuMemGetAllocationPropertiesFromHandle, handle), sizeof(((struct cgl_fr_cuMemGetAllocationPropertiesFromHandle *)0)->handle), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemGetAllocationPropertiesFromHandle = {2, offsetof(struct cgl_fr_cuMemGetAllocationPropertiesFromHandle, cgl_ret), sizeof(((struct cgl_fr_cuMemGetAllocationPropertiesFromHandle *)0)->cgl_ret), 7, cgl_ta_cuMemGetAllocationPropertiesFromHandle};
 CG_THUNK(cuMemGetAllocationPropertiesFromHandle, (cgl_f->prop, cgl_f->handle), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)
 {
@@ -6896,6 +9008,11 @@ struct cgl_fr_cuMemRetainAllocationHandle {
     void *addr;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemRetainAllocationHandle[2] = {
+    {"handle", offsetof(struct cgl_fr_cuMemRetainAllocationHandle, handle), sizeof(((struct cgl_fr_cuMemRetainAllocationHandle *)0)->handle), 3, 0, 0, 0, NULL},
+    {"addr", offsetof(struct cgl_fr_cuMemRetainAllocationHandle, addr), sizeof(((struct cgl_fr_cuMemRetainAllocationHandle *)0)->addr), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemRetainAllocationHandle = {2, offsetof(struct cgl_fr_cuMemRetainAllocationHandle, cgl_ret), sizeof(((struct cgl_fr_cuMemRetainAllocationHandle *)0)->cgl_ret), 7, cgl_ta_cuMemRetainAllocationHandle};
 CG_THUNK(cuMemRetainAllocationHandle, (cgl_f->handle, cgl_f->addr), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)
 {
@@ -6921,6 +9038,11 @@ struct cgl_fr_cuMemFreeAsync_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemFreeAsync_ptsz[2] = {
+    {"dptr", offsetof(struct cgl_fr_cuMemFreeAsync_ptsz, dptr), sizeof(((struct cgl_fr_cuMemFreeAsync_ptsz *)0)->dptr), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemFreeAsync_ptsz, hStream), sizeof(((struct cgl_fr_cuMemFreeAsync_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemFreeAsync_ptsz = {2, offsetof(struct cgl_fr_cuMemFreeAsync_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuMemFreeAsync_ptsz *)0)->cgl_ret), 7, cgl_ta_cuMemFreeAsync_ptsz};
 CG_THUNK(cuMemFreeAsync_ptsz, (cgl_f->dptr, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream)
 {
@@ -6947,6 +9069,12 @@ struct cgl_fr_cuMemAllocAsync_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemAllocAsync_ptsz[3] = {
+    {"dptr", offsetof(struct cgl_fr_cuMemAllocAsync_ptsz, dptr), sizeof(((struct cgl_fr_cuMemAllocAsync_ptsz *)0)->dptr), 3, 0, 0, 0, NULL},
+    {"bytesize", offsetof(struct cgl_fr_cuMemAllocAsync_ptsz, bytesize), sizeof(((struct cgl_fr_cuMemAllocAsync_ptsz *)0)->bytesize), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemAllocAsync_ptsz, hStream), sizeof(((struct cgl_fr_cuMemAllocAsync_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemAllocAsync_ptsz = {3, offsetof(struct cgl_fr_cuMemAllocAsync_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuMemAllocAsync_ptsz *)0)->cgl_ret), 7, cgl_ta_cuMemAllocAsync_ptsz};
 CG_THUNK(cuMemAllocAsync_ptsz, (cgl_f->dptr, cgl_f->bytesize, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
@@ -6972,6 +9100,11 @@ struct cgl_fr_cuMemPoolTrimTo {
     size_t minBytesToKeep;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemPoolTrimTo[2] = {
+    {"pool", offsetof(struct cgl_fr_cuMemPoolTrimTo, pool), sizeof(((struct cgl_fr_cuMemPoolTrimTo *)0)->pool), 3, 0, 0, 0, NULL},
+    {"minBytesToKeep", offsetof(struct cgl_fr_cuMemPoolTrimTo, minBytesToKeep), sizeof(((struct cgl_fr_cuMemPoolTrimTo *)0)->minBytesToKeep), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemPoolTrimTo = {2, offsetof(struct cgl_fr_cuMemPoolTrimTo, cgl_ret), sizeof(((struct cgl_fr_cuMemPoolTrimTo *)0)->cgl_ret), 7, cgl_ta_cuMemPoolTrimTo};
 CG_THUNK(cuMemPoolTrimTo, (cgl_f->pool, cgl_f->minBytesToKeep), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
 {
@@ -6998,6 +9131,12 @@ struct cgl_fr_cuMemPoolSetAttribute {
     void *value;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemPoolSetAttribute[3] = {
+    {"pool", offsetof(struct cgl_fr_cuMemPoolSetAttribute, pool), sizeof(((struct cgl_fr_cuMemPoolSetAttribute *)0)->pool), 3, 0, 0, 0, NULL},
+    {"attr", offsetof(struct cgl_fr_cuMemPoolSetAttribute, attr), sizeof(((struct cgl_fr_cuMemPoolSetAttribute *)0)->attr), 4, 0, 0, sizeof cgl_en_22 / sizeof cgl_en_22[0], cgl_en_22},
+    {"value", offsetof(struct cgl_fr_cuMemPoolSetAttribute, value), sizeof(((struct cgl_fr_cuMemPoolSetAttribute *)0)->value), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemPoolSetAttribute = {3, offsetof(struct cgl_fr_cuMemPoolSetAttribute, cgl_ret), sizeof(((struct cgl_fr_cuMemPoolSetAttribute *)0)->cgl_ret), 7, cgl_ta_cuMemPoolSetAttribute};
 CG_THUNK(cuMemPoolSetAttribute, (cgl_f->pool, cgl_f->attr, cgl_f->value), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
 {
@@ -7024,6 +9163,12 @@ struct cgl_fr_cuMemPoolGetAttribute {
     void *value;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemPoolGetAttribute[3] = {
+    {"pool", offsetof(struct cgl_fr_cuMemPoolGetAttribute, pool), sizeof(((struct cgl_fr_cuMemPoolGetAttribute *)0)->pool), 3, 0, 0, 0, NULL},
+    {"attr", offsetof(struct cgl_fr_cuMemPoolGetAttribute, attr), sizeof(((struct cgl_fr_cuMemPoolGetAttribute *)0)->attr), 4, 0, 0, sizeof cgl_en_22 / sizeof cgl_en_22[0], cgl_en_22},
+    {"value", offsetof(struct cgl_fr_cuMemPoolGetAttribute, value), sizeof(((struct cgl_fr_cuMemPoolGetAttribute *)0)->value), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemPoolGetAttribute = {3, offsetof(struct cgl_fr_cuMemPoolGetAttribute, cgl_ret), sizeof(((struct cgl_fr_cuMemPoolGetAttribute *)0)->cgl_ret), 7, cgl_ta_cuMemPoolGetAttribute};
 CG_THUNK(cuMemPoolGetAttribute, (cgl_f->pool, cgl_f->attr, cgl_f->value), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
 {
@@ -7050,6 +9195,12 @@ struct cgl_fr_cuMemPoolSetAccess {
     size_t count;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemPoolSetAccess[3] = {
+    {"pool", offsetof(struct cgl_fr_cuMemPoolSetAccess, pool), sizeof(((struct cgl_fr_cuMemPoolSetAccess *)0)->pool), 3, 0, 0, 0, NULL},
+    {"map", offsetof(struct cgl_fr_cuMemPoolSetAccess, map), sizeof(((struct cgl_fr_cuMemPoolSetAccess *)0)->map), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuMemPoolSetAccess, count), sizeof(((struct cgl_fr_cuMemPoolSetAccess *)0)->count), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemPoolSetAccess = {3, offsetof(struct cgl_fr_cuMemPoolSetAccess, cgl_ret), sizeof(((struct cgl_fr_cuMemPoolSetAccess *)0)->cgl_ret), 7, cgl_ta_cuMemPoolSetAccess};
 CG_THUNK(cuMemPoolSetAccess, (cgl_f->pool, cgl_f->map, cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)
 {
@@ -7076,6 +9227,12 @@ struct cgl_fr_cuMemPoolGetAccess {
     CUmemLocation *location;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemPoolGetAccess[3] = {
+    {"flags", offsetof(struct cgl_fr_cuMemPoolGetAccess, flags), sizeof(((struct cgl_fr_cuMemPoolGetAccess *)0)->flags), 3, 0, 0, 0, NULL},
+    {"memPool", offsetof(struct cgl_fr_cuMemPoolGetAccess, memPool), sizeof(((struct cgl_fr_cuMemPoolGetAccess *)0)->memPool), 3, 0, 0, 0, NULL},
+    {"location", offsetof(struct cgl_fr_cuMemPoolGetAccess, location), sizeof(((struct cgl_fr_cuMemPoolGetAccess *)0)->location), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemPoolGetAccess = {3, offsetof(struct cgl_fr_cuMemPoolGetAccess, cgl_ret), sizeof(((struct cgl_fr_cuMemPoolGetAccess *)0)->cgl_ret), 7, cgl_ta_cuMemPoolGetAccess};
 CG_THUNK(cuMemPoolGetAccess, (cgl_f->flags, cgl_f->memPool, cgl_f->location), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)
 {
@@ -7101,6 +9258,11 @@ struct cgl_fr_cuMemPoolCreate {
     const CUmemPoolProps *poolProps;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemPoolCreate[2] = {
+    {"pool", offsetof(struct cgl_fr_cuMemPoolCreate, pool), sizeof(((struct cgl_fr_cuMemPoolCreate *)0)->pool), 3, 0, 0, 0, NULL},
+    {"poolProps", offsetof(struct cgl_fr_cuMemPoolCreate, poolProps), sizeof(((struct cgl_fr_cuMemPoolCreate *)0)->poolProps), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemPoolCreate = {2, offsetof(struct cgl_fr_cuMemPoolCreate, cgl_ret), sizeof(((struct cgl_fr_cuMemPoolCreate *)0)->cgl_ret), 7, cgl_ta_cuMemPoolCreate};
 CG_THUNK(cuMemPoolCreate, (cgl_f->pool, cgl_f->poolProps), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
 {
@@ -7125,6 +9287,10 @@ struct cgl_fr_cuMemPoolDestroy {
     CUmemoryPool pool;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemPoolDestroy[1] = {
+    {"pool", offsetof(struct cgl_fr_cuMemPoolDestroy, pool), sizeof(((struct cgl_fr_cuMemPoolDestroy *)0)->pool), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemPoolDestroy = {1, offsetof(struct cgl_fr_cuMemPoolDestroy, cgl_ret), sizeof(((struct cgl_fr_cuMemPoolDestroy *)0)->cgl_ret), 7, cgl_ta_cuMemPoolDestroy};
 CG_THUNK(cuMemPoolDestroy, (cgl_f->pool), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolDestroy(CUmemoryPool pool)
 {
@@ -7151,6 +9317,12 @@ struct cgl_fr_cuMemGetDefaultMemPool {
     CUmemAllocationType type;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemGetDefaultMemPool[3] = {
+    {"pool_out", offsetof(struct cgl_fr_cuMemGetDefaultMemPool, pool_out), sizeof(((struct cgl_fr_cuMemGetDefaultMemPool *)0)->pool_out), 3, 0, 0, 0, NULL},
+    {"location", offsetof(struct cgl_fr_cuMemGetDefaultMemPool, location), sizeof(((struct cgl_fr_cuMemGetDefaultMemPool *)0)->location), 3, 0, 0, 0, NULL},
+    {"type", offsetof(struct cgl_fr_cuMemGetDefaultMemPool, type), sizeof(((struct cgl_fr_cuMemGetDefaultMemPool *)0)->type), 4, 0, 0, sizeof cgl_en_23 / sizeof cgl_en_23[0], cgl_en_23},
+};
+static const cg_args cgl_targs_cuMemGetDefaultMemPool = {3, offsetof(struct cgl_fr_cuMemGetDefaultMemPool, cgl_ret), sizeof(((struct cgl_fr_cuMemGetDefaultMemPool *)0)->cgl_ret), 7, cgl_ta_cuMemGetDefaultMemPool};
 CG_THUNK(cuMemGetDefaultMemPool, (cgl_f->pool_out, cgl_f->location, cgl_f->type), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemGetDefaultMemPool(CUmemoryPool *pool_out, CUmemLocation *location, CUmemAllocationType type)
 {
@@ -7177,6 +9349,12 @@ struct cgl_fr_cuMemGetMemPool {
     CUmemAllocationType type;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemGetMemPool[3] = {
+    {"pool", offsetof(struct cgl_fr_cuMemGetMemPool, pool), sizeof(((struct cgl_fr_cuMemGetMemPool *)0)->pool), 3, 0, 0, 0, NULL},
+    {"location", offsetof(struct cgl_fr_cuMemGetMemPool, location), sizeof(((struct cgl_fr_cuMemGetMemPool *)0)->location), 3, 0, 0, 0, NULL},
+    {"type", offsetof(struct cgl_fr_cuMemGetMemPool, type), sizeof(((struct cgl_fr_cuMemGetMemPool *)0)->type), 4, 0, 0, sizeof cgl_en_23 / sizeof cgl_en_23[0], cgl_en_23},
+};
+static const cg_args cgl_targs_cuMemGetMemPool = {3, offsetof(struct cgl_fr_cuMemGetMemPool, cgl_ret), sizeof(((struct cgl_fr_cuMemGetMemPool *)0)->cgl_ret), 7, cgl_ta_cuMemGetMemPool};
 CG_THUNK(cuMemGetMemPool, (cgl_f->pool, cgl_f->location, cgl_f->type), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location, CUmemAllocationType type)
 {
@@ -7203,6 +9381,12 @@ struct cgl_fr_cuMemSetMemPool {
     CUmemoryPool pool;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemSetMemPool[3] = {
+    {"location", offsetof(struct cgl_fr_cuMemSetMemPool, location), sizeof(((struct cgl_fr_cuMemSetMemPool *)0)->location), 3, 0, 0, 0, NULL},
+    {"type", offsetof(struct cgl_fr_cuMemSetMemPool, type), sizeof(((struct cgl_fr_cuMemSetMemPool *)0)->type), 4, 0, 0, sizeof cgl_en_23 / sizeof cgl_en_23[0], cgl_en_23},
+    {"pool", offsetof(struct cgl_fr_cuMemSetMemPool, pool), sizeof(((struct cgl_fr_cuMemSetMemPool *)0)->pool), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemSetMemPool = {3, offsetof(struct cgl_fr_cuMemSetMemPool, cgl_ret), sizeof(((struct cgl_fr_cuMemSetMemPool *)0)->cgl_ret), 7, cgl_ta_cuMemSetMemPool};
 CG_THUNK(cuMemSetMemPool, (cgl_f->location, cgl_f->type, cgl_f->pool), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemSetMemPool(CUmemLocation *location, CUmemAllocationType type, CUmemoryPool pool)
 {
@@ -7230,6 +9414,13 @@ struct cgl_fr_cuMemAllocFromPoolAsync_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemAllocFromPoolAsync_ptsz[4] = {
+    {"dptr", offsetof(struct cgl_fr_cuMemAllocFromPoolAsync_ptsz, dptr), sizeof(((struct cgl_fr_cuMemAllocFromPoolAsync_ptsz *)0)->dptr), 3, 0, 0, 0, NULL},
+    {"bytesize", offsetof(struct cgl_fr_cuMemAllocFromPoolAsync_ptsz, bytesize), sizeof(((struct cgl_fr_cuMemAllocFromPoolAsync_ptsz *)0)->bytesize), 2, 0, 0, 0, NULL},
+    {"pool", offsetof(struct cgl_fr_cuMemAllocFromPoolAsync_ptsz, pool), sizeof(((struct cgl_fr_cuMemAllocFromPoolAsync_ptsz *)0)->pool), 3, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemAllocFromPoolAsync_ptsz, hStream), sizeof(((struct cgl_fr_cuMemAllocFromPoolAsync_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemAllocFromPoolAsync_ptsz = {4, offsetof(struct cgl_fr_cuMemAllocFromPoolAsync_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuMemAllocFromPoolAsync_ptsz *)0)->cgl_ret), 7, cgl_ta_cuMemAllocFromPoolAsync_ptsz};
 CG_THUNK(cuMemAllocFromPoolAsync_ptsz, (cgl_f->dptr, cgl_f->bytesize, cgl_f->pool, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)
 {
@@ -7257,6 +9448,13 @@ struct cgl_fr_cuMemPoolExportToShareableHandle {
     unsigned long long flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemPoolExportToShareableHandle[4] = {
+    {"handle_out", offsetof(struct cgl_fr_cuMemPoolExportToShareableHandle, handle_out), sizeof(((struct cgl_fr_cuMemPoolExportToShareableHandle *)0)->handle_out), 3, 0, 0, 0, NULL},
+    {"pool", offsetof(struct cgl_fr_cuMemPoolExportToShareableHandle, pool), sizeof(((struct cgl_fr_cuMemPoolExportToShareableHandle *)0)->pool), 3, 0, 0, 0, NULL},
+    {"handleType", offsetof(struct cgl_fr_cuMemPoolExportToShareableHandle, handleType), sizeof(((struct cgl_fr_cuMemPoolExportToShareableHandle *)0)->handleType), 4, 0, 0, sizeof cgl_en_20 / sizeof cgl_en_20[0], cgl_en_20},
+    {"flags", offsetof(struct cgl_fr_cuMemPoolExportToShareableHandle, flags), sizeof(((struct cgl_fr_cuMemPoolExportToShareableHandle *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemPoolExportToShareableHandle = {4, offsetof(struct cgl_fr_cuMemPoolExportToShareableHandle, cgl_ret), sizeof(((struct cgl_fr_cuMemPoolExportToShareableHandle *)0)->cgl_ret), 7, cgl_ta_cuMemPoolExportToShareableHandle};
 CG_THUNK(cuMemPoolExportToShareableHandle, (cgl_f->handle_out, cgl_f->pool, cgl_f->handleType, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags)
 {
@@ -7284,6 +9482,13 @@ struct cgl_fr_cuMemPoolImportFromShareableHandle {
     unsigned long long flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemPoolImportFromShareableHandle[4] = {
+    {"pool_out", offsetof(struct cgl_fr_cuMemPoolImportFromShareableHandle, pool_out), sizeof(((struct cgl_fr_cuMemPoolImportFromShareableHandle *)0)->pool_out), 3, 0, 0, 0, NULL},
+    {"handle", offsetof(struct cgl_fr_cuMemPoolImportFromShareableHandle, handle), sizeof(((struct cgl_fr_cuMemPoolImportFromShareableHandle *)0)->handle), 3, 0, 0, 0, NULL},
+    {"handleType", offsetof(struct cgl_fr_cuMemPoolImportFromShareableHandle, handleType), sizeof(((struct cgl_fr_cuMemPoolImportFromShareableHandle *)0)->handleType), 4, 0, 0, sizeof cgl_en_20 / sizeof cgl_en_20[0], cgl_en_20},
+    {"flags", offsetof(struct cgl_fr_cuMemPoolImportFromShareableHandle, flags), sizeof(((struct cgl_fr_cuMemPoolImportFromShareableHandle *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemPoolImportFromShareableHandle = {4, offsetof(struct cgl_fr_cuMemPoolImportFromShareableHandle, cgl_ret), sizeof(((struct cgl_fr_cuMemPoolImportFromShareableHandle *)0)->cgl_ret), 7, cgl_ta_cuMemPoolImportFromShareableHandle};
 CG_THUNK(cuMemPoolImportFromShareableHandle, (cgl_f->pool_out, cgl_f->handle, cgl_f->handleType, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags)
 {
@@ -7309,6 +9514,11 @@ struct cgl_fr_cuMemPoolExportPointer {
     CUdeviceptr ptr;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemPoolExportPointer[2] = {
+    {"shareData_out", offsetof(struct cgl_fr_cuMemPoolExportPointer, shareData_out), sizeof(((struct cgl_fr_cuMemPoolExportPointer *)0)->shareData_out), 3, 0, 0, 0, NULL},
+    {"ptr", offsetof(struct cgl_fr_cuMemPoolExportPointer, ptr), sizeof(((struct cgl_fr_cuMemPoolExportPointer *)0)->ptr), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemPoolExportPointer = {2, offsetof(struct cgl_fr_cuMemPoolExportPointer, cgl_ret), sizeof(((struct cgl_fr_cuMemPoolExportPointer *)0)->cgl_ret), 7, cgl_ta_cuMemPoolExportPointer};
 CG_THUNK(cuMemPoolExportPointer, (cgl_f->shareData_out, cgl_f->ptr), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr)
 {
@@ -7335,6 +9545,12 @@ struct cgl_fr_cuMemPoolImportPointer {
     CUmemPoolPtrExportData *shareData;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemPoolImportPointer[3] = {
+    {"ptr_out", offsetof(struct cgl_fr_cuMemPoolImportPointer, ptr_out), sizeof(((struct cgl_fr_cuMemPoolImportPointer *)0)->ptr_out), 3, 0, 0, 0, NULL},
+    {"pool", offsetof(struct cgl_fr_cuMemPoolImportPointer, pool), sizeof(((struct cgl_fr_cuMemPoolImportPointer *)0)->pool), 3, 0, 0, 0, NULL},
+    {"shareData", offsetof(struct cgl_fr_cuMemPoolImportPointer, shareData), sizeof(((struct cgl_fr_cuMemPoolImportPointer *)0)->shareData), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemPoolImportPointer = {3, offsetof(struct cgl_fr_cuMemPoolImportPointer, cgl_ret), sizeof(((struct cgl_fr_cuMemPoolImportPointer *)0)->cgl_ret), 7, cgl_ta_cuMemPoolImportPointer};
 CG_THUNK(cuMemPoolImportPointer, (cgl_f->ptr_out, cgl_f->pool, cgl_f->shareData), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)
 {
@@ -7360,6 +9576,11 @@ struct cgl_fr_cuMulticastCreate {
     const CUmulticastObjectProp *prop;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMulticastCreate[2] = {
+    {"mcHandle", offsetof(struct cgl_fr_cuMulticastCreate, mcHandle), sizeof(((struct cgl_fr_cuMulticastCreate *)0)->mcHandle), 3, 0, 0, 0, NULL},
+    {"prop", offsetof(struct cgl_fr_cuMulticastCreate, prop), sizeof(((struct cgl_fr_cuMulticastCreate *)0)->prop), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMulticastCreate = {2, offsetof(struct cgl_fr_cuMulticastCreate, cgl_ret), sizeof(((struct cgl_fr_cuMulticastCreate *)0)->cgl_ret), 7, cgl_ta_cuMulticastCreate};
 CG_THUNK(cuMulticastCreate, (cgl_f->mcHandle, cgl_f->prop), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop)
 {
@@ -7385,6 +9606,11 @@ struct cgl_fr_cuMulticastAddDevice {
     CUdevice dev;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMulticastAddDevice[2] = {
+    {"mcHandle", offsetof(struct cgl_fr_cuMulticastAddDevice, mcHandle), sizeof(((struct cgl_fr_cuMulticastAddDevice *)0)->mcHandle), 2, 0, 0, 0, NULL},
+    {"dev", offsetof(struct cgl_fr_cuMulticastAddDevice, dev), sizeof(((struct cgl_fr_cuMulticastAddDevice *)0)->dev), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMulticastAddDevice = {2, offsetof(struct cgl_fr_cuMulticastAddDevice, cgl_ret), sizeof(((struct cgl_fr_cuMulticastAddDevice *)0)->cgl_ret), 7, cgl_ta_cuMulticastAddDevice};
 CG_THUNK(cuMulticastAddDevice, (cgl_f->mcHandle, cgl_f->dev), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice dev)
 {
@@ -7414,6 +9640,15 @@ struct cgl_fr_cuMulticastBindMem {
     unsigned long long flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMulticastBindMem[6] = {
+    {"mcHandle", offsetof(struct cgl_fr_cuMulticastBindMem, mcHandle), sizeof(((struct cgl_fr_cuMulticastBindMem *)0)->mcHandle), 2, 0, 0, 0, NULL},
+    {"mcOffset", offsetof(struct cgl_fr_cuMulticastBindMem, mcOffset), sizeof(((struct cgl_fr_cuMulticastBindMem *)0)->mcOffset), 2, 0, 0, 0, NULL},
+    {"memHandle", offsetof(struct cgl_fr_cuMulticastBindMem, memHandle), sizeof(((struct cgl_fr_cuMulticastBindMem *)0)->memHandle), 2, 0, 0, 0, NULL},
+    {"memOffset", offsetof(struct cgl_fr_cuMulticastBindMem, memOffset), sizeof(((struct cgl_fr_cuMulticastBindMem *)0)->memOffset), 2, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_cuMulticastBindMem, size), sizeof(((struct cgl_fr_cuMulticastBindMem *)0)->size), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuMulticastBindMem, flags), sizeof(((struct cgl_fr_cuMulticastBindMem *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMulticastBindMem = {6, offsetof(struct cgl_fr_cuMulticastBindMem, cgl_ret), sizeof(((struct cgl_fr_cuMulticastBindMem *)0)->cgl_ret), 7, cgl_ta_cuMulticastBindMem};
 CG_THUNK(cuMulticastBindMem, (cgl_f->mcHandle, cgl_f->mcOffset, cgl_f->memHandle, cgl_f->memOffset, cgl_f->size, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags)
 {
@@ -7442,6 +9677,14 @@ struct cgl_fr_cuMulticastBindAddr {
     unsigned long long flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMulticastBindAddr[5] = {
+    {"mcHandle", offsetof(struct cgl_fr_cuMulticastBindAddr, mcHandle), sizeof(((struct cgl_fr_cuMulticastBindAddr *)0)->mcHandle), 2, 0, 0, 0, NULL},
+    {"mcOffset", offsetof(struct cgl_fr_cuMulticastBindAddr, mcOffset), sizeof(((struct cgl_fr_cuMulticastBindAddr *)0)->mcOffset), 2, 0, 0, 0, NULL},
+    {"memptr", offsetof(struct cgl_fr_cuMulticastBindAddr, memptr), sizeof(((struct cgl_fr_cuMulticastBindAddr *)0)->memptr), 2, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_cuMulticastBindAddr, size), sizeof(((struct cgl_fr_cuMulticastBindAddr *)0)->size), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuMulticastBindAddr, flags), sizeof(((struct cgl_fr_cuMulticastBindAddr *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMulticastBindAddr = {5, offsetof(struct cgl_fr_cuMulticastBindAddr, cgl_ret), sizeof(((struct cgl_fr_cuMulticastBindAddr *)0)->cgl_ret), 7, cgl_ta_cuMulticastBindAddr};
 CG_THUNK(cuMulticastBindAddr, (cgl_f->mcHandle, cgl_f->mcOffset, cgl_f->memptr, cgl_f->size, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags)
 {
@@ -7469,6 +9712,13 @@ struct cgl_fr_cuMulticastUnbind {
     size_t size;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMulticastUnbind[4] = {
+    {"mcHandle", offsetof(struct cgl_fr_cuMulticastUnbind, mcHandle), sizeof(((struct cgl_fr_cuMulticastUnbind *)0)->mcHandle), 2, 0, 0, 0, NULL},
+    {"dev", offsetof(struct cgl_fr_cuMulticastUnbind, dev), sizeof(((struct cgl_fr_cuMulticastUnbind *)0)->dev), 1, 0, 0, 0, NULL},
+    {"mcOffset", offsetof(struct cgl_fr_cuMulticastUnbind, mcOffset), sizeof(((struct cgl_fr_cuMulticastUnbind *)0)->mcOffset), 2, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_cuMulticastUnbind, size), sizeof(((struct cgl_fr_cuMulticastUnbind *)0)->size), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMulticastUnbind = {4, offsetof(struct cgl_fr_cuMulticastUnbind, cgl_ret), sizeof(((struct cgl_fr_cuMulticastUnbind *)0)->cgl_ret), 7, cgl_ta_cuMulticastUnbind};
 CG_THUNK(cuMulticastUnbind, (cgl_f->mcHandle, cgl_f->dev, cgl_f->mcOffset, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size)
 {
@@ -7495,6 +9745,12 @@ struct cgl_fr_cuMulticastGetGranularity {
     CUmulticastGranularity_flags option;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMulticastGetGranularity[3] = {
+    {"granularity", offsetof(struct cgl_fr_cuMulticastGetGranularity, granularity), sizeof(((struct cgl_fr_cuMulticastGetGranularity *)0)->granularity), 3, 0, 0, 0, NULL},
+    {"prop", offsetof(struct cgl_fr_cuMulticastGetGranularity, prop), sizeof(((struct cgl_fr_cuMulticastGetGranularity *)0)->prop), 3, 0, 0, 0, NULL},
+    {"option", offsetof(struct cgl_fr_cuMulticastGetGranularity, option), sizeof(((struct cgl_fr_cuMulticastGetGranularity *)0)->option), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0], cgl_en_24},
+};
+static const cg_args cgl_targs_cuMulticastGetGranularity = {3, offsetof(struct cgl_fr_cuMulticastGetGranularity, cgl_ret), sizeof(((struct cgl_fr_cuMulticastGetGranularity *)0)->cgl_ret), 7, cgl_ta_cuMulticastGetGranularity};
 CG_THUNK(cuMulticastGetGranularity, (cgl_f->granularity, cgl_f->prop, cgl_f->option), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMulticastGetGranularity(size_t *granularity, const CUmulticastObjectProp *prop, CUmulticastGranularity_flags option)
 {
@@ -7521,6 +9777,12 @@ struct cgl_fr_cuPointerGetAttribute {
     CUdeviceptr ptr;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuPointerGetAttribute[3] = {
+    {"data", offsetof(struct cgl_fr_cuPointerGetAttribute, data), sizeof(((struct cgl_fr_cuPointerGetAttribute *)0)->data), 3, 0, 0, 0, NULL},
+    {"attribute", offsetof(struct cgl_fr_cuPointerGetAttribute, attribute), sizeof(((struct cgl_fr_cuPointerGetAttribute *)0)->attribute), 4, 0, 0, sizeof cgl_en_25 / sizeof cgl_en_25[0], cgl_en_25},
+    {"ptr", offsetof(struct cgl_fr_cuPointerGetAttribute, ptr), sizeof(((struct cgl_fr_cuPointerGetAttribute *)0)->ptr), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuPointerGetAttribute = {3, offsetof(struct cgl_fr_cuPointerGetAttribute, cgl_ret), sizeof(((struct cgl_fr_cuPointerGetAttribute *)0)->cgl_ret), 7, cgl_ta_cuPointerGetAttribute};
 CG_THUNK(cuPointerGetAttribute, (cgl_f->data, cgl_f->attribute, cgl_f->ptr), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)
 {
@@ -7549,6 +9811,13 @@ struct cgl_fr_cuMemPrefetchAsync_v2_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemPrefetchAsync_v2_ptsz[4] = {
+    {"devPtr", offsetof(struct cgl_fr_cuMemPrefetchAsync_v2_ptsz, devPtr), sizeof(((struct cgl_fr_cuMemPrefetchAsync_v2_ptsz *)0)->devPtr), 2, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuMemPrefetchAsync_v2_ptsz, count), sizeof(((struct cgl_fr_cuMemPrefetchAsync_v2_ptsz *)0)->count), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuMemPrefetchAsync_v2_ptsz, flags), sizeof(((struct cgl_fr_cuMemPrefetchAsync_v2_ptsz *)0)->flags), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemPrefetchAsync_v2_ptsz, hStream), sizeof(((struct cgl_fr_cuMemPrefetchAsync_v2_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemPrefetchAsync_v2_ptsz = {4, offsetof(struct cgl_fr_cuMemPrefetchAsync_v2_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuMemPrefetchAsync_v2_ptsz *)0)->cgl_ret), 7, cgl_ta_cuMemPrefetchAsync_v2_ptsz};
 CG_THUNK(cuMemPrefetchAsync_v2_ptsz, (cgl_f->devPtr, cgl_f->count, cgl_f->location, cgl_f->flags, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)
 {
@@ -7576,6 +9845,12 @@ struct cgl_fr_cuMemAdvise_v2 {
     CUmemLocation location;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemAdvise_v2[3] = {
+    {"devPtr", offsetof(struct cgl_fr_cuMemAdvise_v2, devPtr), sizeof(((struct cgl_fr_cuMemAdvise_v2 *)0)->devPtr), 2, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuMemAdvise_v2, count), sizeof(((struct cgl_fr_cuMemAdvise_v2 *)0)->count), 2, 0, 0, 0, NULL},
+    {"advice", offsetof(struct cgl_fr_cuMemAdvise_v2, advice), sizeof(((struct cgl_fr_cuMemAdvise_v2 *)0)->advice), 4, 0, 0, sizeof cgl_en_26 / sizeof cgl_en_26[0], cgl_en_26},
+};
+static const cg_args cgl_targs_cuMemAdvise_v2 = {3, offsetof(struct cgl_fr_cuMemAdvise_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemAdvise_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemAdvise_v2};
 CG_THUNK(cuMemAdvise_v2, (cgl_f->devPtr, cgl_f->count, cgl_f->advice, cgl_f->location), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)
 {
@@ -7607,6 +9882,17 @@ struct cgl_fr_cuMemPrefetchBatchAsync_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemPrefetchBatchAsync_ptsz[8] = {
+    {"dptrs", offsetof(struct cgl_fr_cuMemPrefetchBatchAsync_ptsz, dptrs), sizeof(((struct cgl_fr_cuMemPrefetchBatchAsync_ptsz *)0)->dptrs), 3, 0, 0, 0, NULL},
+    {"sizes", offsetof(struct cgl_fr_cuMemPrefetchBatchAsync_ptsz, sizes), sizeof(((struct cgl_fr_cuMemPrefetchBatchAsync_ptsz *)0)->sizes), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuMemPrefetchBatchAsync_ptsz, count), sizeof(((struct cgl_fr_cuMemPrefetchBatchAsync_ptsz *)0)->count), 2, 0, 0, 0, NULL},
+    {"prefetchLocs", offsetof(struct cgl_fr_cuMemPrefetchBatchAsync_ptsz, prefetchLocs), sizeof(((struct cgl_fr_cuMemPrefetchBatchAsync_ptsz *)0)->prefetchLocs), 3, 0, 0, 0, NULL},
+    {"prefetchLocIdxs", offsetof(struct cgl_fr_cuMemPrefetchBatchAsync_ptsz, prefetchLocIdxs), sizeof(((struct cgl_fr_cuMemPrefetchBatchAsync_ptsz *)0)->prefetchLocIdxs), 3, 0, 0, 0, NULL},
+    {"numPrefetchLocs", offsetof(struct cgl_fr_cuMemPrefetchBatchAsync_ptsz, numPrefetchLocs), sizeof(((struct cgl_fr_cuMemPrefetchBatchAsync_ptsz *)0)->numPrefetchLocs), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuMemPrefetchBatchAsync_ptsz, flags), sizeof(((struct cgl_fr_cuMemPrefetchBatchAsync_ptsz *)0)->flags), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemPrefetchBatchAsync_ptsz, hStream), sizeof(((struct cgl_fr_cuMemPrefetchBatchAsync_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemPrefetchBatchAsync_ptsz = {8, offsetof(struct cgl_fr_cuMemPrefetchBatchAsync_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuMemPrefetchBatchAsync_ptsz *)0)->cgl_ret), 7, cgl_ta_cuMemPrefetchBatchAsync_ptsz};
 CG_THUNK(cuMemPrefetchBatchAsync_ptsz, (cgl_f->dptrs, cgl_f->sizes, cgl_f->count, cgl_f->prefetchLocs, cgl_f->prefetchLocIdxs, cgl_f->numPrefetchLocs, cgl_f->flags, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPrefetchBatchAsync_ptsz(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
 {
@@ -7635,6 +9921,14 @@ struct cgl_fr_cuMemDiscardBatchAsync_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemDiscardBatchAsync_ptsz[5] = {
+    {"dptrs", offsetof(struct cgl_fr_cuMemDiscardBatchAsync_ptsz, dptrs), sizeof(((struct cgl_fr_cuMemDiscardBatchAsync_ptsz *)0)->dptrs), 3, 0, 0, 0, NULL},
+    {"sizes", offsetof(struct cgl_fr_cuMemDiscardBatchAsync_ptsz, sizes), sizeof(((struct cgl_fr_cuMemDiscardBatchAsync_ptsz *)0)->sizes), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuMemDiscardBatchAsync_ptsz, count), sizeof(((struct cgl_fr_cuMemDiscardBatchAsync_ptsz *)0)->count), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuMemDiscardBatchAsync_ptsz, flags), sizeof(((struct cgl_fr_cuMemDiscardBatchAsync_ptsz *)0)->flags), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemDiscardBatchAsync_ptsz, hStream), sizeof(((struct cgl_fr_cuMemDiscardBatchAsync_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemDiscardBatchAsync_ptsz = {5, offsetof(struct cgl_fr_cuMemDiscardBatchAsync_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuMemDiscardBatchAsync_ptsz *)0)->cgl_ret), 7, cgl_ta_cuMemDiscardBatchAsync_ptsz};
 CG_THUNK(cuMemDiscardBatchAsync_ptsz, (cgl_f->dptrs, cgl_f->sizes, cgl_f->count, cgl_f->flags, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemDiscardBatchAsync_ptsz(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags, CUstream hStream)
 {
@@ -7666,6 +9960,17 @@ struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemDiscardAndPrefetchBatchAsync_ptsz[8] = {
+    {"dptrs", offsetof(struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync_ptsz, dptrs), sizeof(((struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync_ptsz *)0)->dptrs), 3, 0, 0, 0, NULL},
+    {"sizes", offsetof(struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync_ptsz, sizes), sizeof(((struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync_ptsz *)0)->sizes), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync_ptsz, count), sizeof(((struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync_ptsz *)0)->count), 2, 0, 0, 0, NULL},
+    {"prefetchLocs", offsetof(struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync_ptsz, prefetchLocs), sizeof(((struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync_ptsz *)0)->prefetchLocs), 3, 0, 0, 0, NULL},
+    {"prefetchLocIdxs", offsetof(struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync_ptsz, prefetchLocIdxs), sizeof(((struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync_ptsz *)0)->prefetchLocIdxs), 3, 0, 0, 0, NULL},
+    {"numPrefetchLocs", offsetof(struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync_ptsz, numPrefetchLocs), sizeof(((struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync_ptsz *)0)->numPrefetchLocs), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync_ptsz, flags), sizeof(((struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync_ptsz *)0)->flags), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync_ptsz, hStream), sizeof(((struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemDiscardAndPrefetchBatchAsync_ptsz = {8, offsetof(struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync_ptsz *)0)->cgl_ret), 7, cgl_ta_cuMemDiscardAndPrefetchBatchAsync_ptsz};
 CG_THUNK(cuMemDiscardAndPrefetchBatchAsync_ptsz, (cgl_f->dptrs, cgl_f->sizes, cgl_f->count, cgl_f->prefetchLocs, cgl_f->prefetchLocIdxs, cgl_f->numPrefetchLocs, cgl_f->flags, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemDiscardAndPrefetchBatchAsync_ptsz(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
 {
@@ -7694,6 +9999,14 @@ struct cgl_fr_cuMemRangeGetAttribute {
     size_t count;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemRangeGetAttribute[5] = {
+    {"data", offsetof(struct cgl_fr_cuMemRangeGetAttribute, data), sizeof(((struct cgl_fr_cuMemRangeGetAttribute *)0)->data), 3, 0, 0, 0, NULL},
+    {"dataSize", offsetof(struct cgl_fr_cuMemRangeGetAttribute, dataSize), sizeof(((struct cgl_fr_cuMemRangeGetAttribute *)0)->dataSize), 2, 0, 0, 0, NULL},
+    {"attribute", offsetof(struct cgl_fr_cuMemRangeGetAttribute, attribute), sizeof(((struct cgl_fr_cuMemRangeGetAttribute *)0)->attribute), 4, 0, 0, sizeof cgl_en_27 / sizeof cgl_en_27[0], cgl_en_27},
+    {"devPtr", offsetof(struct cgl_fr_cuMemRangeGetAttribute, devPtr), sizeof(((struct cgl_fr_cuMemRangeGetAttribute *)0)->devPtr), 2, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuMemRangeGetAttribute, count), sizeof(((struct cgl_fr_cuMemRangeGetAttribute *)0)->count), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemRangeGetAttribute = {5, offsetof(struct cgl_fr_cuMemRangeGetAttribute, cgl_ret), sizeof(((struct cgl_fr_cuMemRangeGetAttribute *)0)->cgl_ret), 7, cgl_ta_cuMemRangeGetAttribute};
 CG_THUNK(cuMemRangeGetAttribute, (cgl_f->data, cgl_f->dataSize, cgl_f->attribute, cgl_f->devPtr, cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count)
 {
@@ -7723,6 +10036,15 @@ struct cgl_fr_cuMemRangeGetAttributes {
     size_t count;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemRangeGetAttributes[6] = {
+    {"data", offsetof(struct cgl_fr_cuMemRangeGetAttributes, data), sizeof(((struct cgl_fr_cuMemRangeGetAttributes *)0)->data), 3, 0, 0, 0, NULL},
+    {"dataSizes", offsetof(struct cgl_fr_cuMemRangeGetAttributes, dataSizes), sizeof(((struct cgl_fr_cuMemRangeGetAttributes *)0)->dataSizes), 3, 0, 0, 0, NULL},
+    {"attributes", offsetof(struct cgl_fr_cuMemRangeGetAttributes, attributes), sizeof(((struct cgl_fr_cuMemRangeGetAttributes *)0)->attributes), 3, 0, 0, 0, NULL},
+    {"numAttributes", offsetof(struct cgl_fr_cuMemRangeGetAttributes, numAttributes), sizeof(((struct cgl_fr_cuMemRangeGetAttributes *)0)->numAttributes), 2, 0, 0, 0, NULL},
+    {"devPtr", offsetof(struct cgl_fr_cuMemRangeGetAttributes, devPtr), sizeof(((struct cgl_fr_cuMemRangeGetAttributes *)0)->devPtr), 2, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuMemRangeGetAttributes, count), sizeof(((struct cgl_fr_cuMemRangeGetAttributes *)0)->count), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemRangeGetAttributes = {6, offsetof(struct cgl_fr_cuMemRangeGetAttributes, cgl_ret), sizeof(((struct cgl_fr_cuMemRangeGetAttributes *)0)->cgl_ret), 7, cgl_ta_cuMemRangeGetAttributes};
 CG_THUNK(cuMemRangeGetAttributes, (cgl_f->data, cgl_f->dataSizes, cgl_f->attributes, cgl_f->numAttributes, cgl_f->devPtr, cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_range_attribute *attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count)
 {
@@ -7749,6 +10071,12 @@ struct cgl_fr_cuPointerSetAttribute {
     CUdeviceptr ptr;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuPointerSetAttribute[3] = {
+    {"value", offsetof(struct cgl_fr_cuPointerSetAttribute, value), sizeof(((struct cgl_fr_cuPointerSetAttribute *)0)->value), 3, 0, 0, 0, NULL},
+    {"attribute", offsetof(struct cgl_fr_cuPointerSetAttribute, attribute), sizeof(((struct cgl_fr_cuPointerSetAttribute *)0)->attribute), 4, 0, 0, sizeof cgl_en_25 / sizeof cgl_en_25[0], cgl_en_25},
+    {"ptr", offsetof(struct cgl_fr_cuPointerSetAttribute, ptr), sizeof(((struct cgl_fr_cuPointerSetAttribute *)0)->ptr), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuPointerSetAttribute = {3, offsetof(struct cgl_fr_cuPointerSetAttribute, cgl_ret), sizeof(((struct cgl_fr_cuPointerSetAttribute *)0)->cgl_ret), 7, cgl_ta_cuPointerSetAttribute};
 CG_THUNK(cuPointerSetAttribute, (cgl_f->value, cgl_f->attribute, cgl_f->ptr), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuPointerSetAttribute(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr)
 {
@@ -7776,6 +10104,13 @@ struct cgl_fr_cuPointerGetAttributes {
     CUdeviceptr ptr;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuPointerGetAttributes[4] = {
+    {"numAttributes", offsetof(struct cgl_fr_cuPointerGetAttributes, numAttributes), sizeof(((struct cgl_fr_cuPointerGetAttributes *)0)->numAttributes), 2, 0, 0, 0, NULL},
+    {"attributes", offsetof(struct cgl_fr_cuPointerGetAttributes, attributes), sizeof(((struct cgl_fr_cuPointerGetAttributes *)0)->attributes), 3, 0, 0, 0, NULL},
+    {"data", offsetof(struct cgl_fr_cuPointerGetAttributes, data), sizeof(((struct cgl_fr_cuPointerGetAttributes *)0)->data), 3, 0, 0, 0, NULL},
+    {"ptr", offsetof(struct cgl_fr_cuPointerGetAttributes, ptr), sizeof(((struct cgl_fr_cuPointerGetAttributes *)0)->ptr), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuPointerGetAttributes = {4, offsetof(struct cgl_fr_cuPointerGetAttributes, cgl_ret), sizeof(((struct cgl_fr_cuPointerGetAttributes *)0)->cgl_ret), 7, cgl_ta_cuPointerGetAttributes};
 CG_THUNK(cuPointerGetAttributes, (cgl_f->numAttributes, cgl_f->attributes, cgl_f->data, cgl_f->ptr), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes, void **data, CUdeviceptr ptr)
 {
@@ -7801,6 +10136,11 @@ struct cgl_fr_cuStreamCreate {
     unsigned int Flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamCreate[2] = {
+    {"phStream", offsetof(struct cgl_fr_cuStreamCreate, phStream), sizeof(((struct cgl_fr_cuStreamCreate *)0)->phStream), 3, 0, 0, 0, NULL},
+    {"Flags", offsetof(struct cgl_fr_cuStreamCreate, Flags), sizeof(((struct cgl_fr_cuStreamCreate *)0)->Flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamCreate = {2, offsetof(struct cgl_fr_cuStreamCreate, cgl_ret), sizeof(((struct cgl_fr_cuStreamCreate *)0)->cgl_ret), 7, cgl_ta_cuStreamCreate};
 CG_THUNK(cuStreamCreate, (cgl_f->phStream, cgl_f->Flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamCreate(CUstream *phStream, unsigned int Flags)
 {
@@ -7827,6 +10167,12 @@ struct cgl_fr_cuStreamCreateWithPriority {
     int priority;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamCreateWithPriority[3] = {
+    {"phStream", offsetof(struct cgl_fr_cuStreamCreateWithPriority, phStream), sizeof(((struct cgl_fr_cuStreamCreateWithPriority *)0)->phStream), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuStreamCreateWithPriority, flags), sizeof(((struct cgl_fr_cuStreamCreateWithPriority *)0)->flags), 2, 0, 0, 0, NULL},
+    {"priority", offsetof(struct cgl_fr_cuStreamCreateWithPriority, priority), sizeof(((struct cgl_fr_cuStreamCreateWithPriority *)0)->priority), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamCreateWithPriority = {3, offsetof(struct cgl_fr_cuStreamCreateWithPriority, cgl_ret), sizeof(((struct cgl_fr_cuStreamCreateWithPriority *)0)->cgl_ret), 7, cgl_ta_cuStreamCreateWithPriority};
 CG_THUNK(cuStreamCreateWithPriority, (cgl_f->phStream, cgl_f->flags, cgl_f->priority), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)
 {
@@ -7852,6 +10198,11 @@ struct cgl_fr_cuStreamGetPriority_ptsz {
     int *priority;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamGetPriority_ptsz[2] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamGetPriority_ptsz, hStream), sizeof(((struct cgl_fr_cuStreamGetPriority_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"priority", offsetof(struct cgl_fr_cuStreamGetPriority_ptsz, priority), sizeof(((struct cgl_fr_cuStreamGetPriority_ptsz *)0)->priority), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamGetPriority_ptsz = {2, offsetof(struct cgl_fr_cuStreamGetPriority_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamGetPriority_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamGetPriority_ptsz};
 CG_THUNK(cuStreamGetPriority_ptsz, (cgl_f->hStream, cgl_f->priority), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetPriority_ptsz(CUstream hStream, int *priority)
 {
@@ -7877,6 +10228,11 @@ struct cgl_fr_cuStreamGetDevice_ptsz {
     CUdevice *device;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamGetDevice_ptsz[2] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamGetDevice_ptsz, hStream), sizeof(((struct cgl_fr_cuStreamGetDevice_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"device", offsetof(struct cgl_fr_cuStreamGetDevice_ptsz, device), sizeof(((struct cgl_fr_cuStreamGetDevice_ptsz *)0)->device), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamGetDevice_ptsz = {2, offsetof(struct cgl_fr_cuStreamGetDevice_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamGetDevice_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamGetDevice_ptsz};
 CG_THUNK(cuStreamGetDevice_ptsz, (cgl_f->hStream, cgl_f->device), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device)
 {
@@ -7902,6 +10258,11 @@ struct cgl_fr_cuStreamGetFlags_ptsz {
     unsigned int *flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamGetFlags_ptsz[2] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamGetFlags_ptsz, hStream), sizeof(((struct cgl_fr_cuStreamGetFlags_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuStreamGetFlags_ptsz, flags), sizeof(((struct cgl_fr_cuStreamGetFlags_ptsz *)0)->flags), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamGetFlags_ptsz = {2, offsetof(struct cgl_fr_cuStreamGetFlags_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamGetFlags_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamGetFlags_ptsz};
 CG_THUNK(cuStreamGetFlags_ptsz, (cgl_f->hStream, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags)
 {
@@ -7927,6 +10288,11 @@ struct cgl_fr_cuStreamGetId_ptsz {
     unsigned long long *streamId;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamGetId_ptsz[2] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamGetId_ptsz, hStream), sizeof(((struct cgl_fr_cuStreamGetId_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"streamId", offsetof(struct cgl_fr_cuStreamGetId_ptsz, streamId), sizeof(((struct cgl_fr_cuStreamGetId_ptsz *)0)->streamId), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamGetId_ptsz = {2, offsetof(struct cgl_fr_cuStreamGetId_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamGetId_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamGetId_ptsz};
 CG_THUNK(cuStreamGetId_ptsz, (cgl_f->hStream, cgl_f->streamId), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetId_ptsz(CUstream hStream, unsigned long long *streamId)
 {
@@ -7952,6 +10318,11 @@ struct cgl_fr_cuStreamGetCtx_ptsz {
     CUcontext *pctx;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamGetCtx_ptsz[2] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamGetCtx_ptsz, hStream), sizeof(((struct cgl_fr_cuStreamGetCtx_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"pctx", offsetof(struct cgl_fr_cuStreamGetCtx_ptsz, pctx), sizeof(((struct cgl_fr_cuStreamGetCtx_ptsz *)0)->pctx), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamGetCtx_ptsz = {2, offsetof(struct cgl_fr_cuStreamGetCtx_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamGetCtx_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamGetCtx_ptsz};
 CG_THUNK(cuStreamGetCtx_ptsz, (cgl_f->hStream, cgl_f->pctx), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pctx)
 {
@@ -7978,6 +10349,12 @@ struct cgl_fr_cuStreamGetCtx_v2_ptsz {
     CUgreenCtx *pGreenCtx;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamGetCtx_v2_ptsz[3] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamGetCtx_v2_ptsz, hStream), sizeof(((struct cgl_fr_cuStreamGetCtx_v2_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"pCtx", offsetof(struct cgl_fr_cuStreamGetCtx_v2_ptsz, pCtx), sizeof(((struct cgl_fr_cuStreamGetCtx_v2_ptsz *)0)->pCtx), 3, 0, 0, 0, NULL},
+    {"pGreenCtx", offsetof(struct cgl_fr_cuStreamGetCtx_v2_ptsz, pGreenCtx), sizeof(((struct cgl_fr_cuStreamGetCtx_v2_ptsz *)0)->pGreenCtx), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamGetCtx_v2_ptsz = {3, offsetof(struct cgl_fr_cuStreamGetCtx_v2_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamGetCtx_v2_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamGetCtx_v2_ptsz};
 CG_THUNK(cuStreamGetCtx_v2_ptsz, (cgl_f->hStream, cgl_f->pCtx, cgl_f->pGreenCtx), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
 {
@@ -8004,6 +10381,12 @@ struct cgl_fr_cuStreamWaitEvent_ptsz {
     unsigned int Flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamWaitEvent_ptsz[3] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamWaitEvent_ptsz, hStream), sizeof(((struct cgl_fr_cuStreamWaitEvent_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"hEvent", offsetof(struct cgl_fr_cuStreamWaitEvent_ptsz, hEvent), sizeof(((struct cgl_fr_cuStreamWaitEvent_ptsz *)0)->hEvent), 3, 0, 0, 0, NULL},
+    {"Flags", offsetof(struct cgl_fr_cuStreamWaitEvent_ptsz, Flags), sizeof(((struct cgl_fr_cuStreamWaitEvent_ptsz *)0)->Flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamWaitEvent_ptsz = {3, offsetof(struct cgl_fr_cuStreamWaitEvent_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamWaitEvent_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamWaitEvent_ptsz};
 CG_THUNK(cuStreamWaitEvent_ptsz, (cgl_f->hStream, cgl_f->hEvent, cgl_f->Flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent, unsigned int Flags)
 {
@@ -8031,6 +10414,13 @@ struct cgl_fr_cuStreamAddCallback_ptsz {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamAddCallback_ptsz[4] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamAddCallback_ptsz, hStream), sizeof(((struct cgl_fr_cuStreamAddCallback_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"callback", offsetof(struct cgl_fr_cuStreamAddCallback_ptsz, callback), sizeof(((struct cgl_fr_cuStreamAddCallback_ptsz *)0)->callback), 3, 0, 0, 0, NULL},
+    {"userData", offsetof(struct cgl_fr_cuStreamAddCallback_ptsz, userData), sizeof(((struct cgl_fr_cuStreamAddCallback_ptsz *)0)->userData), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuStreamAddCallback_ptsz, flags), sizeof(((struct cgl_fr_cuStreamAddCallback_ptsz *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamAddCallback_ptsz = {4, offsetof(struct cgl_fr_cuStreamAddCallback_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamAddCallback_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamAddCallback_ptsz};
 CG_THUNK(cuStreamAddCallback_ptsz, (cgl_f->hStream, cgl_f->callback, cgl_f->userData, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)
 {
@@ -8056,6 +10446,11 @@ struct cgl_fr_cuStreamBeginCapture_v2_ptsz {
     CUstreamCaptureMode mode;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamBeginCapture_v2_ptsz[2] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamBeginCapture_v2_ptsz, hStream), sizeof(((struct cgl_fr_cuStreamBeginCapture_v2_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"mode", offsetof(struct cgl_fr_cuStreamBeginCapture_v2_ptsz, mode), sizeof(((struct cgl_fr_cuStreamBeginCapture_v2_ptsz *)0)->mode), 4, 0, 0, sizeof cgl_en_28 / sizeof cgl_en_28[0], cgl_en_28},
+};
+static const cg_args cgl_targs_cuStreamBeginCapture_v2_ptsz = {2, offsetof(struct cgl_fr_cuStreamBeginCapture_v2_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamBeginCapture_v2_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamBeginCapture_v2_ptsz};
 CG_THUNK(cuStreamBeginCapture_v2_ptsz, (cgl_f->hStream, cgl_f->mode), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode)
 {
@@ -8088,6 +10483,15 @@ struct cgl_fr_cuStreamBeginCaptureToGraph_ptsz {
 static const cg_rule cgl_rules_cuStreamBeginCaptureToGraph_ptsz[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuStreamBeginCaptureToGraph_ptsz, hGraph), sizeof(((struct cgl_fr_cuStreamBeginCaptureToGraph_ptsz *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuStreamBeginCaptureToGraph_ptsz[6] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamBeginCaptureToGraph_ptsz, hStream), sizeof(((struct cgl_fr_cuStreamBeginCaptureToGraph_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"hGraph", offsetof(struct cgl_fr_cuStreamBeginCaptureToGraph_ptsz, hGraph), sizeof(((struct cgl_fr_cuStreamBeginCaptureToGraph_ptsz *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"dependencies", offsetof(struct cgl_fr_cuStreamBeginCaptureToGraph_ptsz, dependencies), sizeof(((struct cgl_fr_cuStreamBeginCaptureToGraph_ptsz *)0)->dependencies), 3, 0, 0, 0, NULL},
+    {"dependencyData", offsetof(struct cgl_fr_cuStreamBeginCaptureToGraph_ptsz, dependencyData), sizeof(((struct cgl_fr_cuStreamBeginCaptureToGraph_ptsz *)0)->dependencyData), 3, 0, 0, 0, NULL},
+    {"numDependencies", offsetof(struct cgl_fr_cuStreamBeginCaptureToGraph_ptsz, numDependencies), sizeof(((struct cgl_fr_cuStreamBeginCaptureToGraph_ptsz *)0)->numDependencies), 2, 0, 0, 0, NULL},
+    {"mode", offsetof(struct cgl_fr_cuStreamBeginCaptureToGraph_ptsz, mode), sizeof(((struct cgl_fr_cuStreamBeginCaptureToGraph_ptsz *)0)->mode), 4, 0, 0, sizeof cgl_en_28 / sizeof cgl_en_28[0], cgl_en_28},
+};
+static const cg_args cgl_targs_cuStreamBeginCaptureToGraph_ptsz = {6, offsetof(struct cgl_fr_cuStreamBeginCaptureToGraph_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamBeginCaptureToGraph_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamBeginCaptureToGraph_ptsz};
 CG_THUNK(cuStreamBeginCaptureToGraph_ptsz, (cgl_f->hStream, cgl_f->hGraph, cgl_f->dependencies, cgl_f->dependencyData, cgl_f->numDependencies, cgl_f->mode), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamBeginCaptureToGraph_ptsz(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode)
 {
@@ -8112,6 +10516,10 @@ struct cgl_fr_cuThreadExchangeStreamCaptureMode {
     CUstreamCaptureMode *mode;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuThreadExchangeStreamCaptureMode[1] = {
+    {"mode", offsetof(struct cgl_fr_cuThreadExchangeStreamCaptureMode, mode), sizeof(((struct cgl_fr_cuThreadExchangeStreamCaptureMode *)0)->mode), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuThreadExchangeStreamCaptureMode = {1, offsetof(struct cgl_fr_cuThreadExchangeStreamCaptureMode, cgl_ret), sizeof(((struct cgl_fr_cuThreadExchangeStreamCaptureMode *)0)->cgl_ret), 7, cgl_ta_cuThreadExchangeStreamCaptureMode};
 CG_THUNK(cuThreadExchangeStreamCaptureMode, (cgl_f->mode), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
 {
@@ -8137,6 +10545,11 @@ struct cgl_fr_cuStreamEndCapture_ptsz {
     CUgraph *phGraph;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamEndCapture_ptsz[2] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamEndCapture_ptsz, hStream), sizeof(((struct cgl_fr_cuStreamEndCapture_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"phGraph", offsetof(struct cgl_fr_cuStreamEndCapture_ptsz, phGraph), sizeof(((struct cgl_fr_cuStreamEndCapture_ptsz *)0)->phGraph), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamEndCapture_ptsz = {2, offsetof(struct cgl_fr_cuStreamEndCapture_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamEndCapture_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamEndCapture_ptsz};
 CG_THUNK(cuStreamEndCapture_ptsz, (cgl_f->hStream, cgl_f->phGraph), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph)
 {
@@ -8162,6 +10575,11 @@ struct cgl_fr_cuStreamIsCapturing_ptsz {
     CUstreamCaptureStatus *captureStatus;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamIsCapturing_ptsz[2] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamIsCapturing_ptsz, hStream), sizeof(((struct cgl_fr_cuStreamIsCapturing_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"captureStatus", offsetof(struct cgl_fr_cuStreamIsCapturing_ptsz, captureStatus), sizeof(((struct cgl_fr_cuStreamIsCapturing_ptsz *)0)->captureStatus), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamIsCapturing_ptsz = {2, offsetof(struct cgl_fr_cuStreamIsCapturing_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamIsCapturing_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamIsCapturing_ptsz};
 CG_THUNK(cuStreamIsCapturing_ptsz, (cgl_f->hStream, cgl_f->captureStatus), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus)
 {
@@ -8192,6 +10610,16 @@ struct cgl_fr_cuStreamGetCaptureInfo_v3_ptsz {
     size_t *numDependencies_out;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamGetCaptureInfo_v3_ptsz[7] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamGetCaptureInfo_v3_ptsz, hStream), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_v3_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"captureStatus_out", offsetof(struct cgl_fr_cuStreamGetCaptureInfo_v3_ptsz, captureStatus_out), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_v3_ptsz *)0)->captureStatus_out), 3, 0, 0, 0, NULL},
+    {"id_out", offsetof(struct cgl_fr_cuStreamGetCaptureInfo_v3_ptsz, id_out), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_v3_ptsz *)0)->id_out), 3, 0, 0, 0, NULL},
+    {"graph_out", offsetof(struct cgl_fr_cuStreamGetCaptureInfo_v3_ptsz, graph_out), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_v3_ptsz *)0)->graph_out), 3, 0, 0, 0, NULL},
+    {"dependencies_out", offsetof(struct cgl_fr_cuStreamGetCaptureInfo_v3_ptsz, dependencies_out), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_v3_ptsz *)0)->dependencies_out), 3, 0, 0, 0, NULL},
+    {"edgeData_out", offsetof(struct cgl_fr_cuStreamGetCaptureInfo_v3_ptsz, edgeData_out), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_v3_ptsz *)0)->edgeData_out), 3, 0, 0, 0, NULL},
+    {"numDependencies_out", offsetof(struct cgl_fr_cuStreamGetCaptureInfo_v3_ptsz, numDependencies_out), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_v3_ptsz *)0)->numDependencies_out), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamGetCaptureInfo_v3_ptsz = {7, offsetof(struct cgl_fr_cuStreamGetCaptureInfo_v3_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_v3_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamGetCaptureInfo_v3_ptsz};
 CG_THUNK(cuStreamGetCaptureInfo_v3_ptsz, (cgl_f->hStream, cgl_f->captureStatus_out, cgl_f->id_out, cgl_f->graph_out, cgl_f->dependencies_out, cgl_f->edgeData_out, cgl_f->numDependencies_out), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)
 {
@@ -8220,6 +10648,14 @@ struct cgl_fr_cuStreamUpdateCaptureDependencies_v2_ptsz {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamUpdateCaptureDependencies_v2_ptsz[5] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamUpdateCaptureDependencies_v2_ptsz, hStream), sizeof(((struct cgl_fr_cuStreamUpdateCaptureDependencies_v2_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"dependencies", offsetof(struct cgl_fr_cuStreamUpdateCaptureDependencies_v2_ptsz, dependencies), sizeof(((struct cgl_fr_cuStreamUpdateCaptureDependencies_v2_ptsz *)0)->dependencies), 3, 0, 0, 0, NULL},
+    {"dependencyData", offsetof(struct cgl_fr_cuStreamUpdateCaptureDependencies_v2_ptsz, dependencyData), sizeof(((struct cgl_fr_cuStreamUpdateCaptureDependencies_v2_ptsz *)0)->dependencyData), 3, 0, 0, 0, NULL},
+    {"numDependencies", offsetof(struct cgl_fr_cuStreamUpdateCaptureDependencies_v2_ptsz, numDependencies), sizeof(((struct cgl_fr_cuStreamUpdateCaptureDependencies_v2_ptsz *)0)->numDependencies), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuStreamUpdateCaptureDependencies_v2_ptsz, flags), sizeof(((struct cgl_fr_cuStreamUpdateCaptureDependencies_v2_ptsz *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamUpdateCaptureDependencies_v2_ptsz = {5, offsetof(struct cgl_fr_cuStreamUpdateCaptureDependencies_v2_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamUpdateCaptureDependencies_v2_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamUpdateCaptureDependencies_v2_ptsz};
 CG_THUNK(cuStreamUpdateCaptureDependencies_v2_ptsz, (cgl_f->hStream, cgl_f->dependencies, cgl_f->dependencyData, cgl_f->numDependencies, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamUpdateCaptureDependencies_v2_ptsz(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)
 {
@@ -8247,6 +10683,13 @@ struct cgl_fr_cuStreamAttachMemAsync_ptsz {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamAttachMemAsync_ptsz[4] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamAttachMemAsync_ptsz, hStream), sizeof(((struct cgl_fr_cuStreamAttachMemAsync_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"dptr", offsetof(struct cgl_fr_cuStreamAttachMemAsync_ptsz, dptr), sizeof(((struct cgl_fr_cuStreamAttachMemAsync_ptsz *)0)->dptr), 2, 0, 0, 0, NULL},
+    {"length", offsetof(struct cgl_fr_cuStreamAttachMemAsync_ptsz, length), sizeof(((struct cgl_fr_cuStreamAttachMemAsync_ptsz *)0)->length), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuStreamAttachMemAsync_ptsz, flags), sizeof(((struct cgl_fr_cuStreamAttachMemAsync_ptsz *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamAttachMemAsync_ptsz = {4, offsetof(struct cgl_fr_cuStreamAttachMemAsync_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamAttachMemAsync_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamAttachMemAsync_ptsz};
 CG_THUNK(cuStreamAttachMemAsync_ptsz, (cgl_f->hStream, cgl_f->dptr, cgl_f->length, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamAttachMemAsync_ptsz(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags)
 {
@@ -8271,6 +10714,10 @@ struct cgl_fr_cuStreamQuery_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamQuery_ptsz[1] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamQuery_ptsz, hStream), sizeof(((struct cgl_fr_cuStreamQuery_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamQuery_ptsz = {1, offsetof(struct cgl_fr_cuStreamQuery_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamQuery_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamQuery_ptsz};
 CG_THUNK(cuStreamQuery_ptsz, (cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamQuery_ptsz(CUstream hStream)
 {
@@ -8295,6 +10742,10 @@ struct cgl_fr_cuStreamSynchronize_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamSynchronize_ptsz[1] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamSynchronize_ptsz, hStream), sizeof(((struct cgl_fr_cuStreamSynchronize_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamSynchronize_ptsz = {1, offsetof(struct cgl_fr_cuStreamSynchronize_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamSynchronize_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamSynchronize_ptsz};
 CG_THUNK(cuStreamSynchronize_ptsz, (cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamSynchronize_ptsz(CUstream hStream)
 {
@@ -8322,6 +10773,10 @@ struct cgl_fr_cuStreamDestroy_v2 {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamDestroy_v2[1] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamDestroy_v2, hStream), sizeof(((struct cgl_fr_cuStreamDestroy_v2 *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamDestroy_v2 = {1, offsetof(struct cgl_fr_cuStreamDestroy_v2, cgl_ret), sizeof(((struct cgl_fr_cuStreamDestroy_v2 *)0)->cgl_ret), 7, cgl_ta_cuStreamDestroy_v2};
 CG_THUNK(cuStreamDestroy_v2, (cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamDestroy_v2(CUstream hStream)
 {
@@ -8347,6 +10802,11 @@ struct cgl_fr_cuStreamCopyAttributes_ptsz {
     CUstream src;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamCopyAttributes_ptsz[2] = {
+    {"dst", offsetof(struct cgl_fr_cuStreamCopyAttributes_ptsz, dst), sizeof(((struct cgl_fr_cuStreamCopyAttributes_ptsz *)0)->dst), 3, 0, 0, 0, NULL},
+    {"src", offsetof(struct cgl_fr_cuStreamCopyAttributes_ptsz, src), sizeof(((struct cgl_fr_cuStreamCopyAttributes_ptsz *)0)->src), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamCopyAttributes_ptsz = {2, offsetof(struct cgl_fr_cuStreamCopyAttributes_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamCopyAttributes_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamCopyAttributes_ptsz};
 CG_THUNK(cuStreamCopyAttributes_ptsz, (cgl_f->dst, cgl_f->src), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamCopyAttributes_ptsz(CUstream dst, CUstream src)
 {
@@ -8373,6 +10833,12 @@ struct cgl_fr_cuStreamGetAttribute_ptsz {
     CUstreamAttrValue *value_out;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamGetAttribute_ptsz[3] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamGetAttribute_ptsz, hStream), sizeof(((struct cgl_fr_cuStreamGetAttribute_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"attr", offsetof(struct cgl_fr_cuStreamGetAttribute_ptsz, attr), sizeof(((struct cgl_fr_cuStreamGetAttribute_ptsz *)0)->attr), 4, 0, 0, sizeof cgl_en_29 / sizeof cgl_en_29[0], cgl_en_29},
+    {"value_out", offsetof(struct cgl_fr_cuStreamGetAttribute_ptsz, value_out), sizeof(((struct cgl_fr_cuStreamGetAttribute_ptsz *)0)->value_out), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamGetAttribute_ptsz = {3, offsetof(struct cgl_fr_cuStreamGetAttribute_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamGetAttribute_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamGetAttribute_ptsz};
 CG_THUNK(cuStreamGetAttribute_ptsz, (cgl_f->hStream, cgl_f->attr, cgl_f->value_out), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)
 {
@@ -8399,6 +10865,12 @@ struct cgl_fr_cuStreamSetAttribute_ptsz {
     const CUstreamAttrValue *value;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamSetAttribute_ptsz[3] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamSetAttribute_ptsz, hStream), sizeof(((struct cgl_fr_cuStreamSetAttribute_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"attr", offsetof(struct cgl_fr_cuStreamSetAttribute_ptsz, attr), sizeof(((struct cgl_fr_cuStreamSetAttribute_ptsz *)0)->attr), 4, 0, 0, sizeof cgl_en_29 / sizeof cgl_en_29[0], cgl_en_29},
+    {"value", offsetof(struct cgl_fr_cuStreamSetAttribute_ptsz, value), sizeof(((struct cgl_fr_cuStreamSetAttribute_ptsz *)0)->value), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamSetAttribute_ptsz = {3, offsetof(struct cgl_fr_cuStreamSetAttribute_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamSetAttribute_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamSetAttribute_ptsz};
 CG_THUNK(cuStreamSetAttribute_ptsz, (cgl_f->hStream, cgl_f->attr, cgl_f->value), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamSetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value)
 {
@@ -8424,6 +10896,11 @@ struct cgl_fr_cuEventCreate {
     unsigned int Flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuEventCreate[2] = {
+    {"phEvent", offsetof(struct cgl_fr_cuEventCreate, phEvent), sizeof(((struct cgl_fr_cuEventCreate *)0)->phEvent), 3, 0, 0, 0, NULL},
+    {"Flags", offsetof(struct cgl_fr_cuEventCreate, Flags), sizeof(((struct cgl_fr_cuEventCreate *)0)->Flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuEventCreate = {2, offsetof(struct cgl_fr_cuEventCreate, cgl_ret), sizeof(((struct cgl_fr_cuEventCreate *)0)->cgl_ret), 7, cgl_ta_cuEventCreate};
 CG_THUNK(cuEventCreate, (cgl_f->phEvent, cgl_f->Flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuEventCreate(CUevent *phEvent, unsigned int Flags)
 {
@@ -8449,6 +10926,11 @@ struct cgl_fr_cuEventRecord_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuEventRecord_ptsz[2] = {
+    {"hEvent", offsetof(struct cgl_fr_cuEventRecord_ptsz, hEvent), sizeof(((struct cgl_fr_cuEventRecord_ptsz *)0)->hEvent), 3, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuEventRecord_ptsz, hStream), sizeof(((struct cgl_fr_cuEventRecord_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuEventRecord_ptsz = {2, offsetof(struct cgl_fr_cuEventRecord_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuEventRecord_ptsz *)0)->cgl_ret), 7, cgl_ta_cuEventRecord_ptsz};
 CG_THUNK(cuEventRecord_ptsz, (cgl_f->hEvent, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuEventRecord_ptsz(CUevent hEvent, CUstream hStream)
 {
@@ -8475,6 +10957,12 @@ struct cgl_fr_cuEventRecordWithFlags_ptsz {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuEventRecordWithFlags_ptsz[3] = {
+    {"hEvent", offsetof(struct cgl_fr_cuEventRecordWithFlags_ptsz, hEvent), sizeof(((struct cgl_fr_cuEventRecordWithFlags_ptsz *)0)->hEvent), 3, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuEventRecordWithFlags_ptsz, hStream), sizeof(((struct cgl_fr_cuEventRecordWithFlags_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuEventRecordWithFlags_ptsz, flags), sizeof(((struct cgl_fr_cuEventRecordWithFlags_ptsz *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuEventRecordWithFlags_ptsz = {3, offsetof(struct cgl_fr_cuEventRecordWithFlags_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuEventRecordWithFlags_ptsz *)0)->cgl_ret), 7, cgl_ta_cuEventRecordWithFlags_ptsz};
 CG_THUNK(cuEventRecordWithFlags_ptsz, (cgl_f->hEvent, cgl_f->hStream, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream, unsigned int flags)
 {
@@ -8499,6 +10987,10 @@ struct cgl_fr_cuEventQuery {
     CUevent hEvent;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuEventQuery[1] = {
+    {"hEvent", offsetof(struct cgl_fr_cuEventQuery, hEvent), sizeof(((struct cgl_fr_cuEventQuery *)0)->hEvent), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuEventQuery = {1, offsetof(struct cgl_fr_cuEventQuery, cgl_ret), sizeof(((struct cgl_fr_cuEventQuery *)0)->cgl_ret), 7, cgl_ta_cuEventQuery};
 CG_THUNK(cuEventQuery, (cgl_f->hEvent), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuEventQuery(CUevent hEvent)
 {
@@ -8523,6 +11015,10 @@ struct cgl_fr_cuEventSynchronize {
     CUevent hEvent;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuEventSynchronize[1] = {
+    {"hEvent", offsetof(struct cgl_fr_cuEventSynchronize, hEvent), sizeof(((struct cgl_fr_cuEventSynchronize *)0)->hEvent), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuEventSynchronize = {1, offsetof(struct cgl_fr_cuEventSynchronize, cgl_ret), sizeof(((struct cgl_fr_cuEventSynchronize *)0)->cgl_ret), 7, cgl_ta_cuEventSynchronize};
 CG_THUNK(cuEventSynchronize, (cgl_f->hEvent), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuEventSynchronize(CUevent hEvent)
 {
@@ -8550,6 +11046,10 @@ struct cgl_fr_cuEventDestroy_v2 {
     CUevent hEvent;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuEventDestroy_v2[1] = {
+    {"hEvent", offsetof(struct cgl_fr_cuEventDestroy_v2, hEvent), sizeof(((struct cgl_fr_cuEventDestroy_v2 *)0)->hEvent), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuEventDestroy_v2 = {1, offsetof(struct cgl_fr_cuEventDestroy_v2, cgl_ret), sizeof(((struct cgl_fr_cuEventDestroy_v2 *)0)->cgl_ret), 7, cgl_ta_cuEventDestroy_v2};
 CG_THUNK(cuEventDestroy_v2, (cgl_f->hEvent), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuEventDestroy_v2(CUevent hEvent)
 {
@@ -8576,6 +11076,12 @@ struct cgl_fr_cuEventElapsedTime_v2 {
     CUevent hEnd;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuEventElapsedTime_v2[3] = {
+    {"pMilliseconds", offsetof(struct cgl_fr_cuEventElapsedTime_v2, pMilliseconds), sizeof(((struct cgl_fr_cuEventElapsedTime_v2 *)0)->pMilliseconds), 3, 0, 0, 0, NULL},
+    {"hStart", offsetof(struct cgl_fr_cuEventElapsedTime_v2, hStart), sizeof(((struct cgl_fr_cuEventElapsedTime_v2 *)0)->hStart), 3, 0, 0, 0, NULL},
+    {"hEnd", offsetof(struct cgl_fr_cuEventElapsedTime_v2, hEnd), sizeof(((struct cgl_fr_cuEventElapsedTime_v2 *)0)->hEnd), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuEventElapsedTime_v2 = {3, offsetof(struct cgl_fr_cuEventElapsedTime_v2, cgl_ret), sizeof(((struct cgl_fr_cuEventElapsedTime_v2 *)0)->cgl_ret), 7, cgl_ta_cuEventElapsedTime_v2};
 CG_THUNK(cuEventElapsedTime_v2, (cgl_f->pMilliseconds, cgl_f->hStart, cgl_f->hEnd), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd)
 {
@@ -8601,6 +11107,11 @@ struct cgl_fr_cuImportExternalMemory {
     const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuImportExternalMemory[2] = {
+    {"extMem_out", offsetof(struct cgl_fr_cuImportExternalMemory, extMem_out), sizeof(((struct cgl_fr_cuImportExternalMemory *)0)->extMem_out), 3, 0, 0, 0, NULL},
+    {"memHandleDesc", offsetof(struct cgl_fr_cuImportExternalMemory, memHandleDesc), sizeof(((struct cgl_fr_cuImportExternalMemory *)0)->memHandleDesc), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuImportExternalMemory = {2, offsetof(struct cgl_fr_cuImportExternalMemory, cgl_ret), sizeof(((struct cgl_fr_cuImportExternalMemory *)0)->cgl_ret), 7, cgl_ta_cuImportExternalMemory};
 CG_THUNK(cuImportExternalMemory, (cgl_f->extMem_out, cgl_f->memHandleDesc), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuImportExternalMemory(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc)
 {
@@ -8627,6 +11138,12 @@ struct cgl_fr_cuExternalMemoryGetMappedBuffer {
     const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuExternalMemoryGetMappedBuffer[3] = {
+    {"devPtr", offsetof(struct cgl_fr_cuExternalMemoryGetMappedBuffer, devPtr), sizeof(((struct cgl_fr_cuExternalMemoryGetMappedBuffer *)0)->devPtr), 3, 0, 0, 0, NULL},
+    {"extMem", offsetof(struct cgl_fr_cuExternalMemoryGetMappedBuffer, extMem), sizeof(((struct cgl_fr_cuExternalMemoryGetMappedBuffer *)0)->extMem), 3, 0, 0, 0, NULL},
+    {"bufferDesc", offsetof(struct cgl_fr_cuExternalMemoryGetMappedBuffer, bufferDesc), sizeof(((struct cgl_fr_cuExternalMemoryGetMappedBuffer *)0)->bufferDesc), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuExternalMemoryGetMappedBuffer = {3, offsetof(struct cgl_fr_cuExternalMemoryGetMappedBuffer, cgl_ret), sizeof(((struct cgl_fr_cuExternalMemoryGetMappedBuffer *)0)->cgl_ret), 7, cgl_ta_cuExternalMemoryGetMappedBuffer};
 CG_THUNK(cuExternalMemoryGetMappedBuffer, (cgl_f->devPtr, cgl_f->extMem, cgl_f->bufferDesc), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc)
 {
@@ -8653,6 +11170,12 @@ struct cgl_fr_cuExternalMemoryGetMappedMipmappedArray {
     const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuExternalMemoryGetMappedMipmappedArray[3] = {
+    {"mipmap", offsetof(struct cgl_fr_cuExternalMemoryGetMappedMipmappedArray, mipmap), sizeof(((struct cgl_fr_cuExternalMemoryGetMappedMipmappedArray *)0)->mipmap), 3, 0, 0, 0, NULL},
+    {"extMem", offsetof(struct cgl_fr_cuExternalMemoryGetMappedMipmappedArray, extMem), sizeof(((struct cgl_fr_cuExternalMemoryGetMappedMipmappedArray *)0)->extMem), 3, 0, 0, 0, NULL},
+    {"mipmapDesc", offsetof(struct cgl_fr_cuExternalMemoryGetMappedMipmappedArray, mipmapDesc), sizeof(((struct cgl_fr_cuExternalMemoryGetMappedMipmappedArray *)0)->mipmapDesc), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuExternalMemoryGetMappedMipmappedArray = {3, offsetof(struct cgl_fr_cuExternalMemoryGetMappedMipmappedArray, cgl_ret), sizeof(((struct cgl_fr_cuExternalMemoryGetMappedMipmappedArray *)0)->cgl_ret), 7, cgl_ta_cuExternalMemoryGetMappedMipmappedArray};
 CG_THUNK(cuExternalMemoryGetMappedMipmappedArray, (cgl_f->mipmap, cgl_f->extMem, cgl_f->mipmapDesc), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc)
 {
@@ -8677,6 +11200,10 @@ struct cgl_fr_cuDestroyExternalMemory {
     CUexternalMemory extMem;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDestroyExternalMemory[1] = {
+    {"extMem", offsetof(struct cgl_fr_cuDestroyExternalMemory, extMem), sizeof(((struct cgl_fr_cuDestroyExternalMemory *)0)->extMem), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDestroyExternalMemory = {1, offsetof(struct cgl_fr_cuDestroyExternalMemory, cgl_ret), sizeof(((struct cgl_fr_cuDestroyExternalMemory *)0)->cgl_ret), 7, cgl_ta_cuDestroyExternalMemory};
 CG_THUNK(cuDestroyExternalMemory, (cgl_f->extMem), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDestroyExternalMemory(CUexternalMemory extMem)
 {
@@ -8702,6 +11229,11 @@ struct cgl_fr_cuImportExternalSemaphore {
     const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuImportExternalSemaphore[2] = {
+    {"extSem_out", offsetof(struct cgl_fr_cuImportExternalSemaphore, extSem_out), sizeof(((struct cgl_fr_cuImportExternalSemaphore *)0)->extSem_out), 3, 0, 0, 0, NULL},
+    {"semHandleDesc", offsetof(struct cgl_fr_cuImportExternalSemaphore, semHandleDesc), sizeof(((struct cgl_fr_cuImportExternalSemaphore *)0)->semHandleDesc), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuImportExternalSemaphore = {2, offsetof(struct cgl_fr_cuImportExternalSemaphore, cgl_ret), sizeof(((struct cgl_fr_cuImportExternalSemaphore *)0)->cgl_ret), 7, cgl_ta_cuImportExternalSemaphore};
 CG_THUNK(cuImportExternalSemaphore, (cgl_f->extSem_out, cgl_f->semHandleDesc), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc)
 {
@@ -8729,6 +11261,13 @@ struct cgl_fr_cuSignalExternalSemaphoresAsync_ptsz {
     CUstream stream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuSignalExternalSemaphoresAsync_ptsz[4] = {
+    {"extSemArray", offsetof(struct cgl_fr_cuSignalExternalSemaphoresAsync_ptsz, extSemArray), sizeof(((struct cgl_fr_cuSignalExternalSemaphoresAsync_ptsz *)0)->extSemArray), 3, 0, 0, 0, NULL},
+    {"paramsArray", offsetof(struct cgl_fr_cuSignalExternalSemaphoresAsync_ptsz, paramsArray), sizeof(((struct cgl_fr_cuSignalExternalSemaphoresAsync_ptsz *)0)->paramsArray), 3, 0, 0, 0, NULL},
+    {"numExtSems", offsetof(struct cgl_fr_cuSignalExternalSemaphoresAsync_ptsz, numExtSems), sizeof(((struct cgl_fr_cuSignalExternalSemaphoresAsync_ptsz *)0)->numExtSems), 2, 0, 0, 0, NULL},
+    {"stream", offsetof(struct cgl_fr_cuSignalExternalSemaphoresAsync_ptsz, stream), sizeof(((struct cgl_fr_cuSignalExternalSemaphoresAsync_ptsz *)0)->stream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuSignalExternalSemaphoresAsync_ptsz = {4, offsetof(struct cgl_fr_cuSignalExternalSemaphoresAsync_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuSignalExternalSemaphoresAsync_ptsz *)0)->cgl_ret), 7, cgl_ta_cuSignalExternalSemaphoresAsync_ptsz};
 CG_THUNK(cuSignalExternalSemaphoresAsync_ptsz, (cgl_f->extSemArray, cgl_f->paramsArray, cgl_f->numExtSems, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuSignalExternalSemaphoresAsync_ptsz(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)
 {
@@ -8756,6 +11295,13 @@ struct cgl_fr_cuWaitExternalSemaphoresAsync_ptsz {
     CUstream stream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuWaitExternalSemaphoresAsync_ptsz[4] = {
+    {"extSemArray", offsetof(struct cgl_fr_cuWaitExternalSemaphoresAsync_ptsz, extSemArray), sizeof(((struct cgl_fr_cuWaitExternalSemaphoresAsync_ptsz *)0)->extSemArray), 3, 0, 0, 0, NULL},
+    {"paramsArray", offsetof(struct cgl_fr_cuWaitExternalSemaphoresAsync_ptsz, paramsArray), sizeof(((struct cgl_fr_cuWaitExternalSemaphoresAsync_ptsz *)0)->paramsArray), 3, 0, 0, 0, NULL},
+    {"numExtSems", offsetof(struct cgl_fr_cuWaitExternalSemaphoresAsync_ptsz, numExtSems), sizeof(((struct cgl_fr_cuWaitExternalSemaphoresAsync_ptsz *)0)->numExtSems), 2, 0, 0, 0, NULL},
+    {"stream", offsetof(struct cgl_fr_cuWaitExternalSemaphoresAsync_ptsz, stream), sizeof(((struct cgl_fr_cuWaitExternalSemaphoresAsync_ptsz *)0)->stream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuWaitExternalSemaphoresAsync_ptsz = {4, offsetof(struct cgl_fr_cuWaitExternalSemaphoresAsync_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuWaitExternalSemaphoresAsync_ptsz *)0)->cgl_ret), 7, cgl_ta_cuWaitExternalSemaphoresAsync_ptsz};
 CG_THUNK(cuWaitExternalSemaphoresAsync_ptsz, (cgl_f->extSemArray, cgl_f->paramsArray, cgl_f->numExtSems, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuWaitExternalSemaphoresAsync_ptsz(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)
 {
@@ -8780,6 +11326,10 @@ struct cgl_fr_cuDestroyExternalSemaphore {
     CUexternalSemaphore extSem;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDestroyExternalSemaphore[1] = {
+    {"extSem", offsetof(struct cgl_fr_cuDestroyExternalSemaphore, extSem), sizeof(((struct cgl_fr_cuDestroyExternalSemaphore *)0)->extSem), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDestroyExternalSemaphore = {1, offsetof(struct cgl_fr_cuDestroyExternalSemaphore, cgl_ret), sizeof(((struct cgl_fr_cuDestroyExternalSemaphore *)0)->cgl_ret), 7, cgl_ta_cuDestroyExternalSemaphore};
 CG_THUNK(cuDestroyExternalSemaphore, (cgl_f->extSem), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDestroyExternalSemaphore(CUexternalSemaphore extSem)
 {
@@ -8807,6 +11357,13 @@ struct cgl_fr_cuStreamWaitValue32_v2_ptsz {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamWaitValue32_v2_ptsz[4] = {
+    {"stream", offsetof(struct cgl_fr_cuStreamWaitValue32_v2_ptsz, stream), sizeof(((struct cgl_fr_cuStreamWaitValue32_v2_ptsz *)0)->stream), 3, 0, 0, 0, NULL},
+    {"addr", offsetof(struct cgl_fr_cuStreamWaitValue32_v2_ptsz, addr), sizeof(((struct cgl_fr_cuStreamWaitValue32_v2_ptsz *)0)->addr), 2, 0, 0, 0, NULL},
+    {"value", offsetof(struct cgl_fr_cuStreamWaitValue32_v2_ptsz, value), sizeof(((struct cgl_fr_cuStreamWaitValue32_v2_ptsz *)0)->value), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuStreamWaitValue32_v2_ptsz, flags), sizeof(((struct cgl_fr_cuStreamWaitValue32_v2_ptsz *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamWaitValue32_v2_ptsz = {4, offsetof(struct cgl_fr_cuStreamWaitValue32_v2_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamWaitValue32_v2_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamWaitValue32_v2_ptsz};
 CG_THUNK(cuStreamWaitValue32_v2_ptsz, (cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWaitValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
@@ -8834,6 +11391,13 @@ struct cgl_fr_cuStreamWaitValue64_v2_ptsz {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamWaitValue64_v2_ptsz[4] = {
+    {"stream", offsetof(struct cgl_fr_cuStreamWaitValue64_v2_ptsz, stream), sizeof(((struct cgl_fr_cuStreamWaitValue64_v2_ptsz *)0)->stream), 3, 0, 0, 0, NULL},
+    {"addr", offsetof(struct cgl_fr_cuStreamWaitValue64_v2_ptsz, addr), sizeof(((struct cgl_fr_cuStreamWaitValue64_v2_ptsz *)0)->addr), 2, 0, 0, 0, NULL},
+    {"value", offsetof(struct cgl_fr_cuStreamWaitValue64_v2_ptsz, value), sizeof(((struct cgl_fr_cuStreamWaitValue64_v2_ptsz *)0)->value), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuStreamWaitValue64_v2_ptsz, flags), sizeof(((struct cgl_fr_cuStreamWaitValue64_v2_ptsz *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamWaitValue64_v2_ptsz = {4, offsetof(struct cgl_fr_cuStreamWaitValue64_v2_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamWaitValue64_v2_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamWaitValue64_v2_ptsz};
 CG_THUNK(cuStreamWaitValue64_v2_ptsz, (cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWaitValue64_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
@@ -8861,6 +11425,13 @@ struct cgl_fr_cuStreamWriteValue32_v2_ptsz {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamWriteValue32_v2_ptsz[4] = {
+    {"stream", offsetof(struct cgl_fr_cuStreamWriteValue32_v2_ptsz, stream), sizeof(((struct cgl_fr_cuStreamWriteValue32_v2_ptsz *)0)->stream), 3, 0, 0, 0, NULL},
+    {"addr", offsetof(struct cgl_fr_cuStreamWriteValue32_v2_ptsz, addr), sizeof(((struct cgl_fr_cuStreamWriteValue32_v2_ptsz *)0)->addr), 2, 0, 0, 0, NULL},
+    {"value", offsetof(struct cgl_fr_cuStreamWriteValue32_v2_ptsz, value), sizeof(((struct cgl_fr_cuStreamWriteValue32_v2_ptsz *)0)->value), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuStreamWriteValue32_v2_ptsz, flags), sizeof(((struct cgl_fr_cuStreamWriteValue32_v2_ptsz *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamWriteValue32_v2_ptsz = {4, offsetof(struct cgl_fr_cuStreamWriteValue32_v2_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamWriteValue32_v2_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamWriteValue32_v2_ptsz};
 CG_THUNK(cuStreamWriteValue32_v2_ptsz, (cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWriteValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
@@ -8888,6 +11459,13 @@ struct cgl_fr_cuStreamWriteValue64_v2_ptsz {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamWriteValue64_v2_ptsz[4] = {
+    {"stream", offsetof(struct cgl_fr_cuStreamWriteValue64_v2_ptsz, stream), sizeof(((struct cgl_fr_cuStreamWriteValue64_v2_ptsz *)0)->stream), 3, 0, 0, 0, NULL},
+    {"addr", offsetof(struct cgl_fr_cuStreamWriteValue64_v2_ptsz, addr), sizeof(((struct cgl_fr_cuStreamWriteValue64_v2_ptsz *)0)->addr), 2, 0, 0, 0, NULL},
+    {"value", offsetof(struct cgl_fr_cuStreamWriteValue64_v2_ptsz, value), sizeof(((struct cgl_fr_cuStreamWriteValue64_v2_ptsz *)0)->value), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuStreamWriteValue64_v2_ptsz, flags), sizeof(((struct cgl_fr_cuStreamWriteValue64_v2_ptsz *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamWriteValue64_v2_ptsz = {4, offsetof(struct cgl_fr_cuStreamWriteValue64_v2_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamWriteValue64_v2_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamWriteValue64_v2_ptsz};
 CG_THUNK(cuStreamWriteValue64_v2_ptsz, (cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWriteValue64_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
@@ -8915,6 +11493,13 @@ struct cgl_fr_cuStreamBatchMemOp_v2_ptsz {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamBatchMemOp_v2_ptsz[4] = {
+    {"stream", offsetof(struct cgl_fr_cuStreamBatchMemOp_v2_ptsz, stream), sizeof(((struct cgl_fr_cuStreamBatchMemOp_v2_ptsz *)0)->stream), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuStreamBatchMemOp_v2_ptsz, count), sizeof(((struct cgl_fr_cuStreamBatchMemOp_v2_ptsz *)0)->count), 2, 0, 0, 0, NULL},
+    {"paramArray", offsetof(struct cgl_fr_cuStreamBatchMemOp_v2_ptsz, paramArray), sizeof(((struct cgl_fr_cuStreamBatchMemOp_v2_ptsz *)0)->paramArray), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuStreamBatchMemOp_v2_ptsz, flags), sizeof(((struct cgl_fr_cuStreamBatchMemOp_v2_ptsz *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamBatchMemOp_v2_ptsz = {4, offsetof(struct cgl_fr_cuStreamBatchMemOp_v2_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamBatchMemOp_v2_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamBatchMemOp_v2_ptsz};
 CG_THUNK(cuStreamBatchMemOp_v2_ptsz, (cgl_f->stream, cgl_f->count, cgl_f->paramArray, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamBatchMemOp_v2_ptsz(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)
 {
@@ -8941,6 +11526,12 @@ struct cgl_fr_cuFuncGetAttribute {
     CUfunction hfunc;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuFuncGetAttribute[3] = {
+    {"pi", offsetof(struct cgl_fr_cuFuncGetAttribute, pi), sizeof(((struct cgl_fr_cuFuncGetAttribute *)0)->pi), 3, 0, 0, 0, NULL},
+    {"attrib", offsetof(struct cgl_fr_cuFuncGetAttribute, attrib), sizeof(((struct cgl_fr_cuFuncGetAttribute *)0)->attrib), 4, 0, 0, sizeof cgl_en_13 / sizeof cgl_en_13[0], cgl_en_13},
+    {"hfunc", offsetof(struct cgl_fr_cuFuncGetAttribute, hfunc), sizeof(((struct cgl_fr_cuFuncGetAttribute *)0)->hfunc), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuFuncGetAttribute = {3, offsetof(struct cgl_fr_cuFuncGetAttribute, cgl_ret), sizeof(((struct cgl_fr_cuFuncGetAttribute *)0)->cgl_ret), 7, cgl_ta_cuFuncGetAttribute};
 CG_THUNK(cuFuncGetAttribute, (cgl_f->pi, cgl_f->attrib, cgl_f->hfunc), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)
 {
@@ -8967,6 +11558,12 @@ struct cgl_fr_cuFuncSetAttribute {
     int value;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuFuncSetAttribute[3] = {
+    {"hfunc", offsetof(struct cgl_fr_cuFuncSetAttribute, hfunc), sizeof(((struct cgl_fr_cuFuncSetAttribute *)0)->hfunc), 3, 0, 0, 0, NULL},
+    {"attrib", offsetof(struct cgl_fr_cuFuncSetAttribute, attrib), sizeof(((struct cgl_fr_cuFuncSetAttribute *)0)->attrib), 4, 0, 0, sizeof cgl_en_13 / sizeof cgl_en_13[0], cgl_en_13},
+    {"value", offsetof(struct cgl_fr_cuFuncSetAttribute, value), sizeof(((struct cgl_fr_cuFuncSetAttribute *)0)->value), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuFuncSetAttribute = {3, offsetof(struct cgl_fr_cuFuncSetAttribute, cgl_ret), sizeof(((struct cgl_fr_cuFuncSetAttribute *)0)->cgl_ret), 7, cgl_ta_cuFuncSetAttribute};
 CG_THUNK(cuFuncSetAttribute, (cgl_f->hfunc, cgl_f->attrib, cgl_f->value), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
 {
@@ -8992,6 +11589,11 @@ struct cgl_fr_cuFuncSetCacheConfig {
     CUfunc_cache config;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuFuncSetCacheConfig[2] = {
+    {"hfunc", offsetof(struct cgl_fr_cuFuncSetCacheConfig, hfunc), sizeof(((struct cgl_fr_cuFuncSetCacheConfig *)0)->hfunc), 3, 0, 0, 0, NULL},
+    {"config", offsetof(struct cgl_fr_cuFuncSetCacheConfig, config), sizeof(((struct cgl_fr_cuFuncSetCacheConfig *)0)->config), 4, 0, 0, sizeof cgl_en_10 / sizeof cgl_en_10[0], cgl_en_10},
+};
+static const cg_args cgl_targs_cuFuncSetCacheConfig = {2, offsetof(struct cgl_fr_cuFuncSetCacheConfig, cgl_ret), sizeof(((struct cgl_fr_cuFuncSetCacheConfig *)0)->cgl_ret), 7, cgl_ta_cuFuncSetCacheConfig};
 CG_THUNK(cuFuncSetCacheConfig, (cgl_f->hfunc, cgl_f->config), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
 {
@@ -9017,6 +11619,11 @@ struct cgl_fr_cuFuncGetModule {
     CUfunction hfunc;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuFuncGetModule[2] = {
+    {"hmod", offsetof(struct cgl_fr_cuFuncGetModule, hmod), sizeof(((struct cgl_fr_cuFuncGetModule *)0)->hmod), 3, 0, 0, 0, NULL},
+    {"hfunc", offsetof(struct cgl_fr_cuFuncGetModule, hfunc), sizeof(((struct cgl_fr_cuFuncGetModule *)0)->hfunc), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuFuncGetModule = {2, offsetof(struct cgl_fr_cuFuncGetModule, cgl_ret), sizeof(((struct cgl_fr_cuFuncGetModule *)0)->cgl_ret), 7, cgl_ta_cuFuncGetModule};
 CG_THUNK(cuFuncGetModule, (cgl_f->hmod, cgl_f->hfunc), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
 {
@@ -9042,6 +11649,11 @@ struct cgl_fr_cuFuncGetName {
     CUfunction hfunc;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuFuncGetName[2] = {
+    {"name", offsetof(struct cgl_fr_cuFuncGetName, name), sizeof(((struct cgl_fr_cuFuncGetName *)0)->name), 3, 0, 0, 0, NULL},
+    {"hfunc", offsetof(struct cgl_fr_cuFuncGetName, hfunc), sizeof(((struct cgl_fr_cuFuncGetName *)0)->hfunc), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuFuncGetName = {2, offsetof(struct cgl_fr_cuFuncGetName, cgl_ret), sizeof(((struct cgl_fr_cuFuncGetName *)0)->cgl_ret), 7, cgl_ta_cuFuncGetName};
 CG_THUNK(cuFuncGetName, (cgl_f->name, cgl_f->hfunc), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuFuncGetName(const char **name, CUfunction hfunc)
 {
@@ -9069,6 +11681,13 @@ struct cgl_fr_cuFuncGetParamInfo {
     size_t *paramSize;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuFuncGetParamInfo[4] = {
+    {"func", offsetof(struct cgl_fr_cuFuncGetParamInfo, func), sizeof(((struct cgl_fr_cuFuncGetParamInfo *)0)->func), 3, 0, 0, 0, NULL},
+    {"paramIndex", offsetof(struct cgl_fr_cuFuncGetParamInfo, paramIndex), sizeof(((struct cgl_fr_cuFuncGetParamInfo *)0)->paramIndex), 2, 0, 0, 0, NULL},
+    {"paramOffset", offsetof(struct cgl_fr_cuFuncGetParamInfo, paramOffset), sizeof(((struct cgl_fr_cuFuncGetParamInfo *)0)->paramOffset), 3, 0, 0, 0, NULL},
+    {"paramSize", offsetof(struct cgl_fr_cuFuncGetParamInfo, paramSize), sizeof(((struct cgl_fr_cuFuncGetParamInfo *)0)->paramSize), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuFuncGetParamInfo = {4, offsetof(struct cgl_fr_cuFuncGetParamInfo, cgl_ret), sizeof(((struct cgl_fr_cuFuncGetParamInfo *)0)->cgl_ret), 7, cgl_ta_cuFuncGetParamInfo};
 CG_THUNK(cuFuncGetParamInfo, (cgl_f->func, cgl_f->paramIndex, cgl_f->paramOffset, cgl_f->paramSize), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
 {
@@ -9094,6 +11713,11 @@ struct cgl_fr_cuFuncIsLoaded {
     CUfunction function;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuFuncIsLoaded[2] = {
+    {"state", offsetof(struct cgl_fr_cuFuncIsLoaded, state), sizeof(((struct cgl_fr_cuFuncIsLoaded *)0)->state), 3, 0, 0, 0, NULL},
+    {"function", offsetof(struct cgl_fr_cuFuncIsLoaded, function), sizeof(((struct cgl_fr_cuFuncIsLoaded *)0)->function), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuFuncIsLoaded = {2, offsetof(struct cgl_fr_cuFuncIsLoaded, cgl_ret), sizeof(((struct cgl_fr_cuFuncIsLoaded *)0)->cgl_ret), 7, cgl_ta_cuFuncIsLoaded};
 CG_THUNK(cuFuncIsLoaded, (cgl_f->state, cgl_f->function), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function)
 {
@@ -9118,6 +11742,10 @@ struct cgl_fr_cuFuncLoad {
     CUfunction function;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuFuncLoad[1] = {
+    {"function", offsetof(struct cgl_fr_cuFuncLoad, function), sizeof(((struct cgl_fr_cuFuncLoad *)0)->function), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuFuncLoad = {1, offsetof(struct cgl_fr_cuFuncLoad, cgl_ret), sizeof(((struct cgl_fr_cuFuncLoad *)0)->cgl_ret), 7, cgl_ta_cuFuncLoad};
 CG_THUNK(cuFuncLoad, (cgl_f->function), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuFuncLoad(CUfunction function)
 {
@@ -9153,6 +11781,20 @@ struct cgl_fr_cuLaunchKernel_ptsz {
     void **extra;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLaunchKernel_ptsz[11] = {
+    {"f", offsetof(struct cgl_fr_cuLaunchKernel_ptsz, f), sizeof(((struct cgl_fr_cuLaunchKernel_ptsz *)0)->f), 3, 0, 0, 0, NULL},
+    {"gridDimX", offsetof(struct cgl_fr_cuLaunchKernel_ptsz, gridDimX), sizeof(((struct cgl_fr_cuLaunchKernel_ptsz *)0)->gridDimX), 2, 0, 0, 0, NULL},
+    {"gridDimY", offsetof(struct cgl_fr_cuLaunchKernel_ptsz, gridDimY), sizeof(((struct cgl_fr_cuLaunchKernel_ptsz *)0)->gridDimY), 2, 0, 0, 0, NULL},
+    {"gridDimZ", offsetof(struct cgl_fr_cuLaunchKernel_ptsz, gridDimZ), sizeof(((struct cgl_fr_cuLaunchKernel_ptsz *)0)->gridDimZ), 2, 0, 0, 0, NULL},
+    {"blockDimX", offsetof(struct cgl_fr_cuLaunchKernel_ptsz, blockDimX), sizeof(((struct cgl_fr_cuLaunchKernel_ptsz *)0)->blockDimX), 2, 0, 0, 0, NULL},
+    {"blockDimY", offsetof(struct cgl_fr_cuLaunchKernel_ptsz, blockDimY), sizeof(((struct cgl_fr_cuLaunchKernel_ptsz *)0)->blockDimY), 2, 0, 0, 0, NULL},
+    {"blockDimZ", offsetof(struct cgl_fr_cuLaunchKernel_ptsz, blockDimZ), sizeof(((struct cgl_fr_cuLaunchKernel_ptsz *)0)->blockDimZ), 2, 0, 0, 0, NULL},
+    {"sharedMemBytes", offsetof(struct cgl_fr_cuLaunchKernel_ptsz, sharedMemBytes), sizeof(((struct cgl_fr_cuLaunchKernel_ptsz *)0)->sharedMemBytes), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuLaunchKernel_ptsz, hStream), sizeof(((struct cgl_fr_cuLaunchKernel_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"kernelParams", offsetof(struct cgl_fr_cuLaunchKernel_ptsz, kernelParams), sizeof(((struct cgl_fr_cuLaunchKernel_ptsz *)0)->kernelParams), 3, 0, 0, 0, NULL},
+    {"extra", offsetof(struct cgl_fr_cuLaunchKernel_ptsz, extra), sizeof(((struct cgl_fr_cuLaunchKernel_ptsz *)0)->extra), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLaunchKernel_ptsz = {11, offsetof(struct cgl_fr_cuLaunchKernel_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuLaunchKernel_ptsz *)0)->cgl_ret), 7, cgl_ta_cuLaunchKernel_ptsz};
 CG_THUNK(cuLaunchKernel_ptsz, (cgl_f->f, cgl_f->gridDimX, cgl_f->gridDimY, cgl_f->gridDimZ, cgl_f->blockDimX, cgl_f->blockDimY, cgl_f->blockDimZ, cgl_f->sharedMemBytes, cgl_f->hStream, cgl_f->kernelParams, cgl_f->extra), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
 {
@@ -9181,6 +11823,13 @@ struct cgl_fr_cuLaunchKernelEx_ptsz {
     void **extra;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLaunchKernelEx_ptsz[4] = {
+    {"config", offsetof(struct cgl_fr_cuLaunchKernelEx_ptsz, config), sizeof(((struct cgl_fr_cuLaunchKernelEx_ptsz *)0)->config), 3, 0, 0, 0, NULL},
+    {"f", offsetof(struct cgl_fr_cuLaunchKernelEx_ptsz, f), sizeof(((struct cgl_fr_cuLaunchKernelEx_ptsz *)0)->f), 3, 0, 0, 0, NULL},
+    {"kernelParams", offsetof(struct cgl_fr_cuLaunchKernelEx_ptsz, kernelParams), sizeof(((struct cgl_fr_cuLaunchKernelEx_ptsz *)0)->kernelParams), 3, 0, 0, 0, NULL},
+    {"extra", offsetof(struct cgl_fr_cuLaunchKernelEx_ptsz, extra), sizeof(((struct cgl_fr_cuLaunchKernelEx_ptsz *)0)->extra), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLaunchKernelEx_ptsz = {4, offsetof(struct cgl_fr_cuLaunchKernelEx_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuLaunchKernelEx_ptsz *)0)->cgl_ret), 7, cgl_ta_cuLaunchKernelEx_ptsz};
 CG_THUNK(cuLaunchKernelEx_ptsz, (cgl_f->config, cgl_f->f, cgl_f->kernelParams, cgl_f->extra), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
 {
@@ -9215,6 +11864,19 @@ struct cgl_fr_cuLaunchCooperativeKernel_ptsz {
     void **kernelParams;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLaunchCooperativeKernel_ptsz[10] = {
+    {"f", offsetof(struct cgl_fr_cuLaunchCooperativeKernel_ptsz, f), sizeof(((struct cgl_fr_cuLaunchCooperativeKernel_ptsz *)0)->f), 3, 0, 0, 0, NULL},
+    {"gridDimX", offsetof(struct cgl_fr_cuLaunchCooperativeKernel_ptsz, gridDimX), sizeof(((struct cgl_fr_cuLaunchCooperativeKernel_ptsz *)0)->gridDimX), 2, 0, 0, 0, NULL},
+    {"gridDimY", offsetof(struct cgl_fr_cuLaunchCooperativeKernel_ptsz, gridDimY), sizeof(((struct cgl_fr_cuLaunchCooperativeKernel_ptsz *)0)->gridDimY), 2, 0, 0, 0, NULL},
+    {"gridDimZ", offsetof(struct cgl_fr_cuLaunchCooperativeKernel_ptsz, gridDimZ), sizeof(((struct cgl_fr_cuLaunchCooperativeKernel_ptsz *)0)->gridDimZ), 2, 0, 0, 0, NULL},
+    {"blockDimX", offsetof(struct cgl_fr_cuLaunchCooperativeKernel_ptsz, blockDimX), sizeof(((struct cgl_fr_cuLaunchCooperativeKernel_ptsz *)0)->blockDimX), 2, 0, 0, 0, NULL},
+    {"blockDimY", offsetof(struct cgl_fr_cuLaunchCooperativeKernel_ptsz, blockDimY), sizeof(((struct cgl_fr_cuLaunchCooperativeKernel_ptsz *)0)->blockDimY), 2, 0, 0, 0, NULL},
+    {"blockDimZ", offsetof(struct cgl_fr_cuLaunchCooperativeKernel_ptsz, blockDimZ), sizeof(((struct cgl_fr_cuLaunchCooperativeKernel_ptsz *)0)->blockDimZ), 2, 0, 0, 0, NULL},
+    {"sharedMemBytes", offsetof(struct cgl_fr_cuLaunchCooperativeKernel_ptsz, sharedMemBytes), sizeof(((struct cgl_fr_cuLaunchCooperativeKernel_ptsz *)0)->sharedMemBytes), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuLaunchCooperativeKernel_ptsz, hStream), sizeof(((struct cgl_fr_cuLaunchCooperativeKernel_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"kernelParams", offsetof(struct cgl_fr_cuLaunchCooperativeKernel_ptsz, kernelParams), sizeof(((struct cgl_fr_cuLaunchCooperativeKernel_ptsz *)0)->kernelParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLaunchCooperativeKernel_ptsz = {10, offsetof(struct cgl_fr_cuLaunchCooperativeKernel_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuLaunchCooperativeKernel_ptsz *)0)->cgl_ret), 7, cgl_ta_cuLaunchCooperativeKernel_ptsz};
 CG_THUNK(cuLaunchCooperativeKernel_ptsz, (cgl_f->f, cgl_f->gridDimX, cgl_f->gridDimY, cgl_f->gridDimZ, cgl_f->blockDimX, cgl_f->blockDimY, cgl_f->blockDimZ, cgl_f->sharedMemBytes, cgl_f->hStream, cgl_f->kernelParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)
 {
@@ -9242,6 +11904,12 @@ struct cgl_fr_cuLaunchCooperativeKernelMultiDevice {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLaunchCooperativeKernelMultiDevice[3] = {
+    {"launchParamsList", offsetof(struct cgl_fr_cuLaunchCooperativeKernelMultiDevice, launchParamsList), sizeof(((struct cgl_fr_cuLaunchCooperativeKernelMultiDevice *)0)->launchParamsList), 3, 0, 0, 0, NULL},
+    {"numDevices", offsetof(struct cgl_fr_cuLaunchCooperativeKernelMultiDevice, numDevices), sizeof(((struct cgl_fr_cuLaunchCooperativeKernelMultiDevice *)0)->numDevices), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuLaunchCooperativeKernelMultiDevice, flags), sizeof(((struct cgl_fr_cuLaunchCooperativeKernelMultiDevice *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLaunchCooperativeKernelMultiDevice = {3, offsetof(struct cgl_fr_cuLaunchCooperativeKernelMultiDevice, cgl_ret), sizeof(((struct cgl_fr_cuLaunchCooperativeKernelMultiDevice *)0)->cgl_ret), 7, cgl_ta_cuLaunchCooperativeKernelMultiDevice};
 CG_THUNK(cuLaunchCooperativeKernelMultiDevice, (cgl_f->launchParamsList, cgl_f->numDevices, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices, unsigned int flags)
 {
@@ -9269,6 +11937,12 @@ struct cgl_fr_cuLaunchHostFunc_ptsz {
     void *userData;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLaunchHostFunc_ptsz[3] = {
+    {"hStream", offsetof(struct cgl_fr_cuLaunchHostFunc_ptsz, hStream), sizeof(((struct cgl_fr_cuLaunchHostFunc_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"fn", offsetof(struct cgl_fr_cuLaunchHostFunc_ptsz, fn), sizeof(((struct cgl_fr_cuLaunchHostFunc_ptsz *)0)->fn), 3, 0, 0, 0, NULL},
+    {"userData", offsetof(struct cgl_fr_cuLaunchHostFunc_ptsz, userData), sizeof(((struct cgl_fr_cuLaunchHostFunc_ptsz *)0)->userData), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLaunchHostFunc_ptsz = {3, offsetof(struct cgl_fr_cuLaunchHostFunc_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuLaunchHostFunc_ptsz *)0)->cgl_ret), 7, cgl_ta_cuLaunchHostFunc_ptsz};
 CG_THUNK(cuLaunchHostFunc_ptsz, (cgl_f->hStream, cgl_f->fn, cgl_f->userData), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn, void *userData)
 {
@@ -9296,6 +11970,13 @@ struct cgl_fr_cuFuncSetBlockShape {
     int z;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuFuncSetBlockShape[4] = {
+    {"hfunc", offsetof(struct cgl_fr_cuFuncSetBlockShape, hfunc), sizeof(((struct cgl_fr_cuFuncSetBlockShape *)0)->hfunc), 3, 0, 0, 0, NULL},
+    {"x", offsetof(struct cgl_fr_cuFuncSetBlockShape, x), sizeof(((struct cgl_fr_cuFuncSetBlockShape *)0)->x), 1, 0, 0, 0, NULL},
+    {"y", offsetof(struct cgl_fr_cuFuncSetBlockShape, y), sizeof(((struct cgl_fr_cuFuncSetBlockShape *)0)->y), 1, 0, 0, 0, NULL},
+    {"z", offsetof(struct cgl_fr_cuFuncSetBlockShape, z), sizeof(((struct cgl_fr_cuFuncSetBlockShape *)0)->z), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuFuncSetBlockShape = {4, offsetof(struct cgl_fr_cuFuncSetBlockShape, cgl_ret), sizeof(((struct cgl_fr_cuFuncSetBlockShape *)0)->cgl_ret), 7, cgl_ta_cuFuncSetBlockShape};
 CG_THUNK(cuFuncSetBlockShape, (cgl_f->hfunc, cgl_f->x, cgl_f->y, cgl_f->z), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z)
 {
@@ -9321,6 +12002,11 @@ struct cgl_fr_cuFuncSetSharedSize {
     unsigned int bytes;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuFuncSetSharedSize[2] = {
+    {"hfunc", offsetof(struct cgl_fr_cuFuncSetSharedSize, hfunc), sizeof(((struct cgl_fr_cuFuncSetSharedSize *)0)->hfunc), 3, 0, 0, 0, NULL},
+    {"bytes", offsetof(struct cgl_fr_cuFuncSetSharedSize, bytes), sizeof(((struct cgl_fr_cuFuncSetSharedSize *)0)->bytes), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuFuncSetSharedSize = {2, offsetof(struct cgl_fr_cuFuncSetSharedSize, cgl_ret), sizeof(((struct cgl_fr_cuFuncSetSharedSize *)0)->cgl_ret), 7, cgl_ta_cuFuncSetSharedSize};
 CG_THUNK(cuFuncSetSharedSize, (cgl_f->hfunc, cgl_f->bytes), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes)
 {
@@ -9346,6 +12032,11 @@ struct cgl_fr_cuParamSetSize {
     unsigned int numbytes;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuParamSetSize[2] = {
+    {"hfunc", offsetof(struct cgl_fr_cuParamSetSize, hfunc), sizeof(((struct cgl_fr_cuParamSetSize *)0)->hfunc), 3, 0, 0, 0, NULL},
+    {"numbytes", offsetof(struct cgl_fr_cuParamSetSize, numbytes), sizeof(((struct cgl_fr_cuParamSetSize *)0)->numbytes), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuParamSetSize = {2, offsetof(struct cgl_fr_cuParamSetSize, cgl_ret), sizeof(((struct cgl_fr_cuParamSetSize *)0)->cgl_ret), 7, cgl_ta_cuParamSetSize};
 CG_THUNK(cuParamSetSize, (cgl_f->hfunc, cgl_f->numbytes), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuParamSetSize(CUfunction hfunc, unsigned int numbytes)
 {
@@ -9372,6 +12063,12 @@ struct cgl_fr_cuParamSeti {
     unsigned int value;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuParamSeti[3] = {
+    {"hfunc", offsetof(struct cgl_fr_cuParamSeti, hfunc), sizeof(((struct cgl_fr_cuParamSeti *)0)->hfunc), 3, 0, 0, 0, NULL},
+    {"offset", offsetof(struct cgl_fr_cuParamSeti, offset), sizeof(((struct cgl_fr_cuParamSeti *)0)->offset), 1, 0, 0, 0, NULL},
+    {"value", offsetof(struct cgl_fr_cuParamSeti, value), sizeof(((struct cgl_fr_cuParamSeti *)0)->value), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuParamSeti = {3, offsetof(struct cgl_fr_cuParamSeti, cgl_ret), sizeof(((struct cgl_fr_cuParamSeti *)0)->cgl_ret), 7, cgl_ta_cuParamSeti};
 CG_THUNK(cuParamSeti, (cgl_f->hfunc, cgl_f->offset, cgl_f->value), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuParamSeti(CUfunction hfunc, int offset, unsigned int value)
 {
@@ -9398,6 +12095,12 @@ struct cgl_fr_cuParamSetf {
     float value;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuParamSetf[3] = {
+    {"hfunc", offsetof(struct cgl_fr_cuParamSetf, hfunc), sizeof(((struct cgl_fr_cuParamSetf *)0)->hfunc), 3, 0, 0, 0, NULL},
+    {"offset", offsetof(struct cgl_fr_cuParamSetf, offset), sizeof(((struct cgl_fr_cuParamSetf *)0)->offset), 1, 0, 0, 0, NULL},
+    {"value", offsetof(struct cgl_fr_cuParamSetf, value), sizeof(((struct cgl_fr_cuParamSetf *)0)->value), 8, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuParamSetf = {3, offsetof(struct cgl_fr_cuParamSetf, cgl_ret), sizeof(((struct cgl_fr_cuParamSetf *)0)->cgl_ret), 7, cgl_ta_cuParamSetf};
 CG_THUNK(cuParamSetf, (cgl_f->hfunc, cgl_f->offset, cgl_f->value), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuParamSetf(CUfunction hfunc, int offset, float value)
 {
@@ -9425,6 +12128,13 @@ struct cgl_fr_cuParamSetv {
     unsigned int numbytes;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuParamSetv[4] = {
+    {"hfunc", offsetof(struct cgl_fr_cuParamSetv, hfunc), sizeof(((struct cgl_fr_cuParamSetv *)0)->hfunc), 3, 0, 0, 0, NULL},
+    {"offset", offsetof(struct cgl_fr_cuParamSetv, offset), sizeof(((struct cgl_fr_cuParamSetv *)0)->offset), 1, 0, 0, 0, NULL},
+    {"ptr", offsetof(struct cgl_fr_cuParamSetv, ptr), sizeof(((struct cgl_fr_cuParamSetv *)0)->ptr), 3, 0, 0, 0, NULL},
+    {"numbytes", offsetof(struct cgl_fr_cuParamSetv, numbytes), sizeof(((struct cgl_fr_cuParamSetv *)0)->numbytes), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuParamSetv = {4, offsetof(struct cgl_fr_cuParamSetv, cgl_ret), sizeof(((struct cgl_fr_cuParamSetv *)0)->cgl_ret), 7, cgl_ta_cuParamSetv};
 CG_THUNK(cuParamSetv, (cgl_f->hfunc, cgl_f->offset, cgl_f->ptr, cgl_f->numbytes), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuParamSetv(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes)
 {
@@ -9449,6 +12159,10 @@ struct cgl_fr_cuLaunch {
     CUfunction f;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLaunch[1] = {
+    {"f", offsetof(struct cgl_fr_cuLaunch, f), sizeof(((struct cgl_fr_cuLaunch *)0)->f), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLaunch = {1, offsetof(struct cgl_fr_cuLaunch, cgl_ret), sizeof(((struct cgl_fr_cuLaunch *)0)->cgl_ret), 7, cgl_ta_cuLaunch};
 CG_THUNK(cuLaunch, (cgl_f->f), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLaunch(CUfunction f)
 {
@@ -9475,6 +12189,12 @@ struct cgl_fr_cuLaunchGrid {
     int grid_height;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLaunchGrid[3] = {
+    {"f", offsetof(struct cgl_fr_cuLaunchGrid, f), sizeof(((struct cgl_fr_cuLaunchGrid *)0)->f), 3, 0, 0, 0, NULL},
+    {"grid_width", offsetof(struct cgl_fr_cuLaunchGrid, grid_width), sizeof(((struct cgl_fr_cuLaunchGrid *)0)->grid_width), 1, 0, 0, 0, NULL},
+    {"grid_height", offsetof(struct cgl_fr_cuLaunchGrid, grid_height), sizeof(((struct cgl_fr_cuLaunchGrid *)0)->grid_height), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLaunchGrid = {3, offsetof(struct cgl_fr_cuLaunchGrid, cgl_ret), sizeof(((struct cgl_fr_cuLaunchGrid *)0)->cgl_ret), 7, cgl_ta_cuLaunchGrid};
 CG_THUNK(cuLaunchGrid, (cgl_f->f, cgl_f->grid_width, cgl_f->grid_height), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLaunchGrid(CUfunction f, int grid_width, int grid_height)
 {
@@ -9502,6 +12222,13 @@ struct cgl_fr_cuLaunchGridAsync {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLaunchGridAsync[4] = {
+    {"f", offsetof(struct cgl_fr_cuLaunchGridAsync, f), sizeof(((struct cgl_fr_cuLaunchGridAsync *)0)->f), 3, 0, 0, 0, NULL},
+    {"grid_width", offsetof(struct cgl_fr_cuLaunchGridAsync, grid_width), sizeof(((struct cgl_fr_cuLaunchGridAsync *)0)->grid_width), 1, 0, 0, 0, NULL},
+    {"grid_height", offsetof(struct cgl_fr_cuLaunchGridAsync, grid_height), sizeof(((struct cgl_fr_cuLaunchGridAsync *)0)->grid_height), 1, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuLaunchGridAsync, hStream), sizeof(((struct cgl_fr_cuLaunchGridAsync *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLaunchGridAsync = {4, offsetof(struct cgl_fr_cuLaunchGridAsync, cgl_ret), sizeof(((struct cgl_fr_cuLaunchGridAsync *)0)->cgl_ret), 7, cgl_ta_cuLaunchGridAsync};
 CG_THUNK(cuLaunchGridAsync, (cgl_f->f, cgl_f->grid_width, cgl_f->grid_height, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream)
 {
@@ -9528,6 +12255,12 @@ struct cgl_fr_cuParamSetTexRef {
     CUtexref hTexRef;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuParamSetTexRef[3] = {
+    {"hfunc", offsetof(struct cgl_fr_cuParamSetTexRef, hfunc), sizeof(((struct cgl_fr_cuParamSetTexRef *)0)->hfunc), 3, 0, 0, 0, NULL},
+    {"texunit", offsetof(struct cgl_fr_cuParamSetTexRef, texunit), sizeof(((struct cgl_fr_cuParamSetTexRef *)0)->texunit), 1, 0, 0, 0, NULL},
+    {"hTexRef", offsetof(struct cgl_fr_cuParamSetTexRef, hTexRef), sizeof(((struct cgl_fr_cuParamSetTexRef *)0)->hTexRef), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuParamSetTexRef = {3, offsetof(struct cgl_fr_cuParamSetTexRef, cgl_ret), sizeof(((struct cgl_fr_cuParamSetTexRef *)0)->cgl_ret), 7, cgl_ta_cuParamSetTexRef};
 CG_THUNK(cuParamSetTexRef, (cgl_f->hfunc, cgl_f->texunit, cgl_f->hTexRef), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef)
 {
@@ -9553,6 +12286,11 @@ struct cgl_fr_cuFuncSetSharedMemConfig {
     CUsharedconfig config;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuFuncSetSharedMemConfig[2] = {
+    {"hfunc", offsetof(struct cgl_fr_cuFuncSetSharedMemConfig, hfunc), sizeof(((struct cgl_fr_cuFuncSetSharedMemConfig *)0)->hfunc), 3, 0, 0, 0, NULL},
+    {"config", offsetof(struct cgl_fr_cuFuncSetSharedMemConfig, config), sizeof(((struct cgl_fr_cuFuncSetSharedMemConfig *)0)->config), 4, 0, 0, sizeof cgl_en_11 / sizeof cgl_en_11[0], cgl_en_11},
+};
+static const cg_args cgl_targs_cuFuncSetSharedMemConfig = {2, offsetof(struct cgl_fr_cuFuncSetSharedMemConfig, cgl_ret), sizeof(((struct cgl_fr_cuFuncSetSharedMemConfig *)0)->cgl_ret), 7, cgl_ta_cuFuncSetSharedMemConfig};
 CG_THUNK(cuFuncSetSharedMemConfig, (cgl_f->hfunc, cgl_f->config), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config)
 {
@@ -9578,6 +12316,11 @@ struct cgl_fr_cuGraphCreate {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuGraphCreate[2] = {
+    {"phGraph", offsetof(struct cgl_fr_cuGraphCreate, phGraph), sizeof(((struct cgl_fr_cuGraphCreate *)0)->phGraph), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuGraphCreate, flags), sizeof(((struct cgl_fr_cuGraphCreate *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphCreate = {2, offsetof(struct cgl_fr_cuGraphCreate, cgl_ret), sizeof(((struct cgl_fr_cuGraphCreate *)0)->cgl_ret), 7, cgl_ta_cuGraphCreate};
 CG_THUNK(cuGraphCreate, (cgl_f->phGraph, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphCreate(CUgraph *phGraph, unsigned int flags)
 {
@@ -9609,6 +12352,14 @@ struct cgl_fr_cuGraphAddKernelNode_v2 {
 static const cg_rule cgl_rules_cuGraphAddKernelNode_v2[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphAddKernelNode_v2, hGraph), sizeof(((struct cgl_fr_cuGraphAddKernelNode_v2 *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphAddKernelNode_v2[5] = {
+    {"phGraphNode", offsetof(struct cgl_fr_cuGraphAddKernelNode_v2, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddKernelNode_v2 *)0)->phGraphNode), 3, 0, 0, 0, NULL},
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddKernelNode_v2, hGraph), sizeof(((struct cgl_fr_cuGraphAddKernelNode_v2 *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"dependencies", offsetof(struct cgl_fr_cuGraphAddKernelNode_v2, dependencies), sizeof(((struct cgl_fr_cuGraphAddKernelNode_v2 *)0)->dependencies), 3, 0, 0, 0, NULL},
+    {"numDependencies", offsetof(struct cgl_fr_cuGraphAddKernelNode_v2, numDependencies), sizeof(((struct cgl_fr_cuGraphAddKernelNode_v2 *)0)->numDependencies), 2, 0, 0, 0, NULL},
+    {"nodeParams", offsetof(struct cgl_fr_cuGraphAddKernelNode_v2, nodeParams), sizeof(((struct cgl_fr_cuGraphAddKernelNode_v2 *)0)->nodeParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphAddKernelNode_v2 = {5, offsetof(struct cgl_fr_cuGraphAddKernelNode_v2, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddKernelNode_v2 *)0)->cgl_ret), 7, cgl_ta_cuGraphAddKernelNode_v2};
 CG_THUNK(cuGraphAddKernelNode_v2, (cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->nodeParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
@@ -9637,6 +12388,11 @@ struct cgl_fr_cuGraphKernelNodeGetParams_v2 {
 static const cg_rule cgl_rules_cuGraphKernelNodeGetParams_v2[1] = {
     {"hNode", offsetof(struct cgl_fr_cuGraphKernelNodeGetParams_v2, hNode), sizeof(((struct cgl_fr_cuGraphKernelNodeGetParams_v2 *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphKernelNodeGetParams_v2[2] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphKernelNodeGetParams_v2, hNode), sizeof(((struct cgl_fr_cuGraphKernelNodeGetParams_v2 *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"nodeParams", offsetof(struct cgl_fr_cuGraphKernelNodeGetParams_v2, nodeParams), sizeof(((struct cgl_fr_cuGraphKernelNodeGetParams_v2 *)0)->nodeParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphKernelNodeGetParams_v2 = {2, offsetof(struct cgl_fr_cuGraphKernelNodeGetParams_v2, cgl_ret), sizeof(((struct cgl_fr_cuGraphKernelNodeGetParams_v2 *)0)->cgl_ret), 7, cgl_ta_cuGraphKernelNodeGetParams_v2};
 CG_THUNK(cuGraphKernelNodeGetParams_v2, (cgl_f->hNode, cgl_f->nodeParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
@@ -9665,6 +12421,11 @@ struct cgl_fr_cuGraphKernelNodeSetParams_v2 {
 static const cg_rule cgl_rules_cuGraphKernelNodeSetParams_v2[1] = {
     {"hNode", offsetof(struct cgl_fr_cuGraphKernelNodeSetParams_v2, hNode), sizeof(((struct cgl_fr_cuGraphKernelNodeSetParams_v2 *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphKernelNodeSetParams_v2[2] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphKernelNodeSetParams_v2, hNode), sizeof(((struct cgl_fr_cuGraphKernelNodeSetParams_v2 *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"nodeParams", offsetof(struct cgl_fr_cuGraphKernelNodeSetParams_v2, nodeParams), sizeof(((struct cgl_fr_cuGraphKernelNodeSetParams_v2 *)0)->nodeParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphKernelNodeSetParams_v2 = {2, offsetof(struct cgl_fr_cuGraphKernelNodeSetParams_v2, cgl_ret), sizeof(((struct cgl_fr_cuGraphKernelNodeSetParams_v2 *)0)->cgl_ret), 7, cgl_ta_cuGraphKernelNodeSetParams_v2};
 CG_THUNK(cuGraphKernelNodeSetParams_v2, (cgl_f->hNode, cgl_f->nodeParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
@@ -9697,6 +12458,15 @@ struct cgl_fr_cuGraphAddMemcpyNode {
 static const cg_rule cgl_rules_cuGraphAddMemcpyNode[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphAddMemcpyNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddMemcpyNode *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphAddMemcpyNode[6] = {
+    {"phGraphNode", offsetof(struct cgl_fr_cuGraphAddMemcpyNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddMemcpyNode *)0)->phGraphNode), 3, 0, 0, 0, NULL},
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddMemcpyNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddMemcpyNode *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"dependencies", offsetof(struct cgl_fr_cuGraphAddMemcpyNode, dependencies), sizeof(((struct cgl_fr_cuGraphAddMemcpyNode *)0)->dependencies), 3, 0, 0, 0, NULL},
+    {"numDependencies", offsetof(struct cgl_fr_cuGraphAddMemcpyNode, numDependencies), sizeof(((struct cgl_fr_cuGraphAddMemcpyNode *)0)->numDependencies), 2, 0, 0, 0, NULL},
+    {"copyParams", offsetof(struct cgl_fr_cuGraphAddMemcpyNode, copyParams), sizeof(((struct cgl_fr_cuGraphAddMemcpyNode *)0)->copyParams), 3, 0, 0, 0, NULL},
+    {"ctx", offsetof(struct cgl_fr_cuGraphAddMemcpyNode, ctx), sizeof(((struct cgl_fr_cuGraphAddMemcpyNode *)0)->ctx), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphAddMemcpyNode = {6, offsetof(struct cgl_fr_cuGraphAddMemcpyNode, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddMemcpyNode *)0)->cgl_ret), 7, cgl_ta_cuGraphAddMemcpyNode};
 CG_THUNK(cuGraphAddMemcpyNode, (cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->copyParams, cgl_f->ctx), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)
 {
@@ -9725,6 +12495,11 @@ struct cgl_fr_cuGraphMemcpyNodeGetParams {
 static const cg_rule cgl_rules_cuGraphMemcpyNodeGetParams[1] = {
     {"hNode", offsetof(struct cgl_fr_cuGraphMemcpyNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphMemcpyNodeGetParams *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphMemcpyNodeGetParams[2] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphMemcpyNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphMemcpyNodeGetParams *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"nodeParams", offsetof(struct cgl_fr_cuGraphMemcpyNodeGetParams, nodeParams), sizeof(((struct cgl_fr_cuGraphMemcpyNodeGetParams *)0)->nodeParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphMemcpyNodeGetParams = {2, offsetof(struct cgl_fr_cuGraphMemcpyNodeGetParams, cgl_ret), sizeof(((struct cgl_fr_cuGraphMemcpyNodeGetParams *)0)->cgl_ret), 7, cgl_ta_cuGraphMemcpyNodeGetParams};
 CG_THUNK(cuGraphMemcpyNodeGetParams, (cgl_f->hNode, cgl_f->nodeParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams)
 {
@@ -9753,6 +12528,11 @@ struct cgl_fr_cuGraphMemcpyNodeSetParams {
 static const cg_rule cgl_rules_cuGraphMemcpyNodeSetParams[1] = {
     {"hNode", offsetof(struct cgl_fr_cuGraphMemcpyNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphMemcpyNodeSetParams *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphMemcpyNodeSetParams[2] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphMemcpyNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphMemcpyNodeSetParams *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"nodeParams", offsetof(struct cgl_fr_cuGraphMemcpyNodeSetParams, nodeParams), sizeof(((struct cgl_fr_cuGraphMemcpyNodeSetParams *)0)->nodeParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphMemcpyNodeSetParams = {2, offsetof(struct cgl_fr_cuGraphMemcpyNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_cuGraphMemcpyNodeSetParams *)0)->cgl_ret), 7, cgl_ta_cuGraphMemcpyNodeSetParams};
 CG_THUNK(cuGraphMemcpyNodeSetParams, (cgl_f->hNode, cgl_f->nodeParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams)
 {
@@ -9785,6 +12565,15 @@ struct cgl_fr_cuGraphAddMemsetNode {
 static const cg_rule cgl_rules_cuGraphAddMemsetNode[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphAddMemsetNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddMemsetNode *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphAddMemsetNode[6] = {
+    {"phGraphNode", offsetof(struct cgl_fr_cuGraphAddMemsetNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddMemsetNode *)0)->phGraphNode), 3, 0, 0, 0, NULL},
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddMemsetNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddMemsetNode *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"dependencies", offsetof(struct cgl_fr_cuGraphAddMemsetNode, dependencies), sizeof(((struct cgl_fr_cuGraphAddMemsetNode *)0)->dependencies), 3, 0, 0, 0, NULL},
+    {"numDependencies", offsetof(struct cgl_fr_cuGraphAddMemsetNode, numDependencies), sizeof(((struct cgl_fr_cuGraphAddMemsetNode *)0)->numDependencies), 2, 0, 0, 0, NULL},
+    {"memsetParams", offsetof(struct cgl_fr_cuGraphAddMemsetNode, memsetParams), sizeof(((struct cgl_fr_cuGraphAddMemsetNode *)0)->memsetParams), 3, 0, 0, 0, NULL},
+    {"ctx", offsetof(struct cgl_fr_cuGraphAddMemsetNode, ctx), sizeof(((struct cgl_fr_cuGraphAddMemsetNode *)0)->ctx), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphAddMemsetNode = {6, offsetof(struct cgl_fr_cuGraphAddMemsetNode, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddMemsetNode *)0)->cgl_ret), 7, cgl_ta_cuGraphAddMemsetNode};
 CG_THUNK(cuGraphAddMemsetNode, (cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->memsetParams, cgl_f->ctx), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)
 {
@@ -9813,6 +12602,11 @@ struct cgl_fr_cuGraphMemsetNodeGetParams {
 static const cg_rule cgl_rules_cuGraphMemsetNodeGetParams[1] = {
     {"hNode", offsetof(struct cgl_fr_cuGraphMemsetNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphMemsetNodeGetParams *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphMemsetNodeGetParams[2] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphMemsetNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphMemsetNodeGetParams *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"nodeParams", offsetof(struct cgl_fr_cuGraphMemsetNodeGetParams, nodeParams), sizeof(((struct cgl_fr_cuGraphMemsetNodeGetParams *)0)->nodeParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphMemsetNodeGetParams = {2, offsetof(struct cgl_fr_cuGraphMemsetNodeGetParams, cgl_ret), sizeof(((struct cgl_fr_cuGraphMemsetNodeGetParams *)0)->cgl_ret), 7, cgl_ta_cuGraphMemsetNodeGetParams};
 CG_THUNK(cuGraphMemsetNodeGetParams, (cgl_f->hNode, cgl_f->nodeParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams)
 {
@@ -9841,6 +12635,11 @@ struct cgl_fr_cuGraphMemsetNodeSetParams {
 static const cg_rule cgl_rules_cuGraphMemsetNodeSetParams[1] = {
     {"hNode", offsetof(struct cgl_fr_cuGraphMemsetNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphMemsetNodeSetParams *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphMemsetNodeSetParams[2] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphMemsetNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphMemsetNodeSetParams *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"nodeParams", offsetof(struct cgl_fr_cuGraphMemsetNodeSetParams, nodeParams), sizeof(((struct cgl_fr_cuGraphMemsetNodeSetParams *)0)->nodeParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphMemsetNodeSetParams = {2, offsetof(struct cgl_fr_cuGraphMemsetNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_cuGraphMemsetNodeSetParams *)0)->cgl_ret), 7, cgl_ta_cuGraphMemsetNodeSetParams};
 CG_THUNK(cuGraphMemsetNodeSetParams, (cgl_f->hNode, cgl_f->nodeParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams)
 {
@@ -9872,6 +12671,14 @@ struct cgl_fr_cuGraphAddHostNode {
 static const cg_rule cgl_rules_cuGraphAddHostNode[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphAddHostNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddHostNode *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphAddHostNode[5] = {
+    {"phGraphNode", offsetof(struct cgl_fr_cuGraphAddHostNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddHostNode *)0)->phGraphNode), 3, 0, 0, 0, NULL},
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddHostNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddHostNode *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"dependencies", offsetof(struct cgl_fr_cuGraphAddHostNode, dependencies), sizeof(((struct cgl_fr_cuGraphAddHostNode *)0)->dependencies), 3, 0, 0, 0, NULL},
+    {"numDependencies", offsetof(struct cgl_fr_cuGraphAddHostNode, numDependencies), sizeof(((struct cgl_fr_cuGraphAddHostNode *)0)->numDependencies), 2, 0, 0, 0, NULL},
+    {"nodeParams", offsetof(struct cgl_fr_cuGraphAddHostNode, nodeParams), sizeof(((struct cgl_fr_cuGraphAddHostNode *)0)->nodeParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphAddHostNode = {5, offsetof(struct cgl_fr_cuGraphAddHostNode, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddHostNode *)0)->cgl_ret), 7, cgl_ta_cuGraphAddHostNode};
 CG_THUNK(cuGraphAddHostNode, (cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->nodeParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)
 {
@@ -9900,6 +12707,11 @@ struct cgl_fr_cuGraphHostNodeGetParams {
 static const cg_rule cgl_rules_cuGraphHostNodeGetParams[1] = {
     {"hNode", offsetof(struct cgl_fr_cuGraphHostNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphHostNodeGetParams *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphHostNodeGetParams[2] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphHostNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphHostNodeGetParams *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"nodeParams", offsetof(struct cgl_fr_cuGraphHostNodeGetParams, nodeParams), sizeof(((struct cgl_fr_cuGraphHostNodeGetParams *)0)->nodeParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphHostNodeGetParams = {2, offsetof(struct cgl_fr_cuGraphHostNodeGetParams, cgl_ret), sizeof(((struct cgl_fr_cuGraphHostNodeGetParams *)0)->cgl_ret), 7, cgl_ta_cuGraphHostNodeGetParams};
 CG_THUNK(cuGraphHostNodeGetParams, (cgl_f->hNode, cgl_f->nodeParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams)
 {
@@ -9928,6 +12740,11 @@ struct cgl_fr_cuGraphHostNodeSetParams {
 static const cg_rule cgl_rules_cuGraphHostNodeSetParams[1] = {
     {"hNode", offsetof(struct cgl_fr_cuGraphHostNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphHostNodeSetParams *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphHostNodeSetParams[2] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphHostNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphHostNodeSetParams *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"nodeParams", offsetof(struct cgl_fr_cuGraphHostNodeSetParams, nodeParams), sizeof(((struct cgl_fr_cuGraphHostNodeSetParams *)0)->nodeParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphHostNodeSetParams = {2, offsetof(struct cgl_fr_cuGraphHostNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_cuGraphHostNodeSetParams *)0)->cgl_ret), 7, cgl_ta_cuGraphHostNodeSetParams};
 CG_THUNK(cuGraphHostNodeSetParams, (cgl_f->hNode, cgl_f->nodeParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)
 {
@@ -9960,6 +12777,14 @@ static const cg_rule cgl_rules_cuGraphAddChildGraphNode[2] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphAddChildGraphNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddChildGraphNode *)0)->hGraph), CG_RULE_WRITE},
     {"childGraph", offsetof(struct cgl_fr_cuGraphAddChildGraphNode, childGraph), sizeof(((struct cgl_fr_cuGraphAddChildGraphNode *)0)->childGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphAddChildGraphNode[5] = {
+    {"phGraphNode", offsetof(struct cgl_fr_cuGraphAddChildGraphNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddChildGraphNode *)0)->phGraphNode), 3, 0, 0, 0, NULL},
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddChildGraphNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddChildGraphNode *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"dependencies", offsetof(struct cgl_fr_cuGraphAddChildGraphNode, dependencies), sizeof(((struct cgl_fr_cuGraphAddChildGraphNode *)0)->dependencies), 3, 0, 0, 0, NULL},
+    {"numDependencies", offsetof(struct cgl_fr_cuGraphAddChildGraphNode, numDependencies), sizeof(((struct cgl_fr_cuGraphAddChildGraphNode *)0)->numDependencies), 2, 0, 0, 0, NULL},
+    {"childGraph", offsetof(struct cgl_fr_cuGraphAddChildGraphNode, childGraph), sizeof(((struct cgl_fr_cuGraphAddChildGraphNode *)0)->childGraph), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphAddChildGraphNode = {5, offsetof(struct cgl_fr_cuGraphAddChildGraphNode, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddChildGraphNode *)0)->cgl_ret), 7, cgl_ta_cuGraphAddChildGraphNode};
 CG_THUNK(cuGraphAddChildGraphNode, (cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->childGraph), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph)
 {
@@ -9988,6 +12813,11 @@ struct cgl_fr_cuGraphChildGraphNodeGetGraph {
 static const cg_rule cgl_rules_cuGraphChildGraphNodeGetGraph[1] = {
     {"hNode", offsetof(struct cgl_fr_cuGraphChildGraphNodeGetGraph, hNode), sizeof(((struct cgl_fr_cuGraphChildGraphNodeGetGraph *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphChildGraphNodeGetGraph[2] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphChildGraphNodeGetGraph, hNode), sizeof(((struct cgl_fr_cuGraphChildGraphNodeGetGraph *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"phGraph", offsetof(struct cgl_fr_cuGraphChildGraphNodeGetGraph, phGraph), sizeof(((struct cgl_fr_cuGraphChildGraphNodeGetGraph *)0)->phGraph), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphChildGraphNodeGetGraph = {2, offsetof(struct cgl_fr_cuGraphChildGraphNodeGetGraph, cgl_ret), sizeof(((struct cgl_fr_cuGraphChildGraphNodeGetGraph *)0)->cgl_ret), 7, cgl_ta_cuGraphChildGraphNodeGetGraph};
 CG_THUNK(cuGraphChildGraphNodeGetGraph, (cgl_f->hNode, cgl_f->phGraph), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph)
 {
@@ -10018,6 +12848,13 @@ struct cgl_fr_cuGraphAddEmptyNode {
 static const cg_rule cgl_rules_cuGraphAddEmptyNode[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphAddEmptyNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddEmptyNode *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphAddEmptyNode[4] = {
+    {"phGraphNode", offsetof(struct cgl_fr_cuGraphAddEmptyNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddEmptyNode *)0)->phGraphNode), 3, 0, 0, 0, NULL},
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddEmptyNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddEmptyNode *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"dependencies", offsetof(struct cgl_fr_cuGraphAddEmptyNode, dependencies), sizeof(((struct cgl_fr_cuGraphAddEmptyNode *)0)->dependencies), 3, 0, 0, 0, NULL},
+    {"numDependencies", offsetof(struct cgl_fr_cuGraphAddEmptyNode, numDependencies), sizeof(((struct cgl_fr_cuGraphAddEmptyNode *)0)->numDependencies), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphAddEmptyNode = {4, offsetof(struct cgl_fr_cuGraphAddEmptyNode, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddEmptyNode *)0)->cgl_ret), 7, cgl_ta_cuGraphAddEmptyNode};
 CG_THUNK(cuGraphAddEmptyNode, (cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)
 {
@@ -10049,6 +12886,14 @@ struct cgl_fr_cuGraphAddEventRecordNode {
 static const cg_rule cgl_rules_cuGraphAddEventRecordNode[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphAddEventRecordNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddEventRecordNode *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphAddEventRecordNode[5] = {
+    {"phGraphNode", offsetof(struct cgl_fr_cuGraphAddEventRecordNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddEventRecordNode *)0)->phGraphNode), 3, 0, 0, 0, NULL},
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddEventRecordNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddEventRecordNode *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"dependencies", offsetof(struct cgl_fr_cuGraphAddEventRecordNode, dependencies), sizeof(((struct cgl_fr_cuGraphAddEventRecordNode *)0)->dependencies), 3, 0, 0, 0, NULL},
+    {"numDependencies", offsetof(struct cgl_fr_cuGraphAddEventRecordNode, numDependencies), sizeof(((struct cgl_fr_cuGraphAddEventRecordNode *)0)->numDependencies), 2, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_cuGraphAddEventRecordNode, event), sizeof(((struct cgl_fr_cuGraphAddEventRecordNode *)0)->event), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphAddEventRecordNode = {5, offsetof(struct cgl_fr_cuGraphAddEventRecordNode, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddEventRecordNode *)0)->cgl_ret), 7, cgl_ta_cuGraphAddEventRecordNode};
 CG_THUNK(cuGraphAddEventRecordNode, (cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)
 {
@@ -10077,6 +12922,11 @@ struct cgl_fr_cuGraphEventRecordNodeGetEvent {
 static const cg_rule cgl_rules_cuGraphEventRecordNodeGetEvent[1] = {
     {"hNode", offsetof(struct cgl_fr_cuGraphEventRecordNodeGetEvent, hNode), sizeof(((struct cgl_fr_cuGraphEventRecordNodeGetEvent *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphEventRecordNodeGetEvent[2] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphEventRecordNodeGetEvent, hNode), sizeof(((struct cgl_fr_cuGraphEventRecordNodeGetEvent *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"event_out", offsetof(struct cgl_fr_cuGraphEventRecordNodeGetEvent, event_out), sizeof(((struct cgl_fr_cuGraphEventRecordNodeGetEvent *)0)->event_out), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphEventRecordNodeGetEvent = {2, offsetof(struct cgl_fr_cuGraphEventRecordNodeGetEvent, cgl_ret), sizeof(((struct cgl_fr_cuGraphEventRecordNodeGetEvent *)0)->cgl_ret), 7, cgl_ta_cuGraphEventRecordNodeGetEvent};
 CG_THUNK(cuGraphEventRecordNodeGetEvent, (cgl_f->hNode, cgl_f->event_out), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *event_out)
 {
@@ -10105,6 +12955,11 @@ struct cgl_fr_cuGraphEventRecordNodeSetEvent {
 static const cg_rule cgl_rules_cuGraphEventRecordNodeSetEvent[1] = {
     {"hNode", offsetof(struct cgl_fr_cuGraphEventRecordNodeSetEvent, hNode), sizeof(((struct cgl_fr_cuGraphEventRecordNodeSetEvent *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphEventRecordNodeSetEvent[2] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphEventRecordNodeSetEvent, hNode), sizeof(((struct cgl_fr_cuGraphEventRecordNodeSetEvent *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_cuGraphEventRecordNodeSetEvent, event), sizeof(((struct cgl_fr_cuGraphEventRecordNodeSetEvent *)0)->event), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphEventRecordNodeSetEvent = {2, offsetof(struct cgl_fr_cuGraphEventRecordNodeSetEvent, cgl_ret), sizeof(((struct cgl_fr_cuGraphEventRecordNodeSetEvent *)0)->cgl_ret), 7, cgl_ta_cuGraphEventRecordNodeSetEvent};
 CG_THUNK(cuGraphEventRecordNodeSetEvent, (cgl_f->hNode, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event)
 {
@@ -10136,6 +12991,14 @@ struct cgl_fr_cuGraphAddEventWaitNode {
 static const cg_rule cgl_rules_cuGraphAddEventWaitNode[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphAddEventWaitNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddEventWaitNode *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphAddEventWaitNode[5] = {
+    {"phGraphNode", offsetof(struct cgl_fr_cuGraphAddEventWaitNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddEventWaitNode *)0)->phGraphNode), 3, 0, 0, 0, NULL},
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddEventWaitNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddEventWaitNode *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"dependencies", offsetof(struct cgl_fr_cuGraphAddEventWaitNode, dependencies), sizeof(((struct cgl_fr_cuGraphAddEventWaitNode *)0)->dependencies), 3, 0, 0, 0, NULL},
+    {"numDependencies", offsetof(struct cgl_fr_cuGraphAddEventWaitNode, numDependencies), sizeof(((struct cgl_fr_cuGraphAddEventWaitNode *)0)->numDependencies), 2, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_cuGraphAddEventWaitNode, event), sizeof(((struct cgl_fr_cuGraphAddEventWaitNode *)0)->event), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphAddEventWaitNode = {5, offsetof(struct cgl_fr_cuGraphAddEventWaitNode, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddEventWaitNode *)0)->cgl_ret), 7, cgl_ta_cuGraphAddEventWaitNode};
 CG_THUNK(cuGraphAddEventWaitNode, (cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)
 {
@@ -10164,6 +13027,11 @@ struct cgl_fr_cuGraphEventWaitNodeGetEvent {
 static const cg_rule cgl_rules_cuGraphEventWaitNodeGetEvent[1] = {
     {"hNode", offsetof(struct cgl_fr_cuGraphEventWaitNodeGetEvent, hNode), sizeof(((struct cgl_fr_cuGraphEventWaitNodeGetEvent *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphEventWaitNodeGetEvent[2] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphEventWaitNodeGetEvent, hNode), sizeof(((struct cgl_fr_cuGraphEventWaitNodeGetEvent *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"event_out", offsetof(struct cgl_fr_cuGraphEventWaitNodeGetEvent, event_out), sizeof(((struct cgl_fr_cuGraphEventWaitNodeGetEvent *)0)->event_out), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphEventWaitNodeGetEvent = {2, offsetof(struct cgl_fr_cuGraphEventWaitNodeGetEvent, cgl_ret), sizeof(((struct cgl_fr_cuGraphEventWaitNodeGetEvent *)0)->cgl_ret), 7, cgl_ta_cuGraphEventWaitNodeGetEvent};
 CG_THUNK(cuGraphEventWaitNodeGetEvent, (cgl_f->hNode, cgl_f->event_out), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event_out)
 {
@@ -10192,6 +13060,11 @@ struct cgl_fr_cuGraphEventWaitNodeSetEvent {
 static const cg_rule cgl_rules_cuGraphEventWaitNodeSetEvent[1] = {
     {"hNode", offsetof(struct cgl_fr_cuGraphEventWaitNodeSetEvent, hNode), sizeof(((struct cgl_fr_cuGraphEventWaitNodeSetEvent *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphEventWaitNodeSetEvent[2] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphEventWaitNodeSetEvent, hNode), sizeof(((struct cgl_fr_cuGraphEventWaitNodeSetEvent *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_cuGraphEventWaitNodeSetEvent, event), sizeof(((struct cgl_fr_cuGraphEventWaitNodeSetEvent *)0)->event), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphEventWaitNodeSetEvent = {2, offsetof(struct cgl_fr_cuGraphEventWaitNodeSetEvent, cgl_ret), sizeof(((struct cgl_fr_cuGraphEventWaitNodeSetEvent *)0)->cgl_ret), 7, cgl_ta_cuGraphEventWaitNodeSetEvent};
 CG_THUNK(cuGraphEventWaitNodeSetEvent, (cgl_f->hNode, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event)
 {
@@ -10223,6 +13096,14 @@ struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode {
 static const cg_rule cgl_rules_cuGraphAddExternalSemaphoresSignalNode[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphAddExternalSemaphoresSignalNode[5] = {
+    {"phGraphNode", offsetof(struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode *)0)->phGraphNode), 3, 0, 0, 0, NULL},
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"dependencies", offsetof(struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode, dependencies), sizeof(((struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode *)0)->dependencies), 3, 0, 0, 0, NULL},
+    {"numDependencies", offsetof(struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode, numDependencies), sizeof(((struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode *)0)->numDependencies), 2, 0, 0, 0, NULL},
+    {"nodeParams", offsetof(struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode, nodeParams), sizeof(((struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode *)0)->nodeParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphAddExternalSemaphoresSignalNode = {5, offsetof(struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode *)0)->cgl_ret), 7, cgl_ta_cuGraphAddExternalSemaphoresSignalNode};
 CG_THUNK(cuGraphAddExternalSemaphoresSignalNode, (cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->nodeParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
 {
@@ -10251,6 +13132,11 @@ struct cgl_fr_cuGraphExternalSemaphoresSignalNodeGetParams {
 static const cg_rule cgl_rules_cuGraphExternalSemaphoresSignalNodeGetParams[1] = {
     {"hNode", offsetof(struct cgl_fr_cuGraphExternalSemaphoresSignalNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphExternalSemaphoresSignalNodeGetParams *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphExternalSemaphoresSignalNodeGetParams[2] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphExternalSemaphoresSignalNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphExternalSemaphoresSignalNodeGetParams *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"params_out", offsetof(struct cgl_fr_cuGraphExternalSemaphoresSignalNodeGetParams, params_out), sizeof(((struct cgl_fr_cuGraphExternalSemaphoresSignalNodeGetParams *)0)->params_out), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphExternalSemaphoresSignalNodeGetParams = {2, offsetof(struct cgl_fr_cuGraphExternalSemaphoresSignalNodeGetParams, cgl_ret), sizeof(((struct cgl_fr_cuGraphExternalSemaphoresSignalNodeGetParams *)0)->cgl_ret), 7, cgl_ta_cuGraphExternalSemaphoresSignalNodeGetParams};
 CG_THUNK(cuGraphExternalSemaphoresSignalNodeGetParams, (cgl_f->hNode, cgl_f->params_out), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out)
 {
@@ -10279,6 +13165,11 @@ struct cgl_fr_cuGraphExternalSemaphoresSignalNodeSetParams {
 static const cg_rule cgl_rules_cuGraphExternalSemaphoresSignalNodeSetParams[1] = {
     {"hNode", offsetof(struct cgl_fr_cuGraphExternalSemaphoresSignalNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExternalSemaphoresSignalNodeSetParams *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphExternalSemaphoresSignalNodeSetParams[2] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphExternalSemaphoresSignalNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExternalSemaphoresSignalNodeSetParams *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"nodeParams", offsetof(struct cgl_fr_cuGraphExternalSemaphoresSignalNodeSetParams, nodeParams), sizeof(((struct cgl_fr_cuGraphExternalSemaphoresSignalNodeSetParams *)0)->nodeParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphExternalSemaphoresSignalNodeSetParams = {2, offsetof(struct cgl_fr_cuGraphExternalSemaphoresSignalNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_cuGraphExternalSemaphoresSignalNodeSetParams *)0)->cgl_ret), 7, cgl_ta_cuGraphExternalSemaphoresSignalNodeSetParams};
 CG_THUNK(cuGraphExternalSemaphoresSignalNodeSetParams, (cgl_f->hNode, cgl_f->nodeParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
 {
@@ -10310,6 +13201,14 @@ struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode {
 static const cg_rule cgl_rules_cuGraphAddExternalSemaphoresWaitNode[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphAddExternalSemaphoresWaitNode[5] = {
+    {"phGraphNode", offsetof(struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode *)0)->phGraphNode), 3, 0, 0, 0, NULL},
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"dependencies", offsetof(struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode, dependencies), sizeof(((struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode *)0)->dependencies), 3, 0, 0, 0, NULL},
+    {"numDependencies", offsetof(struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode, numDependencies), sizeof(((struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode *)0)->numDependencies), 2, 0, 0, 0, NULL},
+    {"nodeParams", offsetof(struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode, nodeParams), sizeof(((struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode *)0)->nodeParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphAddExternalSemaphoresWaitNode = {5, offsetof(struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode *)0)->cgl_ret), 7, cgl_ta_cuGraphAddExternalSemaphoresWaitNode};
 CG_THUNK(cuGraphAddExternalSemaphoresWaitNode, (cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->nodeParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
 {
@@ -10338,6 +13237,11 @@ struct cgl_fr_cuGraphExternalSemaphoresWaitNodeGetParams {
 static const cg_rule cgl_rules_cuGraphExternalSemaphoresWaitNodeGetParams[1] = {
     {"hNode", offsetof(struct cgl_fr_cuGraphExternalSemaphoresWaitNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphExternalSemaphoresWaitNodeGetParams *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphExternalSemaphoresWaitNodeGetParams[2] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphExternalSemaphoresWaitNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphExternalSemaphoresWaitNodeGetParams *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"params_out", offsetof(struct cgl_fr_cuGraphExternalSemaphoresWaitNodeGetParams, params_out), sizeof(((struct cgl_fr_cuGraphExternalSemaphoresWaitNodeGetParams *)0)->params_out), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphExternalSemaphoresWaitNodeGetParams = {2, offsetof(struct cgl_fr_cuGraphExternalSemaphoresWaitNodeGetParams, cgl_ret), sizeof(((struct cgl_fr_cuGraphExternalSemaphoresWaitNodeGetParams *)0)->cgl_ret), 7, cgl_ta_cuGraphExternalSemaphoresWaitNodeGetParams};
 CG_THUNK(cuGraphExternalSemaphoresWaitNodeGetParams, (cgl_f->hNode, cgl_f->params_out), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out)
 {
@@ -10366,6 +13270,11 @@ struct cgl_fr_cuGraphExternalSemaphoresWaitNodeSetParams {
 static const cg_rule cgl_rules_cuGraphExternalSemaphoresWaitNodeSetParams[1] = {
     {"hNode", offsetof(struct cgl_fr_cuGraphExternalSemaphoresWaitNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExternalSemaphoresWaitNodeSetParams *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphExternalSemaphoresWaitNodeSetParams[2] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphExternalSemaphoresWaitNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExternalSemaphoresWaitNodeSetParams *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"nodeParams", offsetof(struct cgl_fr_cuGraphExternalSemaphoresWaitNodeSetParams, nodeParams), sizeof(((struct cgl_fr_cuGraphExternalSemaphoresWaitNodeSetParams *)0)->nodeParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphExternalSemaphoresWaitNodeSetParams = {2, offsetof(struct cgl_fr_cuGraphExternalSemaphoresWaitNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_cuGraphExternalSemaphoresWaitNodeSetParams *)0)->cgl_ret), 7, cgl_ta_cuGraphExternalSemaphoresWaitNodeSetParams};
 CG_THUNK(cuGraphExternalSemaphoresWaitNodeSetParams, (cgl_f->hNode, cgl_f->nodeParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
 {
@@ -10397,6 +13306,14 @@ struct cgl_fr_cuGraphAddBatchMemOpNode {
 static const cg_rule cgl_rules_cuGraphAddBatchMemOpNode[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphAddBatchMemOpNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddBatchMemOpNode *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphAddBatchMemOpNode[5] = {
+    {"phGraphNode", offsetof(struct cgl_fr_cuGraphAddBatchMemOpNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddBatchMemOpNode *)0)->phGraphNode), 3, 0, 0, 0, NULL},
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddBatchMemOpNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddBatchMemOpNode *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"dependencies", offsetof(struct cgl_fr_cuGraphAddBatchMemOpNode, dependencies), sizeof(((struct cgl_fr_cuGraphAddBatchMemOpNode *)0)->dependencies), 3, 0, 0, 0, NULL},
+    {"numDependencies", offsetof(struct cgl_fr_cuGraphAddBatchMemOpNode, numDependencies), sizeof(((struct cgl_fr_cuGraphAddBatchMemOpNode *)0)->numDependencies), 2, 0, 0, 0, NULL},
+    {"nodeParams", offsetof(struct cgl_fr_cuGraphAddBatchMemOpNode, nodeParams), sizeof(((struct cgl_fr_cuGraphAddBatchMemOpNode *)0)->nodeParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphAddBatchMemOpNode = {5, offsetof(struct cgl_fr_cuGraphAddBatchMemOpNode, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddBatchMemOpNode *)0)->cgl_ret), 7, cgl_ta_cuGraphAddBatchMemOpNode};
 CG_THUNK(cuGraphAddBatchMemOpNode, (cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->nodeParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
 {
@@ -10425,6 +13342,11 @@ struct cgl_fr_cuGraphBatchMemOpNodeGetParams {
 static const cg_rule cgl_rules_cuGraphBatchMemOpNodeGetParams[1] = {
     {"hNode", offsetof(struct cgl_fr_cuGraphBatchMemOpNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphBatchMemOpNodeGetParams *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphBatchMemOpNodeGetParams[2] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphBatchMemOpNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphBatchMemOpNodeGetParams *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"nodeParams_out", offsetof(struct cgl_fr_cuGraphBatchMemOpNodeGetParams, nodeParams_out), sizeof(((struct cgl_fr_cuGraphBatchMemOpNodeGetParams *)0)->nodeParams_out), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphBatchMemOpNodeGetParams = {2, offsetof(struct cgl_fr_cuGraphBatchMemOpNodeGetParams, cgl_ret), sizeof(((struct cgl_fr_cuGraphBatchMemOpNodeGetParams *)0)->cgl_ret), 7, cgl_ta_cuGraphBatchMemOpNodeGetParams};
 CG_THUNK(cuGraphBatchMemOpNodeGetParams, (cgl_f->hNode, cgl_f->nodeParams_out), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out)
 {
@@ -10453,6 +13375,11 @@ struct cgl_fr_cuGraphBatchMemOpNodeSetParams {
 static const cg_rule cgl_rules_cuGraphBatchMemOpNodeSetParams[1] = {
     {"hNode", offsetof(struct cgl_fr_cuGraphBatchMemOpNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphBatchMemOpNodeSetParams *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphBatchMemOpNodeSetParams[2] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphBatchMemOpNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphBatchMemOpNodeSetParams *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"nodeParams", offsetof(struct cgl_fr_cuGraphBatchMemOpNodeSetParams, nodeParams), sizeof(((struct cgl_fr_cuGraphBatchMemOpNodeSetParams *)0)->nodeParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphBatchMemOpNodeSetParams = {2, offsetof(struct cgl_fr_cuGraphBatchMemOpNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_cuGraphBatchMemOpNodeSetParams *)0)->cgl_ret), 7, cgl_ta_cuGraphBatchMemOpNodeSetParams};
 CG_THUNK(cuGraphBatchMemOpNodeSetParams, (cgl_f->hNode, cgl_f->nodeParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
 {
@@ -10483,6 +13410,12 @@ static const cg_rule cgl_rules_cuGraphExecBatchMemOpNodeSetParams[2] = {
     {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecBatchMemOpNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecBatchMemOpNodeSetParams *)0)->hGraphExec), CG_RULE_WRITE},
     {"hNode", offsetof(struct cgl_fr_cuGraphExecBatchMemOpNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecBatchMemOpNodeSetParams *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphExecBatchMemOpNodeSetParams[3] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecBatchMemOpNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecBatchMemOpNodeSetParams *)0)->hGraphExec), 3, 0, 0, 0, NULL},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecBatchMemOpNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecBatchMemOpNodeSetParams *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"nodeParams", offsetof(struct cgl_fr_cuGraphExecBatchMemOpNodeSetParams, nodeParams), sizeof(((struct cgl_fr_cuGraphExecBatchMemOpNodeSetParams *)0)->nodeParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphExecBatchMemOpNodeSetParams = {3, offsetof(struct cgl_fr_cuGraphExecBatchMemOpNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_cuGraphExecBatchMemOpNodeSetParams *)0)->cgl_ret), 7, cgl_ta_cuGraphExecBatchMemOpNodeSetParams};
 CG_THUNK(cuGraphExecBatchMemOpNodeSetParams, (cgl_f->hGraphExec, cgl_f->hNode, cgl_f->nodeParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
 {
@@ -10514,6 +13447,14 @@ struct cgl_fr_cuGraphAddMemAllocNode {
 static const cg_rule cgl_rules_cuGraphAddMemAllocNode[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphAddMemAllocNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddMemAllocNode *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphAddMemAllocNode[5] = {
+    {"phGraphNode", offsetof(struct cgl_fr_cuGraphAddMemAllocNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddMemAllocNode *)0)->phGraphNode), 3, 0, 0, 0, NULL},
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddMemAllocNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddMemAllocNode *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"dependencies", offsetof(struct cgl_fr_cuGraphAddMemAllocNode, dependencies), sizeof(((struct cgl_fr_cuGraphAddMemAllocNode *)0)->dependencies), 3, 0, 0, 0, NULL},
+    {"numDependencies", offsetof(struct cgl_fr_cuGraphAddMemAllocNode, numDependencies), sizeof(((struct cgl_fr_cuGraphAddMemAllocNode *)0)->numDependencies), 2, 0, 0, 0, NULL},
+    {"nodeParams", offsetof(struct cgl_fr_cuGraphAddMemAllocNode, nodeParams), sizeof(((struct cgl_fr_cuGraphAddMemAllocNode *)0)->nodeParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphAddMemAllocNode = {5, offsetof(struct cgl_fr_cuGraphAddMemAllocNode, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddMemAllocNode *)0)->cgl_ret), 7, cgl_ta_cuGraphAddMemAllocNode};
 CG_THUNK(cuGraphAddMemAllocNode, (cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->nodeParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
 {
@@ -10542,6 +13483,11 @@ struct cgl_fr_cuGraphMemAllocNodeGetParams {
 static const cg_rule cgl_rules_cuGraphMemAllocNodeGetParams[1] = {
     {"hNode", offsetof(struct cgl_fr_cuGraphMemAllocNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphMemAllocNodeGetParams *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphMemAllocNodeGetParams[2] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphMemAllocNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphMemAllocNodeGetParams *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"params_out", offsetof(struct cgl_fr_cuGraphMemAllocNodeGetParams, params_out), sizeof(((struct cgl_fr_cuGraphMemAllocNodeGetParams *)0)->params_out), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphMemAllocNodeGetParams = {2, offsetof(struct cgl_fr_cuGraphMemAllocNodeGetParams, cgl_ret), sizeof(((struct cgl_fr_cuGraphMemAllocNodeGetParams *)0)->cgl_ret), 7, cgl_ta_cuGraphMemAllocNodeGetParams};
 CG_THUNK(cuGraphMemAllocNodeGetParams, (cgl_f->hNode, cgl_f->params_out), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)
 {
@@ -10573,6 +13519,14 @@ struct cgl_fr_cuGraphAddMemFreeNode {
 static const cg_rule cgl_rules_cuGraphAddMemFreeNode[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphAddMemFreeNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddMemFreeNode *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphAddMemFreeNode[5] = {
+    {"phGraphNode", offsetof(struct cgl_fr_cuGraphAddMemFreeNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddMemFreeNode *)0)->phGraphNode), 3, 0, 0, 0, NULL},
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddMemFreeNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddMemFreeNode *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"dependencies", offsetof(struct cgl_fr_cuGraphAddMemFreeNode, dependencies), sizeof(((struct cgl_fr_cuGraphAddMemFreeNode *)0)->dependencies), 3, 0, 0, 0, NULL},
+    {"numDependencies", offsetof(struct cgl_fr_cuGraphAddMemFreeNode, numDependencies), sizeof(((struct cgl_fr_cuGraphAddMemFreeNode *)0)->numDependencies), 2, 0, 0, 0, NULL},
+    {"dptr", offsetof(struct cgl_fr_cuGraphAddMemFreeNode, dptr), sizeof(((struct cgl_fr_cuGraphAddMemFreeNode *)0)->dptr), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphAddMemFreeNode = {5, offsetof(struct cgl_fr_cuGraphAddMemFreeNode, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddMemFreeNode *)0)->cgl_ret), 7, cgl_ta_cuGraphAddMemFreeNode};
 CG_THUNK(cuGraphAddMemFreeNode, (cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->dptr), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUdeviceptr dptr)
 {
@@ -10601,6 +13555,11 @@ struct cgl_fr_cuGraphMemFreeNodeGetParams {
 static const cg_rule cgl_rules_cuGraphMemFreeNodeGetParams[1] = {
     {"hNode", offsetof(struct cgl_fr_cuGraphMemFreeNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphMemFreeNodeGetParams *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphMemFreeNodeGetParams[2] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphMemFreeNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphMemFreeNodeGetParams *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"dptr_out", offsetof(struct cgl_fr_cuGraphMemFreeNodeGetParams, dptr_out), sizeof(((struct cgl_fr_cuGraphMemFreeNodeGetParams *)0)->dptr_out), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphMemFreeNodeGetParams = {2, offsetof(struct cgl_fr_cuGraphMemFreeNodeGetParams, cgl_ret), sizeof(((struct cgl_fr_cuGraphMemFreeNodeGetParams *)0)->cgl_ret), 7, cgl_ta_cuGraphMemFreeNodeGetParams};
 CG_THUNK(cuGraphMemFreeNodeGetParams, (cgl_f->hNode, cgl_f->dptr_out), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dptr_out)
 {
@@ -10625,6 +13584,10 @@ struct cgl_fr_cuDeviceGraphMemTrim {
     CUdevice device;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDeviceGraphMemTrim[1] = {
+    {"device", offsetof(struct cgl_fr_cuDeviceGraphMemTrim, device), sizeof(((struct cgl_fr_cuDeviceGraphMemTrim *)0)->device), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDeviceGraphMemTrim = {1, offsetof(struct cgl_fr_cuDeviceGraphMemTrim, cgl_ret), sizeof(((struct cgl_fr_cuDeviceGraphMemTrim *)0)->cgl_ret), 7, cgl_ta_cuDeviceGraphMemTrim};
 CG_THUNK(cuDeviceGraphMemTrim, (cgl_f->device), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGraphMemTrim(CUdevice device)
 {
@@ -10651,6 +13614,12 @@ struct cgl_fr_cuDeviceGetGraphMemAttribute {
     void *value;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDeviceGetGraphMemAttribute[3] = {
+    {"device", offsetof(struct cgl_fr_cuDeviceGetGraphMemAttribute, device), sizeof(((struct cgl_fr_cuDeviceGetGraphMemAttribute *)0)->device), 1, 0, 0, 0, NULL},
+    {"attr", offsetof(struct cgl_fr_cuDeviceGetGraphMemAttribute, attr), sizeof(((struct cgl_fr_cuDeviceGetGraphMemAttribute *)0)->attr), 4, 0, 0, sizeof cgl_en_32 / sizeof cgl_en_32[0], cgl_en_32},
+    {"value", offsetof(struct cgl_fr_cuDeviceGetGraphMemAttribute, value), sizeof(((struct cgl_fr_cuDeviceGetGraphMemAttribute *)0)->value), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDeviceGetGraphMemAttribute = {3, offsetof(struct cgl_fr_cuDeviceGetGraphMemAttribute, cgl_ret), sizeof(((struct cgl_fr_cuDeviceGetGraphMemAttribute *)0)->cgl_ret), 7, cgl_ta_cuDeviceGetGraphMemAttribute};
 CG_THUNK(cuDeviceGetGraphMemAttribute, (cgl_f->device, cgl_f->attr, cgl_f->value), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)
 {
@@ -10677,6 +13646,12 @@ struct cgl_fr_cuDeviceSetGraphMemAttribute {
     void *value;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDeviceSetGraphMemAttribute[3] = {
+    {"device", offsetof(struct cgl_fr_cuDeviceSetGraphMemAttribute, device), sizeof(((struct cgl_fr_cuDeviceSetGraphMemAttribute *)0)->device), 1, 0, 0, 0, NULL},
+    {"attr", offsetof(struct cgl_fr_cuDeviceSetGraphMemAttribute, attr), sizeof(((struct cgl_fr_cuDeviceSetGraphMemAttribute *)0)->attr), 4, 0, 0, sizeof cgl_en_32 / sizeof cgl_en_32[0], cgl_en_32},
+    {"value", offsetof(struct cgl_fr_cuDeviceSetGraphMemAttribute, value), sizeof(((struct cgl_fr_cuDeviceSetGraphMemAttribute *)0)->value), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDeviceSetGraphMemAttribute = {3, offsetof(struct cgl_fr_cuDeviceSetGraphMemAttribute, cgl_ret), sizeof(((struct cgl_fr_cuDeviceSetGraphMemAttribute *)0)->cgl_ret), 7, cgl_ta_cuDeviceSetGraphMemAttribute};
 CG_THUNK(cuDeviceSetGraphMemAttribute, (cgl_f->device, cgl_f->attr, cgl_f->value), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)
 {
@@ -10705,6 +13680,11 @@ struct cgl_fr_cuGraphClone {
 static const cg_rule cgl_rules_cuGraphClone[1] = {
     {"originalGraph", offsetof(struct cgl_fr_cuGraphClone, originalGraph), sizeof(((struct cgl_fr_cuGraphClone *)0)->originalGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphClone[2] = {
+    {"phGraphClone", offsetof(struct cgl_fr_cuGraphClone, phGraphClone), sizeof(((struct cgl_fr_cuGraphClone *)0)->phGraphClone), 3, 0, 0, 0, NULL},
+    {"originalGraph", offsetof(struct cgl_fr_cuGraphClone, originalGraph), sizeof(((struct cgl_fr_cuGraphClone *)0)->originalGraph), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphClone = {2, offsetof(struct cgl_fr_cuGraphClone, cgl_ret), sizeof(((struct cgl_fr_cuGraphClone *)0)->cgl_ret), 7, cgl_ta_cuGraphClone};
 CG_THUNK(cuGraphClone, (cgl_f->phGraphClone, cgl_f->originalGraph), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
 {
@@ -10735,6 +13715,12 @@ static const cg_rule cgl_rules_cuGraphNodeFindInClone[2] = {
     {"hOriginalNode", offsetof(struct cgl_fr_cuGraphNodeFindInClone, hOriginalNode), sizeof(((struct cgl_fr_cuGraphNodeFindInClone *)0)->hOriginalNode), CG_RULE_WRITE},
     {"hClonedGraph", offsetof(struct cgl_fr_cuGraphNodeFindInClone, hClonedGraph), sizeof(((struct cgl_fr_cuGraphNodeFindInClone *)0)->hClonedGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphNodeFindInClone[3] = {
+    {"phNode", offsetof(struct cgl_fr_cuGraphNodeFindInClone, phNode), sizeof(((struct cgl_fr_cuGraphNodeFindInClone *)0)->phNode), 3, 0, 0, 0, NULL},
+    {"hOriginalNode", offsetof(struct cgl_fr_cuGraphNodeFindInClone, hOriginalNode), sizeof(((struct cgl_fr_cuGraphNodeFindInClone *)0)->hOriginalNode), 3, 0, 0, 0, NULL},
+    {"hClonedGraph", offsetof(struct cgl_fr_cuGraphNodeFindInClone, hClonedGraph), sizeof(((struct cgl_fr_cuGraphNodeFindInClone *)0)->hClonedGraph), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphNodeFindInClone = {3, offsetof(struct cgl_fr_cuGraphNodeFindInClone, cgl_ret), sizeof(((struct cgl_fr_cuGraphNodeFindInClone *)0)->cgl_ret), 7, cgl_ta_cuGraphNodeFindInClone};
 CG_THUNK(cuGraphNodeFindInClone, (cgl_f->phNode, cgl_f->hOriginalNode, cgl_f->hClonedGraph), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)
 {
@@ -10763,6 +13749,11 @@ struct cgl_fr_cuGraphNodeGetType {
 static const cg_rule cgl_rules_cuGraphNodeGetType[1] = {
     {"hNode", offsetof(struct cgl_fr_cuGraphNodeGetType, hNode), sizeof(((struct cgl_fr_cuGraphNodeGetType *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphNodeGetType[2] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphNodeGetType, hNode), sizeof(((struct cgl_fr_cuGraphNodeGetType *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"type", offsetof(struct cgl_fr_cuGraphNodeGetType, type), sizeof(((struct cgl_fr_cuGraphNodeGetType *)0)->type), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphNodeGetType = {2, offsetof(struct cgl_fr_cuGraphNodeGetType, cgl_ret), sizeof(((struct cgl_fr_cuGraphNodeGetType *)0)->cgl_ret), 7, cgl_ta_cuGraphNodeGetType};
 CG_THUNK(cuGraphNodeGetType, (cgl_f->hNode, cgl_f->type), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)
 {
@@ -10792,6 +13783,12 @@ struct cgl_fr_cuGraphGetNodes {
 static const cg_rule cgl_rules_cuGraphGetNodes[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphGetNodes, hGraph), sizeof(((struct cgl_fr_cuGraphGetNodes *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphGetNodes[3] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphGetNodes, hGraph), sizeof(((struct cgl_fr_cuGraphGetNodes *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"nodes", offsetof(struct cgl_fr_cuGraphGetNodes, nodes), sizeof(((struct cgl_fr_cuGraphGetNodes *)0)->nodes), 3, 0, 0, 0, NULL},
+    {"numNodes", offsetof(struct cgl_fr_cuGraphGetNodes, numNodes), sizeof(((struct cgl_fr_cuGraphGetNodes *)0)->numNodes), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphGetNodes = {3, offsetof(struct cgl_fr_cuGraphGetNodes, cgl_ret), sizeof(((struct cgl_fr_cuGraphGetNodes *)0)->cgl_ret), 7, cgl_ta_cuGraphGetNodes};
 CG_THUNK(cuGraphGetNodes, (cgl_f->hGraph, cgl_f->nodes, cgl_f->numNodes), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)
 {
@@ -10821,6 +13818,12 @@ struct cgl_fr_cuGraphGetRootNodes {
 static const cg_rule cgl_rules_cuGraphGetRootNodes[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphGetRootNodes, hGraph), sizeof(((struct cgl_fr_cuGraphGetRootNodes *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphGetRootNodes[3] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphGetRootNodes, hGraph), sizeof(((struct cgl_fr_cuGraphGetRootNodes *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"rootNodes", offsetof(struct cgl_fr_cuGraphGetRootNodes, rootNodes), sizeof(((struct cgl_fr_cuGraphGetRootNodes *)0)->rootNodes), 3, 0, 0, 0, NULL},
+    {"numRootNodes", offsetof(struct cgl_fr_cuGraphGetRootNodes, numRootNodes), sizeof(((struct cgl_fr_cuGraphGetRootNodes *)0)->numRootNodes), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphGetRootNodes = {3, offsetof(struct cgl_fr_cuGraphGetRootNodes, cgl_ret), sizeof(((struct cgl_fr_cuGraphGetRootNodes *)0)->cgl_ret), 7, cgl_ta_cuGraphGetRootNodes};
 CG_THUNK(cuGraphGetRootNodes, (cgl_f->hGraph, cgl_f->rootNodes, cgl_f->numRootNodes), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, size_t *numRootNodes)
 {
@@ -10852,6 +13855,14 @@ struct cgl_fr_cuGraphGetEdges_v2 {
 static const cg_rule cgl_rules_cuGraphGetEdges_v2[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphGetEdges_v2, hGraph), sizeof(((struct cgl_fr_cuGraphGetEdges_v2 *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphGetEdges_v2[5] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphGetEdges_v2, hGraph), sizeof(((struct cgl_fr_cuGraphGetEdges_v2 *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"from", offsetof(struct cgl_fr_cuGraphGetEdges_v2, from), sizeof(((struct cgl_fr_cuGraphGetEdges_v2 *)0)->from), 3, 0, 0, 0, NULL},
+    {"to", offsetof(struct cgl_fr_cuGraphGetEdges_v2, to), sizeof(((struct cgl_fr_cuGraphGetEdges_v2 *)0)->to), 3, 0, 0, 0, NULL},
+    {"edgeData", offsetof(struct cgl_fr_cuGraphGetEdges_v2, edgeData), sizeof(((struct cgl_fr_cuGraphGetEdges_v2 *)0)->edgeData), 3, 0, 0, 0, NULL},
+    {"numEdges", offsetof(struct cgl_fr_cuGraphGetEdges_v2, numEdges), sizeof(((struct cgl_fr_cuGraphGetEdges_v2 *)0)->numEdges), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphGetEdges_v2 = {5, offsetof(struct cgl_fr_cuGraphGetEdges_v2, cgl_ret), sizeof(((struct cgl_fr_cuGraphGetEdges_v2 *)0)->cgl_ret), 7, cgl_ta_cuGraphGetEdges_v2};
 CG_THUNK(cuGraphGetEdges_v2, (cgl_f->hGraph, cgl_f->from, cgl_f->to, cgl_f->edgeData, cgl_f->numEdges), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData, size_t *numEdges)
 {
@@ -10882,6 +13893,13 @@ struct cgl_fr_cuGraphNodeGetDependencies_v2 {
 static const cg_rule cgl_rules_cuGraphNodeGetDependencies_v2[1] = {
     {"hNode", offsetof(struct cgl_fr_cuGraphNodeGetDependencies_v2, hNode), sizeof(((struct cgl_fr_cuGraphNodeGetDependencies_v2 *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphNodeGetDependencies_v2[4] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphNodeGetDependencies_v2, hNode), sizeof(((struct cgl_fr_cuGraphNodeGetDependencies_v2 *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"dependencies", offsetof(struct cgl_fr_cuGraphNodeGetDependencies_v2, dependencies), sizeof(((struct cgl_fr_cuGraphNodeGetDependencies_v2 *)0)->dependencies), 3, 0, 0, 0, NULL},
+    {"edgeData", offsetof(struct cgl_fr_cuGraphNodeGetDependencies_v2, edgeData), sizeof(((struct cgl_fr_cuGraphNodeGetDependencies_v2 *)0)->edgeData), 3, 0, 0, 0, NULL},
+    {"numDependencies", offsetof(struct cgl_fr_cuGraphNodeGetDependencies_v2, numDependencies), sizeof(((struct cgl_fr_cuGraphNodeGetDependencies_v2 *)0)->numDependencies), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphNodeGetDependencies_v2 = {4, offsetof(struct cgl_fr_cuGraphNodeGetDependencies_v2, cgl_ret), sizeof(((struct cgl_fr_cuGraphNodeGetDependencies_v2 *)0)->cgl_ret), 7, cgl_ta_cuGraphNodeGetDependencies_v2};
 CG_THUNK(cuGraphNodeGetDependencies_v2, (cgl_f->hNode, cgl_f->dependencies, cgl_f->edgeData, cgl_f->numDependencies), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData, size_t *numDependencies)
 {
@@ -10912,6 +13930,13 @@ struct cgl_fr_cuGraphNodeGetDependentNodes_v2 {
 static const cg_rule cgl_rules_cuGraphNodeGetDependentNodes_v2[1] = {
     {"hNode", offsetof(struct cgl_fr_cuGraphNodeGetDependentNodes_v2, hNode), sizeof(((struct cgl_fr_cuGraphNodeGetDependentNodes_v2 *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphNodeGetDependentNodes_v2[4] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphNodeGetDependentNodes_v2, hNode), sizeof(((struct cgl_fr_cuGraphNodeGetDependentNodes_v2 *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"dependentNodes", offsetof(struct cgl_fr_cuGraphNodeGetDependentNodes_v2, dependentNodes), sizeof(((struct cgl_fr_cuGraphNodeGetDependentNodes_v2 *)0)->dependentNodes), 3, 0, 0, 0, NULL},
+    {"edgeData", offsetof(struct cgl_fr_cuGraphNodeGetDependentNodes_v2, edgeData), sizeof(((struct cgl_fr_cuGraphNodeGetDependentNodes_v2 *)0)->edgeData), 3, 0, 0, 0, NULL},
+    {"numDependentNodes", offsetof(struct cgl_fr_cuGraphNodeGetDependentNodes_v2, numDependentNodes), sizeof(((struct cgl_fr_cuGraphNodeGetDependentNodes_v2 *)0)->numDependentNodes), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphNodeGetDependentNodes_v2 = {4, offsetof(struct cgl_fr_cuGraphNodeGetDependentNodes_v2, cgl_ret), sizeof(((struct cgl_fr_cuGraphNodeGetDependentNodes_v2 *)0)->cgl_ret), 7, cgl_ta_cuGraphNodeGetDependentNodes_v2};
 CG_THUNK(cuGraphNodeGetDependentNodes_v2, (cgl_f->hNode, cgl_f->dependentNodes, cgl_f->edgeData, cgl_f->numDependentNodes), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData, size_t *numDependentNodes)
 {
@@ -10943,6 +13968,14 @@ struct cgl_fr_cuGraphAddDependencies_v2 {
 static const cg_rule cgl_rules_cuGraphAddDependencies_v2[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphAddDependencies_v2, hGraph), sizeof(((struct cgl_fr_cuGraphAddDependencies_v2 *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphAddDependencies_v2[5] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddDependencies_v2, hGraph), sizeof(((struct cgl_fr_cuGraphAddDependencies_v2 *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"from", offsetof(struct cgl_fr_cuGraphAddDependencies_v2, from), sizeof(((struct cgl_fr_cuGraphAddDependencies_v2 *)0)->from), 3, 0, 0, 0, NULL},
+    {"to", offsetof(struct cgl_fr_cuGraphAddDependencies_v2, to), sizeof(((struct cgl_fr_cuGraphAddDependencies_v2 *)0)->to), 3, 0, 0, 0, NULL},
+    {"edgeData", offsetof(struct cgl_fr_cuGraphAddDependencies_v2, edgeData), sizeof(((struct cgl_fr_cuGraphAddDependencies_v2 *)0)->edgeData), 3, 0, 0, 0, NULL},
+    {"numDependencies", offsetof(struct cgl_fr_cuGraphAddDependencies_v2, numDependencies), sizeof(((struct cgl_fr_cuGraphAddDependencies_v2 *)0)->numDependencies), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphAddDependencies_v2 = {5, offsetof(struct cgl_fr_cuGraphAddDependencies_v2, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddDependencies_v2 *)0)->cgl_ret), 7, cgl_ta_cuGraphAddDependencies_v2};
 CG_THUNK(cuGraphAddDependencies_v2, (cgl_f->hGraph, cgl_f->from, cgl_f->to, cgl_f->edgeData, cgl_f->numDependencies), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)
 {
@@ -10974,6 +14007,14 @@ struct cgl_fr_cuGraphRemoveDependencies_v2 {
 static const cg_rule cgl_rules_cuGraphRemoveDependencies_v2[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphRemoveDependencies_v2, hGraph), sizeof(((struct cgl_fr_cuGraphRemoveDependencies_v2 *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphRemoveDependencies_v2[5] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphRemoveDependencies_v2, hGraph), sizeof(((struct cgl_fr_cuGraphRemoveDependencies_v2 *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"from", offsetof(struct cgl_fr_cuGraphRemoveDependencies_v2, from), sizeof(((struct cgl_fr_cuGraphRemoveDependencies_v2 *)0)->from), 3, 0, 0, 0, NULL},
+    {"to", offsetof(struct cgl_fr_cuGraphRemoveDependencies_v2, to), sizeof(((struct cgl_fr_cuGraphRemoveDependencies_v2 *)0)->to), 3, 0, 0, 0, NULL},
+    {"edgeData", offsetof(struct cgl_fr_cuGraphRemoveDependencies_v2, edgeData), sizeof(((struct cgl_fr_cuGraphRemoveDependencies_v2 *)0)->edgeData), 3, 0, 0, 0, NULL},
+    {"numDependencies", offsetof(struct cgl_fr_cuGraphRemoveDependencies_v2, numDependencies), sizeof(((struct cgl_fr_cuGraphRemoveDependencies_v2 *)0)->numDependencies), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphRemoveDependencies_v2 = {5, offsetof(struct cgl_fr_cuGraphRemoveDependencies_v2, cgl_ret), sizeof(((struct cgl_fr_cuGraphRemoveDependencies_v2 *)0)->cgl_ret), 7, cgl_ta_cuGraphRemoveDependencies_v2};
 CG_THUNK(cuGraphRemoveDependencies_v2, (cgl_f->hGraph, cgl_f->from, cgl_f->to, cgl_f->edgeData, cgl_f->numDependencies), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)
 {
@@ -11001,6 +14042,10 @@ struct cgl_fr_cuGraphDestroyNode {
 static const cg_rule cgl_rules_cuGraphDestroyNode[1] = {
     {"hNode", offsetof(struct cgl_fr_cuGraphDestroyNode, hNode), sizeof(((struct cgl_fr_cuGraphDestroyNode *)0)->hNode), CG_RULE_WRITE | CG_RULE_DESTROY},
 };
+static const cg_arg cgl_ta_cuGraphDestroyNode[1] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphDestroyNode, hNode), sizeof(((struct cgl_fr_cuGraphDestroyNode *)0)->hNode), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphDestroyNode = {1, offsetof(struct cgl_fr_cuGraphDestroyNode, cgl_ret), sizeof(((struct cgl_fr_cuGraphDestroyNode *)0)->cgl_ret), 7, cgl_ta_cuGraphDestroyNode};
 CG_THUNK(cuGraphDestroyNode, (cgl_f->hNode), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphDestroyNode(CUgraphNode hNode)
 {
@@ -11030,6 +14075,12 @@ struct cgl_fr_cuGraphInstantiateWithFlags {
 static const cg_rule cgl_rules_cuGraphInstantiateWithFlags[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphInstantiateWithFlags, hGraph), sizeof(((struct cgl_fr_cuGraphInstantiateWithFlags *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphInstantiateWithFlags[3] = {
+    {"phGraphExec", offsetof(struct cgl_fr_cuGraphInstantiateWithFlags, phGraphExec), sizeof(((struct cgl_fr_cuGraphInstantiateWithFlags *)0)->phGraphExec), 3, 0, 0, 0, NULL},
+    {"hGraph", offsetof(struct cgl_fr_cuGraphInstantiateWithFlags, hGraph), sizeof(((struct cgl_fr_cuGraphInstantiateWithFlags *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuGraphInstantiateWithFlags, flags), sizeof(((struct cgl_fr_cuGraphInstantiateWithFlags *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphInstantiateWithFlags = {3, offsetof(struct cgl_fr_cuGraphInstantiateWithFlags, cgl_ret), sizeof(((struct cgl_fr_cuGraphInstantiateWithFlags *)0)->cgl_ret), 7, cgl_ta_cuGraphInstantiateWithFlags};
 CG_THUNK(cuGraphInstantiateWithFlags, (cgl_f->phGraphExec, cgl_f->hGraph, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)
 {
@@ -11060,6 +14111,12 @@ struct cgl_fr_cuGraphInstantiateWithParams_ptsz {
 static const cg_rule cgl_rules_cuGraphInstantiateWithParams_ptsz[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphInstantiateWithParams_ptsz, hGraph), sizeof(((struct cgl_fr_cuGraphInstantiateWithParams_ptsz *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphInstantiateWithParams_ptsz[3] = {
+    {"phGraphExec", offsetof(struct cgl_fr_cuGraphInstantiateWithParams_ptsz, phGraphExec), sizeof(((struct cgl_fr_cuGraphInstantiateWithParams_ptsz *)0)->phGraphExec), 3, 0, 0, 0, NULL},
+    {"hGraph", offsetof(struct cgl_fr_cuGraphInstantiateWithParams_ptsz, hGraph), sizeof(((struct cgl_fr_cuGraphInstantiateWithParams_ptsz *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"instantiateParams", offsetof(struct cgl_fr_cuGraphInstantiateWithParams_ptsz, instantiateParams), sizeof(((struct cgl_fr_cuGraphInstantiateWithParams_ptsz *)0)->instantiateParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphInstantiateWithParams_ptsz = {3, offsetof(struct cgl_fr_cuGraphInstantiateWithParams_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuGraphInstantiateWithParams_ptsz *)0)->cgl_ret), 7, cgl_ta_cuGraphInstantiateWithParams_ptsz};
 CG_THUNK(cuGraphInstantiateWithParams_ptsz, (cgl_f->phGraphExec, cgl_f->hGraph, cgl_f->instantiateParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphInstantiateWithParams_ptsz(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
 {
@@ -11089,6 +14146,11 @@ struct cgl_fr_cuGraphExecGetFlags {
 static const cg_rule cgl_rules_cuGraphExecGetFlags[1] = {
     {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecGetFlags, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecGetFlags *)0)->hGraphExec), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphExecGetFlags[2] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecGetFlags, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecGetFlags *)0)->hGraphExec), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuGraphExecGetFlags, flags), sizeof(((struct cgl_fr_cuGraphExecGetFlags *)0)->flags), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphExecGetFlags = {2, offsetof(struct cgl_fr_cuGraphExecGetFlags, cgl_ret), sizeof(((struct cgl_fr_cuGraphExecGetFlags *)0)->cgl_ret), 7, cgl_ta_cuGraphExecGetFlags};
 CG_THUNK(cuGraphExecGetFlags, (cgl_f->hGraphExec, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags)
 {
@@ -11119,6 +14181,12 @@ static const cg_rule cgl_rules_cuGraphExecKernelNodeSetParams_v2[2] = {
     {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecKernelNodeSetParams_v2, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecKernelNodeSetParams_v2 *)0)->hGraphExec), CG_RULE_WRITE},
     {"hNode", offsetof(struct cgl_fr_cuGraphExecKernelNodeSetParams_v2, hNode), sizeof(((struct cgl_fr_cuGraphExecKernelNodeSetParams_v2 *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphExecKernelNodeSetParams_v2[3] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecKernelNodeSetParams_v2, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecKernelNodeSetParams_v2 *)0)->hGraphExec), 3, 0, 0, 0, NULL},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecKernelNodeSetParams_v2, hNode), sizeof(((struct cgl_fr_cuGraphExecKernelNodeSetParams_v2 *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"nodeParams", offsetof(struct cgl_fr_cuGraphExecKernelNodeSetParams_v2, nodeParams), sizeof(((struct cgl_fr_cuGraphExecKernelNodeSetParams_v2 *)0)->nodeParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphExecKernelNodeSetParams_v2 = {3, offsetof(struct cgl_fr_cuGraphExecKernelNodeSetParams_v2, cgl_ret), sizeof(((struct cgl_fr_cuGraphExecKernelNodeSetParams_v2 *)0)->cgl_ret), 7, cgl_ta_cuGraphExecKernelNodeSetParams_v2};
 CG_THUNK(cuGraphExecKernelNodeSetParams_v2, (cgl_f->hGraphExec, cgl_f->hNode, cgl_f->nodeParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
@@ -11150,6 +14218,13 @@ static const cg_rule cgl_rules_cuGraphExecMemcpyNodeSetParams[2] = {
     {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecMemcpyNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecMemcpyNodeSetParams *)0)->hGraphExec), CG_RULE_WRITE},
     {"hNode", offsetof(struct cgl_fr_cuGraphExecMemcpyNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecMemcpyNodeSetParams *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphExecMemcpyNodeSetParams[4] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecMemcpyNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecMemcpyNodeSetParams *)0)->hGraphExec), 3, 0, 0, 0, NULL},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecMemcpyNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecMemcpyNodeSetParams *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"copyParams", offsetof(struct cgl_fr_cuGraphExecMemcpyNodeSetParams, copyParams), sizeof(((struct cgl_fr_cuGraphExecMemcpyNodeSetParams *)0)->copyParams), 3, 0, 0, 0, NULL},
+    {"ctx", offsetof(struct cgl_fr_cuGraphExecMemcpyNodeSetParams, ctx), sizeof(((struct cgl_fr_cuGraphExecMemcpyNodeSetParams *)0)->ctx), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphExecMemcpyNodeSetParams = {4, offsetof(struct cgl_fr_cuGraphExecMemcpyNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_cuGraphExecMemcpyNodeSetParams *)0)->cgl_ret), 7, cgl_ta_cuGraphExecMemcpyNodeSetParams};
 CG_THUNK(cuGraphExecMemcpyNodeSetParams, (cgl_f->hGraphExec, cgl_f->hNode, cgl_f->copyParams, cgl_f->ctx), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)
 {
@@ -11181,6 +14256,13 @@ static const cg_rule cgl_rules_cuGraphExecMemsetNodeSetParams[2] = {
     {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecMemsetNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecMemsetNodeSetParams *)0)->hGraphExec), CG_RULE_WRITE},
     {"hNode", offsetof(struct cgl_fr_cuGraphExecMemsetNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecMemsetNodeSetParams *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphExecMemsetNodeSetParams[4] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecMemsetNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecMemsetNodeSetParams *)0)->hGraphExec), 3, 0, 0, 0, NULL},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecMemsetNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecMemsetNodeSetParams *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"memsetParams", offsetof(struct cgl_fr_cuGraphExecMemsetNodeSetParams, memsetParams), sizeof(((struct cgl_fr_cuGraphExecMemsetNodeSetParams *)0)->memsetParams), 3, 0, 0, 0, NULL},
+    {"ctx", offsetof(struct cgl_fr_cuGraphExecMemsetNodeSetParams, ctx), sizeof(((struct cgl_fr_cuGraphExecMemsetNodeSetParams *)0)->ctx), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphExecMemsetNodeSetParams = {4, offsetof(struct cgl_fr_cuGraphExecMemsetNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_cuGraphExecMemsetNodeSetParams *)0)->cgl_ret), 7, cgl_ta_cuGraphExecMemsetNodeSetParams};
 CG_THUNK(cuGraphExecMemsetNodeSetParams, (cgl_f->hGraphExec, cgl_f->hNode, cgl_f->memsetParams, cgl_f->ctx), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)
 {
@@ -11211,6 +14293,12 @@ static const cg_rule cgl_rules_cuGraphExecHostNodeSetParams[2] = {
     {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecHostNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecHostNodeSetParams *)0)->hGraphExec), CG_RULE_WRITE},
     {"hNode", offsetof(struct cgl_fr_cuGraphExecHostNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecHostNodeSetParams *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphExecHostNodeSetParams[3] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecHostNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecHostNodeSetParams *)0)->hGraphExec), 3, 0, 0, 0, NULL},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecHostNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecHostNodeSetParams *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"nodeParams", offsetof(struct cgl_fr_cuGraphExecHostNodeSetParams, nodeParams), sizeof(((struct cgl_fr_cuGraphExecHostNodeSetParams *)0)->nodeParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphExecHostNodeSetParams = {3, offsetof(struct cgl_fr_cuGraphExecHostNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_cuGraphExecHostNodeSetParams *)0)->cgl_ret), 7, cgl_ta_cuGraphExecHostNodeSetParams};
 CG_THUNK(cuGraphExecHostNodeSetParams, (cgl_f->hGraphExec, cgl_f->hNode, cgl_f->nodeParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)
 {
@@ -11242,6 +14330,12 @@ static const cg_rule cgl_rules_cuGraphExecChildGraphNodeSetParams[3] = {
     {"hNode", offsetof(struct cgl_fr_cuGraphExecChildGraphNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecChildGraphNodeSetParams *)0)->hNode), CG_RULE_WRITE},
     {"childGraph", offsetof(struct cgl_fr_cuGraphExecChildGraphNodeSetParams, childGraph), sizeof(((struct cgl_fr_cuGraphExecChildGraphNodeSetParams *)0)->childGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphExecChildGraphNodeSetParams[3] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecChildGraphNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecChildGraphNodeSetParams *)0)->hGraphExec), 3, 0, 0, 0, NULL},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecChildGraphNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecChildGraphNodeSetParams *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"childGraph", offsetof(struct cgl_fr_cuGraphExecChildGraphNodeSetParams, childGraph), sizeof(((struct cgl_fr_cuGraphExecChildGraphNodeSetParams *)0)->childGraph), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphExecChildGraphNodeSetParams = {3, offsetof(struct cgl_fr_cuGraphExecChildGraphNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_cuGraphExecChildGraphNodeSetParams *)0)->cgl_ret), 7, cgl_ta_cuGraphExecChildGraphNodeSetParams};
 CG_THUNK(cuGraphExecChildGraphNodeSetParams, (cgl_f->hGraphExec, cgl_f->hNode, cgl_f->childGraph), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph)
 {
@@ -11272,6 +14366,12 @@ static const cg_rule cgl_rules_cuGraphExecEventRecordNodeSetEvent[2] = {
     {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecEventRecordNodeSetEvent, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecEventRecordNodeSetEvent *)0)->hGraphExec), CG_RULE_WRITE},
     {"hNode", offsetof(struct cgl_fr_cuGraphExecEventRecordNodeSetEvent, hNode), sizeof(((struct cgl_fr_cuGraphExecEventRecordNodeSetEvent *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphExecEventRecordNodeSetEvent[3] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecEventRecordNodeSetEvent, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecEventRecordNodeSetEvent *)0)->hGraphExec), 3, 0, 0, 0, NULL},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecEventRecordNodeSetEvent, hNode), sizeof(((struct cgl_fr_cuGraphExecEventRecordNodeSetEvent *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_cuGraphExecEventRecordNodeSetEvent, event), sizeof(((struct cgl_fr_cuGraphExecEventRecordNodeSetEvent *)0)->event), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphExecEventRecordNodeSetEvent = {3, offsetof(struct cgl_fr_cuGraphExecEventRecordNodeSetEvent, cgl_ret), sizeof(((struct cgl_fr_cuGraphExecEventRecordNodeSetEvent *)0)->cgl_ret), 7, cgl_ta_cuGraphExecEventRecordNodeSetEvent};
 CG_THUNK(cuGraphExecEventRecordNodeSetEvent, (cgl_f->hGraphExec, cgl_f->hNode, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
 {
@@ -11302,6 +14402,12 @@ static const cg_rule cgl_rules_cuGraphExecEventWaitNodeSetEvent[2] = {
     {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecEventWaitNodeSetEvent, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecEventWaitNodeSetEvent *)0)->hGraphExec), CG_RULE_WRITE},
     {"hNode", offsetof(struct cgl_fr_cuGraphExecEventWaitNodeSetEvent, hNode), sizeof(((struct cgl_fr_cuGraphExecEventWaitNodeSetEvent *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphExecEventWaitNodeSetEvent[3] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecEventWaitNodeSetEvent, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecEventWaitNodeSetEvent *)0)->hGraphExec), 3, 0, 0, 0, NULL},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecEventWaitNodeSetEvent, hNode), sizeof(((struct cgl_fr_cuGraphExecEventWaitNodeSetEvent *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"event", offsetof(struct cgl_fr_cuGraphExecEventWaitNodeSetEvent, event), sizeof(((struct cgl_fr_cuGraphExecEventWaitNodeSetEvent *)0)->event), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphExecEventWaitNodeSetEvent = {3, offsetof(struct cgl_fr_cuGraphExecEventWaitNodeSetEvent, cgl_ret), sizeof(((struct cgl_fr_cuGraphExecEventWaitNodeSetEvent *)0)->cgl_ret), 7, cgl_ta_cuGraphExecEventWaitNodeSetEvent};
 CG_THUNK(cuGraphExecEventWaitNodeSetEvent, (cgl_f->hGraphExec, cgl_f->hNode, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
 {
@@ -11332,6 +14438,12 @@ static const cg_rule cgl_rules_cuGraphExecExternalSemaphoresSignalNodeSetParams[
     {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecExternalSemaphoresSignalNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecExternalSemaphoresSignalNodeSetParams *)0)->hGraphExec), CG_RULE_WRITE},
     {"hNode", offsetof(struct cgl_fr_cuGraphExecExternalSemaphoresSignalNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecExternalSemaphoresSignalNodeSetParams *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphExecExternalSemaphoresSignalNodeSetParams[3] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecExternalSemaphoresSignalNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecExternalSemaphoresSignalNodeSetParams *)0)->hGraphExec), 3, 0, 0, 0, NULL},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecExternalSemaphoresSignalNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecExternalSemaphoresSignalNodeSetParams *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"nodeParams", offsetof(struct cgl_fr_cuGraphExecExternalSemaphoresSignalNodeSetParams, nodeParams), sizeof(((struct cgl_fr_cuGraphExecExternalSemaphoresSignalNodeSetParams *)0)->nodeParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphExecExternalSemaphoresSignalNodeSetParams = {3, offsetof(struct cgl_fr_cuGraphExecExternalSemaphoresSignalNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_cuGraphExecExternalSemaphoresSignalNodeSetParams *)0)->cgl_ret), 7, cgl_ta_cuGraphExecExternalSemaphoresSignalNodeSetParams};
 CG_THUNK(cuGraphExecExternalSemaphoresSignalNodeSetParams, (cgl_f->hGraphExec, cgl_f->hNode, cgl_f->nodeParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
 {
@@ -11362,6 +14474,12 @@ static const cg_rule cgl_rules_cuGraphExecExternalSemaphoresWaitNodeSetParams[2]
     {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecExternalSemaphoresWaitNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecExternalSemaphoresWaitNodeSetParams *)0)->hGraphExec), CG_RULE_WRITE},
     {"hNode", offsetof(struct cgl_fr_cuGraphExecExternalSemaphoresWaitNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecExternalSemaphoresWaitNodeSetParams *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphExecExternalSemaphoresWaitNodeSetParams[3] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecExternalSemaphoresWaitNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecExternalSemaphoresWaitNodeSetParams *)0)->hGraphExec), 3, 0, 0, 0, NULL},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecExternalSemaphoresWaitNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecExternalSemaphoresWaitNodeSetParams *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"nodeParams", offsetof(struct cgl_fr_cuGraphExecExternalSemaphoresWaitNodeSetParams, nodeParams), sizeof(((struct cgl_fr_cuGraphExecExternalSemaphoresWaitNodeSetParams *)0)->nodeParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphExecExternalSemaphoresWaitNodeSetParams = {3, offsetof(struct cgl_fr_cuGraphExecExternalSemaphoresWaitNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_cuGraphExecExternalSemaphoresWaitNodeSetParams *)0)->cgl_ret), 7, cgl_ta_cuGraphExecExternalSemaphoresWaitNodeSetParams};
 CG_THUNK(cuGraphExecExternalSemaphoresWaitNodeSetParams, (cgl_f->hGraphExec, cgl_f->hNode, cgl_f->nodeParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
 {
@@ -11392,6 +14510,12 @@ static const cg_rule cgl_rules_cuGraphNodeSetEnabled[2] = {
     {"hGraphExec", offsetof(struct cgl_fr_cuGraphNodeSetEnabled, hGraphExec), sizeof(((struct cgl_fr_cuGraphNodeSetEnabled *)0)->hGraphExec), CG_RULE_WRITE},
     {"hNode", offsetof(struct cgl_fr_cuGraphNodeSetEnabled, hNode), sizeof(((struct cgl_fr_cuGraphNodeSetEnabled *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphNodeSetEnabled[3] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphNodeSetEnabled, hGraphExec), sizeof(((struct cgl_fr_cuGraphNodeSetEnabled *)0)->hGraphExec), 3, 0, 0, 0, NULL},
+    {"hNode", offsetof(struct cgl_fr_cuGraphNodeSetEnabled, hNode), sizeof(((struct cgl_fr_cuGraphNodeSetEnabled *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"isEnabled", offsetof(struct cgl_fr_cuGraphNodeSetEnabled, isEnabled), sizeof(((struct cgl_fr_cuGraphNodeSetEnabled *)0)->isEnabled), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphNodeSetEnabled = {3, offsetof(struct cgl_fr_cuGraphNodeSetEnabled, cgl_ret), sizeof(((struct cgl_fr_cuGraphNodeSetEnabled *)0)->cgl_ret), 7, cgl_ta_cuGraphNodeSetEnabled};
 CG_THUNK(cuGraphNodeSetEnabled, (cgl_f->hGraphExec, cgl_f->hNode, cgl_f->isEnabled), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled)
 {
@@ -11422,6 +14546,12 @@ static const cg_rule cgl_rules_cuGraphNodeGetEnabled[2] = {
     {"hGraphExec", offsetof(struct cgl_fr_cuGraphNodeGetEnabled, hGraphExec), sizeof(((struct cgl_fr_cuGraphNodeGetEnabled *)0)->hGraphExec), CG_RULE_WRITE},
     {"hNode", offsetof(struct cgl_fr_cuGraphNodeGetEnabled, hNode), sizeof(((struct cgl_fr_cuGraphNodeGetEnabled *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphNodeGetEnabled[3] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphNodeGetEnabled, hGraphExec), sizeof(((struct cgl_fr_cuGraphNodeGetEnabled *)0)->hGraphExec), 3, 0, 0, 0, NULL},
+    {"hNode", offsetof(struct cgl_fr_cuGraphNodeGetEnabled, hNode), sizeof(((struct cgl_fr_cuGraphNodeGetEnabled *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"isEnabled", offsetof(struct cgl_fr_cuGraphNodeGetEnabled, isEnabled), sizeof(((struct cgl_fr_cuGraphNodeGetEnabled *)0)->isEnabled), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphNodeGetEnabled = {3, offsetof(struct cgl_fr_cuGraphNodeGetEnabled, cgl_ret), sizeof(((struct cgl_fr_cuGraphNodeGetEnabled *)0)->cgl_ret), 7, cgl_ta_cuGraphNodeGetEnabled};
 CG_THUNK(cuGraphNodeGetEnabled, (cgl_f->hGraphExec, cgl_f->hNode, cgl_f->isEnabled), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled)
 {
@@ -11450,6 +14580,11 @@ struct cgl_fr_cuGraphUpload_ptsz {
 static const cg_rule cgl_rules_cuGraphUpload_ptsz[1] = {
     {"hGraphExec", offsetof(struct cgl_fr_cuGraphUpload_ptsz, hGraphExec), sizeof(((struct cgl_fr_cuGraphUpload_ptsz *)0)->hGraphExec), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphUpload_ptsz[2] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphUpload_ptsz, hGraphExec), sizeof(((struct cgl_fr_cuGraphUpload_ptsz *)0)->hGraphExec), 3, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuGraphUpload_ptsz, hStream), sizeof(((struct cgl_fr_cuGraphUpload_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphUpload_ptsz = {2, offsetof(struct cgl_fr_cuGraphUpload_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuGraphUpload_ptsz *)0)->cgl_ret), 7, cgl_ta_cuGraphUpload_ptsz};
 CG_THUNK(cuGraphUpload_ptsz, (cgl_f->hGraphExec, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream)
 {
@@ -11479,6 +14614,11 @@ struct cgl_fr_cuGraphLaunch_ptsz {
 static const cg_rule cgl_rules_cuGraphLaunch_ptsz[1] = {
     {"hGraphExec", offsetof(struct cgl_fr_cuGraphLaunch_ptsz, hGraphExec), sizeof(((struct cgl_fr_cuGraphLaunch_ptsz *)0)->hGraphExec), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphLaunch_ptsz[2] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphLaunch_ptsz, hGraphExec), sizeof(((struct cgl_fr_cuGraphLaunch_ptsz *)0)->hGraphExec), 3, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuGraphLaunch_ptsz, hStream), sizeof(((struct cgl_fr_cuGraphLaunch_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphLaunch_ptsz = {2, offsetof(struct cgl_fr_cuGraphLaunch_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuGraphLaunch_ptsz *)0)->cgl_ret), 7, cgl_ta_cuGraphLaunch_ptsz};
 CG_THUNK(cuGraphLaunch_ptsz, (cgl_f->hGraphExec, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream)
 {
@@ -11507,6 +14647,10 @@ struct cgl_fr_cuGraphExecDestroy {
 static const cg_rule cgl_rules_cuGraphExecDestroy[1] = {
     {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecDestroy, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecDestroy *)0)->hGraphExec), CG_RULE_WRITE | CG_RULE_DESTROY},
 };
+static const cg_arg cgl_ta_cuGraphExecDestroy[1] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecDestroy, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecDestroy *)0)->hGraphExec), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphExecDestroy = {1, offsetof(struct cgl_fr_cuGraphExecDestroy, cgl_ret), sizeof(((struct cgl_fr_cuGraphExecDestroy *)0)->cgl_ret), 7, cgl_ta_cuGraphExecDestroy};
 CG_THUNK(cuGraphExecDestroy, (cgl_f->hGraphExec), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecDestroy(CUgraphExec hGraphExec)
 {
@@ -11534,6 +14678,10 @@ struct cgl_fr_cuGraphDestroy {
 static const cg_rule cgl_rules_cuGraphDestroy[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphDestroy, hGraph), sizeof(((struct cgl_fr_cuGraphDestroy *)0)->hGraph), CG_RULE_WRITE | CG_RULE_DESTROY},
 };
+static const cg_arg cgl_ta_cuGraphDestroy[1] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphDestroy, hGraph), sizeof(((struct cgl_fr_cuGraphDestroy *)0)->hGraph), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphDestroy = {1, offsetof(struct cgl_fr_cuGraphDestroy, cgl_ret), sizeof(((struct cgl_fr_cuGraphDestroy *)0)->cgl_ret), 7, cgl_ta_cuGraphDestroy};
 CG_THUNK(cuGraphDestroy, (cgl_f->hGraph), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphDestroy(CUgraph hGraph)
 {
@@ -11564,6 +14712,12 @@ static const cg_rule cgl_rules_cuGraphExecUpdate_v2[2] = {
     {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecUpdate_v2, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecUpdate_v2 *)0)->hGraphExec), CG_RULE_WRITE},
     {"hGraph", offsetof(struct cgl_fr_cuGraphExecUpdate_v2, hGraph), sizeof(((struct cgl_fr_cuGraphExecUpdate_v2 *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphExecUpdate_v2[3] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecUpdate_v2, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecUpdate_v2 *)0)->hGraphExec), 3, 0, 0, 0, NULL},
+    {"hGraph", offsetof(struct cgl_fr_cuGraphExecUpdate_v2, hGraph), sizeof(((struct cgl_fr_cuGraphExecUpdate_v2 *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"resultInfo", offsetof(struct cgl_fr_cuGraphExecUpdate_v2, resultInfo), sizeof(((struct cgl_fr_cuGraphExecUpdate_v2 *)0)->resultInfo), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphExecUpdate_v2 = {3, offsetof(struct cgl_fr_cuGraphExecUpdate_v2, cgl_ret), sizeof(((struct cgl_fr_cuGraphExecUpdate_v2 *)0)->cgl_ret), 7, cgl_ta_cuGraphExecUpdate_v2};
 CG_THUNK(cuGraphExecUpdate_v2, (cgl_f->hGraphExec, cgl_f->hGraph, cgl_f->resultInfo), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo)
 {
@@ -11593,6 +14747,11 @@ static const cg_rule cgl_rules_cuGraphKernelNodeCopyAttributes[2] = {
     {"dst", offsetof(struct cgl_fr_cuGraphKernelNodeCopyAttributes, dst), sizeof(((struct cgl_fr_cuGraphKernelNodeCopyAttributes *)0)->dst), CG_RULE_WRITE},
     {"src", offsetof(struct cgl_fr_cuGraphKernelNodeCopyAttributes, src), sizeof(((struct cgl_fr_cuGraphKernelNodeCopyAttributes *)0)->src), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphKernelNodeCopyAttributes[2] = {
+    {"dst", offsetof(struct cgl_fr_cuGraphKernelNodeCopyAttributes, dst), sizeof(((struct cgl_fr_cuGraphKernelNodeCopyAttributes *)0)->dst), 3, 0, 0, 0, NULL},
+    {"src", offsetof(struct cgl_fr_cuGraphKernelNodeCopyAttributes, src), sizeof(((struct cgl_fr_cuGraphKernelNodeCopyAttributes *)0)->src), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphKernelNodeCopyAttributes = {2, offsetof(struct cgl_fr_cuGraphKernelNodeCopyAttributes, cgl_ret), sizeof(((struct cgl_fr_cuGraphKernelNodeCopyAttributes *)0)->cgl_ret), 7, cgl_ta_cuGraphKernelNodeCopyAttributes};
 CG_THUNK(cuGraphKernelNodeCopyAttributes, (cgl_f->dst, cgl_f->src), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src)
 {
@@ -11622,6 +14781,12 @@ struct cgl_fr_cuGraphKernelNodeGetAttribute {
 static const cg_rule cgl_rules_cuGraphKernelNodeGetAttribute[1] = {
     {"hNode", offsetof(struct cgl_fr_cuGraphKernelNodeGetAttribute, hNode), sizeof(((struct cgl_fr_cuGraphKernelNodeGetAttribute *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphKernelNodeGetAttribute[3] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphKernelNodeGetAttribute, hNode), sizeof(((struct cgl_fr_cuGraphKernelNodeGetAttribute *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"attr", offsetof(struct cgl_fr_cuGraphKernelNodeGetAttribute, attr), sizeof(((struct cgl_fr_cuGraphKernelNodeGetAttribute *)0)->attr), 4, 0, 0, sizeof cgl_en_33 / sizeof cgl_en_33[0], cgl_en_33},
+    {"value_out", offsetof(struct cgl_fr_cuGraphKernelNodeGetAttribute, value_out), sizeof(((struct cgl_fr_cuGraphKernelNodeGetAttribute *)0)->value_out), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphKernelNodeGetAttribute = {3, offsetof(struct cgl_fr_cuGraphKernelNodeGetAttribute, cgl_ret), sizeof(((struct cgl_fr_cuGraphKernelNodeGetAttribute *)0)->cgl_ret), 7, cgl_ta_cuGraphKernelNodeGetAttribute};
 CG_THUNK(cuGraphKernelNodeGetAttribute, (cgl_f->hNode, cgl_f->attr, cgl_f->value_out), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out)
 {
@@ -11651,6 +14816,12 @@ struct cgl_fr_cuGraphKernelNodeSetAttribute {
 static const cg_rule cgl_rules_cuGraphKernelNodeSetAttribute[1] = {
     {"hNode", offsetof(struct cgl_fr_cuGraphKernelNodeSetAttribute, hNode), sizeof(((struct cgl_fr_cuGraphKernelNodeSetAttribute *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphKernelNodeSetAttribute[3] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphKernelNodeSetAttribute, hNode), sizeof(((struct cgl_fr_cuGraphKernelNodeSetAttribute *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"attr", offsetof(struct cgl_fr_cuGraphKernelNodeSetAttribute, attr), sizeof(((struct cgl_fr_cuGraphKernelNodeSetAttribute *)0)->attr), 4, 0, 0, sizeof cgl_en_33 / sizeof cgl_en_33[0], cgl_en_33},
+    {"value", offsetof(struct cgl_fr_cuGraphKernelNodeSetAttribute, value), sizeof(((struct cgl_fr_cuGraphKernelNodeSetAttribute *)0)->value), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphKernelNodeSetAttribute = {3, offsetof(struct cgl_fr_cuGraphKernelNodeSetAttribute, cgl_ret), sizeof(((struct cgl_fr_cuGraphKernelNodeSetAttribute *)0)->cgl_ret), 7, cgl_ta_cuGraphKernelNodeSetAttribute};
 CG_THUNK(cuGraphKernelNodeSetAttribute, (cgl_f->hNode, cgl_f->attr, cgl_f->value), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value)
 {
@@ -11680,6 +14851,12 @@ struct cgl_fr_cuGraphDebugDotPrint {
 static const cg_rule cgl_rules_cuGraphDebugDotPrint[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphDebugDotPrint, hGraph), sizeof(((struct cgl_fr_cuGraphDebugDotPrint *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphDebugDotPrint[3] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphDebugDotPrint, hGraph), sizeof(((struct cgl_fr_cuGraphDebugDotPrint *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"path", offsetof(struct cgl_fr_cuGraphDebugDotPrint, path), sizeof(((struct cgl_fr_cuGraphDebugDotPrint *)0)->path), 5, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuGraphDebugDotPrint, flags), sizeof(((struct cgl_fr_cuGraphDebugDotPrint *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphDebugDotPrint = {3, offsetof(struct cgl_fr_cuGraphDebugDotPrint, cgl_ret), sizeof(((struct cgl_fr_cuGraphDebugDotPrint *)0)->cgl_ret), 7, cgl_ta_cuGraphDebugDotPrint};
 CG_THUNK(cuGraphDebugDotPrint, (cgl_f->hGraph, cgl_f->path, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphDebugDotPrint(CUgraph hGraph, const char *path, unsigned int flags)
 {
@@ -11708,6 +14885,14 @@ struct cgl_fr_cuUserObjectCreate {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuUserObjectCreate[5] = {
+    {"object_out", offsetof(struct cgl_fr_cuUserObjectCreate, object_out), sizeof(((struct cgl_fr_cuUserObjectCreate *)0)->object_out), 3, 0, 0, 0, NULL},
+    {"ptr", offsetof(struct cgl_fr_cuUserObjectCreate, ptr), sizeof(((struct cgl_fr_cuUserObjectCreate *)0)->ptr), 3, 0, 0, 0, NULL},
+    {"destroy", offsetof(struct cgl_fr_cuUserObjectCreate, destroy), sizeof(((struct cgl_fr_cuUserObjectCreate *)0)->destroy), 3, 0, 0, 0, NULL},
+    {"initialRefcount", offsetof(struct cgl_fr_cuUserObjectCreate, initialRefcount), sizeof(((struct cgl_fr_cuUserObjectCreate *)0)->initialRefcount), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuUserObjectCreate, flags), sizeof(((struct cgl_fr_cuUserObjectCreate *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuUserObjectCreate = {5, offsetof(struct cgl_fr_cuUserObjectCreate, cgl_ret), sizeof(((struct cgl_fr_cuUserObjectCreate *)0)->cgl_ret), 7, cgl_ta_cuUserObjectCreate};
 CG_THUNK(cuUserObjectCreate, (cgl_f->object_out, cgl_f->ptr, cgl_f->destroy, cgl_f->initialRefcount, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags)
 {
@@ -11733,6 +14918,11 @@ struct cgl_fr_cuUserObjectRetain {
     unsigned int count;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuUserObjectRetain[2] = {
+    {"object", offsetof(struct cgl_fr_cuUserObjectRetain, object), sizeof(((struct cgl_fr_cuUserObjectRetain *)0)->object), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuUserObjectRetain, count), sizeof(((struct cgl_fr_cuUserObjectRetain *)0)->count), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuUserObjectRetain = {2, offsetof(struct cgl_fr_cuUserObjectRetain, cgl_ret), sizeof(((struct cgl_fr_cuUserObjectRetain *)0)->cgl_ret), 7, cgl_ta_cuUserObjectRetain};
 CG_THUNK(cuUserObjectRetain, (cgl_f->object, cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuUserObjectRetain(CUuserObject object, unsigned int count)
 {
@@ -11758,6 +14948,11 @@ struct cgl_fr_cuUserObjectRelease {
     unsigned int count;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuUserObjectRelease[2] = {
+    {"object", offsetof(struct cgl_fr_cuUserObjectRelease, object), sizeof(((struct cgl_fr_cuUserObjectRelease *)0)->object), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuUserObjectRelease, count), sizeof(((struct cgl_fr_cuUserObjectRelease *)0)->count), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuUserObjectRelease = {2, offsetof(struct cgl_fr_cuUserObjectRelease, cgl_ret), sizeof(((struct cgl_fr_cuUserObjectRelease *)0)->cgl_ret), 7, cgl_ta_cuUserObjectRelease};
 CG_THUNK(cuUserObjectRelease, (cgl_f->object, cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuUserObjectRelease(CUuserObject object, unsigned int count)
 {
@@ -11788,6 +14983,13 @@ struct cgl_fr_cuGraphRetainUserObject {
 static const cg_rule cgl_rules_cuGraphRetainUserObject[1] = {
     {"graph", offsetof(struct cgl_fr_cuGraphRetainUserObject, graph), sizeof(((struct cgl_fr_cuGraphRetainUserObject *)0)->graph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphRetainUserObject[4] = {
+    {"graph", offsetof(struct cgl_fr_cuGraphRetainUserObject, graph), sizeof(((struct cgl_fr_cuGraphRetainUserObject *)0)->graph), 3, 0, 0, 0, NULL},
+    {"object", offsetof(struct cgl_fr_cuGraphRetainUserObject, object), sizeof(((struct cgl_fr_cuGraphRetainUserObject *)0)->object), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuGraphRetainUserObject, count), sizeof(((struct cgl_fr_cuGraphRetainUserObject *)0)->count), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuGraphRetainUserObject, flags), sizeof(((struct cgl_fr_cuGraphRetainUserObject *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphRetainUserObject = {4, offsetof(struct cgl_fr_cuGraphRetainUserObject, cgl_ret), sizeof(((struct cgl_fr_cuGraphRetainUserObject *)0)->cgl_ret), 7, cgl_ta_cuGraphRetainUserObject};
 CG_THUNK(cuGraphRetainUserObject, (cgl_f->graph, cgl_f->object, cgl_f->count, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags)
 {
@@ -11817,6 +15019,12 @@ struct cgl_fr_cuGraphReleaseUserObject {
 static const cg_rule cgl_rules_cuGraphReleaseUserObject[1] = {
     {"graph", offsetof(struct cgl_fr_cuGraphReleaseUserObject, graph), sizeof(((struct cgl_fr_cuGraphReleaseUserObject *)0)->graph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphReleaseUserObject[3] = {
+    {"graph", offsetof(struct cgl_fr_cuGraphReleaseUserObject, graph), sizeof(((struct cgl_fr_cuGraphReleaseUserObject *)0)->graph), 3, 0, 0, 0, NULL},
+    {"object", offsetof(struct cgl_fr_cuGraphReleaseUserObject, object), sizeof(((struct cgl_fr_cuGraphReleaseUserObject *)0)->object), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuGraphReleaseUserObject, count), sizeof(((struct cgl_fr_cuGraphReleaseUserObject *)0)->count), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphReleaseUserObject = {3, offsetof(struct cgl_fr_cuGraphReleaseUserObject, cgl_ret), sizeof(((struct cgl_fr_cuGraphReleaseUserObject *)0)->cgl_ret), 7, cgl_ta_cuGraphReleaseUserObject};
 CG_THUNK(cuGraphReleaseUserObject, (cgl_f->graph, cgl_f->object, cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count)
 {
@@ -11849,6 +15057,15 @@ struct cgl_fr_cuGraphAddNode_v2 {
 static const cg_rule cgl_rules_cuGraphAddNode_v2[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphAddNode_v2, hGraph), sizeof(((struct cgl_fr_cuGraphAddNode_v2 *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphAddNode_v2[6] = {
+    {"phGraphNode", offsetof(struct cgl_fr_cuGraphAddNode_v2, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddNode_v2 *)0)->phGraphNode), 3, 0, 0, 0, NULL},
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddNode_v2, hGraph), sizeof(((struct cgl_fr_cuGraphAddNode_v2 *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"dependencies", offsetof(struct cgl_fr_cuGraphAddNode_v2, dependencies), sizeof(((struct cgl_fr_cuGraphAddNode_v2 *)0)->dependencies), 3, 0, 0, 0, NULL},
+    {"dependencyData", offsetof(struct cgl_fr_cuGraphAddNode_v2, dependencyData), sizeof(((struct cgl_fr_cuGraphAddNode_v2 *)0)->dependencyData), 3, 0, 0, 0, NULL},
+    {"numDependencies", offsetof(struct cgl_fr_cuGraphAddNode_v2, numDependencies), sizeof(((struct cgl_fr_cuGraphAddNode_v2 *)0)->numDependencies), 2, 0, 0, 0, NULL},
+    {"nodeParams", offsetof(struct cgl_fr_cuGraphAddNode_v2, nodeParams), sizeof(((struct cgl_fr_cuGraphAddNode_v2 *)0)->nodeParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphAddNode_v2 = {6, offsetof(struct cgl_fr_cuGraphAddNode_v2, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddNode_v2 *)0)->cgl_ret), 7, cgl_ta_cuGraphAddNode_v2};
 CG_THUNK(cuGraphAddNode_v2, (cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->dependencyData, cgl_f->numDependencies, cgl_f->nodeParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams)
 {
@@ -11877,6 +15094,11 @@ struct cgl_fr_cuGraphNodeSetParams {
 static const cg_rule cgl_rules_cuGraphNodeSetParams[1] = {
     {"hNode", offsetof(struct cgl_fr_cuGraphNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphNodeSetParams *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphNodeSetParams[2] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphNodeSetParams *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"nodeParams", offsetof(struct cgl_fr_cuGraphNodeSetParams, nodeParams), sizeof(((struct cgl_fr_cuGraphNodeSetParams *)0)->nodeParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphNodeSetParams = {2, offsetof(struct cgl_fr_cuGraphNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_cuGraphNodeSetParams *)0)->cgl_ret), 7, cgl_ta_cuGraphNodeSetParams};
 CG_THUNK(cuGraphNodeSetParams, (cgl_f->hNode, cgl_f->nodeParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams)
 {
@@ -11907,6 +15129,12 @@ static const cg_rule cgl_rules_cuGraphExecNodeSetParams[2] = {
     {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecNodeSetParams *)0)->hGraphExec), CG_RULE_WRITE},
     {"hNode", offsetof(struct cgl_fr_cuGraphExecNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecNodeSetParams *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphExecNodeSetParams[3] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecNodeSetParams *)0)->hGraphExec), 3, 0, 0, 0, NULL},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecNodeSetParams *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"nodeParams", offsetof(struct cgl_fr_cuGraphExecNodeSetParams, nodeParams), sizeof(((struct cgl_fr_cuGraphExecNodeSetParams *)0)->nodeParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphExecNodeSetParams = {3, offsetof(struct cgl_fr_cuGraphExecNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_cuGraphExecNodeSetParams *)0)->cgl_ret), 7, cgl_ta_cuGraphExecNodeSetParams};
 CG_THUNK(cuGraphExecNodeSetParams, (cgl_f->hGraphExec, cgl_f->hNode, cgl_f->nodeParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams)
 {
@@ -11938,6 +15166,14 @@ struct cgl_fr_cuGraphConditionalHandleCreate {
 static const cg_rule cgl_rules_cuGraphConditionalHandleCreate[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphConditionalHandleCreate, hGraph), sizeof(((struct cgl_fr_cuGraphConditionalHandleCreate *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphConditionalHandleCreate[5] = {
+    {"pHandle_out", offsetof(struct cgl_fr_cuGraphConditionalHandleCreate, pHandle_out), sizeof(((struct cgl_fr_cuGraphConditionalHandleCreate *)0)->pHandle_out), 3, 0, 0, 0, NULL},
+    {"hGraph", offsetof(struct cgl_fr_cuGraphConditionalHandleCreate, hGraph), sizeof(((struct cgl_fr_cuGraphConditionalHandleCreate *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"ctx", offsetof(struct cgl_fr_cuGraphConditionalHandleCreate, ctx), sizeof(((struct cgl_fr_cuGraphConditionalHandleCreate *)0)->ctx), 3, 0, 0, 0, NULL},
+    {"defaultLaunchValue", offsetof(struct cgl_fr_cuGraphConditionalHandleCreate, defaultLaunchValue), sizeof(((struct cgl_fr_cuGraphConditionalHandleCreate *)0)->defaultLaunchValue), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuGraphConditionalHandleCreate, flags), sizeof(((struct cgl_fr_cuGraphConditionalHandleCreate *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphConditionalHandleCreate = {5, offsetof(struct cgl_fr_cuGraphConditionalHandleCreate, cgl_ret), sizeof(((struct cgl_fr_cuGraphConditionalHandleCreate *)0)->cgl_ret), 7, cgl_ta_cuGraphConditionalHandleCreate};
 CG_THUNK(cuGraphConditionalHandleCreate, (cgl_f->pHandle_out, cgl_f->hGraph, cgl_f->ctx, cgl_f->defaultLaunchValue, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)
 {
@@ -11965,6 +15201,13 @@ struct cgl_fr_cuOccupancyMaxActiveBlocksPerMultiprocessor {
     size_t dynamicSMemSize;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuOccupancyMaxActiveBlocksPerMultiprocessor[4] = {
+    {"numBlocks", offsetof(struct cgl_fr_cuOccupancyMaxActiveBlocksPerMultiprocessor, numBlocks), sizeof(((struct cgl_fr_cuOccupancyMaxActiveBlocksPerMultiprocessor *)0)->numBlocks), 3, 0, 0, 0, NULL},
+    {"func", offsetof(struct cgl_fr_cuOccupancyMaxActiveBlocksPerMultiprocessor, func), sizeof(((struct cgl_fr_cuOccupancyMaxActiveBlocksPerMultiprocessor *)0)->func), 3, 0, 0, 0, NULL},
+    {"blockSize", offsetof(struct cgl_fr_cuOccupancyMaxActiveBlocksPerMultiprocessor, blockSize), sizeof(((struct cgl_fr_cuOccupancyMaxActiveBlocksPerMultiprocessor *)0)->blockSize), 1, 0, 0, 0, NULL},
+    {"dynamicSMemSize", offsetof(struct cgl_fr_cuOccupancyMaxActiveBlocksPerMultiprocessor, dynamicSMemSize), sizeof(((struct cgl_fr_cuOccupancyMaxActiveBlocksPerMultiprocessor *)0)->dynamicSMemSize), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuOccupancyMaxActiveBlocksPerMultiprocessor = {4, offsetof(struct cgl_fr_cuOccupancyMaxActiveBlocksPerMultiprocessor, cgl_ret), sizeof(((struct cgl_fr_cuOccupancyMaxActiveBlocksPerMultiprocessor *)0)->cgl_ret), 7, cgl_ta_cuOccupancyMaxActiveBlocksPerMultiprocessor};
 CG_THUNK(cuOccupancyMaxActiveBlocksPerMultiprocessor, (cgl_f->numBlocks, cgl_f->func, cgl_f->blockSize, cgl_f->dynamicSMemSize), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)
 {
@@ -11993,6 +15236,14 @@ struct cgl_fr_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags[5] = {
+    {"numBlocks", offsetof(struct cgl_fr_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, numBlocks), sizeof(((struct cgl_fr_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags *)0)->numBlocks), 3, 0, 0, 0, NULL},
+    {"func", offsetof(struct cgl_fr_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, func), sizeof(((struct cgl_fr_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags *)0)->func), 3, 0, 0, 0, NULL},
+    {"blockSize", offsetof(struct cgl_fr_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, blockSize), sizeof(((struct cgl_fr_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags *)0)->blockSize), 1, 0, 0, 0, NULL},
+    {"dynamicSMemSize", offsetof(struct cgl_fr_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, dynamicSMemSize), sizeof(((struct cgl_fr_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags *)0)->dynamicSMemSize), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, flags), sizeof(((struct cgl_fr_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags = {5, offsetof(struct cgl_fr_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, cgl_ret), sizeof(((struct cgl_fr_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags *)0)->cgl_ret), 7, cgl_ta_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags};
 CG_THUNK(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, (cgl_f->numBlocks, cgl_f->func, cgl_f->blockSize, cgl_f->dynamicSMemSize, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
 {
@@ -12022,6 +15273,15 @@ struct cgl_fr_cuOccupancyMaxPotentialBlockSize {
     int blockSizeLimit;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuOccupancyMaxPotentialBlockSize[6] = {
+    {"minGridSize", offsetof(struct cgl_fr_cuOccupancyMaxPotentialBlockSize, minGridSize), sizeof(((struct cgl_fr_cuOccupancyMaxPotentialBlockSize *)0)->minGridSize), 3, 0, 0, 0, NULL},
+    {"blockSize", offsetof(struct cgl_fr_cuOccupancyMaxPotentialBlockSize, blockSize), sizeof(((struct cgl_fr_cuOccupancyMaxPotentialBlockSize *)0)->blockSize), 3, 0, 0, 0, NULL},
+    {"func", offsetof(struct cgl_fr_cuOccupancyMaxPotentialBlockSize, func), sizeof(((struct cgl_fr_cuOccupancyMaxPotentialBlockSize *)0)->func), 3, 0, 0, 0, NULL},
+    {"blockSizeToDynamicSMemSize", offsetof(struct cgl_fr_cuOccupancyMaxPotentialBlockSize, blockSizeToDynamicSMemSize), sizeof(((struct cgl_fr_cuOccupancyMaxPotentialBlockSize *)0)->blockSizeToDynamicSMemSize), 3, 0, 0, 0, NULL},
+    {"dynamicSMemSize", offsetof(struct cgl_fr_cuOccupancyMaxPotentialBlockSize, dynamicSMemSize), sizeof(((struct cgl_fr_cuOccupancyMaxPotentialBlockSize *)0)->dynamicSMemSize), 2, 0, 0, 0, NULL},
+    {"blockSizeLimit", offsetof(struct cgl_fr_cuOccupancyMaxPotentialBlockSize, blockSizeLimit), sizeof(((struct cgl_fr_cuOccupancyMaxPotentialBlockSize *)0)->blockSizeLimit), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuOccupancyMaxPotentialBlockSize = {6, offsetof(struct cgl_fr_cuOccupancyMaxPotentialBlockSize, cgl_ret), sizeof(((struct cgl_fr_cuOccupancyMaxPotentialBlockSize *)0)->cgl_ret), 7, cgl_ta_cuOccupancyMaxPotentialBlockSize};
 CG_THUNK(cuOccupancyMaxPotentialBlockSize, (cgl_f->minGridSize, cgl_f->blockSize, cgl_f->func, cgl_f->blockSizeToDynamicSMemSize, cgl_f->dynamicSMemSize, cgl_f->blockSizeLimit), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)
 {
@@ -12052,6 +15312,16 @@ struct cgl_fr_cuOccupancyMaxPotentialBlockSizeWithFlags {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuOccupancyMaxPotentialBlockSizeWithFlags[7] = {
+    {"minGridSize", offsetof(struct cgl_fr_cuOccupancyMaxPotentialBlockSizeWithFlags, minGridSize), sizeof(((struct cgl_fr_cuOccupancyMaxPotentialBlockSizeWithFlags *)0)->minGridSize), 3, 0, 0, 0, NULL},
+    {"blockSize", offsetof(struct cgl_fr_cuOccupancyMaxPotentialBlockSizeWithFlags, blockSize), sizeof(((struct cgl_fr_cuOccupancyMaxPotentialBlockSizeWithFlags *)0)->blockSize), 3, 0, 0, 0, NULL},
+    {"func", offsetof(struct cgl_fr_cuOccupancyMaxPotentialBlockSizeWithFlags, func), sizeof(((struct cgl_fr_cuOccupancyMaxPotentialBlockSizeWithFlags *)0)->func), 3, 0, 0, 0, NULL},
+    {"blockSizeToDynamicSMemSize", offsetof(struct cgl_fr_cuOccupancyMaxPotentialBlockSizeWithFlags, blockSizeToDynamicSMemSize), sizeof(((struct cgl_fr_cuOccupancyMaxPotentialBlockSizeWithFlags *)0)->blockSizeToDynamicSMemSize), 3, 0, 0, 0, NULL},
+    {"dynamicSMemSize", offsetof(struct cgl_fr_cuOccupancyMaxPotentialBlockSizeWithFlags, dynamicSMemSize), sizeof(((struct cgl_fr_cuOccupancyMaxPotentialBlockSizeWithFlags *)0)->dynamicSMemSize), 2, 0, 0, 0, NULL},
+    {"blockSizeLimit", offsetof(struct cgl_fr_cuOccupancyMaxPotentialBlockSizeWithFlags, blockSizeLimit), sizeof(((struct cgl_fr_cuOccupancyMaxPotentialBlockSizeWithFlags *)0)->blockSizeLimit), 1, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuOccupancyMaxPotentialBlockSizeWithFlags, flags), sizeof(((struct cgl_fr_cuOccupancyMaxPotentialBlockSizeWithFlags *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuOccupancyMaxPotentialBlockSizeWithFlags = {7, offsetof(struct cgl_fr_cuOccupancyMaxPotentialBlockSizeWithFlags, cgl_ret), sizeof(((struct cgl_fr_cuOccupancyMaxPotentialBlockSizeWithFlags *)0)->cgl_ret), 7, cgl_ta_cuOccupancyMaxPotentialBlockSizeWithFlags};
 CG_THUNK(cuOccupancyMaxPotentialBlockSizeWithFlags, (cgl_f->minGridSize, cgl_f->blockSize, cgl_f->func, cgl_f->blockSizeToDynamicSMemSize, cgl_f->dynamicSMemSize, cgl_f->blockSizeLimit, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)
 {
@@ -12079,6 +15349,13 @@ struct cgl_fr_cuOccupancyAvailableDynamicSMemPerBlock {
     int blockSize;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuOccupancyAvailableDynamicSMemPerBlock[4] = {
+    {"dynamicSmemSize", offsetof(struct cgl_fr_cuOccupancyAvailableDynamicSMemPerBlock, dynamicSmemSize), sizeof(((struct cgl_fr_cuOccupancyAvailableDynamicSMemPerBlock *)0)->dynamicSmemSize), 3, 0, 0, 0, NULL},
+    {"func", offsetof(struct cgl_fr_cuOccupancyAvailableDynamicSMemPerBlock, func), sizeof(((struct cgl_fr_cuOccupancyAvailableDynamicSMemPerBlock *)0)->func), 3, 0, 0, 0, NULL},
+    {"numBlocks", offsetof(struct cgl_fr_cuOccupancyAvailableDynamicSMemPerBlock, numBlocks), sizeof(((struct cgl_fr_cuOccupancyAvailableDynamicSMemPerBlock *)0)->numBlocks), 1, 0, 0, 0, NULL},
+    {"blockSize", offsetof(struct cgl_fr_cuOccupancyAvailableDynamicSMemPerBlock, blockSize), sizeof(((struct cgl_fr_cuOccupancyAvailableDynamicSMemPerBlock *)0)->blockSize), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuOccupancyAvailableDynamicSMemPerBlock = {4, offsetof(struct cgl_fr_cuOccupancyAvailableDynamicSMemPerBlock, cgl_ret), sizeof(((struct cgl_fr_cuOccupancyAvailableDynamicSMemPerBlock *)0)->cgl_ret), 7, cgl_ta_cuOccupancyAvailableDynamicSMemPerBlock};
 CG_THUNK(cuOccupancyAvailableDynamicSMemPerBlock, (cgl_f->dynamicSmemSize, cgl_f->func, cgl_f->numBlocks, cgl_f->blockSize), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize)
 {
@@ -12105,6 +15382,12 @@ struct cgl_fr_cuOccupancyMaxPotentialClusterSize {
     const CUlaunchConfig *config;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuOccupancyMaxPotentialClusterSize[3] = {
+    {"clusterSize", offsetof(struct cgl_fr_cuOccupancyMaxPotentialClusterSize, clusterSize), sizeof(((struct cgl_fr_cuOccupancyMaxPotentialClusterSize *)0)->clusterSize), 3, 0, 0, 0, NULL},
+    {"func", offsetof(struct cgl_fr_cuOccupancyMaxPotentialClusterSize, func), sizeof(((struct cgl_fr_cuOccupancyMaxPotentialClusterSize *)0)->func), 3, 0, 0, 0, NULL},
+    {"config", offsetof(struct cgl_fr_cuOccupancyMaxPotentialClusterSize, config), sizeof(((struct cgl_fr_cuOccupancyMaxPotentialClusterSize *)0)->config), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuOccupancyMaxPotentialClusterSize = {3, offsetof(struct cgl_fr_cuOccupancyMaxPotentialClusterSize, cgl_ret), sizeof(((struct cgl_fr_cuOccupancyMaxPotentialClusterSize *)0)->cgl_ret), 7, cgl_ta_cuOccupancyMaxPotentialClusterSize};
 CG_THUNK(cuOccupancyMaxPotentialClusterSize, (cgl_f->clusterSize, cgl_f->func, cgl_f->config), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config)
 {
@@ -12131,6 +15414,12 @@ struct cgl_fr_cuOccupancyMaxActiveClusters {
     const CUlaunchConfig *config;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuOccupancyMaxActiveClusters[3] = {
+    {"numClusters", offsetof(struct cgl_fr_cuOccupancyMaxActiveClusters, numClusters), sizeof(((struct cgl_fr_cuOccupancyMaxActiveClusters *)0)->numClusters), 3, 0, 0, 0, NULL},
+    {"func", offsetof(struct cgl_fr_cuOccupancyMaxActiveClusters, func), sizeof(((struct cgl_fr_cuOccupancyMaxActiveClusters *)0)->func), 3, 0, 0, 0, NULL},
+    {"config", offsetof(struct cgl_fr_cuOccupancyMaxActiveClusters, config), sizeof(((struct cgl_fr_cuOccupancyMaxActiveClusters *)0)->config), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuOccupancyMaxActiveClusters = {3, offsetof(struct cgl_fr_cuOccupancyMaxActiveClusters, cgl_ret), sizeof(((struct cgl_fr_cuOccupancyMaxActiveClusters *)0)->cgl_ret), 7, cgl_ta_cuOccupancyMaxActiveClusters};
 CG_THUNK(cuOccupancyMaxActiveClusters, (cgl_f->numClusters, cgl_f->func, cgl_f->config), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)
 {
@@ -12157,6 +15446,12 @@ struct cgl_fr_cuTexRefSetArray {
     unsigned int Flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexRefSetArray[3] = {
+    {"hTexRef", offsetof(struct cgl_fr_cuTexRefSetArray, hTexRef), sizeof(((struct cgl_fr_cuTexRefSetArray *)0)->hTexRef), 3, 0, 0, 0, NULL},
+    {"hArray", offsetof(struct cgl_fr_cuTexRefSetArray, hArray), sizeof(((struct cgl_fr_cuTexRefSetArray *)0)->hArray), 3, 0, 0, 0, NULL},
+    {"Flags", offsetof(struct cgl_fr_cuTexRefSetArray, Flags), sizeof(((struct cgl_fr_cuTexRefSetArray *)0)->Flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTexRefSetArray = {3, offsetof(struct cgl_fr_cuTexRefSetArray, cgl_ret), sizeof(((struct cgl_fr_cuTexRefSetArray *)0)->cgl_ret), 7, cgl_ta_cuTexRefSetArray};
 CG_THUNK(cuTexRefSetArray, (cgl_f->hTexRef, cgl_f->hArray, cgl_f->Flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags)
 {
@@ -12183,6 +15478,12 @@ struct cgl_fr_cuTexRefSetMipmappedArray {
     unsigned int Flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexRefSetMipmappedArray[3] = {
+    {"hTexRef", offsetof(struct cgl_fr_cuTexRefSetMipmappedArray, hTexRef), sizeof(((struct cgl_fr_cuTexRefSetMipmappedArray *)0)->hTexRef), 3, 0, 0, 0, NULL},
+    {"hMipmappedArray", offsetof(struct cgl_fr_cuTexRefSetMipmappedArray, hMipmappedArray), sizeof(((struct cgl_fr_cuTexRefSetMipmappedArray *)0)->hMipmappedArray), 3, 0, 0, 0, NULL},
+    {"Flags", offsetof(struct cgl_fr_cuTexRefSetMipmappedArray, Flags), sizeof(((struct cgl_fr_cuTexRefSetMipmappedArray *)0)->Flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTexRefSetMipmappedArray = {3, offsetof(struct cgl_fr_cuTexRefSetMipmappedArray, cgl_ret), sizeof(((struct cgl_fr_cuTexRefSetMipmappedArray *)0)->cgl_ret), 7, cgl_ta_cuTexRefSetMipmappedArray};
 CG_THUNK(cuTexRefSetMipmappedArray, (cgl_f->hTexRef, cgl_f->hMipmappedArray, cgl_f->Flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags)
 {
@@ -12210,6 +15511,13 @@ struct cgl_fr_cuTexRefSetAddress_v2 {
     size_t bytes;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexRefSetAddress_v2[4] = {
+    {"ByteOffset", offsetof(struct cgl_fr_cuTexRefSetAddress_v2, ByteOffset), sizeof(((struct cgl_fr_cuTexRefSetAddress_v2 *)0)->ByteOffset), 3, 0, 0, 0, NULL},
+    {"hTexRef", offsetof(struct cgl_fr_cuTexRefSetAddress_v2, hTexRef), sizeof(((struct cgl_fr_cuTexRefSetAddress_v2 *)0)->hTexRef), 3, 0, 0, 0, NULL},
+    {"dptr", offsetof(struct cgl_fr_cuTexRefSetAddress_v2, dptr), sizeof(((struct cgl_fr_cuTexRefSetAddress_v2 *)0)->dptr), 2, 0, 0, 0, NULL},
+    {"bytes", offsetof(struct cgl_fr_cuTexRefSetAddress_v2, bytes), sizeof(((struct cgl_fr_cuTexRefSetAddress_v2 *)0)->bytes), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTexRefSetAddress_v2 = {4, offsetof(struct cgl_fr_cuTexRefSetAddress_v2, cgl_ret), sizeof(((struct cgl_fr_cuTexRefSetAddress_v2 *)0)->cgl_ret), 7, cgl_ta_cuTexRefSetAddress_v2};
 CG_THUNK(cuTexRefSetAddress_v2, (cgl_f->ByteOffset, cgl_f->hTexRef, cgl_f->dptr, cgl_f->bytes), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes)
 {
@@ -12237,6 +15545,13 @@ struct cgl_fr_cuTexRefSetAddress2D_v3 {
     size_t Pitch;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexRefSetAddress2D_v3[4] = {
+    {"hTexRef", offsetof(struct cgl_fr_cuTexRefSetAddress2D_v3, hTexRef), sizeof(((struct cgl_fr_cuTexRefSetAddress2D_v3 *)0)->hTexRef), 3, 0, 0, 0, NULL},
+    {"desc", offsetof(struct cgl_fr_cuTexRefSetAddress2D_v3, desc), sizeof(((struct cgl_fr_cuTexRefSetAddress2D_v3 *)0)->desc), 3, 0, 0, 0, NULL},
+    {"dptr", offsetof(struct cgl_fr_cuTexRefSetAddress2D_v3, dptr), sizeof(((struct cgl_fr_cuTexRefSetAddress2D_v3 *)0)->dptr), 2, 0, 0, 0, NULL},
+    {"Pitch", offsetof(struct cgl_fr_cuTexRefSetAddress2D_v3, Pitch), sizeof(((struct cgl_fr_cuTexRefSetAddress2D_v3 *)0)->Pitch), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTexRefSetAddress2D_v3 = {4, offsetof(struct cgl_fr_cuTexRefSetAddress2D_v3, cgl_ret), sizeof(((struct cgl_fr_cuTexRefSetAddress2D_v3 *)0)->cgl_ret), 7, cgl_ta_cuTexRefSetAddress2D_v3};
 CG_THUNK(cuTexRefSetAddress2D_v3, (cgl_f->hTexRef, cgl_f->desc, cgl_f->dptr, cgl_f->Pitch), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch)
 {
@@ -12263,6 +15578,12 @@ struct cgl_fr_cuTexRefSetFormat {
     int NumPackedComponents;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexRefSetFormat[3] = {
+    {"hTexRef", offsetof(struct cgl_fr_cuTexRefSetFormat, hTexRef), sizeof(((struct cgl_fr_cuTexRefSetFormat *)0)->hTexRef), 3, 0, 0, 0, NULL},
+    {"fmt", offsetof(struct cgl_fr_cuTexRefSetFormat, fmt), sizeof(((struct cgl_fr_cuTexRefSetFormat *)0)->fmt), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
+    {"NumPackedComponents", offsetof(struct cgl_fr_cuTexRefSetFormat, NumPackedComponents), sizeof(((struct cgl_fr_cuTexRefSetFormat *)0)->NumPackedComponents), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTexRefSetFormat = {3, offsetof(struct cgl_fr_cuTexRefSetFormat, cgl_ret), sizeof(((struct cgl_fr_cuTexRefSetFormat *)0)->cgl_ret), 7, cgl_ta_cuTexRefSetFormat};
 CG_THUNK(cuTexRefSetFormat, (cgl_f->hTexRef, cgl_f->fmt, cgl_f->NumPackedComponents), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents)
 {
@@ -12289,6 +15610,12 @@ struct cgl_fr_cuTexRefSetAddressMode {
     CUaddress_mode am;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexRefSetAddressMode[3] = {
+    {"hTexRef", offsetof(struct cgl_fr_cuTexRefSetAddressMode, hTexRef), sizeof(((struct cgl_fr_cuTexRefSetAddressMode *)0)->hTexRef), 3, 0, 0, 0, NULL},
+    {"dim", offsetof(struct cgl_fr_cuTexRefSetAddressMode, dim), sizeof(((struct cgl_fr_cuTexRefSetAddressMode *)0)->dim), 1, 0, 0, 0, NULL},
+    {"am", offsetof(struct cgl_fr_cuTexRefSetAddressMode, am), sizeof(((struct cgl_fr_cuTexRefSetAddressMode *)0)->am), 4, 0, 0, sizeof cgl_en_34 / sizeof cgl_en_34[0], cgl_en_34},
+};
+static const cg_args cgl_targs_cuTexRefSetAddressMode = {3, offsetof(struct cgl_fr_cuTexRefSetAddressMode, cgl_ret), sizeof(((struct cgl_fr_cuTexRefSetAddressMode *)0)->cgl_ret), 7, cgl_ta_cuTexRefSetAddressMode};
 CG_THUNK(cuTexRefSetAddressMode, (cgl_f->hTexRef, cgl_f->dim, cgl_f->am), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am)
 {
@@ -12314,6 +15641,11 @@ struct cgl_fr_cuTexRefSetFilterMode {
     CUfilter_mode fm;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexRefSetFilterMode[2] = {
+    {"hTexRef", offsetof(struct cgl_fr_cuTexRefSetFilterMode, hTexRef), sizeof(((struct cgl_fr_cuTexRefSetFilterMode *)0)->hTexRef), 3, 0, 0, 0, NULL},
+    {"fm", offsetof(struct cgl_fr_cuTexRefSetFilterMode, fm), sizeof(((struct cgl_fr_cuTexRefSetFilterMode *)0)->fm), 4, 0, 0, sizeof cgl_en_35 / sizeof cgl_en_35[0], cgl_en_35},
+};
+static const cg_args cgl_targs_cuTexRefSetFilterMode = {2, offsetof(struct cgl_fr_cuTexRefSetFilterMode, cgl_ret), sizeof(((struct cgl_fr_cuTexRefSetFilterMode *)0)->cgl_ret), 7, cgl_ta_cuTexRefSetFilterMode};
 CG_THUNK(cuTexRefSetFilterMode, (cgl_f->hTexRef, cgl_f->fm), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm)
 {
@@ -12339,6 +15671,11 @@ struct cgl_fr_cuTexRefSetMipmapFilterMode {
     CUfilter_mode fm;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexRefSetMipmapFilterMode[2] = {
+    {"hTexRef", offsetof(struct cgl_fr_cuTexRefSetMipmapFilterMode, hTexRef), sizeof(((struct cgl_fr_cuTexRefSetMipmapFilterMode *)0)->hTexRef), 3, 0, 0, 0, NULL},
+    {"fm", offsetof(struct cgl_fr_cuTexRefSetMipmapFilterMode, fm), sizeof(((struct cgl_fr_cuTexRefSetMipmapFilterMode *)0)->fm), 4, 0, 0, sizeof cgl_en_35 / sizeof cgl_en_35[0], cgl_en_35},
+};
+static const cg_args cgl_targs_cuTexRefSetMipmapFilterMode = {2, offsetof(struct cgl_fr_cuTexRefSetMipmapFilterMode, cgl_ret), sizeof(((struct cgl_fr_cuTexRefSetMipmapFilterMode *)0)->cgl_ret), 7, cgl_ta_cuTexRefSetMipmapFilterMode};
 CG_THUNK(cuTexRefSetMipmapFilterMode, (cgl_f->hTexRef, cgl_f->fm), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm)
 {
@@ -12364,6 +15701,11 @@ struct cgl_fr_cuTexRefSetMipmapLevelBias {
     float bias;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexRefSetMipmapLevelBias[2] = {
+    {"hTexRef", offsetof(struct cgl_fr_cuTexRefSetMipmapLevelBias, hTexRef), sizeof(((struct cgl_fr_cuTexRefSetMipmapLevelBias *)0)->hTexRef), 3, 0, 0, 0, NULL},
+    {"bias", offsetof(struct cgl_fr_cuTexRefSetMipmapLevelBias, bias), sizeof(((struct cgl_fr_cuTexRefSetMipmapLevelBias *)0)->bias), 8, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTexRefSetMipmapLevelBias = {2, offsetof(struct cgl_fr_cuTexRefSetMipmapLevelBias, cgl_ret), sizeof(((struct cgl_fr_cuTexRefSetMipmapLevelBias *)0)->cgl_ret), 7, cgl_ta_cuTexRefSetMipmapLevelBias};
 CG_THUNK(cuTexRefSetMipmapLevelBias, (cgl_f->hTexRef, cgl_f->bias), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias)
 {
@@ -12390,6 +15732,12 @@ struct cgl_fr_cuTexRefSetMipmapLevelClamp {
     float maxMipmapLevelClamp;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexRefSetMipmapLevelClamp[3] = {
+    {"hTexRef", offsetof(struct cgl_fr_cuTexRefSetMipmapLevelClamp, hTexRef), sizeof(((struct cgl_fr_cuTexRefSetMipmapLevelClamp *)0)->hTexRef), 3, 0, 0, 0, NULL},
+    {"minMipmapLevelClamp", offsetof(struct cgl_fr_cuTexRefSetMipmapLevelClamp, minMipmapLevelClamp), sizeof(((struct cgl_fr_cuTexRefSetMipmapLevelClamp *)0)->minMipmapLevelClamp), 8, 0, 0, 0, NULL},
+    {"maxMipmapLevelClamp", offsetof(struct cgl_fr_cuTexRefSetMipmapLevelClamp, maxMipmapLevelClamp), sizeof(((struct cgl_fr_cuTexRefSetMipmapLevelClamp *)0)->maxMipmapLevelClamp), 8, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTexRefSetMipmapLevelClamp = {3, offsetof(struct cgl_fr_cuTexRefSetMipmapLevelClamp, cgl_ret), sizeof(((struct cgl_fr_cuTexRefSetMipmapLevelClamp *)0)->cgl_ret), 7, cgl_ta_cuTexRefSetMipmapLevelClamp};
 CG_THUNK(cuTexRefSetMipmapLevelClamp, (cgl_f->hTexRef, cgl_f->minMipmapLevelClamp, cgl_f->maxMipmapLevelClamp), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp)
 {
@@ -12415,6 +15763,11 @@ struct cgl_fr_cuTexRefSetMaxAnisotropy {
     unsigned int maxAniso;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexRefSetMaxAnisotropy[2] = {
+    {"hTexRef", offsetof(struct cgl_fr_cuTexRefSetMaxAnisotropy, hTexRef), sizeof(((struct cgl_fr_cuTexRefSetMaxAnisotropy *)0)->hTexRef), 3, 0, 0, 0, NULL},
+    {"maxAniso", offsetof(struct cgl_fr_cuTexRefSetMaxAnisotropy, maxAniso), sizeof(((struct cgl_fr_cuTexRefSetMaxAnisotropy *)0)->maxAniso), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTexRefSetMaxAnisotropy = {2, offsetof(struct cgl_fr_cuTexRefSetMaxAnisotropy, cgl_ret), sizeof(((struct cgl_fr_cuTexRefSetMaxAnisotropy *)0)->cgl_ret), 7, cgl_ta_cuTexRefSetMaxAnisotropy};
 CG_THUNK(cuTexRefSetMaxAnisotropy, (cgl_f->hTexRef, cgl_f->maxAniso), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso)
 {
@@ -12440,6 +15793,11 @@ struct cgl_fr_cuTexRefSetBorderColor {
     float *pBorderColor;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexRefSetBorderColor[2] = {
+    {"hTexRef", offsetof(struct cgl_fr_cuTexRefSetBorderColor, hTexRef), sizeof(((struct cgl_fr_cuTexRefSetBorderColor *)0)->hTexRef), 3, 0, 0, 0, NULL},
+    {"pBorderColor", offsetof(struct cgl_fr_cuTexRefSetBorderColor, pBorderColor), sizeof(((struct cgl_fr_cuTexRefSetBorderColor *)0)->pBorderColor), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTexRefSetBorderColor = {2, offsetof(struct cgl_fr_cuTexRefSetBorderColor, cgl_ret), sizeof(((struct cgl_fr_cuTexRefSetBorderColor *)0)->cgl_ret), 7, cgl_ta_cuTexRefSetBorderColor};
 CG_THUNK(cuTexRefSetBorderColor, (cgl_f->hTexRef, cgl_f->pBorderColor), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor)
 {
@@ -12465,6 +15823,11 @@ struct cgl_fr_cuTexRefSetFlags {
     unsigned int Flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexRefSetFlags[2] = {
+    {"hTexRef", offsetof(struct cgl_fr_cuTexRefSetFlags, hTexRef), sizeof(((struct cgl_fr_cuTexRefSetFlags *)0)->hTexRef), 3, 0, 0, 0, NULL},
+    {"Flags", offsetof(struct cgl_fr_cuTexRefSetFlags, Flags), sizeof(((struct cgl_fr_cuTexRefSetFlags *)0)->Flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTexRefSetFlags = {2, offsetof(struct cgl_fr_cuTexRefSetFlags, cgl_ret), sizeof(((struct cgl_fr_cuTexRefSetFlags *)0)->cgl_ret), 7, cgl_ta_cuTexRefSetFlags};
 CG_THUNK(cuTexRefSetFlags, (cgl_f->hTexRef, cgl_f->Flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags)
 {
@@ -12490,6 +15853,11 @@ struct cgl_fr_cuTexRefGetAddress_v2 {
     CUtexref hTexRef;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexRefGetAddress_v2[2] = {
+    {"pdptr", offsetof(struct cgl_fr_cuTexRefGetAddress_v2, pdptr), sizeof(((struct cgl_fr_cuTexRefGetAddress_v2 *)0)->pdptr), 3, 0, 0, 0, NULL},
+    {"hTexRef", offsetof(struct cgl_fr_cuTexRefGetAddress_v2, hTexRef), sizeof(((struct cgl_fr_cuTexRefGetAddress_v2 *)0)->hTexRef), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTexRefGetAddress_v2 = {2, offsetof(struct cgl_fr_cuTexRefGetAddress_v2, cgl_ret), sizeof(((struct cgl_fr_cuTexRefGetAddress_v2 *)0)->cgl_ret), 7, cgl_ta_cuTexRefGetAddress_v2};
 CG_THUNK(cuTexRefGetAddress_v2, (cgl_f->pdptr, cgl_f->hTexRef), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)
 {
@@ -12515,6 +15883,11 @@ struct cgl_fr_cuTexRefGetArray {
     CUtexref hTexRef;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexRefGetArray[2] = {
+    {"phArray", offsetof(struct cgl_fr_cuTexRefGetArray, phArray), sizeof(((struct cgl_fr_cuTexRefGetArray *)0)->phArray), 3, 0, 0, 0, NULL},
+    {"hTexRef", offsetof(struct cgl_fr_cuTexRefGetArray, hTexRef), sizeof(((struct cgl_fr_cuTexRefGetArray *)0)->hTexRef), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTexRefGetArray = {2, offsetof(struct cgl_fr_cuTexRefGetArray, cgl_ret), sizeof(((struct cgl_fr_cuTexRefGetArray *)0)->cgl_ret), 7, cgl_ta_cuTexRefGetArray};
 CG_THUNK(cuTexRefGetArray, (cgl_f->phArray, cgl_f->hTexRef), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)
 {
@@ -12540,6 +15913,11 @@ struct cgl_fr_cuTexRefGetMipmappedArray {
     CUtexref hTexRef;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexRefGetMipmappedArray[2] = {
+    {"phMipmappedArray", offsetof(struct cgl_fr_cuTexRefGetMipmappedArray, phMipmappedArray), sizeof(((struct cgl_fr_cuTexRefGetMipmappedArray *)0)->phMipmappedArray), 3, 0, 0, 0, NULL},
+    {"hTexRef", offsetof(struct cgl_fr_cuTexRefGetMipmappedArray, hTexRef), sizeof(((struct cgl_fr_cuTexRefGetMipmappedArray *)0)->hTexRef), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTexRefGetMipmappedArray = {2, offsetof(struct cgl_fr_cuTexRefGetMipmappedArray, cgl_ret), sizeof(((struct cgl_fr_cuTexRefGetMipmappedArray *)0)->cgl_ret), 7, cgl_ta_cuTexRefGetMipmappedArray};
 CG_THUNK(cuTexRefGetMipmappedArray, (cgl_f->phMipmappedArray, cgl_f->hTexRef), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef)
 {
@@ -12566,6 +15944,12 @@ struct cgl_fr_cuTexRefGetAddressMode {
     int dim;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexRefGetAddressMode[3] = {
+    {"pam", offsetof(struct cgl_fr_cuTexRefGetAddressMode, pam), sizeof(((struct cgl_fr_cuTexRefGetAddressMode *)0)->pam), 3, 0, 0, 0, NULL},
+    {"hTexRef", offsetof(struct cgl_fr_cuTexRefGetAddressMode, hTexRef), sizeof(((struct cgl_fr_cuTexRefGetAddressMode *)0)->hTexRef), 3, 0, 0, 0, NULL},
+    {"dim", offsetof(struct cgl_fr_cuTexRefGetAddressMode, dim), sizeof(((struct cgl_fr_cuTexRefGetAddressMode *)0)->dim), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTexRefGetAddressMode = {3, offsetof(struct cgl_fr_cuTexRefGetAddressMode, cgl_ret), sizeof(((struct cgl_fr_cuTexRefGetAddressMode *)0)->cgl_ret), 7, cgl_ta_cuTexRefGetAddressMode};
 CG_THUNK(cuTexRefGetAddressMode, (cgl_f->pam, cgl_f->hTexRef, cgl_f->dim), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, int dim)
 {
@@ -12591,6 +15975,11 @@ struct cgl_fr_cuTexRefGetFilterMode {
     CUtexref hTexRef;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexRefGetFilterMode[2] = {
+    {"pfm", offsetof(struct cgl_fr_cuTexRefGetFilterMode, pfm), sizeof(((struct cgl_fr_cuTexRefGetFilterMode *)0)->pfm), 3, 0, 0, 0, NULL},
+    {"hTexRef", offsetof(struct cgl_fr_cuTexRefGetFilterMode, hTexRef), sizeof(((struct cgl_fr_cuTexRefGetFilterMode *)0)->hTexRef), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTexRefGetFilterMode = {2, offsetof(struct cgl_fr_cuTexRefGetFilterMode, cgl_ret), sizeof(((struct cgl_fr_cuTexRefGetFilterMode *)0)->cgl_ret), 7, cgl_ta_cuTexRefGetFilterMode};
 CG_THUNK(cuTexRefGetFilterMode, (cgl_f->pfm, cgl_f->hTexRef), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)
 {
@@ -12617,6 +16006,12 @@ struct cgl_fr_cuTexRefGetFormat {
     CUtexref hTexRef;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexRefGetFormat[3] = {
+    {"pFormat", offsetof(struct cgl_fr_cuTexRefGetFormat, pFormat), sizeof(((struct cgl_fr_cuTexRefGetFormat *)0)->pFormat), 3, 0, 0, 0, NULL},
+    {"pNumChannels", offsetof(struct cgl_fr_cuTexRefGetFormat, pNumChannels), sizeof(((struct cgl_fr_cuTexRefGetFormat *)0)->pNumChannels), 3, 0, 0, 0, NULL},
+    {"hTexRef", offsetof(struct cgl_fr_cuTexRefGetFormat, hTexRef), sizeof(((struct cgl_fr_cuTexRefGetFormat *)0)->hTexRef), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTexRefGetFormat = {3, offsetof(struct cgl_fr_cuTexRefGetFormat, cgl_ret), sizeof(((struct cgl_fr_cuTexRefGetFormat *)0)->cgl_ret), 7, cgl_ta_cuTexRefGetFormat};
 CG_THUNK(cuTexRefGetFormat, (cgl_f->pFormat, cgl_f->pNumChannels, cgl_f->hTexRef), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef)
 {
@@ -12642,6 +16037,11 @@ struct cgl_fr_cuTexRefGetMipmapFilterMode {
     CUtexref hTexRef;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexRefGetMipmapFilterMode[2] = {
+    {"pfm", offsetof(struct cgl_fr_cuTexRefGetMipmapFilterMode, pfm), sizeof(((struct cgl_fr_cuTexRefGetMipmapFilterMode *)0)->pfm), 3, 0, 0, 0, NULL},
+    {"hTexRef", offsetof(struct cgl_fr_cuTexRefGetMipmapFilterMode, hTexRef), sizeof(((struct cgl_fr_cuTexRefGetMipmapFilterMode *)0)->hTexRef), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTexRefGetMipmapFilterMode = {2, offsetof(struct cgl_fr_cuTexRefGetMipmapFilterMode, cgl_ret), sizeof(((struct cgl_fr_cuTexRefGetMipmapFilterMode *)0)->cgl_ret), 7, cgl_ta_cuTexRefGetMipmapFilterMode};
 CG_THUNK(cuTexRefGetMipmapFilterMode, (cgl_f->pfm, cgl_f->hTexRef), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)
 {
@@ -12667,6 +16067,11 @@ struct cgl_fr_cuTexRefGetMipmapLevelBias {
     CUtexref hTexRef;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexRefGetMipmapLevelBias[2] = {
+    {"pbias", offsetof(struct cgl_fr_cuTexRefGetMipmapLevelBias, pbias), sizeof(((struct cgl_fr_cuTexRefGetMipmapLevelBias *)0)->pbias), 3, 0, 0, 0, NULL},
+    {"hTexRef", offsetof(struct cgl_fr_cuTexRefGetMipmapLevelBias, hTexRef), sizeof(((struct cgl_fr_cuTexRefGetMipmapLevelBias *)0)->hTexRef), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTexRefGetMipmapLevelBias = {2, offsetof(struct cgl_fr_cuTexRefGetMipmapLevelBias, cgl_ret), sizeof(((struct cgl_fr_cuTexRefGetMipmapLevelBias *)0)->cgl_ret), 7, cgl_ta_cuTexRefGetMipmapLevelBias};
 CG_THUNK(cuTexRefGetMipmapLevelBias, (cgl_f->pbias, cgl_f->hTexRef), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)
 {
@@ -12693,6 +16098,12 @@ struct cgl_fr_cuTexRefGetMipmapLevelClamp {
     CUtexref hTexRef;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexRefGetMipmapLevelClamp[3] = {
+    {"pminMipmapLevelClamp", offsetof(struct cgl_fr_cuTexRefGetMipmapLevelClamp, pminMipmapLevelClamp), sizeof(((struct cgl_fr_cuTexRefGetMipmapLevelClamp *)0)->pminMipmapLevelClamp), 3, 0, 0, 0, NULL},
+    {"pmaxMipmapLevelClamp", offsetof(struct cgl_fr_cuTexRefGetMipmapLevelClamp, pmaxMipmapLevelClamp), sizeof(((struct cgl_fr_cuTexRefGetMipmapLevelClamp *)0)->pmaxMipmapLevelClamp), 3, 0, 0, 0, NULL},
+    {"hTexRef", offsetof(struct cgl_fr_cuTexRefGetMipmapLevelClamp, hTexRef), sizeof(((struct cgl_fr_cuTexRefGetMipmapLevelClamp *)0)->hTexRef), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTexRefGetMipmapLevelClamp = {3, offsetof(struct cgl_fr_cuTexRefGetMipmapLevelClamp, cgl_ret), sizeof(((struct cgl_fr_cuTexRefGetMipmapLevelClamp *)0)->cgl_ret), 7, cgl_ta_cuTexRefGetMipmapLevelClamp};
 CG_THUNK(cuTexRefGetMipmapLevelClamp, (cgl_f->pminMipmapLevelClamp, cgl_f->pmaxMipmapLevelClamp, cgl_f->hTexRef), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, CUtexref hTexRef)
 {
@@ -12718,6 +16129,11 @@ struct cgl_fr_cuTexRefGetMaxAnisotropy {
     CUtexref hTexRef;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexRefGetMaxAnisotropy[2] = {
+    {"pmaxAniso", offsetof(struct cgl_fr_cuTexRefGetMaxAnisotropy, pmaxAniso), sizeof(((struct cgl_fr_cuTexRefGetMaxAnisotropy *)0)->pmaxAniso), 3, 0, 0, 0, NULL},
+    {"hTexRef", offsetof(struct cgl_fr_cuTexRefGetMaxAnisotropy, hTexRef), sizeof(((struct cgl_fr_cuTexRefGetMaxAnisotropy *)0)->hTexRef), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTexRefGetMaxAnisotropy = {2, offsetof(struct cgl_fr_cuTexRefGetMaxAnisotropy, cgl_ret), sizeof(((struct cgl_fr_cuTexRefGetMaxAnisotropy *)0)->cgl_ret), 7, cgl_ta_cuTexRefGetMaxAnisotropy};
 CG_THUNK(cuTexRefGetMaxAnisotropy, (cgl_f->pmaxAniso, cgl_f->hTexRef), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef)
 {
@@ -12743,6 +16159,11 @@ struct cgl_fr_cuTexRefGetBorderColor {
     CUtexref hTexRef;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexRefGetBorderColor[2] = {
+    {"pBorderColor", offsetof(struct cgl_fr_cuTexRefGetBorderColor, pBorderColor), sizeof(((struct cgl_fr_cuTexRefGetBorderColor *)0)->pBorderColor), 3, 0, 0, 0, NULL},
+    {"hTexRef", offsetof(struct cgl_fr_cuTexRefGetBorderColor, hTexRef), sizeof(((struct cgl_fr_cuTexRefGetBorderColor *)0)->hTexRef), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTexRefGetBorderColor = {2, offsetof(struct cgl_fr_cuTexRefGetBorderColor, cgl_ret), sizeof(((struct cgl_fr_cuTexRefGetBorderColor *)0)->cgl_ret), 7, cgl_ta_cuTexRefGetBorderColor};
 CG_THUNK(cuTexRefGetBorderColor, (cgl_f->pBorderColor, cgl_f->hTexRef), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef)
 {
@@ -12768,6 +16189,11 @@ struct cgl_fr_cuTexRefGetFlags {
     CUtexref hTexRef;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexRefGetFlags[2] = {
+    {"pFlags", offsetof(struct cgl_fr_cuTexRefGetFlags, pFlags), sizeof(((struct cgl_fr_cuTexRefGetFlags *)0)->pFlags), 3, 0, 0, 0, NULL},
+    {"hTexRef", offsetof(struct cgl_fr_cuTexRefGetFlags, hTexRef), sizeof(((struct cgl_fr_cuTexRefGetFlags *)0)->hTexRef), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTexRefGetFlags = {2, offsetof(struct cgl_fr_cuTexRefGetFlags, cgl_ret), sizeof(((struct cgl_fr_cuTexRefGetFlags *)0)->cgl_ret), 7, cgl_ta_cuTexRefGetFlags};
 CG_THUNK(cuTexRefGetFlags, (cgl_f->pFlags, cgl_f->hTexRef), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef)
 {
@@ -12792,6 +16218,10 @@ struct cgl_fr_cuTexRefCreate {
     CUtexref *pTexRef;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexRefCreate[1] = {
+    {"pTexRef", offsetof(struct cgl_fr_cuTexRefCreate, pTexRef), sizeof(((struct cgl_fr_cuTexRefCreate *)0)->pTexRef), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTexRefCreate = {1, offsetof(struct cgl_fr_cuTexRefCreate, cgl_ret), sizeof(((struct cgl_fr_cuTexRefCreate *)0)->cgl_ret), 7, cgl_ta_cuTexRefCreate};
 CG_THUNK(cuTexRefCreate, (cgl_f->pTexRef), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefCreate(CUtexref *pTexRef)
 {
@@ -12816,6 +16246,10 @@ struct cgl_fr_cuTexRefDestroy {
     CUtexref hTexRef;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexRefDestroy[1] = {
+    {"hTexRef", offsetof(struct cgl_fr_cuTexRefDestroy, hTexRef), sizeof(((struct cgl_fr_cuTexRefDestroy *)0)->hTexRef), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTexRefDestroy = {1, offsetof(struct cgl_fr_cuTexRefDestroy, cgl_ret), sizeof(((struct cgl_fr_cuTexRefDestroy *)0)->cgl_ret), 7, cgl_ta_cuTexRefDestroy};
 CG_THUNK(cuTexRefDestroy, (cgl_f->hTexRef), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefDestroy(CUtexref hTexRef)
 {
@@ -12842,6 +16276,12 @@ struct cgl_fr_cuSurfRefSetArray {
     unsigned int Flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuSurfRefSetArray[3] = {
+    {"hSurfRef", offsetof(struct cgl_fr_cuSurfRefSetArray, hSurfRef), sizeof(((struct cgl_fr_cuSurfRefSetArray *)0)->hSurfRef), 3, 0, 0, 0, NULL},
+    {"hArray", offsetof(struct cgl_fr_cuSurfRefSetArray, hArray), sizeof(((struct cgl_fr_cuSurfRefSetArray *)0)->hArray), 3, 0, 0, 0, NULL},
+    {"Flags", offsetof(struct cgl_fr_cuSurfRefSetArray, Flags), sizeof(((struct cgl_fr_cuSurfRefSetArray *)0)->Flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuSurfRefSetArray = {3, offsetof(struct cgl_fr_cuSurfRefSetArray, cgl_ret), sizeof(((struct cgl_fr_cuSurfRefSetArray *)0)->cgl_ret), 7, cgl_ta_cuSurfRefSetArray};
 CG_THUNK(cuSurfRefSetArray, (cgl_f->hSurfRef, cgl_f->hArray, cgl_f->Flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags)
 {
@@ -12867,6 +16307,11 @@ struct cgl_fr_cuSurfRefGetArray {
     CUsurfref hSurfRef;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuSurfRefGetArray[2] = {
+    {"phArray", offsetof(struct cgl_fr_cuSurfRefGetArray, phArray), sizeof(((struct cgl_fr_cuSurfRefGetArray *)0)->phArray), 3, 0, 0, 0, NULL},
+    {"hSurfRef", offsetof(struct cgl_fr_cuSurfRefGetArray, hSurfRef), sizeof(((struct cgl_fr_cuSurfRefGetArray *)0)->hSurfRef), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuSurfRefGetArray = {2, offsetof(struct cgl_fr_cuSurfRefGetArray, cgl_ret), sizeof(((struct cgl_fr_cuSurfRefGetArray *)0)->cgl_ret), 7, cgl_ta_cuSurfRefGetArray};
 CG_THUNK(cuSurfRefGetArray, (cgl_f->phArray, cgl_f->hSurfRef), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)
 {
@@ -12894,6 +16339,13 @@ struct cgl_fr_cuTexObjectCreate {
     const CUDA_RESOURCE_VIEW_DESC *pResViewDesc;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexObjectCreate[4] = {
+    {"pTexObject", offsetof(struct cgl_fr_cuTexObjectCreate, pTexObject), sizeof(((struct cgl_fr_cuTexObjectCreate *)0)->pTexObject), 3, 0, 0, 0, NULL},
+    {"pResDesc", offsetof(struct cgl_fr_cuTexObjectCreate, pResDesc), sizeof(((struct cgl_fr_cuTexObjectCreate *)0)->pResDesc), 3, 0, 0, 0, NULL},
+    {"pTexDesc", offsetof(struct cgl_fr_cuTexObjectCreate, pTexDesc), sizeof(((struct cgl_fr_cuTexObjectCreate *)0)->pTexDesc), 3, 0, 0, 0, NULL},
+    {"pResViewDesc", offsetof(struct cgl_fr_cuTexObjectCreate, pResViewDesc), sizeof(((struct cgl_fr_cuTexObjectCreate *)0)->pResViewDesc), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTexObjectCreate = {4, offsetof(struct cgl_fr_cuTexObjectCreate, cgl_ret), sizeof(((struct cgl_fr_cuTexObjectCreate *)0)->cgl_ret), 7, cgl_ta_cuTexObjectCreate};
 CG_THUNK(cuTexObjectCreate, (cgl_f->pTexObject, cgl_f->pResDesc, cgl_f->pTexDesc, cgl_f->pResViewDesc), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc, const CUDA_TEXTURE_DESC *pTexDesc, const CUDA_RESOURCE_VIEW_DESC *pResViewDesc)
 {
@@ -12918,6 +16370,10 @@ struct cgl_fr_cuTexObjectDestroy {
     CUtexObject texObject;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexObjectDestroy[1] = {
+    {"texObject", offsetof(struct cgl_fr_cuTexObjectDestroy, texObject), sizeof(((struct cgl_fr_cuTexObjectDestroy *)0)->texObject), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTexObjectDestroy = {1, offsetof(struct cgl_fr_cuTexObjectDestroy, cgl_ret), sizeof(((struct cgl_fr_cuTexObjectDestroy *)0)->cgl_ret), 7, cgl_ta_cuTexObjectDestroy};
 CG_THUNK(cuTexObjectDestroy, (cgl_f->texObject), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexObjectDestroy(CUtexObject texObject)
 {
@@ -12943,6 +16399,11 @@ struct cgl_fr_cuTexObjectGetResourceDesc {
     CUtexObject texObject;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexObjectGetResourceDesc[2] = {
+    {"pResDesc", offsetof(struct cgl_fr_cuTexObjectGetResourceDesc, pResDesc), sizeof(((struct cgl_fr_cuTexObjectGetResourceDesc *)0)->pResDesc), 3, 0, 0, 0, NULL},
+    {"texObject", offsetof(struct cgl_fr_cuTexObjectGetResourceDesc, texObject), sizeof(((struct cgl_fr_cuTexObjectGetResourceDesc *)0)->texObject), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTexObjectGetResourceDesc = {2, offsetof(struct cgl_fr_cuTexObjectGetResourceDesc, cgl_ret), sizeof(((struct cgl_fr_cuTexObjectGetResourceDesc *)0)->cgl_ret), 7, cgl_ta_cuTexObjectGetResourceDesc};
 CG_THUNK(cuTexObjectGetResourceDesc, (cgl_f->pResDesc, cgl_f->texObject), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject)
 {
@@ -12968,6 +16429,11 @@ struct cgl_fr_cuTexObjectGetTextureDesc {
     CUtexObject texObject;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexObjectGetTextureDesc[2] = {
+    {"pTexDesc", offsetof(struct cgl_fr_cuTexObjectGetTextureDesc, pTexDesc), sizeof(((struct cgl_fr_cuTexObjectGetTextureDesc *)0)->pTexDesc), 3, 0, 0, 0, NULL},
+    {"texObject", offsetof(struct cgl_fr_cuTexObjectGetTextureDesc, texObject), sizeof(((struct cgl_fr_cuTexObjectGetTextureDesc *)0)->texObject), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTexObjectGetTextureDesc = {2, offsetof(struct cgl_fr_cuTexObjectGetTextureDesc, cgl_ret), sizeof(((struct cgl_fr_cuTexObjectGetTextureDesc *)0)->cgl_ret), 7, cgl_ta_cuTexObjectGetTextureDesc};
 CG_THUNK(cuTexObjectGetTextureDesc, (cgl_f->pTexDesc, cgl_f->texObject), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject)
 {
@@ -12993,6 +16459,11 @@ struct cgl_fr_cuTexObjectGetResourceViewDesc {
     CUtexObject texObject;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexObjectGetResourceViewDesc[2] = {
+    {"pResViewDesc", offsetof(struct cgl_fr_cuTexObjectGetResourceViewDesc, pResViewDesc), sizeof(((struct cgl_fr_cuTexObjectGetResourceViewDesc *)0)->pResViewDesc), 3, 0, 0, 0, NULL},
+    {"texObject", offsetof(struct cgl_fr_cuTexObjectGetResourceViewDesc, texObject), sizeof(((struct cgl_fr_cuTexObjectGetResourceViewDesc *)0)->texObject), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTexObjectGetResourceViewDesc = {2, offsetof(struct cgl_fr_cuTexObjectGetResourceViewDesc, cgl_ret), sizeof(((struct cgl_fr_cuTexObjectGetResourceViewDesc *)0)->cgl_ret), 7, cgl_ta_cuTexObjectGetResourceViewDesc};
 CG_THUNK(cuTexObjectGetResourceViewDesc, (cgl_f->pResViewDesc, cgl_f->texObject), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResViewDesc, CUtexObject texObject)
 {
@@ -13018,6 +16489,11 @@ struct cgl_fr_cuSurfObjectCreate {
     const CUDA_RESOURCE_DESC *pResDesc;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuSurfObjectCreate[2] = {
+    {"pSurfObject", offsetof(struct cgl_fr_cuSurfObjectCreate, pSurfObject), sizeof(((struct cgl_fr_cuSurfObjectCreate *)0)->pSurfObject), 3, 0, 0, 0, NULL},
+    {"pResDesc", offsetof(struct cgl_fr_cuSurfObjectCreate, pResDesc), sizeof(((struct cgl_fr_cuSurfObjectCreate *)0)->pResDesc), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuSurfObjectCreate = {2, offsetof(struct cgl_fr_cuSurfObjectCreate, cgl_ret), sizeof(((struct cgl_fr_cuSurfObjectCreate *)0)->cgl_ret), 7, cgl_ta_cuSurfObjectCreate};
 CG_THUNK(cuSurfObjectCreate, (cgl_f->pSurfObject, cgl_f->pResDesc), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc)
 {
@@ -13042,6 +16518,10 @@ struct cgl_fr_cuSurfObjectDestroy {
     CUsurfObject surfObject;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuSurfObjectDestroy[1] = {
+    {"surfObject", offsetof(struct cgl_fr_cuSurfObjectDestroy, surfObject), sizeof(((struct cgl_fr_cuSurfObjectDestroy *)0)->surfObject), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuSurfObjectDestroy = {1, offsetof(struct cgl_fr_cuSurfObjectDestroy, cgl_ret), sizeof(((struct cgl_fr_cuSurfObjectDestroy *)0)->cgl_ret), 7, cgl_ta_cuSurfObjectDestroy};
 CG_THUNK(cuSurfObjectDestroy, (cgl_f->surfObject), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuSurfObjectDestroy(CUsurfObject surfObject)
 {
@@ -13067,6 +16547,11 @@ struct cgl_fr_cuSurfObjectGetResourceDesc {
     CUsurfObject surfObject;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuSurfObjectGetResourceDesc[2] = {
+    {"pResDesc", offsetof(struct cgl_fr_cuSurfObjectGetResourceDesc, pResDesc), sizeof(((struct cgl_fr_cuSurfObjectGetResourceDesc *)0)->pResDesc), 3, 0, 0, 0, NULL},
+    {"surfObject", offsetof(struct cgl_fr_cuSurfObjectGetResourceDesc, surfObject), sizeof(((struct cgl_fr_cuSurfObjectGetResourceDesc *)0)->surfObject), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuSurfObjectGetResourceDesc = {2, offsetof(struct cgl_fr_cuSurfObjectGetResourceDesc, cgl_ret), sizeof(((struct cgl_fr_cuSurfObjectGetResourceDesc *)0)->cgl_ret), 7, cgl_ta_cuSurfObjectGetResourceDesc};
 CG_THUNK(cuSurfObjectGetResourceDesc, (cgl_f->pResDesc, cgl_f->surfObject), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject)
 {
@@ -13102,6 +16587,21 @@ struct cgl_fr_cuTensorMapEncodeTiled {
     CUtensorMapFloatOOBfill oobFill;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTensorMapEncodeTiled[12] = {
+    {"tensorMap", offsetof(struct cgl_fr_cuTensorMapEncodeTiled, tensorMap), sizeof(((struct cgl_fr_cuTensorMapEncodeTiled *)0)->tensorMap), 3, 0, 0, 0, NULL},
+    {"tensorDataType", offsetof(struct cgl_fr_cuTensorMapEncodeTiled, tensorDataType), sizeof(((struct cgl_fr_cuTensorMapEncodeTiled *)0)->tensorDataType), 4, 0, 0, sizeof cgl_en_38 / sizeof cgl_en_38[0], cgl_en_38},
+    {"tensorRank", offsetof(struct cgl_fr_cuTensorMapEncodeTiled, tensorRank), sizeof(((struct cgl_fr_cuTensorMapEncodeTiled *)0)->tensorRank), 2, 0, 0, 0, NULL},
+    {"globalAddress", offsetof(struct cgl_fr_cuTensorMapEncodeTiled, globalAddress), sizeof(((struct cgl_fr_cuTensorMapEncodeTiled *)0)->globalAddress), 3, 0, 0, 0, NULL},
+    {"globalDim", offsetof(struct cgl_fr_cuTensorMapEncodeTiled, globalDim), sizeof(((struct cgl_fr_cuTensorMapEncodeTiled *)0)->globalDim), 3, 0, 0, 0, NULL},
+    {"globalStrides", offsetof(struct cgl_fr_cuTensorMapEncodeTiled, globalStrides), sizeof(((struct cgl_fr_cuTensorMapEncodeTiled *)0)->globalStrides), 3, 0, 0, 0, NULL},
+    {"boxDim", offsetof(struct cgl_fr_cuTensorMapEncodeTiled, boxDim), sizeof(((struct cgl_fr_cuTensorMapEncodeTiled *)0)->boxDim), 3, 0, 0, 0, NULL},
+    {"elementStrides", offsetof(struct cgl_fr_cuTensorMapEncodeTiled, elementStrides), sizeof(((struct cgl_fr_cuTensorMapEncodeTiled *)0)->elementStrides), 3, 0, 0, 0, NULL},
+    {"interleave", offsetof(struct cgl_fr_cuTensorMapEncodeTiled, interleave), sizeof(((struct cgl_fr_cuTensorMapEncodeTiled *)0)->interleave), 4, 0, 0, sizeof cgl_en_39 / sizeof cgl_en_39[0], cgl_en_39},
+    {"swizzle", offsetof(struct cgl_fr_cuTensorMapEncodeTiled, swizzle), sizeof(((struct cgl_fr_cuTensorMapEncodeTiled *)0)->swizzle), 4, 0, 0, sizeof cgl_en_40 / sizeof cgl_en_40[0], cgl_en_40},
+    {"l2Promotion", offsetof(struct cgl_fr_cuTensorMapEncodeTiled, l2Promotion), sizeof(((struct cgl_fr_cuTensorMapEncodeTiled *)0)->l2Promotion), 4, 0, 0, sizeof cgl_en_41 / sizeof cgl_en_41[0], cgl_en_41},
+    {"oobFill", offsetof(struct cgl_fr_cuTensorMapEncodeTiled, oobFill), sizeof(((struct cgl_fr_cuTensorMapEncodeTiled *)0)->oobFill), 4, 0, 0, sizeof cgl_en_42 / sizeof cgl_en_42[0], cgl_en_42},
+};
+static const cg_args cgl_targs_cuTensorMapEncodeTiled = {12, offsetof(struct cgl_fr_cuTensorMapEncodeTiled, cgl_ret), sizeof(((struct cgl_fr_cuTensorMapEncodeTiled *)0)->cgl_ret), 7, cgl_ta_cuTensorMapEncodeTiled};
 CG_THUNK(cuTensorMapEncodeTiled, (cgl_f->tensorMap, cgl_f->tensorDataType, cgl_f->tensorRank, cgl_f->globalAddress, cgl_f->globalDim, cgl_f->globalStrides, cgl_f->boxDim, cgl_f->elementStrides, cgl_f->interleave, cgl_f->swizzle, cgl_f->l2Promotion, cgl_f->oobFill), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const cuuint32_t *boxDim, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
 {
@@ -13140,6 +16640,24 @@ struct cgl_fr_cuTensorMapEncodeIm2col {
     CUtensorMapFloatOOBfill oobFill;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTensorMapEncodeIm2col[15] = {
+    {"tensorMap", offsetof(struct cgl_fr_cuTensorMapEncodeIm2col, tensorMap), sizeof(((struct cgl_fr_cuTensorMapEncodeIm2col *)0)->tensorMap), 3, 0, 0, 0, NULL},
+    {"tensorDataType", offsetof(struct cgl_fr_cuTensorMapEncodeIm2col, tensorDataType), sizeof(((struct cgl_fr_cuTensorMapEncodeIm2col *)0)->tensorDataType), 4, 0, 0, sizeof cgl_en_38 / sizeof cgl_en_38[0], cgl_en_38},
+    {"tensorRank", offsetof(struct cgl_fr_cuTensorMapEncodeIm2col, tensorRank), sizeof(((struct cgl_fr_cuTensorMapEncodeIm2col *)0)->tensorRank), 2, 0, 0, 0, NULL},
+    {"globalAddress", offsetof(struct cgl_fr_cuTensorMapEncodeIm2col, globalAddress), sizeof(((struct cgl_fr_cuTensorMapEncodeIm2col *)0)->globalAddress), 3, 0, 0, 0, NULL},
+    {"globalDim", offsetof(struct cgl_fr_cuTensorMapEncodeIm2col, globalDim), sizeof(((struct cgl_fr_cuTensorMapEncodeIm2col *)0)->globalDim), 3, 0, 0, 0, NULL},
+    {"globalStrides", offsetof(struct cgl_fr_cuTensorMapEncodeIm2col, globalStrides), sizeof(((struct cgl_fr_cuTensorMapEncodeIm2col *)0)->globalStrides), 3, 0, 0, 0, NULL},
+    {"pixelBoxLowerCorner", offsetof(struct cgl_fr_cuTensorMapEncodeIm2col, pixelBoxLowerCorner), sizeof(((struct cgl_fr_cuTensorMapEncodeIm2col *)0)->pixelBoxLowerCorner), 3, 0, 0, 0, NULL},
+    {"pixelBoxUpperCorner", offsetof(struct cgl_fr_cuTensorMapEncodeIm2col, pixelBoxUpperCorner), sizeof(((struct cgl_fr_cuTensorMapEncodeIm2col *)0)->pixelBoxUpperCorner), 3, 0, 0, 0, NULL},
+    {"channelsPerPixel", offsetof(struct cgl_fr_cuTensorMapEncodeIm2col, channelsPerPixel), sizeof(((struct cgl_fr_cuTensorMapEncodeIm2col *)0)->channelsPerPixel), 2, 0, 0, 0, NULL},
+    {"pixelsPerColumn", offsetof(struct cgl_fr_cuTensorMapEncodeIm2col, pixelsPerColumn), sizeof(((struct cgl_fr_cuTensorMapEncodeIm2col *)0)->pixelsPerColumn), 2, 0, 0, 0, NULL},
+    {"elementStrides", offsetof(struct cgl_fr_cuTensorMapEncodeIm2col, elementStrides), sizeof(((struct cgl_fr_cuTensorMapEncodeIm2col *)0)->elementStrides), 3, 0, 0, 0, NULL},
+    {"interleave", offsetof(struct cgl_fr_cuTensorMapEncodeIm2col, interleave), sizeof(((struct cgl_fr_cuTensorMapEncodeIm2col *)0)->interleave), 4, 0, 0, sizeof cgl_en_39 / sizeof cgl_en_39[0], cgl_en_39},
+    {"swizzle", offsetof(struct cgl_fr_cuTensorMapEncodeIm2col, swizzle), sizeof(((struct cgl_fr_cuTensorMapEncodeIm2col *)0)->swizzle), 4, 0, 0, sizeof cgl_en_40 / sizeof cgl_en_40[0], cgl_en_40},
+    {"l2Promotion", offsetof(struct cgl_fr_cuTensorMapEncodeIm2col, l2Promotion), sizeof(((struct cgl_fr_cuTensorMapEncodeIm2col *)0)->l2Promotion), 4, 0, 0, sizeof cgl_en_41 / sizeof cgl_en_41[0], cgl_en_41},
+    {"oobFill", offsetof(struct cgl_fr_cuTensorMapEncodeIm2col, oobFill), sizeof(((struct cgl_fr_cuTensorMapEncodeIm2col *)0)->oobFill), 4, 0, 0, sizeof cgl_en_42 / sizeof cgl_en_42[0], cgl_en_42},
+};
+static const cg_args cgl_targs_cuTensorMapEncodeIm2col = {15, offsetof(struct cgl_fr_cuTensorMapEncodeIm2col, cgl_ret), sizeof(((struct cgl_fr_cuTensorMapEncodeIm2col *)0)->cgl_ret), 7, cgl_ta_cuTensorMapEncodeIm2col};
 CG_THUNK(cuTensorMapEncodeIm2col, (cgl_f->tensorMap, cgl_f->tensorDataType, cgl_f->tensorRank, cgl_f->globalAddress, cgl_f->globalDim, cgl_f->globalStrides, cgl_f->pixelBoxLowerCorner, cgl_f->pixelBoxUpperCorner, cgl_f->channelsPerPixel, cgl_f->pixelsPerColumn, cgl_f->elementStrides, cgl_f->interleave, cgl_f->swizzle, cgl_f->l2Promotion, cgl_f->oobFill), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
 {
@@ -13179,6 +16697,25 @@ struct cgl_fr_cuTensorMapEncodeIm2colWide {
     CUtensorMapFloatOOBfill oobFill;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTensorMapEncodeIm2colWide[16] = {
+    {"tensorMap", offsetof(struct cgl_fr_cuTensorMapEncodeIm2colWide, tensorMap), sizeof(((struct cgl_fr_cuTensorMapEncodeIm2colWide *)0)->tensorMap), 3, 0, 0, 0, NULL},
+    {"tensorDataType", offsetof(struct cgl_fr_cuTensorMapEncodeIm2colWide, tensorDataType), sizeof(((struct cgl_fr_cuTensorMapEncodeIm2colWide *)0)->tensorDataType), 4, 0, 0, sizeof cgl_en_38 / sizeof cgl_en_38[0], cgl_en_38},
+    {"tensorRank", offsetof(struct cgl_fr_cuTensorMapEncodeIm2colWide, tensorRank), sizeof(((struct cgl_fr_cuTensorMapEncodeIm2colWide *)0)->tensorRank), 2, 0, 0, 0, NULL},
+    {"globalAddress", offsetof(struct cgl_fr_cuTensorMapEncodeIm2colWide, globalAddress), sizeof(((struct cgl_fr_cuTensorMapEncodeIm2colWide *)0)->globalAddress), 3, 0, 0, 0, NULL},
+    {"globalDim", offsetof(struct cgl_fr_cuTensorMapEncodeIm2colWide, globalDim), sizeof(((struct cgl_fr_cuTensorMapEncodeIm2colWide *)0)->globalDim), 3, 0, 0, 0, NULL},
+    {"globalStrides", offsetof(struct cgl_fr_cuTensorMapEncodeIm2colWide, globalStrides), sizeof(((struct cgl_fr_cuTensorMapEncodeIm2colWide *)0)->globalStrides), 3, 0, 0, 0, NULL},
+    {"pixelBoxLowerCornerWidth", offsetof(struct cgl_fr_cuTensorMapEncodeIm2colWide, pixelBoxLowerCornerWidth), sizeof(((struct cgl_fr_cuTensorMapEncodeIm2colWide *)0)->pixelBoxLowerCornerWidth), 1, 0, 0, 0, NULL},
+    {"pixelBoxUpperCornerWidth", offsetof(struct cgl_fr_cuTensorMapEncodeIm2colWide, pixelBoxUpperCornerWidth), sizeof(((struct cgl_fr_cuTensorMapEncodeIm2colWide *)0)->pixelBoxUpperCornerWidth), 1, 0, 0, 0, NULL},
+    {"channelsPerPixel", offsetof(struct cgl_fr_cuTensorMapEncodeIm2colWide, channelsPerPixel), sizeof(((struct cgl_fr_cuTensorMapEncodeIm2colWide *)0)->channelsPerPixel), 2, 0, 0, 0, NULL},
+    {"pixelsPerColumn", offsetof(struct cgl_fr_cuTensorMapEncodeIm2colWide, pixelsPerColumn), sizeof(((struct cgl_fr_cuTensorMapEncodeIm2colWide *)0)->pixelsPerColumn), 2, 0, 0, 0, NULL},
+    {"elementStrides", offsetof(struct cgl_fr_cuTensorMapEncodeIm2colWide, elementStrides), sizeof(((struct cgl_fr_cuTensorMapEncodeIm2colWide *)0)->elementStrides), 3, 0, 0, 0, NULL},
+    {"interleave", offsetof(struct cgl_fr_cuTensorMapEncodeIm2colWide, interleave), sizeof(((struct cgl_fr_cuTensorMapEncodeIm2colWide *)0)->interleave), 4, 0, 0, sizeof cgl_en_39 / sizeof cgl_en_39[0], cgl_en_39},
+    {"mode", offsetof(struct cgl_fr_cuTensorMapEncodeIm2colWide, mode), sizeof(((struct cgl_fr_cuTensorMapEncodeIm2colWide *)0)->mode), 4, 0, 0, sizeof cgl_en_43 / sizeof cgl_en_43[0], cgl_en_43},
+    {"swizzle", offsetof(struct cgl_fr_cuTensorMapEncodeIm2colWide, swizzle), sizeof(((struct cgl_fr_cuTensorMapEncodeIm2colWide *)0)->swizzle), 4, 0, 0, sizeof cgl_en_40 / sizeof cgl_en_40[0], cgl_en_40},
+    {"l2Promotion", offsetof(struct cgl_fr_cuTensorMapEncodeIm2colWide, l2Promotion), sizeof(((struct cgl_fr_cuTensorMapEncodeIm2colWide *)0)->l2Promotion), 4, 0, 0, sizeof cgl_en_41 / sizeof cgl_en_41[0], cgl_en_41},
+    {"oobFill", offsetof(struct cgl_fr_cuTensorMapEncodeIm2colWide, oobFill), sizeof(((struct cgl_fr_cuTensorMapEncodeIm2colWide *)0)->oobFill), 4, 0, 0, sizeof cgl_en_42 / sizeof cgl_en_42[0], cgl_en_42},
+};
+static const cg_args cgl_targs_cuTensorMapEncodeIm2colWide = {16, offsetof(struct cgl_fr_cuTensorMapEncodeIm2colWide, cgl_ret), sizeof(((struct cgl_fr_cuTensorMapEncodeIm2colWide *)0)->cgl_ret), 7, cgl_ta_cuTensorMapEncodeIm2colWide};
 CG_THUNK(cuTensorMapEncodeIm2colWide, (cgl_f->tensorMap, cgl_f->tensorDataType, cgl_f->tensorRank, cgl_f->globalAddress, cgl_f->globalDim, cgl_f->globalStrides, cgl_f->pixelBoxLowerCornerWidth, cgl_f->pixelBoxUpperCornerWidth, cgl_f->channelsPerPixel, cgl_f->pixelsPerColumn, cgl_f->elementStrides, cgl_f->interleave, cgl_f->mode, cgl_f->swizzle, cgl_f->l2Promotion, cgl_f->oobFill), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTensorMapEncodeIm2colWide(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
 {
@@ -13204,6 +16741,11 @@ struct cgl_fr_cuTensorMapReplaceAddress {
     void *globalAddress;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTensorMapReplaceAddress[2] = {
+    {"tensorMap", offsetof(struct cgl_fr_cuTensorMapReplaceAddress, tensorMap), sizeof(((struct cgl_fr_cuTensorMapReplaceAddress *)0)->tensorMap), 3, 0, 0, 0, NULL},
+    {"globalAddress", offsetof(struct cgl_fr_cuTensorMapReplaceAddress, globalAddress), sizeof(((struct cgl_fr_cuTensorMapReplaceAddress *)0)->globalAddress), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTensorMapReplaceAddress = {2, offsetof(struct cgl_fr_cuTensorMapReplaceAddress, cgl_ret), sizeof(((struct cgl_fr_cuTensorMapReplaceAddress *)0)->cgl_ret), 7, cgl_ta_cuTensorMapReplaceAddress};
 CG_THUNK(cuTensorMapReplaceAddress, (cgl_f->tensorMap, cgl_f->globalAddress), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTensorMapReplaceAddress(CUtensorMap *tensorMap, void *globalAddress)
 {
@@ -13230,6 +16772,12 @@ struct cgl_fr_cuDeviceCanAccessPeer {
     CUdevice peerDev;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDeviceCanAccessPeer[3] = {
+    {"canAccessPeer", offsetof(struct cgl_fr_cuDeviceCanAccessPeer, canAccessPeer), sizeof(((struct cgl_fr_cuDeviceCanAccessPeer *)0)->canAccessPeer), 3, 0, 0, 0, NULL},
+    {"dev", offsetof(struct cgl_fr_cuDeviceCanAccessPeer, dev), sizeof(((struct cgl_fr_cuDeviceCanAccessPeer *)0)->dev), 1, 0, 0, 0, NULL},
+    {"peerDev", offsetof(struct cgl_fr_cuDeviceCanAccessPeer, peerDev), sizeof(((struct cgl_fr_cuDeviceCanAccessPeer *)0)->peerDev), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDeviceCanAccessPeer = {3, offsetof(struct cgl_fr_cuDeviceCanAccessPeer, cgl_ret), sizeof(((struct cgl_fr_cuDeviceCanAccessPeer *)0)->cgl_ret), 7, cgl_ta_cuDeviceCanAccessPeer};
 CG_THUNK(cuDeviceCanAccessPeer, (cgl_f->canAccessPeer, cgl_f->dev, cgl_f->peerDev), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)
 {
@@ -13255,6 +16803,11 @@ struct cgl_fr_cuCtxEnablePeerAccess {
     unsigned int Flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxEnablePeerAccess[2] = {
+    {"peerContext", offsetof(struct cgl_fr_cuCtxEnablePeerAccess, peerContext), sizeof(((struct cgl_fr_cuCtxEnablePeerAccess *)0)->peerContext), 3, 0, 0, 0, NULL},
+    {"Flags", offsetof(struct cgl_fr_cuCtxEnablePeerAccess, Flags), sizeof(((struct cgl_fr_cuCtxEnablePeerAccess *)0)->Flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCtxEnablePeerAccess = {2, offsetof(struct cgl_fr_cuCtxEnablePeerAccess, cgl_ret), sizeof(((struct cgl_fr_cuCtxEnablePeerAccess *)0)->cgl_ret), 7, cgl_ta_cuCtxEnablePeerAccess};
 CG_THUNK(cuCtxEnablePeerAccess, (cgl_f->peerContext, cgl_f->Flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)
 {
@@ -13279,6 +16832,10 @@ struct cgl_fr_cuCtxDisablePeerAccess {
     CUcontext peerContext;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxDisablePeerAccess[1] = {
+    {"peerContext", offsetof(struct cgl_fr_cuCtxDisablePeerAccess, peerContext), sizeof(((struct cgl_fr_cuCtxDisablePeerAccess *)0)->peerContext), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCtxDisablePeerAccess = {1, offsetof(struct cgl_fr_cuCtxDisablePeerAccess, cgl_ret), sizeof(((struct cgl_fr_cuCtxDisablePeerAccess *)0)->cgl_ret), 7, cgl_ta_cuCtxDisablePeerAccess};
 CG_THUNK(cuCtxDisablePeerAccess, (cgl_f->peerContext), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxDisablePeerAccess(CUcontext peerContext)
 {
@@ -13306,6 +16863,13 @@ struct cgl_fr_cuDeviceGetP2PAttribute {
     CUdevice dstDevice;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDeviceGetP2PAttribute[4] = {
+    {"value", offsetof(struct cgl_fr_cuDeviceGetP2PAttribute, value), sizeof(((struct cgl_fr_cuDeviceGetP2PAttribute *)0)->value), 3, 0, 0, 0, NULL},
+    {"attrib", offsetof(struct cgl_fr_cuDeviceGetP2PAttribute, attrib), sizeof(((struct cgl_fr_cuDeviceGetP2PAttribute *)0)->attrib), 4, 0, 0, sizeof cgl_en_44 / sizeof cgl_en_44[0], cgl_en_44},
+    {"srcDevice", offsetof(struct cgl_fr_cuDeviceGetP2PAttribute, srcDevice), sizeof(((struct cgl_fr_cuDeviceGetP2PAttribute *)0)->srcDevice), 1, 0, 0, 0, NULL},
+    {"dstDevice", offsetof(struct cgl_fr_cuDeviceGetP2PAttribute, dstDevice), sizeof(((struct cgl_fr_cuDeviceGetP2PAttribute *)0)->dstDevice), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDeviceGetP2PAttribute = {4, offsetof(struct cgl_fr_cuDeviceGetP2PAttribute, cgl_ret), sizeof(((struct cgl_fr_cuDeviceGetP2PAttribute *)0)->cgl_ret), 7, cgl_ta_cuDeviceGetP2PAttribute};
 CG_THUNK(cuDeviceGetP2PAttribute, (cgl_f->value, cgl_f->attrib, cgl_f->srcDevice, cgl_f->dstDevice), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice)
 {
@@ -13334,6 +16898,14 @@ struct cgl_fr_cuDeviceGetP2PAtomicCapabilities {
     CUdevice dstDevice;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDeviceGetP2PAtomicCapabilities[5] = {
+    {"capabilities", offsetof(struct cgl_fr_cuDeviceGetP2PAtomicCapabilities, capabilities), sizeof(((struct cgl_fr_cuDeviceGetP2PAtomicCapabilities *)0)->capabilities), 3, 0, 0, 0, NULL},
+    {"operations", offsetof(struct cgl_fr_cuDeviceGetP2PAtomicCapabilities, operations), sizeof(((struct cgl_fr_cuDeviceGetP2PAtomicCapabilities *)0)->operations), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuDeviceGetP2PAtomicCapabilities, count), sizeof(((struct cgl_fr_cuDeviceGetP2PAtomicCapabilities *)0)->count), 2, 0, 0, 0, NULL},
+    {"srcDevice", offsetof(struct cgl_fr_cuDeviceGetP2PAtomicCapabilities, srcDevice), sizeof(((struct cgl_fr_cuDeviceGetP2PAtomicCapabilities *)0)->srcDevice), 1, 0, 0, 0, NULL},
+    {"dstDevice", offsetof(struct cgl_fr_cuDeviceGetP2PAtomicCapabilities, dstDevice), sizeof(((struct cgl_fr_cuDeviceGetP2PAtomicCapabilities *)0)->dstDevice), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDeviceGetP2PAtomicCapabilities = {5, offsetof(struct cgl_fr_cuDeviceGetP2PAtomicCapabilities, cgl_ret), sizeof(((struct cgl_fr_cuDeviceGetP2PAtomicCapabilities *)0)->cgl_ret), 7, cgl_ta_cuDeviceGetP2PAtomicCapabilities};
 CG_THUNK(cuDeviceGetP2PAtomicCapabilities, (cgl_f->capabilities, cgl_f->operations, cgl_f->count, cgl_f->srcDevice, cgl_f->dstDevice), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice srcDevice, CUdevice dstDevice)
 {
@@ -13358,6 +16930,10 @@ struct cgl_fr_cuGraphicsUnregisterResource {
     CUgraphicsResource resource;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuGraphicsUnregisterResource[1] = {
+    {"resource", offsetof(struct cgl_fr_cuGraphicsUnregisterResource, resource), sizeof(((struct cgl_fr_cuGraphicsUnregisterResource *)0)->resource), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphicsUnregisterResource = {1, offsetof(struct cgl_fr_cuGraphicsUnregisterResource, cgl_ret), sizeof(((struct cgl_fr_cuGraphicsUnregisterResource *)0)->cgl_ret), 7, cgl_ta_cuGraphicsUnregisterResource};
 CG_THUNK(cuGraphicsUnregisterResource, (cgl_f->resource), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphicsUnregisterResource(CUgraphicsResource resource)
 {
@@ -13385,6 +16961,13 @@ struct cgl_fr_cuGraphicsSubResourceGetMappedArray {
     unsigned int mipLevel;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuGraphicsSubResourceGetMappedArray[4] = {
+    {"pArray", offsetof(struct cgl_fr_cuGraphicsSubResourceGetMappedArray, pArray), sizeof(((struct cgl_fr_cuGraphicsSubResourceGetMappedArray *)0)->pArray), 3, 0, 0, 0, NULL},
+    {"resource", offsetof(struct cgl_fr_cuGraphicsSubResourceGetMappedArray, resource), sizeof(((struct cgl_fr_cuGraphicsSubResourceGetMappedArray *)0)->resource), 3, 0, 0, 0, NULL},
+    {"arrayIndex", offsetof(struct cgl_fr_cuGraphicsSubResourceGetMappedArray, arrayIndex), sizeof(((struct cgl_fr_cuGraphicsSubResourceGetMappedArray *)0)->arrayIndex), 2, 0, 0, 0, NULL},
+    {"mipLevel", offsetof(struct cgl_fr_cuGraphicsSubResourceGetMappedArray, mipLevel), sizeof(((struct cgl_fr_cuGraphicsSubResourceGetMappedArray *)0)->mipLevel), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphicsSubResourceGetMappedArray = {4, offsetof(struct cgl_fr_cuGraphicsSubResourceGetMappedArray, cgl_ret), sizeof(((struct cgl_fr_cuGraphicsSubResourceGetMappedArray *)0)->cgl_ret), 7, cgl_ta_cuGraphicsSubResourceGetMappedArray};
 CG_THUNK(cuGraphicsSubResourceGetMappedArray, (cgl_f->pArray, cgl_f->resource, cgl_f->arrayIndex, cgl_f->mipLevel), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel)
 {
@@ -13410,6 +16993,11 @@ struct cgl_fr_cuGraphicsResourceGetMappedMipmappedArray {
     CUgraphicsResource resource;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuGraphicsResourceGetMappedMipmappedArray[2] = {
+    {"pMipmappedArray", offsetof(struct cgl_fr_cuGraphicsResourceGetMappedMipmappedArray, pMipmappedArray), sizeof(((struct cgl_fr_cuGraphicsResourceGetMappedMipmappedArray *)0)->pMipmappedArray), 3, 0, 0, 0, NULL},
+    {"resource", offsetof(struct cgl_fr_cuGraphicsResourceGetMappedMipmappedArray, resource), sizeof(((struct cgl_fr_cuGraphicsResourceGetMappedMipmappedArray *)0)->resource), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphicsResourceGetMappedMipmappedArray = {2, offsetof(struct cgl_fr_cuGraphicsResourceGetMappedMipmappedArray, cgl_ret), sizeof(((struct cgl_fr_cuGraphicsResourceGetMappedMipmappedArray *)0)->cgl_ret), 7, cgl_ta_cuGraphicsResourceGetMappedMipmappedArray};
 CG_THUNK(cuGraphicsResourceGetMappedMipmappedArray, (cgl_f->pMipmappedArray, cgl_f->resource), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pMipmappedArray, CUgraphicsResource resource)
 {
@@ -13436,6 +17024,12 @@ struct cgl_fr_cuGraphicsResourceGetMappedPointer_v2 {
     CUgraphicsResource resource;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuGraphicsResourceGetMappedPointer_v2[3] = {
+    {"pDevPtr", offsetof(struct cgl_fr_cuGraphicsResourceGetMappedPointer_v2, pDevPtr), sizeof(((struct cgl_fr_cuGraphicsResourceGetMappedPointer_v2 *)0)->pDevPtr), 3, 0, 0, 0, NULL},
+    {"pSize", offsetof(struct cgl_fr_cuGraphicsResourceGetMappedPointer_v2, pSize), sizeof(((struct cgl_fr_cuGraphicsResourceGetMappedPointer_v2 *)0)->pSize), 3, 0, 0, 0, NULL},
+    {"resource", offsetof(struct cgl_fr_cuGraphicsResourceGetMappedPointer_v2, resource), sizeof(((struct cgl_fr_cuGraphicsResourceGetMappedPointer_v2 *)0)->resource), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphicsResourceGetMappedPointer_v2 = {3, offsetof(struct cgl_fr_cuGraphicsResourceGetMappedPointer_v2, cgl_ret), sizeof(((struct cgl_fr_cuGraphicsResourceGetMappedPointer_v2 *)0)->cgl_ret), 7, cgl_ta_cuGraphicsResourceGetMappedPointer_v2};
 CG_THUNK(cuGraphicsResourceGetMappedPointer_v2, (cgl_f->pDevPtr, cgl_f->pSize, cgl_f->resource), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, size_t *pSize, CUgraphicsResource resource)
 {
@@ -13461,6 +17055,11 @@ struct cgl_fr_cuGraphicsResourceSetMapFlags_v2 {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuGraphicsResourceSetMapFlags_v2[2] = {
+    {"resource", offsetof(struct cgl_fr_cuGraphicsResourceSetMapFlags_v2, resource), sizeof(((struct cgl_fr_cuGraphicsResourceSetMapFlags_v2 *)0)->resource), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuGraphicsResourceSetMapFlags_v2, flags), sizeof(((struct cgl_fr_cuGraphicsResourceSetMapFlags_v2 *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphicsResourceSetMapFlags_v2 = {2, offsetof(struct cgl_fr_cuGraphicsResourceSetMapFlags_v2, cgl_ret), sizeof(((struct cgl_fr_cuGraphicsResourceSetMapFlags_v2 *)0)->cgl_ret), 7, cgl_ta_cuGraphicsResourceSetMapFlags_v2};
 CG_THUNK(cuGraphicsResourceSetMapFlags_v2, (cgl_f->resource, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, unsigned int flags)
 {
@@ -13487,6 +17086,12 @@ struct cgl_fr_cuGraphicsMapResources_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuGraphicsMapResources_ptsz[3] = {
+    {"count", offsetof(struct cgl_fr_cuGraphicsMapResources_ptsz, count), sizeof(((struct cgl_fr_cuGraphicsMapResources_ptsz *)0)->count), 2, 0, 0, 0, NULL},
+    {"resources", offsetof(struct cgl_fr_cuGraphicsMapResources_ptsz, resources), sizeof(((struct cgl_fr_cuGraphicsMapResources_ptsz *)0)->resources), 3, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuGraphicsMapResources_ptsz, hStream), sizeof(((struct cgl_fr_cuGraphicsMapResources_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphicsMapResources_ptsz = {3, offsetof(struct cgl_fr_cuGraphicsMapResources_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuGraphicsMapResources_ptsz *)0)->cgl_ret), 7, cgl_ta_cuGraphicsMapResources_ptsz};
 CG_THUNK(cuGraphicsMapResources_ptsz, (cgl_f->count, cgl_f->resources, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphicsMapResources_ptsz(unsigned int count, CUgraphicsResource *resources, CUstream hStream)
 {
@@ -13514,6 +17119,12 @@ struct cgl_fr_cuGraphicsUnmapResources_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuGraphicsUnmapResources_ptsz[3] = {
+    {"count", offsetof(struct cgl_fr_cuGraphicsUnmapResources_ptsz, count), sizeof(((struct cgl_fr_cuGraphicsUnmapResources_ptsz *)0)->count), 2, 0, 0, 0, NULL},
+    {"resources", offsetof(struct cgl_fr_cuGraphicsUnmapResources_ptsz, resources), sizeof(((struct cgl_fr_cuGraphicsUnmapResources_ptsz *)0)->resources), 3, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuGraphicsUnmapResources_ptsz, hStream), sizeof(((struct cgl_fr_cuGraphicsUnmapResources_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphicsUnmapResources_ptsz = {3, offsetof(struct cgl_fr_cuGraphicsUnmapResources_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuGraphicsUnmapResources_ptsz *)0)->cgl_ret), 7, cgl_ta_cuGraphicsUnmapResources_ptsz};
 CG_THUNK(cuGraphicsUnmapResources_ptsz, (cgl_f->count, cgl_f->resources, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphicsUnmapResources_ptsz(unsigned int count, CUgraphicsResource *resources, CUstream hStream)
 {
@@ -13543,6 +17154,14 @@ struct cgl_fr_cuGetProcAddress_v2 {
     CUdriverProcAddressQueryResult *symbolStatus;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuGetProcAddress_v2[5] = {
+    {"symbol", offsetof(struct cgl_fr_cuGetProcAddress_v2, symbol), sizeof(((struct cgl_fr_cuGetProcAddress_v2 *)0)->symbol), 5, 0, 0, 0, NULL},
+    {"pfn", offsetof(struct cgl_fr_cuGetProcAddress_v2, pfn), sizeof(((struct cgl_fr_cuGetProcAddress_v2 *)0)->pfn), 3, 0, 0, 0, NULL},
+    {"cudaVersion", offsetof(struct cgl_fr_cuGetProcAddress_v2, cudaVersion), sizeof(((struct cgl_fr_cuGetProcAddress_v2 *)0)->cudaVersion), 1, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuGetProcAddress_v2, flags), sizeof(((struct cgl_fr_cuGetProcAddress_v2 *)0)->flags), 2, 0, 0, 0, NULL},
+    {"symbolStatus", offsetof(struct cgl_fr_cuGetProcAddress_v2, symbolStatus), sizeof(((struct cgl_fr_cuGetProcAddress_v2 *)0)->symbolStatus), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGetProcAddress_v2 = {5, offsetof(struct cgl_fr_cuGetProcAddress_v2, cgl_ret), sizeof(((struct cgl_fr_cuGetProcAddress_v2 *)0)->cgl_ret), 7, cgl_ta_cuGetProcAddress_v2};
 CG_THUNK(cuGetProcAddress_v2, (cgl_f->symbol, cgl_f->pfn, cgl_f->cudaVersion, cgl_f->flags, cgl_f->symbolStatus), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)
 {
@@ -13569,6 +17188,12 @@ struct cgl_fr_cuCoredumpGetAttribute {
     size_t *size;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCoredumpGetAttribute[3] = {
+    {"attrib", offsetof(struct cgl_fr_cuCoredumpGetAttribute, attrib), sizeof(((struct cgl_fr_cuCoredumpGetAttribute *)0)->attrib), 4, 0, 0, sizeof cgl_en_45 / sizeof cgl_en_45[0], cgl_en_45},
+    {"value", offsetof(struct cgl_fr_cuCoredumpGetAttribute, value), sizeof(((struct cgl_fr_cuCoredumpGetAttribute *)0)->value), 3, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_cuCoredumpGetAttribute, size), sizeof(((struct cgl_fr_cuCoredumpGetAttribute *)0)->size), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCoredumpGetAttribute = {3, offsetof(struct cgl_fr_cuCoredumpGetAttribute, cgl_ret), sizeof(((struct cgl_fr_cuCoredumpGetAttribute *)0)->cgl_ret), 7, cgl_ta_cuCoredumpGetAttribute};
 CG_THUNK(cuCoredumpGetAttribute, (cgl_f->attrib, cgl_f->value, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)
 {
@@ -13595,6 +17220,12 @@ struct cgl_fr_cuCoredumpGetAttributeGlobal {
     size_t *size;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCoredumpGetAttributeGlobal[3] = {
+    {"attrib", offsetof(struct cgl_fr_cuCoredumpGetAttributeGlobal, attrib), sizeof(((struct cgl_fr_cuCoredumpGetAttributeGlobal *)0)->attrib), 4, 0, 0, sizeof cgl_en_45 / sizeof cgl_en_45[0], cgl_en_45},
+    {"value", offsetof(struct cgl_fr_cuCoredumpGetAttributeGlobal, value), sizeof(((struct cgl_fr_cuCoredumpGetAttributeGlobal *)0)->value), 3, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_cuCoredumpGetAttributeGlobal, size), sizeof(((struct cgl_fr_cuCoredumpGetAttributeGlobal *)0)->size), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCoredumpGetAttributeGlobal = {3, offsetof(struct cgl_fr_cuCoredumpGetAttributeGlobal, cgl_ret), sizeof(((struct cgl_fr_cuCoredumpGetAttributeGlobal *)0)->cgl_ret), 7, cgl_ta_cuCoredumpGetAttributeGlobal};
 CG_THUNK(cuCoredumpGetAttributeGlobal, (cgl_f->attrib, cgl_f->value, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)
 {
@@ -13621,6 +17252,12 @@ struct cgl_fr_cuCoredumpSetAttribute {
     size_t *size;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCoredumpSetAttribute[3] = {
+    {"attrib", offsetof(struct cgl_fr_cuCoredumpSetAttribute, attrib), sizeof(((struct cgl_fr_cuCoredumpSetAttribute *)0)->attrib), 4, 0, 0, sizeof cgl_en_45 / sizeof cgl_en_45[0], cgl_en_45},
+    {"value", offsetof(struct cgl_fr_cuCoredumpSetAttribute, value), sizeof(((struct cgl_fr_cuCoredumpSetAttribute *)0)->value), 3, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_cuCoredumpSetAttribute, size), sizeof(((struct cgl_fr_cuCoredumpSetAttribute *)0)->size), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCoredumpSetAttribute = {3, offsetof(struct cgl_fr_cuCoredumpSetAttribute, cgl_ret), sizeof(((struct cgl_fr_cuCoredumpSetAttribute *)0)->cgl_ret), 7, cgl_ta_cuCoredumpSetAttribute};
 CG_THUNK(cuCoredumpSetAttribute, (cgl_f->attrib, cgl_f->value, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)
 {
@@ -13647,6 +17284,12 @@ struct cgl_fr_cuCoredumpSetAttributeGlobal {
     size_t *size;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCoredumpSetAttributeGlobal[3] = {
+    {"attrib", offsetof(struct cgl_fr_cuCoredumpSetAttributeGlobal, attrib), sizeof(((struct cgl_fr_cuCoredumpSetAttributeGlobal *)0)->attrib), 4, 0, 0, sizeof cgl_en_45 / sizeof cgl_en_45[0], cgl_en_45},
+    {"value", offsetof(struct cgl_fr_cuCoredumpSetAttributeGlobal, value), sizeof(((struct cgl_fr_cuCoredumpSetAttributeGlobal *)0)->value), 3, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_cuCoredumpSetAttributeGlobal, size), sizeof(((struct cgl_fr_cuCoredumpSetAttributeGlobal *)0)->size), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCoredumpSetAttributeGlobal = {3, offsetof(struct cgl_fr_cuCoredumpSetAttributeGlobal, cgl_ret), sizeof(((struct cgl_fr_cuCoredumpSetAttributeGlobal *)0)->cgl_ret), 7, cgl_ta_cuCoredumpSetAttributeGlobal};
 CG_THUNK(cuCoredumpSetAttributeGlobal, (cgl_f->attrib, cgl_f->value, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)
 {
@@ -13674,6 +17317,13 @@ struct cgl_fr_cuGreenCtxCreate {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuGreenCtxCreate[4] = {
+    {"phCtx", offsetof(struct cgl_fr_cuGreenCtxCreate, phCtx), sizeof(((struct cgl_fr_cuGreenCtxCreate *)0)->phCtx), 3, 0, 0, 0, NULL},
+    {"desc", offsetof(struct cgl_fr_cuGreenCtxCreate, desc), sizeof(((struct cgl_fr_cuGreenCtxCreate *)0)->desc), 3, 0, 0, 0, NULL},
+    {"dev", offsetof(struct cgl_fr_cuGreenCtxCreate, dev), sizeof(((struct cgl_fr_cuGreenCtxCreate *)0)->dev), 1, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuGreenCtxCreate, flags), sizeof(((struct cgl_fr_cuGreenCtxCreate *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGreenCtxCreate = {4, offsetof(struct cgl_fr_cuGreenCtxCreate, cgl_ret), sizeof(((struct cgl_fr_cuGreenCtxCreate *)0)->cgl_ret), 7, cgl_ta_cuGreenCtxCreate};
 CG_THUNK(cuGreenCtxCreate, (cgl_f->phCtx, cgl_f->desc, cgl_f->dev, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags)
 {
@@ -13699,6 +17349,10 @@ struct cgl_fr_cuGreenCtxDestroy {
     CUgreenCtx hCtx;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuGreenCtxDestroy[1] = {
+    {"hCtx", offsetof(struct cgl_fr_cuGreenCtxDestroy, hCtx), sizeof(((struct cgl_fr_cuGreenCtxDestroy *)0)->hCtx), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGreenCtxDestroy = {1, offsetof(struct cgl_fr_cuGreenCtxDestroy, cgl_ret), sizeof(((struct cgl_fr_cuGreenCtxDestroy *)0)->cgl_ret), 7, cgl_ta_cuGreenCtxDestroy};
 CG_THUNK(cuGreenCtxDestroy, (cgl_f->hCtx), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGreenCtxDestroy(CUgreenCtx hCtx)
 {
@@ -13725,6 +17379,11 @@ struct cgl_fr_cuCtxFromGreenCtx {
     CUgreenCtx hCtx;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxFromGreenCtx[2] = {
+    {"pContext", offsetof(struct cgl_fr_cuCtxFromGreenCtx, pContext), sizeof(((struct cgl_fr_cuCtxFromGreenCtx *)0)->pContext), 3, 0, 0, 0, NULL},
+    {"hCtx", offsetof(struct cgl_fr_cuCtxFromGreenCtx, hCtx), sizeof(((struct cgl_fr_cuCtxFromGreenCtx *)0)->hCtx), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCtxFromGreenCtx = {2, offsetof(struct cgl_fr_cuCtxFromGreenCtx, cgl_ret), sizeof(((struct cgl_fr_cuCtxFromGreenCtx *)0)->cgl_ret), 7, cgl_ta_cuCtxFromGreenCtx};
 CG_THUNK(cuCtxFromGreenCtx, (cgl_f->pContext, cgl_f->hCtx), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx)
 {
@@ -13751,6 +17410,12 @@ struct cgl_fr_cuDeviceGetDevResource {
     CUdevResourceType type;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDeviceGetDevResource[3] = {
+    {"device", offsetof(struct cgl_fr_cuDeviceGetDevResource, device), sizeof(((struct cgl_fr_cuDeviceGetDevResource *)0)->device), 1, 0, 0, 0, NULL},
+    {"resource", offsetof(struct cgl_fr_cuDeviceGetDevResource, resource), sizeof(((struct cgl_fr_cuDeviceGetDevResource *)0)->resource), 3, 0, 0, 0, NULL},
+    {"type", offsetof(struct cgl_fr_cuDeviceGetDevResource, type), sizeof(((struct cgl_fr_cuDeviceGetDevResource *)0)->type), 4, 0, 0, sizeof cgl_en_46 / sizeof cgl_en_46[0], cgl_en_46},
+};
+static const cg_args cgl_targs_cuDeviceGetDevResource = {3, offsetof(struct cgl_fr_cuDeviceGetDevResource, cgl_ret), sizeof(((struct cgl_fr_cuDeviceGetDevResource *)0)->cgl_ret), 7, cgl_ta_cuDeviceGetDevResource};
 CG_THUNK(cuDeviceGetDevResource, (cgl_f->device, cgl_f->resource, cgl_f->type), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetDevResource(CUdevice device, CUdevResource *resource, CUdevResourceType type)
 {
@@ -13777,6 +17442,12 @@ struct cgl_fr_cuCtxGetDevResource {
     CUdevResourceType type;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxGetDevResource[3] = {
+    {"hCtx", offsetof(struct cgl_fr_cuCtxGetDevResource, hCtx), sizeof(((struct cgl_fr_cuCtxGetDevResource *)0)->hCtx), 3, 0, 0, 0, NULL},
+    {"resource", offsetof(struct cgl_fr_cuCtxGetDevResource, resource), sizeof(((struct cgl_fr_cuCtxGetDevResource *)0)->resource), 3, 0, 0, 0, NULL},
+    {"type", offsetof(struct cgl_fr_cuCtxGetDevResource, type), sizeof(((struct cgl_fr_cuCtxGetDevResource *)0)->type), 4, 0, 0, sizeof cgl_en_46 / sizeof cgl_en_46[0], cgl_en_46},
+};
+static const cg_args cgl_targs_cuCtxGetDevResource = {3, offsetof(struct cgl_fr_cuCtxGetDevResource, cgl_ret), sizeof(((struct cgl_fr_cuCtxGetDevResource *)0)->cgl_ret), 7, cgl_ta_cuCtxGetDevResource};
 CG_THUNK(cuCtxGetDevResource, (cgl_f->hCtx, cgl_f->resource, cgl_f->type), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type)
 {
@@ -13803,6 +17474,12 @@ struct cgl_fr_cuGreenCtxGetDevResource {
     CUdevResourceType type;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuGreenCtxGetDevResource[3] = {
+    {"hCtx", offsetof(struct cgl_fr_cuGreenCtxGetDevResource, hCtx), sizeof(((struct cgl_fr_cuGreenCtxGetDevResource *)0)->hCtx), 3, 0, 0, 0, NULL},
+    {"resource", offsetof(struct cgl_fr_cuGreenCtxGetDevResource, resource), sizeof(((struct cgl_fr_cuGreenCtxGetDevResource *)0)->resource), 3, 0, 0, 0, NULL},
+    {"type", offsetof(struct cgl_fr_cuGreenCtxGetDevResource, type), sizeof(((struct cgl_fr_cuGreenCtxGetDevResource *)0)->type), 4, 0, 0, sizeof cgl_en_46 / sizeof cgl_en_46[0], cgl_en_46},
+};
+static const cg_args cgl_targs_cuGreenCtxGetDevResource = {3, offsetof(struct cgl_fr_cuGreenCtxGetDevResource, cgl_ret), sizeof(((struct cgl_fr_cuGreenCtxGetDevResource *)0)->cgl_ret), 7, cgl_ta_cuGreenCtxGetDevResource};
 CG_THUNK(cuGreenCtxGetDevResource, (cgl_f->hCtx, cgl_f->resource, cgl_f->type), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *resource, CUdevResourceType type)
 {
@@ -13832,6 +17509,15 @@ struct cgl_fr_cuDevSmResourceSplitByCount {
     unsigned int minCount;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDevSmResourceSplitByCount[6] = {
+    {"result", offsetof(struct cgl_fr_cuDevSmResourceSplitByCount, result), sizeof(((struct cgl_fr_cuDevSmResourceSplitByCount *)0)->result), 3, 0, 0, 0, NULL},
+    {"nbGroups", offsetof(struct cgl_fr_cuDevSmResourceSplitByCount, nbGroups), sizeof(((struct cgl_fr_cuDevSmResourceSplitByCount *)0)->nbGroups), 3, 0, 0, 0, NULL},
+    {"input", offsetof(struct cgl_fr_cuDevSmResourceSplitByCount, input), sizeof(((struct cgl_fr_cuDevSmResourceSplitByCount *)0)->input), 3, 0, 0, 0, NULL},
+    {"remaining", offsetof(struct cgl_fr_cuDevSmResourceSplitByCount, remaining), sizeof(((struct cgl_fr_cuDevSmResourceSplitByCount *)0)->remaining), 3, 0, 0, 0, NULL},
+    {"useFlags", offsetof(struct cgl_fr_cuDevSmResourceSplitByCount, useFlags), sizeof(((struct cgl_fr_cuDevSmResourceSplitByCount *)0)->useFlags), 2, 0, 0, 0, NULL},
+    {"minCount", offsetof(struct cgl_fr_cuDevSmResourceSplitByCount, minCount), sizeof(((struct cgl_fr_cuDevSmResourceSplitByCount *)0)->minCount), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDevSmResourceSplitByCount = {6, offsetof(struct cgl_fr_cuDevSmResourceSplitByCount, cgl_ret), sizeof(((struct cgl_fr_cuDevSmResourceSplitByCount *)0)->cgl_ret), 7, cgl_ta_cuDevSmResourceSplitByCount};
 CG_THUNK(cuDevSmResourceSplitByCount, (cgl_f->result, cgl_f->nbGroups, cgl_f->input, cgl_f->remaining, cgl_f->useFlags, cgl_f->minCount), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int *nbGroups, const CUdevResource *input, CUdevResource *remaining, unsigned int useFlags, unsigned int minCount)
 {
@@ -13858,6 +17544,12 @@ struct cgl_fr_cuDevResourceGenerateDesc {
     unsigned int nbResources;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDevResourceGenerateDesc[3] = {
+    {"phDesc", offsetof(struct cgl_fr_cuDevResourceGenerateDesc, phDesc), sizeof(((struct cgl_fr_cuDevResourceGenerateDesc *)0)->phDesc), 3, 0, 0, 0, NULL},
+    {"resources", offsetof(struct cgl_fr_cuDevResourceGenerateDesc, resources), sizeof(((struct cgl_fr_cuDevResourceGenerateDesc *)0)->resources), 3, 0, 0, 0, NULL},
+    {"nbResources", offsetof(struct cgl_fr_cuDevResourceGenerateDesc, nbResources), sizeof(((struct cgl_fr_cuDevResourceGenerateDesc *)0)->nbResources), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDevResourceGenerateDesc = {3, offsetof(struct cgl_fr_cuDevResourceGenerateDesc, cgl_ret), sizeof(((struct cgl_fr_cuDevResourceGenerateDesc *)0)->cgl_ret), 7, cgl_ta_cuDevResourceGenerateDesc};
 CG_THUNK(cuDevResourceGenerateDesc, (cgl_f->phDesc, cgl_f->resources, cgl_f->nbResources), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, CUdevResource *resources, unsigned int nbResources)
 {
@@ -13883,6 +17575,11 @@ struct cgl_fr_cuGreenCtxRecordEvent {
     CUevent hEvent;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuGreenCtxRecordEvent[2] = {
+    {"hCtx", offsetof(struct cgl_fr_cuGreenCtxRecordEvent, hCtx), sizeof(((struct cgl_fr_cuGreenCtxRecordEvent *)0)->hCtx), 3, 0, 0, 0, NULL},
+    {"hEvent", offsetof(struct cgl_fr_cuGreenCtxRecordEvent, hEvent), sizeof(((struct cgl_fr_cuGreenCtxRecordEvent *)0)->hEvent), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGreenCtxRecordEvent = {2, offsetof(struct cgl_fr_cuGreenCtxRecordEvent, cgl_ret), sizeof(((struct cgl_fr_cuGreenCtxRecordEvent *)0)->cgl_ret), 7, cgl_ta_cuGreenCtxRecordEvent};
 CG_THUNK(cuGreenCtxRecordEvent, (cgl_f->hCtx, cgl_f->hEvent), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent)
 {
@@ -13908,6 +17605,11 @@ struct cgl_fr_cuGreenCtxWaitEvent {
     CUevent hEvent;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuGreenCtxWaitEvent[2] = {
+    {"hCtx", offsetof(struct cgl_fr_cuGreenCtxWaitEvent, hCtx), sizeof(((struct cgl_fr_cuGreenCtxWaitEvent *)0)->hCtx), 3, 0, 0, 0, NULL},
+    {"hEvent", offsetof(struct cgl_fr_cuGreenCtxWaitEvent, hEvent), sizeof(((struct cgl_fr_cuGreenCtxWaitEvent *)0)->hEvent), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGreenCtxWaitEvent = {2, offsetof(struct cgl_fr_cuGreenCtxWaitEvent, cgl_ret), sizeof(((struct cgl_fr_cuGreenCtxWaitEvent *)0)->cgl_ret), 7, cgl_ta_cuGreenCtxWaitEvent};
 CG_THUNK(cuGreenCtxWaitEvent, (cgl_f->hCtx, cgl_f->hEvent), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent)
 {
@@ -13933,6 +17635,11 @@ struct cgl_fr_cuStreamGetGreenCtx {
     CUgreenCtx *phCtx;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamGetGreenCtx[2] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamGetGreenCtx, hStream), sizeof(((struct cgl_fr_cuStreamGetGreenCtx *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"phCtx", offsetof(struct cgl_fr_cuStreamGetGreenCtx, phCtx), sizeof(((struct cgl_fr_cuStreamGetGreenCtx *)0)->phCtx), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamGetGreenCtx = {2, offsetof(struct cgl_fr_cuStreamGetGreenCtx, cgl_ret), sizeof(((struct cgl_fr_cuStreamGetGreenCtx *)0)->cgl_ret), 7, cgl_ta_cuStreamGetGreenCtx};
 CG_THUNK(cuStreamGetGreenCtx, (cgl_f->hStream, cgl_f->phCtx), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)
 {
@@ -13960,6 +17667,13 @@ struct cgl_fr_cuGreenCtxStreamCreate {
     int priority;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuGreenCtxStreamCreate[4] = {
+    {"phStream", offsetof(struct cgl_fr_cuGreenCtxStreamCreate, phStream), sizeof(((struct cgl_fr_cuGreenCtxStreamCreate *)0)->phStream), 3, 0, 0, 0, NULL},
+    {"greenCtx", offsetof(struct cgl_fr_cuGreenCtxStreamCreate, greenCtx), sizeof(((struct cgl_fr_cuGreenCtxStreamCreate *)0)->greenCtx), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuGreenCtxStreamCreate, flags), sizeof(((struct cgl_fr_cuGreenCtxStreamCreate *)0)->flags), 2, 0, 0, 0, NULL},
+    {"priority", offsetof(struct cgl_fr_cuGreenCtxStreamCreate, priority), sizeof(((struct cgl_fr_cuGreenCtxStreamCreate *)0)->priority), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGreenCtxStreamCreate = {4, offsetof(struct cgl_fr_cuGreenCtxStreamCreate, cgl_ret), sizeof(((struct cgl_fr_cuGreenCtxStreamCreate *)0)->cgl_ret), 7, cgl_ta_cuGreenCtxStreamCreate};
 CG_THUNK(cuGreenCtxStreamCreate, (cgl_f->phStream, cgl_f->greenCtx, cgl_f->flags, cgl_f->priority), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority)
 {
@@ -13985,6 +17699,11 @@ struct cgl_fr_cuGreenCtxGetId {
     unsigned long long *greenCtxId;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuGreenCtxGetId[2] = {
+    {"greenCtx", offsetof(struct cgl_fr_cuGreenCtxGetId, greenCtx), sizeof(((struct cgl_fr_cuGreenCtxGetId *)0)->greenCtx), 3, 0, 0, 0, NULL},
+    {"greenCtxId", offsetof(struct cgl_fr_cuGreenCtxGetId, greenCtxId), sizeof(((struct cgl_fr_cuGreenCtxGetId *)0)->greenCtxId), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGreenCtxGetId = {2, offsetof(struct cgl_fr_cuGreenCtxGetId, cgl_ret), sizeof(((struct cgl_fr_cuGreenCtxGetId *)0)->cgl_ret), 7, cgl_ta_cuGreenCtxGetId};
 CG_THUNK(cuGreenCtxGetId, (cgl_f->greenCtx, cgl_f->greenCtxId), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned long long *greenCtxId)
 {
@@ -14011,6 +17730,12 @@ struct cgl_fr_cuLogsRegisterCallback {
     CUlogsCallbackHandle *callback_out;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLogsRegisterCallback[3] = {
+    {"callbackFunc", offsetof(struct cgl_fr_cuLogsRegisterCallback, callbackFunc), sizeof(((struct cgl_fr_cuLogsRegisterCallback *)0)->callbackFunc), 3, 0, 0, 0, NULL},
+    {"userData", offsetof(struct cgl_fr_cuLogsRegisterCallback, userData), sizeof(((struct cgl_fr_cuLogsRegisterCallback *)0)->userData), 3, 0, 0, 0, NULL},
+    {"callback_out", offsetof(struct cgl_fr_cuLogsRegisterCallback, callback_out), sizeof(((struct cgl_fr_cuLogsRegisterCallback *)0)->callback_out), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLogsRegisterCallback = {3, offsetof(struct cgl_fr_cuLogsRegisterCallback, cgl_ret), sizeof(((struct cgl_fr_cuLogsRegisterCallback *)0)->cgl_ret), 7, cgl_ta_cuLogsRegisterCallback};
 CG_THUNK(cuLogsRegisterCallback, (cgl_f->callbackFunc, cgl_f->userData, cgl_f->callback_out), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLogsRegisterCallback(CUlogsCallback callbackFunc, void *userData, CUlogsCallbackHandle *callback_out)
 {
@@ -14035,6 +17760,10 @@ struct cgl_fr_cuLogsUnregisterCallback {
     CUlogsCallbackHandle callback;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLogsUnregisterCallback[1] = {
+    {"callback", offsetof(struct cgl_fr_cuLogsUnregisterCallback, callback), sizeof(((struct cgl_fr_cuLogsUnregisterCallback *)0)->callback), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLogsUnregisterCallback = {1, offsetof(struct cgl_fr_cuLogsUnregisterCallback, cgl_ret), sizeof(((struct cgl_fr_cuLogsUnregisterCallback *)0)->cgl_ret), 7, cgl_ta_cuLogsUnregisterCallback};
 CG_THUNK(cuLogsUnregisterCallback, (cgl_f->callback), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLogsUnregisterCallback(CUlogsCallbackHandle callback)
 {
@@ -14060,6 +17789,11 @@ struct cgl_fr_cuLogsCurrent {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLogsCurrent[2] = {
+    {"iterator_out", offsetof(struct cgl_fr_cuLogsCurrent, iterator_out), sizeof(((struct cgl_fr_cuLogsCurrent *)0)->iterator_out), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuLogsCurrent, flags), sizeof(((struct cgl_fr_cuLogsCurrent *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLogsCurrent = {2, offsetof(struct cgl_fr_cuLogsCurrent, cgl_ret), sizeof(((struct cgl_fr_cuLogsCurrent *)0)->cgl_ret), 7, cgl_ta_cuLogsCurrent};
 CG_THUNK(cuLogsCurrent, (cgl_f->iterator_out, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLogsCurrent(CUlogIterator *iterator_out, unsigned int flags)
 {
@@ -14086,6 +17820,12 @@ struct cgl_fr_cuLogsDumpToFile {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLogsDumpToFile[3] = {
+    {"iterator", offsetof(struct cgl_fr_cuLogsDumpToFile, iterator), sizeof(((struct cgl_fr_cuLogsDumpToFile *)0)->iterator), 3, 0, 0, 0, NULL},
+    {"pathToFile", offsetof(struct cgl_fr_cuLogsDumpToFile, pathToFile), sizeof(((struct cgl_fr_cuLogsDumpToFile *)0)->pathToFile), 5, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuLogsDumpToFile, flags), sizeof(((struct cgl_fr_cuLogsDumpToFile *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLogsDumpToFile = {3, offsetof(struct cgl_fr_cuLogsDumpToFile, cgl_ret), sizeof(((struct cgl_fr_cuLogsDumpToFile *)0)->cgl_ret), 7, cgl_ta_cuLogsDumpToFile};
 CG_THUNK(cuLogsDumpToFile, (cgl_f->iterator, cgl_f->pathToFile, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLogsDumpToFile(CUlogIterator *iterator, const char *pathToFile, unsigned int flags)
 {
@@ -14113,6 +17853,13 @@ struct cgl_fr_cuLogsDumpToMemory {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLogsDumpToMemory[4] = {
+    {"iterator", offsetof(struct cgl_fr_cuLogsDumpToMemory, iterator), sizeof(((struct cgl_fr_cuLogsDumpToMemory *)0)->iterator), 3, 0, 0, 0, NULL},
+    {"buffer", offsetof(struct cgl_fr_cuLogsDumpToMemory, buffer), sizeof(((struct cgl_fr_cuLogsDumpToMemory *)0)->buffer), 3, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_cuLogsDumpToMemory, size), sizeof(((struct cgl_fr_cuLogsDumpToMemory *)0)->size), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuLogsDumpToMemory, flags), sizeof(((struct cgl_fr_cuLogsDumpToMemory *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLogsDumpToMemory = {4, offsetof(struct cgl_fr_cuLogsDumpToMemory, cgl_ret), sizeof(((struct cgl_fr_cuLogsDumpToMemory *)0)->cgl_ret), 7, cgl_ta_cuLogsDumpToMemory};
 CG_THUNK(cuLogsDumpToMemory, (cgl_f->iterator, cgl_f->buffer, cgl_f->size, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLogsDumpToMemory(CUlogIterator *iterator, char *buffer, size_t *size, unsigned int flags)
 {
@@ -14139,6 +17886,12 @@ struct cgl_fr_cuMemHostRegister {
     unsigned int Flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemHostRegister[3] = {
+    {"p", offsetof(struct cgl_fr_cuMemHostRegister, p), sizeof(((struct cgl_fr_cuMemHostRegister *)0)->p), 3, 0, 0, 0, NULL},
+    {"bytesize", offsetof(struct cgl_fr_cuMemHostRegister, bytesize), sizeof(((struct cgl_fr_cuMemHostRegister *)0)->bytesize), 2, 0, 0, 0, NULL},
+    {"Flags", offsetof(struct cgl_fr_cuMemHostRegister, Flags), sizeof(((struct cgl_fr_cuMemHostRegister *)0)->Flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemHostRegister = {3, offsetof(struct cgl_fr_cuMemHostRegister, cgl_ret), sizeof(((struct cgl_fr_cuMemHostRegister *)0)->cgl_ret), 7, cgl_ta_cuMemHostRegister};
 CG_THUNK(cuMemHostRegister, (cgl_f->p, cgl_f->bytesize, cgl_f->Flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemHostRegister(void *p, size_t bytesize, unsigned int Flags)
 {
@@ -14165,6 +17918,11 @@ struct cgl_fr_cuGraphicsResourceSetMapFlags {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuGraphicsResourceSetMapFlags[2] = {
+    {"resource", offsetof(struct cgl_fr_cuGraphicsResourceSetMapFlags, resource), sizeof(((struct cgl_fr_cuGraphicsResourceSetMapFlags *)0)->resource), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuGraphicsResourceSetMapFlags, flags), sizeof(((struct cgl_fr_cuGraphicsResourceSetMapFlags *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphicsResourceSetMapFlags = {2, offsetof(struct cgl_fr_cuGraphicsResourceSetMapFlags, cgl_ret), sizeof(((struct cgl_fr_cuGraphicsResourceSetMapFlags *)0)->cgl_ret), 7, cgl_ta_cuGraphicsResourceSetMapFlags};
 CG_THUNK(cuGraphicsResourceSetMapFlags, (cgl_f->resource, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphicsResourceSetMapFlags(CUgraphicsResource resource, unsigned int flags)
 {
@@ -14192,6 +17950,13 @@ struct cgl_fr_cuLinkCreate {
     CUlinkState *stateOut;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLinkCreate[4] = {
+    {"numOptions", offsetof(struct cgl_fr_cuLinkCreate, numOptions), sizeof(((struct cgl_fr_cuLinkCreate *)0)->numOptions), 2, 0, 0, 0, NULL},
+    {"options", offsetof(struct cgl_fr_cuLinkCreate, options), sizeof(((struct cgl_fr_cuLinkCreate *)0)->options), 3, 0, 0, 0, NULL},
+    {"optionValues", offsetof(struct cgl_fr_cuLinkCreate, optionValues), sizeof(((struct cgl_fr_cuLinkCreate *)0)->optionValues), 3, 0, 0, 0, NULL},
+    {"stateOut", offsetof(struct cgl_fr_cuLinkCreate, stateOut), sizeof(((struct cgl_fr_cuLinkCreate *)0)->stateOut), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLinkCreate = {4, offsetof(struct cgl_fr_cuLinkCreate, cgl_ret), sizeof(((struct cgl_fr_cuLinkCreate *)0)->cgl_ret), 7, cgl_ta_cuLinkCreate};
 CG_THUNK(cuLinkCreate, (cgl_f->numOptions, cgl_f->options, cgl_f->optionValues, cgl_f->stateOut), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLinkCreate(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut)
 {
@@ -14224,6 +17989,17 @@ struct cgl_fr_cuLinkAddData {
     void **optionValues;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLinkAddData[8] = {
+    {"state", offsetof(struct cgl_fr_cuLinkAddData, state), sizeof(((struct cgl_fr_cuLinkAddData *)0)->state), 3, 0, 0, 0, NULL},
+    {"type", offsetof(struct cgl_fr_cuLinkAddData, type), sizeof(((struct cgl_fr_cuLinkAddData *)0)->type), 4, 0, 0, sizeof cgl_en_12 / sizeof cgl_en_12[0], cgl_en_12},
+    {"data", offsetof(struct cgl_fr_cuLinkAddData, data), sizeof(((struct cgl_fr_cuLinkAddData *)0)->data), 3, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_cuLinkAddData, size), sizeof(((struct cgl_fr_cuLinkAddData *)0)->size), 2, 0, 0, 0, NULL},
+    {"name", offsetof(struct cgl_fr_cuLinkAddData, name), sizeof(((struct cgl_fr_cuLinkAddData *)0)->name), 5, 0, 0, 0, NULL},
+    {"numOptions", offsetof(struct cgl_fr_cuLinkAddData, numOptions), sizeof(((struct cgl_fr_cuLinkAddData *)0)->numOptions), 2, 0, 0, 0, NULL},
+    {"options", offsetof(struct cgl_fr_cuLinkAddData, options), sizeof(((struct cgl_fr_cuLinkAddData *)0)->options), 3, 0, 0, 0, NULL},
+    {"optionValues", offsetof(struct cgl_fr_cuLinkAddData, optionValues), sizeof(((struct cgl_fr_cuLinkAddData *)0)->optionValues), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLinkAddData = {8, offsetof(struct cgl_fr_cuLinkAddData, cgl_ret), sizeof(((struct cgl_fr_cuLinkAddData *)0)->cgl_ret), 7, cgl_ta_cuLinkAddData};
 CG_THUNK(cuLinkAddData, (cgl_f->state, cgl_f->type, cgl_f->data, cgl_f->size, cgl_f->name, cgl_f->numOptions, cgl_f->options, cgl_f->optionValues), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLinkAddData(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name, unsigned int numOptions, CUjit_option *options, void **optionValues)
 {
@@ -14254,6 +18030,15 @@ struct cgl_fr_cuLinkAddFile {
     void **optionValues;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLinkAddFile[6] = {
+    {"state", offsetof(struct cgl_fr_cuLinkAddFile, state), sizeof(((struct cgl_fr_cuLinkAddFile *)0)->state), 3, 0, 0, 0, NULL},
+    {"type", offsetof(struct cgl_fr_cuLinkAddFile, type), sizeof(((struct cgl_fr_cuLinkAddFile *)0)->type), 4, 0, 0, sizeof cgl_en_12 / sizeof cgl_en_12[0], cgl_en_12},
+    {"path", offsetof(struct cgl_fr_cuLinkAddFile, path), sizeof(((struct cgl_fr_cuLinkAddFile *)0)->path), 5, 0, 0, 0, NULL},
+    {"numOptions", offsetof(struct cgl_fr_cuLinkAddFile, numOptions), sizeof(((struct cgl_fr_cuLinkAddFile *)0)->numOptions), 2, 0, 0, 0, NULL},
+    {"options", offsetof(struct cgl_fr_cuLinkAddFile, options), sizeof(((struct cgl_fr_cuLinkAddFile *)0)->options), 3, 0, 0, 0, NULL},
+    {"optionValues", offsetof(struct cgl_fr_cuLinkAddFile, optionValues), sizeof(((struct cgl_fr_cuLinkAddFile *)0)->optionValues), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLinkAddFile = {6, offsetof(struct cgl_fr_cuLinkAddFile, cgl_ret), sizeof(((struct cgl_fr_cuLinkAddFile *)0)->cgl_ret), 7, cgl_ta_cuLinkAddFile};
 CG_THUNK(cuLinkAddFile, (cgl_f->state, cgl_f->type, cgl_f->path, cgl_f->numOptions, cgl_f->options, cgl_f->optionValues), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLinkAddFile(CUlinkState state, CUjitInputType type, const char *path, unsigned int numOptions, CUjit_option *options, void **optionValues)
 {
@@ -14282,6 +18067,13 @@ struct cgl_fr_cuTexRefSetAddress2D_v2 {
     size_t Pitch;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexRefSetAddress2D_v2[4] = {
+    {"hTexRef", offsetof(struct cgl_fr_cuTexRefSetAddress2D_v2, hTexRef), sizeof(((struct cgl_fr_cuTexRefSetAddress2D_v2 *)0)->hTexRef), 3, 0, 0, 0, NULL},
+    {"desc", offsetof(struct cgl_fr_cuTexRefSetAddress2D_v2, desc), sizeof(((struct cgl_fr_cuTexRefSetAddress2D_v2 *)0)->desc), 3, 0, 0, 0, NULL},
+    {"dptr", offsetof(struct cgl_fr_cuTexRefSetAddress2D_v2, dptr), sizeof(((struct cgl_fr_cuTexRefSetAddress2D_v2 *)0)->dptr), 2, 0, 0, 0, NULL},
+    {"Pitch", offsetof(struct cgl_fr_cuTexRefSetAddress2D_v2, Pitch), sizeof(((struct cgl_fr_cuTexRefSetAddress2D_v2 *)0)->Pitch), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTexRefSetAddress2D_v2 = {4, offsetof(struct cgl_fr_cuTexRefSetAddress2D_v2, cgl_ret), sizeof(((struct cgl_fr_cuTexRefSetAddress2D_v2 *)0)->cgl_ret), 7, cgl_ta_cuTexRefSetAddress2D_v2};
 CG_THUNK(cuTexRefSetAddress2D_v2, (cgl_f->hTexRef, cgl_f->desc, cgl_f->dptr, cgl_f->Pitch), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetAddress2D_v2(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch)
 {
@@ -14307,6 +18099,11 @@ struct cgl_fr_cuDeviceTotalMem {
     CUdevice dev;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDeviceTotalMem[2] = {
+    {"bytes", offsetof(struct cgl_fr_cuDeviceTotalMem, bytes), sizeof(((struct cgl_fr_cuDeviceTotalMem *)0)->bytes), 3, 0, 0, 0, NULL},
+    {"dev", offsetof(struct cgl_fr_cuDeviceTotalMem, dev), sizeof(((struct cgl_fr_cuDeviceTotalMem *)0)->dev), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDeviceTotalMem = {2, offsetof(struct cgl_fr_cuDeviceTotalMem, cgl_ret), sizeof(((struct cgl_fr_cuDeviceTotalMem *)0)->cgl_ret), 7, cgl_ta_cuDeviceTotalMem};
 CG_THUNK(cuDeviceTotalMem, (cgl_f->bytes, cgl_f->dev), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceTotalMem(unsigned int *bytes, CUdevice dev)
 {
@@ -14333,6 +18130,12 @@ struct cgl_fr_cuCtxCreate {
     CUdevice dev;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxCreate[3] = {
+    {"pctx", offsetof(struct cgl_fr_cuCtxCreate, pctx), sizeof(((struct cgl_fr_cuCtxCreate *)0)->pctx), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuCtxCreate, flags), sizeof(((struct cgl_fr_cuCtxCreate *)0)->flags), 2, 0, 0, 0, NULL},
+    {"dev", offsetof(struct cgl_fr_cuCtxCreate, dev), sizeof(((struct cgl_fr_cuCtxCreate *)0)->dev), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCtxCreate = {3, offsetof(struct cgl_fr_cuCtxCreate, cgl_ret), sizeof(((struct cgl_fr_cuCtxCreate *)0)->cgl_ret), 7, cgl_ta_cuCtxCreate};
 CG_THUNK(cuCtxCreate, (cgl_f->pctx, cgl_f->flags, cgl_f->dev), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxCreate(CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
@@ -14360,6 +18163,12 @@ struct cgl_fr_cuCtxCreate_v2 {
     CUdevice dev;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxCreate_v2[3] = {
+    {"pctx", offsetof(struct cgl_fr_cuCtxCreate_v2, pctx), sizeof(((struct cgl_fr_cuCtxCreate_v2 *)0)->pctx), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuCtxCreate_v2, flags), sizeof(((struct cgl_fr_cuCtxCreate_v2 *)0)->flags), 2, 0, 0, 0, NULL},
+    {"dev", offsetof(struct cgl_fr_cuCtxCreate_v2, dev), sizeof(((struct cgl_fr_cuCtxCreate_v2 *)0)->dev), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCtxCreate_v2 = {3, offsetof(struct cgl_fr_cuCtxCreate_v2, cgl_ret), sizeof(((struct cgl_fr_cuCtxCreate_v2 *)0)->cgl_ret), 7, cgl_ta_cuCtxCreate_v2};
 CG_THUNK(cuCtxCreate_v2, (cgl_f->pctx, cgl_f->flags, cgl_f->dev), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
@@ -14389,6 +18198,14 @@ struct cgl_fr_cuCtxCreate_v3 {
     CUdevice dev;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxCreate_v3[5] = {
+    {"pctx", offsetof(struct cgl_fr_cuCtxCreate_v3, pctx), sizeof(((struct cgl_fr_cuCtxCreate_v3 *)0)->pctx), 3, 0, 0, 0, NULL},
+    {"paramsArray", offsetof(struct cgl_fr_cuCtxCreate_v3, paramsArray), sizeof(((struct cgl_fr_cuCtxCreate_v3 *)0)->paramsArray), 3, 0, 0, 0, NULL},
+    {"numParams", offsetof(struct cgl_fr_cuCtxCreate_v3, numParams), sizeof(((struct cgl_fr_cuCtxCreate_v3 *)0)->numParams), 1, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuCtxCreate_v3, flags), sizeof(((struct cgl_fr_cuCtxCreate_v3 *)0)->flags), 2, 0, 0, 0, NULL},
+    {"dev", offsetof(struct cgl_fr_cuCtxCreate_v3, dev), sizeof(((struct cgl_fr_cuCtxCreate_v3 *)0)->dev), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCtxCreate_v3 = {5, offsetof(struct cgl_fr_cuCtxCreate_v3, cgl_ret), sizeof(((struct cgl_fr_cuCtxCreate_v3 *)0)->cgl_ret), 7, cgl_ta_cuCtxCreate_v3};
 CG_THUNK(cuCtxCreate_v3, (cgl_f->pctx, cgl_f->paramsArray, cgl_f->numParams, cgl_f->flags, cgl_f->dev), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams, unsigned int flags, CUdevice dev)
 {
@@ -14417,6 +18234,13 @@ struct cgl_fr_cuModuleGetGlobal {
     const char *name;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuModuleGetGlobal[4] = {
+    {"dptr", offsetof(struct cgl_fr_cuModuleGetGlobal, dptr), sizeof(((struct cgl_fr_cuModuleGetGlobal *)0)->dptr), 3, 0, 0, 0, NULL},
+    {"bytes", offsetof(struct cgl_fr_cuModuleGetGlobal, bytes), sizeof(((struct cgl_fr_cuModuleGetGlobal *)0)->bytes), 3, 0, 0, 0, NULL},
+    {"hmod", offsetof(struct cgl_fr_cuModuleGetGlobal, hmod), sizeof(((struct cgl_fr_cuModuleGetGlobal *)0)->hmod), 3, 0, 0, 0, NULL},
+    {"name", offsetof(struct cgl_fr_cuModuleGetGlobal, name), sizeof(((struct cgl_fr_cuModuleGetGlobal *)0)->name), 5, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuModuleGetGlobal = {4, offsetof(struct cgl_fr_cuModuleGetGlobal, cgl_ret), sizeof(((struct cgl_fr_cuModuleGetGlobal *)0)->cgl_ret), 7, cgl_ta_cuModuleGetGlobal};
 CG_THUNK(cuModuleGetGlobal, (cgl_f->dptr, cgl_f->bytes, cgl_f->hmod, cgl_f->name), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuModuleGetGlobal(CUdeviceptr_v1 *dptr, unsigned int *bytes, CUmodule hmod, const char *name)
 {
@@ -14442,6 +18266,11 @@ struct cgl_fr_cuMemGetInfo {
     unsigned int *total;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemGetInfo[2] = {
+    {"free", offsetof(struct cgl_fr_cuMemGetInfo, free), sizeof(((struct cgl_fr_cuMemGetInfo *)0)->free), 3, 0, 0, 0, NULL},
+    {"total", offsetof(struct cgl_fr_cuMemGetInfo, total), sizeof(((struct cgl_fr_cuMemGetInfo *)0)->total), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemGetInfo = {2, offsetof(struct cgl_fr_cuMemGetInfo, cgl_ret), sizeof(((struct cgl_fr_cuMemGetInfo *)0)->cgl_ret), 7, cgl_ta_cuMemGetInfo};
 CG_THUNK(cuMemGetInfo, (cgl_f->free, cgl_f->total), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemGetInfo(unsigned int *free, unsigned int *total)
 {
@@ -14467,6 +18296,11 @@ struct cgl_fr_cuMemAlloc {
     unsigned int bytesize;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemAlloc[2] = {
+    {"dptr", offsetof(struct cgl_fr_cuMemAlloc, dptr), sizeof(((struct cgl_fr_cuMemAlloc *)0)->dptr), 3, 0, 0, 0, NULL},
+    {"bytesize", offsetof(struct cgl_fr_cuMemAlloc, bytesize), sizeof(((struct cgl_fr_cuMemAlloc *)0)->bytesize), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemAlloc = {2, offsetof(struct cgl_fr_cuMemAlloc, cgl_ret), sizeof(((struct cgl_fr_cuMemAlloc *)0)->cgl_ret), 7, cgl_ta_cuMemAlloc};
 CG_THUNK(cuMemAlloc, (cgl_f->dptr, cgl_f->bytesize), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
 {
@@ -14495,6 +18329,14 @@ struct cgl_fr_cuMemAllocPitch {
     unsigned int ElementSizeBytes;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemAllocPitch[5] = {
+    {"dptr", offsetof(struct cgl_fr_cuMemAllocPitch, dptr), sizeof(((struct cgl_fr_cuMemAllocPitch *)0)->dptr), 3, 0, 0, 0, NULL},
+    {"pPitch", offsetof(struct cgl_fr_cuMemAllocPitch, pPitch), sizeof(((struct cgl_fr_cuMemAllocPitch *)0)->pPitch), 3, 0, 0, 0, NULL},
+    {"WidthInBytes", offsetof(struct cgl_fr_cuMemAllocPitch, WidthInBytes), sizeof(((struct cgl_fr_cuMemAllocPitch *)0)->WidthInBytes), 2, 0, 0, 0, NULL},
+    {"Height", offsetof(struct cgl_fr_cuMemAllocPitch, Height), sizeof(((struct cgl_fr_cuMemAllocPitch *)0)->Height), 2, 0, 0, 0, NULL},
+    {"ElementSizeBytes", offsetof(struct cgl_fr_cuMemAllocPitch, ElementSizeBytes), sizeof(((struct cgl_fr_cuMemAllocPitch *)0)->ElementSizeBytes), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemAllocPitch = {5, offsetof(struct cgl_fr_cuMemAllocPitch, cgl_ret), sizeof(((struct cgl_fr_cuMemAllocPitch *)0)->cgl_ret), 7, cgl_ta_cuMemAllocPitch};
 CG_THUNK(cuMemAllocPitch, (cgl_f->dptr, cgl_f->pPitch, cgl_f->WidthInBytes, cgl_f->Height, cgl_f->ElementSizeBytes), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocPitch(CUdeviceptr_v1 *dptr, unsigned int *pPitch, unsigned int WidthInBytes, unsigned int Height, unsigned int ElementSizeBytes)
 {
@@ -14519,6 +18361,10 @@ struct cgl_fr_cuMemFree {
     CUdeviceptr_v1 dptr;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemFree[1] = {
+    {"dptr", offsetof(struct cgl_fr_cuMemFree, dptr), sizeof(((struct cgl_fr_cuMemFree *)0)->dptr), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemFree = {1, offsetof(struct cgl_fr_cuMemFree, cgl_ret), sizeof(((struct cgl_fr_cuMemFree *)0)->cgl_ret), 7, cgl_ta_cuMemFree};
 CG_THUNK(cuMemFree, (cgl_f->dptr), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemFree(CUdeviceptr_v1 dptr)
 {
@@ -14546,6 +18392,12 @@ struct cgl_fr_cuMemGetAddressRange {
     CUdeviceptr_v1 dptr;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemGetAddressRange[3] = {
+    {"pbase", offsetof(struct cgl_fr_cuMemGetAddressRange, pbase), sizeof(((struct cgl_fr_cuMemGetAddressRange *)0)->pbase), 3, 0, 0, 0, NULL},
+    {"psize", offsetof(struct cgl_fr_cuMemGetAddressRange, psize), sizeof(((struct cgl_fr_cuMemGetAddressRange *)0)->psize), 3, 0, 0, 0, NULL},
+    {"dptr", offsetof(struct cgl_fr_cuMemGetAddressRange, dptr), sizeof(((struct cgl_fr_cuMemGetAddressRange *)0)->dptr), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemGetAddressRange = {3, offsetof(struct cgl_fr_cuMemGetAddressRange, cgl_ret), sizeof(((struct cgl_fr_cuMemGetAddressRange *)0)->cgl_ret), 7, cgl_ta_cuMemGetAddressRange};
 CG_THUNK(cuMemGetAddressRange, (cgl_f->pbase, cgl_f->psize, cgl_f->dptr), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemGetAddressRange(CUdeviceptr_v1 *pbase, unsigned int *psize, CUdeviceptr_v1 dptr)
 {
@@ -14571,6 +18423,11 @@ struct cgl_fr_cuMemAllocHost {
     unsigned int bytesize;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemAllocHost[2] = {
+    {"pp", offsetof(struct cgl_fr_cuMemAllocHost, pp), sizeof(((struct cgl_fr_cuMemAllocHost *)0)->pp), 3, 0, 0, 0, NULL},
+    {"bytesize", offsetof(struct cgl_fr_cuMemAllocHost, bytesize), sizeof(((struct cgl_fr_cuMemAllocHost *)0)->bytesize), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemAllocHost = {2, offsetof(struct cgl_fr_cuMemAllocHost, cgl_ret), sizeof(((struct cgl_fr_cuMemAllocHost *)0)->cgl_ret), 7, cgl_ta_cuMemAllocHost};
 CG_THUNK(cuMemAllocHost, (cgl_f->pp, cgl_f->bytesize), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocHost(void **pp, unsigned int bytesize)
 {
@@ -14598,6 +18455,12 @@ struct cgl_fr_cuMemHostGetDevicePointer {
     unsigned int Flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemHostGetDevicePointer[3] = {
+    {"pdptr", offsetof(struct cgl_fr_cuMemHostGetDevicePointer, pdptr), sizeof(((struct cgl_fr_cuMemHostGetDevicePointer *)0)->pdptr), 3, 0, 0, 0, NULL},
+    {"p", offsetof(struct cgl_fr_cuMemHostGetDevicePointer, p), sizeof(((struct cgl_fr_cuMemHostGetDevicePointer *)0)->p), 3, 0, 0, 0, NULL},
+    {"Flags", offsetof(struct cgl_fr_cuMemHostGetDevicePointer, Flags), sizeof(((struct cgl_fr_cuMemHostGetDevicePointer *)0)->Flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemHostGetDevicePointer = {3, offsetof(struct cgl_fr_cuMemHostGetDevicePointer, cgl_ret), sizeof(((struct cgl_fr_cuMemHostGetDevicePointer *)0)->cgl_ret), 7, cgl_ta_cuMemHostGetDevicePointer};
 CG_THUNK(cuMemHostGetDevicePointer, (cgl_f->pdptr, cgl_f->p, cgl_f->Flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemHostGetDevicePointer(CUdeviceptr_v1 *pdptr, void *p, unsigned int Flags)
 {
@@ -14624,6 +18487,12 @@ struct cgl_fr_cuMemcpyHtoD {
     unsigned int ByteCount;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyHtoD[3] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemcpyHtoD, dstDevice), sizeof(((struct cgl_fr_cuMemcpyHtoD *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"srcHost", offsetof(struct cgl_fr_cuMemcpyHtoD, srcHost), sizeof(((struct cgl_fr_cuMemcpyHtoD *)0)->srcHost), 3, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyHtoD, ByteCount), sizeof(((struct cgl_fr_cuMemcpyHtoD *)0)->ByteCount), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyHtoD = {3, offsetof(struct cgl_fr_cuMemcpyHtoD, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyHtoD *)0)->cgl_ret), 7, cgl_ta_cuMemcpyHtoD};
 CG_THUNK(cuMemcpyHtoD, (cgl_f->dstDevice, cgl_f->srcHost, cgl_f->ByteCount), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoD(CUdeviceptr_v1 dstDevice, const void *srcHost, unsigned int ByteCount)
 {
@@ -14651,6 +18520,12 @@ struct cgl_fr_cuMemcpyDtoH {
     unsigned int ByteCount;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyDtoH[3] = {
+    {"dstHost", offsetof(struct cgl_fr_cuMemcpyDtoH, dstHost), sizeof(((struct cgl_fr_cuMemcpyDtoH *)0)->dstHost), 3, 0, 0, 0, NULL},
+    {"srcDevice", offsetof(struct cgl_fr_cuMemcpyDtoH, srcDevice), sizeof(((struct cgl_fr_cuMemcpyDtoH *)0)->srcDevice), 2, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyDtoH, ByteCount), sizeof(((struct cgl_fr_cuMemcpyDtoH *)0)->ByteCount), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyDtoH = {3, offsetof(struct cgl_fr_cuMemcpyDtoH, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyDtoH *)0)->cgl_ret), 7, cgl_ta_cuMemcpyDtoH};
 CG_THUNK(cuMemcpyDtoH, (cgl_f->dstHost, cgl_f->srcDevice, cgl_f->ByteCount), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoH(void *dstHost, CUdeviceptr_v1 srcDevice, unsigned int ByteCount)
 {
@@ -14678,6 +18553,12 @@ struct cgl_fr_cuMemcpyDtoD {
     unsigned int ByteCount;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyDtoD[3] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemcpyDtoD, dstDevice), sizeof(((struct cgl_fr_cuMemcpyDtoD *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"srcDevice", offsetof(struct cgl_fr_cuMemcpyDtoD, srcDevice), sizeof(((struct cgl_fr_cuMemcpyDtoD *)0)->srcDevice), 2, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyDtoD, ByteCount), sizeof(((struct cgl_fr_cuMemcpyDtoD *)0)->ByteCount), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyDtoD = {3, offsetof(struct cgl_fr_cuMemcpyDtoD, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyDtoD *)0)->cgl_ret), 7, cgl_ta_cuMemcpyDtoD};
 CG_THUNK(cuMemcpyDtoD, (cgl_f->dstDevice, cgl_f->srcDevice, cgl_f->ByteCount), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoD(CUdeviceptr_v1 dstDevice, CUdeviceptr_v1 srcDevice, unsigned int ByteCount)
 {
@@ -14706,6 +18587,13 @@ struct cgl_fr_cuMemcpyDtoA {
     unsigned int ByteCount;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyDtoA[4] = {
+    {"dstArray", offsetof(struct cgl_fr_cuMemcpyDtoA, dstArray), sizeof(((struct cgl_fr_cuMemcpyDtoA *)0)->dstArray), 3, 0, 0, 0, NULL},
+    {"dstOffset", offsetof(struct cgl_fr_cuMemcpyDtoA, dstOffset), sizeof(((struct cgl_fr_cuMemcpyDtoA *)0)->dstOffset), 2, 0, 0, 0, NULL},
+    {"srcDevice", offsetof(struct cgl_fr_cuMemcpyDtoA, srcDevice), sizeof(((struct cgl_fr_cuMemcpyDtoA *)0)->srcDevice), 2, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyDtoA, ByteCount), sizeof(((struct cgl_fr_cuMemcpyDtoA *)0)->ByteCount), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyDtoA = {4, offsetof(struct cgl_fr_cuMemcpyDtoA, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyDtoA *)0)->cgl_ret), 7, cgl_ta_cuMemcpyDtoA};
 CG_THUNK(cuMemcpyDtoA, (cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcDevice, cgl_f->ByteCount), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoA(CUarray dstArray, unsigned int dstOffset, CUdeviceptr_v1 srcDevice, unsigned int ByteCount)
 {
@@ -14734,6 +18622,13 @@ struct cgl_fr_cuMemcpyAtoD {
     unsigned int ByteCount;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyAtoD[4] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemcpyAtoD, dstDevice), sizeof(((struct cgl_fr_cuMemcpyAtoD *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"srcArray", offsetof(struct cgl_fr_cuMemcpyAtoD, srcArray), sizeof(((struct cgl_fr_cuMemcpyAtoD *)0)->srcArray), 3, 0, 0, 0, NULL},
+    {"srcOffset", offsetof(struct cgl_fr_cuMemcpyAtoD, srcOffset), sizeof(((struct cgl_fr_cuMemcpyAtoD *)0)->srcOffset), 2, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyAtoD, ByteCount), sizeof(((struct cgl_fr_cuMemcpyAtoD *)0)->ByteCount), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyAtoD = {4, offsetof(struct cgl_fr_cuMemcpyAtoD, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyAtoD *)0)->cgl_ret), 7, cgl_ta_cuMemcpyAtoD};
 CG_THUNK(cuMemcpyAtoD, (cgl_f->dstDevice, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoD(CUdeviceptr_v1 dstDevice, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount)
 {
@@ -14762,6 +18657,13 @@ struct cgl_fr_cuMemcpyHtoA {
     unsigned int ByteCount;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyHtoA[4] = {
+    {"dstArray", offsetof(struct cgl_fr_cuMemcpyHtoA, dstArray), sizeof(((struct cgl_fr_cuMemcpyHtoA *)0)->dstArray), 3, 0, 0, 0, NULL},
+    {"dstOffset", offsetof(struct cgl_fr_cuMemcpyHtoA, dstOffset), sizeof(((struct cgl_fr_cuMemcpyHtoA *)0)->dstOffset), 2, 0, 0, 0, NULL},
+    {"srcHost", offsetof(struct cgl_fr_cuMemcpyHtoA, srcHost), sizeof(((struct cgl_fr_cuMemcpyHtoA *)0)->srcHost), 3, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyHtoA, ByteCount), sizeof(((struct cgl_fr_cuMemcpyHtoA *)0)->ByteCount), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyHtoA = {4, offsetof(struct cgl_fr_cuMemcpyHtoA, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyHtoA *)0)->cgl_ret), 7, cgl_ta_cuMemcpyHtoA};
 CG_THUNK(cuMemcpyHtoA, (cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcHost, cgl_f->ByteCount), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoA(CUarray dstArray, unsigned int dstOffset, const void *srcHost, unsigned int ByteCount)
 {
@@ -14790,6 +18692,13 @@ struct cgl_fr_cuMemcpyAtoH {
     unsigned int ByteCount;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyAtoH[4] = {
+    {"dstHost", offsetof(struct cgl_fr_cuMemcpyAtoH, dstHost), sizeof(((struct cgl_fr_cuMemcpyAtoH *)0)->dstHost), 3, 0, 0, 0, NULL},
+    {"srcArray", offsetof(struct cgl_fr_cuMemcpyAtoH, srcArray), sizeof(((struct cgl_fr_cuMemcpyAtoH *)0)->srcArray), 3, 0, 0, 0, NULL},
+    {"srcOffset", offsetof(struct cgl_fr_cuMemcpyAtoH, srcOffset), sizeof(((struct cgl_fr_cuMemcpyAtoH *)0)->srcOffset), 2, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyAtoH, ByteCount), sizeof(((struct cgl_fr_cuMemcpyAtoH *)0)->ByteCount), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyAtoH = {4, offsetof(struct cgl_fr_cuMemcpyAtoH, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyAtoH *)0)->cgl_ret), 7, cgl_ta_cuMemcpyAtoH};
 CG_THUNK(cuMemcpyAtoH, (cgl_f->dstHost, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoH(void *dstHost, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount)
 {
@@ -14819,6 +18728,14 @@ struct cgl_fr_cuMemcpyAtoA {
     unsigned int ByteCount;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyAtoA[5] = {
+    {"dstArray", offsetof(struct cgl_fr_cuMemcpyAtoA, dstArray), sizeof(((struct cgl_fr_cuMemcpyAtoA *)0)->dstArray), 3, 0, 0, 0, NULL},
+    {"dstOffset", offsetof(struct cgl_fr_cuMemcpyAtoA, dstOffset), sizeof(((struct cgl_fr_cuMemcpyAtoA *)0)->dstOffset), 2, 0, 0, 0, NULL},
+    {"srcArray", offsetof(struct cgl_fr_cuMemcpyAtoA, srcArray), sizeof(((struct cgl_fr_cuMemcpyAtoA *)0)->srcArray), 3, 0, 0, 0, NULL},
+    {"srcOffset", offsetof(struct cgl_fr_cuMemcpyAtoA, srcOffset), sizeof(((struct cgl_fr_cuMemcpyAtoA *)0)->srcOffset), 2, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyAtoA, ByteCount), sizeof(((struct cgl_fr_cuMemcpyAtoA *)0)->ByteCount), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyAtoA = {5, offsetof(struct cgl_fr_cuMemcpyAtoA, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyAtoA *)0)->cgl_ret), 7, cgl_ta_cuMemcpyAtoA};
 CG_THUNK(cuMemcpyAtoA, (cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoA(CUarray dstArray, unsigned int dstOffset, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount)
 {
@@ -14848,6 +18765,14 @@ struct cgl_fr_cuMemcpyHtoAAsync {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyHtoAAsync[5] = {
+    {"dstArray", offsetof(struct cgl_fr_cuMemcpyHtoAAsync, dstArray), sizeof(((struct cgl_fr_cuMemcpyHtoAAsync *)0)->dstArray), 3, 0, 0, 0, NULL},
+    {"dstOffset", offsetof(struct cgl_fr_cuMemcpyHtoAAsync, dstOffset), sizeof(((struct cgl_fr_cuMemcpyHtoAAsync *)0)->dstOffset), 2, 0, 0, 0, NULL},
+    {"srcHost", offsetof(struct cgl_fr_cuMemcpyHtoAAsync, srcHost), sizeof(((struct cgl_fr_cuMemcpyHtoAAsync *)0)->srcHost), 3, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyHtoAAsync, ByteCount), sizeof(((struct cgl_fr_cuMemcpyHtoAAsync *)0)->ByteCount), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpyHtoAAsync, hStream), sizeof(((struct cgl_fr_cuMemcpyHtoAAsync *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyHtoAAsync = {5, offsetof(struct cgl_fr_cuMemcpyHtoAAsync, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyHtoAAsync *)0)->cgl_ret), 7, cgl_ta_cuMemcpyHtoAAsync};
 CG_THUNK(cuMemcpyHtoAAsync, (cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcHost, cgl_f->ByteCount, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoAAsync(CUarray dstArray, unsigned int dstOffset, const void *srcHost, unsigned int ByteCount, CUstream hStream)
 {
@@ -14876,6 +18801,14 @@ struct cgl_fr_cuMemcpyAtoHAsync {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyAtoHAsync[5] = {
+    {"dstHost", offsetof(struct cgl_fr_cuMemcpyAtoHAsync, dstHost), sizeof(((struct cgl_fr_cuMemcpyAtoHAsync *)0)->dstHost), 3, 0, 0, 0, NULL},
+    {"srcArray", offsetof(struct cgl_fr_cuMemcpyAtoHAsync, srcArray), sizeof(((struct cgl_fr_cuMemcpyAtoHAsync *)0)->srcArray), 3, 0, 0, 0, NULL},
+    {"srcOffset", offsetof(struct cgl_fr_cuMemcpyAtoHAsync, srcOffset), sizeof(((struct cgl_fr_cuMemcpyAtoHAsync *)0)->srcOffset), 2, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyAtoHAsync, ByteCount), sizeof(((struct cgl_fr_cuMemcpyAtoHAsync *)0)->ByteCount), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpyAtoHAsync, hStream), sizeof(((struct cgl_fr_cuMemcpyAtoHAsync *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyAtoHAsync = {5, offsetof(struct cgl_fr_cuMemcpyAtoHAsync, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyAtoHAsync *)0)->cgl_ret), 7, cgl_ta_cuMemcpyAtoHAsync};
 CG_THUNK(cuMemcpyAtoHAsync, (cgl_f->dstHost, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoHAsync(void *dstHost, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount, CUstream hStream)
 {
@@ -14900,6 +18833,10 @@ struct cgl_fr_cuMemcpy2D {
     const CUDA_MEMCPY2D_v1 *pCopy;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpy2D[1] = {
+    {"pCopy", offsetof(struct cgl_fr_cuMemcpy2D, pCopy), sizeof(((struct cgl_fr_cuMemcpy2D *)0)->pCopy), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpy2D = {1, offsetof(struct cgl_fr_cuMemcpy2D, cgl_ret), sizeof(((struct cgl_fr_cuMemcpy2D *)0)->cgl_ret), 7, cgl_ta_cuMemcpy2D};
 CG_THUNK(cuMemcpy2D, (cgl_f->pCopy), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy2D(const CUDA_MEMCPY2D_v1 *pCopy)
 {
@@ -14925,6 +18862,10 @@ struct cgl_fr_cuMemcpy2DUnaligned {
     const CUDA_MEMCPY2D_v1 *pCopy;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpy2DUnaligned[1] = {
+    {"pCopy", offsetof(struct cgl_fr_cuMemcpy2DUnaligned, pCopy), sizeof(((struct cgl_fr_cuMemcpy2DUnaligned *)0)->pCopy), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpy2DUnaligned = {1, offsetof(struct cgl_fr_cuMemcpy2DUnaligned, cgl_ret), sizeof(((struct cgl_fr_cuMemcpy2DUnaligned *)0)->cgl_ret), 7, cgl_ta_cuMemcpy2DUnaligned};
 CG_THUNK(cuMemcpy2DUnaligned, (cgl_f->pCopy), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy2DUnaligned(const CUDA_MEMCPY2D_v1 *pCopy)
 {
@@ -14950,6 +18891,10 @@ struct cgl_fr_cuMemcpy3D {
     const CUDA_MEMCPY3D_v1 *pCopy;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpy3D[1] = {
+    {"pCopy", offsetof(struct cgl_fr_cuMemcpy3D, pCopy), sizeof(((struct cgl_fr_cuMemcpy3D *)0)->pCopy), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpy3D = {1, offsetof(struct cgl_fr_cuMemcpy3D, cgl_ret), sizeof(((struct cgl_fr_cuMemcpy3D *)0)->cgl_ret), 7, cgl_ta_cuMemcpy3D};
 CG_THUNK(cuMemcpy3D, (cgl_f->pCopy), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3D(const CUDA_MEMCPY3D_v1 *pCopy)
 {
@@ -14978,6 +18923,13 @@ struct cgl_fr_cuMemcpyHtoDAsync {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyHtoDAsync[4] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemcpyHtoDAsync, dstDevice), sizeof(((struct cgl_fr_cuMemcpyHtoDAsync *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"srcHost", offsetof(struct cgl_fr_cuMemcpyHtoDAsync, srcHost), sizeof(((struct cgl_fr_cuMemcpyHtoDAsync *)0)->srcHost), 3, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyHtoDAsync, ByteCount), sizeof(((struct cgl_fr_cuMemcpyHtoDAsync *)0)->ByteCount), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpyHtoDAsync, hStream), sizeof(((struct cgl_fr_cuMemcpyHtoDAsync *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyHtoDAsync = {4, offsetof(struct cgl_fr_cuMemcpyHtoDAsync, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyHtoDAsync *)0)->cgl_ret), 7, cgl_ta_cuMemcpyHtoDAsync};
 CG_THUNK(cuMemcpyHtoDAsync, (cgl_f->dstDevice, cgl_f->srcHost, cgl_f->ByteCount, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoDAsync(CUdeviceptr_v1 dstDevice, const void *srcHost, unsigned int ByteCount, CUstream hStream)
 {
@@ -15006,6 +18958,13 @@ struct cgl_fr_cuMemcpyDtoHAsync {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyDtoHAsync[4] = {
+    {"dstHost", offsetof(struct cgl_fr_cuMemcpyDtoHAsync, dstHost), sizeof(((struct cgl_fr_cuMemcpyDtoHAsync *)0)->dstHost), 3, 0, 0, 0, NULL},
+    {"srcDevice", offsetof(struct cgl_fr_cuMemcpyDtoHAsync, srcDevice), sizeof(((struct cgl_fr_cuMemcpyDtoHAsync *)0)->srcDevice), 2, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyDtoHAsync, ByteCount), sizeof(((struct cgl_fr_cuMemcpyDtoHAsync *)0)->ByteCount), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpyDtoHAsync, hStream), sizeof(((struct cgl_fr_cuMemcpyDtoHAsync *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyDtoHAsync = {4, offsetof(struct cgl_fr_cuMemcpyDtoHAsync, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyDtoHAsync *)0)->cgl_ret), 7, cgl_ta_cuMemcpyDtoHAsync};
 CG_THUNK(cuMemcpyDtoHAsync, (cgl_f->dstHost, cgl_f->srcDevice, cgl_f->ByteCount, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoHAsync(void *dstHost, CUdeviceptr_v1 srcDevice, unsigned int ByteCount, CUstream hStream)
 {
@@ -15034,6 +18993,13 @@ struct cgl_fr_cuMemcpyDtoDAsync {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyDtoDAsync[4] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemcpyDtoDAsync, dstDevice), sizeof(((struct cgl_fr_cuMemcpyDtoDAsync *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"srcDevice", offsetof(struct cgl_fr_cuMemcpyDtoDAsync, srcDevice), sizeof(((struct cgl_fr_cuMemcpyDtoDAsync *)0)->srcDevice), 2, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyDtoDAsync, ByteCount), sizeof(((struct cgl_fr_cuMemcpyDtoDAsync *)0)->ByteCount), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpyDtoDAsync, hStream), sizeof(((struct cgl_fr_cuMemcpyDtoDAsync *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyDtoDAsync = {4, offsetof(struct cgl_fr_cuMemcpyDtoDAsync, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyDtoDAsync *)0)->cgl_ret), 7, cgl_ta_cuMemcpyDtoDAsync};
 CG_THUNK(cuMemcpyDtoDAsync, (cgl_f->dstDevice, cgl_f->srcDevice, cgl_f->ByteCount, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoDAsync(CUdeviceptr_v1 dstDevice, CUdeviceptr_v1 srcDevice, unsigned int ByteCount, CUstream hStream)
 {
@@ -15059,6 +19025,11 @@ struct cgl_fr_cuMemcpy2DAsync {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpy2DAsync[2] = {
+    {"pCopy", offsetof(struct cgl_fr_cuMemcpy2DAsync, pCopy), sizeof(((struct cgl_fr_cuMemcpy2DAsync *)0)->pCopy), 3, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpy2DAsync, hStream), sizeof(((struct cgl_fr_cuMemcpy2DAsync *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpy2DAsync = {2, offsetof(struct cgl_fr_cuMemcpy2DAsync, cgl_ret), sizeof(((struct cgl_fr_cuMemcpy2DAsync *)0)->cgl_ret), 7, cgl_ta_cuMemcpy2DAsync};
 CG_THUNK(cuMemcpy2DAsync, (cgl_f->pCopy, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy2DAsync(const CUDA_MEMCPY2D_v1 *pCopy, CUstream hStream)
 {
@@ -15085,6 +19056,11 @@ struct cgl_fr_cuMemcpy3DAsync {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpy3DAsync[2] = {
+    {"pCopy", offsetof(struct cgl_fr_cuMemcpy3DAsync, pCopy), sizeof(((struct cgl_fr_cuMemcpy3DAsync *)0)->pCopy), 3, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpy3DAsync, hStream), sizeof(((struct cgl_fr_cuMemcpy3DAsync *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpy3DAsync = {2, offsetof(struct cgl_fr_cuMemcpy3DAsync, cgl_ret), sizeof(((struct cgl_fr_cuMemcpy3DAsync *)0)->cgl_ret), 7, cgl_ta_cuMemcpy3DAsync};
 CG_THUNK(cuMemcpy3DAsync, (cgl_f->pCopy, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3DAsync(const CUDA_MEMCPY3D_v1 *pCopy, CUstream hStream)
 {
@@ -15112,6 +19088,12 @@ struct cgl_fr_cuMemsetD8 {
     unsigned int N;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemsetD8[3] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemsetD8, dstDevice), sizeof(((struct cgl_fr_cuMemsetD8 *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"uc", offsetof(struct cgl_fr_cuMemsetD8, uc), sizeof(((struct cgl_fr_cuMemsetD8 *)0)->uc), 2, 0, 0, 0, NULL},
+    {"N", offsetof(struct cgl_fr_cuMemsetD8, N), sizeof(((struct cgl_fr_cuMemsetD8 *)0)->N), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemsetD8 = {3, offsetof(struct cgl_fr_cuMemsetD8, cgl_ret), sizeof(((struct cgl_fr_cuMemsetD8 *)0)->cgl_ret), 7, cgl_ta_cuMemsetD8};
 CG_THUNK(cuMemsetD8, (cgl_f->dstDevice, cgl_f->uc, cgl_f->N), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD8(CUdeviceptr_v1 dstDevice, unsigned char uc, unsigned int N)
 {
@@ -15139,6 +19121,12 @@ struct cgl_fr_cuMemsetD16 {
     unsigned int N;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemsetD16[3] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemsetD16, dstDevice), sizeof(((struct cgl_fr_cuMemsetD16 *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"us", offsetof(struct cgl_fr_cuMemsetD16, us), sizeof(((struct cgl_fr_cuMemsetD16 *)0)->us), 2, 0, 0, 0, NULL},
+    {"N", offsetof(struct cgl_fr_cuMemsetD16, N), sizeof(((struct cgl_fr_cuMemsetD16 *)0)->N), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemsetD16 = {3, offsetof(struct cgl_fr_cuMemsetD16, cgl_ret), sizeof(((struct cgl_fr_cuMemsetD16 *)0)->cgl_ret), 7, cgl_ta_cuMemsetD16};
 CG_THUNK(cuMemsetD16, (cgl_f->dstDevice, cgl_f->us, cgl_f->N), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD16(CUdeviceptr_v1 dstDevice, unsigned short us, unsigned int N)
 {
@@ -15166,6 +19154,12 @@ struct cgl_fr_cuMemsetD32 {
     unsigned int N;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemsetD32[3] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemsetD32, dstDevice), sizeof(((struct cgl_fr_cuMemsetD32 *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"ui", offsetof(struct cgl_fr_cuMemsetD32, ui), sizeof(((struct cgl_fr_cuMemsetD32 *)0)->ui), 2, 0, 0, 0, NULL},
+    {"N", offsetof(struct cgl_fr_cuMemsetD32, N), sizeof(((struct cgl_fr_cuMemsetD32 *)0)->N), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemsetD32 = {3, offsetof(struct cgl_fr_cuMemsetD32, cgl_ret), sizeof(((struct cgl_fr_cuMemsetD32 *)0)->cgl_ret), 7, cgl_ta_cuMemsetD32};
 CG_THUNK(cuMemsetD32, (cgl_f->dstDevice, cgl_f->ui, cgl_f->N), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD32(CUdeviceptr_v1 dstDevice, unsigned int ui, unsigned int N)
 {
@@ -15195,6 +19189,14 @@ struct cgl_fr_cuMemsetD2D8 {
     unsigned int Height;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemsetD2D8[5] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemsetD2D8, dstDevice), sizeof(((struct cgl_fr_cuMemsetD2D8 *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"dstPitch", offsetof(struct cgl_fr_cuMemsetD2D8, dstPitch), sizeof(((struct cgl_fr_cuMemsetD2D8 *)0)->dstPitch), 2, 0, 0, 0, NULL},
+    {"uc", offsetof(struct cgl_fr_cuMemsetD2D8, uc), sizeof(((struct cgl_fr_cuMemsetD2D8 *)0)->uc), 2, 0, 0, 0, NULL},
+    {"Width", offsetof(struct cgl_fr_cuMemsetD2D8, Width), sizeof(((struct cgl_fr_cuMemsetD2D8 *)0)->Width), 2, 0, 0, 0, NULL},
+    {"Height", offsetof(struct cgl_fr_cuMemsetD2D8, Height), sizeof(((struct cgl_fr_cuMemsetD2D8 *)0)->Height), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemsetD2D8 = {5, offsetof(struct cgl_fr_cuMemsetD2D8, cgl_ret), sizeof(((struct cgl_fr_cuMemsetD2D8 *)0)->cgl_ret), 7, cgl_ta_cuMemsetD2D8};
 CG_THUNK(cuMemsetD2D8, (cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->uc, cgl_f->Width, cgl_f->Height), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D8(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned char uc, unsigned int Width, unsigned int Height)
 {
@@ -15224,6 +19226,14 @@ struct cgl_fr_cuMemsetD2D16 {
     unsigned int Height;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemsetD2D16[5] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemsetD2D16, dstDevice), sizeof(((struct cgl_fr_cuMemsetD2D16 *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"dstPitch", offsetof(struct cgl_fr_cuMemsetD2D16, dstPitch), sizeof(((struct cgl_fr_cuMemsetD2D16 *)0)->dstPitch), 2, 0, 0, 0, NULL},
+    {"us", offsetof(struct cgl_fr_cuMemsetD2D16, us), sizeof(((struct cgl_fr_cuMemsetD2D16 *)0)->us), 2, 0, 0, 0, NULL},
+    {"Width", offsetof(struct cgl_fr_cuMemsetD2D16, Width), sizeof(((struct cgl_fr_cuMemsetD2D16 *)0)->Width), 2, 0, 0, 0, NULL},
+    {"Height", offsetof(struct cgl_fr_cuMemsetD2D16, Height), sizeof(((struct cgl_fr_cuMemsetD2D16 *)0)->Height), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemsetD2D16 = {5, offsetof(struct cgl_fr_cuMemsetD2D16, cgl_ret), sizeof(((struct cgl_fr_cuMemsetD2D16 *)0)->cgl_ret), 7, cgl_ta_cuMemsetD2D16};
 CG_THUNK(cuMemsetD2D16, (cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->us, cgl_f->Width, cgl_f->Height), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D16(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned short us, unsigned int Width, unsigned int Height)
 {
@@ -15253,6 +19263,14 @@ struct cgl_fr_cuMemsetD2D32 {
     unsigned int Height;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemsetD2D32[5] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemsetD2D32, dstDevice), sizeof(((struct cgl_fr_cuMemsetD2D32 *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"dstPitch", offsetof(struct cgl_fr_cuMemsetD2D32, dstPitch), sizeof(((struct cgl_fr_cuMemsetD2D32 *)0)->dstPitch), 2, 0, 0, 0, NULL},
+    {"ui", offsetof(struct cgl_fr_cuMemsetD2D32, ui), sizeof(((struct cgl_fr_cuMemsetD2D32 *)0)->ui), 2, 0, 0, 0, NULL},
+    {"Width", offsetof(struct cgl_fr_cuMemsetD2D32, Width), sizeof(((struct cgl_fr_cuMemsetD2D32 *)0)->Width), 2, 0, 0, 0, NULL},
+    {"Height", offsetof(struct cgl_fr_cuMemsetD2D32, Height), sizeof(((struct cgl_fr_cuMemsetD2D32 *)0)->Height), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemsetD2D32 = {5, offsetof(struct cgl_fr_cuMemsetD2D32, cgl_ret), sizeof(((struct cgl_fr_cuMemsetD2D32 *)0)->cgl_ret), 7, cgl_ta_cuMemsetD2D32};
 CG_THUNK(cuMemsetD2D32, (cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->ui, cgl_f->Width, cgl_f->Height), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D32(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned int ui, unsigned int Width, unsigned int Height)
 {
@@ -15279,6 +19297,11 @@ struct cgl_fr_cuArrayCreate {
     const CUDA_ARRAY_DESCRIPTOR_v1 *pAllocateArray;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuArrayCreate[2] = {
+    {"pHandle", offsetof(struct cgl_fr_cuArrayCreate, pHandle), sizeof(((struct cgl_fr_cuArrayCreate *)0)->pHandle), 3, 0, 0, 0, NULL},
+    {"pAllocateArray", offsetof(struct cgl_fr_cuArrayCreate, pAllocateArray), sizeof(((struct cgl_fr_cuArrayCreate *)0)->pAllocateArray), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuArrayCreate = {2, offsetof(struct cgl_fr_cuArrayCreate, cgl_ret), sizeof(((struct cgl_fr_cuArrayCreate *)0)->cgl_ret), 7, cgl_ta_cuArrayCreate};
 CG_THUNK(cuArrayCreate, (cgl_f->pHandle, cgl_f->pAllocateArray), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuArrayCreate(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR_v1 *pAllocateArray)
 {
@@ -15304,6 +19327,11 @@ struct cgl_fr_cuArrayGetDescriptor {
     CUarray hArray;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuArrayGetDescriptor[2] = {
+    {"pArrayDescriptor", offsetof(struct cgl_fr_cuArrayGetDescriptor, pArrayDescriptor), sizeof(((struct cgl_fr_cuArrayGetDescriptor *)0)->pArrayDescriptor), 3, 0, 0, 0, NULL},
+    {"hArray", offsetof(struct cgl_fr_cuArrayGetDescriptor, hArray), sizeof(((struct cgl_fr_cuArrayGetDescriptor *)0)->hArray), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuArrayGetDescriptor = {2, offsetof(struct cgl_fr_cuArrayGetDescriptor, cgl_ret), sizeof(((struct cgl_fr_cuArrayGetDescriptor *)0)->cgl_ret), 7, cgl_ta_cuArrayGetDescriptor};
 CG_THUNK(cuArrayGetDescriptor, (cgl_f->pArrayDescriptor, cgl_f->hArray), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuArrayGetDescriptor(CUDA_ARRAY_DESCRIPTOR_v1 *pArrayDescriptor, CUarray hArray)
 {
@@ -15329,6 +19357,11 @@ struct cgl_fr_cuArray3DCreate {
     const CUDA_ARRAY3D_DESCRIPTOR_v1 *pAllocateArray;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuArray3DCreate[2] = {
+    {"pHandle", offsetof(struct cgl_fr_cuArray3DCreate, pHandle), sizeof(((struct cgl_fr_cuArray3DCreate *)0)->pHandle), 3, 0, 0, 0, NULL},
+    {"pAllocateArray", offsetof(struct cgl_fr_cuArray3DCreate, pAllocateArray), sizeof(((struct cgl_fr_cuArray3DCreate *)0)->pAllocateArray), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuArray3DCreate = {2, offsetof(struct cgl_fr_cuArray3DCreate, cgl_ret), sizeof(((struct cgl_fr_cuArray3DCreate *)0)->cgl_ret), 7, cgl_ta_cuArray3DCreate};
 CG_THUNK(cuArray3DCreate, (cgl_f->pHandle, cgl_f->pAllocateArray), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuArray3DCreate(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR_v1 *pAllocateArray)
 {
@@ -15354,6 +19387,11 @@ struct cgl_fr_cuArray3DGetDescriptor {
     CUarray hArray;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuArray3DGetDescriptor[2] = {
+    {"pArrayDescriptor", offsetof(struct cgl_fr_cuArray3DGetDescriptor, pArrayDescriptor), sizeof(((struct cgl_fr_cuArray3DGetDescriptor *)0)->pArrayDescriptor), 3, 0, 0, 0, NULL},
+    {"hArray", offsetof(struct cgl_fr_cuArray3DGetDescriptor, hArray), sizeof(((struct cgl_fr_cuArray3DGetDescriptor *)0)->hArray), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuArray3DGetDescriptor = {2, offsetof(struct cgl_fr_cuArray3DGetDescriptor, cgl_ret), sizeof(((struct cgl_fr_cuArray3DGetDescriptor *)0)->cgl_ret), 7, cgl_ta_cuArray3DGetDescriptor};
 CG_THUNK(cuArray3DGetDescriptor, (cgl_f->pArrayDescriptor, cgl_f->hArray), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuArray3DGetDescriptor(CUDA_ARRAY3D_DESCRIPTOR_v1 *pArrayDescriptor, CUarray hArray)
 {
@@ -15381,6 +19419,13 @@ struct cgl_fr_cuTexRefSetAddress {
     unsigned int bytes;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexRefSetAddress[4] = {
+    {"ByteOffset", offsetof(struct cgl_fr_cuTexRefSetAddress, ByteOffset), sizeof(((struct cgl_fr_cuTexRefSetAddress *)0)->ByteOffset), 3, 0, 0, 0, NULL},
+    {"hTexRef", offsetof(struct cgl_fr_cuTexRefSetAddress, hTexRef), sizeof(((struct cgl_fr_cuTexRefSetAddress *)0)->hTexRef), 3, 0, 0, 0, NULL},
+    {"dptr", offsetof(struct cgl_fr_cuTexRefSetAddress, dptr), sizeof(((struct cgl_fr_cuTexRefSetAddress *)0)->dptr), 2, 0, 0, 0, NULL},
+    {"bytes", offsetof(struct cgl_fr_cuTexRefSetAddress, bytes), sizeof(((struct cgl_fr_cuTexRefSetAddress *)0)->bytes), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTexRefSetAddress = {4, offsetof(struct cgl_fr_cuTexRefSetAddress, cgl_ret), sizeof(((struct cgl_fr_cuTexRefSetAddress *)0)->cgl_ret), 7, cgl_ta_cuTexRefSetAddress};
 CG_THUNK(cuTexRefSetAddress, (cgl_f->ByteOffset, cgl_f->hTexRef, cgl_f->dptr, cgl_f->bytes), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetAddress(unsigned int *ByteOffset, CUtexref hTexRef, CUdeviceptr_v1 dptr, unsigned int bytes)
 {
@@ -15408,6 +19453,13 @@ struct cgl_fr_cuTexRefSetAddress2D {
     unsigned int Pitch;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexRefSetAddress2D[4] = {
+    {"hTexRef", offsetof(struct cgl_fr_cuTexRefSetAddress2D, hTexRef), sizeof(((struct cgl_fr_cuTexRefSetAddress2D *)0)->hTexRef), 3, 0, 0, 0, NULL},
+    {"desc", offsetof(struct cgl_fr_cuTexRefSetAddress2D, desc), sizeof(((struct cgl_fr_cuTexRefSetAddress2D *)0)->desc), 3, 0, 0, 0, NULL},
+    {"dptr", offsetof(struct cgl_fr_cuTexRefSetAddress2D, dptr), sizeof(((struct cgl_fr_cuTexRefSetAddress2D *)0)->dptr), 2, 0, 0, 0, NULL},
+    {"Pitch", offsetof(struct cgl_fr_cuTexRefSetAddress2D, Pitch), sizeof(((struct cgl_fr_cuTexRefSetAddress2D *)0)->Pitch), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTexRefSetAddress2D = {4, offsetof(struct cgl_fr_cuTexRefSetAddress2D, cgl_ret), sizeof(((struct cgl_fr_cuTexRefSetAddress2D *)0)->cgl_ret), 7, cgl_ta_cuTexRefSetAddress2D};
 CG_THUNK(cuTexRefSetAddress2D, (cgl_f->hTexRef, cgl_f->desc, cgl_f->dptr, cgl_f->Pitch), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetAddress2D(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR_v1 *desc, CUdeviceptr_v1 dptr, unsigned int Pitch)
 {
@@ -15433,6 +19485,11 @@ struct cgl_fr_cuTexRefGetAddress {
     CUtexref hTexRef;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuTexRefGetAddress[2] = {
+    {"pdptr", offsetof(struct cgl_fr_cuTexRefGetAddress, pdptr), sizeof(((struct cgl_fr_cuTexRefGetAddress *)0)->pdptr), 3, 0, 0, 0, NULL},
+    {"hTexRef", offsetof(struct cgl_fr_cuTexRefGetAddress, hTexRef), sizeof(((struct cgl_fr_cuTexRefGetAddress *)0)->hTexRef), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuTexRefGetAddress = {2, offsetof(struct cgl_fr_cuTexRefGetAddress, cgl_ret), sizeof(((struct cgl_fr_cuTexRefGetAddress *)0)->cgl_ret), 7, cgl_ta_cuTexRefGetAddress};
 CG_THUNK(cuTexRefGetAddress, (cgl_f->pdptr, cgl_f->hTexRef), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetAddress(CUdeviceptr_v1 *pdptr, CUtexref hTexRef)
 {
@@ -15459,6 +19516,12 @@ struct cgl_fr_cuGraphicsResourceGetMappedPointer {
     CUgraphicsResource resource;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuGraphicsResourceGetMappedPointer[3] = {
+    {"pDevPtr", offsetof(struct cgl_fr_cuGraphicsResourceGetMappedPointer, pDevPtr), sizeof(((struct cgl_fr_cuGraphicsResourceGetMappedPointer *)0)->pDevPtr), 3, 0, 0, 0, NULL},
+    {"pSize", offsetof(struct cgl_fr_cuGraphicsResourceGetMappedPointer, pSize), sizeof(((struct cgl_fr_cuGraphicsResourceGetMappedPointer *)0)->pSize), 3, 0, 0, 0, NULL},
+    {"resource", offsetof(struct cgl_fr_cuGraphicsResourceGetMappedPointer, resource), sizeof(((struct cgl_fr_cuGraphicsResourceGetMappedPointer *)0)->resource), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphicsResourceGetMappedPointer = {3, offsetof(struct cgl_fr_cuGraphicsResourceGetMappedPointer, cgl_ret), sizeof(((struct cgl_fr_cuGraphicsResourceGetMappedPointer *)0)->cgl_ret), 7, cgl_ta_cuGraphicsResourceGetMappedPointer};
 CG_THUNK(cuGraphicsResourceGetMappedPointer, (cgl_f->pDevPtr, cgl_f->pSize, cgl_f->resource), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphicsResourceGetMappedPointer(CUdeviceptr_v1 *pDevPtr, unsigned int *pSize, CUgraphicsResource resource)
 {
@@ -15483,6 +19546,10 @@ struct cgl_fr_cuCtxDestroy {
     CUcontext ctx;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxDestroy[1] = {
+    {"ctx", offsetof(struct cgl_fr_cuCtxDestroy, ctx), sizeof(((struct cgl_fr_cuCtxDestroy *)0)->ctx), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCtxDestroy = {1, offsetof(struct cgl_fr_cuCtxDestroy, cgl_ret), sizeof(((struct cgl_fr_cuCtxDestroy *)0)->cgl_ret), 7, cgl_ta_cuCtxDestroy};
 CG_THUNK(cuCtxDestroy, (cgl_f->ctx), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxDestroy(CUcontext ctx)
 {
@@ -15508,6 +19575,10 @@ struct cgl_fr_cuCtxPopCurrent {
     CUcontext *pctx;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxPopCurrent[1] = {
+    {"pctx", offsetof(struct cgl_fr_cuCtxPopCurrent, pctx), sizeof(((struct cgl_fr_cuCtxPopCurrent *)0)->pctx), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCtxPopCurrent = {1, offsetof(struct cgl_fr_cuCtxPopCurrent, cgl_ret), sizeof(((struct cgl_fr_cuCtxPopCurrent *)0)->cgl_ret), 7, cgl_ta_cuCtxPopCurrent};
 CG_THUNK(cuCtxPopCurrent, (cgl_f->pctx), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxPopCurrent(CUcontext *pctx)
 {
@@ -15532,6 +19603,10 @@ struct cgl_fr_cuCtxPushCurrent {
     CUcontext ctx;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCtxPushCurrent[1] = {
+    {"ctx", offsetof(struct cgl_fr_cuCtxPushCurrent, ctx), sizeof(((struct cgl_fr_cuCtxPushCurrent *)0)->ctx), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCtxPushCurrent = {1, offsetof(struct cgl_fr_cuCtxPushCurrent, cgl_ret), sizeof(((struct cgl_fr_cuCtxPushCurrent *)0)->cgl_ret), 7, cgl_ta_cuCtxPushCurrent};
 CG_THUNK(cuCtxPushCurrent, (cgl_f->ctx), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxPushCurrent(CUcontext ctx)
 {
@@ -15556,6 +19631,10 @@ struct cgl_fr_cuStreamDestroy {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamDestroy[1] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamDestroy, hStream), sizeof(((struct cgl_fr_cuStreamDestroy *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamDestroy = {1, offsetof(struct cgl_fr_cuStreamDestroy, cgl_ret), sizeof(((struct cgl_fr_cuStreamDestroy *)0)->cgl_ret), 7, cgl_ta_cuStreamDestroy};
 CG_THUNK(cuStreamDestroy, (cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamDestroy(CUstream hStream)
 {
@@ -15580,6 +19659,10 @@ struct cgl_fr_cuEventDestroy {
     CUevent hEvent;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuEventDestroy[1] = {
+    {"hEvent", offsetof(struct cgl_fr_cuEventDestroy, hEvent), sizeof(((struct cgl_fr_cuEventDestroy *)0)->hEvent), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuEventDestroy = {1, offsetof(struct cgl_fr_cuEventDestroy, cgl_ret), sizeof(((struct cgl_fr_cuEventDestroy *)0)->cgl_ret), 7, cgl_ta_cuEventDestroy};
 CG_THUNK(cuEventDestroy, (cgl_f->hEvent), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuEventDestroy(CUevent hEvent)
 {
@@ -15606,6 +19689,12 @@ struct cgl_fr_cuEventElapsedTime {
     CUevent hEnd;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuEventElapsedTime[3] = {
+    {"pMilliseconds", offsetof(struct cgl_fr_cuEventElapsedTime, pMilliseconds), sizeof(((struct cgl_fr_cuEventElapsedTime *)0)->pMilliseconds), 3, 0, 0, 0, NULL},
+    {"hStart", offsetof(struct cgl_fr_cuEventElapsedTime, hStart), sizeof(((struct cgl_fr_cuEventElapsedTime *)0)->hStart), 3, 0, 0, 0, NULL},
+    {"hEnd", offsetof(struct cgl_fr_cuEventElapsedTime, hEnd), sizeof(((struct cgl_fr_cuEventElapsedTime *)0)->hEnd), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuEventElapsedTime = {3, offsetof(struct cgl_fr_cuEventElapsedTime, cgl_ret), sizeof(((struct cgl_fr_cuEventElapsedTime *)0)->cgl_ret), 7, cgl_ta_cuEventElapsedTime};
 CG_THUNK(cuEventElapsedTime, (cgl_f->pMilliseconds, cgl_f->hStart, cgl_f->hEnd), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)
 {
@@ -15630,6 +19719,10 @@ struct cgl_fr_cuDevicePrimaryCtxRelease {
     CUdevice dev;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDevicePrimaryCtxRelease[1] = {
+    {"dev", offsetof(struct cgl_fr_cuDevicePrimaryCtxRelease, dev), sizeof(((struct cgl_fr_cuDevicePrimaryCtxRelease *)0)->dev), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDevicePrimaryCtxRelease = {1, offsetof(struct cgl_fr_cuDevicePrimaryCtxRelease, cgl_ret), sizeof(((struct cgl_fr_cuDevicePrimaryCtxRelease *)0)->cgl_ret), 7, cgl_ta_cuDevicePrimaryCtxRelease};
 CG_THUNK(cuDevicePrimaryCtxRelease, (cgl_f->dev), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDevicePrimaryCtxRelease(CUdevice dev)
 {
@@ -15655,6 +19748,10 @@ struct cgl_fr_cuDevicePrimaryCtxReset {
     CUdevice dev;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDevicePrimaryCtxReset[1] = {
+    {"dev", offsetof(struct cgl_fr_cuDevicePrimaryCtxReset, dev), sizeof(((struct cgl_fr_cuDevicePrimaryCtxReset *)0)->dev), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDevicePrimaryCtxReset = {1, offsetof(struct cgl_fr_cuDevicePrimaryCtxReset, cgl_ret), sizeof(((struct cgl_fr_cuDevicePrimaryCtxReset *)0)->cgl_ret), 7, cgl_ta_cuDevicePrimaryCtxReset};
 CG_THUNK(cuDevicePrimaryCtxReset, (cgl_f->dev), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDevicePrimaryCtxReset(CUdevice dev)
 {
@@ -15681,6 +19778,11 @@ struct cgl_fr_cuDevicePrimaryCtxSetFlags {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDevicePrimaryCtxSetFlags[2] = {
+    {"dev", offsetof(struct cgl_fr_cuDevicePrimaryCtxSetFlags, dev), sizeof(((struct cgl_fr_cuDevicePrimaryCtxSetFlags *)0)->dev), 1, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuDevicePrimaryCtxSetFlags, flags), sizeof(((struct cgl_fr_cuDevicePrimaryCtxSetFlags *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDevicePrimaryCtxSetFlags = {2, offsetof(struct cgl_fr_cuDevicePrimaryCtxSetFlags, cgl_ret), sizeof(((struct cgl_fr_cuDevicePrimaryCtxSetFlags *)0)->cgl_ret), 7, cgl_ta_cuDevicePrimaryCtxSetFlags};
 CG_THUNK(cuDevicePrimaryCtxSetFlags, (cgl_f->dev, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags)
 {
@@ -15706,6 +19808,11 @@ struct cgl_fr_cuDeviceGetUuid {
     CUdevice dev;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuDeviceGetUuid[2] = {
+    {"uuid", offsetof(struct cgl_fr_cuDeviceGetUuid, uuid), sizeof(((struct cgl_fr_cuDeviceGetUuid *)0)->uuid), 3, 0, 0, 0, NULL},
+    {"dev", offsetof(struct cgl_fr_cuDeviceGetUuid, dev), sizeof(((struct cgl_fr_cuDeviceGetUuid *)0)->dev), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuDeviceGetUuid = {2, offsetof(struct cgl_fr_cuDeviceGetUuid, cgl_ret), sizeof(((struct cgl_fr_cuDeviceGetUuid *)0)->cgl_ret), 7, cgl_ta_cuDeviceGetUuid};
 CG_THUNK(cuDeviceGetUuid, (cgl_f->uuid, cgl_f->dev), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
 {
@@ -15732,6 +19839,12 @@ struct cgl_fr_cuMemcpyHtoD_v2 {
     size_t ByteCount;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyHtoD_v2[3] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemcpyHtoD_v2, dstDevice), sizeof(((struct cgl_fr_cuMemcpyHtoD_v2 *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"srcHost", offsetof(struct cgl_fr_cuMemcpyHtoD_v2, srcHost), sizeof(((struct cgl_fr_cuMemcpyHtoD_v2 *)0)->srcHost), 3, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyHtoD_v2, ByteCount), sizeof(((struct cgl_fr_cuMemcpyHtoD_v2 *)0)->ByteCount), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyHtoD_v2 = {3, offsetof(struct cgl_fr_cuMemcpyHtoD_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyHtoD_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemcpyHtoD_v2};
 CG_THUNK(cuMemcpyHtoD_v2, (cgl_f->dstDevice, cgl_f->srcHost, cgl_f->ByteCount), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
@@ -15759,6 +19872,12 @@ struct cgl_fr_cuMemcpyDtoH_v2 {
     size_t ByteCount;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyDtoH_v2[3] = {
+    {"dstHost", offsetof(struct cgl_fr_cuMemcpyDtoH_v2, dstHost), sizeof(((struct cgl_fr_cuMemcpyDtoH_v2 *)0)->dstHost), 3, 0, 0, 0, NULL},
+    {"srcDevice", offsetof(struct cgl_fr_cuMemcpyDtoH_v2, srcDevice), sizeof(((struct cgl_fr_cuMemcpyDtoH_v2 *)0)->srcDevice), 2, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyDtoH_v2, ByteCount), sizeof(((struct cgl_fr_cuMemcpyDtoH_v2 *)0)->ByteCount), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyDtoH_v2 = {3, offsetof(struct cgl_fr_cuMemcpyDtoH_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyDtoH_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemcpyDtoH_v2};
 CG_THUNK(cuMemcpyDtoH_v2, (cgl_f->dstHost, cgl_f->srcDevice, cgl_f->ByteCount), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
 {
@@ -15786,6 +19905,12 @@ struct cgl_fr_cuMemcpyDtoD_v2 {
     size_t ByteCount;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyDtoD_v2[3] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemcpyDtoD_v2, dstDevice), sizeof(((struct cgl_fr_cuMemcpyDtoD_v2 *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"srcDevice", offsetof(struct cgl_fr_cuMemcpyDtoD_v2, srcDevice), sizeof(((struct cgl_fr_cuMemcpyDtoD_v2 *)0)->srcDevice), 2, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyDtoD_v2, ByteCount), sizeof(((struct cgl_fr_cuMemcpyDtoD_v2 *)0)->ByteCount), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyDtoD_v2 = {3, offsetof(struct cgl_fr_cuMemcpyDtoD_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyDtoD_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemcpyDtoD_v2};
 CG_THUNK(cuMemcpyDtoD_v2, (cgl_f->dstDevice, cgl_f->srcDevice, cgl_f->ByteCount), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
 {
@@ -15814,6 +19939,13 @@ struct cgl_fr_cuMemcpyDtoA_v2 {
     size_t ByteCount;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyDtoA_v2[4] = {
+    {"dstArray", offsetof(struct cgl_fr_cuMemcpyDtoA_v2, dstArray), sizeof(((struct cgl_fr_cuMemcpyDtoA_v2 *)0)->dstArray), 3, 0, 0, 0, NULL},
+    {"dstOffset", offsetof(struct cgl_fr_cuMemcpyDtoA_v2, dstOffset), sizeof(((struct cgl_fr_cuMemcpyDtoA_v2 *)0)->dstOffset), 2, 0, 0, 0, NULL},
+    {"srcDevice", offsetof(struct cgl_fr_cuMemcpyDtoA_v2, srcDevice), sizeof(((struct cgl_fr_cuMemcpyDtoA_v2 *)0)->srcDevice), 2, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyDtoA_v2, ByteCount), sizeof(((struct cgl_fr_cuMemcpyDtoA_v2 *)0)->ByteCount), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyDtoA_v2 = {4, offsetof(struct cgl_fr_cuMemcpyDtoA_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyDtoA_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemcpyDtoA_v2};
 CG_THUNK(cuMemcpyDtoA_v2, (cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcDevice, cgl_f->ByteCount), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)
 {
@@ -15842,6 +19974,13 @@ struct cgl_fr_cuMemcpyAtoD_v2 {
     size_t ByteCount;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyAtoD_v2[4] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemcpyAtoD_v2, dstDevice), sizeof(((struct cgl_fr_cuMemcpyAtoD_v2 *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"srcArray", offsetof(struct cgl_fr_cuMemcpyAtoD_v2, srcArray), sizeof(((struct cgl_fr_cuMemcpyAtoD_v2 *)0)->srcArray), 3, 0, 0, 0, NULL},
+    {"srcOffset", offsetof(struct cgl_fr_cuMemcpyAtoD_v2, srcOffset), sizeof(((struct cgl_fr_cuMemcpyAtoD_v2 *)0)->srcOffset), 2, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyAtoD_v2, ByteCount), sizeof(((struct cgl_fr_cuMemcpyAtoD_v2 *)0)->ByteCount), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyAtoD_v2 = {4, offsetof(struct cgl_fr_cuMemcpyAtoD_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyAtoD_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemcpyAtoD_v2};
 CG_THUNK(cuMemcpyAtoD_v2, (cgl_f->dstDevice, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
@@ -15870,6 +20009,13 @@ struct cgl_fr_cuMemcpyHtoA_v2 {
     size_t ByteCount;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyHtoA_v2[4] = {
+    {"dstArray", offsetof(struct cgl_fr_cuMemcpyHtoA_v2, dstArray), sizeof(((struct cgl_fr_cuMemcpyHtoA_v2 *)0)->dstArray), 3, 0, 0, 0, NULL},
+    {"dstOffset", offsetof(struct cgl_fr_cuMemcpyHtoA_v2, dstOffset), sizeof(((struct cgl_fr_cuMemcpyHtoA_v2 *)0)->dstOffset), 2, 0, 0, 0, NULL},
+    {"srcHost", offsetof(struct cgl_fr_cuMemcpyHtoA_v2, srcHost), sizeof(((struct cgl_fr_cuMemcpyHtoA_v2 *)0)->srcHost), 3, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyHtoA_v2, ByteCount), sizeof(((struct cgl_fr_cuMemcpyHtoA_v2 *)0)->ByteCount), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyHtoA_v2 = {4, offsetof(struct cgl_fr_cuMemcpyHtoA_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyHtoA_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemcpyHtoA_v2};
 CG_THUNK(cuMemcpyHtoA_v2, (cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcHost, cgl_f->ByteCount), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount)
 {
@@ -15898,6 +20044,13 @@ struct cgl_fr_cuMemcpyAtoH_v2 {
     size_t ByteCount;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyAtoH_v2[4] = {
+    {"dstHost", offsetof(struct cgl_fr_cuMemcpyAtoH_v2, dstHost), sizeof(((struct cgl_fr_cuMemcpyAtoH_v2 *)0)->dstHost), 3, 0, 0, 0, NULL},
+    {"srcArray", offsetof(struct cgl_fr_cuMemcpyAtoH_v2, srcArray), sizeof(((struct cgl_fr_cuMemcpyAtoH_v2 *)0)->srcArray), 3, 0, 0, 0, NULL},
+    {"srcOffset", offsetof(struct cgl_fr_cuMemcpyAtoH_v2, srcOffset), sizeof(((struct cgl_fr_cuMemcpyAtoH_v2 *)0)->srcOffset), 2, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyAtoH_v2, ByteCount), sizeof(((struct cgl_fr_cuMemcpyAtoH_v2 *)0)->ByteCount), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyAtoH_v2 = {4, offsetof(struct cgl_fr_cuMemcpyAtoH_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyAtoH_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemcpyAtoH_v2};
 CG_THUNK(cuMemcpyAtoH_v2, (cgl_f->dstHost, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoH_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
@@ -15927,6 +20080,14 @@ struct cgl_fr_cuMemcpyAtoA_v2 {
     size_t ByteCount;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyAtoA_v2[5] = {
+    {"dstArray", offsetof(struct cgl_fr_cuMemcpyAtoA_v2, dstArray), sizeof(((struct cgl_fr_cuMemcpyAtoA_v2 *)0)->dstArray), 3, 0, 0, 0, NULL},
+    {"dstOffset", offsetof(struct cgl_fr_cuMemcpyAtoA_v2, dstOffset), sizeof(((struct cgl_fr_cuMemcpyAtoA_v2 *)0)->dstOffset), 2, 0, 0, 0, NULL},
+    {"srcArray", offsetof(struct cgl_fr_cuMemcpyAtoA_v2, srcArray), sizeof(((struct cgl_fr_cuMemcpyAtoA_v2 *)0)->srcArray), 3, 0, 0, 0, NULL},
+    {"srcOffset", offsetof(struct cgl_fr_cuMemcpyAtoA_v2, srcOffset), sizeof(((struct cgl_fr_cuMemcpyAtoA_v2 *)0)->srcOffset), 2, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyAtoA_v2, ByteCount), sizeof(((struct cgl_fr_cuMemcpyAtoA_v2 *)0)->ByteCount), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyAtoA_v2 = {5, offsetof(struct cgl_fr_cuMemcpyAtoA_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyAtoA_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemcpyAtoA_v2};
 CG_THUNK(cuMemcpyAtoA_v2, (cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
@@ -15956,6 +20117,14 @@ struct cgl_fr_cuMemcpyHtoAAsync_v2 {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyHtoAAsync_v2[5] = {
+    {"dstArray", offsetof(struct cgl_fr_cuMemcpyHtoAAsync_v2, dstArray), sizeof(((struct cgl_fr_cuMemcpyHtoAAsync_v2 *)0)->dstArray), 3, 0, 0, 0, NULL},
+    {"dstOffset", offsetof(struct cgl_fr_cuMemcpyHtoAAsync_v2, dstOffset), sizeof(((struct cgl_fr_cuMemcpyHtoAAsync_v2 *)0)->dstOffset), 2, 0, 0, 0, NULL},
+    {"srcHost", offsetof(struct cgl_fr_cuMemcpyHtoAAsync_v2, srcHost), sizeof(((struct cgl_fr_cuMemcpyHtoAAsync_v2 *)0)->srcHost), 3, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyHtoAAsync_v2, ByteCount), sizeof(((struct cgl_fr_cuMemcpyHtoAAsync_v2 *)0)->ByteCount), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpyHtoAAsync_v2, hStream), sizeof(((struct cgl_fr_cuMemcpyHtoAAsync_v2 *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyHtoAAsync_v2 = {5, offsetof(struct cgl_fr_cuMemcpyHtoAAsync_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyHtoAAsync_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemcpyHtoAAsync_v2};
 CG_THUNK(cuMemcpyHtoAAsync_v2, (cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcHost, cgl_f->ByteCount, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream)
 {
@@ -15984,6 +20153,14 @@ struct cgl_fr_cuMemcpyAtoHAsync_v2 {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyAtoHAsync_v2[5] = {
+    {"dstHost", offsetof(struct cgl_fr_cuMemcpyAtoHAsync_v2, dstHost), sizeof(((struct cgl_fr_cuMemcpyAtoHAsync_v2 *)0)->dstHost), 3, 0, 0, 0, NULL},
+    {"srcArray", offsetof(struct cgl_fr_cuMemcpyAtoHAsync_v2, srcArray), sizeof(((struct cgl_fr_cuMemcpyAtoHAsync_v2 *)0)->srcArray), 3, 0, 0, 0, NULL},
+    {"srcOffset", offsetof(struct cgl_fr_cuMemcpyAtoHAsync_v2, srcOffset), sizeof(((struct cgl_fr_cuMemcpyAtoHAsync_v2 *)0)->srcOffset), 2, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyAtoHAsync_v2, ByteCount), sizeof(((struct cgl_fr_cuMemcpyAtoHAsync_v2 *)0)->ByteCount), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpyAtoHAsync_v2, hStream), sizeof(((struct cgl_fr_cuMemcpyAtoHAsync_v2 *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyAtoHAsync_v2 = {5, offsetof(struct cgl_fr_cuMemcpyAtoHAsync_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyAtoHAsync_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemcpyAtoHAsync_v2};
 CG_THUNK(cuMemcpyAtoHAsync_v2, (cgl_f->dstHost, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->ByteCount, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoHAsync_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)
 {
@@ -16008,6 +20185,10 @@ struct cgl_fr_cuMemcpy2D_v2 {
     const CUDA_MEMCPY2D *pCopy;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpy2D_v2[1] = {
+    {"pCopy", offsetof(struct cgl_fr_cuMemcpy2D_v2, pCopy), sizeof(((struct cgl_fr_cuMemcpy2D_v2 *)0)->pCopy), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpy2D_v2 = {1, offsetof(struct cgl_fr_cuMemcpy2D_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemcpy2D_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemcpy2D_v2};
 CG_THUNK(cuMemcpy2D_v2, (cgl_f->pCopy), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)
 {
@@ -16033,6 +20214,10 @@ struct cgl_fr_cuMemcpy2DUnaligned_v2 {
     const CUDA_MEMCPY2D *pCopy;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpy2DUnaligned_v2[1] = {
+    {"pCopy", offsetof(struct cgl_fr_cuMemcpy2DUnaligned_v2, pCopy), sizeof(((struct cgl_fr_cuMemcpy2DUnaligned_v2 *)0)->pCopy), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpy2DUnaligned_v2 = {1, offsetof(struct cgl_fr_cuMemcpy2DUnaligned_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemcpy2DUnaligned_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemcpy2DUnaligned_v2};
 CG_THUNK(cuMemcpy2DUnaligned_v2, (cgl_f->pCopy), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy)
 {
@@ -16058,6 +20243,10 @@ struct cgl_fr_cuMemcpy3D_v2 {
     const CUDA_MEMCPY3D *pCopy;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpy3D_v2[1] = {
+    {"pCopy", offsetof(struct cgl_fr_cuMemcpy3D_v2, pCopy), sizeof(((struct cgl_fr_cuMemcpy3D_v2 *)0)->pCopy), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpy3D_v2 = {1, offsetof(struct cgl_fr_cuMemcpy3D_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemcpy3D_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemcpy3D_v2};
 CG_THUNK(cuMemcpy3D_v2, (cgl_f->pCopy), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy)
 {
@@ -16086,6 +20275,13 @@ struct cgl_fr_cuMemcpyHtoDAsync_v2 {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyHtoDAsync_v2[4] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemcpyHtoDAsync_v2, dstDevice), sizeof(((struct cgl_fr_cuMemcpyHtoDAsync_v2 *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"srcHost", offsetof(struct cgl_fr_cuMemcpyHtoDAsync_v2, srcHost), sizeof(((struct cgl_fr_cuMemcpyHtoDAsync_v2 *)0)->srcHost), 3, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyHtoDAsync_v2, ByteCount), sizeof(((struct cgl_fr_cuMemcpyHtoDAsync_v2 *)0)->ByteCount), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpyHtoDAsync_v2, hStream), sizeof(((struct cgl_fr_cuMemcpyHtoDAsync_v2 *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyHtoDAsync_v2 = {4, offsetof(struct cgl_fr_cuMemcpyHtoDAsync_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyHtoDAsync_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemcpyHtoDAsync_v2};
 CG_THUNK(cuMemcpyHtoDAsync_v2, (cgl_f->dstDevice, cgl_f->srcHost, cgl_f->ByteCount, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)
 {
@@ -16114,6 +20310,13 @@ struct cgl_fr_cuMemcpyDtoHAsync_v2 {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyDtoHAsync_v2[4] = {
+    {"dstHost", offsetof(struct cgl_fr_cuMemcpyDtoHAsync_v2, dstHost), sizeof(((struct cgl_fr_cuMemcpyDtoHAsync_v2 *)0)->dstHost), 3, 0, 0, 0, NULL},
+    {"srcDevice", offsetof(struct cgl_fr_cuMemcpyDtoHAsync_v2, srcDevice), sizeof(((struct cgl_fr_cuMemcpyDtoHAsync_v2 *)0)->srcDevice), 2, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyDtoHAsync_v2, ByteCount), sizeof(((struct cgl_fr_cuMemcpyDtoHAsync_v2 *)0)->ByteCount), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpyDtoHAsync_v2, hStream), sizeof(((struct cgl_fr_cuMemcpyDtoHAsync_v2 *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyDtoHAsync_v2 = {4, offsetof(struct cgl_fr_cuMemcpyDtoHAsync_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyDtoHAsync_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemcpyDtoHAsync_v2};
 CG_THUNK(cuMemcpyDtoHAsync_v2, (cgl_f->dstHost, cgl_f->srcDevice, cgl_f->ByteCount, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
 {
@@ -16142,6 +20345,13 @@ struct cgl_fr_cuMemcpyDtoDAsync_v2 {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyDtoDAsync_v2[4] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemcpyDtoDAsync_v2, dstDevice), sizeof(((struct cgl_fr_cuMemcpyDtoDAsync_v2 *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"srcDevice", offsetof(struct cgl_fr_cuMemcpyDtoDAsync_v2, srcDevice), sizeof(((struct cgl_fr_cuMemcpyDtoDAsync_v2 *)0)->srcDevice), 2, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyDtoDAsync_v2, ByteCount), sizeof(((struct cgl_fr_cuMemcpyDtoDAsync_v2 *)0)->ByteCount), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpyDtoDAsync_v2, hStream), sizeof(((struct cgl_fr_cuMemcpyDtoDAsync_v2 *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyDtoDAsync_v2 = {4, offsetof(struct cgl_fr_cuMemcpyDtoDAsync_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyDtoDAsync_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemcpyDtoDAsync_v2};
 CG_THUNK(cuMemcpyDtoDAsync_v2, (cgl_f->dstDevice, cgl_f->srcDevice, cgl_f->ByteCount, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
 {
@@ -16167,6 +20377,11 @@ struct cgl_fr_cuMemcpy2DAsync_v2 {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpy2DAsync_v2[2] = {
+    {"pCopy", offsetof(struct cgl_fr_cuMemcpy2DAsync_v2, pCopy), sizeof(((struct cgl_fr_cuMemcpy2DAsync_v2 *)0)->pCopy), 3, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpy2DAsync_v2, hStream), sizeof(((struct cgl_fr_cuMemcpy2DAsync_v2 *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpy2DAsync_v2 = {2, offsetof(struct cgl_fr_cuMemcpy2DAsync_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemcpy2DAsync_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemcpy2DAsync_v2};
 CG_THUNK(cuMemcpy2DAsync_v2, (cgl_f->pCopy, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hStream)
 {
@@ -16193,6 +20408,11 @@ struct cgl_fr_cuMemcpy3DAsync_v2 {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpy3DAsync_v2[2] = {
+    {"pCopy", offsetof(struct cgl_fr_cuMemcpy3DAsync_v2, pCopy), sizeof(((struct cgl_fr_cuMemcpy3DAsync_v2 *)0)->pCopy), 3, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpy3DAsync_v2, hStream), sizeof(((struct cgl_fr_cuMemcpy3DAsync_v2 *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpy3DAsync_v2 = {2, offsetof(struct cgl_fr_cuMemcpy3DAsync_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemcpy3DAsync_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemcpy3DAsync_v2};
 CG_THUNK(cuMemcpy3DAsync_v2, (cgl_f->pCopy, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hStream)
 {
@@ -16220,6 +20440,12 @@ struct cgl_fr_cuMemsetD8_v2 {
     size_t N;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemsetD8_v2[3] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemsetD8_v2, dstDevice), sizeof(((struct cgl_fr_cuMemsetD8_v2 *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"uc", offsetof(struct cgl_fr_cuMemsetD8_v2, uc), sizeof(((struct cgl_fr_cuMemsetD8_v2 *)0)->uc), 2, 0, 0, 0, NULL},
+    {"N", offsetof(struct cgl_fr_cuMemsetD8_v2, N), sizeof(((struct cgl_fr_cuMemsetD8_v2 *)0)->N), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemsetD8_v2 = {3, offsetof(struct cgl_fr_cuMemsetD8_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemsetD8_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemsetD8_v2};
 CG_THUNK(cuMemsetD8_v2, (cgl_f->dstDevice, cgl_f->uc, cgl_f->N), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)
 {
@@ -16247,6 +20473,12 @@ struct cgl_fr_cuMemsetD16_v2 {
     size_t N;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemsetD16_v2[3] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemsetD16_v2, dstDevice), sizeof(((struct cgl_fr_cuMemsetD16_v2 *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"us", offsetof(struct cgl_fr_cuMemsetD16_v2, us), sizeof(((struct cgl_fr_cuMemsetD16_v2 *)0)->us), 2, 0, 0, 0, NULL},
+    {"N", offsetof(struct cgl_fr_cuMemsetD16_v2, N), sizeof(((struct cgl_fr_cuMemsetD16_v2 *)0)->N), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemsetD16_v2 = {3, offsetof(struct cgl_fr_cuMemsetD16_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemsetD16_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemsetD16_v2};
 CG_THUNK(cuMemsetD16_v2, (cgl_f->dstDevice, cgl_f->us, cgl_f->N), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N)
 {
@@ -16274,6 +20506,12 @@ struct cgl_fr_cuMemsetD32_v2 {
     size_t N;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemsetD32_v2[3] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemsetD32_v2, dstDevice), sizeof(((struct cgl_fr_cuMemsetD32_v2 *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"ui", offsetof(struct cgl_fr_cuMemsetD32_v2, ui), sizeof(((struct cgl_fr_cuMemsetD32_v2 *)0)->ui), 2, 0, 0, 0, NULL},
+    {"N", offsetof(struct cgl_fr_cuMemsetD32_v2, N), sizeof(((struct cgl_fr_cuMemsetD32_v2 *)0)->N), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemsetD32_v2 = {3, offsetof(struct cgl_fr_cuMemsetD32_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemsetD32_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemsetD32_v2};
 CG_THUNK(cuMemsetD32_v2, (cgl_f->dstDevice, cgl_f->ui, cgl_f->N), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N)
 {
@@ -16303,6 +20541,14 @@ struct cgl_fr_cuMemsetD2D8_v2 {
     size_t Height;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemsetD2D8_v2[5] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemsetD2D8_v2, dstDevice), sizeof(((struct cgl_fr_cuMemsetD2D8_v2 *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"dstPitch", offsetof(struct cgl_fr_cuMemsetD2D8_v2, dstPitch), sizeof(((struct cgl_fr_cuMemsetD2D8_v2 *)0)->dstPitch), 2, 0, 0, 0, NULL},
+    {"uc", offsetof(struct cgl_fr_cuMemsetD2D8_v2, uc), sizeof(((struct cgl_fr_cuMemsetD2D8_v2 *)0)->uc), 2, 0, 0, 0, NULL},
+    {"Width", offsetof(struct cgl_fr_cuMemsetD2D8_v2, Width), sizeof(((struct cgl_fr_cuMemsetD2D8_v2 *)0)->Width), 2, 0, 0, 0, NULL},
+    {"Height", offsetof(struct cgl_fr_cuMemsetD2D8_v2, Height), sizeof(((struct cgl_fr_cuMemsetD2D8_v2 *)0)->Height), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemsetD2D8_v2 = {5, offsetof(struct cgl_fr_cuMemsetD2D8_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemsetD2D8_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemsetD2D8_v2};
 CG_THUNK(cuMemsetD2D8_v2, (cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->uc, cgl_f->Width, cgl_f->Height), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)
 {
@@ -16332,6 +20578,14 @@ struct cgl_fr_cuMemsetD2D16_v2 {
     size_t Height;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemsetD2D16_v2[5] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemsetD2D16_v2, dstDevice), sizeof(((struct cgl_fr_cuMemsetD2D16_v2 *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"dstPitch", offsetof(struct cgl_fr_cuMemsetD2D16_v2, dstPitch), sizeof(((struct cgl_fr_cuMemsetD2D16_v2 *)0)->dstPitch), 2, 0, 0, 0, NULL},
+    {"us", offsetof(struct cgl_fr_cuMemsetD2D16_v2, us), sizeof(((struct cgl_fr_cuMemsetD2D16_v2 *)0)->us), 2, 0, 0, 0, NULL},
+    {"Width", offsetof(struct cgl_fr_cuMemsetD2D16_v2, Width), sizeof(((struct cgl_fr_cuMemsetD2D16_v2 *)0)->Width), 2, 0, 0, 0, NULL},
+    {"Height", offsetof(struct cgl_fr_cuMemsetD2D16_v2, Height), sizeof(((struct cgl_fr_cuMemsetD2D16_v2 *)0)->Height), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemsetD2D16_v2 = {5, offsetof(struct cgl_fr_cuMemsetD2D16_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemsetD2D16_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemsetD2D16_v2};
 CG_THUNK(cuMemsetD2D16_v2, (cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->us, cgl_f->Width, cgl_f->Height), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)
 {
@@ -16361,6 +20615,14 @@ struct cgl_fr_cuMemsetD2D32_v2 {
     size_t Height;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemsetD2D32_v2[5] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemsetD2D32_v2, dstDevice), sizeof(((struct cgl_fr_cuMemsetD2D32_v2 *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"dstPitch", offsetof(struct cgl_fr_cuMemsetD2D32_v2, dstPitch), sizeof(((struct cgl_fr_cuMemsetD2D32_v2 *)0)->dstPitch), 2, 0, 0, 0, NULL},
+    {"ui", offsetof(struct cgl_fr_cuMemsetD2D32_v2, ui), sizeof(((struct cgl_fr_cuMemsetD2D32_v2 *)0)->ui), 2, 0, 0, 0, NULL},
+    {"Width", offsetof(struct cgl_fr_cuMemsetD2D32_v2, Width), sizeof(((struct cgl_fr_cuMemsetD2D32_v2 *)0)->Width), 2, 0, 0, 0, NULL},
+    {"Height", offsetof(struct cgl_fr_cuMemsetD2D32_v2, Height), sizeof(((struct cgl_fr_cuMemsetD2D32_v2 *)0)->Height), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemsetD2D32_v2 = {5, offsetof(struct cgl_fr_cuMemsetD2D32_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemsetD2D32_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemsetD2D32_v2};
 CG_THUNK(cuMemsetD2D32_v2, (cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->ui, cgl_f->Width, cgl_f->Height), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)
 {
@@ -16388,6 +20650,12 @@ struct cgl_fr_cuMemcpy {
     size_t ByteCount;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpy[3] = {
+    {"dst", offsetof(struct cgl_fr_cuMemcpy, dst), sizeof(((struct cgl_fr_cuMemcpy *)0)->dst), 2, 0, 0, 0, NULL},
+    {"src", offsetof(struct cgl_fr_cuMemcpy, src), sizeof(((struct cgl_fr_cuMemcpy *)0)->src), 2, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpy, ByteCount), sizeof(((struct cgl_fr_cuMemcpy *)0)->ByteCount), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpy = {3, offsetof(struct cgl_fr_cuMemcpy, cgl_ret), sizeof(((struct cgl_fr_cuMemcpy *)0)->cgl_ret), 7, cgl_ta_cuMemcpy};
 CG_THUNK(cuMemcpy, (cgl_f->dst, cgl_f->src, cgl_f->ByteCount), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
 {
@@ -16416,6 +20684,13 @@ struct cgl_fr_cuMemcpyAsync {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyAsync[4] = {
+    {"dst", offsetof(struct cgl_fr_cuMemcpyAsync, dst), sizeof(((struct cgl_fr_cuMemcpyAsync *)0)->dst), 2, 0, 0, 0, NULL},
+    {"src", offsetof(struct cgl_fr_cuMemcpyAsync, src), sizeof(((struct cgl_fr_cuMemcpyAsync *)0)->src), 2, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyAsync, ByteCount), sizeof(((struct cgl_fr_cuMemcpyAsync *)0)->ByteCount), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpyAsync, hStream), sizeof(((struct cgl_fr_cuMemcpyAsync *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyAsync = {4, offsetof(struct cgl_fr_cuMemcpyAsync, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyAsync *)0)->cgl_ret), 7, cgl_ta_cuMemcpyAsync};
 CG_THUNK(cuMemcpyAsync, (cgl_f->dst, cgl_f->src, cgl_f->ByteCount, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)
 {
@@ -16445,6 +20720,14 @@ struct cgl_fr_cuMemcpyPeer {
     size_t ByteCount;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyPeer[5] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemcpyPeer, dstDevice), sizeof(((struct cgl_fr_cuMemcpyPeer *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"dstContext", offsetof(struct cgl_fr_cuMemcpyPeer, dstContext), sizeof(((struct cgl_fr_cuMemcpyPeer *)0)->dstContext), 3, 0, 0, 0, NULL},
+    {"srcDevice", offsetof(struct cgl_fr_cuMemcpyPeer, srcDevice), sizeof(((struct cgl_fr_cuMemcpyPeer *)0)->srcDevice), 2, 0, 0, 0, NULL},
+    {"srcContext", offsetof(struct cgl_fr_cuMemcpyPeer, srcContext), sizeof(((struct cgl_fr_cuMemcpyPeer *)0)->srcContext), 3, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyPeer, ByteCount), sizeof(((struct cgl_fr_cuMemcpyPeer *)0)->ByteCount), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyPeer = {5, offsetof(struct cgl_fr_cuMemcpyPeer, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyPeer *)0)->cgl_ret), 7, cgl_ta_cuMemcpyPeer};
 CG_THUNK(cuMemcpyPeer, (cgl_f->dstDevice, cgl_f->dstContext, cgl_f->srcDevice, cgl_f->srcContext, cgl_f->ByteCount), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount)
 {
@@ -16475,6 +20758,15 @@ struct cgl_fr_cuMemcpyPeerAsync {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyPeerAsync[6] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemcpyPeerAsync, dstDevice), sizeof(((struct cgl_fr_cuMemcpyPeerAsync *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"dstContext", offsetof(struct cgl_fr_cuMemcpyPeerAsync, dstContext), sizeof(((struct cgl_fr_cuMemcpyPeerAsync *)0)->dstContext), 3, 0, 0, 0, NULL},
+    {"srcDevice", offsetof(struct cgl_fr_cuMemcpyPeerAsync, srcDevice), sizeof(((struct cgl_fr_cuMemcpyPeerAsync *)0)->srcDevice), 2, 0, 0, 0, NULL},
+    {"srcContext", offsetof(struct cgl_fr_cuMemcpyPeerAsync, srcContext), sizeof(((struct cgl_fr_cuMemcpyPeerAsync *)0)->srcContext), 3, 0, 0, 0, NULL},
+    {"ByteCount", offsetof(struct cgl_fr_cuMemcpyPeerAsync, ByteCount), sizeof(((struct cgl_fr_cuMemcpyPeerAsync *)0)->ByteCount), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpyPeerAsync, hStream), sizeof(((struct cgl_fr_cuMemcpyPeerAsync *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyPeerAsync = {6, offsetof(struct cgl_fr_cuMemcpyPeerAsync, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyPeerAsync *)0)->cgl_ret), 7, cgl_ta_cuMemcpyPeerAsync};
 CG_THUNK(cuMemcpyPeerAsync, (cgl_f->dstDevice, cgl_f->dstContext, cgl_f->srcDevice, cgl_f->srcContext, cgl_f->ByteCount, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream)
 {
@@ -16499,6 +20791,10 @@ struct cgl_fr_cuMemcpy3DPeer {
     const CUDA_MEMCPY3D_PEER *pCopy;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpy3DPeer[1] = {
+    {"pCopy", offsetof(struct cgl_fr_cuMemcpy3DPeer, pCopy), sizeof(((struct cgl_fr_cuMemcpy3DPeer *)0)->pCopy), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpy3DPeer = {1, offsetof(struct cgl_fr_cuMemcpy3DPeer, cgl_ret), sizeof(((struct cgl_fr_cuMemcpy3DPeer *)0)->cgl_ret), 7, cgl_ta_cuMemcpy3DPeer};
 CG_THUNK(cuMemcpy3DPeer, (cgl_f->pCopy), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)
 {
@@ -16525,6 +20821,11 @@ struct cgl_fr_cuMemcpy3DPeerAsync {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpy3DPeerAsync[2] = {
+    {"pCopy", offsetof(struct cgl_fr_cuMemcpy3DPeerAsync, pCopy), sizeof(((struct cgl_fr_cuMemcpy3DPeerAsync *)0)->pCopy), 3, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpy3DPeerAsync, hStream), sizeof(((struct cgl_fr_cuMemcpy3DPeerAsync *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpy3DPeerAsync = {2, offsetof(struct cgl_fr_cuMemcpy3DPeerAsync, cgl_ret), sizeof(((struct cgl_fr_cuMemcpy3DPeerAsync *)0)->cgl_ret), 7, cgl_ta_cuMemcpy3DPeerAsync};
 CG_THUNK(cuMemcpy3DPeerAsync, (cgl_f->pCopy, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)
 {
@@ -16557,6 +20858,18 @@ struct cgl_fr_cuMemcpyBatchAsync {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyBatchAsync[9] = {
+    {"dsts", offsetof(struct cgl_fr_cuMemcpyBatchAsync, dsts), sizeof(((struct cgl_fr_cuMemcpyBatchAsync *)0)->dsts), 3, 0, 0, 0, NULL},
+    {"srcs", offsetof(struct cgl_fr_cuMemcpyBatchAsync, srcs), sizeof(((struct cgl_fr_cuMemcpyBatchAsync *)0)->srcs), 3, 0, 0, 0, NULL},
+    {"sizes", offsetof(struct cgl_fr_cuMemcpyBatchAsync, sizes), sizeof(((struct cgl_fr_cuMemcpyBatchAsync *)0)->sizes), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuMemcpyBatchAsync, count), sizeof(((struct cgl_fr_cuMemcpyBatchAsync *)0)->count), 2, 0, 0, 0, NULL},
+    {"attrs", offsetof(struct cgl_fr_cuMemcpyBatchAsync, attrs), sizeof(((struct cgl_fr_cuMemcpyBatchAsync *)0)->attrs), 3, 0, 0, 0, NULL},
+    {"attrsIdxs", offsetof(struct cgl_fr_cuMemcpyBatchAsync, attrsIdxs), sizeof(((struct cgl_fr_cuMemcpyBatchAsync *)0)->attrsIdxs), 3, 0, 0, 0, NULL},
+    {"numAttrs", offsetof(struct cgl_fr_cuMemcpyBatchAsync, numAttrs), sizeof(((struct cgl_fr_cuMemcpyBatchAsync *)0)->numAttrs), 2, 0, 0, 0, NULL},
+    {"failIdx", offsetof(struct cgl_fr_cuMemcpyBatchAsync, failIdx), sizeof(((struct cgl_fr_cuMemcpyBatchAsync *)0)->failIdx), 3, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpyBatchAsync, hStream), sizeof(((struct cgl_fr_cuMemcpyBatchAsync *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyBatchAsync = {9, offsetof(struct cgl_fr_cuMemcpyBatchAsync, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyBatchAsync *)0)->cgl_ret), 7, cgl_ta_cuMemcpyBatchAsync};
 CG_THUNK(cuMemcpyBatchAsync, (cgl_f->dsts, cgl_f->srcs, cgl_f->sizes, cgl_f->count, cgl_f->attrs, cgl_f->attrsIdxs, cgl_f->numAttrs, cgl_f->failIdx, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyBatchAsync(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, size_t *failIdx, CUstream hStream)
 {
@@ -16585,6 +20898,14 @@ struct cgl_fr_cuMemcpy3DBatchAsync {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpy3DBatchAsync[5] = {
+    {"numOps", offsetof(struct cgl_fr_cuMemcpy3DBatchAsync, numOps), sizeof(((struct cgl_fr_cuMemcpy3DBatchAsync *)0)->numOps), 2, 0, 0, 0, NULL},
+    {"opList", offsetof(struct cgl_fr_cuMemcpy3DBatchAsync, opList), sizeof(((struct cgl_fr_cuMemcpy3DBatchAsync *)0)->opList), 3, 0, 0, 0, NULL},
+    {"failIdx", offsetof(struct cgl_fr_cuMemcpy3DBatchAsync, failIdx), sizeof(((struct cgl_fr_cuMemcpy3DBatchAsync *)0)->failIdx), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuMemcpy3DBatchAsync, flags), sizeof(((struct cgl_fr_cuMemcpy3DBatchAsync *)0)->flags), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpy3DBatchAsync, hStream), sizeof(((struct cgl_fr_cuMemcpy3DBatchAsync *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpy3DBatchAsync = {5, offsetof(struct cgl_fr_cuMemcpy3DBatchAsync, cgl_ret), sizeof(((struct cgl_fr_cuMemcpy3DBatchAsync *)0)->cgl_ret), 7, cgl_ta_cuMemcpy3DBatchAsync};
 CG_THUNK(cuMemcpy3DBatchAsync, (cgl_f->numOps, cgl_f->opList, cgl_f->failIdx, cgl_f->flags, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3DBatchAsync(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, size_t *failIdx, unsigned long long flags, CUstream hStream)
 {
@@ -16617,6 +20938,18 @@ struct cgl_fr_cuMemcpyBatchAsync_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyBatchAsync_ptsz[9] = {
+    {"dsts", offsetof(struct cgl_fr_cuMemcpyBatchAsync_ptsz, dsts), sizeof(((struct cgl_fr_cuMemcpyBatchAsync_ptsz *)0)->dsts), 3, 0, 0, 0, NULL},
+    {"srcs", offsetof(struct cgl_fr_cuMemcpyBatchAsync_ptsz, srcs), sizeof(((struct cgl_fr_cuMemcpyBatchAsync_ptsz *)0)->srcs), 3, 0, 0, 0, NULL},
+    {"sizes", offsetof(struct cgl_fr_cuMemcpyBatchAsync_ptsz, sizes), sizeof(((struct cgl_fr_cuMemcpyBatchAsync_ptsz *)0)->sizes), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuMemcpyBatchAsync_ptsz, count), sizeof(((struct cgl_fr_cuMemcpyBatchAsync_ptsz *)0)->count), 2, 0, 0, 0, NULL},
+    {"attrs", offsetof(struct cgl_fr_cuMemcpyBatchAsync_ptsz, attrs), sizeof(((struct cgl_fr_cuMemcpyBatchAsync_ptsz *)0)->attrs), 3, 0, 0, 0, NULL},
+    {"attrsIdxs", offsetof(struct cgl_fr_cuMemcpyBatchAsync_ptsz, attrsIdxs), sizeof(((struct cgl_fr_cuMemcpyBatchAsync_ptsz *)0)->attrsIdxs), 3, 0, 0, 0, NULL},
+    {"numAttrs", offsetof(struct cgl_fr_cuMemcpyBatchAsync_ptsz, numAttrs), sizeof(((struct cgl_fr_cuMemcpyBatchAsync_ptsz *)0)->numAttrs), 2, 0, 0, 0, NULL},
+    {"failIdx", offsetof(struct cgl_fr_cuMemcpyBatchAsync_ptsz, failIdx), sizeof(((struct cgl_fr_cuMemcpyBatchAsync_ptsz *)0)->failIdx), 3, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpyBatchAsync_ptsz, hStream), sizeof(((struct cgl_fr_cuMemcpyBatchAsync_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyBatchAsync_ptsz = {9, offsetof(struct cgl_fr_cuMemcpyBatchAsync_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyBatchAsync_ptsz *)0)->cgl_ret), 7, cgl_ta_cuMemcpyBatchAsync_ptsz};
 CG_THUNK(cuMemcpyBatchAsync_ptsz, (cgl_f->dsts, cgl_f->srcs, cgl_f->sizes, cgl_f->count, cgl_f->attrs, cgl_f->attrsIdxs, cgl_f->numAttrs, cgl_f->failIdx, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyBatchAsync_ptsz(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, size_t *failIdx, CUstream hStream)
 {
@@ -16645,6 +20978,14 @@ struct cgl_fr_cuMemcpy3DBatchAsync_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpy3DBatchAsync_ptsz[5] = {
+    {"numOps", offsetof(struct cgl_fr_cuMemcpy3DBatchAsync_ptsz, numOps), sizeof(((struct cgl_fr_cuMemcpy3DBatchAsync_ptsz *)0)->numOps), 2, 0, 0, 0, NULL},
+    {"opList", offsetof(struct cgl_fr_cuMemcpy3DBatchAsync_ptsz, opList), sizeof(((struct cgl_fr_cuMemcpy3DBatchAsync_ptsz *)0)->opList), 3, 0, 0, 0, NULL},
+    {"failIdx", offsetof(struct cgl_fr_cuMemcpy3DBatchAsync_ptsz, failIdx), sizeof(((struct cgl_fr_cuMemcpy3DBatchAsync_ptsz *)0)->failIdx), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuMemcpy3DBatchAsync_ptsz, flags), sizeof(((struct cgl_fr_cuMemcpy3DBatchAsync_ptsz *)0)->flags), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpy3DBatchAsync_ptsz, hStream), sizeof(((struct cgl_fr_cuMemcpy3DBatchAsync_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpy3DBatchAsync_ptsz = {5, offsetof(struct cgl_fr_cuMemcpy3DBatchAsync_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuMemcpy3DBatchAsync_ptsz *)0)->cgl_ret), 7, cgl_ta_cuMemcpy3DBatchAsync_ptsz};
 CG_THUNK(cuMemcpy3DBatchAsync_ptsz, (cgl_f->numOps, cgl_f->opList, cgl_f->failIdx, cgl_f->flags, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3DBatchAsync_ptsz(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, size_t *failIdx, unsigned long long flags, CUstream hStream)
 {
@@ -16676,6 +21017,17 @@ struct cgl_fr_cuMemcpyBatchAsync_v2 {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpyBatchAsync_v2[8] = {
+    {"dsts", offsetof(struct cgl_fr_cuMemcpyBatchAsync_v2, dsts), sizeof(((struct cgl_fr_cuMemcpyBatchAsync_v2 *)0)->dsts), 3, 0, 0, 0, NULL},
+    {"srcs", offsetof(struct cgl_fr_cuMemcpyBatchAsync_v2, srcs), sizeof(((struct cgl_fr_cuMemcpyBatchAsync_v2 *)0)->srcs), 3, 0, 0, 0, NULL},
+    {"sizes", offsetof(struct cgl_fr_cuMemcpyBatchAsync_v2, sizes), sizeof(((struct cgl_fr_cuMemcpyBatchAsync_v2 *)0)->sizes), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuMemcpyBatchAsync_v2, count), sizeof(((struct cgl_fr_cuMemcpyBatchAsync_v2 *)0)->count), 2, 0, 0, 0, NULL},
+    {"attrs", offsetof(struct cgl_fr_cuMemcpyBatchAsync_v2, attrs), sizeof(((struct cgl_fr_cuMemcpyBatchAsync_v2 *)0)->attrs), 3, 0, 0, 0, NULL},
+    {"attrsIdxs", offsetof(struct cgl_fr_cuMemcpyBatchAsync_v2, attrsIdxs), sizeof(((struct cgl_fr_cuMemcpyBatchAsync_v2 *)0)->attrsIdxs), 3, 0, 0, 0, NULL},
+    {"numAttrs", offsetof(struct cgl_fr_cuMemcpyBatchAsync_v2, numAttrs), sizeof(((struct cgl_fr_cuMemcpyBatchAsync_v2 *)0)->numAttrs), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpyBatchAsync_v2, hStream), sizeof(((struct cgl_fr_cuMemcpyBatchAsync_v2 *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpyBatchAsync_v2 = {8, offsetof(struct cgl_fr_cuMemcpyBatchAsync_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemcpyBatchAsync_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemcpyBatchAsync_v2};
 CG_THUNK(cuMemcpyBatchAsync_v2, (cgl_f->dsts, cgl_f->srcs, cgl_f->sizes, cgl_f->count, cgl_f->attrs, cgl_f->attrsIdxs, cgl_f->numAttrs, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, CUstream hStream)
 {
@@ -16703,6 +21055,13 @@ struct cgl_fr_cuMemcpy3DBatchAsync_v2 {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemcpy3DBatchAsync_v2[4] = {
+    {"numOps", offsetof(struct cgl_fr_cuMemcpy3DBatchAsync_v2, numOps), sizeof(((struct cgl_fr_cuMemcpy3DBatchAsync_v2 *)0)->numOps), 2, 0, 0, 0, NULL},
+    {"opList", offsetof(struct cgl_fr_cuMemcpy3DBatchAsync_v2, opList), sizeof(((struct cgl_fr_cuMemcpy3DBatchAsync_v2 *)0)->opList), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuMemcpy3DBatchAsync_v2, flags), sizeof(((struct cgl_fr_cuMemcpy3DBatchAsync_v2 *)0)->flags), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemcpy3DBatchAsync_v2, hStream), sizeof(((struct cgl_fr_cuMemcpy3DBatchAsync_v2 *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemcpy3DBatchAsync_v2 = {4, offsetof(struct cgl_fr_cuMemcpy3DBatchAsync_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemcpy3DBatchAsync_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemcpy3DBatchAsync_v2};
 CG_THUNK(cuMemcpy3DBatchAsync_v2, (cgl_f->numOps, cgl_f->opList, cgl_f->flags, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, unsigned long long flags, CUstream hStream)
 {
@@ -16730,6 +21089,13 @@ struct cgl_fr_cuMemsetD8Async {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemsetD8Async[4] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemsetD8Async, dstDevice), sizeof(((struct cgl_fr_cuMemsetD8Async *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"uc", offsetof(struct cgl_fr_cuMemsetD8Async, uc), sizeof(((struct cgl_fr_cuMemsetD8Async *)0)->uc), 2, 0, 0, 0, NULL},
+    {"N", offsetof(struct cgl_fr_cuMemsetD8Async, N), sizeof(((struct cgl_fr_cuMemsetD8Async *)0)->N), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemsetD8Async, hStream), sizeof(((struct cgl_fr_cuMemsetD8Async *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemsetD8Async = {4, offsetof(struct cgl_fr_cuMemsetD8Async, cgl_ret), sizeof(((struct cgl_fr_cuMemsetD8Async *)0)->cgl_ret), 7, cgl_ta_cuMemsetD8Async};
 CG_THUNK(cuMemsetD8Async, (cgl_f->dstDevice, cgl_f->uc, cgl_f->N, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
 {
@@ -16757,6 +21123,13 @@ struct cgl_fr_cuMemsetD16Async {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemsetD16Async[4] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemsetD16Async, dstDevice), sizeof(((struct cgl_fr_cuMemsetD16Async *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"us", offsetof(struct cgl_fr_cuMemsetD16Async, us), sizeof(((struct cgl_fr_cuMemsetD16Async *)0)->us), 2, 0, 0, 0, NULL},
+    {"N", offsetof(struct cgl_fr_cuMemsetD16Async, N), sizeof(((struct cgl_fr_cuMemsetD16Async *)0)->N), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemsetD16Async, hStream), sizeof(((struct cgl_fr_cuMemsetD16Async *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemsetD16Async = {4, offsetof(struct cgl_fr_cuMemsetD16Async, cgl_ret), sizeof(((struct cgl_fr_cuMemsetD16Async *)0)->cgl_ret), 7, cgl_ta_cuMemsetD16Async};
 CG_THUNK(cuMemsetD16Async, (cgl_f->dstDevice, cgl_f->us, cgl_f->N, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)
 {
@@ -16784,6 +21157,13 @@ struct cgl_fr_cuMemsetD32Async {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemsetD32Async[4] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemsetD32Async, dstDevice), sizeof(((struct cgl_fr_cuMemsetD32Async *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"ui", offsetof(struct cgl_fr_cuMemsetD32Async, ui), sizeof(((struct cgl_fr_cuMemsetD32Async *)0)->ui), 2, 0, 0, 0, NULL},
+    {"N", offsetof(struct cgl_fr_cuMemsetD32Async, N), sizeof(((struct cgl_fr_cuMemsetD32Async *)0)->N), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemsetD32Async, hStream), sizeof(((struct cgl_fr_cuMemsetD32Async *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemsetD32Async = {4, offsetof(struct cgl_fr_cuMemsetD32Async, cgl_ret), sizeof(((struct cgl_fr_cuMemsetD32Async *)0)->cgl_ret), 7, cgl_ta_cuMemsetD32Async};
 CG_THUNK(cuMemsetD32Async, (cgl_f->dstDevice, cgl_f->ui, cgl_f->N, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)
 {
@@ -16813,6 +21193,15 @@ struct cgl_fr_cuMemsetD2D8Async {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemsetD2D8Async[6] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemsetD2D8Async, dstDevice), sizeof(((struct cgl_fr_cuMemsetD2D8Async *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"dstPitch", offsetof(struct cgl_fr_cuMemsetD2D8Async, dstPitch), sizeof(((struct cgl_fr_cuMemsetD2D8Async *)0)->dstPitch), 2, 0, 0, 0, NULL},
+    {"uc", offsetof(struct cgl_fr_cuMemsetD2D8Async, uc), sizeof(((struct cgl_fr_cuMemsetD2D8Async *)0)->uc), 2, 0, 0, 0, NULL},
+    {"Width", offsetof(struct cgl_fr_cuMemsetD2D8Async, Width), sizeof(((struct cgl_fr_cuMemsetD2D8Async *)0)->Width), 2, 0, 0, 0, NULL},
+    {"Height", offsetof(struct cgl_fr_cuMemsetD2D8Async, Height), sizeof(((struct cgl_fr_cuMemsetD2D8Async *)0)->Height), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemsetD2D8Async, hStream), sizeof(((struct cgl_fr_cuMemsetD2D8Async *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemsetD2D8Async = {6, offsetof(struct cgl_fr_cuMemsetD2D8Async, cgl_ret), sizeof(((struct cgl_fr_cuMemsetD2D8Async *)0)->cgl_ret), 7, cgl_ta_cuMemsetD2D8Async};
 CG_THUNK(cuMemsetD2D8Async, (cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->uc, cgl_f->Width, cgl_f->Height, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream)
 {
@@ -16842,6 +21231,15 @@ struct cgl_fr_cuMemsetD2D16Async {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemsetD2D16Async[6] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemsetD2D16Async, dstDevice), sizeof(((struct cgl_fr_cuMemsetD2D16Async *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"dstPitch", offsetof(struct cgl_fr_cuMemsetD2D16Async, dstPitch), sizeof(((struct cgl_fr_cuMemsetD2D16Async *)0)->dstPitch), 2, 0, 0, 0, NULL},
+    {"us", offsetof(struct cgl_fr_cuMemsetD2D16Async, us), sizeof(((struct cgl_fr_cuMemsetD2D16Async *)0)->us), 2, 0, 0, 0, NULL},
+    {"Width", offsetof(struct cgl_fr_cuMemsetD2D16Async, Width), sizeof(((struct cgl_fr_cuMemsetD2D16Async *)0)->Width), 2, 0, 0, 0, NULL},
+    {"Height", offsetof(struct cgl_fr_cuMemsetD2D16Async, Height), sizeof(((struct cgl_fr_cuMemsetD2D16Async *)0)->Height), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemsetD2D16Async, hStream), sizeof(((struct cgl_fr_cuMemsetD2D16Async *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemsetD2D16Async = {6, offsetof(struct cgl_fr_cuMemsetD2D16Async, cgl_ret), sizeof(((struct cgl_fr_cuMemsetD2D16Async *)0)->cgl_ret), 7, cgl_ta_cuMemsetD2D16Async};
 CG_THUNK(cuMemsetD2D16Async, (cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->us, cgl_f->Width, cgl_f->Height, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream)
 {
@@ -16871,6 +21269,15 @@ struct cgl_fr_cuMemsetD2D32Async {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemsetD2D32Async[6] = {
+    {"dstDevice", offsetof(struct cgl_fr_cuMemsetD2D32Async, dstDevice), sizeof(((struct cgl_fr_cuMemsetD2D32Async *)0)->dstDevice), 2, 0, 0, 0, NULL},
+    {"dstPitch", offsetof(struct cgl_fr_cuMemsetD2D32Async, dstPitch), sizeof(((struct cgl_fr_cuMemsetD2D32Async *)0)->dstPitch), 2, 0, 0, 0, NULL},
+    {"ui", offsetof(struct cgl_fr_cuMemsetD2D32Async, ui), sizeof(((struct cgl_fr_cuMemsetD2D32Async *)0)->ui), 2, 0, 0, 0, NULL},
+    {"Width", offsetof(struct cgl_fr_cuMemsetD2D32Async, Width), sizeof(((struct cgl_fr_cuMemsetD2D32Async *)0)->Width), 2, 0, 0, 0, NULL},
+    {"Height", offsetof(struct cgl_fr_cuMemsetD2D32Async, Height), sizeof(((struct cgl_fr_cuMemsetD2D32Async *)0)->Height), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemsetD2D32Async, hStream), sizeof(((struct cgl_fr_cuMemsetD2D32Async *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemsetD2D32Async = {6, offsetof(struct cgl_fr_cuMemsetD2D32Async, cgl_ret), sizeof(((struct cgl_fr_cuMemsetD2D32Async *)0)->cgl_ret), 7, cgl_ta_cuMemsetD2D32Async};
 CG_THUNK(cuMemsetD2D32Async, (cgl_f->dstDevice, cgl_f->dstPitch, cgl_f->ui, cgl_f->Width, cgl_f->Height, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream)
 {
@@ -16896,6 +21303,11 @@ struct cgl_fr_cuStreamGetPriority {
     int *priority;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamGetPriority[2] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamGetPriority, hStream), sizeof(((struct cgl_fr_cuStreamGetPriority *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"priority", offsetof(struct cgl_fr_cuStreamGetPriority, priority), sizeof(((struct cgl_fr_cuStreamGetPriority *)0)->priority), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamGetPriority = {2, offsetof(struct cgl_fr_cuStreamGetPriority, cgl_ret), sizeof(((struct cgl_fr_cuStreamGetPriority *)0)->cgl_ret), 7, cgl_ta_cuStreamGetPriority};
 CG_THUNK(cuStreamGetPriority, (cgl_f->hStream, cgl_f->priority), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetPriority(CUstream hStream, int *priority)
 {
@@ -16921,6 +21333,11 @@ struct cgl_fr_cuStreamGetId {
     unsigned long long *streamId;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamGetId[2] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamGetId, hStream), sizeof(((struct cgl_fr_cuStreamGetId *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"streamId", offsetof(struct cgl_fr_cuStreamGetId, streamId), sizeof(((struct cgl_fr_cuStreamGetId *)0)->streamId), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamGetId = {2, offsetof(struct cgl_fr_cuStreamGetId, cgl_ret), sizeof(((struct cgl_fr_cuStreamGetId *)0)->cgl_ret), 7, cgl_ta_cuStreamGetId};
 CG_THUNK(cuStreamGetId, (cgl_f->hStream, cgl_f->streamId), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetId(CUstream hStream, unsigned long long *streamId)
 {
@@ -16946,6 +21363,11 @@ struct cgl_fr_cuStreamGetFlags {
     unsigned int *flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamGetFlags[2] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamGetFlags, hStream), sizeof(((struct cgl_fr_cuStreamGetFlags *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuStreamGetFlags, flags), sizeof(((struct cgl_fr_cuStreamGetFlags *)0)->flags), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamGetFlags = {2, offsetof(struct cgl_fr_cuStreamGetFlags, cgl_ret), sizeof(((struct cgl_fr_cuStreamGetFlags *)0)->cgl_ret), 7, cgl_ta_cuStreamGetFlags};
 CG_THUNK(cuStreamGetFlags, (cgl_f->hStream, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetFlags(CUstream hStream, unsigned int *flags)
 {
@@ -16971,6 +21393,11 @@ struct cgl_fr_cuStreamGetDevice {
     CUdevice *device;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamGetDevice[2] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamGetDevice, hStream), sizeof(((struct cgl_fr_cuStreamGetDevice *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"device", offsetof(struct cgl_fr_cuStreamGetDevice, device), sizeof(((struct cgl_fr_cuStreamGetDevice *)0)->device), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamGetDevice = {2, offsetof(struct cgl_fr_cuStreamGetDevice, cgl_ret), sizeof(((struct cgl_fr_cuStreamGetDevice *)0)->cgl_ret), 7, cgl_ta_cuStreamGetDevice};
 CG_THUNK(cuStreamGetDevice, (cgl_f->hStream, cgl_f->device), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetDevice(CUstream hStream, CUdevice *device)
 {
@@ -16996,6 +21423,11 @@ struct cgl_fr_cuStreamGetCtx {
     CUcontext *pctx;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamGetCtx[2] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamGetCtx, hStream), sizeof(((struct cgl_fr_cuStreamGetCtx *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"pctx", offsetof(struct cgl_fr_cuStreamGetCtx, pctx), sizeof(((struct cgl_fr_cuStreamGetCtx *)0)->pctx), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamGetCtx = {2, offsetof(struct cgl_fr_cuStreamGetCtx, cgl_ret), sizeof(((struct cgl_fr_cuStreamGetCtx *)0)->cgl_ret), 7, cgl_ta_cuStreamGetCtx};
 CG_THUNK(cuStreamGetCtx, (cgl_f->hStream, cgl_f->pctx), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
 {
@@ -17022,6 +21454,12 @@ struct cgl_fr_cuStreamGetCtx_v2 {
     CUgreenCtx *pGreenCtx;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamGetCtx_v2[3] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamGetCtx_v2, hStream), sizeof(((struct cgl_fr_cuStreamGetCtx_v2 *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"pCtx", offsetof(struct cgl_fr_cuStreamGetCtx_v2, pCtx), sizeof(((struct cgl_fr_cuStreamGetCtx_v2 *)0)->pCtx), 3, 0, 0, 0, NULL},
+    {"pGreenCtx", offsetof(struct cgl_fr_cuStreamGetCtx_v2, pGreenCtx), sizeof(((struct cgl_fr_cuStreamGetCtx_v2 *)0)->pGreenCtx), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamGetCtx_v2 = {3, offsetof(struct cgl_fr_cuStreamGetCtx_v2, cgl_ret), sizeof(((struct cgl_fr_cuStreamGetCtx_v2 *)0)->cgl_ret), 7, cgl_ta_cuStreamGetCtx_v2};
 CG_THUNK(cuStreamGetCtx_v2, (cgl_f->hStream, cgl_f->pCtx, cgl_f->pGreenCtx), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
 {
@@ -17048,6 +21486,12 @@ struct cgl_fr_cuStreamWaitEvent {
     unsigned int Flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamWaitEvent[3] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamWaitEvent, hStream), sizeof(((struct cgl_fr_cuStreamWaitEvent *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"hEvent", offsetof(struct cgl_fr_cuStreamWaitEvent, hEvent), sizeof(((struct cgl_fr_cuStreamWaitEvent *)0)->hEvent), 3, 0, 0, 0, NULL},
+    {"Flags", offsetof(struct cgl_fr_cuStreamWaitEvent, Flags), sizeof(((struct cgl_fr_cuStreamWaitEvent *)0)->Flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamWaitEvent = {3, offsetof(struct cgl_fr_cuStreamWaitEvent, cgl_ret), sizeof(((struct cgl_fr_cuStreamWaitEvent *)0)->cgl_ret), 7, cgl_ta_cuStreamWaitEvent};
 CG_THUNK(cuStreamWaitEvent, (cgl_f->hStream, cgl_f->hEvent, cgl_f->Flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
 {
@@ -17075,6 +21519,13 @@ struct cgl_fr_cuStreamAddCallback {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamAddCallback[4] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamAddCallback, hStream), sizeof(((struct cgl_fr_cuStreamAddCallback *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"callback", offsetof(struct cgl_fr_cuStreamAddCallback, callback), sizeof(((struct cgl_fr_cuStreamAddCallback *)0)->callback), 3, 0, 0, 0, NULL},
+    {"userData", offsetof(struct cgl_fr_cuStreamAddCallback, userData), sizeof(((struct cgl_fr_cuStreamAddCallback *)0)->userData), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuStreamAddCallback, flags), sizeof(((struct cgl_fr_cuStreamAddCallback *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamAddCallback = {4, offsetof(struct cgl_fr_cuStreamAddCallback, cgl_ret), sizeof(((struct cgl_fr_cuStreamAddCallback *)0)->cgl_ret), 7, cgl_ta_cuStreamAddCallback};
 CG_THUNK(cuStreamAddCallback, (cgl_f->hStream, cgl_f->callback, cgl_f->userData, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)
 {
@@ -17102,6 +21553,13 @@ struct cgl_fr_cuStreamAttachMemAsync {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamAttachMemAsync[4] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamAttachMemAsync, hStream), sizeof(((struct cgl_fr_cuStreamAttachMemAsync *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"dptr", offsetof(struct cgl_fr_cuStreamAttachMemAsync, dptr), sizeof(((struct cgl_fr_cuStreamAttachMemAsync *)0)->dptr), 2, 0, 0, 0, NULL},
+    {"length", offsetof(struct cgl_fr_cuStreamAttachMemAsync, length), sizeof(((struct cgl_fr_cuStreamAttachMemAsync *)0)->length), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuStreamAttachMemAsync, flags), sizeof(((struct cgl_fr_cuStreamAttachMemAsync *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamAttachMemAsync = {4, offsetof(struct cgl_fr_cuStreamAttachMemAsync, cgl_ret), sizeof(((struct cgl_fr_cuStreamAttachMemAsync *)0)->cgl_ret), 7, cgl_ta_cuStreamAttachMemAsync};
 CG_THUNK(cuStreamAttachMemAsync, (cgl_f->hStream, cgl_f->dptr, cgl_f->length, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags)
 {
@@ -17126,6 +21584,10 @@ struct cgl_fr_cuStreamQuery {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamQuery[1] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamQuery, hStream), sizeof(((struct cgl_fr_cuStreamQuery *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamQuery = {1, offsetof(struct cgl_fr_cuStreamQuery, cgl_ret), sizeof(((struct cgl_fr_cuStreamQuery *)0)->cgl_ret), 7, cgl_ta_cuStreamQuery};
 CG_THUNK(cuStreamQuery, (cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamQuery(CUstream hStream)
 {
@@ -17150,6 +21612,10 @@ struct cgl_fr_cuStreamSynchronize {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamSynchronize[1] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamSynchronize, hStream), sizeof(((struct cgl_fr_cuStreamSynchronize *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamSynchronize = {1, offsetof(struct cgl_fr_cuStreamSynchronize, cgl_ret), sizeof(((struct cgl_fr_cuStreamSynchronize *)0)->cgl_ret), 7, cgl_ta_cuStreamSynchronize};
 CG_THUNK(cuStreamSynchronize, (cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamSynchronize(CUstream hStream)
 {
@@ -17178,6 +21644,11 @@ struct cgl_fr_cuEventRecord {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuEventRecord[2] = {
+    {"hEvent", offsetof(struct cgl_fr_cuEventRecord, hEvent), sizeof(((struct cgl_fr_cuEventRecord *)0)->hEvent), 3, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuEventRecord, hStream), sizeof(((struct cgl_fr_cuEventRecord *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuEventRecord = {2, offsetof(struct cgl_fr_cuEventRecord, cgl_ret), sizeof(((struct cgl_fr_cuEventRecord *)0)->cgl_ret), 7, cgl_ta_cuEventRecord};
 CG_THUNK(cuEventRecord, (cgl_f->hEvent, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuEventRecord(CUevent hEvent, CUstream hStream)
 {
@@ -17204,6 +21675,12 @@ struct cgl_fr_cuEventRecordWithFlags {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuEventRecordWithFlags[3] = {
+    {"hEvent", offsetof(struct cgl_fr_cuEventRecordWithFlags, hEvent), sizeof(((struct cgl_fr_cuEventRecordWithFlags *)0)->hEvent), 3, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuEventRecordWithFlags, hStream), sizeof(((struct cgl_fr_cuEventRecordWithFlags *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuEventRecordWithFlags, flags), sizeof(((struct cgl_fr_cuEventRecordWithFlags *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuEventRecordWithFlags = {3, offsetof(struct cgl_fr_cuEventRecordWithFlags, cgl_ret), sizeof(((struct cgl_fr_cuEventRecordWithFlags *)0)->cgl_ret), 7, cgl_ta_cuEventRecordWithFlags};
 CG_THUNK(cuEventRecordWithFlags, (cgl_f->hEvent, cgl_f->hStream, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)
 {
@@ -17238,6 +21715,20 @@ struct cgl_fr_cuLaunchKernel {
     void **extra;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLaunchKernel[11] = {
+    {"f", offsetof(struct cgl_fr_cuLaunchKernel, f), sizeof(((struct cgl_fr_cuLaunchKernel *)0)->f), 3, 0, 0, 0, NULL},
+    {"gridDimX", offsetof(struct cgl_fr_cuLaunchKernel, gridDimX), sizeof(((struct cgl_fr_cuLaunchKernel *)0)->gridDimX), 2, 0, 0, 0, NULL},
+    {"gridDimY", offsetof(struct cgl_fr_cuLaunchKernel, gridDimY), sizeof(((struct cgl_fr_cuLaunchKernel *)0)->gridDimY), 2, 0, 0, 0, NULL},
+    {"gridDimZ", offsetof(struct cgl_fr_cuLaunchKernel, gridDimZ), sizeof(((struct cgl_fr_cuLaunchKernel *)0)->gridDimZ), 2, 0, 0, 0, NULL},
+    {"blockDimX", offsetof(struct cgl_fr_cuLaunchKernel, blockDimX), sizeof(((struct cgl_fr_cuLaunchKernel *)0)->blockDimX), 2, 0, 0, 0, NULL},
+    {"blockDimY", offsetof(struct cgl_fr_cuLaunchKernel, blockDimY), sizeof(((struct cgl_fr_cuLaunchKernel *)0)->blockDimY), 2, 0, 0, 0, NULL},
+    {"blockDimZ", offsetof(struct cgl_fr_cuLaunchKernel, blockDimZ), sizeof(((struct cgl_fr_cuLaunchKernel *)0)->blockDimZ), 2, 0, 0, 0, NULL},
+    {"sharedMemBytes", offsetof(struct cgl_fr_cuLaunchKernel, sharedMemBytes), sizeof(((struct cgl_fr_cuLaunchKernel *)0)->sharedMemBytes), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuLaunchKernel, hStream), sizeof(((struct cgl_fr_cuLaunchKernel *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"kernelParams", offsetof(struct cgl_fr_cuLaunchKernel, kernelParams), sizeof(((struct cgl_fr_cuLaunchKernel *)0)->kernelParams), 3, 0, 0, 0, NULL},
+    {"extra", offsetof(struct cgl_fr_cuLaunchKernel, extra), sizeof(((struct cgl_fr_cuLaunchKernel *)0)->extra), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLaunchKernel = {11, offsetof(struct cgl_fr_cuLaunchKernel, cgl_ret), sizeof(((struct cgl_fr_cuLaunchKernel *)0)->cgl_ret), 7, cgl_ta_cuLaunchKernel};
 CG_THUNK(cuLaunchKernel, (cgl_f->f, cgl_f->gridDimX, cgl_f->gridDimY, cgl_f->gridDimZ, cgl_f->blockDimX, cgl_f->blockDimY, cgl_f->blockDimZ, cgl_f->sharedMemBytes, cgl_f->hStream, cgl_f->kernelParams, cgl_f->extra), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
 {
@@ -17266,6 +21757,13 @@ struct cgl_fr_cuLaunchKernelEx {
     void **extra;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLaunchKernelEx[4] = {
+    {"config", offsetof(struct cgl_fr_cuLaunchKernelEx, config), sizeof(((struct cgl_fr_cuLaunchKernelEx *)0)->config), 3, 0, 0, 0, NULL},
+    {"f", offsetof(struct cgl_fr_cuLaunchKernelEx, f), sizeof(((struct cgl_fr_cuLaunchKernelEx *)0)->f), 3, 0, 0, 0, NULL},
+    {"kernelParams", offsetof(struct cgl_fr_cuLaunchKernelEx, kernelParams), sizeof(((struct cgl_fr_cuLaunchKernelEx *)0)->kernelParams), 3, 0, 0, 0, NULL},
+    {"extra", offsetof(struct cgl_fr_cuLaunchKernelEx, extra), sizeof(((struct cgl_fr_cuLaunchKernelEx *)0)->extra), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLaunchKernelEx = {4, offsetof(struct cgl_fr_cuLaunchKernelEx, cgl_ret), sizeof(((struct cgl_fr_cuLaunchKernelEx *)0)->cgl_ret), 7, cgl_ta_cuLaunchKernelEx};
 CG_THUNK(cuLaunchKernelEx, (cgl_f->config, cgl_f->f, cgl_f->kernelParams, cgl_f->extra), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
 {
@@ -17293,6 +21791,12 @@ struct cgl_fr_cuLaunchHostFunc {
     void *userData;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLaunchHostFunc[3] = {
+    {"hStream", offsetof(struct cgl_fr_cuLaunchHostFunc, hStream), sizeof(((struct cgl_fr_cuLaunchHostFunc *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"fn", offsetof(struct cgl_fr_cuLaunchHostFunc, fn), sizeof(((struct cgl_fr_cuLaunchHostFunc *)0)->fn), 3, 0, 0, 0, NULL},
+    {"userData", offsetof(struct cgl_fr_cuLaunchHostFunc, userData), sizeof(((struct cgl_fr_cuLaunchHostFunc *)0)->userData), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLaunchHostFunc = {3, offsetof(struct cgl_fr_cuLaunchHostFunc, cgl_ret), sizeof(((struct cgl_fr_cuLaunchHostFunc *)0)->cgl_ret), 7, cgl_ta_cuLaunchHostFunc};
 CG_THUNK(cuLaunchHostFunc, (cgl_f->hStream, cgl_f->fn, cgl_f->userData), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)
 {
@@ -17319,6 +21823,12 @@ struct cgl_fr_cuGraphicsMapResources {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuGraphicsMapResources[3] = {
+    {"count", offsetof(struct cgl_fr_cuGraphicsMapResources, count), sizeof(((struct cgl_fr_cuGraphicsMapResources *)0)->count), 2, 0, 0, 0, NULL},
+    {"resources", offsetof(struct cgl_fr_cuGraphicsMapResources, resources), sizeof(((struct cgl_fr_cuGraphicsMapResources *)0)->resources), 3, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuGraphicsMapResources, hStream), sizeof(((struct cgl_fr_cuGraphicsMapResources *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphicsMapResources = {3, offsetof(struct cgl_fr_cuGraphicsMapResources, cgl_ret), sizeof(((struct cgl_fr_cuGraphicsMapResources *)0)->cgl_ret), 7, cgl_ta_cuGraphicsMapResources};
 CG_THUNK(cuGraphicsMapResources, (cgl_f->count, cgl_f->resources, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphicsMapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)
 {
@@ -17346,6 +21856,12 @@ struct cgl_fr_cuGraphicsUnmapResources {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuGraphicsUnmapResources[3] = {
+    {"count", offsetof(struct cgl_fr_cuGraphicsUnmapResources, count), sizeof(((struct cgl_fr_cuGraphicsUnmapResources *)0)->count), 2, 0, 0, 0, NULL},
+    {"resources", offsetof(struct cgl_fr_cuGraphicsUnmapResources, resources), sizeof(((struct cgl_fr_cuGraphicsUnmapResources *)0)->resources), 3, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuGraphicsUnmapResources, hStream), sizeof(((struct cgl_fr_cuGraphicsUnmapResources *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphicsUnmapResources = {3, offsetof(struct cgl_fr_cuGraphicsUnmapResources, cgl_ret), sizeof(((struct cgl_fr_cuGraphicsUnmapResources *)0)->cgl_ret), 7, cgl_ta_cuGraphicsUnmapResources};
 CG_THUNK(cuGraphicsUnmapResources, (cgl_f->count, cgl_f->resources, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)
 {
@@ -17374,6 +21890,13 @@ struct cgl_fr_cuStreamWriteValue32 {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamWriteValue32[4] = {
+    {"stream", offsetof(struct cgl_fr_cuStreamWriteValue32, stream), sizeof(((struct cgl_fr_cuStreamWriteValue32 *)0)->stream), 3, 0, 0, 0, NULL},
+    {"addr", offsetof(struct cgl_fr_cuStreamWriteValue32, addr), sizeof(((struct cgl_fr_cuStreamWriteValue32 *)0)->addr), 2, 0, 0, 0, NULL},
+    {"value", offsetof(struct cgl_fr_cuStreamWriteValue32, value), sizeof(((struct cgl_fr_cuStreamWriteValue32 *)0)->value), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuStreamWriteValue32, flags), sizeof(((struct cgl_fr_cuStreamWriteValue32 *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamWriteValue32 = {4, offsetof(struct cgl_fr_cuStreamWriteValue32, cgl_ret), sizeof(((struct cgl_fr_cuStreamWriteValue32 *)0)->cgl_ret), 7, cgl_ta_cuStreamWriteValue32};
 CG_THUNK(cuStreamWriteValue32, (cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWriteValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
@@ -17401,6 +21924,13 @@ struct cgl_fr_cuStreamWaitValue32 {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamWaitValue32[4] = {
+    {"stream", offsetof(struct cgl_fr_cuStreamWaitValue32, stream), sizeof(((struct cgl_fr_cuStreamWaitValue32 *)0)->stream), 3, 0, 0, 0, NULL},
+    {"addr", offsetof(struct cgl_fr_cuStreamWaitValue32, addr), sizeof(((struct cgl_fr_cuStreamWaitValue32 *)0)->addr), 2, 0, 0, 0, NULL},
+    {"value", offsetof(struct cgl_fr_cuStreamWaitValue32, value), sizeof(((struct cgl_fr_cuStreamWaitValue32 *)0)->value), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuStreamWaitValue32, flags), sizeof(((struct cgl_fr_cuStreamWaitValue32 *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamWaitValue32 = {4, offsetof(struct cgl_fr_cuStreamWaitValue32, cgl_ret), sizeof(((struct cgl_fr_cuStreamWaitValue32 *)0)->cgl_ret), 7, cgl_ta_cuStreamWaitValue32};
 CG_THUNK(cuStreamWaitValue32, (cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWaitValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
@@ -17428,6 +21958,13 @@ struct cgl_fr_cuStreamWriteValue64 {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamWriteValue64[4] = {
+    {"stream", offsetof(struct cgl_fr_cuStreamWriteValue64, stream), sizeof(((struct cgl_fr_cuStreamWriteValue64 *)0)->stream), 3, 0, 0, 0, NULL},
+    {"addr", offsetof(struct cgl_fr_cuStreamWriteValue64, addr), sizeof(((struct cgl_fr_cuStreamWriteValue64 *)0)->addr), 2, 0, 0, 0, NULL},
+    {"value", offsetof(struct cgl_fr_cuStreamWriteValue64, value), sizeof(((struct cgl_fr_cuStreamWriteValue64 *)0)->value), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuStreamWriteValue64, flags), sizeof(((struct cgl_fr_cuStreamWriteValue64 *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamWriteValue64 = {4, offsetof(struct cgl_fr_cuStreamWriteValue64, cgl_ret), sizeof(((struct cgl_fr_cuStreamWriteValue64 *)0)->cgl_ret), 7, cgl_ta_cuStreamWriteValue64};
 CG_THUNK(cuStreamWriteValue64, (cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWriteValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
@@ -17455,6 +21992,13 @@ struct cgl_fr_cuStreamWaitValue64 {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamWaitValue64[4] = {
+    {"stream", offsetof(struct cgl_fr_cuStreamWaitValue64, stream), sizeof(((struct cgl_fr_cuStreamWaitValue64 *)0)->stream), 3, 0, 0, 0, NULL},
+    {"addr", offsetof(struct cgl_fr_cuStreamWaitValue64, addr), sizeof(((struct cgl_fr_cuStreamWaitValue64 *)0)->addr), 2, 0, 0, 0, NULL},
+    {"value", offsetof(struct cgl_fr_cuStreamWaitValue64, value), sizeof(((struct cgl_fr_cuStreamWaitValue64 *)0)->value), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuStreamWaitValue64, flags), sizeof(((struct cgl_fr_cuStreamWaitValue64 *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamWaitValue64 = {4, offsetof(struct cgl_fr_cuStreamWaitValue64, cgl_ret), sizeof(((struct cgl_fr_cuStreamWaitValue64 *)0)->cgl_ret), 7, cgl_ta_cuStreamWaitValue64};
 CG_THUNK(cuStreamWaitValue64, (cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWaitValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
@@ -17482,6 +22026,13 @@ struct cgl_fr_cuStreamBatchMemOp {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamBatchMemOp[4] = {
+    {"stream", offsetof(struct cgl_fr_cuStreamBatchMemOp, stream), sizeof(((struct cgl_fr_cuStreamBatchMemOp *)0)->stream), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuStreamBatchMemOp, count), sizeof(((struct cgl_fr_cuStreamBatchMemOp *)0)->count), 2, 0, 0, 0, NULL},
+    {"paramArray", offsetof(struct cgl_fr_cuStreamBatchMemOp, paramArray), sizeof(((struct cgl_fr_cuStreamBatchMemOp *)0)->paramArray), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuStreamBatchMemOp, flags), sizeof(((struct cgl_fr_cuStreamBatchMemOp *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamBatchMemOp = {4, offsetof(struct cgl_fr_cuStreamBatchMemOp, cgl_ret), sizeof(((struct cgl_fr_cuStreamBatchMemOp *)0)->cgl_ret), 7, cgl_ta_cuStreamBatchMemOp};
 CG_THUNK(cuStreamBatchMemOp, (cgl_f->stream, cgl_f->count, cgl_f->paramArray, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamBatchMemOp(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)
 {
@@ -17509,6 +22060,13 @@ struct cgl_fr_cuStreamWriteValue32_ptsz {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamWriteValue32_ptsz[4] = {
+    {"stream", offsetof(struct cgl_fr_cuStreamWriteValue32_ptsz, stream), sizeof(((struct cgl_fr_cuStreamWriteValue32_ptsz *)0)->stream), 3, 0, 0, 0, NULL},
+    {"addr", offsetof(struct cgl_fr_cuStreamWriteValue32_ptsz, addr), sizeof(((struct cgl_fr_cuStreamWriteValue32_ptsz *)0)->addr), 2, 0, 0, 0, NULL},
+    {"value", offsetof(struct cgl_fr_cuStreamWriteValue32_ptsz, value), sizeof(((struct cgl_fr_cuStreamWriteValue32_ptsz *)0)->value), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuStreamWriteValue32_ptsz, flags), sizeof(((struct cgl_fr_cuStreamWriteValue32_ptsz *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamWriteValue32_ptsz = {4, offsetof(struct cgl_fr_cuStreamWriteValue32_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamWriteValue32_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamWriteValue32_ptsz};
 CG_THUNK(cuStreamWriteValue32_ptsz, (cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWriteValue32_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
@@ -17536,6 +22094,13 @@ struct cgl_fr_cuStreamWaitValue32_ptsz {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamWaitValue32_ptsz[4] = {
+    {"stream", offsetof(struct cgl_fr_cuStreamWaitValue32_ptsz, stream), sizeof(((struct cgl_fr_cuStreamWaitValue32_ptsz *)0)->stream), 3, 0, 0, 0, NULL},
+    {"addr", offsetof(struct cgl_fr_cuStreamWaitValue32_ptsz, addr), sizeof(((struct cgl_fr_cuStreamWaitValue32_ptsz *)0)->addr), 2, 0, 0, 0, NULL},
+    {"value", offsetof(struct cgl_fr_cuStreamWaitValue32_ptsz, value), sizeof(((struct cgl_fr_cuStreamWaitValue32_ptsz *)0)->value), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuStreamWaitValue32_ptsz, flags), sizeof(((struct cgl_fr_cuStreamWaitValue32_ptsz *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamWaitValue32_ptsz = {4, offsetof(struct cgl_fr_cuStreamWaitValue32_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamWaitValue32_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamWaitValue32_ptsz};
 CG_THUNK(cuStreamWaitValue32_ptsz, (cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWaitValue32_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
@@ -17563,6 +22128,13 @@ struct cgl_fr_cuStreamWriteValue64_ptsz {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamWriteValue64_ptsz[4] = {
+    {"stream", offsetof(struct cgl_fr_cuStreamWriteValue64_ptsz, stream), sizeof(((struct cgl_fr_cuStreamWriteValue64_ptsz *)0)->stream), 3, 0, 0, 0, NULL},
+    {"addr", offsetof(struct cgl_fr_cuStreamWriteValue64_ptsz, addr), sizeof(((struct cgl_fr_cuStreamWriteValue64_ptsz *)0)->addr), 2, 0, 0, 0, NULL},
+    {"value", offsetof(struct cgl_fr_cuStreamWriteValue64_ptsz, value), sizeof(((struct cgl_fr_cuStreamWriteValue64_ptsz *)0)->value), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuStreamWriteValue64_ptsz, flags), sizeof(((struct cgl_fr_cuStreamWriteValue64_ptsz *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamWriteValue64_ptsz = {4, offsetof(struct cgl_fr_cuStreamWriteValue64_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamWriteValue64_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamWriteValue64_ptsz};
 CG_THUNK(cuStreamWriteValue64_ptsz, (cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWriteValue64_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
@@ -17590,6 +22162,13 @@ struct cgl_fr_cuStreamWaitValue64_ptsz {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamWaitValue64_ptsz[4] = {
+    {"stream", offsetof(struct cgl_fr_cuStreamWaitValue64_ptsz, stream), sizeof(((struct cgl_fr_cuStreamWaitValue64_ptsz *)0)->stream), 3, 0, 0, 0, NULL},
+    {"addr", offsetof(struct cgl_fr_cuStreamWaitValue64_ptsz, addr), sizeof(((struct cgl_fr_cuStreamWaitValue64_ptsz *)0)->addr), 2, 0, 0, 0, NULL},
+    {"value", offsetof(struct cgl_fr_cuStreamWaitValue64_ptsz, value), sizeof(((struct cgl_fr_cuStreamWaitValue64_ptsz *)0)->value), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuStreamWaitValue64_ptsz, flags), sizeof(((struct cgl_fr_cuStreamWaitValue64_ptsz *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamWaitValue64_ptsz = {4, offsetof(struct cgl_fr_cuStreamWaitValue64_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamWaitValue64_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamWaitValue64_ptsz};
 CG_THUNK(cuStreamWaitValue64_ptsz, (cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWaitValue64_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
@@ -17617,6 +22196,13 @@ struct cgl_fr_cuStreamBatchMemOp_ptsz {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamBatchMemOp_ptsz[4] = {
+    {"stream", offsetof(struct cgl_fr_cuStreamBatchMemOp_ptsz, stream), sizeof(((struct cgl_fr_cuStreamBatchMemOp_ptsz *)0)->stream), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuStreamBatchMemOp_ptsz, count), sizeof(((struct cgl_fr_cuStreamBatchMemOp_ptsz *)0)->count), 2, 0, 0, 0, NULL},
+    {"paramArray", offsetof(struct cgl_fr_cuStreamBatchMemOp_ptsz, paramArray), sizeof(((struct cgl_fr_cuStreamBatchMemOp_ptsz *)0)->paramArray), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuStreamBatchMemOp_ptsz, flags), sizeof(((struct cgl_fr_cuStreamBatchMemOp_ptsz *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamBatchMemOp_ptsz = {4, offsetof(struct cgl_fr_cuStreamBatchMemOp_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamBatchMemOp_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamBatchMemOp_ptsz};
 CG_THUNK(cuStreamBatchMemOp_ptsz, (cgl_f->stream, cgl_f->count, cgl_f->paramArray, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamBatchMemOp_ptsz(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)
 {
@@ -17644,6 +22230,13 @@ struct cgl_fr_cuStreamWriteValue32_v2 {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamWriteValue32_v2[4] = {
+    {"stream", offsetof(struct cgl_fr_cuStreamWriteValue32_v2, stream), sizeof(((struct cgl_fr_cuStreamWriteValue32_v2 *)0)->stream), 3, 0, 0, 0, NULL},
+    {"addr", offsetof(struct cgl_fr_cuStreamWriteValue32_v2, addr), sizeof(((struct cgl_fr_cuStreamWriteValue32_v2 *)0)->addr), 2, 0, 0, 0, NULL},
+    {"value", offsetof(struct cgl_fr_cuStreamWriteValue32_v2, value), sizeof(((struct cgl_fr_cuStreamWriteValue32_v2 *)0)->value), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuStreamWriteValue32_v2, flags), sizeof(((struct cgl_fr_cuStreamWriteValue32_v2 *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamWriteValue32_v2 = {4, offsetof(struct cgl_fr_cuStreamWriteValue32_v2, cgl_ret), sizeof(((struct cgl_fr_cuStreamWriteValue32_v2 *)0)->cgl_ret), 7, cgl_ta_cuStreamWriteValue32_v2};
 CG_THUNK(cuStreamWriteValue32_v2, (cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
@@ -17671,6 +22264,13 @@ struct cgl_fr_cuStreamWaitValue32_v2 {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamWaitValue32_v2[4] = {
+    {"stream", offsetof(struct cgl_fr_cuStreamWaitValue32_v2, stream), sizeof(((struct cgl_fr_cuStreamWaitValue32_v2 *)0)->stream), 3, 0, 0, 0, NULL},
+    {"addr", offsetof(struct cgl_fr_cuStreamWaitValue32_v2, addr), sizeof(((struct cgl_fr_cuStreamWaitValue32_v2 *)0)->addr), 2, 0, 0, 0, NULL},
+    {"value", offsetof(struct cgl_fr_cuStreamWaitValue32_v2, value), sizeof(((struct cgl_fr_cuStreamWaitValue32_v2 *)0)->value), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuStreamWaitValue32_v2, flags), sizeof(((struct cgl_fr_cuStreamWaitValue32_v2 *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamWaitValue32_v2 = {4, offsetof(struct cgl_fr_cuStreamWaitValue32_v2, cgl_ret), sizeof(((struct cgl_fr_cuStreamWaitValue32_v2 *)0)->cgl_ret), 7, cgl_ta_cuStreamWaitValue32_v2};
 CG_THUNK(cuStreamWaitValue32_v2, (cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
@@ -17698,6 +22298,13 @@ struct cgl_fr_cuStreamWriteValue64_v2 {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamWriteValue64_v2[4] = {
+    {"stream", offsetof(struct cgl_fr_cuStreamWriteValue64_v2, stream), sizeof(((struct cgl_fr_cuStreamWriteValue64_v2 *)0)->stream), 3, 0, 0, 0, NULL},
+    {"addr", offsetof(struct cgl_fr_cuStreamWriteValue64_v2, addr), sizeof(((struct cgl_fr_cuStreamWriteValue64_v2 *)0)->addr), 2, 0, 0, 0, NULL},
+    {"value", offsetof(struct cgl_fr_cuStreamWriteValue64_v2, value), sizeof(((struct cgl_fr_cuStreamWriteValue64_v2 *)0)->value), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuStreamWriteValue64_v2, flags), sizeof(((struct cgl_fr_cuStreamWriteValue64_v2 *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamWriteValue64_v2 = {4, offsetof(struct cgl_fr_cuStreamWriteValue64_v2, cgl_ret), sizeof(((struct cgl_fr_cuStreamWriteValue64_v2 *)0)->cgl_ret), 7, cgl_ta_cuStreamWriteValue64_v2};
 CG_THUNK(cuStreamWriteValue64_v2, (cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
@@ -17725,6 +22332,13 @@ struct cgl_fr_cuStreamWaitValue64_v2 {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamWaitValue64_v2[4] = {
+    {"stream", offsetof(struct cgl_fr_cuStreamWaitValue64_v2, stream), sizeof(((struct cgl_fr_cuStreamWaitValue64_v2 *)0)->stream), 3, 0, 0, 0, NULL},
+    {"addr", offsetof(struct cgl_fr_cuStreamWaitValue64_v2, addr), sizeof(((struct cgl_fr_cuStreamWaitValue64_v2 *)0)->addr), 2, 0, 0, 0, NULL},
+    {"value", offsetof(struct cgl_fr_cuStreamWaitValue64_v2, value), sizeof(((struct cgl_fr_cuStreamWaitValue64_v2 *)0)->value), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuStreamWaitValue64_v2, flags), sizeof(((struct cgl_fr_cuStreamWaitValue64_v2 *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamWaitValue64_v2 = {4, offsetof(struct cgl_fr_cuStreamWaitValue64_v2, cgl_ret), sizeof(((struct cgl_fr_cuStreamWaitValue64_v2 *)0)->cgl_ret), 7, cgl_ta_cuStreamWaitValue64_v2};
 CG_THUNK(cuStreamWaitValue64_v2, (cgl_f->stream, cgl_f->addr, cgl_f->value, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
@@ -17752,6 +22366,13 @@ struct cgl_fr_cuStreamBatchMemOp_v2 {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamBatchMemOp_v2[4] = {
+    {"stream", offsetof(struct cgl_fr_cuStreamBatchMemOp_v2, stream), sizeof(((struct cgl_fr_cuStreamBatchMemOp_v2 *)0)->stream), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuStreamBatchMemOp_v2, count), sizeof(((struct cgl_fr_cuStreamBatchMemOp_v2 *)0)->count), 2, 0, 0, 0, NULL},
+    {"paramArray", offsetof(struct cgl_fr_cuStreamBatchMemOp_v2, paramArray), sizeof(((struct cgl_fr_cuStreamBatchMemOp_v2 *)0)->paramArray), 3, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuStreamBatchMemOp_v2, flags), sizeof(((struct cgl_fr_cuStreamBatchMemOp_v2 *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamBatchMemOp_v2 = {4, offsetof(struct cgl_fr_cuStreamBatchMemOp_v2, cgl_ret), sizeof(((struct cgl_fr_cuStreamBatchMemOp_v2 *)0)->cgl_ret), 7, cgl_ta_cuStreamBatchMemOp_v2};
 CG_THUNK(cuStreamBatchMemOp_v2, (cgl_f->stream, cgl_f->count, cgl_f->paramArray, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)
 {
@@ -17779,6 +22400,13 @@ struct cgl_fr_cuMemPrefetchAsync {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemPrefetchAsync[4] = {
+    {"devPtr", offsetof(struct cgl_fr_cuMemPrefetchAsync, devPtr), sizeof(((struct cgl_fr_cuMemPrefetchAsync *)0)->devPtr), 2, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuMemPrefetchAsync, count), sizeof(((struct cgl_fr_cuMemPrefetchAsync *)0)->count), 2, 0, 0, 0, NULL},
+    {"dstDevice", offsetof(struct cgl_fr_cuMemPrefetchAsync, dstDevice), sizeof(((struct cgl_fr_cuMemPrefetchAsync *)0)->dstDevice), 1, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemPrefetchAsync, hStream), sizeof(((struct cgl_fr_cuMemPrefetchAsync *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemPrefetchAsync = {4, offsetof(struct cgl_fr_cuMemPrefetchAsync, cgl_ret), sizeof(((struct cgl_fr_cuMemPrefetchAsync *)0)->cgl_ret), 7, cgl_ta_cuMemPrefetchAsync};
 CG_THUNK(cuMemPrefetchAsync, (cgl_f->devPtr, cgl_f->count, cgl_f->dstDevice, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream)
 {
@@ -17806,6 +22434,13 @@ struct cgl_fr_cuMemPrefetchAsync_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemPrefetchAsync_ptsz[4] = {
+    {"devPtr", offsetof(struct cgl_fr_cuMemPrefetchAsync_ptsz, devPtr), sizeof(((struct cgl_fr_cuMemPrefetchAsync_ptsz *)0)->devPtr), 2, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuMemPrefetchAsync_ptsz, count), sizeof(((struct cgl_fr_cuMemPrefetchAsync_ptsz *)0)->count), 2, 0, 0, 0, NULL},
+    {"dstDevice", offsetof(struct cgl_fr_cuMemPrefetchAsync_ptsz, dstDevice), sizeof(((struct cgl_fr_cuMemPrefetchAsync_ptsz *)0)->dstDevice), 1, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemPrefetchAsync_ptsz, hStream), sizeof(((struct cgl_fr_cuMemPrefetchAsync_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemPrefetchAsync_ptsz = {4, offsetof(struct cgl_fr_cuMemPrefetchAsync_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuMemPrefetchAsync_ptsz *)0)->cgl_ret), 7, cgl_ta_cuMemPrefetchAsync_ptsz};
 CG_THUNK(cuMemPrefetchAsync_ptsz, (cgl_f->devPtr, cgl_f->count, cgl_f->dstDevice, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPrefetchAsync_ptsz(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream)
 {
@@ -17834,6 +22469,13 @@ struct cgl_fr_cuMemPrefetchAsync_v2 {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemPrefetchAsync_v2[4] = {
+    {"devPtr", offsetof(struct cgl_fr_cuMemPrefetchAsync_v2, devPtr), sizeof(((struct cgl_fr_cuMemPrefetchAsync_v2 *)0)->devPtr), 2, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuMemPrefetchAsync_v2, count), sizeof(((struct cgl_fr_cuMemPrefetchAsync_v2 *)0)->count), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuMemPrefetchAsync_v2, flags), sizeof(((struct cgl_fr_cuMemPrefetchAsync_v2 *)0)->flags), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemPrefetchAsync_v2, hStream), sizeof(((struct cgl_fr_cuMemPrefetchAsync_v2 *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemPrefetchAsync_v2 = {4, offsetof(struct cgl_fr_cuMemPrefetchAsync_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemPrefetchAsync_v2 *)0)->cgl_ret), 7, cgl_ta_cuMemPrefetchAsync_v2};
 CG_THUNK(cuMemPrefetchAsync_v2, (cgl_f->devPtr, cgl_f->count, cgl_f->location, cgl_f->flags, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)
 {
@@ -17861,6 +22503,13 @@ struct cgl_fr_cuMemAdvise {
     CUdevice device;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemAdvise[4] = {
+    {"devPtr", offsetof(struct cgl_fr_cuMemAdvise, devPtr), sizeof(((struct cgl_fr_cuMemAdvise *)0)->devPtr), 2, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuMemAdvise, count), sizeof(((struct cgl_fr_cuMemAdvise *)0)->count), 2, 0, 0, 0, NULL},
+    {"advice", offsetof(struct cgl_fr_cuMemAdvise, advice), sizeof(((struct cgl_fr_cuMemAdvise *)0)->advice), 4, 0, 0, sizeof cgl_en_26 / sizeof cgl_en_26[0], cgl_en_26},
+    {"device", offsetof(struct cgl_fr_cuMemAdvise, device), sizeof(((struct cgl_fr_cuMemAdvise *)0)->device), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemAdvise = {4, offsetof(struct cgl_fr_cuMemAdvise, cgl_ret), sizeof(((struct cgl_fr_cuMemAdvise *)0)->cgl_ret), 7, cgl_ta_cuMemAdvise};
 CG_THUNK(cuMemAdvise, (cgl_f->devPtr, cgl_f->count, cgl_f->advice, cgl_f->device), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUdevice device)
 {
@@ -17892,6 +22541,17 @@ struct cgl_fr_cuMemPrefetchBatchAsync {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemPrefetchBatchAsync[8] = {
+    {"dptrs", offsetof(struct cgl_fr_cuMemPrefetchBatchAsync, dptrs), sizeof(((struct cgl_fr_cuMemPrefetchBatchAsync *)0)->dptrs), 3, 0, 0, 0, NULL},
+    {"sizes", offsetof(struct cgl_fr_cuMemPrefetchBatchAsync, sizes), sizeof(((struct cgl_fr_cuMemPrefetchBatchAsync *)0)->sizes), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuMemPrefetchBatchAsync, count), sizeof(((struct cgl_fr_cuMemPrefetchBatchAsync *)0)->count), 2, 0, 0, 0, NULL},
+    {"prefetchLocs", offsetof(struct cgl_fr_cuMemPrefetchBatchAsync, prefetchLocs), sizeof(((struct cgl_fr_cuMemPrefetchBatchAsync *)0)->prefetchLocs), 3, 0, 0, 0, NULL},
+    {"prefetchLocIdxs", offsetof(struct cgl_fr_cuMemPrefetchBatchAsync, prefetchLocIdxs), sizeof(((struct cgl_fr_cuMemPrefetchBatchAsync *)0)->prefetchLocIdxs), 3, 0, 0, 0, NULL},
+    {"numPrefetchLocs", offsetof(struct cgl_fr_cuMemPrefetchBatchAsync, numPrefetchLocs), sizeof(((struct cgl_fr_cuMemPrefetchBatchAsync *)0)->numPrefetchLocs), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuMemPrefetchBatchAsync, flags), sizeof(((struct cgl_fr_cuMemPrefetchBatchAsync *)0)->flags), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemPrefetchBatchAsync, hStream), sizeof(((struct cgl_fr_cuMemPrefetchBatchAsync *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemPrefetchBatchAsync = {8, offsetof(struct cgl_fr_cuMemPrefetchBatchAsync, cgl_ret), sizeof(((struct cgl_fr_cuMemPrefetchBatchAsync *)0)->cgl_ret), 7, cgl_ta_cuMemPrefetchBatchAsync};
 CG_THUNK(cuMemPrefetchBatchAsync, (cgl_f->dptrs, cgl_f->sizes, cgl_f->count, cgl_f->prefetchLocs, cgl_f->prefetchLocIdxs, cgl_f->numPrefetchLocs, cgl_f->flags, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
 {
@@ -17920,6 +22580,14 @@ struct cgl_fr_cuMemDiscardBatchAsync {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemDiscardBatchAsync[5] = {
+    {"dptrs", offsetof(struct cgl_fr_cuMemDiscardBatchAsync, dptrs), sizeof(((struct cgl_fr_cuMemDiscardBatchAsync *)0)->dptrs), 3, 0, 0, 0, NULL},
+    {"sizes", offsetof(struct cgl_fr_cuMemDiscardBatchAsync, sizes), sizeof(((struct cgl_fr_cuMemDiscardBatchAsync *)0)->sizes), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuMemDiscardBatchAsync, count), sizeof(((struct cgl_fr_cuMemDiscardBatchAsync *)0)->count), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuMemDiscardBatchAsync, flags), sizeof(((struct cgl_fr_cuMemDiscardBatchAsync *)0)->flags), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemDiscardBatchAsync, hStream), sizeof(((struct cgl_fr_cuMemDiscardBatchAsync *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemDiscardBatchAsync = {5, offsetof(struct cgl_fr_cuMemDiscardBatchAsync, cgl_ret), sizeof(((struct cgl_fr_cuMemDiscardBatchAsync *)0)->cgl_ret), 7, cgl_ta_cuMemDiscardBatchAsync};
 CG_THUNK(cuMemDiscardBatchAsync, (cgl_f->dptrs, cgl_f->sizes, cgl_f->count, cgl_f->flags, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemDiscardBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags, CUstream hStream)
 {
@@ -17951,6 +22619,17 @@ struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemDiscardAndPrefetchBatchAsync[8] = {
+    {"dptrs", offsetof(struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync, dptrs), sizeof(((struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync *)0)->dptrs), 3, 0, 0, 0, NULL},
+    {"sizes", offsetof(struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync, sizes), sizeof(((struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync *)0)->sizes), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync, count), sizeof(((struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync *)0)->count), 2, 0, 0, 0, NULL},
+    {"prefetchLocs", offsetof(struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync, prefetchLocs), sizeof(((struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync *)0)->prefetchLocs), 3, 0, 0, 0, NULL},
+    {"prefetchLocIdxs", offsetof(struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync, prefetchLocIdxs), sizeof(((struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync *)0)->prefetchLocIdxs), 3, 0, 0, 0, NULL},
+    {"numPrefetchLocs", offsetof(struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync, numPrefetchLocs), sizeof(((struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync *)0)->numPrefetchLocs), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync, flags), sizeof(((struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync *)0)->flags), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync, hStream), sizeof(((struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemDiscardAndPrefetchBatchAsync = {8, offsetof(struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync, cgl_ret), sizeof(((struct cgl_fr_cuMemDiscardAndPrefetchBatchAsync *)0)->cgl_ret), 7, cgl_ta_cuMemDiscardAndPrefetchBatchAsync};
 CG_THUNK(cuMemDiscardAndPrefetchBatchAsync, (cgl_f->dptrs, cgl_f->sizes, cgl_f->count, cgl_f->prefetchLocs, cgl_f->prefetchLocIdxs, cgl_f->numPrefetchLocs, cgl_f->flags, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
 {
@@ -17984,6 +22663,19 @@ struct cgl_fr_cuLaunchCooperativeKernel {
     void **kernelParams;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuLaunchCooperativeKernel[10] = {
+    {"f", offsetof(struct cgl_fr_cuLaunchCooperativeKernel, f), sizeof(((struct cgl_fr_cuLaunchCooperativeKernel *)0)->f), 3, 0, 0, 0, NULL},
+    {"gridDimX", offsetof(struct cgl_fr_cuLaunchCooperativeKernel, gridDimX), sizeof(((struct cgl_fr_cuLaunchCooperativeKernel *)0)->gridDimX), 2, 0, 0, 0, NULL},
+    {"gridDimY", offsetof(struct cgl_fr_cuLaunchCooperativeKernel, gridDimY), sizeof(((struct cgl_fr_cuLaunchCooperativeKernel *)0)->gridDimY), 2, 0, 0, 0, NULL},
+    {"gridDimZ", offsetof(struct cgl_fr_cuLaunchCooperativeKernel, gridDimZ), sizeof(((struct cgl_fr_cuLaunchCooperativeKernel *)0)->gridDimZ), 2, 0, 0, 0, NULL},
+    {"blockDimX", offsetof(struct cgl_fr_cuLaunchCooperativeKernel, blockDimX), sizeof(((struct cgl_fr_cuLaunchCooperativeKernel *)0)->blockDimX), 2, 0, 0, 0, NULL},
+    {"blockDimY", offsetof(struct cgl_fr_cuLaunchCooperativeKernel, blockDimY), sizeof(((struct cgl_fr_cuLaunchCooperativeKernel *)0)->blockDimY), 2, 0, 0, 0, NULL},
+    {"blockDimZ", offsetof(struct cgl_fr_cuLaunchCooperativeKernel, blockDimZ), sizeof(((struct cgl_fr_cuLaunchCooperativeKernel *)0)->blockDimZ), 2, 0, 0, 0, NULL},
+    {"sharedMemBytes", offsetof(struct cgl_fr_cuLaunchCooperativeKernel, sharedMemBytes), sizeof(((struct cgl_fr_cuLaunchCooperativeKernel *)0)->sharedMemBytes), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuLaunchCooperativeKernel, hStream), sizeof(((struct cgl_fr_cuLaunchCooperativeKernel *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"kernelParams", offsetof(struct cgl_fr_cuLaunchCooperativeKernel, kernelParams), sizeof(((struct cgl_fr_cuLaunchCooperativeKernel *)0)->kernelParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuLaunchCooperativeKernel = {10, offsetof(struct cgl_fr_cuLaunchCooperativeKernel, cgl_ret), sizeof(((struct cgl_fr_cuLaunchCooperativeKernel *)0)->cgl_ret), 7, cgl_ta_cuLaunchCooperativeKernel};
 CG_THUNK(cuLaunchCooperativeKernel, (cgl_f->f, cgl_f->gridDimX, cgl_f->gridDimY, cgl_f->gridDimZ, cgl_f->blockDimX, cgl_f->blockDimY, cgl_f->blockDimZ, cgl_f->sharedMemBytes, cgl_f->hStream, cgl_f->kernelParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)
 {
@@ -18012,6 +22704,13 @@ struct cgl_fr_cuSignalExternalSemaphoresAsync {
     CUstream stream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuSignalExternalSemaphoresAsync[4] = {
+    {"extSemArray", offsetof(struct cgl_fr_cuSignalExternalSemaphoresAsync, extSemArray), sizeof(((struct cgl_fr_cuSignalExternalSemaphoresAsync *)0)->extSemArray), 3, 0, 0, 0, NULL},
+    {"paramsArray", offsetof(struct cgl_fr_cuSignalExternalSemaphoresAsync, paramsArray), sizeof(((struct cgl_fr_cuSignalExternalSemaphoresAsync *)0)->paramsArray), 3, 0, 0, 0, NULL},
+    {"numExtSems", offsetof(struct cgl_fr_cuSignalExternalSemaphoresAsync, numExtSems), sizeof(((struct cgl_fr_cuSignalExternalSemaphoresAsync *)0)->numExtSems), 2, 0, 0, 0, NULL},
+    {"stream", offsetof(struct cgl_fr_cuSignalExternalSemaphoresAsync, stream), sizeof(((struct cgl_fr_cuSignalExternalSemaphoresAsync *)0)->stream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuSignalExternalSemaphoresAsync = {4, offsetof(struct cgl_fr_cuSignalExternalSemaphoresAsync, cgl_ret), sizeof(((struct cgl_fr_cuSignalExternalSemaphoresAsync *)0)->cgl_ret), 7, cgl_ta_cuSignalExternalSemaphoresAsync};
 CG_THUNK(cuSignalExternalSemaphoresAsync, (cgl_f->extSemArray, cgl_f->paramsArray, cgl_f->numExtSems, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)
 {
@@ -18039,6 +22738,13 @@ struct cgl_fr_cuWaitExternalSemaphoresAsync {
     CUstream stream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuWaitExternalSemaphoresAsync[4] = {
+    {"extSemArray", offsetof(struct cgl_fr_cuWaitExternalSemaphoresAsync, extSemArray), sizeof(((struct cgl_fr_cuWaitExternalSemaphoresAsync *)0)->extSemArray), 3, 0, 0, 0, NULL},
+    {"paramsArray", offsetof(struct cgl_fr_cuWaitExternalSemaphoresAsync, paramsArray), sizeof(((struct cgl_fr_cuWaitExternalSemaphoresAsync *)0)->paramsArray), 3, 0, 0, 0, NULL},
+    {"numExtSems", offsetof(struct cgl_fr_cuWaitExternalSemaphoresAsync, numExtSems), sizeof(((struct cgl_fr_cuWaitExternalSemaphoresAsync *)0)->numExtSems), 2, 0, 0, 0, NULL},
+    {"stream", offsetof(struct cgl_fr_cuWaitExternalSemaphoresAsync, stream), sizeof(((struct cgl_fr_cuWaitExternalSemaphoresAsync *)0)->stream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuWaitExternalSemaphoresAsync = {4, offsetof(struct cgl_fr_cuWaitExternalSemaphoresAsync, cgl_ret), sizeof(((struct cgl_fr_cuWaitExternalSemaphoresAsync *)0)->cgl_ret), 7, cgl_ta_cuWaitExternalSemaphoresAsync};
 CG_THUNK(cuWaitExternalSemaphoresAsync, (cgl_f->extSemArray, cgl_f->paramsArray, cgl_f->numExtSems, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuWaitExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)
 {
@@ -18063,6 +22769,10 @@ struct cgl_fr_cuStreamBeginCapture {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamBeginCapture[1] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamBeginCapture, hStream), sizeof(((struct cgl_fr_cuStreamBeginCapture *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamBeginCapture = {1, offsetof(struct cgl_fr_cuStreamBeginCapture, cgl_ret), sizeof(((struct cgl_fr_cuStreamBeginCapture *)0)->cgl_ret), 7, cgl_ta_cuStreamBeginCapture};
 CG_THUNK(cuStreamBeginCapture, (cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamBeginCapture(CUstream hStream)
 {
@@ -18087,6 +22797,10 @@ struct cgl_fr_cuStreamBeginCapture_ptsz {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamBeginCapture_ptsz[1] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamBeginCapture_ptsz, hStream), sizeof(((struct cgl_fr_cuStreamBeginCapture_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamBeginCapture_ptsz = {1, offsetof(struct cgl_fr_cuStreamBeginCapture_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamBeginCapture_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamBeginCapture_ptsz};
 CG_THUNK(cuStreamBeginCapture_ptsz, (cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamBeginCapture_ptsz(CUstream hStream)
 {
@@ -18112,6 +22826,11 @@ struct cgl_fr_cuStreamBeginCapture_v2 {
     CUstreamCaptureMode mode;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamBeginCapture_v2[2] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamBeginCapture_v2, hStream), sizeof(((struct cgl_fr_cuStreamBeginCapture_v2 *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"mode", offsetof(struct cgl_fr_cuStreamBeginCapture_v2, mode), sizeof(((struct cgl_fr_cuStreamBeginCapture_v2 *)0)->mode), 4, 0, 0, sizeof cgl_en_28 / sizeof cgl_en_28[0], cgl_en_28},
+};
+static const cg_args cgl_targs_cuStreamBeginCapture_v2 = {2, offsetof(struct cgl_fr_cuStreamBeginCapture_v2, cgl_ret), sizeof(((struct cgl_fr_cuStreamBeginCapture_v2 *)0)->cgl_ret), 7, cgl_ta_cuStreamBeginCapture_v2};
 CG_THUNK(cuStreamBeginCapture_v2, (cgl_f->hStream, cgl_f->mode), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode)
 {
@@ -18144,6 +22863,15 @@ struct cgl_fr_cuStreamBeginCaptureToGraph {
 static const cg_rule cgl_rules_cuStreamBeginCaptureToGraph[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuStreamBeginCaptureToGraph, hGraph), sizeof(((struct cgl_fr_cuStreamBeginCaptureToGraph *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuStreamBeginCaptureToGraph[6] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamBeginCaptureToGraph, hStream), sizeof(((struct cgl_fr_cuStreamBeginCaptureToGraph *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"hGraph", offsetof(struct cgl_fr_cuStreamBeginCaptureToGraph, hGraph), sizeof(((struct cgl_fr_cuStreamBeginCaptureToGraph *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"dependencies", offsetof(struct cgl_fr_cuStreamBeginCaptureToGraph, dependencies), sizeof(((struct cgl_fr_cuStreamBeginCaptureToGraph *)0)->dependencies), 3, 0, 0, 0, NULL},
+    {"dependencyData", offsetof(struct cgl_fr_cuStreamBeginCaptureToGraph, dependencyData), sizeof(((struct cgl_fr_cuStreamBeginCaptureToGraph *)0)->dependencyData), 3, 0, 0, 0, NULL},
+    {"numDependencies", offsetof(struct cgl_fr_cuStreamBeginCaptureToGraph, numDependencies), sizeof(((struct cgl_fr_cuStreamBeginCaptureToGraph *)0)->numDependencies), 2, 0, 0, 0, NULL},
+    {"mode", offsetof(struct cgl_fr_cuStreamBeginCaptureToGraph, mode), sizeof(((struct cgl_fr_cuStreamBeginCaptureToGraph *)0)->mode), 4, 0, 0, sizeof cgl_en_28 / sizeof cgl_en_28[0], cgl_en_28},
+};
+static const cg_args cgl_targs_cuStreamBeginCaptureToGraph = {6, offsetof(struct cgl_fr_cuStreamBeginCaptureToGraph, cgl_ret), sizeof(((struct cgl_fr_cuStreamBeginCaptureToGraph *)0)->cgl_ret), 7, cgl_ta_cuStreamBeginCaptureToGraph};
 CG_THUNK(cuStreamBeginCaptureToGraph, (cgl_f->hStream, cgl_f->hGraph, cgl_f->dependencies, cgl_f->dependencyData, cgl_f->numDependencies, cgl_f->mode), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode)
 {
@@ -18169,6 +22897,11 @@ struct cgl_fr_cuStreamEndCapture {
     CUgraph *phGraph;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamEndCapture[2] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamEndCapture, hStream), sizeof(((struct cgl_fr_cuStreamEndCapture *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"phGraph", offsetof(struct cgl_fr_cuStreamEndCapture, phGraph), sizeof(((struct cgl_fr_cuStreamEndCapture *)0)->phGraph), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamEndCapture = {2, offsetof(struct cgl_fr_cuStreamEndCapture, cgl_ret), sizeof(((struct cgl_fr_cuStreamEndCapture *)0)->cgl_ret), 7, cgl_ta_cuStreamEndCapture};
 CG_THUNK(cuStreamEndCapture, (cgl_f->hStream, cgl_f->phGraph), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
 {
@@ -18194,6 +22927,11 @@ struct cgl_fr_cuStreamIsCapturing {
     CUstreamCaptureStatus *captureStatus;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamIsCapturing[2] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamIsCapturing, hStream), sizeof(((struct cgl_fr_cuStreamIsCapturing *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"captureStatus", offsetof(struct cgl_fr_cuStreamIsCapturing, captureStatus), sizeof(((struct cgl_fr_cuStreamIsCapturing *)0)->captureStatus), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamIsCapturing = {2, offsetof(struct cgl_fr_cuStreamIsCapturing, cgl_ret), sizeof(((struct cgl_fr_cuStreamIsCapturing *)0)->cgl_ret), 7, cgl_ta_cuStreamIsCapturing};
 CG_THUNK(cuStreamIsCapturing, (cgl_f->hStream, cgl_f->captureStatus), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)
 {
@@ -18220,6 +22958,12 @@ struct cgl_fr_cuStreamGetCaptureInfo {
     cuuint64_t *id_out;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamGetCaptureInfo[3] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamGetCaptureInfo, hStream), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"captureStatus_out", offsetof(struct cgl_fr_cuStreamGetCaptureInfo, captureStatus_out), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo *)0)->captureStatus_out), 3, 0, 0, 0, NULL},
+    {"id_out", offsetof(struct cgl_fr_cuStreamGetCaptureInfo, id_out), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo *)0)->id_out), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamGetCaptureInfo = {3, offsetof(struct cgl_fr_cuStreamGetCaptureInfo, cgl_ret), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo *)0)->cgl_ret), 7, cgl_ta_cuStreamGetCaptureInfo};
 CG_THUNK(cuStreamGetCaptureInfo, (cgl_f->hStream, cgl_f->captureStatus_out, cgl_f->id_out), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCaptureInfo(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out)
 {
@@ -18246,6 +22990,12 @@ struct cgl_fr_cuStreamGetCaptureInfo_ptsz {
     cuuint64_t *id_out;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamGetCaptureInfo_ptsz[3] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamGetCaptureInfo_ptsz, hStream), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"captureStatus_out", offsetof(struct cgl_fr_cuStreamGetCaptureInfo_ptsz, captureStatus_out), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_ptsz *)0)->captureStatus_out), 3, 0, 0, 0, NULL},
+    {"id_out", offsetof(struct cgl_fr_cuStreamGetCaptureInfo_ptsz, id_out), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_ptsz *)0)->id_out), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamGetCaptureInfo_ptsz = {3, offsetof(struct cgl_fr_cuStreamGetCaptureInfo_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamGetCaptureInfo_ptsz};
 CG_THUNK(cuStreamGetCaptureInfo_ptsz, (cgl_f->hStream, cgl_f->captureStatus_out, cgl_f->id_out), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCaptureInfo_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out)
 {
@@ -18275,6 +23025,15 @@ struct cgl_fr_cuStreamGetCaptureInfo_v2 {
     size_t *numDependencies_out;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamGetCaptureInfo_v2[6] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamGetCaptureInfo_v2, hStream), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_v2 *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"captureStatus_out", offsetof(struct cgl_fr_cuStreamGetCaptureInfo_v2, captureStatus_out), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_v2 *)0)->captureStatus_out), 3, 0, 0, 0, NULL},
+    {"id_out", offsetof(struct cgl_fr_cuStreamGetCaptureInfo_v2, id_out), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_v2 *)0)->id_out), 3, 0, 0, 0, NULL},
+    {"graph_out", offsetof(struct cgl_fr_cuStreamGetCaptureInfo_v2, graph_out), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_v2 *)0)->graph_out), 3, 0, 0, 0, NULL},
+    {"dependencies_out", offsetof(struct cgl_fr_cuStreamGetCaptureInfo_v2, dependencies_out), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_v2 *)0)->dependencies_out), 3, 0, 0, 0, NULL},
+    {"numDependencies_out", offsetof(struct cgl_fr_cuStreamGetCaptureInfo_v2, numDependencies_out), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_v2 *)0)->numDependencies_out), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamGetCaptureInfo_v2 = {6, offsetof(struct cgl_fr_cuStreamGetCaptureInfo_v2, cgl_ret), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_v2 *)0)->cgl_ret), 7, cgl_ta_cuStreamGetCaptureInfo_v2};
 CG_THUNK(cuStreamGetCaptureInfo_v2, (cgl_f->hStream, cgl_f->captureStatus_out, cgl_f->id_out, cgl_f->graph_out, cgl_f->dependencies_out, cgl_f->numDependencies_out), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, size_t *numDependencies_out)
 {
@@ -18304,6 +23063,15 @@ struct cgl_fr_cuStreamGetCaptureInfo_v2_ptsz {
     size_t *numDependencies_out;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamGetCaptureInfo_v2_ptsz[6] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamGetCaptureInfo_v2_ptsz, hStream), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_v2_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"captureStatus_out", offsetof(struct cgl_fr_cuStreamGetCaptureInfo_v2_ptsz, captureStatus_out), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_v2_ptsz *)0)->captureStatus_out), 3, 0, 0, 0, NULL},
+    {"id_out", offsetof(struct cgl_fr_cuStreamGetCaptureInfo_v2_ptsz, id_out), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_v2_ptsz *)0)->id_out), 3, 0, 0, 0, NULL},
+    {"graph_out", offsetof(struct cgl_fr_cuStreamGetCaptureInfo_v2_ptsz, graph_out), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_v2_ptsz *)0)->graph_out), 3, 0, 0, 0, NULL},
+    {"dependencies_out", offsetof(struct cgl_fr_cuStreamGetCaptureInfo_v2_ptsz, dependencies_out), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_v2_ptsz *)0)->dependencies_out), 3, 0, 0, 0, NULL},
+    {"numDependencies_out", offsetof(struct cgl_fr_cuStreamGetCaptureInfo_v2_ptsz, numDependencies_out), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_v2_ptsz *)0)->numDependencies_out), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamGetCaptureInfo_v2_ptsz = {6, offsetof(struct cgl_fr_cuStreamGetCaptureInfo_v2_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_v2_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamGetCaptureInfo_v2_ptsz};
 CG_THUNK(cuStreamGetCaptureInfo_v2_ptsz, (cgl_f->hStream, cgl_f->captureStatus_out, cgl_f->id_out, cgl_f->graph_out, cgl_f->dependencies_out, cgl_f->numDependencies_out), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, size_t *numDependencies_out)
 {
@@ -18334,6 +23102,16 @@ struct cgl_fr_cuStreamGetCaptureInfo_v3 {
     size_t *numDependencies_out;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamGetCaptureInfo_v3[7] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamGetCaptureInfo_v3, hStream), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_v3 *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"captureStatus_out", offsetof(struct cgl_fr_cuStreamGetCaptureInfo_v3, captureStatus_out), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_v3 *)0)->captureStatus_out), 3, 0, 0, 0, NULL},
+    {"id_out", offsetof(struct cgl_fr_cuStreamGetCaptureInfo_v3, id_out), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_v3 *)0)->id_out), 3, 0, 0, 0, NULL},
+    {"graph_out", offsetof(struct cgl_fr_cuStreamGetCaptureInfo_v3, graph_out), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_v3 *)0)->graph_out), 3, 0, 0, 0, NULL},
+    {"dependencies_out", offsetof(struct cgl_fr_cuStreamGetCaptureInfo_v3, dependencies_out), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_v3 *)0)->dependencies_out), 3, 0, 0, 0, NULL},
+    {"edgeData_out", offsetof(struct cgl_fr_cuStreamGetCaptureInfo_v3, edgeData_out), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_v3 *)0)->edgeData_out), 3, 0, 0, 0, NULL},
+    {"numDependencies_out", offsetof(struct cgl_fr_cuStreamGetCaptureInfo_v3, numDependencies_out), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_v3 *)0)->numDependencies_out), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamGetCaptureInfo_v3 = {7, offsetof(struct cgl_fr_cuStreamGetCaptureInfo_v3, cgl_ret), sizeof(((struct cgl_fr_cuStreamGetCaptureInfo_v3 *)0)->cgl_ret), 7, cgl_ta_cuStreamGetCaptureInfo_v3};
 CG_THUNK(cuStreamGetCaptureInfo_v3, (cgl_f->hStream, cgl_f->captureStatus_out, cgl_f->id_out, cgl_f->graph_out, cgl_f->dependencies_out, cgl_f->edgeData_out, cgl_f->numDependencies_out), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)
 {
@@ -18365,6 +23143,14 @@ struct cgl_fr_cuGraphAddKernelNode {
 static const cg_rule cgl_rules_cuGraphAddKernelNode[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphAddKernelNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddKernelNode *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphAddKernelNode[5] = {
+    {"phGraphNode", offsetof(struct cgl_fr_cuGraphAddKernelNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddKernelNode *)0)->phGraphNode), 3, 0, 0, 0, NULL},
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddKernelNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddKernelNode *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"dependencies", offsetof(struct cgl_fr_cuGraphAddKernelNode, dependencies), sizeof(((struct cgl_fr_cuGraphAddKernelNode *)0)->dependencies), 3, 0, 0, 0, NULL},
+    {"numDependencies", offsetof(struct cgl_fr_cuGraphAddKernelNode, numDependencies), sizeof(((struct cgl_fr_cuGraphAddKernelNode *)0)->numDependencies), 2, 0, 0, 0, NULL},
+    {"nodeParams", offsetof(struct cgl_fr_cuGraphAddKernelNode, nodeParams), sizeof(((struct cgl_fr_cuGraphAddKernelNode *)0)->nodeParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphAddKernelNode = {5, offsetof(struct cgl_fr_cuGraphAddKernelNode, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddKernelNode *)0)->cgl_ret), 7, cgl_ta_cuGraphAddKernelNode};
 CG_THUNK(cuGraphAddKernelNode, (cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->nodeParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddKernelNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
 {
@@ -18393,6 +23179,11 @@ struct cgl_fr_cuGraphKernelNodeGetParams {
 static const cg_rule cgl_rules_cuGraphKernelNodeGetParams[1] = {
     {"hNode", offsetof(struct cgl_fr_cuGraphKernelNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphKernelNodeGetParams *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphKernelNodeGetParams[2] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphKernelNodeGetParams, hNode), sizeof(((struct cgl_fr_cuGraphKernelNodeGetParams *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"nodeParams", offsetof(struct cgl_fr_cuGraphKernelNodeGetParams, nodeParams), sizeof(((struct cgl_fr_cuGraphKernelNodeGetParams *)0)->nodeParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphKernelNodeGetParams = {2, offsetof(struct cgl_fr_cuGraphKernelNodeGetParams, cgl_ret), sizeof(((struct cgl_fr_cuGraphKernelNodeGetParams *)0)->cgl_ret), 7, cgl_ta_cuGraphKernelNodeGetParams};
 CG_THUNK(cuGraphKernelNodeGetParams, (cgl_f->hNode, cgl_f->nodeParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
 {
@@ -18421,6 +23212,11 @@ struct cgl_fr_cuGraphKernelNodeSetParams {
 static const cg_rule cgl_rules_cuGraphKernelNodeSetParams[1] = {
     {"hNode", offsetof(struct cgl_fr_cuGraphKernelNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphKernelNodeSetParams *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphKernelNodeSetParams[2] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphKernelNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphKernelNodeSetParams *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"nodeParams", offsetof(struct cgl_fr_cuGraphKernelNodeSetParams, nodeParams), sizeof(((struct cgl_fr_cuGraphKernelNodeSetParams *)0)->nodeParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphKernelNodeSetParams = {2, offsetof(struct cgl_fr_cuGraphKernelNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_cuGraphKernelNodeSetParams *)0)->cgl_ret), 7, cgl_ta_cuGraphKernelNodeSetParams};
 CG_THUNK(cuGraphKernelNodeSetParams, (cgl_f->hNode, cgl_f->nodeParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphKernelNodeSetParams(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
 {
@@ -18451,6 +23247,12 @@ static const cg_rule cgl_rules_cuGraphExecKernelNodeSetParams[2] = {
     {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecKernelNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecKernelNodeSetParams *)0)->hGraphExec), CG_RULE_WRITE},
     {"hNode", offsetof(struct cgl_fr_cuGraphExecKernelNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecKernelNodeSetParams *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphExecKernelNodeSetParams[3] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecKernelNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecKernelNodeSetParams *)0)->hGraphExec), 3, 0, 0, 0, NULL},
+    {"hNode", offsetof(struct cgl_fr_cuGraphExecKernelNodeSetParams, hNode), sizeof(((struct cgl_fr_cuGraphExecKernelNodeSetParams *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"nodeParams", offsetof(struct cgl_fr_cuGraphExecKernelNodeSetParams, nodeParams), sizeof(((struct cgl_fr_cuGraphExecKernelNodeSetParams *)0)->nodeParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphExecKernelNodeSetParams = {3, offsetof(struct cgl_fr_cuGraphExecKernelNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_cuGraphExecKernelNodeSetParams *)0)->cgl_ret), 7, cgl_ta_cuGraphExecKernelNodeSetParams};
 CG_THUNK(cuGraphExecKernelNodeSetParams, (cgl_f->hGraphExec, cgl_f->hNode, cgl_f->nodeParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
 {
@@ -18480,6 +23282,12 @@ struct cgl_fr_cuGraphInstantiateWithParams {
 static const cg_rule cgl_rules_cuGraphInstantiateWithParams[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphInstantiateWithParams, hGraph), sizeof(((struct cgl_fr_cuGraphInstantiateWithParams *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphInstantiateWithParams[3] = {
+    {"phGraphExec", offsetof(struct cgl_fr_cuGraphInstantiateWithParams, phGraphExec), sizeof(((struct cgl_fr_cuGraphInstantiateWithParams *)0)->phGraphExec), 3, 0, 0, 0, NULL},
+    {"hGraph", offsetof(struct cgl_fr_cuGraphInstantiateWithParams, hGraph), sizeof(((struct cgl_fr_cuGraphInstantiateWithParams *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"instantiateParams", offsetof(struct cgl_fr_cuGraphInstantiateWithParams, instantiateParams), sizeof(((struct cgl_fr_cuGraphInstantiateWithParams *)0)->instantiateParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphInstantiateWithParams = {3, offsetof(struct cgl_fr_cuGraphInstantiateWithParams, cgl_ret), sizeof(((struct cgl_fr_cuGraphInstantiateWithParams *)0)->cgl_ret), 7, cgl_ta_cuGraphInstantiateWithParams};
 CG_THUNK(cuGraphInstantiateWithParams, (cgl_f->phGraphExec, cgl_f->hGraph, cgl_f->instantiateParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
 {
@@ -18512,6 +23320,13 @@ static const cg_rule cgl_rules_cuGraphExecUpdate[2] = {
     {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecUpdate, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecUpdate *)0)->hGraphExec), CG_RULE_WRITE},
     {"hGraph", offsetof(struct cgl_fr_cuGraphExecUpdate, hGraph), sizeof(((struct cgl_fr_cuGraphExecUpdate *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphExecUpdate[4] = {
+    {"hGraphExec", offsetof(struct cgl_fr_cuGraphExecUpdate, hGraphExec), sizeof(((struct cgl_fr_cuGraphExecUpdate *)0)->hGraphExec), 3, 0, 0, 0, NULL},
+    {"hGraph", offsetof(struct cgl_fr_cuGraphExecUpdate, hGraph), sizeof(((struct cgl_fr_cuGraphExecUpdate *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"hErrorNode_out", offsetof(struct cgl_fr_cuGraphExecUpdate, hErrorNode_out), sizeof(((struct cgl_fr_cuGraphExecUpdate *)0)->hErrorNode_out), 3, 0, 0, 0, NULL},
+    {"updateResult_out", offsetof(struct cgl_fr_cuGraphExecUpdate, updateResult_out), sizeof(((struct cgl_fr_cuGraphExecUpdate *)0)->updateResult_out), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphExecUpdate = {4, offsetof(struct cgl_fr_cuGraphExecUpdate, cgl_ret), sizeof(((struct cgl_fr_cuGraphExecUpdate *)0)->cgl_ret), 7, cgl_ta_cuGraphExecUpdate};
 CG_THUNK(cuGraphExecUpdate, (cgl_f->hGraphExec, cgl_f->hGraph, cgl_f->hErrorNode_out, cgl_f->updateResult_out), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphNode *hErrorNode_out, CUgraphExecUpdateResult *updateResult_out)
 {
@@ -18540,6 +23355,11 @@ struct cgl_fr_cuGraphUpload {
 static const cg_rule cgl_rules_cuGraphUpload[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphUpload, hGraph), sizeof(((struct cgl_fr_cuGraphUpload *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphUpload[2] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphUpload, hGraph), sizeof(((struct cgl_fr_cuGraphUpload *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuGraphUpload, hStream), sizeof(((struct cgl_fr_cuGraphUpload *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphUpload = {2, offsetof(struct cgl_fr_cuGraphUpload, cgl_ret), sizeof(((struct cgl_fr_cuGraphUpload *)0)->cgl_ret), 7, cgl_ta_cuGraphUpload};
 CG_THUNK(cuGraphUpload, (cgl_f->hGraph, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphUpload(CUgraphExec hGraph, CUstream hStream)
 {
@@ -18569,6 +23389,11 @@ struct cgl_fr_cuGraphLaunch {
 static const cg_rule cgl_rules_cuGraphLaunch[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphLaunch, hGraph), sizeof(((struct cgl_fr_cuGraphLaunch *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphLaunch[2] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphLaunch, hGraph), sizeof(((struct cgl_fr_cuGraphLaunch *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuGraphLaunch, hStream), sizeof(((struct cgl_fr_cuGraphLaunch *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphLaunch = {2, offsetof(struct cgl_fr_cuGraphLaunch, cgl_ret), sizeof(((struct cgl_fr_cuGraphLaunch *)0)->cgl_ret), 7, cgl_ta_cuGraphLaunch};
 CG_THUNK(cuGraphLaunch, (cgl_f->hGraph, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphLaunch(CUgraphExec hGraph, CUstream hStream)
 {
@@ -18600,6 +23425,13 @@ struct cgl_fr_cuGraphGetEdges {
 static const cg_rule cgl_rules_cuGraphGetEdges[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphGetEdges, hGraph), sizeof(((struct cgl_fr_cuGraphGetEdges *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphGetEdges[4] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphGetEdges, hGraph), sizeof(((struct cgl_fr_cuGraphGetEdges *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"from", offsetof(struct cgl_fr_cuGraphGetEdges, from), sizeof(((struct cgl_fr_cuGraphGetEdges *)0)->from), 3, 0, 0, 0, NULL},
+    {"to", offsetof(struct cgl_fr_cuGraphGetEdges, to), sizeof(((struct cgl_fr_cuGraphGetEdges *)0)->to), 3, 0, 0, 0, NULL},
+    {"numEdges", offsetof(struct cgl_fr_cuGraphGetEdges, numEdges), sizeof(((struct cgl_fr_cuGraphGetEdges *)0)->numEdges), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphGetEdges = {4, offsetof(struct cgl_fr_cuGraphGetEdges, cgl_ret), sizeof(((struct cgl_fr_cuGraphGetEdges *)0)->cgl_ret), 7, cgl_ta_cuGraphGetEdges};
 CG_THUNK(cuGraphGetEdges, (cgl_f->hGraph, cgl_f->from, cgl_f->to, cgl_f->numEdges), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphGetEdges(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, size_t *numEdges)
 {
@@ -18629,6 +23461,12 @@ struct cgl_fr_cuGraphNodeGetDependencies {
 static const cg_rule cgl_rules_cuGraphNodeGetDependencies[1] = {
     {"hNode", offsetof(struct cgl_fr_cuGraphNodeGetDependencies, hNode), sizeof(((struct cgl_fr_cuGraphNodeGetDependencies *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphNodeGetDependencies[3] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphNodeGetDependencies, hNode), sizeof(((struct cgl_fr_cuGraphNodeGetDependencies *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"dependencies", offsetof(struct cgl_fr_cuGraphNodeGetDependencies, dependencies), sizeof(((struct cgl_fr_cuGraphNodeGetDependencies *)0)->dependencies), 3, 0, 0, 0, NULL},
+    {"numDependencies", offsetof(struct cgl_fr_cuGraphNodeGetDependencies, numDependencies), sizeof(((struct cgl_fr_cuGraphNodeGetDependencies *)0)->numDependencies), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphNodeGetDependencies = {3, offsetof(struct cgl_fr_cuGraphNodeGetDependencies, cgl_ret), sizeof(((struct cgl_fr_cuGraphNodeGetDependencies *)0)->cgl_ret), 7, cgl_ta_cuGraphNodeGetDependencies};
 CG_THUNK(cuGraphNodeGetDependencies, (cgl_f->hNode, cgl_f->dependencies, cgl_f->numDependencies), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode *dependencies, size_t *numDependencies)
 {
@@ -18658,6 +23496,12 @@ struct cgl_fr_cuGraphNodeGetDependentNodes {
 static const cg_rule cgl_rules_cuGraphNodeGetDependentNodes[1] = {
     {"hNode", offsetof(struct cgl_fr_cuGraphNodeGetDependentNodes, hNode), sizeof(((struct cgl_fr_cuGraphNodeGetDependentNodes *)0)->hNode), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphNodeGetDependentNodes[3] = {
+    {"hNode", offsetof(struct cgl_fr_cuGraphNodeGetDependentNodes, hNode), sizeof(((struct cgl_fr_cuGraphNodeGetDependentNodes *)0)->hNode), 3, 0, 0, 0, NULL},
+    {"dependentNodes", offsetof(struct cgl_fr_cuGraphNodeGetDependentNodes, dependentNodes), sizeof(((struct cgl_fr_cuGraphNodeGetDependentNodes *)0)->dependentNodes), 3, 0, 0, 0, NULL},
+    {"numDependentNodes", offsetof(struct cgl_fr_cuGraphNodeGetDependentNodes, numDependentNodes), sizeof(((struct cgl_fr_cuGraphNodeGetDependentNodes *)0)->numDependentNodes), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphNodeGetDependentNodes = {3, offsetof(struct cgl_fr_cuGraphNodeGetDependentNodes, cgl_ret), sizeof(((struct cgl_fr_cuGraphNodeGetDependentNodes *)0)->cgl_ret), 7, cgl_ta_cuGraphNodeGetDependentNodes};
 CG_THUNK(cuGraphNodeGetDependentNodes, (cgl_f->hNode, cgl_f->dependentNodes, cgl_f->numDependentNodes), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode *dependentNodes, size_t *numDependentNodes)
 {
@@ -18688,6 +23532,13 @@ struct cgl_fr_cuGraphAddDependencies {
 static const cg_rule cgl_rules_cuGraphAddDependencies[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphAddDependencies, hGraph), sizeof(((struct cgl_fr_cuGraphAddDependencies *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphAddDependencies[4] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddDependencies, hGraph), sizeof(((struct cgl_fr_cuGraphAddDependencies *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"from", offsetof(struct cgl_fr_cuGraphAddDependencies, from), sizeof(((struct cgl_fr_cuGraphAddDependencies *)0)->from), 3, 0, 0, 0, NULL},
+    {"to", offsetof(struct cgl_fr_cuGraphAddDependencies, to), sizeof(((struct cgl_fr_cuGraphAddDependencies *)0)->to), 3, 0, 0, 0, NULL},
+    {"numDependencies", offsetof(struct cgl_fr_cuGraphAddDependencies, numDependencies), sizeof(((struct cgl_fr_cuGraphAddDependencies *)0)->numDependencies), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphAddDependencies = {4, offsetof(struct cgl_fr_cuGraphAddDependencies, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddDependencies *)0)->cgl_ret), 7, cgl_ta_cuGraphAddDependencies};
 CG_THUNK(cuGraphAddDependencies, (cgl_f->hGraph, cgl_f->from, cgl_f->to, cgl_f->numDependencies), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, size_t numDependencies)
 {
@@ -18718,6 +23569,13 @@ struct cgl_fr_cuGraphRemoveDependencies {
 static const cg_rule cgl_rules_cuGraphRemoveDependencies[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphRemoveDependencies, hGraph), sizeof(((struct cgl_fr_cuGraphRemoveDependencies *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphRemoveDependencies[4] = {
+    {"hGraph", offsetof(struct cgl_fr_cuGraphRemoveDependencies, hGraph), sizeof(((struct cgl_fr_cuGraphRemoveDependencies *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"from", offsetof(struct cgl_fr_cuGraphRemoveDependencies, from), sizeof(((struct cgl_fr_cuGraphRemoveDependencies *)0)->from), 3, 0, 0, 0, NULL},
+    {"to", offsetof(struct cgl_fr_cuGraphRemoveDependencies, to), sizeof(((struct cgl_fr_cuGraphRemoveDependencies *)0)->to), 3, 0, 0, 0, NULL},
+    {"numDependencies", offsetof(struct cgl_fr_cuGraphRemoveDependencies, numDependencies), sizeof(((struct cgl_fr_cuGraphRemoveDependencies *)0)->numDependencies), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphRemoveDependencies = {4, offsetof(struct cgl_fr_cuGraphRemoveDependencies, cgl_ret), sizeof(((struct cgl_fr_cuGraphRemoveDependencies *)0)->cgl_ret), 7, cgl_ta_cuGraphRemoveDependencies};
 CG_THUNK(cuGraphRemoveDependencies, (cgl_f->hGraph, cgl_f->from, cgl_f->to, cgl_f->numDependencies), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphRemoveDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, size_t numDependencies)
 {
@@ -18749,6 +23607,14 @@ struct cgl_fr_cuGraphAddNode {
 static const cg_rule cgl_rules_cuGraphAddNode[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphAddNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddNode *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphAddNode[5] = {
+    {"phGraphNode", offsetof(struct cgl_fr_cuGraphAddNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddNode *)0)->phGraphNode), 3, 0, 0, 0, NULL},
+    {"hGraph", offsetof(struct cgl_fr_cuGraphAddNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddNode *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"dependencies", offsetof(struct cgl_fr_cuGraphAddNode, dependencies), sizeof(((struct cgl_fr_cuGraphAddNode *)0)->dependencies), 3, 0, 0, 0, NULL},
+    {"numDependencies", offsetof(struct cgl_fr_cuGraphAddNode, numDependencies), sizeof(((struct cgl_fr_cuGraphAddNode *)0)->numDependencies), 2, 0, 0, 0, NULL},
+    {"nodeParams", offsetof(struct cgl_fr_cuGraphAddNode, nodeParams), sizeof(((struct cgl_fr_cuGraphAddNode *)0)->nodeParams), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphAddNode = {5, offsetof(struct cgl_fr_cuGraphAddNode, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddNode *)0)->cgl_ret), 7, cgl_ta_cuGraphAddNode};
 CG_THUNK(cuGraphAddNode, (cgl_f->phGraphNode, cgl_f->hGraph, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->nodeParams), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraphNodeParams *nodeParams)
 {
@@ -18774,6 +23640,11 @@ struct cgl_fr_cuStreamCopyAttributes {
     CUstream srcStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamCopyAttributes[2] = {
+    {"dstStream", offsetof(struct cgl_fr_cuStreamCopyAttributes, dstStream), sizeof(((struct cgl_fr_cuStreamCopyAttributes *)0)->dstStream), 3, 0, 0, 0, NULL},
+    {"srcStream", offsetof(struct cgl_fr_cuStreamCopyAttributes, srcStream), sizeof(((struct cgl_fr_cuStreamCopyAttributes *)0)->srcStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamCopyAttributes = {2, offsetof(struct cgl_fr_cuStreamCopyAttributes, cgl_ret), sizeof(((struct cgl_fr_cuStreamCopyAttributes *)0)->cgl_ret), 7, cgl_ta_cuStreamCopyAttributes};
 CG_THUNK(cuStreamCopyAttributes, (cgl_f->dstStream, cgl_f->srcStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamCopyAttributes(CUstream dstStream, CUstream srcStream)
 {
@@ -18800,6 +23671,12 @@ struct cgl_fr_cuStreamGetAttribute {
     CUstreamAttrValue *value;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamGetAttribute[3] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamGetAttribute, hStream), sizeof(((struct cgl_fr_cuStreamGetAttribute *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"attr", offsetof(struct cgl_fr_cuStreamGetAttribute, attr), sizeof(((struct cgl_fr_cuStreamGetAttribute *)0)->attr), 4, 0, 0, sizeof cgl_en_29 / sizeof cgl_en_29[0], cgl_en_29},
+    {"value", offsetof(struct cgl_fr_cuStreamGetAttribute, value), sizeof(((struct cgl_fr_cuStreamGetAttribute *)0)->value), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamGetAttribute = {3, offsetof(struct cgl_fr_cuStreamGetAttribute, cgl_ret), sizeof(((struct cgl_fr_cuStreamGetAttribute *)0)->cgl_ret), 7, cgl_ta_cuStreamGetAttribute};
 CG_THUNK(cuStreamGetAttribute, (cgl_f->hStream, cgl_f->attr, cgl_f->value), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value)
 {
@@ -18826,6 +23703,12 @@ struct cgl_fr_cuStreamSetAttribute {
     const CUstreamAttrValue *param;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamSetAttribute[3] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamSetAttribute, hStream), sizeof(((struct cgl_fr_cuStreamSetAttribute *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"attr", offsetof(struct cgl_fr_cuStreamSetAttribute, attr), sizeof(((struct cgl_fr_cuStreamSetAttribute *)0)->attr), 4, 0, 0, sizeof cgl_en_29 / sizeof cgl_en_29[0], cgl_en_29},
+    {"param", offsetof(struct cgl_fr_cuStreamSetAttribute, param), sizeof(((struct cgl_fr_cuStreamSetAttribute *)0)->param), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamSetAttribute = {3, offsetof(struct cgl_fr_cuStreamSetAttribute, cgl_ret), sizeof(((struct cgl_fr_cuStreamSetAttribute *)0)->cgl_ret), 7, cgl_ta_cuStreamSetAttribute};
 CG_THUNK(cuStreamSetAttribute, (cgl_f->hStream, cgl_f->attr, cgl_f->param), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *param)
 {
@@ -18852,6 +23735,11 @@ struct cgl_fr_cuIpcOpenMemHandle {
     unsigned int Flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuIpcOpenMemHandle[2] = {
+    {"pdptr", offsetof(struct cgl_fr_cuIpcOpenMemHandle, pdptr), sizeof(((struct cgl_fr_cuIpcOpenMemHandle *)0)->pdptr), 3, 0, 0, 0, NULL},
+    {"Flags", offsetof(struct cgl_fr_cuIpcOpenMemHandle, Flags), sizeof(((struct cgl_fr_cuIpcOpenMemHandle *)0)->Flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuIpcOpenMemHandle = {2, offsetof(struct cgl_fr_cuIpcOpenMemHandle, cgl_ret), sizeof(((struct cgl_fr_cuIpcOpenMemHandle *)0)->cgl_ret), 7, cgl_ta_cuIpcOpenMemHandle};
 CG_THUNK(cuIpcOpenMemHandle, (cgl_f->pdptr, cgl_f->handle, cgl_f->Flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuIpcOpenMemHandle(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)
 {
@@ -18883,6 +23771,14 @@ struct cgl_fr_cuGraphInstantiate {
 static const cg_rule cgl_rules_cuGraphInstantiate[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphInstantiate, hGraph), sizeof(((struct cgl_fr_cuGraphInstantiate *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphInstantiate[5] = {
+    {"phGraphExec", offsetof(struct cgl_fr_cuGraphInstantiate, phGraphExec), sizeof(((struct cgl_fr_cuGraphInstantiate *)0)->phGraphExec), 3, 0, 0, 0, NULL},
+    {"hGraph", offsetof(struct cgl_fr_cuGraphInstantiate, hGraph), sizeof(((struct cgl_fr_cuGraphInstantiate *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"phErrorNode", offsetof(struct cgl_fr_cuGraphInstantiate, phErrorNode), sizeof(((struct cgl_fr_cuGraphInstantiate *)0)->phErrorNode), 3, 0, 0, 0, NULL},
+    {"logBuffer", offsetof(struct cgl_fr_cuGraphInstantiate, logBuffer), sizeof(((struct cgl_fr_cuGraphInstantiate *)0)->logBuffer), 3, 0, 0, 0, NULL},
+    {"bufferSize", offsetof(struct cgl_fr_cuGraphInstantiate, bufferSize), sizeof(((struct cgl_fr_cuGraphInstantiate *)0)->bufferSize), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphInstantiate = {5, offsetof(struct cgl_fr_cuGraphInstantiate, cgl_ret), sizeof(((struct cgl_fr_cuGraphInstantiate *)0)->cgl_ret), 7, cgl_ta_cuGraphInstantiate};
 CG_THUNK(cuGraphInstantiate, (cgl_f->phGraphExec, cgl_f->hGraph, cgl_f->phErrorNode, cgl_f->logBuffer, cgl_f->bufferSize), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphInstantiate(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode, char *logBuffer, size_t bufferSize)
 {
@@ -18915,6 +23811,14 @@ struct cgl_fr_cuGraphInstantiate_v2 {
 static const cg_rule cgl_rules_cuGraphInstantiate_v2[1] = {
     {"hGraph", offsetof(struct cgl_fr_cuGraphInstantiate_v2, hGraph), sizeof(((struct cgl_fr_cuGraphInstantiate_v2 *)0)->hGraph), CG_RULE_WRITE},
 };
+static const cg_arg cgl_ta_cuGraphInstantiate_v2[5] = {
+    {"phGraphExec", offsetof(struct cgl_fr_cuGraphInstantiate_v2, phGraphExec), sizeof(((struct cgl_fr_cuGraphInstantiate_v2 *)0)->phGraphExec), 3, 0, 0, 0, NULL},
+    {"hGraph", offsetof(struct cgl_fr_cuGraphInstantiate_v2, hGraph), sizeof(((struct cgl_fr_cuGraphInstantiate_v2 *)0)->hGraph), 3, 0, 0, 0, NULL},
+    {"phErrorNode", offsetof(struct cgl_fr_cuGraphInstantiate_v2, phErrorNode), sizeof(((struct cgl_fr_cuGraphInstantiate_v2 *)0)->phErrorNode), 3, 0, 0, 0, NULL},
+    {"logBuffer", offsetof(struct cgl_fr_cuGraphInstantiate_v2, logBuffer), sizeof(((struct cgl_fr_cuGraphInstantiate_v2 *)0)->logBuffer), 3, 0, 0, 0, NULL},
+    {"bufferSize", offsetof(struct cgl_fr_cuGraphInstantiate_v2, bufferSize), sizeof(((struct cgl_fr_cuGraphInstantiate_v2 *)0)->bufferSize), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGraphInstantiate_v2 = {5, offsetof(struct cgl_fr_cuGraphInstantiate_v2, cgl_ret), sizeof(((struct cgl_fr_cuGraphInstantiate_v2 *)0)->cgl_ret), 7, cgl_ta_cuGraphInstantiate_v2};
 CG_THUNK(cuGraphInstantiate_v2, (cgl_f->phGraphExec, cgl_f->hGraph, cgl_f->phErrorNode, cgl_f->logBuffer, cgl_f->bufferSize), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode, char *logBuffer, size_t bufferSize)
 {
@@ -18942,6 +23846,12 @@ struct cgl_fr_cuMemMapArrayAsync {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemMapArrayAsync[3] = {
+    {"mapInfoList", offsetof(struct cgl_fr_cuMemMapArrayAsync, mapInfoList), sizeof(((struct cgl_fr_cuMemMapArrayAsync *)0)->mapInfoList), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuMemMapArrayAsync, count), sizeof(((struct cgl_fr_cuMemMapArrayAsync *)0)->count), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemMapArrayAsync, hStream), sizeof(((struct cgl_fr_cuMemMapArrayAsync *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemMapArrayAsync = {3, offsetof(struct cgl_fr_cuMemMapArrayAsync, cgl_ret), sizeof(((struct cgl_fr_cuMemMapArrayAsync *)0)->cgl_ret), 7, cgl_ta_cuMemMapArrayAsync};
 CG_THUNK(cuMemMapArrayAsync, (cgl_f->mapInfoList, cgl_f->count, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)
 {
@@ -18967,6 +23877,11 @@ struct cgl_fr_cuMemFreeAsync {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemFreeAsync[2] = {
+    {"dptr", offsetof(struct cgl_fr_cuMemFreeAsync, dptr), sizeof(((struct cgl_fr_cuMemFreeAsync *)0)->dptr), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemFreeAsync, hStream), sizeof(((struct cgl_fr_cuMemFreeAsync *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemFreeAsync = {2, offsetof(struct cgl_fr_cuMemFreeAsync, cgl_ret), sizeof(((struct cgl_fr_cuMemFreeAsync *)0)->cgl_ret), 7, cgl_ta_cuMemFreeAsync};
 CG_THUNK(cuMemFreeAsync, (cgl_f->dptr, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
 {
@@ -18993,6 +23908,12 @@ struct cgl_fr_cuMemAllocAsync {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemAllocAsync[3] = {
+    {"dptr", offsetof(struct cgl_fr_cuMemAllocAsync, dptr), sizeof(((struct cgl_fr_cuMemAllocAsync *)0)->dptr), 3, 0, 0, 0, NULL},
+    {"bytesize", offsetof(struct cgl_fr_cuMemAllocAsync, bytesize), sizeof(((struct cgl_fr_cuMemAllocAsync *)0)->bytesize), 2, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemAllocAsync, hStream), sizeof(((struct cgl_fr_cuMemAllocAsync *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemAllocAsync = {3, offsetof(struct cgl_fr_cuMemAllocAsync, cgl_ret), sizeof(((struct cgl_fr_cuMemAllocAsync *)0)->cgl_ret), 7, cgl_ta_cuMemAllocAsync};
 CG_THUNK(cuMemAllocAsync, (cgl_f->dptr, cgl_f->bytesize, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
@@ -19020,6 +23941,13 @@ struct cgl_fr_cuMemAllocFromPoolAsync {
     CUstream hStream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemAllocFromPoolAsync[4] = {
+    {"dptr", offsetof(struct cgl_fr_cuMemAllocFromPoolAsync, dptr), sizeof(((struct cgl_fr_cuMemAllocFromPoolAsync *)0)->dptr), 3, 0, 0, 0, NULL},
+    {"bytesize", offsetof(struct cgl_fr_cuMemAllocFromPoolAsync, bytesize), sizeof(((struct cgl_fr_cuMemAllocFromPoolAsync *)0)->bytesize), 2, 0, 0, 0, NULL},
+    {"pool", offsetof(struct cgl_fr_cuMemAllocFromPoolAsync, pool), sizeof(((struct cgl_fr_cuMemAllocFromPoolAsync *)0)->pool), 3, 0, 0, 0, NULL},
+    {"hStream", offsetof(struct cgl_fr_cuMemAllocFromPoolAsync, hStream), sizeof(((struct cgl_fr_cuMemAllocFromPoolAsync *)0)->hStream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemAllocFromPoolAsync = {4, offsetof(struct cgl_fr_cuMemAllocFromPoolAsync, cgl_ret), sizeof(((struct cgl_fr_cuMemAllocFromPoolAsync *)0)->cgl_ret), 7, cgl_ta_cuMemAllocFromPoolAsync};
 CG_THUNK(cuMemAllocFromPoolAsync, (cgl_f->dptr, cgl_f->bytesize, cgl_f->pool, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)
 {
@@ -19047,6 +23975,13 @@ struct cgl_fr_cuStreamUpdateCaptureDependencies {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamUpdateCaptureDependencies[4] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamUpdateCaptureDependencies, hStream), sizeof(((struct cgl_fr_cuStreamUpdateCaptureDependencies *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"dependencies", offsetof(struct cgl_fr_cuStreamUpdateCaptureDependencies, dependencies), sizeof(((struct cgl_fr_cuStreamUpdateCaptureDependencies *)0)->dependencies), 3, 0, 0, 0, NULL},
+    {"numDependencies", offsetof(struct cgl_fr_cuStreamUpdateCaptureDependencies, numDependencies), sizeof(((struct cgl_fr_cuStreamUpdateCaptureDependencies *)0)->numDependencies), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuStreamUpdateCaptureDependencies, flags), sizeof(((struct cgl_fr_cuStreamUpdateCaptureDependencies *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamUpdateCaptureDependencies = {4, offsetof(struct cgl_fr_cuStreamUpdateCaptureDependencies, cgl_ret), sizeof(((struct cgl_fr_cuStreamUpdateCaptureDependencies *)0)->cgl_ret), 7, cgl_ta_cuStreamUpdateCaptureDependencies};
 CG_THUNK(cuStreamUpdateCaptureDependencies, (cgl_f->hStream, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode *dependencies, size_t numDependencies, unsigned int flags)
 {
@@ -19074,6 +24009,13 @@ struct cgl_fr_cuStreamUpdateCaptureDependencies_ptsz {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamUpdateCaptureDependencies_ptsz[4] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamUpdateCaptureDependencies_ptsz, hStream), sizeof(((struct cgl_fr_cuStreamUpdateCaptureDependencies_ptsz *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"dependencies", offsetof(struct cgl_fr_cuStreamUpdateCaptureDependencies_ptsz, dependencies), sizeof(((struct cgl_fr_cuStreamUpdateCaptureDependencies_ptsz *)0)->dependencies), 3, 0, 0, 0, NULL},
+    {"numDependencies", offsetof(struct cgl_fr_cuStreamUpdateCaptureDependencies_ptsz, numDependencies), sizeof(((struct cgl_fr_cuStreamUpdateCaptureDependencies_ptsz *)0)->numDependencies), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuStreamUpdateCaptureDependencies_ptsz, flags), sizeof(((struct cgl_fr_cuStreamUpdateCaptureDependencies_ptsz *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamUpdateCaptureDependencies_ptsz = {4, offsetof(struct cgl_fr_cuStreamUpdateCaptureDependencies_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamUpdateCaptureDependencies_ptsz *)0)->cgl_ret), 7, cgl_ta_cuStreamUpdateCaptureDependencies_ptsz};
 CG_THUNK(cuStreamUpdateCaptureDependencies_ptsz, (cgl_f->hStream, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamUpdateCaptureDependencies_ptsz(CUstream hStream, CUgraphNode *dependencies, size_t numDependencies, unsigned int flags)
 {
@@ -19102,6 +24044,14 @@ struct cgl_fr_cuStreamUpdateCaptureDependencies_v2 {
     unsigned int flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuStreamUpdateCaptureDependencies_v2[5] = {
+    {"hStream", offsetof(struct cgl_fr_cuStreamUpdateCaptureDependencies_v2, hStream), sizeof(((struct cgl_fr_cuStreamUpdateCaptureDependencies_v2 *)0)->hStream), 3, 0, 0, 0, NULL},
+    {"dependencies", offsetof(struct cgl_fr_cuStreamUpdateCaptureDependencies_v2, dependencies), sizeof(((struct cgl_fr_cuStreamUpdateCaptureDependencies_v2 *)0)->dependencies), 3, 0, 0, 0, NULL},
+    {"dependencyData", offsetof(struct cgl_fr_cuStreamUpdateCaptureDependencies_v2, dependencyData), sizeof(((struct cgl_fr_cuStreamUpdateCaptureDependencies_v2 *)0)->dependencyData), 3, 0, 0, 0, NULL},
+    {"numDependencies", offsetof(struct cgl_fr_cuStreamUpdateCaptureDependencies_v2, numDependencies), sizeof(((struct cgl_fr_cuStreamUpdateCaptureDependencies_v2 *)0)->numDependencies), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuStreamUpdateCaptureDependencies_v2, flags), sizeof(((struct cgl_fr_cuStreamUpdateCaptureDependencies_v2 *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuStreamUpdateCaptureDependencies_v2 = {5, offsetof(struct cgl_fr_cuStreamUpdateCaptureDependencies_v2, cgl_ret), sizeof(((struct cgl_fr_cuStreamUpdateCaptureDependencies_v2 *)0)->cgl_ret), 7, cgl_ta_cuStreamUpdateCaptureDependencies_v2};
 CG_THUNK(cuStreamUpdateCaptureDependencies_v2, (cgl_f->hStream, cgl_f->dependencies, cgl_f->dependencyData, cgl_f->numDependencies, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)
 {
@@ -19130,6 +24080,14 @@ struct cgl_fr_cuMemBatchDecompressAsync {
     CUstream stream;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuMemBatchDecompressAsync[5] = {
+    {"paramsArray", offsetof(struct cgl_fr_cuMemBatchDecompressAsync, paramsArray), sizeof(((struct cgl_fr_cuMemBatchDecompressAsync *)0)->paramsArray), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_cuMemBatchDecompressAsync, count), sizeof(((struct cgl_fr_cuMemBatchDecompressAsync *)0)->count), 2, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuMemBatchDecompressAsync, flags), sizeof(((struct cgl_fr_cuMemBatchDecompressAsync *)0)->flags), 2, 0, 0, 0, NULL},
+    {"errorIndex", offsetof(struct cgl_fr_cuMemBatchDecompressAsync, errorIndex), sizeof(((struct cgl_fr_cuMemBatchDecompressAsync *)0)->errorIndex), 3, 0, 0, 0, NULL},
+    {"stream", offsetof(struct cgl_fr_cuMemBatchDecompressAsync, stream), sizeof(((struct cgl_fr_cuMemBatchDecompressAsync *)0)->stream), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuMemBatchDecompressAsync = {5, offsetof(struct cgl_fr_cuMemBatchDecompressAsync, cgl_ret), sizeof(((struct cgl_fr_cuMemBatchDecompressAsync *)0)->cgl_ret), 7, cgl_ta_cuMemBatchDecompressAsync};
 CG_THUNK(cuMemBatchDecompressAsync, (cgl_f->paramsArray, cgl_f->count, cgl_f->flags, cgl_f->errorIndex, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuMemBatchDecompressAsync(CUmemDecompressParams *paramsArray, size_t count, unsigned int flags, size_t *errorIndex, CUstream stream)
 {
@@ -19157,6 +24115,13 @@ struct cgl_fr_cuGetProcAddress {
     cuuint64_t flags;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuGetProcAddress[4] = {
+    {"symbol", offsetof(struct cgl_fr_cuGetProcAddress, symbol), sizeof(((struct cgl_fr_cuGetProcAddress *)0)->symbol), 5, 0, 0, 0, NULL},
+    {"pfn", offsetof(struct cgl_fr_cuGetProcAddress, pfn), sizeof(((struct cgl_fr_cuGetProcAddress *)0)->pfn), 3, 0, 0, 0, NULL},
+    {"cudaVersion", offsetof(struct cgl_fr_cuGetProcAddress, cudaVersion), sizeof(((struct cgl_fr_cuGetProcAddress *)0)->cudaVersion), 1, 0, 0, 0, NULL},
+    {"flags", offsetof(struct cgl_fr_cuGetProcAddress, flags), sizeof(((struct cgl_fr_cuGetProcAddress *)0)->flags), 2, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuGetProcAddress = {4, offsetof(struct cgl_fr_cuGetProcAddress, cgl_ret), sizeof(((struct cgl_fr_cuGetProcAddress *)0)->cgl_ret), 7, cgl_ta_cuGetProcAddress};
 CG_THUNK(cuGetProcAddress, (cgl_f->symbol, cgl_f->pfn, cgl_f->cudaVersion, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
 {
@@ -19182,6 +24147,11 @@ struct cgl_fr_cuCheckpointProcessGetRestoreThreadId {
     int *tid;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCheckpointProcessGetRestoreThreadId[2] = {
+    {"pid", offsetof(struct cgl_fr_cuCheckpointProcessGetRestoreThreadId, pid), sizeof(((struct cgl_fr_cuCheckpointProcessGetRestoreThreadId *)0)->pid), 1, 0, 0, 0, NULL},
+    {"tid", offsetof(struct cgl_fr_cuCheckpointProcessGetRestoreThreadId, tid), sizeof(((struct cgl_fr_cuCheckpointProcessGetRestoreThreadId *)0)->tid), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCheckpointProcessGetRestoreThreadId = {2, offsetof(struct cgl_fr_cuCheckpointProcessGetRestoreThreadId, cgl_ret), sizeof(((struct cgl_fr_cuCheckpointProcessGetRestoreThreadId *)0)->cgl_ret), 7, cgl_ta_cuCheckpointProcessGetRestoreThreadId};
 CG_THUNK(cuCheckpointProcessGetRestoreThreadId, (cgl_f->pid, cgl_f->tid), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCheckpointProcessGetRestoreThreadId(int pid, int *tid)
 {
@@ -19207,6 +24177,11 @@ struct cgl_fr_cuCheckpointProcessGetState {
     CUprocessState *state;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCheckpointProcessGetState[2] = {
+    {"pid", offsetof(struct cgl_fr_cuCheckpointProcessGetState, pid), sizeof(((struct cgl_fr_cuCheckpointProcessGetState *)0)->pid), 1, 0, 0, 0, NULL},
+    {"state", offsetof(struct cgl_fr_cuCheckpointProcessGetState, state), sizeof(((struct cgl_fr_cuCheckpointProcessGetState *)0)->state), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCheckpointProcessGetState = {2, offsetof(struct cgl_fr_cuCheckpointProcessGetState, cgl_ret), sizeof(((struct cgl_fr_cuCheckpointProcessGetState *)0)->cgl_ret), 7, cgl_ta_cuCheckpointProcessGetState};
 CG_THUNK(cuCheckpointProcessGetState, (cgl_f->pid, cgl_f->state), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCheckpointProcessGetState(int pid, CUprocessState *state)
 {
@@ -19232,6 +24207,11 @@ struct cgl_fr_cuCheckpointProcessLock {
     CUcheckpointLockArgs *args;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCheckpointProcessLock[2] = {
+    {"pid", offsetof(struct cgl_fr_cuCheckpointProcessLock, pid), sizeof(((struct cgl_fr_cuCheckpointProcessLock *)0)->pid), 1, 0, 0, 0, NULL},
+    {"args", offsetof(struct cgl_fr_cuCheckpointProcessLock, args), sizeof(((struct cgl_fr_cuCheckpointProcessLock *)0)->args), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCheckpointProcessLock = {2, offsetof(struct cgl_fr_cuCheckpointProcessLock, cgl_ret), sizeof(((struct cgl_fr_cuCheckpointProcessLock *)0)->cgl_ret), 7, cgl_ta_cuCheckpointProcessLock};
 CG_THUNK(cuCheckpointProcessLock, (cgl_f->pid, cgl_f->args), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args)
 {
@@ -19258,6 +24238,11 @@ struct cgl_fr_cuCheckpointProcessCheckpoint {
     CUcheckpointCheckpointArgs *args;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCheckpointProcessCheckpoint[2] = {
+    {"pid", offsetof(struct cgl_fr_cuCheckpointProcessCheckpoint, pid), sizeof(((struct cgl_fr_cuCheckpointProcessCheckpoint *)0)->pid), 1, 0, 0, 0, NULL},
+    {"args", offsetof(struct cgl_fr_cuCheckpointProcessCheckpoint, args), sizeof(((struct cgl_fr_cuCheckpointProcessCheckpoint *)0)->args), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCheckpointProcessCheckpoint = {2, offsetof(struct cgl_fr_cuCheckpointProcessCheckpoint, cgl_ret), sizeof(((struct cgl_fr_cuCheckpointProcessCheckpoint *)0)->cgl_ret), 7, cgl_ta_cuCheckpointProcessCheckpoint};
 CG_THUNK(cuCheckpointProcessCheckpoint, (cgl_f->pid, cgl_f->args), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs *args)
 {
@@ -19284,6 +24269,11 @@ struct cgl_fr_cuCheckpointProcessRestore {
     CUcheckpointRestoreArgs *args;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCheckpointProcessRestore[2] = {
+    {"pid", offsetof(struct cgl_fr_cuCheckpointProcessRestore, pid), sizeof(((struct cgl_fr_cuCheckpointProcessRestore *)0)->pid), 1, 0, 0, 0, NULL},
+    {"args", offsetof(struct cgl_fr_cuCheckpointProcessRestore, args), sizeof(((struct cgl_fr_cuCheckpointProcessRestore *)0)->args), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCheckpointProcessRestore = {2, offsetof(struct cgl_fr_cuCheckpointProcessRestore, cgl_ret), sizeof(((struct cgl_fr_cuCheckpointProcessRestore *)0)->cgl_ret), 7, cgl_ta_cuCheckpointProcessRestore};
 CG_THUNK(cuCheckpointProcessRestore, (cgl_f->pid, cgl_f->args), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *args)
 {
@@ -19310,6 +24300,11 @@ struct cgl_fr_cuCheckpointProcessUnlock {
     CUcheckpointUnlockArgs *args;
     CUresult cgl_ret;
 };
+static const cg_arg cgl_ta_cuCheckpointProcessUnlock[2] = {
+    {"pid", offsetof(struct cgl_fr_cuCheckpointProcessUnlock, pid), sizeof(((struct cgl_fr_cuCheckpointProcessUnlock *)0)->pid), 1, 0, 0, 0, NULL},
+    {"args", offsetof(struct cgl_fr_cuCheckpointProcessUnlock, args), sizeof(((struct cgl_fr_cuCheckpointProcessUnlock *)0)->args), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_cuCheckpointProcessUnlock = {2, offsetof(struct cgl_fr_cuCheckpointProcessUnlock, cgl_ret), sizeof(((struct cgl_fr_cuCheckpointProcessUnlock *)0)->cgl_ret), 7, cgl_ta_cuCheckpointProcessUnlock};
 CG_THUNK(cuCheckpointProcessUnlock, (cgl_f->pid, cgl_f->args), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args)
 {

@@ -1301,709 +1301,1395 @@ enum {
 static cg_site cgl_sites[CGL_NSITES];
 
 
+/* What a traced call records (layer.h, cg_args), each defined after its frame. */
+static const cg_args cgl_targs_MPI_Abort;
+static const cg_args cgl_targs_MPI_Accumulate;
+static const cg_args cgl_targs_MPI_Add_error_class;
+static const cg_args cgl_targs_MPI_Add_error_code;
+static const cg_args cgl_targs_MPI_Add_error_string;
+static const cg_args cgl_targs_MPI_Allgather;
+static const cg_args cgl_targs_MPI_Iallgather;
+static const cg_args cgl_targs_MPI_Allgatherv;
+static const cg_args cgl_targs_MPI_Iallgatherv;
+static const cg_args cgl_targs_MPI_Alloc_mem;
+static const cg_args cgl_targs_MPI_Allreduce;
+static const cg_args cgl_targs_MPI_Iallreduce;
+static const cg_args cgl_targs_MPI_Alltoall;
+static const cg_args cgl_targs_MPI_Ialltoall;
+static const cg_args cgl_targs_MPI_Alltoallv;
+static const cg_args cgl_targs_MPI_Ialltoallv;
+static const cg_args cgl_targs_MPI_Alltoallw;
+static const cg_args cgl_targs_MPI_Ialltoallw;
+static const cg_args cgl_targs_MPI_Barrier;
+static const cg_args cgl_targs_MPI_Ibarrier;
+static const cg_args cgl_targs_MPI_Bcast;
+static const cg_args cgl_targs_MPI_Bsend;
+static const cg_args cgl_targs_MPI_Ibcast;
+static const cg_args cgl_targs_MPI_Bsend_init;
+static const cg_args cgl_targs_MPI_Buffer_attach;
+static const cg_args cgl_targs_MPI_Buffer_detach;
+static const cg_args cgl_targs_MPI_Cancel;
+static const cg_args cgl_targs_MPI_Cart_coords;
+static const cg_args cgl_targs_MPI_Cart_create;
+static const cg_args cgl_targs_MPI_Cart_get;
+static const cg_args cgl_targs_MPI_Cart_map;
+static const cg_args cgl_targs_MPI_Cart_rank;
+static const cg_args cgl_targs_MPI_Cart_shift;
+static const cg_args cgl_targs_MPI_Cart_sub;
+static const cg_args cgl_targs_MPI_Cartdim_get;
+static const cg_args cgl_targs_MPI_Close_port;
+static const cg_args cgl_targs_MPI_Comm_accept;
+static const cg_args cgl_targs_MPI_Comm_c2f;
+static const cg_args cgl_targs_MPI_Comm_call_errhandler;
+static const cg_args cgl_targs_MPI_Comm_compare;
+static const cg_args cgl_targs_MPI_Comm_connect;
+static const cg_args cgl_targs_MPI_Comm_create_errhandler;
+static const cg_args cgl_targs_MPI_Comm_create_keyval;
+static const cg_args cgl_targs_MPI_Comm_create_group;
+static const cg_args cgl_targs_MPI_Comm_create;
+static const cg_args cgl_targs_MPI_Comm_delete_attr;
+static const cg_args cgl_targs_MPI_Comm_disconnect;
+static const cg_args cgl_targs_MPI_Comm_dup;
+static const cg_args cgl_targs_MPI_Comm_idup;
+static const cg_args cgl_targs_MPI_Comm_dup_with_info;
+static const cg_args cgl_targs_MPI_Comm_f2c;
+static const cg_args cgl_targs_MPI_Comm_free_keyval;
+static const cg_args cgl_targs_MPI_Comm_free;
+static const cg_args cgl_targs_MPI_Comm_get_attr;
+static const cg_args cgl_targs_MPI_Dist_graph_create;
+static const cg_args cgl_targs_MPI_Dist_graph_create_adjacent;
+static const cg_args cgl_targs_MPI_Dist_graph_neighbors;
+static const cg_args cgl_targs_MPI_Dist_graph_neighbors_count;
+static const cg_args cgl_targs_MPI_Comm_get_errhandler;
+static const cg_args cgl_targs_MPI_Comm_get_info;
+static const cg_args cgl_targs_MPI_Comm_get_name;
+static const cg_args cgl_targs_MPI_Comm_get_parent;
+static const cg_args cgl_targs_MPI_Comm_group;
+static const cg_args cgl_targs_MPI_Comm_join;
+static const cg_args cgl_targs_MPI_Comm_rank;
+static const cg_args cgl_targs_MPI_Comm_remote_group;
+static const cg_args cgl_targs_MPI_Comm_remote_size;
+static const cg_args cgl_targs_MPI_Comm_set_attr;
+static const cg_args cgl_targs_MPI_Comm_set_errhandler;
+static const cg_args cgl_targs_MPI_Comm_set_info;
+static const cg_args cgl_targs_MPI_Comm_set_name;
+static const cg_args cgl_targs_MPI_Comm_size;
+static const cg_args cgl_targs_MPI_Comm_spawn;
+static const cg_args cgl_targs_MPI_Comm_spawn_multiple;
+static const cg_args cgl_targs_MPI_Comm_split;
+static const cg_args cgl_targs_MPI_Comm_split_type;
+static const cg_args cgl_targs_MPI_Comm_test_inter;
+static const cg_args cgl_targs_MPI_Compare_and_swap;
+static const cg_args cgl_targs_MPI_Dims_create;
+static const cg_args cgl_targs_MPI_Errhandler_c2f;
+static const cg_args cgl_targs_MPI_Errhandler_f2c;
+static const cg_args cgl_targs_MPI_Errhandler_free;
+static const cg_args cgl_targs_MPI_Error_class;
+static const cg_args cgl_targs_MPI_Error_string;
+static const cg_args cgl_targs_MPI_Exscan;
+static const cg_args cgl_targs_MPI_Fetch_and_op;
+static const cg_args cgl_targs_MPI_Iexscan;
+static const cg_args cgl_targs_MPI_File_c2f;
+static const cg_args cgl_targs_MPI_File_f2c;
+static const cg_args cgl_targs_MPI_File_call_errhandler;
+static const cg_args cgl_targs_MPI_File_create_errhandler;
+static const cg_args cgl_targs_MPI_File_set_errhandler;
+static const cg_args cgl_targs_MPI_File_get_errhandler;
+static const cg_args cgl_targs_MPI_File_open;
+static const cg_args cgl_targs_MPI_File_close;
+static const cg_args cgl_targs_MPI_File_delete;
+static const cg_args cgl_targs_MPI_File_set_size;
+static const cg_args cgl_targs_MPI_File_preallocate;
+static const cg_args cgl_targs_MPI_File_get_size;
+static const cg_args cgl_targs_MPI_File_get_group;
+static const cg_args cgl_targs_MPI_File_get_amode;
+static const cg_args cgl_targs_MPI_File_set_info;
+static const cg_args cgl_targs_MPI_File_get_info;
+static const cg_args cgl_targs_MPI_File_set_view;
+static const cg_args cgl_targs_MPI_File_get_view;
+static const cg_args cgl_targs_MPI_File_read_at;
+static const cg_args cgl_targs_MPI_File_read_at_all;
+static const cg_args cgl_targs_MPI_File_write_at;
+static const cg_args cgl_targs_MPI_File_write_at_all;
+static const cg_args cgl_targs_MPI_File_iread_at;
+static const cg_args cgl_targs_MPI_File_iwrite_at;
+static const cg_args cgl_targs_MPI_File_iread_at_all;
+static const cg_args cgl_targs_MPI_File_iwrite_at_all;
+static const cg_args cgl_targs_MPI_File_read;
+static const cg_args cgl_targs_MPI_File_read_all;
+static const cg_args cgl_targs_MPI_File_write;
+static const cg_args cgl_targs_MPI_File_write_all;
+static const cg_args cgl_targs_MPI_File_iread;
+static const cg_args cgl_targs_MPI_File_iwrite;
+static const cg_args cgl_targs_MPI_File_iread_all;
+static const cg_args cgl_targs_MPI_File_iwrite_all;
+static const cg_args cgl_targs_MPI_File_seek;
+static const cg_args cgl_targs_MPI_File_get_position;
+static const cg_args cgl_targs_MPI_File_get_byte_offset;
+static const cg_args cgl_targs_MPI_File_read_shared;
+static const cg_args cgl_targs_MPI_File_write_shared;
+static const cg_args cgl_targs_MPI_File_iread_shared;
+static const cg_args cgl_targs_MPI_File_iwrite_shared;
+static const cg_args cgl_targs_MPI_File_read_ordered;
+static const cg_args cgl_targs_MPI_File_write_ordered;
+static const cg_args cgl_targs_MPI_File_seek_shared;
+static const cg_args cgl_targs_MPI_File_get_position_shared;
+static const cg_args cgl_targs_MPI_File_read_at_all_begin;
+static const cg_args cgl_targs_MPI_File_read_at_all_end;
+static const cg_args cgl_targs_MPI_File_write_at_all_begin;
+static const cg_args cgl_targs_MPI_File_write_at_all_end;
+static const cg_args cgl_targs_MPI_File_read_all_begin;
+static const cg_args cgl_targs_MPI_File_read_all_end;
+static const cg_args cgl_targs_MPI_File_write_all_begin;
+static const cg_args cgl_targs_MPI_File_write_all_end;
+static const cg_args cgl_targs_MPI_File_read_ordered_begin;
+static const cg_args cgl_targs_MPI_File_read_ordered_end;
+static const cg_args cgl_targs_MPI_File_write_ordered_begin;
+static const cg_args cgl_targs_MPI_File_write_ordered_end;
+static const cg_args cgl_targs_MPI_File_get_type_extent;
+static const cg_args cgl_targs_MPI_File_set_atomicity;
+static const cg_args cgl_targs_MPI_File_get_atomicity;
+static const cg_args cgl_targs_MPI_File_sync;
+static const cg_args cgl_targs_MPI_Finalize;
+static const cg_args cgl_targs_MPI_Finalized;
+static const cg_args cgl_targs_MPI_Free_mem;
+static const cg_args cgl_targs_MPI_Gather;
+static const cg_args cgl_targs_MPI_Igather;
+static const cg_args cgl_targs_MPI_Gatherv;
+static const cg_args cgl_targs_MPI_Igatherv;
+static const cg_args cgl_targs_MPI_Get_address;
+static const cg_args cgl_targs_MPI_Get_count;
+static const cg_args cgl_targs_MPI_Get_elements;
+static const cg_args cgl_targs_MPI_Get_elements_x;
+static const cg_args cgl_targs_MPI_Get;
+static const cg_args cgl_targs_MPI_Get_accumulate;
+static const cg_args cgl_targs_MPI_Get_library_version;
+static const cg_args cgl_targs_MPI_Get_processor_name;
+static const cg_args cgl_targs_MPI_Get_version;
+static const cg_args cgl_targs_MPI_Graph_create;
+static const cg_args cgl_targs_MPI_Graph_get;
+static const cg_args cgl_targs_MPI_Graph_map;
+static const cg_args cgl_targs_MPI_Graph_neighbors_count;
+static const cg_args cgl_targs_MPI_Graph_neighbors;
+static const cg_args cgl_targs_MPI_Graphdims_get;
+static const cg_args cgl_targs_MPI_Grequest_complete;
+static const cg_args cgl_targs_MPI_Grequest_start;
+static const cg_args cgl_targs_MPI_Group_c2f;
+static const cg_args cgl_targs_MPI_Group_compare;
+static const cg_args cgl_targs_MPI_Group_difference;
+static const cg_args cgl_targs_MPI_Group_excl;
+static const cg_args cgl_targs_MPI_Group_f2c;
+static const cg_args cgl_targs_MPI_Group_free;
+static const cg_args cgl_targs_MPI_Group_incl;
+static const cg_args cgl_targs_MPI_Group_intersection;
+static const cg_args cgl_targs_MPI_Group_range_excl;
+static const cg_args cgl_targs_MPI_Group_range_incl;
+static const cg_args cgl_targs_MPI_Group_rank;
+static const cg_args cgl_targs_MPI_Group_size;
+static const cg_args cgl_targs_MPI_Group_translate_ranks;
+static const cg_args cgl_targs_MPI_Group_union;
+static const cg_args cgl_targs_MPI_Ibsend;
+static const cg_args cgl_targs_MPI_Improbe;
+static const cg_args cgl_targs_MPI_Imrecv;
+static const cg_args cgl_targs_MPI_Info_c2f;
+static const cg_args cgl_targs_MPI_Info_create;
+static const cg_args cgl_targs_MPI_Info_delete;
+static const cg_args cgl_targs_MPI_Info_dup;
+static const cg_args cgl_targs_MPI_Info_f2c;
+static const cg_args cgl_targs_MPI_Info_free;
+static const cg_args cgl_targs_MPI_Info_get;
+static const cg_args cgl_targs_MPI_Info_get_nkeys;
+static const cg_args cgl_targs_MPI_Info_get_nthkey;
+static const cg_args cgl_targs_MPI_Info_get_valuelen;
+static const cg_args cgl_targs_MPI_Info_set;
+static const cg_args cgl_targs_MPI_Init;
+static const cg_args cgl_targs_MPI_Initialized;
+static const cg_args cgl_targs_MPI_Init_thread;
+static const cg_args cgl_targs_MPI_Intercomm_create;
+static const cg_args cgl_targs_MPI_Intercomm_merge;
+static const cg_args cgl_targs_MPI_Iprobe;
+static const cg_args cgl_targs_MPI_Irecv;
+static const cg_args cgl_targs_MPI_Irsend;
+static const cg_args cgl_targs_MPI_Isend;
+static const cg_args cgl_targs_MPI_Issend;
+static const cg_args cgl_targs_MPI_Is_thread_main;
+static const cg_args cgl_targs_MPI_Lookup_name;
+static const cg_args cgl_targs_MPI_Message_c2f;
+static const cg_args cgl_targs_MPI_Message_f2c;
+static const cg_args cgl_targs_MPI_Mprobe;
+static const cg_args cgl_targs_MPI_Mrecv;
+static const cg_args cgl_targs_MPI_Neighbor_allgather;
+static const cg_args cgl_targs_MPI_Ineighbor_allgather;
+static const cg_args cgl_targs_MPI_Neighbor_allgatherv;
+static const cg_args cgl_targs_MPI_Ineighbor_allgatherv;
+static const cg_args cgl_targs_MPI_Neighbor_alltoall;
+static const cg_args cgl_targs_MPI_Ineighbor_alltoall;
+static const cg_args cgl_targs_MPI_Neighbor_alltoallv;
+static const cg_args cgl_targs_MPI_Ineighbor_alltoallv;
+static const cg_args cgl_targs_MPI_Neighbor_alltoallw;
+static const cg_args cgl_targs_MPI_Ineighbor_alltoallw;
+static const cg_args cgl_targs_MPI_Op_c2f;
+static const cg_args cgl_targs_MPI_Op_commutative;
+static const cg_args cgl_targs_MPI_Op_create;
+static const cg_args cgl_targs_MPI_Open_port;
+static const cg_args cgl_targs_MPI_Op_f2c;
+static const cg_args cgl_targs_MPI_Op_free;
+static const cg_args cgl_targs_MPI_Pack_external;
+static const cg_args cgl_targs_MPI_Pack_external_size;
+static const cg_args cgl_targs_MPI_Pack;
+static const cg_args cgl_targs_MPI_Pack_size;
+static const cg_args cgl_targs_MPI_Probe;
+static const cg_args cgl_targs_MPI_Publish_name;
+static const cg_args cgl_targs_MPI_Put;
+static const cg_args cgl_targs_MPI_Query_thread;
+static const cg_args cgl_targs_MPI_Raccumulate;
+static const cg_args cgl_targs_MPI_Recv_init;
+static const cg_args cgl_targs_MPI_Recv;
+static const cg_args cgl_targs_MPI_Reduce;
+static const cg_args cgl_targs_MPI_Ireduce;
+static const cg_args cgl_targs_MPI_Reduce_local;
+static const cg_args cgl_targs_MPI_Reduce_scatter;
+static const cg_args cgl_targs_MPI_Ireduce_scatter;
+static const cg_args cgl_targs_MPI_Reduce_scatter_block;
+static const cg_args cgl_targs_MPI_Ireduce_scatter_block;
+static const cg_args cgl_targs_MPI_Register_datarep;
+static const cg_args cgl_targs_MPI_Request_c2f;
+static const cg_args cgl_targs_MPI_Request_f2c;
+static const cg_args cgl_targs_MPI_Request_free;
+static const cg_args cgl_targs_MPI_Request_get_status;
+static const cg_args cgl_targs_MPI_Rget;
+static const cg_args cgl_targs_MPI_Rget_accumulate;
+static const cg_args cgl_targs_MPI_Rput;
+static const cg_args cgl_targs_MPI_Rsend;
+static const cg_args cgl_targs_MPI_Rsend_init;
+static const cg_args cgl_targs_MPI_Scan;
+static const cg_args cgl_targs_MPI_Iscan;
+static const cg_args cgl_targs_MPI_Scatter;
+static const cg_args cgl_targs_MPI_Iscatter;
+static const cg_args cgl_targs_MPI_Scatterv;
+static const cg_args cgl_targs_MPI_Iscatterv;
+static const cg_args cgl_targs_MPI_Send_init;
+static const cg_args cgl_targs_MPI_Send;
+static const cg_args cgl_targs_MPI_Sendrecv;
+static const cg_args cgl_targs_MPI_Sendrecv_replace;
+static const cg_args cgl_targs_MPI_Ssend_init;
+static const cg_args cgl_targs_MPI_Ssend;
+static const cg_args cgl_targs_MPI_Start;
+static const cg_args cgl_targs_MPI_Startall;
+static const cg_args cgl_targs_MPI_Status_c2f;
+static const cg_args cgl_targs_MPI_Status_f2c;
+static const cg_args cgl_targs_MPI_Status_set_cancelled;
+static const cg_args cgl_targs_MPI_Status_set_elements;
+static const cg_args cgl_targs_MPI_Status_set_elements_x;
+static const cg_args cgl_targs_MPI_Testall;
+static const cg_args cgl_targs_MPI_Testany;
+static const cg_args cgl_targs_MPI_Test;
+static const cg_args cgl_targs_MPI_Test_cancelled;
+static const cg_args cgl_targs_MPI_Testsome;
+static const cg_args cgl_targs_MPI_Topo_test;
+static const cg_args cgl_targs_MPI_Type_c2f;
+static const cg_args cgl_targs_MPI_Type_commit;
+static const cg_args cgl_targs_MPI_Type_contiguous;
+static const cg_args cgl_targs_MPI_Type_create_darray;
+static const cg_args cgl_targs_MPI_Type_create_f90_complex;
+static const cg_args cgl_targs_MPI_Type_create_f90_integer;
+static const cg_args cgl_targs_MPI_Type_create_f90_real;
+static const cg_args cgl_targs_MPI_Type_create_hindexed_block;
+static const cg_args cgl_targs_MPI_Type_create_hindexed;
+static const cg_args cgl_targs_MPI_Type_create_hvector;
+static const cg_args cgl_targs_MPI_Type_create_keyval;
+static const cg_args cgl_targs_MPI_Type_create_indexed_block;
+static const cg_args cgl_targs_MPI_Type_create_struct;
+static const cg_args cgl_targs_MPI_Type_create_subarray;
+static const cg_args cgl_targs_MPI_Type_create_resized;
+static const cg_args cgl_targs_MPI_Type_delete_attr;
+static const cg_args cgl_targs_MPI_Type_dup;
+static const cg_args cgl_targs_MPI_Type_free;
+static const cg_args cgl_targs_MPI_Type_free_keyval;
+static const cg_args cgl_targs_MPI_Type_f2c;
+static const cg_args cgl_targs_MPI_Type_get_attr;
+static const cg_args cgl_targs_MPI_Type_get_contents;
+static const cg_args cgl_targs_MPI_Type_get_envelope;
+static const cg_args cgl_targs_MPI_Type_get_extent;
+static const cg_args cgl_targs_MPI_Type_get_extent_x;
+static const cg_args cgl_targs_MPI_Type_get_name;
+static const cg_args cgl_targs_MPI_Type_get_true_extent;
+static const cg_args cgl_targs_MPI_Type_get_true_extent_x;
+static const cg_args cgl_targs_MPI_Type_indexed;
+static const cg_args cgl_targs_MPI_Type_match_size;
+static const cg_args cgl_targs_MPI_Type_set_attr;
+static const cg_args cgl_targs_MPI_Type_set_name;
+static const cg_args cgl_targs_MPI_Type_size;
+static const cg_args cgl_targs_MPI_Type_size_x;
+static const cg_args cgl_targs_MPI_Type_vector;
+static const cg_args cgl_targs_MPI_Unpack;
+static const cg_args cgl_targs_MPI_Unpublish_name;
+static const cg_args cgl_targs_MPI_Unpack_external;
+static const cg_args cgl_targs_MPI_Waitall;
+static const cg_args cgl_targs_MPI_Waitany;
+static const cg_args cgl_targs_MPI_Wait;
+static const cg_args cgl_targs_MPI_Waitsome;
+static const cg_args cgl_targs_MPI_Win_allocate;
+static const cg_args cgl_targs_MPI_Win_allocate_shared;
+static const cg_args cgl_targs_MPI_Win_attach;
+static const cg_args cgl_targs_MPI_Win_c2f;
+static const cg_args cgl_targs_MPI_Win_call_errhandler;
+static const cg_args cgl_targs_MPI_Win_complete;
+static const cg_args cgl_targs_MPI_Win_create;
+static const cg_args cgl_targs_MPI_Win_create_dynamic;
+static const cg_args cgl_targs_MPI_Win_create_errhandler;
+static const cg_args cgl_targs_MPI_Win_create_keyval;
+static const cg_args cgl_targs_MPI_Win_delete_attr;
+static const cg_args cgl_targs_MPI_Win_detach;
+static const cg_args cgl_targs_MPI_Win_f2c;
+static const cg_args cgl_targs_MPI_Win_fence;
+static const cg_args cgl_targs_MPI_Win_flush;
+static const cg_args cgl_targs_MPI_Win_flush_all;
+static const cg_args cgl_targs_MPI_Win_flush_local;
+static const cg_args cgl_targs_MPI_Win_flush_local_all;
+static const cg_args cgl_targs_MPI_Win_free;
+static const cg_args cgl_targs_MPI_Win_free_keyval;
+static const cg_args cgl_targs_MPI_Win_get_attr;
+static const cg_args cgl_targs_MPI_Win_get_errhandler;
+static const cg_args cgl_targs_MPI_Win_get_group;
+static const cg_args cgl_targs_MPI_Win_get_info;
+static const cg_args cgl_targs_MPI_Win_get_name;
+static const cg_args cgl_targs_MPI_Win_lock;
+static const cg_args cgl_targs_MPI_Win_lock_all;
+static const cg_args cgl_targs_MPI_Win_post;
+static const cg_args cgl_targs_MPI_Win_set_attr;
+static const cg_args cgl_targs_MPI_Win_set_errhandler;
+static const cg_args cgl_targs_MPI_Win_set_info;
+static const cg_args cgl_targs_MPI_Win_set_name;
+static const cg_args cgl_targs_MPI_Win_shared_query;
+static const cg_args cgl_targs_MPI_Win_start;
+static const cg_args cgl_targs_MPI_Win_sync;
+static const cg_args cgl_targs_MPI_Win_test;
+static const cg_args cgl_targs_MPI_Win_unlock;
+static const cg_args cgl_targs_MPI_Win_unlock_all;
+static const cg_args cgl_targs_MPI_Win_wait;
+static const cg_args cgl_targs_MPI_Wtick;
+static const cg_args cgl_targs_MPI_Wtime;
+static const cg_args cgl_targs_MPI_T_init_thread;
+static const cg_args cgl_targs_MPI_T_finalize;
+static const cg_args cgl_targs_MPI_T_cvar_get_num;
+static const cg_args cgl_targs_MPI_T_cvar_get_info;
+static const cg_args cgl_targs_MPI_T_cvar_get_index;
+static const cg_args cgl_targs_MPI_T_cvar_handle_alloc;
+static const cg_args cgl_targs_MPI_T_cvar_handle_free;
+static const cg_args cgl_targs_MPI_T_cvar_read;
+static const cg_args cgl_targs_MPI_T_cvar_write;
+static const cg_args cgl_targs_MPI_T_category_get_num;
+static const cg_args cgl_targs_MPI_T_category_get_info;
+static const cg_args cgl_targs_MPI_T_category_get_index;
+static const cg_args cgl_targs_MPI_T_category_get_cvars;
+static const cg_args cgl_targs_MPI_T_category_get_pvars;
+static const cg_args cgl_targs_MPI_T_category_get_categories;
+static const cg_args cgl_targs_MPI_T_category_changed;
+static const cg_args cgl_targs_MPI_T_pvar_get_num;
+static const cg_args cgl_targs_MPI_T_pvar_get_info;
+static const cg_args cgl_targs_MPI_T_pvar_get_index;
+static const cg_args cgl_targs_MPI_T_pvar_session_create;
+static const cg_args cgl_targs_MPI_T_pvar_session_free;
+static const cg_args cgl_targs_MPI_T_pvar_handle_alloc;
+static const cg_args cgl_targs_MPI_T_pvar_handle_free;
+static const cg_args cgl_targs_MPI_T_pvar_start;
+static const cg_args cgl_targs_MPI_T_pvar_stop;
+static const cg_args cgl_targs_MPI_T_pvar_read;
+static const cg_args cgl_targs_MPI_T_pvar_write;
+static const cg_args cgl_targs_MPI_T_pvar_reset;
+static const cg_args cgl_targs_MPI_T_pvar_readreset;
+static const cg_args cgl_targs_MPI_T_enum_get_info;
+static const cg_args cgl_targs_MPI_T_enum_get_item;
+static const cg_args cgl_targs_MPI_Attr_delete;
+static const cg_args cgl_targs_MPI_Attr_get;
+static const cg_args cgl_targs_MPI_Attr_put;
+static const cg_args cgl_targs_MPI_Keyval_create;
+static const cg_args cgl_targs_MPI_Keyval_free;
+static const cg_args cgl_targs_MPI_Address;
+static const cg_args cgl_targs_MPI_Errhandler_create;
+static const cg_args cgl_targs_MPI_Errhandler_get;
+static const cg_args cgl_targs_MPI_Errhandler_set;
+static const cg_args cgl_targs_MPI_Type_extent;
+static const cg_args cgl_targs_MPI_Type_hindexed;
+static const cg_args cgl_targs_MPI_Type_hvector;
+static const cg_args cgl_targs_MPI_Type_lb;
+static const cg_args cgl_targs_MPI_Type_struct;
+static const cg_args cgl_targs_MPI_Type_ub;
+static const cg_args cgl_targs_MPI_Abi_get_fortran_booleans;
+static const cg_args cgl_targs_MPI_Abi_get_fortran_info;
+static const cg_args cgl_targs_MPI_Abi_get_info;
+static const cg_args cgl_targs_MPI_Abi_get_version;
+static const cg_args cgl_targs_MPI_Abi_set_fortran_booleans;
+static const cg_args cgl_targs_MPI_Abi_set_fortran_info;
+static const cg_args cgl_targs_MPI_Accumulate_c;
+static const cg_args cgl_targs_MPI_Allgather_c;
+static const cg_args cgl_targs_MPI_Allgather_init;
+static const cg_args cgl_targs_MPI_Allgather_init_c;
+static const cg_args cgl_targs_MPI_Allgatherv_c;
+static const cg_args cgl_targs_MPI_Allgatherv_init;
+static const cg_args cgl_targs_MPI_Allgatherv_init_c;
+static const cg_args cgl_targs_MPI_Allreduce_c;
+static const cg_args cgl_targs_MPI_Allreduce_init;
+static const cg_args cgl_targs_MPI_Allreduce_init_c;
+static const cg_args cgl_targs_MPI_Alltoall_c;
+static const cg_args cgl_targs_MPI_Alltoall_init;
+static const cg_args cgl_targs_MPI_Alltoall_init_c;
+static const cg_args cgl_targs_MPI_Alltoallv_c;
+static const cg_args cgl_targs_MPI_Alltoallv_init;
+static const cg_args cgl_targs_MPI_Alltoallv_init_c;
+static const cg_args cgl_targs_MPI_Alltoallw_c;
+static const cg_args cgl_targs_MPI_Alltoallw_init;
+static const cg_args cgl_targs_MPI_Alltoallw_init_c;
+static const cg_args cgl_targs_MPI_Barrier_init;
+static const cg_args cgl_targs_MPI_Bcast_c;
+static const cg_args cgl_targs_MPI_Bcast_init;
+static const cg_args cgl_targs_MPI_Bcast_init_c;
+static const cg_args cgl_targs_MPI_Bsend_c;
+static const cg_args cgl_targs_MPI_Bsend_init_c;
+static const cg_args cgl_targs_MPI_Buffer_attach_c;
+static const cg_args cgl_targs_MPI_Buffer_detach_c;
+static const cg_args cgl_targs_MPI_Buffer_flush;
+static const cg_args cgl_targs_MPI_Buffer_iflush;
+static const cg_args cgl_targs_MPI_Comm_attach_buffer;
+static const cg_args cgl_targs_MPI_Comm_attach_buffer_c;
+static const cg_args cgl_targs_MPI_Comm_create_from_group;
+static const cg_args cgl_targs_MPI_Comm_detach_buffer;
+static const cg_args cgl_targs_MPI_Comm_detach_buffer_c;
+static const cg_args cgl_targs_MPI_Comm_flush_buffer;
+static const cg_args cgl_targs_MPI_Comm_idup_with_info;
+static const cg_args cgl_targs_MPI_Comm_iflush_buffer;
+static const cg_args cgl_targs_MPI_Exscan_c;
+static const cg_args cgl_targs_MPI_Exscan_init;
+static const cg_args cgl_targs_MPI_Exscan_init_c;
+static const cg_args cgl_targs_MPI_File_get_type_extent_c;
+static const cg_args cgl_targs_MPI_File_iread_c;
+static const cg_args cgl_targs_MPI_File_iread_all_c;
+static const cg_args cgl_targs_MPI_File_iread_at_c;
+static const cg_args cgl_targs_MPI_File_iread_at_all_c;
+static const cg_args cgl_targs_MPI_File_iread_shared_c;
+static const cg_args cgl_targs_MPI_File_iwrite_c;
+static const cg_args cgl_targs_MPI_File_iwrite_all_c;
+static const cg_args cgl_targs_MPI_File_iwrite_at_c;
+static const cg_args cgl_targs_MPI_File_iwrite_at_all_c;
+static const cg_args cgl_targs_MPI_File_iwrite_shared_c;
+static const cg_args cgl_targs_MPI_File_read_c;
+static const cg_args cgl_targs_MPI_File_read_all_c;
+static const cg_args cgl_targs_MPI_File_read_all_begin_c;
+static const cg_args cgl_targs_MPI_File_read_at_c;
+static const cg_args cgl_targs_MPI_File_read_at_all_c;
+static const cg_args cgl_targs_MPI_File_read_at_all_begin_c;
+static const cg_args cgl_targs_MPI_File_read_ordered_c;
+static const cg_args cgl_targs_MPI_File_read_ordered_begin_c;
+static const cg_args cgl_targs_MPI_File_read_shared_c;
+static const cg_args cgl_targs_MPI_File_write_c;
+static const cg_args cgl_targs_MPI_File_write_all_c;
+static const cg_args cgl_targs_MPI_File_write_all_begin_c;
+static const cg_args cgl_targs_MPI_File_write_at_c;
+static const cg_args cgl_targs_MPI_File_write_at_all_c;
+static const cg_args cgl_targs_MPI_File_write_at_all_begin_c;
+static const cg_args cgl_targs_MPI_File_write_ordered_c;
+static const cg_args cgl_targs_MPI_File_write_ordered_begin_c;
+static const cg_args cgl_targs_MPI_File_write_shared_c;
+static const cg_args cgl_targs_MPI_Gather_c;
+static const cg_args cgl_targs_MPI_Gather_init;
+static const cg_args cgl_targs_MPI_Gather_init_c;
+static const cg_args cgl_targs_MPI_Gatherv_c;
+static const cg_args cgl_targs_MPI_Gatherv_init;
+static const cg_args cgl_targs_MPI_Gatherv_init_c;
+static const cg_args cgl_targs_MPI_Get_c;
+static const cg_args cgl_targs_MPI_Get_accumulate_c;
+static const cg_args cgl_targs_MPI_Get_count_c;
+static const cg_args cgl_targs_MPI_Get_elements_c;
+static const cg_args cgl_targs_MPI_Get_hw_resource_info;
+static const cg_args cgl_targs_MPI_Group_from_session_pset;
+static const cg_args cgl_targs_MPI_Iallgather_c;
+static const cg_args cgl_targs_MPI_Iallgatherv_c;
+static const cg_args cgl_targs_MPI_Iallreduce_c;
+static const cg_args cgl_targs_MPI_Ialltoall_c;
+static const cg_args cgl_targs_MPI_Ialltoallv_c;
+static const cg_args cgl_targs_MPI_Ialltoallw_c;
+static const cg_args cgl_targs_MPI_Ibcast_c;
+static const cg_args cgl_targs_MPI_Ibsend_c;
+static const cg_args cgl_targs_MPI_Iexscan_c;
+static const cg_args cgl_targs_MPI_Igather_c;
+static const cg_args cgl_targs_MPI_Igatherv_c;
+static const cg_args cgl_targs_MPI_Imrecv_c;
+static const cg_args cgl_targs_MPI_Ineighbor_allgather_c;
+static const cg_args cgl_targs_MPI_Ineighbor_allgatherv_c;
+static const cg_args cgl_targs_MPI_Ineighbor_alltoall_c;
+static const cg_args cgl_targs_MPI_Ineighbor_alltoallv_c;
+static const cg_args cgl_targs_MPI_Ineighbor_alltoallw_c;
+static const cg_args cgl_targs_MPI_Info_create_env;
+static const cg_args cgl_targs_MPI_Info_get_string;
+static const cg_args cgl_targs_MPI_Intercomm_create_from_groups;
+static const cg_args cgl_targs_MPI_Irecv_c;
+static const cg_args cgl_targs_MPI_Ireduce_c;
+static const cg_args cgl_targs_MPI_Ireduce_scatter_c;
+static const cg_args cgl_targs_MPI_Ireduce_scatter_block_c;
+static const cg_args cgl_targs_MPI_Irsend_c;
+static const cg_args cgl_targs_MPI_Iscan_c;
+static const cg_args cgl_targs_MPI_Iscatter_c;
+static const cg_args cgl_targs_MPI_Iscatterv_c;
+static const cg_args cgl_targs_MPI_Isend_c;
+static const cg_args cgl_targs_MPI_Isendrecv;
+static const cg_args cgl_targs_MPI_Isendrecv_c;
+static const cg_args cgl_targs_MPI_Isendrecv_replace;
+static const cg_args cgl_targs_MPI_Isendrecv_replace_c;
+static const cg_args cgl_targs_MPI_Issend_c;
+static const cg_args cgl_targs_MPI_Mrecv_c;
+static const cg_args cgl_targs_MPI_Neighbor_allgather_c;
+static const cg_args cgl_targs_MPI_Neighbor_allgather_init;
+static const cg_args cgl_targs_MPI_Neighbor_allgather_init_c;
+static const cg_args cgl_targs_MPI_Neighbor_allgatherv_c;
+static const cg_args cgl_targs_MPI_Neighbor_allgatherv_init;
+static const cg_args cgl_targs_MPI_Neighbor_allgatherv_init_c;
+static const cg_args cgl_targs_MPI_Neighbor_alltoall_c;
+static const cg_args cgl_targs_MPI_Neighbor_alltoall_init;
+static const cg_args cgl_targs_MPI_Neighbor_alltoall_init_c;
+static const cg_args cgl_targs_MPI_Neighbor_alltoallv_c;
+static const cg_args cgl_targs_MPI_Neighbor_alltoallv_init;
+static const cg_args cgl_targs_MPI_Neighbor_alltoallv_init_c;
+static const cg_args cgl_targs_MPI_Neighbor_alltoallw_c;
+static const cg_args cgl_targs_MPI_Neighbor_alltoallw_init;
+static const cg_args cgl_targs_MPI_Neighbor_alltoallw_init_c;
+static const cg_args cgl_targs_MPI_Op_create_c;
+static const cg_args cgl_targs_MPI_Pack_c;
+static const cg_args cgl_targs_MPI_Pack_external_c;
+static const cg_args cgl_targs_MPI_Pack_external_size_c;
+static const cg_args cgl_targs_MPI_Pack_size_c;
+static const cg_args cgl_targs_MPI_Parrived;
+static const cg_args cgl_targs_MPI_Pready;
+static const cg_args cgl_targs_MPI_Pready_list;
+static const cg_args cgl_targs_MPI_Pready_range;
+static const cg_args cgl_targs_MPI_Precv_init;
+static const cg_args cgl_targs_MPI_Psend_init;
+static const cg_args cgl_targs_MPI_Put_c;
+static const cg_args cgl_targs_MPI_Raccumulate_c;
+static const cg_args cgl_targs_MPI_Recv_c;
+static const cg_args cgl_targs_MPI_Recv_init_c;
+static const cg_args cgl_targs_MPI_Reduce_c;
+static const cg_args cgl_targs_MPI_Reduce_init;
+static const cg_args cgl_targs_MPI_Reduce_init_c;
+static const cg_args cgl_targs_MPI_Reduce_local_c;
+static const cg_args cgl_targs_MPI_Reduce_scatter_c;
+static const cg_args cgl_targs_MPI_Reduce_scatter_block_c;
+static const cg_args cgl_targs_MPI_Reduce_scatter_block_init;
+static const cg_args cgl_targs_MPI_Reduce_scatter_block_init_c;
+static const cg_args cgl_targs_MPI_Reduce_scatter_init;
+static const cg_args cgl_targs_MPI_Reduce_scatter_init_c;
+static const cg_args cgl_targs_MPI_Register_datarep_c;
+static const cg_args cgl_targs_MPI_Remove_error_class;
+static const cg_args cgl_targs_MPI_Remove_error_code;
+static const cg_args cgl_targs_MPI_Remove_error_string;
+static const cg_args cgl_targs_MPI_Request_get_status_all;
+static const cg_args cgl_targs_MPI_Request_get_status_any;
+static const cg_args cgl_targs_MPI_Request_get_status_some;
+static const cg_args cgl_targs_MPI_Rget_c;
+static const cg_args cgl_targs_MPI_Rget_accumulate_c;
+static const cg_args cgl_targs_MPI_Rput_c;
+static const cg_args cgl_targs_MPI_Rsend_c;
+static const cg_args cgl_targs_MPI_Rsend_init_c;
+static const cg_args cgl_targs_MPI_Scan_c;
+static const cg_args cgl_targs_MPI_Scan_init;
+static const cg_args cgl_targs_MPI_Scan_init_c;
+static const cg_args cgl_targs_MPI_Scatter_c;
+static const cg_args cgl_targs_MPI_Scatter_init;
+static const cg_args cgl_targs_MPI_Scatter_init_c;
+static const cg_args cgl_targs_MPI_Scatterv_c;
+static const cg_args cgl_targs_MPI_Scatterv_init;
+static const cg_args cgl_targs_MPI_Scatterv_init_c;
+static const cg_args cgl_targs_MPI_Send_c;
+static const cg_args cgl_targs_MPI_Send_init_c;
+static const cg_args cgl_targs_MPI_Sendrecv_c;
+static const cg_args cgl_targs_MPI_Sendrecv_replace_c;
+static const cg_args cgl_targs_MPI_Session_attach_buffer;
+static const cg_args cgl_targs_MPI_Session_attach_buffer_c;
+static const cg_args cgl_targs_MPI_Session_call_errhandler;
+static const cg_args cgl_targs_MPI_Session_create_errhandler;
+static const cg_args cgl_targs_MPI_Session_detach_buffer;
+static const cg_args cgl_targs_MPI_Session_detach_buffer_c;
+static const cg_args cgl_targs_MPI_Session_finalize;
+static const cg_args cgl_targs_MPI_Session_flush_buffer;
+static const cg_args cgl_targs_MPI_Session_get_errhandler;
+static const cg_args cgl_targs_MPI_Session_get_info;
+static const cg_args cgl_targs_MPI_Session_get_nth_pset;
+static const cg_args cgl_targs_MPI_Session_get_num_psets;
+static const cg_args cgl_targs_MPI_Session_get_pset_info;
+static const cg_args cgl_targs_MPI_Session_iflush_buffer;
+static const cg_args cgl_targs_MPI_Session_init;
+static const cg_args cgl_targs_MPI_Session_set_errhandler;
+static const cg_args cgl_targs_MPI_Ssend_c;
+static const cg_args cgl_targs_MPI_Ssend_init_c;
+static const cg_args cgl_targs_MPI_Status_get_error;
+static const cg_args cgl_targs_MPI_Status_get_source;
+static const cg_args cgl_targs_MPI_Status_get_tag;
+static const cg_args cgl_targs_MPI_Status_set_elements_c;
+static const cg_args cgl_targs_MPI_Status_set_error;
+static const cg_args cgl_targs_MPI_Status_set_source;
+static const cg_args cgl_targs_MPI_Status_set_tag;
+static const cg_args cgl_targs_MPI_Type_contiguous_c;
+static const cg_args cgl_targs_MPI_Type_create_darray_c;
+static const cg_args cgl_targs_MPI_Type_create_hindexed_c;
+static const cg_args cgl_targs_MPI_Type_create_hindexed_block_c;
+static const cg_args cgl_targs_MPI_Type_create_hvector_c;
+static const cg_args cgl_targs_MPI_Type_create_indexed_block_c;
+static const cg_args cgl_targs_MPI_Type_create_resized_c;
+static const cg_args cgl_targs_MPI_Type_create_struct_c;
+static const cg_args cgl_targs_MPI_Type_create_subarray_c;
+static const cg_args cgl_targs_MPI_Type_get_contents_c;
+static const cg_args cgl_targs_MPI_Type_get_envelope_c;
+static const cg_args cgl_targs_MPI_Type_get_extent_c;
+static const cg_args cgl_targs_MPI_Type_get_true_extent_c;
+static const cg_args cgl_targs_MPI_Type_get_value_index;
+static const cg_args cgl_targs_MPI_Type_indexed_c;
+static const cg_args cgl_targs_MPI_Type_size_c;
+static const cg_args cgl_targs_MPI_Type_vector_c;
+static const cg_args cgl_targs_MPI_Unpack_c;
+static const cg_args cgl_targs_MPI_Unpack_external_c;
+static const cg_args cgl_targs_MPI_Win_allocate_c;
+static const cg_args cgl_targs_MPI_Win_allocate_shared_c;
+static const cg_args cgl_targs_MPI_Win_create_c;
+static const cg_args cgl_targs_MPI_Win_shared_query_c;
+static const cg_args cgl_targs_MPI_Comm_toint;
+static const cg_args cgl_targs_MPI_Errhandler_toint;
+static const cg_args cgl_targs_MPI_File_toint;
+static const cg_args cgl_targs_MPI_Group_toint;
+static const cg_args cgl_targs_MPI_Info_toint;
+static const cg_args cgl_targs_MPI_Message_toint;
+static const cg_args cgl_targs_MPI_Op_toint;
+static const cg_args cgl_targs_MPI_Request_toint;
+static const cg_args cgl_targs_MPI_Session_toint;
+static const cg_args cgl_targs_MPI_Type_toint;
+static const cg_args cgl_targs_MPI_Win_toint;
+static const cg_args cgl_targs_MPI_T_category_get_events;
+static const cg_args cgl_targs_MPI_T_category_get_num_events;
+static const cg_args cgl_targs_MPI_T_event_callback_get_info;
+static const cg_args cgl_targs_MPI_T_event_callback_set_info;
+static const cg_args cgl_targs_MPI_T_event_copy;
+static const cg_args cgl_targs_MPI_T_event_get_index;
+static const cg_args cgl_targs_MPI_T_event_get_info;
+static const cg_args cgl_targs_MPI_T_event_get_num;
+static const cg_args cgl_targs_MPI_T_event_get_source;
+static const cg_args cgl_targs_MPI_T_event_get_timestamp;
+static const cg_args cgl_targs_MPI_T_event_handle_alloc;
+static const cg_args cgl_targs_MPI_T_event_handle_free;
+static const cg_args cgl_targs_MPI_T_event_handle_get_info;
+static const cg_args cgl_targs_MPI_T_event_handle_set_info;
+static const cg_args cgl_targs_MPI_T_event_read;
+static const cg_args cgl_targs_MPI_T_event_register_callback;
+static const cg_args cgl_targs_MPI_T_event_set_dropped_handler;
+static const cg_args cgl_targs_MPI_T_source_get_info;
+static const cg_args cgl_targs_MPI_T_source_get_num;
+static const cg_args cgl_targs_MPI_T_source_get_timestamp;
+static const cg_args cgl_targs_MPI_Status_c2f08;
+static const cg_args cgl_targs_MPI_Status_f082c;
+static const cg_args cgl_targs_MPI_Status_f082f;
+static const cg_args cgl_targs_MPI_Status_f2f08;
+
 /* {name, base, transition (0 always, 1 blocking, 2 never), blocking, scope (0 process, 1 handle),
  *  reason, serialize, states, nstates, thread rules, their count[, collective]}; a variant (base != NULL)
  *  carries its base's policy (its rules are its own frame's). */
 static const cg_site_default cgl_defaults[CGL_NSITES] = {
-    [CGL_MPI_Abort] = {"MPI_Abort", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Accumulate] = {"MPI_Accumulate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Add_error_class] = {"MPI_Add_error_class", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Add_error_code] = {"MPI_Add_error_code", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Add_error_string] = {"MPI_Add_error_string", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Allgather] = {"MPI_Allgather", NULL, 0, 1, 0, "a collective: waits for every rank's data", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Iallgather] = {"MPI_Iallgather", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Allgatherv] = {"MPI_Allgatherv", NULL, 0, 1, 0, "a collective: waits for every rank's data", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Iallgatherv] = {"MPI_Iallgatherv", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Alloc_mem] = {"MPI_Alloc_mem", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Allreduce] = {"MPI_Allreduce", NULL, 0, 1, 0, "a collective: waits for every rank's data", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Iallreduce] = {"MPI_Iallreduce", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Alltoall] = {"MPI_Alltoall", NULL, 0, 1, 0, "a collective: waits for every rank's data", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Ialltoall] = {"MPI_Ialltoall", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Alltoallv] = {"MPI_Alltoallv", NULL, 0, 1, 0, "a collective: waits for every rank's data", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Ialltoallv] = {"MPI_Ialltoallv", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Alltoallw] = {"MPI_Alltoallw", NULL, 0, 1, 0, "a collective: waits for every rank's data", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Ialltoallw] = {"MPI_Ialltoallw", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Barrier] = {"MPI_Barrier", NULL, 0, 1, 0, "a collective: waits for every rank of the communicator", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Ibarrier] = {"MPI_Ibarrier", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Bcast] = {"MPI_Bcast", NULL, 0, 1, 0, "a collective: waits for the root's data", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Bsend] = {"MPI_Bsend", NULL, 0, 1, 0, "may wait for room in the attached buffer", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Ibcast] = {"MPI_Ibcast", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Bsend_init] = {"MPI_Bsend_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Buffer_attach] = {"MPI_Buffer_attach", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Buffer_detach] = {"MPI_Buffer_detach", NULL, 0, 1, 0, "waits for the messages in the attached buffer to leave", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Cancel] = {"MPI_Cancel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Cart_coords] = {"MPI_Cart_coords", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Cart_create] = {"MPI_Cart_create", NULL, 0, 1, 0, "a collective: creates a communicator", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Cart_get] = {"MPI_Cart_get", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Cart_map] = {"MPI_Cart_map", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Cart_rank] = {"MPI_Cart_rank", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Cart_shift] = {"MPI_Cart_shift", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Cart_sub] = {"MPI_Cart_sub", NULL, 0, 1, 0, "a collective: creates a communicator", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Cartdim_get] = {"MPI_Cartdim_get", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Close_port] = {"MPI_Close_port", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_accept] = {"MPI_Comm_accept", NULL, 0, 1, 0, "waits for a client to connect", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_c2f] = {"MPI_Comm_c2f", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_call_errhandler] = {"MPI_Comm_call_errhandler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_compare] = {"MPI_Comm_compare", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_connect] = {"MPI_Comm_connect", NULL, 0, 1, 0, "waits for the server to accept", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_create_errhandler] = {"MPI_Comm_create_errhandler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_create_keyval] = {"MPI_Comm_create_keyval", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_create_group] = {"MPI_Comm_create_group", NULL, 0, 1, 0, "a collective over the group: agrees on a new context id", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_create] = {"MPI_Comm_create", NULL, 0, 1, 0, "a collective: agrees on a new context id with every rank", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Comm_delete_attr] = {"MPI_Comm_delete_attr", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_disconnect] = {"MPI_Comm_disconnect", NULL, 0, 1, 0, "waits for every pending communication on the communicator", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_dup] = {"MPI_Comm_dup", NULL, 0, 1, 0, "a collective: agrees on a new context id with every rank", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Comm_idup] = {"MPI_Comm_idup", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_dup_with_info] = {"MPI_Comm_dup_with_info", NULL, 0, 1, 0, "a collective: agrees on a new context id with every rank", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Comm_f2c] = {"MPI_Comm_f2c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_free_keyval] = {"MPI_Comm_free_keyval", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_free] = {"MPI_Comm_free", NULL, 0, 1, 0, "may wait for the communicator's pending operations", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Comm_get_attr] = {"MPI_Comm_get_attr", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Dist_graph_create] = {"MPI_Dist_graph_create", NULL, 0, 1, 0, "a collective: creates a communicator", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Dist_graph_create_adjacent] = {"MPI_Dist_graph_create_adjacent", NULL, 0, 1, 0, "a collective: creates a communicator", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Dist_graph_neighbors] = {"MPI_Dist_graph_neighbors", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Dist_graph_neighbors_count] = {"MPI_Dist_graph_neighbors_count", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_get_errhandler] = {"MPI_Comm_get_errhandler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_get_info] = {"MPI_Comm_get_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_get_name] = {"MPI_Comm_get_name", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_get_parent] = {"MPI_Comm_get_parent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_group] = {"MPI_Comm_group", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_join] = {"MPI_Comm_join", NULL, 0, 1, 0, "waits for the process at the other end of the socket", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_rank] = {"MPI_Comm_rank", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_remote_group] = {"MPI_Comm_remote_group", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_remote_size] = {"MPI_Comm_remote_size", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_set_attr] = {"MPI_Comm_set_attr", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_set_errhandler] = {"MPI_Comm_set_errhandler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_set_info] = {"MPI_Comm_set_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_set_name] = {"MPI_Comm_set_name", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_size] = {"MPI_Comm_size", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_spawn] = {"MPI_Comm_spawn", NULL, 0, 1, 0, "starts processes through the launcher and waits for them to connect", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_spawn_multiple] = {"MPI_Comm_spawn_multiple", NULL, 0, 1, 0, "starts processes through the launcher and waits for them to connect", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_split] = {"MPI_Comm_split", NULL, 0, 1, 0, "a collective: exchanges every rank's color and key", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Comm_split_type] = {"MPI_Comm_split_type", NULL, 0, 1, 0, "a collective: exchanges every rank's type and key", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Comm_test_inter] = {"MPI_Comm_test_inter", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Compare_and_swap] = {"MPI_Compare_and_swap", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Dims_create] = {"MPI_Dims_create", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Errhandler_c2f] = {"MPI_Errhandler_c2f", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Errhandler_f2c] = {"MPI_Errhandler_f2c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Errhandler_free] = {"MPI_Errhandler_free", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Error_class] = {"MPI_Error_class", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Error_string] = {"MPI_Error_string", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Exscan] = {"MPI_Exscan", NULL, 0, 1, 0, "a collective: waits for the lower ranks' data", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Fetch_and_op] = {"MPI_Fetch_and_op", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Iexscan] = {"MPI_Iexscan", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_c2f] = {"MPI_File_c2f", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_f2c] = {"MPI_File_f2c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_call_errhandler] = {"MPI_File_call_errhandler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_create_errhandler] = {"MPI_File_create_errhandler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_set_errhandler] = {"MPI_File_set_errhandler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_get_errhandler] = {"MPI_File_get_errhandler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_open] = {"MPI_File_open", NULL, 0, 1, 0, "a collective: opens the file on every rank", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_close] = {"MPI_File_close", NULL, 0, 1, 0, "a collective: flushes and closes the file", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_delete] = {"MPI_File_delete", NULL, 0, 1, 0, "removes the file in the file system", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_set_size] = {"MPI_File_set_size", NULL, 0, 1, 0, "a collective: resizes the file", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_preallocate] = {"MPI_File_preallocate", NULL, 0, 1, 0, "a collective: allocates storage in the file system", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_get_size] = {"MPI_File_get_size", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_get_group] = {"MPI_File_get_group", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_get_amode] = {"MPI_File_get_amode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_set_info] = {"MPI_File_set_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_get_info] = {"MPI_File_get_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_set_view] = {"MPI_File_set_view", NULL, 0, 1, 0, "a collective over the file's ranks", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_get_view] = {"MPI_File_get_view", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_read_at] = {"MPI_File_read_at", NULL, 0, 1, 0, "reads from the file system", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_read_at_all] = {"MPI_File_read_at_all", NULL, 0, 1, 0, "a collective read from the file system", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_write_at] = {"MPI_File_write_at", NULL, 0, 1, 0, "writes to the file system", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_write_at_all] = {"MPI_File_write_at_all", NULL, 0, 1, 0, "a collective write to the file system", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_iread_at] = {"MPI_File_iread_at", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_iwrite_at] = {"MPI_File_iwrite_at", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_iread_at_all] = {"MPI_File_iread_at_all", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_iwrite_at_all] = {"MPI_File_iwrite_at_all", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_read] = {"MPI_File_read", NULL, 0, 1, 0, "reads from the file system", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_read_all] = {"MPI_File_read_all", NULL, 0, 1, 0, "a collective read from the file system", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_write] = {"MPI_File_write", NULL, 0, 1, 0, "writes to the file system", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_write_all] = {"MPI_File_write_all", NULL, 0, 1, 0, "a collective write to the file system", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_iread] = {"MPI_File_iread", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_iwrite] = {"MPI_File_iwrite", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_iread_all] = {"MPI_File_iread_all", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_iwrite_all] = {"MPI_File_iwrite_all", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_seek] = {"MPI_File_seek", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_get_position] = {"MPI_File_get_position", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_get_byte_offset] = {"MPI_File_get_byte_offset", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_read_shared] = {"MPI_File_read_shared", NULL, 0, 1, 0, "reads from the file system", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_write_shared] = {"MPI_File_write_shared", NULL, 0, 1, 0, "writes to the file system", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_iread_shared] = {"MPI_File_iread_shared", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_iwrite_shared] = {"MPI_File_iwrite_shared", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_read_ordered] = {"MPI_File_read_ordered", NULL, 0, 1, 0, "a collective read from the file system", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_write_ordered] = {"MPI_File_write_ordered", NULL, 0, 1, 0, "a collective write to the file system", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_seek_shared] = {"MPI_File_seek_shared", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_get_position_shared] = {"MPI_File_get_position_shared", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_read_at_all_begin] = {"MPI_File_read_at_all_begin", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_read_at_all_end] = {"MPI_File_read_at_all_end", NULL, 0, 1, 0, "waits for the split collective read", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_write_at_all_begin] = {"MPI_File_write_at_all_begin", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_write_at_all_end] = {"MPI_File_write_at_all_end", NULL, 0, 1, 0, "waits for the split collective write", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_read_all_begin] = {"MPI_File_read_all_begin", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_read_all_end] = {"MPI_File_read_all_end", NULL, 0, 1, 0, "waits for the split collective read", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_write_all_begin] = {"MPI_File_write_all_begin", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_write_all_end] = {"MPI_File_write_all_end", NULL, 0, 1, 0, "waits for the split collective write", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_read_ordered_begin] = {"MPI_File_read_ordered_begin", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_read_ordered_end] = {"MPI_File_read_ordered_end", NULL, 0, 1, 0, "waits for the split collective read", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_write_ordered_begin] = {"MPI_File_write_ordered_begin", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_write_ordered_end] = {"MPI_File_write_ordered_end", NULL, 0, 1, 0, "waits for the split collective write", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_get_type_extent] = {"MPI_File_get_type_extent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_set_atomicity] = {"MPI_File_set_atomicity", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_get_atomicity] = {"MPI_File_get_atomicity", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_sync] = {"MPI_File_sync", NULL, 0, 1, 0, "a collective: waits for the data to reach storage", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Finalize] = {"MPI_Finalize", NULL, 0, 1, 0, "waits for every rank to finalize (a collective over MPI_COMM_WORLD)", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Finalized] = {"MPI_Finalized", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Free_mem] = {"MPI_Free_mem", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Gather] = {"MPI_Gather", NULL, 0, 1, 0, "a collective: waits for the other ranks' data", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Igather] = {"MPI_Igather", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Gatherv] = {"MPI_Gatherv", NULL, 0, 1, 0, "a collective: waits for the other ranks' data", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Igatherv] = {"MPI_Igatherv", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Get_address] = {"MPI_Get_address", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Get_count] = {"MPI_Get_count", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Get_elements] = {"MPI_Get_elements", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Get_elements_x] = {"MPI_Get_elements_x", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Get] = {"MPI_Get", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Get_accumulate] = {"MPI_Get_accumulate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Get_library_version] = {"MPI_Get_library_version", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Get_processor_name] = {"MPI_Get_processor_name", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Get_version] = {"MPI_Get_version", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Graph_create] = {"MPI_Graph_create", NULL, 0, 1, 0, "a collective: creates a communicator", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Graph_get] = {"MPI_Graph_get", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Graph_map] = {"MPI_Graph_map", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Graph_neighbors_count] = {"MPI_Graph_neighbors_count", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Graph_neighbors] = {"MPI_Graph_neighbors", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Graphdims_get] = {"MPI_Graphdims_get", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Grequest_complete] = {"MPI_Grequest_complete", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Grequest_start] = {"MPI_Grequest_start", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Group_c2f] = {"MPI_Group_c2f", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Group_compare] = {"MPI_Group_compare", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Group_difference] = {"MPI_Group_difference", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Group_excl] = {"MPI_Group_excl", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Group_f2c] = {"MPI_Group_f2c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Group_free] = {"MPI_Group_free", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Group_incl] = {"MPI_Group_incl", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Group_intersection] = {"MPI_Group_intersection", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Group_range_excl] = {"MPI_Group_range_excl", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Group_range_incl] = {"MPI_Group_range_incl", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Group_rank] = {"MPI_Group_rank", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Group_size] = {"MPI_Group_size", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Group_translate_ranks] = {"MPI_Group_translate_ranks", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Group_union] = {"MPI_Group_union", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Ibsend] = {"MPI_Ibsend", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Improbe] = {"MPI_Improbe", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Imrecv] = {"MPI_Imrecv", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Info_c2f] = {"MPI_Info_c2f", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Info_create] = {"MPI_Info_create", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Info_delete] = {"MPI_Info_delete", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Info_dup] = {"MPI_Info_dup", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Info_f2c] = {"MPI_Info_f2c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Info_free] = {"MPI_Info_free", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Info_get] = {"MPI_Info_get", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Info_get_nkeys] = {"MPI_Info_get_nkeys", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Info_get_nthkey] = {"MPI_Info_get_nthkey", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Info_get_valuelen] = {"MPI_Info_get_valuelen", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Info_set] = {"MPI_Info_set", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Init] = {"MPI_Init", NULL, 0, 1, 0, "connects to the launcher and wires up with every other rank", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Initialized] = {"MPI_Initialized", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Init_thread] = {"MPI_Init_thread", NULL, 0, 1, 0, "connects to the launcher and wires up with every other rank", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Intercomm_create] = {"MPI_Intercomm_create", NULL, 0, 1, 0, "a collective over both groups", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Intercomm_merge] = {"MPI_Intercomm_merge", NULL, 0, 1, 0, "a collective over both groups", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Iprobe] = {"MPI_Iprobe", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Irecv] = {"MPI_Irecv", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Irsend] = {"MPI_Irsend", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Isend] = {"MPI_Isend", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Issend] = {"MPI_Issend", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Is_thread_main] = {"MPI_Is_thread_main", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Lookup_name] = {"MPI_Lookup_name", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Message_c2f] = {"MPI_Message_c2f", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Message_f2c] = {"MPI_Message_f2c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Mprobe] = {"MPI_Mprobe", NULL, 0, 1, 0, "waits for a matching message", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Mrecv] = {"MPI_Mrecv", NULL, 0, 1, 0, "waits for the probed message to arrive", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Neighbor_allgather] = {"MPI_Neighbor_allgather", NULL, 0, 1, 0, "a collective: waits for the neighbours' data", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Ineighbor_allgather] = {"MPI_Ineighbor_allgather", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Neighbor_allgatherv] = {"MPI_Neighbor_allgatherv", NULL, 0, 1, 0, "a collective: waits for the neighbours' data", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Ineighbor_allgatherv] = {"MPI_Ineighbor_allgatherv", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Neighbor_alltoall] = {"MPI_Neighbor_alltoall", NULL, 0, 1, 0, "a collective: waits for the neighbours' data", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Ineighbor_alltoall] = {"MPI_Ineighbor_alltoall", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Neighbor_alltoallv] = {"MPI_Neighbor_alltoallv", NULL, 0, 1, 0, "a collective: waits for the neighbours' data", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Ineighbor_alltoallv] = {"MPI_Ineighbor_alltoallv", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Neighbor_alltoallw] = {"MPI_Neighbor_alltoallw", NULL, 0, 1, 0, "a collective: waits for the neighbours' data", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Ineighbor_alltoallw] = {"MPI_Ineighbor_alltoallw", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Op_c2f] = {"MPI_Op_c2f", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Op_commutative] = {"MPI_Op_commutative", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Op_create] = {"MPI_Op_create", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Open_port] = {"MPI_Open_port", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Op_f2c] = {"MPI_Op_f2c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Op_free] = {"MPI_Op_free", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Pack_external] = {"MPI_Pack_external", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Pack_external_size] = {"MPI_Pack_external_size", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Pack] = {"MPI_Pack", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Pack_size] = {"MPI_Pack_size", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Probe] = {"MPI_Probe", NULL, 0, 1, 0, "waits for a matching message", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Publish_name] = {"MPI_Publish_name", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Put] = {"MPI_Put", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Query_thread] = {"MPI_Query_thread", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Raccumulate] = {"MPI_Raccumulate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Recv_init] = {"MPI_Recv_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Recv] = {"MPI_Recv", NULL, 0, 1, 0, "waits for a matching message", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Reduce] = {"MPI_Reduce", NULL, 0, 1, 0, "a collective: waits for the other ranks' data", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Ireduce] = {"MPI_Ireduce", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Reduce_local] = {"MPI_Reduce_local", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Reduce_scatter] = {"MPI_Reduce_scatter", NULL, 0, 1, 0, "a collective: waits for every rank's data", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Ireduce_scatter] = {"MPI_Ireduce_scatter", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Reduce_scatter_block] = {"MPI_Reduce_scatter_block", NULL, 0, 1, 0, "a collective: waits for every rank's data", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Ireduce_scatter_block] = {"MPI_Ireduce_scatter_block", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Register_datarep] = {"MPI_Register_datarep", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Request_c2f] = {"MPI_Request_c2f", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Request_f2c] = {"MPI_Request_f2c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Request_free] = {"MPI_Request_free", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Request_get_status] = {"MPI_Request_get_status", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Rget] = {"MPI_Rget", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Rget_accumulate] = {"MPI_Rget_accumulate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Rput] = {"MPI_Rput", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Rsend] = {"MPI_Rsend", NULL, 0, 1, 0, "waits for the message to leave the send buffer", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Rsend_init] = {"MPI_Rsend_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Scan] = {"MPI_Scan", NULL, 0, 1, 0, "a collective: waits for the lower ranks' data", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Iscan] = {"MPI_Iscan", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Scatter] = {"MPI_Scatter", NULL, 0, 1, 0, "a collective: waits for the root's data", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Iscatter] = {"MPI_Iscatter", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Scatterv] = {"MPI_Scatterv", NULL, 0, 1, 0, "a collective: waits for the root's data", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Iscatterv] = {"MPI_Iscatterv", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Send_init] = {"MPI_Send_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Send] = {"MPI_Send", NULL, 0, 1, 0, "waits for the receive to start when the message is past the eager limit", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Sendrecv] = {"MPI_Sendrecv", NULL, 0, 1, 0, "waits for a matching message and for its own send", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Sendrecv_replace] = {"MPI_Sendrecv_replace", NULL, 0, 1, 0, "waits for a matching message and for its own send", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Ssend_init] = {"MPI_Ssend_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Ssend] = {"MPI_Ssend", NULL, 0, 1, 0, "waits for the matching receive to start", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Start] = {"MPI_Start", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Startall] = {"MPI_Startall", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Status_c2f] = {"MPI_Status_c2f", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Status_f2c] = {"MPI_Status_f2c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Status_set_cancelled] = {"MPI_Status_set_cancelled", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Status_set_elements] = {"MPI_Status_set_elements", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Status_set_elements_x] = {"MPI_Status_set_elements_x", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Testall] = {"MPI_Testall", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Testany] = {"MPI_Testany", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Test] = {"MPI_Test", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Test_cancelled] = {"MPI_Test_cancelled", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Testsome] = {"MPI_Testsome", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Topo_test] = {"MPI_Topo_test", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_c2f] = {"MPI_Type_c2f", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_commit] = {"MPI_Type_commit", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_contiguous] = {"MPI_Type_contiguous", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_create_darray] = {"MPI_Type_create_darray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_create_f90_complex] = {"MPI_Type_create_f90_complex", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_create_f90_integer] = {"MPI_Type_create_f90_integer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_create_f90_real] = {"MPI_Type_create_f90_real", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_create_hindexed_block] = {"MPI_Type_create_hindexed_block", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_create_hindexed] = {"MPI_Type_create_hindexed", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_create_hvector] = {"MPI_Type_create_hvector", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_create_keyval] = {"MPI_Type_create_keyval", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_create_indexed_block] = {"MPI_Type_create_indexed_block", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_create_struct] = {"MPI_Type_create_struct", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_create_subarray] = {"MPI_Type_create_subarray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_create_resized] = {"MPI_Type_create_resized", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_delete_attr] = {"MPI_Type_delete_attr", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_dup] = {"MPI_Type_dup", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_free] = {"MPI_Type_free", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_free_keyval] = {"MPI_Type_free_keyval", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_f2c] = {"MPI_Type_f2c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_get_attr] = {"MPI_Type_get_attr", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_get_contents] = {"MPI_Type_get_contents", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_get_envelope] = {"MPI_Type_get_envelope", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_get_extent] = {"MPI_Type_get_extent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_get_extent_x] = {"MPI_Type_get_extent_x", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_get_name] = {"MPI_Type_get_name", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_get_true_extent] = {"MPI_Type_get_true_extent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_get_true_extent_x] = {"MPI_Type_get_true_extent_x", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_indexed] = {"MPI_Type_indexed", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_match_size] = {"MPI_Type_match_size", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_set_attr] = {"MPI_Type_set_attr", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_set_name] = {"MPI_Type_set_name", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_size] = {"MPI_Type_size", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_size_x] = {"MPI_Type_size_x", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_vector] = {"MPI_Type_vector", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Unpack] = {"MPI_Unpack", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Unpublish_name] = {"MPI_Unpublish_name", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Unpack_external] = {"MPI_Unpack_external", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Waitall] = {"MPI_Waitall", NULL, 0, 1, 0, "waits for every request to complete", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Waitany] = {"MPI_Waitany", NULL, 0, 1, 0, "waits for one of the requests to complete", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Wait] = {"MPI_Wait", NULL, 0, 1, 0, "waits for the request to complete", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Waitsome] = {"MPI_Waitsome", NULL, 0, 1, 0, "waits for at least one of the requests to complete", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_allocate] = {"MPI_Win_allocate", NULL, 0, 1, 0, "a collective: allocates and creates a window", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Win_allocate_shared] = {"MPI_Win_allocate_shared", NULL, 0, 1, 0, "a collective: allocates shared memory and creates a window", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Win_attach] = {"MPI_Win_attach", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_c2f] = {"MPI_Win_c2f", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_call_errhandler] = {"MPI_Win_call_errhandler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_complete] = {"MPI_Win_complete", NULL, 0, 1, 0, "waits for the access epoch's operations", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_create] = {"MPI_Win_create", NULL, 0, 1, 0, "a collective: creates a window", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Win_create_dynamic] = {"MPI_Win_create_dynamic", NULL, 0, 1, 0, "a collective: creates a window", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Win_create_errhandler] = {"MPI_Win_create_errhandler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_create_keyval] = {"MPI_Win_create_keyval", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_delete_attr] = {"MPI_Win_delete_attr", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_detach] = {"MPI_Win_detach", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_f2c] = {"MPI_Win_f2c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_fence] = {"MPI_Win_fence", NULL, 0, 1, 0, "a collective: waits for the epoch's operations", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Win_flush] = {"MPI_Win_flush", NULL, 0, 1, 0, "waits for the operations to the target to complete", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_flush_all] = {"MPI_Win_flush_all", NULL, 0, 1, 0, "waits for the operations to every target to complete", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_flush_local] = {"MPI_Win_flush_local", NULL, 0, 1, 0, "waits for the operations to the target to complete locally", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_flush_local_all] = {"MPI_Win_flush_local_all", NULL, 0, 1, 0, "waits for every operation to complete locally", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_free] = {"MPI_Win_free", NULL, 0, 1, 0, "a collective: waits for the window's operations", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Win_free_keyval] = {"MPI_Win_free_keyval", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_get_attr] = {"MPI_Win_get_attr", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_get_errhandler] = {"MPI_Win_get_errhandler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_get_group] = {"MPI_Win_get_group", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_get_info] = {"MPI_Win_get_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_get_name] = {"MPI_Win_get_name", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_lock] = {"MPI_Win_lock", NULL, 0, 1, 0, "may wait for the target's lock", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_lock_all] = {"MPI_Win_lock_all", NULL, 0, 1, 0, "may wait for the targets' locks", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_post] = {"MPI_Win_post", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_set_attr] = {"MPI_Win_set_attr", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_set_errhandler] = {"MPI_Win_set_errhandler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_set_info] = {"MPI_Win_set_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_set_name] = {"MPI_Win_set_name", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_shared_query] = {"MPI_Win_shared_query", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_start] = {"MPI_Win_start", NULL, 0, 1, 0, "may wait for the targets' MPI_Win_post", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_sync] = {"MPI_Win_sync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_test] = {"MPI_Win_test", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_unlock] = {"MPI_Win_unlock", NULL, 0, 1, 0, "waits for the operations to the target to complete", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_unlock_all] = {"MPI_Win_unlock_all", NULL, 0, 1, 0, "waits for the operations to every target to complete", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_wait] = {"MPI_Win_wait", NULL, 0, 1, 0, "waits for the origins' MPI_Win_complete", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Wtick] = {"MPI_Wtick", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Wtime] = {"MPI_Wtime", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_init_thread] = {"MPI_T_init_thread", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_finalize] = {"MPI_T_finalize", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_cvar_get_num] = {"MPI_T_cvar_get_num", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_cvar_get_info] = {"MPI_T_cvar_get_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_cvar_get_index] = {"MPI_T_cvar_get_index", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_cvar_handle_alloc] = {"MPI_T_cvar_handle_alloc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_cvar_handle_free] = {"MPI_T_cvar_handle_free", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_cvar_read] = {"MPI_T_cvar_read", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_cvar_write] = {"MPI_T_cvar_write", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_category_get_num] = {"MPI_T_category_get_num", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_category_get_info] = {"MPI_T_category_get_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_category_get_index] = {"MPI_T_category_get_index", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_category_get_cvars] = {"MPI_T_category_get_cvars", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_category_get_pvars] = {"MPI_T_category_get_pvars", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_category_get_categories] = {"MPI_T_category_get_categories", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_category_changed] = {"MPI_T_category_changed", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_pvar_get_num] = {"MPI_T_pvar_get_num", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_pvar_get_info] = {"MPI_T_pvar_get_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_pvar_get_index] = {"MPI_T_pvar_get_index", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_pvar_session_create] = {"MPI_T_pvar_session_create", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_pvar_session_free] = {"MPI_T_pvar_session_free", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_pvar_handle_alloc] = {"MPI_T_pvar_handle_alloc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_pvar_handle_free] = {"MPI_T_pvar_handle_free", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_pvar_start] = {"MPI_T_pvar_start", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_pvar_stop] = {"MPI_T_pvar_stop", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_pvar_read] = {"MPI_T_pvar_read", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_pvar_write] = {"MPI_T_pvar_write", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_pvar_reset] = {"MPI_T_pvar_reset", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_pvar_readreset] = {"MPI_T_pvar_readreset", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_enum_get_info] = {"MPI_T_enum_get_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_enum_get_item] = {"MPI_T_enum_get_item", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Attr_delete] = {"MPI_Attr_delete", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Attr_get] = {"MPI_Attr_get", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Attr_put] = {"MPI_Attr_put", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Keyval_create] = {"MPI_Keyval_create", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Keyval_free] = {"MPI_Keyval_free", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Address] = {"MPI_Address", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Errhandler_create] = {"MPI_Errhandler_create", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Errhandler_get] = {"MPI_Errhandler_get", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Errhandler_set] = {"MPI_Errhandler_set", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_extent] = {"MPI_Type_extent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_hindexed] = {"MPI_Type_hindexed", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_hvector] = {"MPI_Type_hvector", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_lb] = {"MPI_Type_lb", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_struct] = {"MPI_Type_struct", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_ub] = {"MPI_Type_ub", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Abi_get_fortran_booleans] = {"MPI_Abi_get_fortran_booleans", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Abi_get_fortran_info] = {"MPI_Abi_get_fortran_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Abi_get_info] = {"MPI_Abi_get_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Abi_get_version] = {"MPI_Abi_get_version", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Abi_set_fortran_booleans] = {"MPI_Abi_set_fortran_booleans", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Abi_set_fortran_info] = {"MPI_Abi_set_fortran_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Accumulate_c] = {"MPI_Accumulate_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Allgather_c] = {"MPI_Allgather_c", NULL, 0, 1, 0, "a collective: waits for every rank's data", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Allgather_init] = {"MPI_Allgather_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Allgather_init_c] = {"MPI_Allgather_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Allgatherv_c] = {"MPI_Allgatherv_c", NULL, 0, 1, 0, "a collective: waits for every rank's data", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Allgatherv_init] = {"MPI_Allgatherv_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Allgatherv_init_c] = {"MPI_Allgatherv_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Allreduce_c] = {"MPI_Allreduce_c", NULL, 0, 1, 0, "a collective: waits for every rank's data", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Allreduce_init] = {"MPI_Allreduce_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Allreduce_init_c] = {"MPI_Allreduce_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Alltoall_c] = {"MPI_Alltoall_c", NULL, 0, 1, 0, "a collective: waits for every rank's data", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Alltoall_init] = {"MPI_Alltoall_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Alltoall_init_c] = {"MPI_Alltoall_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Alltoallv_c] = {"MPI_Alltoallv_c", NULL, 0, 1, 0, "a collective: waits for every rank's data", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Alltoallv_init] = {"MPI_Alltoallv_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Alltoallv_init_c] = {"MPI_Alltoallv_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Alltoallw_c] = {"MPI_Alltoallw_c", NULL, 0, 1, 0, "a collective: waits for every rank's data", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Alltoallw_init] = {"MPI_Alltoallw_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Alltoallw_init_c] = {"MPI_Alltoallw_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Barrier_init] = {"MPI_Barrier_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Bcast_c] = {"MPI_Bcast_c", NULL, 0, 1, 0, "a collective: waits for the root's data", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Bcast_init] = {"MPI_Bcast_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Bcast_init_c] = {"MPI_Bcast_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Bsend_c] = {"MPI_Bsend_c", NULL, 0, 1, 0, "may wait for room in the attached buffer", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Bsend_init_c] = {"MPI_Bsend_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Buffer_attach_c] = {"MPI_Buffer_attach_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Buffer_detach_c] = {"MPI_Buffer_detach_c", NULL, 0, 1, 0, "waits for the messages in the attached buffer to leave", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Buffer_flush] = {"MPI_Buffer_flush", NULL, 0, 1, 0, "waits for the messages in the attached buffer to leave (MPI 4.1)", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Buffer_iflush] = {"MPI_Buffer_iflush", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_attach_buffer] = {"MPI_Comm_attach_buffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_attach_buffer_c] = {"MPI_Comm_attach_buffer_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_create_from_group] = {"MPI_Comm_create_from_group", NULL, 0, 1, 0, "a collective over the group: agrees on a new context id (MPI 4.0)", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_detach_buffer] = {"MPI_Comm_detach_buffer", NULL, 0, 1, 0, "waits for the messages in the communicator's buffer to leave (MPI 4.1)", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_detach_buffer_c] = {"MPI_Comm_detach_buffer_c", NULL, 0, 1, 0, "waits for the messages in the communicator's buffer to leave (MPI 4.1)", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_flush_buffer] = {"MPI_Comm_flush_buffer", NULL, 0, 1, 0, "waits for the messages in the communicator's buffer to leave (MPI 4.1)", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_idup_with_info] = {"MPI_Comm_idup_with_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_iflush_buffer] = {"MPI_Comm_iflush_buffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Exscan_c] = {"MPI_Exscan_c", NULL, 0, 1, 0, "a collective: waits for the lower ranks' data", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Exscan_init] = {"MPI_Exscan_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Exscan_init_c] = {"MPI_Exscan_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_get_type_extent_c] = {"MPI_File_get_type_extent_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_iread_c] = {"MPI_File_iread_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_iread_all_c] = {"MPI_File_iread_all_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_iread_at_c] = {"MPI_File_iread_at_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_iread_at_all_c] = {"MPI_File_iread_at_all_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_iread_shared_c] = {"MPI_File_iread_shared_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_iwrite_c] = {"MPI_File_iwrite_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_iwrite_all_c] = {"MPI_File_iwrite_all_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_iwrite_at_c] = {"MPI_File_iwrite_at_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_iwrite_at_all_c] = {"MPI_File_iwrite_at_all_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_iwrite_shared_c] = {"MPI_File_iwrite_shared_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_read_c] = {"MPI_File_read_c", NULL, 0, 1, 0, "reads from the file system", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_read_all_c] = {"MPI_File_read_all_c", NULL, 0, 1, 0, "a collective read from the file system", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_read_all_begin_c] = {"MPI_File_read_all_begin_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_read_at_c] = {"MPI_File_read_at_c", NULL, 0, 1, 0, "reads from the file system", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_read_at_all_c] = {"MPI_File_read_at_all_c", NULL, 0, 1, 0, "a collective read from the file system", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_read_at_all_begin_c] = {"MPI_File_read_at_all_begin_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_read_ordered_c] = {"MPI_File_read_ordered_c", NULL, 0, 1, 0, "a collective read from the file system", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_read_ordered_begin_c] = {"MPI_File_read_ordered_begin_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_read_shared_c] = {"MPI_File_read_shared_c", NULL, 0, 1, 0, "reads from the file system", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_write_c] = {"MPI_File_write_c", NULL, 0, 1, 0, "writes to the file system", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_write_all_c] = {"MPI_File_write_all_c", NULL, 0, 1, 0, "a collective write to the file system", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_write_all_begin_c] = {"MPI_File_write_all_begin_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_write_at_c] = {"MPI_File_write_at_c", NULL, 0, 1, 0, "writes to the file system", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_write_at_all_c] = {"MPI_File_write_at_all_c", NULL, 0, 1, 0, "a collective write to the file system", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_write_at_all_begin_c] = {"MPI_File_write_at_all_begin_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_write_ordered_c] = {"MPI_File_write_ordered_c", NULL, 0, 1, 0, "a collective write to the file system", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_write_ordered_begin_c] = {"MPI_File_write_ordered_begin_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_write_shared_c] = {"MPI_File_write_shared_c", NULL, 0, 1, 0, "writes to the file system", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Gather_c] = {"MPI_Gather_c", NULL, 0, 1, 0, "a collective: waits for the other ranks' data", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Gather_init] = {"MPI_Gather_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Gather_init_c] = {"MPI_Gather_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Gatherv_c] = {"MPI_Gatherv_c", NULL, 0, 1, 0, "a collective: waits for the other ranks' data", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Gatherv_init] = {"MPI_Gatherv_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Gatherv_init_c] = {"MPI_Gatherv_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Get_c] = {"MPI_Get_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Get_accumulate_c] = {"MPI_Get_accumulate_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Get_count_c] = {"MPI_Get_count_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Get_elements_c] = {"MPI_Get_elements_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Get_hw_resource_info] = {"MPI_Get_hw_resource_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Group_from_session_pset] = {"MPI_Group_from_session_pset", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Iallgather_c] = {"MPI_Iallgather_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Iallgatherv_c] = {"MPI_Iallgatherv_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Iallreduce_c] = {"MPI_Iallreduce_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Ialltoall_c] = {"MPI_Ialltoall_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Ialltoallv_c] = {"MPI_Ialltoallv_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Ialltoallw_c] = {"MPI_Ialltoallw_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Ibcast_c] = {"MPI_Ibcast_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Ibsend_c] = {"MPI_Ibsend_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Iexscan_c] = {"MPI_Iexscan_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Igather_c] = {"MPI_Igather_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Igatherv_c] = {"MPI_Igatherv_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Imrecv_c] = {"MPI_Imrecv_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Ineighbor_allgather_c] = {"MPI_Ineighbor_allgather_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Ineighbor_allgatherv_c] = {"MPI_Ineighbor_allgatherv_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Ineighbor_alltoall_c] = {"MPI_Ineighbor_alltoall_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Ineighbor_alltoallv_c] = {"MPI_Ineighbor_alltoallv_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Ineighbor_alltoallw_c] = {"MPI_Ineighbor_alltoallw_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Info_create_env] = {"MPI_Info_create_env", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Info_get_string] = {"MPI_Info_get_string", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Intercomm_create_from_groups] = {"MPI_Intercomm_create_from_groups", NULL, 0, 1, 0, "a collective over both groups (MPI 4.0)", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Irecv_c] = {"MPI_Irecv_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Ireduce_c] = {"MPI_Ireduce_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Ireduce_scatter_c] = {"MPI_Ireduce_scatter_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Ireduce_scatter_block_c] = {"MPI_Ireduce_scatter_block_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Irsend_c] = {"MPI_Irsend_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Iscan_c] = {"MPI_Iscan_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Iscatter_c] = {"MPI_Iscatter_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Iscatterv_c] = {"MPI_Iscatterv_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Isend_c] = {"MPI_Isend_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Isendrecv] = {"MPI_Isendrecv", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Isendrecv_c] = {"MPI_Isendrecv_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Isendrecv_replace] = {"MPI_Isendrecv_replace", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Isendrecv_replace_c] = {"MPI_Isendrecv_replace_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Issend_c] = {"MPI_Issend_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Mrecv_c] = {"MPI_Mrecv_c", NULL, 0, 1, 0, "waits for the probed message to arrive", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Neighbor_allgather_c] = {"MPI_Neighbor_allgather_c", NULL, 0, 1, 0, "a collective: waits for the neighbours' data", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Neighbor_allgather_init] = {"MPI_Neighbor_allgather_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Neighbor_allgather_init_c] = {"MPI_Neighbor_allgather_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Neighbor_allgatherv_c] = {"MPI_Neighbor_allgatherv_c", NULL, 0, 1, 0, "a collective: waits for the neighbours' data", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Neighbor_allgatherv_init] = {"MPI_Neighbor_allgatherv_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Neighbor_allgatherv_init_c] = {"MPI_Neighbor_allgatherv_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Neighbor_alltoall_c] = {"MPI_Neighbor_alltoall_c", NULL, 0, 1, 0, "a collective: waits for the neighbours' data", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Neighbor_alltoall_init] = {"MPI_Neighbor_alltoall_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Neighbor_alltoall_init_c] = {"MPI_Neighbor_alltoall_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Neighbor_alltoallv_c] = {"MPI_Neighbor_alltoallv_c", NULL, 0, 1, 0, "a collective: waits for the neighbours' data", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Neighbor_alltoallv_init] = {"MPI_Neighbor_alltoallv_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Neighbor_alltoallv_init_c] = {"MPI_Neighbor_alltoallv_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Neighbor_alltoallw_c] = {"MPI_Neighbor_alltoallw_c", NULL, 0, 1, 0, "a collective: waits for the neighbours' data", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Neighbor_alltoallw_init] = {"MPI_Neighbor_alltoallw_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Neighbor_alltoallw_init_c] = {"MPI_Neighbor_alltoallw_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Op_create_c] = {"MPI_Op_create_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Pack_c] = {"MPI_Pack_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Pack_external_c] = {"MPI_Pack_external_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Pack_external_size_c] = {"MPI_Pack_external_size_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Pack_size_c] = {"MPI_Pack_size_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Parrived] = {"MPI_Parrived", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Pready] = {"MPI_Pready", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Pready_list] = {"MPI_Pready_list", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Pready_range] = {"MPI_Pready_range", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Precv_init] = {"MPI_Precv_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Psend_init] = {"MPI_Psend_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Put_c] = {"MPI_Put_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Raccumulate_c] = {"MPI_Raccumulate_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Recv_c] = {"MPI_Recv_c", NULL, 0, 1, 0, "waits for a matching message", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Recv_init_c] = {"MPI_Recv_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Reduce_c] = {"MPI_Reduce_c", NULL, 0, 1, 0, "a collective: waits for the other ranks' data", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Reduce_init] = {"MPI_Reduce_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Reduce_init_c] = {"MPI_Reduce_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Reduce_local_c] = {"MPI_Reduce_local_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Reduce_scatter_c] = {"MPI_Reduce_scatter_c", NULL, 0, 1, 0, "a collective: waits for every rank's data", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Reduce_scatter_block_c] = {"MPI_Reduce_scatter_block_c", NULL, 0, 1, 0, "a collective: waits for every rank's data", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Reduce_scatter_block_init] = {"MPI_Reduce_scatter_block_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Reduce_scatter_block_init_c] = {"MPI_Reduce_scatter_block_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Reduce_scatter_init] = {"MPI_Reduce_scatter_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Reduce_scatter_init_c] = {"MPI_Reduce_scatter_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Register_datarep_c] = {"MPI_Register_datarep_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Remove_error_class] = {"MPI_Remove_error_class", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Remove_error_code] = {"MPI_Remove_error_code", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Remove_error_string] = {"MPI_Remove_error_string", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Request_get_status_all] = {"MPI_Request_get_status_all", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Request_get_status_any] = {"MPI_Request_get_status_any", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Request_get_status_some] = {"MPI_Request_get_status_some", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Rget_c] = {"MPI_Rget_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Rget_accumulate_c] = {"MPI_Rget_accumulate_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Rput_c] = {"MPI_Rput_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Rsend_c] = {"MPI_Rsend_c", NULL, 0, 1, 0, "waits for the message to leave the send buffer", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Rsend_init_c] = {"MPI_Rsend_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Scan_c] = {"MPI_Scan_c", NULL, 0, 1, 0, "a collective: waits for the lower ranks' data", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Scan_init] = {"MPI_Scan_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Scan_init_c] = {"MPI_Scan_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Scatter_c] = {"MPI_Scatter_c", NULL, 0, 1, 0, "a collective: waits for the root's data", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Scatter_init] = {"MPI_Scatter_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Scatter_init_c] = {"MPI_Scatter_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Scatterv_c] = {"MPI_Scatterv_c", NULL, 0, 1, 0, "a collective: waits for the root's data", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Scatterv_init] = {"MPI_Scatterv_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Scatterv_init_c] = {"MPI_Scatterv_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Send_c] = {"MPI_Send_c", NULL, 0, 1, 0, "waits for the receive to start when the message is past the eager limit", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Send_init_c] = {"MPI_Send_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Sendrecv_c] = {"MPI_Sendrecv_c", NULL, 0, 1, 0, "waits for a matching message and for its own send", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Sendrecv_replace_c] = {"MPI_Sendrecv_replace_c", NULL, 0, 1, 0, "waits for a matching message and for its own send", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Session_attach_buffer] = {"MPI_Session_attach_buffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Session_attach_buffer_c] = {"MPI_Session_attach_buffer_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Session_call_errhandler] = {"MPI_Session_call_errhandler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Session_create_errhandler] = {"MPI_Session_create_errhandler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Session_detach_buffer] = {"MPI_Session_detach_buffer", NULL, 0, 1, 0, "waits for the messages in the session's buffer to leave (MPI 4.1)", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Session_detach_buffer_c] = {"MPI_Session_detach_buffer_c", NULL, 0, 1, 0, "waits for the messages in the session's buffer to leave (MPI 4.1)", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Session_finalize] = {"MPI_Session_finalize", NULL, 0, 1, 0, "may wait for the session's communicators' pending operations (like MPI_Finalize)", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Session_flush_buffer] = {"MPI_Session_flush_buffer", NULL, 0, 1, 0, "waits for the messages in the session's buffer to leave (MPI 4.1)", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Session_get_errhandler] = {"MPI_Session_get_errhandler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Session_get_info] = {"MPI_Session_get_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Session_get_nth_pset] = {"MPI_Session_get_nth_pset", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Session_get_num_psets] = {"MPI_Session_get_num_psets", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Session_get_pset_info] = {"MPI_Session_get_pset_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Session_iflush_buffer] = {"MPI_Session_iflush_buffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Session_init] = {"MPI_Session_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Session_set_errhandler] = {"MPI_Session_set_errhandler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Ssend_c] = {"MPI_Ssend_c", NULL, 0, 1, 0, "waits for the matching receive to start", NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Ssend_init_c] = {"MPI_Ssend_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Status_get_error] = {"MPI_Status_get_error", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Status_get_source] = {"MPI_Status_get_source", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Status_get_tag] = {"MPI_Status_get_tag", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Status_set_elements_c] = {"MPI_Status_set_elements_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Status_set_error] = {"MPI_Status_set_error", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Status_set_source] = {"MPI_Status_set_source", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Status_set_tag] = {"MPI_Status_set_tag", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_contiguous_c] = {"MPI_Type_contiguous_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_create_darray_c] = {"MPI_Type_create_darray_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_create_hindexed_c] = {"MPI_Type_create_hindexed_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_create_hindexed_block_c] = {"MPI_Type_create_hindexed_block_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_create_hvector_c] = {"MPI_Type_create_hvector_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_create_indexed_block_c] = {"MPI_Type_create_indexed_block_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_create_resized_c] = {"MPI_Type_create_resized_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_create_struct_c] = {"MPI_Type_create_struct_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_create_subarray_c] = {"MPI_Type_create_subarray_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_get_contents_c] = {"MPI_Type_get_contents_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_get_envelope_c] = {"MPI_Type_get_envelope_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_get_extent_c] = {"MPI_Type_get_extent_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_get_true_extent_c] = {"MPI_Type_get_true_extent_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_get_value_index] = {"MPI_Type_get_value_index", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_indexed_c] = {"MPI_Type_indexed_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_size_c] = {"MPI_Type_size_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_vector_c] = {"MPI_Type_vector_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Unpack_c] = {"MPI_Unpack_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Unpack_external_c] = {"MPI_Unpack_external_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_allocate_c] = {"MPI_Win_allocate_c", NULL, 0, 1, 0, "a collective: allocates and creates a window", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Win_allocate_shared_c] = {"MPI_Win_allocate_shared_c", NULL, 0, 1, 0, "a collective: allocates shared memory and creates a window", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Win_create_c] = {"MPI_Win_create_c", NULL, 0, 1, 0, "a collective: creates a window", NULL, NULL, 0, NULL, 0, .collective = 1},
-    [CGL_MPI_Win_shared_query_c] = {"MPI_Win_shared_query_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_MPI_Abort] = {"MPI_Abort", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Abort},
+    [CGL_MPI_Accumulate] = {"MPI_Accumulate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Accumulate},
+    [CGL_MPI_Add_error_class] = {"MPI_Add_error_class", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Add_error_class},
+    [CGL_MPI_Add_error_code] = {"MPI_Add_error_code", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Add_error_code},
+    [CGL_MPI_Add_error_string] = {"MPI_Add_error_string", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Add_error_string},
+    [CGL_MPI_Allgather] = {"MPI_Allgather", NULL, 0, 1, 0, "a collective: waits for every rank's data", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Allgather},
+    [CGL_MPI_Iallgather] = {"MPI_Iallgather", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Iallgather},
+    [CGL_MPI_Allgatherv] = {"MPI_Allgatherv", NULL, 0, 1, 0, "a collective: waits for every rank's data", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Allgatherv},
+    [CGL_MPI_Iallgatherv] = {"MPI_Iallgatherv", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Iallgatherv},
+    [CGL_MPI_Alloc_mem] = {"MPI_Alloc_mem", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Alloc_mem},
+    [CGL_MPI_Allreduce] = {"MPI_Allreduce", NULL, 0, 1, 0, "a collective: waits for every rank's data", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Allreduce},
+    [CGL_MPI_Iallreduce] = {"MPI_Iallreduce", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Iallreduce},
+    [CGL_MPI_Alltoall] = {"MPI_Alltoall", NULL, 0, 1, 0, "a collective: waits for every rank's data", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Alltoall},
+    [CGL_MPI_Ialltoall] = {"MPI_Ialltoall", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Ialltoall},
+    [CGL_MPI_Alltoallv] = {"MPI_Alltoallv", NULL, 0, 1, 0, "a collective: waits for every rank's data", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Alltoallv},
+    [CGL_MPI_Ialltoallv] = {"MPI_Ialltoallv", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Ialltoallv},
+    [CGL_MPI_Alltoallw] = {"MPI_Alltoallw", NULL, 0, 1, 0, "a collective: waits for every rank's data", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Alltoallw},
+    [CGL_MPI_Ialltoallw] = {"MPI_Ialltoallw", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Ialltoallw},
+    [CGL_MPI_Barrier] = {"MPI_Barrier", NULL, 0, 1, 0, "a collective: waits for every rank of the communicator", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Barrier},
+    [CGL_MPI_Ibarrier] = {"MPI_Ibarrier", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Ibarrier},
+    [CGL_MPI_Bcast] = {"MPI_Bcast", NULL, 0, 1, 0, "a collective: waits for the root's data", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Bcast},
+    [CGL_MPI_Bsend] = {"MPI_Bsend", NULL, 0, 1, 0, "may wait for room in the attached buffer", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Bsend},
+    [CGL_MPI_Ibcast] = {"MPI_Ibcast", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Ibcast},
+    [CGL_MPI_Bsend_init] = {"MPI_Bsend_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Bsend_init},
+    [CGL_MPI_Buffer_attach] = {"MPI_Buffer_attach", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Buffer_attach},
+    [CGL_MPI_Buffer_detach] = {"MPI_Buffer_detach", NULL, 0, 1, 0, "waits for the messages in the attached buffer to leave", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Buffer_detach},
+    [CGL_MPI_Cancel] = {"MPI_Cancel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Cancel},
+    [CGL_MPI_Cart_coords] = {"MPI_Cart_coords", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Cart_coords},
+    [CGL_MPI_Cart_create] = {"MPI_Cart_create", NULL, 0, 1, 0, "a collective: creates a communicator", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Cart_create},
+    [CGL_MPI_Cart_get] = {"MPI_Cart_get", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Cart_get},
+    [CGL_MPI_Cart_map] = {"MPI_Cart_map", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Cart_map},
+    [CGL_MPI_Cart_rank] = {"MPI_Cart_rank", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Cart_rank},
+    [CGL_MPI_Cart_shift] = {"MPI_Cart_shift", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Cart_shift},
+    [CGL_MPI_Cart_sub] = {"MPI_Cart_sub", NULL, 0, 1, 0, "a collective: creates a communicator", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Cart_sub},
+    [CGL_MPI_Cartdim_get] = {"MPI_Cartdim_get", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Cartdim_get},
+    [CGL_MPI_Close_port] = {"MPI_Close_port", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Close_port},
+    [CGL_MPI_Comm_accept] = {"MPI_Comm_accept", NULL, 0, 1, 0, "waits for a client to connect", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_accept},
+    [CGL_MPI_Comm_c2f] = {"MPI_Comm_c2f", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_c2f},
+    [CGL_MPI_Comm_call_errhandler] = {"MPI_Comm_call_errhandler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_call_errhandler},
+    [CGL_MPI_Comm_compare] = {"MPI_Comm_compare", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_compare},
+    [CGL_MPI_Comm_connect] = {"MPI_Comm_connect", NULL, 0, 1, 0, "waits for the server to accept", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_connect},
+    [CGL_MPI_Comm_create_errhandler] = {"MPI_Comm_create_errhandler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_create_errhandler},
+    [CGL_MPI_Comm_create_keyval] = {"MPI_Comm_create_keyval", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_create_keyval},
+    [CGL_MPI_Comm_create_group] = {"MPI_Comm_create_group", NULL, 0, 1, 0, "a collective over the group: agrees on a new context id", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_create_group},
+    [CGL_MPI_Comm_create] = {"MPI_Comm_create", NULL, 0, 1, 0, "a collective: agrees on a new context id with every rank", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Comm_create},
+    [CGL_MPI_Comm_delete_attr] = {"MPI_Comm_delete_attr", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_delete_attr},
+    [CGL_MPI_Comm_disconnect] = {"MPI_Comm_disconnect", NULL, 0, 1, 0, "waits for every pending communication on the communicator", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_disconnect},
+    [CGL_MPI_Comm_dup] = {"MPI_Comm_dup", NULL, 0, 1, 0, "a collective: agrees on a new context id with every rank", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Comm_dup},
+    [CGL_MPI_Comm_idup] = {"MPI_Comm_idup", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_idup},
+    [CGL_MPI_Comm_dup_with_info] = {"MPI_Comm_dup_with_info", NULL, 0, 1, 0, "a collective: agrees on a new context id with every rank", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Comm_dup_with_info},
+    [CGL_MPI_Comm_f2c] = {"MPI_Comm_f2c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_f2c},
+    [CGL_MPI_Comm_free_keyval] = {"MPI_Comm_free_keyval", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_free_keyval},
+    [CGL_MPI_Comm_free] = {"MPI_Comm_free", NULL, 0, 1, 0, "may wait for the communicator's pending operations", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Comm_free},
+    [CGL_MPI_Comm_get_attr] = {"MPI_Comm_get_attr", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_get_attr},
+    [CGL_MPI_Dist_graph_create] = {"MPI_Dist_graph_create", NULL, 0, 1, 0, "a collective: creates a communicator", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Dist_graph_create},
+    [CGL_MPI_Dist_graph_create_adjacent] = {"MPI_Dist_graph_create_adjacent", NULL, 0, 1, 0, "a collective: creates a communicator", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Dist_graph_create_adjacent},
+    [CGL_MPI_Dist_graph_neighbors] = {"MPI_Dist_graph_neighbors", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Dist_graph_neighbors},
+    [CGL_MPI_Dist_graph_neighbors_count] = {"MPI_Dist_graph_neighbors_count", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Dist_graph_neighbors_count},
+    [CGL_MPI_Comm_get_errhandler] = {"MPI_Comm_get_errhandler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_get_errhandler},
+    [CGL_MPI_Comm_get_info] = {"MPI_Comm_get_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_get_info},
+    [CGL_MPI_Comm_get_name] = {"MPI_Comm_get_name", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_get_name},
+    [CGL_MPI_Comm_get_parent] = {"MPI_Comm_get_parent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_get_parent},
+    [CGL_MPI_Comm_group] = {"MPI_Comm_group", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_group},
+    [CGL_MPI_Comm_join] = {"MPI_Comm_join", NULL, 0, 1, 0, "waits for the process at the other end of the socket", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_join},
+    [CGL_MPI_Comm_rank] = {"MPI_Comm_rank", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_rank},
+    [CGL_MPI_Comm_remote_group] = {"MPI_Comm_remote_group", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_remote_group},
+    [CGL_MPI_Comm_remote_size] = {"MPI_Comm_remote_size", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_remote_size},
+    [CGL_MPI_Comm_set_attr] = {"MPI_Comm_set_attr", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_set_attr},
+    [CGL_MPI_Comm_set_errhandler] = {"MPI_Comm_set_errhandler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_set_errhandler},
+    [CGL_MPI_Comm_set_info] = {"MPI_Comm_set_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_set_info},
+    [CGL_MPI_Comm_set_name] = {"MPI_Comm_set_name", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_set_name},
+    [CGL_MPI_Comm_size] = {"MPI_Comm_size", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_size},
+    [CGL_MPI_Comm_spawn] = {"MPI_Comm_spawn", NULL, 0, 1, 0, "starts processes through the launcher and waits for them to connect", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_spawn},
+    [CGL_MPI_Comm_spawn_multiple] = {"MPI_Comm_spawn_multiple", NULL, 0, 1, 0, "starts processes through the launcher and waits for them to connect", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_spawn_multiple},
+    [CGL_MPI_Comm_split] = {"MPI_Comm_split", NULL, 0, 1, 0, "a collective: exchanges every rank's color and key", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Comm_split},
+    [CGL_MPI_Comm_split_type] = {"MPI_Comm_split_type", NULL, 0, 1, 0, "a collective: exchanges every rank's type and key", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Comm_split_type},
+    [CGL_MPI_Comm_test_inter] = {"MPI_Comm_test_inter", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_test_inter},
+    [CGL_MPI_Compare_and_swap] = {"MPI_Compare_and_swap", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Compare_and_swap},
+    [CGL_MPI_Dims_create] = {"MPI_Dims_create", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Dims_create},
+    [CGL_MPI_Errhandler_c2f] = {"MPI_Errhandler_c2f", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Errhandler_c2f},
+    [CGL_MPI_Errhandler_f2c] = {"MPI_Errhandler_f2c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Errhandler_f2c},
+    [CGL_MPI_Errhandler_free] = {"MPI_Errhandler_free", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Errhandler_free},
+    [CGL_MPI_Error_class] = {"MPI_Error_class", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Error_class},
+    [CGL_MPI_Error_string] = {"MPI_Error_string", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Error_string},
+    [CGL_MPI_Exscan] = {"MPI_Exscan", NULL, 0, 1, 0, "a collective: waits for the lower ranks' data", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Exscan},
+    [CGL_MPI_Fetch_and_op] = {"MPI_Fetch_and_op", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Fetch_and_op},
+    [CGL_MPI_Iexscan] = {"MPI_Iexscan", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Iexscan},
+    [CGL_MPI_File_c2f] = {"MPI_File_c2f", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_c2f},
+    [CGL_MPI_File_f2c] = {"MPI_File_f2c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_f2c},
+    [CGL_MPI_File_call_errhandler] = {"MPI_File_call_errhandler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_call_errhandler},
+    [CGL_MPI_File_create_errhandler] = {"MPI_File_create_errhandler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_create_errhandler},
+    [CGL_MPI_File_set_errhandler] = {"MPI_File_set_errhandler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_set_errhandler},
+    [CGL_MPI_File_get_errhandler] = {"MPI_File_get_errhandler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_get_errhandler},
+    [CGL_MPI_File_open] = {"MPI_File_open", NULL, 0, 1, 0, "a collective: opens the file on every rank", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_open},
+    [CGL_MPI_File_close] = {"MPI_File_close", NULL, 0, 1, 0, "a collective: flushes and closes the file", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_close},
+    [CGL_MPI_File_delete] = {"MPI_File_delete", NULL, 0, 1, 0, "removes the file in the file system", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_delete},
+    [CGL_MPI_File_set_size] = {"MPI_File_set_size", NULL, 0, 1, 0, "a collective: resizes the file", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_set_size},
+    [CGL_MPI_File_preallocate] = {"MPI_File_preallocate", NULL, 0, 1, 0, "a collective: allocates storage in the file system", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_preallocate},
+    [CGL_MPI_File_get_size] = {"MPI_File_get_size", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_get_size},
+    [CGL_MPI_File_get_group] = {"MPI_File_get_group", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_get_group},
+    [CGL_MPI_File_get_amode] = {"MPI_File_get_amode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_get_amode},
+    [CGL_MPI_File_set_info] = {"MPI_File_set_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_set_info},
+    [CGL_MPI_File_get_info] = {"MPI_File_get_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_get_info},
+    [CGL_MPI_File_set_view] = {"MPI_File_set_view", NULL, 0, 1, 0, "a collective over the file's ranks", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_set_view},
+    [CGL_MPI_File_get_view] = {"MPI_File_get_view", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_get_view},
+    [CGL_MPI_File_read_at] = {"MPI_File_read_at", NULL, 0, 1, 0, "reads from the file system", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_read_at},
+    [CGL_MPI_File_read_at_all] = {"MPI_File_read_at_all", NULL, 0, 1, 0, "a collective read from the file system", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_read_at_all},
+    [CGL_MPI_File_write_at] = {"MPI_File_write_at", NULL, 0, 1, 0, "writes to the file system", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_write_at},
+    [CGL_MPI_File_write_at_all] = {"MPI_File_write_at_all", NULL, 0, 1, 0, "a collective write to the file system", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_write_at_all},
+    [CGL_MPI_File_iread_at] = {"MPI_File_iread_at", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_iread_at},
+    [CGL_MPI_File_iwrite_at] = {"MPI_File_iwrite_at", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_iwrite_at},
+    [CGL_MPI_File_iread_at_all] = {"MPI_File_iread_at_all", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_iread_at_all},
+    [CGL_MPI_File_iwrite_at_all] = {"MPI_File_iwrite_at_all", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_iwrite_at_all},
+    [CGL_MPI_File_read] = {"MPI_File_read", NULL, 0, 1, 0, "reads from the file system", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_read},
+    [CGL_MPI_File_read_all] = {"MPI_File_read_all", NULL, 0, 1, 0, "a collective read from the file system", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_read_all},
+    [CGL_MPI_File_write] = {"MPI_File_write", NULL, 0, 1, 0, "writes to the file system", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_write},
+    [CGL_MPI_File_write_all] = {"MPI_File_write_all", NULL, 0, 1, 0, "a collective write to the file system", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_write_all},
+    [CGL_MPI_File_iread] = {"MPI_File_iread", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_iread},
+    [CGL_MPI_File_iwrite] = {"MPI_File_iwrite", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_iwrite},
+    [CGL_MPI_File_iread_all] = {"MPI_File_iread_all", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_iread_all},
+    [CGL_MPI_File_iwrite_all] = {"MPI_File_iwrite_all", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_iwrite_all},
+    [CGL_MPI_File_seek] = {"MPI_File_seek", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_seek},
+    [CGL_MPI_File_get_position] = {"MPI_File_get_position", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_get_position},
+    [CGL_MPI_File_get_byte_offset] = {"MPI_File_get_byte_offset", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_get_byte_offset},
+    [CGL_MPI_File_read_shared] = {"MPI_File_read_shared", NULL, 0, 1, 0, "reads from the file system", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_read_shared},
+    [CGL_MPI_File_write_shared] = {"MPI_File_write_shared", NULL, 0, 1, 0, "writes to the file system", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_write_shared},
+    [CGL_MPI_File_iread_shared] = {"MPI_File_iread_shared", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_iread_shared},
+    [CGL_MPI_File_iwrite_shared] = {"MPI_File_iwrite_shared", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_iwrite_shared},
+    [CGL_MPI_File_read_ordered] = {"MPI_File_read_ordered", NULL, 0, 1, 0, "a collective read from the file system", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_read_ordered},
+    [CGL_MPI_File_write_ordered] = {"MPI_File_write_ordered", NULL, 0, 1, 0, "a collective write to the file system", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_write_ordered},
+    [CGL_MPI_File_seek_shared] = {"MPI_File_seek_shared", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_seek_shared},
+    [CGL_MPI_File_get_position_shared] = {"MPI_File_get_position_shared", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_get_position_shared},
+    [CGL_MPI_File_read_at_all_begin] = {"MPI_File_read_at_all_begin", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_read_at_all_begin},
+    [CGL_MPI_File_read_at_all_end] = {"MPI_File_read_at_all_end", NULL, 0, 1, 0, "waits for the split collective read", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_read_at_all_end},
+    [CGL_MPI_File_write_at_all_begin] = {"MPI_File_write_at_all_begin", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_write_at_all_begin},
+    [CGL_MPI_File_write_at_all_end] = {"MPI_File_write_at_all_end", NULL, 0, 1, 0, "waits for the split collective write", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_write_at_all_end},
+    [CGL_MPI_File_read_all_begin] = {"MPI_File_read_all_begin", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_read_all_begin},
+    [CGL_MPI_File_read_all_end] = {"MPI_File_read_all_end", NULL, 0, 1, 0, "waits for the split collective read", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_read_all_end},
+    [CGL_MPI_File_write_all_begin] = {"MPI_File_write_all_begin", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_write_all_begin},
+    [CGL_MPI_File_write_all_end] = {"MPI_File_write_all_end", NULL, 0, 1, 0, "waits for the split collective write", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_write_all_end},
+    [CGL_MPI_File_read_ordered_begin] = {"MPI_File_read_ordered_begin", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_read_ordered_begin},
+    [CGL_MPI_File_read_ordered_end] = {"MPI_File_read_ordered_end", NULL, 0, 1, 0, "waits for the split collective read", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_read_ordered_end},
+    [CGL_MPI_File_write_ordered_begin] = {"MPI_File_write_ordered_begin", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_write_ordered_begin},
+    [CGL_MPI_File_write_ordered_end] = {"MPI_File_write_ordered_end", NULL, 0, 1, 0, "waits for the split collective write", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_write_ordered_end},
+    [CGL_MPI_File_get_type_extent] = {"MPI_File_get_type_extent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_get_type_extent},
+    [CGL_MPI_File_set_atomicity] = {"MPI_File_set_atomicity", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_set_atomicity},
+    [CGL_MPI_File_get_atomicity] = {"MPI_File_get_atomicity", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_get_atomicity},
+    [CGL_MPI_File_sync] = {"MPI_File_sync", NULL, 0, 1, 0, "a collective: waits for the data to reach storage", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_sync},
+    [CGL_MPI_Finalize] = {"MPI_Finalize", NULL, 0, 1, 0, "waits for every rank to finalize (a collective over MPI_COMM_WORLD)", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Finalize},
+    [CGL_MPI_Finalized] = {"MPI_Finalized", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Finalized},
+    [CGL_MPI_Free_mem] = {"MPI_Free_mem", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Free_mem},
+    [CGL_MPI_Gather] = {"MPI_Gather", NULL, 0, 1, 0, "a collective: waits for the other ranks' data", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Gather},
+    [CGL_MPI_Igather] = {"MPI_Igather", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Igather},
+    [CGL_MPI_Gatherv] = {"MPI_Gatherv", NULL, 0, 1, 0, "a collective: waits for the other ranks' data", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Gatherv},
+    [CGL_MPI_Igatherv] = {"MPI_Igatherv", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Igatherv},
+    [CGL_MPI_Get_address] = {"MPI_Get_address", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Get_address},
+    [CGL_MPI_Get_count] = {"MPI_Get_count", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Get_count},
+    [CGL_MPI_Get_elements] = {"MPI_Get_elements", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Get_elements},
+    [CGL_MPI_Get_elements_x] = {"MPI_Get_elements_x", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Get_elements_x},
+    [CGL_MPI_Get] = {"MPI_Get", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Get},
+    [CGL_MPI_Get_accumulate] = {"MPI_Get_accumulate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Get_accumulate},
+    [CGL_MPI_Get_library_version] = {"MPI_Get_library_version", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Get_library_version},
+    [CGL_MPI_Get_processor_name] = {"MPI_Get_processor_name", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Get_processor_name},
+    [CGL_MPI_Get_version] = {"MPI_Get_version", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Get_version},
+    [CGL_MPI_Graph_create] = {"MPI_Graph_create", NULL, 0, 1, 0, "a collective: creates a communicator", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Graph_create},
+    [CGL_MPI_Graph_get] = {"MPI_Graph_get", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Graph_get},
+    [CGL_MPI_Graph_map] = {"MPI_Graph_map", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Graph_map},
+    [CGL_MPI_Graph_neighbors_count] = {"MPI_Graph_neighbors_count", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Graph_neighbors_count},
+    [CGL_MPI_Graph_neighbors] = {"MPI_Graph_neighbors", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Graph_neighbors},
+    [CGL_MPI_Graphdims_get] = {"MPI_Graphdims_get", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Graphdims_get},
+    [CGL_MPI_Grequest_complete] = {"MPI_Grequest_complete", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Grequest_complete},
+    [CGL_MPI_Grequest_start] = {"MPI_Grequest_start", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Grequest_start},
+    [CGL_MPI_Group_c2f] = {"MPI_Group_c2f", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Group_c2f},
+    [CGL_MPI_Group_compare] = {"MPI_Group_compare", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Group_compare},
+    [CGL_MPI_Group_difference] = {"MPI_Group_difference", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Group_difference},
+    [CGL_MPI_Group_excl] = {"MPI_Group_excl", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Group_excl},
+    [CGL_MPI_Group_f2c] = {"MPI_Group_f2c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Group_f2c},
+    [CGL_MPI_Group_free] = {"MPI_Group_free", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Group_free},
+    [CGL_MPI_Group_incl] = {"MPI_Group_incl", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Group_incl},
+    [CGL_MPI_Group_intersection] = {"MPI_Group_intersection", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Group_intersection},
+    [CGL_MPI_Group_range_excl] = {"MPI_Group_range_excl", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Group_range_excl},
+    [CGL_MPI_Group_range_incl] = {"MPI_Group_range_incl", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Group_range_incl},
+    [CGL_MPI_Group_rank] = {"MPI_Group_rank", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Group_rank},
+    [CGL_MPI_Group_size] = {"MPI_Group_size", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Group_size},
+    [CGL_MPI_Group_translate_ranks] = {"MPI_Group_translate_ranks", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Group_translate_ranks},
+    [CGL_MPI_Group_union] = {"MPI_Group_union", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Group_union},
+    [CGL_MPI_Ibsend] = {"MPI_Ibsend", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Ibsend},
+    [CGL_MPI_Improbe] = {"MPI_Improbe", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Improbe},
+    [CGL_MPI_Imrecv] = {"MPI_Imrecv", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Imrecv},
+    [CGL_MPI_Info_c2f] = {"MPI_Info_c2f", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Info_c2f},
+    [CGL_MPI_Info_create] = {"MPI_Info_create", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Info_create},
+    [CGL_MPI_Info_delete] = {"MPI_Info_delete", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Info_delete},
+    [CGL_MPI_Info_dup] = {"MPI_Info_dup", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Info_dup},
+    [CGL_MPI_Info_f2c] = {"MPI_Info_f2c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Info_f2c},
+    [CGL_MPI_Info_free] = {"MPI_Info_free", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Info_free},
+    [CGL_MPI_Info_get] = {"MPI_Info_get", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Info_get},
+    [CGL_MPI_Info_get_nkeys] = {"MPI_Info_get_nkeys", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Info_get_nkeys},
+    [CGL_MPI_Info_get_nthkey] = {"MPI_Info_get_nthkey", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Info_get_nthkey},
+    [CGL_MPI_Info_get_valuelen] = {"MPI_Info_get_valuelen", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Info_get_valuelen},
+    [CGL_MPI_Info_set] = {"MPI_Info_set", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Info_set},
+    [CGL_MPI_Init] = {"MPI_Init", NULL, 0, 1, 0, "connects to the launcher and wires up with every other rank", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Init},
+    [CGL_MPI_Initialized] = {"MPI_Initialized", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Initialized},
+    [CGL_MPI_Init_thread] = {"MPI_Init_thread", NULL, 0, 1, 0, "connects to the launcher and wires up with every other rank", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Init_thread},
+    [CGL_MPI_Intercomm_create] = {"MPI_Intercomm_create", NULL, 0, 1, 0, "a collective over both groups", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Intercomm_create},
+    [CGL_MPI_Intercomm_merge] = {"MPI_Intercomm_merge", NULL, 0, 1, 0, "a collective over both groups", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Intercomm_merge},
+    [CGL_MPI_Iprobe] = {"MPI_Iprobe", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Iprobe},
+    [CGL_MPI_Irecv] = {"MPI_Irecv", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Irecv},
+    [CGL_MPI_Irsend] = {"MPI_Irsend", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Irsend},
+    [CGL_MPI_Isend] = {"MPI_Isend", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Isend},
+    [CGL_MPI_Issend] = {"MPI_Issend", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Issend},
+    [CGL_MPI_Is_thread_main] = {"MPI_Is_thread_main", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Is_thread_main},
+    [CGL_MPI_Lookup_name] = {"MPI_Lookup_name", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Lookup_name},
+    [CGL_MPI_Message_c2f] = {"MPI_Message_c2f", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Message_c2f},
+    [CGL_MPI_Message_f2c] = {"MPI_Message_f2c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Message_f2c},
+    [CGL_MPI_Mprobe] = {"MPI_Mprobe", NULL, 0, 1, 0, "waits for a matching message", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Mprobe},
+    [CGL_MPI_Mrecv] = {"MPI_Mrecv", NULL, 0, 1, 0, "waits for the probed message to arrive", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Mrecv},
+    [CGL_MPI_Neighbor_allgather] = {"MPI_Neighbor_allgather", NULL, 0, 1, 0, "a collective: waits for the neighbours' data", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Neighbor_allgather},
+    [CGL_MPI_Ineighbor_allgather] = {"MPI_Ineighbor_allgather", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Ineighbor_allgather},
+    [CGL_MPI_Neighbor_allgatherv] = {"MPI_Neighbor_allgatherv", NULL, 0, 1, 0, "a collective: waits for the neighbours' data", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Neighbor_allgatherv},
+    [CGL_MPI_Ineighbor_allgatherv] = {"MPI_Ineighbor_allgatherv", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Ineighbor_allgatherv},
+    [CGL_MPI_Neighbor_alltoall] = {"MPI_Neighbor_alltoall", NULL, 0, 1, 0, "a collective: waits for the neighbours' data", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Neighbor_alltoall},
+    [CGL_MPI_Ineighbor_alltoall] = {"MPI_Ineighbor_alltoall", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Ineighbor_alltoall},
+    [CGL_MPI_Neighbor_alltoallv] = {"MPI_Neighbor_alltoallv", NULL, 0, 1, 0, "a collective: waits for the neighbours' data", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Neighbor_alltoallv},
+    [CGL_MPI_Ineighbor_alltoallv] = {"MPI_Ineighbor_alltoallv", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Ineighbor_alltoallv},
+    [CGL_MPI_Neighbor_alltoallw] = {"MPI_Neighbor_alltoallw", NULL, 0, 1, 0, "a collective: waits for the neighbours' data", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Neighbor_alltoallw},
+    [CGL_MPI_Ineighbor_alltoallw] = {"MPI_Ineighbor_alltoallw", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Ineighbor_alltoallw},
+    [CGL_MPI_Op_c2f] = {"MPI_Op_c2f", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Op_c2f},
+    [CGL_MPI_Op_commutative] = {"MPI_Op_commutative", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Op_commutative},
+    [CGL_MPI_Op_create] = {"MPI_Op_create", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Op_create},
+    [CGL_MPI_Open_port] = {"MPI_Open_port", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Open_port},
+    [CGL_MPI_Op_f2c] = {"MPI_Op_f2c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Op_f2c},
+    [CGL_MPI_Op_free] = {"MPI_Op_free", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Op_free},
+    [CGL_MPI_Pack_external] = {"MPI_Pack_external", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Pack_external},
+    [CGL_MPI_Pack_external_size] = {"MPI_Pack_external_size", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Pack_external_size},
+    [CGL_MPI_Pack] = {"MPI_Pack", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Pack},
+    [CGL_MPI_Pack_size] = {"MPI_Pack_size", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Pack_size},
+    [CGL_MPI_Probe] = {"MPI_Probe", NULL, 0, 1, 0, "waits for a matching message", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Probe},
+    [CGL_MPI_Publish_name] = {"MPI_Publish_name", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Publish_name},
+    [CGL_MPI_Put] = {"MPI_Put", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Put},
+    [CGL_MPI_Query_thread] = {"MPI_Query_thread", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Query_thread},
+    [CGL_MPI_Raccumulate] = {"MPI_Raccumulate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Raccumulate},
+    [CGL_MPI_Recv_init] = {"MPI_Recv_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Recv_init},
+    [CGL_MPI_Recv] = {"MPI_Recv", NULL, 0, 1, 0, "waits for a matching message", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Recv},
+    [CGL_MPI_Reduce] = {"MPI_Reduce", NULL, 0, 1, 0, "a collective: waits for the other ranks' data", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Reduce},
+    [CGL_MPI_Ireduce] = {"MPI_Ireduce", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Ireduce},
+    [CGL_MPI_Reduce_local] = {"MPI_Reduce_local", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Reduce_local},
+    [CGL_MPI_Reduce_scatter] = {"MPI_Reduce_scatter", NULL, 0, 1, 0, "a collective: waits for every rank's data", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Reduce_scatter},
+    [CGL_MPI_Ireduce_scatter] = {"MPI_Ireduce_scatter", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Ireduce_scatter},
+    [CGL_MPI_Reduce_scatter_block] = {"MPI_Reduce_scatter_block", NULL, 0, 1, 0, "a collective: waits for every rank's data", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Reduce_scatter_block},
+    [CGL_MPI_Ireduce_scatter_block] = {"MPI_Ireduce_scatter_block", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Ireduce_scatter_block},
+    [CGL_MPI_Register_datarep] = {"MPI_Register_datarep", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Register_datarep},
+    [CGL_MPI_Request_c2f] = {"MPI_Request_c2f", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Request_c2f},
+    [CGL_MPI_Request_f2c] = {"MPI_Request_f2c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Request_f2c},
+    [CGL_MPI_Request_free] = {"MPI_Request_free", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Request_free},
+    [CGL_MPI_Request_get_status] = {"MPI_Request_get_status", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Request_get_status},
+    [CGL_MPI_Rget] = {"MPI_Rget", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Rget},
+    [CGL_MPI_Rget_accumulate] = {"MPI_Rget_accumulate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Rget_accumulate},
+    [CGL_MPI_Rput] = {"MPI_Rput", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Rput},
+    [CGL_MPI_Rsend] = {"MPI_Rsend", NULL, 0, 1, 0, "waits for the message to leave the send buffer", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Rsend},
+    [CGL_MPI_Rsend_init] = {"MPI_Rsend_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Rsend_init},
+    [CGL_MPI_Scan] = {"MPI_Scan", NULL, 0, 1, 0, "a collective: waits for the lower ranks' data", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Scan},
+    [CGL_MPI_Iscan] = {"MPI_Iscan", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Iscan},
+    [CGL_MPI_Scatter] = {"MPI_Scatter", NULL, 0, 1, 0, "a collective: waits for the root's data", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Scatter},
+    [CGL_MPI_Iscatter] = {"MPI_Iscatter", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Iscatter},
+    [CGL_MPI_Scatterv] = {"MPI_Scatterv", NULL, 0, 1, 0, "a collective: waits for the root's data", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Scatterv},
+    [CGL_MPI_Iscatterv] = {"MPI_Iscatterv", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Iscatterv},
+    [CGL_MPI_Send_init] = {"MPI_Send_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Send_init},
+    [CGL_MPI_Send] = {"MPI_Send", NULL, 0, 1, 0, "waits for the receive to start when the message is past the eager limit", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Send},
+    [CGL_MPI_Sendrecv] = {"MPI_Sendrecv", NULL, 0, 1, 0, "waits for a matching message and for its own send", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Sendrecv},
+    [CGL_MPI_Sendrecv_replace] = {"MPI_Sendrecv_replace", NULL, 0, 1, 0, "waits for a matching message and for its own send", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Sendrecv_replace},
+    [CGL_MPI_Ssend_init] = {"MPI_Ssend_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Ssend_init},
+    [CGL_MPI_Ssend] = {"MPI_Ssend", NULL, 0, 1, 0, "waits for the matching receive to start", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Ssend},
+    [CGL_MPI_Start] = {"MPI_Start", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Start},
+    [CGL_MPI_Startall] = {"MPI_Startall", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Startall},
+    [CGL_MPI_Status_c2f] = {"MPI_Status_c2f", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Status_c2f},
+    [CGL_MPI_Status_f2c] = {"MPI_Status_f2c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Status_f2c},
+    [CGL_MPI_Status_set_cancelled] = {"MPI_Status_set_cancelled", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Status_set_cancelled},
+    [CGL_MPI_Status_set_elements] = {"MPI_Status_set_elements", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Status_set_elements},
+    [CGL_MPI_Status_set_elements_x] = {"MPI_Status_set_elements_x", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Status_set_elements_x},
+    [CGL_MPI_Testall] = {"MPI_Testall", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Testall},
+    [CGL_MPI_Testany] = {"MPI_Testany", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Testany},
+    [CGL_MPI_Test] = {"MPI_Test", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Test},
+    [CGL_MPI_Test_cancelled] = {"MPI_Test_cancelled", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Test_cancelled},
+    [CGL_MPI_Testsome] = {"MPI_Testsome", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Testsome},
+    [CGL_MPI_Topo_test] = {"MPI_Topo_test", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Topo_test},
+    [CGL_MPI_Type_c2f] = {"MPI_Type_c2f", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_c2f},
+    [CGL_MPI_Type_commit] = {"MPI_Type_commit", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_commit},
+    [CGL_MPI_Type_contiguous] = {"MPI_Type_contiguous", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_contiguous},
+    [CGL_MPI_Type_create_darray] = {"MPI_Type_create_darray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_create_darray},
+    [CGL_MPI_Type_create_f90_complex] = {"MPI_Type_create_f90_complex", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_create_f90_complex},
+    [CGL_MPI_Type_create_f90_integer] = {"MPI_Type_create_f90_integer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_create_f90_integer},
+    [CGL_MPI_Type_create_f90_real] = {"MPI_Type_create_f90_real", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_create_f90_real},
+    [CGL_MPI_Type_create_hindexed_block] = {"MPI_Type_create_hindexed_block", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_create_hindexed_block},
+    [CGL_MPI_Type_create_hindexed] = {"MPI_Type_create_hindexed", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_create_hindexed},
+    [CGL_MPI_Type_create_hvector] = {"MPI_Type_create_hvector", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_create_hvector},
+    [CGL_MPI_Type_create_keyval] = {"MPI_Type_create_keyval", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_create_keyval},
+    [CGL_MPI_Type_create_indexed_block] = {"MPI_Type_create_indexed_block", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_create_indexed_block},
+    [CGL_MPI_Type_create_struct] = {"MPI_Type_create_struct", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_create_struct},
+    [CGL_MPI_Type_create_subarray] = {"MPI_Type_create_subarray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_create_subarray},
+    [CGL_MPI_Type_create_resized] = {"MPI_Type_create_resized", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_create_resized},
+    [CGL_MPI_Type_delete_attr] = {"MPI_Type_delete_attr", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_delete_attr},
+    [CGL_MPI_Type_dup] = {"MPI_Type_dup", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_dup},
+    [CGL_MPI_Type_free] = {"MPI_Type_free", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_free},
+    [CGL_MPI_Type_free_keyval] = {"MPI_Type_free_keyval", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_free_keyval},
+    [CGL_MPI_Type_f2c] = {"MPI_Type_f2c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_f2c},
+    [CGL_MPI_Type_get_attr] = {"MPI_Type_get_attr", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_get_attr},
+    [CGL_MPI_Type_get_contents] = {"MPI_Type_get_contents", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_get_contents},
+    [CGL_MPI_Type_get_envelope] = {"MPI_Type_get_envelope", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_get_envelope},
+    [CGL_MPI_Type_get_extent] = {"MPI_Type_get_extent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_get_extent},
+    [CGL_MPI_Type_get_extent_x] = {"MPI_Type_get_extent_x", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_get_extent_x},
+    [CGL_MPI_Type_get_name] = {"MPI_Type_get_name", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_get_name},
+    [CGL_MPI_Type_get_true_extent] = {"MPI_Type_get_true_extent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_get_true_extent},
+    [CGL_MPI_Type_get_true_extent_x] = {"MPI_Type_get_true_extent_x", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_get_true_extent_x},
+    [CGL_MPI_Type_indexed] = {"MPI_Type_indexed", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_indexed},
+    [CGL_MPI_Type_match_size] = {"MPI_Type_match_size", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_match_size},
+    [CGL_MPI_Type_set_attr] = {"MPI_Type_set_attr", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_set_attr},
+    [CGL_MPI_Type_set_name] = {"MPI_Type_set_name", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_set_name},
+    [CGL_MPI_Type_size] = {"MPI_Type_size", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_size},
+    [CGL_MPI_Type_size_x] = {"MPI_Type_size_x", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_size_x},
+    [CGL_MPI_Type_vector] = {"MPI_Type_vector", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_vector},
+    [CGL_MPI_Unpack] = {"MPI_Unpack", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Unpack},
+    [CGL_MPI_Unpublish_name] = {"MPI_Unpublish_name", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Unpublish_name},
+    [CGL_MPI_Unpack_external] = {"MPI_Unpack_external", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Unpack_external},
+    [CGL_MPI_Waitall] = {"MPI_Waitall", NULL, 0, 1, 0, "waits for every request to complete", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Waitall},
+    [CGL_MPI_Waitany] = {"MPI_Waitany", NULL, 0, 1, 0, "waits for one of the requests to complete", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Waitany},
+    [CGL_MPI_Wait] = {"MPI_Wait", NULL, 0, 1, 0, "waits for the request to complete", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Wait},
+    [CGL_MPI_Waitsome] = {"MPI_Waitsome", NULL, 0, 1, 0, "waits for at least one of the requests to complete", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Waitsome},
+    [CGL_MPI_Win_allocate] = {"MPI_Win_allocate", NULL, 0, 1, 0, "a collective: allocates and creates a window", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Win_allocate},
+    [CGL_MPI_Win_allocate_shared] = {"MPI_Win_allocate_shared", NULL, 0, 1, 0, "a collective: allocates shared memory and creates a window", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Win_allocate_shared},
+    [CGL_MPI_Win_attach] = {"MPI_Win_attach", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_attach},
+    [CGL_MPI_Win_c2f] = {"MPI_Win_c2f", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_c2f},
+    [CGL_MPI_Win_call_errhandler] = {"MPI_Win_call_errhandler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_call_errhandler},
+    [CGL_MPI_Win_complete] = {"MPI_Win_complete", NULL, 0, 1, 0, "waits for the access epoch's operations", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_complete},
+    [CGL_MPI_Win_create] = {"MPI_Win_create", NULL, 0, 1, 0, "a collective: creates a window", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Win_create},
+    [CGL_MPI_Win_create_dynamic] = {"MPI_Win_create_dynamic", NULL, 0, 1, 0, "a collective: creates a window", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Win_create_dynamic},
+    [CGL_MPI_Win_create_errhandler] = {"MPI_Win_create_errhandler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_create_errhandler},
+    [CGL_MPI_Win_create_keyval] = {"MPI_Win_create_keyval", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_create_keyval},
+    [CGL_MPI_Win_delete_attr] = {"MPI_Win_delete_attr", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_delete_attr},
+    [CGL_MPI_Win_detach] = {"MPI_Win_detach", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_detach},
+    [CGL_MPI_Win_f2c] = {"MPI_Win_f2c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_f2c},
+    [CGL_MPI_Win_fence] = {"MPI_Win_fence", NULL, 0, 1, 0, "a collective: waits for the epoch's operations", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Win_fence},
+    [CGL_MPI_Win_flush] = {"MPI_Win_flush", NULL, 0, 1, 0, "waits for the operations to the target to complete", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_flush},
+    [CGL_MPI_Win_flush_all] = {"MPI_Win_flush_all", NULL, 0, 1, 0, "waits for the operations to every target to complete", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_flush_all},
+    [CGL_MPI_Win_flush_local] = {"MPI_Win_flush_local", NULL, 0, 1, 0, "waits for the operations to the target to complete locally", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_flush_local},
+    [CGL_MPI_Win_flush_local_all] = {"MPI_Win_flush_local_all", NULL, 0, 1, 0, "waits for every operation to complete locally", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_flush_local_all},
+    [CGL_MPI_Win_free] = {"MPI_Win_free", NULL, 0, 1, 0, "a collective: waits for the window's operations", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Win_free},
+    [CGL_MPI_Win_free_keyval] = {"MPI_Win_free_keyval", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_free_keyval},
+    [CGL_MPI_Win_get_attr] = {"MPI_Win_get_attr", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_get_attr},
+    [CGL_MPI_Win_get_errhandler] = {"MPI_Win_get_errhandler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_get_errhandler},
+    [CGL_MPI_Win_get_group] = {"MPI_Win_get_group", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_get_group},
+    [CGL_MPI_Win_get_info] = {"MPI_Win_get_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_get_info},
+    [CGL_MPI_Win_get_name] = {"MPI_Win_get_name", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_get_name},
+    [CGL_MPI_Win_lock] = {"MPI_Win_lock", NULL, 0, 1, 0, "may wait for the target's lock", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_lock},
+    [CGL_MPI_Win_lock_all] = {"MPI_Win_lock_all", NULL, 0, 1, 0, "may wait for the targets' locks", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_lock_all},
+    [CGL_MPI_Win_post] = {"MPI_Win_post", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_post},
+    [CGL_MPI_Win_set_attr] = {"MPI_Win_set_attr", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_set_attr},
+    [CGL_MPI_Win_set_errhandler] = {"MPI_Win_set_errhandler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_set_errhandler},
+    [CGL_MPI_Win_set_info] = {"MPI_Win_set_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_set_info},
+    [CGL_MPI_Win_set_name] = {"MPI_Win_set_name", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_set_name},
+    [CGL_MPI_Win_shared_query] = {"MPI_Win_shared_query", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_shared_query},
+    [CGL_MPI_Win_start] = {"MPI_Win_start", NULL, 0, 1, 0, "may wait for the targets' MPI_Win_post", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_start},
+    [CGL_MPI_Win_sync] = {"MPI_Win_sync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_sync},
+    [CGL_MPI_Win_test] = {"MPI_Win_test", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_test},
+    [CGL_MPI_Win_unlock] = {"MPI_Win_unlock", NULL, 0, 1, 0, "waits for the operations to the target to complete", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_unlock},
+    [CGL_MPI_Win_unlock_all] = {"MPI_Win_unlock_all", NULL, 0, 1, 0, "waits for the operations to every target to complete", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_unlock_all},
+    [CGL_MPI_Win_wait] = {"MPI_Win_wait", NULL, 0, 1, 0, "waits for the origins' MPI_Win_complete", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_wait},
+    [CGL_MPI_Wtick] = {"MPI_Wtick", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Wtick},
+    [CGL_MPI_Wtime] = {"MPI_Wtime", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Wtime},
+    [CGL_MPI_T_init_thread] = {"MPI_T_init_thread", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_init_thread},
+    [CGL_MPI_T_finalize] = {"MPI_T_finalize", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_finalize},
+    [CGL_MPI_T_cvar_get_num] = {"MPI_T_cvar_get_num", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_cvar_get_num},
+    [CGL_MPI_T_cvar_get_info] = {"MPI_T_cvar_get_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_cvar_get_info},
+    [CGL_MPI_T_cvar_get_index] = {"MPI_T_cvar_get_index", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_cvar_get_index},
+    [CGL_MPI_T_cvar_handle_alloc] = {"MPI_T_cvar_handle_alloc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_cvar_handle_alloc},
+    [CGL_MPI_T_cvar_handle_free] = {"MPI_T_cvar_handle_free", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_cvar_handle_free},
+    [CGL_MPI_T_cvar_read] = {"MPI_T_cvar_read", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_cvar_read},
+    [CGL_MPI_T_cvar_write] = {"MPI_T_cvar_write", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_cvar_write},
+    [CGL_MPI_T_category_get_num] = {"MPI_T_category_get_num", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_category_get_num},
+    [CGL_MPI_T_category_get_info] = {"MPI_T_category_get_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_category_get_info},
+    [CGL_MPI_T_category_get_index] = {"MPI_T_category_get_index", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_category_get_index},
+    [CGL_MPI_T_category_get_cvars] = {"MPI_T_category_get_cvars", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_category_get_cvars},
+    [CGL_MPI_T_category_get_pvars] = {"MPI_T_category_get_pvars", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_category_get_pvars},
+    [CGL_MPI_T_category_get_categories] = {"MPI_T_category_get_categories", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_category_get_categories},
+    [CGL_MPI_T_category_changed] = {"MPI_T_category_changed", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_category_changed},
+    [CGL_MPI_T_pvar_get_num] = {"MPI_T_pvar_get_num", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_pvar_get_num},
+    [CGL_MPI_T_pvar_get_info] = {"MPI_T_pvar_get_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_pvar_get_info},
+    [CGL_MPI_T_pvar_get_index] = {"MPI_T_pvar_get_index", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_pvar_get_index},
+    [CGL_MPI_T_pvar_session_create] = {"MPI_T_pvar_session_create", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_pvar_session_create},
+    [CGL_MPI_T_pvar_session_free] = {"MPI_T_pvar_session_free", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_pvar_session_free},
+    [CGL_MPI_T_pvar_handle_alloc] = {"MPI_T_pvar_handle_alloc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_pvar_handle_alloc},
+    [CGL_MPI_T_pvar_handle_free] = {"MPI_T_pvar_handle_free", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_pvar_handle_free},
+    [CGL_MPI_T_pvar_start] = {"MPI_T_pvar_start", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_pvar_start},
+    [CGL_MPI_T_pvar_stop] = {"MPI_T_pvar_stop", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_pvar_stop},
+    [CGL_MPI_T_pvar_read] = {"MPI_T_pvar_read", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_pvar_read},
+    [CGL_MPI_T_pvar_write] = {"MPI_T_pvar_write", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_pvar_write},
+    [CGL_MPI_T_pvar_reset] = {"MPI_T_pvar_reset", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_pvar_reset},
+    [CGL_MPI_T_pvar_readreset] = {"MPI_T_pvar_readreset", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_pvar_readreset},
+    [CGL_MPI_T_enum_get_info] = {"MPI_T_enum_get_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_enum_get_info},
+    [CGL_MPI_T_enum_get_item] = {"MPI_T_enum_get_item", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_enum_get_item},
+    [CGL_MPI_Attr_delete] = {"MPI_Attr_delete", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Attr_delete},
+    [CGL_MPI_Attr_get] = {"MPI_Attr_get", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Attr_get},
+    [CGL_MPI_Attr_put] = {"MPI_Attr_put", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Attr_put},
+    [CGL_MPI_Keyval_create] = {"MPI_Keyval_create", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Keyval_create},
+    [CGL_MPI_Keyval_free] = {"MPI_Keyval_free", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Keyval_free},
+    [CGL_MPI_Address] = {"MPI_Address", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Address},
+    [CGL_MPI_Errhandler_create] = {"MPI_Errhandler_create", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Errhandler_create},
+    [CGL_MPI_Errhandler_get] = {"MPI_Errhandler_get", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Errhandler_get},
+    [CGL_MPI_Errhandler_set] = {"MPI_Errhandler_set", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Errhandler_set},
+    [CGL_MPI_Type_extent] = {"MPI_Type_extent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_extent},
+    [CGL_MPI_Type_hindexed] = {"MPI_Type_hindexed", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_hindexed},
+    [CGL_MPI_Type_hvector] = {"MPI_Type_hvector", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_hvector},
+    [CGL_MPI_Type_lb] = {"MPI_Type_lb", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_lb},
+    [CGL_MPI_Type_struct] = {"MPI_Type_struct", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_struct},
+    [CGL_MPI_Type_ub] = {"MPI_Type_ub", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_ub},
+    [CGL_MPI_Abi_get_fortran_booleans] = {"MPI_Abi_get_fortran_booleans", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Abi_get_fortran_booleans},
+    [CGL_MPI_Abi_get_fortran_info] = {"MPI_Abi_get_fortran_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Abi_get_fortran_info},
+    [CGL_MPI_Abi_get_info] = {"MPI_Abi_get_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Abi_get_info},
+    [CGL_MPI_Abi_get_version] = {"MPI_Abi_get_version", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Abi_get_version},
+    [CGL_MPI_Abi_set_fortran_booleans] = {"MPI_Abi_set_fortran_booleans", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Abi_set_fortran_booleans},
+    [CGL_MPI_Abi_set_fortran_info] = {"MPI_Abi_set_fortran_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Abi_set_fortran_info},
+    [CGL_MPI_Accumulate_c] = {"MPI_Accumulate_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Accumulate_c},
+    [CGL_MPI_Allgather_c] = {"MPI_Allgather_c", NULL, 0, 1, 0, "a collective: waits for every rank's data", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Allgather_c},
+    [CGL_MPI_Allgather_init] = {"MPI_Allgather_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Allgather_init},
+    [CGL_MPI_Allgather_init_c] = {"MPI_Allgather_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Allgather_init_c},
+    [CGL_MPI_Allgatherv_c] = {"MPI_Allgatherv_c", NULL, 0, 1, 0, "a collective: waits for every rank's data", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Allgatherv_c},
+    [CGL_MPI_Allgatherv_init] = {"MPI_Allgatherv_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Allgatherv_init},
+    [CGL_MPI_Allgatherv_init_c] = {"MPI_Allgatherv_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Allgatherv_init_c},
+    [CGL_MPI_Allreduce_c] = {"MPI_Allreduce_c", NULL, 0, 1, 0, "a collective: waits for every rank's data", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Allreduce_c},
+    [CGL_MPI_Allreduce_init] = {"MPI_Allreduce_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Allreduce_init},
+    [CGL_MPI_Allreduce_init_c] = {"MPI_Allreduce_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Allreduce_init_c},
+    [CGL_MPI_Alltoall_c] = {"MPI_Alltoall_c", NULL, 0, 1, 0, "a collective: waits for every rank's data", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Alltoall_c},
+    [CGL_MPI_Alltoall_init] = {"MPI_Alltoall_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Alltoall_init},
+    [CGL_MPI_Alltoall_init_c] = {"MPI_Alltoall_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Alltoall_init_c},
+    [CGL_MPI_Alltoallv_c] = {"MPI_Alltoallv_c", NULL, 0, 1, 0, "a collective: waits for every rank's data", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Alltoallv_c},
+    [CGL_MPI_Alltoallv_init] = {"MPI_Alltoallv_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Alltoallv_init},
+    [CGL_MPI_Alltoallv_init_c] = {"MPI_Alltoallv_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Alltoallv_init_c},
+    [CGL_MPI_Alltoallw_c] = {"MPI_Alltoallw_c", NULL, 0, 1, 0, "a collective: waits for every rank's data", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Alltoallw_c},
+    [CGL_MPI_Alltoallw_init] = {"MPI_Alltoallw_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Alltoallw_init},
+    [CGL_MPI_Alltoallw_init_c] = {"MPI_Alltoallw_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Alltoallw_init_c},
+    [CGL_MPI_Barrier_init] = {"MPI_Barrier_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Barrier_init},
+    [CGL_MPI_Bcast_c] = {"MPI_Bcast_c", NULL, 0, 1, 0, "a collective: waits for the root's data", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Bcast_c},
+    [CGL_MPI_Bcast_init] = {"MPI_Bcast_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Bcast_init},
+    [CGL_MPI_Bcast_init_c] = {"MPI_Bcast_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Bcast_init_c},
+    [CGL_MPI_Bsend_c] = {"MPI_Bsend_c", NULL, 0, 1, 0, "may wait for room in the attached buffer", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Bsend_c},
+    [CGL_MPI_Bsend_init_c] = {"MPI_Bsend_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Bsend_init_c},
+    [CGL_MPI_Buffer_attach_c] = {"MPI_Buffer_attach_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Buffer_attach_c},
+    [CGL_MPI_Buffer_detach_c] = {"MPI_Buffer_detach_c", NULL, 0, 1, 0, "waits for the messages in the attached buffer to leave", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Buffer_detach_c},
+    [CGL_MPI_Buffer_flush] = {"MPI_Buffer_flush", NULL, 0, 1, 0, "waits for the messages in the attached buffer to leave (MPI 4.1)", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Buffer_flush},
+    [CGL_MPI_Buffer_iflush] = {"MPI_Buffer_iflush", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Buffer_iflush},
+    [CGL_MPI_Comm_attach_buffer] = {"MPI_Comm_attach_buffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_attach_buffer},
+    [CGL_MPI_Comm_attach_buffer_c] = {"MPI_Comm_attach_buffer_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_attach_buffer_c},
+    [CGL_MPI_Comm_create_from_group] = {"MPI_Comm_create_from_group", NULL, 0, 1, 0, "a collective over the group: agrees on a new context id (MPI 4.0)", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_create_from_group},
+    [CGL_MPI_Comm_detach_buffer] = {"MPI_Comm_detach_buffer", NULL, 0, 1, 0, "waits for the messages in the communicator's buffer to leave (MPI 4.1)", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_detach_buffer},
+    [CGL_MPI_Comm_detach_buffer_c] = {"MPI_Comm_detach_buffer_c", NULL, 0, 1, 0, "waits for the messages in the communicator's buffer to leave (MPI 4.1)", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_detach_buffer_c},
+    [CGL_MPI_Comm_flush_buffer] = {"MPI_Comm_flush_buffer", NULL, 0, 1, 0, "waits for the messages in the communicator's buffer to leave (MPI 4.1)", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_flush_buffer},
+    [CGL_MPI_Comm_idup_with_info] = {"MPI_Comm_idup_with_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_idup_with_info},
+    [CGL_MPI_Comm_iflush_buffer] = {"MPI_Comm_iflush_buffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_iflush_buffer},
+    [CGL_MPI_Exscan_c] = {"MPI_Exscan_c", NULL, 0, 1, 0, "a collective: waits for the lower ranks' data", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Exscan_c},
+    [CGL_MPI_Exscan_init] = {"MPI_Exscan_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Exscan_init},
+    [CGL_MPI_Exscan_init_c] = {"MPI_Exscan_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Exscan_init_c},
+    [CGL_MPI_File_get_type_extent_c] = {"MPI_File_get_type_extent_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_get_type_extent_c},
+    [CGL_MPI_File_iread_c] = {"MPI_File_iread_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_iread_c},
+    [CGL_MPI_File_iread_all_c] = {"MPI_File_iread_all_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_iread_all_c},
+    [CGL_MPI_File_iread_at_c] = {"MPI_File_iread_at_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_iread_at_c},
+    [CGL_MPI_File_iread_at_all_c] = {"MPI_File_iread_at_all_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_iread_at_all_c},
+    [CGL_MPI_File_iread_shared_c] = {"MPI_File_iread_shared_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_iread_shared_c},
+    [CGL_MPI_File_iwrite_c] = {"MPI_File_iwrite_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_iwrite_c},
+    [CGL_MPI_File_iwrite_all_c] = {"MPI_File_iwrite_all_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_iwrite_all_c},
+    [CGL_MPI_File_iwrite_at_c] = {"MPI_File_iwrite_at_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_iwrite_at_c},
+    [CGL_MPI_File_iwrite_at_all_c] = {"MPI_File_iwrite_at_all_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_iwrite_at_all_c},
+    [CGL_MPI_File_iwrite_shared_c] = {"MPI_File_iwrite_shared_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_iwrite_shared_c},
+    [CGL_MPI_File_read_c] = {"MPI_File_read_c", NULL, 0, 1, 0, "reads from the file system", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_read_c},
+    [CGL_MPI_File_read_all_c] = {"MPI_File_read_all_c", NULL, 0, 1, 0, "a collective read from the file system", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_read_all_c},
+    [CGL_MPI_File_read_all_begin_c] = {"MPI_File_read_all_begin_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_read_all_begin_c},
+    [CGL_MPI_File_read_at_c] = {"MPI_File_read_at_c", NULL, 0, 1, 0, "reads from the file system", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_read_at_c},
+    [CGL_MPI_File_read_at_all_c] = {"MPI_File_read_at_all_c", NULL, 0, 1, 0, "a collective read from the file system", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_read_at_all_c},
+    [CGL_MPI_File_read_at_all_begin_c] = {"MPI_File_read_at_all_begin_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_read_at_all_begin_c},
+    [CGL_MPI_File_read_ordered_c] = {"MPI_File_read_ordered_c", NULL, 0, 1, 0, "a collective read from the file system", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_read_ordered_c},
+    [CGL_MPI_File_read_ordered_begin_c] = {"MPI_File_read_ordered_begin_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_read_ordered_begin_c},
+    [CGL_MPI_File_read_shared_c] = {"MPI_File_read_shared_c", NULL, 0, 1, 0, "reads from the file system", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_read_shared_c},
+    [CGL_MPI_File_write_c] = {"MPI_File_write_c", NULL, 0, 1, 0, "writes to the file system", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_write_c},
+    [CGL_MPI_File_write_all_c] = {"MPI_File_write_all_c", NULL, 0, 1, 0, "a collective write to the file system", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_write_all_c},
+    [CGL_MPI_File_write_all_begin_c] = {"MPI_File_write_all_begin_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_write_all_begin_c},
+    [CGL_MPI_File_write_at_c] = {"MPI_File_write_at_c", NULL, 0, 1, 0, "writes to the file system", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_write_at_c},
+    [CGL_MPI_File_write_at_all_c] = {"MPI_File_write_at_all_c", NULL, 0, 1, 0, "a collective write to the file system", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_write_at_all_c},
+    [CGL_MPI_File_write_at_all_begin_c] = {"MPI_File_write_at_all_begin_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_write_at_all_begin_c},
+    [CGL_MPI_File_write_ordered_c] = {"MPI_File_write_ordered_c", NULL, 0, 1, 0, "a collective write to the file system", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_write_ordered_c},
+    [CGL_MPI_File_write_ordered_begin_c] = {"MPI_File_write_ordered_begin_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_write_ordered_begin_c},
+    [CGL_MPI_File_write_shared_c] = {"MPI_File_write_shared_c", NULL, 0, 1, 0, "writes to the file system", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_write_shared_c},
+    [CGL_MPI_Gather_c] = {"MPI_Gather_c", NULL, 0, 1, 0, "a collective: waits for the other ranks' data", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Gather_c},
+    [CGL_MPI_Gather_init] = {"MPI_Gather_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Gather_init},
+    [CGL_MPI_Gather_init_c] = {"MPI_Gather_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Gather_init_c},
+    [CGL_MPI_Gatherv_c] = {"MPI_Gatherv_c", NULL, 0, 1, 0, "a collective: waits for the other ranks' data", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Gatherv_c},
+    [CGL_MPI_Gatherv_init] = {"MPI_Gatherv_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Gatherv_init},
+    [CGL_MPI_Gatherv_init_c] = {"MPI_Gatherv_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Gatherv_init_c},
+    [CGL_MPI_Get_c] = {"MPI_Get_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Get_c},
+    [CGL_MPI_Get_accumulate_c] = {"MPI_Get_accumulate_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Get_accumulate_c},
+    [CGL_MPI_Get_count_c] = {"MPI_Get_count_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Get_count_c},
+    [CGL_MPI_Get_elements_c] = {"MPI_Get_elements_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Get_elements_c},
+    [CGL_MPI_Get_hw_resource_info] = {"MPI_Get_hw_resource_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Get_hw_resource_info},
+    [CGL_MPI_Group_from_session_pset] = {"MPI_Group_from_session_pset", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Group_from_session_pset},
+    [CGL_MPI_Iallgather_c] = {"MPI_Iallgather_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Iallgather_c},
+    [CGL_MPI_Iallgatherv_c] = {"MPI_Iallgatherv_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Iallgatherv_c},
+    [CGL_MPI_Iallreduce_c] = {"MPI_Iallreduce_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Iallreduce_c},
+    [CGL_MPI_Ialltoall_c] = {"MPI_Ialltoall_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Ialltoall_c},
+    [CGL_MPI_Ialltoallv_c] = {"MPI_Ialltoallv_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Ialltoallv_c},
+    [CGL_MPI_Ialltoallw_c] = {"MPI_Ialltoallw_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Ialltoallw_c},
+    [CGL_MPI_Ibcast_c] = {"MPI_Ibcast_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Ibcast_c},
+    [CGL_MPI_Ibsend_c] = {"MPI_Ibsend_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Ibsend_c},
+    [CGL_MPI_Iexscan_c] = {"MPI_Iexscan_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Iexscan_c},
+    [CGL_MPI_Igather_c] = {"MPI_Igather_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Igather_c},
+    [CGL_MPI_Igatherv_c] = {"MPI_Igatherv_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Igatherv_c},
+    [CGL_MPI_Imrecv_c] = {"MPI_Imrecv_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Imrecv_c},
+    [CGL_MPI_Ineighbor_allgather_c] = {"MPI_Ineighbor_allgather_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Ineighbor_allgather_c},
+    [CGL_MPI_Ineighbor_allgatherv_c] = {"MPI_Ineighbor_allgatherv_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Ineighbor_allgatherv_c},
+    [CGL_MPI_Ineighbor_alltoall_c] = {"MPI_Ineighbor_alltoall_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Ineighbor_alltoall_c},
+    [CGL_MPI_Ineighbor_alltoallv_c] = {"MPI_Ineighbor_alltoallv_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Ineighbor_alltoallv_c},
+    [CGL_MPI_Ineighbor_alltoallw_c] = {"MPI_Ineighbor_alltoallw_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Ineighbor_alltoallw_c},
+    [CGL_MPI_Info_create_env] = {"MPI_Info_create_env", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Info_create_env},
+    [CGL_MPI_Info_get_string] = {"MPI_Info_get_string", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Info_get_string},
+    [CGL_MPI_Intercomm_create_from_groups] = {"MPI_Intercomm_create_from_groups", NULL, 0, 1, 0, "a collective over both groups (MPI 4.0)", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Intercomm_create_from_groups},
+    [CGL_MPI_Irecv_c] = {"MPI_Irecv_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Irecv_c},
+    [CGL_MPI_Ireduce_c] = {"MPI_Ireduce_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Ireduce_c},
+    [CGL_MPI_Ireduce_scatter_c] = {"MPI_Ireduce_scatter_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Ireduce_scatter_c},
+    [CGL_MPI_Ireduce_scatter_block_c] = {"MPI_Ireduce_scatter_block_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Ireduce_scatter_block_c},
+    [CGL_MPI_Irsend_c] = {"MPI_Irsend_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Irsend_c},
+    [CGL_MPI_Iscan_c] = {"MPI_Iscan_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Iscan_c},
+    [CGL_MPI_Iscatter_c] = {"MPI_Iscatter_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Iscatter_c},
+    [CGL_MPI_Iscatterv_c] = {"MPI_Iscatterv_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Iscatterv_c},
+    [CGL_MPI_Isend_c] = {"MPI_Isend_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Isend_c},
+    [CGL_MPI_Isendrecv] = {"MPI_Isendrecv", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Isendrecv},
+    [CGL_MPI_Isendrecv_c] = {"MPI_Isendrecv_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Isendrecv_c},
+    [CGL_MPI_Isendrecv_replace] = {"MPI_Isendrecv_replace", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Isendrecv_replace},
+    [CGL_MPI_Isendrecv_replace_c] = {"MPI_Isendrecv_replace_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Isendrecv_replace_c},
+    [CGL_MPI_Issend_c] = {"MPI_Issend_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Issend_c},
+    [CGL_MPI_Mrecv_c] = {"MPI_Mrecv_c", NULL, 0, 1, 0, "waits for the probed message to arrive", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Mrecv_c},
+    [CGL_MPI_Neighbor_allgather_c] = {"MPI_Neighbor_allgather_c", NULL, 0, 1, 0, "a collective: waits for the neighbours' data", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Neighbor_allgather_c},
+    [CGL_MPI_Neighbor_allgather_init] = {"MPI_Neighbor_allgather_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Neighbor_allgather_init},
+    [CGL_MPI_Neighbor_allgather_init_c] = {"MPI_Neighbor_allgather_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Neighbor_allgather_init_c},
+    [CGL_MPI_Neighbor_allgatherv_c] = {"MPI_Neighbor_allgatherv_c", NULL, 0, 1, 0, "a collective: waits for the neighbours' data", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Neighbor_allgatherv_c},
+    [CGL_MPI_Neighbor_allgatherv_init] = {"MPI_Neighbor_allgatherv_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Neighbor_allgatherv_init},
+    [CGL_MPI_Neighbor_allgatherv_init_c] = {"MPI_Neighbor_allgatherv_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Neighbor_allgatherv_init_c},
+    [CGL_MPI_Neighbor_alltoall_c] = {"MPI_Neighbor_alltoall_c", NULL, 0, 1, 0, "a collective: waits for the neighbours' data", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Neighbor_alltoall_c},
+    [CGL_MPI_Neighbor_alltoall_init] = {"MPI_Neighbor_alltoall_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Neighbor_alltoall_init},
+    [CGL_MPI_Neighbor_alltoall_init_c] = {"MPI_Neighbor_alltoall_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Neighbor_alltoall_init_c},
+    [CGL_MPI_Neighbor_alltoallv_c] = {"MPI_Neighbor_alltoallv_c", NULL, 0, 1, 0, "a collective: waits for the neighbours' data", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Neighbor_alltoallv_c},
+    [CGL_MPI_Neighbor_alltoallv_init] = {"MPI_Neighbor_alltoallv_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Neighbor_alltoallv_init},
+    [CGL_MPI_Neighbor_alltoallv_init_c] = {"MPI_Neighbor_alltoallv_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Neighbor_alltoallv_init_c},
+    [CGL_MPI_Neighbor_alltoallw_c] = {"MPI_Neighbor_alltoallw_c", NULL, 0, 1, 0, "a collective: waits for the neighbours' data", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Neighbor_alltoallw_c},
+    [CGL_MPI_Neighbor_alltoallw_init] = {"MPI_Neighbor_alltoallw_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Neighbor_alltoallw_init},
+    [CGL_MPI_Neighbor_alltoallw_init_c] = {"MPI_Neighbor_alltoallw_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Neighbor_alltoallw_init_c},
+    [CGL_MPI_Op_create_c] = {"MPI_Op_create_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Op_create_c},
+    [CGL_MPI_Pack_c] = {"MPI_Pack_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Pack_c},
+    [CGL_MPI_Pack_external_c] = {"MPI_Pack_external_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Pack_external_c},
+    [CGL_MPI_Pack_external_size_c] = {"MPI_Pack_external_size_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Pack_external_size_c},
+    [CGL_MPI_Pack_size_c] = {"MPI_Pack_size_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Pack_size_c},
+    [CGL_MPI_Parrived] = {"MPI_Parrived", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Parrived},
+    [CGL_MPI_Pready] = {"MPI_Pready", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Pready},
+    [CGL_MPI_Pready_list] = {"MPI_Pready_list", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Pready_list},
+    [CGL_MPI_Pready_range] = {"MPI_Pready_range", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Pready_range},
+    [CGL_MPI_Precv_init] = {"MPI_Precv_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Precv_init},
+    [CGL_MPI_Psend_init] = {"MPI_Psend_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Psend_init},
+    [CGL_MPI_Put_c] = {"MPI_Put_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Put_c},
+    [CGL_MPI_Raccumulate_c] = {"MPI_Raccumulate_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Raccumulate_c},
+    [CGL_MPI_Recv_c] = {"MPI_Recv_c", NULL, 0, 1, 0, "waits for a matching message", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Recv_c},
+    [CGL_MPI_Recv_init_c] = {"MPI_Recv_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Recv_init_c},
+    [CGL_MPI_Reduce_c] = {"MPI_Reduce_c", NULL, 0, 1, 0, "a collective: waits for the other ranks' data", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Reduce_c},
+    [CGL_MPI_Reduce_init] = {"MPI_Reduce_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Reduce_init},
+    [CGL_MPI_Reduce_init_c] = {"MPI_Reduce_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Reduce_init_c},
+    [CGL_MPI_Reduce_local_c] = {"MPI_Reduce_local_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Reduce_local_c},
+    [CGL_MPI_Reduce_scatter_c] = {"MPI_Reduce_scatter_c", NULL, 0, 1, 0, "a collective: waits for every rank's data", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Reduce_scatter_c},
+    [CGL_MPI_Reduce_scatter_block_c] = {"MPI_Reduce_scatter_block_c", NULL, 0, 1, 0, "a collective: waits for every rank's data", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Reduce_scatter_block_c},
+    [CGL_MPI_Reduce_scatter_block_init] = {"MPI_Reduce_scatter_block_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Reduce_scatter_block_init},
+    [CGL_MPI_Reduce_scatter_block_init_c] = {"MPI_Reduce_scatter_block_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Reduce_scatter_block_init_c},
+    [CGL_MPI_Reduce_scatter_init] = {"MPI_Reduce_scatter_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Reduce_scatter_init},
+    [CGL_MPI_Reduce_scatter_init_c] = {"MPI_Reduce_scatter_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Reduce_scatter_init_c},
+    [CGL_MPI_Register_datarep_c] = {"MPI_Register_datarep_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Register_datarep_c},
+    [CGL_MPI_Remove_error_class] = {"MPI_Remove_error_class", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Remove_error_class},
+    [CGL_MPI_Remove_error_code] = {"MPI_Remove_error_code", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Remove_error_code},
+    [CGL_MPI_Remove_error_string] = {"MPI_Remove_error_string", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Remove_error_string},
+    [CGL_MPI_Request_get_status_all] = {"MPI_Request_get_status_all", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Request_get_status_all},
+    [CGL_MPI_Request_get_status_any] = {"MPI_Request_get_status_any", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Request_get_status_any},
+    [CGL_MPI_Request_get_status_some] = {"MPI_Request_get_status_some", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Request_get_status_some},
+    [CGL_MPI_Rget_c] = {"MPI_Rget_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Rget_c},
+    [CGL_MPI_Rget_accumulate_c] = {"MPI_Rget_accumulate_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Rget_accumulate_c},
+    [CGL_MPI_Rput_c] = {"MPI_Rput_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Rput_c},
+    [CGL_MPI_Rsend_c] = {"MPI_Rsend_c", NULL, 0, 1, 0, "waits for the message to leave the send buffer", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Rsend_c},
+    [CGL_MPI_Rsend_init_c] = {"MPI_Rsend_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Rsend_init_c},
+    [CGL_MPI_Scan_c] = {"MPI_Scan_c", NULL, 0, 1, 0, "a collective: waits for the lower ranks' data", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Scan_c},
+    [CGL_MPI_Scan_init] = {"MPI_Scan_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Scan_init},
+    [CGL_MPI_Scan_init_c] = {"MPI_Scan_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Scan_init_c},
+    [CGL_MPI_Scatter_c] = {"MPI_Scatter_c", NULL, 0, 1, 0, "a collective: waits for the root's data", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Scatter_c},
+    [CGL_MPI_Scatter_init] = {"MPI_Scatter_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Scatter_init},
+    [CGL_MPI_Scatter_init_c] = {"MPI_Scatter_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Scatter_init_c},
+    [CGL_MPI_Scatterv_c] = {"MPI_Scatterv_c", NULL, 0, 1, 0, "a collective: waits for the root's data", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Scatterv_c},
+    [CGL_MPI_Scatterv_init] = {"MPI_Scatterv_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Scatterv_init},
+    [CGL_MPI_Scatterv_init_c] = {"MPI_Scatterv_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Scatterv_init_c},
+    [CGL_MPI_Send_c] = {"MPI_Send_c", NULL, 0, 1, 0, "waits for the receive to start when the message is past the eager limit", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Send_c},
+    [CGL_MPI_Send_init_c] = {"MPI_Send_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Send_init_c},
+    [CGL_MPI_Sendrecv_c] = {"MPI_Sendrecv_c", NULL, 0, 1, 0, "waits for a matching message and for its own send", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Sendrecv_c},
+    [CGL_MPI_Sendrecv_replace_c] = {"MPI_Sendrecv_replace_c", NULL, 0, 1, 0, "waits for a matching message and for its own send", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Sendrecv_replace_c},
+    [CGL_MPI_Session_attach_buffer] = {"MPI_Session_attach_buffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Session_attach_buffer},
+    [CGL_MPI_Session_attach_buffer_c] = {"MPI_Session_attach_buffer_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Session_attach_buffer_c},
+    [CGL_MPI_Session_call_errhandler] = {"MPI_Session_call_errhandler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Session_call_errhandler},
+    [CGL_MPI_Session_create_errhandler] = {"MPI_Session_create_errhandler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Session_create_errhandler},
+    [CGL_MPI_Session_detach_buffer] = {"MPI_Session_detach_buffer", NULL, 0, 1, 0, "waits for the messages in the session's buffer to leave (MPI 4.1)", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Session_detach_buffer},
+    [CGL_MPI_Session_detach_buffer_c] = {"MPI_Session_detach_buffer_c", NULL, 0, 1, 0, "waits for the messages in the session's buffer to leave (MPI 4.1)", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Session_detach_buffer_c},
+    [CGL_MPI_Session_finalize] = {"MPI_Session_finalize", NULL, 0, 1, 0, "may wait for the session's communicators' pending operations (like MPI_Finalize)", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Session_finalize},
+    [CGL_MPI_Session_flush_buffer] = {"MPI_Session_flush_buffer", NULL, 0, 1, 0, "waits for the messages in the session's buffer to leave (MPI 4.1)", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Session_flush_buffer},
+    [CGL_MPI_Session_get_errhandler] = {"MPI_Session_get_errhandler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Session_get_errhandler},
+    [CGL_MPI_Session_get_info] = {"MPI_Session_get_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Session_get_info},
+    [CGL_MPI_Session_get_nth_pset] = {"MPI_Session_get_nth_pset", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Session_get_nth_pset},
+    [CGL_MPI_Session_get_num_psets] = {"MPI_Session_get_num_psets", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Session_get_num_psets},
+    [CGL_MPI_Session_get_pset_info] = {"MPI_Session_get_pset_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Session_get_pset_info},
+    [CGL_MPI_Session_iflush_buffer] = {"MPI_Session_iflush_buffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Session_iflush_buffer},
+    [CGL_MPI_Session_init] = {"MPI_Session_init", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Session_init},
+    [CGL_MPI_Session_set_errhandler] = {"MPI_Session_set_errhandler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Session_set_errhandler},
+    [CGL_MPI_Ssend_c] = {"MPI_Ssend_c", NULL, 0, 1, 0, "waits for the matching receive to start", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Ssend_c},
+    [CGL_MPI_Ssend_init_c] = {"MPI_Ssend_init_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Ssend_init_c},
+    [CGL_MPI_Status_get_error] = {"MPI_Status_get_error", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Status_get_error},
+    [CGL_MPI_Status_get_source] = {"MPI_Status_get_source", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Status_get_source},
+    [CGL_MPI_Status_get_tag] = {"MPI_Status_get_tag", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Status_get_tag},
+    [CGL_MPI_Status_set_elements_c] = {"MPI_Status_set_elements_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Status_set_elements_c},
+    [CGL_MPI_Status_set_error] = {"MPI_Status_set_error", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Status_set_error},
+    [CGL_MPI_Status_set_source] = {"MPI_Status_set_source", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Status_set_source},
+    [CGL_MPI_Status_set_tag] = {"MPI_Status_set_tag", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Status_set_tag},
+    [CGL_MPI_Type_contiguous_c] = {"MPI_Type_contiguous_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_contiguous_c},
+    [CGL_MPI_Type_create_darray_c] = {"MPI_Type_create_darray_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_create_darray_c},
+    [CGL_MPI_Type_create_hindexed_c] = {"MPI_Type_create_hindexed_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_create_hindexed_c},
+    [CGL_MPI_Type_create_hindexed_block_c] = {"MPI_Type_create_hindexed_block_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_create_hindexed_block_c},
+    [CGL_MPI_Type_create_hvector_c] = {"MPI_Type_create_hvector_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_create_hvector_c},
+    [CGL_MPI_Type_create_indexed_block_c] = {"MPI_Type_create_indexed_block_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_create_indexed_block_c},
+    [CGL_MPI_Type_create_resized_c] = {"MPI_Type_create_resized_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_create_resized_c},
+    [CGL_MPI_Type_create_struct_c] = {"MPI_Type_create_struct_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_create_struct_c},
+    [CGL_MPI_Type_create_subarray_c] = {"MPI_Type_create_subarray_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_create_subarray_c},
+    [CGL_MPI_Type_get_contents_c] = {"MPI_Type_get_contents_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_get_contents_c},
+    [CGL_MPI_Type_get_envelope_c] = {"MPI_Type_get_envelope_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_get_envelope_c},
+    [CGL_MPI_Type_get_extent_c] = {"MPI_Type_get_extent_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_get_extent_c},
+    [CGL_MPI_Type_get_true_extent_c] = {"MPI_Type_get_true_extent_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_get_true_extent_c},
+    [CGL_MPI_Type_get_value_index] = {"MPI_Type_get_value_index", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_get_value_index},
+    [CGL_MPI_Type_indexed_c] = {"MPI_Type_indexed_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_indexed_c},
+    [CGL_MPI_Type_size_c] = {"MPI_Type_size_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_size_c},
+    [CGL_MPI_Type_vector_c] = {"MPI_Type_vector_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_vector_c},
+    [CGL_MPI_Unpack_c] = {"MPI_Unpack_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Unpack_c},
+    [CGL_MPI_Unpack_external_c] = {"MPI_Unpack_external_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Unpack_external_c},
+    [CGL_MPI_Win_allocate_c] = {"MPI_Win_allocate_c", NULL, 0, 1, 0, "a collective: allocates and creates a window", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Win_allocate_c},
+    [CGL_MPI_Win_allocate_shared_c] = {"MPI_Win_allocate_shared_c", NULL, 0, 1, 0, "a collective: allocates shared memory and creates a window", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Win_allocate_shared_c},
+    [CGL_MPI_Win_create_c] = {"MPI_Win_create_c", NULL, 0, 1, 0, "a collective: creates a window", NULL, NULL, 0, NULL, 0, .collective = 1, .args = &cgl_targs_MPI_Win_create_c},
+    [CGL_MPI_Win_shared_query_c] = {"MPI_Win_shared_query_c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_shared_query_c},
     [CGL_MPI_Aint_add] = {"MPI_Aint_add", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_MPI_Aint_diff] = {"MPI_Aint_diff", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_MPI_Comm_fromint] = {"MPI_Comm_fromint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Comm_toint] = {"MPI_Comm_toint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_MPI_Comm_toint] = {"MPI_Comm_toint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Comm_toint},
     [CGL_MPI_Errhandler_fromint] = {"MPI_Errhandler_fromint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Errhandler_toint] = {"MPI_Errhandler_toint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_MPI_Errhandler_toint] = {"MPI_Errhandler_toint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Errhandler_toint},
     [CGL_MPI_File_fromint] = {"MPI_File_fromint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_File_toint] = {"MPI_File_toint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_MPI_File_toint] = {"MPI_File_toint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_File_toint},
     [CGL_MPI_Group_fromint] = {"MPI_Group_fromint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Group_toint] = {"MPI_Group_toint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_MPI_Group_toint] = {"MPI_Group_toint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Group_toint},
     [CGL_MPI_Info_fromint] = {"MPI_Info_fromint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Info_toint] = {"MPI_Info_toint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_MPI_Info_toint] = {"MPI_Info_toint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Info_toint},
     [CGL_MPI_Message_fromint] = {"MPI_Message_fromint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Message_toint] = {"MPI_Message_toint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_MPI_Message_toint] = {"MPI_Message_toint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Message_toint},
     [CGL_MPI_Op_fromint] = {"MPI_Op_fromint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Op_toint] = {"MPI_Op_toint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_MPI_Op_toint] = {"MPI_Op_toint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Op_toint},
     [CGL_MPI_Request_fromint] = {"MPI_Request_fromint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Request_toint] = {"MPI_Request_toint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_MPI_Request_toint] = {"MPI_Request_toint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Request_toint},
     [CGL_MPI_Session_fromint] = {"MPI_Session_fromint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Session_toint] = {"MPI_Session_toint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_MPI_Session_toint] = {"MPI_Session_toint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Session_toint},
     [CGL_MPI_Type_fromint] = {"MPI_Type_fromint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Type_toint] = {"MPI_Type_toint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_MPI_Type_toint] = {"MPI_Type_toint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Type_toint},
     [CGL_MPI_Win_fromint] = {"MPI_Win_fromint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Win_toint] = {"MPI_Win_toint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_category_get_events] = {"MPI_T_category_get_events", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_category_get_num_events] = {"MPI_T_category_get_num_events", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_event_callback_get_info] = {"MPI_T_event_callback_get_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_event_callback_set_info] = {"MPI_T_event_callback_set_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_event_copy] = {"MPI_T_event_copy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_event_get_index] = {"MPI_T_event_get_index", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_event_get_info] = {"MPI_T_event_get_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_event_get_num] = {"MPI_T_event_get_num", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_event_get_source] = {"MPI_T_event_get_source", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_event_get_timestamp] = {"MPI_T_event_get_timestamp", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_event_handle_alloc] = {"MPI_T_event_handle_alloc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_event_handle_free] = {"MPI_T_event_handle_free", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_event_handle_get_info] = {"MPI_T_event_handle_get_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_event_handle_set_info] = {"MPI_T_event_handle_set_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_event_read] = {"MPI_T_event_read", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_event_register_callback] = {"MPI_T_event_register_callback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_event_set_dropped_handler] = {"MPI_T_event_set_dropped_handler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_source_get_info] = {"MPI_T_source_get_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_source_get_num] = {"MPI_T_source_get_num", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_T_source_get_timestamp] = {"MPI_T_source_get_timestamp", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_MPI_Win_toint] = {"MPI_Win_toint", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Win_toint},
+    [CGL_MPI_T_category_get_events] = {"MPI_T_category_get_events", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_category_get_events},
+    [CGL_MPI_T_category_get_num_events] = {"MPI_T_category_get_num_events", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_category_get_num_events},
+    [CGL_MPI_T_event_callback_get_info] = {"MPI_T_event_callback_get_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_event_callback_get_info},
+    [CGL_MPI_T_event_callback_set_info] = {"MPI_T_event_callback_set_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_event_callback_set_info},
+    [CGL_MPI_T_event_copy] = {"MPI_T_event_copy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_event_copy},
+    [CGL_MPI_T_event_get_index] = {"MPI_T_event_get_index", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_event_get_index},
+    [CGL_MPI_T_event_get_info] = {"MPI_T_event_get_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_event_get_info},
+    [CGL_MPI_T_event_get_num] = {"MPI_T_event_get_num", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_event_get_num},
+    [CGL_MPI_T_event_get_source] = {"MPI_T_event_get_source", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_event_get_source},
+    [CGL_MPI_T_event_get_timestamp] = {"MPI_T_event_get_timestamp", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_event_get_timestamp},
+    [CGL_MPI_T_event_handle_alloc] = {"MPI_T_event_handle_alloc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_event_handle_alloc},
+    [CGL_MPI_T_event_handle_free] = {"MPI_T_event_handle_free", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_event_handle_free},
+    [CGL_MPI_T_event_handle_get_info] = {"MPI_T_event_handle_get_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_event_handle_get_info},
+    [CGL_MPI_T_event_handle_set_info] = {"MPI_T_event_handle_set_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_event_handle_set_info},
+    [CGL_MPI_T_event_read] = {"MPI_T_event_read", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_event_read},
+    [CGL_MPI_T_event_register_callback] = {"MPI_T_event_register_callback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_event_register_callback},
+    [CGL_MPI_T_event_set_dropped_handler] = {"MPI_T_event_set_dropped_handler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_event_set_dropped_handler},
+    [CGL_MPI_T_source_get_info] = {"MPI_T_source_get_info", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_source_get_info},
+    [CGL_MPI_T_source_get_num] = {"MPI_T_source_get_num", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_source_get_num},
+    [CGL_MPI_T_source_get_timestamp] = {"MPI_T_source_get_timestamp", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_T_source_get_timestamp},
     [CGL_MPI_Session_c2f] = {"MPI_Session_c2f", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
     [CGL_MPI_Session_f2c] = {"MPI_Session_f2c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Status_c2f08] = {"MPI_Status_c2f08", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Status_f082c] = {"MPI_Status_f082c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Status_f082f] = {"MPI_Status_f082f", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
-    [CGL_MPI_Status_f2f08] = {"MPI_Status_f2f08", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
+    [CGL_MPI_Status_c2f08] = {"MPI_Status_c2f08", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Status_c2f08},
+    [CGL_MPI_Status_f082c] = {"MPI_Status_f082c", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Status_f082c},
+    [CGL_MPI_Status_f082f] = {"MPI_Status_f082f", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Status_f082f},
+    [CGL_MPI_Status_f2f08] = {"MPI_Status_f2f08", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_MPI_Status_f2f08},
 };
 
 /* Shows the values of wait_args with a word (layer.h, cg_wait_format): in the hand-written file. */
@@ -2940,6 +3626,11 @@ struct cgl_fr_MPI_Abort {
     int errorcode;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Abort[2] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Abort, comm), sizeof(((struct cgl_fr_MPI_Abort *)0)->comm), 3, 0, 0, 0, NULL},
+    {"errorcode", offsetof(struct cgl_fr_MPI_Abort, errorcode), sizeof(((struct cgl_fr_MPI_Abort *)0)->errorcode), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Abort = {2, offsetof(struct cgl_fr_MPI_Abort, cgl_ret), sizeof(((struct cgl_fr_MPI_Abort *)0)->cgl_ret), 7, cgl_ta_MPI_Abort};
 CG_THUNK(MPI_Abort, (cgl_f->comm, cgl_f->errorcode), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Abort(MPI_Comm comm, int errorcode)
 {
@@ -2972,6 +3663,18 @@ struct cgl_fr_MPI_Accumulate {
     MPI_Win win;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Accumulate[9] = {
+    {"origin_addr", offsetof(struct cgl_fr_MPI_Accumulate, origin_addr), sizeof(((struct cgl_fr_MPI_Accumulate *)0)->origin_addr), 3, 0, 0, 0, NULL},
+    {"origin_count", offsetof(struct cgl_fr_MPI_Accumulate, origin_count), sizeof(((struct cgl_fr_MPI_Accumulate *)0)->origin_count), 7, 0, 0, 0, NULL},
+    {"origin_datatype", offsetof(struct cgl_fr_MPI_Accumulate, origin_datatype), sizeof(((struct cgl_fr_MPI_Accumulate *)0)->origin_datatype), 3, 0, 0, 0, NULL},
+    {"target_rank", offsetof(struct cgl_fr_MPI_Accumulate, target_rank), sizeof(((struct cgl_fr_MPI_Accumulate *)0)->target_rank), 7, 0, 0, 0, NULL},
+    {"target_disp", offsetof(struct cgl_fr_MPI_Accumulate, target_disp), sizeof(((struct cgl_fr_MPI_Accumulate *)0)->target_disp), 1, 0, 0, 0, NULL},
+    {"target_count", offsetof(struct cgl_fr_MPI_Accumulate, target_count), sizeof(((struct cgl_fr_MPI_Accumulate *)0)->target_count), 7, 0, 0, 0, NULL},
+    {"target_datatype", offsetof(struct cgl_fr_MPI_Accumulate, target_datatype), sizeof(((struct cgl_fr_MPI_Accumulate *)0)->target_datatype), 3, 0, 0, 0, NULL},
+    {"op", offsetof(struct cgl_fr_MPI_Accumulate, op), sizeof(((struct cgl_fr_MPI_Accumulate *)0)->op), 3, 0, 0, 0, NULL},
+    {"win", offsetof(struct cgl_fr_MPI_Accumulate, win), sizeof(((struct cgl_fr_MPI_Accumulate *)0)->win), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Accumulate = {9, offsetof(struct cgl_fr_MPI_Accumulate, cgl_ret), sizeof(((struct cgl_fr_MPI_Accumulate *)0)->cgl_ret), 7, cgl_ta_MPI_Accumulate};
 CG_THUNK(MPI_Accumulate, (cgl_f->origin_addr, cgl_f->origin_count, cgl_f->origin_datatype, cgl_f->target_rank, cgl_f->target_disp, cgl_f->target_count, cgl_f->target_datatype, cgl_f->op, cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
@@ -2996,6 +3699,10 @@ struct cgl_fr_MPI_Add_error_class {
     int *errorclass;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Add_error_class[1] = {
+    {"errorclass", offsetof(struct cgl_fr_MPI_Add_error_class, errorclass), sizeof(((struct cgl_fr_MPI_Add_error_class *)0)->errorclass), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Add_error_class = {1, offsetof(struct cgl_fr_MPI_Add_error_class, cgl_ret), sizeof(((struct cgl_fr_MPI_Add_error_class *)0)->cgl_ret), 7, cgl_ta_MPI_Add_error_class};
 CG_THUNK(MPI_Add_error_class, (cgl_f->errorclass), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Add_error_class(int *errorclass)
 {
@@ -3021,6 +3728,11 @@ struct cgl_fr_MPI_Add_error_code {
     int *errorcode;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Add_error_code[2] = {
+    {"errorclass", offsetof(struct cgl_fr_MPI_Add_error_code, errorclass), sizeof(((struct cgl_fr_MPI_Add_error_code *)0)->errorclass), 7, 0, 0, 0, NULL},
+    {"errorcode", offsetof(struct cgl_fr_MPI_Add_error_code, errorcode), sizeof(((struct cgl_fr_MPI_Add_error_code *)0)->errorcode), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Add_error_code = {2, offsetof(struct cgl_fr_MPI_Add_error_code, cgl_ret), sizeof(((struct cgl_fr_MPI_Add_error_code *)0)->cgl_ret), 7, cgl_ta_MPI_Add_error_code};
 CG_THUNK(MPI_Add_error_code, (cgl_f->errorclass, cgl_f->errorcode), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Add_error_code(int errorclass, int *errorcode)
 {
@@ -3046,6 +3758,11 @@ struct cgl_fr_MPI_Add_error_string {
     const char *string;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Add_error_string[2] = {
+    {"errorcode", offsetof(struct cgl_fr_MPI_Add_error_string, errorcode), sizeof(((struct cgl_fr_MPI_Add_error_string *)0)->errorcode), 7, 0, 0, 0, NULL},
+    {"string", offsetof(struct cgl_fr_MPI_Add_error_string, string), sizeof(((struct cgl_fr_MPI_Add_error_string *)0)->string), 5, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Add_error_string = {2, offsetof(struct cgl_fr_MPI_Add_error_string, cgl_ret), sizeof(((struct cgl_fr_MPI_Add_error_string *)0)->cgl_ret), 7, cgl_ta_MPI_Add_error_string};
 CG_THUNK(MPI_Add_error_string, (cgl_f->errorcode, cgl_f->string), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Add_error_string(int errorcode, const char *string)
 {
@@ -3076,6 +3793,16 @@ struct cgl_fr_MPI_Allgather {
     MPI_Comm comm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Allgather[7] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Allgather, sendbuf), sizeof(((struct cgl_fr_MPI_Allgather *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"sendcount", offsetof(struct cgl_fr_MPI_Allgather, sendcount), sizeof(((struct cgl_fr_MPI_Allgather *)0)->sendcount), 7, 0, 0, 0, NULL},
+    {"sendtype", offsetof(struct cgl_fr_MPI_Allgather, sendtype), sizeof(((struct cgl_fr_MPI_Allgather *)0)->sendtype), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Allgather, recvbuf), sizeof(((struct cgl_fr_MPI_Allgather *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"recvcount", offsetof(struct cgl_fr_MPI_Allgather, recvcount), sizeof(((struct cgl_fr_MPI_Allgather *)0)->recvcount), 7, 0, 0, 0, NULL},
+    {"recvtype", offsetof(struct cgl_fr_MPI_Allgather, recvtype), sizeof(((struct cgl_fr_MPI_Allgather *)0)->recvtype), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Allgather, comm), sizeof(((struct cgl_fr_MPI_Allgather *)0)->comm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Allgather = {7, offsetof(struct cgl_fr_MPI_Allgather, cgl_ret), sizeof(((struct cgl_fr_MPI_Allgather *)0)->cgl_ret), 7, cgl_ta_MPI_Allgather};
 CG_THUNK(MPI_Allgather, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -3108,6 +3835,17 @@ struct cgl_fr_MPI_Iallgather {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Iallgather[8] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Iallgather, sendbuf), sizeof(((struct cgl_fr_MPI_Iallgather *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"sendcount", offsetof(struct cgl_fr_MPI_Iallgather, sendcount), sizeof(((struct cgl_fr_MPI_Iallgather *)0)->sendcount), 7, 0, 0, 0, NULL},
+    {"sendtype", offsetof(struct cgl_fr_MPI_Iallgather, sendtype), sizeof(((struct cgl_fr_MPI_Iallgather *)0)->sendtype), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Iallgather, recvbuf), sizeof(((struct cgl_fr_MPI_Iallgather *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"recvcount", offsetof(struct cgl_fr_MPI_Iallgather, recvcount), sizeof(((struct cgl_fr_MPI_Iallgather *)0)->recvcount), 7, 0, 0, 0, NULL},
+    {"recvtype", offsetof(struct cgl_fr_MPI_Iallgather, recvtype), sizeof(((struct cgl_fr_MPI_Iallgather *)0)->recvtype), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Iallgather, comm), sizeof(((struct cgl_fr_MPI_Iallgather *)0)->comm), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Iallgather, request), sizeof(((struct cgl_fr_MPI_Iallgather *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Iallgather = {8, offsetof(struct cgl_fr_MPI_Iallgather, cgl_ret), sizeof(((struct cgl_fr_MPI_Iallgather *)0)->cgl_ret), 7, cgl_ta_MPI_Iallgather};
 CG_THUNK(MPI_Iallgather, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
@@ -3139,6 +3877,15 @@ struct cgl_fr_MPI_Allgatherv {
     MPI_Comm comm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Allgatherv[6] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Allgatherv, sendbuf), sizeof(((struct cgl_fr_MPI_Allgatherv *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"sendcount", offsetof(struct cgl_fr_MPI_Allgatherv, sendcount), sizeof(((struct cgl_fr_MPI_Allgatherv *)0)->sendcount), 7, 0, 0, 0, NULL},
+    {"sendtype", offsetof(struct cgl_fr_MPI_Allgatherv, sendtype), sizeof(((struct cgl_fr_MPI_Allgatherv *)0)->sendtype), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Allgatherv, recvbuf), sizeof(((struct cgl_fr_MPI_Allgatherv *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"recvtype", offsetof(struct cgl_fr_MPI_Allgatherv, recvtype), sizeof(((struct cgl_fr_MPI_Allgatherv *)0)->recvtype), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Allgatherv, comm), sizeof(((struct cgl_fr_MPI_Allgatherv *)0)->comm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Allgatherv = {6, offsetof(struct cgl_fr_MPI_Allgatherv, cgl_ret), sizeof(((struct cgl_fr_MPI_Allgatherv *)0)->cgl_ret), 7, cgl_ta_MPI_Allgatherv};
 CG_THUNK(MPI_Allgatherv, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->displs, cgl_f->recvtype, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -3172,6 +3919,16 @@ struct cgl_fr_MPI_Iallgatherv {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Iallgatherv[7] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Iallgatherv, sendbuf), sizeof(((struct cgl_fr_MPI_Iallgatherv *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"sendcount", offsetof(struct cgl_fr_MPI_Iallgatherv, sendcount), sizeof(((struct cgl_fr_MPI_Iallgatherv *)0)->sendcount), 7, 0, 0, 0, NULL},
+    {"sendtype", offsetof(struct cgl_fr_MPI_Iallgatherv, sendtype), sizeof(((struct cgl_fr_MPI_Iallgatherv *)0)->sendtype), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Iallgatherv, recvbuf), sizeof(((struct cgl_fr_MPI_Iallgatherv *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"recvtype", offsetof(struct cgl_fr_MPI_Iallgatherv, recvtype), sizeof(((struct cgl_fr_MPI_Iallgatherv *)0)->recvtype), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Iallgatherv, comm), sizeof(((struct cgl_fr_MPI_Iallgatherv *)0)->comm), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Iallgatherv, request), sizeof(((struct cgl_fr_MPI_Iallgatherv *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Iallgatherv = {7, offsetof(struct cgl_fr_MPI_Iallgatherv, cgl_ret), sizeof(((struct cgl_fr_MPI_Iallgatherv *)0)->cgl_ret), 7, cgl_ta_MPI_Iallgatherv};
 CG_THUNK(MPI_Iallgatherv, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->displs, cgl_f->recvtype, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
@@ -3198,6 +3955,12 @@ struct cgl_fr_MPI_Alloc_mem {
     void *baseptr;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Alloc_mem[3] = {
+    {"size", offsetof(struct cgl_fr_MPI_Alloc_mem, size), sizeof(((struct cgl_fr_MPI_Alloc_mem *)0)->size), 1, 0, 0, 0, NULL},
+    {"info", offsetof(struct cgl_fr_MPI_Alloc_mem, info), sizeof(((struct cgl_fr_MPI_Alloc_mem *)0)->info), 3, 0, 0, 0, NULL},
+    {"baseptr", offsetof(struct cgl_fr_MPI_Alloc_mem, baseptr), sizeof(((struct cgl_fr_MPI_Alloc_mem *)0)->baseptr), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Alloc_mem = {3, offsetof(struct cgl_fr_MPI_Alloc_mem, cgl_ret), sizeof(((struct cgl_fr_MPI_Alloc_mem *)0)->cgl_ret), 7, cgl_ta_MPI_Alloc_mem};
 CG_THUNK(MPI_Alloc_mem, (cgl_f->size, cgl_f->info, cgl_f->baseptr), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
@@ -3227,6 +3990,15 @@ struct cgl_fr_MPI_Allreduce {
     MPI_Comm comm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Allreduce[6] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Allreduce, sendbuf), sizeof(((struct cgl_fr_MPI_Allreduce *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Allreduce, recvbuf), sizeof(((struct cgl_fr_MPI_Allreduce *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Allreduce, count), sizeof(((struct cgl_fr_MPI_Allreduce *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Allreduce, datatype), sizeof(((struct cgl_fr_MPI_Allreduce *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"op", offsetof(struct cgl_fr_MPI_Allreduce, op), sizeof(((struct cgl_fr_MPI_Allreduce *)0)->op), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Allreduce, comm), sizeof(((struct cgl_fr_MPI_Allreduce *)0)->comm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Allreduce = {6, offsetof(struct cgl_fr_MPI_Allreduce, cgl_ret), sizeof(((struct cgl_fr_MPI_Allreduce *)0)->cgl_ret), 7, cgl_ta_MPI_Allreduce};
 CG_THUNK(MPI_Allreduce, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->count, cgl_f->datatype, cgl_f->op, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
@@ -3258,6 +4030,16 @@ struct cgl_fr_MPI_Iallreduce {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Iallreduce[7] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Iallreduce, sendbuf), sizeof(((struct cgl_fr_MPI_Iallreduce *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Iallreduce, recvbuf), sizeof(((struct cgl_fr_MPI_Iallreduce *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Iallreduce, count), sizeof(((struct cgl_fr_MPI_Iallreduce *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Iallreduce, datatype), sizeof(((struct cgl_fr_MPI_Iallreduce *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"op", offsetof(struct cgl_fr_MPI_Iallreduce, op), sizeof(((struct cgl_fr_MPI_Iallreduce *)0)->op), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Iallreduce, comm), sizeof(((struct cgl_fr_MPI_Iallreduce *)0)->comm), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Iallreduce, request), sizeof(((struct cgl_fr_MPI_Iallreduce *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Iallreduce = {7, offsetof(struct cgl_fr_MPI_Iallreduce, cgl_ret), sizeof(((struct cgl_fr_MPI_Iallreduce *)0)->cgl_ret), 7, cgl_ta_MPI_Iallreduce};
 CG_THUNK(MPI_Iallreduce, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->count, cgl_f->datatype, cgl_f->op, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
@@ -3288,6 +4070,16 @@ struct cgl_fr_MPI_Alltoall {
     MPI_Comm comm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Alltoall[7] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Alltoall, sendbuf), sizeof(((struct cgl_fr_MPI_Alltoall *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"sendcount", offsetof(struct cgl_fr_MPI_Alltoall, sendcount), sizeof(((struct cgl_fr_MPI_Alltoall *)0)->sendcount), 7, 0, 0, 0, NULL},
+    {"sendtype", offsetof(struct cgl_fr_MPI_Alltoall, sendtype), sizeof(((struct cgl_fr_MPI_Alltoall *)0)->sendtype), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Alltoall, recvbuf), sizeof(((struct cgl_fr_MPI_Alltoall *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"recvcount", offsetof(struct cgl_fr_MPI_Alltoall, recvcount), sizeof(((struct cgl_fr_MPI_Alltoall *)0)->recvcount), 7, 0, 0, 0, NULL},
+    {"recvtype", offsetof(struct cgl_fr_MPI_Alltoall, recvtype), sizeof(((struct cgl_fr_MPI_Alltoall *)0)->recvtype), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Alltoall, comm), sizeof(((struct cgl_fr_MPI_Alltoall *)0)->comm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Alltoall = {7, offsetof(struct cgl_fr_MPI_Alltoall, cgl_ret), sizeof(((struct cgl_fr_MPI_Alltoall *)0)->cgl_ret), 7, cgl_ta_MPI_Alltoall};
 CG_THUNK(MPI_Alltoall, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -3320,6 +4112,17 @@ struct cgl_fr_MPI_Ialltoall {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Ialltoall[8] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Ialltoall, sendbuf), sizeof(((struct cgl_fr_MPI_Ialltoall *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"sendcount", offsetof(struct cgl_fr_MPI_Ialltoall, sendcount), sizeof(((struct cgl_fr_MPI_Ialltoall *)0)->sendcount), 7, 0, 0, 0, NULL},
+    {"sendtype", offsetof(struct cgl_fr_MPI_Ialltoall, sendtype), sizeof(((struct cgl_fr_MPI_Ialltoall *)0)->sendtype), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Ialltoall, recvbuf), sizeof(((struct cgl_fr_MPI_Ialltoall *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"recvcount", offsetof(struct cgl_fr_MPI_Ialltoall, recvcount), sizeof(((struct cgl_fr_MPI_Ialltoall *)0)->recvcount), 7, 0, 0, 0, NULL},
+    {"recvtype", offsetof(struct cgl_fr_MPI_Ialltoall, recvtype), sizeof(((struct cgl_fr_MPI_Ialltoall *)0)->recvtype), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Ialltoall, comm), sizeof(((struct cgl_fr_MPI_Ialltoall *)0)->comm), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Ialltoall, request), sizeof(((struct cgl_fr_MPI_Ialltoall *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Ialltoall = {8, offsetof(struct cgl_fr_MPI_Ialltoall, cgl_ret), sizeof(((struct cgl_fr_MPI_Ialltoall *)0)->cgl_ret), 7, cgl_ta_MPI_Ialltoall};
 CG_THUNK(MPI_Ialltoall, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
@@ -3352,6 +4155,14 @@ struct cgl_fr_MPI_Alltoallv {
     MPI_Comm comm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Alltoallv[5] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Alltoallv, sendbuf), sizeof(((struct cgl_fr_MPI_Alltoallv *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"sendtype", offsetof(struct cgl_fr_MPI_Alltoallv, sendtype), sizeof(((struct cgl_fr_MPI_Alltoallv *)0)->sendtype), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Alltoallv, recvbuf), sizeof(((struct cgl_fr_MPI_Alltoallv *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"recvtype", offsetof(struct cgl_fr_MPI_Alltoallv, recvtype), sizeof(((struct cgl_fr_MPI_Alltoallv *)0)->recvtype), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Alltoallv, comm), sizeof(((struct cgl_fr_MPI_Alltoallv *)0)->comm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Alltoallv = {5, offsetof(struct cgl_fr_MPI_Alltoallv, cgl_ret), sizeof(((struct cgl_fr_MPI_Alltoallv *)0)->cgl_ret), 7, cgl_ta_MPI_Alltoallv};
 CG_THUNK(MPI_Alltoallv, (cgl_f->sendbuf, cgl_f->sendcounts, cgl_f->sdispls, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->rdispls, cgl_f->recvtype, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -3386,6 +4197,15 @@ struct cgl_fr_MPI_Ialltoallv {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Ialltoallv[6] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Ialltoallv, sendbuf), sizeof(((struct cgl_fr_MPI_Ialltoallv *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"sendtype", offsetof(struct cgl_fr_MPI_Ialltoallv, sendtype), sizeof(((struct cgl_fr_MPI_Ialltoallv *)0)->sendtype), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Ialltoallv, recvbuf), sizeof(((struct cgl_fr_MPI_Ialltoallv *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"recvtype", offsetof(struct cgl_fr_MPI_Ialltoallv, recvtype), sizeof(((struct cgl_fr_MPI_Ialltoallv *)0)->recvtype), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Ialltoallv, comm), sizeof(((struct cgl_fr_MPI_Ialltoallv *)0)->comm), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Ialltoallv, request), sizeof(((struct cgl_fr_MPI_Ialltoallv *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Ialltoallv = {6, offsetof(struct cgl_fr_MPI_Ialltoallv, cgl_ret), sizeof(((struct cgl_fr_MPI_Ialltoallv *)0)->cgl_ret), 7, cgl_ta_MPI_Ialltoallv};
 CG_THUNK(MPI_Ialltoallv, (cgl_f->sendbuf, cgl_f->sendcounts, cgl_f->sdispls, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->rdispls, cgl_f->recvtype, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
@@ -3418,6 +4238,12 @@ struct cgl_fr_MPI_Alltoallw {
     MPI_Comm comm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Alltoallw[3] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Alltoallw, sendbuf), sizeof(((struct cgl_fr_MPI_Alltoallw *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Alltoallw, recvbuf), sizeof(((struct cgl_fr_MPI_Alltoallw *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Alltoallw, comm), sizeof(((struct cgl_fr_MPI_Alltoallw *)0)->comm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Alltoallw = {3, offsetof(struct cgl_fr_MPI_Alltoallw, cgl_ret), sizeof(((struct cgl_fr_MPI_Alltoallw *)0)->cgl_ret), 7, cgl_ta_MPI_Alltoallw};
 CG_THUNK(MPI_Alltoallw, (cgl_f->sendbuf, cgl_f->sendcounts, cgl_f->sdispls, cgl_f->sendtypes, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->rdispls, cgl_f->recvtypes, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
@@ -3452,6 +4278,13 @@ struct cgl_fr_MPI_Ialltoallw {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Ialltoallw[4] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Ialltoallw, sendbuf), sizeof(((struct cgl_fr_MPI_Ialltoallw *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Ialltoallw, recvbuf), sizeof(((struct cgl_fr_MPI_Ialltoallw *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Ialltoallw, comm), sizeof(((struct cgl_fr_MPI_Ialltoallw *)0)->comm), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Ialltoallw, request), sizeof(((struct cgl_fr_MPI_Ialltoallw *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Ialltoallw = {4, offsetof(struct cgl_fr_MPI_Ialltoallw, cgl_ret), sizeof(((struct cgl_fr_MPI_Ialltoallw *)0)->cgl_ret), 7, cgl_ta_MPI_Ialltoallw};
 CG_THUNK(MPI_Ialltoallw, (cgl_f->sendbuf, cgl_f->sendcounts, cgl_f->sdispls, cgl_f->sendtypes, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->rdispls, cgl_f->recvtypes, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
@@ -3476,6 +4309,10 @@ struct cgl_fr_MPI_Barrier {
     MPI_Comm comm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Barrier[1] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Barrier, comm), sizeof(((struct cgl_fr_MPI_Barrier *)0)->comm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Barrier = {1, offsetof(struct cgl_fr_MPI_Barrier, cgl_ret), sizeof(((struct cgl_fr_MPI_Barrier *)0)->cgl_ret), 7, cgl_ta_MPI_Barrier};
 CG_THUNK(MPI_Barrier, (cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Barrier(MPI_Comm comm)
 {
@@ -3504,6 +4341,11 @@ struct cgl_fr_MPI_Ibarrier {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Ibarrier[2] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Ibarrier, comm), sizeof(((struct cgl_fr_MPI_Ibarrier *)0)->comm), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Ibarrier, request), sizeof(((struct cgl_fr_MPI_Ibarrier *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Ibarrier = {2, offsetof(struct cgl_fr_MPI_Ibarrier, cgl_ret), sizeof(((struct cgl_fr_MPI_Ibarrier *)0)->cgl_ret), 7, cgl_ta_MPI_Ibarrier};
 CG_THUNK(MPI_Ibarrier, (cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
@@ -3532,6 +4374,14 @@ struct cgl_fr_MPI_Bcast {
     MPI_Comm comm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Bcast[5] = {
+    {"buffer", offsetof(struct cgl_fr_MPI_Bcast, buffer), sizeof(((struct cgl_fr_MPI_Bcast *)0)->buffer), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Bcast, count), sizeof(((struct cgl_fr_MPI_Bcast *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Bcast, datatype), sizeof(((struct cgl_fr_MPI_Bcast *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"root", offsetof(struct cgl_fr_MPI_Bcast, root), sizeof(((struct cgl_fr_MPI_Bcast *)0)->root), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Bcast, comm), sizeof(((struct cgl_fr_MPI_Bcast *)0)->comm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Bcast = {5, offsetof(struct cgl_fr_MPI_Bcast, cgl_ret), sizeof(((struct cgl_fr_MPI_Bcast *)0)->cgl_ret), 7, cgl_ta_MPI_Bcast};
 CG_THUNK(MPI_Bcast, (cgl_f->buffer, cgl_f->count, cgl_f->datatype, cgl_f->root, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
@@ -3562,6 +4412,15 @@ struct cgl_fr_MPI_Bsend {
     MPI_Comm comm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Bsend[6] = {
+    {"buf", offsetof(struct cgl_fr_MPI_Bsend, buf), sizeof(((struct cgl_fr_MPI_Bsend *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Bsend, count), sizeof(((struct cgl_fr_MPI_Bsend *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Bsend, datatype), sizeof(((struct cgl_fr_MPI_Bsend *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"dest", offsetof(struct cgl_fr_MPI_Bsend, dest), sizeof(((struct cgl_fr_MPI_Bsend *)0)->dest), 7, 0, 0, 0, NULL},
+    {"tag", offsetof(struct cgl_fr_MPI_Bsend, tag), sizeof(((struct cgl_fr_MPI_Bsend *)0)->tag), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Bsend, comm), sizeof(((struct cgl_fr_MPI_Bsend *)0)->comm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Bsend = {6, offsetof(struct cgl_fr_MPI_Bsend, cgl_ret), sizeof(((struct cgl_fr_MPI_Bsend *)0)->cgl_ret), 7, cgl_ta_MPI_Bsend};
 CG_THUNK(MPI_Bsend, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->tag, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
@@ -3592,6 +4451,15 @@ struct cgl_fr_MPI_Ibcast {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Ibcast[6] = {
+    {"buffer", offsetof(struct cgl_fr_MPI_Ibcast, buffer), sizeof(((struct cgl_fr_MPI_Ibcast *)0)->buffer), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Ibcast, count), sizeof(((struct cgl_fr_MPI_Ibcast *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Ibcast, datatype), sizeof(((struct cgl_fr_MPI_Ibcast *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"root", offsetof(struct cgl_fr_MPI_Ibcast, root), sizeof(((struct cgl_fr_MPI_Ibcast *)0)->root), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Ibcast, comm), sizeof(((struct cgl_fr_MPI_Ibcast *)0)->comm), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Ibcast, request), sizeof(((struct cgl_fr_MPI_Ibcast *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Ibcast = {6, offsetof(struct cgl_fr_MPI_Ibcast, cgl_ret), sizeof(((struct cgl_fr_MPI_Ibcast *)0)->cgl_ret), 7, cgl_ta_MPI_Ibcast};
 CG_THUNK(MPI_Ibcast, (cgl_f->buffer, cgl_f->count, cgl_f->datatype, cgl_f->root, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
@@ -3622,6 +4490,16 @@ struct cgl_fr_MPI_Bsend_init {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Bsend_init[7] = {
+    {"buf", offsetof(struct cgl_fr_MPI_Bsend_init, buf), sizeof(((struct cgl_fr_MPI_Bsend_init *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Bsend_init, count), sizeof(((struct cgl_fr_MPI_Bsend_init *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Bsend_init, datatype), sizeof(((struct cgl_fr_MPI_Bsend_init *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"dest", offsetof(struct cgl_fr_MPI_Bsend_init, dest), sizeof(((struct cgl_fr_MPI_Bsend_init *)0)->dest), 7, 0, 0, 0, NULL},
+    {"tag", offsetof(struct cgl_fr_MPI_Bsend_init, tag), sizeof(((struct cgl_fr_MPI_Bsend_init *)0)->tag), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Bsend_init, comm), sizeof(((struct cgl_fr_MPI_Bsend_init *)0)->comm), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Bsend_init, request), sizeof(((struct cgl_fr_MPI_Bsend_init *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Bsend_init = {7, offsetof(struct cgl_fr_MPI_Bsend_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Bsend_init *)0)->cgl_ret), 7, cgl_ta_MPI_Bsend_init};
 CG_THUNK(MPI_Bsend_init, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->tag, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
@@ -3647,6 +4525,11 @@ struct cgl_fr_MPI_Buffer_attach {
     int size;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Buffer_attach[2] = {
+    {"buffer", offsetof(struct cgl_fr_MPI_Buffer_attach, buffer), sizeof(((struct cgl_fr_MPI_Buffer_attach *)0)->buffer), 3, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_MPI_Buffer_attach, size), sizeof(((struct cgl_fr_MPI_Buffer_attach *)0)->size), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Buffer_attach = {2, offsetof(struct cgl_fr_MPI_Buffer_attach, cgl_ret), sizeof(((struct cgl_fr_MPI_Buffer_attach *)0)->cgl_ret), 7, cgl_ta_MPI_Buffer_attach};
 CG_THUNK(MPI_Buffer_attach, (cgl_f->buffer, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Buffer_attach(void *buffer, int size)
 {
@@ -3672,6 +4555,11 @@ struct cgl_fr_MPI_Buffer_detach {
     int *size;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Buffer_detach[2] = {
+    {"buffer", offsetof(struct cgl_fr_MPI_Buffer_detach, buffer), sizeof(((struct cgl_fr_MPI_Buffer_detach *)0)->buffer), 3, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_MPI_Buffer_detach, size), sizeof(((struct cgl_fr_MPI_Buffer_detach *)0)->size), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Buffer_detach = {2, offsetof(struct cgl_fr_MPI_Buffer_detach, cgl_ret), sizeof(((struct cgl_fr_MPI_Buffer_detach *)0)->cgl_ret), 7, cgl_ta_MPI_Buffer_detach};
 CG_THUNK(MPI_Buffer_detach, (cgl_f->buffer, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Buffer_detach(void *buffer, int *size)
 {
@@ -3697,6 +4585,10 @@ struct cgl_fr_MPI_Cancel {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Cancel[1] = {
+    {"request", offsetof(struct cgl_fr_MPI_Cancel, request), sizeof(((struct cgl_fr_MPI_Cancel *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Cancel = {1, offsetof(struct cgl_fr_MPI_Cancel, cgl_ret), sizeof(((struct cgl_fr_MPI_Cancel *)0)->cgl_ret), 7, cgl_ta_MPI_Cancel};
 CG_THUNK(MPI_Cancel, (cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Cancel(MPI_Request *request)
 {
@@ -3724,6 +4616,12 @@ struct cgl_fr_MPI_Cart_coords {
     int *coords;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Cart_coords[3] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Cart_coords, comm), sizeof(((struct cgl_fr_MPI_Cart_coords *)0)->comm), 3, 0, 0, 0, NULL},
+    {"rank", offsetof(struct cgl_fr_MPI_Cart_coords, rank), sizeof(((struct cgl_fr_MPI_Cart_coords *)0)->rank), 7, 0, 0, 0, NULL},
+    {"maxdims", offsetof(struct cgl_fr_MPI_Cart_coords, maxdims), sizeof(((struct cgl_fr_MPI_Cart_coords *)0)->maxdims), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Cart_coords = {3, offsetof(struct cgl_fr_MPI_Cart_coords, cgl_ret), sizeof(((struct cgl_fr_MPI_Cart_coords *)0)->cgl_ret), 7, cgl_ta_MPI_Cart_coords};
 CG_THUNK(MPI_Cart_coords, (cgl_f->comm, cgl_f->rank, cgl_f->maxdims, cgl_f->coords), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
@@ -3753,6 +4651,13 @@ struct cgl_fr_MPI_Cart_create {
     MPI_Comm *comm_cart;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Cart_create[4] = {
+    {"old_comm", offsetof(struct cgl_fr_MPI_Cart_create, old_comm), sizeof(((struct cgl_fr_MPI_Cart_create *)0)->old_comm), 3, 0, 0, 0, NULL},
+    {"ndims", offsetof(struct cgl_fr_MPI_Cart_create, ndims), sizeof(((struct cgl_fr_MPI_Cart_create *)0)->ndims), 7, 0, 0, 0, NULL},
+    {"reorder", offsetof(struct cgl_fr_MPI_Cart_create, reorder), sizeof(((struct cgl_fr_MPI_Cart_create *)0)->reorder), 7, 0, 0, 0, NULL},
+    {"comm_cart", offsetof(struct cgl_fr_MPI_Cart_create, comm_cart), sizeof(((struct cgl_fr_MPI_Cart_create *)0)->comm_cart), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Cart_create = {4, offsetof(struct cgl_fr_MPI_Cart_create, cgl_ret), sizeof(((struct cgl_fr_MPI_Cart_create *)0)->cgl_ret), 7, cgl_ta_MPI_Cart_create};
 CG_THUNK(MPI_Cart_create, (cgl_f->old_comm, cgl_f->ndims, cgl_f->dims, cgl_f->periods, cgl_f->reorder, cgl_f->comm_cart), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Cart_create(MPI_Comm old_comm, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart)
 {
@@ -3782,6 +4687,11 @@ struct cgl_fr_MPI_Cart_get {
     int *coords;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Cart_get[2] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Cart_get, comm), sizeof(((struct cgl_fr_MPI_Cart_get *)0)->comm), 3, 0, 0, 0, NULL},
+    {"maxdims", offsetof(struct cgl_fr_MPI_Cart_get, maxdims), sizeof(((struct cgl_fr_MPI_Cart_get *)0)->maxdims), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Cart_get = {2, offsetof(struct cgl_fr_MPI_Cart_get, cgl_ret), sizeof(((struct cgl_fr_MPI_Cart_get *)0)->cgl_ret), 7, cgl_ta_MPI_Cart_get};
 CG_THUNK(MPI_Cart_get, (cgl_f->comm, cgl_f->maxdims, cgl_f->dims, cgl_f->periods, cgl_f->coords), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
@@ -3810,6 +4720,12 @@ struct cgl_fr_MPI_Cart_map {
     int *newrank;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Cart_map[3] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Cart_map, comm), sizeof(((struct cgl_fr_MPI_Cart_map *)0)->comm), 3, 0, 0, 0, NULL},
+    {"ndims", offsetof(struct cgl_fr_MPI_Cart_map, ndims), sizeof(((struct cgl_fr_MPI_Cart_map *)0)->ndims), 7, 0, 0, 0, NULL},
+    {"newrank", offsetof(struct cgl_fr_MPI_Cart_map, newrank), sizeof(((struct cgl_fr_MPI_Cart_map *)0)->newrank), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Cart_map = {3, offsetof(struct cgl_fr_MPI_Cart_map, cgl_ret), sizeof(((struct cgl_fr_MPI_Cart_map *)0)->cgl_ret), 7, cgl_ta_MPI_Cart_map};
 CG_THUNK(MPI_Cart_map, (cgl_f->comm, cgl_f->ndims, cgl_f->dims, cgl_f->periods, cgl_f->newrank), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
 {
@@ -3836,6 +4752,11 @@ struct cgl_fr_MPI_Cart_rank {
     int *rank;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Cart_rank[2] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Cart_rank, comm), sizeof(((struct cgl_fr_MPI_Cart_rank *)0)->comm), 3, 0, 0, 0, NULL},
+    {"rank", offsetof(struct cgl_fr_MPI_Cart_rank, rank), sizeof(((struct cgl_fr_MPI_Cart_rank *)0)->rank), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Cart_rank = {2, offsetof(struct cgl_fr_MPI_Cart_rank, cgl_ret), sizeof(((struct cgl_fr_MPI_Cart_rank *)0)->cgl_ret), 7, cgl_ta_MPI_Cart_rank};
 CG_THUNK(MPI_Cart_rank, (cgl_f->comm, cgl_f->coords, cgl_f->rank), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
@@ -3864,6 +4785,14 @@ struct cgl_fr_MPI_Cart_shift {
     int *rank_dest;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Cart_shift[5] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Cart_shift, comm), sizeof(((struct cgl_fr_MPI_Cart_shift *)0)->comm), 3, 0, 0, 0, NULL},
+    {"direction", offsetof(struct cgl_fr_MPI_Cart_shift, direction), sizeof(((struct cgl_fr_MPI_Cart_shift *)0)->direction), 7, 0, 0, 0, NULL},
+    {"disp", offsetof(struct cgl_fr_MPI_Cart_shift, disp), sizeof(((struct cgl_fr_MPI_Cart_shift *)0)->disp), 7, 0, 0, 0, NULL},
+    {"rank_source", offsetof(struct cgl_fr_MPI_Cart_shift, rank_source), sizeof(((struct cgl_fr_MPI_Cart_shift *)0)->rank_source), 3, 0, 0, 0, NULL},
+    {"rank_dest", offsetof(struct cgl_fr_MPI_Cart_shift, rank_dest), sizeof(((struct cgl_fr_MPI_Cart_shift *)0)->rank_dest), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Cart_shift = {5, offsetof(struct cgl_fr_MPI_Cart_shift, cgl_ret), sizeof(((struct cgl_fr_MPI_Cart_shift *)0)->cgl_ret), 7, cgl_ta_MPI_Cart_shift};
 CG_THUNK(MPI_Cart_shift, (cgl_f->comm, cgl_f->direction, cgl_f->disp, cgl_f->rank_source, cgl_f->rank_dest), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
 {
@@ -3890,6 +4819,11 @@ struct cgl_fr_MPI_Cart_sub {
     MPI_Comm *new_comm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Cart_sub[2] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Cart_sub, comm), sizeof(((struct cgl_fr_MPI_Cart_sub *)0)->comm), 3, 0, 0, 0, NULL},
+    {"new_comm", offsetof(struct cgl_fr_MPI_Cart_sub, new_comm), sizeof(((struct cgl_fr_MPI_Cart_sub *)0)->new_comm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Cart_sub = {2, offsetof(struct cgl_fr_MPI_Cart_sub, cgl_ret), sizeof(((struct cgl_fr_MPI_Cart_sub *)0)->cgl_ret), 7, cgl_ta_MPI_Cart_sub};
 CG_THUNK(MPI_Cart_sub, (cgl_f->comm, cgl_f->remain_dims, cgl_f->new_comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *new_comm)
 {
@@ -3916,6 +4850,11 @@ struct cgl_fr_MPI_Cartdim_get {
     int *ndims;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Cartdim_get[2] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Cartdim_get, comm), sizeof(((struct cgl_fr_MPI_Cartdim_get *)0)->comm), 3, 0, 0, 0, NULL},
+    {"ndims", offsetof(struct cgl_fr_MPI_Cartdim_get, ndims), sizeof(((struct cgl_fr_MPI_Cartdim_get *)0)->ndims), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Cartdim_get = {2, offsetof(struct cgl_fr_MPI_Cartdim_get, cgl_ret), sizeof(((struct cgl_fr_MPI_Cartdim_get *)0)->cgl_ret), 7, cgl_ta_MPI_Cartdim_get};
 CG_THUNK(MPI_Cartdim_get, (cgl_f->comm, cgl_f->ndims), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
@@ -3940,6 +4879,10 @@ struct cgl_fr_MPI_Close_port {
     const char *port_name;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Close_port[1] = {
+    {"port_name", offsetof(struct cgl_fr_MPI_Close_port, port_name), sizeof(((struct cgl_fr_MPI_Close_port *)0)->port_name), 5, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Close_port = {1, offsetof(struct cgl_fr_MPI_Close_port, cgl_ret), sizeof(((struct cgl_fr_MPI_Close_port *)0)->cgl_ret), 7, cgl_ta_MPI_Close_port};
 CG_THUNK(MPI_Close_port, (cgl_f->port_name), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Close_port(const char *port_name)
 {
@@ -3968,6 +4911,14 @@ struct cgl_fr_MPI_Comm_accept {
     MPI_Comm *newcomm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_accept[5] = {
+    {"port_name", offsetof(struct cgl_fr_MPI_Comm_accept, port_name), sizeof(((struct cgl_fr_MPI_Comm_accept *)0)->port_name), 5, 0, 0, 0, NULL},
+    {"info", offsetof(struct cgl_fr_MPI_Comm_accept, info), sizeof(((struct cgl_fr_MPI_Comm_accept *)0)->info), 3, 0, 0, 0, NULL},
+    {"root", offsetof(struct cgl_fr_MPI_Comm_accept, root), sizeof(((struct cgl_fr_MPI_Comm_accept *)0)->root), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Comm_accept, comm), sizeof(((struct cgl_fr_MPI_Comm_accept *)0)->comm), 3, 0, 0, 0, NULL},
+    {"newcomm", offsetof(struct cgl_fr_MPI_Comm_accept, newcomm), sizeof(((struct cgl_fr_MPI_Comm_accept *)0)->newcomm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_accept = {5, offsetof(struct cgl_fr_MPI_Comm_accept, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_accept *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_accept};
 CG_THUNK(MPI_Comm_accept, (cgl_f->port_name, cgl_f->info, cgl_f->root, cgl_f->comm, cgl_f->newcomm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
@@ -3993,6 +4944,10 @@ struct cgl_fr_MPI_Comm_c2f {
     MPI_Comm comm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_c2f[1] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Comm_c2f, comm), sizeof(((struct cgl_fr_MPI_Comm_c2f *)0)->comm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_c2f = {1, offsetof(struct cgl_fr_MPI_Comm_c2f, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_c2f *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_c2f};
 CG_THUNK(MPI_Comm_c2f, (cgl_f->comm), CG_NO_CODE);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_c2f(MPI_Comm comm)
 {
@@ -4019,6 +4974,11 @@ struct cgl_fr_MPI_Comm_call_errhandler {
     int errorcode;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_call_errhandler[2] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Comm_call_errhandler, comm), sizeof(((struct cgl_fr_MPI_Comm_call_errhandler *)0)->comm), 3, 0, 0, 0, NULL},
+    {"errorcode", offsetof(struct cgl_fr_MPI_Comm_call_errhandler, errorcode), sizeof(((struct cgl_fr_MPI_Comm_call_errhandler *)0)->errorcode), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_call_errhandler = {2, offsetof(struct cgl_fr_MPI_Comm_call_errhandler, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_call_errhandler *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_call_errhandler};
 CG_THUNK(MPI_Comm_call_errhandler, (cgl_f->comm, cgl_f->errorcode), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
@@ -4045,6 +5005,12 @@ struct cgl_fr_MPI_Comm_compare {
     int *result;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_compare[3] = {
+    {"comm1", offsetof(struct cgl_fr_MPI_Comm_compare, comm1), sizeof(((struct cgl_fr_MPI_Comm_compare *)0)->comm1), 3, 0, 0, 0, NULL},
+    {"comm2", offsetof(struct cgl_fr_MPI_Comm_compare, comm2), sizeof(((struct cgl_fr_MPI_Comm_compare *)0)->comm2), 3, 0, 0, 0, NULL},
+    {"result", offsetof(struct cgl_fr_MPI_Comm_compare, result), sizeof(((struct cgl_fr_MPI_Comm_compare *)0)->result), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_compare = {3, offsetof(struct cgl_fr_MPI_Comm_compare, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_compare *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_compare};
 CG_THUNK(MPI_Comm_compare, (cgl_f->comm1, cgl_f->comm2, cgl_f->result), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
@@ -4073,6 +5039,14 @@ struct cgl_fr_MPI_Comm_connect {
     MPI_Comm *newcomm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_connect[5] = {
+    {"port_name", offsetof(struct cgl_fr_MPI_Comm_connect, port_name), sizeof(((struct cgl_fr_MPI_Comm_connect *)0)->port_name), 5, 0, 0, 0, NULL},
+    {"info", offsetof(struct cgl_fr_MPI_Comm_connect, info), sizeof(((struct cgl_fr_MPI_Comm_connect *)0)->info), 3, 0, 0, 0, NULL},
+    {"root", offsetof(struct cgl_fr_MPI_Comm_connect, root), sizeof(((struct cgl_fr_MPI_Comm_connect *)0)->root), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Comm_connect, comm), sizeof(((struct cgl_fr_MPI_Comm_connect *)0)->comm), 3, 0, 0, 0, NULL},
+    {"newcomm", offsetof(struct cgl_fr_MPI_Comm_connect, newcomm), sizeof(((struct cgl_fr_MPI_Comm_connect *)0)->newcomm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_connect = {5, offsetof(struct cgl_fr_MPI_Comm_connect, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_connect *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_connect};
 CG_THUNK(MPI_Comm_connect, (cgl_f->port_name, cgl_f->info, cgl_f->root, cgl_f->comm, cgl_f->newcomm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
@@ -4099,6 +5073,11 @@ struct cgl_fr_MPI_Comm_create_errhandler {
     MPI_Errhandler *errhandler;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_create_errhandler[2] = {
+    {"function", offsetof(struct cgl_fr_MPI_Comm_create_errhandler, function), sizeof(((struct cgl_fr_MPI_Comm_create_errhandler *)0)->function), 3, 0, 0, 0, NULL},
+    {"errhandler", offsetof(struct cgl_fr_MPI_Comm_create_errhandler, errhandler), sizeof(((struct cgl_fr_MPI_Comm_create_errhandler *)0)->errhandler), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_create_errhandler = {2, offsetof(struct cgl_fr_MPI_Comm_create_errhandler, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_create_errhandler *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_create_errhandler};
 CG_THUNK(MPI_Comm_create_errhandler, (cgl_f->function, cgl_f->errhandler), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler)
 {
@@ -4126,6 +5105,13 @@ struct cgl_fr_MPI_Comm_create_keyval {
     void *extra_state;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_create_keyval[4] = {
+    {"comm_copy_attr_fn", offsetof(struct cgl_fr_MPI_Comm_create_keyval, comm_copy_attr_fn), sizeof(((struct cgl_fr_MPI_Comm_create_keyval *)0)->comm_copy_attr_fn), 3, 0, 0, 0, NULL},
+    {"comm_delete_attr_fn", offsetof(struct cgl_fr_MPI_Comm_create_keyval, comm_delete_attr_fn), sizeof(((struct cgl_fr_MPI_Comm_create_keyval *)0)->comm_delete_attr_fn), 3, 0, 0, 0, NULL},
+    {"comm_keyval", offsetof(struct cgl_fr_MPI_Comm_create_keyval, comm_keyval), sizeof(((struct cgl_fr_MPI_Comm_create_keyval *)0)->comm_keyval), 3, 0, 0, 0, NULL},
+    {"extra_state", offsetof(struct cgl_fr_MPI_Comm_create_keyval, extra_state), sizeof(((struct cgl_fr_MPI_Comm_create_keyval *)0)->extra_state), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_create_keyval = {4, offsetof(struct cgl_fr_MPI_Comm_create_keyval, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_create_keyval *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_create_keyval};
 CG_THUNK(MPI_Comm_create_keyval, (cgl_f->comm_copy_attr_fn, cgl_f->comm_delete_attr_fn, cgl_f->comm_keyval, cgl_f->extra_state), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state)
 {
@@ -4153,6 +5139,13 @@ struct cgl_fr_MPI_Comm_create_group {
     MPI_Comm *newcomm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_create_group[4] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Comm_create_group, comm), sizeof(((struct cgl_fr_MPI_Comm_create_group *)0)->comm), 3, 0, 0, 0, NULL},
+    {"group", offsetof(struct cgl_fr_MPI_Comm_create_group, group), sizeof(((struct cgl_fr_MPI_Comm_create_group *)0)->group), 3, 0, 0, 0, NULL},
+    {"tag", offsetof(struct cgl_fr_MPI_Comm_create_group, tag), sizeof(((struct cgl_fr_MPI_Comm_create_group *)0)->tag), 7, 0, 0, 0, NULL},
+    {"newcomm", offsetof(struct cgl_fr_MPI_Comm_create_group, newcomm), sizeof(((struct cgl_fr_MPI_Comm_create_group *)0)->newcomm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_create_group = {4, offsetof(struct cgl_fr_MPI_Comm_create_group, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_create_group *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_create_group};
 CG_THUNK(MPI_Comm_create_group, (cgl_f->comm, cgl_f->group, cgl_f->tag, cgl_f->newcomm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
@@ -4180,6 +5173,12 @@ struct cgl_fr_MPI_Comm_create {
     MPI_Comm *newcomm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_create[3] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Comm_create, comm), sizeof(((struct cgl_fr_MPI_Comm_create *)0)->comm), 3, 0, 0, 0, NULL},
+    {"group", offsetof(struct cgl_fr_MPI_Comm_create, group), sizeof(((struct cgl_fr_MPI_Comm_create *)0)->group), 3, 0, 0, 0, NULL},
+    {"newcomm", offsetof(struct cgl_fr_MPI_Comm_create, newcomm), sizeof(((struct cgl_fr_MPI_Comm_create *)0)->newcomm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_create = {3, offsetof(struct cgl_fr_MPI_Comm_create, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_create *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_create};
 CG_THUNK(MPI_Comm_create, (cgl_f->comm, cgl_f->group, cgl_f->newcomm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
@@ -4206,6 +5205,11 @@ struct cgl_fr_MPI_Comm_delete_attr {
     int comm_keyval;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_delete_attr[2] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Comm_delete_attr, comm), sizeof(((struct cgl_fr_MPI_Comm_delete_attr *)0)->comm), 3, 0, 0, 0, NULL},
+    {"comm_keyval", offsetof(struct cgl_fr_MPI_Comm_delete_attr, comm_keyval), sizeof(((struct cgl_fr_MPI_Comm_delete_attr *)0)->comm_keyval), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_delete_attr = {2, offsetof(struct cgl_fr_MPI_Comm_delete_attr, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_delete_attr *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_delete_attr};
 CG_THUNK(MPI_Comm_delete_attr, (cgl_f->comm, cgl_f->comm_keyval), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
@@ -4230,6 +5234,10 @@ struct cgl_fr_MPI_Comm_disconnect {
     MPI_Comm *comm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_disconnect[1] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Comm_disconnect, comm), sizeof(((struct cgl_fr_MPI_Comm_disconnect *)0)->comm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_disconnect = {1, offsetof(struct cgl_fr_MPI_Comm_disconnect, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_disconnect *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_disconnect};
 CG_THUNK(MPI_Comm_disconnect, (cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_disconnect(MPI_Comm *comm)
 {
@@ -4256,6 +5264,11 @@ struct cgl_fr_MPI_Comm_dup {
     MPI_Comm *newcomm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_dup[2] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Comm_dup, comm), sizeof(((struct cgl_fr_MPI_Comm_dup *)0)->comm), 3, 0, 0, 0, NULL},
+    {"newcomm", offsetof(struct cgl_fr_MPI_Comm_dup, newcomm), sizeof(((struct cgl_fr_MPI_Comm_dup *)0)->newcomm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_dup = {2, offsetof(struct cgl_fr_MPI_Comm_dup, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_dup *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_dup};
 CG_THUNK(MPI_Comm_dup, (cgl_f->comm, cgl_f->newcomm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
@@ -4283,6 +5296,12 @@ struct cgl_fr_MPI_Comm_idup {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_idup[3] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Comm_idup, comm), sizeof(((struct cgl_fr_MPI_Comm_idup *)0)->comm), 3, 0, 0, 0, NULL},
+    {"newcomm", offsetof(struct cgl_fr_MPI_Comm_idup, newcomm), sizeof(((struct cgl_fr_MPI_Comm_idup *)0)->newcomm), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Comm_idup, request), sizeof(((struct cgl_fr_MPI_Comm_idup *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_idup = {3, offsetof(struct cgl_fr_MPI_Comm_idup, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_idup *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_idup};
 CG_THUNK(MPI_Comm_idup, (cgl_f->comm, cgl_f->newcomm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
@@ -4309,6 +5328,12 @@ struct cgl_fr_MPI_Comm_dup_with_info {
     MPI_Comm *newcomm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_dup_with_info[3] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Comm_dup_with_info, comm), sizeof(((struct cgl_fr_MPI_Comm_dup_with_info *)0)->comm), 3, 0, 0, 0, NULL},
+    {"info", offsetof(struct cgl_fr_MPI_Comm_dup_with_info, info), sizeof(((struct cgl_fr_MPI_Comm_dup_with_info *)0)->info), 3, 0, 0, 0, NULL},
+    {"newcomm", offsetof(struct cgl_fr_MPI_Comm_dup_with_info, newcomm), sizeof(((struct cgl_fr_MPI_Comm_dup_with_info *)0)->newcomm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_dup_with_info = {3, offsetof(struct cgl_fr_MPI_Comm_dup_with_info, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_dup_with_info *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_dup_with_info};
 CG_THUNK(MPI_Comm_dup_with_info, (cgl_f->comm, cgl_f->info, cgl_f->newcomm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
@@ -4334,6 +5359,10 @@ struct cgl_fr_MPI_Comm_f2c {
     int comm;
     MPI_Comm cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_f2c[1] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Comm_f2c, comm), sizeof(((struct cgl_fr_MPI_Comm_f2c *)0)->comm), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_f2c = {1, offsetof(struct cgl_fr_MPI_Comm_f2c, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_f2c *)0)->cgl_ret), 3, cgl_ta_MPI_Comm_f2c};
 CG_THUNK(MPI_Comm_f2c, (cgl_f->comm), CG_NO_CODE);
 static __attribute__((noinline)) MPI_Comm cgl_gp_MPI_Comm_f2c(int comm)
 {
@@ -4359,6 +5388,10 @@ struct cgl_fr_MPI_Comm_free_keyval {
     int *comm_keyval;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_free_keyval[1] = {
+    {"comm_keyval", offsetof(struct cgl_fr_MPI_Comm_free_keyval, comm_keyval), sizeof(((struct cgl_fr_MPI_Comm_free_keyval *)0)->comm_keyval), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_free_keyval = {1, offsetof(struct cgl_fr_MPI_Comm_free_keyval, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_free_keyval *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_free_keyval};
 CG_THUNK(MPI_Comm_free_keyval, (cgl_f->comm_keyval), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_free_keyval(int *comm_keyval)
 {
@@ -4383,6 +5416,10 @@ struct cgl_fr_MPI_Comm_free {
     MPI_Comm *comm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_free[1] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Comm_free, comm), sizeof(((struct cgl_fr_MPI_Comm_free *)0)->comm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_free = {1, offsetof(struct cgl_fr_MPI_Comm_free, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_free *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_free};
 CG_THUNK(MPI_Comm_free, (cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_free(MPI_Comm *comm)
 {
@@ -4411,6 +5448,13 @@ struct cgl_fr_MPI_Comm_get_attr {
     int *flag;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_get_attr[4] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Comm_get_attr, comm), sizeof(((struct cgl_fr_MPI_Comm_get_attr *)0)->comm), 3, 0, 0, 0, NULL},
+    {"comm_keyval", offsetof(struct cgl_fr_MPI_Comm_get_attr, comm_keyval), sizeof(((struct cgl_fr_MPI_Comm_get_attr *)0)->comm_keyval), 7, 0, 0, 0, NULL},
+    {"attribute_val", offsetof(struct cgl_fr_MPI_Comm_get_attr, attribute_val), sizeof(((struct cgl_fr_MPI_Comm_get_attr *)0)->attribute_val), 3, 0, 0, 0, NULL},
+    {"flag", offsetof(struct cgl_fr_MPI_Comm_get_attr, flag), sizeof(((struct cgl_fr_MPI_Comm_get_attr *)0)->flag), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_get_attr = {4, offsetof(struct cgl_fr_MPI_Comm_get_attr, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_get_attr *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_get_attr};
 CG_THUNK(MPI_Comm_get_attr, (cgl_f->comm, cgl_f->comm_keyval, cgl_f->attribute_val, cgl_f->flag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
@@ -4443,6 +5487,14 @@ struct cgl_fr_MPI_Dist_graph_create {
     MPI_Comm *newcomm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Dist_graph_create[5] = {
+    {"comm_old", offsetof(struct cgl_fr_MPI_Dist_graph_create, comm_old), sizeof(((struct cgl_fr_MPI_Dist_graph_create *)0)->comm_old), 3, 0, 0, 0, NULL},
+    {"n", offsetof(struct cgl_fr_MPI_Dist_graph_create, n), sizeof(((struct cgl_fr_MPI_Dist_graph_create *)0)->n), 7, 0, 0, 0, NULL},
+    {"info", offsetof(struct cgl_fr_MPI_Dist_graph_create, info), sizeof(((struct cgl_fr_MPI_Dist_graph_create *)0)->info), 3, 0, 0, 0, NULL},
+    {"reorder", offsetof(struct cgl_fr_MPI_Dist_graph_create, reorder), sizeof(((struct cgl_fr_MPI_Dist_graph_create *)0)->reorder), 7, 0, 0, 0, NULL},
+    {"newcomm", offsetof(struct cgl_fr_MPI_Dist_graph_create, newcomm), sizeof(((struct cgl_fr_MPI_Dist_graph_create *)0)->newcomm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Dist_graph_create = {5, offsetof(struct cgl_fr_MPI_Dist_graph_create, cgl_ret), sizeof(((struct cgl_fr_MPI_Dist_graph_create *)0)->cgl_ret), 7, cgl_ta_MPI_Dist_graph_create};
 CG_THUNK(MPI_Dist_graph_create, (cgl_f->comm_old, cgl_f->n, cgl_f->nodes, cgl_f->degrees, cgl_f->targets, cgl_f->weights, cgl_f->info, cgl_f->reorder, cgl_f->newcomm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int nodes[], const int degrees[], const int targets[], const int weights[], MPI_Info info, int reorder, MPI_Comm *newcomm)
 {
@@ -4477,6 +5529,15 @@ struct cgl_fr_MPI_Dist_graph_create_adjacent {
     MPI_Comm *comm_dist_graph;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Dist_graph_create_adjacent[6] = {
+    {"comm_old", offsetof(struct cgl_fr_MPI_Dist_graph_create_adjacent, comm_old), sizeof(((struct cgl_fr_MPI_Dist_graph_create_adjacent *)0)->comm_old), 3, 0, 0, 0, NULL},
+    {"indegree", offsetof(struct cgl_fr_MPI_Dist_graph_create_adjacent, indegree), sizeof(((struct cgl_fr_MPI_Dist_graph_create_adjacent *)0)->indegree), 7, 0, 0, 0, NULL},
+    {"outdegree", offsetof(struct cgl_fr_MPI_Dist_graph_create_adjacent, outdegree), sizeof(((struct cgl_fr_MPI_Dist_graph_create_adjacent *)0)->outdegree), 7, 0, 0, 0, NULL},
+    {"info", offsetof(struct cgl_fr_MPI_Dist_graph_create_adjacent, info), sizeof(((struct cgl_fr_MPI_Dist_graph_create_adjacent *)0)->info), 3, 0, 0, 0, NULL},
+    {"reorder", offsetof(struct cgl_fr_MPI_Dist_graph_create_adjacent, reorder), sizeof(((struct cgl_fr_MPI_Dist_graph_create_adjacent *)0)->reorder), 7, 0, 0, 0, NULL},
+    {"comm_dist_graph", offsetof(struct cgl_fr_MPI_Dist_graph_create_adjacent, comm_dist_graph), sizeof(((struct cgl_fr_MPI_Dist_graph_create_adjacent *)0)->comm_dist_graph), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Dist_graph_create_adjacent = {6, offsetof(struct cgl_fr_MPI_Dist_graph_create_adjacent, cgl_ret), sizeof(((struct cgl_fr_MPI_Dist_graph_create_adjacent *)0)->cgl_ret), 7, cgl_ta_MPI_Dist_graph_create_adjacent};
 CG_THUNK(MPI_Dist_graph_create_adjacent, (cgl_f->comm_old, cgl_f->indegree, cgl_f->sources, cgl_f->sourceweights, cgl_f->outdegree, cgl_f->destinations, cgl_f->destweights, cgl_f->info, cgl_f->reorder, cgl_f->comm_dist_graph), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
@@ -4508,6 +5569,12 @@ struct cgl_fr_MPI_Dist_graph_neighbors {
     int *destweights;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Dist_graph_neighbors[3] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Dist_graph_neighbors, comm), sizeof(((struct cgl_fr_MPI_Dist_graph_neighbors *)0)->comm), 3, 0, 0, 0, NULL},
+    {"maxindegree", offsetof(struct cgl_fr_MPI_Dist_graph_neighbors, maxindegree), sizeof(((struct cgl_fr_MPI_Dist_graph_neighbors *)0)->maxindegree), 7, 0, 0, 0, NULL},
+    {"maxoutdegree", offsetof(struct cgl_fr_MPI_Dist_graph_neighbors, maxoutdegree), sizeof(((struct cgl_fr_MPI_Dist_graph_neighbors *)0)->maxoutdegree), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Dist_graph_neighbors = {3, offsetof(struct cgl_fr_MPI_Dist_graph_neighbors, cgl_ret), sizeof(((struct cgl_fr_MPI_Dist_graph_neighbors *)0)->cgl_ret), 7, cgl_ta_MPI_Dist_graph_neighbors};
 CG_THUNK(MPI_Dist_graph_neighbors, (cgl_f->comm, cgl_f->maxindegree, cgl_f->sources, cgl_f->sourceweights, cgl_f->maxoutdegree, cgl_f->destinations, cgl_f->destweights), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[])
 {
@@ -4535,6 +5602,13 @@ struct cgl_fr_MPI_Dist_graph_neighbors_count {
     int *weighted;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Dist_graph_neighbors_count[4] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Dist_graph_neighbors_count, comm), sizeof(((struct cgl_fr_MPI_Dist_graph_neighbors_count *)0)->comm), 3, 0, 0, 0, NULL},
+    {"inneighbors", offsetof(struct cgl_fr_MPI_Dist_graph_neighbors_count, inneighbors), sizeof(((struct cgl_fr_MPI_Dist_graph_neighbors_count *)0)->inneighbors), 3, 0, 0, 0, NULL},
+    {"outneighbors", offsetof(struct cgl_fr_MPI_Dist_graph_neighbors_count, outneighbors), sizeof(((struct cgl_fr_MPI_Dist_graph_neighbors_count *)0)->outneighbors), 3, 0, 0, 0, NULL},
+    {"weighted", offsetof(struct cgl_fr_MPI_Dist_graph_neighbors_count, weighted), sizeof(((struct cgl_fr_MPI_Dist_graph_neighbors_count *)0)->weighted), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Dist_graph_neighbors_count = {4, offsetof(struct cgl_fr_MPI_Dist_graph_neighbors_count, cgl_ret), sizeof(((struct cgl_fr_MPI_Dist_graph_neighbors_count *)0)->cgl_ret), 7, cgl_ta_MPI_Dist_graph_neighbors_count};
 CG_THUNK(MPI_Dist_graph_neighbors_count, (cgl_f->comm, cgl_f->inneighbors, cgl_f->outneighbors, cgl_f->weighted), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *inneighbors, int *outneighbors, int *weighted)
 {
@@ -4560,6 +5634,11 @@ struct cgl_fr_MPI_Comm_get_errhandler {
     MPI_Errhandler *erhandler;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_get_errhandler[2] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Comm_get_errhandler, comm), sizeof(((struct cgl_fr_MPI_Comm_get_errhandler *)0)->comm), 3, 0, 0, 0, NULL},
+    {"erhandler", offsetof(struct cgl_fr_MPI_Comm_get_errhandler, erhandler), sizeof(((struct cgl_fr_MPI_Comm_get_errhandler *)0)->erhandler), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_get_errhandler = {2, offsetof(struct cgl_fr_MPI_Comm_get_errhandler, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_get_errhandler *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_get_errhandler};
 CG_THUNK(MPI_Comm_get_errhandler, (cgl_f->comm, cgl_f->erhandler), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *erhandler)
 {
@@ -4585,6 +5664,11 @@ struct cgl_fr_MPI_Comm_get_info {
     MPI_Info *info_used;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_get_info[2] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Comm_get_info, comm), sizeof(((struct cgl_fr_MPI_Comm_get_info *)0)->comm), 3, 0, 0, 0, NULL},
+    {"info_used", offsetof(struct cgl_fr_MPI_Comm_get_info, info_used), sizeof(((struct cgl_fr_MPI_Comm_get_info *)0)->info_used), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_get_info = {2, offsetof(struct cgl_fr_MPI_Comm_get_info, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_get_info *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_get_info};
 CG_THUNK(MPI_Comm_get_info, (cgl_f->comm, cgl_f->info_used), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
@@ -4611,6 +5695,12 @@ struct cgl_fr_MPI_Comm_get_name {
     int *resultlen;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_get_name[3] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Comm_get_name, comm), sizeof(((struct cgl_fr_MPI_Comm_get_name *)0)->comm), 3, 0, 0, 0, NULL},
+    {"comm_name", offsetof(struct cgl_fr_MPI_Comm_get_name, comm_name), sizeof(((struct cgl_fr_MPI_Comm_get_name *)0)->comm_name), 3, 0, 0, 0, NULL},
+    {"resultlen", offsetof(struct cgl_fr_MPI_Comm_get_name, resultlen), sizeof(((struct cgl_fr_MPI_Comm_get_name *)0)->resultlen), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_get_name = {3, offsetof(struct cgl_fr_MPI_Comm_get_name, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_get_name *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_get_name};
 CG_THUNK(MPI_Comm_get_name, (cgl_f->comm, cgl_f->comm_name, cgl_f->resultlen), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
@@ -4635,6 +5725,10 @@ struct cgl_fr_MPI_Comm_get_parent {
     MPI_Comm *parent;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_get_parent[1] = {
+    {"parent", offsetof(struct cgl_fr_MPI_Comm_get_parent, parent), sizeof(((struct cgl_fr_MPI_Comm_get_parent *)0)->parent), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_get_parent = {1, offsetof(struct cgl_fr_MPI_Comm_get_parent, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_get_parent *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_get_parent};
 CG_THUNK(MPI_Comm_get_parent, (cgl_f->parent), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_get_parent(MPI_Comm *parent)
 {
@@ -4660,6 +5754,11 @@ struct cgl_fr_MPI_Comm_group {
     MPI_Group *group;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_group[2] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Comm_group, comm), sizeof(((struct cgl_fr_MPI_Comm_group *)0)->comm), 3, 0, 0, 0, NULL},
+    {"group", offsetof(struct cgl_fr_MPI_Comm_group, group), sizeof(((struct cgl_fr_MPI_Comm_group *)0)->group), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_group = {2, offsetof(struct cgl_fr_MPI_Comm_group, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_group *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_group};
 CG_THUNK(MPI_Comm_group, (cgl_f->comm, cgl_f->group), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
@@ -4685,6 +5784,11 @@ struct cgl_fr_MPI_Comm_join {
     MPI_Comm *intercomm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_join[2] = {
+    {"fd", offsetof(struct cgl_fr_MPI_Comm_join, fd), sizeof(((struct cgl_fr_MPI_Comm_join *)0)->fd), 7, 0, 0, 0, NULL},
+    {"intercomm", offsetof(struct cgl_fr_MPI_Comm_join, intercomm), sizeof(((struct cgl_fr_MPI_Comm_join *)0)->intercomm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_join = {2, offsetof(struct cgl_fr_MPI_Comm_join, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_join *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_join};
 CG_THUNK(MPI_Comm_join, (cgl_f->fd, cgl_f->intercomm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_join(int fd, MPI_Comm *intercomm)
 {
@@ -4711,6 +5815,11 @@ struct cgl_fr_MPI_Comm_rank {
     int *rank;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_rank[2] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Comm_rank, comm), sizeof(((struct cgl_fr_MPI_Comm_rank *)0)->comm), 3, 0, 0, 0, NULL},
+    {"rank", offsetof(struct cgl_fr_MPI_Comm_rank, rank), sizeof(((struct cgl_fr_MPI_Comm_rank *)0)->rank), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_rank = {2, offsetof(struct cgl_fr_MPI_Comm_rank, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_rank *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_rank};
 CG_THUNK(MPI_Comm_rank, (cgl_f->comm, cgl_f->rank), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_rank(MPI_Comm comm, int *rank)
 {
@@ -4736,6 +5845,11 @@ struct cgl_fr_MPI_Comm_remote_group {
     MPI_Group *group;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_remote_group[2] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Comm_remote_group, comm), sizeof(((struct cgl_fr_MPI_Comm_remote_group *)0)->comm), 3, 0, 0, 0, NULL},
+    {"group", offsetof(struct cgl_fr_MPI_Comm_remote_group, group), sizeof(((struct cgl_fr_MPI_Comm_remote_group *)0)->group), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_remote_group = {2, offsetof(struct cgl_fr_MPI_Comm_remote_group, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_remote_group *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_remote_group};
 CG_THUNK(MPI_Comm_remote_group, (cgl_f->comm, cgl_f->group), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
@@ -4761,6 +5875,11 @@ struct cgl_fr_MPI_Comm_remote_size {
     int *size;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_remote_size[2] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Comm_remote_size, comm), sizeof(((struct cgl_fr_MPI_Comm_remote_size *)0)->comm), 3, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_MPI_Comm_remote_size, size), sizeof(((struct cgl_fr_MPI_Comm_remote_size *)0)->size), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_remote_size = {2, offsetof(struct cgl_fr_MPI_Comm_remote_size, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_remote_size *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_remote_size};
 CG_THUNK(MPI_Comm_remote_size, (cgl_f->comm, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
@@ -4787,6 +5906,12 @@ struct cgl_fr_MPI_Comm_set_attr {
     void *attribute_val;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_set_attr[3] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Comm_set_attr, comm), sizeof(((struct cgl_fr_MPI_Comm_set_attr *)0)->comm), 3, 0, 0, 0, NULL},
+    {"comm_keyval", offsetof(struct cgl_fr_MPI_Comm_set_attr, comm_keyval), sizeof(((struct cgl_fr_MPI_Comm_set_attr *)0)->comm_keyval), 7, 0, 0, 0, NULL},
+    {"attribute_val", offsetof(struct cgl_fr_MPI_Comm_set_attr, attribute_val), sizeof(((struct cgl_fr_MPI_Comm_set_attr *)0)->attribute_val), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_set_attr = {3, offsetof(struct cgl_fr_MPI_Comm_set_attr, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_set_attr *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_set_attr};
 CG_THUNK(MPI_Comm_set_attr, (cgl_f->comm, cgl_f->comm_keyval, cgl_f->attribute_val), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
@@ -4812,6 +5937,11 @@ struct cgl_fr_MPI_Comm_set_errhandler {
     MPI_Errhandler errhandler;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_set_errhandler[2] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Comm_set_errhandler, comm), sizeof(((struct cgl_fr_MPI_Comm_set_errhandler *)0)->comm), 3, 0, 0, 0, NULL},
+    {"errhandler", offsetof(struct cgl_fr_MPI_Comm_set_errhandler, errhandler), sizeof(((struct cgl_fr_MPI_Comm_set_errhandler *)0)->errhandler), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_set_errhandler = {2, offsetof(struct cgl_fr_MPI_Comm_set_errhandler, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_set_errhandler *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_set_errhandler};
 CG_THUNK(MPI_Comm_set_errhandler, (cgl_f->comm, cgl_f->errhandler), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
@@ -4837,6 +5967,11 @@ struct cgl_fr_MPI_Comm_set_info {
     MPI_Info info;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_set_info[2] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Comm_set_info, comm), sizeof(((struct cgl_fr_MPI_Comm_set_info *)0)->comm), 3, 0, 0, 0, NULL},
+    {"info", offsetof(struct cgl_fr_MPI_Comm_set_info, info), sizeof(((struct cgl_fr_MPI_Comm_set_info *)0)->info), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_set_info = {2, offsetof(struct cgl_fr_MPI_Comm_set_info, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_set_info *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_set_info};
 CG_THUNK(MPI_Comm_set_info, (cgl_f->comm, cgl_f->info), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
@@ -4862,6 +5997,11 @@ struct cgl_fr_MPI_Comm_set_name {
     const char *comm_name;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_set_name[2] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Comm_set_name, comm), sizeof(((struct cgl_fr_MPI_Comm_set_name *)0)->comm), 3, 0, 0, 0, NULL},
+    {"comm_name", offsetof(struct cgl_fr_MPI_Comm_set_name, comm_name), sizeof(((struct cgl_fr_MPI_Comm_set_name *)0)->comm_name), 5, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_set_name = {2, offsetof(struct cgl_fr_MPI_Comm_set_name, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_set_name *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_set_name};
 CG_THUNK(MPI_Comm_set_name, (cgl_f->comm, cgl_f->comm_name), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
@@ -4887,6 +6027,11 @@ struct cgl_fr_MPI_Comm_size {
     int *size;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_size[2] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Comm_size, comm), sizeof(((struct cgl_fr_MPI_Comm_size *)0)->comm), 3, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_MPI_Comm_size, size), sizeof(((struct cgl_fr_MPI_Comm_size *)0)->size), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_size = {2, offsetof(struct cgl_fr_MPI_Comm_size, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_size *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_size};
 CG_THUNK(MPI_Comm_size, (cgl_f->comm, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_size(MPI_Comm comm, int *size)
 {
@@ -4918,6 +6063,15 @@ struct cgl_fr_MPI_Comm_spawn {
     int *array_of_errcodes;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_spawn[6] = {
+    {"command", offsetof(struct cgl_fr_MPI_Comm_spawn, command), sizeof(((struct cgl_fr_MPI_Comm_spawn *)0)->command), 5, 0, 0, 0, NULL},
+    {"maxprocs", offsetof(struct cgl_fr_MPI_Comm_spawn, maxprocs), sizeof(((struct cgl_fr_MPI_Comm_spawn *)0)->maxprocs), 7, 0, 0, 0, NULL},
+    {"info", offsetof(struct cgl_fr_MPI_Comm_spawn, info), sizeof(((struct cgl_fr_MPI_Comm_spawn *)0)->info), 3, 0, 0, 0, NULL},
+    {"root", offsetof(struct cgl_fr_MPI_Comm_spawn, root), sizeof(((struct cgl_fr_MPI_Comm_spawn *)0)->root), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Comm_spawn, comm), sizeof(((struct cgl_fr_MPI_Comm_spawn *)0)->comm), 3, 0, 0, 0, NULL},
+    {"intercomm", offsetof(struct cgl_fr_MPI_Comm_spawn, intercomm), sizeof(((struct cgl_fr_MPI_Comm_spawn *)0)->intercomm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_spawn = {6, offsetof(struct cgl_fr_MPI_Comm_spawn, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_spawn *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_spawn};
 CG_THUNK(MPI_Comm_spawn, (cgl_f->command, cgl_f->argv, cgl_f->maxprocs, cgl_f->info, cgl_f->root, cgl_f->comm, cgl_f->intercomm, cgl_f->array_of_errcodes), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
@@ -4951,6 +6105,13 @@ struct cgl_fr_MPI_Comm_spawn_multiple {
     int *array_of_errcodes;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_spawn_multiple[4] = {
+    {"count", offsetof(struct cgl_fr_MPI_Comm_spawn_multiple, count), sizeof(((struct cgl_fr_MPI_Comm_spawn_multiple *)0)->count), 7, 0, 0, 0, NULL},
+    {"root", offsetof(struct cgl_fr_MPI_Comm_spawn_multiple, root), sizeof(((struct cgl_fr_MPI_Comm_spawn_multiple *)0)->root), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Comm_spawn_multiple, comm), sizeof(((struct cgl_fr_MPI_Comm_spawn_multiple *)0)->comm), 3, 0, 0, 0, NULL},
+    {"intercomm", offsetof(struct cgl_fr_MPI_Comm_spawn_multiple, intercomm), sizeof(((struct cgl_fr_MPI_Comm_spawn_multiple *)0)->intercomm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_spawn_multiple = {4, offsetof(struct cgl_fr_MPI_Comm_spawn_multiple, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_spawn_multiple *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_spawn_multiple};
 CG_THUNK(MPI_Comm_spawn_multiple, (cgl_f->count, cgl_f->array_of_commands, cgl_f->array_of_argv, cgl_f->array_of_maxprocs, cgl_f->array_of_info, cgl_f->root, cgl_f->comm, cgl_f->intercomm, cgl_f->array_of_errcodes), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
@@ -4979,6 +6140,13 @@ struct cgl_fr_MPI_Comm_split {
     MPI_Comm *newcomm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_split[4] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Comm_split, comm), sizeof(((struct cgl_fr_MPI_Comm_split *)0)->comm), 3, 0, 0, 0, NULL},
+    {"color", offsetof(struct cgl_fr_MPI_Comm_split, color), sizeof(((struct cgl_fr_MPI_Comm_split *)0)->color), 7, 0, 0, 0, NULL},
+    {"key", offsetof(struct cgl_fr_MPI_Comm_split, key), sizeof(((struct cgl_fr_MPI_Comm_split *)0)->key), 7, 0, 0, 0, NULL},
+    {"newcomm", offsetof(struct cgl_fr_MPI_Comm_split, newcomm), sizeof(((struct cgl_fr_MPI_Comm_split *)0)->newcomm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_split = {4, offsetof(struct cgl_fr_MPI_Comm_split, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_split *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_split};
 CG_THUNK(MPI_Comm_split, (cgl_f->comm, cgl_f->color, cgl_f->key, cgl_f->newcomm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
@@ -5008,6 +6176,14 @@ struct cgl_fr_MPI_Comm_split_type {
     MPI_Comm *newcomm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_split_type[5] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Comm_split_type, comm), sizeof(((struct cgl_fr_MPI_Comm_split_type *)0)->comm), 3, 0, 0, 0, NULL},
+    {"split_type", offsetof(struct cgl_fr_MPI_Comm_split_type, split_type), sizeof(((struct cgl_fr_MPI_Comm_split_type *)0)->split_type), 7, 0, 0, 0, NULL},
+    {"key", offsetof(struct cgl_fr_MPI_Comm_split_type, key), sizeof(((struct cgl_fr_MPI_Comm_split_type *)0)->key), 7, 0, 0, 0, NULL},
+    {"info", offsetof(struct cgl_fr_MPI_Comm_split_type, info), sizeof(((struct cgl_fr_MPI_Comm_split_type *)0)->info), 3, 0, 0, 0, NULL},
+    {"newcomm", offsetof(struct cgl_fr_MPI_Comm_split_type, newcomm), sizeof(((struct cgl_fr_MPI_Comm_split_type *)0)->newcomm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_split_type = {5, offsetof(struct cgl_fr_MPI_Comm_split_type, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_split_type *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_split_type};
 CG_THUNK(MPI_Comm_split_type, (cgl_f->comm, cgl_f->split_type, cgl_f->key, cgl_f->info, cgl_f->newcomm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
@@ -5034,6 +6210,11 @@ struct cgl_fr_MPI_Comm_test_inter {
     int *flag;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Comm_test_inter[2] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Comm_test_inter, comm), sizeof(((struct cgl_fr_MPI_Comm_test_inter *)0)->comm), 3, 0, 0, 0, NULL},
+    {"flag", offsetof(struct cgl_fr_MPI_Comm_test_inter, flag), sizeof(((struct cgl_fr_MPI_Comm_test_inter *)0)->flag), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Comm_test_inter = {2, offsetof(struct cgl_fr_MPI_Comm_test_inter, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_test_inter *)0)->cgl_ret), 7, cgl_ta_MPI_Comm_test_inter};
 CG_THUNK(MPI_Comm_test_inter, (cgl_f->comm, cgl_f->flag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
@@ -5064,6 +6245,16 @@ struct cgl_fr_MPI_Compare_and_swap {
     MPI_Win win;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Compare_and_swap[7] = {
+    {"origin_addr", offsetof(struct cgl_fr_MPI_Compare_and_swap, origin_addr), sizeof(((struct cgl_fr_MPI_Compare_and_swap *)0)->origin_addr), 3, 0, 0, 0, NULL},
+    {"compare_addr", offsetof(struct cgl_fr_MPI_Compare_and_swap, compare_addr), sizeof(((struct cgl_fr_MPI_Compare_and_swap *)0)->compare_addr), 3, 0, 0, 0, NULL},
+    {"result_addr", offsetof(struct cgl_fr_MPI_Compare_and_swap, result_addr), sizeof(((struct cgl_fr_MPI_Compare_and_swap *)0)->result_addr), 3, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Compare_and_swap, datatype), sizeof(((struct cgl_fr_MPI_Compare_and_swap *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"target_rank", offsetof(struct cgl_fr_MPI_Compare_and_swap, target_rank), sizeof(((struct cgl_fr_MPI_Compare_and_swap *)0)->target_rank), 7, 0, 0, 0, NULL},
+    {"target_disp", offsetof(struct cgl_fr_MPI_Compare_and_swap, target_disp), sizeof(((struct cgl_fr_MPI_Compare_and_swap *)0)->target_disp), 1, 0, 0, 0, NULL},
+    {"win", offsetof(struct cgl_fr_MPI_Compare_and_swap, win), sizeof(((struct cgl_fr_MPI_Compare_and_swap *)0)->win), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Compare_and_swap = {7, offsetof(struct cgl_fr_MPI_Compare_and_swap, cgl_ret), sizeof(((struct cgl_fr_MPI_Compare_and_swap *)0)->cgl_ret), 7, cgl_ta_MPI_Compare_and_swap};
 CG_THUNK(MPI_Compare_and_swap, (cgl_f->origin_addr, cgl_f->compare_addr, cgl_f->result_addr, cgl_f->datatype, cgl_f->target_rank, cgl_f->target_disp, cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
@@ -5090,6 +6281,11 @@ struct cgl_fr_MPI_Dims_create {
     int *dims;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Dims_create[2] = {
+    {"nnodes", offsetof(struct cgl_fr_MPI_Dims_create, nnodes), sizeof(((struct cgl_fr_MPI_Dims_create *)0)->nnodes), 7, 0, 0, 0, NULL},
+    {"ndims", offsetof(struct cgl_fr_MPI_Dims_create, ndims), sizeof(((struct cgl_fr_MPI_Dims_create *)0)->ndims), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Dims_create = {2, offsetof(struct cgl_fr_MPI_Dims_create, cgl_ret), sizeof(((struct cgl_fr_MPI_Dims_create *)0)->cgl_ret), 7, cgl_ta_MPI_Dims_create};
 CG_THUNK(MPI_Dims_create, (cgl_f->nnodes, cgl_f->ndims, cgl_f->dims), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Dims_create(int nnodes, int ndims, int dims[])
 {
@@ -5114,6 +6310,10 @@ struct cgl_fr_MPI_Errhandler_c2f {
     MPI_Errhandler errhandler;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Errhandler_c2f[1] = {
+    {"errhandler", offsetof(struct cgl_fr_MPI_Errhandler_c2f, errhandler), sizeof(((struct cgl_fr_MPI_Errhandler_c2f *)0)->errhandler), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Errhandler_c2f = {1, offsetof(struct cgl_fr_MPI_Errhandler_c2f, cgl_ret), sizeof(((struct cgl_fr_MPI_Errhandler_c2f *)0)->cgl_ret), 7, cgl_ta_MPI_Errhandler_c2f};
 CG_THUNK(MPI_Errhandler_c2f, (cgl_f->errhandler), CG_NO_CODE);
 static __attribute__((noinline)) int cgl_gp_MPI_Errhandler_c2f(MPI_Errhandler errhandler)
 {
@@ -5139,6 +6339,10 @@ struct cgl_fr_MPI_Errhandler_f2c {
     int errhandler;
     MPI_Errhandler cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Errhandler_f2c[1] = {
+    {"errhandler", offsetof(struct cgl_fr_MPI_Errhandler_f2c, errhandler), sizeof(((struct cgl_fr_MPI_Errhandler_f2c *)0)->errhandler), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Errhandler_f2c = {1, offsetof(struct cgl_fr_MPI_Errhandler_f2c, cgl_ret), sizeof(((struct cgl_fr_MPI_Errhandler_f2c *)0)->cgl_ret), 3, cgl_ta_MPI_Errhandler_f2c};
 CG_THUNK(MPI_Errhandler_f2c, (cgl_f->errhandler), CG_NO_CODE);
 static __attribute__((noinline)) MPI_Errhandler cgl_gp_MPI_Errhandler_f2c(int errhandler)
 {
@@ -5164,6 +6368,10 @@ struct cgl_fr_MPI_Errhandler_free {
     MPI_Errhandler *errhandler;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Errhandler_free[1] = {
+    {"errhandler", offsetof(struct cgl_fr_MPI_Errhandler_free, errhandler), sizeof(((struct cgl_fr_MPI_Errhandler_free *)0)->errhandler), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Errhandler_free = {1, offsetof(struct cgl_fr_MPI_Errhandler_free, cgl_ret), sizeof(((struct cgl_fr_MPI_Errhandler_free *)0)->cgl_ret), 7, cgl_ta_MPI_Errhandler_free};
 CG_THUNK(MPI_Errhandler_free, (cgl_f->errhandler), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
@@ -5189,6 +6397,11 @@ struct cgl_fr_MPI_Error_class {
     int *errorclass;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Error_class[2] = {
+    {"errorcode", offsetof(struct cgl_fr_MPI_Error_class, errorcode), sizeof(((struct cgl_fr_MPI_Error_class *)0)->errorcode), 7, 0, 0, 0, NULL},
+    {"errorclass", offsetof(struct cgl_fr_MPI_Error_class, errorclass), sizeof(((struct cgl_fr_MPI_Error_class *)0)->errorclass), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Error_class = {2, offsetof(struct cgl_fr_MPI_Error_class, cgl_ret), sizeof(((struct cgl_fr_MPI_Error_class *)0)->cgl_ret), 7, cgl_ta_MPI_Error_class};
 CG_THUNK(MPI_Error_class, (cgl_f->errorcode, cgl_f->errorclass), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Error_class(int errorcode, int *errorclass)
 {
@@ -5215,6 +6428,12 @@ struct cgl_fr_MPI_Error_string {
     int *resultlen;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Error_string[3] = {
+    {"errorcode", offsetof(struct cgl_fr_MPI_Error_string, errorcode), sizeof(((struct cgl_fr_MPI_Error_string *)0)->errorcode), 7, 0, 0, 0, NULL},
+    {"string", offsetof(struct cgl_fr_MPI_Error_string, string), sizeof(((struct cgl_fr_MPI_Error_string *)0)->string), 3, 0, 0, 0, NULL},
+    {"resultlen", offsetof(struct cgl_fr_MPI_Error_string, resultlen), sizeof(((struct cgl_fr_MPI_Error_string *)0)->resultlen), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Error_string = {3, offsetof(struct cgl_fr_MPI_Error_string, cgl_ret), sizeof(((struct cgl_fr_MPI_Error_string *)0)->cgl_ret), 7, cgl_ta_MPI_Error_string};
 CG_THUNK(MPI_Error_string, (cgl_f->errorcode, cgl_f->string, cgl_f->resultlen), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Error_string(int errorcode, char *string, int *resultlen)
 {
@@ -5244,6 +6463,15 @@ struct cgl_fr_MPI_Exscan {
     MPI_Comm comm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Exscan[6] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Exscan, sendbuf), sizeof(((struct cgl_fr_MPI_Exscan *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Exscan, recvbuf), sizeof(((struct cgl_fr_MPI_Exscan *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Exscan, count), sizeof(((struct cgl_fr_MPI_Exscan *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Exscan, datatype), sizeof(((struct cgl_fr_MPI_Exscan *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"op", offsetof(struct cgl_fr_MPI_Exscan, op), sizeof(((struct cgl_fr_MPI_Exscan *)0)->op), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Exscan, comm), sizeof(((struct cgl_fr_MPI_Exscan *)0)->comm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Exscan = {6, offsetof(struct cgl_fr_MPI_Exscan, cgl_ret), sizeof(((struct cgl_fr_MPI_Exscan *)0)->cgl_ret), 7, cgl_ta_MPI_Exscan};
 CG_THUNK(MPI_Exscan, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->count, cgl_f->datatype, cgl_f->op, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
@@ -5275,6 +6503,16 @@ struct cgl_fr_MPI_Fetch_and_op {
     MPI_Win win;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Fetch_and_op[7] = {
+    {"origin_addr", offsetof(struct cgl_fr_MPI_Fetch_and_op, origin_addr), sizeof(((struct cgl_fr_MPI_Fetch_and_op *)0)->origin_addr), 3, 0, 0, 0, NULL},
+    {"result_addr", offsetof(struct cgl_fr_MPI_Fetch_and_op, result_addr), sizeof(((struct cgl_fr_MPI_Fetch_and_op *)0)->result_addr), 3, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Fetch_and_op, datatype), sizeof(((struct cgl_fr_MPI_Fetch_and_op *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"target_rank", offsetof(struct cgl_fr_MPI_Fetch_and_op, target_rank), sizeof(((struct cgl_fr_MPI_Fetch_and_op *)0)->target_rank), 7, 0, 0, 0, NULL},
+    {"target_disp", offsetof(struct cgl_fr_MPI_Fetch_and_op, target_disp), sizeof(((struct cgl_fr_MPI_Fetch_and_op *)0)->target_disp), 1, 0, 0, 0, NULL},
+    {"op", offsetof(struct cgl_fr_MPI_Fetch_and_op, op), sizeof(((struct cgl_fr_MPI_Fetch_and_op *)0)->op), 3, 0, 0, 0, NULL},
+    {"win", offsetof(struct cgl_fr_MPI_Fetch_and_op, win), sizeof(((struct cgl_fr_MPI_Fetch_and_op *)0)->win), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Fetch_and_op = {7, offsetof(struct cgl_fr_MPI_Fetch_and_op, cgl_ret), sizeof(((struct cgl_fr_MPI_Fetch_and_op *)0)->cgl_ret), 7, cgl_ta_MPI_Fetch_and_op};
 CG_THUNK(MPI_Fetch_and_op, (cgl_f->origin_addr, cgl_f->result_addr, cgl_f->datatype, cgl_f->target_rank, cgl_f->target_disp, cgl_f->op, cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
@@ -5305,6 +6543,16 @@ struct cgl_fr_MPI_Iexscan {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Iexscan[7] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Iexscan, sendbuf), sizeof(((struct cgl_fr_MPI_Iexscan *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Iexscan, recvbuf), sizeof(((struct cgl_fr_MPI_Iexscan *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Iexscan, count), sizeof(((struct cgl_fr_MPI_Iexscan *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Iexscan, datatype), sizeof(((struct cgl_fr_MPI_Iexscan *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"op", offsetof(struct cgl_fr_MPI_Iexscan, op), sizeof(((struct cgl_fr_MPI_Iexscan *)0)->op), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Iexscan, comm), sizeof(((struct cgl_fr_MPI_Iexscan *)0)->comm), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Iexscan, request), sizeof(((struct cgl_fr_MPI_Iexscan *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Iexscan = {7, offsetof(struct cgl_fr_MPI_Iexscan, cgl_ret), sizeof(((struct cgl_fr_MPI_Iexscan *)0)->cgl_ret), 7, cgl_ta_MPI_Iexscan};
 CG_THUNK(MPI_Iexscan, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->count, cgl_f->datatype, cgl_f->op, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
@@ -5329,6 +6577,10 @@ struct cgl_fr_MPI_File_c2f {
     MPI_File file;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_c2f[1] = {
+    {"file", offsetof(struct cgl_fr_MPI_File_c2f, file), sizeof(((struct cgl_fr_MPI_File_c2f *)0)->file), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_c2f = {1, offsetof(struct cgl_fr_MPI_File_c2f, cgl_ret), sizeof(((struct cgl_fr_MPI_File_c2f *)0)->cgl_ret), 7, cgl_ta_MPI_File_c2f};
 CG_THUNK(MPI_File_c2f, (cgl_f->file), CG_NO_CODE);
 static __attribute__((noinline)) int cgl_gp_MPI_File_c2f(MPI_File file)
 {
@@ -5354,6 +6606,10 @@ struct cgl_fr_MPI_File_f2c {
     int file;
     MPI_File cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_f2c[1] = {
+    {"file", offsetof(struct cgl_fr_MPI_File_f2c, file), sizeof(((struct cgl_fr_MPI_File_f2c *)0)->file), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_f2c = {1, offsetof(struct cgl_fr_MPI_File_f2c, cgl_ret), sizeof(((struct cgl_fr_MPI_File_f2c *)0)->cgl_ret), 3, cgl_ta_MPI_File_f2c};
 CG_THUNK(MPI_File_f2c, (cgl_f->file), CG_NO_CODE);
 static __attribute__((noinline)) MPI_File cgl_gp_MPI_File_f2c(int file)
 {
@@ -5380,6 +6636,11 @@ struct cgl_fr_MPI_File_call_errhandler {
     int errorcode;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_call_errhandler[2] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_call_errhandler, fh), sizeof(((struct cgl_fr_MPI_File_call_errhandler *)0)->fh), 3, 0, 0, 0, NULL},
+    {"errorcode", offsetof(struct cgl_fr_MPI_File_call_errhandler, errorcode), sizeof(((struct cgl_fr_MPI_File_call_errhandler *)0)->errorcode), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_call_errhandler = {2, offsetof(struct cgl_fr_MPI_File_call_errhandler, cgl_ret), sizeof(((struct cgl_fr_MPI_File_call_errhandler *)0)->cgl_ret), 7, cgl_ta_MPI_File_call_errhandler};
 CG_THUNK(MPI_File_call_errhandler, (cgl_f->fh, cgl_f->errorcode), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_call_errhandler(MPI_File fh, int errorcode)
 {
@@ -5405,6 +6666,11 @@ struct cgl_fr_MPI_File_create_errhandler {
     MPI_Errhandler *errhandler;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_create_errhandler[2] = {
+    {"function", offsetof(struct cgl_fr_MPI_File_create_errhandler, function), sizeof(((struct cgl_fr_MPI_File_create_errhandler *)0)->function), 3, 0, 0, 0, NULL},
+    {"errhandler", offsetof(struct cgl_fr_MPI_File_create_errhandler, errhandler), sizeof(((struct cgl_fr_MPI_File_create_errhandler *)0)->errhandler), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_create_errhandler = {2, offsetof(struct cgl_fr_MPI_File_create_errhandler, cgl_ret), sizeof(((struct cgl_fr_MPI_File_create_errhandler *)0)->cgl_ret), 7, cgl_ta_MPI_File_create_errhandler};
 CG_THUNK(MPI_File_create_errhandler, (cgl_f->function, cgl_f->errhandler), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_create_errhandler(MPI_File_errhandler_function *function, MPI_Errhandler *errhandler)
 {
@@ -5430,6 +6696,11 @@ struct cgl_fr_MPI_File_set_errhandler {
     MPI_Errhandler errhandler;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_set_errhandler[2] = {
+    {"file", offsetof(struct cgl_fr_MPI_File_set_errhandler, file), sizeof(((struct cgl_fr_MPI_File_set_errhandler *)0)->file), 3, 0, 0, 0, NULL},
+    {"errhandler", offsetof(struct cgl_fr_MPI_File_set_errhandler, errhandler), sizeof(((struct cgl_fr_MPI_File_set_errhandler *)0)->errhandler), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_set_errhandler = {2, offsetof(struct cgl_fr_MPI_File_set_errhandler, cgl_ret), sizeof(((struct cgl_fr_MPI_File_set_errhandler *)0)->cgl_ret), 7, cgl_ta_MPI_File_set_errhandler};
 CG_THUNK(MPI_File_set_errhandler, (cgl_f->file, cgl_f->errhandler), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
@@ -5455,6 +6726,11 @@ struct cgl_fr_MPI_File_get_errhandler {
     MPI_Errhandler *errhandler;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_get_errhandler[2] = {
+    {"file", offsetof(struct cgl_fr_MPI_File_get_errhandler, file), sizeof(((struct cgl_fr_MPI_File_get_errhandler *)0)->file), 3, 0, 0, 0, NULL},
+    {"errhandler", offsetof(struct cgl_fr_MPI_File_get_errhandler, errhandler), sizeof(((struct cgl_fr_MPI_File_get_errhandler *)0)->errhandler), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_get_errhandler = {2, offsetof(struct cgl_fr_MPI_File_get_errhandler, cgl_ret), sizeof(((struct cgl_fr_MPI_File_get_errhandler *)0)->cgl_ret), 7, cgl_ta_MPI_File_get_errhandler};
 CG_THUNK(MPI_File_get_errhandler, (cgl_f->file, cgl_f->errhandler), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 {
@@ -5483,6 +6759,14 @@ struct cgl_fr_MPI_File_open {
     MPI_File *fh;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_open[5] = {
+    {"comm", offsetof(struct cgl_fr_MPI_File_open, comm), sizeof(((struct cgl_fr_MPI_File_open *)0)->comm), 3, 0, 0, 0, NULL},
+    {"filename", offsetof(struct cgl_fr_MPI_File_open, filename), sizeof(((struct cgl_fr_MPI_File_open *)0)->filename), 5, 0, 0, 0, NULL},
+    {"amode", offsetof(struct cgl_fr_MPI_File_open, amode), sizeof(((struct cgl_fr_MPI_File_open *)0)->amode), 7, 0, 0, 0, NULL},
+    {"info", offsetof(struct cgl_fr_MPI_File_open, info), sizeof(((struct cgl_fr_MPI_File_open *)0)->info), 3, 0, 0, 0, NULL},
+    {"fh", offsetof(struct cgl_fr_MPI_File_open, fh), sizeof(((struct cgl_fr_MPI_File_open *)0)->fh), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_open = {5, offsetof(struct cgl_fr_MPI_File_open, cgl_ret), sizeof(((struct cgl_fr_MPI_File_open *)0)->cgl_ret), 7, cgl_ta_MPI_File_open};
 CG_THUNK(MPI_File_open, (cgl_f->comm, cgl_f->filename, cgl_f->amode, cgl_f->info, cgl_f->fh), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh)
 {
@@ -5508,6 +6792,10 @@ struct cgl_fr_MPI_File_close {
     MPI_File *fh;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_close[1] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_close, fh), sizeof(((struct cgl_fr_MPI_File_close *)0)->fh), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_close = {1, offsetof(struct cgl_fr_MPI_File_close, cgl_ret), sizeof(((struct cgl_fr_MPI_File_close *)0)->cgl_ret), 7, cgl_ta_MPI_File_close};
 CG_THUNK(MPI_File_close, (cgl_f->fh), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_close(MPI_File *fh)
 {
@@ -5534,6 +6822,11 @@ struct cgl_fr_MPI_File_delete {
     MPI_Info info;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_delete[2] = {
+    {"filename", offsetof(struct cgl_fr_MPI_File_delete, filename), sizeof(((struct cgl_fr_MPI_File_delete *)0)->filename), 5, 0, 0, 0, NULL},
+    {"info", offsetof(struct cgl_fr_MPI_File_delete, info), sizeof(((struct cgl_fr_MPI_File_delete *)0)->info), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_delete = {2, offsetof(struct cgl_fr_MPI_File_delete, cgl_ret), sizeof(((struct cgl_fr_MPI_File_delete *)0)->cgl_ret), 7, cgl_ta_MPI_File_delete};
 CG_THUNK(MPI_File_delete, (cgl_f->filename, cgl_f->info), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_delete(const char *filename, MPI_Info info)
 {
@@ -5560,6 +6853,11 @@ struct cgl_fr_MPI_File_set_size {
     MPI_Offset size;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_set_size[2] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_set_size, fh), sizeof(((struct cgl_fr_MPI_File_set_size *)0)->fh), 3, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_MPI_File_set_size, size), sizeof(((struct cgl_fr_MPI_File_set_size *)0)->size), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_set_size = {2, offsetof(struct cgl_fr_MPI_File_set_size, cgl_ret), sizeof(((struct cgl_fr_MPI_File_set_size *)0)->cgl_ret), 7, cgl_ta_MPI_File_set_size};
 CG_THUNK(MPI_File_set_size, (cgl_f->fh, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_set_size(MPI_File fh, MPI_Offset size)
 {
@@ -5586,6 +6884,11 @@ struct cgl_fr_MPI_File_preallocate {
     MPI_Offset size;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_preallocate[2] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_preallocate, fh), sizeof(((struct cgl_fr_MPI_File_preallocate *)0)->fh), 3, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_MPI_File_preallocate, size), sizeof(((struct cgl_fr_MPI_File_preallocate *)0)->size), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_preallocate = {2, offsetof(struct cgl_fr_MPI_File_preallocate, cgl_ret), sizeof(((struct cgl_fr_MPI_File_preallocate *)0)->cgl_ret), 7, cgl_ta_MPI_File_preallocate};
 CG_THUNK(MPI_File_preallocate, (cgl_f->fh, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_preallocate(MPI_File fh, MPI_Offset size)
 {
@@ -5612,6 +6915,11 @@ struct cgl_fr_MPI_File_get_size {
     MPI_Offset *size;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_get_size[2] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_get_size, fh), sizeof(((struct cgl_fr_MPI_File_get_size *)0)->fh), 3, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_MPI_File_get_size, size), sizeof(((struct cgl_fr_MPI_File_get_size *)0)->size), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_get_size = {2, offsetof(struct cgl_fr_MPI_File_get_size, cgl_ret), sizeof(((struct cgl_fr_MPI_File_get_size *)0)->cgl_ret), 7, cgl_ta_MPI_File_get_size};
 CG_THUNK(MPI_File_get_size, (cgl_f->fh, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_get_size(MPI_File fh, MPI_Offset *size)
 {
@@ -5637,6 +6945,11 @@ struct cgl_fr_MPI_File_get_group {
     MPI_Group *group;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_get_group[2] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_get_group, fh), sizeof(((struct cgl_fr_MPI_File_get_group *)0)->fh), 3, 0, 0, 0, NULL},
+    {"group", offsetof(struct cgl_fr_MPI_File_get_group, group), sizeof(((struct cgl_fr_MPI_File_get_group *)0)->group), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_get_group = {2, offsetof(struct cgl_fr_MPI_File_get_group, cgl_ret), sizeof(((struct cgl_fr_MPI_File_get_group *)0)->cgl_ret), 7, cgl_ta_MPI_File_get_group};
 CG_THUNK(MPI_File_get_group, (cgl_f->fh, cgl_f->group), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_get_group(MPI_File fh, MPI_Group *group)
 {
@@ -5662,6 +6975,11 @@ struct cgl_fr_MPI_File_get_amode {
     int *amode;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_get_amode[2] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_get_amode, fh), sizeof(((struct cgl_fr_MPI_File_get_amode *)0)->fh), 3, 0, 0, 0, NULL},
+    {"amode", offsetof(struct cgl_fr_MPI_File_get_amode, amode), sizeof(((struct cgl_fr_MPI_File_get_amode *)0)->amode), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_get_amode = {2, offsetof(struct cgl_fr_MPI_File_get_amode, cgl_ret), sizeof(((struct cgl_fr_MPI_File_get_amode *)0)->cgl_ret), 7, cgl_ta_MPI_File_get_amode};
 CG_THUNK(MPI_File_get_amode, (cgl_f->fh, cgl_f->amode), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_get_amode(MPI_File fh, int *amode)
 {
@@ -5687,6 +7005,11 @@ struct cgl_fr_MPI_File_set_info {
     MPI_Info info;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_set_info[2] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_set_info, fh), sizeof(((struct cgl_fr_MPI_File_set_info *)0)->fh), 3, 0, 0, 0, NULL},
+    {"info", offsetof(struct cgl_fr_MPI_File_set_info, info), sizeof(((struct cgl_fr_MPI_File_set_info *)0)->info), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_set_info = {2, offsetof(struct cgl_fr_MPI_File_set_info, cgl_ret), sizeof(((struct cgl_fr_MPI_File_set_info *)0)->cgl_ret), 7, cgl_ta_MPI_File_set_info};
 CG_THUNK(MPI_File_set_info, (cgl_f->fh, cgl_f->info), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_set_info(MPI_File fh, MPI_Info info)
 {
@@ -5712,6 +7035,11 @@ struct cgl_fr_MPI_File_get_info {
     MPI_Info *info_used;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_get_info[2] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_get_info, fh), sizeof(((struct cgl_fr_MPI_File_get_info *)0)->fh), 3, 0, 0, 0, NULL},
+    {"info_used", offsetof(struct cgl_fr_MPI_File_get_info, info_used), sizeof(((struct cgl_fr_MPI_File_get_info *)0)->info_used), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_get_info = {2, offsetof(struct cgl_fr_MPI_File_get_info, cgl_ret), sizeof(((struct cgl_fr_MPI_File_get_info *)0)->cgl_ret), 7, cgl_ta_MPI_File_get_info};
 CG_THUNK(MPI_File_get_info, (cgl_f->fh, cgl_f->info_used), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_get_info(MPI_File fh, MPI_Info *info_used)
 {
@@ -5741,6 +7069,15 @@ struct cgl_fr_MPI_File_set_view {
     MPI_Info info;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_set_view[6] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_set_view, fh), sizeof(((struct cgl_fr_MPI_File_set_view *)0)->fh), 3, 0, 0, 0, NULL},
+    {"disp", offsetof(struct cgl_fr_MPI_File_set_view, disp), sizeof(((struct cgl_fr_MPI_File_set_view *)0)->disp), 1, 0, 0, 0, NULL},
+    {"etype", offsetof(struct cgl_fr_MPI_File_set_view, etype), sizeof(((struct cgl_fr_MPI_File_set_view *)0)->etype), 3, 0, 0, 0, NULL},
+    {"filetype", offsetof(struct cgl_fr_MPI_File_set_view, filetype), sizeof(((struct cgl_fr_MPI_File_set_view *)0)->filetype), 3, 0, 0, 0, NULL},
+    {"datarep", offsetof(struct cgl_fr_MPI_File_set_view, datarep), sizeof(((struct cgl_fr_MPI_File_set_view *)0)->datarep), 5, 0, 0, 0, NULL},
+    {"info", offsetof(struct cgl_fr_MPI_File_set_view, info), sizeof(((struct cgl_fr_MPI_File_set_view *)0)->info), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_set_view = {6, offsetof(struct cgl_fr_MPI_File_set_view, cgl_ret), sizeof(((struct cgl_fr_MPI_File_set_view *)0)->cgl_ret), 7, cgl_ta_MPI_File_set_view};
 CG_THUNK(MPI_File_set_view, (cgl_f->fh, cgl_f->disp, cgl_f->etype, cgl_f->filetype, cgl_f->datarep, cgl_f->info), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info)
 {
@@ -5770,6 +7107,14 @@ struct cgl_fr_MPI_File_get_view {
     char *datarep;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_get_view[5] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_get_view, fh), sizeof(((struct cgl_fr_MPI_File_get_view *)0)->fh), 3, 0, 0, 0, NULL},
+    {"disp", offsetof(struct cgl_fr_MPI_File_get_view, disp), sizeof(((struct cgl_fr_MPI_File_get_view *)0)->disp), 3, 0, 0, 0, NULL},
+    {"etype", offsetof(struct cgl_fr_MPI_File_get_view, etype), sizeof(((struct cgl_fr_MPI_File_get_view *)0)->etype), 3, 0, 0, 0, NULL},
+    {"filetype", offsetof(struct cgl_fr_MPI_File_get_view, filetype), sizeof(((struct cgl_fr_MPI_File_get_view *)0)->filetype), 3, 0, 0, 0, NULL},
+    {"datarep", offsetof(struct cgl_fr_MPI_File_get_view, datarep), sizeof(((struct cgl_fr_MPI_File_get_view *)0)->datarep), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_get_view = {5, offsetof(struct cgl_fr_MPI_File_get_view, cgl_ret), sizeof(((struct cgl_fr_MPI_File_get_view *)0)->cgl_ret), 7, cgl_ta_MPI_File_get_view};
 CG_THUNK(MPI_File_get_view, (cgl_f->fh, cgl_f->disp, cgl_f->etype, cgl_f->filetype, cgl_f->datarep), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep)
 {
@@ -5799,6 +7144,15 @@ struct cgl_fr_MPI_File_read_at {
     MPI_Status *status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_read_at[6] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_read_at, fh), sizeof(((struct cgl_fr_MPI_File_read_at *)0)->fh), 3, 0, 0, 0, NULL},
+    {"offset", offsetof(struct cgl_fr_MPI_File_read_at, offset), sizeof(((struct cgl_fr_MPI_File_read_at *)0)->offset), 1, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_read_at, buf), sizeof(((struct cgl_fr_MPI_File_read_at *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_File_read_at, count), sizeof(((struct cgl_fr_MPI_File_read_at *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_File_read_at, datatype), sizeof(((struct cgl_fr_MPI_File_read_at *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"status", offsetof(struct cgl_fr_MPI_File_read_at, status), sizeof(((struct cgl_fr_MPI_File_read_at *)0)->status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_read_at = {6, offsetof(struct cgl_fr_MPI_File_read_at, cgl_ret), sizeof(((struct cgl_fr_MPI_File_read_at *)0)->cgl_ret), 7, cgl_ta_MPI_File_read_at};
 CG_THUNK(MPI_File_read_at, (cgl_f->fh, cgl_f->offset, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -5829,6 +7183,15 @@ struct cgl_fr_MPI_File_read_at_all {
     MPI_Status *status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_read_at_all[6] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_read_at_all, fh), sizeof(((struct cgl_fr_MPI_File_read_at_all *)0)->fh), 3, 0, 0, 0, NULL},
+    {"offset", offsetof(struct cgl_fr_MPI_File_read_at_all, offset), sizeof(((struct cgl_fr_MPI_File_read_at_all *)0)->offset), 1, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_read_at_all, buf), sizeof(((struct cgl_fr_MPI_File_read_at_all *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_File_read_at_all, count), sizeof(((struct cgl_fr_MPI_File_read_at_all *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_File_read_at_all, datatype), sizeof(((struct cgl_fr_MPI_File_read_at_all *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"status", offsetof(struct cgl_fr_MPI_File_read_at_all, status), sizeof(((struct cgl_fr_MPI_File_read_at_all *)0)->status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_read_at_all = {6, offsetof(struct cgl_fr_MPI_File_read_at_all, cgl_ret), sizeof(((struct cgl_fr_MPI_File_read_at_all *)0)->cgl_ret), 7, cgl_ta_MPI_File_read_at_all};
 CG_THUNK(MPI_File_read_at_all, (cgl_f->fh, cgl_f->offset, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -5859,6 +7222,15 @@ struct cgl_fr_MPI_File_write_at {
     MPI_Status *status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_write_at[6] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_write_at, fh), sizeof(((struct cgl_fr_MPI_File_write_at *)0)->fh), 3, 0, 0, 0, NULL},
+    {"offset", offsetof(struct cgl_fr_MPI_File_write_at, offset), sizeof(((struct cgl_fr_MPI_File_write_at *)0)->offset), 1, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_write_at, buf), sizeof(((struct cgl_fr_MPI_File_write_at *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_File_write_at, count), sizeof(((struct cgl_fr_MPI_File_write_at *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_File_write_at, datatype), sizeof(((struct cgl_fr_MPI_File_write_at *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"status", offsetof(struct cgl_fr_MPI_File_write_at, status), sizeof(((struct cgl_fr_MPI_File_write_at *)0)->status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_write_at = {6, offsetof(struct cgl_fr_MPI_File_write_at, cgl_ret), sizeof(((struct cgl_fr_MPI_File_write_at *)0)->cgl_ret), 7, cgl_ta_MPI_File_write_at};
 CG_THUNK(MPI_File_write_at, (cgl_f->fh, cgl_f->offset, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -5889,6 +7261,15 @@ struct cgl_fr_MPI_File_write_at_all {
     MPI_Status *status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_write_at_all[6] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_write_at_all, fh), sizeof(((struct cgl_fr_MPI_File_write_at_all *)0)->fh), 3, 0, 0, 0, NULL},
+    {"offset", offsetof(struct cgl_fr_MPI_File_write_at_all, offset), sizeof(((struct cgl_fr_MPI_File_write_at_all *)0)->offset), 1, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_write_at_all, buf), sizeof(((struct cgl_fr_MPI_File_write_at_all *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_File_write_at_all, count), sizeof(((struct cgl_fr_MPI_File_write_at_all *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_File_write_at_all, datatype), sizeof(((struct cgl_fr_MPI_File_write_at_all *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"status", offsetof(struct cgl_fr_MPI_File_write_at_all, status), sizeof(((struct cgl_fr_MPI_File_write_at_all *)0)->status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_write_at_all = {6, offsetof(struct cgl_fr_MPI_File_write_at_all, cgl_ret), sizeof(((struct cgl_fr_MPI_File_write_at_all *)0)->cgl_ret), 7, cgl_ta_MPI_File_write_at_all};
 CG_THUNK(MPI_File_write_at_all, (cgl_f->fh, cgl_f->offset, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -5919,6 +7300,15 @@ struct cgl_fr_MPI_File_iread_at {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_iread_at[6] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_iread_at, fh), sizeof(((struct cgl_fr_MPI_File_iread_at *)0)->fh), 3, 0, 0, 0, NULL},
+    {"offset", offsetof(struct cgl_fr_MPI_File_iread_at, offset), sizeof(((struct cgl_fr_MPI_File_iread_at *)0)->offset), 1, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_iread_at, buf), sizeof(((struct cgl_fr_MPI_File_iread_at *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_File_iread_at, count), sizeof(((struct cgl_fr_MPI_File_iread_at *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_File_iread_at, datatype), sizeof(((struct cgl_fr_MPI_File_iread_at *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_File_iread_at, request), sizeof(((struct cgl_fr_MPI_File_iread_at *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_iread_at = {6, offsetof(struct cgl_fr_MPI_File_iread_at, cgl_ret), sizeof(((struct cgl_fr_MPI_File_iread_at *)0)->cgl_ret), 7, cgl_ta_MPI_File_iread_at};
 CG_THUNK(MPI_File_iread_at, (cgl_f->fh, cgl_f->offset, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
@@ -5948,6 +7338,15 @@ struct cgl_fr_MPI_File_iwrite_at {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_iwrite_at[6] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_iwrite_at, fh), sizeof(((struct cgl_fr_MPI_File_iwrite_at *)0)->fh), 3, 0, 0, 0, NULL},
+    {"offset", offsetof(struct cgl_fr_MPI_File_iwrite_at, offset), sizeof(((struct cgl_fr_MPI_File_iwrite_at *)0)->offset), 1, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_iwrite_at, buf), sizeof(((struct cgl_fr_MPI_File_iwrite_at *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_File_iwrite_at, count), sizeof(((struct cgl_fr_MPI_File_iwrite_at *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_File_iwrite_at, datatype), sizeof(((struct cgl_fr_MPI_File_iwrite_at *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_File_iwrite_at, request), sizeof(((struct cgl_fr_MPI_File_iwrite_at *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_iwrite_at = {6, offsetof(struct cgl_fr_MPI_File_iwrite_at, cgl_ret), sizeof(((struct cgl_fr_MPI_File_iwrite_at *)0)->cgl_ret), 7, cgl_ta_MPI_File_iwrite_at};
 CG_THUNK(MPI_File_iwrite_at, (cgl_f->fh, cgl_f->offset, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
@@ -5977,6 +7376,15 @@ struct cgl_fr_MPI_File_iread_at_all {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_iread_at_all[6] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_iread_at_all, fh), sizeof(((struct cgl_fr_MPI_File_iread_at_all *)0)->fh), 3, 0, 0, 0, NULL},
+    {"offset", offsetof(struct cgl_fr_MPI_File_iread_at_all, offset), sizeof(((struct cgl_fr_MPI_File_iread_at_all *)0)->offset), 1, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_iread_at_all, buf), sizeof(((struct cgl_fr_MPI_File_iread_at_all *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_File_iread_at_all, count), sizeof(((struct cgl_fr_MPI_File_iread_at_all *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_File_iread_at_all, datatype), sizeof(((struct cgl_fr_MPI_File_iread_at_all *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_File_iread_at_all, request), sizeof(((struct cgl_fr_MPI_File_iread_at_all *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_iread_at_all = {6, offsetof(struct cgl_fr_MPI_File_iread_at_all, cgl_ret), sizeof(((struct cgl_fr_MPI_File_iread_at_all *)0)->cgl_ret), 7, cgl_ta_MPI_File_iread_at_all};
 CG_THUNK(MPI_File_iread_at_all, (cgl_f->fh, cgl_f->offset, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
@@ -6006,6 +7414,15 @@ struct cgl_fr_MPI_File_iwrite_at_all {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_iwrite_at_all[6] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_iwrite_at_all, fh), sizeof(((struct cgl_fr_MPI_File_iwrite_at_all *)0)->fh), 3, 0, 0, 0, NULL},
+    {"offset", offsetof(struct cgl_fr_MPI_File_iwrite_at_all, offset), sizeof(((struct cgl_fr_MPI_File_iwrite_at_all *)0)->offset), 1, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_iwrite_at_all, buf), sizeof(((struct cgl_fr_MPI_File_iwrite_at_all *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_File_iwrite_at_all, count), sizeof(((struct cgl_fr_MPI_File_iwrite_at_all *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_File_iwrite_at_all, datatype), sizeof(((struct cgl_fr_MPI_File_iwrite_at_all *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_File_iwrite_at_all, request), sizeof(((struct cgl_fr_MPI_File_iwrite_at_all *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_iwrite_at_all = {6, offsetof(struct cgl_fr_MPI_File_iwrite_at_all, cgl_ret), sizeof(((struct cgl_fr_MPI_File_iwrite_at_all *)0)->cgl_ret), 7, cgl_ta_MPI_File_iwrite_at_all};
 CG_THUNK(MPI_File_iwrite_at_all, (cgl_f->fh, cgl_f->offset, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
@@ -6034,6 +7451,14 @@ struct cgl_fr_MPI_File_read {
     MPI_Status *status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_read[5] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_read, fh), sizeof(((struct cgl_fr_MPI_File_read *)0)->fh), 3, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_read, buf), sizeof(((struct cgl_fr_MPI_File_read *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_File_read, count), sizeof(((struct cgl_fr_MPI_File_read *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_File_read, datatype), sizeof(((struct cgl_fr_MPI_File_read *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"status", offsetof(struct cgl_fr_MPI_File_read, status), sizeof(((struct cgl_fr_MPI_File_read *)0)->status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_read = {5, offsetof(struct cgl_fr_MPI_File_read, cgl_ret), sizeof(((struct cgl_fr_MPI_File_read *)0)->cgl_ret), 7, cgl_ta_MPI_File_read};
 CG_THUNK(MPI_File_read, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -6063,6 +7488,14 @@ struct cgl_fr_MPI_File_read_all {
     MPI_Status *status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_read_all[5] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_read_all, fh), sizeof(((struct cgl_fr_MPI_File_read_all *)0)->fh), 3, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_read_all, buf), sizeof(((struct cgl_fr_MPI_File_read_all *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_File_read_all, count), sizeof(((struct cgl_fr_MPI_File_read_all *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_File_read_all, datatype), sizeof(((struct cgl_fr_MPI_File_read_all *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"status", offsetof(struct cgl_fr_MPI_File_read_all, status), sizeof(((struct cgl_fr_MPI_File_read_all *)0)->status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_read_all = {5, offsetof(struct cgl_fr_MPI_File_read_all, cgl_ret), sizeof(((struct cgl_fr_MPI_File_read_all *)0)->cgl_ret), 7, cgl_ta_MPI_File_read_all};
 CG_THUNK(MPI_File_read_all, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -6092,6 +7525,14 @@ struct cgl_fr_MPI_File_write {
     MPI_Status *status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_write[5] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_write, fh), sizeof(((struct cgl_fr_MPI_File_write *)0)->fh), 3, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_write, buf), sizeof(((struct cgl_fr_MPI_File_write *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_File_write, count), sizeof(((struct cgl_fr_MPI_File_write *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_File_write, datatype), sizeof(((struct cgl_fr_MPI_File_write *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"status", offsetof(struct cgl_fr_MPI_File_write, status), sizeof(((struct cgl_fr_MPI_File_write *)0)->status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_write = {5, offsetof(struct cgl_fr_MPI_File_write, cgl_ret), sizeof(((struct cgl_fr_MPI_File_write *)0)->cgl_ret), 7, cgl_ta_MPI_File_write};
 CG_THUNK(MPI_File_write, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -6121,6 +7562,14 @@ struct cgl_fr_MPI_File_write_all {
     MPI_Status *status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_write_all[5] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_write_all, fh), sizeof(((struct cgl_fr_MPI_File_write_all *)0)->fh), 3, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_write_all, buf), sizeof(((struct cgl_fr_MPI_File_write_all *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_File_write_all, count), sizeof(((struct cgl_fr_MPI_File_write_all *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_File_write_all, datatype), sizeof(((struct cgl_fr_MPI_File_write_all *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"status", offsetof(struct cgl_fr_MPI_File_write_all, status), sizeof(((struct cgl_fr_MPI_File_write_all *)0)->status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_write_all = {5, offsetof(struct cgl_fr_MPI_File_write_all, cgl_ret), sizeof(((struct cgl_fr_MPI_File_write_all *)0)->cgl_ret), 7, cgl_ta_MPI_File_write_all};
 CG_THUNK(MPI_File_write_all, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -6150,6 +7599,14 @@ struct cgl_fr_MPI_File_iread {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_iread[5] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_iread, fh), sizeof(((struct cgl_fr_MPI_File_iread *)0)->fh), 3, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_iread, buf), sizeof(((struct cgl_fr_MPI_File_iread *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_File_iread, count), sizeof(((struct cgl_fr_MPI_File_iread *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_File_iread, datatype), sizeof(((struct cgl_fr_MPI_File_iread *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_File_iread, request), sizeof(((struct cgl_fr_MPI_File_iread *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_iread = {5, offsetof(struct cgl_fr_MPI_File_iread, cgl_ret), sizeof(((struct cgl_fr_MPI_File_iread *)0)->cgl_ret), 7, cgl_ta_MPI_File_iread};
 CG_THUNK(MPI_File_iread, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
@@ -6178,6 +7635,14 @@ struct cgl_fr_MPI_File_iwrite {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_iwrite[5] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_iwrite, fh), sizeof(((struct cgl_fr_MPI_File_iwrite *)0)->fh), 3, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_iwrite, buf), sizeof(((struct cgl_fr_MPI_File_iwrite *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_File_iwrite, count), sizeof(((struct cgl_fr_MPI_File_iwrite *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_File_iwrite, datatype), sizeof(((struct cgl_fr_MPI_File_iwrite *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_File_iwrite, request), sizeof(((struct cgl_fr_MPI_File_iwrite *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_iwrite = {5, offsetof(struct cgl_fr_MPI_File_iwrite, cgl_ret), sizeof(((struct cgl_fr_MPI_File_iwrite *)0)->cgl_ret), 7, cgl_ta_MPI_File_iwrite};
 CG_THUNK(MPI_File_iwrite, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
@@ -6206,6 +7671,14 @@ struct cgl_fr_MPI_File_iread_all {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_iread_all[5] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_iread_all, fh), sizeof(((struct cgl_fr_MPI_File_iread_all *)0)->fh), 3, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_iread_all, buf), sizeof(((struct cgl_fr_MPI_File_iread_all *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_File_iread_all, count), sizeof(((struct cgl_fr_MPI_File_iread_all *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_File_iread_all, datatype), sizeof(((struct cgl_fr_MPI_File_iread_all *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_File_iread_all, request), sizeof(((struct cgl_fr_MPI_File_iread_all *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_iread_all = {5, offsetof(struct cgl_fr_MPI_File_iread_all, cgl_ret), sizeof(((struct cgl_fr_MPI_File_iread_all *)0)->cgl_ret), 7, cgl_ta_MPI_File_iread_all};
 CG_THUNK(MPI_File_iread_all, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
@@ -6234,6 +7707,14 @@ struct cgl_fr_MPI_File_iwrite_all {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_iwrite_all[5] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_iwrite_all, fh), sizeof(((struct cgl_fr_MPI_File_iwrite_all *)0)->fh), 3, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_iwrite_all, buf), sizeof(((struct cgl_fr_MPI_File_iwrite_all *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_File_iwrite_all, count), sizeof(((struct cgl_fr_MPI_File_iwrite_all *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_File_iwrite_all, datatype), sizeof(((struct cgl_fr_MPI_File_iwrite_all *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_File_iwrite_all, request), sizeof(((struct cgl_fr_MPI_File_iwrite_all *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_iwrite_all = {5, offsetof(struct cgl_fr_MPI_File_iwrite_all, cgl_ret), sizeof(((struct cgl_fr_MPI_File_iwrite_all *)0)->cgl_ret), 7, cgl_ta_MPI_File_iwrite_all};
 CG_THUNK(MPI_File_iwrite_all, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
@@ -6260,6 +7741,12 @@ struct cgl_fr_MPI_File_seek {
     int whence;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_seek[3] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_seek, fh), sizeof(((struct cgl_fr_MPI_File_seek *)0)->fh), 3, 0, 0, 0, NULL},
+    {"offset", offsetof(struct cgl_fr_MPI_File_seek, offset), sizeof(((struct cgl_fr_MPI_File_seek *)0)->offset), 1, 0, 0, 0, NULL},
+    {"whence", offsetof(struct cgl_fr_MPI_File_seek, whence), sizeof(((struct cgl_fr_MPI_File_seek *)0)->whence), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_seek = {3, offsetof(struct cgl_fr_MPI_File_seek, cgl_ret), sizeof(((struct cgl_fr_MPI_File_seek *)0)->cgl_ret), 7, cgl_ta_MPI_File_seek};
 CG_THUNK(MPI_File_seek, (cgl_f->fh, cgl_f->offset, cgl_f->whence), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 {
@@ -6285,6 +7772,11 @@ struct cgl_fr_MPI_File_get_position {
     MPI_Offset *offset;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_get_position[2] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_get_position, fh), sizeof(((struct cgl_fr_MPI_File_get_position *)0)->fh), 3, 0, 0, 0, NULL},
+    {"offset", offsetof(struct cgl_fr_MPI_File_get_position, offset), sizeof(((struct cgl_fr_MPI_File_get_position *)0)->offset), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_get_position = {2, offsetof(struct cgl_fr_MPI_File_get_position, cgl_ret), sizeof(((struct cgl_fr_MPI_File_get_position *)0)->cgl_ret), 7, cgl_ta_MPI_File_get_position};
 CG_THUNK(MPI_File_get_position, (cgl_f->fh, cgl_f->offset), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_get_position(MPI_File fh, MPI_Offset *offset)
 {
@@ -6311,6 +7803,12 @@ struct cgl_fr_MPI_File_get_byte_offset {
     MPI_Offset *disp;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_get_byte_offset[3] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_get_byte_offset, fh), sizeof(((struct cgl_fr_MPI_File_get_byte_offset *)0)->fh), 3, 0, 0, 0, NULL},
+    {"offset", offsetof(struct cgl_fr_MPI_File_get_byte_offset, offset), sizeof(((struct cgl_fr_MPI_File_get_byte_offset *)0)->offset), 1, 0, 0, 0, NULL},
+    {"disp", offsetof(struct cgl_fr_MPI_File_get_byte_offset, disp), sizeof(((struct cgl_fr_MPI_File_get_byte_offset *)0)->disp), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_get_byte_offset = {3, offsetof(struct cgl_fr_MPI_File_get_byte_offset, cgl_ret), sizeof(((struct cgl_fr_MPI_File_get_byte_offset *)0)->cgl_ret), 7, cgl_ta_MPI_File_get_byte_offset};
 CG_THUNK(MPI_File_get_byte_offset, (cgl_f->fh, cgl_f->offset, cgl_f->disp), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
 {
@@ -6339,6 +7837,14 @@ struct cgl_fr_MPI_File_read_shared {
     MPI_Status *status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_read_shared[5] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_read_shared, fh), sizeof(((struct cgl_fr_MPI_File_read_shared *)0)->fh), 3, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_read_shared, buf), sizeof(((struct cgl_fr_MPI_File_read_shared *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_File_read_shared, count), sizeof(((struct cgl_fr_MPI_File_read_shared *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_File_read_shared, datatype), sizeof(((struct cgl_fr_MPI_File_read_shared *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"status", offsetof(struct cgl_fr_MPI_File_read_shared, status), sizeof(((struct cgl_fr_MPI_File_read_shared *)0)->status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_read_shared = {5, offsetof(struct cgl_fr_MPI_File_read_shared, cgl_ret), sizeof(((struct cgl_fr_MPI_File_read_shared *)0)->cgl_ret), 7, cgl_ta_MPI_File_read_shared};
 CG_THUNK(MPI_File_read_shared, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -6368,6 +7874,14 @@ struct cgl_fr_MPI_File_write_shared {
     MPI_Status *status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_write_shared[5] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_write_shared, fh), sizeof(((struct cgl_fr_MPI_File_write_shared *)0)->fh), 3, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_write_shared, buf), sizeof(((struct cgl_fr_MPI_File_write_shared *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_File_write_shared, count), sizeof(((struct cgl_fr_MPI_File_write_shared *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_File_write_shared, datatype), sizeof(((struct cgl_fr_MPI_File_write_shared *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"status", offsetof(struct cgl_fr_MPI_File_write_shared, status), sizeof(((struct cgl_fr_MPI_File_write_shared *)0)->status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_write_shared = {5, offsetof(struct cgl_fr_MPI_File_write_shared, cgl_ret), sizeof(((struct cgl_fr_MPI_File_write_shared *)0)->cgl_ret), 7, cgl_ta_MPI_File_write_shared};
 CG_THUNK(MPI_File_write_shared, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -6397,6 +7911,14 @@ struct cgl_fr_MPI_File_iread_shared {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_iread_shared[5] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_iread_shared, fh), sizeof(((struct cgl_fr_MPI_File_iread_shared *)0)->fh), 3, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_iread_shared, buf), sizeof(((struct cgl_fr_MPI_File_iread_shared *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_File_iread_shared, count), sizeof(((struct cgl_fr_MPI_File_iread_shared *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_File_iread_shared, datatype), sizeof(((struct cgl_fr_MPI_File_iread_shared *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_File_iread_shared, request), sizeof(((struct cgl_fr_MPI_File_iread_shared *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_iread_shared = {5, offsetof(struct cgl_fr_MPI_File_iread_shared, cgl_ret), sizeof(((struct cgl_fr_MPI_File_iread_shared *)0)->cgl_ret), 7, cgl_ta_MPI_File_iread_shared};
 CG_THUNK(MPI_File_iread_shared, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
@@ -6425,6 +7947,14 @@ struct cgl_fr_MPI_File_iwrite_shared {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_iwrite_shared[5] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_iwrite_shared, fh), sizeof(((struct cgl_fr_MPI_File_iwrite_shared *)0)->fh), 3, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_iwrite_shared, buf), sizeof(((struct cgl_fr_MPI_File_iwrite_shared *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_File_iwrite_shared, count), sizeof(((struct cgl_fr_MPI_File_iwrite_shared *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_File_iwrite_shared, datatype), sizeof(((struct cgl_fr_MPI_File_iwrite_shared *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_File_iwrite_shared, request), sizeof(((struct cgl_fr_MPI_File_iwrite_shared *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_iwrite_shared = {5, offsetof(struct cgl_fr_MPI_File_iwrite_shared, cgl_ret), sizeof(((struct cgl_fr_MPI_File_iwrite_shared *)0)->cgl_ret), 7, cgl_ta_MPI_File_iwrite_shared};
 CG_THUNK(MPI_File_iwrite_shared, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
@@ -6453,6 +7983,14 @@ struct cgl_fr_MPI_File_read_ordered {
     MPI_Status *status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_read_ordered[5] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_read_ordered, fh), sizeof(((struct cgl_fr_MPI_File_read_ordered *)0)->fh), 3, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_read_ordered, buf), sizeof(((struct cgl_fr_MPI_File_read_ordered *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_File_read_ordered, count), sizeof(((struct cgl_fr_MPI_File_read_ordered *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_File_read_ordered, datatype), sizeof(((struct cgl_fr_MPI_File_read_ordered *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"status", offsetof(struct cgl_fr_MPI_File_read_ordered, status), sizeof(((struct cgl_fr_MPI_File_read_ordered *)0)->status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_read_ordered = {5, offsetof(struct cgl_fr_MPI_File_read_ordered, cgl_ret), sizeof(((struct cgl_fr_MPI_File_read_ordered *)0)->cgl_ret), 7, cgl_ta_MPI_File_read_ordered};
 CG_THUNK(MPI_File_read_ordered, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -6482,6 +8020,14 @@ struct cgl_fr_MPI_File_write_ordered {
     MPI_Status *status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_write_ordered[5] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_write_ordered, fh), sizeof(((struct cgl_fr_MPI_File_write_ordered *)0)->fh), 3, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_write_ordered, buf), sizeof(((struct cgl_fr_MPI_File_write_ordered *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_File_write_ordered, count), sizeof(((struct cgl_fr_MPI_File_write_ordered *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_File_write_ordered, datatype), sizeof(((struct cgl_fr_MPI_File_write_ordered *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"status", offsetof(struct cgl_fr_MPI_File_write_ordered, status), sizeof(((struct cgl_fr_MPI_File_write_ordered *)0)->status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_write_ordered = {5, offsetof(struct cgl_fr_MPI_File_write_ordered, cgl_ret), sizeof(((struct cgl_fr_MPI_File_write_ordered *)0)->cgl_ret), 7, cgl_ta_MPI_File_write_ordered};
 CG_THUNK(MPI_File_write_ordered, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
@@ -6509,6 +8055,12 @@ struct cgl_fr_MPI_File_seek_shared {
     int whence;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_seek_shared[3] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_seek_shared, fh), sizeof(((struct cgl_fr_MPI_File_seek_shared *)0)->fh), 3, 0, 0, 0, NULL},
+    {"offset", offsetof(struct cgl_fr_MPI_File_seek_shared, offset), sizeof(((struct cgl_fr_MPI_File_seek_shared *)0)->offset), 1, 0, 0, 0, NULL},
+    {"whence", offsetof(struct cgl_fr_MPI_File_seek_shared, whence), sizeof(((struct cgl_fr_MPI_File_seek_shared *)0)->whence), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_seek_shared = {3, offsetof(struct cgl_fr_MPI_File_seek_shared, cgl_ret), sizeof(((struct cgl_fr_MPI_File_seek_shared *)0)->cgl_ret), 7, cgl_ta_MPI_File_seek_shared};
 CG_THUNK(MPI_File_seek_shared, (cgl_f->fh, cgl_f->offset, cgl_f->whence), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
@@ -6534,6 +8086,11 @@ struct cgl_fr_MPI_File_get_position_shared {
     MPI_Offset *offset;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_get_position_shared[2] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_get_position_shared, fh), sizeof(((struct cgl_fr_MPI_File_get_position_shared *)0)->fh), 3, 0, 0, 0, NULL},
+    {"offset", offsetof(struct cgl_fr_MPI_File_get_position_shared, offset), sizeof(((struct cgl_fr_MPI_File_get_position_shared *)0)->offset), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_get_position_shared = {2, offsetof(struct cgl_fr_MPI_File_get_position_shared, cgl_ret), sizeof(((struct cgl_fr_MPI_File_get_position_shared *)0)->cgl_ret), 7, cgl_ta_MPI_File_get_position_shared};
 CG_THUNK(MPI_File_get_position_shared, (cgl_f->fh, cgl_f->offset), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
 {
@@ -6562,6 +8119,14 @@ struct cgl_fr_MPI_File_read_at_all_begin {
     MPI_Datatype datatype;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_read_at_all_begin[5] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_read_at_all_begin, fh), sizeof(((struct cgl_fr_MPI_File_read_at_all_begin *)0)->fh), 3, 0, 0, 0, NULL},
+    {"offset", offsetof(struct cgl_fr_MPI_File_read_at_all_begin, offset), sizeof(((struct cgl_fr_MPI_File_read_at_all_begin *)0)->offset), 1, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_read_at_all_begin, buf), sizeof(((struct cgl_fr_MPI_File_read_at_all_begin *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_File_read_at_all_begin, count), sizeof(((struct cgl_fr_MPI_File_read_at_all_begin *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_File_read_at_all_begin, datatype), sizeof(((struct cgl_fr_MPI_File_read_at_all_begin *)0)->datatype), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_read_at_all_begin = {5, offsetof(struct cgl_fr_MPI_File_read_at_all_begin, cgl_ret), sizeof(((struct cgl_fr_MPI_File_read_at_all_begin *)0)->cgl_ret), 7, cgl_ta_MPI_File_read_at_all_begin};
 CG_THUNK(MPI_File_read_at_all_begin, (cgl_f->fh, cgl_f->offset, cgl_f->buf, cgl_f->count, cgl_f->datatype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype)
 {
@@ -6588,6 +8153,12 @@ struct cgl_fr_MPI_File_read_at_all_end {
     MPI_Status *status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_read_at_all_end[3] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_read_at_all_end, fh), sizeof(((struct cgl_fr_MPI_File_read_at_all_end *)0)->fh), 3, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_read_at_all_end, buf), sizeof(((struct cgl_fr_MPI_File_read_at_all_end *)0)->buf), 3, 0, 0, 0, NULL},
+    {"status", offsetof(struct cgl_fr_MPI_File_read_at_all_end, status), sizeof(((struct cgl_fr_MPI_File_read_at_all_end *)0)->status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_read_at_all_end = {3, offsetof(struct cgl_fr_MPI_File_read_at_all_end, cgl_ret), sizeof(((struct cgl_fr_MPI_File_read_at_all_end *)0)->cgl_ret), 7, cgl_ta_MPI_File_read_at_all_end};
 CG_THUNK(MPI_File_read_at_all_end, (cgl_f->fh, cgl_f->buf, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
@@ -6617,6 +8188,14 @@ struct cgl_fr_MPI_File_write_at_all_begin {
     MPI_Datatype datatype;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_write_at_all_begin[5] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_write_at_all_begin, fh), sizeof(((struct cgl_fr_MPI_File_write_at_all_begin *)0)->fh), 3, 0, 0, 0, NULL},
+    {"offset", offsetof(struct cgl_fr_MPI_File_write_at_all_begin, offset), sizeof(((struct cgl_fr_MPI_File_write_at_all_begin *)0)->offset), 1, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_write_at_all_begin, buf), sizeof(((struct cgl_fr_MPI_File_write_at_all_begin *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_File_write_at_all_begin, count), sizeof(((struct cgl_fr_MPI_File_write_at_all_begin *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_File_write_at_all_begin, datatype), sizeof(((struct cgl_fr_MPI_File_write_at_all_begin *)0)->datatype), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_write_at_all_begin = {5, offsetof(struct cgl_fr_MPI_File_write_at_all_begin, cgl_ret), sizeof(((struct cgl_fr_MPI_File_write_at_all_begin *)0)->cgl_ret), 7, cgl_ta_MPI_File_write_at_all_begin};
 CG_THUNK(MPI_File_write_at_all_begin, (cgl_f->fh, cgl_f->offset, cgl_f->buf, cgl_f->count, cgl_f->datatype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype)
 {
@@ -6643,6 +8222,12 @@ struct cgl_fr_MPI_File_write_at_all_end {
     MPI_Status *status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_write_at_all_end[3] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_write_at_all_end, fh), sizeof(((struct cgl_fr_MPI_File_write_at_all_end *)0)->fh), 3, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_write_at_all_end, buf), sizeof(((struct cgl_fr_MPI_File_write_at_all_end *)0)->buf), 3, 0, 0, 0, NULL},
+    {"status", offsetof(struct cgl_fr_MPI_File_write_at_all_end, status), sizeof(((struct cgl_fr_MPI_File_write_at_all_end *)0)->status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_write_at_all_end = {3, offsetof(struct cgl_fr_MPI_File_write_at_all_end, cgl_ret), sizeof(((struct cgl_fr_MPI_File_write_at_all_end *)0)->cgl_ret), 7, cgl_ta_MPI_File_write_at_all_end};
 CG_THUNK(MPI_File_write_at_all_end, (cgl_f->fh, cgl_f->buf, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
@@ -6671,6 +8256,13 @@ struct cgl_fr_MPI_File_read_all_begin {
     MPI_Datatype datatype;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_read_all_begin[4] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_read_all_begin, fh), sizeof(((struct cgl_fr_MPI_File_read_all_begin *)0)->fh), 3, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_read_all_begin, buf), sizeof(((struct cgl_fr_MPI_File_read_all_begin *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_File_read_all_begin, count), sizeof(((struct cgl_fr_MPI_File_read_all_begin *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_File_read_all_begin, datatype), sizeof(((struct cgl_fr_MPI_File_read_all_begin *)0)->datatype), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_read_all_begin = {4, offsetof(struct cgl_fr_MPI_File_read_all_begin, cgl_ret), sizeof(((struct cgl_fr_MPI_File_read_all_begin *)0)->cgl_ret), 7, cgl_ta_MPI_File_read_all_begin};
 CG_THUNK(MPI_File_read_all_begin, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
@@ -6697,6 +8289,12 @@ struct cgl_fr_MPI_File_read_all_end {
     MPI_Status *status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_read_all_end[3] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_read_all_end, fh), sizeof(((struct cgl_fr_MPI_File_read_all_end *)0)->fh), 3, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_read_all_end, buf), sizeof(((struct cgl_fr_MPI_File_read_all_end *)0)->buf), 3, 0, 0, 0, NULL},
+    {"status", offsetof(struct cgl_fr_MPI_File_read_all_end, status), sizeof(((struct cgl_fr_MPI_File_read_all_end *)0)->status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_read_all_end = {3, offsetof(struct cgl_fr_MPI_File_read_all_end, cgl_ret), sizeof(((struct cgl_fr_MPI_File_read_all_end *)0)->cgl_ret), 7, cgl_ta_MPI_File_read_all_end};
 CG_THUNK(MPI_File_read_all_end, (cgl_f->fh, cgl_f->buf, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
@@ -6725,6 +8323,13 @@ struct cgl_fr_MPI_File_write_all_begin {
     MPI_Datatype datatype;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_write_all_begin[4] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_write_all_begin, fh), sizeof(((struct cgl_fr_MPI_File_write_all_begin *)0)->fh), 3, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_write_all_begin, buf), sizeof(((struct cgl_fr_MPI_File_write_all_begin *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_File_write_all_begin, count), sizeof(((struct cgl_fr_MPI_File_write_all_begin *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_File_write_all_begin, datatype), sizeof(((struct cgl_fr_MPI_File_write_all_begin *)0)->datatype), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_write_all_begin = {4, offsetof(struct cgl_fr_MPI_File_write_all_begin, cgl_ret), sizeof(((struct cgl_fr_MPI_File_write_all_begin *)0)->cgl_ret), 7, cgl_ta_MPI_File_write_all_begin};
 CG_THUNK(MPI_File_write_all_begin, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
@@ -6751,6 +8356,12 @@ struct cgl_fr_MPI_File_write_all_end {
     MPI_Status *status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_write_all_end[3] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_write_all_end, fh), sizeof(((struct cgl_fr_MPI_File_write_all_end *)0)->fh), 3, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_write_all_end, buf), sizeof(((struct cgl_fr_MPI_File_write_all_end *)0)->buf), 3, 0, 0, 0, NULL},
+    {"status", offsetof(struct cgl_fr_MPI_File_write_all_end, status), sizeof(((struct cgl_fr_MPI_File_write_all_end *)0)->status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_write_all_end = {3, offsetof(struct cgl_fr_MPI_File_write_all_end, cgl_ret), sizeof(((struct cgl_fr_MPI_File_write_all_end *)0)->cgl_ret), 7, cgl_ta_MPI_File_write_all_end};
 CG_THUNK(MPI_File_write_all_end, (cgl_f->fh, cgl_f->buf, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
@@ -6779,6 +8390,13 @@ struct cgl_fr_MPI_File_read_ordered_begin {
     MPI_Datatype datatype;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_read_ordered_begin[4] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_read_ordered_begin, fh), sizeof(((struct cgl_fr_MPI_File_read_ordered_begin *)0)->fh), 3, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_read_ordered_begin, buf), sizeof(((struct cgl_fr_MPI_File_read_ordered_begin *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_File_read_ordered_begin, count), sizeof(((struct cgl_fr_MPI_File_read_ordered_begin *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_File_read_ordered_begin, datatype), sizeof(((struct cgl_fr_MPI_File_read_ordered_begin *)0)->datatype), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_read_ordered_begin = {4, offsetof(struct cgl_fr_MPI_File_read_ordered_begin, cgl_ret), sizeof(((struct cgl_fr_MPI_File_read_ordered_begin *)0)->cgl_ret), 7, cgl_ta_MPI_File_read_ordered_begin};
 CG_THUNK(MPI_File_read_ordered_begin, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
@@ -6805,6 +8423,12 @@ struct cgl_fr_MPI_File_read_ordered_end {
     MPI_Status *status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_read_ordered_end[3] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_read_ordered_end, fh), sizeof(((struct cgl_fr_MPI_File_read_ordered_end *)0)->fh), 3, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_read_ordered_end, buf), sizeof(((struct cgl_fr_MPI_File_read_ordered_end *)0)->buf), 3, 0, 0, 0, NULL},
+    {"status", offsetof(struct cgl_fr_MPI_File_read_ordered_end, status), sizeof(((struct cgl_fr_MPI_File_read_ordered_end *)0)->status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_read_ordered_end = {3, offsetof(struct cgl_fr_MPI_File_read_ordered_end, cgl_ret), sizeof(((struct cgl_fr_MPI_File_read_ordered_end *)0)->cgl_ret), 7, cgl_ta_MPI_File_read_ordered_end};
 CG_THUNK(MPI_File_read_ordered_end, (cgl_f->fh, cgl_f->buf, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status)
 {
@@ -6833,6 +8457,13 @@ struct cgl_fr_MPI_File_write_ordered_begin {
     MPI_Datatype datatype;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_write_ordered_begin[4] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_write_ordered_begin, fh), sizeof(((struct cgl_fr_MPI_File_write_ordered_begin *)0)->fh), 3, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_write_ordered_begin, buf), sizeof(((struct cgl_fr_MPI_File_write_ordered_begin *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_File_write_ordered_begin, count), sizeof(((struct cgl_fr_MPI_File_write_ordered_begin *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_File_write_ordered_begin, datatype), sizeof(((struct cgl_fr_MPI_File_write_ordered_begin *)0)->datatype), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_write_ordered_begin = {4, offsetof(struct cgl_fr_MPI_File_write_ordered_begin, cgl_ret), sizeof(((struct cgl_fr_MPI_File_write_ordered_begin *)0)->cgl_ret), 7, cgl_ta_MPI_File_write_ordered_begin};
 CG_THUNK(MPI_File_write_ordered_begin, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
@@ -6859,6 +8490,12 @@ struct cgl_fr_MPI_File_write_ordered_end {
     MPI_Status *status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_write_ordered_end[3] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_write_ordered_end, fh), sizeof(((struct cgl_fr_MPI_File_write_ordered_end *)0)->fh), 3, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_File_write_ordered_end, buf), sizeof(((struct cgl_fr_MPI_File_write_ordered_end *)0)->buf), 3, 0, 0, 0, NULL},
+    {"status", offsetof(struct cgl_fr_MPI_File_write_ordered_end, status), sizeof(((struct cgl_fr_MPI_File_write_ordered_end *)0)->status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_write_ordered_end = {3, offsetof(struct cgl_fr_MPI_File_write_ordered_end, cgl_ret), sizeof(((struct cgl_fr_MPI_File_write_ordered_end *)0)->cgl_ret), 7, cgl_ta_MPI_File_write_ordered_end};
 CG_THUNK(MPI_File_write_ordered_end, (cgl_f->fh, cgl_f->buf, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
@@ -6886,6 +8523,12 @@ struct cgl_fr_MPI_File_get_type_extent {
     MPI_Aint *extent;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_get_type_extent[3] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_get_type_extent, fh), sizeof(((struct cgl_fr_MPI_File_get_type_extent *)0)->fh), 3, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_File_get_type_extent, datatype), sizeof(((struct cgl_fr_MPI_File_get_type_extent *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"extent", offsetof(struct cgl_fr_MPI_File_get_type_extent, extent), sizeof(((struct cgl_fr_MPI_File_get_type_extent *)0)->extent), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_get_type_extent = {3, offsetof(struct cgl_fr_MPI_File_get_type_extent, cgl_ret), sizeof(((struct cgl_fr_MPI_File_get_type_extent *)0)->cgl_ret), 7, cgl_ta_MPI_File_get_type_extent};
 CG_THUNK(MPI_File_get_type_extent, (cgl_f->fh, cgl_f->datatype, cgl_f->extent), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent)
 {
@@ -6911,6 +8554,11 @@ struct cgl_fr_MPI_File_set_atomicity {
     int flag;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_set_atomicity[2] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_set_atomicity, fh), sizeof(((struct cgl_fr_MPI_File_set_atomicity *)0)->fh), 3, 0, 0, 0, NULL},
+    {"flag", offsetof(struct cgl_fr_MPI_File_set_atomicity, flag), sizeof(((struct cgl_fr_MPI_File_set_atomicity *)0)->flag), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_set_atomicity = {2, offsetof(struct cgl_fr_MPI_File_set_atomicity, cgl_ret), sizeof(((struct cgl_fr_MPI_File_set_atomicity *)0)->cgl_ret), 7, cgl_ta_MPI_File_set_atomicity};
 CG_THUNK(MPI_File_set_atomicity, (cgl_f->fh, cgl_f->flag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_set_atomicity(MPI_File fh, int flag)
 {
@@ -6936,6 +8584,11 @@ struct cgl_fr_MPI_File_get_atomicity {
     int *flag;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_get_atomicity[2] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_get_atomicity, fh), sizeof(((struct cgl_fr_MPI_File_get_atomicity *)0)->fh), 3, 0, 0, 0, NULL},
+    {"flag", offsetof(struct cgl_fr_MPI_File_get_atomicity, flag), sizeof(((struct cgl_fr_MPI_File_get_atomicity *)0)->flag), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_get_atomicity = {2, offsetof(struct cgl_fr_MPI_File_get_atomicity, cgl_ret), sizeof(((struct cgl_fr_MPI_File_get_atomicity *)0)->cgl_ret), 7, cgl_ta_MPI_File_get_atomicity};
 CG_THUNK(MPI_File_get_atomicity, (cgl_f->fh, cgl_f->flag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_get_atomicity(MPI_File fh, int *flag)
 {
@@ -6960,6 +8613,10 @@ struct cgl_fr_MPI_File_sync {
     MPI_File fh;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_File_sync[1] = {
+    {"fh", offsetof(struct cgl_fr_MPI_File_sync, fh), sizeof(((struct cgl_fr_MPI_File_sync *)0)->fh), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_File_sync = {1, offsetof(struct cgl_fr_MPI_File_sync, cgl_ret), sizeof(((struct cgl_fr_MPI_File_sync *)0)->cgl_ret), 7, cgl_ta_MPI_File_sync};
 CG_THUNK(MPI_File_sync, (cgl_f->fh), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_sync(MPI_File fh)
 {
@@ -6984,6 +8641,7 @@ CG_EXPORT int MPI_File_sync(MPI_File fh)
 struct cgl_fr_MPI_Finalize {
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Finalize = {0, offsetof(struct cgl_fr_MPI_Finalize, cgl_ret), sizeof(((struct cgl_fr_MPI_Finalize *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Finalize, (), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Finalize(void)
 {
@@ -7009,6 +8667,10 @@ struct cgl_fr_MPI_Finalized {
     int *flag;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Finalized[1] = {
+    {"flag", offsetof(struct cgl_fr_MPI_Finalized, flag), sizeof(((struct cgl_fr_MPI_Finalized *)0)->flag), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Finalized = {1, offsetof(struct cgl_fr_MPI_Finalized, cgl_ret), sizeof(((struct cgl_fr_MPI_Finalized *)0)->cgl_ret), 7, cgl_ta_MPI_Finalized};
 CG_THUNK(MPI_Finalized, (cgl_f->flag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Finalized(int *flag)
 {
@@ -7033,6 +8695,10 @@ struct cgl_fr_MPI_Free_mem {
     void *base;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Free_mem[1] = {
+    {"base", offsetof(struct cgl_fr_MPI_Free_mem, base), sizeof(((struct cgl_fr_MPI_Free_mem *)0)->base), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Free_mem = {1, offsetof(struct cgl_fr_MPI_Free_mem, cgl_ret), sizeof(((struct cgl_fr_MPI_Free_mem *)0)->cgl_ret), 7, cgl_ta_MPI_Free_mem};
 CG_THUNK(MPI_Free_mem, (cgl_f->base), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Free_mem(void *base)
 {
@@ -7064,6 +8730,17 @@ struct cgl_fr_MPI_Gather {
     MPI_Comm comm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Gather[8] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Gather, sendbuf), sizeof(((struct cgl_fr_MPI_Gather *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"sendcount", offsetof(struct cgl_fr_MPI_Gather, sendcount), sizeof(((struct cgl_fr_MPI_Gather *)0)->sendcount), 7, 0, 0, 0, NULL},
+    {"sendtype", offsetof(struct cgl_fr_MPI_Gather, sendtype), sizeof(((struct cgl_fr_MPI_Gather *)0)->sendtype), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Gather, recvbuf), sizeof(((struct cgl_fr_MPI_Gather *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"recvcount", offsetof(struct cgl_fr_MPI_Gather, recvcount), sizeof(((struct cgl_fr_MPI_Gather *)0)->recvcount), 7, 0, 0, 0, NULL},
+    {"recvtype", offsetof(struct cgl_fr_MPI_Gather, recvtype), sizeof(((struct cgl_fr_MPI_Gather *)0)->recvtype), 3, 0, 0, 0, NULL},
+    {"root", offsetof(struct cgl_fr_MPI_Gather, root), sizeof(((struct cgl_fr_MPI_Gather *)0)->root), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Gather, comm), sizeof(((struct cgl_fr_MPI_Gather *)0)->comm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Gather = {8, offsetof(struct cgl_fr_MPI_Gather, cgl_ret), sizeof(((struct cgl_fr_MPI_Gather *)0)->cgl_ret), 7, cgl_ta_MPI_Gather};
 CG_THUNK(MPI_Gather, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->root, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
@@ -7097,6 +8774,18 @@ struct cgl_fr_MPI_Igather {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Igather[9] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Igather, sendbuf), sizeof(((struct cgl_fr_MPI_Igather *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"sendcount", offsetof(struct cgl_fr_MPI_Igather, sendcount), sizeof(((struct cgl_fr_MPI_Igather *)0)->sendcount), 7, 0, 0, 0, NULL},
+    {"sendtype", offsetof(struct cgl_fr_MPI_Igather, sendtype), sizeof(((struct cgl_fr_MPI_Igather *)0)->sendtype), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Igather, recvbuf), sizeof(((struct cgl_fr_MPI_Igather *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"recvcount", offsetof(struct cgl_fr_MPI_Igather, recvcount), sizeof(((struct cgl_fr_MPI_Igather *)0)->recvcount), 7, 0, 0, 0, NULL},
+    {"recvtype", offsetof(struct cgl_fr_MPI_Igather, recvtype), sizeof(((struct cgl_fr_MPI_Igather *)0)->recvtype), 3, 0, 0, 0, NULL},
+    {"root", offsetof(struct cgl_fr_MPI_Igather, root), sizeof(((struct cgl_fr_MPI_Igather *)0)->root), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Igather, comm), sizeof(((struct cgl_fr_MPI_Igather *)0)->comm), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Igather, request), sizeof(((struct cgl_fr_MPI_Igather *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Igather = {9, offsetof(struct cgl_fr_MPI_Igather, cgl_ret), sizeof(((struct cgl_fr_MPI_Igather *)0)->cgl_ret), 7, cgl_ta_MPI_Igather};
 CG_THUNK(MPI_Igather, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->root, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
@@ -7129,6 +8818,16 @@ struct cgl_fr_MPI_Gatherv {
     MPI_Comm comm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Gatherv[7] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Gatherv, sendbuf), sizeof(((struct cgl_fr_MPI_Gatherv *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"sendcount", offsetof(struct cgl_fr_MPI_Gatherv, sendcount), sizeof(((struct cgl_fr_MPI_Gatherv *)0)->sendcount), 7, 0, 0, 0, NULL},
+    {"sendtype", offsetof(struct cgl_fr_MPI_Gatherv, sendtype), sizeof(((struct cgl_fr_MPI_Gatherv *)0)->sendtype), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Gatherv, recvbuf), sizeof(((struct cgl_fr_MPI_Gatherv *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"recvtype", offsetof(struct cgl_fr_MPI_Gatherv, recvtype), sizeof(((struct cgl_fr_MPI_Gatherv *)0)->recvtype), 3, 0, 0, 0, NULL},
+    {"root", offsetof(struct cgl_fr_MPI_Gatherv, root), sizeof(((struct cgl_fr_MPI_Gatherv *)0)->root), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Gatherv, comm), sizeof(((struct cgl_fr_MPI_Gatherv *)0)->comm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Gatherv = {7, offsetof(struct cgl_fr_MPI_Gatherv, cgl_ret), sizeof(((struct cgl_fr_MPI_Gatherv *)0)->cgl_ret), 7, cgl_ta_MPI_Gatherv};
 CG_THUNK(MPI_Gatherv, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->displs, cgl_f->recvtype, cgl_f->root, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
@@ -7163,6 +8862,17 @@ struct cgl_fr_MPI_Igatherv {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Igatherv[8] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Igatherv, sendbuf), sizeof(((struct cgl_fr_MPI_Igatherv *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"sendcount", offsetof(struct cgl_fr_MPI_Igatherv, sendcount), sizeof(((struct cgl_fr_MPI_Igatherv *)0)->sendcount), 7, 0, 0, 0, NULL},
+    {"sendtype", offsetof(struct cgl_fr_MPI_Igatherv, sendtype), sizeof(((struct cgl_fr_MPI_Igatherv *)0)->sendtype), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Igatherv, recvbuf), sizeof(((struct cgl_fr_MPI_Igatherv *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"recvtype", offsetof(struct cgl_fr_MPI_Igatherv, recvtype), sizeof(((struct cgl_fr_MPI_Igatherv *)0)->recvtype), 3, 0, 0, 0, NULL},
+    {"root", offsetof(struct cgl_fr_MPI_Igatherv, root), sizeof(((struct cgl_fr_MPI_Igatherv *)0)->root), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Igatherv, comm), sizeof(((struct cgl_fr_MPI_Igatherv *)0)->comm), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Igatherv, request), sizeof(((struct cgl_fr_MPI_Igatherv *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Igatherv = {8, offsetof(struct cgl_fr_MPI_Igatherv, cgl_ret), sizeof(((struct cgl_fr_MPI_Igatherv *)0)->cgl_ret), 7, cgl_ta_MPI_Igatherv};
 CG_THUNK(MPI_Igatherv, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->displs, cgl_f->recvtype, cgl_f->root, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
@@ -7188,6 +8898,11 @@ struct cgl_fr_MPI_Get_address {
     MPI_Aint *address;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Get_address[2] = {
+    {"location", offsetof(struct cgl_fr_MPI_Get_address, location), sizeof(((struct cgl_fr_MPI_Get_address *)0)->location), 3, 0, 0, 0, NULL},
+    {"address", offsetof(struct cgl_fr_MPI_Get_address, address), sizeof(((struct cgl_fr_MPI_Get_address *)0)->address), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Get_address = {2, offsetof(struct cgl_fr_MPI_Get_address, cgl_ret), sizeof(((struct cgl_fr_MPI_Get_address *)0)->cgl_ret), 7, cgl_ta_MPI_Get_address};
 CG_THUNK(MPI_Get_address, (cgl_f->location, cgl_f->address), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Get_address(const void *location, MPI_Aint *address)
 {
@@ -7214,6 +8929,12 @@ struct cgl_fr_MPI_Get_count {
     int *count;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Get_count[3] = {
+    {"status", offsetof(struct cgl_fr_MPI_Get_count, status), sizeof(((struct cgl_fr_MPI_Get_count *)0)->status), 3, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Get_count, datatype), sizeof(((struct cgl_fr_MPI_Get_count *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Get_count, count), sizeof(((struct cgl_fr_MPI_Get_count *)0)->count), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Get_count = {3, offsetof(struct cgl_fr_MPI_Get_count, cgl_ret), sizeof(((struct cgl_fr_MPI_Get_count *)0)->cgl_ret), 7, cgl_ta_MPI_Get_count};
 CG_THUNK(MPI_Get_count, (cgl_f->status, cgl_f->datatype, cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
@@ -7240,6 +8961,12 @@ struct cgl_fr_MPI_Get_elements {
     int *count;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Get_elements[3] = {
+    {"status", offsetof(struct cgl_fr_MPI_Get_elements, status), sizeof(((struct cgl_fr_MPI_Get_elements *)0)->status), 3, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Get_elements, datatype), sizeof(((struct cgl_fr_MPI_Get_elements *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Get_elements, count), sizeof(((struct cgl_fr_MPI_Get_elements *)0)->count), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Get_elements = {3, offsetof(struct cgl_fr_MPI_Get_elements, cgl_ret), sizeof(((struct cgl_fr_MPI_Get_elements *)0)->cgl_ret), 7, cgl_ta_MPI_Get_elements};
 CG_THUNK(MPI_Get_elements, (cgl_f->status, cgl_f->datatype, cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
@@ -7266,6 +8993,12 @@ struct cgl_fr_MPI_Get_elements_x {
     MPI_Count *count;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Get_elements_x[3] = {
+    {"status", offsetof(struct cgl_fr_MPI_Get_elements_x, status), sizeof(((struct cgl_fr_MPI_Get_elements_x *)0)->status), 3, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Get_elements_x, datatype), sizeof(((struct cgl_fr_MPI_Get_elements_x *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Get_elements_x, count), sizeof(((struct cgl_fr_MPI_Get_elements_x *)0)->count), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Get_elements_x = {3, offsetof(struct cgl_fr_MPI_Get_elements_x, cgl_ret), sizeof(((struct cgl_fr_MPI_Get_elements_x *)0)->cgl_ret), 7, cgl_ta_MPI_Get_elements_x};
 CG_THUNK(MPI_Get_elements_x, (cgl_f->status, cgl_f->datatype, cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
@@ -7297,6 +9030,17 @@ struct cgl_fr_MPI_Get {
     MPI_Win win;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Get[8] = {
+    {"origin_addr", offsetof(struct cgl_fr_MPI_Get, origin_addr), sizeof(((struct cgl_fr_MPI_Get *)0)->origin_addr), 3, 0, 0, 0, NULL},
+    {"origin_count", offsetof(struct cgl_fr_MPI_Get, origin_count), sizeof(((struct cgl_fr_MPI_Get *)0)->origin_count), 7, 0, 0, 0, NULL},
+    {"origin_datatype", offsetof(struct cgl_fr_MPI_Get, origin_datatype), sizeof(((struct cgl_fr_MPI_Get *)0)->origin_datatype), 3, 0, 0, 0, NULL},
+    {"target_rank", offsetof(struct cgl_fr_MPI_Get, target_rank), sizeof(((struct cgl_fr_MPI_Get *)0)->target_rank), 7, 0, 0, 0, NULL},
+    {"target_disp", offsetof(struct cgl_fr_MPI_Get, target_disp), sizeof(((struct cgl_fr_MPI_Get *)0)->target_disp), 1, 0, 0, 0, NULL},
+    {"target_count", offsetof(struct cgl_fr_MPI_Get, target_count), sizeof(((struct cgl_fr_MPI_Get *)0)->target_count), 7, 0, 0, 0, NULL},
+    {"target_datatype", offsetof(struct cgl_fr_MPI_Get, target_datatype), sizeof(((struct cgl_fr_MPI_Get *)0)->target_datatype), 3, 0, 0, 0, NULL},
+    {"win", offsetof(struct cgl_fr_MPI_Get, win), sizeof(((struct cgl_fr_MPI_Get *)0)->win), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Get = {8, offsetof(struct cgl_fr_MPI_Get, cgl_ret), sizeof(((struct cgl_fr_MPI_Get *)0)->cgl_ret), 7, cgl_ta_MPI_Get};
 CG_THUNK(MPI_Get, (cgl_f->origin_addr, cgl_f->origin_count, cgl_f->origin_datatype, cgl_f->target_rank, cgl_f->target_disp, cgl_f->target_count, cgl_f->target_datatype, cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
@@ -7332,6 +9076,21 @@ struct cgl_fr_MPI_Get_accumulate {
     MPI_Win win;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Get_accumulate[12] = {
+    {"origin_addr", offsetof(struct cgl_fr_MPI_Get_accumulate, origin_addr), sizeof(((struct cgl_fr_MPI_Get_accumulate *)0)->origin_addr), 3, 0, 0, 0, NULL},
+    {"origin_count", offsetof(struct cgl_fr_MPI_Get_accumulate, origin_count), sizeof(((struct cgl_fr_MPI_Get_accumulate *)0)->origin_count), 7, 0, 0, 0, NULL},
+    {"origin_datatype", offsetof(struct cgl_fr_MPI_Get_accumulate, origin_datatype), sizeof(((struct cgl_fr_MPI_Get_accumulate *)0)->origin_datatype), 3, 0, 0, 0, NULL},
+    {"result_addr", offsetof(struct cgl_fr_MPI_Get_accumulate, result_addr), sizeof(((struct cgl_fr_MPI_Get_accumulate *)0)->result_addr), 3, 0, 0, 0, NULL},
+    {"result_count", offsetof(struct cgl_fr_MPI_Get_accumulate, result_count), sizeof(((struct cgl_fr_MPI_Get_accumulate *)0)->result_count), 7, 0, 0, 0, NULL},
+    {"result_datatype", offsetof(struct cgl_fr_MPI_Get_accumulate, result_datatype), sizeof(((struct cgl_fr_MPI_Get_accumulate *)0)->result_datatype), 3, 0, 0, 0, NULL},
+    {"target_rank", offsetof(struct cgl_fr_MPI_Get_accumulate, target_rank), sizeof(((struct cgl_fr_MPI_Get_accumulate *)0)->target_rank), 7, 0, 0, 0, NULL},
+    {"target_disp", offsetof(struct cgl_fr_MPI_Get_accumulate, target_disp), sizeof(((struct cgl_fr_MPI_Get_accumulate *)0)->target_disp), 1, 0, 0, 0, NULL},
+    {"target_count", offsetof(struct cgl_fr_MPI_Get_accumulate, target_count), sizeof(((struct cgl_fr_MPI_Get_accumulate *)0)->target_count), 7, 0, 0, 0, NULL},
+    {"target_datatype", offsetof(struct cgl_fr_MPI_Get_accumulate, target_datatype), sizeof(((struct cgl_fr_MPI_Get_accumulate *)0)->target_datatype), 3, 0, 0, 0, NULL},
+    {"op", offsetof(struct cgl_fr_MPI_Get_accumulate, op), sizeof(((struct cgl_fr_MPI_Get_accumulate *)0)->op), 3, 0, 0, 0, NULL},
+    {"win", offsetof(struct cgl_fr_MPI_Get_accumulate, win), sizeof(((struct cgl_fr_MPI_Get_accumulate *)0)->win), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Get_accumulate = {12, offsetof(struct cgl_fr_MPI_Get_accumulate, cgl_ret), sizeof(((struct cgl_fr_MPI_Get_accumulate *)0)->cgl_ret), 7, cgl_ta_MPI_Get_accumulate};
 CG_THUNK(MPI_Get_accumulate, (cgl_f->origin_addr, cgl_f->origin_count, cgl_f->origin_datatype, cgl_f->result_addr, cgl_f->result_count, cgl_f->result_datatype, cgl_f->target_rank, cgl_f->target_disp, cgl_f->target_count, cgl_f->target_datatype, cgl_f->op, cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
@@ -7357,6 +9116,11 @@ struct cgl_fr_MPI_Get_library_version {
     int *resultlen;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Get_library_version[2] = {
+    {"version", offsetof(struct cgl_fr_MPI_Get_library_version, version), sizeof(((struct cgl_fr_MPI_Get_library_version *)0)->version), 3, 0, 0, 0, NULL},
+    {"resultlen", offsetof(struct cgl_fr_MPI_Get_library_version, resultlen), sizeof(((struct cgl_fr_MPI_Get_library_version *)0)->resultlen), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Get_library_version = {2, offsetof(struct cgl_fr_MPI_Get_library_version, cgl_ret), sizeof(((struct cgl_fr_MPI_Get_library_version *)0)->cgl_ret), 7, cgl_ta_MPI_Get_library_version};
 CG_THUNK(MPI_Get_library_version, (cgl_f->version, cgl_f->resultlen), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Get_library_version(char *version, int *resultlen)
 {
@@ -7382,6 +9146,11 @@ struct cgl_fr_MPI_Get_processor_name {
     int *resultlen;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Get_processor_name[2] = {
+    {"name", offsetof(struct cgl_fr_MPI_Get_processor_name, name), sizeof(((struct cgl_fr_MPI_Get_processor_name *)0)->name), 3, 0, 0, 0, NULL},
+    {"resultlen", offsetof(struct cgl_fr_MPI_Get_processor_name, resultlen), sizeof(((struct cgl_fr_MPI_Get_processor_name *)0)->resultlen), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Get_processor_name = {2, offsetof(struct cgl_fr_MPI_Get_processor_name, cgl_ret), sizeof(((struct cgl_fr_MPI_Get_processor_name *)0)->cgl_ret), 7, cgl_ta_MPI_Get_processor_name};
 CG_THUNK(MPI_Get_processor_name, (cgl_f->name, cgl_f->resultlen), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Get_processor_name(char *name, int *resultlen)
 {
@@ -7407,6 +9176,11 @@ struct cgl_fr_MPI_Get_version {
     int *subversion;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Get_version[2] = {
+    {"version", offsetof(struct cgl_fr_MPI_Get_version, version), sizeof(((struct cgl_fr_MPI_Get_version *)0)->version), 3, 0, 0, 0, NULL},
+    {"subversion", offsetof(struct cgl_fr_MPI_Get_version, subversion), sizeof(((struct cgl_fr_MPI_Get_version *)0)->subversion), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Get_version = {2, offsetof(struct cgl_fr_MPI_Get_version, cgl_ret), sizeof(((struct cgl_fr_MPI_Get_version *)0)->cgl_ret), 7, cgl_ta_MPI_Get_version};
 CG_THUNK(MPI_Get_version, (cgl_f->version, cgl_f->subversion), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Get_version(int *version, int *subversion)
 {
@@ -7436,6 +9210,13 @@ struct cgl_fr_MPI_Graph_create {
     MPI_Comm *comm_graph;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Graph_create[4] = {
+    {"comm_old", offsetof(struct cgl_fr_MPI_Graph_create, comm_old), sizeof(((struct cgl_fr_MPI_Graph_create *)0)->comm_old), 3, 0, 0, 0, NULL},
+    {"nnodes", offsetof(struct cgl_fr_MPI_Graph_create, nnodes), sizeof(((struct cgl_fr_MPI_Graph_create *)0)->nnodes), 7, 0, 0, 0, NULL},
+    {"reorder", offsetof(struct cgl_fr_MPI_Graph_create, reorder), sizeof(((struct cgl_fr_MPI_Graph_create *)0)->reorder), 7, 0, 0, 0, NULL},
+    {"comm_graph", offsetof(struct cgl_fr_MPI_Graph_create, comm_graph), sizeof(((struct cgl_fr_MPI_Graph_create *)0)->comm_graph), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Graph_create = {4, offsetof(struct cgl_fr_MPI_Graph_create, cgl_ret), sizeof(((struct cgl_fr_MPI_Graph_create *)0)->cgl_ret), 7, cgl_ta_MPI_Graph_create};
 CG_THUNK(MPI_Graph_create, (cgl_f->comm_old, cgl_f->nnodes, cgl_f->index, cgl_f->edges, cgl_f->reorder, cgl_f->comm_graph), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph)
 {
@@ -7465,6 +9246,12 @@ struct cgl_fr_MPI_Graph_get {
     int *edges;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Graph_get[3] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Graph_get, comm), sizeof(((struct cgl_fr_MPI_Graph_get *)0)->comm), 3, 0, 0, 0, NULL},
+    {"maxindex", offsetof(struct cgl_fr_MPI_Graph_get, maxindex), sizeof(((struct cgl_fr_MPI_Graph_get *)0)->maxindex), 7, 0, 0, 0, NULL},
+    {"maxedges", offsetof(struct cgl_fr_MPI_Graph_get, maxedges), sizeof(((struct cgl_fr_MPI_Graph_get *)0)->maxedges), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Graph_get = {3, offsetof(struct cgl_fr_MPI_Graph_get, cgl_ret), sizeof(((struct cgl_fr_MPI_Graph_get *)0)->cgl_ret), 7, cgl_ta_MPI_Graph_get};
 CG_THUNK(MPI_Graph_get, (cgl_f->comm, cgl_f->maxindex, cgl_f->maxedges, cgl_f->index, cgl_f->edges), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
 {
@@ -7493,6 +9280,12 @@ struct cgl_fr_MPI_Graph_map {
     int *newrank;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Graph_map[3] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Graph_map, comm), sizeof(((struct cgl_fr_MPI_Graph_map *)0)->comm), 3, 0, 0, 0, NULL},
+    {"nnodes", offsetof(struct cgl_fr_MPI_Graph_map, nnodes), sizeof(((struct cgl_fr_MPI_Graph_map *)0)->nnodes), 7, 0, 0, 0, NULL},
+    {"newrank", offsetof(struct cgl_fr_MPI_Graph_map, newrank), sizeof(((struct cgl_fr_MPI_Graph_map *)0)->newrank), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Graph_map = {3, offsetof(struct cgl_fr_MPI_Graph_map, cgl_ret), sizeof(((struct cgl_fr_MPI_Graph_map *)0)->cgl_ret), 7, cgl_ta_MPI_Graph_map};
 CG_THUNK(MPI_Graph_map, (cgl_f->comm, cgl_f->nnodes, cgl_f->index, cgl_f->edges, cgl_f->newrank), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank)
 {
@@ -7519,6 +9312,12 @@ struct cgl_fr_MPI_Graph_neighbors_count {
     int *nneighbors;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Graph_neighbors_count[3] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Graph_neighbors_count, comm), sizeof(((struct cgl_fr_MPI_Graph_neighbors_count *)0)->comm), 3, 0, 0, 0, NULL},
+    {"rank", offsetof(struct cgl_fr_MPI_Graph_neighbors_count, rank), sizeof(((struct cgl_fr_MPI_Graph_neighbors_count *)0)->rank), 7, 0, 0, 0, NULL},
+    {"nneighbors", offsetof(struct cgl_fr_MPI_Graph_neighbors_count, nneighbors), sizeof(((struct cgl_fr_MPI_Graph_neighbors_count *)0)->nneighbors), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Graph_neighbors_count = {3, offsetof(struct cgl_fr_MPI_Graph_neighbors_count, cgl_ret), sizeof(((struct cgl_fr_MPI_Graph_neighbors_count *)0)->cgl_ret), 7, cgl_ta_MPI_Graph_neighbors_count};
 CG_THUNK(MPI_Graph_neighbors_count, (cgl_f->comm, cgl_f->rank, cgl_f->nneighbors), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 {
@@ -7546,6 +9345,12 @@ struct cgl_fr_MPI_Graph_neighbors {
     int *neighbors;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Graph_neighbors[3] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Graph_neighbors, comm), sizeof(((struct cgl_fr_MPI_Graph_neighbors *)0)->comm), 3, 0, 0, 0, NULL},
+    {"rank", offsetof(struct cgl_fr_MPI_Graph_neighbors, rank), sizeof(((struct cgl_fr_MPI_Graph_neighbors *)0)->rank), 7, 0, 0, 0, NULL},
+    {"maxneighbors", offsetof(struct cgl_fr_MPI_Graph_neighbors, maxneighbors), sizeof(((struct cgl_fr_MPI_Graph_neighbors *)0)->maxneighbors), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Graph_neighbors = {3, offsetof(struct cgl_fr_MPI_Graph_neighbors, cgl_ret), sizeof(((struct cgl_fr_MPI_Graph_neighbors *)0)->cgl_ret), 7, cgl_ta_MPI_Graph_neighbors};
 CG_THUNK(MPI_Graph_neighbors, (cgl_f->comm, cgl_f->rank, cgl_f->maxneighbors, cgl_f->neighbors), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
@@ -7572,6 +9377,12 @@ struct cgl_fr_MPI_Graphdims_get {
     int *nedges;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Graphdims_get[3] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Graphdims_get, comm), sizeof(((struct cgl_fr_MPI_Graphdims_get *)0)->comm), 3, 0, 0, 0, NULL},
+    {"nnodes", offsetof(struct cgl_fr_MPI_Graphdims_get, nnodes), sizeof(((struct cgl_fr_MPI_Graphdims_get *)0)->nnodes), 3, 0, 0, 0, NULL},
+    {"nedges", offsetof(struct cgl_fr_MPI_Graphdims_get, nedges), sizeof(((struct cgl_fr_MPI_Graphdims_get *)0)->nedges), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Graphdims_get = {3, offsetof(struct cgl_fr_MPI_Graphdims_get, cgl_ret), sizeof(((struct cgl_fr_MPI_Graphdims_get *)0)->cgl_ret), 7, cgl_ta_MPI_Graphdims_get};
 CG_THUNK(MPI_Graphdims_get, (cgl_f->comm, cgl_f->nnodes, cgl_f->nedges), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
@@ -7596,6 +9407,10 @@ struct cgl_fr_MPI_Grequest_complete {
     MPI_Request request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Grequest_complete[1] = {
+    {"request", offsetof(struct cgl_fr_MPI_Grequest_complete, request), sizeof(((struct cgl_fr_MPI_Grequest_complete *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Grequest_complete = {1, offsetof(struct cgl_fr_MPI_Grequest_complete, cgl_ret), sizeof(((struct cgl_fr_MPI_Grequest_complete *)0)->cgl_ret), 7, cgl_ta_MPI_Grequest_complete};
 CG_THUNK(MPI_Grequest_complete, (cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Grequest_complete(MPI_Request request)
 {
@@ -7624,6 +9439,14 @@ struct cgl_fr_MPI_Grequest_start {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Grequest_start[5] = {
+    {"query_fn", offsetof(struct cgl_fr_MPI_Grequest_start, query_fn), sizeof(((struct cgl_fr_MPI_Grequest_start *)0)->query_fn), 3, 0, 0, 0, NULL},
+    {"free_fn", offsetof(struct cgl_fr_MPI_Grequest_start, free_fn), sizeof(((struct cgl_fr_MPI_Grequest_start *)0)->free_fn), 3, 0, 0, 0, NULL},
+    {"cancel_fn", offsetof(struct cgl_fr_MPI_Grequest_start, cancel_fn), sizeof(((struct cgl_fr_MPI_Grequest_start *)0)->cancel_fn), 3, 0, 0, 0, NULL},
+    {"extra_state", offsetof(struct cgl_fr_MPI_Grequest_start, extra_state), sizeof(((struct cgl_fr_MPI_Grequest_start *)0)->extra_state), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Grequest_start, request), sizeof(((struct cgl_fr_MPI_Grequest_start *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Grequest_start = {5, offsetof(struct cgl_fr_MPI_Grequest_start, cgl_ret), sizeof(((struct cgl_fr_MPI_Grequest_start *)0)->cgl_ret), 7, cgl_ta_MPI_Grequest_start};
 CG_THUNK(MPI_Grequest_start, (cgl_f->query_fn, cgl_f->free_fn, cgl_f->cancel_fn, cgl_f->extra_state, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
 {
@@ -7648,6 +9471,10 @@ struct cgl_fr_MPI_Group_c2f {
     MPI_Group group;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Group_c2f[1] = {
+    {"group", offsetof(struct cgl_fr_MPI_Group_c2f, group), sizeof(((struct cgl_fr_MPI_Group_c2f *)0)->group), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Group_c2f = {1, offsetof(struct cgl_fr_MPI_Group_c2f, cgl_ret), sizeof(((struct cgl_fr_MPI_Group_c2f *)0)->cgl_ret), 7, cgl_ta_MPI_Group_c2f};
 CG_THUNK(MPI_Group_c2f, (cgl_f->group), CG_NO_CODE);
 static __attribute__((noinline)) int cgl_gp_MPI_Group_c2f(MPI_Group group)
 {
@@ -7675,6 +9502,12 @@ struct cgl_fr_MPI_Group_compare {
     int *result;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Group_compare[3] = {
+    {"group1", offsetof(struct cgl_fr_MPI_Group_compare, group1), sizeof(((struct cgl_fr_MPI_Group_compare *)0)->group1), 3, 0, 0, 0, NULL},
+    {"group2", offsetof(struct cgl_fr_MPI_Group_compare, group2), sizeof(((struct cgl_fr_MPI_Group_compare *)0)->group2), 3, 0, 0, 0, NULL},
+    {"result", offsetof(struct cgl_fr_MPI_Group_compare, result), sizeof(((struct cgl_fr_MPI_Group_compare *)0)->result), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Group_compare = {3, offsetof(struct cgl_fr_MPI_Group_compare, cgl_ret), sizeof(((struct cgl_fr_MPI_Group_compare *)0)->cgl_ret), 7, cgl_ta_MPI_Group_compare};
 CG_THUNK(MPI_Group_compare, (cgl_f->group1, cgl_f->group2, cgl_f->result), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 {
@@ -7701,6 +9534,12 @@ struct cgl_fr_MPI_Group_difference {
     MPI_Group *newgroup;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Group_difference[3] = {
+    {"group1", offsetof(struct cgl_fr_MPI_Group_difference, group1), sizeof(((struct cgl_fr_MPI_Group_difference *)0)->group1), 3, 0, 0, 0, NULL},
+    {"group2", offsetof(struct cgl_fr_MPI_Group_difference, group2), sizeof(((struct cgl_fr_MPI_Group_difference *)0)->group2), 3, 0, 0, 0, NULL},
+    {"newgroup", offsetof(struct cgl_fr_MPI_Group_difference, newgroup), sizeof(((struct cgl_fr_MPI_Group_difference *)0)->newgroup), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Group_difference = {3, offsetof(struct cgl_fr_MPI_Group_difference, cgl_ret), sizeof(((struct cgl_fr_MPI_Group_difference *)0)->cgl_ret), 7, cgl_ta_MPI_Group_difference};
 CG_THUNK(MPI_Group_difference, (cgl_f->group1, cgl_f->group2, cgl_f->newgroup), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
@@ -7728,6 +9567,12 @@ struct cgl_fr_MPI_Group_excl {
     MPI_Group *newgroup;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Group_excl[3] = {
+    {"group", offsetof(struct cgl_fr_MPI_Group_excl, group), sizeof(((struct cgl_fr_MPI_Group_excl *)0)->group), 3, 0, 0, 0, NULL},
+    {"n", offsetof(struct cgl_fr_MPI_Group_excl, n), sizeof(((struct cgl_fr_MPI_Group_excl *)0)->n), 7, 0, 0, 0, NULL},
+    {"newgroup", offsetof(struct cgl_fr_MPI_Group_excl, newgroup), sizeof(((struct cgl_fr_MPI_Group_excl *)0)->newgroup), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Group_excl = {3, offsetof(struct cgl_fr_MPI_Group_excl, cgl_ret), sizeof(((struct cgl_fr_MPI_Group_excl *)0)->cgl_ret), 7, cgl_ta_MPI_Group_excl};
 CG_THUNK(MPI_Group_excl, (cgl_f->group, cgl_f->n, cgl_f->ranks, cgl_f->newgroup), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
@@ -7752,6 +9597,10 @@ struct cgl_fr_MPI_Group_f2c {
     int group;
     MPI_Group cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Group_f2c[1] = {
+    {"group", offsetof(struct cgl_fr_MPI_Group_f2c, group), sizeof(((struct cgl_fr_MPI_Group_f2c *)0)->group), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Group_f2c = {1, offsetof(struct cgl_fr_MPI_Group_f2c, cgl_ret), sizeof(((struct cgl_fr_MPI_Group_f2c *)0)->cgl_ret), 3, cgl_ta_MPI_Group_f2c};
 CG_THUNK(MPI_Group_f2c, (cgl_f->group), CG_NO_CODE);
 static __attribute__((noinline)) MPI_Group cgl_gp_MPI_Group_f2c(int group)
 {
@@ -7777,6 +9626,10 @@ struct cgl_fr_MPI_Group_free {
     MPI_Group *group;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Group_free[1] = {
+    {"group", offsetof(struct cgl_fr_MPI_Group_free, group), sizeof(((struct cgl_fr_MPI_Group_free *)0)->group), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Group_free = {1, offsetof(struct cgl_fr_MPI_Group_free, cgl_ret), sizeof(((struct cgl_fr_MPI_Group_free *)0)->cgl_ret), 7, cgl_ta_MPI_Group_free};
 CG_THUNK(MPI_Group_free, (cgl_f->group), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Group_free(MPI_Group *group)
 {
@@ -7804,6 +9657,12 @@ struct cgl_fr_MPI_Group_incl {
     MPI_Group *newgroup;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Group_incl[3] = {
+    {"group", offsetof(struct cgl_fr_MPI_Group_incl, group), sizeof(((struct cgl_fr_MPI_Group_incl *)0)->group), 3, 0, 0, 0, NULL},
+    {"n", offsetof(struct cgl_fr_MPI_Group_incl, n), sizeof(((struct cgl_fr_MPI_Group_incl *)0)->n), 7, 0, 0, 0, NULL},
+    {"newgroup", offsetof(struct cgl_fr_MPI_Group_incl, newgroup), sizeof(((struct cgl_fr_MPI_Group_incl *)0)->newgroup), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Group_incl = {3, offsetof(struct cgl_fr_MPI_Group_incl, cgl_ret), sizeof(((struct cgl_fr_MPI_Group_incl *)0)->cgl_ret), 7, cgl_ta_MPI_Group_incl};
 CG_THUNK(MPI_Group_incl, (cgl_f->group, cgl_f->n, cgl_f->ranks, cgl_f->newgroup), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
@@ -7830,6 +9689,12 @@ struct cgl_fr_MPI_Group_intersection {
     MPI_Group *newgroup;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Group_intersection[3] = {
+    {"group1", offsetof(struct cgl_fr_MPI_Group_intersection, group1), sizeof(((struct cgl_fr_MPI_Group_intersection *)0)->group1), 3, 0, 0, 0, NULL},
+    {"group2", offsetof(struct cgl_fr_MPI_Group_intersection, group2), sizeof(((struct cgl_fr_MPI_Group_intersection *)0)->group2), 3, 0, 0, 0, NULL},
+    {"newgroup", offsetof(struct cgl_fr_MPI_Group_intersection, newgroup), sizeof(((struct cgl_fr_MPI_Group_intersection *)0)->newgroup), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Group_intersection = {3, offsetof(struct cgl_fr_MPI_Group_intersection, cgl_ret), sizeof(((struct cgl_fr_MPI_Group_intersection *)0)->cgl_ret), 7, cgl_ta_MPI_Group_intersection};
 CG_THUNK(MPI_Group_intersection, (cgl_f->group1, cgl_f->group2, cgl_f->newgroup), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
@@ -7857,6 +9722,12 @@ struct cgl_fr_MPI_Group_range_excl {
     MPI_Group *newgroup;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Group_range_excl[3] = {
+    {"group", offsetof(struct cgl_fr_MPI_Group_range_excl, group), sizeof(((struct cgl_fr_MPI_Group_range_excl *)0)->group), 3, 0, 0, 0, NULL},
+    {"n", offsetof(struct cgl_fr_MPI_Group_range_excl, n), sizeof(((struct cgl_fr_MPI_Group_range_excl *)0)->n), 7, 0, 0, 0, NULL},
+    {"newgroup", offsetof(struct cgl_fr_MPI_Group_range_excl, newgroup), sizeof(((struct cgl_fr_MPI_Group_range_excl *)0)->newgroup), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Group_range_excl = {3, offsetof(struct cgl_fr_MPI_Group_range_excl, cgl_ret), sizeof(((struct cgl_fr_MPI_Group_range_excl *)0)->cgl_ret), 7, cgl_ta_MPI_Group_range_excl};
 CG_THUNK(MPI_Group_range_excl, (cgl_f->group, cgl_f->n, cgl_f->ranges, cgl_f->newgroup), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
@@ -7884,6 +9755,12 @@ struct cgl_fr_MPI_Group_range_incl {
     MPI_Group *newgroup;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Group_range_incl[3] = {
+    {"group", offsetof(struct cgl_fr_MPI_Group_range_incl, group), sizeof(((struct cgl_fr_MPI_Group_range_incl *)0)->group), 3, 0, 0, 0, NULL},
+    {"n", offsetof(struct cgl_fr_MPI_Group_range_incl, n), sizeof(((struct cgl_fr_MPI_Group_range_incl *)0)->n), 7, 0, 0, 0, NULL},
+    {"newgroup", offsetof(struct cgl_fr_MPI_Group_range_incl, newgroup), sizeof(((struct cgl_fr_MPI_Group_range_incl *)0)->newgroup), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Group_range_incl = {3, offsetof(struct cgl_fr_MPI_Group_range_incl, cgl_ret), sizeof(((struct cgl_fr_MPI_Group_range_incl *)0)->cgl_ret), 7, cgl_ta_MPI_Group_range_incl};
 CG_THUNK(MPI_Group_range_incl, (cgl_f->group, cgl_f->n, cgl_f->ranges, cgl_f->newgroup), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
@@ -7909,6 +9786,11 @@ struct cgl_fr_MPI_Group_rank {
     int *rank;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Group_rank[2] = {
+    {"group", offsetof(struct cgl_fr_MPI_Group_rank, group), sizeof(((struct cgl_fr_MPI_Group_rank *)0)->group), 3, 0, 0, 0, NULL},
+    {"rank", offsetof(struct cgl_fr_MPI_Group_rank, rank), sizeof(((struct cgl_fr_MPI_Group_rank *)0)->rank), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Group_rank = {2, offsetof(struct cgl_fr_MPI_Group_rank, cgl_ret), sizeof(((struct cgl_fr_MPI_Group_rank *)0)->cgl_ret), 7, cgl_ta_MPI_Group_rank};
 CG_THUNK(MPI_Group_rank, (cgl_f->group, cgl_f->rank), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Group_rank(MPI_Group group, int *rank)
 {
@@ -7934,6 +9816,11 @@ struct cgl_fr_MPI_Group_size {
     int *size;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Group_size[2] = {
+    {"group", offsetof(struct cgl_fr_MPI_Group_size, group), sizeof(((struct cgl_fr_MPI_Group_size *)0)->group), 3, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_MPI_Group_size, size), sizeof(((struct cgl_fr_MPI_Group_size *)0)->size), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Group_size = {2, offsetof(struct cgl_fr_MPI_Group_size, cgl_ret), sizeof(((struct cgl_fr_MPI_Group_size *)0)->cgl_ret), 7, cgl_ta_MPI_Group_size};
 CG_THUNK(MPI_Group_size, (cgl_f->group, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Group_size(MPI_Group group, int *size)
 {
@@ -7962,6 +9849,12 @@ struct cgl_fr_MPI_Group_translate_ranks {
     int *ranks2;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Group_translate_ranks[3] = {
+    {"group1", offsetof(struct cgl_fr_MPI_Group_translate_ranks, group1), sizeof(((struct cgl_fr_MPI_Group_translate_ranks *)0)->group1), 3, 0, 0, 0, NULL},
+    {"n", offsetof(struct cgl_fr_MPI_Group_translate_ranks, n), sizeof(((struct cgl_fr_MPI_Group_translate_ranks *)0)->n), 7, 0, 0, 0, NULL},
+    {"group2", offsetof(struct cgl_fr_MPI_Group_translate_ranks, group2), sizeof(((struct cgl_fr_MPI_Group_translate_ranks *)0)->group2), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Group_translate_ranks = {3, offsetof(struct cgl_fr_MPI_Group_translate_ranks, cgl_ret), sizeof(((struct cgl_fr_MPI_Group_translate_ranks *)0)->cgl_ret), 7, cgl_ta_MPI_Group_translate_ranks};
 CG_THUNK(MPI_Group_translate_ranks, (cgl_f->group1, cgl_f->n, cgl_f->ranks1, cgl_f->group2, cgl_f->ranks2), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])
 {
@@ -7988,6 +9881,12 @@ struct cgl_fr_MPI_Group_union {
     MPI_Group *newgroup;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Group_union[3] = {
+    {"group1", offsetof(struct cgl_fr_MPI_Group_union, group1), sizeof(((struct cgl_fr_MPI_Group_union *)0)->group1), 3, 0, 0, 0, NULL},
+    {"group2", offsetof(struct cgl_fr_MPI_Group_union, group2), sizeof(((struct cgl_fr_MPI_Group_union *)0)->group2), 3, 0, 0, 0, NULL},
+    {"newgroup", offsetof(struct cgl_fr_MPI_Group_union, newgroup), sizeof(((struct cgl_fr_MPI_Group_union *)0)->newgroup), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Group_union = {3, offsetof(struct cgl_fr_MPI_Group_union, cgl_ret), sizeof(((struct cgl_fr_MPI_Group_union *)0)->cgl_ret), 7, cgl_ta_MPI_Group_union};
 CG_THUNK(MPI_Group_union, (cgl_f->group1, cgl_f->group2, cgl_f->newgroup), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
@@ -8018,6 +9917,16 @@ struct cgl_fr_MPI_Ibsend {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Ibsend[7] = {
+    {"buf", offsetof(struct cgl_fr_MPI_Ibsend, buf), sizeof(((struct cgl_fr_MPI_Ibsend *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Ibsend, count), sizeof(((struct cgl_fr_MPI_Ibsend *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Ibsend, datatype), sizeof(((struct cgl_fr_MPI_Ibsend *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"dest", offsetof(struct cgl_fr_MPI_Ibsend, dest), sizeof(((struct cgl_fr_MPI_Ibsend *)0)->dest), 7, 0, 0, 0, NULL},
+    {"tag", offsetof(struct cgl_fr_MPI_Ibsend, tag), sizeof(((struct cgl_fr_MPI_Ibsend *)0)->tag), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Ibsend, comm), sizeof(((struct cgl_fr_MPI_Ibsend *)0)->comm), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Ibsend, request), sizeof(((struct cgl_fr_MPI_Ibsend *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Ibsend = {7, offsetof(struct cgl_fr_MPI_Ibsend, cgl_ret), sizeof(((struct cgl_fr_MPI_Ibsend *)0)->cgl_ret), 7, cgl_ta_MPI_Ibsend};
 CG_THUNK(MPI_Ibsend, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->tag, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
@@ -8047,6 +9956,15 @@ struct cgl_fr_MPI_Improbe {
     MPI_Status *status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Improbe[6] = {
+    {"source", offsetof(struct cgl_fr_MPI_Improbe, source), sizeof(((struct cgl_fr_MPI_Improbe *)0)->source), 7, 0, 0, 0, NULL},
+    {"tag", offsetof(struct cgl_fr_MPI_Improbe, tag), sizeof(((struct cgl_fr_MPI_Improbe *)0)->tag), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Improbe, comm), sizeof(((struct cgl_fr_MPI_Improbe *)0)->comm), 3, 0, 0, 0, NULL},
+    {"flag", offsetof(struct cgl_fr_MPI_Improbe, flag), sizeof(((struct cgl_fr_MPI_Improbe *)0)->flag), 3, 0, 0, 0, NULL},
+    {"message", offsetof(struct cgl_fr_MPI_Improbe, message), sizeof(((struct cgl_fr_MPI_Improbe *)0)->message), 3, 0, 0, 0, NULL},
+    {"status", offsetof(struct cgl_fr_MPI_Improbe, status), sizeof(((struct cgl_fr_MPI_Improbe *)0)->status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Improbe = {6, offsetof(struct cgl_fr_MPI_Improbe, cgl_ret), sizeof(((struct cgl_fr_MPI_Improbe *)0)->cgl_ret), 7, cgl_ta_MPI_Improbe};
 CG_THUNK(MPI_Improbe, (cgl_f->source, cgl_f->tag, cgl_f->comm, cgl_f->flag, cgl_f->message, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
@@ -8075,6 +9993,14 @@ struct cgl_fr_MPI_Imrecv {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Imrecv[5] = {
+    {"buf", offsetof(struct cgl_fr_MPI_Imrecv, buf), sizeof(((struct cgl_fr_MPI_Imrecv *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Imrecv, count), sizeof(((struct cgl_fr_MPI_Imrecv *)0)->count), 7, 0, 0, 0, NULL},
+    {"type", offsetof(struct cgl_fr_MPI_Imrecv, type), sizeof(((struct cgl_fr_MPI_Imrecv *)0)->type), 3, 0, 0, 0, NULL},
+    {"message", offsetof(struct cgl_fr_MPI_Imrecv, message), sizeof(((struct cgl_fr_MPI_Imrecv *)0)->message), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Imrecv, request), sizeof(((struct cgl_fr_MPI_Imrecv *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Imrecv = {5, offsetof(struct cgl_fr_MPI_Imrecv, cgl_ret), sizeof(((struct cgl_fr_MPI_Imrecv *)0)->cgl_ret), 7, cgl_ta_MPI_Imrecv};
 CG_THUNK(MPI_Imrecv, (cgl_f->buf, cgl_f->count, cgl_f->type, cgl_f->message, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Request *request)
 {
@@ -8099,6 +10025,10 @@ struct cgl_fr_MPI_Info_c2f {
     MPI_Info info;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Info_c2f[1] = {
+    {"info", offsetof(struct cgl_fr_MPI_Info_c2f, info), sizeof(((struct cgl_fr_MPI_Info_c2f *)0)->info), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Info_c2f = {1, offsetof(struct cgl_fr_MPI_Info_c2f, cgl_ret), sizeof(((struct cgl_fr_MPI_Info_c2f *)0)->cgl_ret), 7, cgl_ta_MPI_Info_c2f};
 CG_THUNK(MPI_Info_c2f, (cgl_f->info), CG_NO_CODE);
 static __attribute__((noinline)) int cgl_gp_MPI_Info_c2f(MPI_Info info)
 {
@@ -8124,6 +10054,10 @@ struct cgl_fr_MPI_Info_create {
     MPI_Info *info;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Info_create[1] = {
+    {"info", offsetof(struct cgl_fr_MPI_Info_create, info), sizeof(((struct cgl_fr_MPI_Info_create *)0)->info), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Info_create = {1, offsetof(struct cgl_fr_MPI_Info_create, cgl_ret), sizeof(((struct cgl_fr_MPI_Info_create *)0)->cgl_ret), 7, cgl_ta_MPI_Info_create};
 CG_THUNK(MPI_Info_create, (cgl_f->info), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Info_create(MPI_Info *info)
 {
@@ -8149,6 +10083,11 @@ struct cgl_fr_MPI_Info_delete {
     const char *key;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Info_delete[2] = {
+    {"info", offsetof(struct cgl_fr_MPI_Info_delete, info), sizeof(((struct cgl_fr_MPI_Info_delete *)0)->info), 3, 0, 0, 0, NULL},
+    {"key", offsetof(struct cgl_fr_MPI_Info_delete, key), sizeof(((struct cgl_fr_MPI_Info_delete *)0)->key), 5, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Info_delete = {2, offsetof(struct cgl_fr_MPI_Info_delete, cgl_ret), sizeof(((struct cgl_fr_MPI_Info_delete *)0)->cgl_ret), 7, cgl_ta_MPI_Info_delete};
 CG_THUNK(MPI_Info_delete, (cgl_f->info, cgl_f->key), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Info_delete(MPI_Info info, const char *key)
 {
@@ -8174,6 +10113,11 @@ struct cgl_fr_MPI_Info_dup {
     MPI_Info *newinfo;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Info_dup[2] = {
+    {"info", offsetof(struct cgl_fr_MPI_Info_dup, info), sizeof(((struct cgl_fr_MPI_Info_dup *)0)->info), 3, 0, 0, 0, NULL},
+    {"newinfo", offsetof(struct cgl_fr_MPI_Info_dup, newinfo), sizeof(((struct cgl_fr_MPI_Info_dup *)0)->newinfo), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Info_dup = {2, offsetof(struct cgl_fr_MPI_Info_dup, cgl_ret), sizeof(((struct cgl_fr_MPI_Info_dup *)0)->cgl_ret), 7, cgl_ta_MPI_Info_dup};
 CG_THUNK(MPI_Info_dup, (cgl_f->info, cgl_f->newinfo), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
@@ -8198,6 +10142,10 @@ struct cgl_fr_MPI_Info_f2c {
     int info;
     MPI_Info cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Info_f2c[1] = {
+    {"info", offsetof(struct cgl_fr_MPI_Info_f2c, info), sizeof(((struct cgl_fr_MPI_Info_f2c *)0)->info), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Info_f2c = {1, offsetof(struct cgl_fr_MPI_Info_f2c, cgl_ret), sizeof(((struct cgl_fr_MPI_Info_f2c *)0)->cgl_ret), 3, cgl_ta_MPI_Info_f2c};
 CG_THUNK(MPI_Info_f2c, (cgl_f->info), CG_NO_CODE);
 static __attribute__((noinline)) MPI_Info cgl_gp_MPI_Info_f2c(int info)
 {
@@ -8223,6 +10171,10 @@ struct cgl_fr_MPI_Info_free {
     MPI_Info *info;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Info_free[1] = {
+    {"info", offsetof(struct cgl_fr_MPI_Info_free, info), sizeof(((struct cgl_fr_MPI_Info_free *)0)->info), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Info_free = {1, offsetof(struct cgl_fr_MPI_Info_free, cgl_ret), sizeof(((struct cgl_fr_MPI_Info_free *)0)->cgl_ret), 7, cgl_ta_MPI_Info_free};
 CG_THUNK(MPI_Info_free, (cgl_f->info), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Info_free(MPI_Info *info)
 {
@@ -8251,6 +10203,14 @@ struct cgl_fr_MPI_Info_get {
     int *flag;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Info_get[5] = {
+    {"info", offsetof(struct cgl_fr_MPI_Info_get, info), sizeof(((struct cgl_fr_MPI_Info_get *)0)->info), 3, 0, 0, 0, NULL},
+    {"key", offsetof(struct cgl_fr_MPI_Info_get, key), sizeof(((struct cgl_fr_MPI_Info_get *)0)->key), 5, 0, 0, 0, NULL},
+    {"valuelen", offsetof(struct cgl_fr_MPI_Info_get, valuelen), sizeof(((struct cgl_fr_MPI_Info_get *)0)->valuelen), 7, 0, 0, 0, NULL},
+    {"value", offsetof(struct cgl_fr_MPI_Info_get, value), sizeof(((struct cgl_fr_MPI_Info_get *)0)->value), 3, 0, 0, 0, NULL},
+    {"flag", offsetof(struct cgl_fr_MPI_Info_get, flag), sizeof(((struct cgl_fr_MPI_Info_get *)0)->flag), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Info_get = {5, offsetof(struct cgl_fr_MPI_Info_get, cgl_ret), sizeof(((struct cgl_fr_MPI_Info_get *)0)->cgl_ret), 7, cgl_ta_MPI_Info_get};
 CG_THUNK(MPI_Info_get, (cgl_f->info, cgl_f->key, cgl_f->valuelen, cgl_f->value, cgl_f->flag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
@@ -8276,6 +10236,11 @@ struct cgl_fr_MPI_Info_get_nkeys {
     int *nkeys;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Info_get_nkeys[2] = {
+    {"info", offsetof(struct cgl_fr_MPI_Info_get_nkeys, info), sizeof(((struct cgl_fr_MPI_Info_get_nkeys *)0)->info), 3, 0, 0, 0, NULL},
+    {"nkeys", offsetof(struct cgl_fr_MPI_Info_get_nkeys, nkeys), sizeof(((struct cgl_fr_MPI_Info_get_nkeys *)0)->nkeys), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Info_get_nkeys = {2, offsetof(struct cgl_fr_MPI_Info_get_nkeys, cgl_ret), sizeof(((struct cgl_fr_MPI_Info_get_nkeys *)0)->cgl_ret), 7, cgl_ta_MPI_Info_get_nkeys};
 CG_THUNK(MPI_Info_get_nkeys, (cgl_f->info, cgl_f->nkeys), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
@@ -8302,6 +10267,12 @@ struct cgl_fr_MPI_Info_get_nthkey {
     char *key;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Info_get_nthkey[3] = {
+    {"info", offsetof(struct cgl_fr_MPI_Info_get_nthkey, info), sizeof(((struct cgl_fr_MPI_Info_get_nthkey *)0)->info), 3, 0, 0, 0, NULL},
+    {"n", offsetof(struct cgl_fr_MPI_Info_get_nthkey, n), sizeof(((struct cgl_fr_MPI_Info_get_nthkey *)0)->n), 7, 0, 0, 0, NULL},
+    {"key", offsetof(struct cgl_fr_MPI_Info_get_nthkey, key), sizeof(((struct cgl_fr_MPI_Info_get_nthkey *)0)->key), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Info_get_nthkey = {3, offsetof(struct cgl_fr_MPI_Info_get_nthkey, cgl_ret), sizeof(((struct cgl_fr_MPI_Info_get_nthkey *)0)->cgl_ret), 7, cgl_ta_MPI_Info_get_nthkey};
 CG_THUNK(MPI_Info_get_nthkey, (cgl_f->info, cgl_f->n, cgl_f->key), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
@@ -8329,6 +10300,13 @@ struct cgl_fr_MPI_Info_get_valuelen {
     int *flag;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Info_get_valuelen[4] = {
+    {"info", offsetof(struct cgl_fr_MPI_Info_get_valuelen, info), sizeof(((struct cgl_fr_MPI_Info_get_valuelen *)0)->info), 3, 0, 0, 0, NULL},
+    {"key", offsetof(struct cgl_fr_MPI_Info_get_valuelen, key), sizeof(((struct cgl_fr_MPI_Info_get_valuelen *)0)->key), 5, 0, 0, 0, NULL},
+    {"valuelen", offsetof(struct cgl_fr_MPI_Info_get_valuelen, valuelen), sizeof(((struct cgl_fr_MPI_Info_get_valuelen *)0)->valuelen), 3, 0, 0, 0, NULL},
+    {"flag", offsetof(struct cgl_fr_MPI_Info_get_valuelen, flag), sizeof(((struct cgl_fr_MPI_Info_get_valuelen *)0)->flag), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Info_get_valuelen = {4, offsetof(struct cgl_fr_MPI_Info_get_valuelen, cgl_ret), sizeof(((struct cgl_fr_MPI_Info_get_valuelen *)0)->cgl_ret), 7, cgl_ta_MPI_Info_get_valuelen};
 CG_THUNK(MPI_Info_get_valuelen, (cgl_f->info, cgl_f->key, cgl_f->valuelen, cgl_f->flag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
@@ -8355,6 +10333,12 @@ struct cgl_fr_MPI_Info_set {
     const char *value;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Info_set[3] = {
+    {"info", offsetof(struct cgl_fr_MPI_Info_set, info), sizeof(((struct cgl_fr_MPI_Info_set *)0)->info), 3, 0, 0, 0, NULL},
+    {"key", offsetof(struct cgl_fr_MPI_Info_set, key), sizeof(((struct cgl_fr_MPI_Info_set *)0)->key), 5, 0, 0, 0, NULL},
+    {"value", offsetof(struct cgl_fr_MPI_Info_set, value), sizeof(((struct cgl_fr_MPI_Info_set *)0)->value), 5, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Info_set = {3, offsetof(struct cgl_fr_MPI_Info_set, cgl_ret), sizeof(((struct cgl_fr_MPI_Info_set *)0)->cgl_ret), 7, cgl_ta_MPI_Info_set};
 CG_THUNK(MPI_Info_set, (cgl_f->info, cgl_f->key, cgl_f->value), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
@@ -8380,6 +10364,11 @@ struct cgl_fr_MPI_Init {
     char ***argv;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Init[2] = {
+    {"argc", offsetof(struct cgl_fr_MPI_Init, argc), sizeof(((struct cgl_fr_MPI_Init *)0)->argc), 3, 0, 0, 0, NULL},
+    {"argv", offsetof(struct cgl_fr_MPI_Init, argv), sizeof(((struct cgl_fr_MPI_Init *)0)->argv), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Init = {2, offsetof(struct cgl_fr_MPI_Init, cgl_ret), sizeof(((struct cgl_fr_MPI_Init *)0)->cgl_ret), 7, cgl_ta_MPI_Init};
 CG_THUNK(MPI_Init, (cgl_f->argc, cgl_f->argv), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Init(int *argc, char ***argv)
 {
@@ -8405,6 +10394,10 @@ struct cgl_fr_MPI_Initialized {
     int *flag;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Initialized[1] = {
+    {"flag", offsetof(struct cgl_fr_MPI_Initialized, flag), sizeof(((struct cgl_fr_MPI_Initialized *)0)->flag), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Initialized = {1, offsetof(struct cgl_fr_MPI_Initialized, cgl_ret), sizeof(((struct cgl_fr_MPI_Initialized *)0)->cgl_ret), 7, cgl_ta_MPI_Initialized};
 CG_THUNK(MPI_Initialized, (cgl_f->flag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Initialized(int *flag)
 {
@@ -8432,6 +10425,13 @@ struct cgl_fr_MPI_Init_thread {
     int *provided;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Init_thread[4] = {
+    {"argc", offsetof(struct cgl_fr_MPI_Init_thread, argc), sizeof(((struct cgl_fr_MPI_Init_thread *)0)->argc), 3, 0, 0, 0, NULL},
+    {"argv", offsetof(struct cgl_fr_MPI_Init_thread, argv), sizeof(((struct cgl_fr_MPI_Init_thread *)0)->argv), 3, 0, 0, 0, NULL},
+    {"required", offsetof(struct cgl_fr_MPI_Init_thread, required), sizeof(((struct cgl_fr_MPI_Init_thread *)0)->required), 7, 0, 0, 0, NULL},
+    {"provided", offsetof(struct cgl_fr_MPI_Init_thread, provided), sizeof(((struct cgl_fr_MPI_Init_thread *)0)->provided), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Init_thread = {4, offsetof(struct cgl_fr_MPI_Init_thread, cgl_ret), sizeof(((struct cgl_fr_MPI_Init_thread *)0)->cgl_ret), 7, cgl_ta_MPI_Init_thread};
 CG_THUNK(MPI_Init_thread, (cgl_f->argc, cgl_f->argv, cgl_f->required, cgl_f->provided), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
@@ -8462,6 +10462,15 @@ struct cgl_fr_MPI_Intercomm_create {
     MPI_Comm *newintercomm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Intercomm_create[6] = {
+    {"local_comm", offsetof(struct cgl_fr_MPI_Intercomm_create, local_comm), sizeof(((struct cgl_fr_MPI_Intercomm_create *)0)->local_comm), 3, 0, 0, 0, NULL},
+    {"local_leader", offsetof(struct cgl_fr_MPI_Intercomm_create, local_leader), sizeof(((struct cgl_fr_MPI_Intercomm_create *)0)->local_leader), 7, 0, 0, 0, NULL},
+    {"bridge_comm", offsetof(struct cgl_fr_MPI_Intercomm_create, bridge_comm), sizeof(((struct cgl_fr_MPI_Intercomm_create *)0)->bridge_comm), 3, 0, 0, 0, NULL},
+    {"remote_leader", offsetof(struct cgl_fr_MPI_Intercomm_create, remote_leader), sizeof(((struct cgl_fr_MPI_Intercomm_create *)0)->remote_leader), 7, 0, 0, 0, NULL},
+    {"tag", offsetof(struct cgl_fr_MPI_Intercomm_create, tag), sizeof(((struct cgl_fr_MPI_Intercomm_create *)0)->tag), 7, 0, 0, 0, NULL},
+    {"newintercomm", offsetof(struct cgl_fr_MPI_Intercomm_create, newintercomm), sizeof(((struct cgl_fr_MPI_Intercomm_create *)0)->newintercomm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Intercomm_create = {6, offsetof(struct cgl_fr_MPI_Intercomm_create, cgl_ret), sizeof(((struct cgl_fr_MPI_Intercomm_create *)0)->cgl_ret), 7, cgl_ta_MPI_Intercomm_create};
 CG_THUNK(MPI_Intercomm_create, (cgl_f->local_comm, cgl_f->local_leader, cgl_f->bridge_comm, cgl_f->remote_leader, cgl_f->tag, cgl_f->newintercomm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm bridge_comm, int remote_leader, int tag, MPI_Comm *newintercomm)
 {
@@ -8489,6 +10498,12 @@ struct cgl_fr_MPI_Intercomm_merge {
     MPI_Comm *newintercomm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Intercomm_merge[3] = {
+    {"intercomm", offsetof(struct cgl_fr_MPI_Intercomm_merge, intercomm), sizeof(((struct cgl_fr_MPI_Intercomm_merge *)0)->intercomm), 3, 0, 0, 0, NULL},
+    {"high", offsetof(struct cgl_fr_MPI_Intercomm_merge, high), sizeof(((struct cgl_fr_MPI_Intercomm_merge *)0)->high), 7, 0, 0, 0, NULL},
+    {"newintercomm", offsetof(struct cgl_fr_MPI_Intercomm_merge, newintercomm), sizeof(((struct cgl_fr_MPI_Intercomm_merge *)0)->newintercomm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Intercomm_merge = {3, offsetof(struct cgl_fr_MPI_Intercomm_merge, cgl_ret), sizeof(((struct cgl_fr_MPI_Intercomm_merge *)0)->cgl_ret), 7, cgl_ta_MPI_Intercomm_merge};
 CG_THUNK(MPI_Intercomm_merge, (cgl_f->intercomm, cgl_f->high, cgl_f->newintercomm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintercomm)
 {
@@ -8518,6 +10533,14 @@ struct cgl_fr_MPI_Iprobe {
     MPI_Status *status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Iprobe[5] = {
+    {"source", offsetof(struct cgl_fr_MPI_Iprobe, source), sizeof(((struct cgl_fr_MPI_Iprobe *)0)->source), 7, 0, 0, 0, NULL},
+    {"tag", offsetof(struct cgl_fr_MPI_Iprobe, tag), sizeof(((struct cgl_fr_MPI_Iprobe *)0)->tag), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Iprobe, comm), sizeof(((struct cgl_fr_MPI_Iprobe *)0)->comm), 3, 0, 0, 0, NULL},
+    {"flag", offsetof(struct cgl_fr_MPI_Iprobe, flag), sizeof(((struct cgl_fr_MPI_Iprobe *)0)->flag), 3, 0, 0, 0, NULL},
+    {"status", offsetof(struct cgl_fr_MPI_Iprobe, status), sizeof(((struct cgl_fr_MPI_Iprobe *)0)->status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Iprobe = {5, offsetof(struct cgl_fr_MPI_Iprobe, cgl_ret), sizeof(((struct cgl_fr_MPI_Iprobe *)0)->cgl_ret), 7, cgl_ta_MPI_Iprobe};
 CG_THUNK(MPI_Iprobe, (cgl_f->source, cgl_f->tag, cgl_f->comm, cgl_f->flag, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
@@ -8548,6 +10571,16 @@ struct cgl_fr_MPI_Irecv {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Irecv[7] = {
+    {"buf", offsetof(struct cgl_fr_MPI_Irecv, buf), sizeof(((struct cgl_fr_MPI_Irecv *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Irecv, count), sizeof(((struct cgl_fr_MPI_Irecv *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Irecv, datatype), sizeof(((struct cgl_fr_MPI_Irecv *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"source", offsetof(struct cgl_fr_MPI_Irecv, source), sizeof(((struct cgl_fr_MPI_Irecv *)0)->source), 7, 0, 0, 0, NULL},
+    {"tag", offsetof(struct cgl_fr_MPI_Irecv, tag), sizeof(((struct cgl_fr_MPI_Irecv *)0)->tag), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Irecv, comm), sizeof(((struct cgl_fr_MPI_Irecv *)0)->comm), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Irecv, request), sizeof(((struct cgl_fr_MPI_Irecv *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Irecv = {7, offsetof(struct cgl_fr_MPI_Irecv, cgl_ret), sizeof(((struct cgl_fr_MPI_Irecv *)0)->cgl_ret), 7, cgl_ta_MPI_Irecv};
 CG_THUNK(MPI_Irecv, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->source, cgl_f->tag, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
@@ -8578,6 +10611,16 @@ struct cgl_fr_MPI_Irsend {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Irsend[7] = {
+    {"buf", offsetof(struct cgl_fr_MPI_Irsend, buf), sizeof(((struct cgl_fr_MPI_Irsend *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Irsend, count), sizeof(((struct cgl_fr_MPI_Irsend *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Irsend, datatype), sizeof(((struct cgl_fr_MPI_Irsend *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"dest", offsetof(struct cgl_fr_MPI_Irsend, dest), sizeof(((struct cgl_fr_MPI_Irsend *)0)->dest), 7, 0, 0, 0, NULL},
+    {"tag", offsetof(struct cgl_fr_MPI_Irsend, tag), sizeof(((struct cgl_fr_MPI_Irsend *)0)->tag), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Irsend, comm), sizeof(((struct cgl_fr_MPI_Irsend *)0)->comm), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Irsend, request), sizeof(((struct cgl_fr_MPI_Irsend *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Irsend = {7, offsetof(struct cgl_fr_MPI_Irsend, cgl_ret), sizeof(((struct cgl_fr_MPI_Irsend *)0)->cgl_ret), 7, cgl_ta_MPI_Irsend};
 CG_THUNK(MPI_Irsend, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->tag, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
@@ -8608,6 +10651,16 @@ struct cgl_fr_MPI_Isend {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Isend[7] = {
+    {"buf", offsetof(struct cgl_fr_MPI_Isend, buf), sizeof(((struct cgl_fr_MPI_Isend *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Isend, count), sizeof(((struct cgl_fr_MPI_Isend *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Isend, datatype), sizeof(((struct cgl_fr_MPI_Isend *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"dest", offsetof(struct cgl_fr_MPI_Isend, dest), sizeof(((struct cgl_fr_MPI_Isend *)0)->dest), 7, 0, 0, 0, NULL},
+    {"tag", offsetof(struct cgl_fr_MPI_Isend, tag), sizeof(((struct cgl_fr_MPI_Isend *)0)->tag), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Isend, comm), sizeof(((struct cgl_fr_MPI_Isend *)0)->comm), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Isend, request), sizeof(((struct cgl_fr_MPI_Isend *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Isend = {7, offsetof(struct cgl_fr_MPI_Isend, cgl_ret), sizeof(((struct cgl_fr_MPI_Isend *)0)->cgl_ret), 7, cgl_ta_MPI_Isend};
 CG_THUNK(MPI_Isend, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->tag, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
@@ -8638,6 +10691,16 @@ struct cgl_fr_MPI_Issend {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Issend[7] = {
+    {"buf", offsetof(struct cgl_fr_MPI_Issend, buf), sizeof(((struct cgl_fr_MPI_Issend *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Issend, count), sizeof(((struct cgl_fr_MPI_Issend *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Issend, datatype), sizeof(((struct cgl_fr_MPI_Issend *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"dest", offsetof(struct cgl_fr_MPI_Issend, dest), sizeof(((struct cgl_fr_MPI_Issend *)0)->dest), 7, 0, 0, 0, NULL},
+    {"tag", offsetof(struct cgl_fr_MPI_Issend, tag), sizeof(((struct cgl_fr_MPI_Issend *)0)->tag), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Issend, comm), sizeof(((struct cgl_fr_MPI_Issend *)0)->comm), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Issend, request), sizeof(((struct cgl_fr_MPI_Issend *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Issend = {7, offsetof(struct cgl_fr_MPI_Issend, cgl_ret), sizeof(((struct cgl_fr_MPI_Issend *)0)->cgl_ret), 7, cgl_ta_MPI_Issend};
 CG_THUNK(MPI_Issend, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->tag, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
@@ -8662,6 +10725,10 @@ struct cgl_fr_MPI_Is_thread_main {
     int *flag;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Is_thread_main[1] = {
+    {"flag", offsetof(struct cgl_fr_MPI_Is_thread_main, flag), sizeof(((struct cgl_fr_MPI_Is_thread_main *)0)->flag), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Is_thread_main = {1, offsetof(struct cgl_fr_MPI_Is_thread_main, cgl_ret), sizeof(((struct cgl_fr_MPI_Is_thread_main *)0)->cgl_ret), 7, cgl_ta_MPI_Is_thread_main};
 CG_THUNK(MPI_Is_thread_main, (cgl_f->flag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Is_thread_main(int *flag)
 {
@@ -8688,6 +10755,12 @@ struct cgl_fr_MPI_Lookup_name {
     char *port_name;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Lookup_name[3] = {
+    {"service_name", offsetof(struct cgl_fr_MPI_Lookup_name, service_name), sizeof(((struct cgl_fr_MPI_Lookup_name *)0)->service_name), 5, 0, 0, 0, NULL},
+    {"info", offsetof(struct cgl_fr_MPI_Lookup_name, info), sizeof(((struct cgl_fr_MPI_Lookup_name *)0)->info), 3, 0, 0, 0, NULL},
+    {"port_name", offsetof(struct cgl_fr_MPI_Lookup_name, port_name), sizeof(((struct cgl_fr_MPI_Lookup_name *)0)->port_name), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Lookup_name = {3, offsetof(struct cgl_fr_MPI_Lookup_name, cgl_ret), sizeof(((struct cgl_fr_MPI_Lookup_name *)0)->cgl_ret), 7, cgl_ta_MPI_Lookup_name};
 CG_THUNK(MPI_Lookup_name, (cgl_f->service_name, cgl_f->info, cgl_f->port_name), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
 {
@@ -8712,6 +10785,10 @@ struct cgl_fr_MPI_Message_c2f {
     MPI_Message message;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Message_c2f[1] = {
+    {"message", offsetof(struct cgl_fr_MPI_Message_c2f, message), sizeof(((struct cgl_fr_MPI_Message_c2f *)0)->message), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Message_c2f = {1, offsetof(struct cgl_fr_MPI_Message_c2f, cgl_ret), sizeof(((struct cgl_fr_MPI_Message_c2f *)0)->cgl_ret), 7, cgl_ta_MPI_Message_c2f};
 CG_THUNK(MPI_Message_c2f, (cgl_f->message), CG_NO_CODE);
 static __attribute__((noinline)) int cgl_gp_MPI_Message_c2f(MPI_Message message)
 {
@@ -8737,6 +10814,10 @@ struct cgl_fr_MPI_Message_f2c {
     int message;
     MPI_Message cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Message_f2c[1] = {
+    {"message", offsetof(struct cgl_fr_MPI_Message_f2c, message), sizeof(((struct cgl_fr_MPI_Message_f2c *)0)->message), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Message_f2c = {1, offsetof(struct cgl_fr_MPI_Message_f2c, cgl_ret), sizeof(((struct cgl_fr_MPI_Message_f2c *)0)->cgl_ret), 3, cgl_ta_MPI_Message_f2c};
 CG_THUNK(MPI_Message_f2c, (cgl_f->message), CG_NO_CODE);
 static __attribute__((noinline)) MPI_Message cgl_gp_MPI_Message_f2c(int message)
 {
@@ -8766,6 +10847,14 @@ struct cgl_fr_MPI_Mprobe {
     MPI_Status *status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Mprobe[5] = {
+    {"source", offsetof(struct cgl_fr_MPI_Mprobe, source), sizeof(((struct cgl_fr_MPI_Mprobe *)0)->source), 7, 0, 0, 0, NULL},
+    {"tag", offsetof(struct cgl_fr_MPI_Mprobe, tag), sizeof(((struct cgl_fr_MPI_Mprobe *)0)->tag), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Mprobe, comm), sizeof(((struct cgl_fr_MPI_Mprobe *)0)->comm), 3, 0, 0, 0, NULL},
+    {"message", offsetof(struct cgl_fr_MPI_Mprobe, message), sizeof(((struct cgl_fr_MPI_Mprobe *)0)->message), 3, 0, 0, 0, NULL},
+    {"status", offsetof(struct cgl_fr_MPI_Mprobe, status), sizeof(((struct cgl_fr_MPI_Mprobe *)0)->status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Mprobe = {5, offsetof(struct cgl_fr_MPI_Mprobe, cgl_ret), sizeof(((struct cgl_fr_MPI_Mprobe *)0)->cgl_ret), 7, cgl_ta_MPI_Mprobe};
 CG_THUNK(MPI_Mprobe, (cgl_f->source, cgl_f->tag, cgl_f->comm, cgl_f->message, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
@@ -8797,6 +10886,14 @@ struct cgl_fr_MPI_Mrecv {
     MPI_Status *status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Mrecv[5] = {
+    {"buf", offsetof(struct cgl_fr_MPI_Mrecv, buf), sizeof(((struct cgl_fr_MPI_Mrecv *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Mrecv, count), sizeof(((struct cgl_fr_MPI_Mrecv *)0)->count), 7, 0, 0, 0, NULL},
+    {"type", offsetof(struct cgl_fr_MPI_Mrecv, type), sizeof(((struct cgl_fr_MPI_Mrecv *)0)->type), 3, 0, 0, 0, NULL},
+    {"message", offsetof(struct cgl_fr_MPI_Mrecv, message), sizeof(((struct cgl_fr_MPI_Mrecv *)0)->message), 3, 0, 0, 0, NULL},
+    {"status", offsetof(struct cgl_fr_MPI_Mrecv, status), sizeof(((struct cgl_fr_MPI_Mrecv *)0)->status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Mrecv = {5, offsetof(struct cgl_fr_MPI_Mrecv, cgl_ret), sizeof(((struct cgl_fr_MPI_Mrecv *)0)->cgl_ret), 7, cgl_ta_MPI_Mrecv};
 CG_THUNK(MPI_Mrecv, (cgl_f->buf, cgl_f->count, cgl_f->type, cgl_f->message, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Status *status)
 {
@@ -8828,6 +10925,16 @@ struct cgl_fr_MPI_Neighbor_allgather {
     MPI_Comm comm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Neighbor_allgather[7] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Neighbor_allgather, sendbuf), sizeof(((struct cgl_fr_MPI_Neighbor_allgather *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"sendcount", offsetof(struct cgl_fr_MPI_Neighbor_allgather, sendcount), sizeof(((struct cgl_fr_MPI_Neighbor_allgather *)0)->sendcount), 7, 0, 0, 0, NULL},
+    {"sendtype", offsetof(struct cgl_fr_MPI_Neighbor_allgather, sendtype), sizeof(((struct cgl_fr_MPI_Neighbor_allgather *)0)->sendtype), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Neighbor_allgather, recvbuf), sizeof(((struct cgl_fr_MPI_Neighbor_allgather *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"recvcount", offsetof(struct cgl_fr_MPI_Neighbor_allgather, recvcount), sizeof(((struct cgl_fr_MPI_Neighbor_allgather *)0)->recvcount), 7, 0, 0, 0, NULL},
+    {"recvtype", offsetof(struct cgl_fr_MPI_Neighbor_allgather, recvtype), sizeof(((struct cgl_fr_MPI_Neighbor_allgather *)0)->recvtype), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Neighbor_allgather, comm), sizeof(((struct cgl_fr_MPI_Neighbor_allgather *)0)->comm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Neighbor_allgather = {7, offsetof(struct cgl_fr_MPI_Neighbor_allgather, cgl_ret), sizeof(((struct cgl_fr_MPI_Neighbor_allgather *)0)->cgl_ret), 7, cgl_ta_MPI_Neighbor_allgather};
 CG_THUNK(MPI_Neighbor_allgather, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -8860,6 +10967,17 @@ struct cgl_fr_MPI_Ineighbor_allgather {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Ineighbor_allgather[8] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Ineighbor_allgather, sendbuf), sizeof(((struct cgl_fr_MPI_Ineighbor_allgather *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"sendcount", offsetof(struct cgl_fr_MPI_Ineighbor_allgather, sendcount), sizeof(((struct cgl_fr_MPI_Ineighbor_allgather *)0)->sendcount), 7, 0, 0, 0, NULL},
+    {"sendtype", offsetof(struct cgl_fr_MPI_Ineighbor_allgather, sendtype), sizeof(((struct cgl_fr_MPI_Ineighbor_allgather *)0)->sendtype), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Ineighbor_allgather, recvbuf), sizeof(((struct cgl_fr_MPI_Ineighbor_allgather *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"recvcount", offsetof(struct cgl_fr_MPI_Ineighbor_allgather, recvcount), sizeof(((struct cgl_fr_MPI_Ineighbor_allgather *)0)->recvcount), 7, 0, 0, 0, NULL},
+    {"recvtype", offsetof(struct cgl_fr_MPI_Ineighbor_allgather, recvtype), sizeof(((struct cgl_fr_MPI_Ineighbor_allgather *)0)->recvtype), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Ineighbor_allgather, comm), sizeof(((struct cgl_fr_MPI_Ineighbor_allgather *)0)->comm), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Ineighbor_allgather, request), sizeof(((struct cgl_fr_MPI_Ineighbor_allgather *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Ineighbor_allgather = {8, offsetof(struct cgl_fr_MPI_Ineighbor_allgather, cgl_ret), sizeof(((struct cgl_fr_MPI_Ineighbor_allgather *)0)->cgl_ret), 7, cgl_ta_MPI_Ineighbor_allgather};
 CG_THUNK(MPI_Ineighbor_allgather, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
@@ -8891,6 +11009,15 @@ struct cgl_fr_MPI_Neighbor_allgatherv {
     MPI_Comm comm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Neighbor_allgatherv[6] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Neighbor_allgatherv, sendbuf), sizeof(((struct cgl_fr_MPI_Neighbor_allgatherv *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"sendcount", offsetof(struct cgl_fr_MPI_Neighbor_allgatherv, sendcount), sizeof(((struct cgl_fr_MPI_Neighbor_allgatherv *)0)->sendcount), 7, 0, 0, 0, NULL},
+    {"sendtype", offsetof(struct cgl_fr_MPI_Neighbor_allgatherv, sendtype), sizeof(((struct cgl_fr_MPI_Neighbor_allgatherv *)0)->sendtype), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Neighbor_allgatherv, recvbuf), sizeof(((struct cgl_fr_MPI_Neighbor_allgatherv *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"recvtype", offsetof(struct cgl_fr_MPI_Neighbor_allgatherv, recvtype), sizeof(((struct cgl_fr_MPI_Neighbor_allgatherv *)0)->recvtype), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Neighbor_allgatherv, comm), sizeof(((struct cgl_fr_MPI_Neighbor_allgatherv *)0)->comm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Neighbor_allgatherv = {6, offsetof(struct cgl_fr_MPI_Neighbor_allgatherv, cgl_ret), sizeof(((struct cgl_fr_MPI_Neighbor_allgatherv *)0)->cgl_ret), 7, cgl_ta_MPI_Neighbor_allgatherv};
 CG_THUNK(MPI_Neighbor_allgatherv, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->displs, cgl_f->recvtype, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -8924,6 +11051,16 @@ struct cgl_fr_MPI_Ineighbor_allgatherv {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Ineighbor_allgatherv[7] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Ineighbor_allgatherv, sendbuf), sizeof(((struct cgl_fr_MPI_Ineighbor_allgatherv *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"sendcount", offsetof(struct cgl_fr_MPI_Ineighbor_allgatherv, sendcount), sizeof(((struct cgl_fr_MPI_Ineighbor_allgatherv *)0)->sendcount), 7, 0, 0, 0, NULL},
+    {"sendtype", offsetof(struct cgl_fr_MPI_Ineighbor_allgatherv, sendtype), sizeof(((struct cgl_fr_MPI_Ineighbor_allgatherv *)0)->sendtype), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Ineighbor_allgatherv, recvbuf), sizeof(((struct cgl_fr_MPI_Ineighbor_allgatherv *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"recvtype", offsetof(struct cgl_fr_MPI_Ineighbor_allgatherv, recvtype), sizeof(((struct cgl_fr_MPI_Ineighbor_allgatherv *)0)->recvtype), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Ineighbor_allgatherv, comm), sizeof(((struct cgl_fr_MPI_Ineighbor_allgatherv *)0)->comm), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Ineighbor_allgatherv, request), sizeof(((struct cgl_fr_MPI_Ineighbor_allgatherv *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Ineighbor_allgatherv = {7, offsetof(struct cgl_fr_MPI_Ineighbor_allgatherv, cgl_ret), sizeof(((struct cgl_fr_MPI_Ineighbor_allgatherv *)0)->cgl_ret), 7, cgl_ta_MPI_Ineighbor_allgatherv};
 CG_THUNK(MPI_Ineighbor_allgatherv, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->displs, cgl_f->recvtype, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
@@ -8954,6 +11091,16 @@ struct cgl_fr_MPI_Neighbor_alltoall {
     MPI_Comm comm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Neighbor_alltoall[7] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Neighbor_alltoall, sendbuf), sizeof(((struct cgl_fr_MPI_Neighbor_alltoall *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"sendcount", offsetof(struct cgl_fr_MPI_Neighbor_alltoall, sendcount), sizeof(((struct cgl_fr_MPI_Neighbor_alltoall *)0)->sendcount), 7, 0, 0, 0, NULL},
+    {"sendtype", offsetof(struct cgl_fr_MPI_Neighbor_alltoall, sendtype), sizeof(((struct cgl_fr_MPI_Neighbor_alltoall *)0)->sendtype), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Neighbor_alltoall, recvbuf), sizeof(((struct cgl_fr_MPI_Neighbor_alltoall *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"recvcount", offsetof(struct cgl_fr_MPI_Neighbor_alltoall, recvcount), sizeof(((struct cgl_fr_MPI_Neighbor_alltoall *)0)->recvcount), 7, 0, 0, 0, NULL},
+    {"recvtype", offsetof(struct cgl_fr_MPI_Neighbor_alltoall, recvtype), sizeof(((struct cgl_fr_MPI_Neighbor_alltoall *)0)->recvtype), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Neighbor_alltoall, comm), sizeof(((struct cgl_fr_MPI_Neighbor_alltoall *)0)->comm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Neighbor_alltoall = {7, offsetof(struct cgl_fr_MPI_Neighbor_alltoall, cgl_ret), sizeof(((struct cgl_fr_MPI_Neighbor_alltoall *)0)->cgl_ret), 7, cgl_ta_MPI_Neighbor_alltoall};
 CG_THUNK(MPI_Neighbor_alltoall, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -8986,6 +11133,17 @@ struct cgl_fr_MPI_Ineighbor_alltoall {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Ineighbor_alltoall[8] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Ineighbor_alltoall, sendbuf), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoall *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"sendcount", offsetof(struct cgl_fr_MPI_Ineighbor_alltoall, sendcount), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoall *)0)->sendcount), 7, 0, 0, 0, NULL},
+    {"sendtype", offsetof(struct cgl_fr_MPI_Ineighbor_alltoall, sendtype), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoall *)0)->sendtype), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Ineighbor_alltoall, recvbuf), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoall *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"recvcount", offsetof(struct cgl_fr_MPI_Ineighbor_alltoall, recvcount), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoall *)0)->recvcount), 7, 0, 0, 0, NULL},
+    {"recvtype", offsetof(struct cgl_fr_MPI_Ineighbor_alltoall, recvtype), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoall *)0)->recvtype), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Ineighbor_alltoall, comm), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoall *)0)->comm), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Ineighbor_alltoall, request), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoall *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Ineighbor_alltoall = {8, offsetof(struct cgl_fr_MPI_Ineighbor_alltoall, cgl_ret), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoall *)0)->cgl_ret), 7, cgl_ta_MPI_Ineighbor_alltoall};
 CG_THUNK(MPI_Ineighbor_alltoall, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
@@ -9018,6 +11176,14 @@ struct cgl_fr_MPI_Neighbor_alltoallv {
     MPI_Comm comm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Neighbor_alltoallv[5] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Neighbor_alltoallv, sendbuf), sizeof(((struct cgl_fr_MPI_Neighbor_alltoallv *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"sendtype", offsetof(struct cgl_fr_MPI_Neighbor_alltoallv, sendtype), sizeof(((struct cgl_fr_MPI_Neighbor_alltoallv *)0)->sendtype), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Neighbor_alltoallv, recvbuf), sizeof(((struct cgl_fr_MPI_Neighbor_alltoallv *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"recvtype", offsetof(struct cgl_fr_MPI_Neighbor_alltoallv, recvtype), sizeof(((struct cgl_fr_MPI_Neighbor_alltoallv *)0)->recvtype), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Neighbor_alltoallv, comm), sizeof(((struct cgl_fr_MPI_Neighbor_alltoallv *)0)->comm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Neighbor_alltoallv = {5, offsetof(struct cgl_fr_MPI_Neighbor_alltoallv, cgl_ret), sizeof(((struct cgl_fr_MPI_Neighbor_alltoallv *)0)->cgl_ret), 7, cgl_ta_MPI_Neighbor_alltoallv};
 CG_THUNK(MPI_Neighbor_alltoallv, (cgl_f->sendbuf, cgl_f->sendcounts, cgl_f->sdispls, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->rdispls, cgl_f->recvtype, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -9052,6 +11218,15 @@ struct cgl_fr_MPI_Ineighbor_alltoallv {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Ineighbor_alltoallv[6] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Ineighbor_alltoallv, sendbuf), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoallv *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"sendtype", offsetof(struct cgl_fr_MPI_Ineighbor_alltoallv, sendtype), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoallv *)0)->sendtype), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Ineighbor_alltoallv, recvbuf), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoallv *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"recvtype", offsetof(struct cgl_fr_MPI_Ineighbor_alltoallv, recvtype), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoallv *)0)->recvtype), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Ineighbor_alltoallv, comm), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoallv *)0)->comm), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Ineighbor_alltoallv, request), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoallv *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Ineighbor_alltoallv = {6, offsetof(struct cgl_fr_MPI_Ineighbor_alltoallv, cgl_ret), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoallv *)0)->cgl_ret), 7, cgl_ta_MPI_Ineighbor_alltoallv};
 CG_THUNK(MPI_Ineighbor_alltoallv, (cgl_f->sendbuf, cgl_f->sendcounts, cgl_f->sdispls, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->rdispls, cgl_f->recvtype, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
@@ -9084,6 +11259,12 @@ struct cgl_fr_MPI_Neighbor_alltoallw {
     MPI_Comm comm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Neighbor_alltoallw[3] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Neighbor_alltoallw, sendbuf), sizeof(((struct cgl_fr_MPI_Neighbor_alltoallw *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Neighbor_alltoallw, recvbuf), sizeof(((struct cgl_fr_MPI_Neighbor_alltoallw *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Neighbor_alltoallw, comm), sizeof(((struct cgl_fr_MPI_Neighbor_alltoallw *)0)->comm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Neighbor_alltoallw = {3, offsetof(struct cgl_fr_MPI_Neighbor_alltoallw, cgl_ret), sizeof(((struct cgl_fr_MPI_Neighbor_alltoallw *)0)->cgl_ret), 7, cgl_ta_MPI_Neighbor_alltoallw};
 CG_THUNK(MPI_Neighbor_alltoallw, (cgl_f->sendbuf, cgl_f->sendcounts, cgl_f->sdispls, cgl_f->sendtypes, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->rdispls, cgl_f->recvtypes, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
@@ -9118,6 +11299,13 @@ struct cgl_fr_MPI_Ineighbor_alltoallw {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Ineighbor_alltoallw[4] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Ineighbor_alltoallw, sendbuf), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoallw *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Ineighbor_alltoallw, recvbuf), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoallw *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Ineighbor_alltoallw, comm), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoallw *)0)->comm), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Ineighbor_alltoallw, request), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoallw *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Ineighbor_alltoallw = {4, offsetof(struct cgl_fr_MPI_Ineighbor_alltoallw, cgl_ret), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoallw *)0)->cgl_ret), 7, cgl_ta_MPI_Ineighbor_alltoallw};
 CG_THUNK(MPI_Ineighbor_alltoallw, (cgl_f->sendbuf, cgl_f->sendcounts, cgl_f->sdispls, cgl_f->sendtypes, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->rdispls, cgl_f->recvtypes, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
@@ -9142,6 +11330,10 @@ struct cgl_fr_MPI_Op_c2f {
     MPI_Op op;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Op_c2f[1] = {
+    {"op", offsetof(struct cgl_fr_MPI_Op_c2f, op), sizeof(((struct cgl_fr_MPI_Op_c2f *)0)->op), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Op_c2f = {1, offsetof(struct cgl_fr_MPI_Op_c2f, cgl_ret), sizeof(((struct cgl_fr_MPI_Op_c2f *)0)->cgl_ret), 7, cgl_ta_MPI_Op_c2f};
 CG_THUNK(MPI_Op_c2f, (cgl_f->op), CG_NO_CODE);
 static __attribute__((noinline)) int cgl_gp_MPI_Op_c2f(MPI_Op op)
 {
@@ -9168,6 +11360,11 @@ struct cgl_fr_MPI_Op_commutative {
     int *commute;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Op_commutative[2] = {
+    {"op", offsetof(struct cgl_fr_MPI_Op_commutative, op), sizeof(((struct cgl_fr_MPI_Op_commutative *)0)->op), 3, 0, 0, 0, NULL},
+    {"commute", offsetof(struct cgl_fr_MPI_Op_commutative, commute), sizeof(((struct cgl_fr_MPI_Op_commutative *)0)->commute), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Op_commutative = {2, offsetof(struct cgl_fr_MPI_Op_commutative, cgl_ret), sizeof(((struct cgl_fr_MPI_Op_commutative *)0)->cgl_ret), 7, cgl_ta_MPI_Op_commutative};
 CG_THUNK(MPI_Op_commutative, (cgl_f->op, cgl_f->commute), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Op_commutative(MPI_Op op, int *commute)
 {
@@ -9194,6 +11391,12 @@ struct cgl_fr_MPI_Op_create {
     MPI_Op *op;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Op_create[3] = {
+    {"function", offsetof(struct cgl_fr_MPI_Op_create, function), sizeof(((struct cgl_fr_MPI_Op_create *)0)->function), 3, 0, 0, 0, NULL},
+    {"commute", offsetof(struct cgl_fr_MPI_Op_create, commute), sizeof(((struct cgl_fr_MPI_Op_create *)0)->commute), 7, 0, 0, 0, NULL},
+    {"op", offsetof(struct cgl_fr_MPI_Op_create, op), sizeof(((struct cgl_fr_MPI_Op_create *)0)->op), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Op_create = {3, offsetof(struct cgl_fr_MPI_Op_create, cgl_ret), sizeof(((struct cgl_fr_MPI_Op_create *)0)->cgl_ret), 7, cgl_ta_MPI_Op_create};
 CG_THUNK(MPI_Op_create, (cgl_f->function, cgl_f->commute, cgl_f->op), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Op_create(MPI_User_function *function, int commute, MPI_Op *op)
 {
@@ -9219,6 +11422,11 @@ struct cgl_fr_MPI_Open_port {
     char *port_name;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Open_port[2] = {
+    {"info", offsetof(struct cgl_fr_MPI_Open_port, info), sizeof(((struct cgl_fr_MPI_Open_port *)0)->info), 3, 0, 0, 0, NULL},
+    {"port_name", offsetof(struct cgl_fr_MPI_Open_port, port_name), sizeof(((struct cgl_fr_MPI_Open_port *)0)->port_name), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Open_port = {2, offsetof(struct cgl_fr_MPI_Open_port, cgl_ret), sizeof(((struct cgl_fr_MPI_Open_port *)0)->cgl_ret), 7, cgl_ta_MPI_Open_port};
 CG_THUNK(MPI_Open_port, (cgl_f->info, cgl_f->port_name), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Open_port(MPI_Info info, char *port_name)
 {
@@ -9243,6 +11451,10 @@ struct cgl_fr_MPI_Op_f2c {
     int op;
     MPI_Op cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Op_f2c[1] = {
+    {"op", offsetof(struct cgl_fr_MPI_Op_f2c, op), sizeof(((struct cgl_fr_MPI_Op_f2c *)0)->op), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Op_f2c = {1, offsetof(struct cgl_fr_MPI_Op_f2c, cgl_ret), sizeof(((struct cgl_fr_MPI_Op_f2c *)0)->cgl_ret), 3, cgl_ta_MPI_Op_f2c};
 CG_THUNK(MPI_Op_f2c, (cgl_f->op), CG_NO_CODE);
 static __attribute__((noinline)) MPI_Op cgl_gp_MPI_Op_f2c(int op)
 {
@@ -9268,6 +11480,10 @@ struct cgl_fr_MPI_Op_free {
     MPI_Op *op;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Op_free[1] = {
+    {"op", offsetof(struct cgl_fr_MPI_Op_free, op), sizeof(((struct cgl_fr_MPI_Op_free *)0)->op), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Op_free = {1, offsetof(struct cgl_fr_MPI_Op_free, cgl_ret), sizeof(((struct cgl_fr_MPI_Op_free *)0)->cgl_ret), 7, cgl_ta_MPI_Op_free};
 CG_THUNK(MPI_Op_free, (cgl_f->op), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Op_free(MPI_Op *op)
 {
@@ -9298,6 +11514,15 @@ struct cgl_fr_MPI_Pack_external {
     MPI_Aint *position;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Pack_external[6] = {
+    {"inbuf", offsetof(struct cgl_fr_MPI_Pack_external, inbuf), sizeof(((struct cgl_fr_MPI_Pack_external *)0)->inbuf), 3, 0, 0, 0, NULL},
+    {"incount", offsetof(struct cgl_fr_MPI_Pack_external, incount), sizeof(((struct cgl_fr_MPI_Pack_external *)0)->incount), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Pack_external, datatype), sizeof(((struct cgl_fr_MPI_Pack_external *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"outbuf", offsetof(struct cgl_fr_MPI_Pack_external, outbuf), sizeof(((struct cgl_fr_MPI_Pack_external *)0)->outbuf), 3, 0, 0, 0, NULL},
+    {"outsize", offsetof(struct cgl_fr_MPI_Pack_external, outsize), sizeof(((struct cgl_fr_MPI_Pack_external *)0)->outsize), 1, 0, 0, 0, NULL},
+    {"position", offsetof(struct cgl_fr_MPI_Pack_external, position), sizeof(((struct cgl_fr_MPI_Pack_external *)0)->position), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Pack_external = {6, offsetof(struct cgl_fr_MPI_Pack_external, cgl_ret), sizeof(((struct cgl_fr_MPI_Pack_external *)0)->cgl_ret), 7, cgl_ta_MPI_Pack_external};
 CG_THUNK(MPI_Pack_external, (cgl_f->datarep, cgl_f->inbuf, cgl_f->incount, cgl_f->datatype, cgl_f->outbuf, cgl_f->outsize, cgl_f->position), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position)
 {
@@ -9325,6 +11550,12 @@ struct cgl_fr_MPI_Pack_external_size {
     MPI_Aint *size;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Pack_external_size[3] = {
+    {"incount", offsetof(struct cgl_fr_MPI_Pack_external_size, incount), sizeof(((struct cgl_fr_MPI_Pack_external_size *)0)->incount), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Pack_external_size, datatype), sizeof(((struct cgl_fr_MPI_Pack_external_size *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_MPI_Pack_external_size, size), sizeof(((struct cgl_fr_MPI_Pack_external_size *)0)->size), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Pack_external_size = {3, offsetof(struct cgl_fr_MPI_Pack_external_size, cgl_ret), sizeof(((struct cgl_fr_MPI_Pack_external_size *)0)->cgl_ret), 7, cgl_ta_MPI_Pack_external_size};
 CG_THUNK(MPI_Pack_external_size, (cgl_f->datarep, cgl_f->incount, cgl_f->datatype, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size)
 {
@@ -9355,6 +11586,16 @@ struct cgl_fr_MPI_Pack {
     MPI_Comm comm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Pack[7] = {
+    {"inbuf", offsetof(struct cgl_fr_MPI_Pack, inbuf), sizeof(((struct cgl_fr_MPI_Pack *)0)->inbuf), 3, 0, 0, 0, NULL},
+    {"incount", offsetof(struct cgl_fr_MPI_Pack, incount), sizeof(((struct cgl_fr_MPI_Pack *)0)->incount), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Pack, datatype), sizeof(((struct cgl_fr_MPI_Pack *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"outbuf", offsetof(struct cgl_fr_MPI_Pack, outbuf), sizeof(((struct cgl_fr_MPI_Pack *)0)->outbuf), 3, 0, 0, 0, NULL},
+    {"outsize", offsetof(struct cgl_fr_MPI_Pack, outsize), sizeof(((struct cgl_fr_MPI_Pack *)0)->outsize), 7, 0, 0, 0, NULL},
+    {"position", offsetof(struct cgl_fr_MPI_Pack, position), sizeof(((struct cgl_fr_MPI_Pack *)0)->position), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Pack, comm), sizeof(((struct cgl_fr_MPI_Pack *)0)->comm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Pack = {7, offsetof(struct cgl_fr_MPI_Pack, cgl_ret), sizeof(((struct cgl_fr_MPI_Pack *)0)->cgl_ret), 7, cgl_ta_MPI_Pack};
 CG_THUNK(MPI_Pack, (cgl_f->inbuf, cgl_f->incount, cgl_f->datatype, cgl_f->outbuf, cgl_f->outsize, cgl_f->position, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm)
 {
@@ -9382,6 +11623,13 @@ struct cgl_fr_MPI_Pack_size {
     int *size;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Pack_size[4] = {
+    {"incount", offsetof(struct cgl_fr_MPI_Pack_size, incount), sizeof(((struct cgl_fr_MPI_Pack_size *)0)->incount), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Pack_size, datatype), sizeof(((struct cgl_fr_MPI_Pack_size *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Pack_size, comm), sizeof(((struct cgl_fr_MPI_Pack_size *)0)->comm), 3, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_MPI_Pack_size, size), sizeof(((struct cgl_fr_MPI_Pack_size *)0)->size), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Pack_size = {4, offsetof(struct cgl_fr_MPI_Pack_size, cgl_ret), sizeof(((struct cgl_fr_MPI_Pack_size *)0)->cgl_ret), 7, cgl_ta_MPI_Pack_size};
 CG_THUNK(MPI_Pack_size, (cgl_f->incount, cgl_f->datatype, cgl_f->comm, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
@@ -9409,6 +11657,13 @@ struct cgl_fr_MPI_Probe {
     MPI_Status *status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Probe[4] = {
+    {"source", offsetof(struct cgl_fr_MPI_Probe, source), sizeof(((struct cgl_fr_MPI_Probe *)0)->source), 7, 0, 0, 0, NULL},
+    {"tag", offsetof(struct cgl_fr_MPI_Probe, tag), sizeof(((struct cgl_fr_MPI_Probe *)0)->tag), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Probe, comm), sizeof(((struct cgl_fr_MPI_Probe *)0)->comm), 3, 0, 0, 0, NULL},
+    {"status", offsetof(struct cgl_fr_MPI_Probe, status), sizeof(((struct cgl_fr_MPI_Probe *)0)->status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Probe = {4, offsetof(struct cgl_fr_MPI_Probe, cgl_ret), sizeof(((struct cgl_fr_MPI_Probe *)0)->cgl_ret), 7, cgl_ta_MPI_Probe};
 CG_THUNK(MPI_Probe, (cgl_f->source, cgl_f->tag, cgl_f->comm, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
@@ -9438,6 +11693,12 @@ struct cgl_fr_MPI_Publish_name {
     const char *port_name;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Publish_name[3] = {
+    {"service_name", offsetof(struct cgl_fr_MPI_Publish_name, service_name), sizeof(((struct cgl_fr_MPI_Publish_name *)0)->service_name), 5, 0, 0, 0, NULL},
+    {"info", offsetof(struct cgl_fr_MPI_Publish_name, info), sizeof(((struct cgl_fr_MPI_Publish_name *)0)->info), 3, 0, 0, 0, NULL},
+    {"port_name", offsetof(struct cgl_fr_MPI_Publish_name, port_name), sizeof(((struct cgl_fr_MPI_Publish_name *)0)->port_name), 5, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Publish_name = {3, offsetof(struct cgl_fr_MPI_Publish_name, cgl_ret), sizeof(((struct cgl_fr_MPI_Publish_name *)0)->cgl_ret), 7, cgl_ta_MPI_Publish_name};
 CG_THUNK(MPI_Publish_name, (cgl_f->service_name, cgl_f->info, cgl_f->port_name), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
@@ -9469,6 +11730,17 @@ struct cgl_fr_MPI_Put {
     MPI_Win win;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Put[8] = {
+    {"origin_addr", offsetof(struct cgl_fr_MPI_Put, origin_addr), sizeof(((struct cgl_fr_MPI_Put *)0)->origin_addr), 3, 0, 0, 0, NULL},
+    {"origin_count", offsetof(struct cgl_fr_MPI_Put, origin_count), sizeof(((struct cgl_fr_MPI_Put *)0)->origin_count), 7, 0, 0, 0, NULL},
+    {"origin_datatype", offsetof(struct cgl_fr_MPI_Put, origin_datatype), sizeof(((struct cgl_fr_MPI_Put *)0)->origin_datatype), 3, 0, 0, 0, NULL},
+    {"target_rank", offsetof(struct cgl_fr_MPI_Put, target_rank), sizeof(((struct cgl_fr_MPI_Put *)0)->target_rank), 7, 0, 0, 0, NULL},
+    {"target_disp", offsetof(struct cgl_fr_MPI_Put, target_disp), sizeof(((struct cgl_fr_MPI_Put *)0)->target_disp), 1, 0, 0, 0, NULL},
+    {"target_count", offsetof(struct cgl_fr_MPI_Put, target_count), sizeof(((struct cgl_fr_MPI_Put *)0)->target_count), 7, 0, 0, 0, NULL},
+    {"target_datatype", offsetof(struct cgl_fr_MPI_Put, target_datatype), sizeof(((struct cgl_fr_MPI_Put *)0)->target_datatype), 3, 0, 0, 0, NULL},
+    {"win", offsetof(struct cgl_fr_MPI_Put, win), sizeof(((struct cgl_fr_MPI_Put *)0)->win), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Put = {8, offsetof(struct cgl_fr_MPI_Put, cgl_ret), sizeof(((struct cgl_fr_MPI_Put *)0)->cgl_ret), 7, cgl_ta_MPI_Put};
 CG_THUNK(MPI_Put, (cgl_f->origin_addr, cgl_f->origin_count, cgl_f->origin_datatype, cgl_f->target_rank, cgl_f->target_disp, cgl_f->target_count, cgl_f->target_datatype, cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
@@ -9493,6 +11765,10 @@ struct cgl_fr_MPI_Query_thread {
     int *provided;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Query_thread[1] = {
+    {"provided", offsetof(struct cgl_fr_MPI_Query_thread, provided), sizeof(((struct cgl_fr_MPI_Query_thread *)0)->provided), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Query_thread = {1, offsetof(struct cgl_fr_MPI_Query_thread, cgl_ret), sizeof(((struct cgl_fr_MPI_Query_thread *)0)->cgl_ret), 7, cgl_ta_MPI_Query_thread};
 CG_THUNK(MPI_Query_thread, (cgl_f->provided), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Query_thread(int *provided)
 {
@@ -9526,6 +11802,19 @@ struct cgl_fr_MPI_Raccumulate {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Raccumulate[10] = {
+    {"origin_addr", offsetof(struct cgl_fr_MPI_Raccumulate, origin_addr), sizeof(((struct cgl_fr_MPI_Raccumulate *)0)->origin_addr), 3, 0, 0, 0, NULL},
+    {"origin_count", offsetof(struct cgl_fr_MPI_Raccumulate, origin_count), sizeof(((struct cgl_fr_MPI_Raccumulate *)0)->origin_count), 7, 0, 0, 0, NULL},
+    {"origin_datatype", offsetof(struct cgl_fr_MPI_Raccumulate, origin_datatype), sizeof(((struct cgl_fr_MPI_Raccumulate *)0)->origin_datatype), 3, 0, 0, 0, NULL},
+    {"target_rank", offsetof(struct cgl_fr_MPI_Raccumulate, target_rank), sizeof(((struct cgl_fr_MPI_Raccumulate *)0)->target_rank), 7, 0, 0, 0, NULL},
+    {"target_disp", offsetof(struct cgl_fr_MPI_Raccumulate, target_disp), sizeof(((struct cgl_fr_MPI_Raccumulate *)0)->target_disp), 1, 0, 0, 0, NULL},
+    {"target_count", offsetof(struct cgl_fr_MPI_Raccumulate, target_count), sizeof(((struct cgl_fr_MPI_Raccumulate *)0)->target_count), 7, 0, 0, 0, NULL},
+    {"target_datatype", offsetof(struct cgl_fr_MPI_Raccumulate, target_datatype), sizeof(((struct cgl_fr_MPI_Raccumulate *)0)->target_datatype), 3, 0, 0, 0, NULL},
+    {"op", offsetof(struct cgl_fr_MPI_Raccumulate, op), sizeof(((struct cgl_fr_MPI_Raccumulate *)0)->op), 3, 0, 0, 0, NULL},
+    {"win", offsetof(struct cgl_fr_MPI_Raccumulate, win), sizeof(((struct cgl_fr_MPI_Raccumulate *)0)->win), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Raccumulate, request), sizeof(((struct cgl_fr_MPI_Raccumulate *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Raccumulate = {10, offsetof(struct cgl_fr_MPI_Raccumulate, cgl_ret), sizeof(((struct cgl_fr_MPI_Raccumulate *)0)->cgl_ret), 7, cgl_ta_MPI_Raccumulate};
 CG_THUNK(MPI_Raccumulate, (cgl_f->origin_addr, cgl_f->origin_count, cgl_f->origin_datatype, cgl_f->target_rank, cgl_f->target_disp, cgl_f->target_count, cgl_f->target_datatype, cgl_f->op, cgl_f->win, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
@@ -9556,6 +11845,16 @@ struct cgl_fr_MPI_Recv_init {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Recv_init[7] = {
+    {"buf", offsetof(struct cgl_fr_MPI_Recv_init, buf), sizeof(((struct cgl_fr_MPI_Recv_init *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Recv_init, count), sizeof(((struct cgl_fr_MPI_Recv_init *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Recv_init, datatype), sizeof(((struct cgl_fr_MPI_Recv_init *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"source", offsetof(struct cgl_fr_MPI_Recv_init, source), sizeof(((struct cgl_fr_MPI_Recv_init *)0)->source), 7, 0, 0, 0, NULL},
+    {"tag", offsetof(struct cgl_fr_MPI_Recv_init, tag), sizeof(((struct cgl_fr_MPI_Recv_init *)0)->tag), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Recv_init, comm), sizeof(((struct cgl_fr_MPI_Recv_init *)0)->comm), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Recv_init, request), sizeof(((struct cgl_fr_MPI_Recv_init *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Recv_init = {7, offsetof(struct cgl_fr_MPI_Recv_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Recv_init *)0)->cgl_ret), 7, cgl_ta_MPI_Recv_init};
 CG_THUNK(MPI_Recv_init, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->source, cgl_f->tag, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
@@ -9586,6 +11885,16 @@ struct cgl_fr_MPI_Recv {
     MPI_Status *status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Recv[7] = {
+    {"buf", offsetof(struct cgl_fr_MPI_Recv, buf), sizeof(((struct cgl_fr_MPI_Recv *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Recv, count), sizeof(((struct cgl_fr_MPI_Recv *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Recv, datatype), sizeof(((struct cgl_fr_MPI_Recv *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"source", offsetof(struct cgl_fr_MPI_Recv, source), sizeof(((struct cgl_fr_MPI_Recv *)0)->source), 7, 0, 0, 0, NULL},
+    {"tag", offsetof(struct cgl_fr_MPI_Recv, tag), sizeof(((struct cgl_fr_MPI_Recv *)0)->tag), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Recv, comm), sizeof(((struct cgl_fr_MPI_Recv *)0)->comm), 3, 0, 0, 0, NULL},
+    {"status", offsetof(struct cgl_fr_MPI_Recv, status), sizeof(((struct cgl_fr_MPI_Recv *)0)->status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Recv = {7, offsetof(struct cgl_fr_MPI_Recv, cgl_ret), sizeof(((struct cgl_fr_MPI_Recv *)0)->cgl_ret), 7, cgl_ta_MPI_Recv};
 CG_THUNK(MPI_Recv, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->source, cgl_f->tag, cgl_f->comm, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
@@ -9619,6 +11928,16 @@ struct cgl_fr_MPI_Reduce {
     MPI_Comm comm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Reduce[7] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Reduce, sendbuf), sizeof(((struct cgl_fr_MPI_Reduce *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Reduce, recvbuf), sizeof(((struct cgl_fr_MPI_Reduce *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Reduce, count), sizeof(((struct cgl_fr_MPI_Reduce *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Reduce, datatype), sizeof(((struct cgl_fr_MPI_Reduce *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"op", offsetof(struct cgl_fr_MPI_Reduce, op), sizeof(((struct cgl_fr_MPI_Reduce *)0)->op), 3, 0, 0, 0, NULL},
+    {"root", offsetof(struct cgl_fr_MPI_Reduce, root), sizeof(((struct cgl_fr_MPI_Reduce *)0)->root), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Reduce, comm), sizeof(((struct cgl_fr_MPI_Reduce *)0)->comm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Reduce = {7, offsetof(struct cgl_fr_MPI_Reduce, cgl_ret), sizeof(((struct cgl_fr_MPI_Reduce *)0)->cgl_ret), 7, cgl_ta_MPI_Reduce};
 CG_THUNK(MPI_Reduce, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->count, cgl_f->datatype, cgl_f->op, cgl_f->root, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
@@ -9651,6 +11970,17 @@ struct cgl_fr_MPI_Ireduce {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Ireduce[8] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Ireduce, sendbuf), sizeof(((struct cgl_fr_MPI_Ireduce *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Ireduce, recvbuf), sizeof(((struct cgl_fr_MPI_Ireduce *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Ireduce, count), sizeof(((struct cgl_fr_MPI_Ireduce *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Ireduce, datatype), sizeof(((struct cgl_fr_MPI_Ireduce *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"op", offsetof(struct cgl_fr_MPI_Ireduce, op), sizeof(((struct cgl_fr_MPI_Ireduce *)0)->op), 3, 0, 0, 0, NULL},
+    {"root", offsetof(struct cgl_fr_MPI_Ireduce, root), sizeof(((struct cgl_fr_MPI_Ireduce *)0)->root), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Ireduce, comm), sizeof(((struct cgl_fr_MPI_Ireduce *)0)->comm), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Ireduce, request), sizeof(((struct cgl_fr_MPI_Ireduce *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Ireduce = {8, offsetof(struct cgl_fr_MPI_Ireduce, cgl_ret), sizeof(((struct cgl_fr_MPI_Ireduce *)0)->cgl_ret), 7, cgl_ta_MPI_Ireduce};
 CG_THUNK(MPI_Ireduce, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->count, cgl_f->datatype, cgl_f->op, cgl_f->root, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
@@ -9679,6 +12009,14 @@ struct cgl_fr_MPI_Reduce_local {
     MPI_Op op;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Reduce_local[5] = {
+    {"inbuf", offsetof(struct cgl_fr_MPI_Reduce_local, inbuf), sizeof(((struct cgl_fr_MPI_Reduce_local *)0)->inbuf), 3, 0, 0, 0, NULL},
+    {"inoutbuf", offsetof(struct cgl_fr_MPI_Reduce_local, inoutbuf), sizeof(((struct cgl_fr_MPI_Reduce_local *)0)->inoutbuf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Reduce_local, count), sizeof(((struct cgl_fr_MPI_Reduce_local *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Reduce_local, datatype), sizeof(((struct cgl_fr_MPI_Reduce_local *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"op", offsetof(struct cgl_fr_MPI_Reduce_local, op), sizeof(((struct cgl_fr_MPI_Reduce_local *)0)->op), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Reduce_local = {5, offsetof(struct cgl_fr_MPI_Reduce_local, cgl_ret), sizeof(((struct cgl_fr_MPI_Reduce_local *)0)->cgl_ret), 7, cgl_ta_MPI_Reduce_local};
 CG_THUNK(MPI_Reduce_local, (cgl_f->inbuf, cgl_f->inoutbuf, cgl_f->count, cgl_f->datatype, cgl_f->op), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
 {
@@ -9708,6 +12046,14 @@ struct cgl_fr_MPI_Reduce_scatter {
     MPI_Comm comm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Reduce_scatter[5] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Reduce_scatter, sendbuf), sizeof(((struct cgl_fr_MPI_Reduce_scatter *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Reduce_scatter, recvbuf), sizeof(((struct cgl_fr_MPI_Reduce_scatter *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Reduce_scatter, datatype), sizeof(((struct cgl_fr_MPI_Reduce_scatter *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"op", offsetof(struct cgl_fr_MPI_Reduce_scatter, op), sizeof(((struct cgl_fr_MPI_Reduce_scatter *)0)->op), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Reduce_scatter, comm), sizeof(((struct cgl_fr_MPI_Reduce_scatter *)0)->comm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Reduce_scatter = {5, offsetof(struct cgl_fr_MPI_Reduce_scatter, cgl_ret), sizeof(((struct cgl_fr_MPI_Reduce_scatter *)0)->cgl_ret), 7, cgl_ta_MPI_Reduce_scatter};
 CG_THUNK(MPI_Reduce_scatter, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->datatype, cgl_f->op, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
@@ -9739,6 +12085,15 @@ struct cgl_fr_MPI_Ireduce_scatter {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Ireduce_scatter[6] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Ireduce_scatter, sendbuf), sizeof(((struct cgl_fr_MPI_Ireduce_scatter *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Ireduce_scatter, recvbuf), sizeof(((struct cgl_fr_MPI_Ireduce_scatter *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Ireduce_scatter, datatype), sizeof(((struct cgl_fr_MPI_Ireduce_scatter *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"op", offsetof(struct cgl_fr_MPI_Ireduce_scatter, op), sizeof(((struct cgl_fr_MPI_Ireduce_scatter *)0)->op), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Ireduce_scatter, comm), sizeof(((struct cgl_fr_MPI_Ireduce_scatter *)0)->comm), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Ireduce_scatter, request), sizeof(((struct cgl_fr_MPI_Ireduce_scatter *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Ireduce_scatter = {6, offsetof(struct cgl_fr_MPI_Ireduce_scatter, cgl_ret), sizeof(((struct cgl_fr_MPI_Ireduce_scatter *)0)->cgl_ret), 7, cgl_ta_MPI_Ireduce_scatter};
 CG_THUNK(MPI_Ireduce_scatter, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->datatype, cgl_f->op, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
@@ -9768,6 +12123,15 @@ struct cgl_fr_MPI_Reduce_scatter_block {
     MPI_Comm comm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Reduce_scatter_block[6] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Reduce_scatter_block, sendbuf), sizeof(((struct cgl_fr_MPI_Reduce_scatter_block *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Reduce_scatter_block, recvbuf), sizeof(((struct cgl_fr_MPI_Reduce_scatter_block *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"recvcount", offsetof(struct cgl_fr_MPI_Reduce_scatter_block, recvcount), sizeof(((struct cgl_fr_MPI_Reduce_scatter_block *)0)->recvcount), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Reduce_scatter_block, datatype), sizeof(((struct cgl_fr_MPI_Reduce_scatter_block *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"op", offsetof(struct cgl_fr_MPI_Reduce_scatter_block, op), sizeof(((struct cgl_fr_MPI_Reduce_scatter_block *)0)->op), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Reduce_scatter_block, comm), sizeof(((struct cgl_fr_MPI_Reduce_scatter_block *)0)->comm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Reduce_scatter_block = {6, offsetof(struct cgl_fr_MPI_Reduce_scatter_block, cgl_ret), sizeof(((struct cgl_fr_MPI_Reduce_scatter_block *)0)->cgl_ret), 7, cgl_ta_MPI_Reduce_scatter_block};
 CG_THUNK(MPI_Reduce_scatter_block, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->datatype, cgl_f->op, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
@@ -9799,6 +12163,16 @@ struct cgl_fr_MPI_Ireduce_scatter_block {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Ireduce_scatter_block[7] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Ireduce_scatter_block, sendbuf), sizeof(((struct cgl_fr_MPI_Ireduce_scatter_block *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Ireduce_scatter_block, recvbuf), sizeof(((struct cgl_fr_MPI_Ireduce_scatter_block *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"recvcount", offsetof(struct cgl_fr_MPI_Ireduce_scatter_block, recvcount), sizeof(((struct cgl_fr_MPI_Ireduce_scatter_block *)0)->recvcount), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Ireduce_scatter_block, datatype), sizeof(((struct cgl_fr_MPI_Ireduce_scatter_block *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"op", offsetof(struct cgl_fr_MPI_Ireduce_scatter_block, op), sizeof(((struct cgl_fr_MPI_Ireduce_scatter_block *)0)->op), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Ireduce_scatter_block, comm), sizeof(((struct cgl_fr_MPI_Ireduce_scatter_block *)0)->comm), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Ireduce_scatter_block, request), sizeof(((struct cgl_fr_MPI_Ireduce_scatter_block *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Ireduce_scatter_block = {7, offsetof(struct cgl_fr_MPI_Ireduce_scatter_block, cgl_ret), sizeof(((struct cgl_fr_MPI_Ireduce_scatter_block *)0)->cgl_ret), 7, cgl_ta_MPI_Ireduce_scatter_block};
 CG_THUNK(MPI_Ireduce_scatter_block, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->datatype, cgl_f->op, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
@@ -9827,6 +12201,14 @@ struct cgl_fr_MPI_Register_datarep {
     void *extra_state;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Register_datarep[5] = {
+    {"datarep", offsetof(struct cgl_fr_MPI_Register_datarep, datarep), sizeof(((struct cgl_fr_MPI_Register_datarep *)0)->datarep), 5, 0, 0, 0, NULL},
+    {"read_conversion_fn", offsetof(struct cgl_fr_MPI_Register_datarep, read_conversion_fn), sizeof(((struct cgl_fr_MPI_Register_datarep *)0)->read_conversion_fn), 3, 0, 0, 0, NULL},
+    {"write_conversion_fn", offsetof(struct cgl_fr_MPI_Register_datarep, write_conversion_fn), sizeof(((struct cgl_fr_MPI_Register_datarep *)0)->write_conversion_fn), 3, 0, 0, 0, NULL},
+    {"dtype_file_extent_fn", offsetof(struct cgl_fr_MPI_Register_datarep, dtype_file_extent_fn), sizeof(((struct cgl_fr_MPI_Register_datarep *)0)->dtype_file_extent_fn), 3, 0, 0, 0, NULL},
+    {"extra_state", offsetof(struct cgl_fr_MPI_Register_datarep, extra_state), sizeof(((struct cgl_fr_MPI_Register_datarep *)0)->extra_state), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Register_datarep = {5, offsetof(struct cgl_fr_MPI_Register_datarep, cgl_ret), sizeof(((struct cgl_fr_MPI_Register_datarep *)0)->cgl_ret), 7, cgl_ta_MPI_Register_datarep};
 CG_THUNK(MPI_Register_datarep, (cgl_f->datarep, cgl_f->read_conversion_fn, cgl_f->write_conversion_fn, cgl_f->dtype_file_extent_fn, cgl_f->extra_state), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state)
 {
@@ -9851,6 +12233,10 @@ struct cgl_fr_MPI_Request_c2f {
     MPI_Request request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Request_c2f[1] = {
+    {"request", offsetof(struct cgl_fr_MPI_Request_c2f, request), sizeof(((struct cgl_fr_MPI_Request_c2f *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Request_c2f = {1, offsetof(struct cgl_fr_MPI_Request_c2f, cgl_ret), sizeof(((struct cgl_fr_MPI_Request_c2f *)0)->cgl_ret), 7, cgl_ta_MPI_Request_c2f};
 CG_THUNK(MPI_Request_c2f, (cgl_f->request), CG_NO_CODE);
 static __attribute__((noinline)) int cgl_gp_MPI_Request_c2f(MPI_Request request)
 {
@@ -9876,6 +12262,10 @@ struct cgl_fr_MPI_Request_f2c {
     int request;
     MPI_Request cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Request_f2c[1] = {
+    {"request", offsetof(struct cgl_fr_MPI_Request_f2c, request), sizeof(((struct cgl_fr_MPI_Request_f2c *)0)->request), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Request_f2c = {1, offsetof(struct cgl_fr_MPI_Request_f2c, cgl_ret), sizeof(((struct cgl_fr_MPI_Request_f2c *)0)->cgl_ret), 3, cgl_ta_MPI_Request_f2c};
 CG_THUNK(MPI_Request_f2c, (cgl_f->request), CG_NO_CODE);
 static __attribute__((noinline)) MPI_Request cgl_gp_MPI_Request_f2c(int request)
 {
@@ -9901,6 +12291,10 @@ struct cgl_fr_MPI_Request_free {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Request_free[1] = {
+    {"request", offsetof(struct cgl_fr_MPI_Request_free, request), sizeof(((struct cgl_fr_MPI_Request_free *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Request_free = {1, offsetof(struct cgl_fr_MPI_Request_free, cgl_ret), sizeof(((struct cgl_fr_MPI_Request_free *)0)->cgl_ret), 7, cgl_ta_MPI_Request_free};
 CG_THUNK(MPI_Request_free, (cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Request_free(MPI_Request *request)
 {
@@ -9927,6 +12321,12 @@ struct cgl_fr_MPI_Request_get_status {
     MPI_Status *status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Request_get_status[3] = {
+    {"request", offsetof(struct cgl_fr_MPI_Request_get_status, request), sizeof(((struct cgl_fr_MPI_Request_get_status *)0)->request), 3, 0, 0, 0, NULL},
+    {"flag", offsetof(struct cgl_fr_MPI_Request_get_status, flag), sizeof(((struct cgl_fr_MPI_Request_get_status *)0)->flag), 3, 0, 0, 0, NULL},
+    {"status", offsetof(struct cgl_fr_MPI_Request_get_status, status), sizeof(((struct cgl_fr_MPI_Request_get_status *)0)->status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Request_get_status = {3, offsetof(struct cgl_fr_MPI_Request_get_status, cgl_ret), sizeof(((struct cgl_fr_MPI_Request_get_status *)0)->cgl_ret), 7, cgl_ta_MPI_Request_get_status};
 CG_THUNK(MPI_Request_get_status, (cgl_f->request, cgl_f->flag, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
@@ -9959,6 +12359,18 @@ struct cgl_fr_MPI_Rget {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Rget[9] = {
+    {"origin_addr", offsetof(struct cgl_fr_MPI_Rget, origin_addr), sizeof(((struct cgl_fr_MPI_Rget *)0)->origin_addr), 3, 0, 0, 0, NULL},
+    {"origin_count", offsetof(struct cgl_fr_MPI_Rget, origin_count), sizeof(((struct cgl_fr_MPI_Rget *)0)->origin_count), 7, 0, 0, 0, NULL},
+    {"origin_datatype", offsetof(struct cgl_fr_MPI_Rget, origin_datatype), sizeof(((struct cgl_fr_MPI_Rget *)0)->origin_datatype), 3, 0, 0, 0, NULL},
+    {"target_rank", offsetof(struct cgl_fr_MPI_Rget, target_rank), sizeof(((struct cgl_fr_MPI_Rget *)0)->target_rank), 7, 0, 0, 0, NULL},
+    {"target_disp", offsetof(struct cgl_fr_MPI_Rget, target_disp), sizeof(((struct cgl_fr_MPI_Rget *)0)->target_disp), 1, 0, 0, 0, NULL},
+    {"target_count", offsetof(struct cgl_fr_MPI_Rget, target_count), sizeof(((struct cgl_fr_MPI_Rget *)0)->target_count), 7, 0, 0, 0, NULL},
+    {"target_datatype", offsetof(struct cgl_fr_MPI_Rget, target_datatype), sizeof(((struct cgl_fr_MPI_Rget *)0)->target_datatype), 3, 0, 0, 0, NULL},
+    {"win", offsetof(struct cgl_fr_MPI_Rget, win), sizeof(((struct cgl_fr_MPI_Rget *)0)->win), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Rget, request), sizeof(((struct cgl_fr_MPI_Rget *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Rget = {9, offsetof(struct cgl_fr_MPI_Rget, cgl_ret), sizeof(((struct cgl_fr_MPI_Rget *)0)->cgl_ret), 7, cgl_ta_MPI_Rget};
 CG_THUNK(MPI_Rget, (cgl_f->origin_addr, cgl_f->origin_count, cgl_f->origin_datatype, cgl_f->target_rank, cgl_f->target_disp, cgl_f->target_count, cgl_f->target_datatype, cgl_f->win, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
@@ -9995,6 +12407,22 @@ struct cgl_fr_MPI_Rget_accumulate {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Rget_accumulate[13] = {
+    {"origin_addr", offsetof(struct cgl_fr_MPI_Rget_accumulate, origin_addr), sizeof(((struct cgl_fr_MPI_Rget_accumulate *)0)->origin_addr), 3, 0, 0, 0, NULL},
+    {"origin_count", offsetof(struct cgl_fr_MPI_Rget_accumulate, origin_count), sizeof(((struct cgl_fr_MPI_Rget_accumulate *)0)->origin_count), 7, 0, 0, 0, NULL},
+    {"origin_datatype", offsetof(struct cgl_fr_MPI_Rget_accumulate, origin_datatype), sizeof(((struct cgl_fr_MPI_Rget_accumulate *)0)->origin_datatype), 3, 0, 0, 0, NULL},
+    {"result_addr", offsetof(struct cgl_fr_MPI_Rget_accumulate, result_addr), sizeof(((struct cgl_fr_MPI_Rget_accumulate *)0)->result_addr), 3, 0, 0, 0, NULL},
+    {"result_count", offsetof(struct cgl_fr_MPI_Rget_accumulate, result_count), sizeof(((struct cgl_fr_MPI_Rget_accumulate *)0)->result_count), 7, 0, 0, 0, NULL},
+    {"result_datatype", offsetof(struct cgl_fr_MPI_Rget_accumulate, result_datatype), sizeof(((struct cgl_fr_MPI_Rget_accumulate *)0)->result_datatype), 3, 0, 0, 0, NULL},
+    {"target_rank", offsetof(struct cgl_fr_MPI_Rget_accumulate, target_rank), sizeof(((struct cgl_fr_MPI_Rget_accumulate *)0)->target_rank), 7, 0, 0, 0, NULL},
+    {"target_disp", offsetof(struct cgl_fr_MPI_Rget_accumulate, target_disp), sizeof(((struct cgl_fr_MPI_Rget_accumulate *)0)->target_disp), 1, 0, 0, 0, NULL},
+    {"target_count", offsetof(struct cgl_fr_MPI_Rget_accumulate, target_count), sizeof(((struct cgl_fr_MPI_Rget_accumulate *)0)->target_count), 7, 0, 0, 0, NULL},
+    {"target_datatype", offsetof(struct cgl_fr_MPI_Rget_accumulate, target_datatype), sizeof(((struct cgl_fr_MPI_Rget_accumulate *)0)->target_datatype), 3, 0, 0, 0, NULL},
+    {"op", offsetof(struct cgl_fr_MPI_Rget_accumulate, op), sizeof(((struct cgl_fr_MPI_Rget_accumulate *)0)->op), 3, 0, 0, 0, NULL},
+    {"win", offsetof(struct cgl_fr_MPI_Rget_accumulate, win), sizeof(((struct cgl_fr_MPI_Rget_accumulate *)0)->win), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Rget_accumulate, request), sizeof(((struct cgl_fr_MPI_Rget_accumulate *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Rget_accumulate = {13, offsetof(struct cgl_fr_MPI_Rget_accumulate, cgl_ret), sizeof(((struct cgl_fr_MPI_Rget_accumulate *)0)->cgl_ret), 7, cgl_ta_MPI_Rget_accumulate};
 CG_THUNK(MPI_Rget_accumulate, (cgl_f->origin_addr, cgl_f->origin_count, cgl_f->origin_datatype, cgl_f->result_addr, cgl_f->result_count, cgl_f->result_datatype, cgl_f->target_rank, cgl_f->target_disp, cgl_f->target_count, cgl_f->target_datatype, cgl_f->op, cgl_f->win, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
@@ -10027,6 +12455,18 @@ struct cgl_fr_MPI_Rput {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Rput[9] = {
+    {"origin_addr", offsetof(struct cgl_fr_MPI_Rput, origin_addr), sizeof(((struct cgl_fr_MPI_Rput *)0)->origin_addr), 3, 0, 0, 0, NULL},
+    {"origin_count", offsetof(struct cgl_fr_MPI_Rput, origin_count), sizeof(((struct cgl_fr_MPI_Rput *)0)->origin_count), 7, 0, 0, 0, NULL},
+    {"origin_datatype", offsetof(struct cgl_fr_MPI_Rput, origin_datatype), sizeof(((struct cgl_fr_MPI_Rput *)0)->origin_datatype), 3, 0, 0, 0, NULL},
+    {"target_rank", offsetof(struct cgl_fr_MPI_Rput, target_rank), sizeof(((struct cgl_fr_MPI_Rput *)0)->target_rank), 7, 0, 0, 0, NULL},
+    {"target_disp", offsetof(struct cgl_fr_MPI_Rput, target_disp), sizeof(((struct cgl_fr_MPI_Rput *)0)->target_disp), 1, 0, 0, 0, NULL},
+    {"target_cout", offsetof(struct cgl_fr_MPI_Rput, target_cout), sizeof(((struct cgl_fr_MPI_Rput *)0)->target_cout), 7, 0, 0, 0, NULL},
+    {"target_datatype", offsetof(struct cgl_fr_MPI_Rput, target_datatype), sizeof(((struct cgl_fr_MPI_Rput *)0)->target_datatype), 3, 0, 0, 0, NULL},
+    {"win", offsetof(struct cgl_fr_MPI_Rput, win), sizeof(((struct cgl_fr_MPI_Rput *)0)->win), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Rput, request), sizeof(((struct cgl_fr_MPI_Rput *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Rput = {9, offsetof(struct cgl_fr_MPI_Rput, cgl_ret), sizeof(((struct cgl_fr_MPI_Rput *)0)->cgl_ret), 7, cgl_ta_MPI_Rput};
 CG_THUNK(MPI_Rput, (cgl_f->origin_addr, cgl_f->origin_count, cgl_f->origin_datatype, cgl_f->target_rank, cgl_f->target_disp, cgl_f->target_cout, cgl_f->target_datatype, cgl_f->win, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_cout, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
@@ -10056,6 +12496,15 @@ struct cgl_fr_MPI_Rsend {
     MPI_Comm comm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Rsend[6] = {
+    {"ibuf", offsetof(struct cgl_fr_MPI_Rsend, ibuf), sizeof(((struct cgl_fr_MPI_Rsend *)0)->ibuf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Rsend, count), sizeof(((struct cgl_fr_MPI_Rsend *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Rsend, datatype), sizeof(((struct cgl_fr_MPI_Rsend *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"dest", offsetof(struct cgl_fr_MPI_Rsend, dest), sizeof(((struct cgl_fr_MPI_Rsend *)0)->dest), 7, 0, 0, 0, NULL},
+    {"tag", offsetof(struct cgl_fr_MPI_Rsend, tag), sizeof(((struct cgl_fr_MPI_Rsend *)0)->tag), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Rsend, comm), sizeof(((struct cgl_fr_MPI_Rsend *)0)->comm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Rsend = {6, offsetof(struct cgl_fr_MPI_Rsend, cgl_ret), sizeof(((struct cgl_fr_MPI_Rsend *)0)->cgl_ret), 7, cgl_ta_MPI_Rsend};
 CG_THUNK(MPI_Rsend, (cgl_f->ibuf, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->tag, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Rsend(const void *ibuf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
@@ -10087,6 +12536,16 @@ struct cgl_fr_MPI_Rsend_init {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Rsend_init[7] = {
+    {"buf", offsetof(struct cgl_fr_MPI_Rsend_init, buf), sizeof(((struct cgl_fr_MPI_Rsend_init *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Rsend_init, count), sizeof(((struct cgl_fr_MPI_Rsend_init *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Rsend_init, datatype), sizeof(((struct cgl_fr_MPI_Rsend_init *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"dest", offsetof(struct cgl_fr_MPI_Rsend_init, dest), sizeof(((struct cgl_fr_MPI_Rsend_init *)0)->dest), 7, 0, 0, 0, NULL},
+    {"tag", offsetof(struct cgl_fr_MPI_Rsend_init, tag), sizeof(((struct cgl_fr_MPI_Rsend_init *)0)->tag), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Rsend_init, comm), sizeof(((struct cgl_fr_MPI_Rsend_init *)0)->comm), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Rsend_init, request), sizeof(((struct cgl_fr_MPI_Rsend_init *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Rsend_init = {7, offsetof(struct cgl_fr_MPI_Rsend_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Rsend_init *)0)->cgl_ret), 7, cgl_ta_MPI_Rsend_init};
 CG_THUNK(MPI_Rsend_init, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->tag, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
@@ -10116,6 +12575,15 @@ struct cgl_fr_MPI_Scan {
     MPI_Comm comm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Scan[6] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Scan, sendbuf), sizeof(((struct cgl_fr_MPI_Scan *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Scan, recvbuf), sizeof(((struct cgl_fr_MPI_Scan *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Scan, count), sizeof(((struct cgl_fr_MPI_Scan *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Scan, datatype), sizeof(((struct cgl_fr_MPI_Scan *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"op", offsetof(struct cgl_fr_MPI_Scan, op), sizeof(((struct cgl_fr_MPI_Scan *)0)->op), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Scan, comm), sizeof(((struct cgl_fr_MPI_Scan *)0)->comm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Scan = {6, offsetof(struct cgl_fr_MPI_Scan, cgl_ret), sizeof(((struct cgl_fr_MPI_Scan *)0)->cgl_ret), 7, cgl_ta_MPI_Scan};
 CG_THUNK(MPI_Scan, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->count, cgl_f->datatype, cgl_f->op, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
@@ -10147,6 +12615,16 @@ struct cgl_fr_MPI_Iscan {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Iscan[7] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Iscan, sendbuf), sizeof(((struct cgl_fr_MPI_Iscan *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Iscan, recvbuf), sizeof(((struct cgl_fr_MPI_Iscan *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Iscan, count), sizeof(((struct cgl_fr_MPI_Iscan *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Iscan, datatype), sizeof(((struct cgl_fr_MPI_Iscan *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"op", offsetof(struct cgl_fr_MPI_Iscan, op), sizeof(((struct cgl_fr_MPI_Iscan *)0)->op), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Iscan, comm), sizeof(((struct cgl_fr_MPI_Iscan *)0)->comm), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Iscan, request), sizeof(((struct cgl_fr_MPI_Iscan *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Iscan = {7, offsetof(struct cgl_fr_MPI_Iscan, cgl_ret), sizeof(((struct cgl_fr_MPI_Iscan *)0)->cgl_ret), 7, cgl_ta_MPI_Iscan};
 CG_THUNK(MPI_Iscan, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->count, cgl_f->datatype, cgl_f->op, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
@@ -10178,6 +12656,17 @@ struct cgl_fr_MPI_Scatter {
     MPI_Comm comm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Scatter[8] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Scatter, sendbuf), sizeof(((struct cgl_fr_MPI_Scatter *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"sendcount", offsetof(struct cgl_fr_MPI_Scatter, sendcount), sizeof(((struct cgl_fr_MPI_Scatter *)0)->sendcount), 7, 0, 0, 0, NULL},
+    {"sendtype", offsetof(struct cgl_fr_MPI_Scatter, sendtype), sizeof(((struct cgl_fr_MPI_Scatter *)0)->sendtype), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Scatter, recvbuf), sizeof(((struct cgl_fr_MPI_Scatter *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"recvcount", offsetof(struct cgl_fr_MPI_Scatter, recvcount), sizeof(((struct cgl_fr_MPI_Scatter *)0)->recvcount), 7, 0, 0, 0, NULL},
+    {"recvtype", offsetof(struct cgl_fr_MPI_Scatter, recvtype), sizeof(((struct cgl_fr_MPI_Scatter *)0)->recvtype), 3, 0, 0, 0, NULL},
+    {"root", offsetof(struct cgl_fr_MPI_Scatter, root), sizeof(((struct cgl_fr_MPI_Scatter *)0)->root), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Scatter, comm), sizeof(((struct cgl_fr_MPI_Scatter *)0)->comm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Scatter = {8, offsetof(struct cgl_fr_MPI_Scatter, cgl_ret), sizeof(((struct cgl_fr_MPI_Scatter *)0)->cgl_ret), 7, cgl_ta_MPI_Scatter};
 CG_THUNK(MPI_Scatter, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->root, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
@@ -10211,6 +12700,18 @@ struct cgl_fr_MPI_Iscatter {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Iscatter[9] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Iscatter, sendbuf), sizeof(((struct cgl_fr_MPI_Iscatter *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"sendcount", offsetof(struct cgl_fr_MPI_Iscatter, sendcount), sizeof(((struct cgl_fr_MPI_Iscatter *)0)->sendcount), 7, 0, 0, 0, NULL},
+    {"sendtype", offsetof(struct cgl_fr_MPI_Iscatter, sendtype), sizeof(((struct cgl_fr_MPI_Iscatter *)0)->sendtype), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Iscatter, recvbuf), sizeof(((struct cgl_fr_MPI_Iscatter *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"recvcount", offsetof(struct cgl_fr_MPI_Iscatter, recvcount), sizeof(((struct cgl_fr_MPI_Iscatter *)0)->recvcount), 7, 0, 0, 0, NULL},
+    {"recvtype", offsetof(struct cgl_fr_MPI_Iscatter, recvtype), sizeof(((struct cgl_fr_MPI_Iscatter *)0)->recvtype), 3, 0, 0, 0, NULL},
+    {"root", offsetof(struct cgl_fr_MPI_Iscatter, root), sizeof(((struct cgl_fr_MPI_Iscatter *)0)->root), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Iscatter, comm), sizeof(((struct cgl_fr_MPI_Iscatter *)0)->comm), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Iscatter, request), sizeof(((struct cgl_fr_MPI_Iscatter *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Iscatter = {9, offsetof(struct cgl_fr_MPI_Iscatter, cgl_ret), sizeof(((struct cgl_fr_MPI_Iscatter *)0)->cgl_ret), 7, cgl_ta_MPI_Iscatter};
 CG_THUNK(MPI_Iscatter, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->root, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
@@ -10243,6 +12744,16 @@ struct cgl_fr_MPI_Scatterv {
     MPI_Comm comm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Scatterv[7] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Scatterv, sendbuf), sizeof(((struct cgl_fr_MPI_Scatterv *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"sendtype", offsetof(struct cgl_fr_MPI_Scatterv, sendtype), sizeof(((struct cgl_fr_MPI_Scatterv *)0)->sendtype), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Scatterv, recvbuf), sizeof(((struct cgl_fr_MPI_Scatterv *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"recvcount", offsetof(struct cgl_fr_MPI_Scatterv, recvcount), sizeof(((struct cgl_fr_MPI_Scatterv *)0)->recvcount), 7, 0, 0, 0, NULL},
+    {"recvtype", offsetof(struct cgl_fr_MPI_Scatterv, recvtype), sizeof(((struct cgl_fr_MPI_Scatterv *)0)->recvtype), 3, 0, 0, 0, NULL},
+    {"root", offsetof(struct cgl_fr_MPI_Scatterv, root), sizeof(((struct cgl_fr_MPI_Scatterv *)0)->root), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Scatterv, comm), sizeof(((struct cgl_fr_MPI_Scatterv *)0)->comm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Scatterv = {7, offsetof(struct cgl_fr_MPI_Scatterv, cgl_ret), sizeof(((struct cgl_fr_MPI_Scatterv *)0)->cgl_ret), 7, cgl_ta_MPI_Scatterv};
 CG_THUNK(MPI_Scatterv, (cgl_f->sendbuf, cgl_f->sendcounts, cgl_f->displs, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->root, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
@@ -10277,6 +12788,17 @@ struct cgl_fr_MPI_Iscatterv {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Iscatterv[8] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Iscatterv, sendbuf), sizeof(((struct cgl_fr_MPI_Iscatterv *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"sendtype", offsetof(struct cgl_fr_MPI_Iscatterv, sendtype), sizeof(((struct cgl_fr_MPI_Iscatterv *)0)->sendtype), 3, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Iscatterv, recvbuf), sizeof(((struct cgl_fr_MPI_Iscatterv *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"recvcount", offsetof(struct cgl_fr_MPI_Iscatterv, recvcount), sizeof(((struct cgl_fr_MPI_Iscatterv *)0)->recvcount), 7, 0, 0, 0, NULL},
+    {"recvtype", offsetof(struct cgl_fr_MPI_Iscatterv, recvtype), sizeof(((struct cgl_fr_MPI_Iscatterv *)0)->recvtype), 3, 0, 0, 0, NULL},
+    {"root", offsetof(struct cgl_fr_MPI_Iscatterv, root), sizeof(((struct cgl_fr_MPI_Iscatterv *)0)->root), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Iscatterv, comm), sizeof(((struct cgl_fr_MPI_Iscatterv *)0)->comm), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Iscatterv, request), sizeof(((struct cgl_fr_MPI_Iscatterv *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Iscatterv = {8, offsetof(struct cgl_fr_MPI_Iscatterv, cgl_ret), sizeof(((struct cgl_fr_MPI_Iscatterv *)0)->cgl_ret), 7, cgl_ta_MPI_Iscatterv};
 CG_THUNK(MPI_Iscatterv, (cgl_f->sendbuf, cgl_f->sendcounts, cgl_f->displs, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->root, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
@@ -10307,6 +12829,16 @@ struct cgl_fr_MPI_Send_init {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Send_init[7] = {
+    {"buf", offsetof(struct cgl_fr_MPI_Send_init, buf), sizeof(((struct cgl_fr_MPI_Send_init *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Send_init, count), sizeof(((struct cgl_fr_MPI_Send_init *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Send_init, datatype), sizeof(((struct cgl_fr_MPI_Send_init *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"dest", offsetof(struct cgl_fr_MPI_Send_init, dest), sizeof(((struct cgl_fr_MPI_Send_init *)0)->dest), 7, 0, 0, 0, NULL},
+    {"tag", offsetof(struct cgl_fr_MPI_Send_init, tag), sizeof(((struct cgl_fr_MPI_Send_init *)0)->tag), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Send_init, comm), sizeof(((struct cgl_fr_MPI_Send_init *)0)->comm), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Send_init, request), sizeof(((struct cgl_fr_MPI_Send_init *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Send_init = {7, offsetof(struct cgl_fr_MPI_Send_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Send_init *)0)->cgl_ret), 7, cgl_ta_MPI_Send_init};
 CG_THUNK(MPI_Send_init, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->tag, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
@@ -10336,6 +12868,15 @@ struct cgl_fr_MPI_Send {
     MPI_Comm comm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Send[6] = {
+    {"buf", offsetof(struct cgl_fr_MPI_Send, buf), sizeof(((struct cgl_fr_MPI_Send *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Send, count), sizeof(((struct cgl_fr_MPI_Send *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Send, datatype), sizeof(((struct cgl_fr_MPI_Send *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"dest", offsetof(struct cgl_fr_MPI_Send, dest), sizeof(((struct cgl_fr_MPI_Send *)0)->dest), 7, 0, 0, 0, NULL},
+    {"tag", offsetof(struct cgl_fr_MPI_Send, tag), sizeof(((struct cgl_fr_MPI_Send *)0)->tag), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Send, comm), sizeof(((struct cgl_fr_MPI_Send *)0)->comm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Send = {6, offsetof(struct cgl_fr_MPI_Send, cgl_ret), sizeof(((struct cgl_fr_MPI_Send *)0)->cgl_ret), 7, cgl_ta_MPI_Send};
 CG_THUNK(MPI_Send, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->tag, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
@@ -10374,6 +12915,21 @@ struct cgl_fr_MPI_Sendrecv {
     MPI_Status *status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Sendrecv[12] = {
+    {"sendbuf", offsetof(struct cgl_fr_MPI_Sendrecv, sendbuf), sizeof(((struct cgl_fr_MPI_Sendrecv *)0)->sendbuf), 3, 0, 0, 0, NULL},
+    {"sendcount", offsetof(struct cgl_fr_MPI_Sendrecv, sendcount), sizeof(((struct cgl_fr_MPI_Sendrecv *)0)->sendcount), 7, 0, 0, 0, NULL},
+    {"sendtype", offsetof(struct cgl_fr_MPI_Sendrecv, sendtype), sizeof(((struct cgl_fr_MPI_Sendrecv *)0)->sendtype), 3, 0, 0, 0, NULL},
+    {"dest", offsetof(struct cgl_fr_MPI_Sendrecv, dest), sizeof(((struct cgl_fr_MPI_Sendrecv *)0)->dest), 7, 0, 0, 0, NULL},
+    {"sendtag", offsetof(struct cgl_fr_MPI_Sendrecv, sendtag), sizeof(((struct cgl_fr_MPI_Sendrecv *)0)->sendtag), 7, 0, 0, 0, NULL},
+    {"recvbuf", offsetof(struct cgl_fr_MPI_Sendrecv, recvbuf), sizeof(((struct cgl_fr_MPI_Sendrecv *)0)->recvbuf), 3, 0, 0, 0, NULL},
+    {"recvcount", offsetof(struct cgl_fr_MPI_Sendrecv, recvcount), sizeof(((struct cgl_fr_MPI_Sendrecv *)0)->recvcount), 7, 0, 0, 0, NULL},
+    {"recvtype", offsetof(struct cgl_fr_MPI_Sendrecv, recvtype), sizeof(((struct cgl_fr_MPI_Sendrecv *)0)->recvtype), 3, 0, 0, 0, NULL},
+    {"source", offsetof(struct cgl_fr_MPI_Sendrecv, source), sizeof(((struct cgl_fr_MPI_Sendrecv *)0)->source), 7, 0, 0, 0, NULL},
+    {"recvtag", offsetof(struct cgl_fr_MPI_Sendrecv, recvtag), sizeof(((struct cgl_fr_MPI_Sendrecv *)0)->recvtag), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Sendrecv, comm), sizeof(((struct cgl_fr_MPI_Sendrecv *)0)->comm), 3, 0, 0, 0, NULL},
+    {"status", offsetof(struct cgl_fr_MPI_Sendrecv, status), sizeof(((struct cgl_fr_MPI_Sendrecv *)0)->status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Sendrecv = {12, offsetof(struct cgl_fr_MPI_Sendrecv, cgl_ret), sizeof(((struct cgl_fr_MPI_Sendrecv *)0)->cgl_ret), 7, cgl_ta_MPI_Sendrecv};
 CG_THUNK(MPI_Sendrecv, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->dest, cgl_f->sendtag, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->source, cgl_f->recvtag, cgl_f->comm, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
@@ -10409,6 +12965,18 @@ struct cgl_fr_MPI_Sendrecv_replace {
     MPI_Status *status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Sendrecv_replace[9] = {
+    {"buf", offsetof(struct cgl_fr_MPI_Sendrecv_replace, buf), sizeof(((struct cgl_fr_MPI_Sendrecv_replace *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Sendrecv_replace, count), sizeof(((struct cgl_fr_MPI_Sendrecv_replace *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Sendrecv_replace, datatype), sizeof(((struct cgl_fr_MPI_Sendrecv_replace *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"dest", offsetof(struct cgl_fr_MPI_Sendrecv_replace, dest), sizeof(((struct cgl_fr_MPI_Sendrecv_replace *)0)->dest), 7, 0, 0, 0, NULL},
+    {"sendtag", offsetof(struct cgl_fr_MPI_Sendrecv_replace, sendtag), sizeof(((struct cgl_fr_MPI_Sendrecv_replace *)0)->sendtag), 7, 0, 0, 0, NULL},
+    {"source", offsetof(struct cgl_fr_MPI_Sendrecv_replace, source), sizeof(((struct cgl_fr_MPI_Sendrecv_replace *)0)->source), 7, 0, 0, 0, NULL},
+    {"recvtag", offsetof(struct cgl_fr_MPI_Sendrecv_replace, recvtag), sizeof(((struct cgl_fr_MPI_Sendrecv_replace *)0)->recvtag), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Sendrecv_replace, comm), sizeof(((struct cgl_fr_MPI_Sendrecv_replace *)0)->comm), 3, 0, 0, 0, NULL},
+    {"status", offsetof(struct cgl_fr_MPI_Sendrecv_replace, status), sizeof(((struct cgl_fr_MPI_Sendrecv_replace *)0)->status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Sendrecv_replace = {9, offsetof(struct cgl_fr_MPI_Sendrecv_replace, cgl_ret), sizeof(((struct cgl_fr_MPI_Sendrecv_replace *)0)->cgl_ret), 7, cgl_ta_MPI_Sendrecv_replace};
 CG_THUNK(MPI_Sendrecv_replace, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->sendtag, cgl_f->source, cgl_f->recvtag, cgl_f->comm, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
@@ -10440,6 +13008,16 @@ struct cgl_fr_MPI_Ssend_init {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Ssend_init[7] = {
+    {"buf", offsetof(struct cgl_fr_MPI_Ssend_init, buf), sizeof(((struct cgl_fr_MPI_Ssend_init *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Ssend_init, count), sizeof(((struct cgl_fr_MPI_Ssend_init *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Ssend_init, datatype), sizeof(((struct cgl_fr_MPI_Ssend_init *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"dest", offsetof(struct cgl_fr_MPI_Ssend_init, dest), sizeof(((struct cgl_fr_MPI_Ssend_init *)0)->dest), 7, 0, 0, 0, NULL},
+    {"tag", offsetof(struct cgl_fr_MPI_Ssend_init, tag), sizeof(((struct cgl_fr_MPI_Ssend_init *)0)->tag), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Ssend_init, comm), sizeof(((struct cgl_fr_MPI_Ssend_init *)0)->comm), 3, 0, 0, 0, NULL},
+    {"request", offsetof(struct cgl_fr_MPI_Ssend_init, request), sizeof(((struct cgl_fr_MPI_Ssend_init *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Ssend_init = {7, offsetof(struct cgl_fr_MPI_Ssend_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Ssend_init *)0)->cgl_ret), 7, cgl_ta_MPI_Ssend_init};
 CG_THUNK(MPI_Ssend_init, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->tag, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
@@ -10469,6 +13047,15 @@ struct cgl_fr_MPI_Ssend {
     MPI_Comm comm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Ssend[6] = {
+    {"buf", offsetof(struct cgl_fr_MPI_Ssend, buf), sizeof(((struct cgl_fr_MPI_Ssend *)0)->buf), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Ssend, count), sizeof(((struct cgl_fr_MPI_Ssend *)0)->count), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Ssend, datatype), sizeof(((struct cgl_fr_MPI_Ssend *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"dest", offsetof(struct cgl_fr_MPI_Ssend, dest), sizeof(((struct cgl_fr_MPI_Ssend *)0)->dest), 7, 0, 0, 0, NULL},
+    {"tag", offsetof(struct cgl_fr_MPI_Ssend, tag), sizeof(((struct cgl_fr_MPI_Ssend *)0)->tag), 7, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Ssend, comm), sizeof(((struct cgl_fr_MPI_Ssend *)0)->comm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Ssend = {6, offsetof(struct cgl_fr_MPI_Ssend, cgl_ret), sizeof(((struct cgl_fr_MPI_Ssend *)0)->cgl_ret), 7, cgl_ta_MPI_Ssend};
 CG_THUNK(MPI_Ssend, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->tag, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
@@ -10496,6 +13083,10 @@ struct cgl_fr_MPI_Start {
     MPI_Request *request;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Start[1] = {
+    {"request", offsetof(struct cgl_fr_MPI_Start, request), sizeof(((struct cgl_fr_MPI_Start *)0)->request), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Start = {1, offsetof(struct cgl_fr_MPI_Start, cgl_ret), sizeof(((struct cgl_fr_MPI_Start *)0)->cgl_ret), 7, cgl_ta_MPI_Start};
 CG_THUNK(MPI_Start, (cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Start(MPI_Request *request)
 {
@@ -10521,6 +13112,10 @@ struct cgl_fr_MPI_Startall {
     MPI_Request *array_of_requests;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Startall[1] = {
+    {"count", offsetof(struct cgl_fr_MPI_Startall, count), sizeof(((struct cgl_fr_MPI_Startall *)0)->count), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Startall = {1, offsetof(struct cgl_fr_MPI_Startall, cgl_ret), sizeof(((struct cgl_fr_MPI_Startall *)0)->cgl_ret), 7, cgl_ta_MPI_Startall};
 CG_THUNK(MPI_Startall, (cgl_f->count, cgl_f->array_of_requests), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Startall(int count, MPI_Request array_of_requests[])
 {
@@ -10546,6 +13141,11 @@ struct cgl_fr_MPI_Status_c2f {
     int *f_status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Status_c2f[2] = {
+    {"c_status", offsetof(struct cgl_fr_MPI_Status_c2f, c_status), sizeof(((struct cgl_fr_MPI_Status_c2f *)0)->c_status), 3, 0, 0, 0, NULL},
+    {"f_status", offsetof(struct cgl_fr_MPI_Status_c2f, f_status), sizeof(((struct cgl_fr_MPI_Status_c2f *)0)->f_status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Status_c2f = {2, offsetof(struct cgl_fr_MPI_Status_c2f, cgl_ret), sizeof(((struct cgl_fr_MPI_Status_c2f *)0)->cgl_ret), 7, cgl_ta_MPI_Status_c2f};
 CG_THUNK(MPI_Status_c2f, (cgl_f->c_status, cgl_f->f_status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Status_c2f(const MPI_Status *c_status, int *f_status)
 {
@@ -10571,6 +13171,11 @@ struct cgl_fr_MPI_Status_f2c {
     MPI_Status *c_status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Status_f2c[2] = {
+    {"f_status", offsetof(struct cgl_fr_MPI_Status_f2c, f_status), sizeof(((struct cgl_fr_MPI_Status_f2c *)0)->f_status), 3, 0, 0, 0, NULL},
+    {"c_status", offsetof(struct cgl_fr_MPI_Status_f2c, c_status), sizeof(((struct cgl_fr_MPI_Status_f2c *)0)->c_status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Status_f2c = {2, offsetof(struct cgl_fr_MPI_Status_f2c, cgl_ret), sizeof(((struct cgl_fr_MPI_Status_f2c *)0)->cgl_ret), 7, cgl_ta_MPI_Status_f2c};
 CG_THUNK(MPI_Status_f2c, (cgl_f->f_status, cgl_f->c_status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Status_f2c(const int *f_status, MPI_Status *c_status)
 {
@@ -10596,6 +13201,11 @@ struct cgl_fr_MPI_Status_set_cancelled {
     int flag;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Status_set_cancelled[2] = {
+    {"status", offsetof(struct cgl_fr_MPI_Status_set_cancelled, status), sizeof(((struct cgl_fr_MPI_Status_set_cancelled *)0)->status), 3, 0, 0, 0, NULL},
+    {"flag", offsetof(struct cgl_fr_MPI_Status_set_cancelled, flag), sizeof(((struct cgl_fr_MPI_Status_set_cancelled *)0)->flag), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Status_set_cancelled = {2, offsetof(struct cgl_fr_MPI_Status_set_cancelled, cgl_ret), sizeof(((struct cgl_fr_MPI_Status_set_cancelled *)0)->cgl_ret), 7, cgl_ta_MPI_Status_set_cancelled};
 CG_THUNK(MPI_Status_set_cancelled, (cgl_f->status, cgl_f->flag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
@@ -10622,6 +13232,12 @@ struct cgl_fr_MPI_Status_set_elements {
     int count;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Status_set_elements[3] = {
+    {"status", offsetof(struct cgl_fr_MPI_Status_set_elements, status), sizeof(((struct cgl_fr_MPI_Status_set_elements *)0)->status), 3, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Status_set_elements, datatype), sizeof(((struct cgl_fr_MPI_Status_set_elements *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Status_set_elements, count), sizeof(((struct cgl_fr_MPI_Status_set_elements *)0)->count), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Status_set_elements = {3, offsetof(struct cgl_fr_MPI_Status_set_elements, cgl_ret), sizeof(((struct cgl_fr_MPI_Status_set_elements *)0)->cgl_ret), 7, cgl_ta_MPI_Status_set_elements};
 CG_THUNK(MPI_Status_set_elements, (cgl_f->status, cgl_f->datatype, cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
 {
@@ -10648,6 +13264,12 @@ struct cgl_fr_MPI_Status_set_elements_x {
     MPI_Count count;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Status_set_elements_x[3] = {
+    {"status", offsetof(struct cgl_fr_MPI_Status_set_elements_x, status), sizeof(((struct cgl_fr_MPI_Status_set_elements_x *)0)->status), 3, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Status_set_elements_x, datatype), sizeof(((struct cgl_fr_MPI_Status_set_elements_x *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_Status_set_elements_x, count), sizeof(((struct cgl_fr_MPI_Status_set_elements_x *)0)->count), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Status_set_elements_x = {3, offsetof(struct cgl_fr_MPI_Status_set_elements_x, cgl_ret), sizeof(((struct cgl_fr_MPI_Status_set_elements_x *)0)->cgl_ret), 7, cgl_ta_MPI_Status_set_elements_x};
 CG_THUNK(MPI_Status_set_elements_x, (cgl_f->status, cgl_f->datatype, cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
 {
@@ -10675,6 +13297,11 @@ struct cgl_fr_MPI_Testall {
     MPI_Status *array_of_statuses;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Testall[2] = {
+    {"count", offsetof(struct cgl_fr_MPI_Testall, count), sizeof(((struct cgl_fr_MPI_Testall *)0)->count), 7, 0, 0, 0, NULL},
+    {"flag", offsetof(struct cgl_fr_MPI_Testall, flag), sizeof(((struct cgl_fr_MPI_Testall *)0)->flag), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Testall = {2, offsetof(struct cgl_fr_MPI_Testall, cgl_ret), sizeof(((struct cgl_fr_MPI_Testall *)0)->cgl_ret), 7, cgl_ta_MPI_Testall};
 CG_THUNK(MPI_Testall, (cgl_f->count, cgl_f->array_of_requests, cgl_f->flag, cgl_f->array_of_statuses), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
 {
@@ -10703,6 +13330,13 @@ struct cgl_fr_MPI_Testany {
     MPI_Status *status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Testany[4] = {
+    {"count", offsetof(struct cgl_fr_MPI_Testany, count), sizeof(((struct cgl_fr_MPI_Testany *)0)->count), 7, 0, 0, 0, NULL},
+    {"index", offsetof(struct cgl_fr_MPI_Testany, index), sizeof(((struct cgl_fr_MPI_Testany *)0)->index), 3, 0, 0, 0, NULL},
+    {"flag", offsetof(struct cgl_fr_MPI_Testany, flag), sizeof(((struct cgl_fr_MPI_Testany *)0)->flag), 3, 0, 0, 0, NULL},
+    {"status", offsetof(struct cgl_fr_MPI_Testany, status), sizeof(((struct cgl_fr_MPI_Testany *)0)->status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Testany = {4, offsetof(struct cgl_fr_MPI_Testany, cgl_ret), sizeof(((struct cgl_fr_MPI_Testany *)0)->cgl_ret), 7, cgl_ta_MPI_Testany};
 CG_THUNK(MPI_Testany, (cgl_f->count, cgl_f->array_of_requests, cgl_f->index, cgl_f->flag, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
 {
@@ -10729,6 +13363,12 @@ struct cgl_fr_MPI_Test {
     MPI_Status *status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Test[3] = {
+    {"request", offsetof(struct cgl_fr_MPI_Test, request), sizeof(((struct cgl_fr_MPI_Test *)0)->request), 3, 0, 0, 0, NULL},
+    {"flag", offsetof(struct cgl_fr_MPI_Test, flag), sizeof(((struct cgl_fr_MPI_Test *)0)->flag), 3, 0, 0, 0, NULL},
+    {"status", offsetof(struct cgl_fr_MPI_Test, status), sizeof(((struct cgl_fr_MPI_Test *)0)->status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Test = {3, offsetof(struct cgl_fr_MPI_Test, cgl_ret), sizeof(((struct cgl_fr_MPI_Test *)0)->cgl_ret), 7, cgl_ta_MPI_Test};
 CG_THUNK(MPI_Test, (cgl_f->request, cgl_f->flag, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
@@ -10754,6 +13394,11 @@ struct cgl_fr_MPI_Test_cancelled {
     int *flag;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Test_cancelled[2] = {
+    {"status", offsetof(struct cgl_fr_MPI_Test_cancelled, status), sizeof(((struct cgl_fr_MPI_Test_cancelled *)0)->status), 3, 0, 0, 0, NULL},
+    {"flag", offsetof(struct cgl_fr_MPI_Test_cancelled, flag), sizeof(((struct cgl_fr_MPI_Test_cancelled *)0)->flag), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Test_cancelled = {2, offsetof(struct cgl_fr_MPI_Test_cancelled, cgl_ret), sizeof(((struct cgl_fr_MPI_Test_cancelled *)0)->cgl_ret), 7, cgl_ta_MPI_Test_cancelled};
 CG_THUNK(MPI_Test_cancelled, (cgl_f->status, cgl_f->flag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
@@ -10782,6 +13427,11 @@ struct cgl_fr_MPI_Testsome {
     MPI_Status *array_of_statuses;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Testsome[2] = {
+    {"incount", offsetof(struct cgl_fr_MPI_Testsome, incount), sizeof(((struct cgl_fr_MPI_Testsome *)0)->incount), 7, 0, 0, 0, NULL},
+    {"outcount", offsetof(struct cgl_fr_MPI_Testsome, outcount), sizeof(((struct cgl_fr_MPI_Testsome *)0)->outcount), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Testsome = {2, offsetof(struct cgl_fr_MPI_Testsome, cgl_ret), sizeof(((struct cgl_fr_MPI_Testsome *)0)->cgl_ret), 7, cgl_ta_MPI_Testsome};
 CG_THUNK(MPI_Testsome, (cgl_f->incount, cgl_f->array_of_requests, cgl_f->outcount, cgl_f->array_of_indices, cgl_f->array_of_statuses), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
@@ -10807,6 +13457,11 @@ struct cgl_fr_MPI_Topo_test {
     int *status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Topo_test[2] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Topo_test, comm), sizeof(((struct cgl_fr_MPI_Topo_test *)0)->comm), 3, 0, 0, 0, NULL},
+    {"status", offsetof(struct cgl_fr_MPI_Topo_test, status), sizeof(((struct cgl_fr_MPI_Topo_test *)0)->status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Topo_test = {2, offsetof(struct cgl_fr_MPI_Topo_test, cgl_ret), sizeof(((struct cgl_fr_MPI_Topo_test *)0)->cgl_ret), 7, cgl_ta_MPI_Topo_test};
 CG_THUNK(MPI_Topo_test, (cgl_f->comm, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Topo_test(MPI_Comm comm, int *status)
 {
@@ -10831,6 +13486,10 @@ struct cgl_fr_MPI_Type_c2f {
     MPI_Datatype datatype;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_c2f[1] = {
+    {"datatype", offsetof(struct cgl_fr_MPI_Type_c2f, datatype), sizeof(((struct cgl_fr_MPI_Type_c2f *)0)->datatype), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_c2f = {1, offsetof(struct cgl_fr_MPI_Type_c2f, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_c2f *)0)->cgl_ret), 7, cgl_ta_MPI_Type_c2f};
 CG_THUNK(MPI_Type_c2f, (cgl_f->datatype), CG_NO_CODE);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_c2f(MPI_Datatype datatype)
 {
@@ -10856,6 +13515,10 @@ struct cgl_fr_MPI_Type_commit {
     MPI_Datatype *type;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_commit[1] = {
+    {"type", offsetof(struct cgl_fr_MPI_Type_commit, type), sizeof(((struct cgl_fr_MPI_Type_commit *)0)->type), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_commit = {1, offsetof(struct cgl_fr_MPI_Type_commit, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_commit *)0)->cgl_ret), 7, cgl_ta_MPI_Type_commit};
 CG_THUNK(MPI_Type_commit, (cgl_f->type), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_commit(MPI_Datatype *type)
 {
@@ -10882,6 +13545,12 @@ struct cgl_fr_MPI_Type_contiguous {
     MPI_Datatype *newtype;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_contiguous[3] = {
+    {"count", offsetof(struct cgl_fr_MPI_Type_contiguous, count), sizeof(((struct cgl_fr_MPI_Type_contiguous *)0)->count), 7, 0, 0, 0, NULL},
+    {"oldtype", offsetof(struct cgl_fr_MPI_Type_contiguous, oldtype), sizeof(((struct cgl_fr_MPI_Type_contiguous *)0)->oldtype), 3, 0, 0, 0, NULL},
+    {"newtype", offsetof(struct cgl_fr_MPI_Type_contiguous, newtype), sizeof(((struct cgl_fr_MPI_Type_contiguous *)0)->newtype), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_contiguous = {3, offsetof(struct cgl_fr_MPI_Type_contiguous, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_contiguous *)0)->cgl_ret), 7, cgl_ta_MPI_Type_contiguous};
 CG_THUNK(MPI_Type_contiguous, (cgl_f->count, cgl_f->oldtype, cgl_f->newtype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -10915,6 +13584,15 @@ struct cgl_fr_MPI_Type_create_darray {
     MPI_Datatype *newtype;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_create_darray[6] = {
+    {"size", offsetof(struct cgl_fr_MPI_Type_create_darray, size), sizeof(((struct cgl_fr_MPI_Type_create_darray *)0)->size), 7, 0, 0, 0, NULL},
+    {"rank", offsetof(struct cgl_fr_MPI_Type_create_darray, rank), sizeof(((struct cgl_fr_MPI_Type_create_darray *)0)->rank), 7, 0, 0, 0, NULL},
+    {"ndims", offsetof(struct cgl_fr_MPI_Type_create_darray, ndims), sizeof(((struct cgl_fr_MPI_Type_create_darray *)0)->ndims), 7, 0, 0, 0, NULL},
+    {"order", offsetof(struct cgl_fr_MPI_Type_create_darray, order), sizeof(((struct cgl_fr_MPI_Type_create_darray *)0)->order), 7, 0, 0, 0, NULL},
+    {"oldtype", offsetof(struct cgl_fr_MPI_Type_create_darray, oldtype), sizeof(((struct cgl_fr_MPI_Type_create_darray *)0)->oldtype), 3, 0, 0, 0, NULL},
+    {"newtype", offsetof(struct cgl_fr_MPI_Type_create_darray, newtype), sizeof(((struct cgl_fr_MPI_Type_create_darray *)0)->newtype), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_create_darray = {6, offsetof(struct cgl_fr_MPI_Type_create_darray, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_create_darray *)0)->cgl_ret), 7, cgl_ta_MPI_Type_create_darray};
 CG_THUNK(MPI_Type_create_darray, (cgl_f->size, cgl_f->rank, cgl_f->ndims, cgl_f->gsize_array, cgl_f->distrib_array, cgl_f->darg_array, cgl_f->psize_array, cgl_f->order, cgl_f->oldtype, cgl_f->newtype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_create_darray(int size, int rank, int ndims, const int gsize_array[], const int distrib_array[], const int darg_array[], const int psize_array[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -10941,6 +13619,12 @@ struct cgl_fr_MPI_Type_create_f90_complex {
     MPI_Datatype *newtype;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_create_f90_complex[3] = {
+    {"p", offsetof(struct cgl_fr_MPI_Type_create_f90_complex, p), sizeof(((struct cgl_fr_MPI_Type_create_f90_complex *)0)->p), 7, 0, 0, 0, NULL},
+    {"r", offsetof(struct cgl_fr_MPI_Type_create_f90_complex, r), sizeof(((struct cgl_fr_MPI_Type_create_f90_complex *)0)->r), 7, 0, 0, 0, NULL},
+    {"newtype", offsetof(struct cgl_fr_MPI_Type_create_f90_complex, newtype), sizeof(((struct cgl_fr_MPI_Type_create_f90_complex *)0)->newtype), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_create_f90_complex = {3, offsetof(struct cgl_fr_MPI_Type_create_f90_complex, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_create_f90_complex *)0)->cgl_ret), 7, cgl_ta_MPI_Type_create_f90_complex};
 CG_THUNK(MPI_Type_create_f90_complex, (cgl_f->p, cgl_f->r, cgl_f->newtype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
@@ -10966,6 +13650,11 @@ struct cgl_fr_MPI_Type_create_f90_integer {
     MPI_Datatype *newtype;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_create_f90_integer[2] = {
+    {"r", offsetof(struct cgl_fr_MPI_Type_create_f90_integer, r), sizeof(((struct cgl_fr_MPI_Type_create_f90_integer *)0)->r), 7, 0, 0, 0, NULL},
+    {"newtype", offsetof(struct cgl_fr_MPI_Type_create_f90_integer, newtype), sizeof(((struct cgl_fr_MPI_Type_create_f90_integer *)0)->newtype), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_create_f90_integer = {2, offsetof(struct cgl_fr_MPI_Type_create_f90_integer, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_create_f90_integer *)0)->cgl_ret), 7, cgl_ta_MPI_Type_create_f90_integer};
 CG_THUNK(MPI_Type_create_f90_integer, (cgl_f->r, cgl_f->newtype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
@@ -10992,6 +13681,12 @@ struct cgl_fr_MPI_Type_create_f90_real {
     MPI_Datatype *newtype;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_create_f90_real[3] = {
+    {"p", offsetof(struct cgl_fr_MPI_Type_create_f90_real, p), sizeof(((struct cgl_fr_MPI_Type_create_f90_real *)0)->p), 7, 0, 0, 0, NULL},
+    {"r", offsetof(struct cgl_fr_MPI_Type_create_f90_real, r), sizeof(((struct cgl_fr_MPI_Type_create_f90_real *)0)->r), 7, 0, 0, 0, NULL},
+    {"newtype", offsetof(struct cgl_fr_MPI_Type_create_f90_real, newtype), sizeof(((struct cgl_fr_MPI_Type_create_f90_real *)0)->newtype), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_create_f90_real = {3, offsetof(struct cgl_fr_MPI_Type_create_f90_real, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_create_f90_real *)0)->cgl_ret), 7, cgl_ta_MPI_Type_create_f90_real};
 CG_THUNK(MPI_Type_create_f90_real, (cgl_f->p, cgl_f->r, cgl_f->newtype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
@@ -11020,6 +13715,13 @@ struct cgl_fr_MPI_Type_create_hindexed_block {
     MPI_Datatype *newtype;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_create_hindexed_block[4] = {
+    {"count", offsetof(struct cgl_fr_MPI_Type_create_hindexed_block, count), sizeof(((struct cgl_fr_MPI_Type_create_hindexed_block *)0)->count), 7, 0, 0, 0, NULL},
+    {"blocklength", offsetof(struct cgl_fr_MPI_Type_create_hindexed_block, blocklength), sizeof(((struct cgl_fr_MPI_Type_create_hindexed_block *)0)->blocklength), 7, 0, 0, 0, NULL},
+    {"oldtype", offsetof(struct cgl_fr_MPI_Type_create_hindexed_block, oldtype), sizeof(((struct cgl_fr_MPI_Type_create_hindexed_block *)0)->oldtype), 3, 0, 0, 0, NULL},
+    {"newtype", offsetof(struct cgl_fr_MPI_Type_create_hindexed_block, newtype), sizeof(((struct cgl_fr_MPI_Type_create_hindexed_block *)0)->newtype), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_create_hindexed_block = {4, offsetof(struct cgl_fr_MPI_Type_create_hindexed_block, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_create_hindexed_block *)0)->cgl_ret), 7, cgl_ta_MPI_Type_create_hindexed_block};
 CG_THUNK(MPI_Type_create_hindexed_block, (cgl_f->count, cgl_f->blocklength, cgl_f->array_of_displacements, cgl_f->oldtype, cgl_f->newtype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -11048,6 +13750,12 @@ struct cgl_fr_MPI_Type_create_hindexed {
     MPI_Datatype *newtype;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_create_hindexed[3] = {
+    {"count", offsetof(struct cgl_fr_MPI_Type_create_hindexed, count), sizeof(((struct cgl_fr_MPI_Type_create_hindexed *)0)->count), 7, 0, 0, 0, NULL},
+    {"oldtype", offsetof(struct cgl_fr_MPI_Type_create_hindexed, oldtype), sizeof(((struct cgl_fr_MPI_Type_create_hindexed *)0)->oldtype), 3, 0, 0, 0, NULL},
+    {"newtype", offsetof(struct cgl_fr_MPI_Type_create_hindexed, newtype), sizeof(((struct cgl_fr_MPI_Type_create_hindexed *)0)->newtype), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_create_hindexed = {3, offsetof(struct cgl_fr_MPI_Type_create_hindexed, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_create_hindexed *)0)->cgl_ret), 7, cgl_ta_MPI_Type_create_hindexed};
 CG_THUNK(MPI_Type_create_hindexed, (cgl_f->count, cgl_f->array_of_blocklengths, cgl_f->array_of_displacements, cgl_f->oldtype, cgl_f->newtype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -11076,6 +13784,14 @@ struct cgl_fr_MPI_Type_create_hvector {
     MPI_Datatype *newtype;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_create_hvector[5] = {
+    {"count", offsetof(struct cgl_fr_MPI_Type_create_hvector, count), sizeof(((struct cgl_fr_MPI_Type_create_hvector *)0)->count), 7, 0, 0, 0, NULL},
+    {"blocklength", offsetof(struct cgl_fr_MPI_Type_create_hvector, blocklength), sizeof(((struct cgl_fr_MPI_Type_create_hvector *)0)->blocklength), 7, 0, 0, 0, NULL},
+    {"stride", offsetof(struct cgl_fr_MPI_Type_create_hvector, stride), sizeof(((struct cgl_fr_MPI_Type_create_hvector *)0)->stride), 1, 0, 0, 0, NULL},
+    {"oldtype", offsetof(struct cgl_fr_MPI_Type_create_hvector, oldtype), sizeof(((struct cgl_fr_MPI_Type_create_hvector *)0)->oldtype), 3, 0, 0, 0, NULL},
+    {"newtype", offsetof(struct cgl_fr_MPI_Type_create_hvector, newtype), sizeof(((struct cgl_fr_MPI_Type_create_hvector *)0)->newtype), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_create_hvector = {5, offsetof(struct cgl_fr_MPI_Type_create_hvector, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_create_hvector *)0)->cgl_ret), 7, cgl_ta_MPI_Type_create_hvector};
 CG_THUNK(MPI_Type_create_hvector, (cgl_f->count, cgl_f->blocklength, cgl_f->stride, cgl_f->oldtype, cgl_f->newtype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -11103,6 +13819,13 @@ struct cgl_fr_MPI_Type_create_keyval {
     void *extra_state;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_create_keyval[4] = {
+    {"type_copy_attr_fn", offsetof(struct cgl_fr_MPI_Type_create_keyval, type_copy_attr_fn), sizeof(((struct cgl_fr_MPI_Type_create_keyval *)0)->type_copy_attr_fn), 3, 0, 0, 0, NULL},
+    {"type_delete_attr_fn", offsetof(struct cgl_fr_MPI_Type_create_keyval, type_delete_attr_fn), sizeof(((struct cgl_fr_MPI_Type_create_keyval *)0)->type_delete_attr_fn), 3, 0, 0, 0, NULL},
+    {"type_keyval", offsetof(struct cgl_fr_MPI_Type_create_keyval, type_keyval), sizeof(((struct cgl_fr_MPI_Type_create_keyval *)0)->type_keyval), 3, 0, 0, 0, NULL},
+    {"extra_state", offsetof(struct cgl_fr_MPI_Type_create_keyval, extra_state), sizeof(((struct cgl_fr_MPI_Type_create_keyval *)0)->extra_state), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_create_keyval = {4, offsetof(struct cgl_fr_MPI_Type_create_keyval, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_create_keyval *)0)->cgl_ret), 7, cgl_ta_MPI_Type_create_keyval};
 CG_THUNK(MPI_Type_create_keyval, (cgl_f->type_copy_attr_fn, cgl_f->type_delete_attr_fn, cgl_f->type_keyval, cgl_f->extra_state), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state)
 {
@@ -11131,6 +13854,13 @@ struct cgl_fr_MPI_Type_create_indexed_block {
     MPI_Datatype *newtype;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_create_indexed_block[4] = {
+    {"count", offsetof(struct cgl_fr_MPI_Type_create_indexed_block, count), sizeof(((struct cgl_fr_MPI_Type_create_indexed_block *)0)->count), 7, 0, 0, 0, NULL},
+    {"blocklength", offsetof(struct cgl_fr_MPI_Type_create_indexed_block, blocklength), sizeof(((struct cgl_fr_MPI_Type_create_indexed_block *)0)->blocklength), 7, 0, 0, 0, NULL},
+    {"oldtype", offsetof(struct cgl_fr_MPI_Type_create_indexed_block, oldtype), sizeof(((struct cgl_fr_MPI_Type_create_indexed_block *)0)->oldtype), 3, 0, 0, 0, NULL},
+    {"newtype", offsetof(struct cgl_fr_MPI_Type_create_indexed_block, newtype), sizeof(((struct cgl_fr_MPI_Type_create_indexed_block *)0)->newtype), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_create_indexed_block = {4, offsetof(struct cgl_fr_MPI_Type_create_indexed_block, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_create_indexed_block *)0)->cgl_ret), 7, cgl_ta_MPI_Type_create_indexed_block};
 CG_THUNK(MPI_Type_create_indexed_block, (cgl_f->count, cgl_f->blocklength, cgl_f->array_of_displacements, cgl_f->oldtype, cgl_f->newtype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -11159,6 +13889,11 @@ struct cgl_fr_MPI_Type_create_struct {
     MPI_Datatype *newtype;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_create_struct[2] = {
+    {"count", offsetof(struct cgl_fr_MPI_Type_create_struct, count), sizeof(((struct cgl_fr_MPI_Type_create_struct *)0)->count), 7, 0, 0, 0, NULL},
+    {"newtype", offsetof(struct cgl_fr_MPI_Type_create_struct, newtype), sizeof(((struct cgl_fr_MPI_Type_create_struct *)0)->newtype), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_create_struct = {2, offsetof(struct cgl_fr_MPI_Type_create_struct, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_create_struct *)0)->cgl_ret), 7, cgl_ta_MPI_Type_create_struct};
 CG_THUNK(MPI_Type_create_struct, (cgl_f->count, cgl_f->array_of_block_lengths, cgl_f->array_of_displacements, cgl_f->array_of_types, cgl_f->newtype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_create_struct(int count, const int array_of_block_lengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
@@ -11189,6 +13924,13 @@ struct cgl_fr_MPI_Type_create_subarray {
     MPI_Datatype *newtype;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_create_subarray[4] = {
+    {"ndims", offsetof(struct cgl_fr_MPI_Type_create_subarray, ndims), sizeof(((struct cgl_fr_MPI_Type_create_subarray *)0)->ndims), 7, 0, 0, 0, NULL},
+    {"order", offsetof(struct cgl_fr_MPI_Type_create_subarray, order), sizeof(((struct cgl_fr_MPI_Type_create_subarray *)0)->order), 7, 0, 0, 0, NULL},
+    {"oldtype", offsetof(struct cgl_fr_MPI_Type_create_subarray, oldtype), sizeof(((struct cgl_fr_MPI_Type_create_subarray *)0)->oldtype), 3, 0, 0, 0, NULL},
+    {"newtype", offsetof(struct cgl_fr_MPI_Type_create_subarray, newtype), sizeof(((struct cgl_fr_MPI_Type_create_subarray *)0)->newtype), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_create_subarray = {4, offsetof(struct cgl_fr_MPI_Type_create_subarray, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_create_subarray *)0)->cgl_ret), 7, cgl_ta_MPI_Type_create_subarray};
 CG_THUNK(MPI_Type_create_subarray, (cgl_f->ndims, cgl_f->size_array, cgl_f->subsize_array, cgl_f->start_array, cgl_f->order, cgl_f->oldtype, cgl_f->newtype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_create_subarray(int ndims, const int size_array[], const int subsize_array[], const int start_array[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -11216,6 +13958,13 @@ struct cgl_fr_MPI_Type_create_resized {
     MPI_Datatype *newtype;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_create_resized[4] = {
+    {"oldtype", offsetof(struct cgl_fr_MPI_Type_create_resized, oldtype), sizeof(((struct cgl_fr_MPI_Type_create_resized *)0)->oldtype), 3, 0, 0, 0, NULL},
+    {"lb", offsetof(struct cgl_fr_MPI_Type_create_resized, lb), sizeof(((struct cgl_fr_MPI_Type_create_resized *)0)->lb), 1, 0, 0, 0, NULL},
+    {"extent", offsetof(struct cgl_fr_MPI_Type_create_resized, extent), sizeof(((struct cgl_fr_MPI_Type_create_resized *)0)->extent), 1, 0, 0, 0, NULL},
+    {"newtype", offsetof(struct cgl_fr_MPI_Type_create_resized, newtype), sizeof(((struct cgl_fr_MPI_Type_create_resized *)0)->newtype), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_create_resized = {4, offsetof(struct cgl_fr_MPI_Type_create_resized, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_create_resized *)0)->cgl_ret), 7, cgl_ta_MPI_Type_create_resized};
 CG_THUNK(MPI_Type_create_resized, (cgl_f->oldtype, cgl_f->lb, cgl_f->extent, cgl_f->newtype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
 {
@@ -11241,6 +13990,11 @@ struct cgl_fr_MPI_Type_delete_attr {
     int type_keyval;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_delete_attr[2] = {
+    {"type", offsetof(struct cgl_fr_MPI_Type_delete_attr, type), sizeof(((struct cgl_fr_MPI_Type_delete_attr *)0)->type), 3, 0, 0, 0, NULL},
+    {"type_keyval", offsetof(struct cgl_fr_MPI_Type_delete_attr, type_keyval), sizeof(((struct cgl_fr_MPI_Type_delete_attr *)0)->type_keyval), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_delete_attr = {2, offsetof(struct cgl_fr_MPI_Type_delete_attr, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_delete_attr *)0)->cgl_ret), 7, cgl_ta_MPI_Type_delete_attr};
 CG_THUNK(MPI_Type_delete_attr, (cgl_f->type, cgl_f->type_keyval), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_delete_attr(MPI_Datatype type, int type_keyval)
 {
@@ -11266,6 +14020,11 @@ struct cgl_fr_MPI_Type_dup {
     MPI_Datatype *newtype;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_dup[2] = {
+    {"type", offsetof(struct cgl_fr_MPI_Type_dup, type), sizeof(((struct cgl_fr_MPI_Type_dup *)0)->type), 3, 0, 0, 0, NULL},
+    {"newtype", offsetof(struct cgl_fr_MPI_Type_dup, newtype), sizeof(((struct cgl_fr_MPI_Type_dup *)0)->newtype), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_dup = {2, offsetof(struct cgl_fr_MPI_Type_dup, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_dup *)0)->cgl_ret), 7, cgl_ta_MPI_Type_dup};
 CG_THUNK(MPI_Type_dup, (cgl_f->type, cgl_f->newtype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_dup(MPI_Datatype type, MPI_Datatype *newtype)
 {
@@ -11290,6 +14049,10 @@ struct cgl_fr_MPI_Type_free {
     MPI_Datatype *type;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_free[1] = {
+    {"type", offsetof(struct cgl_fr_MPI_Type_free, type), sizeof(((struct cgl_fr_MPI_Type_free *)0)->type), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_free = {1, offsetof(struct cgl_fr_MPI_Type_free, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_free *)0)->cgl_ret), 7, cgl_ta_MPI_Type_free};
 CG_THUNK(MPI_Type_free, (cgl_f->type), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_free(MPI_Datatype *type)
 {
@@ -11314,6 +14077,10 @@ struct cgl_fr_MPI_Type_free_keyval {
     int *type_keyval;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_free_keyval[1] = {
+    {"type_keyval", offsetof(struct cgl_fr_MPI_Type_free_keyval, type_keyval), sizeof(((struct cgl_fr_MPI_Type_free_keyval *)0)->type_keyval), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_free_keyval = {1, offsetof(struct cgl_fr_MPI_Type_free_keyval, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_free_keyval *)0)->cgl_ret), 7, cgl_ta_MPI_Type_free_keyval};
 CG_THUNK(MPI_Type_free_keyval, (cgl_f->type_keyval), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_free_keyval(int *type_keyval)
 {
@@ -11338,6 +14105,10 @@ struct cgl_fr_MPI_Type_f2c {
     int datatype;
     MPI_Datatype cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_f2c[1] = {
+    {"datatype", offsetof(struct cgl_fr_MPI_Type_f2c, datatype), sizeof(((struct cgl_fr_MPI_Type_f2c *)0)->datatype), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_f2c = {1, offsetof(struct cgl_fr_MPI_Type_f2c, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_f2c *)0)->cgl_ret), 3, cgl_ta_MPI_Type_f2c};
 CG_THUNK(MPI_Type_f2c, (cgl_f->datatype), CG_NO_CODE);
 static __attribute__((noinline)) MPI_Datatype cgl_gp_MPI_Type_f2c(int datatype)
 {
@@ -11366,6 +14137,13 @@ struct cgl_fr_MPI_Type_get_attr {
     int *flag;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_get_attr[4] = {
+    {"type", offsetof(struct cgl_fr_MPI_Type_get_attr, type), sizeof(((struct cgl_fr_MPI_Type_get_attr *)0)->type), 3, 0, 0, 0, NULL},
+    {"type_keyval", offsetof(struct cgl_fr_MPI_Type_get_attr, type_keyval), sizeof(((struct cgl_fr_MPI_Type_get_attr *)0)->type_keyval), 7, 0, 0, 0, NULL},
+    {"attribute_val", offsetof(struct cgl_fr_MPI_Type_get_attr, attribute_val), sizeof(((struct cgl_fr_MPI_Type_get_attr *)0)->attribute_val), 3, 0, 0, 0, NULL},
+    {"flag", offsetof(struct cgl_fr_MPI_Type_get_attr, flag), sizeof(((struct cgl_fr_MPI_Type_get_attr *)0)->flag), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_get_attr = {4, offsetof(struct cgl_fr_MPI_Type_get_attr, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_get_attr *)0)->cgl_ret), 7, cgl_ta_MPI_Type_get_attr};
 CG_THUNK(MPI_Type_get_attr, (cgl_f->type, cgl_f->type_keyval, cgl_f->attribute_val, cgl_f->flag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_get_attr(MPI_Datatype type, int type_keyval, void *attribute_val, int *flag)
 {
@@ -11396,6 +14174,13 @@ struct cgl_fr_MPI_Type_get_contents {
     MPI_Datatype *array_of_datatypes;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_get_contents[4] = {
+    {"mtype", offsetof(struct cgl_fr_MPI_Type_get_contents, mtype), sizeof(((struct cgl_fr_MPI_Type_get_contents *)0)->mtype), 3, 0, 0, 0, NULL},
+    {"max_integers", offsetof(struct cgl_fr_MPI_Type_get_contents, max_integers), sizeof(((struct cgl_fr_MPI_Type_get_contents *)0)->max_integers), 7, 0, 0, 0, NULL},
+    {"max_addresses", offsetof(struct cgl_fr_MPI_Type_get_contents, max_addresses), sizeof(((struct cgl_fr_MPI_Type_get_contents *)0)->max_addresses), 7, 0, 0, 0, NULL},
+    {"max_datatypes", offsetof(struct cgl_fr_MPI_Type_get_contents, max_datatypes), sizeof(((struct cgl_fr_MPI_Type_get_contents *)0)->max_datatypes), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_get_contents = {4, offsetof(struct cgl_fr_MPI_Type_get_contents, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_get_contents *)0)->cgl_ret), 7, cgl_ta_MPI_Type_get_contents};
 CG_THUNK(MPI_Type_get_contents, (cgl_f->mtype, cgl_f->max_integers, cgl_f->max_addresses, cgl_f->max_datatypes, cgl_f->array_of_integers, cgl_f->array_of_addresses, cgl_f->array_of_datatypes), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_get_contents(MPI_Datatype mtype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
 {
@@ -11424,6 +14209,14 @@ struct cgl_fr_MPI_Type_get_envelope {
     int *combiner;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_get_envelope[5] = {
+    {"type", offsetof(struct cgl_fr_MPI_Type_get_envelope, type), sizeof(((struct cgl_fr_MPI_Type_get_envelope *)0)->type), 3, 0, 0, 0, NULL},
+    {"num_integers", offsetof(struct cgl_fr_MPI_Type_get_envelope, num_integers), sizeof(((struct cgl_fr_MPI_Type_get_envelope *)0)->num_integers), 3, 0, 0, 0, NULL},
+    {"num_addresses", offsetof(struct cgl_fr_MPI_Type_get_envelope, num_addresses), sizeof(((struct cgl_fr_MPI_Type_get_envelope *)0)->num_addresses), 3, 0, 0, 0, NULL},
+    {"num_datatypes", offsetof(struct cgl_fr_MPI_Type_get_envelope, num_datatypes), sizeof(((struct cgl_fr_MPI_Type_get_envelope *)0)->num_datatypes), 3, 0, 0, 0, NULL},
+    {"combiner", offsetof(struct cgl_fr_MPI_Type_get_envelope, combiner), sizeof(((struct cgl_fr_MPI_Type_get_envelope *)0)->combiner), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_get_envelope = {5, offsetof(struct cgl_fr_MPI_Type_get_envelope, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_get_envelope *)0)->cgl_ret), 7, cgl_ta_MPI_Type_get_envelope};
 CG_THUNK(MPI_Type_get_envelope, (cgl_f->type, cgl_f->num_integers, cgl_f->num_addresses, cgl_f->num_datatypes, cgl_f->combiner), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_get_envelope(MPI_Datatype type, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner)
 {
@@ -11450,6 +14243,12 @@ struct cgl_fr_MPI_Type_get_extent {
     MPI_Aint *extent;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_get_extent[3] = {
+    {"type", offsetof(struct cgl_fr_MPI_Type_get_extent, type), sizeof(((struct cgl_fr_MPI_Type_get_extent *)0)->type), 3, 0, 0, 0, NULL},
+    {"lb", offsetof(struct cgl_fr_MPI_Type_get_extent, lb), sizeof(((struct cgl_fr_MPI_Type_get_extent *)0)->lb), 3, 0, 0, 0, NULL},
+    {"extent", offsetof(struct cgl_fr_MPI_Type_get_extent, extent), sizeof(((struct cgl_fr_MPI_Type_get_extent *)0)->extent), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_get_extent = {3, offsetof(struct cgl_fr_MPI_Type_get_extent, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_get_extent *)0)->cgl_ret), 7, cgl_ta_MPI_Type_get_extent};
 CG_THUNK(MPI_Type_get_extent, (cgl_f->type, cgl_f->lb, cgl_f->extent), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_get_extent(MPI_Datatype type, MPI_Aint *lb, MPI_Aint *extent)
 {
@@ -11476,6 +14275,12 @@ struct cgl_fr_MPI_Type_get_extent_x {
     MPI_Count *extent;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_get_extent_x[3] = {
+    {"type", offsetof(struct cgl_fr_MPI_Type_get_extent_x, type), sizeof(((struct cgl_fr_MPI_Type_get_extent_x *)0)->type), 3, 0, 0, 0, NULL},
+    {"lb", offsetof(struct cgl_fr_MPI_Type_get_extent_x, lb), sizeof(((struct cgl_fr_MPI_Type_get_extent_x *)0)->lb), 3, 0, 0, 0, NULL},
+    {"extent", offsetof(struct cgl_fr_MPI_Type_get_extent_x, extent), sizeof(((struct cgl_fr_MPI_Type_get_extent_x *)0)->extent), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_get_extent_x = {3, offsetof(struct cgl_fr_MPI_Type_get_extent_x, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_get_extent_x *)0)->cgl_ret), 7, cgl_ta_MPI_Type_get_extent_x};
 CG_THUNK(MPI_Type_get_extent_x, (cgl_f->type, cgl_f->lb, cgl_f->extent), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_get_extent_x(MPI_Datatype type, MPI_Count *lb, MPI_Count *extent)
 {
@@ -11502,6 +14307,12 @@ struct cgl_fr_MPI_Type_get_name {
     int *resultlen;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_get_name[3] = {
+    {"type", offsetof(struct cgl_fr_MPI_Type_get_name, type), sizeof(((struct cgl_fr_MPI_Type_get_name *)0)->type), 3, 0, 0, 0, NULL},
+    {"type_name", offsetof(struct cgl_fr_MPI_Type_get_name, type_name), sizeof(((struct cgl_fr_MPI_Type_get_name *)0)->type_name), 3, 0, 0, 0, NULL},
+    {"resultlen", offsetof(struct cgl_fr_MPI_Type_get_name, resultlen), sizeof(((struct cgl_fr_MPI_Type_get_name *)0)->resultlen), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_get_name = {3, offsetof(struct cgl_fr_MPI_Type_get_name, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_get_name *)0)->cgl_ret), 7, cgl_ta_MPI_Type_get_name};
 CG_THUNK(MPI_Type_get_name, (cgl_f->type, cgl_f->type_name, cgl_f->resultlen), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_get_name(MPI_Datatype type, char *type_name, int *resultlen)
 {
@@ -11528,6 +14339,12 @@ struct cgl_fr_MPI_Type_get_true_extent {
     MPI_Aint *true_extent;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_get_true_extent[3] = {
+    {"datatype", offsetof(struct cgl_fr_MPI_Type_get_true_extent, datatype), sizeof(((struct cgl_fr_MPI_Type_get_true_extent *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"true_lb", offsetof(struct cgl_fr_MPI_Type_get_true_extent, true_lb), sizeof(((struct cgl_fr_MPI_Type_get_true_extent *)0)->true_lb), 3, 0, 0, 0, NULL},
+    {"true_extent", offsetof(struct cgl_fr_MPI_Type_get_true_extent, true_extent), sizeof(((struct cgl_fr_MPI_Type_get_true_extent *)0)->true_extent), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_get_true_extent = {3, offsetof(struct cgl_fr_MPI_Type_get_true_extent, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_get_true_extent *)0)->cgl_ret), 7, cgl_ta_MPI_Type_get_true_extent};
 CG_THUNK(MPI_Type_get_true_extent, (cgl_f->datatype, cgl_f->true_lb, cgl_f->true_extent), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
@@ -11554,6 +14371,12 @@ struct cgl_fr_MPI_Type_get_true_extent_x {
     MPI_Count *true_extent;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_get_true_extent_x[3] = {
+    {"datatype", offsetof(struct cgl_fr_MPI_Type_get_true_extent_x, datatype), sizeof(((struct cgl_fr_MPI_Type_get_true_extent_x *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"true_lb", offsetof(struct cgl_fr_MPI_Type_get_true_extent_x, true_lb), sizeof(((struct cgl_fr_MPI_Type_get_true_extent_x *)0)->true_lb), 3, 0, 0, 0, NULL},
+    {"true_extent", offsetof(struct cgl_fr_MPI_Type_get_true_extent_x, true_extent), sizeof(((struct cgl_fr_MPI_Type_get_true_extent_x *)0)->true_extent), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_get_true_extent_x = {3, offsetof(struct cgl_fr_MPI_Type_get_true_extent_x, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_get_true_extent_x *)0)->cgl_ret), 7, cgl_ta_MPI_Type_get_true_extent_x};
 CG_THUNK(MPI_Type_get_true_extent_x, (cgl_f->datatype, cgl_f->true_lb, cgl_f->true_extent), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
@@ -11582,6 +14405,12 @@ struct cgl_fr_MPI_Type_indexed {
     MPI_Datatype *newtype;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_indexed[3] = {
+    {"count", offsetof(struct cgl_fr_MPI_Type_indexed, count), sizeof(((struct cgl_fr_MPI_Type_indexed *)0)->count), 7, 0, 0, 0, NULL},
+    {"oldtype", offsetof(struct cgl_fr_MPI_Type_indexed, oldtype), sizeof(((struct cgl_fr_MPI_Type_indexed *)0)->oldtype), 3, 0, 0, 0, NULL},
+    {"newtype", offsetof(struct cgl_fr_MPI_Type_indexed, newtype), sizeof(((struct cgl_fr_MPI_Type_indexed *)0)->newtype), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_indexed = {3, offsetof(struct cgl_fr_MPI_Type_indexed, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_indexed *)0)->cgl_ret), 7, cgl_ta_MPI_Type_indexed};
 CG_THUNK(MPI_Type_indexed, (cgl_f->count, cgl_f->array_of_blocklengths, cgl_f->array_of_displacements, cgl_f->oldtype, cgl_f->newtype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -11608,6 +14437,12 @@ struct cgl_fr_MPI_Type_match_size {
     MPI_Datatype *type;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_match_size[3] = {
+    {"typeclass", offsetof(struct cgl_fr_MPI_Type_match_size, typeclass), sizeof(((struct cgl_fr_MPI_Type_match_size *)0)->typeclass), 7, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_MPI_Type_match_size, size), sizeof(((struct cgl_fr_MPI_Type_match_size *)0)->size), 7, 0, 0, 0, NULL},
+    {"type", offsetof(struct cgl_fr_MPI_Type_match_size, type), sizeof(((struct cgl_fr_MPI_Type_match_size *)0)->type), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_match_size = {3, offsetof(struct cgl_fr_MPI_Type_match_size, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_match_size *)0)->cgl_ret), 7, cgl_ta_MPI_Type_match_size};
 CG_THUNK(MPI_Type_match_size, (cgl_f->typeclass, cgl_f->size, cgl_f->type), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_match_size(int typeclass, int size, MPI_Datatype *type)
 {
@@ -11634,6 +14469,12 @@ struct cgl_fr_MPI_Type_set_attr {
     void *attr_val;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_set_attr[3] = {
+    {"type", offsetof(struct cgl_fr_MPI_Type_set_attr, type), sizeof(((struct cgl_fr_MPI_Type_set_attr *)0)->type), 3, 0, 0, 0, NULL},
+    {"type_keyval", offsetof(struct cgl_fr_MPI_Type_set_attr, type_keyval), sizeof(((struct cgl_fr_MPI_Type_set_attr *)0)->type_keyval), 7, 0, 0, 0, NULL},
+    {"attr_val", offsetof(struct cgl_fr_MPI_Type_set_attr, attr_val), sizeof(((struct cgl_fr_MPI_Type_set_attr *)0)->attr_val), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_set_attr = {3, offsetof(struct cgl_fr_MPI_Type_set_attr, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_set_attr *)0)->cgl_ret), 7, cgl_ta_MPI_Type_set_attr};
 CG_THUNK(MPI_Type_set_attr, (cgl_f->type, cgl_f->type_keyval, cgl_f->attr_val), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_set_attr(MPI_Datatype type, int type_keyval, void *attr_val)
 {
@@ -11659,6 +14500,11 @@ struct cgl_fr_MPI_Type_set_name {
     const char *type_name;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_set_name[2] = {
+    {"type", offsetof(struct cgl_fr_MPI_Type_set_name, type), sizeof(((struct cgl_fr_MPI_Type_set_name *)0)->type), 3, 0, 0, 0, NULL},
+    {"type_name", offsetof(struct cgl_fr_MPI_Type_set_name, type_name), sizeof(((struct cgl_fr_MPI_Type_set_name *)0)->type_name), 5, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_set_name = {2, offsetof(struct cgl_fr_MPI_Type_set_name, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_set_name *)0)->cgl_ret), 7, cgl_ta_MPI_Type_set_name};
 CG_THUNK(MPI_Type_set_name, (cgl_f->type, cgl_f->type_name), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_set_name(MPI_Datatype type, const char *type_name)
 {
@@ -11684,6 +14530,11 @@ struct cgl_fr_MPI_Type_size {
     int *size;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_size[2] = {
+    {"type", offsetof(struct cgl_fr_MPI_Type_size, type), sizeof(((struct cgl_fr_MPI_Type_size *)0)->type), 3, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_MPI_Type_size, size), sizeof(((struct cgl_fr_MPI_Type_size *)0)->size), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_size = {2, offsetof(struct cgl_fr_MPI_Type_size, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_size *)0)->cgl_ret), 7, cgl_ta_MPI_Type_size};
 CG_THUNK(MPI_Type_size, (cgl_f->type, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_size(MPI_Datatype type, int *size)
 {
@@ -11709,6 +14560,11 @@ struct cgl_fr_MPI_Type_size_x {
     MPI_Count *size;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_size_x[2] = {
+    {"type", offsetof(struct cgl_fr_MPI_Type_size_x, type), sizeof(((struct cgl_fr_MPI_Type_size_x *)0)->type), 3, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_MPI_Type_size_x, size), sizeof(((struct cgl_fr_MPI_Type_size_x *)0)->size), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_size_x = {2, offsetof(struct cgl_fr_MPI_Type_size_x, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_size_x *)0)->cgl_ret), 7, cgl_ta_MPI_Type_size_x};
 CG_THUNK(MPI_Type_size_x, (cgl_f->type, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_size_x(MPI_Datatype type, MPI_Count *size)
 {
@@ -11737,6 +14593,14 @@ struct cgl_fr_MPI_Type_vector {
     MPI_Datatype *newtype;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_vector[5] = {
+    {"count", offsetof(struct cgl_fr_MPI_Type_vector, count), sizeof(((struct cgl_fr_MPI_Type_vector *)0)->count), 7, 0, 0, 0, NULL},
+    {"blocklength", offsetof(struct cgl_fr_MPI_Type_vector, blocklength), sizeof(((struct cgl_fr_MPI_Type_vector *)0)->blocklength), 7, 0, 0, 0, NULL},
+    {"stride", offsetof(struct cgl_fr_MPI_Type_vector, stride), sizeof(((struct cgl_fr_MPI_Type_vector *)0)->stride), 7, 0, 0, 0, NULL},
+    {"oldtype", offsetof(struct cgl_fr_MPI_Type_vector, oldtype), sizeof(((struct cgl_fr_MPI_Type_vector *)0)->oldtype), 3, 0, 0, 0, NULL},
+    {"newtype", offsetof(struct cgl_fr_MPI_Type_vector, newtype), sizeof(((struct cgl_fr_MPI_Type_vector *)0)->newtype), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_vector = {5, offsetof(struct cgl_fr_MPI_Type_vector, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_vector *)0)->cgl_ret), 7, cgl_ta_MPI_Type_vector};
 CG_THUNK(MPI_Type_vector, (cgl_f->count, cgl_f->blocklength, cgl_f->stride, cgl_f->oldtype, cgl_f->newtype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -11767,6 +14631,16 @@ struct cgl_fr_MPI_Unpack {
     MPI_Comm comm;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Unpack[7] = {
+    {"inbuf", offsetof(struct cgl_fr_MPI_Unpack, inbuf), sizeof(((struct cgl_fr_MPI_Unpack *)0)->inbuf), 3, 0, 0, 0, NULL},
+    {"insize", offsetof(struct cgl_fr_MPI_Unpack, insize), sizeof(((struct cgl_fr_MPI_Unpack *)0)->insize), 7, 0, 0, 0, NULL},
+    {"position", offsetof(struct cgl_fr_MPI_Unpack, position), sizeof(((struct cgl_fr_MPI_Unpack *)0)->position), 3, 0, 0, 0, NULL},
+    {"outbuf", offsetof(struct cgl_fr_MPI_Unpack, outbuf), sizeof(((struct cgl_fr_MPI_Unpack *)0)->outbuf), 3, 0, 0, 0, NULL},
+    {"outcount", offsetof(struct cgl_fr_MPI_Unpack, outcount), sizeof(((struct cgl_fr_MPI_Unpack *)0)->outcount), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Unpack, datatype), sizeof(((struct cgl_fr_MPI_Unpack *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Unpack, comm), sizeof(((struct cgl_fr_MPI_Unpack *)0)->comm), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Unpack = {7, offsetof(struct cgl_fr_MPI_Unpack, cgl_ret), sizeof(((struct cgl_fr_MPI_Unpack *)0)->cgl_ret), 7, cgl_ta_MPI_Unpack};
 CG_THUNK(MPI_Unpack, (cgl_f->inbuf, cgl_f->insize, cgl_f->position, cgl_f->outbuf, cgl_f->outcount, cgl_f->datatype, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
@@ -11793,6 +14667,12 @@ struct cgl_fr_MPI_Unpublish_name {
     const char *port_name;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Unpublish_name[3] = {
+    {"service_name", offsetof(struct cgl_fr_MPI_Unpublish_name, service_name), sizeof(((struct cgl_fr_MPI_Unpublish_name *)0)->service_name), 5, 0, 0, 0, NULL},
+    {"info", offsetof(struct cgl_fr_MPI_Unpublish_name, info), sizeof(((struct cgl_fr_MPI_Unpublish_name *)0)->info), 3, 0, 0, 0, NULL},
+    {"port_name", offsetof(struct cgl_fr_MPI_Unpublish_name, port_name), sizeof(((struct cgl_fr_MPI_Unpublish_name *)0)->port_name), 5, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Unpublish_name = {3, offsetof(struct cgl_fr_MPI_Unpublish_name, cgl_ret), sizeof(((struct cgl_fr_MPI_Unpublish_name *)0)->cgl_ret), 7, cgl_ta_MPI_Unpublish_name};
 CG_THUNK(MPI_Unpublish_name, (cgl_f->service_name, cgl_f->info, cgl_f->port_name), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
@@ -11823,6 +14703,15 @@ struct cgl_fr_MPI_Unpack_external {
     MPI_Datatype datatype;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Unpack_external[6] = {
+    {"inbuf", offsetof(struct cgl_fr_MPI_Unpack_external, inbuf), sizeof(((struct cgl_fr_MPI_Unpack_external *)0)->inbuf), 3, 0, 0, 0, NULL},
+    {"insize", offsetof(struct cgl_fr_MPI_Unpack_external, insize), sizeof(((struct cgl_fr_MPI_Unpack_external *)0)->insize), 1, 0, 0, 0, NULL},
+    {"position", offsetof(struct cgl_fr_MPI_Unpack_external, position), sizeof(((struct cgl_fr_MPI_Unpack_external *)0)->position), 3, 0, 0, 0, NULL},
+    {"outbuf", offsetof(struct cgl_fr_MPI_Unpack_external, outbuf), sizeof(((struct cgl_fr_MPI_Unpack_external *)0)->outbuf), 3, 0, 0, 0, NULL},
+    {"outcount", offsetof(struct cgl_fr_MPI_Unpack_external, outcount), sizeof(((struct cgl_fr_MPI_Unpack_external *)0)->outcount), 7, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_Unpack_external, datatype), sizeof(((struct cgl_fr_MPI_Unpack_external *)0)->datatype), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Unpack_external = {6, offsetof(struct cgl_fr_MPI_Unpack_external, cgl_ret), sizeof(((struct cgl_fr_MPI_Unpack_external *)0)->cgl_ret), 7, cgl_ta_MPI_Unpack_external};
 CG_THUNK(MPI_Unpack_external, (cgl_f->datarep, cgl_f->inbuf, cgl_f->insize, cgl_f->position, cgl_f->outbuf, cgl_f->outcount, cgl_f->datatype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
 {
@@ -11849,6 +14738,11 @@ struct cgl_fr_MPI_Waitall {
     MPI_Status *array_of_statuses;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Waitall[2] = {
+    {"count", offsetof(struct cgl_fr_MPI_Waitall, count), sizeof(((struct cgl_fr_MPI_Waitall *)0)->count), 7, 0, 0, 0, NULL},
+    {"array_of_statuses", offsetof(struct cgl_fr_MPI_Waitall, array_of_statuses), sizeof(((struct cgl_fr_MPI_Waitall *)0)->array_of_statuses), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Waitall = {2, offsetof(struct cgl_fr_MPI_Waitall, cgl_ret), sizeof(((struct cgl_fr_MPI_Waitall *)0)->cgl_ret), 7, cgl_ta_MPI_Waitall};
 CG_THUNK(MPI_Waitall, (cgl_f->count, cgl_f->array_of_requests, cgl_f->array_of_statuses), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses)
 {
@@ -11877,6 +14771,12 @@ struct cgl_fr_MPI_Waitany {
     MPI_Status *status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Waitany[3] = {
+    {"count", offsetof(struct cgl_fr_MPI_Waitany, count), sizeof(((struct cgl_fr_MPI_Waitany *)0)->count), 7, 0, 0, 0, NULL},
+    {"index", offsetof(struct cgl_fr_MPI_Waitany, index), sizeof(((struct cgl_fr_MPI_Waitany *)0)->index), 3, 0, 0, 0, NULL},
+    {"status", offsetof(struct cgl_fr_MPI_Waitany, status), sizeof(((struct cgl_fr_MPI_Waitany *)0)->status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Waitany = {3, offsetof(struct cgl_fr_MPI_Waitany, cgl_ret), sizeof(((struct cgl_fr_MPI_Waitany *)0)->cgl_ret), 7, cgl_ta_MPI_Waitany};
 CG_THUNK(MPI_Waitany, (cgl_f->count, cgl_f->array_of_requests, cgl_f->index, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
 {
@@ -11903,6 +14803,11 @@ struct cgl_fr_MPI_Wait {
     MPI_Status *status;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Wait[2] = {
+    {"request", offsetof(struct cgl_fr_MPI_Wait, request), sizeof(((struct cgl_fr_MPI_Wait *)0)->request), 3, 0, 0, 0, NULL},
+    {"status", offsetof(struct cgl_fr_MPI_Wait, status), sizeof(((struct cgl_fr_MPI_Wait *)0)->status), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Wait = {2, offsetof(struct cgl_fr_MPI_Wait, cgl_ret), sizeof(((struct cgl_fr_MPI_Wait *)0)->cgl_ret), 7, cgl_ta_MPI_Wait};
 CG_THUNK(MPI_Wait, (cgl_f->request, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Wait(MPI_Request *request, MPI_Status *status)
 {
@@ -11934,6 +14839,11 @@ struct cgl_fr_MPI_Waitsome {
     MPI_Status *array_of_statuses;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Waitsome[2] = {
+    {"incount", offsetof(struct cgl_fr_MPI_Waitsome, incount), sizeof(((struct cgl_fr_MPI_Waitsome *)0)->incount), 7, 0, 0, 0, NULL},
+    {"outcount", offsetof(struct cgl_fr_MPI_Waitsome, outcount), sizeof(((struct cgl_fr_MPI_Waitsome *)0)->outcount), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Waitsome = {2, offsetof(struct cgl_fr_MPI_Waitsome, cgl_ret), sizeof(((struct cgl_fr_MPI_Waitsome *)0)->cgl_ret), 7, cgl_ta_MPI_Waitsome};
 CG_THUNK(MPI_Waitsome, (cgl_f->incount, cgl_f->array_of_requests, cgl_f->outcount, cgl_f->array_of_indices, cgl_f->array_of_statuses), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
@@ -11964,6 +14874,15 @@ struct cgl_fr_MPI_Win_allocate {
     MPI_Win *win;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_allocate[6] = {
+    {"size", offsetof(struct cgl_fr_MPI_Win_allocate, size), sizeof(((struct cgl_fr_MPI_Win_allocate *)0)->size), 1, 0, 0, 0, NULL},
+    {"disp_unit", offsetof(struct cgl_fr_MPI_Win_allocate, disp_unit), sizeof(((struct cgl_fr_MPI_Win_allocate *)0)->disp_unit), 7, 0, 0, 0, NULL},
+    {"info", offsetof(struct cgl_fr_MPI_Win_allocate, info), sizeof(((struct cgl_fr_MPI_Win_allocate *)0)->info), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Win_allocate, comm), sizeof(((struct cgl_fr_MPI_Win_allocate *)0)->comm), 3, 0, 0, 0, NULL},
+    {"baseptr", offsetof(struct cgl_fr_MPI_Win_allocate, baseptr), sizeof(((struct cgl_fr_MPI_Win_allocate *)0)->baseptr), 3, 0, 0, 0, NULL},
+    {"win", offsetof(struct cgl_fr_MPI_Win_allocate, win), sizeof(((struct cgl_fr_MPI_Win_allocate *)0)->win), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_allocate = {6, offsetof(struct cgl_fr_MPI_Win_allocate, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_allocate *)0)->cgl_ret), 7, cgl_ta_MPI_Win_allocate};
 CG_THUNK(MPI_Win_allocate, (cgl_f->size, cgl_f->disp_unit, cgl_f->info, cgl_f->comm, cgl_f->baseptr, cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
@@ -11994,6 +14913,15 @@ struct cgl_fr_MPI_Win_allocate_shared {
     MPI_Win *win;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_allocate_shared[6] = {
+    {"size", offsetof(struct cgl_fr_MPI_Win_allocate_shared, size), sizeof(((struct cgl_fr_MPI_Win_allocate_shared *)0)->size), 1, 0, 0, 0, NULL},
+    {"disp_unit", offsetof(struct cgl_fr_MPI_Win_allocate_shared, disp_unit), sizeof(((struct cgl_fr_MPI_Win_allocate_shared *)0)->disp_unit), 7, 0, 0, 0, NULL},
+    {"info", offsetof(struct cgl_fr_MPI_Win_allocate_shared, info), sizeof(((struct cgl_fr_MPI_Win_allocate_shared *)0)->info), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Win_allocate_shared, comm), sizeof(((struct cgl_fr_MPI_Win_allocate_shared *)0)->comm), 3, 0, 0, 0, NULL},
+    {"baseptr", offsetof(struct cgl_fr_MPI_Win_allocate_shared, baseptr), sizeof(((struct cgl_fr_MPI_Win_allocate_shared *)0)->baseptr), 3, 0, 0, 0, NULL},
+    {"win", offsetof(struct cgl_fr_MPI_Win_allocate_shared, win), sizeof(((struct cgl_fr_MPI_Win_allocate_shared *)0)->win), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_allocate_shared = {6, offsetof(struct cgl_fr_MPI_Win_allocate_shared, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_allocate_shared *)0)->cgl_ret), 7, cgl_ta_MPI_Win_allocate_shared};
 CG_THUNK(MPI_Win_allocate_shared, (cgl_f->size, cgl_f->disp_unit, cgl_f->info, cgl_f->comm, cgl_f->baseptr, cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
@@ -12021,6 +14949,12 @@ struct cgl_fr_MPI_Win_attach {
     MPI_Aint size;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_attach[3] = {
+    {"win", offsetof(struct cgl_fr_MPI_Win_attach, win), sizeof(((struct cgl_fr_MPI_Win_attach *)0)->win), 3, 0, 0, 0, NULL},
+    {"base", offsetof(struct cgl_fr_MPI_Win_attach, base), sizeof(((struct cgl_fr_MPI_Win_attach *)0)->base), 3, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_MPI_Win_attach, size), sizeof(((struct cgl_fr_MPI_Win_attach *)0)->size), 1, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_attach = {3, offsetof(struct cgl_fr_MPI_Win_attach, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_attach *)0)->cgl_ret), 7, cgl_ta_MPI_Win_attach};
 CG_THUNK(MPI_Win_attach, (cgl_f->win, cgl_f->base, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
@@ -12045,6 +14979,10 @@ struct cgl_fr_MPI_Win_c2f {
     MPI_Win win;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_c2f[1] = {
+    {"win", offsetof(struct cgl_fr_MPI_Win_c2f, win), sizeof(((struct cgl_fr_MPI_Win_c2f *)0)->win), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_c2f = {1, offsetof(struct cgl_fr_MPI_Win_c2f, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_c2f *)0)->cgl_ret), 7, cgl_ta_MPI_Win_c2f};
 CG_THUNK(MPI_Win_c2f, (cgl_f->win), CG_NO_CODE);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_c2f(MPI_Win win)
 {
@@ -12071,6 +15009,11 @@ struct cgl_fr_MPI_Win_call_errhandler {
     int errorcode;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_call_errhandler[2] = {
+    {"win", offsetof(struct cgl_fr_MPI_Win_call_errhandler, win), sizeof(((struct cgl_fr_MPI_Win_call_errhandler *)0)->win), 3, 0, 0, 0, NULL},
+    {"errorcode", offsetof(struct cgl_fr_MPI_Win_call_errhandler, errorcode), sizeof(((struct cgl_fr_MPI_Win_call_errhandler *)0)->errorcode), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_call_errhandler = {2, offsetof(struct cgl_fr_MPI_Win_call_errhandler, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_call_errhandler *)0)->cgl_ret), 7, cgl_ta_MPI_Win_call_errhandler};
 CG_THUNK(MPI_Win_call_errhandler, (cgl_f->win, cgl_f->errorcode), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
@@ -12095,6 +15038,10 @@ struct cgl_fr_MPI_Win_complete {
     MPI_Win win;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_complete[1] = {
+    {"win", offsetof(struct cgl_fr_MPI_Win_complete, win), sizeof(((struct cgl_fr_MPI_Win_complete *)0)->win), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_complete = {1, offsetof(struct cgl_fr_MPI_Win_complete, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_complete *)0)->cgl_ret), 7, cgl_ta_MPI_Win_complete};
 CG_THUNK(MPI_Win_complete, (cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_complete(MPI_Win win)
 {
@@ -12125,6 +15072,15 @@ struct cgl_fr_MPI_Win_create {
     MPI_Win *win;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_create[6] = {
+    {"base", offsetof(struct cgl_fr_MPI_Win_create, base), sizeof(((struct cgl_fr_MPI_Win_create *)0)->base), 3, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_MPI_Win_create, size), sizeof(((struct cgl_fr_MPI_Win_create *)0)->size), 1, 0, 0, 0, NULL},
+    {"disp_unit", offsetof(struct cgl_fr_MPI_Win_create, disp_unit), sizeof(((struct cgl_fr_MPI_Win_create *)0)->disp_unit), 7, 0, 0, 0, NULL},
+    {"info", offsetof(struct cgl_fr_MPI_Win_create, info), sizeof(((struct cgl_fr_MPI_Win_create *)0)->info), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Win_create, comm), sizeof(((struct cgl_fr_MPI_Win_create *)0)->comm), 3, 0, 0, 0, NULL},
+    {"win", offsetof(struct cgl_fr_MPI_Win_create, win), sizeof(((struct cgl_fr_MPI_Win_create *)0)->win), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_create = {6, offsetof(struct cgl_fr_MPI_Win_create, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_create *)0)->cgl_ret), 7, cgl_ta_MPI_Win_create};
 CG_THUNK(MPI_Win_create, (cgl_f->base, cgl_f->size, cgl_f->disp_unit, cgl_f->info, cgl_f->comm, cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
@@ -12152,6 +15108,12 @@ struct cgl_fr_MPI_Win_create_dynamic {
     MPI_Win *win;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_create_dynamic[3] = {
+    {"info", offsetof(struct cgl_fr_MPI_Win_create_dynamic, info), sizeof(((struct cgl_fr_MPI_Win_create_dynamic *)0)->info), 3, 0, 0, 0, NULL},
+    {"comm", offsetof(struct cgl_fr_MPI_Win_create_dynamic, comm), sizeof(((struct cgl_fr_MPI_Win_create_dynamic *)0)->comm), 3, 0, 0, 0, NULL},
+    {"win", offsetof(struct cgl_fr_MPI_Win_create_dynamic, win), sizeof(((struct cgl_fr_MPI_Win_create_dynamic *)0)->win), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_create_dynamic = {3, offsetof(struct cgl_fr_MPI_Win_create_dynamic, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_create_dynamic *)0)->cgl_ret), 7, cgl_ta_MPI_Win_create_dynamic};
 CG_THUNK(MPI_Win_create_dynamic, (cgl_f->info, cgl_f->comm, cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
@@ -12178,6 +15140,11 @@ struct cgl_fr_MPI_Win_create_errhandler {
     MPI_Errhandler *errhandler;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_create_errhandler[2] = {
+    {"function", offsetof(struct cgl_fr_MPI_Win_create_errhandler, function), sizeof(((struct cgl_fr_MPI_Win_create_errhandler *)0)->function), 3, 0, 0, 0, NULL},
+    {"errhandler", offsetof(struct cgl_fr_MPI_Win_create_errhandler, errhandler), sizeof(((struct cgl_fr_MPI_Win_create_errhandler *)0)->errhandler), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_create_errhandler = {2, offsetof(struct cgl_fr_MPI_Win_create_errhandler, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_create_errhandler *)0)->cgl_ret), 7, cgl_ta_MPI_Win_create_errhandler};
 CG_THUNK(MPI_Win_create_errhandler, (cgl_f->function, cgl_f->errhandler), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_create_errhandler(MPI_Win_errhandler_function *function, MPI_Errhandler *errhandler)
 {
@@ -12205,6 +15172,13 @@ struct cgl_fr_MPI_Win_create_keyval {
     void *extra_state;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_create_keyval[4] = {
+    {"win_copy_attr_fn", offsetof(struct cgl_fr_MPI_Win_create_keyval, win_copy_attr_fn), sizeof(((struct cgl_fr_MPI_Win_create_keyval *)0)->win_copy_attr_fn), 3, 0, 0, 0, NULL},
+    {"win_delete_attr_fn", offsetof(struct cgl_fr_MPI_Win_create_keyval, win_delete_attr_fn), sizeof(((struct cgl_fr_MPI_Win_create_keyval *)0)->win_delete_attr_fn), 3, 0, 0, 0, NULL},
+    {"win_keyval", offsetof(struct cgl_fr_MPI_Win_create_keyval, win_keyval), sizeof(((struct cgl_fr_MPI_Win_create_keyval *)0)->win_keyval), 3, 0, 0, 0, NULL},
+    {"extra_state", offsetof(struct cgl_fr_MPI_Win_create_keyval, extra_state), sizeof(((struct cgl_fr_MPI_Win_create_keyval *)0)->extra_state), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_create_keyval = {4, offsetof(struct cgl_fr_MPI_Win_create_keyval, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_create_keyval *)0)->cgl_ret), 7, cgl_ta_MPI_Win_create_keyval};
 CG_THUNK(MPI_Win_create_keyval, (cgl_f->win_copy_attr_fn, cgl_f->win_delete_attr_fn, cgl_f->win_keyval, cgl_f->extra_state), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state)
 {
@@ -12230,6 +15204,11 @@ struct cgl_fr_MPI_Win_delete_attr {
     int win_keyval;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_delete_attr[2] = {
+    {"win", offsetof(struct cgl_fr_MPI_Win_delete_attr, win), sizeof(((struct cgl_fr_MPI_Win_delete_attr *)0)->win), 3, 0, 0, 0, NULL},
+    {"win_keyval", offsetof(struct cgl_fr_MPI_Win_delete_attr, win_keyval), sizeof(((struct cgl_fr_MPI_Win_delete_attr *)0)->win_keyval), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_delete_attr = {2, offsetof(struct cgl_fr_MPI_Win_delete_attr, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_delete_attr *)0)->cgl_ret), 7, cgl_ta_MPI_Win_delete_attr};
 CG_THUNK(MPI_Win_delete_attr, (cgl_f->win, cgl_f->win_keyval), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_delete_attr(MPI_Win win, int win_keyval)
 {
@@ -12255,6 +15234,11 @@ struct cgl_fr_MPI_Win_detach {
     const void *base;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_detach[2] = {
+    {"win", offsetof(struct cgl_fr_MPI_Win_detach, win), sizeof(((struct cgl_fr_MPI_Win_detach *)0)->win), 3, 0, 0, 0, NULL},
+    {"base", offsetof(struct cgl_fr_MPI_Win_detach, base), sizeof(((struct cgl_fr_MPI_Win_detach *)0)->base), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_detach = {2, offsetof(struct cgl_fr_MPI_Win_detach, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_detach *)0)->cgl_ret), 7, cgl_ta_MPI_Win_detach};
 CG_THUNK(MPI_Win_detach, (cgl_f->win, cgl_f->base), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_detach(MPI_Win win, const void *base)
 {
@@ -12279,6 +15263,10 @@ struct cgl_fr_MPI_Win_f2c {
     int win;
     MPI_Win cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_f2c[1] = {
+    {"win", offsetof(struct cgl_fr_MPI_Win_f2c, win), sizeof(((struct cgl_fr_MPI_Win_f2c *)0)->win), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_f2c = {1, offsetof(struct cgl_fr_MPI_Win_f2c, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_f2c *)0)->cgl_ret), 3, cgl_ta_MPI_Win_f2c};
 CG_THUNK(MPI_Win_f2c, (cgl_f->win), CG_NO_CODE);
 static __attribute__((noinline)) MPI_Win cgl_gp_MPI_Win_f2c(int win)
 {
@@ -12305,6 +15293,11 @@ struct cgl_fr_MPI_Win_fence {
     MPI_Win win;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_fence[2] = {
+    {"assert", offsetof(struct cgl_fr_MPI_Win_fence, assert), sizeof(((struct cgl_fr_MPI_Win_fence *)0)->assert), 7, 0, 0, 0, NULL},
+    {"win", offsetof(struct cgl_fr_MPI_Win_fence, win), sizeof(((struct cgl_fr_MPI_Win_fence *)0)->win), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_fence = {2, offsetof(struct cgl_fr_MPI_Win_fence, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_fence *)0)->cgl_ret), 7, cgl_ta_MPI_Win_fence};
 CG_THUNK(MPI_Win_fence, (cgl_f->assert, cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_fence(int assert, MPI_Win win)
 {
@@ -12331,6 +15324,11 @@ struct cgl_fr_MPI_Win_flush {
     MPI_Win win;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_flush[2] = {
+    {"rank", offsetof(struct cgl_fr_MPI_Win_flush, rank), sizeof(((struct cgl_fr_MPI_Win_flush *)0)->rank), 7, 0, 0, 0, NULL},
+    {"win", offsetof(struct cgl_fr_MPI_Win_flush, win), sizeof(((struct cgl_fr_MPI_Win_flush *)0)->win), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_flush = {2, offsetof(struct cgl_fr_MPI_Win_flush, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_flush *)0)->cgl_ret), 7, cgl_ta_MPI_Win_flush};
 CG_THUNK(MPI_Win_flush, (cgl_f->rank, cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_flush(int rank, MPI_Win win)
 {
@@ -12356,6 +15354,10 @@ struct cgl_fr_MPI_Win_flush_all {
     MPI_Win win;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_flush_all[1] = {
+    {"win", offsetof(struct cgl_fr_MPI_Win_flush_all, win), sizeof(((struct cgl_fr_MPI_Win_flush_all *)0)->win), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_flush_all = {1, offsetof(struct cgl_fr_MPI_Win_flush_all, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_flush_all *)0)->cgl_ret), 7, cgl_ta_MPI_Win_flush_all};
 CG_THUNK(MPI_Win_flush_all, (cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_flush_all(MPI_Win win)
 {
@@ -12382,6 +15384,11 @@ struct cgl_fr_MPI_Win_flush_local {
     MPI_Win win;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_flush_local[2] = {
+    {"rank", offsetof(struct cgl_fr_MPI_Win_flush_local, rank), sizeof(((struct cgl_fr_MPI_Win_flush_local *)0)->rank), 7, 0, 0, 0, NULL},
+    {"win", offsetof(struct cgl_fr_MPI_Win_flush_local, win), sizeof(((struct cgl_fr_MPI_Win_flush_local *)0)->win), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_flush_local = {2, offsetof(struct cgl_fr_MPI_Win_flush_local, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_flush_local *)0)->cgl_ret), 7, cgl_ta_MPI_Win_flush_local};
 CG_THUNK(MPI_Win_flush_local, (cgl_f->rank, cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_flush_local(int rank, MPI_Win win)
 {
@@ -12407,6 +15414,10 @@ struct cgl_fr_MPI_Win_flush_local_all {
     MPI_Win win;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_flush_local_all[1] = {
+    {"win", offsetof(struct cgl_fr_MPI_Win_flush_local_all, win), sizeof(((struct cgl_fr_MPI_Win_flush_local_all *)0)->win), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_flush_local_all = {1, offsetof(struct cgl_fr_MPI_Win_flush_local_all, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_flush_local_all *)0)->cgl_ret), 7, cgl_ta_MPI_Win_flush_local_all};
 CG_THUNK(MPI_Win_flush_local_all, (cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_flush_local_all(MPI_Win win)
 {
@@ -12432,6 +15443,10 @@ struct cgl_fr_MPI_Win_free {
     MPI_Win *win;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_free[1] = {
+    {"win", offsetof(struct cgl_fr_MPI_Win_free, win), sizeof(((struct cgl_fr_MPI_Win_free *)0)->win), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_free = {1, offsetof(struct cgl_fr_MPI_Win_free, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_free *)0)->cgl_ret), 7, cgl_ta_MPI_Win_free};
 CG_THUNK(MPI_Win_free, (cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_free(MPI_Win *win)
 {
@@ -12457,6 +15472,10 @@ struct cgl_fr_MPI_Win_free_keyval {
     int *win_keyval;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_free_keyval[1] = {
+    {"win_keyval", offsetof(struct cgl_fr_MPI_Win_free_keyval, win_keyval), sizeof(((struct cgl_fr_MPI_Win_free_keyval *)0)->win_keyval), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_free_keyval = {1, offsetof(struct cgl_fr_MPI_Win_free_keyval, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_free_keyval *)0)->cgl_ret), 7, cgl_ta_MPI_Win_free_keyval};
 CG_THUNK(MPI_Win_free_keyval, (cgl_f->win_keyval), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_free_keyval(int *win_keyval)
 {
@@ -12484,6 +15503,13 @@ struct cgl_fr_MPI_Win_get_attr {
     int *flag;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_get_attr[4] = {
+    {"win", offsetof(struct cgl_fr_MPI_Win_get_attr, win), sizeof(((struct cgl_fr_MPI_Win_get_attr *)0)->win), 3, 0, 0, 0, NULL},
+    {"win_keyval", offsetof(struct cgl_fr_MPI_Win_get_attr, win_keyval), sizeof(((struct cgl_fr_MPI_Win_get_attr *)0)->win_keyval), 7, 0, 0, 0, NULL},
+    {"attribute_val", offsetof(struct cgl_fr_MPI_Win_get_attr, attribute_val), sizeof(((struct cgl_fr_MPI_Win_get_attr *)0)->attribute_val), 3, 0, 0, 0, NULL},
+    {"flag", offsetof(struct cgl_fr_MPI_Win_get_attr, flag), sizeof(((struct cgl_fr_MPI_Win_get_attr *)0)->flag), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_get_attr = {4, offsetof(struct cgl_fr_MPI_Win_get_attr, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_get_attr *)0)->cgl_ret), 7, cgl_ta_MPI_Win_get_attr};
 CG_THUNK(MPI_Win_get_attr, (cgl_f->win, cgl_f->win_keyval, cgl_f->attribute_val, cgl_f->flag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
 {
@@ -12509,6 +15535,11 @@ struct cgl_fr_MPI_Win_get_errhandler {
     MPI_Errhandler *errhandler;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_get_errhandler[2] = {
+    {"win", offsetof(struct cgl_fr_MPI_Win_get_errhandler, win), sizeof(((struct cgl_fr_MPI_Win_get_errhandler *)0)->win), 3, 0, 0, 0, NULL},
+    {"errhandler", offsetof(struct cgl_fr_MPI_Win_get_errhandler, errhandler), sizeof(((struct cgl_fr_MPI_Win_get_errhandler *)0)->errhandler), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_get_errhandler = {2, offsetof(struct cgl_fr_MPI_Win_get_errhandler, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_get_errhandler *)0)->cgl_ret), 7, cgl_ta_MPI_Win_get_errhandler};
 CG_THUNK(MPI_Win_get_errhandler, (cgl_f->win, cgl_f->errhandler), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
@@ -12534,6 +15565,11 @@ struct cgl_fr_MPI_Win_get_group {
     MPI_Group *group;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_get_group[2] = {
+    {"win", offsetof(struct cgl_fr_MPI_Win_get_group, win), sizeof(((struct cgl_fr_MPI_Win_get_group *)0)->win), 3, 0, 0, 0, NULL},
+    {"group", offsetof(struct cgl_fr_MPI_Win_get_group, group), sizeof(((struct cgl_fr_MPI_Win_get_group *)0)->group), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_get_group = {2, offsetof(struct cgl_fr_MPI_Win_get_group, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_get_group *)0)->cgl_ret), 7, cgl_ta_MPI_Win_get_group};
 CG_THUNK(MPI_Win_get_group, (cgl_f->win, cgl_f->group), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
@@ -12559,6 +15595,11 @@ struct cgl_fr_MPI_Win_get_info {
     MPI_Info *info_used;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_get_info[2] = {
+    {"win", offsetof(struct cgl_fr_MPI_Win_get_info, win), sizeof(((struct cgl_fr_MPI_Win_get_info *)0)->win), 3, 0, 0, 0, NULL},
+    {"info_used", offsetof(struct cgl_fr_MPI_Win_get_info, info_used), sizeof(((struct cgl_fr_MPI_Win_get_info *)0)->info_used), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_get_info = {2, offsetof(struct cgl_fr_MPI_Win_get_info, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_get_info *)0)->cgl_ret), 7, cgl_ta_MPI_Win_get_info};
 CG_THUNK(MPI_Win_get_info, (cgl_f->win, cgl_f->info_used), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
@@ -12585,6 +15626,12 @@ struct cgl_fr_MPI_Win_get_name {
     int *resultlen;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_get_name[3] = {
+    {"win", offsetof(struct cgl_fr_MPI_Win_get_name, win), sizeof(((struct cgl_fr_MPI_Win_get_name *)0)->win), 3, 0, 0, 0, NULL},
+    {"win_name", offsetof(struct cgl_fr_MPI_Win_get_name, win_name), sizeof(((struct cgl_fr_MPI_Win_get_name *)0)->win_name), 3, 0, 0, 0, NULL},
+    {"resultlen", offsetof(struct cgl_fr_MPI_Win_get_name, resultlen), sizeof(((struct cgl_fr_MPI_Win_get_name *)0)->resultlen), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_get_name = {3, offsetof(struct cgl_fr_MPI_Win_get_name, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_get_name *)0)->cgl_ret), 7, cgl_ta_MPI_Win_get_name};
 CG_THUNK(MPI_Win_get_name, (cgl_f->win, cgl_f->win_name, cgl_f->resultlen), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
@@ -12612,6 +15659,13 @@ struct cgl_fr_MPI_Win_lock {
     MPI_Win win;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_lock[4] = {
+    {"lock_type", offsetof(struct cgl_fr_MPI_Win_lock, lock_type), sizeof(((struct cgl_fr_MPI_Win_lock *)0)->lock_type), 7, 0, 0, 0, NULL},
+    {"rank", offsetof(struct cgl_fr_MPI_Win_lock, rank), sizeof(((struct cgl_fr_MPI_Win_lock *)0)->rank), 7, 0, 0, 0, NULL},
+    {"assert", offsetof(struct cgl_fr_MPI_Win_lock, assert), sizeof(((struct cgl_fr_MPI_Win_lock *)0)->assert), 7, 0, 0, 0, NULL},
+    {"win", offsetof(struct cgl_fr_MPI_Win_lock, win), sizeof(((struct cgl_fr_MPI_Win_lock *)0)->win), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_lock = {4, offsetof(struct cgl_fr_MPI_Win_lock, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_lock *)0)->cgl_ret), 7, cgl_ta_MPI_Win_lock};
 CG_THUNK(MPI_Win_lock, (cgl_f->lock_type, cgl_f->rank, cgl_f->assert, cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
@@ -12638,6 +15692,11 @@ struct cgl_fr_MPI_Win_lock_all {
     MPI_Win win;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_lock_all[2] = {
+    {"assert", offsetof(struct cgl_fr_MPI_Win_lock_all, assert), sizeof(((struct cgl_fr_MPI_Win_lock_all *)0)->assert), 7, 0, 0, 0, NULL},
+    {"win", offsetof(struct cgl_fr_MPI_Win_lock_all, win), sizeof(((struct cgl_fr_MPI_Win_lock_all *)0)->win), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_lock_all = {2, offsetof(struct cgl_fr_MPI_Win_lock_all, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_lock_all *)0)->cgl_ret), 7, cgl_ta_MPI_Win_lock_all};
 CG_THUNK(MPI_Win_lock_all, (cgl_f->assert, cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_lock_all(int assert, MPI_Win win)
 {
@@ -12665,6 +15724,12 @@ struct cgl_fr_MPI_Win_post {
     MPI_Win win;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_post[3] = {
+    {"group", offsetof(struct cgl_fr_MPI_Win_post, group), sizeof(((struct cgl_fr_MPI_Win_post *)0)->group), 3, 0, 0, 0, NULL},
+    {"assert", offsetof(struct cgl_fr_MPI_Win_post, assert), sizeof(((struct cgl_fr_MPI_Win_post *)0)->assert), 7, 0, 0, 0, NULL},
+    {"win", offsetof(struct cgl_fr_MPI_Win_post, win), sizeof(((struct cgl_fr_MPI_Win_post *)0)->win), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_post = {3, offsetof(struct cgl_fr_MPI_Win_post, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_post *)0)->cgl_ret), 7, cgl_ta_MPI_Win_post};
 CG_THUNK(MPI_Win_post, (cgl_f->group, cgl_f->assert, cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
@@ -12691,6 +15756,12 @@ struct cgl_fr_MPI_Win_set_attr {
     void *attribute_val;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_set_attr[3] = {
+    {"win", offsetof(struct cgl_fr_MPI_Win_set_attr, win), sizeof(((struct cgl_fr_MPI_Win_set_attr *)0)->win), 3, 0, 0, 0, NULL},
+    {"win_keyval", offsetof(struct cgl_fr_MPI_Win_set_attr, win_keyval), sizeof(((struct cgl_fr_MPI_Win_set_attr *)0)->win_keyval), 7, 0, 0, 0, NULL},
+    {"attribute_val", offsetof(struct cgl_fr_MPI_Win_set_attr, attribute_val), sizeof(((struct cgl_fr_MPI_Win_set_attr *)0)->attribute_val), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_set_attr = {3, offsetof(struct cgl_fr_MPI_Win_set_attr, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_set_attr *)0)->cgl_ret), 7, cgl_ta_MPI_Win_set_attr};
 CG_THUNK(MPI_Win_set_attr, (cgl_f->win, cgl_f->win_keyval, cgl_f->attribute_val), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 {
@@ -12716,6 +15787,11 @@ struct cgl_fr_MPI_Win_set_errhandler {
     MPI_Errhandler errhandler;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_set_errhandler[2] = {
+    {"win", offsetof(struct cgl_fr_MPI_Win_set_errhandler, win), sizeof(((struct cgl_fr_MPI_Win_set_errhandler *)0)->win), 3, 0, 0, 0, NULL},
+    {"errhandler", offsetof(struct cgl_fr_MPI_Win_set_errhandler, errhandler), sizeof(((struct cgl_fr_MPI_Win_set_errhandler *)0)->errhandler), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_set_errhandler = {2, offsetof(struct cgl_fr_MPI_Win_set_errhandler, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_set_errhandler *)0)->cgl_ret), 7, cgl_ta_MPI_Win_set_errhandler};
 CG_THUNK(MPI_Win_set_errhandler, (cgl_f->win, cgl_f->errhandler), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
@@ -12741,6 +15817,11 @@ struct cgl_fr_MPI_Win_set_info {
     MPI_Info info;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_set_info[2] = {
+    {"win", offsetof(struct cgl_fr_MPI_Win_set_info, win), sizeof(((struct cgl_fr_MPI_Win_set_info *)0)->win), 3, 0, 0, 0, NULL},
+    {"info", offsetof(struct cgl_fr_MPI_Win_set_info, info), sizeof(((struct cgl_fr_MPI_Win_set_info *)0)->info), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_set_info = {2, offsetof(struct cgl_fr_MPI_Win_set_info, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_set_info *)0)->cgl_ret), 7, cgl_ta_MPI_Win_set_info};
 CG_THUNK(MPI_Win_set_info, (cgl_f->win, cgl_f->info), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
@@ -12766,6 +15847,11 @@ struct cgl_fr_MPI_Win_set_name {
     const char *win_name;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_set_name[2] = {
+    {"win", offsetof(struct cgl_fr_MPI_Win_set_name, win), sizeof(((struct cgl_fr_MPI_Win_set_name *)0)->win), 3, 0, 0, 0, NULL},
+    {"win_name", offsetof(struct cgl_fr_MPI_Win_set_name, win_name), sizeof(((struct cgl_fr_MPI_Win_set_name *)0)->win_name), 5, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_set_name = {2, offsetof(struct cgl_fr_MPI_Win_set_name, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_set_name *)0)->cgl_ret), 7, cgl_ta_MPI_Win_set_name};
 CG_THUNK(MPI_Win_set_name, (cgl_f->win, cgl_f->win_name), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_set_name(MPI_Win win, const char *win_name)
 {
@@ -12794,6 +15880,14 @@ struct cgl_fr_MPI_Win_shared_query {
     void *baseptr;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_shared_query[5] = {
+    {"win", offsetof(struct cgl_fr_MPI_Win_shared_query, win), sizeof(((struct cgl_fr_MPI_Win_shared_query *)0)->win), 3, 0, 0, 0, NULL},
+    {"rank", offsetof(struct cgl_fr_MPI_Win_shared_query, rank), sizeof(((struct cgl_fr_MPI_Win_shared_query *)0)->rank), 7, 0, 0, 0, NULL},
+    {"size", offsetof(struct cgl_fr_MPI_Win_shared_query, size), sizeof(((struct cgl_fr_MPI_Win_shared_query *)0)->size), 3, 0, 0, 0, NULL},
+    {"disp_unit", offsetof(struct cgl_fr_MPI_Win_shared_query, disp_unit), sizeof(((struct cgl_fr_MPI_Win_shared_query *)0)->disp_unit), 3, 0, 0, 0, NULL},
+    {"baseptr", offsetof(struct cgl_fr_MPI_Win_shared_query, baseptr), sizeof(((struct cgl_fr_MPI_Win_shared_query *)0)->baseptr), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_shared_query = {5, offsetof(struct cgl_fr_MPI_Win_shared_query, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_shared_query *)0)->cgl_ret), 7, cgl_ta_MPI_Win_shared_query};
 CG_THUNK(MPI_Win_shared_query, (cgl_f->win, cgl_f->rank, cgl_f->size, cgl_f->disp_unit, cgl_f->baseptr), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
@@ -12820,6 +15914,12 @@ struct cgl_fr_MPI_Win_start {
     MPI_Win win;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_start[3] = {
+    {"group", offsetof(struct cgl_fr_MPI_Win_start, group), sizeof(((struct cgl_fr_MPI_Win_start *)0)->group), 3, 0, 0, 0, NULL},
+    {"assert", offsetof(struct cgl_fr_MPI_Win_start, assert), sizeof(((struct cgl_fr_MPI_Win_start *)0)->assert), 7, 0, 0, 0, NULL},
+    {"win", offsetof(struct cgl_fr_MPI_Win_start, win), sizeof(((struct cgl_fr_MPI_Win_start *)0)->win), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_start = {3, offsetof(struct cgl_fr_MPI_Win_start, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_start *)0)->cgl_ret), 7, cgl_ta_MPI_Win_start};
 CG_THUNK(MPI_Win_start, (cgl_f->group, cgl_f->assert, cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
@@ -12845,6 +15945,10 @@ struct cgl_fr_MPI_Win_sync {
     MPI_Win win;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_sync[1] = {
+    {"win", offsetof(struct cgl_fr_MPI_Win_sync, win), sizeof(((struct cgl_fr_MPI_Win_sync *)0)->win), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_sync = {1, offsetof(struct cgl_fr_MPI_Win_sync, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_sync *)0)->cgl_ret), 7, cgl_ta_MPI_Win_sync};
 CG_THUNK(MPI_Win_sync, (cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_sync(MPI_Win win)
 {
@@ -12870,6 +15974,11 @@ struct cgl_fr_MPI_Win_test {
     int *flag;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_test[2] = {
+    {"win", offsetof(struct cgl_fr_MPI_Win_test, win), sizeof(((struct cgl_fr_MPI_Win_test *)0)->win), 3, 0, 0, 0, NULL},
+    {"flag", offsetof(struct cgl_fr_MPI_Win_test, flag), sizeof(((struct cgl_fr_MPI_Win_test *)0)->flag), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_test = {2, offsetof(struct cgl_fr_MPI_Win_test, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_test *)0)->cgl_ret), 7, cgl_ta_MPI_Win_test};
 CG_THUNK(MPI_Win_test, (cgl_f->win, cgl_f->flag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_test(MPI_Win win, int *flag)
 {
@@ -12895,6 +16004,11 @@ struct cgl_fr_MPI_Win_unlock {
     MPI_Win win;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_unlock[2] = {
+    {"rank", offsetof(struct cgl_fr_MPI_Win_unlock, rank), sizeof(((struct cgl_fr_MPI_Win_unlock *)0)->rank), 7, 0, 0, 0, NULL},
+    {"win", offsetof(struct cgl_fr_MPI_Win_unlock, win), sizeof(((struct cgl_fr_MPI_Win_unlock *)0)->win), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_unlock = {2, offsetof(struct cgl_fr_MPI_Win_unlock, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_unlock *)0)->cgl_ret), 7, cgl_ta_MPI_Win_unlock};
 CG_THUNK(MPI_Win_unlock, (cgl_f->rank, cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_unlock(int rank, MPI_Win win)
 {
@@ -12920,6 +16034,10 @@ struct cgl_fr_MPI_Win_unlock_all {
     MPI_Win win;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_unlock_all[1] = {
+    {"win", offsetof(struct cgl_fr_MPI_Win_unlock_all, win), sizeof(((struct cgl_fr_MPI_Win_unlock_all *)0)->win), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_unlock_all = {1, offsetof(struct cgl_fr_MPI_Win_unlock_all, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_unlock_all *)0)->cgl_ret), 7, cgl_ta_MPI_Win_unlock_all};
 CG_THUNK(MPI_Win_unlock_all, (cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_unlock_all(MPI_Win win)
 {
@@ -12945,6 +16063,10 @@ struct cgl_fr_MPI_Win_wait {
     MPI_Win win;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Win_wait[1] = {
+    {"win", offsetof(struct cgl_fr_MPI_Win_wait, win), sizeof(((struct cgl_fr_MPI_Win_wait *)0)->win), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Win_wait = {1, offsetof(struct cgl_fr_MPI_Win_wait, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_wait *)0)->cgl_ret), 7, cgl_ta_MPI_Win_wait};
 CG_THUNK(MPI_Win_wait, (cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_wait(MPI_Win win)
 {
@@ -12969,6 +16091,7 @@ CG_EXPORT int MPI_Win_wait(MPI_Win win)
 struct cgl_fr_MPI_Wtick {
     double cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Wtick = {0, offsetof(struct cgl_fr_MPI_Wtick, cgl_ret), sizeof(((struct cgl_fr_MPI_Wtick *)0)->cgl_ret), 8, NULL};
 CG_THUNK(MPI_Wtick, (), CG_NO_CODE);
 static __attribute__((noinline)) double cgl_gp_MPI_Wtick(void)
 {
@@ -12993,6 +16116,7 @@ CG_EXPORT double MPI_Wtick(void)
 struct cgl_fr_MPI_Wtime {
     double cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Wtime = {0, offsetof(struct cgl_fr_MPI_Wtime, cgl_ret), sizeof(((struct cgl_fr_MPI_Wtime *)0)->cgl_ret), 8, NULL};
 CG_THUNK(MPI_Wtime, (), CG_NO_CODE);
 static __attribute__((noinline)) double cgl_gp_MPI_Wtime(void)
 {
@@ -13019,6 +16143,11 @@ struct cgl_fr_MPI_T_init_thread {
     int *provided;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_T_init_thread[2] = {
+    {"required", offsetof(struct cgl_fr_MPI_T_init_thread, required), sizeof(((struct cgl_fr_MPI_T_init_thread *)0)->required), 7, 0, 0, 0, NULL},
+    {"provided", offsetof(struct cgl_fr_MPI_T_init_thread, provided), sizeof(((struct cgl_fr_MPI_T_init_thread *)0)->provided), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_T_init_thread = {2, offsetof(struct cgl_fr_MPI_T_init_thread, cgl_ret), sizeof(((struct cgl_fr_MPI_T_init_thread *)0)->cgl_ret), 7, cgl_ta_MPI_T_init_thread};
 CG_THUNK(MPI_T_init_thread, (cgl_f->required, cgl_f->provided), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_init_thread(int required, int *provided)
 {
@@ -13042,6 +16171,7 @@ CG_EXPORT int MPI_T_init_thread(int required, int *provided)
 struct cgl_fr_MPI_T_finalize {
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_T_finalize = {0, offsetof(struct cgl_fr_MPI_T_finalize, cgl_ret), sizeof(((struct cgl_fr_MPI_T_finalize *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_T_finalize, (), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_finalize(void)
 {
@@ -13066,6 +16196,10 @@ struct cgl_fr_MPI_T_cvar_get_num {
     int *num_cvar;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_T_cvar_get_num[1] = {
+    {"num_cvar", offsetof(struct cgl_fr_MPI_T_cvar_get_num, num_cvar), sizeof(((struct cgl_fr_MPI_T_cvar_get_num *)0)->num_cvar), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_T_cvar_get_num = {1, offsetof(struct cgl_fr_MPI_T_cvar_get_num, cgl_ret), sizeof(((struct cgl_fr_MPI_T_cvar_get_num *)0)->cgl_ret), 7, cgl_ta_MPI_T_cvar_get_num};
 CG_THUNK(MPI_T_cvar_get_num, (cgl_f->num_cvar), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_cvar_get_num(int *num_cvar)
 {
@@ -13099,6 +16233,19 @@ struct cgl_fr_MPI_T_cvar_get_info {
     int *scope;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_T_cvar_get_info[10] = {
+    {"cvar_index", offsetof(struct cgl_fr_MPI_T_cvar_get_info, cvar_index), sizeof(((struct cgl_fr_MPI_T_cvar_get_info *)0)->cvar_index), 7, 0, 0, 0, NULL},
+    {"name", offsetof(struct cgl_fr_MPI_T_cvar_get_info, name), sizeof(((struct cgl_fr_MPI_T_cvar_get_info *)0)->name), 3, 0, 0, 0, NULL},
+    {"name_len", offsetof(struct cgl_fr_MPI_T_cvar_get_info, name_len), sizeof(((struct cgl_fr_MPI_T_cvar_get_info *)0)->name_len), 3, 0, 0, 0, NULL},
+    {"verbosity", offsetof(struct cgl_fr_MPI_T_cvar_get_info, verbosity), sizeof(((struct cgl_fr_MPI_T_cvar_get_info *)0)->verbosity), 3, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_T_cvar_get_info, datatype), sizeof(((struct cgl_fr_MPI_T_cvar_get_info *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"enumtype", offsetof(struct cgl_fr_MPI_T_cvar_get_info, enumtype), sizeof(((struct cgl_fr_MPI_T_cvar_get_info *)0)->enumtype), 3, 0, 0, 0, NULL},
+    {"desc", offsetof(struct cgl_fr_MPI_T_cvar_get_info, desc), sizeof(((struct cgl_fr_MPI_T_cvar_get_info *)0)->desc), 3, 0, 0, 0, NULL},
+    {"desc_len", offsetof(struct cgl_fr_MPI_T_cvar_get_info, desc_len), sizeof(((struct cgl_fr_MPI_T_cvar_get_info *)0)->desc_len), 3, 0, 0, 0, NULL},
+    {"bind", offsetof(struct cgl_fr_MPI_T_cvar_get_info, bind), sizeof(((struct cgl_fr_MPI_T_cvar_get_info *)0)->bind), 3, 0, 0, 0, NULL},
+    {"scope", offsetof(struct cgl_fr_MPI_T_cvar_get_info, scope), sizeof(((struct cgl_fr_MPI_T_cvar_get_info *)0)->scope), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_T_cvar_get_info = {10, offsetof(struct cgl_fr_MPI_T_cvar_get_info, cgl_ret), sizeof(((struct cgl_fr_MPI_T_cvar_get_info *)0)->cgl_ret), 7, cgl_ta_MPI_T_cvar_get_info};
 CG_THUNK(MPI_T_cvar_get_info, (cgl_f->cvar_index, cgl_f->name, cgl_f->name_len, cgl_f->verbosity, cgl_f->datatype, cgl_f->enumtype, cgl_f->desc, cgl_f->desc_len, cgl_f->bind, cgl_f->scope), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope)
 {
@@ -13124,6 +16271,11 @@ struct cgl_fr_MPI_T_cvar_get_index {
     int *cvar_index;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_T_cvar_get_index[2] = {
+    {"name", offsetof(struct cgl_fr_MPI_T_cvar_get_index, name), sizeof(((struct cgl_fr_MPI_T_cvar_get_index *)0)->name), 5, 0, 0, 0, NULL},
+    {"cvar_index", offsetof(struct cgl_fr_MPI_T_cvar_get_index, cvar_index), sizeof(((struct cgl_fr_MPI_T_cvar_get_index *)0)->cvar_index), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_T_cvar_get_index = {2, offsetof(struct cgl_fr_MPI_T_cvar_get_index, cgl_ret), sizeof(((struct cgl_fr_MPI_T_cvar_get_index *)0)->cgl_ret), 7, cgl_ta_MPI_T_cvar_get_index};
 CG_THUNK(MPI_T_cvar_get_index, (cgl_f->name, cgl_f->cvar_index), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_cvar_get_index(const char *name, int *cvar_index)
 {
@@ -13151,6 +16303,13 @@ struct cgl_fr_MPI_T_cvar_handle_alloc {
     int *count;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_T_cvar_handle_alloc[4] = {
+    {"cvar_index", offsetof(struct cgl_fr_MPI_T_cvar_handle_alloc, cvar_index), sizeof(((struct cgl_fr_MPI_T_cvar_handle_alloc *)0)->cvar_index), 7, 0, 0, 0, NULL},
+    {"obj_handle", offsetof(struct cgl_fr_MPI_T_cvar_handle_alloc, obj_handle), sizeof(((struct cgl_fr_MPI_T_cvar_handle_alloc *)0)->obj_handle), 3, 0, 0, 0, NULL},
+    {"handle", offsetof(struct cgl_fr_MPI_T_cvar_handle_alloc, handle), sizeof(((struct cgl_fr_MPI_T_cvar_handle_alloc *)0)->handle), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_T_cvar_handle_alloc, count), sizeof(((struct cgl_fr_MPI_T_cvar_handle_alloc *)0)->count), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_T_cvar_handle_alloc = {4, offsetof(struct cgl_fr_MPI_T_cvar_handle_alloc, cgl_ret), sizeof(((struct cgl_fr_MPI_T_cvar_handle_alloc *)0)->cgl_ret), 7, cgl_ta_MPI_T_cvar_handle_alloc};
 CG_THUNK(MPI_T_cvar_handle_alloc, (cgl_f->cvar_index, cgl_f->obj_handle, cgl_f->handle, cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count)
 {
@@ -13175,6 +16334,10 @@ struct cgl_fr_MPI_T_cvar_handle_free {
     MPI_T_cvar_handle *handle;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_T_cvar_handle_free[1] = {
+    {"handle", offsetof(struct cgl_fr_MPI_T_cvar_handle_free, handle), sizeof(((struct cgl_fr_MPI_T_cvar_handle_free *)0)->handle), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_T_cvar_handle_free = {1, offsetof(struct cgl_fr_MPI_T_cvar_handle_free, cgl_ret), sizeof(((struct cgl_fr_MPI_T_cvar_handle_free *)0)->cgl_ret), 7, cgl_ta_MPI_T_cvar_handle_free};
 CG_THUNK(MPI_T_cvar_handle_free, (cgl_f->handle), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
 {
@@ -13200,6 +16363,11 @@ struct cgl_fr_MPI_T_cvar_read {
     void *buf;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_T_cvar_read[2] = {
+    {"handle", offsetof(struct cgl_fr_MPI_T_cvar_read, handle), sizeof(((struct cgl_fr_MPI_T_cvar_read *)0)->handle), 3, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_T_cvar_read, buf), sizeof(((struct cgl_fr_MPI_T_cvar_read *)0)->buf), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_T_cvar_read = {2, offsetof(struct cgl_fr_MPI_T_cvar_read, cgl_ret), sizeof(((struct cgl_fr_MPI_T_cvar_read *)0)->cgl_ret), 7, cgl_ta_MPI_T_cvar_read};
 CG_THUNK(MPI_T_cvar_read, (cgl_f->handle, cgl_f->buf), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
 {
@@ -13225,6 +16393,11 @@ struct cgl_fr_MPI_T_cvar_write {
     const void *buf;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_T_cvar_write[2] = {
+    {"handle", offsetof(struct cgl_fr_MPI_T_cvar_write, handle), sizeof(((struct cgl_fr_MPI_T_cvar_write *)0)->handle), 3, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_T_cvar_write, buf), sizeof(((struct cgl_fr_MPI_T_cvar_write *)0)->buf), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_T_cvar_write = {2, offsetof(struct cgl_fr_MPI_T_cvar_write, cgl_ret), sizeof(((struct cgl_fr_MPI_T_cvar_write *)0)->cgl_ret), 7, cgl_ta_MPI_T_cvar_write};
 CG_THUNK(MPI_T_cvar_write, (cgl_f->handle, cgl_f->buf), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
 {
@@ -13249,6 +16422,10 @@ struct cgl_fr_MPI_T_category_get_num {
     int *num_cat;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_T_category_get_num[1] = {
+    {"num_cat", offsetof(struct cgl_fr_MPI_T_category_get_num, num_cat), sizeof(((struct cgl_fr_MPI_T_category_get_num *)0)->num_cat), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_T_category_get_num = {1, offsetof(struct cgl_fr_MPI_T_category_get_num, cgl_ret), sizeof(((struct cgl_fr_MPI_T_category_get_num *)0)->cgl_ret), 7, cgl_ta_MPI_T_category_get_num};
 CG_THUNK(MPI_T_category_get_num, (cgl_f->num_cat), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_category_get_num(int *num_cat)
 {
@@ -13280,6 +16457,17 @@ struct cgl_fr_MPI_T_category_get_info {
     int *num_categories;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_T_category_get_info[8] = {
+    {"cat_index", offsetof(struct cgl_fr_MPI_T_category_get_info, cat_index), sizeof(((struct cgl_fr_MPI_T_category_get_info *)0)->cat_index), 7, 0, 0, 0, NULL},
+    {"name", offsetof(struct cgl_fr_MPI_T_category_get_info, name), sizeof(((struct cgl_fr_MPI_T_category_get_info *)0)->name), 3, 0, 0, 0, NULL},
+    {"name_len", offsetof(struct cgl_fr_MPI_T_category_get_info, name_len), sizeof(((struct cgl_fr_MPI_T_category_get_info *)0)->name_len), 3, 0, 0, 0, NULL},
+    {"desc", offsetof(struct cgl_fr_MPI_T_category_get_info, desc), sizeof(((struct cgl_fr_MPI_T_category_get_info *)0)->desc), 3, 0, 0, 0, NULL},
+    {"desc_len", offsetof(struct cgl_fr_MPI_T_category_get_info, desc_len), sizeof(((struct cgl_fr_MPI_T_category_get_info *)0)->desc_len), 3, 0, 0, 0, NULL},
+    {"num_cvars", offsetof(struct cgl_fr_MPI_T_category_get_info, num_cvars), sizeof(((struct cgl_fr_MPI_T_category_get_info *)0)->num_cvars), 3, 0, 0, 0, NULL},
+    {"num_pvars", offsetof(struct cgl_fr_MPI_T_category_get_info, num_pvars), sizeof(((struct cgl_fr_MPI_T_category_get_info *)0)->num_pvars), 3, 0, 0, 0, NULL},
+    {"num_categories", offsetof(struct cgl_fr_MPI_T_category_get_info, num_categories), sizeof(((struct cgl_fr_MPI_T_category_get_info *)0)->num_categories), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_T_category_get_info = {8, offsetof(struct cgl_fr_MPI_T_category_get_info, cgl_ret), sizeof(((struct cgl_fr_MPI_T_category_get_info *)0)->cgl_ret), 7, cgl_ta_MPI_T_category_get_info};
 CG_THUNK(MPI_T_category_get_info, (cgl_f->cat_index, cgl_f->name, cgl_f->name_len, cgl_f->desc, cgl_f->desc_len, cgl_f->num_cvars, cgl_f->num_pvars, cgl_f->num_categories), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories)
 {
@@ -13305,6 +16493,11 @@ struct cgl_fr_MPI_T_category_get_index {
     int *category_index;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_T_category_get_index[2] = {
+    {"name", offsetof(struct cgl_fr_MPI_T_category_get_index, name), sizeof(((struct cgl_fr_MPI_T_category_get_index *)0)->name), 5, 0, 0, 0, NULL},
+    {"category_index", offsetof(struct cgl_fr_MPI_T_category_get_index, category_index), sizeof(((struct cgl_fr_MPI_T_category_get_index *)0)->category_index), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_T_category_get_index = {2, offsetof(struct cgl_fr_MPI_T_category_get_index, cgl_ret), sizeof(((struct cgl_fr_MPI_T_category_get_index *)0)->cgl_ret), 7, cgl_ta_MPI_T_category_get_index};
 CG_THUNK(MPI_T_category_get_index, (cgl_f->name, cgl_f->category_index), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_category_get_index(const char *name, int *category_index)
 {
@@ -13331,6 +16524,11 @@ struct cgl_fr_MPI_T_category_get_cvars {
     int *indices;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_T_category_get_cvars[2] = {
+    {"cat_index", offsetof(struct cgl_fr_MPI_T_category_get_cvars, cat_index), sizeof(((struct cgl_fr_MPI_T_category_get_cvars *)0)->cat_index), 7, 0, 0, 0, NULL},
+    {"len", offsetof(struct cgl_fr_MPI_T_category_get_cvars, len), sizeof(((struct cgl_fr_MPI_T_category_get_cvars *)0)->len), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_T_category_get_cvars = {2, offsetof(struct cgl_fr_MPI_T_category_get_cvars, cgl_ret), sizeof(((struct cgl_fr_MPI_T_category_get_cvars *)0)->cgl_ret), 7, cgl_ta_MPI_T_category_get_cvars};
 CG_THUNK(MPI_T_category_get_cvars, (cgl_f->cat_index, cgl_f->len, cgl_f->indices), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_category_get_cvars(int cat_index, int len, int indices[])
 {
@@ -13357,6 +16555,11 @@ struct cgl_fr_MPI_T_category_get_pvars {
     int *indices;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_T_category_get_pvars[2] = {
+    {"cat_index", offsetof(struct cgl_fr_MPI_T_category_get_pvars, cat_index), sizeof(((struct cgl_fr_MPI_T_category_get_pvars *)0)->cat_index), 7, 0, 0, 0, NULL},
+    {"len", offsetof(struct cgl_fr_MPI_T_category_get_pvars, len), sizeof(((struct cgl_fr_MPI_T_category_get_pvars *)0)->len), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_T_category_get_pvars = {2, offsetof(struct cgl_fr_MPI_T_category_get_pvars, cgl_ret), sizeof(((struct cgl_fr_MPI_T_category_get_pvars *)0)->cgl_ret), 7, cgl_ta_MPI_T_category_get_pvars};
 CG_THUNK(MPI_T_category_get_pvars, (cgl_f->cat_index, cgl_f->len, cgl_f->indices), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_category_get_pvars(int cat_index, int len, int indices[])
 {
@@ -13383,6 +16586,11 @@ struct cgl_fr_MPI_T_category_get_categories {
     int *indices;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_T_category_get_categories[2] = {
+    {"cat_index", offsetof(struct cgl_fr_MPI_T_category_get_categories, cat_index), sizeof(((struct cgl_fr_MPI_T_category_get_categories *)0)->cat_index), 7, 0, 0, 0, NULL},
+    {"len", offsetof(struct cgl_fr_MPI_T_category_get_categories, len), sizeof(((struct cgl_fr_MPI_T_category_get_categories *)0)->len), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_T_category_get_categories = {2, offsetof(struct cgl_fr_MPI_T_category_get_categories, cgl_ret), sizeof(((struct cgl_fr_MPI_T_category_get_categories *)0)->cgl_ret), 7, cgl_ta_MPI_T_category_get_categories};
 CG_THUNK(MPI_T_category_get_categories, (cgl_f->cat_index, cgl_f->len, cgl_f->indices), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_category_get_categories(int cat_index, int len, int indices[])
 {
@@ -13407,6 +16615,10 @@ struct cgl_fr_MPI_T_category_changed {
     int *stamp;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_T_category_changed[1] = {
+    {"stamp", offsetof(struct cgl_fr_MPI_T_category_changed, stamp), sizeof(((struct cgl_fr_MPI_T_category_changed *)0)->stamp), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_T_category_changed = {1, offsetof(struct cgl_fr_MPI_T_category_changed, cgl_ret), sizeof(((struct cgl_fr_MPI_T_category_changed *)0)->cgl_ret), 7, cgl_ta_MPI_T_category_changed};
 CG_THUNK(MPI_T_category_changed, (cgl_f->stamp), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_category_changed(int *stamp)
 {
@@ -13431,6 +16643,10 @@ struct cgl_fr_MPI_T_pvar_get_num {
     int *num_pvar;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_T_pvar_get_num[1] = {
+    {"num_pvar", offsetof(struct cgl_fr_MPI_T_pvar_get_num, num_pvar), sizeof(((struct cgl_fr_MPI_T_pvar_get_num *)0)->num_pvar), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_T_pvar_get_num = {1, offsetof(struct cgl_fr_MPI_T_pvar_get_num, cgl_ret), sizeof(((struct cgl_fr_MPI_T_pvar_get_num *)0)->cgl_ret), 7, cgl_ta_MPI_T_pvar_get_num};
 CG_THUNK(MPI_T_pvar_get_num, (cgl_f->num_pvar), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_get_num(int *num_pvar)
 {
@@ -13467,6 +16683,22 @@ struct cgl_fr_MPI_T_pvar_get_info {
     int *atomic;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_T_pvar_get_info[13] = {
+    {"pvar_index", offsetof(struct cgl_fr_MPI_T_pvar_get_info, pvar_index), sizeof(((struct cgl_fr_MPI_T_pvar_get_info *)0)->pvar_index), 7, 0, 0, 0, NULL},
+    {"name", offsetof(struct cgl_fr_MPI_T_pvar_get_info, name), sizeof(((struct cgl_fr_MPI_T_pvar_get_info *)0)->name), 3, 0, 0, 0, NULL},
+    {"name_len", offsetof(struct cgl_fr_MPI_T_pvar_get_info, name_len), sizeof(((struct cgl_fr_MPI_T_pvar_get_info *)0)->name_len), 3, 0, 0, 0, NULL},
+    {"verbosity", offsetof(struct cgl_fr_MPI_T_pvar_get_info, verbosity), sizeof(((struct cgl_fr_MPI_T_pvar_get_info *)0)->verbosity), 3, 0, 0, 0, NULL},
+    {"var_class", offsetof(struct cgl_fr_MPI_T_pvar_get_info, var_class), sizeof(((struct cgl_fr_MPI_T_pvar_get_info *)0)->var_class), 3, 0, 0, 0, NULL},
+    {"datatype", offsetof(struct cgl_fr_MPI_T_pvar_get_info, datatype), sizeof(((struct cgl_fr_MPI_T_pvar_get_info *)0)->datatype), 3, 0, 0, 0, NULL},
+    {"enumtype", offsetof(struct cgl_fr_MPI_T_pvar_get_info, enumtype), sizeof(((struct cgl_fr_MPI_T_pvar_get_info *)0)->enumtype), 3, 0, 0, 0, NULL},
+    {"desc", offsetof(struct cgl_fr_MPI_T_pvar_get_info, desc), sizeof(((struct cgl_fr_MPI_T_pvar_get_info *)0)->desc), 3, 0, 0, 0, NULL},
+    {"desc_len", offsetof(struct cgl_fr_MPI_T_pvar_get_info, desc_len), sizeof(((struct cgl_fr_MPI_T_pvar_get_info *)0)->desc_len), 3, 0, 0, 0, NULL},
+    {"bind", offsetof(struct cgl_fr_MPI_T_pvar_get_info, bind), sizeof(((struct cgl_fr_MPI_T_pvar_get_info *)0)->bind), 3, 0, 0, 0, NULL},
+    {"readonly", offsetof(struct cgl_fr_MPI_T_pvar_get_info, readonly), sizeof(((struct cgl_fr_MPI_T_pvar_get_info *)0)->readonly), 3, 0, 0, 0, NULL},
+    {"continuous", offsetof(struct cgl_fr_MPI_T_pvar_get_info, continuous), sizeof(((struct cgl_fr_MPI_T_pvar_get_info *)0)->continuous), 3, 0, 0, 0, NULL},
+    {"atomic", offsetof(struct cgl_fr_MPI_T_pvar_get_info, atomic), sizeof(((struct cgl_fr_MPI_T_pvar_get_info *)0)->atomic), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_T_pvar_get_info = {13, offsetof(struct cgl_fr_MPI_T_pvar_get_info, cgl_ret), sizeof(((struct cgl_fr_MPI_T_pvar_get_info *)0)->cgl_ret), 7, cgl_ta_MPI_T_pvar_get_info};
 CG_THUNK(MPI_T_pvar_get_info, (cgl_f->pvar_index, cgl_f->name, cgl_f->name_len, cgl_f->verbosity, cgl_f->var_class, cgl_f->datatype, cgl_f->enumtype, cgl_f->desc, cgl_f->desc_len, cgl_f->bind, cgl_f->readonly, cgl_f->continuous, cgl_f->atomic), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic)
 {
@@ -13493,6 +16725,12 @@ struct cgl_fr_MPI_T_pvar_get_index {
     int *pvar_index;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_T_pvar_get_index[3] = {
+    {"name", offsetof(struct cgl_fr_MPI_T_pvar_get_index, name), sizeof(((struct cgl_fr_MPI_T_pvar_get_index *)0)->name), 5, 0, 0, 0, NULL},
+    {"var_class", offsetof(struct cgl_fr_MPI_T_pvar_get_index, var_class), sizeof(((struct cgl_fr_MPI_T_pvar_get_index *)0)->var_class), 7, 0, 0, 0, NULL},
+    {"pvar_index", offsetof(struct cgl_fr_MPI_T_pvar_get_index, pvar_index), sizeof(((struct cgl_fr_MPI_T_pvar_get_index *)0)->pvar_index), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_T_pvar_get_index = {3, offsetof(struct cgl_fr_MPI_T_pvar_get_index, cgl_ret), sizeof(((struct cgl_fr_MPI_T_pvar_get_index *)0)->cgl_ret), 7, cgl_ta_MPI_T_pvar_get_index};
 CG_THUNK(MPI_T_pvar_get_index, (cgl_f->name, cgl_f->var_class, cgl_f->pvar_index), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
 {
@@ -13517,6 +16755,10 @@ struct cgl_fr_MPI_T_pvar_session_create {
     MPI_T_pvar_session *session;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_T_pvar_session_create[1] = {
+    {"session", offsetof(struct cgl_fr_MPI_T_pvar_session_create, session), sizeof(((struct cgl_fr_MPI_T_pvar_session_create *)0)->session), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_T_pvar_session_create = {1, offsetof(struct cgl_fr_MPI_T_pvar_session_create, cgl_ret), sizeof(((struct cgl_fr_MPI_T_pvar_session_create *)0)->cgl_ret), 7, cgl_ta_MPI_T_pvar_session_create};
 CG_THUNK(MPI_T_pvar_session_create, (cgl_f->session), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_session_create(MPI_T_pvar_session *session)
 {
@@ -13541,6 +16783,10 @@ struct cgl_fr_MPI_T_pvar_session_free {
     MPI_T_pvar_session *session;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_T_pvar_session_free[1] = {
+    {"session", offsetof(struct cgl_fr_MPI_T_pvar_session_free, session), sizeof(((struct cgl_fr_MPI_T_pvar_session_free *)0)->session), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_T_pvar_session_free = {1, offsetof(struct cgl_fr_MPI_T_pvar_session_free, cgl_ret), sizeof(((struct cgl_fr_MPI_T_pvar_session_free *)0)->cgl_ret), 7, cgl_ta_MPI_T_pvar_session_free};
 CG_THUNK(MPI_T_pvar_session_free, (cgl_f->session), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_session_free(MPI_T_pvar_session *session)
 {
@@ -13569,6 +16815,14 @@ struct cgl_fr_MPI_T_pvar_handle_alloc {
     int *count;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_T_pvar_handle_alloc[5] = {
+    {"session", offsetof(struct cgl_fr_MPI_T_pvar_handle_alloc, session), sizeof(((struct cgl_fr_MPI_T_pvar_handle_alloc *)0)->session), 3, 0, 0, 0, NULL},
+    {"pvar_index", offsetof(struct cgl_fr_MPI_T_pvar_handle_alloc, pvar_index), sizeof(((struct cgl_fr_MPI_T_pvar_handle_alloc *)0)->pvar_index), 7, 0, 0, 0, NULL},
+    {"obj_handle", offsetof(struct cgl_fr_MPI_T_pvar_handle_alloc, obj_handle), sizeof(((struct cgl_fr_MPI_T_pvar_handle_alloc *)0)->obj_handle), 3, 0, 0, 0, NULL},
+    {"handle", offsetof(struct cgl_fr_MPI_T_pvar_handle_alloc, handle), sizeof(((struct cgl_fr_MPI_T_pvar_handle_alloc *)0)->handle), 3, 0, 0, 0, NULL},
+    {"count", offsetof(struct cgl_fr_MPI_T_pvar_handle_alloc, count), sizeof(((struct cgl_fr_MPI_T_pvar_handle_alloc *)0)->count), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_T_pvar_handle_alloc = {5, offsetof(struct cgl_fr_MPI_T_pvar_handle_alloc, cgl_ret), sizeof(((struct cgl_fr_MPI_T_pvar_handle_alloc *)0)->cgl_ret), 7, cgl_ta_MPI_T_pvar_handle_alloc};
 CG_THUNK(MPI_T_pvar_handle_alloc, (cgl_f->session, cgl_f->pvar_index, cgl_f->obj_handle, cgl_f->handle, cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count)
 {
@@ -13594,6 +16848,11 @@ struct cgl_fr_MPI_T_pvar_handle_free {
     MPI_T_pvar_handle *handle;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_T_pvar_handle_free[2] = {
+    {"session", offsetof(struct cgl_fr_MPI_T_pvar_handle_free, session), sizeof(((struct cgl_fr_MPI_T_pvar_handle_free *)0)->session), 3, 0, 0, 0, NULL},
+    {"handle", offsetof(struct cgl_fr_MPI_T_pvar_handle_free, handle), sizeof(((struct cgl_fr_MPI_T_pvar_handle_free *)0)->handle), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_T_pvar_handle_free = {2, offsetof(struct cgl_fr_MPI_T_pvar_handle_free, cgl_ret), sizeof(((struct cgl_fr_MPI_T_pvar_handle_free *)0)->cgl_ret), 7, cgl_ta_MPI_T_pvar_handle_free};
 CG_THUNK(MPI_T_pvar_handle_free, (cgl_f->session, cgl_f->handle), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle)
 {
@@ -13619,6 +16878,11 @@ struct cgl_fr_MPI_T_pvar_start {
     MPI_T_pvar_handle handle;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_T_pvar_start[2] = {
+    {"session", offsetof(struct cgl_fr_MPI_T_pvar_start, session), sizeof(((struct cgl_fr_MPI_T_pvar_start *)0)->session), 3, 0, 0, 0, NULL},
+    {"handle", offsetof(struct cgl_fr_MPI_T_pvar_start, handle), sizeof(((struct cgl_fr_MPI_T_pvar_start *)0)->handle), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_T_pvar_start = {2, offsetof(struct cgl_fr_MPI_T_pvar_start, cgl_ret), sizeof(((struct cgl_fr_MPI_T_pvar_start *)0)->cgl_ret), 7, cgl_ta_MPI_T_pvar_start};
 CG_THUNK(MPI_T_pvar_start, (cgl_f->session, cgl_f->handle), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
@@ -13644,6 +16908,11 @@ struct cgl_fr_MPI_T_pvar_stop {
     MPI_T_pvar_handle handle;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_T_pvar_stop[2] = {
+    {"session", offsetof(struct cgl_fr_MPI_T_pvar_stop, session), sizeof(((struct cgl_fr_MPI_T_pvar_stop *)0)->session), 3, 0, 0, 0, NULL},
+    {"handle", offsetof(struct cgl_fr_MPI_T_pvar_stop, handle), sizeof(((struct cgl_fr_MPI_T_pvar_stop *)0)->handle), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_T_pvar_stop = {2, offsetof(struct cgl_fr_MPI_T_pvar_stop, cgl_ret), sizeof(((struct cgl_fr_MPI_T_pvar_stop *)0)->cgl_ret), 7, cgl_ta_MPI_T_pvar_stop};
 CG_THUNK(MPI_T_pvar_stop, (cgl_f->session, cgl_f->handle), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
@@ -13670,6 +16939,12 @@ struct cgl_fr_MPI_T_pvar_read {
     void *buf;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_T_pvar_read[3] = {
+    {"session", offsetof(struct cgl_fr_MPI_T_pvar_read, session), sizeof(((struct cgl_fr_MPI_T_pvar_read *)0)->session), 3, 0, 0, 0, NULL},
+    {"handle", offsetof(struct cgl_fr_MPI_T_pvar_read, handle), sizeof(((struct cgl_fr_MPI_T_pvar_read *)0)->handle), 3, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_T_pvar_read, buf), sizeof(((struct cgl_fr_MPI_T_pvar_read *)0)->buf), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_T_pvar_read = {3, offsetof(struct cgl_fr_MPI_T_pvar_read, cgl_ret), sizeof(((struct cgl_fr_MPI_T_pvar_read *)0)->cgl_ret), 7, cgl_ta_MPI_T_pvar_read};
 CG_THUNK(MPI_T_pvar_read, (cgl_f->session, cgl_f->handle, cgl_f->buf), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
@@ -13696,6 +16971,12 @@ struct cgl_fr_MPI_T_pvar_write {
     const void *buf;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_T_pvar_write[3] = {
+    {"session", offsetof(struct cgl_fr_MPI_T_pvar_write, session), sizeof(((struct cgl_fr_MPI_T_pvar_write *)0)->session), 3, 0, 0, 0, NULL},
+    {"handle", offsetof(struct cgl_fr_MPI_T_pvar_write, handle), sizeof(((struct cgl_fr_MPI_T_pvar_write *)0)->handle), 3, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_T_pvar_write, buf), sizeof(((struct cgl_fr_MPI_T_pvar_write *)0)->buf), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_T_pvar_write = {3, offsetof(struct cgl_fr_MPI_T_pvar_write, cgl_ret), sizeof(((struct cgl_fr_MPI_T_pvar_write *)0)->cgl_ret), 7, cgl_ta_MPI_T_pvar_write};
 CG_THUNK(MPI_T_pvar_write, (cgl_f->session, cgl_f->handle, cgl_f->buf), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf)
 {
@@ -13721,6 +17002,11 @@ struct cgl_fr_MPI_T_pvar_reset {
     MPI_T_pvar_handle handle;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_T_pvar_reset[2] = {
+    {"session", offsetof(struct cgl_fr_MPI_T_pvar_reset, session), sizeof(((struct cgl_fr_MPI_T_pvar_reset *)0)->session), 3, 0, 0, 0, NULL},
+    {"handle", offsetof(struct cgl_fr_MPI_T_pvar_reset, handle), sizeof(((struct cgl_fr_MPI_T_pvar_reset *)0)->handle), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_T_pvar_reset = {2, offsetof(struct cgl_fr_MPI_T_pvar_reset, cgl_ret), sizeof(((struct cgl_fr_MPI_T_pvar_reset *)0)->cgl_ret), 7, cgl_ta_MPI_T_pvar_reset};
 CG_THUNK(MPI_T_pvar_reset, (cgl_f->session, cgl_f->handle), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
@@ -13747,6 +17033,12 @@ struct cgl_fr_MPI_T_pvar_readreset {
     void *buf;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_T_pvar_readreset[3] = {
+    {"session", offsetof(struct cgl_fr_MPI_T_pvar_readreset, session), sizeof(((struct cgl_fr_MPI_T_pvar_readreset *)0)->session), 3, 0, 0, 0, NULL},
+    {"handle", offsetof(struct cgl_fr_MPI_T_pvar_readreset, handle), sizeof(((struct cgl_fr_MPI_T_pvar_readreset *)0)->handle), 3, 0, 0, 0, NULL},
+    {"buf", offsetof(struct cgl_fr_MPI_T_pvar_readreset, buf), sizeof(((struct cgl_fr_MPI_T_pvar_readreset *)0)->buf), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_T_pvar_readreset = {3, offsetof(struct cgl_fr_MPI_T_pvar_readreset, cgl_ret), sizeof(((struct cgl_fr_MPI_T_pvar_readreset *)0)->cgl_ret), 7, cgl_ta_MPI_T_pvar_readreset};
 CG_THUNK(MPI_T_pvar_readreset, (cgl_f->session, cgl_f->handle, cgl_f->buf), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
@@ -13774,6 +17066,13 @@ struct cgl_fr_MPI_T_enum_get_info {
     int *name_len;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_T_enum_get_info[4] = {
+    {"enumtype", offsetof(struct cgl_fr_MPI_T_enum_get_info, enumtype), sizeof(((struct cgl_fr_MPI_T_enum_get_info *)0)->enumtype), 3, 0, 0, 0, NULL},
+    {"num", offsetof(struct cgl_fr_MPI_T_enum_get_info, num), sizeof(((struct cgl_fr_MPI_T_enum_get_info *)0)->num), 3, 0, 0, 0, NULL},
+    {"name", offsetof(struct cgl_fr_MPI_T_enum_get_info, name), sizeof(((struct cgl_fr_MPI_T_enum_get_info *)0)->name), 3, 0, 0, 0, NULL},
+    {"name_len", offsetof(struct cgl_fr_MPI_T_enum_get_info, name_len), sizeof(((struct cgl_fr_MPI_T_enum_get_info *)0)->name_len), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_T_enum_get_info = {4, offsetof(struct cgl_fr_MPI_T_enum_get_info, cgl_ret), sizeof(((struct cgl_fr_MPI_T_enum_get_info *)0)->cgl_ret), 7, cgl_ta_MPI_T_enum_get_info};
 CG_THUNK(MPI_T_enum_get_info, (cgl_f->enumtype, cgl_f->num, cgl_f->name, cgl_f->name_len), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len)
 {
@@ -13802,6 +17101,14 @@ struct cgl_fr_MPI_T_enum_get_item {
     int *name_len;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_T_enum_get_item[5] = {
+    {"enumtype", offsetof(struct cgl_fr_MPI_T_enum_get_item, enumtype), sizeof(((struct cgl_fr_MPI_T_enum_get_item *)0)->enumtype), 3, 0, 0, 0, NULL},
+    {"index", offsetof(struct cgl_fr_MPI_T_enum_get_item, index), sizeof(((struct cgl_fr_MPI_T_enum_get_item *)0)->index), 7, 0, 0, 0, NULL},
+    {"value", offsetof(struct cgl_fr_MPI_T_enum_get_item, value), sizeof(((struct cgl_fr_MPI_T_enum_get_item *)0)->value), 3, 0, 0, 0, NULL},
+    {"name", offsetof(struct cgl_fr_MPI_T_enum_get_item, name), sizeof(((struct cgl_fr_MPI_T_enum_get_item *)0)->name), 3, 0, 0, 0, NULL},
+    {"name_len", offsetof(struct cgl_fr_MPI_T_enum_get_item, name_len), sizeof(((struct cgl_fr_MPI_T_enum_get_item *)0)->name_len), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_T_enum_get_item = {5, offsetof(struct cgl_fr_MPI_T_enum_get_item, cgl_ret), sizeof(((struct cgl_fr_MPI_T_enum_get_item *)0)->cgl_ret), 7, cgl_ta_MPI_T_enum_get_item};
 CG_THUNK(MPI_T_enum_get_item, (cgl_f->enumtype, cgl_f->index, cgl_f->value, cgl_f->name, cgl_f->name_len), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, int *name_len)
 {
@@ -13827,6 +17134,11 @@ struct cgl_fr_MPI_Attr_delete {
     int keyval;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Attr_delete[2] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Attr_delete, comm), sizeof(((struct cgl_fr_MPI_Attr_delete *)0)->comm), 3, 0, 0, 0, NULL},
+    {"keyval", offsetof(struct cgl_fr_MPI_Attr_delete, keyval), sizeof(((struct cgl_fr_MPI_Attr_delete *)0)->keyval), 7, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Attr_delete = {2, offsetof(struct cgl_fr_MPI_Attr_delete, cgl_ret), sizeof(((struct cgl_fr_MPI_Attr_delete *)0)->cgl_ret), 7, cgl_ta_MPI_Attr_delete};
 CG_THUNK(MPI_Attr_delete, (cgl_f->comm, cgl_f->keyval), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Attr_delete(MPI_Comm comm, int keyval)
 {
@@ -13854,6 +17166,13 @@ struct cgl_fr_MPI_Attr_get {
     int *flag;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Attr_get[4] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Attr_get, comm), sizeof(((struct cgl_fr_MPI_Attr_get *)0)->comm), 3, 0, 0, 0, NULL},
+    {"keyval", offsetof(struct cgl_fr_MPI_Attr_get, keyval), sizeof(((struct cgl_fr_MPI_Attr_get *)0)->keyval), 7, 0, 0, 0, NULL},
+    {"attribute_val", offsetof(struct cgl_fr_MPI_Attr_get, attribute_val), sizeof(((struct cgl_fr_MPI_Attr_get *)0)->attribute_val), 3, 0, 0, 0, NULL},
+    {"flag", offsetof(struct cgl_fr_MPI_Attr_get, flag), sizeof(((struct cgl_fr_MPI_Attr_get *)0)->flag), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Attr_get = {4, offsetof(struct cgl_fr_MPI_Attr_get, cgl_ret), sizeof(((struct cgl_fr_MPI_Attr_get *)0)->cgl_ret), 7, cgl_ta_MPI_Attr_get};
 CG_THUNK(MPI_Attr_get, (cgl_f->comm, cgl_f->keyval, cgl_f->attribute_val, cgl_f->flag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
@@ -13880,6 +17199,12 @@ struct cgl_fr_MPI_Attr_put {
     void *attribute_val;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Attr_put[3] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Attr_put, comm), sizeof(((struct cgl_fr_MPI_Attr_put *)0)->comm), 3, 0, 0, 0, NULL},
+    {"keyval", offsetof(struct cgl_fr_MPI_Attr_put, keyval), sizeof(((struct cgl_fr_MPI_Attr_put *)0)->keyval), 7, 0, 0, 0, NULL},
+    {"attribute_val", offsetof(struct cgl_fr_MPI_Attr_put, attribute_val), sizeof(((struct cgl_fr_MPI_Attr_put *)0)->attribute_val), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Attr_put = {3, offsetof(struct cgl_fr_MPI_Attr_put, cgl_ret), sizeof(((struct cgl_fr_MPI_Attr_put *)0)->cgl_ret), 7, cgl_ta_MPI_Attr_put};
 CG_THUNK(MPI_Attr_put, (cgl_f->comm, cgl_f->keyval, cgl_f->attribute_val), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 {
@@ -13907,6 +17232,13 @@ struct cgl_fr_MPI_Keyval_create {
     void *extra_state;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Keyval_create[4] = {
+    {"copy_fn", offsetof(struct cgl_fr_MPI_Keyval_create, copy_fn), sizeof(((struct cgl_fr_MPI_Keyval_create *)0)->copy_fn), 3, 0, 0, 0, NULL},
+    {"delete_fn", offsetof(struct cgl_fr_MPI_Keyval_create, delete_fn), sizeof(((struct cgl_fr_MPI_Keyval_create *)0)->delete_fn), 3, 0, 0, 0, NULL},
+    {"keyval", offsetof(struct cgl_fr_MPI_Keyval_create, keyval), sizeof(((struct cgl_fr_MPI_Keyval_create *)0)->keyval), 3, 0, 0, 0, NULL},
+    {"extra_state", offsetof(struct cgl_fr_MPI_Keyval_create, extra_state), sizeof(((struct cgl_fr_MPI_Keyval_create *)0)->extra_state), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Keyval_create = {4, offsetof(struct cgl_fr_MPI_Keyval_create, cgl_ret), sizeof(((struct cgl_fr_MPI_Keyval_create *)0)->cgl_ret), 7, cgl_ta_MPI_Keyval_create};
 CG_THUNK(MPI_Keyval_create, (cgl_f->copy_fn, cgl_f->delete_fn, cgl_f->keyval, cgl_f->extra_state), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state)
 {
@@ -13931,6 +17263,10 @@ struct cgl_fr_MPI_Keyval_free {
     int *keyval;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Keyval_free[1] = {
+    {"keyval", offsetof(struct cgl_fr_MPI_Keyval_free, keyval), sizeof(((struct cgl_fr_MPI_Keyval_free *)0)->keyval), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Keyval_free = {1, offsetof(struct cgl_fr_MPI_Keyval_free, cgl_ret), sizeof(((struct cgl_fr_MPI_Keyval_free *)0)->cgl_ret), 7, cgl_ta_MPI_Keyval_free};
 CG_THUNK(MPI_Keyval_free, (cgl_f->keyval), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Keyval_free(int *keyval)
 {
@@ -13956,6 +17292,11 @@ struct cgl_fr_MPI_Address {
     MPI_Aint *address;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Address[2] = {
+    {"location", offsetof(struct cgl_fr_MPI_Address, location), sizeof(((struct cgl_fr_MPI_Address *)0)->location), 3, 0, 0, 0, NULL},
+    {"address", offsetof(struct cgl_fr_MPI_Address, address), sizeof(((struct cgl_fr_MPI_Address *)0)->address), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Address = {2, offsetof(struct cgl_fr_MPI_Address, cgl_ret), sizeof(((struct cgl_fr_MPI_Address *)0)->cgl_ret), 7, cgl_ta_MPI_Address};
 CG_THUNK(MPI_Address, (cgl_f->location, cgl_f->address), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Address(void *location, MPI_Aint *address)
 {
@@ -13981,6 +17322,11 @@ struct cgl_fr_MPI_Errhandler_create {
     MPI_Errhandler *errhandler;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Errhandler_create[2] = {
+    {"function", offsetof(struct cgl_fr_MPI_Errhandler_create, function), sizeof(((struct cgl_fr_MPI_Errhandler_create *)0)->function), 3, 0, 0, 0, NULL},
+    {"errhandler", offsetof(struct cgl_fr_MPI_Errhandler_create, errhandler), sizeof(((struct cgl_fr_MPI_Errhandler_create *)0)->errhandler), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Errhandler_create = {2, offsetof(struct cgl_fr_MPI_Errhandler_create, cgl_ret), sizeof(((struct cgl_fr_MPI_Errhandler_create *)0)->cgl_ret), 7, cgl_ta_MPI_Errhandler_create};
 CG_THUNK(MPI_Errhandler_create, (cgl_f->function, cgl_f->errhandler), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler)
 {
@@ -14006,6 +17352,11 @@ struct cgl_fr_MPI_Errhandler_get {
     MPI_Errhandler *errhandler;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Errhandler_get[2] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Errhandler_get, comm), sizeof(((struct cgl_fr_MPI_Errhandler_get *)0)->comm), 3, 0, 0, 0, NULL},
+    {"errhandler", offsetof(struct cgl_fr_MPI_Errhandler_get, errhandler), sizeof(((struct cgl_fr_MPI_Errhandler_get *)0)->errhandler), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Errhandler_get = {2, offsetof(struct cgl_fr_MPI_Errhandler_get, cgl_ret), sizeof(((struct cgl_fr_MPI_Errhandler_get *)0)->cgl_ret), 7, cgl_ta_MPI_Errhandler_get};
 CG_THUNK(MPI_Errhandler_get, (cgl_f->comm, cgl_f->errhandler), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
@@ -14031,6 +17382,11 @@ struct cgl_fr_MPI_Errhandler_set {
     MPI_Errhandler errhandler;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Errhandler_set[2] = {
+    {"comm", offsetof(struct cgl_fr_MPI_Errhandler_set, comm), sizeof(((struct cgl_fr_MPI_Errhandler_set *)0)->comm), 3, 0, 0, 0, NULL},
+    {"errhandler", offsetof(struct cgl_fr_MPI_Errhandler_set, errhandler), sizeof(((struct cgl_fr_MPI_Errhandler_set *)0)->errhandler), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Errhandler_set = {2, offsetof(struct cgl_fr_MPI_Errhandler_set, cgl_ret), sizeof(((struct cgl_fr_MPI_Errhandler_set *)0)->cgl_ret), 7, cgl_ta_MPI_Errhandler_set};
 CG_THUNK(MPI_Errhandler_set, (cgl_f->comm, cgl_f->errhandler), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
 {
@@ -14056,6 +17412,11 @@ struct cgl_fr_MPI_Type_extent {
     MPI_Aint *extent;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_extent[2] = {
+    {"type", offsetof(struct cgl_fr_MPI_Type_extent, type), sizeof(((struct cgl_fr_MPI_Type_extent *)0)->type), 3, 0, 0, 0, NULL},
+    {"extent", offsetof(struct cgl_fr_MPI_Type_extent, extent), sizeof(((struct cgl_fr_MPI_Type_extent *)0)->extent), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_extent = {2, offsetof(struct cgl_fr_MPI_Type_extent, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_extent *)0)->cgl_ret), 7, cgl_ta_MPI_Type_extent};
 CG_THUNK(MPI_Type_extent, (cgl_f->type, cgl_f->extent), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_extent(MPI_Datatype type, MPI_Aint *extent)
 {
@@ -14084,6 +17445,12 @@ struct cgl_fr_MPI_Type_hindexed {
     MPI_Datatype *newtype;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_hindexed[3] = {
+    {"count", offsetof(struct cgl_fr_MPI_Type_hindexed, count), sizeof(((struct cgl_fr_MPI_Type_hindexed *)0)->count), 7, 0, 0, 0, NULL},
+    {"oldtype", offsetof(struct cgl_fr_MPI_Type_hindexed, oldtype), sizeof(((struct cgl_fr_MPI_Type_hindexed *)0)->oldtype), 3, 0, 0, 0, NULL},
+    {"newtype", offsetof(struct cgl_fr_MPI_Type_hindexed, newtype), sizeof(((struct cgl_fr_MPI_Type_hindexed *)0)->newtype), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_hindexed = {3, offsetof(struct cgl_fr_MPI_Type_hindexed, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_hindexed *)0)->cgl_ret), 7, cgl_ta_MPI_Type_hindexed};
 CG_THUNK(MPI_Type_hindexed, (cgl_f->count, cgl_f->array_of_blocklengths, cgl_f->array_of_displacements, cgl_f->oldtype, cgl_f->newtype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -14112,6 +17479,14 @@ struct cgl_fr_MPI_Type_hvector {
     MPI_Datatype *newtype;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_hvector[5] = {
+    {"count", offsetof(struct cgl_fr_MPI_Type_hvector, count), sizeof(((struct cgl_fr_MPI_Type_hvector *)0)->count), 7, 0, 0, 0, NULL},
+    {"blocklength", offsetof(struct cgl_fr_MPI_Type_hvector, blocklength), sizeof(((struct cgl_fr_MPI_Type_hvector *)0)->blocklength), 7, 0, 0, 0, NULL},
+    {"stride", offsetof(struct cgl_fr_MPI_Type_hvector, stride), sizeof(((struct cgl_fr_MPI_Type_hvector *)0)->stride), 1, 0, 0, 0, NULL},
+    {"oldtype", offsetof(struct cgl_fr_MPI_Type_hvector, oldtype), sizeof(((struct cgl_fr_MPI_Type_hvector *)0)->oldtype), 3, 0, 0, 0, NULL},
+    {"newtype", offsetof(struct cgl_fr_MPI_Type_hvector, newtype), sizeof(((struct cgl_fr_MPI_Type_hvector *)0)->newtype), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_hvector = {5, offsetof(struct cgl_fr_MPI_Type_hvector, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_hvector *)0)->cgl_ret), 7, cgl_ta_MPI_Type_hvector};
 CG_THUNK(MPI_Type_hvector, (cgl_f->count, cgl_f->blocklength, cgl_f->stride, cgl_f->oldtype, cgl_f->newtype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
@@ -14137,6 +17512,11 @@ struct cgl_fr_MPI_Type_lb {
     MPI_Aint *lb;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_lb[2] = {
+    {"type", offsetof(struct cgl_fr_MPI_Type_lb, type), sizeof(((struct cgl_fr_MPI_Type_lb *)0)->type), 3, 0, 0, 0, NULL},
+    {"lb", offsetof(struct cgl_fr_MPI_Type_lb, lb), sizeof(((struct cgl_fr_MPI_Type_lb *)0)->lb), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_lb = {2, offsetof(struct cgl_fr_MPI_Type_lb, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_lb *)0)->cgl_ret), 7, cgl_ta_MPI_Type_lb};
 CG_THUNK(MPI_Type_lb, (cgl_f->type, cgl_f->lb), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_lb(MPI_Datatype type, MPI_Aint *lb)
 {
@@ -14165,6 +17545,11 @@ struct cgl_fr_MPI_Type_struct {
     MPI_Datatype *newtype;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_struct[2] = {
+    {"count", offsetof(struct cgl_fr_MPI_Type_struct, count), sizeof(((struct cgl_fr_MPI_Type_struct *)0)->count), 7, 0, 0, 0, NULL},
+    {"newtype", offsetof(struct cgl_fr_MPI_Type_struct, newtype), sizeof(((struct cgl_fr_MPI_Type_struct *)0)->newtype), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_struct = {2, offsetof(struct cgl_fr_MPI_Type_struct, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_struct *)0)->cgl_ret), 7, cgl_ta_MPI_Type_struct};
 CG_THUNK(MPI_Type_struct, (cgl_f->count, cgl_f->array_of_blocklengths, cgl_f->array_of_displacements, cgl_f->array_of_types, cgl_f->newtype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
@@ -14190,6 +17575,11 @@ struct cgl_fr_MPI_Type_ub {
     MPI_Aint *ub;
     int cgl_ret;
 };
+static const cg_arg cgl_ta_MPI_Type_ub[2] = {
+    {"mtype", offsetof(struct cgl_fr_MPI_Type_ub, mtype), sizeof(((struct cgl_fr_MPI_Type_ub *)0)->mtype), 3, 0, 0, 0, NULL},
+    {"ub", offsetof(struct cgl_fr_MPI_Type_ub, ub), sizeof(((struct cgl_fr_MPI_Type_ub *)0)->ub), 3, 0, 0, 0, NULL},
+};
+static const cg_args cgl_targs_MPI_Type_ub = {2, offsetof(struct cgl_fr_MPI_Type_ub, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_ub *)0)->cgl_ret), 7, cgl_ta_MPI_Type_ub};
 CG_THUNK(MPI_Type_ub, (cgl_f->mtype, cgl_f->ub), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_ub(MPI_Datatype mtype, MPI_Aint *ub)
 {
@@ -14218,6 +17608,7 @@ struct cgl_fr_MPI_Abi_get_fortran_booleans {
     int *is_set;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Abi_get_fortran_booleans = {0, offsetof(struct cgl_fr_MPI_Abi_get_fortran_booleans, cgl_ret), sizeof(((struct cgl_fr_MPI_Abi_get_fortran_booleans *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Abi_get_fortran_booleans, (cgl_f->logical_size, cgl_f->logical_true, cgl_f->logical_false, cgl_f->is_set), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, void *logical_false, int *is_set)
 {
@@ -14243,6 +17634,7 @@ struct cgl_fr_MPI_Abi_get_fortran_info {
     void *info;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Abi_get_fortran_info = {0, offsetof(struct cgl_fr_MPI_Abi_get_fortran_info, cgl_ret), sizeof(((struct cgl_fr_MPI_Abi_get_fortran_info *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Abi_get_fortran_info, (cgl_f->info), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Abi_get_fortran_info(void *info)
 {
@@ -14268,6 +17660,7 @@ struct cgl_fr_MPI_Abi_get_info {
     void *info;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Abi_get_info = {0, offsetof(struct cgl_fr_MPI_Abi_get_info, cgl_ret), sizeof(((struct cgl_fr_MPI_Abi_get_info *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Abi_get_info, (cgl_f->info), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Abi_get_info(void *info)
 {
@@ -14294,6 +17687,7 @@ struct cgl_fr_MPI_Abi_get_version {
     int *abi_minor;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Abi_get_version = {0, offsetof(struct cgl_fr_MPI_Abi_get_version, cgl_ret), sizeof(((struct cgl_fr_MPI_Abi_get_version *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Abi_get_version, (cgl_f->abi_major, cgl_f->abi_minor), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Abi_get_version(int *abi_major, int *abi_minor)
 {
@@ -14321,6 +17715,7 @@ struct cgl_fr_MPI_Abi_set_fortran_booleans {
     void *logical_false;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Abi_set_fortran_booleans = {0, offsetof(struct cgl_fr_MPI_Abi_set_fortran_booleans, cgl_ret), sizeof(((struct cgl_fr_MPI_Abi_set_fortran_booleans *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Abi_set_fortran_booleans, (cgl_f->logical_size, cgl_f->logical_true, cgl_f->logical_false), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *logical_false)
 {
@@ -14346,6 +17741,7 @@ struct cgl_fr_MPI_Abi_set_fortran_info {
     void *info;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Abi_set_fortran_info = {0, offsetof(struct cgl_fr_MPI_Abi_set_fortran_info, cgl_ret), sizeof(((struct cgl_fr_MPI_Abi_set_fortran_info *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Abi_set_fortran_info, (cgl_f->info), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Abi_set_fortran_info(void *info)
 {
@@ -14379,6 +17775,7 @@ struct cgl_fr_MPI_Accumulate_c {
     void *win;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Accumulate_c = {0, offsetof(struct cgl_fr_MPI_Accumulate_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Accumulate_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Accumulate_c, (cgl_f->origin_addr, cgl_f->origin_count, cgl_f->origin_datatype, cgl_f->target_rank, cgl_f->target_disp, cgl_f->target_count, cgl_f->target_datatype, cgl_f->op, cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Accumulate_c(const void *origin_addr, long origin_count, void *origin_datatype, int target_rank, long target_disp, long target_count, void *target_datatype, void *op, void *win)
 {
@@ -14410,6 +17807,7 @@ struct cgl_fr_MPI_Allgather_c {
     void *comm;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Allgather_c = {0, offsetof(struct cgl_fr_MPI_Allgather_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Allgather_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Allgather_c, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Allgather_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm)
 {
@@ -14444,6 +17842,7 @@ struct cgl_fr_MPI_Allgather_init {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Allgather_init = {0, offsetof(struct cgl_fr_MPI_Allgather_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Allgather_init *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Allgather_init, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Allgather_init(const void *sendbuf, int sendcount, void *sendtype, void *recvbuf, int recvcount, void *recvtype, void *comm, void *info, void *request)
 {
@@ -14477,6 +17876,7 @@ struct cgl_fr_MPI_Allgather_init_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Allgather_init_c = {0, offsetof(struct cgl_fr_MPI_Allgather_init_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Allgather_init_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Allgather_init_c, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Allgather_init_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm, void *info, void *request)
 {
@@ -14509,6 +17909,7 @@ struct cgl_fr_MPI_Allgatherv_c {
     void *comm;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Allgatherv_c = {0, offsetof(struct cgl_fr_MPI_Allgatherv_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Allgatherv_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Allgatherv_c, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->displs, cgl_f->recvtype, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Allgatherv_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, const long *recvcounts, const long *displs, void *recvtype, void *comm)
 {
@@ -14544,6 +17945,7 @@ struct cgl_fr_MPI_Allgatherv_init {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Allgatherv_init = {0, offsetof(struct cgl_fr_MPI_Allgatherv_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Allgatherv_init *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Allgatherv_init, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->displs, cgl_f->recvtype, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Allgatherv_init(const void *sendbuf, int sendcount, void *sendtype, void *recvbuf, const int *recvcounts, const int *displs, void *recvtype, void *comm, void *info, void *request)
 {
@@ -14578,6 +17980,7 @@ struct cgl_fr_MPI_Allgatherv_init_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Allgatherv_init_c = {0, offsetof(struct cgl_fr_MPI_Allgatherv_init_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Allgatherv_init_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Allgatherv_init_c, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->displs, cgl_f->recvtype, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Allgatherv_init_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, const long *recvcounts, const long *displs, void *recvtype, void *comm, void *info, void *request)
 {
@@ -14608,6 +18011,7 @@ struct cgl_fr_MPI_Allreduce_c {
     void *comm;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Allreduce_c = {0, offsetof(struct cgl_fr_MPI_Allreduce_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Allreduce_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Allreduce_c, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->count, cgl_f->datatype, cgl_f->op, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Allreduce_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, void *comm)
 {
@@ -14641,6 +18045,7 @@ struct cgl_fr_MPI_Allreduce_init {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Allreduce_init = {0, offsetof(struct cgl_fr_MPI_Allreduce_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Allreduce_init *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Allreduce_init, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->count, cgl_f->datatype, cgl_f->op, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, void *datatype, void *op, void *comm, void *info, void *request)
 {
@@ -14673,6 +18078,7 @@ struct cgl_fr_MPI_Allreduce_init_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Allreduce_init_c = {0, offsetof(struct cgl_fr_MPI_Allreduce_init_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Allreduce_init_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Allreduce_init_c, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->count, cgl_f->datatype, cgl_f->op, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, void *comm, void *info, void *request)
 {
@@ -14704,6 +18110,7 @@ struct cgl_fr_MPI_Alltoall_c {
     void *comm;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Alltoall_c = {0, offsetof(struct cgl_fr_MPI_Alltoall_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Alltoall_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Alltoall_c, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Alltoall_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm)
 {
@@ -14738,6 +18145,7 @@ struct cgl_fr_MPI_Alltoall_init {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Alltoall_init = {0, offsetof(struct cgl_fr_MPI_Alltoall_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Alltoall_init *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Alltoall_init, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Alltoall_init(const void *sendbuf, int sendcount, void *sendtype, void *recvbuf, int recvcount, void *recvtype, void *comm, void *info, void *request)
 {
@@ -14771,6 +18179,7 @@ struct cgl_fr_MPI_Alltoall_init_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Alltoall_init_c = {0, offsetof(struct cgl_fr_MPI_Alltoall_init_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Alltoall_init_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Alltoall_init_c, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Alltoall_init_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm, void *info, void *request)
 {
@@ -14804,6 +18213,7 @@ struct cgl_fr_MPI_Alltoallv_c {
     void *comm;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Alltoallv_c = {0, offsetof(struct cgl_fr_MPI_Alltoallv_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Alltoallv_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Alltoallv_c, (cgl_f->sendbuf, cgl_f->sendcounts, cgl_f->sdispls, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->rdispls, cgl_f->recvtype, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Alltoallv_c(const void *sendbuf, const long *sendcounts, const long *sdispls, void *sendtype, void *recvbuf, const long *recvcounts, const long *rdispls, void *recvtype, void *comm)
 {
@@ -14840,6 +18250,7 @@ struct cgl_fr_MPI_Alltoallv_init {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Alltoallv_init = {0, offsetof(struct cgl_fr_MPI_Alltoallv_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Alltoallv_init *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Alltoallv_init, (cgl_f->sendbuf, cgl_f->sendcounts, cgl_f->sdispls, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->rdispls, cgl_f->recvtype, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Alltoallv_init(const void *sendbuf, const int *sendcounts, const int *sdispls, void *sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, void *recvtype, void *comm, void *info, void *request)
 {
@@ -14875,6 +18286,7 @@ struct cgl_fr_MPI_Alltoallv_init_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Alltoallv_init_c = {0, offsetof(struct cgl_fr_MPI_Alltoallv_init_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Alltoallv_init_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Alltoallv_init_c, (cgl_f->sendbuf, cgl_f->sendcounts, cgl_f->sdispls, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->rdispls, cgl_f->recvtype, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Alltoallv_init_c(const void *sendbuf, const long *sendcounts, const long *sdispls, void *sendtype, void *recvbuf, const long *recvcounts, const long *rdispls, void *recvtype, void *comm, void *info, void *request)
 {
@@ -14908,6 +18320,7 @@ struct cgl_fr_MPI_Alltoallw_c {
     void *comm;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Alltoallw_c = {0, offsetof(struct cgl_fr_MPI_Alltoallw_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Alltoallw_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Alltoallw_c, (cgl_f->sendbuf, cgl_f->sendcounts, cgl_f->sdispls, cgl_f->sendtypes, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->rdispls, cgl_f->recvtypes, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Alltoallw_c(const void *sendbuf, const long *sendcounts, const long *sdispls, const void *sendtypes, void *recvbuf, const long *recvcounts, const long *rdispls, const void *recvtypes, void *comm)
 {
@@ -14944,6 +18357,7 @@ struct cgl_fr_MPI_Alltoallw_init {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Alltoallw_init = {0, offsetof(struct cgl_fr_MPI_Alltoallw_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Alltoallw_init *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Alltoallw_init, (cgl_f->sendbuf, cgl_f->sendcounts, cgl_f->sdispls, cgl_f->sendtypes, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->rdispls, cgl_f->recvtypes, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Alltoallw_init(const void *sendbuf, const int *sendcounts, const int *sdispls, const void *sendtypes, void *recvbuf, const int *recvcounts, const int *rdispls, const void *recvtypes, void *comm, void *info, void *request)
 {
@@ -14979,6 +18393,7 @@ struct cgl_fr_MPI_Alltoallw_init_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Alltoallw_init_c = {0, offsetof(struct cgl_fr_MPI_Alltoallw_init_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Alltoallw_init_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Alltoallw_init_c, (cgl_f->sendbuf, cgl_f->sendcounts, cgl_f->sdispls, cgl_f->sendtypes, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->rdispls, cgl_f->recvtypes, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Alltoallw_init_c(const void *sendbuf, const long *sendcounts, const long *sdispls, const void *sendtypes, void *recvbuf, const long *recvcounts, const long *rdispls, const void *recvtypes, void *comm, void *info, void *request)
 {
@@ -15006,6 +18421,7 @@ struct cgl_fr_MPI_Barrier_init {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Barrier_init = {0, offsetof(struct cgl_fr_MPI_Barrier_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Barrier_init *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Barrier_init, (cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Barrier_init(void *comm, void *info, void *request)
 {
@@ -15035,6 +18451,7 @@ struct cgl_fr_MPI_Bcast_c {
     void *comm;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Bcast_c = {0, offsetof(struct cgl_fr_MPI_Bcast_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Bcast_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Bcast_c, (cgl_f->buffer, cgl_f->count, cgl_f->datatype, cgl_f->root, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Bcast_c(void *buffer, long count, void *datatype, int root, void *comm)
 {
@@ -15067,6 +18484,7 @@ struct cgl_fr_MPI_Bcast_init {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Bcast_init = {0, offsetof(struct cgl_fr_MPI_Bcast_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Bcast_init *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Bcast_init, (cgl_f->buffer, cgl_f->count, cgl_f->datatype, cgl_f->root, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Bcast_init(void *buffer, int count, void *datatype, int root, void *comm, void *info, void *request)
 {
@@ -15098,6 +18516,7 @@ struct cgl_fr_MPI_Bcast_init_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Bcast_init_c = {0, offsetof(struct cgl_fr_MPI_Bcast_init_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Bcast_init_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Bcast_init_c, (cgl_f->buffer, cgl_f->count, cgl_f->datatype, cgl_f->root, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Bcast_init_c(void *buffer, long count, void *datatype, int root, void *comm, void *info, void *request)
 {
@@ -15128,6 +18547,7 @@ struct cgl_fr_MPI_Bsend_c {
     void *comm;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Bsend_c = {0, offsetof(struct cgl_fr_MPI_Bsend_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Bsend_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Bsend_c, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->tag, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Bsend_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm)
 {
@@ -15160,6 +18580,7 @@ struct cgl_fr_MPI_Bsend_init_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Bsend_init_c = {0, offsetof(struct cgl_fr_MPI_Bsend_init_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Bsend_init_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Bsend_init_c, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->tag, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Bsend_init_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm, void *request)
 {
@@ -15186,6 +18607,7 @@ struct cgl_fr_MPI_Buffer_attach_c {
     long size;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Buffer_attach_c = {0, offsetof(struct cgl_fr_MPI_Buffer_attach_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Buffer_attach_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Buffer_attach_c, (cgl_f->buffer, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Buffer_attach_c(void *buffer, long size)
 {
@@ -15212,6 +18634,7 @@ struct cgl_fr_MPI_Buffer_detach_c {
     long *size;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Buffer_detach_c = {0, offsetof(struct cgl_fr_MPI_Buffer_detach_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Buffer_detach_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Buffer_detach_c, (cgl_f->buffer_addr, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Buffer_detach_c(void *buffer_addr, long *size)
 {
@@ -15237,6 +18660,7 @@ static int cgl_w_MPI_Buffer_detach_c(void *buffer_addr, long *size)
 struct cgl_fr_MPI_Buffer_flush {
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Buffer_flush = {0, offsetof(struct cgl_fr_MPI_Buffer_flush, cgl_ret), sizeof(((struct cgl_fr_MPI_Buffer_flush *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Buffer_flush, (), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Buffer_flush(void)
 {
@@ -15263,6 +18687,7 @@ struct cgl_fr_MPI_Buffer_iflush {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Buffer_iflush = {0, offsetof(struct cgl_fr_MPI_Buffer_iflush, cgl_ret), sizeof(((struct cgl_fr_MPI_Buffer_iflush *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Buffer_iflush, (cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Buffer_iflush(void *request)
 {
@@ -15290,6 +18715,7 @@ struct cgl_fr_MPI_Comm_attach_buffer {
     int size;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Comm_attach_buffer = {0, offsetof(struct cgl_fr_MPI_Comm_attach_buffer, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_attach_buffer *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Comm_attach_buffer, (cgl_f->comm, cgl_f->buffer, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_attach_buffer(void *comm, void *buffer, int size)
 {
@@ -15317,6 +18743,7 @@ struct cgl_fr_MPI_Comm_attach_buffer_c {
     long size;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Comm_attach_buffer_c = {0, offsetof(struct cgl_fr_MPI_Comm_attach_buffer_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_attach_buffer_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Comm_attach_buffer_c, (cgl_f->comm, cgl_f->buffer, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_attach_buffer_c(void *comm, void *buffer, long size)
 {
@@ -15346,6 +18773,7 @@ struct cgl_fr_MPI_Comm_create_from_group {
     void *newcomm;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Comm_create_from_group = {0, offsetof(struct cgl_fr_MPI_Comm_create_from_group, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_create_from_group *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Comm_create_from_group, (cgl_f->group, cgl_f->stringtag, cgl_f->info, cgl_f->errhandler, cgl_f->newcomm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_create_from_group(void *group, const char *stringtag, void *info, void *errhandler, void *newcomm)
 {
@@ -15374,6 +18802,7 @@ struct cgl_fr_MPI_Comm_detach_buffer {
     int *size;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Comm_detach_buffer = {0, offsetof(struct cgl_fr_MPI_Comm_detach_buffer, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_detach_buffer *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Comm_detach_buffer, (cgl_f->comm, cgl_f->buffer_addr, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_detach_buffer(void *comm, void *buffer_addr, int *size)
 {
@@ -15402,6 +18831,7 @@ struct cgl_fr_MPI_Comm_detach_buffer_c {
     long *size;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Comm_detach_buffer_c = {0, offsetof(struct cgl_fr_MPI_Comm_detach_buffer_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_detach_buffer_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Comm_detach_buffer_c, (cgl_f->comm, cgl_f->buffer_addr, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_detach_buffer_c(void *comm, void *buffer_addr, long *size)
 {
@@ -15428,6 +18858,7 @@ struct cgl_fr_MPI_Comm_flush_buffer {
     void *comm;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Comm_flush_buffer = {0, offsetof(struct cgl_fr_MPI_Comm_flush_buffer, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_flush_buffer *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Comm_flush_buffer, (cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_flush_buffer(void *comm)
 {
@@ -15457,6 +18888,7 @@ struct cgl_fr_MPI_Comm_idup_with_info {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Comm_idup_with_info = {0, offsetof(struct cgl_fr_MPI_Comm_idup_with_info, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_idup_with_info *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Comm_idup_with_info, (cgl_f->comm, cgl_f->info, cgl_f->newcomm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_idup_with_info(void *comm, void *info, void *newcomm, void *request)
 {
@@ -15483,6 +18915,7 @@ struct cgl_fr_MPI_Comm_iflush_buffer {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Comm_iflush_buffer = {0, offsetof(struct cgl_fr_MPI_Comm_iflush_buffer, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_iflush_buffer *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Comm_iflush_buffer, (cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_iflush_buffer(void *comm, void *request)
 {
@@ -15513,6 +18946,7 @@ struct cgl_fr_MPI_Exscan_c {
     void *comm;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Exscan_c = {0, offsetof(struct cgl_fr_MPI_Exscan_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Exscan_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Exscan_c, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->count, cgl_f->datatype, cgl_f->op, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Exscan_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, void *comm)
 {
@@ -15546,6 +18980,7 @@ struct cgl_fr_MPI_Exscan_init {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Exscan_init = {0, offsetof(struct cgl_fr_MPI_Exscan_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Exscan_init *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Exscan_init, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->count, cgl_f->datatype, cgl_f->op, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, void *datatype, void *op, void *comm, void *info, void *request)
 {
@@ -15578,6 +19013,7 @@ struct cgl_fr_MPI_Exscan_init_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Exscan_init_c = {0, offsetof(struct cgl_fr_MPI_Exscan_init_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Exscan_init_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Exscan_init_c, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->count, cgl_f->datatype, cgl_f->op, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Exscan_init_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, void *comm, void *info, void *request)
 {
@@ -15605,6 +19041,7 @@ struct cgl_fr_MPI_File_get_type_extent_c {
     long *extent;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_File_get_type_extent_c = {0, offsetof(struct cgl_fr_MPI_File_get_type_extent_c, cgl_ret), sizeof(((struct cgl_fr_MPI_File_get_type_extent_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_File_get_type_extent_c, (cgl_f->fh, cgl_f->datatype, cgl_f->extent), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_get_type_extent_c(void *fh, void *datatype, long *extent)
 {
@@ -15634,6 +19071,7 @@ struct cgl_fr_MPI_File_iread_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_File_iread_c = {0, offsetof(struct cgl_fr_MPI_File_iread_c, cgl_ret), sizeof(((struct cgl_fr_MPI_File_iread_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_File_iread_c, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_iread_c(void *fh, void *buf, long count, void *datatype, void *request)
 {
@@ -15663,6 +19101,7 @@ struct cgl_fr_MPI_File_iread_all_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_File_iread_all_c = {0, offsetof(struct cgl_fr_MPI_File_iread_all_c, cgl_ret), sizeof(((struct cgl_fr_MPI_File_iread_all_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_File_iread_all_c, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_iread_all_c(void *fh, void *buf, long count, void *datatype, void *request)
 {
@@ -15693,6 +19132,7 @@ struct cgl_fr_MPI_File_iread_at_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_File_iread_at_c = {0, offsetof(struct cgl_fr_MPI_File_iread_at_c, cgl_ret), sizeof(((struct cgl_fr_MPI_File_iread_at_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_File_iread_at_c, (cgl_f->fh, cgl_f->offset, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_iread_at_c(void *fh, long offset, void *buf, long count, void *datatype, void *request)
 {
@@ -15723,6 +19163,7 @@ struct cgl_fr_MPI_File_iread_at_all_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_File_iread_at_all_c = {0, offsetof(struct cgl_fr_MPI_File_iread_at_all_c, cgl_ret), sizeof(((struct cgl_fr_MPI_File_iread_at_all_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_File_iread_at_all_c, (cgl_f->fh, cgl_f->offset, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_iread_at_all_c(void *fh, long offset, void *buf, long count, void *datatype, void *request)
 {
@@ -15752,6 +19193,7 @@ struct cgl_fr_MPI_File_iread_shared_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_File_iread_shared_c = {0, offsetof(struct cgl_fr_MPI_File_iread_shared_c, cgl_ret), sizeof(((struct cgl_fr_MPI_File_iread_shared_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_File_iread_shared_c, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_iread_shared_c(void *fh, void *buf, long count, void *datatype, void *request)
 {
@@ -15781,6 +19223,7 @@ struct cgl_fr_MPI_File_iwrite_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_File_iwrite_c = {0, offsetof(struct cgl_fr_MPI_File_iwrite_c, cgl_ret), sizeof(((struct cgl_fr_MPI_File_iwrite_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_File_iwrite_c, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_iwrite_c(void *fh, const void *buf, long count, void *datatype, void *request)
 {
@@ -15810,6 +19253,7 @@ struct cgl_fr_MPI_File_iwrite_all_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_File_iwrite_all_c = {0, offsetof(struct cgl_fr_MPI_File_iwrite_all_c, cgl_ret), sizeof(((struct cgl_fr_MPI_File_iwrite_all_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_File_iwrite_all_c, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_iwrite_all_c(void *fh, const void *buf, long count, void *datatype, void *request)
 {
@@ -15840,6 +19284,7 @@ struct cgl_fr_MPI_File_iwrite_at_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_File_iwrite_at_c = {0, offsetof(struct cgl_fr_MPI_File_iwrite_at_c, cgl_ret), sizeof(((struct cgl_fr_MPI_File_iwrite_at_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_File_iwrite_at_c, (cgl_f->fh, cgl_f->offset, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_iwrite_at_c(void *fh, long offset, const void *buf, long count, void *datatype, void *request)
 {
@@ -15870,6 +19315,7 @@ struct cgl_fr_MPI_File_iwrite_at_all_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_File_iwrite_at_all_c = {0, offsetof(struct cgl_fr_MPI_File_iwrite_at_all_c, cgl_ret), sizeof(((struct cgl_fr_MPI_File_iwrite_at_all_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_File_iwrite_at_all_c, (cgl_f->fh, cgl_f->offset, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_iwrite_at_all_c(void *fh, long offset, const void *buf, long count, void *datatype, void *request)
 {
@@ -15899,6 +19345,7 @@ struct cgl_fr_MPI_File_iwrite_shared_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_File_iwrite_shared_c = {0, offsetof(struct cgl_fr_MPI_File_iwrite_shared_c, cgl_ret), sizeof(((struct cgl_fr_MPI_File_iwrite_shared_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_File_iwrite_shared_c, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_iwrite_shared_c(void *fh, const void *buf, long count, void *datatype, void *request)
 {
@@ -15928,6 +19375,7 @@ struct cgl_fr_MPI_File_read_c {
     void *status;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_File_read_c = {0, offsetof(struct cgl_fr_MPI_File_read_c, cgl_ret), sizeof(((struct cgl_fr_MPI_File_read_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_File_read_c, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_read_c(void *fh, void *buf, long count, void *datatype, void *status)
 {
@@ -15958,6 +19406,7 @@ struct cgl_fr_MPI_File_read_all_c {
     void *status;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_File_read_all_c = {0, offsetof(struct cgl_fr_MPI_File_read_all_c, cgl_ret), sizeof(((struct cgl_fr_MPI_File_read_all_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_File_read_all_c, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_read_all_c(void *fh, void *buf, long count, void *datatype, void *status)
 {
@@ -15987,6 +19436,7 @@ struct cgl_fr_MPI_File_read_all_begin_c {
     void *datatype;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_File_read_all_begin_c = {0, offsetof(struct cgl_fr_MPI_File_read_all_begin_c, cgl_ret), sizeof(((struct cgl_fr_MPI_File_read_all_begin_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_File_read_all_begin_c, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_read_all_begin_c(void *fh, void *buf, long count, void *datatype)
 {
@@ -16017,6 +19467,7 @@ struct cgl_fr_MPI_File_read_at_c {
     void *status;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_File_read_at_c = {0, offsetof(struct cgl_fr_MPI_File_read_at_c, cgl_ret), sizeof(((struct cgl_fr_MPI_File_read_at_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_File_read_at_c, (cgl_f->fh, cgl_f->offset, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_read_at_c(void *fh, long offset, void *buf, long count, void *datatype, void *status)
 {
@@ -16048,6 +19499,7 @@ struct cgl_fr_MPI_File_read_at_all_c {
     void *status;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_File_read_at_all_c = {0, offsetof(struct cgl_fr_MPI_File_read_at_all_c, cgl_ret), sizeof(((struct cgl_fr_MPI_File_read_at_all_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_File_read_at_all_c, (cgl_f->fh, cgl_f->offset, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_read_at_all_c(void *fh, long offset, void *buf, long count, void *datatype, void *status)
 {
@@ -16078,6 +19530,7 @@ struct cgl_fr_MPI_File_read_at_all_begin_c {
     void *datatype;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_File_read_at_all_begin_c = {0, offsetof(struct cgl_fr_MPI_File_read_at_all_begin_c, cgl_ret), sizeof(((struct cgl_fr_MPI_File_read_at_all_begin_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_File_read_at_all_begin_c, (cgl_f->fh, cgl_f->offset, cgl_f->buf, cgl_f->count, cgl_f->datatype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_read_at_all_begin_c(void *fh, long offset, void *buf, long count, void *datatype)
 {
@@ -16107,6 +19560,7 @@ struct cgl_fr_MPI_File_read_ordered_c {
     void *status;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_File_read_ordered_c = {0, offsetof(struct cgl_fr_MPI_File_read_ordered_c, cgl_ret), sizeof(((struct cgl_fr_MPI_File_read_ordered_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_File_read_ordered_c, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_read_ordered_c(void *fh, void *buf, long count, void *datatype, void *status)
 {
@@ -16136,6 +19590,7 @@ struct cgl_fr_MPI_File_read_ordered_begin_c {
     void *datatype;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_File_read_ordered_begin_c = {0, offsetof(struct cgl_fr_MPI_File_read_ordered_begin_c, cgl_ret), sizeof(((struct cgl_fr_MPI_File_read_ordered_begin_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_File_read_ordered_begin_c, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_read_ordered_begin_c(void *fh, void *buf, long count, void *datatype)
 {
@@ -16165,6 +19620,7 @@ struct cgl_fr_MPI_File_read_shared_c {
     void *status;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_File_read_shared_c = {0, offsetof(struct cgl_fr_MPI_File_read_shared_c, cgl_ret), sizeof(((struct cgl_fr_MPI_File_read_shared_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_File_read_shared_c, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_read_shared_c(void *fh, void *buf, long count, void *datatype, void *status)
 {
@@ -16195,6 +19651,7 @@ struct cgl_fr_MPI_File_write_c {
     void *status;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_File_write_c = {0, offsetof(struct cgl_fr_MPI_File_write_c, cgl_ret), sizeof(((struct cgl_fr_MPI_File_write_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_File_write_c, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_write_c(void *fh, const void *buf, long count, void *datatype, void *status)
 {
@@ -16225,6 +19682,7 @@ struct cgl_fr_MPI_File_write_all_c {
     void *status;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_File_write_all_c = {0, offsetof(struct cgl_fr_MPI_File_write_all_c, cgl_ret), sizeof(((struct cgl_fr_MPI_File_write_all_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_File_write_all_c, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_write_all_c(void *fh, const void *buf, long count, void *datatype, void *status)
 {
@@ -16254,6 +19712,7 @@ struct cgl_fr_MPI_File_write_all_begin_c {
     void *datatype;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_File_write_all_begin_c = {0, offsetof(struct cgl_fr_MPI_File_write_all_begin_c, cgl_ret), sizeof(((struct cgl_fr_MPI_File_write_all_begin_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_File_write_all_begin_c, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_write_all_begin_c(void *fh, const void *buf, long count, void *datatype)
 {
@@ -16284,6 +19743,7 @@ struct cgl_fr_MPI_File_write_at_c {
     void *status;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_File_write_at_c = {0, offsetof(struct cgl_fr_MPI_File_write_at_c, cgl_ret), sizeof(((struct cgl_fr_MPI_File_write_at_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_File_write_at_c, (cgl_f->fh, cgl_f->offset, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_write_at_c(void *fh, long offset, const void *buf, long count, void *datatype, void *status)
 {
@@ -16315,6 +19775,7 @@ struct cgl_fr_MPI_File_write_at_all_c {
     void *status;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_File_write_at_all_c = {0, offsetof(struct cgl_fr_MPI_File_write_at_all_c, cgl_ret), sizeof(((struct cgl_fr_MPI_File_write_at_all_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_File_write_at_all_c, (cgl_f->fh, cgl_f->offset, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_write_at_all_c(void *fh, long offset, const void *buf, long count, void *datatype, void *status)
 {
@@ -16345,6 +19806,7 @@ struct cgl_fr_MPI_File_write_at_all_begin_c {
     void *datatype;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_File_write_at_all_begin_c = {0, offsetof(struct cgl_fr_MPI_File_write_at_all_begin_c, cgl_ret), sizeof(((struct cgl_fr_MPI_File_write_at_all_begin_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_File_write_at_all_begin_c, (cgl_f->fh, cgl_f->offset, cgl_f->buf, cgl_f->count, cgl_f->datatype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_write_at_all_begin_c(void *fh, long offset, const void *buf, long count, void *datatype)
 {
@@ -16374,6 +19836,7 @@ struct cgl_fr_MPI_File_write_ordered_c {
     void *status;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_File_write_ordered_c = {0, offsetof(struct cgl_fr_MPI_File_write_ordered_c, cgl_ret), sizeof(((struct cgl_fr_MPI_File_write_ordered_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_File_write_ordered_c, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_write_ordered_c(void *fh, const void *buf, long count, void *datatype, void *status)
 {
@@ -16403,6 +19866,7 @@ struct cgl_fr_MPI_File_write_ordered_begin_c {
     void *datatype;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_File_write_ordered_begin_c = {0, offsetof(struct cgl_fr_MPI_File_write_ordered_begin_c, cgl_ret), sizeof(((struct cgl_fr_MPI_File_write_ordered_begin_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_File_write_ordered_begin_c, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_write_ordered_begin_c(void *fh, const void *buf, long count, void *datatype)
 {
@@ -16432,6 +19896,7 @@ struct cgl_fr_MPI_File_write_shared_c {
     void *status;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_File_write_shared_c = {0, offsetof(struct cgl_fr_MPI_File_write_shared_c, cgl_ret), sizeof(((struct cgl_fr_MPI_File_write_shared_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_File_write_shared_c, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_write_shared_c(void *fh, const void *buf, long count, void *datatype, void *status)
 {
@@ -16465,6 +19930,7 @@ struct cgl_fr_MPI_Gather_c {
     void *comm;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Gather_c = {0, offsetof(struct cgl_fr_MPI_Gather_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Gather_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Gather_c, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->root, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Gather_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, int root, void *comm)
 {
@@ -16500,6 +19966,7 @@ struct cgl_fr_MPI_Gather_init {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Gather_init = {0, offsetof(struct cgl_fr_MPI_Gather_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Gather_init *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Gather_init, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->root, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Gather_init(const void *sendbuf, int sendcount, void *sendtype, void *recvbuf, int recvcount, void *recvtype, int root, void *comm, void *info, void *request)
 {
@@ -16534,6 +20001,7 @@ struct cgl_fr_MPI_Gather_init_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Gather_init_c = {0, offsetof(struct cgl_fr_MPI_Gather_init_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Gather_init_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Gather_init_c, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->root, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Gather_init_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, int root, void *comm, void *info, void *request)
 {
@@ -16567,6 +20035,7 @@ struct cgl_fr_MPI_Gatherv_c {
     void *comm;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Gatherv_c = {0, offsetof(struct cgl_fr_MPI_Gatherv_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Gatherv_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Gatherv_c, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->displs, cgl_f->recvtype, cgl_f->root, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Gatherv_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, const long *recvcounts, const long *displs, void *recvtype, int root, void *comm)
 {
@@ -16603,6 +20072,7 @@ struct cgl_fr_MPI_Gatherv_init {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Gatherv_init = {0, offsetof(struct cgl_fr_MPI_Gatherv_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Gatherv_init *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Gatherv_init, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->displs, cgl_f->recvtype, cgl_f->root, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Gatherv_init(const void *sendbuf, int sendcount, void *sendtype, void *recvbuf, const int *recvcounts, const int *displs, void *recvtype, int root, void *comm, void *info, void *request)
 {
@@ -16638,6 +20108,7 @@ struct cgl_fr_MPI_Gatherv_init_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Gatherv_init_c = {0, offsetof(struct cgl_fr_MPI_Gatherv_init_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Gatherv_init_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Gatherv_init_c, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->displs, cgl_f->recvtype, cgl_f->root, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Gatherv_init_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, const long *recvcounts, const long *displs, void *recvtype, int root, void *comm, void *info, void *request)
 {
@@ -16670,6 +20141,7 @@ struct cgl_fr_MPI_Get_c {
     void *win;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Get_c = {0, offsetof(struct cgl_fr_MPI_Get_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Get_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Get_c, (cgl_f->origin_addr, cgl_f->origin_count, cgl_f->origin_datatype, cgl_f->target_rank, cgl_f->target_disp, cgl_f->target_count, cgl_f->target_datatype, cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Get_c(void *origin_addr, long origin_count, void *origin_datatype, int target_rank, long target_disp, long target_count, void *target_datatype, void *win)
 {
@@ -16706,6 +20178,7 @@ struct cgl_fr_MPI_Get_accumulate_c {
     void *win;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Get_accumulate_c = {0, offsetof(struct cgl_fr_MPI_Get_accumulate_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Get_accumulate_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Get_accumulate_c, (cgl_f->origin_addr, cgl_f->origin_count, cgl_f->origin_datatype, cgl_f->result_addr, cgl_f->result_count, cgl_f->result_datatype, cgl_f->target_rank, cgl_f->target_disp, cgl_f->target_count, cgl_f->target_datatype, cgl_f->op, cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Get_accumulate_c(const void *origin_addr, long origin_count, void *origin_datatype, void *result_addr, long result_count, void *result_datatype, int target_rank, long target_disp, long target_count, void *target_datatype, void *op, void *win)
 {
@@ -16733,6 +20206,7 @@ struct cgl_fr_MPI_Get_count_c {
     long *count;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Get_count_c = {0, offsetof(struct cgl_fr_MPI_Get_count_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Get_count_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Get_count_c, (cgl_f->status, cgl_f->datatype, cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Get_count_c(const void *status, void *datatype, long *count)
 {
@@ -16760,6 +20234,7 @@ struct cgl_fr_MPI_Get_elements_c {
     long *count;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Get_elements_c = {0, offsetof(struct cgl_fr_MPI_Get_elements_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Get_elements_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Get_elements_c, (cgl_f->status, cgl_f->datatype, cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Get_elements_c(const void *status, void *datatype, long *count)
 {
@@ -16785,6 +20260,7 @@ struct cgl_fr_MPI_Get_hw_resource_info {
     void *hw_info;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Get_hw_resource_info = {0, offsetof(struct cgl_fr_MPI_Get_hw_resource_info, cgl_ret), sizeof(((struct cgl_fr_MPI_Get_hw_resource_info *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Get_hw_resource_info, (cgl_f->hw_info), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Get_hw_resource_info(void *hw_info)
 {
@@ -16812,6 +20288,7 @@ struct cgl_fr_MPI_Group_from_session_pset {
     void *newgroup;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Group_from_session_pset = {0, offsetof(struct cgl_fr_MPI_Group_from_session_pset, cgl_ret), sizeof(((struct cgl_fr_MPI_Group_from_session_pset *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Group_from_session_pset, (cgl_f->session, cgl_f->pset_name, cgl_f->newgroup), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Group_from_session_pset(void *session, const char *pset_name, void *newgroup)
 {
@@ -16844,6 +20321,7 @@ struct cgl_fr_MPI_Iallgather_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Iallgather_c = {0, offsetof(struct cgl_fr_MPI_Iallgather_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Iallgather_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Iallgather_c, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Iallgather_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm, void *request)
 {
@@ -16877,6 +20355,7 @@ struct cgl_fr_MPI_Iallgatherv_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Iallgatherv_c = {0, offsetof(struct cgl_fr_MPI_Iallgatherv_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Iallgatherv_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Iallgatherv_c, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->displs, cgl_f->recvtype, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Iallgatherv_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, const long *recvcounts, const long *displs, void *recvtype, void *comm, void *request)
 {
@@ -16908,6 +20387,7 @@ struct cgl_fr_MPI_Iallreduce_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Iallreduce_c = {0, offsetof(struct cgl_fr_MPI_Iallreduce_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Iallreduce_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Iallreduce_c, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->count, cgl_f->datatype, cgl_f->op, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Iallreduce_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, void *comm, void *request)
 {
@@ -16940,6 +20420,7 @@ struct cgl_fr_MPI_Ialltoall_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Ialltoall_c = {0, offsetof(struct cgl_fr_MPI_Ialltoall_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Ialltoall_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Ialltoall_c, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Ialltoall_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm, void *request)
 {
@@ -16974,6 +20455,7 @@ struct cgl_fr_MPI_Ialltoallv_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Ialltoallv_c = {0, offsetof(struct cgl_fr_MPI_Ialltoallv_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Ialltoallv_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Ialltoallv_c, (cgl_f->sendbuf, cgl_f->sendcounts, cgl_f->sdispls, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->rdispls, cgl_f->recvtype, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Ialltoallv_c(const void *sendbuf, const long *sendcounts, const long *sdispls, void *sendtype, void *recvbuf, const long *recvcounts, const long *rdispls, void *recvtype, void *comm, void *request)
 {
@@ -17008,6 +20490,7 @@ struct cgl_fr_MPI_Ialltoallw_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Ialltoallw_c = {0, offsetof(struct cgl_fr_MPI_Ialltoallw_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Ialltoallw_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Ialltoallw_c, (cgl_f->sendbuf, cgl_f->sendcounts, cgl_f->sdispls, cgl_f->sendtypes, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->rdispls, cgl_f->recvtypes, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Ialltoallw_c(const void *sendbuf, const long *sendcounts, const long *sdispls, const void *sendtypes, void *recvbuf, const long *recvcounts, const long *rdispls, const void *recvtypes, void *comm, void *request)
 {
@@ -17038,6 +20521,7 @@ struct cgl_fr_MPI_Ibcast_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Ibcast_c = {0, offsetof(struct cgl_fr_MPI_Ibcast_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Ibcast_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Ibcast_c, (cgl_f->buffer, cgl_f->count, cgl_f->datatype, cgl_f->root, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Ibcast_c(void *buffer, long count, void *datatype, int root, void *comm, void *request)
 {
@@ -17069,6 +20553,7 @@ struct cgl_fr_MPI_Ibsend_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Ibsend_c = {0, offsetof(struct cgl_fr_MPI_Ibsend_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Ibsend_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Ibsend_c, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->tag, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Ibsend_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm, void *request)
 {
@@ -17100,6 +20585,7 @@ struct cgl_fr_MPI_Iexscan_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Iexscan_c = {0, offsetof(struct cgl_fr_MPI_Iexscan_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Iexscan_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Iexscan_c, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->count, cgl_f->datatype, cgl_f->op, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Iexscan_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, void *comm, void *request)
 {
@@ -17133,6 +20619,7 @@ struct cgl_fr_MPI_Igather_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Igather_c = {0, offsetof(struct cgl_fr_MPI_Igather_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Igather_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Igather_c, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->root, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Igather_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, int root, void *comm, void *request)
 {
@@ -17167,6 +20654,7 @@ struct cgl_fr_MPI_Igatherv_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Igatherv_c = {0, offsetof(struct cgl_fr_MPI_Igatherv_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Igatherv_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Igatherv_c, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->displs, cgl_f->recvtype, cgl_f->root, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Igatherv_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, const long *recvcounts, const long *displs, void *recvtype, int root, void *comm, void *request)
 {
@@ -17196,6 +20684,7 @@ struct cgl_fr_MPI_Imrecv_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Imrecv_c = {0, offsetof(struct cgl_fr_MPI_Imrecv_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Imrecv_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Imrecv_c, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->message, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Imrecv_c(void *buf, long count, void *datatype, void *message, void *request)
 {
@@ -17228,6 +20717,7 @@ struct cgl_fr_MPI_Ineighbor_allgather_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Ineighbor_allgather_c = {0, offsetof(struct cgl_fr_MPI_Ineighbor_allgather_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Ineighbor_allgather_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Ineighbor_allgather_c, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Ineighbor_allgather_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm, void *request)
 {
@@ -17261,6 +20751,7 @@ struct cgl_fr_MPI_Ineighbor_allgatherv_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Ineighbor_allgatherv_c = {0, offsetof(struct cgl_fr_MPI_Ineighbor_allgatherv_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Ineighbor_allgatherv_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Ineighbor_allgatherv_c, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->displs, cgl_f->recvtype, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Ineighbor_allgatherv_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, const long *recvcounts, const long *displs, void *recvtype, void *comm, void *request)
 {
@@ -17293,6 +20784,7 @@ struct cgl_fr_MPI_Ineighbor_alltoall_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Ineighbor_alltoall_c = {0, offsetof(struct cgl_fr_MPI_Ineighbor_alltoall_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoall_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Ineighbor_alltoall_c, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Ineighbor_alltoall_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm, void *request)
 {
@@ -17327,6 +20819,7 @@ struct cgl_fr_MPI_Ineighbor_alltoallv_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Ineighbor_alltoallv_c = {0, offsetof(struct cgl_fr_MPI_Ineighbor_alltoallv_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoallv_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Ineighbor_alltoallv_c, (cgl_f->sendbuf, cgl_f->sendcounts, cgl_f->sdispls, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->rdispls, cgl_f->recvtype, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Ineighbor_alltoallv_c(const void *sendbuf, const long *sendcounts, const long *sdispls, void *sendtype, void *recvbuf, const long *recvcounts, const long *rdispls, void *recvtype, void *comm, void *request)
 {
@@ -17361,6 +20854,7 @@ struct cgl_fr_MPI_Ineighbor_alltoallw_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Ineighbor_alltoallw_c = {0, offsetof(struct cgl_fr_MPI_Ineighbor_alltoallw_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoallw_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Ineighbor_alltoallw_c, (cgl_f->sendbuf, cgl_f->sendcounts, cgl_f->sdispls, cgl_f->sendtypes, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->rdispls, cgl_f->recvtypes, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Ineighbor_alltoallw_c(const void *sendbuf, const long *sendcounts, const long *sdispls, const void *sendtypes, void *recvbuf, const long *recvcounts, const long *rdispls, const void *recvtypes, void *comm, void *request)
 {
@@ -17388,6 +20882,7 @@ struct cgl_fr_MPI_Info_create_env {
     void *info;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Info_create_env = {0, offsetof(struct cgl_fr_MPI_Info_create_env, cgl_ret), sizeof(((struct cgl_fr_MPI_Info_create_env *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Info_create_env, (cgl_f->argc, cgl_f->argv, cgl_f->info), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Info_create_env(int argc, char **argv, void *info)
 {
@@ -17417,6 +20912,7 @@ struct cgl_fr_MPI_Info_get_string {
     int *flag;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Info_get_string = {0, offsetof(struct cgl_fr_MPI_Info_get_string, cgl_ret), sizeof(((struct cgl_fr_MPI_Info_get_string *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Info_get_string, (cgl_f->info, cgl_f->key, cgl_f->buflen, cgl_f->value, cgl_f->flag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Info_get_string(void *info, const char *key, int *buflen, char *value, int *flag)
 {
@@ -17449,6 +20945,7 @@ struct cgl_fr_MPI_Intercomm_create_from_groups {
     void *newintercomm;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Intercomm_create_from_groups = {0, offsetof(struct cgl_fr_MPI_Intercomm_create_from_groups, cgl_ret), sizeof(((struct cgl_fr_MPI_Intercomm_create_from_groups *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Intercomm_create_from_groups, (cgl_f->local_group, cgl_f->local_leader, cgl_f->remote_group, cgl_f->remote_leader, cgl_f->stringtag, cgl_f->info, cgl_f->errhandler, cgl_f->newintercomm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Intercomm_create_from_groups(void *local_group, int local_leader, void *remote_group, int remote_leader, const char *stringtag, void *info, void *errhandler, void *newintercomm)
 {
@@ -17481,6 +20978,7 @@ struct cgl_fr_MPI_Irecv_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Irecv_c = {0, offsetof(struct cgl_fr_MPI_Irecv_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Irecv_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Irecv_c, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->source, cgl_f->tag, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Irecv_c(void *buf, long count, void *datatype, int source, int tag, void *comm, void *request)
 {
@@ -17513,6 +21011,7 @@ struct cgl_fr_MPI_Ireduce_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Ireduce_c = {0, offsetof(struct cgl_fr_MPI_Ireduce_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Ireduce_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Ireduce_c, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->count, cgl_f->datatype, cgl_f->op, cgl_f->root, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Ireduce_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, int root, void *comm, void *request)
 {
@@ -17544,6 +21043,7 @@ struct cgl_fr_MPI_Ireduce_scatter_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Ireduce_scatter_c = {0, offsetof(struct cgl_fr_MPI_Ireduce_scatter_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Ireduce_scatter_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Ireduce_scatter_c, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->datatype, cgl_f->op, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const long *recvcounts, void *datatype, void *op, void *comm, void *request)
 {
@@ -17575,6 +21075,7 @@ struct cgl_fr_MPI_Ireduce_scatter_block_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Ireduce_scatter_block_c = {0, offsetof(struct cgl_fr_MPI_Ireduce_scatter_block_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Ireduce_scatter_block_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Ireduce_scatter_block_c, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->datatype, cgl_f->op, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, long recvcount, void *datatype, void *op, void *comm, void *request)
 {
@@ -17606,6 +21107,7 @@ struct cgl_fr_MPI_Irsend_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Irsend_c = {0, offsetof(struct cgl_fr_MPI_Irsend_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Irsend_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Irsend_c, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->tag, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Irsend_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm, void *request)
 {
@@ -17637,6 +21139,7 @@ struct cgl_fr_MPI_Iscan_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Iscan_c = {0, offsetof(struct cgl_fr_MPI_Iscan_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Iscan_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Iscan_c, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->count, cgl_f->datatype, cgl_f->op, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Iscan_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, void *comm, void *request)
 {
@@ -17670,6 +21173,7 @@ struct cgl_fr_MPI_Iscatter_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Iscatter_c = {0, offsetof(struct cgl_fr_MPI_Iscatter_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Iscatter_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Iscatter_c, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->root, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Iscatter_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, int root, void *comm, void *request)
 {
@@ -17704,6 +21208,7 @@ struct cgl_fr_MPI_Iscatterv_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Iscatterv_c = {0, offsetof(struct cgl_fr_MPI_Iscatterv_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Iscatterv_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Iscatterv_c, (cgl_f->sendbuf, cgl_f->sendcounts, cgl_f->displs, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->root, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Iscatterv_c(const void *sendbuf, const long *sendcounts, const long *displs, void *sendtype, void *recvbuf, long recvcount, void *recvtype, int root, void *comm, void *request)
 {
@@ -17735,6 +21240,7 @@ struct cgl_fr_MPI_Isend_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Isend_c = {0, offsetof(struct cgl_fr_MPI_Isend_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Isend_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Isend_c, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->tag, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Isend_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm, void *request)
 {
@@ -17771,6 +21277,7 @@ struct cgl_fr_MPI_Isendrecv {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Isendrecv = {0, offsetof(struct cgl_fr_MPI_Isendrecv, cgl_ret), sizeof(((struct cgl_fr_MPI_Isendrecv *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Isendrecv, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->dest, cgl_f->sendtag, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->source, cgl_f->recvtag, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Isendrecv(const void *sendbuf, int sendcount, void *sendtype, int dest, int sendtag, void *recvbuf, int recvcount, void *recvtype, int source, int recvtag, void *comm, void *request)
 {
@@ -17807,6 +21314,7 @@ struct cgl_fr_MPI_Isendrecv_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Isendrecv_c = {0, offsetof(struct cgl_fr_MPI_Isendrecv_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Isendrecv_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Isendrecv_c, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->dest, cgl_f->sendtag, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->source, cgl_f->recvtag, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Isendrecv_c(const void *sendbuf, long sendcount, void *sendtype, int dest, int sendtag, void *recvbuf, long recvcount, void *recvtype, int source, int recvtag, void *comm, void *request)
 {
@@ -17840,6 +21348,7 @@ struct cgl_fr_MPI_Isendrecv_replace {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Isendrecv_replace = {0, offsetof(struct cgl_fr_MPI_Isendrecv_replace, cgl_ret), sizeof(((struct cgl_fr_MPI_Isendrecv_replace *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Isendrecv_replace, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->sendtag, cgl_f->source, cgl_f->recvtag, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Isendrecv_replace(void *buf, int count, void *datatype, int dest, int sendtag, int source, int recvtag, void *comm, void *request)
 {
@@ -17873,6 +21382,7 @@ struct cgl_fr_MPI_Isendrecv_replace_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Isendrecv_replace_c = {0, offsetof(struct cgl_fr_MPI_Isendrecv_replace_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Isendrecv_replace_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Isendrecv_replace_c, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->sendtag, cgl_f->source, cgl_f->recvtag, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Isendrecv_replace_c(void *buf, long count, void *datatype, int dest, int sendtag, int source, int recvtag, void *comm, void *request)
 {
@@ -17904,6 +21414,7 @@ struct cgl_fr_MPI_Issend_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Issend_c = {0, offsetof(struct cgl_fr_MPI_Issend_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Issend_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Issend_c, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->tag, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Issend_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm, void *request)
 {
@@ -17933,6 +21444,7 @@ struct cgl_fr_MPI_Mrecv_c {
     void *status;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Mrecv_c = {0, offsetof(struct cgl_fr_MPI_Mrecv_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Mrecv_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Mrecv_c, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->message, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Mrecv_c(void *buf, long count, void *datatype, void *message, void *status)
 {
@@ -17965,6 +21477,7 @@ struct cgl_fr_MPI_Neighbor_allgather_c {
     void *comm;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Neighbor_allgather_c = {0, offsetof(struct cgl_fr_MPI_Neighbor_allgather_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Neighbor_allgather_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Neighbor_allgather_c, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_allgather_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm)
 {
@@ -17999,6 +21512,7 @@ struct cgl_fr_MPI_Neighbor_allgather_init {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Neighbor_allgather_init = {0, offsetof(struct cgl_fr_MPI_Neighbor_allgather_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Neighbor_allgather_init *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Neighbor_allgather_init, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, void *sendtype, void *recvbuf, int recvcount, void *recvtype, void *comm, void *info, void *request)
 {
@@ -18032,6 +21546,7 @@ struct cgl_fr_MPI_Neighbor_allgather_init_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Neighbor_allgather_init_c = {0, offsetof(struct cgl_fr_MPI_Neighbor_allgather_init_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Neighbor_allgather_init_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Neighbor_allgather_init_c, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_allgather_init_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm, void *info, void *request)
 {
@@ -18064,6 +21579,7 @@ struct cgl_fr_MPI_Neighbor_allgatherv_c {
     void *comm;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Neighbor_allgatherv_c = {0, offsetof(struct cgl_fr_MPI_Neighbor_allgatherv_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Neighbor_allgatherv_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Neighbor_allgatherv_c, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->displs, cgl_f->recvtype, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_allgatherv_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, const long *recvcounts, const long *displs, void *recvtype, void *comm)
 {
@@ -18099,6 +21615,7 @@ struct cgl_fr_MPI_Neighbor_allgatherv_init {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Neighbor_allgatherv_init = {0, offsetof(struct cgl_fr_MPI_Neighbor_allgatherv_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Neighbor_allgatherv_init *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Neighbor_allgatherv_init, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->displs, cgl_f->recvtype, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, void *sendtype, void *recvbuf, const int *recvcounts, const int *displs, void *recvtype, void *comm, void *info, void *request)
 {
@@ -18133,6 +21650,7 @@ struct cgl_fr_MPI_Neighbor_allgatherv_init_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Neighbor_allgatherv_init_c = {0, offsetof(struct cgl_fr_MPI_Neighbor_allgatherv_init_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Neighbor_allgatherv_init_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Neighbor_allgatherv_init_c, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->displs, cgl_f->recvtype, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_allgatherv_init_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, const long *recvcounts, const long *displs, void *recvtype, void *comm, void *info, void *request)
 {
@@ -18164,6 +21682,7 @@ struct cgl_fr_MPI_Neighbor_alltoall_c {
     void *comm;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Neighbor_alltoall_c = {0, offsetof(struct cgl_fr_MPI_Neighbor_alltoall_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Neighbor_alltoall_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Neighbor_alltoall_c, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_alltoall_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm)
 {
@@ -18198,6 +21717,7 @@ struct cgl_fr_MPI_Neighbor_alltoall_init {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Neighbor_alltoall_init = {0, offsetof(struct cgl_fr_MPI_Neighbor_alltoall_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Neighbor_alltoall_init *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Neighbor_alltoall_init, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, void *sendtype, void *recvbuf, int recvcount, void *recvtype, void *comm, void *info, void *request)
 {
@@ -18231,6 +21751,7 @@ struct cgl_fr_MPI_Neighbor_alltoall_init_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Neighbor_alltoall_init_c = {0, offsetof(struct cgl_fr_MPI_Neighbor_alltoall_init_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Neighbor_alltoall_init_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Neighbor_alltoall_init_c, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_alltoall_init_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm, void *info, void *request)
 {
@@ -18264,6 +21785,7 @@ struct cgl_fr_MPI_Neighbor_alltoallv_c {
     void *comm;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Neighbor_alltoallv_c = {0, offsetof(struct cgl_fr_MPI_Neighbor_alltoallv_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Neighbor_alltoallv_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Neighbor_alltoallv_c, (cgl_f->sendbuf, cgl_f->sendcounts, cgl_f->sdispls, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->rdispls, cgl_f->recvtype, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_alltoallv_c(const void *sendbuf, const long *sendcounts, const long *sdispls, void *sendtype, void *recvbuf, const long *recvcounts, const long *rdispls, void *recvtype, void *comm)
 {
@@ -18300,6 +21822,7 @@ struct cgl_fr_MPI_Neighbor_alltoallv_init {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Neighbor_alltoallv_init = {0, offsetof(struct cgl_fr_MPI_Neighbor_alltoallv_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Neighbor_alltoallv_init *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Neighbor_alltoallv_init, (cgl_f->sendbuf, cgl_f->sendcounts, cgl_f->sdispls, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->rdispls, cgl_f->recvtype, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_alltoallv_init(const void *sendbuf, const int *sendcounts, const int *sdispls, void *sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, void *recvtype, void *comm, void *info, void *request)
 {
@@ -18335,6 +21858,7 @@ struct cgl_fr_MPI_Neighbor_alltoallv_init_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Neighbor_alltoallv_init_c = {0, offsetof(struct cgl_fr_MPI_Neighbor_alltoallv_init_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Neighbor_alltoallv_init_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Neighbor_alltoallv_init_c, (cgl_f->sendbuf, cgl_f->sendcounts, cgl_f->sdispls, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->rdispls, cgl_f->recvtype, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_alltoallv_init_c(const void *sendbuf, const long *sendcounts, const long *sdispls, void *sendtype, void *recvbuf, const long *recvcounts, const long *rdispls, void *recvtype, void *comm, void *info, void *request)
 {
@@ -18368,6 +21892,7 @@ struct cgl_fr_MPI_Neighbor_alltoallw_c {
     void *comm;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Neighbor_alltoallw_c = {0, offsetof(struct cgl_fr_MPI_Neighbor_alltoallw_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Neighbor_alltoallw_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Neighbor_alltoallw_c, (cgl_f->sendbuf, cgl_f->sendcounts, cgl_f->sdispls, cgl_f->sendtypes, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->rdispls, cgl_f->recvtypes, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_alltoallw_c(const void *sendbuf, const long *sendcounts, const long *sdispls, const void *sendtypes, void *recvbuf, const long *recvcounts, const long *rdispls, const void *recvtypes, void *comm)
 {
@@ -18404,6 +21929,7 @@ struct cgl_fr_MPI_Neighbor_alltoallw_init {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Neighbor_alltoallw_init = {0, offsetof(struct cgl_fr_MPI_Neighbor_alltoallw_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Neighbor_alltoallw_init *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Neighbor_alltoallw_init, (cgl_f->sendbuf, cgl_f->sendcounts, cgl_f->sdispls, cgl_f->sendtypes, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->rdispls, cgl_f->recvtypes, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_alltoallw_init(const void *sendbuf, const int *sendcounts, const long *sdispls, const void *sendtypes, void *recvbuf, const int *recvcounts, const long *rdispls, const void *recvtypes, void *comm, void *info, void *request)
 {
@@ -18439,6 +21965,7 @@ struct cgl_fr_MPI_Neighbor_alltoallw_init_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Neighbor_alltoallw_init_c = {0, offsetof(struct cgl_fr_MPI_Neighbor_alltoallw_init_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Neighbor_alltoallw_init_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Neighbor_alltoallw_init_c, (cgl_f->sendbuf, cgl_f->sendcounts, cgl_f->sdispls, cgl_f->sendtypes, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->rdispls, cgl_f->recvtypes, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_alltoallw_init_c(const void *sendbuf, const long *sendcounts, const long *sdispls, const void *sendtypes, void *recvbuf, const long *recvcounts, const long *rdispls, const void *recvtypes, void *comm, void *info, void *request)
 {
@@ -18466,6 +21993,7 @@ struct cgl_fr_MPI_Op_create_c {
     void *op;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Op_create_c = {0, offsetof(struct cgl_fr_MPI_Op_create_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Op_create_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Op_create_c, (cgl_f->user_fn, cgl_f->commute, cgl_f->op), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Op_create_c(void *user_fn, int commute, void *op)
 {
@@ -18497,6 +22025,7 @@ struct cgl_fr_MPI_Pack_c {
     void *comm;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Pack_c = {0, offsetof(struct cgl_fr_MPI_Pack_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Pack_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Pack_c, (cgl_f->inbuf, cgl_f->incount, cgl_f->datatype, cgl_f->outbuf, cgl_f->outsize, cgl_f->position, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Pack_c(const void *inbuf, long incount, void *datatype, void *outbuf, long outsize, long *position, void *comm)
 {
@@ -18528,6 +22057,7 @@ struct cgl_fr_MPI_Pack_external_c {
     long *position;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Pack_external_c = {0, offsetof(struct cgl_fr_MPI_Pack_external_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Pack_external_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Pack_external_c, (cgl_f->datarep, cgl_f->inbuf, cgl_f->incount, cgl_f->datatype, cgl_f->outbuf, cgl_f->outsize, cgl_f->position), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Pack_external_c(const char *datarep, const void *inbuf, long incount, void *datatype, void *outbuf, long outsize, long *position)
 {
@@ -18556,6 +22086,7 @@ struct cgl_fr_MPI_Pack_external_size_c {
     long *size;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Pack_external_size_c = {0, offsetof(struct cgl_fr_MPI_Pack_external_size_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Pack_external_size_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Pack_external_size_c, (cgl_f->datarep, cgl_f->incount, cgl_f->datatype, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Pack_external_size_c(const char *datarep, long incount, void *datatype, long *size)
 {
@@ -18584,6 +22115,7 @@ struct cgl_fr_MPI_Pack_size_c {
     long *size;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Pack_size_c = {0, offsetof(struct cgl_fr_MPI_Pack_size_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Pack_size_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Pack_size_c, (cgl_f->incount, cgl_f->datatype, cgl_f->comm, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Pack_size_c(long incount, void *datatype, void *comm, long *size)
 {
@@ -18611,6 +22143,7 @@ struct cgl_fr_MPI_Parrived {
     int *flag;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Parrived = {0, offsetof(struct cgl_fr_MPI_Parrived, cgl_ret), sizeof(((struct cgl_fr_MPI_Parrived *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Parrived, (cgl_f->request, cgl_f->partition, cgl_f->flag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Parrived(void *request, int partition, int *flag)
 {
@@ -18637,6 +22170,7 @@ struct cgl_fr_MPI_Pready {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Pready = {0, offsetof(struct cgl_fr_MPI_Pready, cgl_ret), sizeof(((struct cgl_fr_MPI_Pready *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Pready, (cgl_f->partition, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Pready(int partition, void *request)
 {
@@ -18664,6 +22198,7 @@ struct cgl_fr_MPI_Pready_list {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Pready_list = {0, offsetof(struct cgl_fr_MPI_Pready_list, cgl_ret), sizeof(((struct cgl_fr_MPI_Pready_list *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Pready_list, (cgl_f->length, cgl_f->array_of_partitions, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Pready_list(int length, const int *array_of_partitions, void *request)
 {
@@ -18691,6 +22226,7 @@ struct cgl_fr_MPI_Pready_range {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Pready_range = {0, offsetof(struct cgl_fr_MPI_Pready_range, cgl_ret), sizeof(((struct cgl_fr_MPI_Pready_range *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Pready_range, (cgl_f->partition_low, cgl_f->partition_high, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Pready_range(int partition_low, int partition_high, void *request)
 {
@@ -18724,6 +22260,7 @@ struct cgl_fr_MPI_Precv_init {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Precv_init = {0, offsetof(struct cgl_fr_MPI_Precv_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Precv_init *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Precv_init, (cgl_f->buf, cgl_f->partitions, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->tag, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Precv_init(void *buf, int partitions, long count, void *datatype, int dest, int tag, void *comm, void *info, void *request)
 {
@@ -18757,6 +22294,7 @@ struct cgl_fr_MPI_Psend_init {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Psend_init = {0, offsetof(struct cgl_fr_MPI_Psend_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Psend_init *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Psend_init, (cgl_f->buf, cgl_f->partitions, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->tag, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Psend_init(const void *buf, int partitions, long count, void *datatype, int dest, int tag, void *comm, void *info, void *request)
 {
@@ -18789,6 +22327,7 @@ struct cgl_fr_MPI_Put_c {
     void *win;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Put_c = {0, offsetof(struct cgl_fr_MPI_Put_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Put_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Put_c, (cgl_f->origin_addr, cgl_f->origin_count, cgl_f->origin_datatype, cgl_f->target_rank, cgl_f->target_disp, cgl_f->target_count, cgl_f->target_datatype, cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Put_c(const void *origin_addr, long origin_count, void *origin_datatype, int target_rank, long target_disp, long target_count, void *target_datatype, void *win)
 {
@@ -18823,6 +22362,7 @@ struct cgl_fr_MPI_Raccumulate_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Raccumulate_c = {0, offsetof(struct cgl_fr_MPI_Raccumulate_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Raccumulate_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Raccumulate_c, (cgl_f->origin_addr, cgl_f->origin_count, cgl_f->origin_datatype, cgl_f->target_rank, cgl_f->target_disp, cgl_f->target_count, cgl_f->target_datatype, cgl_f->op, cgl_f->win, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Raccumulate_c(const void *origin_addr, long origin_count, void *origin_datatype, int target_rank, long target_disp, long target_count, void *target_datatype, void *op, void *win, void *request)
 {
@@ -18854,6 +22394,7 @@ struct cgl_fr_MPI_Recv_c {
     void *status;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Recv_c = {0, offsetof(struct cgl_fr_MPI_Recv_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Recv_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Recv_c, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->source, cgl_f->tag, cgl_f->comm, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Recv_c(void *buf, long count, void *datatype, int source, int tag, void *comm, void *status)
 {
@@ -18888,6 +22429,7 @@ struct cgl_fr_MPI_Recv_init_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Recv_init_c = {0, offsetof(struct cgl_fr_MPI_Recv_init_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Recv_init_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Recv_init_c, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->source, cgl_f->tag, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Recv_init_c(void *buf, long count, void *datatype, int source, int tag, void *comm, void *request)
 {
@@ -18919,6 +22461,7 @@ struct cgl_fr_MPI_Reduce_c {
     void *comm;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Reduce_c = {0, offsetof(struct cgl_fr_MPI_Reduce_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Reduce_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Reduce_c, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->count, cgl_f->datatype, cgl_f->op, cgl_f->root, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Reduce_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, int root, void *comm)
 {
@@ -18953,6 +22496,7 @@ struct cgl_fr_MPI_Reduce_init {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Reduce_init = {0, offsetof(struct cgl_fr_MPI_Reduce_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Reduce_init *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Reduce_init, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->count, cgl_f->datatype, cgl_f->op, cgl_f->root, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, void *datatype, void *op, int root, void *comm, void *info, void *request)
 {
@@ -18986,6 +22530,7 @@ struct cgl_fr_MPI_Reduce_init_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Reduce_init_c = {0, offsetof(struct cgl_fr_MPI_Reduce_init_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Reduce_init_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Reduce_init_c, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->count, cgl_f->datatype, cgl_f->op, cgl_f->root, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Reduce_init_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, int root, void *comm, void *info, void *request)
 {
@@ -19015,6 +22560,7 @@ struct cgl_fr_MPI_Reduce_local_c {
     void *op;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Reduce_local_c = {0, offsetof(struct cgl_fr_MPI_Reduce_local_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Reduce_local_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Reduce_local_c, (cgl_f->inbuf, cgl_f->inoutbuf, cgl_f->count, cgl_f->datatype, cgl_f->op), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Reduce_local_c(const void *inbuf, void *inoutbuf, long count, void *datatype, void *op)
 {
@@ -19045,6 +22591,7 @@ struct cgl_fr_MPI_Reduce_scatter_c {
     void *comm;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Reduce_scatter_c = {0, offsetof(struct cgl_fr_MPI_Reduce_scatter_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Reduce_scatter_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Reduce_scatter_c, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->datatype, cgl_f->op, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const long *recvcounts, void *datatype, void *op, void *comm)
 {
@@ -19076,6 +22623,7 @@ struct cgl_fr_MPI_Reduce_scatter_block_c {
     void *comm;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Reduce_scatter_block_c = {0, offsetof(struct cgl_fr_MPI_Reduce_scatter_block_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Reduce_scatter_block_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Reduce_scatter_block_c, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->datatype, cgl_f->op, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, long recvcount, void *datatype, void *op, void *comm)
 {
@@ -19109,6 +22657,7 @@ struct cgl_fr_MPI_Reduce_scatter_block_init {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Reduce_scatter_block_init = {0, offsetof(struct cgl_fr_MPI_Reduce_scatter_block_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Reduce_scatter_block_init *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Reduce_scatter_block_init, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->datatype, cgl_f->op, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, void *datatype, void *op, void *comm, void *info, void *request)
 {
@@ -19141,6 +22690,7 @@ struct cgl_fr_MPI_Reduce_scatter_block_init_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Reduce_scatter_block_init_c = {0, offsetof(struct cgl_fr_MPI_Reduce_scatter_block_init_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Reduce_scatter_block_init_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Reduce_scatter_block_init_c, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->datatype, cgl_f->op, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, long recvcount, void *datatype, void *op, void *comm, void *info, void *request)
 {
@@ -19173,6 +22723,7 @@ struct cgl_fr_MPI_Reduce_scatter_init {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Reduce_scatter_init = {0, offsetof(struct cgl_fr_MPI_Reduce_scatter_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Reduce_scatter_init *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Reduce_scatter_init, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->datatype, cgl_f->op, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int *recvcounts, void *datatype, void *op, void *comm, void *info, void *request)
 {
@@ -19205,6 +22756,7 @@ struct cgl_fr_MPI_Reduce_scatter_init_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Reduce_scatter_init_c = {0, offsetof(struct cgl_fr_MPI_Reduce_scatter_init_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Reduce_scatter_init_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Reduce_scatter_init_c, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->datatype, cgl_f->op, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const long *recvcounts, void *datatype, void *op, void *comm, void *info, void *request)
 {
@@ -19234,6 +22786,7 @@ struct cgl_fr_MPI_Register_datarep_c {
     void *extra_state;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Register_datarep_c = {0, offsetof(struct cgl_fr_MPI_Register_datarep_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Register_datarep_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Register_datarep_c, (cgl_f->datarep, cgl_f->read_conversion_fn, cgl_f->write_conversion_fn, cgl_f->dtype_file_extent_fn, cgl_f->extra_state), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Register_datarep_c(const char *datarep, void *read_conversion_fn, void *write_conversion_fn, void *dtype_file_extent_fn, void *extra_state)
 {
@@ -19259,6 +22812,7 @@ struct cgl_fr_MPI_Remove_error_class {
     int errorclass;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Remove_error_class = {0, offsetof(struct cgl_fr_MPI_Remove_error_class, cgl_ret), sizeof(((struct cgl_fr_MPI_Remove_error_class *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Remove_error_class, (cgl_f->errorclass), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Remove_error_class(int errorclass)
 {
@@ -19284,6 +22838,7 @@ struct cgl_fr_MPI_Remove_error_code {
     int errorcode;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Remove_error_code = {0, offsetof(struct cgl_fr_MPI_Remove_error_code, cgl_ret), sizeof(((struct cgl_fr_MPI_Remove_error_code *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Remove_error_code, (cgl_f->errorcode), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Remove_error_code(int errorcode)
 {
@@ -19309,6 +22864,7 @@ struct cgl_fr_MPI_Remove_error_string {
     int errorcode;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Remove_error_string = {0, offsetof(struct cgl_fr_MPI_Remove_error_string, cgl_ret), sizeof(((struct cgl_fr_MPI_Remove_error_string *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Remove_error_string, (cgl_f->errorcode), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Remove_error_string(int errorcode)
 {
@@ -19337,6 +22893,7 @@ struct cgl_fr_MPI_Request_get_status_all {
     void *array_of_statuses;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Request_get_status_all = {0, offsetof(struct cgl_fr_MPI_Request_get_status_all, cgl_ret), sizeof(((struct cgl_fr_MPI_Request_get_status_all *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Request_get_status_all, (cgl_f->count, cgl_f->array_of_requests, cgl_f->flag, cgl_f->array_of_statuses), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Request_get_status_all(int count, const void *array_of_requests, int *flag, void *array_of_statuses)
 {
@@ -19366,6 +22923,7 @@ struct cgl_fr_MPI_Request_get_status_any {
     void *status;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Request_get_status_any = {0, offsetof(struct cgl_fr_MPI_Request_get_status_any, cgl_ret), sizeof(((struct cgl_fr_MPI_Request_get_status_any *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Request_get_status_any, (cgl_f->count, cgl_f->array_of_requests, cgl_f->indx, cgl_f->flag, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Request_get_status_any(int count, const void *array_of_requests, int *indx, int *flag, void *status)
 {
@@ -19395,6 +22953,7 @@ struct cgl_fr_MPI_Request_get_status_some {
     void *array_of_statuses;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Request_get_status_some = {0, offsetof(struct cgl_fr_MPI_Request_get_status_some, cgl_ret), sizeof(((struct cgl_fr_MPI_Request_get_status_some *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Request_get_status_some, (cgl_f->incount, cgl_f->array_of_requests, cgl_f->outcount, cgl_f->array_of_indices, cgl_f->array_of_statuses), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Request_get_status_some(int incount, const void *array_of_requests, int *outcount, int *array_of_indices, void *array_of_statuses)
 {
@@ -19428,6 +22987,7 @@ struct cgl_fr_MPI_Rget_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Rget_c = {0, offsetof(struct cgl_fr_MPI_Rget_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Rget_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Rget_c, (cgl_f->origin_addr, cgl_f->origin_count, cgl_f->origin_datatype, cgl_f->target_rank, cgl_f->target_disp, cgl_f->target_count, cgl_f->target_datatype, cgl_f->win, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Rget_c(void *origin_addr, long origin_count, void *origin_datatype, int target_rank, long target_disp, long target_count, void *target_datatype, void *win, void *request)
 {
@@ -19465,6 +23025,7 @@ struct cgl_fr_MPI_Rget_accumulate_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Rget_accumulate_c = {0, offsetof(struct cgl_fr_MPI_Rget_accumulate_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Rget_accumulate_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Rget_accumulate_c, (cgl_f->origin_addr, cgl_f->origin_count, cgl_f->origin_datatype, cgl_f->result_addr, cgl_f->result_count, cgl_f->result_datatype, cgl_f->target_rank, cgl_f->target_disp, cgl_f->target_count, cgl_f->target_datatype, cgl_f->op, cgl_f->win, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Rget_accumulate_c(const void *origin_addr, long origin_count, void *origin_datatype, void *result_addr, long result_count, void *result_datatype, int target_rank, long target_disp, long target_count, void *target_datatype, void *op, void *win, void *request)
 {
@@ -19498,6 +23059,7 @@ struct cgl_fr_MPI_Rput_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Rput_c = {0, offsetof(struct cgl_fr_MPI_Rput_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Rput_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Rput_c, (cgl_f->origin_addr, cgl_f->origin_count, cgl_f->origin_datatype, cgl_f->target_rank, cgl_f->target_disp, cgl_f->target_count, cgl_f->target_datatype, cgl_f->win, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Rput_c(const void *origin_addr, long origin_count, void *origin_datatype, int target_rank, long target_disp, long target_count, void *target_datatype, void *win, void *request)
 {
@@ -19528,6 +23090,7 @@ struct cgl_fr_MPI_Rsend_c {
     void *comm;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Rsend_c = {0, offsetof(struct cgl_fr_MPI_Rsend_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Rsend_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Rsend_c, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->tag, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Rsend_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm)
 {
@@ -19560,6 +23123,7 @@ struct cgl_fr_MPI_Rsend_init_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Rsend_init_c = {0, offsetof(struct cgl_fr_MPI_Rsend_init_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Rsend_init_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Rsend_init_c, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->tag, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Rsend_init_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm, void *request)
 {
@@ -19590,6 +23154,7 @@ struct cgl_fr_MPI_Scan_c {
     void *comm;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Scan_c = {0, offsetof(struct cgl_fr_MPI_Scan_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Scan_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Scan_c, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->count, cgl_f->datatype, cgl_f->op, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Scan_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, void *comm)
 {
@@ -19623,6 +23188,7 @@ struct cgl_fr_MPI_Scan_init {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Scan_init = {0, offsetof(struct cgl_fr_MPI_Scan_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Scan_init *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Scan_init, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->count, cgl_f->datatype, cgl_f->op, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Scan_init(const void *sendbuf, void *recvbuf, int count, void *datatype, void *op, void *comm, void *info, void *request)
 {
@@ -19655,6 +23221,7 @@ struct cgl_fr_MPI_Scan_init_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Scan_init_c = {0, offsetof(struct cgl_fr_MPI_Scan_init_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Scan_init_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Scan_init_c, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->count, cgl_f->datatype, cgl_f->op, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Scan_init_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, void *comm, void *info, void *request)
 {
@@ -19687,6 +23254,7 @@ struct cgl_fr_MPI_Scatter_c {
     void *comm;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Scatter_c = {0, offsetof(struct cgl_fr_MPI_Scatter_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Scatter_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Scatter_c, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->root, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Scatter_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, int root, void *comm)
 {
@@ -19722,6 +23290,7 @@ struct cgl_fr_MPI_Scatter_init {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Scatter_init = {0, offsetof(struct cgl_fr_MPI_Scatter_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Scatter_init *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Scatter_init, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->root, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Scatter_init(const void *sendbuf, int sendcount, void *sendtype, void *recvbuf, int recvcount, void *recvtype, int root, void *comm, void *info, void *request)
 {
@@ -19756,6 +23325,7 @@ struct cgl_fr_MPI_Scatter_init_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Scatter_init_c = {0, offsetof(struct cgl_fr_MPI_Scatter_init_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Scatter_init_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Scatter_init_c, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->root, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Scatter_init_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, int root, void *comm, void *info, void *request)
 {
@@ -19789,6 +23359,7 @@ struct cgl_fr_MPI_Scatterv_c {
     void *comm;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Scatterv_c = {0, offsetof(struct cgl_fr_MPI_Scatterv_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Scatterv_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Scatterv_c, (cgl_f->sendbuf, cgl_f->sendcounts, cgl_f->displs, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->root, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Scatterv_c(const void *sendbuf, const long *sendcounts, const long *displs, void *sendtype, void *recvbuf, long recvcount, void *recvtype, int root, void *comm)
 {
@@ -19825,6 +23396,7 @@ struct cgl_fr_MPI_Scatterv_init {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Scatterv_init = {0, offsetof(struct cgl_fr_MPI_Scatterv_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Scatterv_init *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Scatterv_init, (cgl_f->sendbuf, cgl_f->sendcounts, cgl_f->displs, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->root, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Scatterv_init(const void *sendbuf, const int *sendcounts, const int *displs, void *sendtype, void *recvbuf, int recvcount, void *recvtype, int root, void *comm, void *info, void *request)
 {
@@ -19860,6 +23432,7 @@ struct cgl_fr_MPI_Scatterv_init_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Scatterv_init_c = {0, offsetof(struct cgl_fr_MPI_Scatterv_init_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Scatterv_init_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Scatterv_init_c, (cgl_f->sendbuf, cgl_f->sendcounts, cgl_f->displs, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->root, cgl_f->comm, cgl_f->info, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Scatterv_init_c(const void *sendbuf, const long *sendcounts, const long *displs, void *sendtype, void *recvbuf, long recvcount, void *recvtype, int root, void *comm, void *info, void *request)
 {
@@ -19890,6 +23463,7 @@ struct cgl_fr_MPI_Send_c {
     void *comm;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Send_c = {0, offsetof(struct cgl_fr_MPI_Send_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Send_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Send_c, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->tag, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Send_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm)
 {
@@ -19924,6 +23498,7 @@ struct cgl_fr_MPI_Send_init_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Send_init_c = {0, offsetof(struct cgl_fr_MPI_Send_init_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Send_init_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Send_init_c, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->tag, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Send_init_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm, void *request)
 {
@@ -19960,6 +23535,7 @@ struct cgl_fr_MPI_Sendrecv_c {
     void *status;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Sendrecv_c = {0, offsetof(struct cgl_fr_MPI_Sendrecv_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Sendrecv_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Sendrecv_c, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->dest, cgl_f->sendtag, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->source, cgl_f->recvtag, cgl_f->comm, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Sendrecv_c(const void *sendbuf, long sendcount, void *sendtype, int dest, int sendtag, void *recvbuf, long recvcount, void *recvtype, int source, int recvtag, void *comm, void *status)
 {
@@ -19996,6 +23572,7 @@ struct cgl_fr_MPI_Sendrecv_replace_c {
     void *status;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Sendrecv_replace_c = {0, offsetof(struct cgl_fr_MPI_Sendrecv_replace_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Sendrecv_replace_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Sendrecv_replace_c, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->sendtag, cgl_f->source, cgl_f->recvtag, cgl_f->comm, cgl_f->status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Sendrecv_replace_c(void *buf, long count, void *datatype, int dest, int sendtag, int source, int recvtag, void *comm, void *status)
 {
@@ -20024,6 +23601,7 @@ struct cgl_fr_MPI_Session_attach_buffer {
     int size;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Session_attach_buffer = {0, offsetof(struct cgl_fr_MPI_Session_attach_buffer, cgl_ret), sizeof(((struct cgl_fr_MPI_Session_attach_buffer *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Session_attach_buffer, (cgl_f->session, cgl_f->buffer, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Session_attach_buffer(void *session, void *buffer, int size)
 {
@@ -20051,6 +23629,7 @@ struct cgl_fr_MPI_Session_attach_buffer_c {
     long size;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Session_attach_buffer_c = {0, offsetof(struct cgl_fr_MPI_Session_attach_buffer_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Session_attach_buffer_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Session_attach_buffer_c, (cgl_f->session, cgl_f->buffer, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Session_attach_buffer_c(void *session, void *buffer, long size)
 {
@@ -20077,6 +23656,7 @@ struct cgl_fr_MPI_Session_call_errhandler {
     int errorcode;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Session_call_errhandler = {0, offsetof(struct cgl_fr_MPI_Session_call_errhandler, cgl_ret), sizeof(((struct cgl_fr_MPI_Session_call_errhandler *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Session_call_errhandler, (cgl_f->session, cgl_f->errorcode), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Session_call_errhandler(void *session, int errorcode)
 {
@@ -20103,6 +23683,7 @@ struct cgl_fr_MPI_Session_create_errhandler {
     void *errhandler;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Session_create_errhandler = {0, offsetof(struct cgl_fr_MPI_Session_create_errhandler, cgl_ret), sizeof(((struct cgl_fr_MPI_Session_create_errhandler *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Session_create_errhandler, (cgl_f->session_errhandler_fn, cgl_f->errhandler), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Session_create_errhandler(void *session_errhandler_fn, void *errhandler)
 {
@@ -20130,6 +23711,7 @@ struct cgl_fr_MPI_Session_detach_buffer {
     int *size;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Session_detach_buffer = {0, offsetof(struct cgl_fr_MPI_Session_detach_buffer, cgl_ret), sizeof(((struct cgl_fr_MPI_Session_detach_buffer *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Session_detach_buffer, (cgl_f->session, cgl_f->buffer_addr, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Session_detach_buffer(void *session, void *buffer_addr, int *size)
 {
@@ -20158,6 +23740,7 @@ struct cgl_fr_MPI_Session_detach_buffer_c {
     long *size;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Session_detach_buffer_c = {0, offsetof(struct cgl_fr_MPI_Session_detach_buffer_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Session_detach_buffer_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Session_detach_buffer_c, (cgl_f->session, cgl_f->buffer_addr, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Session_detach_buffer_c(void *session, void *buffer_addr, long *size)
 {
@@ -20184,6 +23767,7 @@ struct cgl_fr_MPI_Session_finalize {
     void *session;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Session_finalize = {0, offsetof(struct cgl_fr_MPI_Session_finalize, cgl_ret), sizeof(((struct cgl_fr_MPI_Session_finalize *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Session_finalize, (cgl_f->session), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Session_finalize(void *session)
 {
@@ -20210,6 +23794,7 @@ struct cgl_fr_MPI_Session_flush_buffer {
     void *session;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Session_flush_buffer = {0, offsetof(struct cgl_fr_MPI_Session_flush_buffer, cgl_ret), sizeof(((struct cgl_fr_MPI_Session_flush_buffer *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Session_flush_buffer, (cgl_f->session), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Session_flush_buffer(void *session)
 {
@@ -20237,6 +23822,7 @@ struct cgl_fr_MPI_Session_get_errhandler {
     void *errhandler;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Session_get_errhandler = {0, offsetof(struct cgl_fr_MPI_Session_get_errhandler, cgl_ret), sizeof(((struct cgl_fr_MPI_Session_get_errhandler *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Session_get_errhandler, (cgl_f->session, cgl_f->errhandler), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Session_get_errhandler(void *session, void *errhandler)
 {
@@ -20263,6 +23849,7 @@ struct cgl_fr_MPI_Session_get_info {
     void *info_used;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Session_get_info = {0, offsetof(struct cgl_fr_MPI_Session_get_info, cgl_ret), sizeof(((struct cgl_fr_MPI_Session_get_info *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Session_get_info, (cgl_f->session, cgl_f->info_used), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Session_get_info(void *session, void *info_used)
 {
@@ -20292,6 +23879,7 @@ struct cgl_fr_MPI_Session_get_nth_pset {
     char *pset_name;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Session_get_nth_pset = {0, offsetof(struct cgl_fr_MPI_Session_get_nth_pset, cgl_ret), sizeof(((struct cgl_fr_MPI_Session_get_nth_pset *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Session_get_nth_pset, (cgl_f->session, cgl_f->info, cgl_f->n, cgl_f->pset_len, cgl_f->pset_name), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Session_get_nth_pset(void *session, void *info, int n, int *pset_len, char *pset_name)
 {
@@ -20319,6 +23907,7 @@ struct cgl_fr_MPI_Session_get_num_psets {
     int *npset_names;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Session_get_num_psets = {0, offsetof(struct cgl_fr_MPI_Session_get_num_psets, cgl_ret), sizeof(((struct cgl_fr_MPI_Session_get_num_psets *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Session_get_num_psets, (cgl_f->session, cgl_f->info, cgl_f->npset_names), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Session_get_num_psets(void *session, void *info, int *npset_names)
 {
@@ -20346,6 +23935,7 @@ struct cgl_fr_MPI_Session_get_pset_info {
     void *info;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Session_get_pset_info = {0, offsetof(struct cgl_fr_MPI_Session_get_pset_info, cgl_ret), sizeof(((struct cgl_fr_MPI_Session_get_pset_info *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Session_get_pset_info, (cgl_f->session, cgl_f->pset_name, cgl_f->info), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Session_get_pset_info(void *session, const char *pset_name, void *info)
 {
@@ -20372,6 +23962,7 @@ struct cgl_fr_MPI_Session_iflush_buffer {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Session_iflush_buffer = {0, offsetof(struct cgl_fr_MPI_Session_iflush_buffer, cgl_ret), sizeof(((struct cgl_fr_MPI_Session_iflush_buffer *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Session_iflush_buffer, (cgl_f->session, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Session_iflush_buffer(void *session, void *request)
 {
@@ -20399,6 +23990,7 @@ struct cgl_fr_MPI_Session_init {
     void *session;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Session_init = {0, offsetof(struct cgl_fr_MPI_Session_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Session_init *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Session_init, (cgl_f->info, cgl_f->errhandler, cgl_f->session), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Session_init(void *info, void *errhandler, void *session)
 {
@@ -20425,6 +24017,7 @@ struct cgl_fr_MPI_Session_set_errhandler {
     void *errhandler;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Session_set_errhandler = {0, offsetof(struct cgl_fr_MPI_Session_set_errhandler, cgl_ret), sizeof(((struct cgl_fr_MPI_Session_set_errhandler *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Session_set_errhandler, (cgl_f->session, cgl_f->errhandler), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Session_set_errhandler(void *session, void *errhandler)
 {
@@ -20455,6 +24048,7 @@ struct cgl_fr_MPI_Ssend_c {
     void *comm;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Ssend_c = {0, offsetof(struct cgl_fr_MPI_Ssend_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Ssend_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Ssend_c, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->tag, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Ssend_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm)
 {
@@ -20489,6 +24083,7 @@ struct cgl_fr_MPI_Ssend_init_c {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Ssend_init_c = {0, offsetof(struct cgl_fr_MPI_Ssend_init_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Ssend_init_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Ssend_init_c, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->tag, cgl_f->comm, cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Ssend_init_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm, void *request)
 {
@@ -20515,6 +24110,7 @@ struct cgl_fr_MPI_Status_get_error {
     int *error;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Status_get_error = {0, offsetof(struct cgl_fr_MPI_Status_get_error, cgl_ret), sizeof(((struct cgl_fr_MPI_Status_get_error *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Status_get_error, (cgl_f->status, cgl_f->error), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Status_get_error(const void *status, int *error)
 {
@@ -20541,6 +24137,7 @@ struct cgl_fr_MPI_Status_get_source {
     int *source;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Status_get_source = {0, offsetof(struct cgl_fr_MPI_Status_get_source, cgl_ret), sizeof(((struct cgl_fr_MPI_Status_get_source *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Status_get_source, (cgl_f->status, cgl_f->source), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Status_get_source(const void *status, int *source)
 {
@@ -20567,6 +24164,7 @@ struct cgl_fr_MPI_Status_get_tag {
     int *tag;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Status_get_tag = {0, offsetof(struct cgl_fr_MPI_Status_get_tag, cgl_ret), sizeof(((struct cgl_fr_MPI_Status_get_tag *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Status_get_tag, (cgl_f->status, cgl_f->tag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Status_get_tag(const void *status, int *tag)
 {
@@ -20594,6 +24192,7 @@ struct cgl_fr_MPI_Status_set_elements_c {
     long count;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Status_set_elements_c = {0, offsetof(struct cgl_fr_MPI_Status_set_elements_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Status_set_elements_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Status_set_elements_c, (cgl_f->status, cgl_f->datatype, cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Status_set_elements_c(void *status, void *datatype, long count)
 {
@@ -20620,6 +24219,7 @@ struct cgl_fr_MPI_Status_set_error {
     int error;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Status_set_error = {0, offsetof(struct cgl_fr_MPI_Status_set_error, cgl_ret), sizeof(((struct cgl_fr_MPI_Status_set_error *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Status_set_error, (cgl_f->status, cgl_f->error), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Status_set_error(void *status, int error)
 {
@@ -20646,6 +24246,7 @@ struct cgl_fr_MPI_Status_set_source {
     int source;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Status_set_source = {0, offsetof(struct cgl_fr_MPI_Status_set_source, cgl_ret), sizeof(((struct cgl_fr_MPI_Status_set_source *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Status_set_source, (cgl_f->status, cgl_f->source), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Status_set_source(void *status, int source)
 {
@@ -20672,6 +24273,7 @@ struct cgl_fr_MPI_Status_set_tag {
     int tag;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Status_set_tag = {0, offsetof(struct cgl_fr_MPI_Status_set_tag, cgl_ret), sizeof(((struct cgl_fr_MPI_Status_set_tag *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Status_set_tag, (cgl_f->status, cgl_f->tag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Status_set_tag(void *status, int tag)
 {
@@ -20699,6 +24301,7 @@ struct cgl_fr_MPI_Type_contiguous_c {
     void *newtype;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Type_contiguous_c = {0, offsetof(struct cgl_fr_MPI_Type_contiguous_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_contiguous_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Type_contiguous_c, (cgl_f->count, cgl_f->oldtype, cgl_f->newtype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_contiguous_c(long count, void *oldtype, void *newtype)
 {
@@ -20733,6 +24336,7 @@ struct cgl_fr_MPI_Type_create_darray_c {
     void *newtype;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Type_create_darray_c = {0, offsetof(struct cgl_fr_MPI_Type_create_darray_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_create_darray_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Type_create_darray_c, (cgl_f->size, cgl_f->rank, cgl_f->ndims, cgl_f->array_of_gsizes, cgl_f->array_of_distribs, cgl_f->array_of_dargs, cgl_f->array_of_psizes, cgl_f->order, cgl_f->oldtype, cgl_f->newtype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_create_darray_c(int size, int rank, int ndims, const long *array_of_gsizes, const int *array_of_distribs, const int *array_of_dargs, const int *array_of_psizes, int order, void *oldtype, void *newtype)
 {
@@ -20762,6 +24366,7 @@ struct cgl_fr_MPI_Type_create_hindexed_c {
     void *newtype;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Type_create_hindexed_c = {0, offsetof(struct cgl_fr_MPI_Type_create_hindexed_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_create_hindexed_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Type_create_hindexed_c, (cgl_f->count, cgl_f->array_of_blocklengths, cgl_f->array_of_displacements, cgl_f->oldtype, cgl_f->newtype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_create_hindexed_c(long count, const long *array_of_blocklengths, const long *array_of_displacements, void *oldtype, void *newtype)
 {
@@ -20791,6 +24396,7 @@ struct cgl_fr_MPI_Type_create_hindexed_block_c {
     void *newtype;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Type_create_hindexed_block_c = {0, offsetof(struct cgl_fr_MPI_Type_create_hindexed_block_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_create_hindexed_block_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Type_create_hindexed_block_c, (cgl_f->count, cgl_f->blocklength, cgl_f->array_of_displacements, cgl_f->oldtype, cgl_f->newtype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_create_hindexed_block_c(long count, long blocklength, const long *array_of_displacements, void *oldtype, void *newtype)
 {
@@ -20820,6 +24426,7 @@ struct cgl_fr_MPI_Type_create_hvector_c {
     void *newtype;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Type_create_hvector_c = {0, offsetof(struct cgl_fr_MPI_Type_create_hvector_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_create_hvector_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Type_create_hvector_c, (cgl_f->count, cgl_f->blocklength, cgl_f->stride, cgl_f->oldtype, cgl_f->newtype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_create_hvector_c(long count, long blocklength, long stride, void *oldtype, void *newtype)
 {
@@ -20849,6 +24456,7 @@ struct cgl_fr_MPI_Type_create_indexed_block_c {
     void *newtype;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Type_create_indexed_block_c = {0, offsetof(struct cgl_fr_MPI_Type_create_indexed_block_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_create_indexed_block_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Type_create_indexed_block_c, (cgl_f->count, cgl_f->blocklength, cgl_f->array_of_displacements, cgl_f->oldtype, cgl_f->newtype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_create_indexed_block_c(long count, long blocklength, const long *array_of_displacements, void *oldtype, void *newtype)
 {
@@ -20877,6 +24485,7 @@ struct cgl_fr_MPI_Type_create_resized_c {
     void *newtype;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Type_create_resized_c = {0, offsetof(struct cgl_fr_MPI_Type_create_resized_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_create_resized_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Type_create_resized_c, (cgl_f->oldtype, cgl_f->lb, cgl_f->extent, cgl_f->newtype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_create_resized_c(void *oldtype, long lb, long extent, void *newtype)
 {
@@ -20906,6 +24515,7 @@ struct cgl_fr_MPI_Type_create_struct_c {
     void *newtype;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Type_create_struct_c = {0, offsetof(struct cgl_fr_MPI_Type_create_struct_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_create_struct_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Type_create_struct_c, (cgl_f->count, cgl_f->array_of_blocklengths, cgl_f->array_of_displacements, cgl_f->array_of_types, cgl_f->newtype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_create_struct_c(long count, const long *array_of_blocklengths, const long *array_of_displacements, const void *array_of_types, void *newtype)
 {
@@ -20937,6 +24547,7 @@ struct cgl_fr_MPI_Type_create_subarray_c {
     void *newtype;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Type_create_subarray_c = {0, offsetof(struct cgl_fr_MPI_Type_create_subarray_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_create_subarray_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Type_create_subarray_c, (cgl_f->ndims, cgl_f->array_of_sizes, cgl_f->array_of_subsizes, cgl_f->array_of_starts, cgl_f->order, cgl_f->oldtype, cgl_f->newtype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_create_subarray_c(int ndims, const long *array_of_sizes, const long *array_of_subsizes, const long *array_of_starts, int order, void *oldtype, void *newtype)
 {
@@ -20970,6 +24581,7 @@ struct cgl_fr_MPI_Type_get_contents_c {
     void *array_of_datatypes;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Type_get_contents_c = {0, offsetof(struct cgl_fr_MPI_Type_get_contents_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_get_contents_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Type_get_contents_c, (cgl_f->datatype, cgl_f->max_integers, cgl_f->max_addresses, cgl_f->max_large_counts, cgl_f->max_datatypes, cgl_f->array_of_integers, cgl_f->array_of_addresses, cgl_f->array_of_large_counts, cgl_f->array_of_datatypes), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_get_contents_c(void *datatype, long max_integers, long max_addresses, long max_large_counts, long max_datatypes, int *array_of_integers, long *array_of_addresses, long *array_of_large_counts, void *array_of_datatypes)
 {
@@ -21000,6 +24612,7 @@ struct cgl_fr_MPI_Type_get_envelope_c {
     int *combiner;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Type_get_envelope_c = {0, offsetof(struct cgl_fr_MPI_Type_get_envelope_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_get_envelope_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Type_get_envelope_c, (cgl_f->datatype, cgl_f->num_integers, cgl_f->num_addresses, cgl_f->num_large_counts, cgl_f->num_datatypes, cgl_f->combiner), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_get_envelope_c(void *datatype, long *num_integers, long *num_addresses, long *num_large_counts, long *num_datatypes, int *combiner)
 {
@@ -21027,6 +24640,7 @@ struct cgl_fr_MPI_Type_get_extent_c {
     long *extent;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Type_get_extent_c = {0, offsetof(struct cgl_fr_MPI_Type_get_extent_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_get_extent_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Type_get_extent_c, (cgl_f->datatype, cgl_f->lb, cgl_f->extent), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_get_extent_c(void *datatype, long *lb, long *extent)
 {
@@ -21054,6 +24668,7 @@ struct cgl_fr_MPI_Type_get_true_extent_c {
     long *true_extent;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Type_get_true_extent_c = {0, offsetof(struct cgl_fr_MPI_Type_get_true_extent_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_get_true_extent_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Type_get_true_extent_c, (cgl_f->datatype, cgl_f->true_lb, cgl_f->true_extent), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_get_true_extent_c(void *datatype, long *true_lb, long *true_extent)
 {
@@ -21081,6 +24696,7 @@ struct cgl_fr_MPI_Type_get_value_index {
     void *pair_type;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Type_get_value_index = {0, offsetof(struct cgl_fr_MPI_Type_get_value_index, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_get_value_index *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Type_get_value_index, (cgl_f->value_type, cgl_f->index_type, cgl_f->pair_type), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_get_value_index(void *value_type, void *index_type, void *pair_type)
 {
@@ -21110,6 +24726,7 @@ struct cgl_fr_MPI_Type_indexed_c {
     void *newtype;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Type_indexed_c = {0, offsetof(struct cgl_fr_MPI_Type_indexed_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_indexed_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Type_indexed_c, (cgl_f->count, cgl_f->array_of_blocklengths, cgl_f->array_of_displacements, cgl_f->oldtype, cgl_f->newtype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_indexed_c(long count, const long *array_of_blocklengths, const long *array_of_displacements, void *oldtype, void *newtype)
 {
@@ -21136,6 +24753,7 @@ struct cgl_fr_MPI_Type_size_c {
     long *size;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Type_size_c = {0, offsetof(struct cgl_fr_MPI_Type_size_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_size_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Type_size_c, (cgl_f->datatype, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_size_c(void *datatype, long *size)
 {
@@ -21165,6 +24783,7 @@ struct cgl_fr_MPI_Type_vector_c {
     void *newtype;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Type_vector_c = {0, offsetof(struct cgl_fr_MPI_Type_vector_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_vector_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Type_vector_c, (cgl_f->count, cgl_f->blocklength, cgl_f->stride, cgl_f->oldtype, cgl_f->newtype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_vector_c(long count, long blocklength, long stride, void *oldtype, void *newtype)
 {
@@ -21196,6 +24815,7 @@ struct cgl_fr_MPI_Unpack_c {
     void *comm;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Unpack_c = {0, offsetof(struct cgl_fr_MPI_Unpack_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Unpack_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Unpack_c, (cgl_f->inbuf, cgl_f->insize, cgl_f->position, cgl_f->outbuf, cgl_f->outcount, cgl_f->datatype, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Unpack_c(const void *inbuf, long insize, long *position, void *outbuf, long outcount, void *datatype, void *comm)
 {
@@ -21227,6 +24847,7 @@ struct cgl_fr_MPI_Unpack_external_c {
     void *datatype;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Unpack_external_c = {0, offsetof(struct cgl_fr_MPI_Unpack_external_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Unpack_external_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Unpack_external_c, (cgl_f->datarep, cgl_f->inbuf, cgl_f->insize, cgl_f->position, cgl_f->outbuf, cgl_f->outcount, cgl_f->datatype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Unpack_external_c(const char *datarep, const void *inbuf, long insize, long *position, void *outbuf, long outcount, void *datatype)
 {
@@ -21257,6 +24878,7 @@ struct cgl_fr_MPI_Win_allocate_c {
     void *win;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Win_allocate_c = {0, offsetof(struct cgl_fr_MPI_Win_allocate_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_allocate_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Win_allocate_c, (cgl_f->size, cgl_f->disp_unit, cgl_f->info, cgl_f->comm, cgl_f->baseptr, cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_allocate_c(long size, long disp_unit, void *info, void *comm, void *baseptr, void *win)
 {
@@ -21288,6 +24910,7 @@ struct cgl_fr_MPI_Win_allocate_shared_c {
     void *win;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Win_allocate_shared_c = {0, offsetof(struct cgl_fr_MPI_Win_allocate_shared_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_allocate_shared_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Win_allocate_shared_c, (cgl_f->size, cgl_f->disp_unit, cgl_f->info, cgl_f->comm, cgl_f->baseptr, cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_allocate_shared_c(long size, long disp_unit, void *info, void *comm, void *baseptr, void *win)
 {
@@ -21319,6 +24942,7 @@ struct cgl_fr_MPI_Win_create_c {
     void *win;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Win_create_c = {0, offsetof(struct cgl_fr_MPI_Win_create_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_create_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Win_create_c, (cgl_f->base, cgl_f->size, cgl_f->disp_unit, cgl_f->info, cgl_f->comm, cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_create_c(void *base, long size, long disp_unit, void *info, void *comm, void *win)
 {
@@ -21349,6 +24973,7 @@ struct cgl_fr_MPI_Win_shared_query_c {
     void *baseptr;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Win_shared_query_c = {0, offsetof(struct cgl_fr_MPI_Win_shared_query_c, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_shared_query_c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Win_shared_query_c, (cgl_f->win, cgl_f->rank, cgl_f->size, cgl_f->disp_unit, cgl_f->baseptr), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_shared_query_c(void *win, int rank, long *size, long *disp_unit, void *baseptr)
 {
@@ -21454,6 +25079,7 @@ struct cgl_fr_MPI_Comm_toint {
     void *comm;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Comm_toint = {0, offsetof(struct cgl_fr_MPI_Comm_toint, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_toint *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Comm_toint, (cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_toint(void *comm)
 {
@@ -21505,6 +25131,7 @@ struct cgl_fr_MPI_Errhandler_toint {
     void *errhandler;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Errhandler_toint = {0, offsetof(struct cgl_fr_MPI_Errhandler_toint, cgl_ret), sizeof(((struct cgl_fr_MPI_Errhandler_toint *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Errhandler_toint, (cgl_f->errhandler), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Errhandler_toint(void *errhandler)
 {
@@ -21556,6 +25183,7 @@ struct cgl_fr_MPI_File_toint {
     void *file;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_File_toint = {0, offsetof(struct cgl_fr_MPI_File_toint, cgl_ret), sizeof(((struct cgl_fr_MPI_File_toint *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_File_toint, (cgl_f->file), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_toint(void *file)
 {
@@ -21607,6 +25235,7 @@ struct cgl_fr_MPI_Group_toint {
     void *group;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Group_toint = {0, offsetof(struct cgl_fr_MPI_Group_toint, cgl_ret), sizeof(((struct cgl_fr_MPI_Group_toint *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Group_toint, (cgl_f->group), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Group_toint(void *group)
 {
@@ -21658,6 +25287,7 @@ struct cgl_fr_MPI_Info_toint {
     void *info;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Info_toint = {0, offsetof(struct cgl_fr_MPI_Info_toint, cgl_ret), sizeof(((struct cgl_fr_MPI_Info_toint *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Info_toint, (cgl_f->info), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Info_toint(void *info)
 {
@@ -21709,6 +25339,7 @@ struct cgl_fr_MPI_Message_toint {
     void *message;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Message_toint = {0, offsetof(struct cgl_fr_MPI_Message_toint, cgl_ret), sizeof(((struct cgl_fr_MPI_Message_toint *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Message_toint, (cgl_f->message), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Message_toint(void *message)
 {
@@ -21760,6 +25391,7 @@ struct cgl_fr_MPI_Op_toint {
     void *op;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Op_toint = {0, offsetof(struct cgl_fr_MPI_Op_toint, cgl_ret), sizeof(((struct cgl_fr_MPI_Op_toint *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Op_toint, (cgl_f->op), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Op_toint(void *op)
 {
@@ -21811,6 +25443,7 @@ struct cgl_fr_MPI_Request_toint {
     void *request;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Request_toint = {0, offsetof(struct cgl_fr_MPI_Request_toint, cgl_ret), sizeof(((struct cgl_fr_MPI_Request_toint *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Request_toint, (cgl_f->request), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Request_toint(void *request)
 {
@@ -21862,6 +25495,7 @@ struct cgl_fr_MPI_Session_toint {
     void *session;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Session_toint = {0, offsetof(struct cgl_fr_MPI_Session_toint, cgl_ret), sizeof(((struct cgl_fr_MPI_Session_toint *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Session_toint, (cgl_f->session), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Session_toint(void *session)
 {
@@ -21913,6 +25547,7 @@ struct cgl_fr_MPI_Type_toint {
     void *datatype;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Type_toint = {0, offsetof(struct cgl_fr_MPI_Type_toint, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_toint *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Type_toint, (cgl_f->datatype), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_toint(void *datatype)
 {
@@ -21964,6 +25599,7 @@ struct cgl_fr_MPI_Win_toint {
     void *win;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Win_toint = {0, offsetof(struct cgl_fr_MPI_Win_toint, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_toint *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Win_toint, (cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_toint(void *win)
 {
@@ -21991,6 +25627,7 @@ struct cgl_fr_MPI_T_category_get_events {
     int *indices;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_T_category_get_events = {0, offsetof(struct cgl_fr_MPI_T_category_get_events, cgl_ret), sizeof(((struct cgl_fr_MPI_T_category_get_events *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_T_category_get_events, (cgl_f->cat_index, cgl_f->len, cgl_f->indices), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_category_get_events(int cat_index, int len, int *indices)
 {
@@ -22017,6 +25654,7 @@ struct cgl_fr_MPI_T_category_get_num_events {
     int *num_events;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_T_category_get_num_events = {0, offsetof(struct cgl_fr_MPI_T_category_get_num_events, cgl_ret), sizeof(((struct cgl_fr_MPI_T_category_get_num_events *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_T_category_get_num_events, (cgl_f->cat_index, cgl_f->num_events), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_category_get_num_events(int cat_index, int *num_events)
 {
@@ -22044,6 +25682,7 @@ struct cgl_fr_MPI_T_event_callback_get_info {
     void *info_used;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_T_event_callback_get_info = {0, offsetof(struct cgl_fr_MPI_T_event_callback_get_info, cgl_ret), sizeof(((struct cgl_fr_MPI_T_event_callback_get_info *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_T_event_callback_get_info, (cgl_f->event_registration, cgl_f->cb_safety, cgl_f->info_used), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_event_callback_get_info(void *event_registration, unsigned int cb_safety, void *info_used)
 {
@@ -22071,6 +25710,7 @@ struct cgl_fr_MPI_T_event_callback_set_info {
     void *info;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_T_event_callback_set_info = {0, offsetof(struct cgl_fr_MPI_T_event_callback_set_info, cgl_ret), sizeof(((struct cgl_fr_MPI_T_event_callback_set_info *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_T_event_callback_set_info, (cgl_f->event_registration, cgl_f->cb_safety, cgl_f->info), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_event_callback_set_info(void *event_registration, unsigned int cb_safety, void *info)
 {
@@ -22097,6 +25737,7 @@ struct cgl_fr_MPI_T_event_copy {
     void *buffer;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_T_event_copy = {0, offsetof(struct cgl_fr_MPI_T_event_copy, cgl_ret), sizeof(((struct cgl_fr_MPI_T_event_copy *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_T_event_copy, (cgl_f->event_instance, cgl_f->buffer), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_event_copy(void *event_instance, void *buffer)
 {
@@ -22123,6 +25764,7 @@ struct cgl_fr_MPI_T_event_get_index {
     int *event_index;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_T_event_get_index = {0, offsetof(struct cgl_fr_MPI_T_event_get_index, cgl_ret), sizeof(((struct cgl_fr_MPI_T_event_get_index *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_T_event_get_index, (cgl_f->name, cgl_f->event_index), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_event_get_index(const char *name, int *event_index)
 {
@@ -22159,6 +25801,7 @@ struct cgl_fr_MPI_T_event_get_info {
     int *bind;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_T_event_get_info = {0, offsetof(struct cgl_fr_MPI_T_event_get_info, cgl_ret), sizeof(((struct cgl_fr_MPI_T_event_get_info *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_T_event_get_info, (cgl_f->event_index, cgl_f->name, cgl_f->name_len, cgl_f->verbosity, cgl_f->array_of_datatypes, cgl_f->array_of_displacements, cgl_f->num_elements, cgl_f->enumtype, cgl_f->info, cgl_f->desc, cgl_f->desc_len, cgl_f->bind), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbosity, void *array_of_datatypes, long *array_of_displacements, int *num_elements, void *enumtype, void *info, char *desc, int *desc_len, int *bind)
 {
@@ -22184,6 +25827,7 @@ struct cgl_fr_MPI_T_event_get_num {
     int *num_events;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_T_event_get_num = {0, offsetof(struct cgl_fr_MPI_T_event_get_num, cgl_ret), sizeof(((struct cgl_fr_MPI_T_event_get_num *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_T_event_get_num, (cgl_f->num_events), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_event_get_num(int *num_events)
 {
@@ -22210,6 +25854,7 @@ struct cgl_fr_MPI_T_event_get_source {
     int *source_index;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_T_event_get_source = {0, offsetof(struct cgl_fr_MPI_T_event_get_source, cgl_ret), sizeof(((struct cgl_fr_MPI_T_event_get_source *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_T_event_get_source, (cgl_f->event_instance, cgl_f->source_index), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_event_get_source(void *event_instance, int *source_index)
 {
@@ -22236,6 +25881,7 @@ struct cgl_fr_MPI_T_event_get_timestamp {
     long *event_timestamp;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_T_event_get_timestamp = {0, offsetof(struct cgl_fr_MPI_T_event_get_timestamp, cgl_ret), sizeof(((struct cgl_fr_MPI_T_event_get_timestamp *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_T_event_get_timestamp, (cgl_f->event_instance, cgl_f->event_timestamp), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_event_get_timestamp(void *event_instance, long *event_timestamp)
 {
@@ -22264,6 +25910,7 @@ struct cgl_fr_MPI_T_event_handle_alloc {
     void *event_registration;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_T_event_handle_alloc = {0, offsetof(struct cgl_fr_MPI_T_event_handle_alloc, cgl_ret), sizeof(((struct cgl_fr_MPI_T_event_handle_alloc *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_T_event_handle_alloc, (cgl_f->event_index, cgl_f->obj_handle, cgl_f->info, cgl_f->event_registration), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_event_handle_alloc(int event_index, void *obj_handle, void *info, void *event_registration)
 {
@@ -22291,6 +25938,7 @@ struct cgl_fr_MPI_T_event_handle_free {
     void *free_cb_function;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_T_event_handle_free = {0, offsetof(struct cgl_fr_MPI_T_event_handle_free, cgl_ret), sizeof(((struct cgl_fr_MPI_T_event_handle_free *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_T_event_handle_free, (cgl_f->event_registration, cgl_f->user_data, cgl_f->free_cb_function), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_event_handle_free(void *event_registration, void *user_data, void *free_cb_function)
 {
@@ -22317,6 +25965,7 @@ struct cgl_fr_MPI_T_event_handle_get_info {
     void *info_used;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_T_event_handle_get_info = {0, offsetof(struct cgl_fr_MPI_T_event_handle_get_info, cgl_ret), sizeof(((struct cgl_fr_MPI_T_event_handle_get_info *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_T_event_handle_get_info, (cgl_f->event_registration, cgl_f->info_used), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_event_handle_get_info(void *event_registration, void *info_used)
 {
@@ -22343,6 +25992,7 @@ struct cgl_fr_MPI_T_event_handle_set_info {
     void *info;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_T_event_handle_set_info = {0, offsetof(struct cgl_fr_MPI_T_event_handle_set_info, cgl_ret), sizeof(((struct cgl_fr_MPI_T_event_handle_set_info *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_T_event_handle_set_info, (cgl_f->event_registration, cgl_f->info), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_event_handle_set_info(void *event_registration, void *info)
 {
@@ -22370,6 +26020,7 @@ struct cgl_fr_MPI_T_event_read {
     void *buffer;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_T_event_read = {0, offsetof(struct cgl_fr_MPI_T_event_read, cgl_ret), sizeof(((struct cgl_fr_MPI_T_event_read *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_T_event_read, (cgl_f->event_instance, cgl_f->element_index, cgl_f->buffer), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_event_read(void *event_instance, int element_index, void *buffer)
 {
@@ -22399,6 +26050,7 @@ struct cgl_fr_MPI_T_event_register_callback {
     void *event_cb_function;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_T_event_register_callback = {0, offsetof(struct cgl_fr_MPI_T_event_register_callback, cgl_ret), sizeof(((struct cgl_fr_MPI_T_event_register_callback *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_T_event_register_callback, (cgl_f->event_registration, cgl_f->cb_safety, cgl_f->info, cgl_f->user_data, cgl_f->event_cb_function), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_event_register_callback(void *event_registration, unsigned int cb_safety, void *info, void *user_data, void *event_cb_function)
 {
@@ -22425,6 +26077,7 @@ struct cgl_fr_MPI_T_event_set_dropped_handler {
     void *dropped_cb_function;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_T_event_set_dropped_handler = {0, offsetof(struct cgl_fr_MPI_T_event_set_dropped_handler, cgl_ret), sizeof(((struct cgl_fr_MPI_T_event_set_dropped_handler *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_T_event_set_dropped_handler, (cgl_f->event_registration, cgl_f->dropped_cb_function), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_event_set_dropped_handler(void *event_registration, void *dropped_cb_function)
 {
@@ -22458,6 +26111,7 @@ struct cgl_fr_MPI_T_source_get_info {
     void *info;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_T_source_get_info = {0, offsetof(struct cgl_fr_MPI_T_source_get_info, cgl_ret), sizeof(((struct cgl_fr_MPI_T_source_get_info *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_T_source_get_info, (cgl_f->source_index, cgl_f->name, cgl_f->name_len, cgl_f->desc, cgl_f->desc_len, cgl_f->ordering, cgl_f->ticks_per_second, cgl_f->max_ticks, cgl_f->info), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len, void *ordering, long *ticks_per_second, long *max_ticks, void *info)
 {
@@ -22483,6 +26137,7 @@ struct cgl_fr_MPI_T_source_get_num {
     int *num_sources;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_T_source_get_num = {0, offsetof(struct cgl_fr_MPI_T_source_get_num, cgl_ret), sizeof(((struct cgl_fr_MPI_T_source_get_num *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_T_source_get_num, (cgl_f->num_sources), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_source_get_num(int *num_sources)
 {
@@ -22509,6 +26164,7 @@ struct cgl_fr_MPI_T_source_get_timestamp {
     long *timestamp;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_T_source_get_timestamp = {0, offsetof(struct cgl_fr_MPI_T_source_get_timestamp, cgl_ret), sizeof(((struct cgl_fr_MPI_T_source_get_timestamp *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_T_source_get_timestamp, (cgl_f->source_index, cgl_f->timestamp), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_source_get_timestamp(int source_index, long *timestamp)
 {
@@ -22587,6 +26243,7 @@ struct cgl_fr_MPI_Status_c2f08 {
     void *f08_status;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Status_c2f08 = {0, offsetof(struct cgl_fr_MPI_Status_c2f08, cgl_ret), sizeof(((struct cgl_fr_MPI_Status_c2f08 *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Status_c2f08, (cgl_f->c_status, cgl_f->f08_status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Status_c2f08(const void *c_status, void *f08_status)
 {
@@ -22613,6 +26270,7 @@ struct cgl_fr_MPI_Status_f082c {
     void *c_status;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Status_f082c = {0, offsetof(struct cgl_fr_MPI_Status_f082c, cgl_ret), sizeof(((struct cgl_fr_MPI_Status_f082c *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Status_f082c, (cgl_f->f08_status, cgl_f->c_status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Status_f082c(const void *f08_status, void *c_status)
 {
@@ -22639,6 +26297,7 @@ struct cgl_fr_MPI_Status_f082f {
     int *f_status;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Status_f082f = {0, offsetof(struct cgl_fr_MPI_Status_f082f, cgl_ret), sizeof(((struct cgl_fr_MPI_Status_f082f *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Status_f082f, (cgl_f->f08_status, cgl_f->f_status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Status_f082f(const void *f08_status, int *f_status)
 {
@@ -22665,6 +26324,7 @@ struct cgl_fr_MPI_Status_f2f08 {
     void *f08_status;
     int cgl_ret;
 };
+static const cg_args cgl_targs_MPI_Status_f2f08 = {0, offsetof(struct cgl_fr_MPI_Status_f2f08, cgl_ret), sizeof(((struct cgl_fr_MPI_Status_f2f08 *)0)->cgl_ret), 7, NULL};
 CG_THUNK(MPI_Status_f2f08, (cgl_f->f_status, cgl_f->f08_status), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Status_f2f08(const int *f_status, void *f08_status)
 {
