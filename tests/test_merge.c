@@ -147,9 +147,9 @@ static int synth_stats_file(const char *dir, int i, cgi_stats_region *r)
     return ok ? 0 : -1;
 }
 
-/* Process i's timeline: thread 77 made 3 calls of toySiteA (record 0). The
- * file is as long as one ring and sparse. */
-/* A trace file of process SYNTH_PID0 + i: one thread (tid 77) whose ring
+/* Process i's timeline: thread 77 made 3 calls of toySiteA (record 0), in
+ * the file's one chunk. */
+/* A trace file of process SYNTH_PID0 + i: one thread (tid 77) whose chunk
  * holds n events entering at t0[k] ns (the header has no TSC clock, so
  * ticks are ns), each 500 ns in the driver. */
 static int synth_trace_file_at(const char *dir, int i, const uint64_t *t0, int n);
@@ -162,13 +162,14 @@ static int synth_trace_file(const char *dir, int i)
 
 static int synth_trace_file_at(const char *dir, int i, const uint64_t *t0, int nev)
 {
-    const size_t headsz = sizeof(cgi_trace_header) + CGI_TRACE_TABLE_BYTES;
+    const size_t headsz = CGI_TRACE_DATA_OFFSET;
     char *head = calloc(1, headsz);
     if (!head) return -1;
     cgi_trace_header *h = (cgi_trace_header *)head;
     memcpy(h->magic, CGI_TRACE_MAGIC, sizeof CGI_TRACE_MAGIC);
     h->version = CGI_TRACE_VERSION;
-    h->events_per_thread = CGI_TRACE_EVENTS;
+    h->chunk_bytes = CGI_TRACE_CHUNK_BYTES;
+    atomic_store(&h->nchunks, 1);
     h->max_threads = CGI_TRACE_MAX_THREADS;
     atomic_store(&h->nthreads, 1);
     h->pid = SYNTH_PID0 + i;
@@ -180,6 +181,10 @@ static int synth_trace_file_at(const char *dir, int i, const uint64_t *t0, int n
     cgi_trace_event ev[64];
     if (nev > 64) return free(head), -1;
     memset(ev, 0, sizeof ev);
+    cgi_trace_chunk chunk;
+    memset(&chunk, 0, sizeof chunk);
+    atomic_store(&chunk.magic, CGI_TRACE_CHUNK_MAGIC);
+    atomic_store(&chunk.used, (uint64_t)nev * sizeof ev[0]);
     for (int k = 0; k < nev; k++) {
         atomic_store(&ev[k].t0, t0[k]);
         atomic_store(&ev[k].call_ns, 500);
@@ -189,9 +194,9 @@ static int synth_trace_file_at(const char *dir, int i, const uint64_t *t0, int n
     snprintf(file, sizeof file, "%s/cg-%d-%d.trace", dir, SYNTH_PID0 + i, i);
     int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     int ok = fd >= 0 && pwrite(fd, head, headsz, 0) == (ssize_t)headsz &&
-             pwrite(fd, ev, (size_t)nev * sizeof ev[0], (off_t)CGI_TRACE_RING_OFFSET(0)) ==
-                 (ssize_t)((size_t)nev * sizeof ev[0]) &&
-             ftruncate(fd, (off_t)(CGI_TRACE_RING_OFFSET(0) + CGI_TRACE_RING_BYTES)) == 0;
+             pwrite(fd, &chunk, sizeof chunk, (off_t)CGI_TRACE_CHUNK_OFFSET(0)) == (ssize_t)sizeof chunk &&
+             pwrite(fd, ev, (size_t)nev * sizeof ev[0], (off_t)(CGI_TRACE_CHUNK_OFFSET(0) + sizeof chunk)) ==
+                 (ssize_t)((size_t)nev * sizeof ev[0]);
     if (fd >= 0) close(fd);
     free(head);
     return ok ? 0 : -1;
@@ -398,8 +403,8 @@ static int test_trace_file_cut_short_while_merged_is_named_not_a_crash(int argc,
     CHECK(synth_stats_dir(dir, 2) == 0);
     CHECK(synth_trace_file(dir, 0) == 0 && synth_trace_file(dir, 1) == 0);
     snprintf(cut_victim, sizeof cut_victim, "/cg-%d-%d.trace", SYNTH_PID0 + 1, 1);
-    cut_at_offset = (off_t)CGI_TRACE_RING_OFFSET(0);
-    cut_to = (off_t)CGI_TRACE_RING_OFFSET(0) + 64;
+    cut_at_offset = (off_t)(CGI_TRACE_CHUNK_OFFSET(0) + sizeof(cgi_trace_chunk)); /* its events' read */
+    cut_to = cut_at_offset;
     cut_fired = 0;
     snprintf(out, sizeof out, "%s/trace-cut.json", cgtest_tmpdir());
     snprintf(errpath, sizeof errpath, "%s/trace-cut.err", cgtest_tmpdir());
@@ -416,7 +421,7 @@ static int test_trace_file_cut_short_while_merged_is_named_not_a_crash(int argc,
     fprintf(stderr, "%s", err);
     char want[300];
     snprintf(want, sizeof want,
-             "callguard: the trace file of process %d was cut short while read: thread 77's events "
+             "callguard: the trace file of process %d was cut short while read: thread 77's later events "
              "are left out of the timeline\n",
              SYNTH_PID0 + 1);
     CHECKF(strstr(err, want), "no '%s' on stderr", want);

@@ -103,6 +103,10 @@ const cli_option cli_run_options[] = {
     {"trace",             "FILE|DIR/",       CGI_SETTING_TRACE,       NULL,
      "a timeline of every call (trace-event JSON: Perfetto),\n"
      "or one per process in DIR/ (callguard trace merges)"},
+    {"trace-max",         "SIZE[:first]",    CGI_SETTING_TRACE_MAX,   NULL,
+     "each process's trace at most about SIZE (500M, 2G):\n"
+     "its latest events kept, or its first; says how many\n"
+     "it left out"},
     {"trace-lines",       "FILE|-",          CGI_SETTING_TRACE_LINES, NULL,
      "one line per call: api entry call_ns lock_wait_ns error"},
     {"serialize",         "FN[=DOMAIN][:process|:handle|:once|:shared][,...]", CGI_SETTING_SERIALIZE, NULL,

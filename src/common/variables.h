@@ -28,6 +28,9 @@
     X(REPORT,            "REPORT",            TEXT,   NULL, NULL,                                 FILE_OR_DASH)       \
     X(TRACE,             "TRACE",             TEXT,   NULL, NULL,                                 FILE_OR_DASH)       \
     X(TRACE_LINES,       "TRACE_LINES",       TEXT,   NULL, NULL,                                 FILE_OR_DASH)       \
+    X(TRACE_MAX,         "TRACE_MAX",         TEXT,   NULL, NULL,                                 NOTHING)            \
+    X(TRACE_ARGS,        "TRACE_ARGS",        WORD,   "on|off",                                                       \
+      "on (each event carries its call's arguments) or off",                                     NOTHING)            \
     X(STALL_MS,          "STALL_MS",          MS,     NULL, NULL,                                 NOTHING)            \
     X(TIMING,            "TIMING",            WORD,   "sampled|exact",                                                \
       "sampled (the watchdog times calls by sampling) or exact (every call reads the clock)",     NOTHING)            \

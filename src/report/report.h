@@ -62,6 +62,16 @@ typedef struct cgi_quirk_view {
 typedef void cgi_quirks_naming_fn(const char *name, void (*fn)(const cgi_quirk_view *, void *), void *arg);
 CGI_HIDDEN extern cgi_quirks_naming_fn *cgi_report_quirks;
 
+/* How the timeline's events of entry point `name` of API `api` carry their
+ * arguments (layer.h, cg_args), and the API's names of result codes, from
+ * the layers loaded in this process (cgi_site_args_named, set at start-up
+ * as cgi_report_quirks is); NULL where none is loaded: the events are
+ * then written without their arguments. */
+struct cg_args;
+typedef const struct cg_args *cgi_args_named_fn(const char *api, const char *name,
+                                                const char *(**result_name)(long));
+CGI_HIDDEN extern cgi_args_named_fn *cgi_report_args;
+
 /* One statistics file of a `callguard run` directory, as its header said
  * when the directory was listed: about 100 bytes a process are kept. */
 typedef struct cgi_stats_entry {

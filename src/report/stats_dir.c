@@ -10,6 +10,7 @@
 #include "../common/launcher.h"
 #include "../common/names.h"
 #include "../common/trace_file.h"
+#include "trace_read.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -251,21 +252,11 @@ int cgi_stats_read_fd(int fd, cgi_stats_region *r, char *why, size_t cap)
 /* Events kept and dropped of a trace file, from its header and thread table
  * (head: what was read of them; size: the file's): the counts go into the
  * report; the rings are read by the trace merge alone. */
-static int cgi_trace_counts(const char *head, size_t got, size_t size, uint64_t *kept, uint64_t *dropped)
+static int cgi_trace_counts(const char *head, size_t got, uint64_t *kept, uint64_t *dropped)
 {
-    const cgi_trace_header *h = (const cgi_trace_header *)head;
-    if (got < sizeof *h + CGI_TRACE_TABLE_BYTES || memcmp(h->magic, CGI_TRACE_MAGIC, sizeof CGI_TRACE_MAGIC) != 0 ||
-        h->version != CGI_TRACE_VERSION || h->events_per_thread != CGI_TRACE_EVENTS ||
-        h->max_threads != CGI_TRACE_MAX_THREADS)
-        return -1;
-    const cgi_trace_thread *t = (const cgi_trace_thread *)(h + 1);
-    *dropped = atomic_load(&h->lost), *kept = 0;
-    uint32_t n = atomic_load(&h->nthreads);
-    for (uint32_t i = 0; i < n && i < CGI_TRACE_MAX_THREADS; i++) {
-        if (!atomic_load(&t[i].ready) || CGI_TRACE_RING_OFFSET(i) + CGI_TRACE_RING_BYTES > size) continue;
-        uint64_t w = atomic_load(&t[i].written), k = w < CGI_TRACE_EVENTS ? w : CGI_TRACE_EVENTS - 1;
-        *kept += k, *dropped += w - k;
-    }
+    cgi_trace_view v;
+    if (cgi_trace_view_of_file(head, got, -1, &v) != 0) return -1;
+    cgi_trace_count(&v, kept, dropped);
     return 0;
 }
 
@@ -288,7 +279,7 @@ static void cgi_note_traces(const char *dir, cgi_stats_entry *v, size_t n)
         size_t got = cgi_pread_full(fd, head, sizeof(cgi_trace_header) + CGI_TRACE_TABLE_BYTES, 0);
         close(fd);
         uint64_t kept, dropped;
-        if (cgi_trace_counts(head, got, (size_t)st.st_size, &kept, &dropped) != 0) continue;
+        if (cgi_trace_counts(head, got, &kept, &dropped) != 0) continue;
         const cgi_trace_header *h = (const cgi_trace_header *)head;
         cgi_stats_entry *p = cgi_stats_find(v, n, h->pid, h->stats_start_unix_ns);
         if (p) {

@@ -431,8 +431,8 @@ static int cgi_text_section(FILE *out, const cgi_proc_view *p, const cgi_totals 
         fprintf(out, "  timeline: %" PRIu64 " event%s kept, %" PRIu64 " dropped", p->trace_events,
                 p->trace_events == 1 ? "" : "s", p->trace_dropped);
     if (p->have_trace && p->trace_dropped)
-        fprintf(out, " (each thread keeps its last %u calls; threads past the first %u keep none)",
-                CGI_TRACE_EVENTS - 1, CGI_TRACE_MAX_THREADS);
+        fprintf(out, " (left out by --trace-max or a full disk; threads past the first %u keep none)",
+                CGI_TRACE_MAX_THREADS);
     if (p->have_trace) fputc('\n', out);
     return 0;
 }

@@ -16,6 +16,8 @@
 #include "trace_read.h"
 #include "../common/utf8.h"
 
+#include <callguard/layer.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -26,14 +28,23 @@
 #include <unistd.h>
 
 /* The JSON is built in one buffer and written a large block at a time:
- * a trace holds up to 65,535 events per thread, and each event's text is
+ * a trace holds every event its threads kept, and each event's text is
  * its site's and its thread's fixed parts, escaped once (cgi_tj_names),
- * and four numbers. Keys without a value to tell are left out: `error`,
- * `runtime_held` and `stall` appear only when true (docs/report.md). */
+ * four numbers and its arguments. Keys without a value to tell are left
+ * out: `error`, `runtime_held` and `stall` appear only when true
+ * (docs/report.md). */
 #define CGI_TJ_BUF (1u << 18)
+/* The longest argument's text: its name (at most 64 bytes kept) and its
+ * value (a string of CGI_TRACE_STR_MAX bytes escaped to 6 bytes a byte,
+ * or a name of at most 64 bytes, or a number). */
+#define CGI_TJ_ARG_MAX (16 + 64 + 6 * CGI_TRACE_STR_MAX + 16)
 /* The longest event pair (a lock wait and its call): fixed text, five
- * numbers, and the site's names escaped to at most 6 bytes a byte. */
-#define CGI_TJ_EVENT_MAX (1024 + 6 * (2 * CGI_NAME_MAX + CGI_API_NAME_MAX + CGI_DOMAIN_NAME_MAX))
+ * numbers, the site's names escaped to at most 6 bytes a byte, and the
+ * arguments. */
+#define CGI_TJ_EVENT_MAX                                                                                               \
+    (1024 + 6 * (2 * CGI_NAME_MAX + CGI_API_NAME_MAX + CGI_DOMAIN_NAME_MAX) + (CGI_TRACE_WORDS_MAX + 2) * CGI_TJ_ARG_MAX)
+
+cgi_args_named_fn *cgi_report_args;
 
 typedef struct cgi_tj {
     FILE *out;
@@ -111,6 +122,8 @@ static void cgi_tj_sep(cgi_tj *j)
  *   call:  {"ph":"X","name":"NAME","cat":"call       ...  ,"args":{"api":"API"
  *   wait:  {"ph":"X","name":"lock wait DOMAIN","cat":"lock_wait   ...  ,"args":{"entry_point":"NAME" */
 typedef struct cgi_tj_site {
+    const cg_args *args;             /* how its events' argument words read (cgi_report_args); NULL: not known */
+    const char *(*result_name)(long); /* its layer's names of result codes; NULL: none */
     uint16_t call, call_args, wait, wait_args; /* lengths of the four parts, in text */
     char text[];
 } cgi_tj_site;
@@ -121,6 +134,8 @@ static cgi_tj_site *cgi_tj_site_make(const cgi_stats_record *sr)
     const char *dom = sr && sr->domain[0] ? sr->domain : "?";
     cgi_tj_site *s = malloc(sizeof *s + 256 + 6 * (2 * CGI_NAME_MAX + CGI_API_NAME_MAX + CGI_DOMAIN_NAME_MAX));
     if (!s) return NULL;
+    s->args = NULL, s->result_name = NULL;
+    if (sr && cgi_report_args) s->args = cgi_report_args(api, name, &s->result_name);
     char *p = s->text;
     size_t n;
 #define CGI_TJ_PUT(str) (memcpy(p, str, sizeof(str) - 1), p += sizeof(str) - 1)
@@ -162,7 +177,8 @@ static void cgi_tj_names_clear(cgi_tj_names *nm)
 
 /* A process's metadata events: its name (the command), and how many events
  * its rings dropped, when they did. */
-static void cgi_tj_process_meta(cgi_tj *j, int pid, const cgi_stats_region *r, uint64_t dropped)
+static void cgi_tj_process_meta(cgi_tj *j, int pid, const cgi_stats_region *r, uint64_t dropped,
+                                const cgi_trace_header *h)
 {
     cgi_tj_sep(j);
     cgi_tj_lit(j, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
@@ -178,9 +194,14 @@ static void cgi_tj_process_meta(cgi_tj *j, int pid, const cgi_stats_region *r, u
     cgi_tj_u(j, (uint64_t)pid);
     cgi_tj_lit(j, ",\"tid\":");
     cgi_tj_u(j, (uint64_t)pid);
-    cgi_tj_lit(j, ",\"args\":{\"labels\":\"callguard dropped ");
+    cgi_tj_lit(j, ",\"args\":{\"labels\":\"callguard left out ");
     cgi_tj_u(j, dropped);
-    cgi_tj_lit(j, " events\"}}");
+    if (h && h->max_chunks && h->keep == CGI_TRACE_KEEP_FIRST)
+        cgi_tj_lit(j, " events (--trace-max: the first kept)\"}}");
+    else if (h && h->max_chunks)
+        cgi_tj_lit(j, " events (--trace-max: the latest kept)\"}}");
+    else
+        cgi_tj_lit(j, " events\"}}");
 }
 
 /* A thread's metadata event: its name (at most 16 bytes). */
@@ -194,22 +215,6 @@ static void cgi_tj_thread_meta(cgi_tj *j, int pid, int tid, const char *name)
     cgi_tj_lit(j, ",\"args\":{\"name\":");
     cgi_tj_str(j, name[0] ? name : "?", 16);
     cgi_tj_lit(j, "}}");
-}
-
-/* Thread i's ring read from the trace file by pread into buf; NULL, said,
- * when the file was cut short meanwhile. */
-static const cgi_trace_event *cgi_tj_ring_read(const cgi_trace_view *v, uint32_t i, int fd, cgi_trace_event *buf)
-{
-    int pid = v->h->pid;
-    /* A ring that never wrapped holds its events from the start: only those are read. */
-    uint64_t w = atomic_load_explicit(&v->threads[i].written, memory_order_acquire);
-    size_t len = w < CGI_TRACE_EVENTS ? (size_t)w * sizeof(cgi_trace_event) : CGI_TRACE_RING_BYTES;
-    off_t at = (off_t)CGI_TRACE_RING_OFFSET(i);
-    if (cgi_pread_full(fd, buf, len, at) == len) return buf;
-    cgi_say("the trace file of process %d was cut short while read: thread %d's events "
-            "are left out of the timeline",
-            pid, v->threads[i].tid);
-    return NULL;
 }
 
 /* The thread's part of every event: ","pid":P,"tid":T,"ts": (and room to copy it 16 bytes at a time) */
@@ -229,10 +234,11 @@ static void cgi_tj_who_make(cgi_tj_who *who, int pid, int tid)
     who->n = (size_t)(o - who->text);
 }
 
-/* One event of a ring, as read from it. */
+/* One event, as read from its chunk. */
 typedef struct cgi_tj_event {
     uint64_t t0, call, wait; /* t0 in nanoseconds of the timeline's clock */
     uint32_t rec, fl;
+    const uint64_t *words; /* CGI_EV_WORDS(fl) of them */
 } cgi_tj_event;
 
 /* The text of the site of record rec, made at its first event; NULL when
@@ -262,6 +268,164 @@ static inline char *cgi_o_wait(char *o, const cgi_tj_site *s, const cgi_tj_who *
     return cgi_o_lit(o, "}}");
 }
 
+/* A word as the `size`-byte signed integer it was. */
+static int64_t cgi_tj_signed(uint64_t w, unsigned size)
+{
+    switch (size) {
+    case 1: return (int8_t)w;
+    case 2: return (int16_t)w;
+    case 4: return (int32_t)w;
+    }
+    return (int64_t)w;
+}
+
+static char *cgi_o_i(char *o, int64_t v)
+{
+    if (v < 0) {
+        *o++ = '-';
+        return cgi_o_u(o, (uint64_t)0 - (uint64_t)v);
+    }
+    return cgi_o_u(o, (uint64_t)v);
+}
+
+static char *cgi_o_hex(char *o, uint64_t v)
+{
+    static const char hex[] = "0123456789abcdef";
+    char t[16];
+    int n = 0;
+    do
+        t[n++] = hex[v & 15], v >>= 4;
+    while (v);
+    *o++ = '"', *o++ = '0', *o++ = 'x';
+    while (n)
+        *o++ = t[--n];
+    *o++ = '"';
+    return o;
+}
+
+/* A JSON string of a name (a header's identifier: nothing to escape, at most 64 bytes kept). */
+static char *cgi_o_name(char *o, const char *name)
+{
+    size_t k = strnlen(name, 64);
+    *o++ = '"';
+    for (size_t i = 0; i < k; i++)
+        *o++ = name[i] == '"' || name[i] == '\\' || (unsigned char)name[i] < 0x20 ? '_' : name[i];
+    *o++ = '"';
+    return o;
+}
+
+/* The name of value v among `names` (sorted by value), or NULL. */
+static const char *cgi_tj_enum_name(const cg_enum_name *names, unsigned n, long long v)
+{
+    unsigned lo = 0, hi = n;
+    while (lo < hi) {
+        unsigned mid = (lo + hi) / 2;
+        if (names[mid].value < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && names[lo].value == v ? names[lo].name : NULL;
+}
+
+/* A value shown as `kind` (layer.h, CG_ARG_*). */
+static char *cgi_o_value(char *o, const cgi_tj_site *s, unsigned kind, unsigned size, const cg_enum_name *names,
+                         unsigned nnames, uint64_t w)
+{
+    switch (kind) {
+    case CG_ARG_INT: return cgi_o_i(o, cgi_tj_signed(w, size));
+    case CG_ARG_HEX: return w ? cgi_o_hex(o, w) : cgi_o_lit(o, "null");
+    case CG_ARG_ENUM: {
+        int64_t v = size < 8 && names && nnames && names[0].value < 0 ? cgi_tj_signed(w, size) : (int64_t)w;
+        const char *n = names ? cgi_tj_enum_name(names, nnames, v) : NULL;
+        return n ? cgi_o_name(o, n) : cgi_o_i(o, v);
+    }
+    case CG_ARG_RESULT: {
+        int64_t v = cgi_tj_signed(w, size);
+        const char *n = s->result_name ? s->result_name((long)v) : NULL;
+        return n ? cgi_o_name(o, n) : cgi_o_i(o, v);
+    }
+    case CG_ARG_FLOAT: {
+        double d;
+        if (size == 4) {
+            float f;
+            uint32_t u = (uint32_t)w;
+            memcpy(&f, &u, 4);
+            d = f;
+        } else {
+            memcpy(&d, &w, 8);
+        }
+        char t[40];
+        int n = snprintf(t, sizeof t, "%.17g", d);
+        if (d != d || d - d != 0) return cgi_o_lit(o, "null"); /* NaN, infinity: no JSON number */
+        memcpy(o, t, (size_t)n);
+        return o + n;
+    }
+    }
+    return cgi_o_u(o, w); /* CG_ARG_UINT */
+}
+
+/* The event's arguments after its site's fixed ones (layout: trace_file.h):
+ * each by its header name, then the result. Words that do not fit the
+ * site's table (another build of the layer) are left out. */
+static char *cgi_o_args(char *o, const cgi_tj_site *s, const cgi_tj_event *e)
+{
+    const cg_args *a = s->args;
+    unsigned n = CGI_EV_WORDS(e->fl), at = 0;
+    if (!a || !(e->fl & CGI_EV_ARGS)) return o;
+    const uint64_t *w = e->words;
+    uint64_t ret = 0;
+    int have_ret = a->ret_size && at < n;
+    if (have_ret) ret = w[at++];
+    unsigned first = at, nouts = 0;
+    at += a->nargs;
+    const unsigned out0 = at;
+    for (uint32_t i = 0; i < a->nargs; i++)
+        nouts += a->arg[i].kind == CG_ARG_OUT;
+    unsigned strs = out0 + nouts;
+    if (out0 > n || strs > n) return o;
+    const char *sp = (const char *)(w + strs), *send = (const char *)(w + n);
+    unsigned k = 0;
+    for (uint32_t i = 0; i < a->nargs; i++) {
+        const cg_arg *g = &a->arg[i];
+        uint64_t v = w[first + i];
+        *o++ = ',';
+        o = cgi_o_name(o, g->name);
+        *o++ = ':';
+        if (g->kind == CG_ARG_OUT) {
+            /* The value it pointed to after the call, where it was read; else the pointer. */
+            if (CGI_EV_OUTS(e->fl) & (1u << k))
+                o = cgi_o_value(o, s, g->out_kind, g->out_size, g->names, g->nnames, w[out0 + k]);
+            else
+                o = v ? cgi_o_hex(o, v) : cgi_o_lit(o, "null");
+            k++;
+        } else if (g->kind == CG_ARG_STR) {
+            if (!v || sp >= send) {
+                o = v ? cgi_o_hex(o, v) : cgi_o_lit(o, "null");
+                continue;
+            }
+            size_t len = strnlen(sp, (size_t)(send - sp));
+            *o++ = '"';
+            o += cgi_json_escape(o, sp, len < CGI_TRACE_STR_MAX ? len : CGI_TRACE_STR_MAX);
+            if ((e->fl & CGI_EV_STR_CUT) && len + 1 >= CGI_TRACE_STR_MAX - 7) o = cgi_o_lit(o, "...");
+            *o++ = '"';
+            sp += (len + 8) & ~(size_t)7;
+        } else {
+            o = cgi_o_value(o, s, g->kind, g->size, g->names, g->nnames, v);
+        }
+    }
+    if (have_ret && a->ret_kind == CG_ARG_RESULT) {
+        o = cgi_o_lit(o, ",\"result\":");
+        o = cgi_o_value(o, s, CG_ARG_RESULT, a->ret_size, NULL, 0, ret);
+        o = cgi_o_lit(o, ",\"result_code\":");
+        o = cgi_o_i(o, cgi_tj_signed(ret, a->ret_size));
+    } else if (have_ret) {
+        o = cgi_o_lit(o, ",\"return\":");
+        o = cgi_o_value(o, s, a->ret_kind, a->ret_size, NULL, 0, ret);
+    }
+    return o;
+}
+
 /* An event's call. */
 static inline char *cgi_o_call(char *o, const cgi_tj_site *s, const cgi_tj_who *who, const cgi_tj_event *e,
                                cgi_ts_cache *tsc)
@@ -274,6 +438,7 @@ static inline char *cgi_o_call(char *o, const cgi_tj_site *s, const cgi_tj_who *
     o = cgi_o_lit(o, ",\"dur\":");
     o = cgi_o_us(o, e->call);
     o = cgi_o_text(o, call_args, s->call_args);
+    o = cgi_o_args(o, s, e);
     if (e->fl & CGI_EV_ERROR) o = cgi_o_lit(o, ",\"error\":true");
     if (e->fl & CGI_EV_HELD) o = cgi_o_lit(o, ",\"runtime_held\":true");
     if (e->fl & CGI_EV_CALL_STALL) o = cgi_o_lit(o, ",\"stall\":true");
@@ -284,37 +449,78 @@ static inline char *cgi_o_call(char *o, const cgi_tj_site *s, const cgi_tj_who *
     return cgi_o_lit(o, "}}");
 }
 
-/* A thread's events, oldest first: its lock waits and calls. A ring that
- * wrapped keeps its last CGI_TRACE_EVENTS - 1. Returns -1 out of memory. */
-static int cgi_tj_thread_events(cgi_tj *j, const cgi_trace_event *ring, const cgi_trace_thread *t, int pid,
-                                const cgi_stats_region *r, uint32_t nrec, const cgi_trace_clock *clk)
+/* A chunk of the file: whose, and from which of its thread's events. */
+typedef struct cgi_tj_chunk {
+    uint64_t seq, used;
+    uint32_t thread, k;
+} cgi_tj_chunk;
+
+static int cgi_tj_by_thread(const void *a, const void *b)
 {
-    uint64_t w = atomic_load_explicit(&t->written, memory_order_acquire);
-    uint64_t k = w < CGI_TRACE_EVENTS ? w : CGI_TRACE_EVENTS - 1;
-    cgi_tj_who who;
-    cgi_tj_who_make(&who, pid, t->tid);
-    cgi_ts_cache tsc = {0};
-    for (uint64_t n = w - k; n < w; n++) {
-        const cgi_trace_event *re = &ring[n & (CGI_TRACE_EVENTS - 1)];
+    const cgi_tj_chunk *x = a, *y = b;
+    if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The file's chunks in use, by thread and then in order (*count of them);
+ * NULL with *count 0 when there are none, or out of memory (*oom). */
+static cgi_tj_chunk *cgi_tj_chunks(const cgi_trace_view *v, size_t *count, int *oom)
+{
+    uint64_t claimed = atomic_load_explicit(&v->h->nchunks, memory_order_acquire);
+    uint32_t nthreads = atomic_load_explicit(&v->h->nthreads, memory_order_acquire);
+    *count = 0, *oom = 0;
+    if (!claimed || v->fd < 0) return NULL;
+    cgi_tj_chunk *c = malloc(claimed * sizeof *c);
+    if (!c) return *oom = 1, NULL;
+    size_t n = 0;
+    for (uint64_t k = 0; k < claimed; k++) {
+        cgi_trace_chunk head;
+        if (cgi_pread_full(v->fd, &head, sizeof head, (off_t)CGI_TRACE_CHUNK_OFFSET(k)) != sizeof head) break;
+        uint64_t used = atomic_load_explicit(&head.used, memory_order_relaxed);
+        if (atomic_load_explicit(&head.magic, memory_order_relaxed) != CGI_TRACE_CHUNK_MAGIC ||
+            head.thread >= nthreads || head.thread >= CGI_TRACE_MAX_THREADS || used == 0)
+            continue;
+        if (used > CGI_TRACE_CHUNK_BYTES - sizeof head) used = CGI_TRACE_CHUNK_BYTES - sizeof head;
+        c[n++] = (cgi_tj_chunk){atomic_load_explicit(&head.seq, memory_order_relaxed), used, head.thread, (uint32_t)k};
+    }
+    qsort(c, n, sizeof *c, cgi_tj_by_thread);
+    *count = n;
+    return c;
+}
+
+/* One chunk's events (read into buf), oldest first: their lock waits and calls. */
+static void cgi_tj_chunk_events(cgi_tj *j, const char *buf, size_t used, const cgi_tj_who *who,
+                                const cgi_stats_region *r, uint32_t nrec, const cgi_trace_clock *clk,
+                                cgi_ts_cache *tsc)
+{
+    for (size_t at = 0; at + sizeof(cgi_trace_event) <= used;) {
+        const cgi_trace_event *re = (const cgi_trace_event *)(buf + at);
         cgi_tj_event e;
         e.t0 = cgi_trace_ns(clk, atomic_load_explicit(&re->t0, memory_order_relaxed));
         e.call = atomic_load_explicit(&re->call_ns, memory_order_relaxed);
         e.wait = atomic_load_explicit(&re->wait_ns, memory_order_relaxed);
         e.rec = atomic_load_explicit(&re->rec, memory_order_relaxed);
         e.fl = atomic_load_explicit(&re->flags, memory_order_relaxed);
+        e.words = (const uint64_t *)(re + 1);
+        size_t size = sizeof *re + 8u * CGI_EV_WORDS(e.fl);
+        if (CGI_EV_WORDS(e.fl) > CGI_TRACE_WORDS_MAX || at + size > used) break; /* cut short: the rest is not there */
+        at += size;
         cgi_tj_site *s = cgi_tj_site_of(j->nm, r, nrec, e.rec);
-        if (!s) return -1;
+        if (!s) {
+            j->failed = ENOMEM;
+            return;
+        }
+        j->kept++;
         cgi_tj_room(j);
         char *o = j->b + j->n;
         if (e.wait) {
             o = j->nevents++ ? cgi_o_lit(o, ",\n") : cgi_o_lit(o, "\n");
-            o = cgi_o_wait(o, s, &who, &e, &tsc);
+            o = cgi_o_wait(o, s, who, &e, tsc);
         }
         o = j->nevents++ ? cgi_o_lit(o, ",\n") : cgi_o_lit(o, "\n");
-        o = cgi_o_call(o, s, &who, &e, &tsc);
+        o = cgi_o_call(o, s, who, &e, tsc);
         j->n = (size_t)(o - j->b);
     }
-    return 0;
 }
 
 /* A call in flight at the process's end (cgi_trace_flights): its event,
@@ -331,7 +537,8 @@ static void cgi_tj_flight(int32_t tid, const char *thread, const char *text, siz
     cgi_tj_flight_arg *a = ctx;
     cgi_tj *j = a->j;
     uint32_t n = atomic_load(&a->v->h->nthreads), i = 0;
-    while (i < n && i < CGI_TRACE_MAX_THREADS && !(a->v->ring[i] && a->v->threads[i].tid == tid))
+    while (i < n && i < CGI_TRACE_MAX_THREADS &&
+           !(atomic_load(&a->v->threads[i].ready) && a->v->threads[i].tid == tid))
         i++;
     if (i == n || i == CGI_TRACE_MAX_THREADS) cgi_tj_thread_meta(j, a->pid, tid, thread), j->threads++;
     if (j->n + len + 2 > CGI_TJ_BUF) cgi_tj_flush(j);
@@ -340,46 +547,59 @@ static void cgi_tj_flight(int32_t tid, const char *thread, const char *text, siz
     j->flights++;
 }
 
-/* A process's timeline. fd >= 0: v is the header and thread table of that
- * trace file, a ring that is there is marked by a non-NULL v->ring[i], and
- * each ring is read by pread into buf when it is written (never mapped: a
- * file cut short meanwhile is a short read, not SIGBUS). fd < 0: the rings
- * are in memory (this process's own). */
-static void cgi_tj_process_rings(cgi_tj *j, const cgi_trace_view *v, const cgi_stats_region *r,
-                                 const cgi_trace_clock *clk, int fd, cgi_trace_event *buf)
+/* A process's timeline: its header and thread table in v, its chunks read
+ * from v->fd by pread into buf (CGI_TRACE_CHUNK_BYTES; never mapped: a
+ * file cut short meanwhile is a short read, not SIGBUS). own: the
+ * process's own, at exit(). */
+static void cgi_tj_process_chunks(cgi_tj *j, const cgi_trace_view *v, const cgi_stats_region *r,
+                                  const cgi_trace_clock *clk, int own, char *buf)
 {
     int pid = v->h->pid;
     uint64_t kept, dropped;
     cgi_trace_count(v, &kept, &dropped);
-    /* The calls in flight at the process's end (fd < 0: its own, at exit()). */
-    uint64_t end = r ? cgi_trace_flight_end(r, clk, fd < 0) : 0;
+    /* The calls in flight at the process's end (own: its own, at exit()). */
+    uint64_t end = r ? cgi_trace_flight_end(r, clk, own) : 0;
     size_t flights = r ? cgi_trace_flights(r, clk, end, pid, NULL, NULL) : 0;
     if (kept == 0 && dropped == 0 && flights == 0) return;
-    j->kept += kept, j->dropped += dropped, j->processes++;
-    cgi_tj_process_meta(j, pid, r, dropped);
+    j->dropped += dropped, j->processes++;
+    cgi_tj_process_meta(j, pid, r, dropped, v->h);
     uint32_t nrec = r ? atomic_load(&r->h.nrecords) : 0;
-    uint32_t nthreads = atomic_load(&v->h->nthreads);
-    for (uint32_t i = 0; i < nthreads && i < CGI_TRACE_MAX_THREADS; i++) {
-        const cgi_trace_event *ring = v->ring[i];
-        if (!ring || (fd >= 0 && !(ring = cgi_tj_ring_read(v, i, fd, buf)))) continue;
-        const cgi_trace_thread *t = &v->threads[i];
+    size_t nchunks;
+    int oom;
+    cgi_tj_chunk *c = cgi_tj_chunks(v, &nchunks, &oom);
+    if (oom) {
+        j->failed = ENOMEM;
+        return;
+    }
+    for (size_t i = 0; i < nchunks && !j->failed;) {
+        uint32_t ti = c[i].thread;
+        const cgi_trace_thread *t = &v->threads[ti];
         j->threads++;
         char tname[17];
         cgi_trace_thread_name(t, tname);
         cgi_tj_thread_meta(j, pid, t->tid, tname);
-        if (cgi_tj_thread_events(j, ring, t, pid, r, nrec, clk) != 0) {
-            j->failed = ENOMEM;
-            return;
+        cgi_tj_who who;
+        cgi_tj_who_make(&who, pid, t->tid);
+        cgi_ts_cache tsc = {0};
+        for (; i < nchunks && c[i].thread == ti && !j->failed; i++) {
+            off_t at = (off_t)CGI_TRACE_CHUNK_OFFSET(c[i].k) + (off_t)sizeof(cgi_trace_chunk);
+            size_t got = cgi_pread_full(v->fd, buf, (size_t)c[i].used, at);
+            if (got < c[i].used)
+                cgi_say("the trace file of process %d was cut short while read: thread %d's later events "
+                        "are left out of the timeline",
+                        pid, t->tid);
+            cgi_tj_chunk_events(j, buf, got, &who, r, nrec, clk, &tsc);
         }
     }
+    free(c);
     cgi_tj_flight_arg fa = {j, v, pid};
     if (flights) cgi_trace_flights(r, clk, end, pid, cgi_tj_flight, &fa);
 }
 
 static void cgi_tj_process(cgi_tj *j, const cgi_trace_view *v, const cgi_stats_region *r, const cgi_trace_clock *clk,
-                           int fd, cgi_trace_event *buf)
+                           int own, char *buf)
 {
-    cgi_tj_process_rings(j, v, r, clk, fd, buf);
+    cgi_tj_process_chunks(j, v, r, clk, own, buf);
     cgi_tj_names_clear(j->nm); /* the next process's records are its own */
 }
 
@@ -442,10 +662,10 @@ static int cgi_tj_close(cgi_tj *j, const char *path)
             j->b, CGI_TJ_BUF,
             "\n],\n\"displayTimeUnit\":\"ns\",\n" CGI_OUT_TIMELINE_PRODUCER CALLGUARD_VERSION
             "\",\"clock\":\"%s\",\"processes\":%zu,\"threads\":%zu,\"events\":%" PRIu64 ","
-            "\"dropped\":%" PRIu64 ",\"events_per_thread\":%u,\"max_threads\":%u",
+            "\"dropped\":%" PRIu64 ",\"max_threads\":%u",
             j->tsc ? "CLOCK_MONOTONIC (read as TSC ticks, one calibration a host, made over the run)"
                    : "CLOCK_MONOTONIC",
-            j->processes, j->threads, j->kept, j->dropped, CGI_TRACE_EVENTS - 1, CGI_TRACE_MAX_THREADS);
+            j->processes, j->threads, j->kept, j->dropped, CGI_TRACE_MAX_THREADS);
         if (j->flights) j->n += (size_t)snprintf(j->b + j->n, CGI_TJ_BUF - j->n, ",\"in_flight\":%zu", j->flights);
         if (j->one) cgi_tj_process_other(j);
         cgi_tj_lit(j, "}}\n");
@@ -472,7 +692,7 @@ static int cgi_tj_close(cgi_tj *j, const char *path)
 /* One process's trace into path, or into a new file of the folder path
  * (`--trace DIR/`) that says which process, host and clock it is. */
 static int cgi_tj_write_one(const char *path, const cgi_trace_view *v, const cgi_stats_region *r,
-                            const cgi_trace_clock *clk, int fd, cgi_trace_event *buf, cgi_tj *sum)
+                            const cgi_trace_clock *clk, int own, char *buf, cgi_tj *sum)
 {
     char *target = NULL;
     if (cgi_trace_is_folder(path)) {
@@ -493,7 +713,7 @@ static int cgi_tj_write_one(const char *path, const cgi_trace_view *v, const cgi
     if (v->h) {
         j.tsc = (int)clk->tsc;
         if (target) j.one = v->h, j.one_r = r, j.one_clk = clk;
-        cgi_tj_process(&j, v, r, clk, fd, buf);
+        cgi_tj_process(&j, v, r, clk, own, buf);
     }
     if (sum)
         sum->kept += j.kept, sum->dropped += j.dropped, sum->processes += j.processes, sum->threads += j.threads,
@@ -509,7 +729,11 @@ int cgi_trace_write_view(const char *path, const cgi_trace_view *v, const cgi_st
     cgi_trace_clock clk = {0};
     if (v->h) clk = (cgi_trace_clock){v->h->tsc, v->h->tick0, v->h->mono0, v->h->mult, 0};
     cgi_trace_clock_refine(&clk); /* this process's own clock, now */
-    return cgi_tj_write_one(path, v, r, &clk, -1, NULL, NULL);
+    char *buf = malloc(CGI_TRACE_CHUNK_BYTES);
+    if (!buf) return cgi_fail(CG_ENOMEM, "out of memory");
+    int rc = cgi_tj_write_one(path, v, r, &clk, 1, buf, NULL);
+    free(buf);
+    return rc;
 }
 
 /* A trace file of the directory, when its process started, and the clock
@@ -608,7 +832,7 @@ static cgi_tj_file *cgi_tj_list(DIR *d, const char *dir, size_t *count)
  * own in the folder path. */
 static void cgi_tj_merge_file(cgi_tj *j, const char *path, const cgi_tj_file *tf, const char *dir,
                               cgi_stats_entry *procs, size_t nprocs, cgi_trace_view *v, cgi_stats_region *region,
-                              char *head, cgi_trace_event *ringbuf, int *rc)
+                              char *head, char *ringbuf, int *rc)
 {
     int fd = open(tf->name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
     struct stat st;
@@ -616,20 +840,14 @@ static void cgi_tj_merge_file(cgi_tj *j, const char *path, const cgi_tj_file *tf
         if (fd >= 0) close(fd);
         return;
     }
-    size_t got = cgi_pread_full(fd, head, sizeof(cgi_trace_header) + CGI_TRACE_TABLE_BYTES, 0);
-    if (cgi_trace_view_of_file(head, got, v) == 0) {
-        /* The rings the file is long enough for; each is read when written. */
-        uint32_t nt = atomic_load(&v->h->nthreads);
-        for (uint32_t i = 0; i < nt && i < CGI_TRACE_MAX_THREADS; i++)
-            if (atomic_load(&v->threads[i].ready) &&
-                CGI_TRACE_RING_OFFSET(i) + CGI_TRACE_RING_BYTES <= (size_t)st.st_size)
-                v->ring[i] = ringbuf;
+    size_t got = cgi_pread_full(fd, head, CGI_TRACE_DATA_OFFSET, 0);
+    if (cgi_trace_view_of_file(head, got, fd, v) == 0) {
         const cgi_stats_entry *e = cgi_stats_find(procs, nprocs, v->h->pid, v->h->stats_start_unix_ns);
         const cgi_stats_region *r = e && cgi_stats_read_entry(dir, e, region) == 0 ? region : NULL;
         if (!path) {
             j->tsc |= (int)tf->clk.tsc;
-            cgi_tj_process(j, v, r, &tf->clk, fd, ringbuf);
-        } else if (cgi_tj_write_one(path, v, r, &tf->clk, fd, ringbuf, j) != CG_OK && *rc == CG_OK) {
+            cgi_tj_process(j, v, r, &tf->clk, 0, ringbuf);
+        } else if (cgi_tj_write_one(path, v, r, &tf->clk, 0, ringbuf, j) != CG_OK && *rc == CG_OK) {
             *rc = CG_EIO;
         }
     }
@@ -651,7 +869,7 @@ int cg_trace_merge(const char *dir, const char *path, cg_trace_totals *totals)
     cgi_stats_region *region = v ? calloc(1, sizeof *region) : NULL;
     /* A trace file's header and thread table, and one ring at a time. */
     char *head = region ? malloc(sizeof(cgi_trace_header) + CGI_TRACE_TABLE_BYTES) : NULL;
-    cgi_trace_event *ringbuf = head ? malloc(CGI_TRACE_RING_BYTES) : NULL;
+    char *ringbuf = head ? malloc(CGI_TRACE_CHUNK_BYTES) : NULL;
     DIR *d = ringbuf ? opendir(dir) : NULL;
     if (!d || (!folder && !cgi_tj_open(path, &j))) {
         rc = d         ? cgi_fail(CG_EIO, "cannot write trace %s: %s", path, strerror(errno))
@@ -677,7 +895,7 @@ int cg_trace_merge(const char *dir, const char *path, cg_trace_totals *totals)
                                     .threads = j.threads,
                                     .events = j.kept,
                                     .dropped = j.dropped,
-                                    .events_per_thread = CGI_TRACE_EVENTS - 1};
+                                    .events_per_thread = 0};
     if (folder) return rc; /* a file that failed said why (cgi_fail) */
     return cgi_tj_close(&j, path);
 }

@@ -341,7 +341,7 @@ int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args)
         cgi_stats_count(&f, held ? ad : NULL);
         /* Tracing (trace.c): one predictable branch when off. */
         if (__builtin_expect(atomic_load_explicit(&cgi_cfg.trace_on, memory_order_relaxed), 0))
-            cgi_trace_call(s->ctr, f.t0, f.call_ns, f.wait_ns, f.err, held);
+            cgi_trace_call_frame(s, args, f.t0, f.call_ns, f.wait_ns, f.err, held);
     }
     errno = f.saved_errno;
     return 0;

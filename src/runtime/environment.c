@@ -231,6 +231,13 @@ static int cgi_set_report(const cgi_env_value *v)
 
 static int cgi_set_trace(const cgi_env_value *v) { return cgi_trace_set_file(v->text); }
 static int cgi_set_trace_lines(const cgi_env_value *v) { return cgi_trace_set_lines(v->text); }
+static int cgi_set_trace_max(const cgi_env_value *v) { return cgi_trace_set_max(v->text); }
+static int cgi_set_trace_args(const cgi_env_value *v)
+{
+    atomic_store(&cgi_trace_args_on, v->n == 0);
+    cgi_refresh_all(); /* a traced site's path depends on it */
+    return CG_OK;
+}
 
 static int cgi_set_stall(const cgi_env_value *v)
 {
@@ -340,6 +347,8 @@ static cgi_set_fn *const cgi_env_sets[CGI_NSETTINGS] = {
     [CGI_SETTING_REPORT] = cgi_set_report,
     [CGI_SETTING_TRACE] = cgi_set_trace,
     [CGI_SETTING_TRACE_LINES] = cgi_set_trace_lines,
+    [CGI_SETTING_TRACE_MAX] = cgi_set_trace_max,
+    [CGI_SETTING_TRACE_ARGS] = cgi_set_trace_args,
     [CGI_SETTING_STALL_MS] = cgi_set_stall,
     [CGI_SETTING_TIMING] = cgi_set_timing,
     [CGI_SETTING_HANG_MS] = cgi_set_hang,

@@ -66,6 +66,19 @@ int cg_report_write(const char *path, cg_report_format format)
     return cgi_report_to(path, &v, 1, 0, format);
 }
 
+const cg_args *cgi_site_args_named(const char *api, const char *name, const char *(**result_name)(long))
+{
+    for (cg_layer *l = __atomic_load_n(&cgi_layers, __ATOMIC_ACQUIRE); l; l = l->next) {
+        if (strcmp(l->api, api) != 0 || !l->defaults) continue;
+        for (unsigned i = 0; i < l->nsites; i++)
+            if (l->sites[i].name && strcmp(l->sites[i].name, name) == 0) {
+                *result_name = l->result_name;
+                return l->defaults[i].args;
+            }
+    }
+    return NULL;
+}
+
 const char *cg_result_name(const char *api, long result)
 {
     if (!api) return NULL;

@@ -97,6 +97,7 @@ __attribute__((constructor)) static void cgi_init(void)
     cgi_note_own_object((const void *)cgi_init);
     cgi_held_init();
     cgi_report_quirks = cgi_quirks_naming; /* the report's advice (report.h) */
+    cgi_report_args = cgi_site_args_named; /* the timeline's arguments (report.h) */
     if (&cgi_cli_process && cgi_cli_process) {
         cgi_in_cli = 1;
         if (cgi_stats_init(NULL) != CG_OK) cgi_die("%s", cg_last_error());

@@ -29,30 +29,37 @@
 
 _Static_assert(sizeof(cgi_trace_header) == 4096, "trace header is one page");
 _Static_assert(sizeof(cgi_trace_thread) == 64, "trace thread entry layout is fixed");
-_Static_assert(sizeof(cgi_trace_event) == 32, "trace event layout is fixed");
-_Static_assert((CGI_TRACE_EVENTS & (CGI_TRACE_EVENTS - 1)) == 0, "ring size is a power of two");
-_Static_assert(CGI_TRACE_TABLE_BYTES % 4096 == 0 && CGI_TRACE_RING_BYTES % 4096 == 0, "rings are page aligned");
+_Static_assert(sizeof(cgi_trace_event) == 32, "trace event head layout is fixed");
+_Static_assert(sizeof(cgi_trace_chunk) == 64, "trace chunk head layout is fixed");
+_Static_assert(CGI_TRACE_TABLE_BYTES % 4096 == 0 && CGI_TRACE_CHUNK_BYTES % CGI_TRACE_STEP_BYTES == 0,
+               "chunks are page aligned and whole steps");
 
-/* One thread's place: its table entry and its ring. */
+/* The most an event takes: its head, then its words. */
+#define CGI_TRACE_EVENT_MAX (sizeof(cgi_trace_event) + 8u * CGI_TRACE_WORDS_MAX)
+
+/* One thread's place: its table entry and its current chunk, mapped. An
+ * event goes at pos when it ends by limit (the chunk's space taken so
+ * far); else the slow path takes the next step, or the next chunk. */
 typedef struct cgi_trace_slot {
     cgi_trace_thread *t;
-    cgi_trace_event *ring;
-    off_t off; /* of the ring in the file */
-    int dead;  /* the file could not grow: later events are lost */
+    cgi_trace_chunk *c; /* the current chunk (mapped), or NULL */
+    char *pos, *limit, *end;
+    off_t off;      /* of the current chunk in the file */
+    off_t oldest;   /* of the thread's oldest chunk still kept (a latest-events bound reuses it) */
+    uint32_t index; /* in the thread table */
+    int dead;       /* no event is kept any more: left out and counted (a first-events bound; a full file system) */
 } cgi_trace_slot;
-
-/* A ring in a file is allocated a step at a time as it fills, so a
- * thread's disk use follows its events (at most CGI_TRACE_RING_BYTES). */
-#define CGI_TRACE_STEP 2048u
 
 static pthread_mutex_t cgi_trace_lock = PTHREAD_MUTEX_INITIALIZER;
 static cgi_trace_header *cgi_trace_h; /* header + thread table, one mapping */
 static cgi_trace_slot cgi_trace_slots[CGI_TRACE_MAX_THREADS];
-static int cgi_trace_fd = -1;   /* the process's file under callguard run; -1: private memory */
+static int cgi_trace_fd = -1;   /* the process's trace file (an unlinked one when written at exit) */
 static int cgi_trace_failed;    /* no file could be made: every event is lost (and counted nowhere) */
 static char cgi_trace_dir[512]; /* CALLGUARD_STATS_DIR when the timeline goes there */
 static char *cgi_trace_path;    /* CALLGUARD_TRACE: written at exit() when not under callguard run */
 static int cgi_trace_to_folder; /* CALLGUARD_TRACE names a folder: a file per process */
+static uint64_t cgi_trace_max_chunks; /* CALLGUARD_TRACE_MAX in chunks; 0: no bound */
+static uint32_t cgi_trace_keep;       /* CGI_TRACE_KEEP_* */
 /* CALLGUARD_TRACE_LINES: stderr, or cgi_trace_lines_own. Read without a
  * lock by every traced call, so the stream it points at is never closed. */
 static FILE *_Atomic cgi_trace_lines;
@@ -60,6 +67,7 @@ static FILE *_Atomic cgi_trace_lines;
  * later FILE is dup3'd onto its descriptor (see cgi_trace_set_lines). */
 static FILE *cgi_trace_lines_own;
 static _Atomic int cgi_trace_configured; /* what CALLGUARD_TRACE and _TRACE_LINES switched on */
+_Atomic int cgi_trace_args_on = 1;       /* CALLGUARD_TRACE_ARGS: events carry their call's arguments */
 
 /* The calling thread's slot. Initial-exec and one pointer (docs/development.md, "Interposing": TLS
  * of dlopen'd libraries comes from a small static pool). */
@@ -76,7 +84,7 @@ static __thread cgi_trace_slot *cgi_trace_me __attribute__((tls_model("initial-e
  * run here. Returns 0 or an errno. */
 static int cgi_trace_reserve(int fd, off_t off, size_t len)
 {
-    static const char zeros[CGI_TRACE_STEP * sizeof(cgi_trace_event)];
+    static const char zeros[CGI_TRACE_STEP_BYTES];
     while (len) {
         size_t n = len < sizeof zeros ? len : sizeof zeros;
         ssize_t got = pwrite(fd, zeros, n, off);
@@ -115,36 +123,66 @@ static void cgi_trace_where(cgi_trace_header *h)
     if (gethostname(h->host, sizeof h->host - 1) != 0) h->host[0] = '\0';
 }
 
-/* The header and table: a file of this process in the directory, or private memory. */
+/* A file no one else can open, for a process that writes its timeline at
+ * exit: unlinked from the start (O_TMPFILE) in the folder the timeline
+ * goes to, else in TMPDIR or /tmp. -1 when none can be made. */
+static int cgi_trace_tmpfile(void)
+{
+    char dir[600] = "";
+    if (cgi_trace_path) {
+        snprintf(dir, sizeof dir, "%s", cgi_trace_path);
+        if (!cgi_trace_to_folder) {
+            char *slash = strrchr(dir, '/');
+            if (slash)
+                slash[slash == dir] = '\0';
+            else
+                snprintf(dir, sizeof dir, ".");
+        }
+    }
+    const char *tmp = secure_getenv("TMPDIR");
+    const char *where[] = {dir, tmp && *tmp ? tmp : "/tmp", "/tmp"};
+    for (size_t i = 0; i < sizeof where / sizeof where[0]; i++) {
+        if (!where[i][0]) continue;
+        int fd = open(where[i], O_RDWR | O_TMPFILE | O_CLOEXEC, 0600);
+        if (fd >= 0) return fd;
+    }
+    return -1;
+}
+
+/* The header and table, in a file of this process in the statistics
+ * directory, or in an unlinked file (cgi_trace_tmpfile). */
 static int cgi_trace_open_locked(void)
 {
-    size_t head = sizeof(cgi_trace_header) + CGI_TRACE_TABLE_BYTES;
+    size_t head = CGI_TRACE_DATA_OFFSET;
     void *p = MAP_FAILED;
+    char path[700] = "";
+    int fd = -1;
     if (cgi_trace_dir[0]) {
-        char path[700];
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         int len = cgi_proc_file_name(path, sizeof path, cgi_trace_dir, CGI_FILE_RINGS, getpid(),
                                      (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
-        int fd = len > 0 && (size_t)len < sizeof path ? open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600) : -1;
-        if (fd < 0) return -1;
-        /* Space taken, not only extended (cgi_trace_reserve). */
-        if (cgi_trace_reserve(fd, 0, head) == 0) p = mmap(NULL, head, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        if (p == MAP_FAILED) {
-            close(fd);
-            unlink(path);
-            return -1;
-        }
-        cgi_trace_fd = fd;
+        fd = len > 0 && (size_t)len < sizeof path ? open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600)
+                                                  : -1;
     } else {
-        p = mmap(NULL, head, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED) return -1;
+        fd = cgi_trace_tmpfile();
     }
+    if (fd < 0) return -1;
+    /* Space taken, not only extended (cgi_trace_reserve). */
+    if (cgi_trace_reserve(fd, 0, head) == 0) p = mmap(NULL, head, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        close(fd);
+        if (path[0]) unlink(path);
+        return -1;
+    }
+    cgi_trace_fd = fd;
     cgi_trace_header *h = p;
     h->version = CGI_TRACE_VERSION;
-    h->events_per_thread = CGI_TRACE_EVENTS;
+    h->chunk_bytes = CGI_TRACE_CHUNK_BYTES;
     h->max_threads = CGI_TRACE_MAX_THREADS;
     h->pid = (int32_t)getpid();
+    h->keep = cgi_trace_keep;
+    h->max_chunks = cgi_trace_max_chunks;
     h->stats_start_unix_ns = cgi_stats ? cgi_stats->h.start_unix_ns : 0;
     /* Calibrated by now: the first timed call of a process calibrates
      * before it is made, and this is made at a thread's first event. */
@@ -168,8 +206,9 @@ static void cgi_trace_name(cgi_trace_thread *t)
     atomic_store_explicit(&t->name[1], w[1], memory_order_relaxed);
 }
 
-/* The calling thread's first event: a slot and a ring. NULL when there is
- * none to be had (the event is then counted as lost). */
+/* The calling thread's first event: a slot in the table (its chunk comes
+ * with the event, cgi_trace_room). NULL when there is none to be had (the
+ * event is then counted as lost). */
 __attribute__((noinline, cold)) static cgi_trace_slot *cgi_trace_claim(void)
 {
     pthread_mutex_lock(&cgi_trace_lock);
@@ -178,44 +217,111 @@ __attribute__((noinline, cold)) static cgi_trace_slot *cgi_trace_claim(void)
     cgi_trace_header *h = cgi_trace_h;
     uint32_t i = h ? atomic_load_explicit(&h->nthreads, memory_order_relaxed) : CGI_TRACE_MAX_THREADS;
     if (i < CGI_TRACE_MAX_THREADS) {
-        void *p = MAP_FAILED;
-        off_t off = (off_t)CGI_TRACE_RING_OFFSET(i);
-        if (cgi_trace_fd >= 0) {
-            /* Sized at once (sparse), allocated a step at a time. */
-            if (ftruncate(cgi_trace_fd, off + (off_t)CGI_TRACE_RING_BYTES) == 0 &&
-                cgi_trace_reserve(cgi_trace_fd, off, CGI_TRACE_STEP * sizeof(cgi_trace_event)) == 0)
-                p = mmap(NULL, CGI_TRACE_RING_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, cgi_trace_fd, off);
-        } else {
-            p = mmap(NULL, CGI_TRACE_RING_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        }
-        if (p != MAP_FAILED) {
-            cgi_trace_thread *t = (cgi_trace_thread *)(h + 1) + i;
-            t->tid = (int32_t)syscall(SYS_gettid);
-            cgi_trace_name(t);
-            slot = &cgi_trace_slots[i];
-            slot->t = t;
-            slot->ring = p;
-            slot->off = off;
-            atomic_store_explicit(&t->ready, 1, memory_order_release);
-            atomic_store_explicit(&h->nthreads, i + 1, memory_order_release);
-        }
+        cgi_trace_thread *t = (cgi_trace_thread *)(h + 1) + i;
+        t->tid = (int32_t)syscall(SYS_gettid);
+        cgi_trace_name(t);
+        slot = &cgi_trace_slots[i];
+        memset(slot, 0, sizeof *slot);
+        slot->t = t;
+        slot->index = i;
+        atomic_store_explicit(&h->nthreads, i + 1, memory_order_release);
     }
     pthread_mutex_unlock(&cgi_trace_lock);
     return slot;
 }
 
-/* Every CGI_TRACE_STEP events: the next step of a ring in a file, while
- * the ring is not yet full; once a ring, the thread's name again (it may
- * have been named since its first event). Nonzero: the thread's ring can
- * grow no more (the file system is full) and the event is lost. */
-__attribute__((noinline, cold)) static int cgi_trace_step(cgi_trace_slot *me, uint64_t w)
+/* Maps chunk `off` as the thread's current one, its space taken up to
+ * `taken` bytes, and starts it at event number w. */
+static int cgi_trace_enter_chunk(cgi_trace_slot *me, off_t off, size_t taken, uint64_t w)
 {
-    uint64_t at = w & (CGI_TRACE_EVENTS - 1);
-    if (at == 0) cgi_trace_name(me->t);
-    if (w >= CGI_TRACE_EVENTS || cgi_trace_fd < 0) return 0;
-    off_t off = me->off + (off_t)(at * sizeof(cgi_trace_event));
-    if (cgi_trace_reserve(cgi_trace_fd, off, CGI_TRACE_STEP * sizeof(cgi_trace_event)) == 0) return 0;
+    void *p = mmap(NULL, CGI_TRACE_CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, cgi_trace_fd, off);
+    if (p == MAP_FAILED) return -1;
+    cgi_trace_chunk *c = p;
+    if (me->c) {
+        /* The one it leaves: how many events, and which chunk follows. */
+        atomic_store_explicit(&me->c->events, w - atomic_load_explicit(&me->c->seq, memory_order_relaxed),
+                              memory_order_relaxed);
+        atomic_store_explicit(&me->c->next, (uint64_t)off, memory_order_release);
+        munmap(me->c, CGI_TRACE_CHUNK_BYTES);
+    } else {
+        me->oldest = off;
+    }
+    atomic_store_explicit(&c->used, 0, memory_order_relaxed);
+    atomic_store_explicit(&c->events, 0, memory_order_relaxed);
+    atomic_store_explicit(&c->next, 0, memory_order_relaxed);
+    atomic_store_explicit(&c->seq, w, memory_order_relaxed);
+    c->thread = me->index;
+    atomic_store_explicit(&c->magic, CGI_TRACE_CHUNK_MAGIC, memory_order_release);
+    me->c = c;
+    me->off = off;
+    me->pos = (char *)(c + 1);
+    me->limit = (char *)c + taken;
+    me->end = (char *)c + CGI_TRACE_CHUNK_BYTES;
+    cgi_trace_name(me->t);
+    atomic_store_explicit(&me->t->ready, 1, memory_order_release);
+    return 0;
+}
+
+/* Under a latest-events bound with no chunk left to claim: the thread's
+ * oldest chunk becomes its newest, its events left out (counted). */
+static int cgi_trace_reuse(cgi_trace_slot *me, uint64_t w)
+{
+    cgi_trace_chunk head;
+    if (me->oldest == me->off) {
+        /* Its only chunk: started again. */
+        cgi_trace_chunk *c = me->c;
+        uint64_t n = w - atomic_load_explicit(&c->seq, memory_order_relaxed);
+        atomic_fetch_add_explicit(&me->t->left_out, n, memory_order_relaxed);
+        atomic_store_explicit(&c->used, 0, memory_order_release);
+        atomic_store_explicit(&c->seq, w, memory_order_relaxed);
+        me->pos = (char *)(c + 1);
+        return 0;
+    }
+    if (pread(cgi_trace_fd, &head, sizeof head, me->oldest) != (ssize_t)sizeof head) return -1;
+    off_t off = me->oldest, next = (off_t)atomic_load_explicit(&head.next, memory_order_relaxed);
+    uint64_t n = atomic_load_explicit(&head.events, memory_order_relaxed);
+    atomic_fetch_add_explicit(&me->t->left_out, n, memory_order_relaxed);
+    /* Marked unused first: a reader never sees its old events under a new number. */
+    uint32_t none = 0;
+    if (pwrite(cgi_trace_fd, &none, sizeof none, off) != (ssize_t)sizeof none) return -1;
+    if (cgi_trace_enter_chunk(me, off, CGI_TRACE_CHUNK_BYTES, w) != 0) return -1;
+    me->oldest = next ? next : off;
+    return 0;
+}
+
+/* The next chunk for the thread: a new one at the file's end, or under a
+ * bound, its oldest again (latest events) or none (first events: the
+ * thread keeps no more). Nonzero: none. */
+static int cgi_trace_next_chunk(cgi_trace_slot *me, uint64_t w)
+{
+    cgi_trace_header *h = cgi_trace_h;
+    uint64_t k = atomic_fetch_add_explicit(&h->nchunks, 1, memory_order_relaxed);
+    if (h->max_chunks && k >= h->max_chunks && me->c) {
+        atomic_fetch_sub_explicit(&h->nchunks, 1, memory_order_relaxed);
+        return h->keep == CGI_TRACE_KEEP_FIRST ? -1 : cgi_trace_reuse(me, w);
+    }
+    off_t off = (off_t)CGI_TRACE_CHUNK_OFFSET(k);
+    if (cgi_trace_reserve(cgi_trace_fd, off, CGI_TRACE_STEP_BYTES) != 0) return -1;
+    return cgi_trace_enter_chunk(me, off, CGI_TRACE_STEP_BYTES, w);
+}
+
+/* Room for an event of up to `need` bytes at me->pos: the chunk's next
+ * step taken, or the next chunk. Nonzero: the event is left out (counted). */
+__attribute__((noinline, cold)) static int cgi_trace_room(cgi_trace_slot *me, size_t need)
+{
+    if (me->dead) return -1;
+    uint64_t w = atomic_load_explicit(&me->t->written, memory_order_relaxed);
+    if (me->c && me->pos + need <= me->end) {
+        off_t at = me->off + (off_t)(me->limit - (char *)me->c);
+        if (cgi_trace_reserve(cgi_trace_fd, at, CGI_TRACE_STEP_BYTES) == 0) {
+            me->limit += CGI_TRACE_STEP_BYTES;
+            return 0;
+        }
+    } else if (cgi_trace_next_chunk(me, w) == 0) {
+        return 0;
+    }
     me->dead = 1;
+    me->limit = me->pos; /* every later event comes here, and is counted */
     return -1;
 }
 
@@ -238,58 +344,135 @@ __attribute__((noinline)) static void cgi_trace_line(const cg_counters *c, uint6
     if (f) fprintf(f, "%s %s %" PRIu64 " %" PRIu64 " %d\n", r ? r->api : "?", r ? r->name : "?", call_ns, wait_ns, err);
 }
 
-/* Stores one event in the thread's ring at w and publishes it. */
-static inline void cgi_trace_put(cgi_trace_slot *me, uint64_t w, cg_counters *c, uint64_t t0, uint64_t call_ns,
-                                 uint64_t wait_ns, int err, int held)
+/* A value of `size` bytes at p, as a word. */
+static inline uint64_t cgi_trace_word(const void *p, unsigned size)
 {
-    uint64_t limit = atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed);
-    uint32_t flags = (err ? CGI_EV_ERROR : 0) | (held ? CGI_EV_HELD : 0) |
-                     (held && call_ns >= limit ? CGI_EV_CALL_STALL : 0) |
-                     (held && wait_ns >= limit ? CGI_EV_WAIT_STALL : 0);
+    switch (size) {
+    case 1: return *(const uint8_t *)p;
+    case 2: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return v;
+    }
+    case 4: {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    case 8: {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        return v;
+    }
+    }
+    return 0;
+}
+
+/* The call's arguments as words at out (layout: trace_file.h), from its
+ * frame after the call. An output is read where the call succeeded (a
+ * result code, an errcode_ret it returned, both 0) and it is not NULL: the
+ * driver wrote it then; an errcode_ret whenever it is not NULL (the call
+ * writes it either way). Returns the words; *flags gains the outputs read. */
+static unsigned cgi_trace_args(uint64_t *out, const cg_args *a, const char *frame, int err, uint32_t *flags)
+{
+    unsigned n = 0, nouts = 0;
+    int ok = err == 0;
+    if (a->ret_size) out[n++] = cgi_trace_word(frame + a->ret_offset, a->ret_size);
+    unsigned first = n;
+    for (uint32_t i = 0; i < a->nargs && n < CGI_TRACE_WORDS_MAX; i++)
+        out[n++] = cgi_trace_word(frame + a->arg[i].offset, a->arg[i].size);
+    /* The result an output returns (errcode_ret) says whether the others were written. */
+    for (uint32_t i = 0; i < a->nargs && i + first < n; i++) {
+        const cg_arg *g = &a->arg[i];
+        if (g->kind == CG_ARG_OUT && g->out_kind == CG_ARG_RESULT && out[first + i])
+            ok &= cgi_trace_word((const void *)(uintptr_t)out[first + i], g->out_size) == 0;
+    }
+    for (uint32_t i = 0; i < a->nargs && i + first < n && n < CGI_TRACE_WORDS_MAX; i++) {
+        const cg_arg *g = &a->arg[i];
+        if (g->kind != CG_ARG_OUT) continue;
+        const void *p = (const void *)(uintptr_t)out[first + i];
+        int read = p && (ok || g->out_kind == CG_ARG_RESULT) && nouts < 16;
+        out[n++] = read ? cgi_trace_word(p, g->out_size) : 0;
+        if (read) *flags |= 1u << (16 + nouts);
+        nouts++;
+    }
+    for (uint32_t i = 0; i < a->nargs && i + first < n; i++) {
+        if (a->arg[i].kind != CG_ARG_STR) continue;
+        const char *str = (const char *)(uintptr_t)out[first + i];
+        if (!str) continue;
+        unsigned room = (CGI_TRACE_WORDS_MAX - n) * 8u;
+        if (room > CGI_TRACE_STR_MAX) room = CGI_TRACE_STR_MAX;
+        if (room == 0) {
+            *flags |= CGI_EV_STR_CUT;
+            break;
+        }
+        char *o = (char *)(out + n);
+        unsigned k = 0;
+        while (k + 1 < room && str[k])
+            o[k] = str[k], k++;
+        if (str[k]) *flags |= CGI_EV_STR_CUT;
+        o[k++] = '\0';
+        while (k % 8)
+            o[k++] = '\0';
+        n += k / 8;
+    }
+    return n;
+}
+
+/* Stores one event at the thread's me->pos (room made) and publishes it. */
+static inline void cgi_trace_put(cgi_trace_slot *me, cg_counters *c, uint64_t t0, uint64_t call_ns, uint64_t wait_ns,
+                                 uint32_t flags, const uint64_t *words, unsigned nwords)
+{
+    cgi_trace_event *e = (cgi_trace_event *)me->pos;
     size_t r = (size_t)((const char *)c - (const char *)cgi_stats->r) / sizeof(cgi_stats_record);
-    cgi_trace_event *e = &me->ring[w & (CGI_TRACE_EVENTS - 1)];
     atomic_store_explicit(&e->t0, t0, memory_order_relaxed);
     atomic_store_explicit(&e->call_ns, call_ns, memory_order_relaxed);
     atomic_store_explicit(&e->wait_ns, wait_ns, memory_order_relaxed);
     atomic_store_explicit(&e->rec, r < CGI_STATS_MAX_RECORDS ? (uint32_t)r : CGI_EV_NO_RECORD, memory_order_relaxed);
-    atomic_store_explicit(&e->flags, flags, memory_order_relaxed);
+    atomic_store_explicit(&e->flags, flags | (nwords << 8), memory_order_relaxed);
+    if (nwords) memcpy(e + 1, words, (size_t)nwords * 8u);
+    me->pos += sizeof *e + (size_t)nwords * 8u;
+    atomic_store_explicit(&me->c->used, (uint64_t)(me->pos - (char *)(me->c + 1)), memory_order_release);
+    uint64_t w = atomic_load_explicit(&me->t->written, memory_order_relaxed);
     atomic_store_explicit(&me->t->written, w + 1, memory_order_release);
 }
 
-static int cgi_trace_call_rare(cg_counters *c, uint64_t t0, uint64_t call_ns, uint64_t wait_ns, int err, int held);
-
-/* Everything but the common case: text lines, a thread's first event, a
- * ring that can grow no more, every CGI_TRACE_STEP-th event. These make
- * system calls (fprintf, the ring's file), and the counted paths tail-call
- * cgi_trace_call after the real call: the program's errno is kept here. */
-__attribute__((noinline)) static int cgi_trace_call_slow(cg_counters *c, uint64_t t0, uint64_t call_ns,
-                                                         uint64_t wait_ns, int err, int held)
+static inline uint32_t cgi_trace_flags(uint64_t call_ns, uint64_t wait_ns, int err, int held)
 {
-    int saved = errno;
-    int rc = cgi_trace_call_rare(c, t0, call_ns, wait_ns, err, held);
-    errno = saved;
-    return rc;
+    uint64_t limit = atomic_load_explicit(&cgi_cfg.stall_ns, memory_order_relaxed);
+    return (err ? CGI_EV_ERROR : 0) | (held ? CGI_EV_HELD : 0) | (held && call_ns >= limit ? CGI_EV_CALL_STALL : 0) |
+           (held && wait_ns >= limit ? CGI_EV_WAIT_STALL : 0);
 }
 
-static int cgi_trace_call_rare(cg_counters *c, uint64_t t0, uint64_t call_ns, uint64_t wait_ns, int err, int held)
+/* Everything but the common case: text lines, a thread's first event, a
+ * chunk's next step or the next chunk, a thread that keeps no more. These
+ * make system calls (fprintf, the trace file), and the counted paths
+ * tail-call cgi_trace_call after the real call: the program's errno is
+ * kept here. */
+__attribute__((noinline)) static int cgi_trace_call_slow(cg_counters *c, uint64_t t0, uint64_t call_ns,
+                                                         uint64_t wait_ns, int err, int held, const uint64_t *words,
+                                                         unsigned nwords, uint32_t flags)
 {
+    int saved = errno;
     int on = atomic_load_explicit(&cgi_cfg.trace_on, memory_order_acquire);
     if (on & CGI_TRACE_LINES) cgi_trace_line(c, call_ns, wait_ns, err);
-    if (!(on & CGI_TRACE_TIMELINE)) return 0;
     cgi_trace_slot *me = cgi_trace_me;
-    if (!me) {
-        me = cgi_trace_me = cgi_trace_claim();
-        if (!me) {
-            if (cgi_trace_h) atomic_fetch_add_explicit(&cgi_trace_h->lost, 1, memory_order_relaxed);
-            return 0;
+    if ((on & CGI_TRACE_TIMELINE) && !me && !(me = cgi_trace_me = cgi_trace_claim())) {
+        if (cgi_trace_h) atomic_fetch_add_explicit(&cgi_trace_h->lost, 1, memory_order_relaxed);
+    } else if (on & CGI_TRACE_TIMELINE) {
+        size_t need = sizeof(cgi_trace_event) + (size_t)nwords * 8u;
+        if (me->pos + need <= me->limit || cgi_trace_room(me, need) == 0) {
+            cgi_trace_put(me, c, t0, call_ns, wait_ns, flags | cgi_trace_flags(call_ns, wait_ns, err, held), words,
+                          nwords);
+        } else {
+            /* Left out: counted as its thread's, written by it alone. */
+            uint64_t w = atomic_load_explicit(&me->t->written, memory_order_relaxed);
+            atomic_store_explicit(&me->t->left_out, atomic_load_explicit(&me->t->left_out, memory_order_relaxed) + 1,
+                                  memory_order_relaxed);
+            atomic_store_explicit(&me->t->written, w + 1, memory_order_release);
         }
     }
-    uint64_t w = atomic_load_explicit(&me->t->written, memory_order_relaxed);
-    if (me->dead || ((w & (CGI_TRACE_STEP - 1)) == 0 && w && cgi_trace_step(me, w) != 0)) {
-        atomic_fetch_add_explicit(&cgi_trace_h->lost, 1, memory_order_relaxed);
-        return 0;
-    }
-    cgi_trace_put(me, w, c, t0, call_ns, wait_ns, err, held);
+    errno = saved;
     return 0;
 }
 
@@ -298,14 +481,59 @@ int cgi_trace_call(cg_counters *c, uint64_t t0, uint64_t call_ns, uint64_t wait_
 {
     int on = atomic_load_explicit(&cgi_cfg.trace_on, memory_order_relaxed);
     cgi_trace_slot *me = cgi_trace_me;
-    uint64_t w;
-    if (__builtin_expect(
-            on != CGI_TRACE_TIMELINE || !me || me->dead ||
-                ((w = atomic_load_explicit(&me->t->written, memory_order_relaxed)) & (CGI_TRACE_STEP - 1)) == 0,
-            0))
-        return cgi_trace_call_slow(c, t0, call_ns, wait_ns, err, held);
-    cgi_trace_put(me, w, c, t0, call_ns, wait_ns, err, held);
+    if (__builtin_expect(on != CGI_TRACE_TIMELINE || !me || me->pos + sizeof(cgi_trace_event) > me->limit, 0))
+        return cgi_trace_call_slow(c, t0, call_ns, wait_ns, err, held, NULL, 0, 0);
+    cgi_trace_put(me, c, t0, call_ns, wait_ns, cgi_trace_flags(call_ns, wait_ns, err, held), NULL, 0);
     return 0;
+}
+
+/* The general path's event (cg_call), with the call's arguments where its
+ * site has them (layer.h, cg_args) and they are on. */
+int cgi_trace_call_frame(const cg_site *s, const void *frame, uint64_t t0, uint64_t call_ns, uint64_t wait_ns, int err,
+                         int held)
+{
+    const cg_args *a = s->layer && s->layer->defaults ? s->layer->defaults[s->index].args : NULL;
+    if (!a || !frame || !atomic_load_explicit(&cgi_trace_args_on, memory_order_relaxed))
+        return cgi_trace_call(s->ctr, t0, call_ns, wait_ns, err, held);
+    uint64_t words[CGI_TRACE_WORDS_MAX];
+    uint32_t flags = CGI_EV_ARGS;
+    unsigned n = cgi_trace_args(words, a, frame, err, &flags);
+    int on = atomic_load_explicit(&cgi_cfg.trace_on, memory_order_relaxed);
+    cgi_trace_slot *me = cgi_trace_me;
+    if (__builtin_expect(on != CGI_TRACE_TIMELINE || !me || me->pos + sizeof(cgi_trace_event) + 8u * n > me->limit, 0))
+        return cgi_trace_call_slow(s->ctr, t0, call_ns, wait_ns, err, held, words, n, flags);
+    cgi_trace_put(me, s->ctr, t0, call_ns, wait_ns, flags | cgi_trace_flags(call_ns, wait_ns, err, held), words, n);
+    return 0;
+}
+
+int cgi_trace_set_max(const char *value)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(value, &end);
+    double unit = 1;
+    switch (*end) {
+    case 'k': case 'K': unit = 1024.0, end++; break;
+    case 'm': case 'M': unit = 1024.0 * 1024, end++; break;
+    case 'g': case 'G': unit = 1024.0 * 1024 * 1024, end++; break;
+    case 't': case 'T': unit = 1024.0 * 1024 * 1024 * 1024, end++; break;
+    }
+    if (*end == 'i' && unit > 1) end++;
+    if ((*end == 'b' || *end == 'B') && unit >= 1) end++;
+    uint32_t keep = CGI_TRACE_KEEP_LATEST;
+    if (*end == ':' && strcmp(end + 1, "first") == 0)
+        keep = CGI_TRACE_KEEP_FIRST, end += strlen(end);
+    else if (*end == ':' && strcmp(end + 1, "latest") == 0)
+        end += strlen(end);
+    if (errno || end == value || *end || !(v > 0) || v * unit > 1e18)
+        return cgi_fail(CG_EINVAL, "'%s': expected a size such as 500M or 2G, then :latest (the default) or :first",
+                        value);
+    uint64_t chunks = (uint64_t)(v * unit) / CGI_TRACE_CHUNK_BYTES;
+    pthread_mutex_lock(&cgi_trace_lock);
+    cgi_trace_max_chunks = chunks ? chunks : 1;
+    cgi_trace_keep = keep;
+    pthread_mutex_unlock(&cgi_trace_lock);
+    return CG_OK;
 }
 
 /* Whether the timeline goes to this process's file in the statistics
@@ -405,13 +633,12 @@ int cg_trace_enable(int on)
 void cgi_trace_self_view(cgi_trace_view *v)
 {
     memset(v, 0, sizeof *v);
+    v->fd = -1;
     pthread_mutex_lock(&cgi_trace_lock);
     v->h = cgi_trace_h;
     if (v->h) {
         v->threads = (const cgi_trace_thread *)(v->h + 1);
-        uint32_t n = atomic_load(&v->h->nthreads);
-        for (uint32_t i = 0; i < n && i < CGI_TRACE_MAX_THREADS; i++)
-            v->ring[i] = cgi_trace_slots[i].ring;
+        v->fd = cgi_trace_fd;
     }
     pthread_mutex_unlock(&cgi_trace_lock);
 }
@@ -449,9 +676,9 @@ void cgi_trace_after_fork_child(void)
     if (!cgi_trace_h) return;
     uint32_t n = atomic_load(&cgi_trace_h->nthreads);
     for (uint32_t i = 0; i < n && i < CGI_TRACE_MAX_THREADS; i++)
-        if (cgi_trace_slots[i].ring) munmap(cgi_trace_slots[i].ring, CGI_TRACE_RING_BYTES);
+        if (cgi_trace_slots[i].c) munmap(cgi_trace_slots[i].c, CGI_TRACE_CHUNK_BYTES);
     memset(cgi_trace_slots, 0, sizeof cgi_trace_slots);
-    munmap(cgi_trace_h, sizeof(cgi_trace_header) + CGI_TRACE_TABLE_BYTES);
+    munmap(cgi_trace_h, CGI_TRACE_DATA_OFFSET);
     cgi_trace_h = NULL;
     if (cgi_trace_fd >= 0) close(cgi_trace_fd);
     cgi_trace_fd = -1;

@@ -1,14 +1,19 @@
 /* The timeline (trace.c records, src/report/trace_write.c writes Chrome JSON).
  *
- * Each thread that makes a guarded call gets a ring of CGI_TRACE_EVENTS
- * events (32 bytes each: 2 MiB per thread); a full ring overwrites its
- * oldest events, which are counted as dropped. Under `callguard run`
- * (CALLGUARD_STATS_DIR set) the rings are shared mappings of one file per
- * process in that directory (trace_file.h), so what a process recorded is
- * in the file the moment it is recorded: abort(), _exit() and exec() lose
- * nothing, and the CLI merges the files of the whole tree into one trace.
- * In a process on its own (CALLGUARD_TRACE alone) the rings are private
- * memory, written out as JSON by exit(). */
+ * Each thread that makes a guarded call writes its events into chunks of
+ * one file per process (trace_file.h), one chunk mapped at a time: a full
+ * chunk is unmapped and the next one appended, so the file keeps every
+ * event (the kernel writes the pages out; nothing on the call path waits
+ * for the disk). CALLGUARD_TRACE_MAX bounds the file: the thread's oldest
+ * chunk is reused (the latest events kept) or the thread keeps no more
+ * (the first), and the events left out are counted. An event is its head
+ * (32 bytes) and, from the general path, its call's arguments and result
+ * read from the wrapper's frame (layer.h, cg_args). Under `callguard run`
+ * (CALLGUARD_STATS_DIR set) the file is in that directory, so what a
+ * process recorded is there the moment it is recorded: abort(), _exit() and
+ * exec() lose nothing, and the CLI merges the files of the whole tree into
+ * one trace. In a process on its own (CALLGUARD_TRACE alone) the file is
+ * an unlinked one, written out as JSON by exit(). */
 #ifndef CGI_TRACE_H
 #define CGI_TRACE_H
 
@@ -25,6 +30,19 @@ CGI_HIDDEN int cgi_trace_set_lines(const char *path);
  * its lock wait (ns); held: made with the host runtime held. Returns 0 (so
  * the call path can end in it). */
 CGI_HIDDEN int cgi_trace_call(cg_counters *c, uint64_t t0, uint64_t call_ns, uint64_t wait_ns, int err, int held);
+/* The same from the general path, with the call's frame: its arguments go
+ * with the event where the site has them (cg_args) and they are on. */
+CGI_HIDDEN int cgi_trace_call_frame(const cg_site *s, const void *frame, uint64_t t0, uint64_t call_ns, uint64_t wait_ns,
+                                    int err, int held);
+/* CALLGUARD_TRACE_MAX=SIZE[:latest|:first]: each process's trace file at
+ * most about SIZE, keeping its latest or its first events. */
+CGI_HIDDEN int cgi_trace_set_max(const char *value);
+/* CALLGUARD_TRACE_ARGS (default on): whether events carry their arguments. */
+CGI_HIDDEN extern _Atomic int cgi_trace_args_on;
+/* The arguments' table of entry point `name` of a loaded layer of `api`,
+ * and its layer's names of result codes (query.c; the report's
+ * cgi_report_args). */
+CGI_HIDDEN const cg_args *cgi_site_args_named(const char *api, const char *name, const char *(**result_name)(long));
 CGI_HIDDEN void cgi_trace_after_fork_child(void);
 /* This process's rings (in-process writing and reports). */
 CGI_HIDDEN void cgi_trace_self_view(cgi_trace_view *v);

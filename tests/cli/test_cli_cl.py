@@ -212,6 +212,30 @@ def run_quirk_pocl_user_events_failed_at_once_finish_their_waiter_once():
           site(p, "clSetUserEventStatus")["policy"]["serialize"] is None, "no match below 3.1: %s" % p["quirks"])
 
 
+def run_trace_of_200000_device_infos_keeps_each_with_its_arguments_and_result():
+    """200,000 clGetDeviceInfo calls on PoCL under --trace: 200,000 events (a thread's ring once kept 65,535), each
+    with param_name named by the header (CL_DEVICE_NAME), the size it returned read after the call, and its
+    result named; the program's output unchanged; the JSON read by Python's parser."""
+    prog, n = os.environ["CL_INFO_LOOP"], 200000
+    plain = run([prog, str(n)])
+    check(plain.returncode == 0, plain.stderr)
+    path = os.path.join(TMP, "info-trace.json")
+    r = run([CG, "run", "--api", "cl", "--trace", path, "--", prog, str(n)])
+    check(r.returncode == 0 and r.stdout == plain.stdout, "unchanged: %r %r %s" % (r.stdout, plain.stdout, r.stderr))
+    with open(path) as f:
+        trace = json.load(f)
+    ev = [e for e in trace["traceEvents"] if e["ph"] == "X" and e["name"] == "clGetDeviceInfo"]
+    check(len(ev) == n and trace["otherData"]["dropped"] == 0, "%d events, %s" % (len(ev), trace["otherData"]))
+    size = int(plain.stdout.split()[-1])
+    want = {"api": "cl", "param_name": "CL_DEVICE_NAME", "param_value_size": 256, "param_value_size_ret": size,
+            "result": "CL_SUCCESS", "result_code": 0}
+    bad = [e for e in ev if any(e["args"].get(k) != v for k, v in want.items()) or
+           not re.fullmatch(r"0x[0-9a-f]+", e["args"]["device"])]
+    check(not bad, "%d events without their arguments: %s" % (len(bad), bad[:2]))
+    ts = [e["ts"] for e in ev]
+    check(ts == sorted(ts), "in order")
+
+
 def run_quirk_reaches_a_program_that_dlopens_libopencl():
     # through the soname shim: the probe runs after its clGetPlatformIDs, before clGetPlatformInfo
     r, rep = guarded([CL_DLOPEN], "--quirks", quirks_file(POCL_QUIRKS))

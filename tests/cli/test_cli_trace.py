@@ -102,22 +102,63 @@ def run_trace_shows_lock_waits():
     check(abs(sum(w["dur"] for w in waits) - waited) < 1.0 + 0.001 * waited, "the report's lock wait, in the trace")
 
 
-def run_trace_counts_drops_of_a_full_ring():
-    """More calls than a thread's ring holds: the oldest are dropped and
-    counted, the trace stays valid, the program is unchanged."""
+def run_trace_keeps_every_call_with_its_arguments():
+    """More calls than a thread's ring once held (65,535): every one is an
+    event, in order, with its arguments by their header names and its
+    result; nothing dropped, the program unchanged."""
     n = 200000
     r, trace, rep = trace_of([PROG, "calls", str(n)])
     check(r.returncode == 0, r.stderr)
     check_complete_events(trace)
-    kept = trace["otherData"]["events_per_thread"]
     ev = calls_in(trace)
-    check(len(ev) == kept and trace["otherData"]["dropped"] == n - kept, "%d kept, %s" % (len(ev), trace["otherData"]))
-    check(rep["processes"][0]["trace"] == {"events": kept, "dropped": n - kept}, "the report: %s" % rep["processes"][0])
+    check(len(ev) == n and trace["otherData"]["dropped"] == 0, "%d kept, %s" % (len(ev), trace["otherData"]))
+    check(rep["processes"][0]["trace"] == {"events": trace["otherData"]["events"], "dropped": 0},
+          "the report: %s" % rep["processes"][0])
     ts = [e["ts"] for e in ev]
-    check(ts == sorted(ts), "the last calls, in order")
-    check("%d dropped" % (n - kept) in r.stderr, "one line says so: %r" % r.stderr)
-    text = run([CG, "report", r.report_path])
-    check("timeline: %d events kept, %d dropped" % (kept, n - kept) in text.stdout, "the table: %s" % text.stdout)
+    check(ts == sorted(ts), "the calls, in order")
+    # toyAdd(int32_t a, int32_t b, int32_t *sum): prog.c adds i + 1.
+    check(all(e["args"]["a"] == i and e["args"]["b"] == 1 and e["args"]["result"] == "TOY_SUCCESS"
+              and e["args"]["result_code"] == 0 for i, e in enumerate(ev[:1000])),
+          "arguments by name, the result named: %s" % ev[:2])
+    check("dropped" not in r.stderr and "left out" not in r.stderr, "nothing said left out: %r" % r.stderr)
+
+
+def run_trace_max_keeps_the_latest_or_the_first_and_says_how_many_it_left_out():
+    """--trace-max bounds each process's trace: the latest events kept (the
+    default) or the first (:first), the rest counted in the trace, on
+    stderr and in the report."""
+    n = 200000
+    for keep in ("latest", "first"):
+        r, trace, rep = trace_of([PROG, "calls", str(n)], "--trace-max", "1M" + (":first" if keep == "first" else ""))
+        check(r.returncode == 0, r.stderr)
+        check_complete_events(trace)
+        ev = calls_in(trace)
+        out = trace["otherData"]["dropped"]
+        check(0 < len(ev) < n and out > 0 and len(ev) + out >= n, "%s: %d kept, %s" % (keep, len(ev),
+                                                                                    trace["otherData"]))
+        a = [e["args"]["a"] for e in ev]
+        check(a == list(range(a[0], a[0] + len(a))), "%s: consecutive calls" % keep)
+        if keep == "first":
+            check(a[0] == 0, "the first calls: %s" % a[:3])
+        else:
+            check(a[-1] == n - 1, "the latest calls: %s" % a[-3:])
+        check("%d left out" % out in r.stderr, "one line says so: %r" % r.stderr)
+        labels = [e["args"]["labels"] for e in trace["traceEvents"] if e["name"] == "process_labels"]
+        check(labels == ["callguard left out %d events (--trace-max: the %s kept)" % (out, keep)], labels)
+        check(rep["processes"][0]["trace"]["dropped"] == out, "the report: %s" % rep["processes"][0])
+    r = guarded([PROG, "calls", "1"], "--trace", os.path.join(TMP, "tm.json"), "--trace-max", "lots")
+    check(r.returncode == 2 and "--trace-max" in r.stderr, "a usage error: %r" % r.stderr)
+
+
+def run_trace_args_off_leaves_the_arguments_out():
+    """CALLGUARD_TRACE_ARGS=off: events as small as before arguments were kept (the bench's baseline)."""
+    r, trace, rep = trace_of([PROG, "calls", "3"])
+    check(r.returncode == 0, r.stderr)
+    check([e["args"].get("b") for e in calls_in(trace)] == [1, 1, 1], "arguments on by default: %s" % calls_in(trace))
+    r, trace, rep = trace_of([PROG, "calls", "3"], env={"CALLGUARD_TRACE_ARGS": "off"})
+    check(r.returncode == 0, r.stderr)
+    ev = calls_in(trace)
+    check(len(ev) == 3 and all(e["args"] == {"api": "toy"} for e in ev), "no arguments: %s" % ev)
 
 
 def trace_in_process_writes_json_at_exit():

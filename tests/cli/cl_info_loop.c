@@ -1,0 +1,25 @@
+/* An OpenCL program that asks its device's name N times (argv[1], default
+ * 200,000) with clGetDeviceInfo, as a tool polling a device does: the
+ * timeline's test of a long run (every call an event, with its arguments).
+ * Prints the name and the size the last call returned. */
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv)
+{
+    long n = argc > 1 ? atol(argv[1]) : 200000;
+    cl_platform_id p;
+    cl_device_id d;
+    cl_uint np = 0;
+    if (clGetPlatformIDs(1, &p, &np) != CL_SUCCESS || np == 0 ||
+        clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL) != CL_SUCCESS)
+        return 1;
+    char name[256] = "";
+    size_t got = 0;
+    for (long i = 0; i < n; i++)
+        if (clGetDeviceInfo(d, CL_DEVICE_NAME, sizeof name, name, &got) != CL_SUCCESS) return 2;
+    printf("%s %zu\n", name, got);
+    return 0;
+}
