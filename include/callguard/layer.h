@@ -223,6 +223,9 @@ typedef struct cg_site {
     uint32_t index;
     const cg_rule *rules; /* this entry point's thread rules (its own frame's offsets), or NULL */
     uint32_t nrules;
+    /* what a traced call records of its arguments (its default's `args`, ABI 13), or NULL: read by the
+     * runtime alone, in the site's padding (the struct's size is unchanged) */
+    const struct cg_args *args;
 } cg_site;
 
 /* Default policy of one site, as the generator wrote it. */

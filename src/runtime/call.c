@@ -302,6 +302,10 @@ static inline void cgi_slot_number(cgi_slot *slot, const cg_adapter *ad, int hel
  * step of it. */
 int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args)
 {
+    /* A traced call that carries its arguments: CGI_MODE_TRACED's call, with the frame (short.c). */
+    if (__builtin_expect(atomic_load_explicit(&s->mode, memory_order_acquire) == CGI_MODE_TRACED_ARGS, 0) &&
+        cgi_call_traced(s, thunk, args))
+        return 0;
     if (!atomic_load_explicit(&s->real, memory_order_acquire) && cgi_site_first_call(s) != 0) return -1;
     int stats = atomic_load_explicit(&cgi_cfg.stats_on, memory_order_relaxed);
     if (cgi_nested() && cgi_still_inside(s)) return cgi_call_nested(s, thunk, args, stats);

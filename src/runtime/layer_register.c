@@ -21,6 +21,7 @@
  * field lives in the struct's tail padding. `args` (layer ABI 13) made it
  * 80 bytes: layers of ABI 12 are refused by their number. */
 _Static_assert(sizeof(void *) != 8 || sizeof(cg_site_default) == 80, "cg_site_default's layout is the layer ABI's");
+_Static_assert(sizeof(void *) != 8 || sizeof(cg_site) == 128, "cg_site's `args` is in its padding");
 
 static uint32_t cgi_name_hash(const char *name)
 {
@@ -92,6 +93,7 @@ void cg_layer_register(cg_layer *l)
         s->layer = l;
         s->index = i;
         s->base = i;
+        s->args = l->defaults[i].args;
         s->slot_tp = cg_tp_offset(&cg_my_slot); /* the same in every thread (initial-exec) */
     }
     cgi_find_bases(l);

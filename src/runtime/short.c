@@ -196,6 +196,22 @@ int cgi_call_checked(cg_site *s, cg_thunk thunk, void *args, cgi_slot *slot)
     return 0;
 }
 
+int cgi_call_traced(cg_site *s, cg_thunk thunk, void *args)
+{
+    cgi_slot *slot = cgi_my_slot;
+    if (atomic_load_explicit(&slot->counters, memory_order_relaxed)) return 0;
+    cgi_enter_timed(s, slot);
+    int err = thunk(args);
+    cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
+    if (err != 0) err = cgi_count_code(slot, c, err);
+    uint64_t t0 = atomic_load_explicit(&slot->entered, memory_order_relaxed);
+    uint64_t ns = cgi_count_out(slot, c, t0);
+    if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_max_loop(c, ns);
+    int held = atomic_load_explicit(&cgi_cfg.adapter, memory_order_relaxed) ? cgi_counted_held(s, c, t0, ns) : 0;
+    (void)cgi_trace_call_frame(s, args, t0, ns, 0, err, held);
+    return 1;
+}
+
 /* ---- cg_enter / cg_leave: the short paths without a frame (layer.h) ----------
  * The wrapper makes the real call itself between the two. The token says
  * what cg_enter did, so cg_leave reads no configuration to undo it: its low
@@ -264,7 +280,7 @@ __attribute__((noinline)) static uintptr_t cgi_enter_peaks_py(cg_site *s, cgi_sl
 /* The modes after the commonest, out of line. */
 __attribute__((noinline)) static uintptr_t cgi_enter_other(cg_site *s, uint32_t mode)
 {
-    if (mode == CGI_MODE_NONE) return 0; /* first: the general path pays least */
+    if (mode == CGI_MODE_NONE || mode == CGI_MODE_TRACED_ARGS) return 0; /* first: the general path pays least */
     if (mode == CGI_MODE_PEAKS_PY) {
         /* CGI_MODE_PEAKS (cg_enter), leaving CPython when this thread holds it. */
         cgi_slot *slot = cgi_my_slot;

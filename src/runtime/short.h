@@ -26,5 +26,10 @@ static inline void cgi_max_loop(cg_counters *c, uint64_t v)
  * statistics off, or counted on a TSC with `slot`): the check around the
  * call and nothing else, counted as cg_enter counts a call. Returns 0. */
 CGI_HIDDEN __attribute__((noinline)) int cgi_call_checked(cg_site *s, cg_thunk thunk, void *args, cgi_slot *slot);
+/* cg_call of a site in CGI_MODE_TRACED_ARGS: CGI_MODE_TRACED's call (counted,
+ * timed, its event recorded) made with the frame, whose arguments go with
+ * the event. Returns 0 without a call when the thread is inside one (the
+ * general path then makes it, nested). */
+CGI_HIDDEN __attribute__((noinline)) int cgi_call_traced(cg_site *s, cg_thunk thunk, void *args);
 
 #endif

@@ -41,7 +41,7 @@ static int cgi_path_compute(void)
 /* Do the site's traced calls record their arguments (trace.h)? */
 static int cgi_site_traces_args(const cg_site *s)
 {
-    return atomic_load(&cgi_trace_args_on) && s->layer && s->layer->defaults && s->layer->defaults[s->index].args;
+    return atomic_load(&cgi_trace_args_on) && s->args;
 }
 
 /* Does the site's policy say its calls leave the runtime? */
@@ -84,8 +84,8 @@ static uint32_t cgi_site_mode(const cg_site *s, int path)
     switch (path) {
     case CGI_PATH_COUNTED: return counted;
     case CGI_PATH_TRACED:
-        /* A call whose arguments go with its event takes the general path: its frame holds them. */
-        return cgi_site_traces_args(s) ? CGI_MODE_NONE : CGI_MODE_TRACED;
+        /* A call whose arguments go with its event goes to cg_call: its frame holds them. */
+        return cgi_site_traces_args(s) ? CGI_MODE_TRACED_ARGS : CGI_MODE_TRACED;
     case CGI_PATH_DETECT: return counted;
     case CGI_PATH_COUNTED_PY: return cgi_site_wants_leave(s) ? CGI_MODE_COUNTED_PY : counted;
     case CGI_PATH_PY: return cgi_site_wants_leave(s) ? cgi_mode_lean() : CGI_MODE_NONE;

@@ -49,8 +49,11 @@ enum {
     CGI_MODE_PEAKS = 9,                 /* CGI_MODE_COUNTED for a blocking site: clockless, and its peak
                                          * inside counted exactly (two atomic adds on the record) */
     CGI_MODE_PEAKS_PY = 10,             /* CGI_MODE_COUNTED_PY for a blocking site, the same way */
-    CGI_MODE_PEAKS_WATCH = 11           /* CGI_MODE_PEAKS with hang reports on and an adapter: the entry
+    CGI_MODE_PEAKS_WATCH = 11,          /* CGI_MODE_PEAKS with hang reports on and an adapter: the entry
                                          * notes what CGI_MODE_WATCH's does */
+    CGI_MODE_TRACED_ARGS = 12           /* CGI_PATH_TRACED for a site whose events carry its arguments: cg_enter
+                                         * declines, and cg_call makes CGI_MODE_TRACED's call with the frame
+                                         * (cgi_call_traced) */
 };
 /* The lean mode for the interpreter as far as it is known (python.h): a
  * looked-up interpreter never changes, so LEAN_PT and LEAN_SH mean LEAN and

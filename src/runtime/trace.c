@@ -368,37 +368,33 @@ static inline uint64_t cgi_trace_word(const void *p, unsigned size)
     return 0;
 }
 
-/* The call's arguments as words at out (layout: trace_file.h), from its
- * frame after the call. An output is read where the call succeeded (a
- * result code, an errcode_ret it returned, both 0) and it is not NULL: the
- * driver wrote it then; an errcode_ret whenever it is not NULL (the call
- * writes it either way). Returns the words; *flags gains the outputs read. */
-static unsigned cgi_trace_args(uint64_t *out, const cg_args *a, const char *frame, int err, uint32_t *flags)
+/* The outputs and strings of an event whose arguments are in out[first..]
+ * (cgi_trace_args), the words after them from out[n]: `outs` and `strs`
+ * have a bit for each such argument, `errs` for each output that is a
+ * result code (errcode_ret). An output is read where the call succeeded
+ * (an errcode_ret it returned is 0) and it is not NULL: the driver wrote
+ * it then; an errcode_ret whenever it is not NULL (the call writes it
+ * either way). Returns the words then in out. */
+__attribute__((noinline)) static unsigned cgi_trace_args_more(uint64_t *out, unsigned n, unsigned first,
+                                                              const cg_args *a, uint32_t outs, uint32_t errs,
+                                                              uint32_t strs, int err, uint32_t *flags)
 {
-    unsigned n = 0, nouts = 0;
     int ok = err == 0;
-    if (a->ret_size) out[n++] = cgi_trace_word(frame + a->ret_offset, a->ret_size);
-    unsigned first = n;
-    for (uint32_t i = 0; i < a->nargs && n < CGI_TRACE_WORDS_MAX; i++)
-        out[n++] = cgi_trace_word(frame + a->arg[i].offset, a->arg[i].size);
-    /* The result an output returns (errcode_ret) says whether the others were written. */
-    for (uint32_t i = 0; i < a->nargs && i + first < n; i++) {
-        const cg_arg *g = &a->arg[i];
-        if (g->kind == CG_ARG_OUT && g->out_kind == CG_ARG_RESULT && out[first + i])
-            ok &= cgi_trace_word((const void *)(uintptr_t)out[first + i], g->out_size) == 0;
+    for (uint32_t m = errs; m; m &= m - 1) {
+        unsigned i = (unsigned)__builtin_ctz(m);
+        uint64_t p = out[first + i];
+        if (p) ok &= cgi_trace_word((const void *)(uintptr_t)p, a->arg[i].out_size) == 0;
     }
-    for (uint32_t i = 0; i < a->nargs && i + first < n && n < CGI_TRACE_WORDS_MAX; i++) {
-        const cg_arg *g = &a->arg[i];
-        if (g->kind != CG_ARG_OUT) continue;
+    unsigned nouts = 0;
+    for (uint32_t m = outs; m && n < CGI_TRACE_WORDS_MAX && nouts < 16; m &= m - 1, nouts++) {
+        unsigned i = (unsigned)__builtin_ctz(m);
         const void *p = (const void *)(uintptr_t)out[first + i];
-        int read = p && (ok || g->out_kind == CG_ARG_RESULT) && nouts < 16;
-        out[n++] = read ? cgi_trace_word(p, g->out_size) : 0;
+        int read = p && (ok || ((errs >> i) & 1));
+        out[n++] = read ? cgi_trace_word(p, a->arg[i].out_size) : 0;
         if (read) *flags |= 1u << (16 + nouts);
-        nouts++;
     }
-    for (uint32_t i = 0; i < a->nargs && i + first < n; i++) {
-        if (a->arg[i].kind != CG_ARG_STR) continue;
-        const char *str = (const char *)(uintptr_t)out[first + i];
+    for (uint32_t m = strs; m; m &= m - 1) {
+        const char *str = (const char *)(uintptr_t)out[first + (unsigned)__builtin_ctz(m)];
         if (!str) continue;
         unsigned room = (CGI_TRACE_WORDS_MAX - n) * 8u;
         if (room > CGI_TRACE_STR_MAX) room = CGI_TRACE_STR_MAX;
@@ -419,6 +415,56 @@ static unsigned cgi_trace_args(uint64_t *out, const cg_args *a, const char *fram
     return n;
 }
 
+/* A frame member of `size` bytes (1 to 8) at p, as a word. The frame is
+ * the wrapper's struct (cgl_fr_NAME): 8 bytes are read and the rest masked
+ * off, but for the last member (which may end the struct) and under
+ * AddressSanitizer. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CGI_TRACE_MEMBER(p, size, last) cgi_trace_word((p), (size))
+#else
+#define CGI_TRACE_MEMBER(p, size, last) ((last) ? cgi_trace_word((p), (size)) : cgi_trace_masked((p), (size)))
+#endif
+static inline uint64_t cgi_trace_masked(const void *p, unsigned size)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v & (~(uint64_t)0 >> (64u - 8u * size));
+}
+
+/* The call's arguments as words at out (layout: trace_file.h), read from
+ * its frame after the call, in one pass over the site's table. A call
+ * that returns its result code has its outputs read in the pass (where it
+ * succeeded); another's (an errcode_ret says whether it did) and strings
+ * are read out of line. Returns the words. */
+static inline unsigned cgi_trace_args(uint64_t *out, const cg_args *a, const char *frame, int err, uint32_t *flags)
+{
+    unsigned n = 0;
+    /* The result is the frame's last member: read by its size. */
+    if (a->ret_size) out[n++] = cgi_trace_word(frame + a->ret_offset, a->ret_size);
+    unsigned first = n;
+    uint32_t nargs = a->nargs < CGI_TRACE_WORDS_MAX / 2 ? a->nargs : CGI_TRACE_WORDS_MAX / 2;
+    unsigned o = first + nargs, nouts = 0;
+    int inline_outs = a->ret_kind == CG_ARG_RESULT;
+    uint32_t outs = 0, errs = 0, strs = 0;
+    for (uint32_t i = 0; i < nargs; i++) {
+        const cg_arg *g = &a->arg[i];
+        uint64_t v = CGI_TRACE_MEMBER(frame + g->offset, g->size, !a->ret_size && i + 1 == a->nargs);
+        out[first + i] = v;
+        if (__builtin_expect(g->kind >= CG_ARG_STR, 0)) {
+            if (g->kind == CG_ARG_OUT && inline_outs) {
+                int read = v && (err == 0 || g->out_kind == CG_ARG_RESULT);
+                out[o++] = read ? cgi_trace_word((const void *)(uintptr_t)v, g->out_size) : 0;
+                *flags |= (uint32_t)read << (16 + nouts++);
+            } else {
+                outs |= (uint32_t)(g->kind == CG_ARG_OUT) << i;
+                errs |= (uint32_t)(g->kind == CG_ARG_OUT && g->out_kind == CG_ARG_RESULT) << i;
+                strs |= (uint32_t)(g->kind == CG_ARG_STR) << i;
+            }
+        }
+    }
+    return outs | strs ? cgi_trace_args_more(out, o, first, a, outs, errs, strs, err, flags) : o;
+}
+
 /* Stores one event at the thread's me->pos (room made) and publishes it. */
 static inline void cgi_trace_put(cgi_trace_slot *me, cg_counters *c, uint64_t t0, uint64_t call_ns, uint64_t wait_ns,
                                  uint32_t flags, const uint64_t *words, unsigned nwords)
@@ -430,7 +476,7 @@ static inline void cgi_trace_put(cgi_trace_slot *me, cg_counters *c, uint64_t t0
     atomic_store_explicit(&e->wait_ns, wait_ns, memory_order_relaxed);
     atomic_store_explicit(&e->rec, r < CGI_STATS_MAX_RECORDS ? (uint32_t)r : CGI_EV_NO_RECORD, memory_order_relaxed);
     atomic_store_explicit(&e->flags, flags | (nwords << 8), memory_order_relaxed);
-    if (nwords) memcpy(e + 1, words, (size_t)nwords * 8u);
+    if (words) memcpy(e + 1, words, (size_t)nwords * 8u); /* else already in place */
     me->pos += sizeof *e + (size_t)nwords * 8u;
     atomic_store_explicit(&me->c->used, (uint64_t)(me->pos - (char *)(me->c + 1)), memory_order_release);
     uint64_t w = atomic_load_explicit(&me->t->written, memory_order_relaxed);
@@ -450,7 +496,7 @@ static inline uint32_t cgi_trace_flags(uint64_t call_ns, uint64_t wait_ns, int e
  * tail-call cgi_trace_call after the real call: the program's errno is
  * kept here. */
 __attribute__((noinline)) static int cgi_trace_call_slow(cg_counters *c, uint64_t t0, uint64_t call_ns,
-                                                         uint64_t wait_ns, int err, int held, const uint64_t *words,
+                                                         uint64_t wait_ns, int err, const uint64_t *words,
                                                          unsigned nwords, uint32_t flags)
 {
     int saved = errno;
@@ -462,8 +508,7 @@ __attribute__((noinline)) static int cgi_trace_call_slow(cg_counters *c, uint64_
     } else if (on & CGI_TRACE_TIMELINE) {
         size_t need = sizeof(cgi_trace_event) + (size_t)nwords * 8u;
         if (me->pos + need <= me->limit || cgi_trace_room(me, need) == 0) {
-            cgi_trace_put(me, c, t0, call_ns, wait_ns, flags | cgi_trace_flags(call_ns, wait_ns, err, held), words,
-                          nwords);
+            cgi_trace_put(me, c, t0, call_ns, wait_ns, flags, words, nwords);
         } else {
             /* Left out: counted as its thread's, written by it alone. */
             uint64_t w = atomic_load_explicit(&me->t->written, memory_order_relaxed);
@@ -482,27 +527,40 @@ int cgi_trace_call(cg_counters *c, uint64_t t0, uint64_t call_ns, uint64_t wait_
     int on = atomic_load_explicit(&cgi_cfg.trace_on, memory_order_relaxed);
     cgi_trace_slot *me = cgi_trace_me;
     if (__builtin_expect(on != CGI_TRACE_TIMELINE || !me || me->pos + sizeof(cgi_trace_event) > me->limit, 0))
-        return cgi_trace_call_slow(c, t0, call_ns, wait_ns, err, held, NULL, 0, 0);
+        return cgi_trace_call_slow(c, t0, call_ns, wait_ns, err, NULL, 0,
+                                   cgi_trace_flags(call_ns, wait_ns, err, held));
     cgi_trace_put(me, c, t0, call_ns, wait_ns, cgi_trace_flags(call_ns, wait_ns, err, held), NULL, 0);
     return 0;
 }
 
-/* The general path's event (cg_call), with the call's arguments where its
- * site has them (layer.h, cg_args) and they are on. */
+/* cgi_trace_call_frame's event when the chunk may lack room (or the
+ * timeline is off, or the thread has no chunk yet): its words made apart. */
+__attribute__((noinline)) static int cgi_trace_frame_slow(const cg_site *s, const cg_args *a, const void *frame,
+                                                          uint64_t t0, uint64_t call_ns, uint64_t wait_ns, int err,
+                                                          uint32_t flags)
+{
+    uint64_t words[CGI_TRACE_WORDS_MAX];
+    unsigned n = cgi_trace_args(words, a, frame, err, &flags);
+    return cgi_trace_call_slow(s->ctr, t0, call_ns, wait_ns, err, words, n, flags);
+}
+
+/* The event of a call made with its frame (cg_call), with the call's
+ * arguments where its site has them (layer.h, cg_args) and they are on:
+ * written in place when the chunk has room for the largest event. */
 int cgi_trace_call_frame(const cg_site *s, const void *frame, uint64_t t0, uint64_t call_ns, uint64_t wait_ns, int err,
                          int held)
 {
-    const cg_args *a = s->layer && s->layer->defaults ? s->layer->defaults[s->index].args : NULL;
+    const cg_args *a = s->args;
     if (!a || !frame || !atomic_load_explicit(&cgi_trace_args_on, memory_order_relaxed))
         return cgi_trace_call(s->ctr, t0, call_ns, wait_ns, err, held);
-    uint64_t words[CGI_TRACE_WORDS_MAX];
-    uint32_t flags = CGI_EV_ARGS;
-    unsigned n = cgi_trace_args(words, a, frame, err, &flags);
     int on = atomic_load_explicit(&cgi_cfg.trace_on, memory_order_relaxed);
     cgi_trace_slot *me = cgi_trace_me;
-    if (__builtin_expect(on != CGI_TRACE_TIMELINE || !me || me->pos + sizeof(cgi_trace_event) + 8u * n > me->limit, 0))
-        return cgi_trace_call_slow(s->ctr, t0, call_ns, wait_ns, err, held, words, n, flags);
-    cgi_trace_put(me, s->ctr, t0, call_ns, wait_ns, flags | cgi_trace_flags(call_ns, wait_ns, err, held), words, n);
+    uint32_t flags = CGI_EV_ARGS | cgi_trace_flags(call_ns, wait_ns, err, held);
+    if (__builtin_expect(on != CGI_TRACE_TIMELINE || !me || me->pos + CGI_TRACE_EVENT_MAX > me->limit, 0))
+        return cgi_trace_frame_slow(s, a, frame, t0, call_ns, wait_ns, err, flags);
+    cgi_trace_event *e = (cgi_trace_event *)me->pos;
+    unsigned n = cgi_trace_args((uint64_t *)(e + 1), a, frame, err, &flags);
+    cgi_trace_put(me, s->ctr, t0, call_ns, wait_ns, flags, NULL, n);
     return 0;
 }
 

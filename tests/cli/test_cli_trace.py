@@ -205,6 +205,17 @@ def process_names(trace):
             if e["ph"] == "M" and e["name"] == "process_name"}
 
 
+def run_trace_folder_merged_by_callguard_trace_keeps_the_arguments():
+    """The job's timeline (`callguard trace DIR/`) keeps each call's arguments and result as its process's file had them."""
+    r, folder = trace_folder_of([PROG, "calls", "5"], "argsjob")
+    check(r.returncode == 0, r.stderr)
+    r, job = merge(folder)
+    check(r.returncode == 0, r.stderr)
+    ev = calls_in(job)
+    check([(e["args"]["a"], e["args"]["b"], e["args"]["result"]) for e in ev] ==
+          [(i, 1, "TOY_SUCCESS") for i in range(5)], "the arguments kept: %s" % ev)
+
+
 def run_trace_folder_merges_a_process_tree_on_one_clock():
     """--trace DIR/: a file per process saying its host and clock pair; `callguard trace DIR/`: one
     process group per process ("HOST pid P"), every call, and the forked child's calls between the
