@@ -148,7 +148,8 @@ static void emit_trace_args(FILE *out, const policy *p, const gen_func *f)
         for (size_t i = 0; i < f->nparams; i++) {
             const gen_param *pa = &f->params[i];
             if (!pa->trace_kind) continue;
-            fprintf(out, "    {\"%s\", offsetof(struct cgl_fr_%s, %s), sizeof(((struct cgl_fr_%s *)0)->%s), %d, %d, %d, ",
+            fprintf(out,
+                    "    {\"%s\", offsetof(struct cgl_fr_%s, %s), sizeof(((struct cgl_fr_%s *)0)->%s), %d, %d, %d, ",
                     pa->name, f->name, pa->name, f->name, pa->name, pa->trace_kind, pa->out_kind, pa->out_size);
             if (pa->enum_index >= 0 && (pa->trace_kind == 4 || pa->out_kind == 4))
                 fprintf(out, "sizeof cgl_en_%d / sizeof cgl_en_%d[0], cgl_en_%d},\n", pa->enum_index, pa->enum_index,

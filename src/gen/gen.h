@@ -13,12 +13,14 @@
  *   0 gen.h              this map; what the steps share
  *   1 util               string lists, the policy's memory
  *   1 clang              libclang, linked or loaded at start (the pip package)
- *   2 policy             the policy from the INI reader
- *   2 parse              the header through libclang
- *   3 abi                the other ABIs' headers against the header
- *   3 check              the policy against the header
- *   3 emit               the layer's C file
- *   4 main.c             the command line; each step in turn
+ *   2 values             names of values for the timeline: #define blocks by
+ *                        their heading comment, the policy's outputs
+ *   3 policy             the policy from the INI reader
+ *   3 parse              the header through libclang
+ *   4 abi                the other ABIs' headers against the header
+ *   4 check              the policy against the header
+ *   4 emit               the layer's C file
+ *   5 main.c             the command line; each step in turn
  */
 #ifndef CG_GEN_H
 #define CG_GEN_H
@@ -84,8 +86,8 @@ typedef struct policy {
     char *result; /* NULL: the API has no result type */
     char *success;
     char *missing;
-    char *results; /* "enum" or "FIRST..LAST" */
-    char *errcode; /* name of the out-parameter through which handle-returning calls report a result, or NULL */
+    char *results;   /* "enum" or "FIRST..LAST" */
+    char *errcode;   /* name of the out-parameter through which handle-returning calls report a result, or NULL */
     strlist outputs; /* [api] outputs: parameters (fnmatch patterns) that point to a value the call returns */
     strlist cflags;
     strlist passthrough; /* exported by the vendor library, not declared by the header: forwarded unguarded */
@@ -121,7 +123,6 @@ typedef struct gen_param {
      * enum's values: index into gen_api.enums, or -1. */
     int trace_kind, out_kind, out_size, enum_index;
 } gen_param;
-
 
 /* wait_args: at most this many, each shown as (layer.h CG_WAIT_ARGS_MAX, CG_WAIT_*). */
 #define WAIT_ARGS_MAX 4
@@ -223,6 +224,17 @@ int emit_layer(FILE *out, const policy *p, const gen_api *api, const char *comma
 /* Writes cg_<name>_passthrough.h, the pass-through names as CGL_PT(index,
  * name) lines (written only when the policy has pass-through names). */
 int emit_passthrough_list(FILE *out, const policy *p, const gen_api *api, const char *command);
+
+/* Names of values (values.c). The heading comment of the block of
+ * #defines holding line `line` of a header's text (`cl_device_info`, or
+ * NULL), malloc'd; whether a heading names type t (not a bitfield); a
+ * type's names, the first of each value, then sorted by value; whether a
+ * parameter is one of the policy's outputs (or its errcode). */
+char *gen_block_heading(const char *text, size_t size, unsigned line);
+int gen_group_names(const char *heading, const char *type);
+void gen_enum_add(gen_enum *e, const char *name, long long value);
+void gen_enum_sort(gen_enum *e);
+int gen_is_output(const policy *p, const char *name);
 
 /* Helpers. */
 /* One line on stderr: an error the step that found it reports once. */

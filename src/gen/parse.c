@@ -10,7 +10,6 @@
 #include "policy_ini.h"
 
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -477,57 +476,6 @@ static int wait_base(CXType t)
 
 /* ---- the timeline's view of each parameter (layer.h, cg_arg) --------------- */
 
-/* The comment heading a block of #defines, as OpenCL's header names the
- * type of the values below it: a line `/ * cl_device_info * /` or `/ * cl_mem_flags and
- * cl_svm_mem_flags - bitfield * /`. Walking up from a macro's line over other
- * #define, #if and comment lines; a blank line ends the block. */
-static char *block_heading(const char *text, size_t size, unsigned line)
-{
-    /* Line starts, up to `line`. */
-    const char *at = text, *end = text + size;
-    const char *starts[4096];
-    unsigned n = 0;
-    for (unsigned l = 1; at < end && l <= line; l++) {
-        starts[n++ % 4096] = at;
-        const char *nl = memchr(at, '\n', (size_t)(end - at));
-        at = nl ? nl + 1 : end;
-    }
-    if (n < 2) return NULL;
-    for (unsigned back = 2; back <= n && back < 4096; back++) {
-        const char *b = starts[(n - back) % 4096];
-        const char *e = memchr(b, '\n', (size_t)(end - b));
-        if (!e) e = end;
-        while (b < e && (*b == ' ' || *b == '\t'))
-            b++;
-        while (e > b && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-            e--;
-        if (b == e) return NULL; /* a blank line: the block began below it */
-        if (*b == '#') continue;
-        if (e - b < 6 || strncmp(b, "/*", 2) != 0 || strncmp(e - 2, "*/", 2) != 0) return NULL;
-        /* A comment: a heading when it is identifiers joined by `and`, maybe `- bitfield`. */
-        char *t = xstrndup(b + 2, (size_t)(e - b - 4));
-        char *p = t;
-        while (*p == ' ')
-            p++;
-        for (char *z = p + strlen(p); z > p && z[-1] == ' ';)
-            *--z = '\0';
-        int ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_';
-        for (const char *q = p; ok && *q; q++)
-            ok = (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') || *q == '_' ||
-                 *q == ' ' || *q == '-';
-        if (ok && (strstr(p, " reserved") || (strchr(p, ' ') && !strstr(p, " and ") && !strstr(p, " - "))))
-            ok = 0; /* `Error Codes`, a note: not a type */
-        if (!ok) {
-            free(t);
-            continue;
-        }
-        char *r = xstrdup(p);
-        free(t);
-        return r;
-    }
-    return NULL;
-}
-
 static void macro_groups(ctx *c)
 {
     for (size_t i = 0; i < c->nmacros; i++) {
@@ -535,33 +483,8 @@ static void macro_groups(ctx *c)
         if (!m->is_int || !m->file) continue;
         size_t size = 0;
         const char *text = clang_getFileContents(c->tu, m->file, &size);
-        if (text) m->group = block_heading(text, size, m->line);
+        if (text) m->group = gen_block_heading(text, size, m->line);
     }
-}
-
-/* Does heading `g` (`cl_a and cl_b`, no `bitfield`) name type `t`? */
-static int group_names(const char *g, const char *t)
-{
-    if (!g || strstr(g, "bitfield")) return 0;
-    size_t n = strlen(t);
-    for (const char *p = g; (p = strstr(p, t)) != NULL; p += n)
-        if ((p == g || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' ')) return 1;
-    return 0;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    const gen_code *x = a, *y = b;
-    return x->value < y->value ? -1 : x->value > y->value;
-}
-
-static void enum_add(gen_enum *e, const char *name, long long value)
-{
-    for (size_t i = 0; i < e->n; i++)
-        if (e->v[i].value == value) return; /* the first name of a value */
-    e->v = xrealloc(e->v, (e->n + 1) * sizeof *e->v);
-    e->v[e->n].name = xstrdup(name);
-    e->v[e->n++].value = value;
 }
 
 static enum CXChildVisitResult on_enum_constant(CXCursor cur, CXCursor parent, CXClientData data)
@@ -569,7 +492,7 @@ static enum CXChildVisitResult on_enum_constant(CXCursor cur, CXCursor parent, C
     (void)parent;
     if (clang_getCursorKind(cur) == CXCursor_EnumConstantDecl) {
         char *name = str(clang_getCursorSpelling(cur));
-        enum_add(data, name, clang_getEnumConstantDeclValue(cur));
+        gen_enum_add(data, name, clang_getEnumConstantDeclValue(cur));
         free(name);
     }
     return CXChildVisit_Continue;
@@ -600,21 +523,13 @@ static int enum_of(const ctx *c, CXType t)
         clang_visitChildren(clang_getTypeDeclaration(can), on_enum_constant, &e);
     } else if (t.kind == CXType_Typedef) {
         for (size_t i = 0; i < c->nmacros; i++)
-            if (c->macros[i].is_int && group_names(c->macros[i].group, spelled))
-                enum_add(&e, c->macros[i].name, c->macros[i].value);
+            if (c->macros[i].is_int && gen_group_names(c->macros[i].group, spelled))
+                gen_enum_add(&e, c->macros[i].name, c->macros[i].value);
     }
-    if (e.n) qsort(e.v, e.n, sizeof *e.v, by_value);
+    gen_enum_sort(&e);
     api->enums = xrealloc(api->enums, (api->nenums + 1) * sizeof *api->enums);
     api->enums[api->nenums++] = e;
     return e.n ? (int)(api->nenums - 1) : -1;
-}
-
-/* Is `name` one of the policy's outputs (fnmatch patterns)? */
-static int is_output(const policy *p, const char *name)
-{
-    for (size_t i = 0; i < p->outputs.n; i++)
-        if (fnmatch(p->outputs.v[i], name, 0) == 0) return 1;
-    return p->errcode && strcmp(p->errcode, name) == 0;
 }
 
 static int is_result_type(const ctx *c, CXType t)
@@ -634,12 +549,12 @@ static int value_kind(const ctx *c, CXType t, int *enum_index)
     *enum_index = -1;
     if (size <= 0 || size > 8) return 0;
     if (can.kind == CXType_Pointer || is_array_type(can) || is_function_type(can)) return 3; /* CG_ARG_HEX */
-    if (can.kind == CXType_Float || can.kind == CXType_Double) return 8;                   /* CG_ARG_FLOAT */
+    if (can.kind == CXType_Float || can.kind == CXType_Double) return 8;                     /* CG_ARG_FLOAT */
     int integer = can.kind == CXType_Enum || can.kind == CXType_Bool ||
                   (can.kind >= CXType_Char_U && can.kind <= CXType_LongLong && can.kind != CXType_Char16 &&
                    can.kind != CXType_Char32 && can.kind != CXType_WChar);
     if (!integer) return 0;
-    if (is_result_type(c, t)) return 7; /* CG_ARG_RESULT */
+    if (is_result_type(c, t)) return 7;               /* CG_ARG_RESULT */
     if ((*enum_index = enum_of(c, t)) >= 0) return 4; /* CG_ARG_ENUM */
     int is_unsigned = can.kind == CXType_Bool || (can.kind >= CXType_Char_U && can.kind <= CXType_ULongLong);
     return is_unsigned ? 2 : 1;
@@ -657,7 +572,7 @@ static void trace_view(const ctx *c, CXType t, gen_param *pa)
         pa->trace_kind = 5; /* CG_ARG_STR */
         return;
     }
-    if (clang_isConstQualifiedType(pointee) || !is_output(c->p, pa->name)) return;
+    if (clang_isConstQualifiedType(pointee) || !gen_is_output(c->p, pa->name)) return;
     int idx, k = value_kind(c, clang_getPointeeType(t), &idx);
     if (!k || k == 8) return;
     if (c->p->errcode && strcmp(c->p->errcode, pa->name) == 0) k = 7;
