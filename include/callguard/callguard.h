@@ -218,8 +218,8 @@ int cg_trace_enable(int on);
  * process that made a guarded call). totals (may be NULL): what it holds. */
 typedef struct cg_trace_totals {
     size_t processes, threads;
-    uint64_t events;            /* events written */
-    uint64_t dropped;           /* events left out: by a size bound (CALLGUARD_TRACE_MAX), a full disk, past the thread limit */
+    uint64_t events;  /* events written */
+    uint64_t dropped; /* events left out: by a size bound (CALLGUARD_TRACE_MAX), a full disk, past the thread limit */
     unsigned events_per_thread; /* 0: a thread keeps every event (no ring since trace files of version 3) */
 } cg_trace_totals;
 int cg_trace_merge(const char *dir, const char *path, cg_trace_totals *totals);

@@ -72,6 +72,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "layer_args.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -81,10 +82,8 @@ extern "C" {
  * visibility the including code builds with. */
 #pragma GCC visibility push(default)
 
-/* 2: cgl_ names, the wrapper table, a per-layer missing-library stub, the
- * trampolines in passthrough.S.
- * 3: thread rules: each site's table of handle parameters and their access
- * (cg_rule), in cg_site_default and cg_site.
+/* 2: cgl_ names, the wrapper table, a missing-library stub, passthrough.S.
+ * 3: thread rules: each site's handle parameters (cg_rule), in its default and site.
  * 4: a thunk returns the result code itself (not 0/1); each site's default
  * lists the codes that report a state; the layer maps code names back.
  * 5: a layer's driver identity for quirks (cg_identity, cg_layer_identify, cg_real_function).
@@ -103,15 +102,12 @@ extern "C" {
  * threads inside counted (cg_site gains `peaks`; cg_peak_in, cg_peak_out,
  * CG_COUNTERS_TO_INSIDE); the slot's stall mark is on its first line.
  * 10: cg_layer gains `search` (where the real library is looked for).
- * 11: a blocking call notes the arguments it waits on in its thread's slot
- * (policy key wait_args: cg_wait_args, CG_WAIT_ARGS, CG_SLOT_TO_WAIT).
+ * 11: wait_args: a blocking call's arguments in its slot (cg_wait_args, CG_SLOT_TO_WAIT).
  * 12: cg_site's first cache line holds all that a call through the wrapper
  * reads (`direct`, `real`, `counted`, `peaks`, the first state, the slot's
  * place from the thread pointer), and sites are 64-byte aligned: a call
  * touches one line of its site (cg_site_slot; cg_slot_state takes the site).
- * 13: each site's default carries its arguments for the timeline (cg_args:
- * names, where each sits in the frame, how it is shown; cg_site_default
- * gains `args`). */
+ * 13: each site's arguments for the timeline (layer_args.h; `args`). */
 #define CG_LAYER_ABI 13
 
 #define CG_EXPORT __attribute__((visibility("default")))
@@ -147,41 +143,6 @@ typedef struct cg_rule {
     uint8_t size;      /* sizeof the handle */
     uint8_t access;    /* enum cg_rule_access bits */
 } cg_rule;
-
-/* The arguments a traced call records (ABI 13; docs/report.md,
- * "Timelines"): read from the wrapper's frame (struct cgl_fr_<name>) after
- * the real call, on the general path, only while the timeline is on. */
-enum cg_arg_kind {
-    CG_ARG_INT = 1,  /* a signed integer */
-    CG_ARG_UINT = 2, /* an unsigned integer (a size, a count, a bitfield) */
-    CG_ARG_HEX = 3,  /* a handle or a pointer */
-    CG_ARG_ENUM = 4, /* an integer the header names (`names`) */
-    CG_ARG_STR = 5,  /* a NUL-terminated string, copied bounded */
-    CG_ARG_OUT = 6,  /* a pointer to one value the call returns, read after it: shown as `out_kind` */
-    CG_ARG_RESULT = 7, /* a result code, named by the layer's result_name */
-    CG_ARG_FLOAT = 8   /* a double or float (shown as its value) */
-};
-typedef struct cg_enum_name {
-    long long value;
-    const char *name;
-} cg_enum_name;
-typedef struct cg_arg {
-    const char *name;  /* the header's parameter name */
-    uint16_t offset;   /* offsetof(struct cgl_fr_<name>, param) */
-    uint8_t size;      /* sizeof the member (of the pointee for CG_ARG_OUT) */
-    uint8_t kind;      /* enum cg_arg_kind */
-    uint8_t out_kind;  /* CG_ARG_OUT: how the value pointed to is shown (INT, UINT, HEX, ENUM, RESULT) */
-    uint8_t out_size;  /* CG_ARG_OUT: sizeof the value pointed to */
-    uint16_t nnames;   /* CG_ARG_ENUM (or out_kind ENUM): the names, sorted by value */
-    const cg_enum_name *names;
-} cg_arg;
-typedef struct cg_args {
-    uint32_t nargs;
-    uint16_t ret_offset; /* the frame's cgl_ret */
-    uint8_t ret_size;    /* 0: void */
-    uint8_t ret_kind;    /* CG_ARG_RESULT, HEX, INT, UINT, ENUM, FLOAT */
-    const cg_arg *arg;
-} cg_args;
 
 typedef struct cg_site {
     /* The first cache line: all that a call through the wrapper reads (the
@@ -223,9 +184,7 @@ typedef struct cg_site {
     uint32_t index;
     const cg_rule *rules; /* this entry point's thread rules (its own frame's offsets), or NULL */
     uint32_t nrules;
-    /* what a traced call records of its arguments (its default's `args`, ABI 13), or NULL: read by the
-     * runtime alone, in the site's padding (the struct's size is unchanged) */
-    const struct cg_args *args;
+    const struct cg_args *args; /* its default's (layer_args.h), filled in by the runtime: in padding */
 } cg_site;
 
 /* Default policy of one site, as the generator wrote it. */
@@ -245,12 +204,9 @@ typedef struct cg_site_default {
     const cg_rule *rules; /* thread rules, offsets into this site's own frame; NULL if none */
     uint32_t nrules;
     /* 1: every rank of a job calls it alike (MPI's collectives): a report
-     * compares the ranks' counts. In the struct's tail padding: a layer
-     * built before it has 0 there. */
+     * compares the ranks' counts (a layer built before it had 0 there). */
     uint8_t collective;
-    /* What a traced call records of its arguments (ABI 13); NULL: none
-     * (the policy's `trace_args = no`, or a site with no arguments or result). */
-    const cg_args *args;
+    const cg_args *args; /* what a traced call records of its arguments (layer_args.h), or NULL */
 } cg_site_default;
 
 /* The most state codes one site may have (the policy reader refuses more). */

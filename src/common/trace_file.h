@@ -12,7 +12,7 @@
  *    as they fill (nothing overwritten unless a size bound says so), and an
  *    event carries its call's arguments and result after its head. */
 #define CGI_TRACE_VERSION 3
-#define CGI_TRACE_MAX_THREADS 512u /* per process; later threads' events are dropped and counted */
+#define CGI_TRACE_MAX_THREADS 512u           /* per process; later threads' events are dropped and counted */
 #define CGI_TRACE_CHUNK_BYTES (256u * 1024u) /* a thread's events go into one chunk at a time */
 #define CGI_TRACE_STEP_BYTES (64u * 1024u)   /* a chunk's space is taken a step at a time as it fills */
 #define CGI_TRACE_WORDS_MAX 32u              /* an event's argument words at most */
@@ -86,7 +86,7 @@ typedef struct cgi_trace_header {
     uint32_t max_threads;
     _Atomic uint32_t nthreads;
     int32_t pid;
-    uint32_t keep; /* CGI_TRACE_KEEP_* */
+    uint32_t keep;                /* CGI_TRACE_KEEP_* */
     uint64_t stats_start_unix_ns; /* the statistics header's start_unix_ns: pairs this file with its process */
     _Atomic uint64_t lost;        /* events of threads past max_threads, or whose chunk could not be made */
     /* The process's clock (clock.h) when the file was made: an event's t0
@@ -103,9 +103,9 @@ typedef struct cgi_trace_header {
     uint32_t pair_gap_ns, reserved3;
     /* Which CLOCK_MONOTONIC the events are in: processes of one boot and
      * one time namespace share it; "" / 0 where not known. */
-    uint64_t time_ns; /* the inode of /proc/self/ns/time; CGI_TRACE_NO_TIMENS: the kernel has none */
-    char boot_id[40]; /* /proc/sys/kernel/random/boot_id, NUL-terminated */
-    char host[72];    /* gethostname() (64 bytes at most) */
+    uint64_t time_ns;         /* the inode of /proc/self/ns/time; CGI_TRACE_NO_TIMENS: the kernel has none */
+    char boot_id[40];         /* /proc/sys/kernel/random/boot_id, NUL-terminated */
+    char host[72];            /* gethostname() (64 bytes at most) */
     _Atomic uint64_t nchunks; /* chunks claimed in the file */
     uint64_t max_chunks;      /* the size bound in chunks; 0: none */
     char pad[4096 - 8 - 4 * 6 - 16 - 32 - 24 - 8 - 40 - 72 - 16];

@@ -20,7 +20,7 @@
  *   0 json_lex           the JSON lexer the report readers use, and the two
  *                        shapes they walk (an array of items, an object of members)
  *   0 pypackage          the Python package and distribution of a stall's file
- *   0 trace_read         what a trace file's rings hold
+ *   0 trace_read         what a trace file holds: its events kept and left out
  *   0 trace_dir          a folder of traces, one per process: its check, its
  *                        files' names (also in the CLI)
  *   0 trace_clock        which clock a trace is on; its TSC calibration made again
@@ -37,6 +37,8 @@
  *   1 stats_dir.c        a run's statistics directory listed and read, one file
  *                        at a time (declared in report.h)
  *   1 trace_job          (the CLI) a job's per-process traces merged on one clock
+ *   1 trace_args         an event's arguments as JSON, by the layer's table
+ *                        (for trace_write)
  *   1 report_lists       what a saved report's process lists besides its sites
  *                        (stalls, calls in flight, quirks, violations, hang, late
  *                        calls) read back

@@ -68,8 +68,7 @@ CGI_HIDDEN extern cgi_quirks_naming_fn *cgi_report_quirks;
  * as cgi_report_quirks is); NULL where none is loaded: the events are
  * then written without their arguments. */
 struct cg_args;
-typedef const struct cg_args *cgi_args_named_fn(const char *api, const char *name,
-                                                const char *(**result_name)(long));
+typedef const struct cg_args *cgi_args_named_fn(const char *api, const char *name, const char *(**result_name)(long));
 CGI_HIDDEN extern cgi_args_named_fn *cgi_report_args;
 
 /* One statistics file of a `callguard run` directory, as its header said

@@ -1,6 +1,6 @@
 /* Numbers and text as the timeline's JSON writes them: in place through a
  * char pointer, two digits at a time, the leading digits of a time stamp
- * formatted once. Included by trace_write.c only (its hot loop inlines
+ * formatted once. Included by trace_write.c and trace_args.c (their loops inline
  * them). */
 #ifndef CGI_TRACE_DIGITS_H
 #define CGI_TRACE_DIGITS_H

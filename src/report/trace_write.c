@@ -9,6 +9,7 @@
 #include "../common/file_names.h"
 #include "outfile.h"
 #include "report.h"
+#include "trace_args.h"
 #include "trace_clock.h"
 #include "trace_digits.h"
 #include "trace_dir.h"
@@ -34,15 +35,12 @@
  * out: `error`, `runtime_held` and `stall` appear only when true
  * (docs/report.md). */
 #define CGI_TJ_BUF (1u << 18)
-/* The longest argument's text: its name (at most 64 bytes kept) and its
- * value (a string of CGI_TRACE_STR_MAX bytes escaped to 6 bytes a byte,
- * or a name of at most 64 bytes, or a number). */
-#define CGI_TJ_ARG_MAX (16 + 64 + 6 * CGI_TRACE_STR_MAX + 16)
 /* The longest event pair (a lock wait and its call): fixed text, five
  * numbers, the site's names escaped to at most 6 bytes a byte, and the
  * arguments. */
 #define CGI_TJ_EVENT_MAX                                                                                               \
-    (1024 + 6 * (2 * CGI_NAME_MAX + CGI_API_NAME_MAX + CGI_DOMAIN_NAME_MAX) + (CGI_TRACE_WORDS_MAX + 2) * CGI_TJ_ARG_MAX)
+    (1024 + 6 * (2 * CGI_NAME_MAX + CGI_API_NAME_MAX + CGI_DOMAIN_NAME_MAX) +                                          \
+     (CGI_TRACE_WORDS_MAX + 2) * CGI_TJ_ARG_MAX)
 
 cgi_args_named_fn *cgi_report_args;
 
@@ -122,7 +120,7 @@ static void cgi_tj_sep(cgi_tj *j)
  *   call:  {"ph":"X","name":"NAME","cat":"call       ...  ,"args":{"api":"API"
  *   wait:  {"ph":"X","name":"lock wait DOMAIN","cat":"lock_wait   ...  ,"args":{"entry_point":"NAME" */
 typedef struct cgi_tj_site {
-    const cg_args *args;             /* how its events' argument words read (cgi_report_args); NULL: not known */
+    const cg_args *args;              /* how its events' argument words read (cgi_report_args); NULL: not known */
     const char *(*result_name)(long); /* its layer's names of result codes; NULL: none */
     uint16_t call, call_args, wait, wait_args; /* lengths of the four parts, in text */
     char text[];
@@ -268,164 +266,6 @@ static inline char *cgi_o_wait(char *o, const cgi_tj_site *s, const cgi_tj_who *
     return cgi_o_lit(o, "}}");
 }
 
-/* A word as the `size`-byte signed integer it was. */
-static int64_t cgi_tj_signed(uint64_t w, unsigned size)
-{
-    switch (size) {
-    case 1: return (int8_t)w;
-    case 2: return (int16_t)w;
-    case 4: return (int32_t)w;
-    }
-    return (int64_t)w;
-}
-
-static char *cgi_o_i(char *o, int64_t v)
-{
-    if (v < 0) {
-        *o++ = '-';
-        return cgi_o_u(o, (uint64_t)0 - (uint64_t)v);
-    }
-    return cgi_o_u(o, (uint64_t)v);
-}
-
-static char *cgi_o_hex(char *o, uint64_t v)
-{
-    static const char hex[] = "0123456789abcdef";
-    char t[16];
-    int n = 0;
-    do
-        t[n++] = hex[v & 15], v >>= 4;
-    while (v);
-    *o++ = '"', *o++ = '0', *o++ = 'x';
-    while (n)
-        *o++ = t[--n];
-    *o++ = '"';
-    return o;
-}
-
-/* A JSON string of a name (a header's identifier: nothing to escape, at most 64 bytes kept). */
-static char *cgi_o_name(char *o, const char *name)
-{
-    size_t k = strnlen(name, 64);
-    *o++ = '"';
-    for (size_t i = 0; i < k; i++)
-        *o++ = name[i] == '"' || name[i] == '\\' || (unsigned char)name[i] < 0x20 ? '_' : name[i];
-    *o++ = '"';
-    return o;
-}
-
-/* The name of value v among `names` (sorted by value), or NULL. */
-static const char *cgi_tj_enum_name(const cg_enum_name *names, unsigned n, long long v)
-{
-    unsigned lo = 0, hi = n;
-    while (lo < hi) {
-        unsigned mid = (lo + hi) / 2;
-        if (names[mid].value < v)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && names[lo].value == v ? names[lo].name : NULL;
-}
-
-/* A value shown as `kind` (layer.h, CG_ARG_*). */
-static char *cgi_o_value(char *o, const cgi_tj_site *s, unsigned kind, unsigned size, const cg_enum_name *names,
-                         unsigned nnames, uint64_t w)
-{
-    switch (kind) {
-    case CG_ARG_INT: return cgi_o_i(o, cgi_tj_signed(w, size));
-    case CG_ARG_HEX: return w ? cgi_o_hex(o, w) : cgi_o_lit(o, "null");
-    case CG_ARG_ENUM: {
-        int64_t v = size < 8 && names && nnames && names[0].value < 0 ? cgi_tj_signed(w, size) : (int64_t)w;
-        const char *n = names ? cgi_tj_enum_name(names, nnames, v) : NULL;
-        return n ? cgi_o_name(o, n) : cgi_o_i(o, v);
-    }
-    case CG_ARG_RESULT: {
-        int64_t v = cgi_tj_signed(w, size);
-        const char *n = s->result_name ? s->result_name((long)v) : NULL;
-        return n ? cgi_o_name(o, n) : cgi_o_i(o, v);
-    }
-    case CG_ARG_FLOAT: {
-        double d;
-        if (size == 4) {
-            float f;
-            uint32_t u = (uint32_t)w;
-            memcpy(&f, &u, 4);
-            d = f;
-        } else {
-            memcpy(&d, &w, 8);
-        }
-        char t[40];
-        int n = snprintf(t, sizeof t, "%.17g", d);
-        if (d != d || d - d != 0) return cgi_o_lit(o, "null"); /* NaN, infinity: no JSON number */
-        memcpy(o, t, (size_t)n);
-        return o + n;
-    }
-    }
-    return cgi_o_u(o, w); /* CG_ARG_UINT */
-}
-
-/* The event's arguments after its site's fixed ones (layout: trace_file.h):
- * each by its header name, then the result. Words that do not fit the
- * site's table (another build of the layer) are left out. */
-static char *cgi_o_args(char *o, const cgi_tj_site *s, const cgi_tj_event *e)
-{
-    const cg_args *a = s->args;
-    unsigned n = CGI_EV_WORDS(e->fl), at = 0;
-    if (!a || !(e->fl & CGI_EV_ARGS)) return o;
-    const uint64_t *w = e->words;
-    uint64_t ret = 0;
-    int have_ret = a->ret_size && at < n;
-    if (have_ret) ret = w[at++];
-    unsigned first = at, nouts = 0;
-    at += a->nargs;
-    const unsigned out0 = at;
-    for (uint32_t i = 0; i < a->nargs; i++)
-        nouts += a->arg[i].kind == CG_ARG_OUT;
-    unsigned strs = out0 + nouts;
-    if (out0 > n || strs > n) return o;
-    const char *sp = (const char *)(w + strs), *send = (const char *)(w + n);
-    unsigned k = 0;
-    for (uint32_t i = 0; i < a->nargs; i++) {
-        const cg_arg *g = &a->arg[i];
-        uint64_t v = w[first + i];
-        *o++ = ',';
-        o = cgi_o_name(o, g->name);
-        *o++ = ':';
-        if (g->kind == CG_ARG_OUT) {
-            /* The value it pointed to after the call, where it was read; else the pointer. */
-            if (CGI_EV_OUTS(e->fl) & (1u << k))
-                o = cgi_o_value(o, s, g->out_kind, g->out_size, g->names, g->nnames, w[out0 + k]);
-            else
-                o = v ? cgi_o_hex(o, v) : cgi_o_lit(o, "null");
-            k++;
-        } else if (g->kind == CG_ARG_STR) {
-            if (!v || sp >= send) {
-                o = v ? cgi_o_hex(o, v) : cgi_o_lit(o, "null");
-                continue;
-            }
-            size_t len = strnlen(sp, (size_t)(send - sp));
-            *o++ = '"';
-            o += cgi_json_escape(o, sp, len < CGI_TRACE_STR_MAX ? len : CGI_TRACE_STR_MAX);
-            if ((e->fl & CGI_EV_STR_CUT) && len + 1 >= CGI_TRACE_STR_MAX - 7) o = cgi_o_lit(o, "...");
-            *o++ = '"';
-            sp += (len + 8) & ~(size_t)7;
-        } else {
-            o = cgi_o_value(o, s, g->kind, g->size, g->names, g->nnames, v);
-        }
-    }
-    if (have_ret && a->ret_kind == CG_ARG_RESULT) {
-        o = cgi_o_lit(o, ",\"result\":");
-        o = cgi_o_value(o, s, CG_ARG_RESULT, a->ret_size, NULL, 0, ret);
-        o = cgi_o_lit(o, ",\"result_code\":");
-        o = cgi_o_i(o, cgi_tj_signed(ret, a->ret_size));
-    } else if (have_ret) {
-        o = cgi_o_lit(o, ",\"return\":");
-        o = cgi_o_value(o, s, a->ret_kind, a->ret_size, NULL, 0, ret);
-    }
-    return o;
-}
-
 /* An event's call. */
 static inline char *cgi_o_call(char *o, const cgi_tj_site *s, const cgi_tj_who *who, const cgi_tj_event *e,
                                cgi_ts_cache *tsc)
@@ -438,7 +278,7 @@ static inline char *cgi_o_call(char *o, const cgi_tj_site *s, const cgi_tj_who *
     o = cgi_o_lit(o, ",\"dur\":");
     o = cgi_o_us(o, e->call);
     o = cgi_o_text(o, call_args, s->call_args);
-    o = cgi_o_args(o, s, e);
+    if (s->args && (e->fl & CGI_EV_ARGS)) o = cgi_o_args(o, s->args, s->result_name, e->fl, e->words);
     if (e->fl & CGI_EV_ERROR) o = cgi_o_lit(o, ",\"error\":true");
     if (e->fl & CGI_EV_HELD) o = cgi_o_lit(o, ",\"runtime_held\":true");
     if (e->fl & CGI_EV_CALL_STALL) o = cgi_o_lit(o, ",\"stall\":true");
@@ -490,8 +330,7 @@ static cgi_tj_chunk *cgi_tj_chunks(const cgi_trace_view *v, size_t *count, int *
 
 /* One chunk's events (read into buf), oldest first: their lock waits and calls. */
 static void cgi_tj_chunk_events(cgi_tj *j, const char *buf, size_t used, const cgi_tj_who *who,
-                                const cgi_stats_region *r, uint32_t nrec, const cgi_trace_clock *clk,
-                                cgi_ts_cache *tsc)
+                                const cgi_stats_region *r, uint32_t nrec, const cgi_trace_clock *clk, cgi_ts_cache *tsc)
 {
     for (size_t at = 0; at + sizeof(cgi_trace_event) <= used;) {
         const cgi_trace_event *re = (const cgi_trace_event *)(buf + at);
@@ -537,8 +376,7 @@ static void cgi_tj_flight(int32_t tid, const char *thread, const char *text, siz
     cgi_tj_flight_arg *a = ctx;
     cgi_tj *j = a->j;
     uint32_t n = atomic_load(&a->v->h->nthreads), i = 0;
-    while (i < n && i < CGI_TRACE_MAX_THREADS &&
-           !(atomic_load(&a->v->threads[i].ready) && a->v->threads[i].tid == tid))
+    while (i < n && i < CGI_TRACE_MAX_THREADS && !(atomic_load(&a->v->threads[i].ready) && a->v->threads[i].tid == tid))
         i++;
     if (i == n || i == CGI_TRACE_MAX_THREADS) cgi_tj_thread_meta(j, a->pid, tid, thread), j->threads++;
     if (j->n + len + 2 > CGI_TJ_BUF) cgi_tj_flush(j);
@@ -658,14 +496,14 @@ static int cgi_tj_close(cgi_tj *j, const char *path)
 {
     cgi_tj_flush(j);
     if (!j->failed) {
-        j->n = (size_t)snprintf(
-            j->b, CGI_TJ_BUF,
-            "\n],\n\"displayTimeUnit\":\"ns\",\n" CGI_OUT_TIMELINE_PRODUCER CALLGUARD_VERSION
-            "\",\"clock\":\"%s\",\"processes\":%zu,\"threads\":%zu,\"events\":%" PRIu64 ","
-            "\"dropped\":%" PRIu64 ",\"max_threads\":%u",
-            j->tsc ? "CLOCK_MONOTONIC (read as TSC ticks, one calibration a host, made over the run)"
-                   : "CLOCK_MONOTONIC",
-            j->processes, j->threads, j->kept, j->dropped, CGI_TRACE_MAX_THREADS);
+        j->n =
+            (size_t)snprintf(j->b, CGI_TJ_BUF,
+                             "\n],\n\"displayTimeUnit\":\"ns\",\n" CGI_OUT_TIMELINE_PRODUCER CALLGUARD_VERSION
+                             "\",\"clock\":\"%s\",\"processes\":%zu,\"threads\":%zu,\"events\":%" PRIu64 ","
+                             "\"dropped\":%" PRIu64 ",\"max_threads\":%u",
+                             j->tsc ? "CLOCK_MONOTONIC (read as TSC ticks, one calibration a host, made over the run)"
+                                    : "CLOCK_MONOTONIC",
+                             j->processes, j->threads, j->kept, j->dropped, CGI_TRACE_MAX_THREADS);
         if (j->flights) j->n += (size_t)snprintf(j->b + j->n, CGI_TJ_BUF - j->n, ",\"in_flight\":%zu", j->flights);
         if (j->one) cgi_tj_process_other(j);
         cgi_tj_lit(j, "}}\n");

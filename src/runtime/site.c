@@ -10,12 +10,12 @@
 #include "python.h"
 #include "stats.h"
 #include "threads.h"
-#include "trace.h"
 
 #include <string.h>
 #include <strings.h>
 
 cg_layer *cgi_layers;
+_Atomic int cgi_trace_args_on = 1;
 
 /* The shortest path of cg_call the configuration allows (site.h). */
 static int cgi_path_compute(void)
@@ -39,10 +39,7 @@ static int cgi_path_compute(void)
 }
 
 /* Do the site's traced calls record their arguments (trace.h)? */
-static int cgi_site_traces_args(const cg_site *s)
-{
-    return atomic_load(&cgi_trace_args_on) && s->args;
-}
+static int cgi_site_traces_args(const cg_site *s) { return atomic_load(&cgi_trace_args_on) && s->args; }
 
 /* Does the site's policy say its calls leave the runtime? */
 static int cgi_site_wants_leave(const cg_site *s)

@@ -55,6 +55,10 @@ enum {
                                          * declines, and cg_call makes CGI_MODE_TRACED's call with the frame
                                          * (cgi_call_traced) */
 };
+/* CALLGUARD_TRACE_ARGS (default on): whether timeline events carry their
+ * call's arguments (trace.h), which gives a traced site with arguments its
+ * own mode (CGI_MODE_TRACED_ARGS). */
+CGI_HIDDEN extern _Atomic int cgi_trace_args_on;
 /* The lean mode for the interpreter as far as it is known (python.h): a
  * looked-up interpreter never changes, so LEAN_PT and LEAN_SH mean LEAN and
  * cg_enter may upgrade a site's LEAN to them at any time. */

@@ -53,11 +53,11 @@ typedef struct cgi_trace_slot {
 static pthread_mutex_t cgi_trace_lock = PTHREAD_MUTEX_INITIALIZER;
 static cgi_trace_header *cgi_trace_h; /* header + thread table, one mapping */
 static cgi_trace_slot cgi_trace_slots[CGI_TRACE_MAX_THREADS];
-static int cgi_trace_fd = -1;   /* the process's trace file (an unlinked one when written at exit) */
-static int cgi_trace_failed;    /* no file could be made: every event is lost (and counted nowhere) */
-static char cgi_trace_dir[512]; /* CALLGUARD_STATS_DIR when the timeline goes there */
-static char *cgi_trace_path;    /* CALLGUARD_TRACE: written at exit() when not under callguard run */
-static int cgi_trace_to_folder; /* CALLGUARD_TRACE names a folder: a file per process */
+static int cgi_trace_fd = -1;         /* the process's trace file (an unlinked one when written at exit) */
+static int cgi_trace_failed;          /* no file could be made: every event is lost (and counted nowhere) */
+static char cgi_trace_dir[512];       /* CALLGUARD_STATS_DIR when the timeline goes there */
+static char *cgi_trace_path;          /* CALLGUARD_TRACE: written at exit() when not under callguard run */
+static int cgi_trace_to_folder;       /* CALLGUARD_TRACE names a folder: a file per process */
 static uint64_t cgi_trace_max_chunks; /* CALLGUARD_TRACE_MAX in chunks; 0: no bound */
 static uint32_t cgi_trace_keep;       /* CGI_TRACE_KEEP_* */
 /* CALLGUARD_TRACE_LINES: stderr, or cgi_trace_lines_own. Read without a
@@ -67,7 +67,6 @@ static FILE *_Atomic cgi_trace_lines;
  * later FILE is dup3'd onto its descriptor (see cgi_trace_set_lines). */
 static FILE *cgi_trace_lines_own;
 static _Atomic int cgi_trace_configured; /* what CALLGUARD_TRACE and _TRACE_LINES switched on */
-_Atomic int cgi_trace_args_on = 1;       /* CALLGUARD_TRACE_ARGS: events carry their call's arguments */
 
 /* The calling thread's slot. Initial-exec and one pointer (docs/development.md, "Interposing": TLS
  * of dlopen'd libraries comes from a small static pool). */
@@ -527,8 +526,7 @@ int cgi_trace_call(cg_counters *c, uint64_t t0, uint64_t call_ns, uint64_t wait_
     int on = atomic_load_explicit(&cgi_cfg.trace_on, memory_order_relaxed);
     cgi_trace_slot *me = cgi_trace_me;
     if (__builtin_expect(on != CGI_TRACE_TIMELINE || !me || me->pos + sizeof(cgi_trace_event) > me->limit, 0))
-        return cgi_trace_call_slow(c, t0, call_ns, wait_ns, err, NULL, 0,
-                                   cgi_trace_flags(call_ns, wait_ns, err, held));
+        return cgi_trace_call_slow(c, t0, call_ns, wait_ns, err, NULL, 0, cgi_trace_flags(call_ns, wait_ns, err, held));
     cgi_trace_put(me, c, t0, call_ns, wait_ns, cgi_trace_flags(call_ns, wait_ns, err, held), NULL, 0);
     return 0;
 }
@@ -571,10 +569,14 @@ int cgi_trace_set_max(const char *value)
     double v = strtod(value, &end);
     double unit = 1;
     switch (*end) {
-    case 'k': case 'K': unit = 1024.0, end++; break;
-    case 'm': case 'M': unit = 1024.0 * 1024, end++; break;
-    case 'g': case 'G': unit = 1024.0 * 1024 * 1024, end++; break;
-    case 't': case 'T': unit = 1024.0 * 1024 * 1024 * 1024, end++; break;
+    case 'k':
+    case 'K': unit = 1024.0, end++; break;
+    case 'm':
+    case 'M': unit = 1024.0 * 1024, end++; break;
+    case 'g':
+    case 'G': unit = 1024.0 * 1024 * 1024, end++; break;
+    case 't':
+    case 'T': unit = 1024.0 * 1024 * 1024 * 1024, end++; break;
     }
     if (*end == 'i' && unit > 1) end++;
     if ((*end == 'b' || *end == 'B') && unit >= 1) end++;

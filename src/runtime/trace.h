@@ -32,13 +32,11 @@ CGI_HIDDEN int cgi_trace_set_lines(const char *path);
 CGI_HIDDEN int cgi_trace_call(cg_counters *c, uint64_t t0, uint64_t call_ns, uint64_t wait_ns, int err, int held);
 /* The same from the general path, with the call's frame: its arguments go
  * with the event where the site has them (cg_args) and they are on. */
-CGI_HIDDEN int cgi_trace_call_frame(const cg_site *s, const void *frame, uint64_t t0, uint64_t call_ns, uint64_t wait_ns,
-                                    int err, int held);
+CGI_HIDDEN int cgi_trace_call_frame(const cg_site *s, const void *frame, uint64_t t0, uint64_t call_ns,
+                                    uint64_t wait_ns, int err, int held);
 /* CALLGUARD_TRACE_MAX=SIZE[:latest|:first]: each process's trace file at
  * most about SIZE, keeping its latest or its first events. */
 CGI_HIDDEN int cgi_trace_set_max(const char *value);
-/* CALLGUARD_TRACE_ARGS (default on): whether events carry their arguments. */
-CGI_HIDDEN extern _Atomic int cgi_trace_args_on;
 /* The arguments' table of entry point `name` of a loaded layer of `api`,
  * and its layer's names of result codes (query.c; the report's
  * cgi_report_args). */
