@@ -101,12 +101,9 @@ const cli_option cli_run_options[] = {
     {"all",               NULL,              -1,                      NULL,
      "with --report -: every row and column of the table"},
     {"trace",             "FILE|DIR/",       CGI_SETTING_TRACE,       NULL,
-     "a timeline of every call (trace-event JSON: Perfetto),\n"
-     "or one per process in DIR/ (callguard trace merges)"},
+     "calls with arguments (Perfetto); DIR/: a file a process"},
     {"trace-max",         "SIZE[:first]",    CGI_SETTING_TRACE_MAX,   NULL,
-     "each process's trace at most about SIZE (500M, 2G):\n"
-     "its latest events kept, or its first; says how many\n"
-     "it left out"},
+     "at most SIZE a process, latest (or :first) kept"},
     {"trace-lines",       "FILE|-",          CGI_SETTING_TRACE_LINES, NULL,
      "one line per call: api entry call_ns lock_wait_ns error"},
     {"serialize",         "FN[=DOMAIN][:process|:handle|:once|:shared][,...]", CGI_SETTING_SERIALIZE, NULL,
