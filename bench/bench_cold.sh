@@ -42,12 +42,23 @@ model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 echo "CPU: $model; $(valgrind --version); $("$py" -V); bench at $(git -C "$here" log -1 --format=%h 2>/dev/null || echo '?')"
 echo "cache simulation: I1, D1 32 KiB 8-way, LL 512 KiB 8-way, 64-byte lines; a 1 MiB walk before each call"
 
+# The settings: idle (no statistics), counted (statistics on, the default), and with the timeline on
+# (--trace, into the statistics directory as `callguard run` writes it): trace without the calls'
+# arguments (CALLGUARD_TRACE_ARGS=off: as before they were kept), trace+args with them.
+settings=${SETTINGS:-idle counted trace trace+args}
+setting_env() {
+  case $1 in
+  counted) echo "CALLGUARD_STATS_DIR=$dir/stats" ;;
+  trace) echo "CALLGUARD_STATS_DIR=$dir/stats CALLGUARD_TRACE=$dir/t.json CALLGUARD_TRACE_ARGS=off" ;;
+  trace+args) echo "CALLGUARD_STATS_DIR=$dir/stats CALLGUARD_TRACE=$dir/t.json" ;;
+  esac
+}
+
 # count SETTING ROW LAYER PROGRAM...: appends "ROW_KIND SETTING SIDE Ir D1 LL" per dump to $dir/m.txt.
 count() {
   s=$1 row=$2 layer=$3
   shift 3
-  env=
-  [ "$s" = counted ] && env="CALLGUARD_STATS_DIR=$dir/stats"
+  env=$(setting_env "$s")
   rm -f "$dir"/cg.out*
   # shellcheck disable=SC2086 # the setting's words are separate variables
   env CALLGUARD_POLICY="$dir/policy.ini" $env LD_PRELOAD="$layer" LD_LIBRARY_PATH="$standin" \
@@ -73,7 +84,7 @@ count() {
 
 kinds=info,state,finish,serial
 [ -f "$nccl" ] && [ -f "$standin/libnccl.so.2" ] && nk=allreduce || nk=
-for s in idle counted; do
+for s in $settings; do
   count "$s" c "$cl" "$dir/bench_cold" "$kinds" "$calls"
   [ -n "$nk" ] && count "$s" c "$nccl" "$dir/bench_cold" "$nk" "$calls"
   count "$s" c "$cl" "$py" "$here/bench_cold_py.py" "$dir/libbench_cold.so" "$calls"
@@ -86,24 +97,29 @@ awk '
     split("c_info c_state c_finish c_serial c_allreduce c_py", rows, " ")
     split("counted call (clGetDeviceInfo)|a state (site first state)|blocking site (clFinish)|" \
           "serialized (a domain lock)|NCCL collective, its row (ncclAllReduce)|from CPython (ctypes.CDLL)", what, "|")
-    printf "\n%-42s %21s | %-21s | %-21s\n", "per call: LL data misses, D1, Ir", "direct", "idle: + over direct",
-           "counted: + over direct"
-    printf "%-42s %6s %6s %7s | %6s %6s %7s | %6s %6s %7s\n", "", "LL", "D1", "Ir", "LL", "D1", "Ir", "LL", "D1", "Ir"
+    ns = split(settings, set, " ")
+    printf "\n%-42s %21s", "per call: LL data misses, D1, Ir", "direct"
+    for (j = 1; j <= ns; j++) printf " | %-21s", set[j] ": + over direct"
+    printf "\n%-42s %6s %6s %7s", "", "LL", "D1", "Ir"
+    for (j = 1; j <= ns; j++) printf " | %6s %6s %7s", "LL", "D1", "Ir"
+    printf "\n"
     for (r = 1; r <= 6; r++) {
       k = rows[r]
       if (!(k in seen)) continue
-      b = k SUBSEP "counted" SUBSEP "direct"
+      b = k SUBSEP set[1] SUBSEP "direct"
       printf "%-42s %6.2f %6.2f %7.1f", what[r], ll[b], d1[b], ir[b]
-      for (j = 1; j <= 2; j++) {
-        s = j == 1 ? "idle" : "counted"
+      for (j = 1; j <= ns; j++) {
+        s = set[j]
         g = k SUBSEP s SUBSEP "guarded"; d = k SUBSEP s SUBSEP "direct"
         printf " | %+6.2f %+6.2f %+7.1f", ll[g] - ll[d], d1[g] - d1[d], ir[g] - ir[d]
       }
       printf "\n"
     }
     printf "idle: the layer preloaded, no statistics; counted: statistics on (CALLGUARD_STATS_DIR, the default\n"
-    printf "hang recording). Each + is guarded minus direct of the same process (LL, D1: data lines missed).\n"
-  }' "$dir/m.txt"
+    printf "hang recording); trace: --trace (CALLGUARD_TRACE_ARGS=off, the events as before arguments were\n"
+    printf "kept); trace+args: --trace, each event with its arguments and result.\n"
+    printf "Each + is guarded minus direct of the same process (LL, D1: data lines missed).\n"
+  }' settings="$settings" "$dir/m.txt"
 
 if [ "${TIME:-0}" = 1 ]; then
   for s in idle counted; do
