@@ -29,7 +29,8 @@ const char *gen_clang_resource_include(void);
     X(disposeTranslationUnit) X(equalTypes) X(getArgType) X(getArrayElementType) X(getArraySize) X(getCString)      \
     X(getCanonicalType) X(getCursorExtent) X(getCursorKind) X(getCursorLocation) X(getCursorResultType)             \
     X(getCursorSpelling) X(getCursorType) X(getDiagnostic) X(getDiagnosticLocation) X(getDiagnosticSeverity)        \
-    X(getDiagnosticSpelling) X(getEnumConstantDeclValue) X(getEnumDeclIntegerType) X(getFile) X(getFileContents) X(getFileName)        \
+    X(getDiagnosticSpelling) X(getEnumConstantDeclValue) X(getEnumDeclIntegerType) X(getFile) X(getFileName)        \
+    X(getFileContents)                                                                                              \
     X(getInclusions) X(getNullCursor) X(getNumArgTypes) X(getNumDiagnostics) X(getPointeeType) X(getResultType)     \
     X(getSpellingLocation) X(getTokenKind) X(getTokenSpelling) X(getTranslationUnitCursor) X(getTypeDeclaration)    \
     X(getTypeSpelling) X(getTypedefDeclUnderlyingType) X(isConstQualifiedType) X(isFunctionTypeVariadic)            \
@@ -78,6 +79,7 @@ extern struct gen_clang_table gen_clang;
 #define clang_getEnumConstantDeclValue gen_clang.getEnumConstantDeclValue
 #define clang_getEnumDeclIntegerType gen_clang.getEnumDeclIntegerType
 #define clang_getFile gen_clang.getFile
+#define clang_getFileContents gen_clang.getFileContents
 #define clang_getFileName gen_clang.getFileName
 #define clang_getInclusions gen_clang.getInclusions
 #define clang_getNullCursor gen_clang.getNullCursor

@@ -135,7 +135,7 @@ char *cgi_o_args(char *o, const cg_args *a, const char *(*result_name)(long), ui
                 o = v ? cgi_o_hex(o, v) : cgi_o_lit(o, "null");
             k++;
         } else if (g->kind == CG_ARG_STR) {
-            if (!v || sp >= send) {
+            if (!v || sp >= send || (fl & CGI_EV_NO_STRS)) {
                 o = v ? cgi_o_hex(o, v) : cgi_o_lit(o, "null");
                 continue;
             }

@@ -373,7 +373,8 @@ static inline uint64_t cgi_trace_word(const void *p, unsigned size)
  * result code (errcode_ret). An output is read where the call succeeded
  * (an errcode_ret it returned is 0) and it is not NULL: the driver wrote
  * it then; an errcode_ret whenever it is not NULL (the call writes it
- * either way). Returns the words then in out. */
+ * either way). Strings likewise, where it succeeded. Returns the words
+ * then in out. */
 __attribute__((noinline)) static unsigned cgi_trace_args_more(uint64_t *out, unsigned n, unsigned first,
                                                               const cg_args *a, uint32_t outs, uint32_t errs,
                                                               uint32_t strs, int err, uint32_t *flags)
@@ -392,7 +393,10 @@ __attribute__((noinline)) static unsigned cgi_trace_args_more(uint64_t *out, uns
         out[n++] = read ? cgi_trace_word(p, a->arg[i].out_size) : 0;
         if (read) *flags |= 1u << (16 + nouts);
     }
-    for (uint32_t m = strs; m; m &= m - 1) {
+    /* Strings only where the call succeeded: the driver read them then (a
+     * failed call may have refused a bad pointer before reading it). */
+    if (strs && !ok) *flags |= CGI_EV_NO_STRS;
+    for (uint32_t m = ok ? strs : 0; m; m &= m - 1) {
         const char *str = (const char *)(uintptr_t)out[first + (unsigned)__builtin_ctz(m)];
         if (!str) continue;
         unsigned room = (CGI_TRACE_WORDS_MAX - n) * 8u;
