@@ -73,10 +73,11 @@ static int run_write_trace(const char *trace, const char *dir)
     snprintf(more, sizeof more, " (%" PRIu64 " events", t.events);
     if (t.dropped)
         snprintf(more + strlen(more), sizeof more - strlen(more),
-                 ", %" PRIu64 " left out (--trace-max; the report counts them per process)", t.dropped);
+                 ", %" PRIu64 " dropped: --trace-max or a full disk; the report counts them per process", t.dropped);
     strcat(more, ")");
     if (!cli_say_written("the timeline", trace, more) && t.dropped)
-        cgi_say("trace %s: %" PRIu64 " events, %" PRIu64 " left out (--trace-max; the report counts them per process)",
+        cgi_say("trace %s: %" PRIu64 " events, %" PRIu64 " dropped (--trace-max or a full disk; the report counts them "
+                "per process)",
                 trace, t.events, t.dropped);
     return 0;
 }

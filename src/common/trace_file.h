@@ -28,7 +28,7 @@ enum {
     CGI_EV_HELD = 2,
     CGI_EV_CALL_STALL = 4,
     CGI_EV_WAIT_STALL = 8,
-    CGI_EV_ARGS = 16,   /* the words are the site's arguments (cg_args), in the layout cgi_trace_args writes */
+    CGI_EV_ARGS = 16,    /* the words are the site's arguments (cg_args), in the layout cgi_trace_args writes */
     CGI_EV_STR_CUT = 32, /* a string argument was longer than kept */
     CGI_EV_NO_STRS = 64  /* the call failed: its strings were not read (their pointers are shown) */
 };

@@ -142,7 +142,7 @@ def run_trace_max_keeps_the_latest_or_the_first_and_says_how_many_it_left_out():
             check(a[0] == 0, "the first calls: %s" % a[:3])
         else:
             check(a[-1] == n - 1, "the latest calls: %s" % a[-3:])
-        check("%d left out" % out in r.stderr, "one line says so: %r" % r.stderr)
+        check("%d dropped: --trace-max" % out in r.stderr, "one line says so: %r" % r.stderr)
         labels = [e["args"]["labels"] for e in trace["traceEvents"] if e["name"] == "process_labels"]
         check(labels == ["callguard left out %d events (--trace-max: the %s kept)" % (out, keep)], labels)
         check(rep["processes"][0]["trace"]["dropped"] == out, "the report: %s" % rep["processes"][0])
