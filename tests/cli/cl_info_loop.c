@@ -1,14 +1,28 @@
 /* An OpenCL program that asks its device's name N times (argv[1], default
  * 200,000) with clGetDeviceInfo, as a tool polling a device does: the
  * timeline's test of a long run (every call an event, with its arguments).
- * Prints the name and the size the last call returned. */
+ * Prints the name and the size the last call returned. `bad`: two calls
+ * that fail before reading a bad string pointer or writing an output (no
+ * program; an unknown param_name), which the timeline must not read. */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "bad") == 0) {
+        cl_int err = 0;
+        cl_kernel k = clCreateKernel(NULL, (const char *)16, &err);
+        cl_platform_id p;
+        cl_device_id d;
+        if (clGetPlatformIDs(1, &p, NULL) != CL_SUCCESS || clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL))
+            return 1;
+        cl_int info = clGetDeviceInfo(d, 0x7fff, 0, NULL, (size_t *)16);
+        printf("%s %d %d\n", k ? "kernel" : "none", err, info);
+        return 0;
+    }
     long n = argc > 1 ? atol(argv[1]) : 200000;
     cl_platform_id p;
     cl_device_id d;

@@ -236,6 +236,24 @@ def run_trace_of_200000_device_infos_keeps_each_with_its_arguments_and_result():
     check(ts == sorted(ts), "in order")
 
 
+def run_trace_reads_no_string_or_output_of_a_failed_call():
+    """A call that fails before reading its string (clCreateKernel of no program, kernel_name a bad pointer) or
+    writing its output (clGetDeviceInfo of an unknown param_name, param_value_size_ret a bad pointer): under
+    --trace the program runs as plainly (the timeline reads neither), and the events show the pointers and the
+    results by name."""
+    prog = os.environ["CL_INFO_LOOP"]
+    plain = run([prog, "bad"])
+    check(plain.returncode == 0, plain.stderr)
+    path = os.path.join(TMP, "bad-trace.json")
+    r = run([CG, "run", "--api", "cl", "--trace", path, "--", prog, "bad"])
+    check(r.returncode == 0 and r.stdout == plain.stdout, "unchanged: %r %r %s" % (r.stdout, plain.stdout, r.stderr))
+    with open(path) as f:
+        ev = {e["name"]: e["args"] for e in json.load(f)["traceEvents"] if e["ph"] == "X"}
+    k, i = ev["clCreateKernel"], ev["clGetDeviceInfo"]
+    check(k["kernel_name"] == "0x10" and k["errcode_ret"] == "CL_INVALID_PROGRAM" and k["return"] is None, k)
+    check(i["param_name"] == 32767 and i["param_value_size_ret"] == "0x10" and i["result"] == "CL_INVALID_VALUE", i)
+
+
 def run_quirk_reaches_a_program_that_dlopens_libopencl():
     # through the soname shim: the probe runs after its clGetPlatformIDs, before clGetPlatformInfo
     r, rep = guarded([CL_DLOPEN], "--quirks", quirks_file(POCL_QUIRKS))
