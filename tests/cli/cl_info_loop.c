@@ -17,8 +17,7 @@ int main(int argc, char **argv)
         cl_kernel k = clCreateKernel(NULL, (const char *)16, &err);
         cl_platform_id p;
         cl_device_id d;
-        if (clGetPlatformIDs(1, &p, NULL) != CL_SUCCESS || clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL))
-            return 1;
+        if (clGetPlatformIDs(1, &p, NULL) != CL_SUCCESS || clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL)) return 1;
         cl_int info = clGetDeviceInfo(d, 0x7fff, 0, NULL, (size_t *)16);
         printf("%s %d %d\n", k ? "kernel" : "none", err, info);
         return 0;
