@@ -265,8 +265,8 @@ static void cgi_text_hang(FILE *out, const cgi_stats_region *r)
         cgi_text_hang_tail(out, e);
         fputc('\n', out);
         int h;
-        const char *quirk =
-            cgi_behind_quirk(r->quirk, CGI_STATS_MAX_QUIRKS, pg->call, pg->ncalls < CGI_HANG_MAX_CALLS ? pg->ncalls : CGI_HANG_MAX_CALLS, i, &h);
+        const char *quirk = cgi_behind_quirk(r->quirk, CGI_STATS_MAX_QUIRKS, pg->call,
+                                             pg->ncalls < CGI_HANG_MAX_CALLS ? pg->ncalls : CGI_HANG_MAX_CALLS, i, &h);
         if (quirk) cgi_text_behind(out, e, &pg->call[h], quirk);
     }
     if (pg->in_flight > pg->ncalls) fprintf(out, "    %u in flight (%u shown)\n", pg->in_flight, pg->ncalls);
