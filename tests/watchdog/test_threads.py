@@ -98,10 +98,16 @@ def status_shows_every_python_thread_as_cpython_sees_it():
     skip_unless_runnable()
     truth_path = os.path.join(TMP, "truth.json")
     with Program("side", truth_path) as prog:
-        r = prog.status("--json", "--all")
+        # "ready" comes a moment before the holder's clFinish: until status sees it there (a loaded
+        # machine may take a while), the holder still runs Python and the GIL may change hands.
+        for _ in range(50):
+            r = prog.status("--json", "--all")
+            threads, read = threads_of(r)
+            if any(t["name"] == "holder" and (t["in_call"] or {}).get("name") == "clFinish" for t in threads):
+                break
+            time.sleep(0.1)
     with open(truth_path) as f:
         truth = json.load(f)
-    threads, read = threads_of(r)
     check(read["answered"] and read["result"] == "ok", "answered: %s" % read)
     got = {str(t["tid"]): t for t in threads}
     check(sorted(got) == sorted(truth), "the threads: %s, CPython: %s" % (
