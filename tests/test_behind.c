@@ -18,10 +18,20 @@ static void call(unsigned i, int tid, const char *name, uint64_t age_ms)
     calls[i].age_ns = age_ms * 1000000u;
 }
 
+/* The record of a matched quirk as apis/quirks.ini gives it: #11678's with its waits_behind, another without. */
 static void matched(const char *name)
 {
     memset(quirks, 0, sizeof quirks);
     snprintf(quirks[1].name, sizeof quirks[1].name, "%s", name);
+    if (strcmp(name, "rocm-11678-hipStreamSynchronize") == 0) {
+        snprintf(quirks[1].sites, sizeof quirks[1].sites, "hipStreamSynchronize");
+        snprintf(quirks[1].waiters, sizeof quirks[1].waiters,
+                 "hipStreamWaitEvent, hipLaunchKernel, hipModuleLaunchKernel, hipExtModuleLaunchKernel, "
+                 "hipMemcpyAsync, hipMemcpy, hipMemsetAsync, hipMemset, hipEventRecord, hipEventSynchronize, "
+                 "hipStreamSynchronize, hipDeviceSynchronize");
+    } else {
+        snprintf(quirks[1].sites, sizeof quirks[1].sites, "hipMallocAsync, hipFreeAsync, hipEventSynchronize:shared");
+    }
     atomic_store(&quirks[1].valid, 1);
 }
 

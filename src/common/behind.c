@@ -1,8 +1,9 @@
 /* Calls that wait behind another thread's call inside the driver: a lock
  * of the driver's own, held across a wait, that callguard cannot see.
- * Known from the quirks file: where a process matched one of the quirks
- * below, a call in flight of one of its waiters that began after a call of
- * its holder (still in flight, on another thread) waits behind it. Read
+ * Known from the quirks file: where a process matched a quirk with
+ * `waits_behind` (its record's waiters), a call in flight of one of those
+ * that began after a call of the quirk's first `serialize` entry point (its
+ * holder, still in flight, on another thread) waits behind it. Read
  * from the statistics file only: the hang page's calls and the quirks the
  * process matched (docs/quirks.md, rocm-systems #11678). Used by the
  * runtime's hang block on stderr, callguard status and the report. */
@@ -10,24 +11,10 @@
 
 #include <string.h>
 
-/* A quirk whose driver holds a lock while one entry point waits: the
- * quirk's name, that entry point, and the entry points that take the lock
- * (comma-separated). ORDER: docs/quirks.md's entries. */
-static const struct {
-    const char *quirk, *holder, *waiters;
-} cgi_behind_known[] = {
-    /* HIP's Command::enqueue takes the device's execution lock: launches, copies, memsets, event
-     * records and waits, and another synchronize (rocm-systems #11678). */
-    {"rocm-11678-hipStreamSynchronize", "hipStreamSynchronize",
-     "hipStreamWaitEvent, hipLaunchKernel, hipModuleLaunchKernel, hipExtModuleLaunchKernel, hipMemcpyAsync, "
-     "hipMemcpy, hipMemsetAsync, hipMemset, hipEventRecord, hipEventSynchronize, hipStreamSynchronize, "
-     "hipDeviceSynchronize"},
-};
-
 /* Is name[0..n) one of the comma-separated entry points of `sites`? */
-static int cgi_behind_listed(const char *sites, const char *name, size_t n)
+static int cgi_behind_listed(const char *sites, size_t cap, const char *name, size_t n)
 {
-    for (const char *p = sites, *end = sites + strlen(sites); p < end;) {
+    for (const char *p = sites, *end = sites + strnlen(sites, cap); p < end;) {
         while (p < end && (*p == ' ' || *p == ','))
             p++;
         size_t k = strcspn(p, ",");
@@ -50,23 +37,27 @@ const char *cgi_behind_quirk(const cgi_quirk_rec *quirks, unsigned nquirks, cons
     if (b->waiting) return NULL; /* it waits for a lock of callguard's: said already */
     /* A page read from a file may hold anything: its strings are compared within their fields. */
     size_t bn = strnlen(b->name, sizeof b->name);
-    for (size_t k = 0; k < sizeof cgi_behind_known / sizeof *cgi_behind_known; k++) {
-        const char *h = cgi_behind_known[k].holder;
-        if (!cgi_behind_listed(cgi_behind_known[k].waiters, b->name, bn)) continue;
-        for (unsigned q = 0; q < nquirks; q++) {
-            const cgi_quirk_rec *rec = &quirks[q];
-            if (!atomic_load(&rec->valid) || strncmp(rec->name, cgi_behind_known[k].quirk, sizeof rec->name) != 0)
-                continue;
-            /* The oldest call of the holder on another thread, inside the driver (not
-             * waiting for a lock of callguard's) since before b began. */
-            for (unsigned j = 0; j < n; j++)
-                if (j != i && calls[j].tid != b->tid && !calls[j].waiting &&
-                    strncmp(calls[j].name, h, sizeof calls[j].name) == 0 &&
-                    strncmp(calls[j].api, b->api, sizeof b->api) == 0 && calls[j].age_ns > b->age_ns &&
-                    (*holder < 0 || calls[j].age_ns > calls[*holder].age_ns))
-                    *holder = (int)j;
-            if (*holder >= 0) return cgi_behind_known[k].quirk;
-        }
+    for (unsigned q = 0; q < nquirks; q++) {
+        const cgi_quirk_rec *rec = &quirks[q];
+        if (!atomic_load(&rec->valid) || !memchr(rec->name, '\0', sizeof rec->name) ||
+            !cgi_behind_listed(rec->waiters, sizeof rec->waiters, b->name, bn))
+            continue;
+        /* The holder: the first entry point of the quirk's sites ("a, b:shared"). */
+        const char *h = rec->sites, *end = rec->sites + sizeof rec->sites;
+        while (h < end && *h == ' ')
+            h++;
+        size_t hn = 0;
+        while (h + hn < end && h[hn] && h[hn] != ',' && h[hn] != ':' && h[hn] != ' ')
+            hn++;
+        /* The oldest call of the holder on another thread, inside the driver (not
+         * waiting for a lock of callguard's) since before b began. */
+        for (unsigned j = 0; j < n; j++)
+            if (j != i && calls[j].tid != b->tid && !calls[j].waiting &&
+                strnlen(calls[j].name, sizeof calls[j].name) == hn && memcmp(calls[j].name, h, hn) == 0 &&
+                strncmp(calls[j].api, b->api, sizeof b->api) == 0 && calls[j].age_ns > b->age_ns &&
+                (*holder < 0 || calls[j].age_ns > calls[*holder].age_ns))
+                *holder = (int)j;
+        if (*holder >= 0) return rec->name;
     }
     return NULL;
 }

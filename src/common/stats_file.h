@@ -70,7 +70,8 @@
 /* 23: slots are 192 bytes: the third line holds the arguments a blocking call
  *     waits on (layer ABI 11, CG_SLOT_TO_WAIT); a hung call keeps them by
  *     name, as text (nargs, arg). */
-#define CGI_STATS_VERSION 23
+/* 24: a quirk record is 1792 bytes: `waiters`, the quirk's waits_behind. */
+#define CGI_STATS_VERSION 24
 /* Threads on one site write their counts into this many cache lines of its
  * record, not one (bench/bench_contention.c: one shared line made a call
  * with statistics 4-11 times dearer with 2-8 threads on the H200). */
@@ -444,7 +445,11 @@ typedef struct cgi_quirk_rec {
     char driver[128];  /* the matched driver's name, as its API gives it */
     char version[64];  /* the matched driver's version, as its API gives it */
     char library[128]; /* "" or what the library condition saw ("libigc.so.2 2.38.2", "... not loaded") */
-    char pad[1536 - 8 - 256 - CGI_API_NAME_MAX - 64 - CGI_DOMAIN_NAME_MAX - 256 * 3 - 128 - 64 - 128];
+    /* The entry points that wait behind the first of `sites` while it runs on another thread: a lock of
+     * the driver's held across a wait (the quirk's waits_behind; src/common/behind.c); "" for none.
+     * The record grew from 1536 bytes for it (version 24). */
+    char waiters[256];
+    char pad[1792 - 8 - 256 - CGI_API_NAME_MAX - 64 - CGI_DOMAIN_NAME_MAX - 256 * 4 - 128 - 64 - 128];
 } cgi_quirk_rec;
 /* One kind of thread-rule violation (threads.c): two entry points on one
  * handle from two threads, counted; the handle and threads of the first.

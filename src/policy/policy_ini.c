@@ -89,6 +89,7 @@ const pini_key_info pini_keys[PINI_NKEYS] = {
     [PINI_Q_WHY] = {"why", Q, NULL},
     [PINI_Q_SCOPE] = {"scope", Q, quirk_scope_words, 3},
     [PINI_Q_ADVICE] = {"advice", Q, NULL},
+    [PINI_Q_WAITS_BEHIND] = {"waits_behind", Q, NULL, 0, 1},
 };
 #undef A
 #undef D
@@ -97,14 +98,14 @@ const pini_key_info pini_keys[PINI_NKEYS] = {
 
 /* The order keys are listed in messages: as docs/configuration.md lists them. */
 static const pini_key key_order[PINI_NKEYS] = {
-    PINI_NAME,        PINI_HEADER,    PINI_HEADERS,     PINI_ABI_HEADERS, PINI_PREFIX,    PINI_LIBRARY,
-    PINI_RESULT,      PINI_SUCCESS,   PINI_MISSING,     PINI_RESULTS,     PINI_ERRCODE,   PINI_CFLAGS,
-    PINI_PASSTHROUGH, PINI_VARIANTS,  PINI_REAL_PREFIX, PINI_SEARCH,      PINI_OUTPUTS,   PINI_BLOCKING,
-    PINI_COLLECTIVE,  PINI_REASON,    PINI_WAIT_ARGS,   PINI_TRANSITION,  PINI_SERIALIZE, PINI_SCOPE,
-    PINI_VARIANT_OF,  PINI_WRAPPER,   PINI_TRACE_ARGS,  PINI_WRITES,      PINI_READS,     PINI_DESTROYS,
-    PINI_SETS,        PINI_LAUNCHES,  PINI_STATES,      PINI_Q_API,       PINI_Q_VENDOR,  PINI_Q_DRIVER,
-    PINI_Q_VERSIONS,  PINI_Q_LIBRARY, PINI_Q_SERIALIZE, PINI_Q_SHARED,    PINI_Q_DOMAIN,  PINI_Q_SOURCE,
-    PINI_Q_WHY,       PINI_Q_SCOPE,   PINI_Q_ADVICE,
+    PINI_NAME,        PINI_HEADER,    PINI_HEADERS,     PINI_ABI_HEADERS,    PINI_PREFIX,    PINI_LIBRARY,
+    PINI_RESULT,      PINI_SUCCESS,   PINI_MISSING,     PINI_RESULTS,        PINI_ERRCODE,   PINI_CFLAGS,
+    PINI_PASSTHROUGH, PINI_VARIANTS,  PINI_REAL_PREFIX, PINI_SEARCH,         PINI_OUTPUTS,   PINI_BLOCKING,
+    PINI_COLLECTIVE,  PINI_REASON,    PINI_WAIT_ARGS,   PINI_TRANSITION,     PINI_SERIALIZE, PINI_SCOPE,
+    PINI_VARIANT_OF,  PINI_WRAPPER,   PINI_TRACE_ARGS,  PINI_WRITES,         PINI_READS,     PINI_DESTROYS,
+    PINI_SETS,        PINI_LAUNCHES,  PINI_STATES,      PINI_Q_API,          PINI_Q_VENDOR,  PINI_Q_DRIVER,
+    PINI_Q_VERSIONS,  PINI_Q_LIBRARY, PINI_Q_SERIALIZE, PINI_Q_SHARED,       PINI_Q_DOMAIN,  PINI_Q_SOURCE,
+    PINI_Q_WHY,       PINI_Q_SCOPE,   PINI_Q_ADVICE,    PINI_Q_WAITS_BEHIND,
 };
 
 struct pini_file {
@@ -307,7 +308,7 @@ static int on_value(void *user, const char *section, const char *name, const cha
         pini_error(f, f->lineno, "unknown key %s in [%s]: %s accepts %s", name, s->name, kind_label(s->kind), list);
         return 0;
     }
-    if (s->key_line[k]) {
+    if (s->key_line[k] && !pini_keys[k].repeats) {
         pini_error(f, f->lineno, "duplicate key %s in [%s] (first set at line %d)", name, s->name, s->key_line[k]);
         return 0;
     }
@@ -318,13 +319,19 @@ static int on_value(void *user, const char *section, const char *name, const cha
             pini_error(f, f->lineno, "%s is empty: expected %s", name, pini_value_expected((pini_key)k));
         return 0;
     }
-    char *copy = strdup(value);
+    char *copy = NULL;
+    if (s->value[k]) { /* a repeating list's next line */
+        if (asprintf(&copy, "%s, %s", s->value[k], value) < 0) copy = NULL;
+    } else {
+        copy = strdup(value);
+    }
     if (!copy) {
         fail_status(f, PINI_ENOMEM, "out of memory");
         return 0;
     }
+    free((char *)s->value[k]);
     s->value[k] = copy;
-    s->key_line[k] = f->lineno;
+    if (!s->key_line[k]) s->key_line[k] = f->lineno;
     f->key_line = f->lineno;
     return 1;
 }

@@ -80,6 +80,7 @@ typedef enum pini_key {
     PINI_Q_WHY,
     PINI_Q_SCOPE,
     PINI_Q_ADVICE,
+    PINI_Q_WAITS_BEHIND,
     PINI_NKEYS
 } pini_key;
 
@@ -88,6 +89,9 @@ typedef struct pini_key_info {
     unsigned sections;         /* bit (1u << pini_kind) for each kind of section that accepts it */
     const char *const *values; /* the accepted words of a key with fixed values, else NULL */
     unsigned nvalues;
+    /* 1: a list that may be given on several lines of one section, each
+     * adding to it (a list longer than a line: the quirks' waits_behind) */
+    unsigned repeats;
 } pini_key_info;
 
 extern const pini_key_info pini_keys[PINI_NKEYS];

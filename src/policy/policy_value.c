@@ -83,6 +83,7 @@ static const struct {
     [PINI_Q_WHY] = {F_TEXT, "one line saying what goes wrong"},
     [PINI_Q_SCOPE] = {F_WORDS, "process, once or handle"},
     [PINI_Q_ADVICE] = {F_TEXT, "one line saying what to do instead, when no lock is the fix"},
+    [PINI_Q_WAITS_BEHIND] = {F_IDENT_LIST, "a comma-separated list of entry point names"},
 };
 
 int pini_word(pini_key key, const char *value)

@@ -352,6 +352,7 @@ static void cgi_json_quirks(FILE *out, const cgi_stats_region *r)
         }
         fputc(']', out);
         cgi_json_field_str(out, "domain", q->domain);
+        if (q->waiters[0]) cgi_json_field_str(out, "waits_behind", q->waiters);
         fputs(",\n        \"source\": ", out);
         cgi_json_str(out, q->source);
         cgi_json_field_str(out, "why", q->why);

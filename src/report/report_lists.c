@@ -111,9 +111,13 @@ static void cgi_read_quirk_site(cgi_json *j, void *ctx)
 }
 
 static const cgi_str_member cgi_quirk_strs[] = {
-    {CGI_STR_MEMBER(cgi_quirk_rec, "name", name)},     {CGI_STR_MEMBER(cgi_quirk_rec, "api", api)},
-    {CGI_STR_MEMBER(cgi_quirk_rec, "domain", domain)}, {CGI_STR_MEMBER(cgi_quirk_rec, "source", source)},
-    {CGI_STR_MEMBER(cgi_quirk_rec, "why", why)},       {CGI_STR_MEMBER(cgi_quirk_rec, "not_applied", not_applied)},
+    {CGI_STR_MEMBER(cgi_quirk_rec, "name", name)},
+    {CGI_STR_MEMBER(cgi_quirk_rec, "api", api)},
+    {CGI_STR_MEMBER(cgi_quirk_rec, "domain", domain)},
+    {CGI_STR_MEMBER(cgi_quirk_rec, "source", source)},
+    {CGI_STR_MEMBER(cgi_quirk_rec, "why", why)},
+    {CGI_STR_MEMBER(cgi_quirk_rec, "not_applied", not_applied)},
+    {CGI_STR_MEMBER(cgi_quirk_rec, "waits_behind", waiters)},
 };
 static const cgi_str_member cgi_matched_strs[] = {
     {CGI_STR_MEMBER(cgi_quirk_rec, "driver", driver)},

@@ -90,6 +90,7 @@ static void cgi_fix_quirks(cgi_stats_region *r)
         cgi_fix_str(q->name, sizeof q->name);
         cgi_fix_str(q->domain, sizeof q->domain);
         cgi_fix_str(q->sites, sizeof q->sites);
+        cgi_fix_str(q->waiters, sizeof q->waiters);
         cgi_fix_str(q->source, sizeof q->source);
         cgi_fix_str(q->why, sizeof q->why);
         cgi_fix_str(q->driver, sizeof q->driver);

@@ -63,12 +63,13 @@ typedef struct cgi_quirk {
     char domain[CGI_DOMAIN_NAME_MAX];   /* "" for an advice-only quirk */
     cg_scope scope; /* the fix's: process, once (first calls only) or handle (per first input handle) */
     char *source, *why;
-    char *advice; /* what to do where no lock is the fix (an advice-only quirk), or NULL */
-    int applied;  /* its fix is on: layers that join later get it too */
-    int matched;  /* a driver matched it (applied or not): matched once */
+    char *advice;  /* what to do where no lock is the fix (an advice-only quirk), or NULL */
+    char *waiters; /* waits_behind: entry points that wait behind the first of `sites`, or NULL */
+    int applied;   /* its fix is on: layers that join later get it too */
+    int matched;   /* a driver matched it (applied or not): matched once */
 } cgi_quirk;
 
-_Static_assert(sizeof(cgi_quirk_rec) == 1536, "quirk record layout is fixed");
+_Static_assert(sizeof(cgi_quirk_rec) == 1792, "quirk record layout is fixed");
 
 typedef struct cgi_quirk_set {
     cgi_quirk *v;
@@ -106,7 +107,7 @@ static void cgi_quirk_set_free(cgi_quirk_set *s)
     for (size_t i = 0; i < s->n; i++) {
         free(s->v[i].driver), free(s->v[i].library), free(s->v[i].sites);
         free(s->v[i].source), free(s->v[i].why), free(s->v[i].versions_text), free(s->v[i].library_text);
-        free(s->v[i].advice);
+        free(s->v[i].advice), free(s->v[i].waiters);
     }
     free(s->v);
     s->v = NULL, s->n = 0;
@@ -190,15 +191,18 @@ static int cgi_quirk_section(pini_file *f, const pini_section *s, void *user)
     free(sites);
     if (joined >= sizeof((cgi_quirk_rec *)0)->sites || strlen(v[PINI_Q_SOURCE]) >= sizeof((cgi_quirk_rec *)0)->source ||
         strlen(v[PINI_Q_WHY]) >= sizeof((cgi_quirk_rec *)0)->why ||
-        (v[PINI_Q_ADVICE] && strlen(v[PINI_Q_ADVICE]) > CGI_ADVICE_MAX))
+        (v[PINI_Q_ADVICE] && strlen(v[PINI_Q_ADVICE]) > CGI_ADVICE_MAX) ||
+        (v[PINI_Q_WAITS_BEHIND] && strlen(v[PINI_Q_WAITS_BEHIND]) >= sizeof((cgi_quirk_rec *)0)->waiters))
         return pini_error(f, s->line,
-                          "[%s]: serialize with shared (\"a, b, c:shared\"), source and why have at most 255 "
-                          "characters each, advice %d",
+                          "[%s]: serialize with shared (\"a, b, c:shared\"), source, why and waits_behind have at "
+                          "most 255 characters each, advice %d",
                           s->name, CGI_ADVICE_MAX);
     cgi_check_site c = {f, s->key_line[PINI_Q_SERIALIZE]};
     if (pini_split(v[PINI_Q_SERIALIZE], ",", cgi_check_site_name, &c)) return PINI_EFORMAT;
     c.line = s->key_line[PINI_Q_SHARED];
     if (v[PINI_Q_SHARED] && pini_split(v[PINI_Q_SHARED], ",", cgi_check_site_name, &c)) return PINI_EFORMAT;
+    c.line = s->key_line[PINI_Q_WAITS_BEHIND];
+    if (v[PINI_Q_WAITS_BEHIND] && pini_split(v[PINI_Q_WAITS_BEHIND], ",", cgi_check_site_name, &c)) return PINI_EFORMAT;
     cgi_quirk *more = realloc(set->v, (set->n + 1) * sizeof *more);
     if (!more) return pini_error(f, s->line, "out of memory");
     set->v = more;
@@ -210,6 +214,7 @@ static int cgi_quirk_section(pini_file *f, const pini_section *s, void *user)
     int word = v[PINI_Q_SCOPE] ? pini_word(PINI_Q_SCOPE, v[PINI_Q_SCOPE]) : 0; /* process, once, handle */
     q->scope = word == 1 ? CG_SCOPE_ONCE : word == 2 ? CG_SCOPE_HANDLE : CG_SCOPE_PROCESS;
     q->advice = v[PINI_Q_ADVICE] ? strdup(v[PINI_Q_ADVICE]) : NULL;
+    q->waiters = v[PINI_Q_WAITS_BEHIND] ? strdup(v[PINI_Q_WAITS_BEHIND]) : NULL;
     if (v[PINI_Q_VENDOR] && pini_split(v[PINI_Q_VENDOR], ",", cgi_add_vendor, q))
         return pini_error(f, s->key_line[PINI_Q_VENDOR], "vendor = %s: at most %d vendor ids", v[PINI_Q_VENDOR],
                           CGI_MAX_VENDORS);
@@ -227,7 +232,8 @@ static int cgi_quirk_section(pini_file *f, const pini_section *s, void *user)
     q->versions_text = strdup(v[PINI_Q_VERSIONS]);
     q->library_text = v[PINI_Q_LIBRARY] ? strdup(v[PINI_Q_LIBRARY]) : NULL;
     if ((v[PINI_Q_LIBRARY] && (!q->library || !q->library_text)) || (v[PINI_Q_DRIVER] && !q->driver) || !q->sites ||
-        !q->source || !q->why || !q->versions_text || (v[PINI_Q_ADVICE] && !q->advice))
+        !q->source || !q->why || !q->versions_text || (v[PINI_Q_ADVICE] && !q->advice) ||
+        (v[PINI_Q_WAITS_BEHIND] && !q->waiters))
         return pini_error(f, s->line, "out of memory");
     return 0;
 }
@@ -566,6 +572,7 @@ static void cgi_quirks_match(const char *api, const cg_identity *ids, unsigned n
             cgi_copy(rec.name, sizeof rec.name, q->name);
             cgi_copy(rec.domain, sizeof rec.domain, q->domain);
             cgi_copy(rec.sites, sizeof rec.sites, q->sites);
+            cgi_copy(rec.waiters, sizeof rec.waiters, q->waiters);
             cgi_copy(rec.source, sizeof rec.source, q->source);
             cgi_copy(rec.why, sizeof rec.why, q->why);
             cgi_copy(rec.driver, sizeof rec.driver, ids[k].name);
