@@ -511,13 +511,20 @@ static int read_gil(uintptr_t g, gil_view *v)
 static int gil_held_by(uintptr_t ts, uintptr_t interp)
 {
     uintptr_t g = gil_of(interp);
-    gil_view a, b;
-    if (!g || read_gil(g, &a) != 0) return -1;
+    if (!g) return -1;
     /* take_gil marks the lock taken before it names its new holder: read
-     * twice, a moment apart, and believe only an answer that held still. */
-    sched_yield();
-    if (read_gil(g, &b) != 0 || a.holder != b.holder || a.locked != b.locked || a.switches != b.switches) return -1;
-    return a.locked && a.holder == ts;
+     * twice, a moment apart, and believe only an answer that held still.
+     * A GIL that changed hands meanwhile is read again, a few times: a
+     * thread waking for a moment (a signal, a timed wait) must not leave a
+     * holder that never let go unknown. */
+    for (int tries = 0; tries < 4; tries++) {
+        gil_view a, b;
+        if (read_gil(g, &a) != 0) return -1;
+        sched_yield();
+        if (read_gil(g, &b) != 0) return -1;
+        if (a.holder == b.holder && a.locked == b.locked && a.switches == b.switches) return a.locked && a.holder == ts;
+    }
+    return -1;
 }
 
 int cgi_pyread_gil_held(pid_t tid, unsigned long pthread_id)

@@ -99,13 +99,18 @@ def status_shows_every_python_thread_as_cpython_sees_it():
     truth_path = os.path.join(TMP, "truth.json")
     with Program("side", truth_path) as prog:
         # "ready" comes a moment before the holder's clFinish: until status sees it there (a loaded
-        # machine may take a while), the holder still runs Python and the GIL may change hands.
+        # machine may take a while), the holder still runs Python and the GIL may change hands. A
+        # GIL read while it changed hands is unknown (null): asked again, it must come out held.
+        asks = []
         for _ in range(50):
             r = prog.status("--json", "--all")
             threads, read = threads_of(r)
-            if any(t["name"] == "holder" and (t["in_call"] or {}).get("name") == "clFinish" for t in threads):
+            asks.append([(t["name"], t["gil"], (t["in_call"] or {}).get("name")) for t in threads])
+            if any(t["name"] == "holder" and (t["in_call"] or {}).get("name") == "clFinish" and t["gil"] is not None
+                   for t in threads):
                 break
             time.sleep(0.1)
+        text = prog.status("--all").stdout
     with open(truth_path) as f:
         truth = json.load(f)
     check(read["answered"] and read["result"] == "ok", "answered: %s" % read)
@@ -122,7 +127,8 @@ def status_shows_every_python_thread_as_cpython_sees_it():
         user = t["user_frame"]
         check(mine is not None and user and user["depth"] == mine and user["file"] == PROG,
               "%s: the user's frame: %s, expected the first in %s" % (want["name"], user, PROG))
-        check(t["gil"] is (want["name"] == "holder"), "%s: gil %s" % (want["name"], t["gil"]))
+        check(t["gil"] is (want["name"] == "holder"), "%s: gil %s; %d asks, the last ones (name, gil, call):\n%s\n%s"
+              % (want["name"], t["gil"], len(asks), "\n".join(map(str, asks[-3:])), text))
         in_call = (t["in_call"] or {}).get("name")
         check(in_call == ("clFinish" if want["name"] in ("driver", "holder") else None),
               "%s: in %s" % (want["name"], in_call))
