@@ -184,6 +184,9 @@ typedef struct cg_site {
     uint32_t index;
     const cg_rule *rules; /* this entry point's thread rules (its own frame's offsets), or NULL */
     uint32_t nrules;
+    /* 1: left uncounted with statistics on (its policy's `count = no`),
+     * filled in by the runtime: in padding */
+    _Atomic uint32_t uncounted;
     const struct cg_args *args; /* its default's (layer_args.h), filled in by the runtime: in padding */
 } cg_site;
 
@@ -206,6 +209,11 @@ typedef struct cg_site_default {
     /* 1: every rank of a job calls it alike (MPI's collectives): a report
      * compares the ranks' counts (a layer built before it had 0 there). */
     uint8_t collective;
+    /* 1: `count = no`: with statistics on, its calls go straight to the
+     * driver, uncounted, as with statistics off (a pure getter a runtime
+     * calls several times a launch); a policy file's `count = yes` counts
+     * them. In the tail padding: a layer built before it had 0 there. */
+    uint8_t uncounted;
     const cg_args *args; /* what a traced call records of its arguments (layer_args.h), or NULL */
 } cg_site_default;
 

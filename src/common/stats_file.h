@@ -163,7 +163,8 @@ typedef struct cgi_stats_record {
      * Each site of the record keeps a copy in its first line (cg_site.state). */
     _Atomic int32_t inline_state;
     uint8_t collective; /* 1: the layer's policy marks it collective (the report compares the ranks' counts) */
-    uint8_t spare[3];
+    uint8_t uncounted;  /* 1: left uncounted with statistics on (its policy's `count = no`): its calls are not here */
+    uint8_t spare[2];
     cg_counters c;
     _Atomic int32_t state[CG_MAX_STATES];
     cgi_code code[CGI_STATS_MAX_CODES];

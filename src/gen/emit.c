@@ -206,7 +206,8 @@ static void emit_sites(FILE *out, const policy *p, const gen_api *api)
     if (any_rules) fputc('\n', out);
     emit_trace_tables(out, p, api);
     fputs("/* {name, base, transition (0 always, 1 blocking, 2 never), blocking, scope (0 process, 1 handle),\n"
-          " *  reason, serialize, states, nstates, thread rules, their count[, collective]}; a variant (base != NULL)\n"
+          " *  reason, serialize, states, nstates, thread rules, their count[, collective][, uncounted]}; a variant "
+          "(base != NULL)\n"
           " *  carries its base's policy (its rules are its own frame's). */\n",
           out);
     fputs("static const cg_site_default cgl_defaults[CGL_NSITES] = {\n", out);
@@ -234,6 +235,7 @@ static void emit_sites(FILE *out, const policy *p, const gen_api *api)
         else
             fputs(", NULL, 0", out);
         if (sp && sp->collective) fputs(", .collective = 1", out);
+        if (sp && sp->uncounted != POLICY_UNSET ? sp->uncounted : p->default_uncounted) fputs(", .uncounted = 1", out);
         if (traces_args(p, f)) fprintf(out, ", .args = &cgl_targs_%s", f->name);
         fputs("},\n", out);
     }

@@ -59,6 +59,7 @@ typedef struct site_policy {
     int transition; /* POLICY_UNSET or TRANSITION_* */
     int blocking;   /* POLICY_UNSET, 0 or 1 */
     int collective; /* 1: the ranks of a job all call it (the report compares their counts) */
+    int uncounted;  /* POLICY_UNSET, or 1: count = no (statistics on, its calls go straight through uncounted); 0 */
     int scope;      /* POLICY_UNSET or SCOPE_* */
     char *reason;
     char *wait_args; /* the wait_args value: parameter names, each with an optional `:word` */
@@ -96,9 +97,10 @@ typedef struct policy {
     char *real_prefix; /* the real function of NAME is real_prefix + NAME (MPI's PMPI_), or NULL */
     int search;        /* 1: the real library is looked for on LD_LIBRARY_PATH alone ([api] search) */
     int default_transition;
-    strlist states;  /* [api] states: result codes that report a state at every entry point */
-    int states_line; /* 0: not set */
-    int api_line;    /* line of [api], for errors about missing keys */
+    int default_uncounted; /* [defaults] count = no */
+    strlist states;        /* [api] states: result codes that report a state at every entry point */
+    int states_line;       /* 0: not set */
+    int api_line;          /* line of [api], for errors about missing keys */
     site_policy *sites;
     size_t nsites;
 } policy;

@@ -103,6 +103,7 @@ static int on_section(pini_file *f, const pini_section *s, void *user)
                           s->name);
     if (s->kind == PINI_DEFAULTS) {
         if (v[PINI_TRANSITION]) p->default_transition = pini_word(PINI_TRANSITION, v[PINI_TRANSITION]);
+        if (v[PINI_COUNT]) p->default_uncounted = pini_word(PINI_COUNT, v[PINI_COUNT]) == 0;
         return 0;
     }
     p->sites = xrealloc(p->sites, (p->nsites + 1) * sizeof *p->sites);
@@ -113,6 +114,7 @@ static int on_section(pini_file *f, const pini_section *s, void *user)
     sp->transition = v[PINI_TRANSITION] ? pini_word(PINI_TRANSITION, v[PINI_TRANSITION]) : POLICY_UNSET;
     sp->blocking = v[PINI_BLOCKING] ? pini_word(PINI_BLOCKING, v[PINI_BLOCKING]) : POLICY_UNSET;
     sp->collective = v[PINI_COLLECTIVE] && pini_word(PINI_COLLECTIVE, v[PINI_COLLECTIVE]) == 1;
+    sp->uncounted = v[PINI_COUNT] ? pini_word(PINI_COUNT, v[PINI_COUNT]) == 0 : POLICY_UNSET;
     sp->scope = v[PINI_SCOPE] ? pini_word(PINI_SCOPE, v[PINI_SCOPE]) : POLICY_UNSET;
     sp->reason = xstrdup(v[PINI_REASON]);
     sp->wait_args = xstrdup(v[PINI_WAIT_ARGS]);

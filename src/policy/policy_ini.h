@@ -54,6 +54,7 @@ typedef enum pini_key {
     /* entry point sections */
     PINI_BLOCKING,
     PINI_COLLECTIVE,
+    PINI_COUNT,
     PINI_REASON,
     PINI_WAIT_ARGS,
     PINI_SERIALIZE,

@@ -58,6 +58,7 @@ static const struct {
     [PINI_OUTPUTS] = {F_TEXT_LIST, "a comma-separated list of parameter names (fnmatch patterns: *_ret)"},
     [PINI_BLOCKING] = {F_WORDS, "yes or no"},
     [PINI_COLLECTIVE] = {F_WORDS, "yes or no"},
+    [PINI_COUNT] = {F_WORDS, "yes or no"},
     [PINI_REASON] = {F_TEXT, "why the call blocks"},
     [PINI_TRANSITION] = {F_WORDS, CGI_TRANSITION_CHOICES},
     [PINI_SERIALIZE] = {F_DOMAIN, "a domain name of letters, digits, _ . - (or nothing: not serialized)"},

@@ -455,6 +455,19 @@ static void cgi_json_totals(FILE *out, const cgi_totals *t, int lead)
 #undef CGI_TOTAL_JSON
 }
 
+/* The entry points its policy leaves uncounted with statistics on (`count =
+ * no`): their calls are in no row, and the report says so. */
+static void cgi_json_uncounted(FILE *out, const cgi_stats_region *r)
+{
+    size_t n = 0;
+    for (uint32_t k = 0; k < cgi_nrec(r); k++) {
+        if (!r->r[k].uncounted) continue;
+        fputs(n++ ? ", " : ",\n     \"uncounted\": [", out);
+        cgi_json_str(out, r->r[k].name);
+    }
+    if (n) fputc(']', out);
+}
+
 /* One process (one with calls) of the "processes" array. */
 void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, size_t nproc)
 {
@@ -506,6 +519,7 @@ void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, s
             fputc('}', out);
         }
         fprintf(out, "\n     ]");
+        cgi_json_uncounted(out, r);
         cgi_json_stalls_and_in_flight(out, r);
         cgi_json_timing_and_hang(out, r);
         cgi_json_late_calls(out, r);

@@ -231,6 +231,19 @@ static void cgi_read_probed_item(cgi_json *j, void *ctx)
         snprintf(h->quirks_probed + len, sizeof h->quirks_probed - len, "%s%s", len ? "," : "", api);
 }
 
+/* An entry point of "uncounted": a record of no calls that says so. */
+static void cgi_read_uncounted_item(cgi_json *j, void *ctx)
+{
+    cgi_stats_region *r = ctx;
+    uint32_t n = atomic_load(&r->h.nrecords);
+    if (n >= CGI_STATS_MAX_RECORDS) return cgi_lex_fail(j, "too many sites");
+    cgi_stats_record *rec = &r->r[n];
+    memset(rec, 0, sizeof *rec); /* the region is reused: the last process's record */
+    if (!cgi_lex_str(j, rec->name, sizeof rec->name)) return;
+    rec->uncounted = 1, rec->used = 1;
+    atomic_store(&r->h.nrecords, n + 1);
+}
+
 static void cgi_read_violation_item(cgi_json *j, void *ctx)
 {
     cgi_proc_read *pr = ctx;
@@ -293,6 +306,8 @@ static void cgi_read_process_member(cgi_json *j, const char *key, void *ctx)
         pr->v->have_trace = 1, cgi_read_object(j, cgi_read_trace_member, pr->v);
     else if (strcmp(key, "sites") == 0)
         pr->have_sites = 1, cgi_read_array(j, cgi_read_site, r);
+    else if (strcmp(key, "uncounted") == 0)
+        cgi_read_array(j, cgi_read_uncounted_item, r);
     else if (strcmp(key, "stalls") == 0)
         cgi_read_array(j, cgi_read_stall_item, pr);
     else if (strcmp(key, "in_flight") == 0)

@@ -83,7 +83,8 @@ static uint64_t cgi_settle_pages(const cgi_stats_region *r, unsigned char *keep)
     uint32_t n = atomic_load(&r->h.nrecords);
     for (uint32_t k = 0; k < n && k < CGI_STATS_MAX_RECORDS; k++) {
         uint64_t c = cgi_ctr_calls(&r->r[k].c);
-        if (c) cgi_keep(keep, offsetof(cgi_stats_region, r) + k * sizeof r->r[k], sizeof r->r[k]);
+        /* A record its policy leaves uncounted is kept too: the report names it (`count = no`). */
+        if (c || r->r[k].uncounted) cgi_keep(keep, offsetof(cgi_stats_region, r) + k * sizeof r->r[k], sizeof r->r[k]);
         calls += c;
     }
     for (unsigned i = 0; i < CGI_STATS_MAX_STALLS; i++)

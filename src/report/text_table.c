@@ -411,6 +411,21 @@ static int cgi_text_table(FILE *out, const cgi_proc_view *p, const cgi_totals *p
     return 0;
 }
 
+/* The entry points left uncounted by their policy (`count = no`), whose
+ * calls are in no row: one line, cut to the width. */
+static void cgi_text_uncounted(FILE *out, const cgi_stats_region *r, int width)
+{
+    char line[1024];
+    size_t len = (size_t)snprintf(line, sizeof line, "  not counted (their policy's count = no):");
+    size_t n = 0;
+    for (uint32_t k = 0; k < cgi_nrec(r) && len < sizeof line; k++)
+        if (r->r[k].uncounted)
+            len += (size_t)snprintf(line + len, sizeof line - len, "%s %s", n++ ? "," : "", r->r[k].name);
+    if (!n) return;
+    if (len >= sizeof line) len = sizeof line - 1;
+    cgi_text_fit(out, line, len, width);
+}
+
 /* The section, its table folded (fold 'r') or not (0). */
 static int cgi_text_section(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, cgi_trow *rows, size_t n,
                             int width, unsigned *said, char fold)
@@ -434,6 +449,7 @@ static int cgi_text_section(FILE *out, const cgi_proc_view *p, const cgi_totals 
         fprintf(out, " (left out by --trace-max or a full disk; threads past the first %u keep none)",
                 CGI_TRACE_MAX_THREADS);
     if (p->have_trace) fputc('\n', out);
+    cgi_text_uncounted(out, p->region, width);
     return 0;
 }
 

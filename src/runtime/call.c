@@ -306,7 +306,12 @@ int cg_call(cg_site *s, const void *key, cg_thunk thunk, void *args)
     if (__builtin_expect(atomic_load_explicit(&s->mode, memory_order_acquire) == CGI_MODE_TRACED_ARGS, 0) &&
         cgi_call_traced(s, thunk, args))
         return 0;
-    if (!atomic_load_explicit(&s->real, memory_order_acquire) && cgi_site_first_call(s) != 0) return -1;
+    if (!atomic_load_explicit(&s->real, memory_order_acquire)) {
+        if (cgi_site_first_call(s) != 0) return -1;
+        /* Resolved idle (an uncounted site with statistics on among them):
+         * its first call goes straight through, as the next ones will. */
+        if (atomic_load_explicit(&s->direct, memory_order_acquire)) return (void)thunk(args), 0;
+    }
     int stats = atomic_load_explicit(&cgi_cfg.stats_on, memory_order_relaxed);
     if (cgi_nested() && cgi_still_inside(s)) return cgi_call_nested(s, thunk, args, stats);
 

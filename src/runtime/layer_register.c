@@ -103,6 +103,7 @@ void cg_layer_register(cg_layer *l)
         const cg_site_default *d = &l->defaults[s->base];
         atomic_store(&s->transition, d->transition);
         atomic_store(&s->blocking, d->blocking);
+        atomic_store(&s->uncounted, d->uncounted);
         atomic_store(&s->scope, d->scope);
         s->reason = d->reason;
         uint32_t dom = 0;

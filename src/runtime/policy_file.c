@@ -66,6 +66,7 @@ static int cgi_policy_section(pini_file *f, const pini_section *s, void *user)
     if (v[PINI_TRANSITION])
         cgi_setting_add(CGI_SET_TRANSITION, site, origin)->transition =
             (cg_transition)pini_word(PINI_TRANSITION, v[PINI_TRANSITION]);
+    if (v[PINI_COUNT]) cgi_setting_add(CGI_SET_COUNT, site, origin)->count = pini_word(PINI_COUNT, v[PINI_COUNT]);
     if (v[PINI_BLOCKING]) {
         cgi_setting *st = cgi_setting_add(CGI_SET_BLOCKING, site, origin);
         st->blocking = pini_word(PINI_BLOCKING, v[PINI_BLOCKING]);

@@ -59,6 +59,7 @@ static void cgi_setting_unlink(cgi_setting **link)
 }
 
 static void cgi_apply_transition(cg_site *s, void *arg) { atomic_store(&s->transition, *(cg_transition *)arg); }
+static void cgi_apply_count(cg_site *s, void *arg) { atomic_store(&s->uncounted, !*(int *)arg); }
 
 typedef struct cgi_ser_arg {
     uint32_t domain;
@@ -231,7 +232,10 @@ static int cgi_setting_apply(const cgi_setting *st, cg_layer *layer)
     if (!st->site) {
         if (!cgi_setting_for_layer(st, layer)) return CG_OK;
         for (unsigned i = 0; i < layer->nsites; i++)
-            if (st->kind == CGI_SET_TRANSITION) atomic_store(&layer->sites[i].transition, st->transition);
+            if (st->kind == CGI_SET_TRANSITION)
+                atomic_store(&layer->sites[i].transition, st->transition);
+            else if (st->kind == CGI_SET_COUNT)
+                atomic_store(&layer->sites[i].uncounted, !st->count);
         return CG_OK;
     }
     switch (st->kind) {
@@ -248,6 +252,10 @@ static int cgi_setting_apply(const cgi_setting *st, cg_layer *layer)
         return cgi_site_each(st->site, cgi_apply_serialize, &a);
     }
     case CGI_SET_RULES: return cgi_rules_check(st);
+    case CGI_SET_COUNT: {
+        int count = st->count;
+        return cgi_site_each(st->site, cgi_apply_count, &count);
+    }
     default: {
         cgi_block_arg a = {st->blocking, st->reason};
         return cgi_site_each(st->site, cgi_apply_blocking, &a);

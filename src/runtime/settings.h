@@ -10,7 +10,7 @@
 
 /* CGI_SET_RULES: a policy section's thread-rule keys, checked against the
  * layer's built-in rules (they are compiled in; nothing is applied). */
-enum { CGI_SET_TRANSITION, CGI_SET_SERIALIZE, CGI_SET_BLOCKING, CGI_SET_STATES, CGI_SET_RULES };
+enum { CGI_SET_TRANSITION, CGI_SET_SERIALIZE, CGI_SET_BLOCKING, CGI_SET_STATES, CGI_SET_RULES, CGI_SET_COUNT };
 #define CGI_RULE_KEYS CGI_NRULE_KEYS /* common/names.h */
 
 typedef struct cgi_setting {
@@ -21,6 +21,7 @@ typedef struct cgi_setting {
     char *domain; /* NULL: not serialized */
     cg_scope scope;
     int blocking;
+    int count;                  /* CGI_SET_COUNT: 1 counted with statistics on, 0 left uncounted (`count = no`) */
     char *rules[CGI_RULE_KEYS]; /* CGI_SET_RULES: each key's value, NULL where unset */
     char *reason;               /* never freed: sites point at it */
     char *states;               /* CGI_SET_STATES: the code names ("" for none), resolved by each layer */

@@ -59,6 +59,9 @@ uint32_t cgi_mode_lean(void)
 static uint32_t cgi_site_mode(const cg_site *s, int path)
 {
     if (!atomic_load(&s->real) || atomic_load(&s->domain)) return CGI_MODE_NONE;
+    /* Idle (cgi_site_refresh): the wrapper calls `direct`, and its plain
+     * counted call, which it tries first, must not count. */
+    if (atomic_load(&s->direct)) return CGI_MODE_NONE;
     int exact = atomic_load(&cgi_cfg.timing) == CGI_TIMING_EXACT;
     int watch = atomic_load(&cgi_cfg.hang_ns) && atomic_load(&cgi_cfg.adapter);
     /* The counted mode: clockless unless exact timing is asked for; with
@@ -131,7 +134,11 @@ void cgi_site_refresh(cg_site *s)
     /* The thread-rule flags ride in the domain word (threads.h). */
     uint32_t dom = (atomic_load(&s->domain) & CGI_DOM_ID) | cgi_thr_site_flags(s);
     atomic_store(&s->domain, dom);
-    int idle = real != NULL && !atomic_load(&cgi_cfg.stats_on) && dom == 0;
+    /* Idle: straight to the driver. With statistics off every site that
+     * needs nothing else; with them on, a site its policy leaves uncounted
+     * (`count = no`), unless the timeline records every call. */
+    int uncounted = atomic_load(&s->uncounted) && !atomic_load(&cgi_cfg.trace_on);
+    int idle = real != NULL && (!atomic_load(&cgi_cfg.stats_on) || uncounted) && dom == 0;
     if (idle) {
         const cg_adapter *ad = atomic_load(&cgi_cfg.adapter);
         if (ad && atomic_load(&cgi_cfg.adapter_mode) == CG_ADAPTER_ACTIVE && cgi_site_wants_leave(s)) idle = 0;

@@ -419,7 +419,7 @@ cg_counters *cgi_stats_record_row(const char *api, cg_counters *ctr, const char 
     cgi_stats_record *r = (cgi_stats_record *)((char *)c - offsetof(cgi_stats_record, c));
     memcpy(r->domain, base->domain, sizeof r->domain);
     r->transition = base->transition, r->scope = base->scope, r->blocking = base->blocking;
-    r->collective = base->collective;
+    r->collective = base->collective, r->uncounted = base->uncounted;
     return c;
 }
 
@@ -454,6 +454,7 @@ void cgi_stats_note_policy(cg_site *s)
     r->blocking = (uint8_t)atomic_load(&s->blocking);
     const cg_layer *l = s->layer;
     r->collective = l && l->defaults && s->index < l->nsites && l->defaults[s->index].collective;
+    r->uncounted = (uint8_t)atomic_load(&s->uncounted);
 }
 
 uint64_t cgi_stats_once_ran(cg_counters *c)

@@ -337,6 +337,55 @@ def cuda_callguard_run_event_query_not_ready_is_a_state():
           % polls["cuEventQuery"] in t.stdout, "the table names the codes", t)
 
 
+GETTERS_JOB = """import ctypes, sys
+cu = ctypes.CDLL("libcuda.so.1")
+dev, ctx, v = ctypes.c_int(), ctypes.c_void_p(), ctypes.c_int()
+assert cu.cuInit(0) == 0 and cu.cuDeviceGet(ctypes.byref(dev), 0) == 0
+assert cu.cuCtxCreate_v2(ctypes.byref(ctx), 0, dev) == 0
+for _ in range(5):
+    assert cu.cuCtxGetDevice(ctypes.byref(dev)) == 0 and cu.cuCtxGetCurrent(ctypes.byref(ctx)) == 0
+assert cu.cuDriverGetVersion(ctypes.byref(v)) == 0
+print("ok")
+"""
+
+
+def cuda_getters_are_not_counted_unless_a_policy_file_counts_them():
+    """apis/cuda.ini's pure getters (cuCtxGetDevice, cuCtxGetCurrent, cuDevicePrimaryCtxGetState: count = no)
+    go straight to the driver with statistics on: no row of theirs, and the report names them as not counted
+    (JSON "uncounted", a line of the text); a policy file's `count = yes` counts one of them again, call for
+    call, and `[defaults] count = yes` every one."""
+    job = os.path.join(TMP, "getters.py")
+    with open(job, "w") as f:
+        f.write(GETTERS_JOB)
+
+    def counted(policy):
+        path = os.path.join(TMP, "getters%d.json" % len(os.listdir(TMP)))
+        env = {"CALLGUARD_CUDA_LIBRARY": E["CG_STANDIN"]}
+        if policy:
+            env["CALLGUARD_POLICY"] = os.path.join(TMP, "count%d.ini" % len(os.listdir(TMP)))
+            with open(env["CALLGUARD_POLICY"], "w") as f:
+                f.write(policy)
+        r = run([E["CG_CLI"], "run", "--api", "cuda", "--report", path, "--", sys.executable, job], env)
+        check(r.returncode == 0 and r.stdout == "ok\n", "the job runs", r)
+        with open(path) as f:
+            procs = json.load(f)["processes"]
+        text = run([E["CG_CLI"], "report", path]).stdout
+        return report(path), sorted(n for p in procs for n in p.get("uncounted", [])), text
+
+    rows, uncounted, text = counted(None)
+    check("cuCtxGetDevice" not in rows and "cuCtxGetCurrent" not in rows and rows.get("cuDriverGetVersion") == 1,
+          "the getters have no row, the rest are counted: %s" % rows)
+    check(uncounted == ["cuCtxGetCurrent", "cuCtxGetDevice", "cuDevicePrimaryCtxGetState"], "uncounted: %s" % uncounted)
+    check("not counted (their policy's count = no): cuCtxGetDevice" in " ".join(text.split()) or
+          "not counted (their policy's count = no):" in text and "cuCtxGetDevice" in text, "the text says so:\n" + text)
+    rows, uncounted, _ = counted("[cuCtxGetDevice]\ncount = yes\n")
+    check(rows.get("cuCtxGetDevice") == 5 and "cuCtxGetCurrent" not in rows, "count = yes counts it: %s" % rows)
+    check(uncounted == ["cuCtxGetCurrent", "cuDevicePrimaryCtxGetState"], "uncounted: %s" % uncounted)
+    rows, uncounted, _ = counted("[defaults]\ncount = yes\n")
+    check(rows.get("cuCtxGetDevice") == 5 and rows.get("cuCtxGetCurrent") == 5 and not uncounted,
+          "[defaults] count = yes counts every one: %s %s" % (rows, uncounted))
+
+
 # ---- through the libcuda.so.1 shim (callguard run), when the build has one ----
 
 def cuda_callguard_run_guards_a_program_that_dlopens_libcuda():

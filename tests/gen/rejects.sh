@@ -34,7 +34,7 @@ expect_policy_error() {
 
 gen_rejects_unknown_key() {
     expect_policy_error unknown_key.ini \
-        "unknown_key.ini:8: unknown key blockng in [shCreate]: an entry point section accepts blocking, collective, reason,"
+        "unknown_key.ini:8: unknown key blockng in [shCreate]: an entry point section accepts blocking, collective, count, reason,"
     # [api] keys are named too, and the runtime accepts every one of them.
     expect_policy_error unknown_api_key.ini "unknown_api_key.ini:6: unknown key frobnicate in [api]: [api] accepts \
 name, header, headers, abi_headers, prefix, library, result, success, missing, results, errcode, cflags, passthrough, variants, real_prefix, search, outputs or states"

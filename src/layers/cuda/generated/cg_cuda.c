@@ -1864,7 +1864,7 @@ static const cg_args cgl_targs_cuCheckpointProcessRestore;
 static const cg_args cgl_targs_cuCheckpointProcessUnlock;
 
 /* {name, base, transition (0 always, 1 blocking, 2 never), blocking, scope (0 process, 1 handle),
- *  reason, serialize, states, nstates, thread rules, their count[, collective]}; a variant (base != NULL)
+ *  reason, serialize, states, nstates, thread rules, their count[, collective][, uncounted]}; a variant (base != NULL)
  *  carries its base's policy (its rules are its own frame's). */
 static const cg_site_default cgl_defaults[CGL_NSITES] = {
     [CGL_cuGetErrorString] = {"cuGetErrorString", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuGetErrorString},
@@ -1891,16 +1891,16 @@ static const cg_site_default cgl_defaults[CGL_NSITES] = {
     [CGL_cuDevicePrimaryCtxRetain] = {"cuDevicePrimaryCtxRetain", NULL, 0, 1, 0, "the first retain creates the device's primary context", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDevicePrimaryCtxRetain},
     [CGL_cuDevicePrimaryCtxRelease_v2] = {"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease", 0, 1, 0, "the last release destroys the primary context, waiting for its work", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDevicePrimaryCtxRelease_v2},
     [CGL_cuDevicePrimaryCtxSetFlags_v2] = {"cuDevicePrimaryCtxSetFlags_v2", "cuDevicePrimaryCtxSetFlags", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDevicePrimaryCtxSetFlags_v2},
-    [CGL_cuDevicePrimaryCtxGetState] = {"cuDevicePrimaryCtxGetState", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDevicePrimaryCtxGetState},
+    [CGL_cuDevicePrimaryCtxGetState] = {"cuDevicePrimaryCtxGetState", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .uncounted = 1, .args = &cgl_targs_cuDevicePrimaryCtxGetState},
     [CGL_cuDevicePrimaryCtxReset_v2] = {"cuDevicePrimaryCtxReset_v2", "cuDevicePrimaryCtxReset", 0, 1, 0, "destroys the primary context, waiting for its work", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuDevicePrimaryCtxReset_v2},
     [CGL_cuCtxCreate_v4] = {"cuCtxCreate_v4", "cuCtxCreate", 0, 1, 0, "creates a context on the device", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxCreate_v4},
     [CGL_cuCtxDestroy_v2] = {"cuCtxDestroy_v2", "cuCtxDestroy", 0, 1, 0, "waits for the context's work, then destroys it", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxDestroy_v2},
     [CGL_cuCtxPushCurrent_v2] = {"cuCtxPushCurrent_v2", "cuCtxPushCurrent", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxPushCurrent_v2},
     [CGL_cuCtxPopCurrent_v2] = {"cuCtxPopCurrent_v2", "cuCtxPopCurrent", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxPopCurrent_v2},
     [CGL_cuCtxSetCurrent] = {"cuCtxSetCurrent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxSetCurrent},
-    [CGL_cuCtxGetCurrent] = {"cuCtxGetCurrent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxGetCurrent},
-    [CGL_cuCtxGetDevice] = {"cuCtxGetDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxGetDevice},
-    [CGL_cuCtxGetDevice_v2] = {"cuCtxGetDevice_v2", "cuCtxGetDevice", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxGetDevice_v2},
+    [CGL_cuCtxGetCurrent] = {"cuCtxGetCurrent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .uncounted = 1, .args = &cgl_targs_cuCtxGetCurrent},
+    [CGL_cuCtxGetDevice] = {"cuCtxGetDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .uncounted = 1, .args = &cgl_targs_cuCtxGetDevice},
+    [CGL_cuCtxGetDevice_v2] = {"cuCtxGetDevice_v2", "cuCtxGetDevice", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .uncounted = 1, .args = &cgl_targs_cuCtxGetDevice_v2},
     [CGL_cuCtxGetFlags] = {"cuCtxGetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxGetFlags},
     [CGL_cuCtxSetFlags] = {"cuCtxSetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxSetFlags},
     [CGL_cuCtxGetId] = {"cuCtxGetId", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_cuCtxGetId},

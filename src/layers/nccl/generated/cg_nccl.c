@@ -209,7 +209,7 @@ static const cg_args cgl_targs_ncclParamGetParameter;
 static const cg_args cgl_targs_ncclParamGetAllParameterKeys;
 
 /* {name, base, transition (0 always, 1 blocking, 2 never), blocking, scope (0 process, 1 handle),
- *  reason, serialize, states, nstates, thread rules, their count[, collective]}; a variant (base != NULL)
+ *  reason, serialize, states, nstates, thread rules, their count[, collective][, uncounted]}; a variant (base != NULL)
  *  carries its base's policy (its rules are its own frame's). */
 static const cg_site_default cgl_defaults[CGL_NSITES] = {
     [CGL_ncclMemAlloc] = {"ncclMemAlloc", NULL, 0, 1, 0, "allocates device memory (cuMem), mapped for the peers", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclMemAlloc},

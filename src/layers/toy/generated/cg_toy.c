@@ -59,7 +59,7 @@ static const cg_args cgl_targs_toyQuery_v2;
 static const cg_args cgl_targs_toyGetProcAddress;
 
 /* {name, base, transition (0 always, 1 blocking, 2 never), blocking, scope (0 process, 1 handle),
- *  reason, serialize, states, nstates, thread rules, their count[, collective]}; a variant (base != NULL)
+ *  reason, serialize, states, nstates, thread rules, their count[, collective][, uncounted]}; a variant (base != NULL)
  *  carries its base's policy (its rules are its own frame's). */
 static const cg_site_default cgl_defaults[CGL_NSITES] = {
     [CGL_toyGetDevice] = {"toyGetDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyGetDevice},

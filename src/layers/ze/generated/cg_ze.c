@@ -721,7 +721,7 @@ static const cg_args cgl_targs_zesPowerGetLimitsExt;
 static const cg_args cgl_targs_zesPowerSetLimitsExt;
 
 /* {name, base, transition (0 always, 1 blocking, 2 never), blocking, scope (0 process, 1 handle),
- *  reason, serialize, states, nstates, thread rules, their count[, collective]}; a variant (base != NULL)
+ *  reason, serialize, states, nstates, thread rules, their count[, collective][, uncounted]}; a variant (base != NULL)
  *  carries its base's policy (its rules are its own frame's). */
 static const cg_site_default cgl_defaults[CGL_NSITES] = {
     [CGL_zeInit] = {"zeInit", NULL, 0, 1, 0, "loads and initializes every driver the loader finds", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeInit},
