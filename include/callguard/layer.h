@@ -184,9 +184,7 @@ typedef struct cg_site {
     uint32_t index;
     const cg_rule *rules; /* this entry point's thread rules (its own frame's offsets), or NULL */
     uint32_t nrules;
-    /* 1: left uncounted with statistics on (its policy's `count = no`),
-     * filled in by the runtime: in padding */
-    _Atomic uint32_t uncounted;
+    _Atomic uint32_t uncounted; /* 1: its policy's `count = no`, filled in by the runtime: in padding */
     const struct cg_args *args; /* its default's (layer_args.h), filled in by the runtime: in padding */
 } cg_site;
 
@@ -199,21 +197,14 @@ typedef struct cg_site_default {
     uint8_t scope; /* enum cg_scope */
     const char *reason;
     const char *serialize; /* NULL or a domain name */
-    /* The result codes that report a state rather than a failure
-     * (ZE_RESULT_NOT_READY from zeEventQueryStatus): counted apart from
-     * errors. The policy's `states` ([api] for every site, a section for its own). */
+    /* The result codes that report a state, not a failure (ZE_RESULT_NOT_READY from zeEventQueryStatus):
+     * counted apart from errors. The policy's `states` ([api] for every site, a section for its own). */
     const int *states;
     unsigned nstates;     /* at most CG_MAX_STATES */
     const cg_rule *rules; /* thread rules, offsets into this site's own frame; NULL if none */
     uint32_t nrules;
-    /* 1: every rank of a job calls it alike (MPI's collectives): a report
-     * compares the ranks' counts (a layer built before it had 0 there). */
-    uint8_t collective;
-    /* 1: `count = no`: with statistics on, its calls go straight to the
-     * driver, uncounted, as with statistics off (a pure getter a runtime
-     * calls several times a launch); a policy file's `count = yes` counts
-     * them. In the tail padding: a layer built before it had 0 there. */
-    uint8_t uncounted;
+    uint8_t collective;  /* 1: every rank of a job calls it alike (MPI's collectives): reports compare counts */
+    uint8_t uncounted;   /* 1: `count = no`: with statistics on, its calls go uncounted (padding before: 0) */
     const cg_args *args; /* what a traced call records of its arguments (layer_args.h), or NULL */
 } cg_site_default;
 
