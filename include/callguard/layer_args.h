@@ -31,22 +31,30 @@ typedef struct cg_enum_name {
     long long value;
     const char *name;
 } cg_enum_name;
+/* What the call path reads of an argument: 8 bytes, so that a site's
+ * table and its arguments share one cache line (the generator lays out
+ * cg_args and up to five cg_arg in one aligned line). */
 typedef struct cg_arg {
-    const char *name; /* the header's parameter name */
     uint16_t offset;  /* offsetof(struct cgl_fr_<name>, param) */
     uint8_t size;     /* sizeof the member (of the pointee for CG_ARG_OUT) */
     uint8_t kind;     /* enum cg_arg_kind */
     uint8_t out_kind; /* CG_ARG_OUT: how the value pointed to is shown (INT, UINT, HEX, ENUM, RESULT) */
     uint8_t out_size; /* CG_ARG_OUT: sizeof the value pointed to */
     uint16_t nnames;  /* CG_ARG_ENUM (or out_kind ENUM): the names, sorted by value */
-    const cg_enum_name *names;
 } cg_arg;
+/* What only the timeline's writer reads: an argument's name, and its
+ * enum's names (CG_ARG_ENUM, or out_kind ENUM) or NULL. */
+typedef struct cg_arg_name {
+    const char *name; /* the header's parameter name */
+    const cg_enum_name *names;
+} cg_arg_name;
 typedef struct cg_args {
     uint32_t nargs;
     uint16_t ret_offset; /* the frame's cgl_ret */
     uint8_t ret_size;    /* 0: void */
     uint8_t ret_kind;    /* CG_ARG_RESULT, HEX, INT, UINT, ENUM, FLOAT */
     const cg_arg *arg;
+    const cg_arg_name *names; /* nargs of them */
 } cg_args;
 
 #ifdef __cplusplus

@@ -100,6 +100,15 @@ static void emit_ll(FILE *out, long long v)
         fprintf(out, "%lldLL", v);
 }
 
+/* The parameters of f a traced call records. */
+static size_t traced_params(const gen_func *f)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < f->nparams; i++)
+        n += f->params[i].trace_kind != 0;
+    return n;
+}
+
 /* The value names the traced arguments use, and each traced site's table declared (defined after its frame). */
 static void emit_trace_tables(FILE *out, const policy *p, const gen_api *api)
 {
@@ -128,10 +137,21 @@ static void emit_trace_tables(FILE *out, const policy *p, const gen_api *api)
     free(used);
     int decl = 0;
     for (size_t i = 0; i < api->nfuncs; i++) {
-        if (!traces_args(p, &api->funcs[i])) continue;
-        if (!decl) fputs("/* What a traced call records (layer.h, cg_args), each defined after its frame. */\n", out);
+        const gen_func *f = &api->funcs[i];
+        if (!traces_args(p, f)) continue;
+        if (!decl)
+            fputs("/* What a traced call records (layer.h, cg_args), each defined after its frame: the table and\n"
+                  " * its arguments in one aligned line (up to five), their names apart. */\n",
+                  out);
         decl = 1;
-        fprintf(out, "static const cg_args cgl_targs_%s;\n", api->funcs[i].name);
+        size_t n = traced_params(f);
+        if (n)
+            fprintf(out,
+                    "static const struct __attribute__((aligned(64))) cgl_targs_%s {\n    cg_args a;\n"
+                    "    cg_arg arg[%zu];\n} cgl_targs_%s;\n",
+                    f->name, n, f->name);
+        else
+            fprintf(out, "static const cg_args cgl_targs_%s;\n", f->name);
     }
     if (any || decl) fputc('\n', out);
 }
@@ -140,35 +160,44 @@ static void emit_trace_tables(FILE *out, const policy *p, const gen_api *api)
 static void emit_trace_args(FILE *out, const policy *p, const gen_func *f)
 {
     if (!traces_args(p, f)) return;
-    size_t n = 0;
-    for (size_t i = 0; i < f->nparams; i++)
-        n += f->params[i].trace_kind != 0;
+    size_t n = traced_params(f);
     if (n) {
-        fprintf(out, "static const cg_arg cgl_ta_%s[%zu] = {\n", f->name, n);
-        for (size_t i = 0; i < f->nparams; i++) {
+        fprintf(out, "static const cg_arg_name cgl_tn_%s[%zu] = {", f->name, n);
+        for (size_t i = 0, k = 0; i < f->nparams; i++) {
             const gen_param *pa = &f->params[i];
             if (!pa->trace_kind) continue;
-            fprintf(out,
-                    "    {\"%s\", offsetof(struct cgl_fr_%s, %s), sizeof(((struct cgl_fr_%s *)0)->%s), %d, %d, %d, ",
-                    pa->name, f->name, pa->name, f->name, pa->name, pa->trace_kind, pa->out_kind, pa->out_size);
+            fprintf(out, "%s{\"%s\", ", k++ ? ", " : "", pa->name);
             if (pa->enum_index >= 0 && (pa->trace_kind == 4 || pa->out_kind == 4))
-                fprintf(out, "sizeof cgl_en_%d / sizeof cgl_en_%d[0], cgl_en_%d},\n", pa->enum_index, pa->enum_index,
-                        pa->enum_index);
+                fprintf(out, "cgl_en_%d}", pa->enum_index);
             else
-                fputs("0, NULL},\n", out);
+                fputs("NULL}", out);
         }
         fputs("};\n", out);
+        fprintf(out, "static const struct cgl_targs_%s cgl_targs_%s = {{%zu, ", f->name, f->name, n);
+    } else {
+        fprintf(out, "static const cg_args cgl_targs_%s = {0, ", f->name);
     }
-    fprintf(out, "static const cg_args cgl_targs_%s = {%zu, ", f->name, n);
     if (f->ret_trace_kind)
         fprintf(out, "offsetof(struct cgl_fr_%s, cgl_ret), sizeof(((struct cgl_fr_%s *)0)->cgl_ret), %d, ", f->name,
                 f->name, f->ret_trace_kind);
     else
         fputs("0, 0, 0, ", out);
-    if (n)
-        fprintf(out, "cgl_ta_%s};\n", f->name);
-    else
-        fputs("NULL};\n", out);
+    if (!n) {
+        fputs("NULL, NULL};\n", out);
+        return;
+    }
+    fprintf(out, "cgl_targs_%s.arg, cgl_tn_%s}, {\n", f->name, f->name);
+    for (size_t i = 0; i < f->nparams; i++) {
+        const gen_param *pa = &f->params[i];
+        if (!pa->trace_kind) continue;
+        fprintf(out, "    {offsetof(struct cgl_fr_%s, %s), sizeof(((struct cgl_fr_%s *)0)->%s), %d, %d, %d, ", f->name,
+                pa->name, f->name, pa->name, pa->trace_kind, pa->out_kind, pa->out_size);
+        if (pa->enum_index >= 0 && (pa->trace_kind == 4 || pa->out_kind == 4))
+            fprintf(out, "sizeof cgl_en_%d / sizeof cgl_en_%d[0]},\n", pa->enum_index, pa->enum_index);
+        else
+            fputs("0},\n", out);
+    }
+    fputs("}};\n", out);
 }
 
 static void emit_sites(FILE *out, const policy *p, const gen_api *api)
@@ -236,7 +265,7 @@ static void emit_sites(FILE *out, const policy *p, const gen_api *api)
             fputs(", NULL, 0", out);
         if (sp && sp->collective) fputs(", .collective = 1", out);
         if (sp && sp->uncounted != POLICY_UNSET ? sp->uncounted : p->default_uncounted) fputs(", .uncounted = 1", out);
-        if (traces_args(p, f)) fprintf(out, ", .args = &cgl_targs_%s", f->name);
+        if (traces_args(p, f)) fprintf(out, ", .args = &cgl_targs_%s%s", f->name, traced_params(f) ? ".a" : "");
         fputs("},\n", out);
     }
     fputs("};\n\n", out);

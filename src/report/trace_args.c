@@ -123,14 +123,15 @@ char *cgi_o_args(char *o, const cg_args *a, const char *(*result_name)(long), ui
     unsigned k = 0;
     for (uint32_t i = 0; i < a->nargs; i++) {
         const cg_arg *g = &a->arg[i];
+        const cg_enum_name *names = a->names[i].names;
         uint64_t v = w[first + i];
         *o++ = ',';
-        o = cgi_o_name(o, g->name);
+        o = cgi_o_name(o, a->names[i].name);
         *o++ = ':';
         if (g->kind == CG_ARG_OUT) {
             /* The value it pointed to after the call, where it was read; else the pointer. */
             if (CGI_EV_OUTS(fl) & (1u << k))
-                o = cgi_o_value(o, result_name, g->out_kind, g->out_size, g->names, g->nnames, w[out0 + k]);
+                o = cgi_o_value(o, result_name, g->out_kind, g->out_size, names, g->nnames, w[out0 + k]);
             else
                 o = v ? cgi_o_hex(o, v) : cgi_o_lit(o, "null");
             k++;
@@ -146,7 +147,7 @@ char *cgi_o_args(char *o, const cg_args *a, const char *(*result_name)(long), ui
             *o++ = '"';
             sp += (len + 8) & ~(size_t)7;
         } else {
-            o = cgi_o_value(o, result_name, g->kind, g->size, g->names, g->nnames, v);
+            o = cgi_o_value(o, result_name, g->kind, g->size, names, g->nnames, v);
         }
     }
     if (have_ret && a->ret_kind == CG_ARG_RESULT) {

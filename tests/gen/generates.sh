@@ -44,11 +44,11 @@ gen_handles_fnptr_array_const_params() {
         # a site the policy marks blocking: its counted call in the short path (layer.h)
         "    CG_BLOCKING_CALL(shCreate, (out), cgl_thunk_code, cgl_left);"
         # policy values, escaped; the [defaults] transition where a site sets none
-        '[CGL_shCreate] = {"shCreate", NULL, 1, 1, 1, "takes \"a while\" \\ (in the driver)", "sh.create-domain", NULL, 0, NULL, 0, .args = &cgl_targs_shCreate},'
-        '[CGL_shAlloc] = {"shAlloc", NULL, 2, 0, 0, NULL, NULL, NULL, 0, cgl_rules_shAlloc, 1, .args = &cgl_targs_shAlloc},'
+        '[CGL_shCreate] = {"shCreate", NULL, 1, 1, 1, "takes \"a while\" \\ (in the driver)", "sh.create-domain", NULL, 0, NULL, 0, .args = &cgl_targs_shCreate.a},'
+        '[CGL_shAlloc] = {"shAlloc", NULL, 2, 0, 0, NULL, NULL, NULL, 0, cgl_rules_shAlloc, 1, .args = &cgl_targs_shAlloc.a},'
         '[CGL_shVoid] = {"shVoid", NULL, 1, 0, 0, NULL, NULL, NULL, 0, NULL, 0},'
         # a variant names its base and carries the base's policy; its thread rules are its own frame's
-        '[CGL_shVoidArgs] = {"shVoidArgs", "shAlloc", 2, 0, 0, NULL, NULL, NULL, 0, cgl_rules_shVoidArgs, 1, .args = &cgl_targs_shVoidArgs},'
+        '[CGL_shVoidArgs] = {"shVoidArgs", "shAlloc", 2, 0, 0, NULL, NULL, NULL, 0, cgl_rules_shVoidArgs, 1, .args = &cgl_targs_shVoidArgs.a},'
         '{"ctx", offsetof(struct cgl_fr_shVoidArgs, ctx), sizeof(((struct cgl_fr_shVoidArgs *)0)->ctx), CG_RULE_READ},'
         '{"ctx", offsetof(struct cgl_fr_shCallback, ctx), sizeof(((struct cgl_fr_shCallback *)0)->ctx), CG_RULE_WRITE},'
         # result names: one case per value (SH_ERROR_B_ALIAS repeats SH_ERROR_B)
@@ -127,9 +127,9 @@ gen_writes_variants_and_hand_wrappers() {
     local out="$WORK/cg_toy.c"
     local want=(
         # suffixes stack; a variant carries its base's policy
-        '[CGL_toyCompile_v2_ptds] = {"toyCompile_v2_ptds", "toyCompile", 0, 1, 0, "compiles a program in the driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyCompile_v2_ptds},'
+        '[CGL_toyCompile_v2_ptds] = {"toyCompile_v2_ptds", "toyCompile", 0, 1, 0, "compiles a program in the driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyCompile_v2_ptds.a},'
         # a suffixed name whose base the header lacks stands alone
-        '[CGL_toyQuery_v2] = {"toyQuery_v2", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyQuery_v2},'
+        '[CGL_toyQuery_v2] = {"toyQuery_v2", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyQuery_v2.a},'
         # every site's wrapper, for a hand-written resolver
         '[CGL_toyCompile_v2] = (void *)toyCompile_v2,'
         '.wrappers = cgl_wrappers,'
@@ -187,10 +187,10 @@ gen_writes_states() {
     local want=(
         'static const int cgl_states[] = {SH_ERROR_A};'
         'static const int cgl_states_shArrays[] = {SH_ERROR_B_ALIAS, SH_MISSING};'
-        '[CGL_shCreate] = {"shCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_shCreate},'
-        '[CGL_shArrays] = {"shArrays", NULL, 0, 0, 0, NULL, NULL, cgl_states_shArrays, 2, NULL, 0, .args = &cgl_targs_shArrays},'
-        '[CGL_shConst] = {"shConst", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_shConst},'
-        '[CGL_shAlloc] = {"shAlloc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_shAlloc},'
+        '[CGL_shCreate] = {"shCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_shCreate.a},'
+        '[CGL_shArrays] = {"shArrays", NULL, 0, 0, 0, NULL, NULL, cgl_states_shArrays, 2, NULL, 0, .args = &cgl_targs_shArrays.a},'
+        '[CGL_shConst] = {"shConst", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_shConst.a},'
+        '[CGL_shAlloc] = {"shAlloc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_shAlloc.a},'
         # the thunk's code, by the layer's one rule: success is one compare
         'if (CG_LIKELY(r == SH_SUCCESS)) return 0;'
         'CG_THUNK(shArrays, (cgl_f->ctx, cgl_f->dims, cgl_f->names, cgl_f->grid), cgl_thunk_code);'

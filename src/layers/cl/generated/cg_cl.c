@@ -419,240 +419,580 @@ static const cg_enum_name cgl_en_29[2] = { /* cl_filter_mode */
     {4416LL, "CL_FILTER_NEAREST"},
     {4417LL, "CL_FILTER_LINEAR"},
 };
-/* What a traced call records (layer.h, cg_args), each defined after its frame. */
-static const cg_args cgl_targs_clGetPlatformIDs;
-static const cg_args cgl_targs_clGetPlatformInfo;
-static const cg_args cgl_targs_clGetDeviceIDs;
-static const cg_args cgl_targs_clGetDeviceInfo;
-static const cg_args cgl_targs_clCreateSubDevices;
-static const cg_args cgl_targs_clRetainDevice;
-static const cg_args cgl_targs_clReleaseDevice;
-static const cg_args cgl_targs_clSetDefaultDeviceCommandQueue;
-static const cg_args cgl_targs_clGetDeviceAndHostTimer;
-static const cg_args cgl_targs_clGetHostTimer;
-static const cg_args cgl_targs_clCreateContext;
-static const cg_args cgl_targs_clCreateContextFromType;
-static const cg_args cgl_targs_clRetainContext;
-static const cg_args cgl_targs_clReleaseContext;
-static const cg_args cgl_targs_clGetContextInfo;
-static const cg_args cgl_targs_clSetContextDestructorCallback;
-static const cg_args cgl_targs_clCreateCommandQueueWithProperties;
-static const cg_args cgl_targs_clRetainCommandQueue;
-static const cg_args cgl_targs_clReleaseCommandQueue;
-static const cg_args cgl_targs_clGetCommandQueueInfo;
-static const cg_args cgl_targs_clCreateBuffer;
-static const cg_args cgl_targs_clCreateSubBuffer;
-static const cg_args cgl_targs_clCreateImage;
-static const cg_args cgl_targs_clCreatePipe;
-static const cg_args cgl_targs_clCreateBufferWithProperties;
-static const cg_args cgl_targs_clCreateImageWithProperties;
-static const cg_args cgl_targs_clRetainMemObject;
-static const cg_args cgl_targs_clReleaseMemObject;
-static const cg_args cgl_targs_clGetSupportedImageFormats;
-static const cg_args cgl_targs_clGetMemObjectInfo;
-static const cg_args cgl_targs_clGetImageInfo;
-static const cg_args cgl_targs_clGetPipeInfo;
-static const cg_args cgl_targs_clSetMemObjectDestructorCallback;
-static const cg_args cgl_targs_clSVMAlloc;
-static const cg_args cgl_targs_clSVMFree;
-static const cg_args cgl_targs_clCreateSamplerWithProperties;
-static const cg_args cgl_targs_clRetainSampler;
-static const cg_args cgl_targs_clReleaseSampler;
-static const cg_args cgl_targs_clGetSamplerInfo;
-static const cg_args cgl_targs_clCreateProgramWithSource;
-static const cg_args cgl_targs_clCreateProgramWithBinary;
-static const cg_args cgl_targs_clCreateProgramWithBuiltInKernels;
-static const cg_args cgl_targs_clCreateProgramWithIL;
-static const cg_args cgl_targs_clRetainProgram;
-static const cg_args cgl_targs_clReleaseProgram;
-static const cg_args cgl_targs_clBuildProgram;
-static const cg_args cgl_targs_clCompileProgram;
-static const cg_args cgl_targs_clLinkProgram;
-static const cg_args cgl_targs_clSetProgramReleaseCallback;
-static const cg_args cgl_targs_clSetProgramSpecializationConstant;
-static const cg_args cgl_targs_clUnloadPlatformCompiler;
-static const cg_args cgl_targs_clGetProgramInfo;
-static const cg_args cgl_targs_clGetProgramBuildInfo;
-static const cg_args cgl_targs_clCreateKernel;
-static const cg_args cgl_targs_clCreateKernelsInProgram;
-static const cg_args cgl_targs_clCloneKernel;
-static const cg_args cgl_targs_clRetainKernel;
-static const cg_args cgl_targs_clReleaseKernel;
-static const cg_args cgl_targs_clSetKernelArg;
-static const cg_args cgl_targs_clSetKernelArgSVMPointer;
-static const cg_args cgl_targs_clSetKernelExecInfo;
-static const cg_args cgl_targs_clGetKernelInfo;
-static const cg_args cgl_targs_clGetKernelArgInfo;
-static const cg_args cgl_targs_clGetKernelWorkGroupInfo;
-static const cg_args cgl_targs_clGetKernelSubGroupInfo;
-static const cg_args cgl_targs_clWaitForEvents;
-static const cg_args cgl_targs_clGetEventInfo;
-static const cg_args cgl_targs_clCreateUserEvent;
-static const cg_args cgl_targs_clRetainEvent;
-static const cg_args cgl_targs_clReleaseEvent;
-static const cg_args cgl_targs_clSetUserEventStatus;
-static const cg_args cgl_targs_clSetEventCallback;
-static const cg_args cgl_targs_clGetEventProfilingInfo;
-static const cg_args cgl_targs_clFlush;
-static const cg_args cgl_targs_clFinish;
-static const cg_args cgl_targs_clEnqueueReadBuffer;
-static const cg_args cgl_targs_clEnqueueReadBufferRect;
-static const cg_args cgl_targs_clEnqueueWriteBuffer;
-static const cg_args cgl_targs_clEnqueueWriteBufferRect;
-static const cg_args cgl_targs_clEnqueueFillBuffer;
-static const cg_args cgl_targs_clEnqueueCopyBuffer;
-static const cg_args cgl_targs_clEnqueueCopyBufferRect;
-static const cg_args cgl_targs_clEnqueueReadImage;
-static const cg_args cgl_targs_clEnqueueWriteImage;
-static const cg_args cgl_targs_clEnqueueFillImage;
-static const cg_args cgl_targs_clEnqueueCopyImage;
-static const cg_args cgl_targs_clEnqueueCopyImageToBuffer;
-static const cg_args cgl_targs_clEnqueueCopyBufferToImage;
-static const cg_args cgl_targs_clEnqueueMapBuffer;
-static const cg_args cgl_targs_clEnqueueMapImage;
-static const cg_args cgl_targs_clEnqueueUnmapMemObject;
-static const cg_args cgl_targs_clEnqueueMigrateMemObjects;
-static const cg_args cgl_targs_clEnqueueNDRangeKernel;
-static const cg_args cgl_targs_clEnqueueNativeKernel;
-static const cg_args cgl_targs_clEnqueueMarkerWithWaitList;
-static const cg_args cgl_targs_clEnqueueBarrierWithWaitList;
-static const cg_args cgl_targs_clEnqueueSVMFree;
-static const cg_args cgl_targs_clEnqueueSVMMemcpy;
-static const cg_args cgl_targs_clEnqueueSVMMemFill;
-static const cg_args cgl_targs_clEnqueueSVMMap;
-static const cg_args cgl_targs_clEnqueueSVMUnmap;
-static const cg_args cgl_targs_clEnqueueSVMMigrateMem;
-static const cg_args cgl_targs_clGetExtensionFunctionAddressForPlatform;
-static const cg_args cgl_targs_clSetCommandQueueProperty;
-static const cg_args cgl_targs_clCreateImage2D;
-static const cg_args cgl_targs_clCreateImage3D;
-static const cg_args cgl_targs_clEnqueueMarker;
-static const cg_args cgl_targs_clEnqueueWaitForEvents;
-static const cg_args cgl_targs_clEnqueueBarrier;
+/* What a traced call records (layer.h, cg_args), each defined after its frame: the table and
+ * its arguments in one aligned line (up to five), their names apart. */
+static const struct __attribute__((aligned(64))) cgl_targs_clGetPlatformIDs {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_clGetPlatformIDs;
+static const struct __attribute__((aligned(64))) cgl_targs_clGetPlatformInfo {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_clGetPlatformInfo;
+static const struct __attribute__((aligned(64))) cgl_targs_clGetDeviceIDs {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_clGetDeviceIDs;
+static const struct __attribute__((aligned(64))) cgl_targs_clGetDeviceInfo {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_clGetDeviceInfo;
+static const struct __attribute__((aligned(64))) cgl_targs_clCreateSubDevices {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_clCreateSubDevices;
+static const struct __attribute__((aligned(64))) cgl_targs_clRetainDevice {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_clRetainDevice;
+static const struct __attribute__((aligned(64))) cgl_targs_clReleaseDevice {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_clReleaseDevice;
+static const struct __attribute__((aligned(64))) cgl_targs_clSetDefaultDeviceCommandQueue {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_clSetDefaultDeviceCommandQueue;
+static const struct __attribute__((aligned(64))) cgl_targs_clGetDeviceAndHostTimer {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_clGetDeviceAndHostTimer;
+static const struct __attribute__((aligned(64))) cgl_targs_clGetHostTimer {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_clGetHostTimer;
+static const struct __attribute__((aligned(64))) cgl_targs_clCreateContext {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_clCreateContext;
+static const struct __attribute__((aligned(64))) cgl_targs_clCreateContextFromType {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_clCreateContextFromType;
+static const struct __attribute__((aligned(64))) cgl_targs_clRetainContext {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_clRetainContext;
+static const struct __attribute__((aligned(64))) cgl_targs_clReleaseContext {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_clReleaseContext;
+static const struct __attribute__((aligned(64))) cgl_targs_clGetContextInfo {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_clGetContextInfo;
+static const struct __attribute__((aligned(64))) cgl_targs_clSetContextDestructorCallback {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_clSetContextDestructorCallback;
+static const struct __attribute__((aligned(64))) cgl_targs_clCreateCommandQueueWithProperties {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_clCreateCommandQueueWithProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_clRetainCommandQueue {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_clRetainCommandQueue;
+static const struct __attribute__((aligned(64))) cgl_targs_clReleaseCommandQueue {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_clReleaseCommandQueue;
+static const struct __attribute__((aligned(64))) cgl_targs_clGetCommandQueueInfo {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_clGetCommandQueueInfo;
+static const struct __attribute__((aligned(64))) cgl_targs_clCreateBuffer {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_clCreateBuffer;
+static const struct __attribute__((aligned(64))) cgl_targs_clCreateSubBuffer {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_clCreateSubBuffer;
+static const struct __attribute__((aligned(64))) cgl_targs_clCreateImage {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_clCreateImage;
+static const struct __attribute__((aligned(64))) cgl_targs_clCreatePipe {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_clCreatePipe;
+static const struct __attribute__((aligned(64))) cgl_targs_clCreateBufferWithProperties {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_clCreateBufferWithProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_clCreateImageWithProperties {
+    cg_args a;
+    cg_arg arg[7];
+} cgl_targs_clCreateImageWithProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_clRetainMemObject {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_clRetainMemObject;
+static const struct __attribute__((aligned(64))) cgl_targs_clReleaseMemObject {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_clReleaseMemObject;
+static const struct __attribute__((aligned(64))) cgl_targs_clGetSupportedImageFormats {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_clGetSupportedImageFormats;
+static const struct __attribute__((aligned(64))) cgl_targs_clGetMemObjectInfo {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_clGetMemObjectInfo;
+static const struct __attribute__((aligned(64))) cgl_targs_clGetImageInfo {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_clGetImageInfo;
+static const struct __attribute__((aligned(64))) cgl_targs_clGetPipeInfo {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_clGetPipeInfo;
+static const struct __attribute__((aligned(64))) cgl_targs_clSetMemObjectDestructorCallback {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_clSetMemObjectDestructorCallback;
+static const struct __attribute__((aligned(64))) cgl_targs_clSVMAlloc {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_clSVMAlloc;
+static const struct __attribute__((aligned(64))) cgl_targs_clSVMFree {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_clSVMFree;
+static const struct __attribute__((aligned(64))) cgl_targs_clCreateSamplerWithProperties {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_clCreateSamplerWithProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_clRetainSampler {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_clRetainSampler;
+static const struct __attribute__((aligned(64))) cgl_targs_clReleaseSampler {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_clReleaseSampler;
+static const struct __attribute__((aligned(64))) cgl_targs_clGetSamplerInfo {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_clGetSamplerInfo;
+static const struct __attribute__((aligned(64))) cgl_targs_clCreateProgramWithSource {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_clCreateProgramWithSource;
+static const struct __attribute__((aligned(64))) cgl_targs_clCreateProgramWithBinary {
+    cg_args a;
+    cg_arg arg[7];
+} cgl_targs_clCreateProgramWithBinary;
+static const struct __attribute__((aligned(64))) cgl_targs_clCreateProgramWithBuiltInKernels {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_clCreateProgramWithBuiltInKernels;
+static const struct __attribute__((aligned(64))) cgl_targs_clCreateProgramWithIL {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_clCreateProgramWithIL;
+static const struct __attribute__((aligned(64))) cgl_targs_clRetainProgram {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_clRetainProgram;
+static const struct __attribute__((aligned(64))) cgl_targs_clReleaseProgram {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_clReleaseProgram;
+static const struct __attribute__((aligned(64))) cgl_targs_clBuildProgram {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_clBuildProgram;
+static const struct __attribute__((aligned(64))) cgl_targs_clCompileProgram {
+    cg_args a;
+    cg_arg arg[9];
+} cgl_targs_clCompileProgram;
+static const struct __attribute__((aligned(64))) cgl_targs_clLinkProgram {
+    cg_args a;
+    cg_arg arg[9];
+} cgl_targs_clLinkProgram;
+static const struct __attribute__((aligned(64))) cgl_targs_clSetProgramReleaseCallback {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_clSetProgramReleaseCallback;
+static const struct __attribute__((aligned(64))) cgl_targs_clSetProgramSpecializationConstant {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_clSetProgramSpecializationConstant;
+static const struct __attribute__((aligned(64))) cgl_targs_clUnloadPlatformCompiler {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_clUnloadPlatformCompiler;
+static const struct __attribute__((aligned(64))) cgl_targs_clGetProgramInfo {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_clGetProgramInfo;
+static const struct __attribute__((aligned(64))) cgl_targs_clGetProgramBuildInfo {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_clGetProgramBuildInfo;
+static const struct __attribute__((aligned(64))) cgl_targs_clCreateKernel {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_clCreateKernel;
+static const struct __attribute__((aligned(64))) cgl_targs_clCreateKernelsInProgram {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_clCreateKernelsInProgram;
+static const struct __attribute__((aligned(64))) cgl_targs_clCloneKernel {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_clCloneKernel;
+static const struct __attribute__((aligned(64))) cgl_targs_clRetainKernel {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_clRetainKernel;
+static const struct __attribute__((aligned(64))) cgl_targs_clReleaseKernel {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_clReleaseKernel;
+static const struct __attribute__((aligned(64))) cgl_targs_clSetKernelArg {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_clSetKernelArg;
+static const struct __attribute__((aligned(64))) cgl_targs_clSetKernelArgSVMPointer {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_clSetKernelArgSVMPointer;
+static const struct __attribute__((aligned(64))) cgl_targs_clSetKernelExecInfo {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_clSetKernelExecInfo;
+static const struct __attribute__((aligned(64))) cgl_targs_clGetKernelInfo {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_clGetKernelInfo;
+static const struct __attribute__((aligned(64))) cgl_targs_clGetKernelArgInfo {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_clGetKernelArgInfo;
+static const struct __attribute__((aligned(64))) cgl_targs_clGetKernelWorkGroupInfo {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_clGetKernelWorkGroupInfo;
+static const struct __attribute__((aligned(64))) cgl_targs_clGetKernelSubGroupInfo {
+    cg_args a;
+    cg_arg arg[8];
+} cgl_targs_clGetKernelSubGroupInfo;
+static const struct __attribute__((aligned(64))) cgl_targs_clWaitForEvents {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_clWaitForEvents;
+static const struct __attribute__((aligned(64))) cgl_targs_clGetEventInfo {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_clGetEventInfo;
+static const struct __attribute__((aligned(64))) cgl_targs_clCreateUserEvent {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_clCreateUserEvent;
+static const struct __attribute__((aligned(64))) cgl_targs_clRetainEvent {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_clRetainEvent;
+static const struct __attribute__((aligned(64))) cgl_targs_clReleaseEvent {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_clReleaseEvent;
+static const struct __attribute__((aligned(64))) cgl_targs_clSetUserEventStatus {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_clSetUserEventStatus;
+static const struct __attribute__((aligned(64))) cgl_targs_clSetEventCallback {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_clSetEventCallback;
+static const struct __attribute__((aligned(64))) cgl_targs_clGetEventProfilingInfo {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_clGetEventProfilingInfo;
+static const struct __attribute__((aligned(64))) cgl_targs_clFlush {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_clFlush;
+static const struct __attribute__((aligned(64))) cgl_targs_clFinish {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_clFinish;
+static const struct __attribute__((aligned(64))) cgl_targs_clEnqueueReadBuffer {
+    cg_args a;
+    cg_arg arg[9];
+} cgl_targs_clEnqueueReadBuffer;
+static const struct __attribute__((aligned(64))) cgl_targs_clEnqueueReadBufferRect {
+    cg_args a;
+    cg_arg arg[14];
+} cgl_targs_clEnqueueReadBufferRect;
+static const struct __attribute__((aligned(64))) cgl_targs_clEnqueueWriteBuffer {
+    cg_args a;
+    cg_arg arg[9];
+} cgl_targs_clEnqueueWriteBuffer;
+static const struct __attribute__((aligned(64))) cgl_targs_clEnqueueWriteBufferRect {
+    cg_args a;
+    cg_arg arg[14];
+} cgl_targs_clEnqueueWriteBufferRect;
+static const struct __attribute__((aligned(64))) cgl_targs_clEnqueueFillBuffer {
+    cg_args a;
+    cg_arg arg[9];
+} cgl_targs_clEnqueueFillBuffer;
+static const struct __attribute__((aligned(64))) cgl_targs_clEnqueueCopyBuffer {
+    cg_args a;
+    cg_arg arg[9];
+} cgl_targs_clEnqueueCopyBuffer;
+static const struct __attribute__((aligned(64))) cgl_targs_clEnqueueCopyBufferRect {
+    cg_args a;
+    cg_arg arg[13];
+} cgl_targs_clEnqueueCopyBufferRect;
+static const struct __attribute__((aligned(64))) cgl_targs_clEnqueueReadImage {
+    cg_args a;
+    cg_arg arg[11];
+} cgl_targs_clEnqueueReadImage;
+static const struct __attribute__((aligned(64))) cgl_targs_clEnqueueWriteImage {
+    cg_args a;
+    cg_arg arg[11];
+} cgl_targs_clEnqueueWriteImage;
+static const struct __attribute__((aligned(64))) cgl_targs_clEnqueueFillImage {
+    cg_args a;
+    cg_arg arg[8];
+} cgl_targs_clEnqueueFillImage;
+static const struct __attribute__((aligned(64))) cgl_targs_clEnqueueCopyImage {
+    cg_args a;
+    cg_arg arg[9];
+} cgl_targs_clEnqueueCopyImage;
+static const struct __attribute__((aligned(64))) cgl_targs_clEnqueueCopyImageToBuffer {
+    cg_args a;
+    cg_arg arg[9];
+} cgl_targs_clEnqueueCopyImageToBuffer;
+static const struct __attribute__((aligned(64))) cgl_targs_clEnqueueCopyBufferToImage {
+    cg_args a;
+    cg_arg arg[9];
+} cgl_targs_clEnqueueCopyBufferToImage;
+static const struct __attribute__((aligned(64))) cgl_targs_clEnqueueMapBuffer {
+    cg_args a;
+    cg_arg arg[10];
+} cgl_targs_clEnqueueMapBuffer;
+static const struct __attribute__((aligned(64))) cgl_targs_clEnqueueMapImage {
+    cg_args a;
+    cg_arg arg[12];
+} cgl_targs_clEnqueueMapImage;
+static const struct __attribute__((aligned(64))) cgl_targs_clEnqueueUnmapMemObject {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_clEnqueueUnmapMemObject;
+static const struct __attribute__((aligned(64))) cgl_targs_clEnqueueMigrateMemObjects {
+    cg_args a;
+    cg_arg arg[7];
+} cgl_targs_clEnqueueMigrateMemObjects;
+static const struct __attribute__((aligned(64))) cgl_targs_clEnqueueNDRangeKernel {
+    cg_args a;
+    cg_arg arg[9];
+} cgl_targs_clEnqueueNDRangeKernel;
+static const struct __attribute__((aligned(64))) cgl_targs_clEnqueueNativeKernel {
+    cg_args a;
+    cg_arg arg[10];
+} cgl_targs_clEnqueueNativeKernel;
+static const struct __attribute__((aligned(64))) cgl_targs_clEnqueueMarkerWithWaitList {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_clEnqueueMarkerWithWaitList;
+static const struct __attribute__((aligned(64))) cgl_targs_clEnqueueBarrierWithWaitList {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_clEnqueueBarrierWithWaitList;
+static const struct __attribute__((aligned(64))) cgl_targs_clEnqueueSVMFree {
+    cg_args a;
+    cg_arg arg[7];
+} cgl_targs_clEnqueueSVMFree;
+static const struct __attribute__((aligned(64))) cgl_targs_clEnqueueSVMMemcpy {
+    cg_args a;
+    cg_arg arg[8];
+} cgl_targs_clEnqueueSVMMemcpy;
+static const struct __attribute__((aligned(64))) cgl_targs_clEnqueueSVMMemFill {
+    cg_args a;
+    cg_arg arg[8];
+} cgl_targs_clEnqueueSVMMemFill;
+static const struct __attribute__((aligned(64))) cgl_targs_clEnqueueSVMMap {
+    cg_args a;
+    cg_arg arg[8];
+} cgl_targs_clEnqueueSVMMap;
+static const struct __attribute__((aligned(64))) cgl_targs_clEnqueueSVMUnmap {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_clEnqueueSVMUnmap;
+static const struct __attribute__((aligned(64))) cgl_targs_clEnqueueSVMMigrateMem {
+    cg_args a;
+    cg_arg arg[8];
+} cgl_targs_clEnqueueSVMMigrateMem;
+static const struct __attribute__((aligned(64))) cgl_targs_clGetExtensionFunctionAddressForPlatform {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_clGetExtensionFunctionAddressForPlatform;
+static const struct __attribute__((aligned(64))) cgl_targs_clSetCommandQueueProperty {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_clSetCommandQueueProperty;
+static const struct __attribute__((aligned(64))) cgl_targs_clCreateImage2D {
+    cg_args a;
+    cg_arg arg[8];
+} cgl_targs_clCreateImage2D;
+static const struct __attribute__((aligned(64))) cgl_targs_clCreateImage3D {
+    cg_args a;
+    cg_arg arg[10];
+} cgl_targs_clCreateImage3D;
+static const struct __attribute__((aligned(64))) cgl_targs_clEnqueueMarker {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_clEnqueueMarker;
+static const struct __attribute__((aligned(64))) cgl_targs_clEnqueueWaitForEvents {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_clEnqueueWaitForEvents;
+static const struct __attribute__((aligned(64))) cgl_targs_clEnqueueBarrier {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_clEnqueueBarrier;
 static const cg_args cgl_targs_clUnloadCompiler;
-static const cg_args cgl_targs_clGetExtensionFunctionAddress;
-static const cg_args cgl_targs_clCreateCommandQueue;
-static const cg_args cgl_targs_clCreateSampler;
-static const cg_args cgl_targs_clEnqueueTask;
+static const struct __attribute__((aligned(64))) cgl_targs_clGetExtensionFunctionAddress {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_clGetExtensionFunctionAddress;
+static const struct __attribute__((aligned(64))) cgl_targs_clCreateCommandQueue {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_clCreateCommandQueue;
+static const struct __attribute__((aligned(64))) cgl_targs_clCreateSampler {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_clCreateSampler;
+static const struct __attribute__((aligned(64))) cgl_targs_clEnqueueTask {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_clEnqueueTask;
 
 /* {name, base, transition (0 always, 1 blocking, 2 never), blocking, scope (0 process, 1 handle),
  *  reason, serialize, states, nstates, thread rules, their count[, collective][, uncounted]}; a variant (base != NULL)
  *  carries its base's policy (its rules are its own frame's). */
 static const cg_site_default cgl_defaults[CGL_NSITES] = {
-    [CGL_clGetPlatformIDs] = {"clGetPlatformIDs", NULL, 0, 1, 0, "the first call loads and initializes every ICD driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetPlatformIDs},
-    [CGL_clGetPlatformInfo] = {"clGetPlatformInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetPlatformInfo},
-    [CGL_clGetDeviceIDs] = {"clGetDeviceIDs", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetDeviceIDs},
-    [CGL_clGetDeviceInfo] = {"clGetDeviceInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetDeviceInfo},
-    [CGL_clCreateSubDevices] = {"clCreateSubDevices", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateSubDevices},
-    [CGL_clRetainDevice] = {"clRetainDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clRetainDevice},
-    [CGL_clReleaseDevice] = {"clReleaseDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clReleaseDevice},
-    [CGL_clSetDefaultDeviceCommandQueue] = {"clSetDefaultDeviceCommandQueue", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clSetDefaultDeviceCommandQueue},
-    [CGL_clGetDeviceAndHostTimer] = {"clGetDeviceAndHostTimer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetDeviceAndHostTimer},
-    [CGL_clGetHostTimer] = {"clGetHostTimer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetHostTimer},
-    [CGL_clCreateContext] = {"clCreateContext", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateContext},
-    [CGL_clCreateContextFromType] = {"clCreateContextFromType", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateContextFromType},
-    [CGL_clRetainContext] = {"clRetainContext", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clRetainContext},
-    [CGL_clReleaseContext] = {"clReleaseContext", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clReleaseContext},
-    [CGL_clGetContextInfo] = {"clGetContextInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetContextInfo},
-    [CGL_clSetContextDestructorCallback] = {"clSetContextDestructorCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clSetContextDestructorCallback},
-    [CGL_clCreateCommandQueueWithProperties] = {"clCreateCommandQueueWithProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateCommandQueueWithProperties},
-    [CGL_clRetainCommandQueue] = {"clRetainCommandQueue", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clRetainCommandQueue},
-    [CGL_clReleaseCommandQueue] = {"clReleaseCommandQueue", NULL, 0, 1, 0, "the last release flushes and waits for the queue's commands", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clReleaseCommandQueue},
-    [CGL_clGetCommandQueueInfo] = {"clGetCommandQueueInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetCommandQueueInfo},
-    [CGL_clCreateBuffer] = {"clCreateBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateBuffer},
-    [CGL_clCreateSubBuffer] = {"clCreateSubBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateSubBuffer},
-    [CGL_clCreateImage] = {"clCreateImage", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateImage},
-    [CGL_clCreatePipe] = {"clCreatePipe", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreatePipe},
-    [CGL_clCreateBufferWithProperties] = {"clCreateBufferWithProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateBufferWithProperties},
-    [CGL_clCreateImageWithProperties] = {"clCreateImageWithProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateImageWithProperties},
-    [CGL_clRetainMemObject] = {"clRetainMemObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clRetainMemObject},
-    [CGL_clReleaseMemObject] = {"clReleaseMemObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clReleaseMemObject},
-    [CGL_clGetSupportedImageFormats] = {"clGetSupportedImageFormats", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetSupportedImageFormats},
-    [CGL_clGetMemObjectInfo] = {"clGetMemObjectInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetMemObjectInfo},
-    [CGL_clGetImageInfo] = {"clGetImageInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetImageInfo},
-    [CGL_clGetPipeInfo] = {"clGetPipeInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetPipeInfo},
-    [CGL_clSetMemObjectDestructorCallback] = {"clSetMemObjectDestructorCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clSetMemObjectDestructorCallback},
-    [CGL_clSVMAlloc] = {"clSVMAlloc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clSVMAlloc},
-    [CGL_clSVMFree] = {"clSVMFree", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clSVMFree},
-    [CGL_clCreateSamplerWithProperties] = {"clCreateSamplerWithProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateSamplerWithProperties},
-    [CGL_clRetainSampler] = {"clRetainSampler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clRetainSampler},
-    [CGL_clReleaseSampler] = {"clReleaseSampler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clReleaseSampler},
-    [CGL_clGetSamplerInfo] = {"clGetSamplerInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetSamplerInfo},
-    [CGL_clCreateProgramWithSource] = {"clCreateProgramWithSource", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateProgramWithSource},
-    [CGL_clCreateProgramWithBinary] = {"clCreateProgramWithBinary", NULL, 0, 1, 0, "may load or finish compiling the binary in the driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateProgramWithBinary},
-    [CGL_clCreateProgramWithBuiltInKernels] = {"clCreateProgramWithBuiltInKernels", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateProgramWithBuiltInKernels},
-    [CGL_clCreateProgramWithIL] = {"clCreateProgramWithIL", NULL, 0, 1, 0, "may translate or compile the IL (SPIR-V) in the driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateProgramWithIL},
-    [CGL_clRetainProgram] = {"clRetainProgram", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clRetainProgram},
-    [CGL_clReleaseProgram] = {"clReleaseProgram", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clReleaseProgram},
-    [CGL_clBuildProgram] = {"clBuildProgram", NULL, 0, 1, 0, "compiles and links the program in the driver (LLVM in PoCL, IGC on Intel)", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clBuildProgram},
-    [CGL_clCompileProgram] = {"clCompileProgram", NULL, 0, 1, 0, "compiles the program's sources in the driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCompileProgram},
-    [CGL_clLinkProgram] = {"clLinkProgram", NULL, 0, 1, 0, "links compiled programs in the driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clLinkProgram},
-    [CGL_clSetProgramReleaseCallback] = {"clSetProgramReleaseCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clSetProgramReleaseCallback},
-    [CGL_clSetProgramSpecializationConstant] = {"clSetProgramSpecializationConstant", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clSetProgramSpecializationConstant},
-    [CGL_clUnloadPlatformCompiler] = {"clUnloadPlatformCompiler", NULL, 0, 1, 0, "may wait for compiles in progress", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clUnloadPlatformCompiler},
-    [CGL_clGetProgramInfo] = {"clGetProgramInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetProgramInfo},
-    [CGL_clGetProgramBuildInfo] = {"clGetProgramBuildInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetProgramBuildInfo},
-    [CGL_clCreateKernel] = {"clCreateKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateKernel},
-    [CGL_clCreateKernelsInProgram] = {"clCreateKernelsInProgram", NULL, 0, 1, 0, "may finish compiling every kernel of the program", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateKernelsInProgram},
-    [CGL_clCloneKernel] = {"clCloneKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_clCloneKernel, 1, .args = &cgl_targs_clCloneKernel},
-    [CGL_clRetainKernel] = {"clRetainKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clRetainKernel},
-    [CGL_clReleaseKernel] = {"clReleaseKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clReleaseKernel},
-    [CGL_clSetKernelArg] = {"clSetKernelArg", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_clSetKernelArg, 1, .args = &cgl_targs_clSetKernelArg},
-    [CGL_clSetKernelArgSVMPointer] = {"clSetKernelArgSVMPointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_clSetKernelArgSVMPointer, 1, .args = &cgl_targs_clSetKernelArgSVMPointer},
-    [CGL_clSetKernelExecInfo] = {"clSetKernelExecInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_clSetKernelExecInfo, 1, .args = &cgl_targs_clSetKernelExecInfo},
-    [CGL_clGetKernelInfo] = {"clGetKernelInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetKernelInfo},
-    [CGL_clGetKernelArgInfo] = {"clGetKernelArgInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetKernelArgInfo},
-    [CGL_clGetKernelWorkGroupInfo] = {"clGetKernelWorkGroupInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetKernelWorkGroupInfo},
-    [CGL_clGetKernelSubGroupInfo] = {"clGetKernelSubGroupInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetKernelSubGroupInfo},
-    [CGL_clWaitForEvents] = {"clWaitForEvents", NULL, 0, 1, 0, "waits until the events complete", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clWaitForEvents},
-    [CGL_clGetEventInfo] = {"clGetEventInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetEventInfo},
-    [CGL_clCreateUserEvent] = {"clCreateUserEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateUserEvent},
-    [CGL_clRetainEvent] = {"clRetainEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clRetainEvent},
-    [CGL_clReleaseEvent] = {"clReleaseEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clReleaseEvent},
-    [CGL_clSetUserEventStatus] = {"clSetUserEventStatus", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clSetUserEventStatus},
-    [CGL_clSetEventCallback] = {"clSetEventCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clSetEventCallback},
-    [CGL_clGetEventProfilingInfo] = {"clGetEventProfilingInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetEventProfilingInfo},
-    [CGL_clFlush] = {"clFlush", NULL, 0, 1, 0, "may wait for the device to accept the queued commands", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clFlush},
-    [CGL_clFinish] = {"clFinish", NULL, 0, 1, 0, "waits until every command of the queue has completed", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clFinish},
-    [CGL_clEnqueueReadBuffer] = {"clEnqueueReadBuffer", NULL, 0, 1, 0, "a blocking read waits for the copy to the host", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueReadBuffer},
-    [CGL_clEnqueueReadBufferRect] = {"clEnqueueReadBufferRect", NULL, 0, 1, 0, "a blocking read waits for the copy to the host", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueReadBufferRect},
-    [CGL_clEnqueueWriteBuffer] = {"clEnqueueWriteBuffer", NULL, 0, 1, 0, "a blocking write waits until the host memory can be reused", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueWriteBuffer},
-    [CGL_clEnqueueWriteBufferRect] = {"clEnqueueWriteBufferRect", NULL, 0, 1, 0, "a blocking write waits until the host memory can be reused", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueWriteBufferRect},
-    [CGL_clEnqueueFillBuffer] = {"clEnqueueFillBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueFillBuffer},
-    [CGL_clEnqueueCopyBuffer] = {"clEnqueueCopyBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueCopyBuffer},
-    [CGL_clEnqueueCopyBufferRect] = {"clEnqueueCopyBufferRect", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueCopyBufferRect},
-    [CGL_clEnqueueReadImage] = {"clEnqueueReadImage", NULL, 0, 1, 0, "a blocking read waits for the copy to the host", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueReadImage},
-    [CGL_clEnqueueWriteImage] = {"clEnqueueWriteImage", NULL, 0, 1, 0, "a blocking write waits until the host memory can be reused", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueWriteImage},
-    [CGL_clEnqueueFillImage] = {"clEnqueueFillImage", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueFillImage},
-    [CGL_clEnqueueCopyImage] = {"clEnqueueCopyImage", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueCopyImage},
-    [CGL_clEnqueueCopyImageToBuffer] = {"clEnqueueCopyImageToBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueCopyImageToBuffer},
-    [CGL_clEnqueueCopyBufferToImage] = {"clEnqueueCopyBufferToImage", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueCopyBufferToImage},
-    [CGL_clEnqueueMapBuffer] = {"clEnqueueMapBuffer", NULL, 0, 1, 0, "a blocking map waits until the region is mapped", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueMapBuffer},
-    [CGL_clEnqueueMapImage] = {"clEnqueueMapImage", NULL, 0, 1, 0, "a blocking map waits until the region is mapped", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueMapImage},
-    [CGL_clEnqueueUnmapMemObject] = {"clEnqueueUnmapMemObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueUnmapMemObject},
-    [CGL_clEnqueueMigrateMemObjects] = {"clEnqueueMigrateMemObjects", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueMigrateMemObjects},
-    [CGL_clEnqueueNDRangeKernel] = {"clEnqueueNDRangeKernel", NULL, 0, 1, 0, "PoCL compiles the work-group function at the first enqueue of each local size", NULL, NULL, 0, cgl_rules_clEnqueueNDRangeKernel, 1, .args = &cgl_targs_clEnqueueNDRangeKernel},
-    [CGL_clEnqueueNativeKernel] = {"clEnqueueNativeKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueNativeKernel},
-    [CGL_clEnqueueMarkerWithWaitList] = {"clEnqueueMarkerWithWaitList", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueMarkerWithWaitList},
-    [CGL_clEnqueueBarrierWithWaitList] = {"clEnqueueBarrierWithWaitList", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueBarrierWithWaitList},
-    [CGL_clEnqueueSVMFree] = {"clEnqueueSVMFree", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueSVMFree},
-    [CGL_clEnqueueSVMMemcpy] = {"clEnqueueSVMMemcpy", NULL, 0, 1, 0, "a blocking copy waits until it completes", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueSVMMemcpy},
-    [CGL_clEnqueueSVMMemFill] = {"clEnqueueSVMMemFill", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueSVMMemFill},
-    [CGL_clEnqueueSVMMap] = {"clEnqueueSVMMap", NULL, 0, 1, 0, "a blocking map waits until the region is mapped", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueSVMMap},
-    [CGL_clEnqueueSVMUnmap] = {"clEnqueueSVMUnmap", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueSVMUnmap},
-    [CGL_clEnqueueSVMMigrateMem] = {"clEnqueueSVMMigrateMem", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueSVMMigrateMem},
-    [CGL_clGetExtensionFunctionAddressForPlatform] = {"clGetExtensionFunctionAddressForPlatform", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetExtensionFunctionAddressForPlatform},
-    [CGL_clSetCommandQueueProperty] = {"clSetCommandQueueProperty", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clSetCommandQueueProperty},
-    [CGL_clCreateImage2D] = {"clCreateImage2D", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateImage2D},
-    [CGL_clCreateImage3D] = {"clCreateImage3D", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateImage3D},
-    [CGL_clEnqueueMarker] = {"clEnqueueMarker", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueMarker},
-    [CGL_clEnqueueWaitForEvents] = {"clEnqueueWaitForEvents", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueWaitForEvents},
-    [CGL_clEnqueueBarrier] = {"clEnqueueBarrier", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueBarrier},
+    [CGL_clGetPlatformIDs] = {"clGetPlatformIDs", NULL, 0, 1, 0, "the first call loads and initializes every ICD driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetPlatformIDs.a},
+    [CGL_clGetPlatformInfo] = {"clGetPlatformInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetPlatformInfo.a},
+    [CGL_clGetDeviceIDs] = {"clGetDeviceIDs", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetDeviceIDs.a},
+    [CGL_clGetDeviceInfo] = {"clGetDeviceInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetDeviceInfo.a},
+    [CGL_clCreateSubDevices] = {"clCreateSubDevices", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateSubDevices.a},
+    [CGL_clRetainDevice] = {"clRetainDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clRetainDevice.a},
+    [CGL_clReleaseDevice] = {"clReleaseDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clReleaseDevice.a},
+    [CGL_clSetDefaultDeviceCommandQueue] = {"clSetDefaultDeviceCommandQueue", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clSetDefaultDeviceCommandQueue.a},
+    [CGL_clGetDeviceAndHostTimer] = {"clGetDeviceAndHostTimer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetDeviceAndHostTimer.a},
+    [CGL_clGetHostTimer] = {"clGetHostTimer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetHostTimer.a},
+    [CGL_clCreateContext] = {"clCreateContext", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateContext.a},
+    [CGL_clCreateContextFromType] = {"clCreateContextFromType", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateContextFromType.a},
+    [CGL_clRetainContext] = {"clRetainContext", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clRetainContext.a},
+    [CGL_clReleaseContext] = {"clReleaseContext", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clReleaseContext.a},
+    [CGL_clGetContextInfo] = {"clGetContextInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetContextInfo.a},
+    [CGL_clSetContextDestructorCallback] = {"clSetContextDestructorCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clSetContextDestructorCallback.a},
+    [CGL_clCreateCommandQueueWithProperties] = {"clCreateCommandQueueWithProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateCommandQueueWithProperties.a},
+    [CGL_clRetainCommandQueue] = {"clRetainCommandQueue", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clRetainCommandQueue.a},
+    [CGL_clReleaseCommandQueue] = {"clReleaseCommandQueue", NULL, 0, 1, 0, "the last release flushes and waits for the queue's commands", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clReleaseCommandQueue.a},
+    [CGL_clGetCommandQueueInfo] = {"clGetCommandQueueInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetCommandQueueInfo.a},
+    [CGL_clCreateBuffer] = {"clCreateBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateBuffer.a},
+    [CGL_clCreateSubBuffer] = {"clCreateSubBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateSubBuffer.a},
+    [CGL_clCreateImage] = {"clCreateImage", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateImage.a},
+    [CGL_clCreatePipe] = {"clCreatePipe", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreatePipe.a},
+    [CGL_clCreateBufferWithProperties] = {"clCreateBufferWithProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateBufferWithProperties.a},
+    [CGL_clCreateImageWithProperties] = {"clCreateImageWithProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateImageWithProperties.a},
+    [CGL_clRetainMemObject] = {"clRetainMemObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clRetainMemObject.a},
+    [CGL_clReleaseMemObject] = {"clReleaseMemObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clReleaseMemObject.a},
+    [CGL_clGetSupportedImageFormats] = {"clGetSupportedImageFormats", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetSupportedImageFormats.a},
+    [CGL_clGetMemObjectInfo] = {"clGetMemObjectInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetMemObjectInfo.a},
+    [CGL_clGetImageInfo] = {"clGetImageInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetImageInfo.a},
+    [CGL_clGetPipeInfo] = {"clGetPipeInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetPipeInfo.a},
+    [CGL_clSetMemObjectDestructorCallback] = {"clSetMemObjectDestructorCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clSetMemObjectDestructorCallback.a},
+    [CGL_clSVMAlloc] = {"clSVMAlloc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clSVMAlloc.a},
+    [CGL_clSVMFree] = {"clSVMFree", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clSVMFree.a},
+    [CGL_clCreateSamplerWithProperties] = {"clCreateSamplerWithProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateSamplerWithProperties.a},
+    [CGL_clRetainSampler] = {"clRetainSampler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clRetainSampler.a},
+    [CGL_clReleaseSampler] = {"clReleaseSampler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clReleaseSampler.a},
+    [CGL_clGetSamplerInfo] = {"clGetSamplerInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetSamplerInfo.a},
+    [CGL_clCreateProgramWithSource] = {"clCreateProgramWithSource", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateProgramWithSource.a},
+    [CGL_clCreateProgramWithBinary] = {"clCreateProgramWithBinary", NULL, 0, 1, 0, "may load or finish compiling the binary in the driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateProgramWithBinary.a},
+    [CGL_clCreateProgramWithBuiltInKernels] = {"clCreateProgramWithBuiltInKernels", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateProgramWithBuiltInKernels.a},
+    [CGL_clCreateProgramWithIL] = {"clCreateProgramWithIL", NULL, 0, 1, 0, "may translate or compile the IL (SPIR-V) in the driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateProgramWithIL.a},
+    [CGL_clRetainProgram] = {"clRetainProgram", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clRetainProgram.a},
+    [CGL_clReleaseProgram] = {"clReleaseProgram", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clReleaseProgram.a},
+    [CGL_clBuildProgram] = {"clBuildProgram", NULL, 0, 1, 0, "compiles and links the program in the driver (LLVM in PoCL, IGC on Intel)", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clBuildProgram.a},
+    [CGL_clCompileProgram] = {"clCompileProgram", NULL, 0, 1, 0, "compiles the program's sources in the driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCompileProgram.a},
+    [CGL_clLinkProgram] = {"clLinkProgram", NULL, 0, 1, 0, "links compiled programs in the driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clLinkProgram.a},
+    [CGL_clSetProgramReleaseCallback] = {"clSetProgramReleaseCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clSetProgramReleaseCallback.a},
+    [CGL_clSetProgramSpecializationConstant] = {"clSetProgramSpecializationConstant", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clSetProgramSpecializationConstant.a},
+    [CGL_clUnloadPlatformCompiler] = {"clUnloadPlatformCompiler", NULL, 0, 1, 0, "may wait for compiles in progress", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clUnloadPlatformCompiler.a},
+    [CGL_clGetProgramInfo] = {"clGetProgramInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetProgramInfo.a},
+    [CGL_clGetProgramBuildInfo] = {"clGetProgramBuildInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetProgramBuildInfo.a},
+    [CGL_clCreateKernel] = {"clCreateKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateKernel.a},
+    [CGL_clCreateKernelsInProgram] = {"clCreateKernelsInProgram", NULL, 0, 1, 0, "may finish compiling every kernel of the program", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateKernelsInProgram.a},
+    [CGL_clCloneKernel] = {"clCloneKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_clCloneKernel, 1, .args = &cgl_targs_clCloneKernel.a},
+    [CGL_clRetainKernel] = {"clRetainKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clRetainKernel.a},
+    [CGL_clReleaseKernel] = {"clReleaseKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clReleaseKernel.a},
+    [CGL_clSetKernelArg] = {"clSetKernelArg", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_clSetKernelArg, 1, .args = &cgl_targs_clSetKernelArg.a},
+    [CGL_clSetKernelArgSVMPointer] = {"clSetKernelArgSVMPointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_clSetKernelArgSVMPointer, 1, .args = &cgl_targs_clSetKernelArgSVMPointer.a},
+    [CGL_clSetKernelExecInfo] = {"clSetKernelExecInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_clSetKernelExecInfo, 1, .args = &cgl_targs_clSetKernelExecInfo.a},
+    [CGL_clGetKernelInfo] = {"clGetKernelInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetKernelInfo.a},
+    [CGL_clGetKernelArgInfo] = {"clGetKernelArgInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetKernelArgInfo.a},
+    [CGL_clGetKernelWorkGroupInfo] = {"clGetKernelWorkGroupInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetKernelWorkGroupInfo.a},
+    [CGL_clGetKernelSubGroupInfo] = {"clGetKernelSubGroupInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetKernelSubGroupInfo.a},
+    [CGL_clWaitForEvents] = {"clWaitForEvents", NULL, 0, 1, 0, "waits until the events complete", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clWaitForEvents.a},
+    [CGL_clGetEventInfo] = {"clGetEventInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetEventInfo.a},
+    [CGL_clCreateUserEvent] = {"clCreateUserEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateUserEvent.a},
+    [CGL_clRetainEvent] = {"clRetainEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clRetainEvent.a},
+    [CGL_clReleaseEvent] = {"clReleaseEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clReleaseEvent.a},
+    [CGL_clSetUserEventStatus] = {"clSetUserEventStatus", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clSetUserEventStatus.a},
+    [CGL_clSetEventCallback] = {"clSetEventCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clSetEventCallback.a},
+    [CGL_clGetEventProfilingInfo] = {"clGetEventProfilingInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetEventProfilingInfo.a},
+    [CGL_clFlush] = {"clFlush", NULL, 0, 1, 0, "may wait for the device to accept the queued commands", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clFlush.a},
+    [CGL_clFinish] = {"clFinish", NULL, 0, 1, 0, "waits until every command of the queue has completed", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clFinish.a},
+    [CGL_clEnqueueReadBuffer] = {"clEnqueueReadBuffer", NULL, 0, 1, 0, "a blocking read waits for the copy to the host", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueReadBuffer.a},
+    [CGL_clEnqueueReadBufferRect] = {"clEnqueueReadBufferRect", NULL, 0, 1, 0, "a blocking read waits for the copy to the host", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueReadBufferRect.a},
+    [CGL_clEnqueueWriteBuffer] = {"clEnqueueWriteBuffer", NULL, 0, 1, 0, "a blocking write waits until the host memory can be reused", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueWriteBuffer.a},
+    [CGL_clEnqueueWriteBufferRect] = {"clEnqueueWriteBufferRect", NULL, 0, 1, 0, "a blocking write waits until the host memory can be reused", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueWriteBufferRect.a},
+    [CGL_clEnqueueFillBuffer] = {"clEnqueueFillBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueFillBuffer.a},
+    [CGL_clEnqueueCopyBuffer] = {"clEnqueueCopyBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueCopyBuffer.a},
+    [CGL_clEnqueueCopyBufferRect] = {"clEnqueueCopyBufferRect", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueCopyBufferRect.a},
+    [CGL_clEnqueueReadImage] = {"clEnqueueReadImage", NULL, 0, 1, 0, "a blocking read waits for the copy to the host", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueReadImage.a},
+    [CGL_clEnqueueWriteImage] = {"clEnqueueWriteImage", NULL, 0, 1, 0, "a blocking write waits until the host memory can be reused", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueWriteImage.a},
+    [CGL_clEnqueueFillImage] = {"clEnqueueFillImage", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueFillImage.a},
+    [CGL_clEnqueueCopyImage] = {"clEnqueueCopyImage", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueCopyImage.a},
+    [CGL_clEnqueueCopyImageToBuffer] = {"clEnqueueCopyImageToBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueCopyImageToBuffer.a},
+    [CGL_clEnqueueCopyBufferToImage] = {"clEnqueueCopyBufferToImage", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueCopyBufferToImage.a},
+    [CGL_clEnqueueMapBuffer] = {"clEnqueueMapBuffer", NULL, 0, 1, 0, "a blocking map waits until the region is mapped", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueMapBuffer.a},
+    [CGL_clEnqueueMapImage] = {"clEnqueueMapImage", NULL, 0, 1, 0, "a blocking map waits until the region is mapped", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueMapImage.a},
+    [CGL_clEnqueueUnmapMemObject] = {"clEnqueueUnmapMemObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueUnmapMemObject.a},
+    [CGL_clEnqueueMigrateMemObjects] = {"clEnqueueMigrateMemObjects", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueMigrateMemObjects.a},
+    [CGL_clEnqueueNDRangeKernel] = {"clEnqueueNDRangeKernel", NULL, 0, 1, 0, "PoCL compiles the work-group function at the first enqueue of each local size", NULL, NULL, 0, cgl_rules_clEnqueueNDRangeKernel, 1, .args = &cgl_targs_clEnqueueNDRangeKernel.a},
+    [CGL_clEnqueueNativeKernel] = {"clEnqueueNativeKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueNativeKernel.a},
+    [CGL_clEnqueueMarkerWithWaitList] = {"clEnqueueMarkerWithWaitList", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueMarkerWithWaitList.a},
+    [CGL_clEnqueueBarrierWithWaitList] = {"clEnqueueBarrierWithWaitList", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueBarrierWithWaitList.a},
+    [CGL_clEnqueueSVMFree] = {"clEnqueueSVMFree", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueSVMFree.a},
+    [CGL_clEnqueueSVMMemcpy] = {"clEnqueueSVMMemcpy", NULL, 0, 1, 0, "a blocking copy waits until it completes", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueSVMMemcpy.a},
+    [CGL_clEnqueueSVMMemFill] = {"clEnqueueSVMMemFill", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueSVMMemFill.a},
+    [CGL_clEnqueueSVMMap] = {"clEnqueueSVMMap", NULL, 0, 1, 0, "a blocking map waits until the region is mapped", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueSVMMap.a},
+    [CGL_clEnqueueSVMUnmap] = {"clEnqueueSVMUnmap", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueSVMUnmap.a},
+    [CGL_clEnqueueSVMMigrateMem] = {"clEnqueueSVMMigrateMem", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueSVMMigrateMem.a},
+    [CGL_clGetExtensionFunctionAddressForPlatform] = {"clGetExtensionFunctionAddressForPlatform", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetExtensionFunctionAddressForPlatform.a},
+    [CGL_clSetCommandQueueProperty] = {"clSetCommandQueueProperty", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clSetCommandQueueProperty.a},
+    [CGL_clCreateImage2D] = {"clCreateImage2D", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateImage2D.a},
+    [CGL_clCreateImage3D] = {"clCreateImage3D", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateImage3D.a},
+    [CGL_clEnqueueMarker] = {"clEnqueueMarker", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueMarker.a},
+    [CGL_clEnqueueWaitForEvents] = {"clEnqueueWaitForEvents", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueWaitForEvents.a},
+    [CGL_clEnqueueBarrier] = {"clEnqueueBarrier", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clEnqueueBarrier.a},
     [CGL_clUnloadCompiler] = {"clUnloadCompiler", NULL, 0, 1, 0, "may wait for compiles in progress", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clUnloadCompiler},
-    [CGL_clGetExtensionFunctionAddress] = {"clGetExtensionFunctionAddress", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetExtensionFunctionAddress},
-    [CGL_clCreateCommandQueue] = {"clCreateCommandQueue", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateCommandQueue},
-    [CGL_clCreateSampler] = {"clCreateSampler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateSampler},
-    [CGL_clEnqueueTask] = {"clEnqueueTask", NULL, 0, 1, 0, "PoCL compiles the work-group function at its first enqueue", NULL, NULL, 0, cgl_rules_clEnqueueTask, 1, .args = &cgl_targs_clEnqueueTask},
+    [CGL_clGetExtensionFunctionAddress] = {"clGetExtensionFunctionAddress", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clGetExtensionFunctionAddress.a},
+    [CGL_clCreateCommandQueue] = {"clCreateCommandQueue", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateCommandQueue.a},
+    [CGL_clCreateSampler] = {"clCreateSampler", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_clCreateSampler.a},
+    [CGL_clEnqueueTask] = {"clEnqueueTask", NULL, 0, 1, 0, "PoCL compiles the work-group function at its first enqueue", NULL, NULL, 0, cgl_rules_clEnqueueTask, 1, .args = &cgl_targs_clEnqueueTask.a},
 };
 
 /* Names a cl_int; codes that repeat a value are left to their first name. */
@@ -997,12 +1337,12 @@ struct cgl_fr_clGetPlatformIDs {
     cl_uint *num_platforms;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clGetPlatformIDs[3] = {
-    {"num_entries", offsetof(struct cgl_fr_clGetPlatformIDs, num_entries), sizeof(((struct cgl_fr_clGetPlatformIDs *)0)->num_entries), 2, 0, 0, 0, NULL},
-    {"platforms", offsetof(struct cgl_fr_clGetPlatformIDs, platforms), sizeof(((struct cgl_fr_clGetPlatformIDs *)0)->platforms), 3, 0, 0, 0, NULL},
-    {"num_platforms", offsetof(struct cgl_fr_clGetPlatformIDs, num_platforms), sizeof(((struct cgl_fr_clGetPlatformIDs *)0)->num_platforms), 6, 2, 4, 0, NULL},
-};
-static const cg_args cgl_targs_clGetPlatformIDs = {3, offsetof(struct cgl_fr_clGetPlatformIDs, cgl_ret), sizeof(((struct cgl_fr_clGetPlatformIDs *)0)->cgl_ret), 7, cgl_ta_clGetPlatformIDs};
+static const cg_arg_name cgl_tn_clGetPlatformIDs[3] = {{"num_entries", NULL}, {"platforms", NULL}, {"num_platforms", NULL}};
+static const struct cgl_targs_clGetPlatformIDs cgl_targs_clGetPlatformIDs = {{3, offsetof(struct cgl_fr_clGetPlatformIDs, cgl_ret), sizeof(((struct cgl_fr_clGetPlatformIDs *)0)->cgl_ret), 7, cgl_targs_clGetPlatformIDs.arg, cgl_tn_clGetPlatformIDs}, {
+    {offsetof(struct cgl_fr_clGetPlatformIDs, num_entries), sizeof(((struct cgl_fr_clGetPlatformIDs *)0)->num_entries), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetPlatformIDs, platforms), sizeof(((struct cgl_fr_clGetPlatformIDs *)0)->platforms), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetPlatformIDs, num_platforms), sizeof(((struct cgl_fr_clGetPlatformIDs *)0)->num_platforms), 6, 2, 4, 0},
+}};
 CG_THUNK(clGetPlatformIDs, (cgl_f->num_entries, cgl_f->platforms, cgl_f->num_platforms), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetPlatformIDs(cl_uint num_entries, cl_platform_id *platforms, cl_uint *num_platforms)
 {
@@ -1032,14 +1372,14 @@ struct cgl_fr_clGetPlatformInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clGetPlatformInfo[5] = {
-    {"platform", offsetof(struct cgl_fr_clGetPlatformInfo, platform), sizeof(((struct cgl_fr_clGetPlatformInfo *)0)->platform), 3, 0, 0, 0, NULL},
-    {"param_name", offsetof(struct cgl_fr_clGetPlatformInfo, param_name), sizeof(((struct cgl_fr_clGetPlatformInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_1 / sizeof cgl_en_1[0], cgl_en_1},
-    {"param_value_size", offsetof(struct cgl_fr_clGetPlatformInfo, param_value_size), sizeof(((struct cgl_fr_clGetPlatformInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
-    {"param_value", offsetof(struct cgl_fr_clGetPlatformInfo, param_value), sizeof(((struct cgl_fr_clGetPlatformInfo *)0)->param_value), 3, 0, 0, 0, NULL},
-    {"param_value_size_ret", offsetof(struct cgl_fr_clGetPlatformInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetPlatformInfo *)0)->param_value_size_ret), 6, 2, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clGetPlatformInfo = {5, offsetof(struct cgl_fr_clGetPlatformInfo, cgl_ret), sizeof(((struct cgl_fr_clGetPlatformInfo *)0)->cgl_ret), 7, cgl_ta_clGetPlatformInfo};
+static const cg_arg_name cgl_tn_clGetPlatformInfo[5] = {{"platform", NULL}, {"param_name", cgl_en_1}, {"param_value_size", NULL}, {"param_value", NULL}, {"param_value_size_ret", NULL}};
+static const struct cgl_targs_clGetPlatformInfo cgl_targs_clGetPlatformInfo = {{5, offsetof(struct cgl_fr_clGetPlatformInfo, cgl_ret), sizeof(((struct cgl_fr_clGetPlatformInfo *)0)->cgl_ret), 7, cgl_targs_clGetPlatformInfo.arg, cgl_tn_clGetPlatformInfo}, {
+    {offsetof(struct cgl_fr_clGetPlatformInfo, platform), sizeof(((struct cgl_fr_clGetPlatformInfo *)0)->platform), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetPlatformInfo, param_name), sizeof(((struct cgl_fr_clGetPlatformInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_1 / sizeof cgl_en_1[0]},
+    {offsetof(struct cgl_fr_clGetPlatformInfo, param_value_size), sizeof(((struct cgl_fr_clGetPlatformInfo *)0)->param_value_size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetPlatformInfo, param_value), sizeof(((struct cgl_fr_clGetPlatformInfo *)0)->param_value), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetPlatformInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetPlatformInfo *)0)->param_value_size_ret), 6, 2, 8, 0},
+}};
 CG_THUNK(clGetPlatformInfo, (cgl_f->platform, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetPlatformInfo(cl_platform_id platform, cl_platform_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -1068,14 +1408,14 @@ struct cgl_fr_clGetDeviceIDs {
     cl_uint *num_devices;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clGetDeviceIDs[5] = {
-    {"platform", offsetof(struct cgl_fr_clGetDeviceIDs, platform), sizeof(((struct cgl_fr_clGetDeviceIDs *)0)->platform), 3, 0, 0, 0, NULL},
-    {"device_type", offsetof(struct cgl_fr_clGetDeviceIDs, device_type), sizeof(((struct cgl_fr_clGetDeviceIDs *)0)->device_type), 2, 0, 0, 0, NULL},
-    {"num_entries", offsetof(struct cgl_fr_clGetDeviceIDs, num_entries), sizeof(((struct cgl_fr_clGetDeviceIDs *)0)->num_entries), 2, 0, 0, 0, NULL},
-    {"devices", offsetof(struct cgl_fr_clGetDeviceIDs, devices), sizeof(((struct cgl_fr_clGetDeviceIDs *)0)->devices), 3, 0, 0, 0, NULL},
-    {"num_devices", offsetof(struct cgl_fr_clGetDeviceIDs, num_devices), sizeof(((struct cgl_fr_clGetDeviceIDs *)0)->num_devices), 6, 2, 4, 0, NULL},
-};
-static const cg_args cgl_targs_clGetDeviceIDs = {5, offsetof(struct cgl_fr_clGetDeviceIDs, cgl_ret), sizeof(((struct cgl_fr_clGetDeviceIDs *)0)->cgl_ret), 7, cgl_ta_clGetDeviceIDs};
+static const cg_arg_name cgl_tn_clGetDeviceIDs[5] = {{"platform", NULL}, {"device_type", NULL}, {"num_entries", NULL}, {"devices", NULL}, {"num_devices", NULL}};
+static const struct cgl_targs_clGetDeviceIDs cgl_targs_clGetDeviceIDs = {{5, offsetof(struct cgl_fr_clGetDeviceIDs, cgl_ret), sizeof(((struct cgl_fr_clGetDeviceIDs *)0)->cgl_ret), 7, cgl_targs_clGetDeviceIDs.arg, cgl_tn_clGetDeviceIDs}, {
+    {offsetof(struct cgl_fr_clGetDeviceIDs, platform), sizeof(((struct cgl_fr_clGetDeviceIDs *)0)->platform), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetDeviceIDs, device_type), sizeof(((struct cgl_fr_clGetDeviceIDs *)0)->device_type), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetDeviceIDs, num_entries), sizeof(((struct cgl_fr_clGetDeviceIDs *)0)->num_entries), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetDeviceIDs, devices), sizeof(((struct cgl_fr_clGetDeviceIDs *)0)->devices), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetDeviceIDs, num_devices), sizeof(((struct cgl_fr_clGetDeviceIDs *)0)->num_devices), 6, 2, 4, 0},
+}};
 CG_THUNK(clGetDeviceIDs, (cgl_f->platform, cgl_f->device_type, cgl_f->num_entries, cgl_f->devices, cgl_f->num_devices), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetDeviceIDs(cl_platform_id platform, cl_device_type device_type, cl_uint num_entries, cl_device_id *devices, cl_uint *num_devices)
 {
@@ -1104,14 +1444,14 @@ struct cgl_fr_clGetDeviceInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clGetDeviceInfo[5] = {
-    {"device", offsetof(struct cgl_fr_clGetDeviceInfo, device), sizeof(((struct cgl_fr_clGetDeviceInfo *)0)->device), 3, 0, 0, 0, NULL},
-    {"param_name", offsetof(struct cgl_fr_clGetDeviceInfo, param_name), sizeof(((struct cgl_fr_clGetDeviceInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_4 / sizeof cgl_en_4[0], cgl_en_4},
-    {"param_value_size", offsetof(struct cgl_fr_clGetDeviceInfo, param_value_size), sizeof(((struct cgl_fr_clGetDeviceInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
-    {"param_value", offsetof(struct cgl_fr_clGetDeviceInfo, param_value), sizeof(((struct cgl_fr_clGetDeviceInfo *)0)->param_value), 3, 0, 0, 0, NULL},
-    {"param_value_size_ret", offsetof(struct cgl_fr_clGetDeviceInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetDeviceInfo *)0)->param_value_size_ret), 6, 2, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clGetDeviceInfo = {5, offsetof(struct cgl_fr_clGetDeviceInfo, cgl_ret), sizeof(((struct cgl_fr_clGetDeviceInfo *)0)->cgl_ret), 7, cgl_ta_clGetDeviceInfo};
+static const cg_arg_name cgl_tn_clGetDeviceInfo[5] = {{"device", NULL}, {"param_name", cgl_en_4}, {"param_value_size", NULL}, {"param_value", NULL}, {"param_value_size_ret", NULL}};
+static const struct cgl_targs_clGetDeviceInfo cgl_targs_clGetDeviceInfo = {{5, offsetof(struct cgl_fr_clGetDeviceInfo, cgl_ret), sizeof(((struct cgl_fr_clGetDeviceInfo *)0)->cgl_ret), 7, cgl_targs_clGetDeviceInfo.arg, cgl_tn_clGetDeviceInfo}, {
+    {offsetof(struct cgl_fr_clGetDeviceInfo, device), sizeof(((struct cgl_fr_clGetDeviceInfo *)0)->device), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetDeviceInfo, param_name), sizeof(((struct cgl_fr_clGetDeviceInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_4 / sizeof cgl_en_4[0]},
+    {offsetof(struct cgl_fr_clGetDeviceInfo, param_value_size), sizeof(((struct cgl_fr_clGetDeviceInfo *)0)->param_value_size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetDeviceInfo, param_value), sizeof(((struct cgl_fr_clGetDeviceInfo *)0)->param_value), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetDeviceInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetDeviceInfo *)0)->param_value_size_ret), 6, 2, 8, 0},
+}};
 CG_THUNK(clGetDeviceInfo, (cgl_f->device, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetDeviceInfo(cl_device_id device, cl_device_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -1140,14 +1480,14 @@ struct cgl_fr_clCreateSubDevices {
     cl_uint *num_devices_ret;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clCreateSubDevices[5] = {
-    {"in_device", offsetof(struct cgl_fr_clCreateSubDevices, in_device), sizeof(((struct cgl_fr_clCreateSubDevices *)0)->in_device), 3, 0, 0, 0, NULL},
-    {"properties", offsetof(struct cgl_fr_clCreateSubDevices, properties), sizeof(((struct cgl_fr_clCreateSubDevices *)0)->properties), 3, 0, 0, 0, NULL},
-    {"num_devices", offsetof(struct cgl_fr_clCreateSubDevices, num_devices), sizeof(((struct cgl_fr_clCreateSubDevices *)0)->num_devices), 2, 0, 0, 0, NULL},
-    {"out_devices", offsetof(struct cgl_fr_clCreateSubDevices, out_devices), sizeof(((struct cgl_fr_clCreateSubDevices *)0)->out_devices), 3, 0, 0, 0, NULL},
-    {"num_devices_ret", offsetof(struct cgl_fr_clCreateSubDevices, num_devices_ret), sizeof(((struct cgl_fr_clCreateSubDevices *)0)->num_devices_ret), 6, 2, 4, 0, NULL},
-};
-static const cg_args cgl_targs_clCreateSubDevices = {5, offsetof(struct cgl_fr_clCreateSubDevices, cgl_ret), sizeof(((struct cgl_fr_clCreateSubDevices *)0)->cgl_ret), 7, cgl_ta_clCreateSubDevices};
+static const cg_arg_name cgl_tn_clCreateSubDevices[5] = {{"in_device", NULL}, {"properties", NULL}, {"num_devices", NULL}, {"out_devices", NULL}, {"num_devices_ret", NULL}};
+static const struct cgl_targs_clCreateSubDevices cgl_targs_clCreateSubDevices = {{5, offsetof(struct cgl_fr_clCreateSubDevices, cgl_ret), sizeof(((struct cgl_fr_clCreateSubDevices *)0)->cgl_ret), 7, cgl_targs_clCreateSubDevices.arg, cgl_tn_clCreateSubDevices}, {
+    {offsetof(struct cgl_fr_clCreateSubDevices, in_device), sizeof(((struct cgl_fr_clCreateSubDevices *)0)->in_device), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateSubDevices, properties), sizeof(((struct cgl_fr_clCreateSubDevices *)0)->properties), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateSubDevices, num_devices), sizeof(((struct cgl_fr_clCreateSubDevices *)0)->num_devices), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateSubDevices, out_devices), sizeof(((struct cgl_fr_clCreateSubDevices *)0)->out_devices), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateSubDevices, num_devices_ret), sizeof(((struct cgl_fr_clCreateSubDevices *)0)->num_devices_ret), 6, 2, 4, 0},
+}};
 CG_THUNK(clCreateSubDevices, (cgl_f->in_device, cgl_f->properties, cgl_f->num_devices, cgl_f->out_devices, cgl_f->num_devices_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clCreateSubDevices(cl_device_id in_device, const cl_device_partition_property *properties, cl_uint num_devices, cl_device_id *out_devices, cl_uint *num_devices_ret)
 {
@@ -1172,10 +1512,10 @@ struct cgl_fr_clRetainDevice {
     cl_device_id device;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clRetainDevice[1] = {
-    {"device", offsetof(struct cgl_fr_clRetainDevice, device), sizeof(((struct cgl_fr_clRetainDevice *)0)->device), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clRetainDevice = {1, offsetof(struct cgl_fr_clRetainDevice, cgl_ret), sizeof(((struct cgl_fr_clRetainDevice *)0)->cgl_ret), 7, cgl_ta_clRetainDevice};
+static const cg_arg_name cgl_tn_clRetainDevice[1] = {{"device", NULL}};
+static const struct cgl_targs_clRetainDevice cgl_targs_clRetainDevice = {{1, offsetof(struct cgl_fr_clRetainDevice, cgl_ret), sizeof(((struct cgl_fr_clRetainDevice *)0)->cgl_ret), 7, cgl_targs_clRetainDevice.arg, cgl_tn_clRetainDevice}, {
+    {offsetof(struct cgl_fr_clRetainDevice, device), sizeof(((struct cgl_fr_clRetainDevice *)0)->device), 3, 0, 0, 0},
+}};
 CG_THUNK(clRetainDevice, (cgl_f->device), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clRetainDevice(cl_device_id device)
 {
@@ -1200,10 +1540,10 @@ struct cgl_fr_clReleaseDevice {
     cl_device_id device;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clReleaseDevice[1] = {
-    {"device", offsetof(struct cgl_fr_clReleaseDevice, device), sizeof(((struct cgl_fr_clReleaseDevice *)0)->device), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clReleaseDevice = {1, offsetof(struct cgl_fr_clReleaseDevice, cgl_ret), sizeof(((struct cgl_fr_clReleaseDevice *)0)->cgl_ret), 7, cgl_ta_clReleaseDevice};
+static const cg_arg_name cgl_tn_clReleaseDevice[1] = {{"device", NULL}};
+static const struct cgl_targs_clReleaseDevice cgl_targs_clReleaseDevice = {{1, offsetof(struct cgl_fr_clReleaseDevice, cgl_ret), sizeof(((struct cgl_fr_clReleaseDevice *)0)->cgl_ret), 7, cgl_targs_clReleaseDevice.arg, cgl_tn_clReleaseDevice}, {
+    {offsetof(struct cgl_fr_clReleaseDevice, device), sizeof(((struct cgl_fr_clReleaseDevice *)0)->device), 3, 0, 0, 0},
+}};
 CG_THUNK(clReleaseDevice, (cgl_f->device), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clReleaseDevice(cl_device_id device)
 {
@@ -1230,12 +1570,12 @@ struct cgl_fr_clSetDefaultDeviceCommandQueue {
     cl_command_queue command_queue;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clSetDefaultDeviceCommandQueue[3] = {
-    {"context", offsetof(struct cgl_fr_clSetDefaultDeviceCommandQueue, context), sizeof(((struct cgl_fr_clSetDefaultDeviceCommandQueue *)0)->context), 3, 0, 0, 0, NULL},
-    {"device", offsetof(struct cgl_fr_clSetDefaultDeviceCommandQueue, device), sizeof(((struct cgl_fr_clSetDefaultDeviceCommandQueue *)0)->device), 3, 0, 0, 0, NULL},
-    {"command_queue", offsetof(struct cgl_fr_clSetDefaultDeviceCommandQueue, command_queue), sizeof(((struct cgl_fr_clSetDefaultDeviceCommandQueue *)0)->command_queue), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clSetDefaultDeviceCommandQueue = {3, offsetof(struct cgl_fr_clSetDefaultDeviceCommandQueue, cgl_ret), sizeof(((struct cgl_fr_clSetDefaultDeviceCommandQueue *)0)->cgl_ret), 7, cgl_ta_clSetDefaultDeviceCommandQueue};
+static const cg_arg_name cgl_tn_clSetDefaultDeviceCommandQueue[3] = {{"context", NULL}, {"device", NULL}, {"command_queue", NULL}};
+static const struct cgl_targs_clSetDefaultDeviceCommandQueue cgl_targs_clSetDefaultDeviceCommandQueue = {{3, offsetof(struct cgl_fr_clSetDefaultDeviceCommandQueue, cgl_ret), sizeof(((struct cgl_fr_clSetDefaultDeviceCommandQueue *)0)->cgl_ret), 7, cgl_targs_clSetDefaultDeviceCommandQueue.arg, cgl_tn_clSetDefaultDeviceCommandQueue}, {
+    {offsetof(struct cgl_fr_clSetDefaultDeviceCommandQueue, context), sizeof(((struct cgl_fr_clSetDefaultDeviceCommandQueue *)0)->context), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clSetDefaultDeviceCommandQueue, device), sizeof(((struct cgl_fr_clSetDefaultDeviceCommandQueue *)0)->device), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clSetDefaultDeviceCommandQueue, command_queue), sizeof(((struct cgl_fr_clSetDefaultDeviceCommandQueue *)0)->command_queue), 3, 0, 0, 0},
+}};
 CG_THUNK(clSetDefaultDeviceCommandQueue, (cgl_f->context, cgl_f->device, cgl_f->command_queue), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clSetDefaultDeviceCommandQueue(cl_context context, cl_device_id device, cl_command_queue command_queue)
 {
@@ -1262,12 +1602,12 @@ struct cgl_fr_clGetDeviceAndHostTimer {
     cl_ulong *host_timestamp;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clGetDeviceAndHostTimer[3] = {
-    {"device", offsetof(struct cgl_fr_clGetDeviceAndHostTimer, device), sizeof(((struct cgl_fr_clGetDeviceAndHostTimer *)0)->device), 3, 0, 0, 0, NULL},
-    {"device_timestamp", offsetof(struct cgl_fr_clGetDeviceAndHostTimer, device_timestamp), sizeof(((struct cgl_fr_clGetDeviceAndHostTimer *)0)->device_timestamp), 3, 0, 0, 0, NULL},
-    {"host_timestamp", offsetof(struct cgl_fr_clGetDeviceAndHostTimer, host_timestamp), sizeof(((struct cgl_fr_clGetDeviceAndHostTimer *)0)->host_timestamp), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clGetDeviceAndHostTimer = {3, offsetof(struct cgl_fr_clGetDeviceAndHostTimer, cgl_ret), sizeof(((struct cgl_fr_clGetDeviceAndHostTimer *)0)->cgl_ret), 7, cgl_ta_clGetDeviceAndHostTimer};
+static const cg_arg_name cgl_tn_clGetDeviceAndHostTimer[3] = {{"device", NULL}, {"device_timestamp", NULL}, {"host_timestamp", NULL}};
+static const struct cgl_targs_clGetDeviceAndHostTimer cgl_targs_clGetDeviceAndHostTimer = {{3, offsetof(struct cgl_fr_clGetDeviceAndHostTimer, cgl_ret), sizeof(((struct cgl_fr_clGetDeviceAndHostTimer *)0)->cgl_ret), 7, cgl_targs_clGetDeviceAndHostTimer.arg, cgl_tn_clGetDeviceAndHostTimer}, {
+    {offsetof(struct cgl_fr_clGetDeviceAndHostTimer, device), sizeof(((struct cgl_fr_clGetDeviceAndHostTimer *)0)->device), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetDeviceAndHostTimer, device_timestamp), sizeof(((struct cgl_fr_clGetDeviceAndHostTimer *)0)->device_timestamp), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetDeviceAndHostTimer, host_timestamp), sizeof(((struct cgl_fr_clGetDeviceAndHostTimer *)0)->host_timestamp), 3, 0, 0, 0},
+}};
 CG_THUNK(clGetDeviceAndHostTimer, (cgl_f->device, cgl_f->device_timestamp, cgl_f->host_timestamp), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetDeviceAndHostTimer(cl_device_id device, cl_ulong *device_timestamp, cl_ulong *host_timestamp)
 {
@@ -1293,11 +1633,11 @@ struct cgl_fr_clGetHostTimer {
     cl_ulong *host_timestamp;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clGetHostTimer[2] = {
-    {"device", offsetof(struct cgl_fr_clGetHostTimer, device), sizeof(((struct cgl_fr_clGetHostTimer *)0)->device), 3, 0, 0, 0, NULL},
-    {"host_timestamp", offsetof(struct cgl_fr_clGetHostTimer, host_timestamp), sizeof(((struct cgl_fr_clGetHostTimer *)0)->host_timestamp), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clGetHostTimer = {2, offsetof(struct cgl_fr_clGetHostTimer, cgl_ret), sizeof(((struct cgl_fr_clGetHostTimer *)0)->cgl_ret), 7, cgl_ta_clGetHostTimer};
+static const cg_arg_name cgl_tn_clGetHostTimer[2] = {{"device", NULL}, {"host_timestamp", NULL}};
+static const struct cgl_targs_clGetHostTimer cgl_targs_clGetHostTimer = {{2, offsetof(struct cgl_fr_clGetHostTimer, cgl_ret), sizeof(((struct cgl_fr_clGetHostTimer *)0)->cgl_ret), 7, cgl_targs_clGetHostTimer.arg, cgl_tn_clGetHostTimer}, {
+    {offsetof(struct cgl_fr_clGetHostTimer, device), sizeof(((struct cgl_fr_clGetHostTimer *)0)->device), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetHostTimer, host_timestamp), sizeof(((struct cgl_fr_clGetHostTimer *)0)->host_timestamp), 3, 0, 0, 0},
+}};
 CG_THUNK(clGetHostTimer, (cgl_f->device, cgl_f->host_timestamp), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetHostTimer(cl_device_id device, cl_ulong *host_timestamp)
 {
@@ -1327,15 +1667,15 @@ struct cgl_fr_clCreateContext {
     cl_int *errcode_ret;
     cl_context cgl_ret;
 };
-static const cg_arg cgl_ta_clCreateContext[6] = {
-    {"properties", offsetof(struct cgl_fr_clCreateContext, properties), sizeof(((struct cgl_fr_clCreateContext *)0)->properties), 3, 0, 0, 0, NULL},
-    {"num_devices", offsetof(struct cgl_fr_clCreateContext, num_devices), sizeof(((struct cgl_fr_clCreateContext *)0)->num_devices), 2, 0, 0, 0, NULL},
-    {"devices", offsetof(struct cgl_fr_clCreateContext, devices), sizeof(((struct cgl_fr_clCreateContext *)0)->devices), 3, 0, 0, 0, NULL},
-    {"pfn_notify", offsetof(struct cgl_fr_clCreateContext, pfn_notify), sizeof(((struct cgl_fr_clCreateContext *)0)->pfn_notify), 3, 0, 0, 0, NULL},
-    {"user_data", offsetof(struct cgl_fr_clCreateContext, user_data), sizeof(((struct cgl_fr_clCreateContext *)0)->user_data), 3, 0, 0, 0, NULL},
-    {"errcode_ret", offsetof(struct cgl_fr_clCreateContext, errcode_ret), sizeof(((struct cgl_fr_clCreateContext *)0)->errcode_ret), 6, 7, 4, 0, NULL},
-};
-static const cg_args cgl_targs_clCreateContext = {6, offsetof(struct cgl_fr_clCreateContext, cgl_ret), sizeof(((struct cgl_fr_clCreateContext *)0)->cgl_ret), 3, cgl_ta_clCreateContext};
+static const cg_arg_name cgl_tn_clCreateContext[6] = {{"properties", NULL}, {"num_devices", NULL}, {"devices", NULL}, {"pfn_notify", NULL}, {"user_data", NULL}, {"errcode_ret", NULL}};
+static const struct cgl_targs_clCreateContext cgl_targs_clCreateContext = {{6, offsetof(struct cgl_fr_clCreateContext, cgl_ret), sizeof(((struct cgl_fr_clCreateContext *)0)->cgl_ret), 3, cgl_targs_clCreateContext.arg, cgl_tn_clCreateContext}, {
+    {offsetof(struct cgl_fr_clCreateContext, properties), sizeof(((struct cgl_fr_clCreateContext *)0)->properties), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateContext, num_devices), sizeof(((struct cgl_fr_clCreateContext *)0)->num_devices), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateContext, devices), sizeof(((struct cgl_fr_clCreateContext *)0)->devices), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateContext, pfn_notify), sizeof(((struct cgl_fr_clCreateContext *)0)->pfn_notify), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateContext, user_data), sizeof(((struct cgl_fr_clCreateContext *)0)->user_data), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateContext, errcode_ret), sizeof(((struct cgl_fr_clCreateContext *)0)->errcode_ret), 6, 7, 4, 0},
+}};
 CG_THUNK(clCreateContext, (cgl_f->properties, cgl_f->num_devices, cgl_f->devices, cgl_f->pfn_notify, cgl_f->user_data, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_context cgl_gp_clCreateContext(const cl_context_properties *properties, cl_uint num_devices, const cl_device_id *devices, void (*pfn_notify)(const char *, const void *, size_t, void *), void *user_data, cl_int *errcode_ret)
 {
@@ -1368,14 +1708,14 @@ struct cgl_fr_clCreateContextFromType {
     cl_int *errcode_ret;
     cl_context cgl_ret;
 };
-static const cg_arg cgl_ta_clCreateContextFromType[5] = {
-    {"properties", offsetof(struct cgl_fr_clCreateContextFromType, properties), sizeof(((struct cgl_fr_clCreateContextFromType *)0)->properties), 3, 0, 0, 0, NULL},
-    {"device_type", offsetof(struct cgl_fr_clCreateContextFromType, device_type), sizeof(((struct cgl_fr_clCreateContextFromType *)0)->device_type), 2, 0, 0, 0, NULL},
-    {"pfn_notify", offsetof(struct cgl_fr_clCreateContextFromType, pfn_notify), sizeof(((struct cgl_fr_clCreateContextFromType *)0)->pfn_notify), 3, 0, 0, 0, NULL},
-    {"user_data", offsetof(struct cgl_fr_clCreateContextFromType, user_data), sizeof(((struct cgl_fr_clCreateContextFromType *)0)->user_data), 3, 0, 0, 0, NULL},
-    {"errcode_ret", offsetof(struct cgl_fr_clCreateContextFromType, errcode_ret), sizeof(((struct cgl_fr_clCreateContextFromType *)0)->errcode_ret), 6, 7, 4, 0, NULL},
-};
-static const cg_args cgl_targs_clCreateContextFromType = {5, offsetof(struct cgl_fr_clCreateContextFromType, cgl_ret), sizeof(((struct cgl_fr_clCreateContextFromType *)0)->cgl_ret), 3, cgl_ta_clCreateContextFromType};
+static const cg_arg_name cgl_tn_clCreateContextFromType[5] = {{"properties", NULL}, {"device_type", NULL}, {"pfn_notify", NULL}, {"user_data", NULL}, {"errcode_ret", NULL}};
+static const struct cgl_targs_clCreateContextFromType cgl_targs_clCreateContextFromType = {{5, offsetof(struct cgl_fr_clCreateContextFromType, cgl_ret), sizeof(((struct cgl_fr_clCreateContextFromType *)0)->cgl_ret), 3, cgl_targs_clCreateContextFromType.arg, cgl_tn_clCreateContextFromType}, {
+    {offsetof(struct cgl_fr_clCreateContextFromType, properties), sizeof(((struct cgl_fr_clCreateContextFromType *)0)->properties), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateContextFromType, device_type), sizeof(((struct cgl_fr_clCreateContextFromType *)0)->device_type), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateContextFromType, pfn_notify), sizeof(((struct cgl_fr_clCreateContextFromType *)0)->pfn_notify), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateContextFromType, user_data), sizeof(((struct cgl_fr_clCreateContextFromType *)0)->user_data), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateContextFromType, errcode_ret), sizeof(((struct cgl_fr_clCreateContextFromType *)0)->errcode_ret), 6, 7, 4, 0},
+}};
 CG_THUNK(clCreateContextFromType, (cgl_f->properties, cgl_f->device_type, cgl_f->pfn_notify, cgl_f->user_data, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_context cgl_gp_clCreateContextFromType(const cl_context_properties *properties, cl_device_type device_type, void (*pfn_notify)(const char *, const void *, size_t, void *), void *user_data, cl_int *errcode_ret)
 {
@@ -1404,10 +1744,10 @@ struct cgl_fr_clRetainContext {
     cl_context context;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clRetainContext[1] = {
-    {"context", offsetof(struct cgl_fr_clRetainContext, context), sizeof(((struct cgl_fr_clRetainContext *)0)->context), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clRetainContext = {1, offsetof(struct cgl_fr_clRetainContext, cgl_ret), sizeof(((struct cgl_fr_clRetainContext *)0)->cgl_ret), 7, cgl_ta_clRetainContext};
+static const cg_arg_name cgl_tn_clRetainContext[1] = {{"context", NULL}};
+static const struct cgl_targs_clRetainContext cgl_targs_clRetainContext = {{1, offsetof(struct cgl_fr_clRetainContext, cgl_ret), sizeof(((struct cgl_fr_clRetainContext *)0)->cgl_ret), 7, cgl_targs_clRetainContext.arg, cgl_tn_clRetainContext}, {
+    {offsetof(struct cgl_fr_clRetainContext, context), sizeof(((struct cgl_fr_clRetainContext *)0)->context), 3, 0, 0, 0},
+}};
 CG_THUNK(clRetainContext, (cgl_f->context), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clRetainContext(cl_context context)
 {
@@ -1432,10 +1772,10 @@ struct cgl_fr_clReleaseContext {
     cl_context context;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clReleaseContext[1] = {
-    {"context", offsetof(struct cgl_fr_clReleaseContext, context), sizeof(((struct cgl_fr_clReleaseContext *)0)->context), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clReleaseContext = {1, offsetof(struct cgl_fr_clReleaseContext, cgl_ret), sizeof(((struct cgl_fr_clReleaseContext *)0)->cgl_ret), 7, cgl_ta_clReleaseContext};
+static const cg_arg_name cgl_tn_clReleaseContext[1] = {{"context", NULL}};
+static const struct cgl_targs_clReleaseContext cgl_targs_clReleaseContext = {{1, offsetof(struct cgl_fr_clReleaseContext, cgl_ret), sizeof(((struct cgl_fr_clReleaseContext *)0)->cgl_ret), 7, cgl_targs_clReleaseContext.arg, cgl_tn_clReleaseContext}, {
+    {offsetof(struct cgl_fr_clReleaseContext, context), sizeof(((struct cgl_fr_clReleaseContext *)0)->context), 3, 0, 0, 0},
+}};
 CG_THUNK(clReleaseContext, (cgl_f->context), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clReleaseContext(cl_context context)
 {
@@ -1464,14 +1804,14 @@ struct cgl_fr_clGetContextInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clGetContextInfo[5] = {
-    {"context", offsetof(struct cgl_fr_clGetContextInfo, context), sizeof(((struct cgl_fr_clGetContextInfo *)0)->context), 3, 0, 0, 0, NULL},
-    {"param_name", offsetof(struct cgl_fr_clGetContextInfo, param_name), sizeof(((struct cgl_fr_clGetContextInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_5 / sizeof cgl_en_5[0], cgl_en_5},
-    {"param_value_size", offsetof(struct cgl_fr_clGetContextInfo, param_value_size), sizeof(((struct cgl_fr_clGetContextInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
-    {"param_value", offsetof(struct cgl_fr_clGetContextInfo, param_value), sizeof(((struct cgl_fr_clGetContextInfo *)0)->param_value), 3, 0, 0, 0, NULL},
-    {"param_value_size_ret", offsetof(struct cgl_fr_clGetContextInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetContextInfo *)0)->param_value_size_ret), 6, 2, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clGetContextInfo = {5, offsetof(struct cgl_fr_clGetContextInfo, cgl_ret), sizeof(((struct cgl_fr_clGetContextInfo *)0)->cgl_ret), 7, cgl_ta_clGetContextInfo};
+static const cg_arg_name cgl_tn_clGetContextInfo[5] = {{"context", NULL}, {"param_name", cgl_en_5}, {"param_value_size", NULL}, {"param_value", NULL}, {"param_value_size_ret", NULL}};
+static const struct cgl_targs_clGetContextInfo cgl_targs_clGetContextInfo = {{5, offsetof(struct cgl_fr_clGetContextInfo, cgl_ret), sizeof(((struct cgl_fr_clGetContextInfo *)0)->cgl_ret), 7, cgl_targs_clGetContextInfo.arg, cgl_tn_clGetContextInfo}, {
+    {offsetof(struct cgl_fr_clGetContextInfo, context), sizeof(((struct cgl_fr_clGetContextInfo *)0)->context), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetContextInfo, param_name), sizeof(((struct cgl_fr_clGetContextInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_5 / sizeof cgl_en_5[0]},
+    {offsetof(struct cgl_fr_clGetContextInfo, param_value_size), sizeof(((struct cgl_fr_clGetContextInfo *)0)->param_value_size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetContextInfo, param_value), sizeof(((struct cgl_fr_clGetContextInfo *)0)->param_value), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetContextInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetContextInfo *)0)->param_value_size_ret), 6, 2, 8, 0},
+}};
 CG_THUNK(clGetContextInfo, (cgl_f->context, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetContextInfo(cl_context context, cl_context_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -1498,12 +1838,12 @@ struct cgl_fr_clSetContextDestructorCallback {
     void *user_data;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clSetContextDestructorCallback[3] = {
-    {"context", offsetof(struct cgl_fr_clSetContextDestructorCallback, context), sizeof(((struct cgl_fr_clSetContextDestructorCallback *)0)->context), 3, 0, 0, 0, NULL},
-    {"pfn_notify", offsetof(struct cgl_fr_clSetContextDestructorCallback, pfn_notify), sizeof(((struct cgl_fr_clSetContextDestructorCallback *)0)->pfn_notify), 3, 0, 0, 0, NULL},
-    {"user_data", offsetof(struct cgl_fr_clSetContextDestructorCallback, user_data), sizeof(((struct cgl_fr_clSetContextDestructorCallback *)0)->user_data), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clSetContextDestructorCallback = {3, offsetof(struct cgl_fr_clSetContextDestructorCallback, cgl_ret), sizeof(((struct cgl_fr_clSetContextDestructorCallback *)0)->cgl_ret), 7, cgl_ta_clSetContextDestructorCallback};
+static const cg_arg_name cgl_tn_clSetContextDestructorCallback[3] = {{"context", NULL}, {"pfn_notify", NULL}, {"user_data", NULL}};
+static const struct cgl_targs_clSetContextDestructorCallback cgl_targs_clSetContextDestructorCallback = {{3, offsetof(struct cgl_fr_clSetContextDestructorCallback, cgl_ret), sizeof(((struct cgl_fr_clSetContextDestructorCallback *)0)->cgl_ret), 7, cgl_targs_clSetContextDestructorCallback.arg, cgl_tn_clSetContextDestructorCallback}, {
+    {offsetof(struct cgl_fr_clSetContextDestructorCallback, context), sizeof(((struct cgl_fr_clSetContextDestructorCallback *)0)->context), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clSetContextDestructorCallback, pfn_notify), sizeof(((struct cgl_fr_clSetContextDestructorCallback *)0)->pfn_notify), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clSetContextDestructorCallback, user_data), sizeof(((struct cgl_fr_clSetContextDestructorCallback *)0)->user_data), 3, 0, 0, 0},
+}};
 CG_THUNK(clSetContextDestructorCallback, (cgl_f->context, cgl_f->pfn_notify, cgl_f->user_data), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clSetContextDestructorCallback(cl_context context, void (*pfn_notify)(cl_context, void *), void *user_data)
 {
@@ -1531,13 +1871,13 @@ struct cgl_fr_clCreateCommandQueueWithProperties {
     cl_int *errcode_ret;
     cl_command_queue cgl_ret;
 };
-static const cg_arg cgl_ta_clCreateCommandQueueWithProperties[4] = {
-    {"context", offsetof(struct cgl_fr_clCreateCommandQueueWithProperties, context), sizeof(((struct cgl_fr_clCreateCommandQueueWithProperties *)0)->context), 3, 0, 0, 0, NULL},
-    {"device", offsetof(struct cgl_fr_clCreateCommandQueueWithProperties, device), sizeof(((struct cgl_fr_clCreateCommandQueueWithProperties *)0)->device), 3, 0, 0, 0, NULL},
-    {"properties", offsetof(struct cgl_fr_clCreateCommandQueueWithProperties, properties), sizeof(((struct cgl_fr_clCreateCommandQueueWithProperties *)0)->properties), 3, 0, 0, 0, NULL},
-    {"errcode_ret", offsetof(struct cgl_fr_clCreateCommandQueueWithProperties, errcode_ret), sizeof(((struct cgl_fr_clCreateCommandQueueWithProperties *)0)->errcode_ret), 6, 7, 4, 0, NULL},
-};
-static const cg_args cgl_targs_clCreateCommandQueueWithProperties = {4, offsetof(struct cgl_fr_clCreateCommandQueueWithProperties, cgl_ret), sizeof(((struct cgl_fr_clCreateCommandQueueWithProperties *)0)->cgl_ret), 3, cgl_ta_clCreateCommandQueueWithProperties};
+static const cg_arg_name cgl_tn_clCreateCommandQueueWithProperties[4] = {{"context", NULL}, {"device", NULL}, {"properties", NULL}, {"errcode_ret", NULL}};
+static const struct cgl_targs_clCreateCommandQueueWithProperties cgl_targs_clCreateCommandQueueWithProperties = {{4, offsetof(struct cgl_fr_clCreateCommandQueueWithProperties, cgl_ret), sizeof(((struct cgl_fr_clCreateCommandQueueWithProperties *)0)->cgl_ret), 3, cgl_targs_clCreateCommandQueueWithProperties.arg, cgl_tn_clCreateCommandQueueWithProperties}, {
+    {offsetof(struct cgl_fr_clCreateCommandQueueWithProperties, context), sizeof(((struct cgl_fr_clCreateCommandQueueWithProperties *)0)->context), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateCommandQueueWithProperties, device), sizeof(((struct cgl_fr_clCreateCommandQueueWithProperties *)0)->device), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateCommandQueueWithProperties, properties), sizeof(((struct cgl_fr_clCreateCommandQueueWithProperties *)0)->properties), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateCommandQueueWithProperties, errcode_ret), sizeof(((struct cgl_fr_clCreateCommandQueueWithProperties *)0)->errcode_ret), 6, 7, 4, 0},
+}};
 CG_THUNK(clCreateCommandQueueWithProperties, (cgl_f->context, cgl_f->device, cgl_f->properties, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_command_queue cgl_gp_clCreateCommandQueueWithProperties(cl_context context, cl_device_id device, const cl_queue_properties *properties, cl_int *errcode_ret)
 {
@@ -1566,10 +1906,10 @@ struct cgl_fr_clRetainCommandQueue {
     cl_command_queue command_queue;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clRetainCommandQueue[1] = {
-    {"command_queue", offsetof(struct cgl_fr_clRetainCommandQueue, command_queue), sizeof(((struct cgl_fr_clRetainCommandQueue *)0)->command_queue), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clRetainCommandQueue = {1, offsetof(struct cgl_fr_clRetainCommandQueue, cgl_ret), sizeof(((struct cgl_fr_clRetainCommandQueue *)0)->cgl_ret), 7, cgl_ta_clRetainCommandQueue};
+static const cg_arg_name cgl_tn_clRetainCommandQueue[1] = {{"command_queue", NULL}};
+static const struct cgl_targs_clRetainCommandQueue cgl_targs_clRetainCommandQueue = {{1, offsetof(struct cgl_fr_clRetainCommandQueue, cgl_ret), sizeof(((struct cgl_fr_clRetainCommandQueue *)0)->cgl_ret), 7, cgl_targs_clRetainCommandQueue.arg, cgl_tn_clRetainCommandQueue}, {
+    {offsetof(struct cgl_fr_clRetainCommandQueue, command_queue), sizeof(((struct cgl_fr_clRetainCommandQueue *)0)->command_queue), 3, 0, 0, 0},
+}};
 CG_THUNK(clRetainCommandQueue, (cgl_f->command_queue), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clRetainCommandQueue(cl_command_queue command_queue)
 {
@@ -1594,10 +1934,10 @@ struct cgl_fr_clReleaseCommandQueue {
     cl_command_queue command_queue;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clReleaseCommandQueue[1] = {
-    {"command_queue", offsetof(struct cgl_fr_clReleaseCommandQueue, command_queue), sizeof(((struct cgl_fr_clReleaseCommandQueue *)0)->command_queue), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clReleaseCommandQueue = {1, offsetof(struct cgl_fr_clReleaseCommandQueue, cgl_ret), sizeof(((struct cgl_fr_clReleaseCommandQueue *)0)->cgl_ret), 7, cgl_ta_clReleaseCommandQueue};
+static const cg_arg_name cgl_tn_clReleaseCommandQueue[1] = {{"command_queue", NULL}};
+static const struct cgl_targs_clReleaseCommandQueue cgl_targs_clReleaseCommandQueue = {{1, offsetof(struct cgl_fr_clReleaseCommandQueue, cgl_ret), sizeof(((struct cgl_fr_clReleaseCommandQueue *)0)->cgl_ret), 7, cgl_targs_clReleaseCommandQueue.arg, cgl_tn_clReleaseCommandQueue}, {
+    {offsetof(struct cgl_fr_clReleaseCommandQueue, command_queue), sizeof(((struct cgl_fr_clReleaseCommandQueue *)0)->command_queue), 3, 0, 0, 0},
+}};
 CG_THUNK(clReleaseCommandQueue, (cgl_f->command_queue), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clReleaseCommandQueue(cl_command_queue command_queue)
 {
@@ -1627,14 +1967,14 @@ struct cgl_fr_clGetCommandQueueInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clGetCommandQueueInfo[5] = {
-    {"command_queue", offsetof(struct cgl_fr_clGetCommandQueueInfo, command_queue), sizeof(((struct cgl_fr_clGetCommandQueueInfo *)0)->command_queue), 3, 0, 0, 0, NULL},
-    {"param_name", offsetof(struct cgl_fr_clGetCommandQueueInfo, param_name), sizeof(((struct cgl_fr_clGetCommandQueueInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_6 / sizeof cgl_en_6[0], cgl_en_6},
-    {"param_value_size", offsetof(struct cgl_fr_clGetCommandQueueInfo, param_value_size), sizeof(((struct cgl_fr_clGetCommandQueueInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
-    {"param_value", offsetof(struct cgl_fr_clGetCommandQueueInfo, param_value), sizeof(((struct cgl_fr_clGetCommandQueueInfo *)0)->param_value), 3, 0, 0, 0, NULL},
-    {"param_value_size_ret", offsetof(struct cgl_fr_clGetCommandQueueInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetCommandQueueInfo *)0)->param_value_size_ret), 6, 2, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clGetCommandQueueInfo = {5, offsetof(struct cgl_fr_clGetCommandQueueInfo, cgl_ret), sizeof(((struct cgl_fr_clGetCommandQueueInfo *)0)->cgl_ret), 7, cgl_ta_clGetCommandQueueInfo};
+static const cg_arg_name cgl_tn_clGetCommandQueueInfo[5] = {{"command_queue", NULL}, {"param_name", cgl_en_6}, {"param_value_size", NULL}, {"param_value", NULL}, {"param_value_size_ret", NULL}};
+static const struct cgl_targs_clGetCommandQueueInfo cgl_targs_clGetCommandQueueInfo = {{5, offsetof(struct cgl_fr_clGetCommandQueueInfo, cgl_ret), sizeof(((struct cgl_fr_clGetCommandQueueInfo *)0)->cgl_ret), 7, cgl_targs_clGetCommandQueueInfo.arg, cgl_tn_clGetCommandQueueInfo}, {
+    {offsetof(struct cgl_fr_clGetCommandQueueInfo, command_queue), sizeof(((struct cgl_fr_clGetCommandQueueInfo *)0)->command_queue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetCommandQueueInfo, param_name), sizeof(((struct cgl_fr_clGetCommandQueueInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_6 / sizeof cgl_en_6[0]},
+    {offsetof(struct cgl_fr_clGetCommandQueueInfo, param_value_size), sizeof(((struct cgl_fr_clGetCommandQueueInfo *)0)->param_value_size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetCommandQueueInfo, param_value), sizeof(((struct cgl_fr_clGetCommandQueueInfo *)0)->param_value), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetCommandQueueInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetCommandQueueInfo *)0)->param_value_size_ret), 6, 2, 8, 0},
+}};
 CG_THUNK(clGetCommandQueueInfo, (cgl_f->command_queue, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetCommandQueueInfo(cl_command_queue command_queue, cl_command_queue_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -1663,14 +2003,14 @@ struct cgl_fr_clCreateBuffer {
     cl_int *errcode_ret;
     cl_mem cgl_ret;
 };
-static const cg_arg cgl_ta_clCreateBuffer[5] = {
-    {"context", offsetof(struct cgl_fr_clCreateBuffer, context), sizeof(((struct cgl_fr_clCreateBuffer *)0)->context), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_clCreateBuffer, flags), sizeof(((struct cgl_fr_clCreateBuffer *)0)->flags), 2, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_clCreateBuffer, size), sizeof(((struct cgl_fr_clCreateBuffer *)0)->size), 2, 0, 0, 0, NULL},
-    {"host_ptr", offsetof(struct cgl_fr_clCreateBuffer, host_ptr), sizeof(((struct cgl_fr_clCreateBuffer *)0)->host_ptr), 3, 0, 0, 0, NULL},
-    {"errcode_ret", offsetof(struct cgl_fr_clCreateBuffer, errcode_ret), sizeof(((struct cgl_fr_clCreateBuffer *)0)->errcode_ret), 6, 7, 4, 0, NULL},
-};
-static const cg_args cgl_targs_clCreateBuffer = {5, offsetof(struct cgl_fr_clCreateBuffer, cgl_ret), sizeof(((struct cgl_fr_clCreateBuffer *)0)->cgl_ret), 3, cgl_ta_clCreateBuffer};
+static const cg_arg_name cgl_tn_clCreateBuffer[5] = {{"context", NULL}, {"flags", NULL}, {"size", NULL}, {"host_ptr", NULL}, {"errcode_ret", NULL}};
+static const struct cgl_targs_clCreateBuffer cgl_targs_clCreateBuffer = {{5, offsetof(struct cgl_fr_clCreateBuffer, cgl_ret), sizeof(((struct cgl_fr_clCreateBuffer *)0)->cgl_ret), 3, cgl_targs_clCreateBuffer.arg, cgl_tn_clCreateBuffer}, {
+    {offsetof(struct cgl_fr_clCreateBuffer, context), sizeof(((struct cgl_fr_clCreateBuffer *)0)->context), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateBuffer, flags), sizeof(((struct cgl_fr_clCreateBuffer *)0)->flags), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateBuffer, size), sizeof(((struct cgl_fr_clCreateBuffer *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateBuffer, host_ptr), sizeof(((struct cgl_fr_clCreateBuffer *)0)->host_ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateBuffer, errcode_ret), sizeof(((struct cgl_fr_clCreateBuffer *)0)->errcode_ret), 6, 7, 4, 0},
+}};
 CG_THUNK(clCreateBuffer, (cgl_f->context, cgl_f->flags, cgl_f->size, cgl_f->host_ptr, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_mem cgl_gp_clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void *host_ptr, cl_int *errcode_ret)
 {
@@ -1703,14 +2043,14 @@ struct cgl_fr_clCreateSubBuffer {
     cl_int *errcode_ret;
     cl_mem cgl_ret;
 };
-static const cg_arg cgl_ta_clCreateSubBuffer[5] = {
-    {"buffer", offsetof(struct cgl_fr_clCreateSubBuffer, buffer), sizeof(((struct cgl_fr_clCreateSubBuffer *)0)->buffer), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_clCreateSubBuffer, flags), sizeof(((struct cgl_fr_clCreateSubBuffer *)0)->flags), 2, 0, 0, 0, NULL},
-    {"buffer_create_type", offsetof(struct cgl_fr_clCreateSubBuffer, buffer_create_type), sizeof(((struct cgl_fr_clCreateSubBuffer *)0)->buffer_create_type), 4, 0, 0, sizeof cgl_en_8 / sizeof cgl_en_8[0], cgl_en_8},
-    {"buffer_create_info", offsetof(struct cgl_fr_clCreateSubBuffer, buffer_create_info), sizeof(((struct cgl_fr_clCreateSubBuffer *)0)->buffer_create_info), 3, 0, 0, 0, NULL},
-    {"errcode_ret", offsetof(struct cgl_fr_clCreateSubBuffer, errcode_ret), sizeof(((struct cgl_fr_clCreateSubBuffer *)0)->errcode_ret), 6, 7, 4, 0, NULL},
-};
-static const cg_args cgl_targs_clCreateSubBuffer = {5, offsetof(struct cgl_fr_clCreateSubBuffer, cgl_ret), sizeof(((struct cgl_fr_clCreateSubBuffer *)0)->cgl_ret), 3, cgl_ta_clCreateSubBuffer};
+static const cg_arg_name cgl_tn_clCreateSubBuffer[5] = {{"buffer", NULL}, {"flags", NULL}, {"buffer_create_type", cgl_en_8}, {"buffer_create_info", NULL}, {"errcode_ret", NULL}};
+static const struct cgl_targs_clCreateSubBuffer cgl_targs_clCreateSubBuffer = {{5, offsetof(struct cgl_fr_clCreateSubBuffer, cgl_ret), sizeof(((struct cgl_fr_clCreateSubBuffer *)0)->cgl_ret), 3, cgl_targs_clCreateSubBuffer.arg, cgl_tn_clCreateSubBuffer}, {
+    {offsetof(struct cgl_fr_clCreateSubBuffer, buffer), sizeof(((struct cgl_fr_clCreateSubBuffer *)0)->buffer), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateSubBuffer, flags), sizeof(((struct cgl_fr_clCreateSubBuffer *)0)->flags), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateSubBuffer, buffer_create_type), sizeof(((struct cgl_fr_clCreateSubBuffer *)0)->buffer_create_type), 4, 0, 0, sizeof cgl_en_8 / sizeof cgl_en_8[0]},
+    {offsetof(struct cgl_fr_clCreateSubBuffer, buffer_create_info), sizeof(((struct cgl_fr_clCreateSubBuffer *)0)->buffer_create_info), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateSubBuffer, errcode_ret), sizeof(((struct cgl_fr_clCreateSubBuffer *)0)->errcode_ret), 6, 7, 4, 0},
+}};
 CG_THUNK(clCreateSubBuffer, (cgl_f->buffer, cgl_f->flags, cgl_f->buffer_create_type, cgl_f->buffer_create_info, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_mem cgl_gp_clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_type buffer_create_type, const void *buffer_create_info, cl_int *errcode_ret)
 {
@@ -1744,15 +2084,15 @@ struct cgl_fr_clCreateImage {
     cl_int *errcode_ret;
     cl_mem cgl_ret;
 };
-static const cg_arg cgl_ta_clCreateImage[6] = {
-    {"context", offsetof(struct cgl_fr_clCreateImage, context), sizeof(((struct cgl_fr_clCreateImage *)0)->context), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_clCreateImage, flags), sizeof(((struct cgl_fr_clCreateImage *)0)->flags), 2, 0, 0, 0, NULL},
-    {"image_format", offsetof(struct cgl_fr_clCreateImage, image_format), sizeof(((struct cgl_fr_clCreateImage *)0)->image_format), 3, 0, 0, 0, NULL},
-    {"image_desc", offsetof(struct cgl_fr_clCreateImage, image_desc), sizeof(((struct cgl_fr_clCreateImage *)0)->image_desc), 3, 0, 0, 0, NULL},
-    {"host_ptr", offsetof(struct cgl_fr_clCreateImage, host_ptr), sizeof(((struct cgl_fr_clCreateImage *)0)->host_ptr), 3, 0, 0, 0, NULL},
-    {"errcode_ret", offsetof(struct cgl_fr_clCreateImage, errcode_ret), sizeof(((struct cgl_fr_clCreateImage *)0)->errcode_ret), 6, 7, 4, 0, NULL},
-};
-static const cg_args cgl_targs_clCreateImage = {6, offsetof(struct cgl_fr_clCreateImage, cgl_ret), sizeof(((struct cgl_fr_clCreateImage *)0)->cgl_ret), 3, cgl_ta_clCreateImage};
+static const cg_arg_name cgl_tn_clCreateImage[6] = {{"context", NULL}, {"flags", NULL}, {"image_format", NULL}, {"image_desc", NULL}, {"host_ptr", NULL}, {"errcode_ret", NULL}};
+static const struct cgl_targs_clCreateImage cgl_targs_clCreateImage = {{6, offsetof(struct cgl_fr_clCreateImage, cgl_ret), sizeof(((struct cgl_fr_clCreateImage *)0)->cgl_ret), 3, cgl_targs_clCreateImage.arg, cgl_tn_clCreateImage}, {
+    {offsetof(struct cgl_fr_clCreateImage, context), sizeof(((struct cgl_fr_clCreateImage *)0)->context), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateImage, flags), sizeof(((struct cgl_fr_clCreateImage *)0)->flags), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateImage, image_format), sizeof(((struct cgl_fr_clCreateImage *)0)->image_format), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateImage, image_desc), sizeof(((struct cgl_fr_clCreateImage *)0)->image_desc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateImage, host_ptr), sizeof(((struct cgl_fr_clCreateImage *)0)->host_ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateImage, errcode_ret), sizeof(((struct cgl_fr_clCreateImage *)0)->errcode_ret), 6, 7, 4, 0},
+}};
 CG_THUNK(clCreateImage, (cgl_f->context, cgl_f->flags, cgl_f->image_format, cgl_f->image_desc, cgl_f->host_ptr, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_mem cgl_gp_clCreateImage(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, const cl_image_desc *image_desc, void *host_ptr, cl_int *errcode_ret)
 {
@@ -1786,15 +2126,15 @@ struct cgl_fr_clCreatePipe {
     cl_int *errcode_ret;
     cl_mem cgl_ret;
 };
-static const cg_arg cgl_ta_clCreatePipe[6] = {
-    {"context", offsetof(struct cgl_fr_clCreatePipe, context), sizeof(((struct cgl_fr_clCreatePipe *)0)->context), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_clCreatePipe, flags), sizeof(((struct cgl_fr_clCreatePipe *)0)->flags), 2, 0, 0, 0, NULL},
-    {"pipe_packet_size", offsetof(struct cgl_fr_clCreatePipe, pipe_packet_size), sizeof(((struct cgl_fr_clCreatePipe *)0)->pipe_packet_size), 2, 0, 0, 0, NULL},
-    {"pipe_max_packets", offsetof(struct cgl_fr_clCreatePipe, pipe_max_packets), sizeof(((struct cgl_fr_clCreatePipe *)0)->pipe_max_packets), 2, 0, 0, 0, NULL},
-    {"properties", offsetof(struct cgl_fr_clCreatePipe, properties), sizeof(((struct cgl_fr_clCreatePipe *)0)->properties), 3, 0, 0, 0, NULL},
-    {"errcode_ret", offsetof(struct cgl_fr_clCreatePipe, errcode_ret), sizeof(((struct cgl_fr_clCreatePipe *)0)->errcode_ret), 6, 7, 4, 0, NULL},
-};
-static const cg_args cgl_targs_clCreatePipe = {6, offsetof(struct cgl_fr_clCreatePipe, cgl_ret), sizeof(((struct cgl_fr_clCreatePipe *)0)->cgl_ret), 3, cgl_ta_clCreatePipe};
+static const cg_arg_name cgl_tn_clCreatePipe[6] = {{"context", NULL}, {"flags", NULL}, {"pipe_packet_size", NULL}, {"pipe_max_packets", NULL}, {"properties", NULL}, {"errcode_ret", NULL}};
+static const struct cgl_targs_clCreatePipe cgl_targs_clCreatePipe = {{6, offsetof(struct cgl_fr_clCreatePipe, cgl_ret), sizeof(((struct cgl_fr_clCreatePipe *)0)->cgl_ret), 3, cgl_targs_clCreatePipe.arg, cgl_tn_clCreatePipe}, {
+    {offsetof(struct cgl_fr_clCreatePipe, context), sizeof(((struct cgl_fr_clCreatePipe *)0)->context), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreatePipe, flags), sizeof(((struct cgl_fr_clCreatePipe *)0)->flags), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreatePipe, pipe_packet_size), sizeof(((struct cgl_fr_clCreatePipe *)0)->pipe_packet_size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreatePipe, pipe_max_packets), sizeof(((struct cgl_fr_clCreatePipe *)0)->pipe_max_packets), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreatePipe, properties), sizeof(((struct cgl_fr_clCreatePipe *)0)->properties), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreatePipe, errcode_ret), sizeof(((struct cgl_fr_clCreatePipe *)0)->errcode_ret), 6, 7, 4, 0},
+}};
 CG_THUNK(clCreatePipe, (cgl_f->context, cgl_f->flags, cgl_f->pipe_packet_size, cgl_f->pipe_max_packets, cgl_f->properties, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_mem cgl_gp_clCreatePipe(cl_context context, cl_mem_flags flags, cl_uint pipe_packet_size, cl_uint pipe_max_packets, const cl_pipe_properties *properties, cl_int *errcode_ret)
 {
@@ -1828,15 +2168,15 @@ struct cgl_fr_clCreateBufferWithProperties {
     cl_int *errcode_ret;
     cl_mem cgl_ret;
 };
-static const cg_arg cgl_ta_clCreateBufferWithProperties[6] = {
-    {"context", offsetof(struct cgl_fr_clCreateBufferWithProperties, context), sizeof(((struct cgl_fr_clCreateBufferWithProperties *)0)->context), 3, 0, 0, 0, NULL},
-    {"properties", offsetof(struct cgl_fr_clCreateBufferWithProperties, properties), sizeof(((struct cgl_fr_clCreateBufferWithProperties *)0)->properties), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_clCreateBufferWithProperties, flags), sizeof(((struct cgl_fr_clCreateBufferWithProperties *)0)->flags), 2, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_clCreateBufferWithProperties, size), sizeof(((struct cgl_fr_clCreateBufferWithProperties *)0)->size), 2, 0, 0, 0, NULL},
-    {"host_ptr", offsetof(struct cgl_fr_clCreateBufferWithProperties, host_ptr), sizeof(((struct cgl_fr_clCreateBufferWithProperties *)0)->host_ptr), 3, 0, 0, 0, NULL},
-    {"errcode_ret", offsetof(struct cgl_fr_clCreateBufferWithProperties, errcode_ret), sizeof(((struct cgl_fr_clCreateBufferWithProperties *)0)->errcode_ret), 6, 7, 4, 0, NULL},
-};
-static const cg_args cgl_targs_clCreateBufferWithProperties = {6, offsetof(struct cgl_fr_clCreateBufferWithProperties, cgl_ret), sizeof(((struct cgl_fr_clCreateBufferWithProperties *)0)->cgl_ret), 3, cgl_ta_clCreateBufferWithProperties};
+static const cg_arg_name cgl_tn_clCreateBufferWithProperties[6] = {{"context", NULL}, {"properties", NULL}, {"flags", NULL}, {"size", NULL}, {"host_ptr", NULL}, {"errcode_ret", NULL}};
+static const struct cgl_targs_clCreateBufferWithProperties cgl_targs_clCreateBufferWithProperties = {{6, offsetof(struct cgl_fr_clCreateBufferWithProperties, cgl_ret), sizeof(((struct cgl_fr_clCreateBufferWithProperties *)0)->cgl_ret), 3, cgl_targs_clCreateBufferWithProperties.arg, cgl_tn_clCreateBufferWithProperties}, {
+    {offsetof(struct cgl_fr_clCreateBufferWithProperties, context), sizeof(((struct cgl_fr_clCreateBufferWithProperties *)0)->context), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateBufferWithProperties, properties), sizeof(((struct cgl_fr_clCreateBufferWithProperties *)0)->properties), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateBufferWithProperties, flags), sizeof(((struct cgl_fr_clCreateBufferWithProperties *)0)->flags), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateBufferWithProperties, size), sizeof(((struct cgl_fr_clCreateBufferWithProperties *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateBufferWithProperties, host_ptr), sizeof(((struct cgl_fr_clCreateBufferWithProperties *)0)->host_ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateBufferWithProperties, errcode_ret), sizeof(((struct cgl_fr_clCreateBufferWithProperties *)0)->errcode_ret), 6, 7, 4, 0},
+}};
 CG_THUNK(clCreateBufferWithProperties, (cgl_f->context, cgl_f->properties, cgl_f->flags, cgl_f->size, cgl_f->host_ptr, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_mem cgl_gp_clCreateBufferWithProperties(cl_context context, const cl_mem_properties *properties, cl_mem_flags flags, size_t size, void *host_ptr, cl_int *errcode_ret)
 {
@@ -1871,16 +2211,16 @@ struct cgl_fr_clCreateImageWithProperties {
     cl_int *errcode_ret;
     cl_mem cgl_ret;
 };
-static const cg_arg cgl_ta_clCreateImageWithProperties[7] = {
-    {"context", offsetof(struct cgl_fr_clCreateImageWithProperties, context), sizeof(((struct cgl_fr_clCreateImageWithProperties *)0)->context), 3, 0, 0, 0, NULL},
-    {"properties", offsetof(struct cgl_fr_clCreateImageWithProperties, properties), sizeof(((struct cgl_fr_clCreateImageWithProperties *)0)->properties), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_clCreateImageWithProperties, flags), sizeof(((struct cgl_fr_clCreateImageWithProperties *)0)->flags), 2, 0, 0, 0, NULL},
-    {"image_format", offsetof(struct cgl_fr_clCreateImageWithProperties, image_format), sizeof(((struct cgl_fr_clCreateImageWithProperties *)0)->image_format), 3, 0, 0, 0, NULL},
-    {"image_desc", offsetof(struct cgl_fr_clCreateImageWithProperties, image_desc), sizeof(((struct cgl_fr_clCreateImageWithProperties *)0)->image_desc), 3, 0, 0, 0, NULL},
-    {"host_ptr", offsetof(struct cgl_fr_clCreateImageWithProperties, host_ptr), sizeof(((struct cgl_fr_clCreateImageWithProperties *)0)->host_ptr), 3, 0, 0, 0, NULL},
-    {"errcode_ret", offsetof(struct cgl_fr_clCreateImageWithProperties, errcode_ret), sizeof(((struct cgl_fr_clCreateImageWithProperties *)0)->errcode_ret), 6, 7, 4, 0, NULL},
-};
-static const cg_args cgl_targs_clCreateImageWithProperties = {7, offsetof(struct cgl_fr_clCreateImageWithProperties, cgl_ret), sizeof(((struct cgl_fr_clCreateImageWithProperties *)0)->cgl_ret), 3, cgl_ta_clCreateImageWithProperties};
+static const cg_arg_name cgl_tn_clCreateImageWithProperties[7] = {{"context", NULL}, {"properties", NULL}, {"flags", NULL}, {"image_format", NULL}, {"image_desc", NULL}, {"host_ptr", NULL}, {"errcode_ret", NULL}};
+static const struct cgl_targs_clCreateImageWithProperties cgl_targs_clCreateImageWithProperties = {{7, offsetof(struct cgl_fr_clCreateImageWithProperties, cgl_ret), sizeof(((struct cgl_fr_clCreateImageWithProperties *)0)->cgl_ret), 3, cgl_targs_clCreateImageWithProperties.arg, cgl_tn_clCreateImageWithProperties}, {
+    {offsetof(struct cgl_fr_clCreateImageWithProperties, context), sizeof(((struct cgl_fr_clCreateImageWithProperties *)0)->context), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateImageWithProperties, properties), sizeof(((struct cgl_fr_clCreateImageWithProperties *)0)->properties), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateImageWithProperties, flags), sizeof(((struct cgl_fr_clCreateImageWithProperties *)0)->flags), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateImageWithProperties, image_format), sizeof(((struct cgl_fr_clCreateImageWithProperties *)0)->image_format), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateImageWithProperties, image_desc), sizeof(((struct cgl_fr_clCreateImageWithProperties *)0)->image_desc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateImageWithProperties, host_ptr), sizeof(((struct cgl_fr_clCreateImageWithProperties *)0)->host_ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateImageWithProperties, errcode_ret), sizeof(((struct cgl_fr_clCreateImageWithProperties *)0)->errcode_ret), 6, 7, 4, 0},
+}};
 CG_THUNK(clCreateImageWithProperties, (cgl_f->context, cgl_f->properties, cgl_f->flags, cgl_f->image_format, cgl_f->image_desc, cgl_f->host_ptr, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_mem cgl_gp_clCreateImageWithProperties(cl_context context, const cl_mem_properties *properties, cl_mem_flags flags, const cl_image_format *image_format, const cl_image_desc *image_desc, void *host_ptr, cl_int *errcode_ret)
 {
@@ -1909,10 +2249,10 @@ struct cgl_fr_clRetainMemObject {
     cl_mem memobj;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clRetainMemObject[1] = {
-    {"memobj", offsetof(struct cgl_fr_clRetainMemObject, memobj), sizeof(((struct cgl_fr_clRetainMemObject *)0)->memobj), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clRetainMemObject = {1, offsetof(struct cgl_fr_clRetainMemObject, cgl_ret), sizeof(((struct cgl_fr_clRetainMemObject *)0)->cgl_ret), 7, cgl_ta_clRetainMemObject};
+static const cg_arg_name cgl_tn_clRetainMemObject[1] = {{"memobj", NULL}};
+static const struct cgl_targs_clRetainMemObject cgl_targs_clRetainMemObject = {{1, offsetof(struct cgl_fr_clRetainMemObject, cgl_ret), sizeof(((struct cgl_fr_clRetainMemObject *)0)->cgl_ret), 7, cgl_targs_clRetainMemObject.arg, cgl_tn_clRetainMemObject}, {
+    {offsetof(struct cgl_fr_clRetainMemObject, memobj), sizeof(((struct cgl_fr_clRetainMemObject *)0)->memobj), 3, 0, 0, 0},
+}};
 CG_THUNK(clRetainMemObject, (cgl_f->memobj), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clRetainMemObject(cl_mem memobj)
 {
@@ -1937,10 +2277,10 @@ struct cgl_fr_clReleaseMemObject {
     cl_mem memobj;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clReleaseMemObject[1] = {
-    {"memobj", offsetof(struct cgl_fr_clReleaseMemObject, memobj), sizeof(((struct cgl_fr_clReleaseMemObject *)0)->memobj), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clReleaseMemObject = {1, offsetof(struct cgl_fr_clReleaseMemObject, cgl_ret), sizeof(((struct cgl_fr_clReleaseMemObject *)0)->cgl_ret), 7, cgl_ta_clReleaseMemObject};
+static const cg_arg_name cgl_tn_clReleaseMemObject[1] = {{"memobj", NULL}};
+static const struct cgl_targs_clReleaseMemObject cgl_targs_clReleaseMemObject = {{1, offsetof(struct cgl_fr_clReleaseMemObject, cgl_ret), sizeof(((struct cgl_fr_clReleaseMemObject *)0)->cgl_ret), 7, cgl_targs_clReleaseMemObject.arg, cgl_tn_clReleaseMemObject}, {
+    {offsetof(struct cgl_fr_clReleaseMemObject, memobj), sizeof(((struct cgl_fr_clReleaseMemObject *)0)->memobj), 3, 0, 0, 0},
+}};
 CG_THUNK(clReleaseMemObject, (cgl_f->memobj), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clReleaseMemObject(cl_mem memobj)
 {
@@ -1970,15 +2310,15 @@ struct cgl_fr_clGetSupportedImageFormats {
     cl_uint *num_image_formats;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clGetSupportedImageFormats[6] = {
-    {"context", offsetof(struct cgl_fr_clGetSupportedImageFormats, context), sizeof(((struct cgl_fr_clGetSupportedImageFormats *)0)->context), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_clGetSupportedImageFormats, flags), sizeof(((struct cgl_fr_clGetSupportedImageFormats *)0)->flags), 2, 0, 0, 0, NULL},
-    {"image_type", offsetof(struct cgl_fr_clGetSupportedImageFormats, image_type), sizeof(((struct cgl_fr_clGetSupportedImageFormats *)0)->image_type), 4, 0, 0, sizeof cgl_en_9 / sizeof cgl_en_9[0], cgl_en_9},
-    {"num_entries", offsetof(struct cgl_fr_clGetSupportedImageFormats, num_entries), sizeof(((struct cgl_fr_clGetSupportedImageFormats *)0)->num_entries), 2, 0, 0, 0, NULL},
-    {"image_formats", offsetof(struct cgl_fr_clGetSupportedImageFormats, image_formats), sizeof(((struct cgl_fr_clGetSupportedImageFormats *)0)->image_formats), 3, 0, 0, 0, NULL},
-    {"num_image_formats", offsetof(struct cgl_fr_clGetSupportedImageFormats, num_image_formats), sizeof(((struct cgl_fr_clGetSupportedImageFormats *)0)->num_image_formats), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clGetSupportedImageFormats = {6, offsetof(struct cgl_fr_clGetSupportedImageFormats, cgl_ret), sizeof(((struct cgl_fr_clGetSupportedImageFormats *)0)->cgl_ret), 7, cgl_ta_clGetSupportedImageFormats};
+static const cg_arg_name cgl_tn_clGetSupportedImageFormats[6] = {{"context", NULL}, {"flags", NULL}, {"image_type", cgl_en_9}, {"num_entries", NULL}, {"image_formats", NULL}, {"num_image_formats", NULL}};
+static const struct cgl_targs_clGetSupportedImageFormats cgl_targs_clGetSupportedImageFormats = {{6, offsetof(struct cgl_fr_clGetSupportedImageFormats, cgl_ret), sizeof(((struct cgl_fr_clGetSupportedImageFormats *)0)->cgl_ret), 7, cgl_targs_clGetSupportedImageFormats.arg, cgl_tn_clGetSupportedImageFormats}, {
+    {offsetof(struct cgl_fr_clGetSupportedImageFormats, context), sizeof(((struct cgl_fr_clGetSupportedImageFormats *)0)->context), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetSupportedImageFormats, flags), sizeof(((struct cgl_fr_clGetSupportedImageFormats *)0)->flags), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetSupportedImageFormats, image_type), sizeof(((struct cgl_fr_clGetSupportedImageFormats *)0)->image_type), 4, 0, 0, sizeof cgl_en_9 / sizeof cgl_en_9[0]},
+    {offsetof(struct cgl_fr_clGetSupportedImageFormats, num_entries), sizeof(((struct cgl_fr_clGetSupportedImageFormats *)0)->num_entries), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetSupportedImageFormats, image_formats), sizeof(((struct cgl_fr_clGetSupportedImageFormats *)0)->image_formats), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetSupportedImageFormats, num_image_formats), sizeof(((struct cgl_fr_clGetSupportedImageFormats *)0)->num_image_formats), 3, 0, 0, 0},
+}};
 CG_THUNK(clGetSupportedImageFormats, (cgl_f->context, cgl_f->flags, cgl_f->image_type, cgl_f->num_entries, cgl_f->image_formats, cgl_f->num_image_formats), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetSupportedImageFormats(cl_context context, cl_mem_flags flags, cl_mem_object_type image_type, cl_uint num_entries, cl_image_format *image_formats, cl_uint *num_image_formats)
 {
@@ -2007,14 +2347,14 @@ struct cgl_fr_clGetMemObjectInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clGetMemObjectInfo[5] = {
-    {"memobj", offsetof(struct cgl_fr_clGetMemObjectInfo, memobj), sizeof(((struct cgl_fr_clGetMemObjectInfo *)0)->memobj), 3, 0, 0, 0, NULL},
-    {"param_name", offsetof(struct cgl_fr_clGetMemObjectInfo, param_name), sizeof(((struct cgl_fr_clGetMemObjectInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_10 / sizeof cgl_en_10[0], cgl_en_10},
-    {"param_value_size", offsetof(struct cgl_fr_clGetMemObjectInfo, param_value_size), sizeof(((struct cgl_fr_clGetMemObjectInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
-    {"param_value", offsetof(struct cgl_fr_clGetMemObjectInfo, param_value), sizeof(((struct cgl_fr_clGetMemObjectInfo *)0)->param_value), 3, 0, 0, 0, NULL},
-    {"param_value_size_ret", offsetof(struct cgl_fr_clGetMemObjectInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetMemObjectInfo *)0)->param_value_size_ret), 6, 2, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clGetMemObjectInfo = {5, offsetof(struct cgl_fr_clGetMemObjectInfo, cgl_ret), sizeof(((struct cgl_fr_clGetMemObjectInfo *)0)->cgl_ret), 7, cgl_ta_clGetMemObjectInfo};
+static const cg_arg_name cgl_tn_clGetMemObjectInfo[5] = {{"memobj", NULL}, {"param_name", cgl_en_10}, {"param_value_size", NULL}, {"param_value", NULL}, {"param_value_size_ret", NULL}};
+static const struct cgl_targs_clGetMemObjectInfo cgl_targs_clGetMemObjectInfo = {{5, offsetof(struct cgl_fr_clGetMemObjectInfo, cgl_ret), sizeof(((struct cgl_fr_clGetMemObjectInfo *)0)->cgl_ret), 7, cgl_targs_clGetMemObjectInfo.arg, cgl_tn_clGetMemObjectInfo}, {
+    {offsetof(struct cgl_fr_clGetMemObjectInfo, memobj), sizeof(((struct cgl_fr_clGetMemObjectInfo *)0)->memobj), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetMemObjectInfo, param_name), sizeof(((struct cgl_fr_clGetMemObjectInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_10 / sizeof cgl_en_10[0]},
+    {offsetof(struct cgl_fr_clGetMemObjectInfo, param_value_size), sizeof(((struct cgl_fr_clGetMemObjectInfo *)0)->param_value_size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetMemObjectInfo, param_value), sizeof(((struct cgl_fr_clGetMemObjectInfo *)0)->param_value), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetMemObjectInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetMemObjectInfo *)0)->param_value_size_ret), 6, 2, 8, 0},
+}};
 CG_THUNK(clGetMemObjectInfo, (cgl_f->memobj, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -2043,14 +2383,14 @@ struct cgl_fr_clGetImageInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clGetImageInfo[5] = {
-    {"image", offsetof(struct cgl_fr_clGetImageInfo, image), sizeof(((struct cgl_fr_clGetImageInfo *)0)->image), 3, 0, 0, 0, NULL},
-    {"param_name", offsetof(struct cgl_fr_clGetImageInfo, param_name), sizeof(((struct cgl_fr_clGetImageInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_11 / sizeof cgl_en_11[0], cgl_en_11},
-    {"param_value_size", offsetof(struct cgl_fr_clGetImageInfo, param_value_size), sizeof(((struct cgl_fr_clGetImageInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
-    {"param_value", offsetof(struct cgl_fr_clGetImageInfo, param_value), sizeof(((struct cgl_fr_clGetImageInfo *)0)->param_value), 3, 0, 0, 0, NULL},
-    {"param_value_size_ret", offsetof(struct cgl_fr_clGetImageInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetImageInfo *)0)->param_value_size_ret), 6, 2, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clGetImageInfo = {5, offsetof(struct cgl_fr_clGetImageInfo, cgl_ret), sizeof(((struct cgl_fr_clGetImageInfo *)0)->cgl_ret), 7, cgl_ta_clGetImageInfo};
+static const cg_arg_name cgl_tn_clGetImageInfo[5] = {{"image", NULL}, {"param_name", cgl_en_11}, {"param_value_size", NULL}, {"param_value", NULL}, {"param_value_size_ret", NULL}};
+static const struct cgl_targs_clGetImageInfo cgl_targs_clGetImageInfo = {{5, offsetof(struct cgl_fr_clGetImageInfo, cgl_ret), sizeof(((struct cgl_fr_clGetImageInfo *)0)->cgl_ret), 7, cgl_targs_clGetImageInfo.arg, cgl_tn_clGetImageInfo}, {
+    {offsetof(struct cgl_fr_clGetImageInfo, image), sizeof(((struct cgl_fr_clGetImageInfo *)0)->image), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetImageInfo, param_name), sizeof(((struct cgl_fr_clGetImageInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_11 / sizeof cgl_en_11[0]},
+    {offsetof(struct cgl_fr_clGetImageInfo, param_value_size), sizeof(((struct cgl_fr_clGetImageInfo *)0)->param_value_size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetImageInfo, param_value), sizeof(((struct cgl_fr_clGetImageInfo *)0)->param_value), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetImageInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetImageInfo *)0)->param_value_size_ret), 6, 2, 8, 0},
+}};
 CG_THUNK(clGetImageInfo, (cgl_f->image, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetImageInfo(cl_mem image, cl_image_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -2079,14 +2419,14 @@ struct cgl_fr_clGetPipeInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clGetPipeInfo[5] = {
-    {"pipe", offsetof(struct cgl_fr_clGetPipeInfo, pipe), sizeof(((struct cgl_fr_clGetPipeInfo *)0)->pipe), 3, 0, 0, 0, NULL},
-    {"param_name", offsetof(struct cgl_fr_clGetPipeInfo, param_name), sizeof(((struct cgl_fr_clGetPipeInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_12 / sizeof cgl_en_12[0], cgl_en_12},
-    {"param_value_size", offsetof(struct cgl_fr_clGetPipeInfo, param_value_size), sizeof(((struct cgl_fr_clGetPipeInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
-    {"param_value", offsetof(struct cgl_fr_clGetPipeInfo, param_value), sizeof(((struct cgl_fr_clGetPipeInfo *)0)->param_value), 3, 0, 0, 0, NULL},
-    {"param_value_size_ret", offsetof(struct cgl_fr_clGetPipeInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetPipeInfo *)0)->param_value_size_ret), 6, 2, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clGetPipeInfo = {5, offsetof(struct cgl_fr_clGetPipeInfo, cgl_ret), sizeof(((struct cgl_fr_clGetPipeInfo *)0)->cgl_ret), 7, cgl_ta_clGetPipeInfo};
+static const cg_arg_name cgl_tn_clGetPipeInfo[5] = {{"pipe", NULL}, {"param_name", cgl_en_12}, {"param_value_size", NULL}, {"param_value", NULL}, {"param_value_size_ret", NULL}};
+static const struct cgl_targs_clGetPipeInfo cgl_targs_clGetPipeInfo = {{5, offsetof(struct cgl_fr_clGetPipeInfo, cgl_ret), sizeof(((struct cgl_fr_clGetPipeInfo *)0)->cgl_ret), 7, cgl_targs_clGetPipeInfo.arg, cgl_tn_clGetPipeInfo}, {
+    {offsetof(struct cgl_fr_clGetPipeInfo, pipe), sizeof(((struct cgl_fr_clGetPipeInfo *)0)->pipe), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetPipeInfo, param_name), sizeof(((struct cgl_fr_clGetPipeInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_12 / sizeof cgl_en_12[0]},
+    {offsetof(struct cgl_fr_clGetPipeInfo, param_value_size), sizeof(((struct cgl_fr_clGetPipeInfo *)0)->param_value_size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetPipeInfo, param_value), sizeof(((struct cgl_fr_clGetPipeInfo *)0)->param_value), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetPipeInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetPipeInfo *)0)->param_value_size_ret), 6, 2, 8, 0},
+}};
 CG_THUNK(clGetPipeInfo, (cgl_f->pipe, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetPipeInfo(cl_mem pipe, cl_pipe_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -2113,12 +2453,12 @@ struct cgl_fr_clSetMemObjectDestructorCallback {
     void *user_data;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clSetMemObjectDestructorCallback[3] = {
-    {"memobj", offsetof(struct cgl_fr_clSetMemObjectDestructorCallback, memobj), sizeof(((struct cgl_fr_clSetMemObjectDestructorCallback *)0)->memobj), 3, 0, 0, 0, NULL},
-    {"pfn_notify", offsetof(struct cgl_fr_clSetMemObjectDestructorCallback, pfn_notify), sizeof(((struct cgl_fr_clSetMemObjectDestructorCallback *)0)->pfn_notify), 3, 0, 0, 0, NULL},
-    {"user_data", offsetof(struct cgl_fr_clSetMemObjectDestructorCallback, user_data), sizeof(((struct cgl_fr_clSetMemObjectDestructorCallback *)0)->user_data), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clSetMemObjectDestructorCallback = {3, offsetof(struct cgl_fr_clSetMemObjectDestructorCallback, cgl_ret), sizeof(((struct cgl_fr_clSetMemObjectDestructorCallback *)0)->cgl_ret), 7, cgl_ta_clSetMemObjectDestructorCallback};
+static const cg_arg_name cgl_tn_clSetMemObjectDestructorCallback[3] = {{"memobj", NULL}, {"pfn_notify", NULL}, {"user_data", NULL}};
+static const struct cgl_targs_clSetMemObjectDestructorCallback cgl_targs_clSetMemObjectDestructorCallback = {{3, offsetof(struct cgl_fr_clSetMemObjectDestructorCallback, cgl_ret), sizeof(((struct cgl_fr_clSetMemObjectDestructorCallback *)0)->cgl_ret), 7, cgl_targs_clSetMemObjectDestructorCallback.arg, cgl_tn_clSetMemObjectDestructorCallback}, {
+    {offsetof(struct cgl_fr_clSetMemObjectDestructorCallback, memobj), sizeof(((struct cgl_fr_clSetMemObjectDestructorCallback *)0)->memobj), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clSetMemObjectDestructorCallback, pfn_notify), sizeof(((struct cgl_fr_clSetMemObjectDestructorCallback *)0)->pfn_notify), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clSetMemObjectDestructorCallback, user_data), sizeof(((struct cgl_fr_clSetMemObjectDestructorCallback *)0)->user_data), 3, 0, 0, 0},
+}};
 CG_THUNK(clSetMemObjectDestructorCallback, (cgl_f->memobj, cgl_f->pfn_notify, cgl_f->user_data), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clSetMemObjectDestructorCallback(cl_mem memobj, void (*pfn_notify)(cl_mem, void *), void *user_data)
 {
@@ -2146,13 +2486,13 @@ struct cgl_fr_clSVMAlloc {
     cl_uint alignment;
     void *cgl_ret;
 };
-static const cg_arg cgl_ta_clSVMAlloc[4] = {
-    {"context", offsetof(struct cgl_fr_clSVMAlloc, context), sizeof(((struct cgl_fr_clSVMAlloc *)0)->context), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_clSVMAlloc, flags), sizeof(((struct cgl_fr_clSVMAlloc *)0)->flags), 2, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_clSVMAlloc, size), sizeof(((struct cgl_fr_clSVMAlloc *)0)->size), 2, 0, 0, 0, NULL},
-    {"alignment", offsetof(struct cgl_fr_clSVMAlloc, alignment), sizeof(((struct cgl_fr_clSVMAlloc *)0)->alignment), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clSVMAlloc = {4, offsetof(struct cgl_fr_clSVMAlloc, cgl_ret), sizeof(((struct cgl_fr_clSVMAlloc *)0)->cgl_ret), 3, cgl_ta_clSVMAlloc};
+static const cg_arg_name cgl_tn_clSVMAlloc[4] = {{"context", NULL}, {"flags", NULL}, {"size", NULL}, {"alignment", NULL}};
+static const struct cgl_targs_clSVMAlloc cgl_targs_clSVMAlloc = {{4, offsetof(struct cgl_fr_clSVMAlloc, cgl_ret), sizeof(((struct cgl_fr_clSVMAlloc *)0)->cgl_ret), 3, cgl_targs_clSVMAlloc.arg, cgl_tn_clSVMAlloc}, {
+    {offsetof(struct cgl_fr_clSVMAlloc, context), sizeof(((struct cgl_fr_clSVMAlloc *)0)->context), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clSVMAlloc, flags), sizeof(((struct cgl_fr_clSVMAlloc *)0)->flags), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clSVMAlloc, size), sizeof(((struct cgl_fr_clSVMAlloc *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clSVMAlloc, alignment), sizeof(((struct cgl_fr_clSVMAlloc *)0)->alignment), 2, 0, 0, 0},
+}};
 CG_THUNK(clSVMAlloc, (cgl_f->context, cgl_f->flags, cgl_f->size, cgl_f->alignment), CG_NO_CODE);
 static __attribute__((noinline)) void *cgl_gp_clSVMAlloc(cl_context context, cl_svm_mem_flags flags, size_t size, cl_uint alignment)
 {
@@ -2178,11 +2518,11 @@ struct cgl_fr_clSVMFree {
     cl_context context;
     void *svm_pointer;
 };
-static const cg_arg cgl_ta_clSVMFree[2] = {
-    {"context", offsetof(struct cgl_fr_clSVMFree, context), sizeof(((struct cgl_fr_clSVMFree *)0)->context), 3, 0, 0, 0, NULL},
-    {"svm_pointer", offsetof(struct cgl_fr_clSVMFree, svm_pointer), sizeof(((struct cgl_fr_clSVMFree *)0)->svm_pointer), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clSVMFree = {2, 0, 0, 0, cgl_ta_clSVMFree};
+static const cg_arg_name cgl_tn_clSVMFree[2] = {{"context", NULL}, {"svm_pointer", NULL}};
+static const struct cgl_targs_clSVMFree cgl_targs_clSVMFree = {{2, 0, 0, 0, cgl_targs_clSVMFree.arg, cgl_tn_clSVMFree}, {
+    {offsetof(struct cgl_fr_clSVMFree, context), sizeof(((struct cgl_fr_clSVMFree *)0)->context), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clSVMFree, svm_pointer), sizeof(((struct cgl_fr_clSVMFree *)0)->svm_pointer), 3, 0, 0, 0},
+}};
 CG_THUNK_VOID(clSVMFree, (cgl_f->context, cgl_f->svm_pointer));
 static __attribute__((noinline)) void cgl_gp_clSVMFree(cl_context context, void *svm_pointer)
 {
@@ -2208,12 +2548,12 @@ struct cgl_fr_clCreateSamplerWithProperties {
     cl_int *errcode_ret;
     cl_sampler cgl_ret;
 };
-static const cg_arg cgl_ta_clCreateSamplerWithProperties[3] = {
-    {"context", offsetof(struct cgl_fr_clCreateSamplerWithProperties, context), sizeof(((struct cgl_fr_clCreateSamplerWithProperties *)0)->context), 3, 0, 0, 0, NULL},
-    {"sampler_properties", offsetof(struct cgl_fr_clCreateSamplerWithProperties, sampler_properties), sizeof(((struct cgl_fr_clCreateSamplerWithProperties *)0)->sampler_properties), 3, 0, 0, 0, NULL},
-    {"errcode_ret", offsetof(struct cgl_fr_clCreateSamplerWithProperties, errcode_ret), sizeof(((struct cgl_fr_clCreateSamplerWithProperties *)0)->errcode_ret), 6, 7, 4, 0, NULL},
-};
-static const cg_args cgl_targs_clCreateSamplerWithProperties = {3, offsetof(struct cgl_fr_clCreateSamplerWithProperties, cgl_ret), sizeof(((struct cgl_fr_clCreateSamplerWithProperties *)0)->cgl_ret), 3, cgl_ta_clCreateSamplerWithProperties};
+static const cg_arg_name cgl_tn_clCreateSamplerWithProperties[3] = {{"context", NULL}, {"sampler_properties", NULL}, {"errcode_ret", NULL}};
+static const struct cgl_targs_clCreateSamplerWithProperties cgl_targs_clCreateSamplerWithProperties = {{3, offsetof(struct cgl_fr_clCreateSamplerWithProperties, cgl_ret), sizeof(((struct cgl_fr_clCreateSamplerWithProperties *)0)->cgl_ret), 3, cgl_targs_clCreateSamplerWithProperties.arg, cgl_tn_clCreateSamplerWithProperties}, {
+    {offsetof(struct cgl_fr_clCreateSamplerWithProperties, context), sizeof(((struct cgl_fr_clCreateSamplerWithProperties *)0)->context), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateSamplerWithProperties, sampler_properties), sizeof(((struct cgl_fr_clCreateSamplerWithProperties *)0)->sampler_properties), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateSamplerWithProperties, errcode_ret), sizeof(((struct cgl_fr_clCreateSamplerWithProperties *)0)->errcode_ret), 6, 7, 4, 0},
+}};
 CG_THUNK(clCreateSamplerWithProperties, (cgl_f->context, cgl_f->sampler_properties, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_sampler cgl_gp_clCreateSamplerWithProperties(cl_context context, const cl_sampler_properties *sampler_properties, cl_int *errcode_ret)
 {
@@ -2242,10 +2582,10 @@ struct cgl_fr_clRetainSampler {
     cl_sampler sampler;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clRetainSampler[1] = {
-    {"sampler", offsetof(struct cgl_fr_clRetainSampler, sampler), sizeof(((struct cgl_fr_clRetainSampler *)0)->sampler), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clRetainSampler = {1, offsetof(struct cgl_fr_clRetainSampler, cgl_ret), sizeof(((struct cgl_fr_clRetainSampler *)0)->cgl_ret), 7, cgl_ta_clRetainSampler};
+static const cg_arg_name cgl_tn_clRetainSampler[1] = {{"sampler", NULL}};
+static const struct cgl_targs_clRetainSampler cgl_targs_clRetainSampler = {{1, offsetof(struct cgl_fr_clRetainSampler, cgl_ret), sizeof(((struct cgl_fr_clRetainSampler *)0)->cgl_ret), 7, cgl_targs_clRetainSampler.arg, cgl_tn_clRetainSampler}, {
+    {offsetof(struct cgl_fr_clRetainSampler, sampler), sizeof(((struct cgl_fr_clRetainSampler *)0)->sampler), 3, 0, 0, 0},
+}};
 CG_THUNK(clRetainSampler, (cgl_f->sampler), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clRetainSampler(cl_sampler sampler)
 {
@@ -2270,10 +2610,10 @@ struct cgl_fr_clReleaseSampler {
     cl_sampler sampler;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clReleaseSampler[1] = {
-    {"sampler", offsetof(struct cgl_fr_clReleaseSampler, sampler), sizeof(((struct cgl_fr_clReleaseSampler *)0)->sampler), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clReleaseSampler = {1, offsetof(struct cgl_fr_clReleaseSampler, cgl_ret), sizeof(((struct cgl_fr_clReleaseSampler *)0)->cgl_ret), 7, cgl_ta_clReleaseSampler};
+static const cg_arg_name cgl_tn_clReleaseSampler[1] = {{"sampler", NULL}};
+static const struct cgl_targs_clReleaseSampler cgl_targs_clReleaseSampler = {{1, offsetof(struct cgl_fr_clReleaseSampler, cgl_ret), sizeof(((struct cgl_fr_clReleaseSampler *)0)->cgl_ret), 7, cgl_targs_clReleaseSampler.arg, cgl_tn_clReleaseSampler}, {
+    {offsetof(struct cgl_fr_clReleaseSampler, sampler), sizeof(((struct cgl_fr_clReleaseSampler *)0)->sampler), 3, 0, 0, 0},
+}};
 CG_THUNK(clReleaseSampler, (cgl_f->sampler), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clReleaseSampler(cl_sampler sampler)
 {
@@ -2302,14 +2642,14 @@ struct cgl_fr_clGetSamplerInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clGetSamplerInfo[5] = {
-    {"sampler", offsetof(struct cgl_fr_clGetSamplerInfo, sampler), sizeof(((struct cgl_fr_clGetSamplerInfo *)0)->sampler), 3, 0, 0, 0, NULL},
-    {"param_name", offsetof(struct cgl_fr_clGetSamplerInfo, param_name), sizeof(((struct cgl_fr_clGetSamplerInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_14 / sizeof cgl_en_14[0], cgl_en_14},
-    {"param_value_size", offsetof(struct cgl_fr_clGetSamplerInfo, param_value_size), sizeof(((struct cgl_fr_clGetSamplerInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
-    {"param_value", offsetof(struct cgl_fr_clGetSamplerInfo, param_value), sizeof(((struct cgl_fr_clGetSamplerInfo *)0)->param_value), 3, 0, 0, 0, NULL},
-    {"param_value_size_ret", offsetof(struct cgl_fr_clGetSamplerInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetSamplerInfo *)0)->param_value_size_ret), 6, 2, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clGetSamplerInfo = {5, offsetof(struct cgl_fr_clGetSamplerInfo, cgl_ret), sizeof(((struct cgl_fr_clGetSamplerInfo *)0)->cgl_ret), 7, cgl_ta_clGetSamplerInfo};
+static const cg_arg_name cgl_tn_clGetSamplerInfo[5] = {{"sampler", NULL}, {"param_name", cgl_en_14}, {"param_value_size", NULL}, {"param_value", NULL}, {"param_value_size_ret", NULL}};
+static const struct cgl_targs_clGetSamplerInfo cgl_targs_clGetSamplerInfo = {{5, offsetof(struct cgl_fr_clGetSamplerInfo, cgl_ret), sizeof(((struct cgl_fr_clGetSamplerInfo *)0)->cgl_ret), 7, cgl_targs_clGetSamplerInfo.arg, cgl_tn_clGetSamplerInfo}, {
+    {offsetof(struct cgl_fr_clGetSamplerInfo, sampler), sizeof(((struct cgl_fr_clGetSamplerInfo *)0)->sampler), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetSamplerInfo, param_name), sizeof(((struct cgl_fr_clGetSamplerInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_14 / sizeof cgl_en_14[0]},
+    {offsetof(struct cgl_fr_clGetSamplerInfo, param_value_size), sizeof(((struct cgl_fr_clGetSamplerInfo *)0)->param_value_size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetSamplerInfo, param_value), sizeof(((struct cgl_fr_clGetSamplerInfo *)0)->param_value), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetSamplerInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetSamplerInfo *)0)->param_value_size_ret), 6, 2, 8, 0},
+}};
 CG_THUNK(clGetSamplerInfo, (cgl_f->sampler, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetSamplerInfo(cl_sampler sampler, cl_sampler_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -2338,14 +2678,14 @@ struct cgl_fr_clCreateProgramWithSource {
     cl_int *errcode_ret;
     cl_program cgl_ret;
 };
-static const cg_arg cgl_ta_clCreateProgramWithSource[5] = {
-    {"context", offsetof(struct cgl_fr_clCreateProgramWithSource, context), sizeof(((struct cgl_fr_clCreateProgramWithSource *)0)->context), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_clCreateProgramWithSource, count), sizeof(((struct cgl_fr_clCreateProgramWithSource *)0)->count), 2, 0, 0, 0, NULL},
-    {"strings", offsetof(struct cgl_fr_clCreateProgramWithSource, strings), sizeof(((struct cgl_fr_clCreateProgramWithSource *)0)->strings), 3, 0, 0, 0, NULL},
-    {"lengths", offsetof(struct cgl_fr_clCreateProgramWithSource, lengths), sizeof(((struct cgl_fr_clCreateProgramWithSource *)0)->lengths), 3, 0, 0, 0, NULL},
-    {"errcode_ret", offsetof(struct cgl_fr_clCreateProgramWithSource, errcode_ret), sizeof(((struct cgl_fr_clCreateProgramWithSource *)0)->errcode_ret), 6, 7, 4, 0, NULL},
-};
-static const cg_args cgl_targs_clCreateProgramWithSource = {5, offsetof(struct cgl_fr_clCreateProgramWithSource, cgl_ret), sizeof(((struct cgl_fr_clCreateProgramWithSource *)0)->cgl_ret), 3, cgl_ta_clCreateProgramWithSource};
+static const cg_arg_name cgl_tn_clCreateProgramWithSource[5] = {{"context", NULL}, {"count", NULL}, {"strings", NULL}, {"lengths", NULL}, {"errcode_ret", NULL}};
+static const struct cgl_targs_clCreateProgramWithSource cgl_targs_clCreateProgramWithSource = {{5, offsetof(struct cgl_fr_clCreateProgramWithSource, cgl_ret), sizeof(((struct cgl_fr_clCreateProgramWithSource *)0)->cgl_ret), 3, cgl_targs_clCreateProgramWithSource.arg, cgl_tn_clCreateProgramWithSource}, {
+    {offsetof(struct cgl_fr_clCreateProgramWithSource, context), sizeof(((struct cgl_fr_clCreateProgramWithSource *)0)->context), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateProgramWithSource, count), sizeof(((struct cgl_fr_clCreateProgramWithSource *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateProgramWithSource, strings), sizeof(((struct cgl_fr_clCreateProgramWithSource *)0)->strings), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateProgramWithSource, lengths), sizeof(((struct cgl_fr_clCreateProgramWithSource *)0)->lengths), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateProgramWithSource, errcode_ret), sizeof(((struct cgl_fr_clCreateProgramWithSource *)0)->errcode_ret), 6, 7, 4, 0},
+}};
 CG_THUNK(clCreateProgramWithSource, (cgl_f->context, cgl_f->count, cgl_f->strings, cgl_f->lengths, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_program cgl_gp_clCreateProgramWithSource(cl_context context, cl_uint count, const char **strings, const size_t *lengths, cl_int *errcode_ret)
 {
@@ -2380,16 +2720,16 @@ struct cgl_fr_clCreateProgramWithBinary {
     cl_int *errcode_ret;
     cl_program cgl_ret;
 };
-static const cg_arg cgl_ta_clCreateProgramWithBinary[7] = {
-    {"context", offsetof(struct cgl_fr_clCreateProgramWithBinary, context), sizeof(((struct cgl_fr_clCreateProgramWithBinary *)0)->context), 3, 0, 0, 0, NULL},
-    {"num_devices", offsetof(struct cgl_fr_clCreateProgramWithBinary, num_devices), sizeof(((struct cgl_fr_clCreateProgramWithBinary *)0)->num_devices), 2, 0, 0, 0, NULL},
-    {"device_list", offsetof(struct cgl_fr_clCreateProgramWithBinary, device_list), sizeof(((struct cgl_fr_clCreateProgramWithBinary *)0)->device_list), 3, 0, 0, 0, NULL},
-    {"lengths", offsetof(struct cgl_fr_clCreateProgramWithBinary, lengths), sizeof(((struct cgl_fr_clCreateProgramWithBinary *)0)->lengths), 3, 0, 0, 0, NULL},
-    {"binaries", offsetof(struct cgl_fr_clCreateProgramWithBinary, binaries), sizeof(((struct cgl_fr_clCreateProgramWithBinary *)0)->binaries), 3, 0, 0, 0, NULL},
-    {"binary_status", offsetof(struct cgl_fr_clCreateProgramWithBinary, binary_status), sizeof(((struct cgl_fr_clCreateProgramWithBinary *)0)->binary_status), 3, 0, 0, 0, NULL},
-    {"errcode_ret", offsetof(struct cgl_fr_clCreateProgramWithBinary, errcode_ret), sizeof(((struct cgl_fr_clCreateProgramWithBinary *)0)->errcode_ret), 6, 7, 4, 0, NULL},
-};
-static const cg_args cgl_targs_clCreateProgramWithBinary = {7, offsetof(struct cgl_fr_clCreateProgramWithBinary, cgl_ret), sizeof(((struct cgl_fr_clCreateProgramWithBinary *)0)->cgl_ret), 3, cgl_ta_clCreateProgramWithBinary};
+static const cg_arg_name cgl_tn_clCreateProgramWithBinary[7] = {{"context", NULL}, {"num_devices", NULL}, {"device_list", NULL}, {"lengths", NULL}, {"binaries", NULL}, {"binary_status", NULL}, {"errcode_ret", NULL}};
+static const struct cgl_targs_clCreateProgramWithBinary cgl_targs_clCreateProgramWithBinary = {{7, offsetof(struct cgl_fr_clCreateProgramWithBinary, cgl_ret), sizeof(((struct cgl_fr_clCreateProgramWithBinary *)0)->cgl_ret), 3, cgl_targs_clCreateProgramWithBinary.arg, cgl_tn_clCreateProgramWithBinary}, {
+    {offsetof(struct cgl_fr_clCreateProgramWithBinary, context), sizeof(((struct cgl_fr_clCreateProgramWithBinary *)0)->context), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateProgramWithBinary, num_devices), sizeof(((struct cgl_fr_clCreateProgramWithBinary *)0)->num_devices), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateProgramWithBinary, device_list), sizeof(((struct cgl_fr_clCreateProgramWithBinary *)0)->device_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateProgramWithBinary, lengths), sizeof(((struct cgl_fr_clCreateProgramWithBinary *)0)->lengths), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateProgramWithBinary, binaries), sizeof(((struct cgl_fr_clCreateProgramWithBinary *)0)->binaries), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateProgramWithBinary, binary_status), sizeof(((struct cgl_fr_clCreateProgramWithBinary *)0)->binary_status), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateProgramWithBinary, errcode_ret), sizeof(((struct cgl_fr_clCreateProgramWithBinary *)0)->errcode_ret), 6, 7, 4, 0},
+}};
 CG_THUNK(clCreateProgramWithBinary, (cgl_f->context, cgl_f->num_devices, cgl_f->device_list, cgl_f->lengths, cgl_f->binaries, cgl_f->binary_status, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_program cgl_gp_clCreateProgramWithBinary(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const size_t *lengths, const unsigned char **binaries, cl_int *binary_status, cl_int *errcode_ret)
 {
@@ -2423,14 +2763,14 @@ struct cgl_fr_clCreateProgramWithBuiltInKernels {
     cl_int *errcode_ret;
     cl_program cgl_ret;
 };
-static const cg_arg cgl_ta_clCreateProgramWithBuiltInKernels[5] = {
-    {"context", offsetof(struct cgl_fr_clCreateProgramWithBuiltInKernels, context), sizeof(((struct cgl_fr_clCreateProgramWithBuiltInKernels *)0)->context), 3, 0, 0, 0, NULL},
-    {"num_devices", offsetof(struct cgl_fr_clCreateProgramWithBuiltInKernels, num_devices), sizeof(((struct cgl_fr_clCreateProgramWithBuiltInKernels *)0)->num_devices), 2, 0, 0, 0, NULL},
-    {"device_list", offsetof(struct cgl_fr_clCreateProgramWithBuiltInKernels, device_list), sizeof(((struct cgl_fr_clCreateProgramWithBuiltInKernels *)0)->device_list), 3, 0, 0, 0, NULL},
-    {"kernel_names", offsetof(struct cgl_fr_clCreateProgramWithBuiltInKernels, kernel_names), sizeof(((struct cgl_fr_clCreateProgramWithBuiltInKernels *)0)->kernel_names), 5, 0, 0, 0, NULL},
-    {"errcode_ret", offsetof(struct cgl_fr_clCreateProgramWithBuiltInKernels, errcode_ret), sizeof(((struct cgl_fr_clCreateProgramWithBuiltInKernels *)0)->errcode_ret), 6, 7, 4, 0, NULL},
-};
-static const cg_args cgl_targs_clCreateProgramWithBuiltInKernels = {5, offsetof(struct cgl_fr_clCreateProgramWithBuiltInKernels, cgl_ret), sizeof(((struct cgl_fr_clCreateProgramWithBuiltInKernels *)0)->cgl_ret), 3, cgl_ta_clCreateProgramWithBuiltInKernels};
+static const cg_arg_name cgl_tn_clCreateProgramWithBuiltInKernels[5] = {{"context", NULL}, {"num_devices", NULL}, {"device_list", NULL}, {"kernel_names", NULL}, {"errcode_ret", NULL}};
+static const struct cgl_targs_clCreateProgramWithBuiltInKernels cgl_targs_clCreateProgramWithBuiltInKernels = {{5, offsetof(struct cgl_fr_clCreateProgramWithBuiltInKernels, cgl_ret), sizeof(((struct cgl_fr_clCreateProgramWithBuiltInKernels *)0)->cgl_ret), 3, cgl_targs_clCreateProgramWithBuiltInKernels.arg, cgl_tn_clCreateProgramWithBuiltInKernels}, {
+    {offsetof(struct cgl_fr_clCreateProgramWithBuiltInKernels, context), sizeof(((struct cgl_fr_clCreateProgramWithBuiltInKernels *)0)->context), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateProgramWithBuiltInKernels, num_devices), sizeof(((struct cgl_fr_clCreateProgramWithBuiltInKernels *)0)->num_devices), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateProgramWithBuiltInKernels, device_list), sizeof(((struct cgl_fr_clCreateProgramWithBuiltInKernels *)0)->device_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateProgramWithBuiltInKernels, kernel_names), sizeof(((struct cgl_fr_clCreateProgramWithBuiltInKernels *)0)->kernel_names), 5, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateProgramWithBuiltInKernels, errcode_ret), sizeof(((struct cgl_fr_clCreateProgramWithBuiltInKernels *)0)->errcode_ret), 6, 7, 4, 0},
+}};
 CG_THUNK(clCreateProgramWithBuiltInKernels, (cgl_f->context, cgl_f->num_devices, cgl_f->device_list, cgl_f->kernel_names, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_program cgl_gp_clCreateProgramWithBuiltInKernels(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const char *kernel_names, cl_int *errcode_ret)
 {
@@ -2462,13 +2802,13 @@ struct cgl_fr_clCreateProgramWithIL {
     cl_int *errcode_ret;
     cl_program cgl_ret;
 };
-static const cg_arg cgl_ta_clCreateProgramWithIL[4] = {
-    {"context", offsetof(struct cgl_fr_clCreateProgramWithIL, context), sizeof(((struct cgl_fr_clCreateProgramWithIL *)0)->context), 3, 0, 0, 0, NULL},
-    {"il", offsetof(struct cgl_fr_clCreateProgramWithIL, il), sizeof(((struct cgl_fr_clCreateProgramWithIL *)0)->il), 3, 0, 0, 0, NULL},
-    {"length", offsetof(struct cgl_fr_clCreateProgramWithIL, length), sizeof(((struct cgl_fr_clCreateProgramWithIL *)0)->length), 2, 0, 0, 0, NULL},
-    {"errcode_ret", offsetof(struct cgl_fr_clCreateProgramWithIL, errcode_ret), sizeof(((struct cgl_fr_clCreateProgramWithIL *)0)->errcode_ret), 6, 7, 4, 0, NULL},
-};
-static const cg_args cgl_targs_clCreateProgramWithIL = {4, offsetof(struct cgl_fr_clCreateProgramWithIL, cgl_ret), sizeof(((struct cgl_fr_clCreateProgramWithIL *)0)->cgl_ret), 3, cgl_ta_clCreateProgramWithIL};
+static const cg_arg_name cgl_tn_clCreateProgramWithIL[4] = {{"context", NULL}, {"il", NULL}, {"length", NULL}, {"errcode_ret", NULL}};
+static const struct cgl_targs_clCreateProgramWithIL cgl_targs_clCreateProgramWithIL = {{4, offsetof(struct cgl_fr_clCreateProgramWithIL, cgl_ret), sizeof(((struct cgl_fr_clCreateProgramWithIL *)0)->cgl_ret), 3, cgl_targs_clCreateProgramWithIL.arg, cgl_tn_clCreateProgramWithIL}, {
+    {offsetof(struct cgl_fr_clCreateProgramWithIL, context), sizeof(((struct cgl_fr_clCreateProgramWithIL *)0)->context), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateProgramWithIL, il), sizeof(((struct cgl_fr_clCreateProgramWithIL *)0)->il), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateProgramWithIL, length), sizeof(((struct cgl_fr_clCreateProgramWithIL *)0)->length), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateProgramWithIL, errcode_ret), sizeof(((struct cgl_fr_clCreateProgramWithIL *)0)->errcode_ret), 6, 7, 4, 0},
+}};
 CG_THUNK(clCreateProgramWithIL, (cgl_f->context, cgl_f->il, cgl_f->length, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_program cgl_gp_clCreateProgramWithIL(cl_context context, const void *il, size_t length, cl_int *errcode_ret)
 {
@@ -2498,10 +2838,10 @@ struct cgl_fr_clRetainProgram {
     cl_program program;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clRetainProgram[1] = {
-    {"program", offsetof(struct cgl_fr_clRetainProgram, program), sizeof(((struct cgl_fr_clRetainProgram *)0)->program), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clRetainProgram = {1, offsetof(struct cgl_fr_clRetainProgram, cgl_ret), sizeof(((struct cgl_fr_clRetainProgram *)0)->cgl_ret), 7, cgl_ta_clRetainProgram};
+static const cg_arg_name cgl_tn_clRetainProgram[1] = {{"program", NULL}};
+static const struct cgl_targs_clRetainProgram cgl_targs_clRetainProgram = {{1, offsetof(struct cgl_fr_clRetainProgram, cgl_ret), sizeof(((struct cgl_fr_clRetainProgram *)0)->cgl_ret), 7, cgl_targs_clRetainProgram.arg, cgl_tn_clRetainProgram}, {
+    {offsetof(struct cgl_fr_clRetainProgram, program), sizeof(((struct cgl_fr_clRetainProgram *)0)->program), 3, 0, 0, 0},
+}};
 CG_THUNK(clRetainProgram, (cgl_f->program), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clRetainProgram(cl_program program)
 {
@@ -2526,10 +2866,10 @@ struct cgl_fr_clReleaseProgram {
     cl_program program;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clReleaseProgram[1] = {
-    {"program", offsetof(struct cgl_fr_clReleaseProgram, program), sizeof(((struct cgl_fr_clReleaseProgram *)0)->program), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clReleaseProgram = {1, offsetof(struct cgl_fr_clReleaseProgram, cgl_ret), sizeof(((struct cgl_fr_clReleaseProgram *)0)->cgl_ret), 7, cgl_ta_clReleaseProgram};
+static const cg_arg_name cgl_tn_clReleaseProgram[1] = {{"program", NULL}};
+static const struct cgl_targs_clReleaseProgram cgl_targs_clReleaseProgram = {{1, offsetof(struct cgl_fr_clReleaseProgram, cgl_ret), sizeof(((struct cgl_fr_clReleaseProgram *)0)->cgl_ret), 7, cgl_targs_clReleaseProgram.arg, cgl_tn_clReleaseProgram}, {
+    {offsetof(struct cgl_fr_clReleaseProgram, program), sizeof(((struct cgl_fr_clReleaseProgram *)0)->program), 3, 0, 0, 0},
+}};
 CG_THUNK(clReleaseProgram, (cgl_f->program), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clReleaseProgram(cl_program program)
 {
@@ -2559,15 +2899,15 @@ struct cgl_fr_clBuildProgram {
     void *user_data;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clBuildProgram[6] = {
-    {"program", offsetof(struct cgl_fr_clBuildProgram, program), sizeof(((struct cgl_fr_clBuildProgram *)0)->program), 3, 0, 0, 0, NULL},
-    {"num_devices", offsetof(struct cgl_fr_clBuildProgram, num_devices), sizeof(((struct cgl_fr_clBuildProgram *)0)->num_devices), 2, 0, 0, 0, NULL},
-    {"device_list", offsetof(struct cgl_fr_clBuildProgram, device_list), sizeof(((struct cgl_fr_clBuildProgram *)0)->device_list), 3, 0, 0, 0, NULL},
-    {"options", offsetof(struct cgl_fr_clBuildProgram, options), sizeof(((struct cgl_fr_clBuildProgram *)0)->options), 5, 0, 0, 0, NULL},
-    {"pfn_notify", offsetof(struct cgl_fr_clBuildProgram, pfn_notify), sizeof(((struct cgl_fr_clBuildProgram *)0)->pfn_notify), 3, 0, 0, 0, NULL},
-    {"user_data", offsetof(struct cgl_fr_clBuildProgram, user_data), sizeof(((struct cgl_fr_clBuildProgram *)0)->user_data), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clBuildProgram = {6, offsetof(struct cgl_fr_clBuildProgram, cgl_ret), sizeof(((struct cgl_fr_clBuildProgram *)0)->cgl_ret), 7, cgl_ta_clBuildProgram};
+static const cg_arg_name cgl_tn_clBuildProgram[6] = {{"program", NULL}, {"num_devices", NULL}, {"device_list", NULL}, {"options", NULL}, {"pfn_notify", NULL}, {"user_data", NULL}};
+static const struct cgl_targs_clBuildProgram cgl_targs_clBuildProgram = {{6, offsetof(struct cgl_fr_clBuildProgram, cgl_ret), sizeof(((struct cgl_fr_clBuildProgram *)0)->cgl_ret), 7, cgl_targs_clBuildProgram.arg, cgl_tn_clBuildProgram}, {
+    {offsetof(struct cgl_fr_clBuildProgram, program), sizeof(((struct cgl_fr_clBuildProgram *)0)->program), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clBuildProgram, num_devices), sizeof(((struct cgl_fr_clBuildProgram *)0)->num_devices), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clBuildProgram, device_list), sizeof(((struct cgl_fr_clBuildProgram *)0)->device_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clBuildProgram, options), sizeof(((struct cgl_fr_clBuildProgram *)0)->options), 5, 0, 0, 0},
+    {offsetof(struct cgl_fr_clBuildProgram, pfn_notify), sizeof(((struct cgl_fr_clBuildProgram *)0)->pfn_notify), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clBuildProgram, user_data), sizeof(((struct cgl_fr_clBuildProgram *)0)->user_data), 3, 0, 0, 0},
+}};
 CG_THUNK(clBuildProgram, (cgl_f->program, cgl_f->num_devices, cgl_f->device_list, cgl_f->options, cgl_f->pfn_notify, cgl_f->user_data), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clBuildProgram(cl_program program, cl_uint num_devices, const cl_device_id *device_list, const char *options, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
@@ -2601,18 +2941,18 @@ struct cgl_fr_clCompileProgram {
     void *user_data;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clCompileProgram[9] = {
-    {"program", offsetof(struct cgl_fr_clCompileProgram, program), sizeof(((struct cgl_fr_clCompileProgram *)0)->program), 3, 0, 0, 0, NULL},
-    {"num_devices", offsetof(struct cgl_fr_clCompileProgram, num_devices), sizeof(((struct cgl_fr_clCompileProgram *)0)->num_devices), 2, 0, 0, 0, NULL},
-    {"device_list", offsetof(struct cgl_fr_clCompileProgram, device_list), sizeof(((struct cgl_fr_clCompileProgram *)0)->device_list), 3, 0, 0, 0, NULL},
-    {"options", offsetof(struct cgl_fr_clCompileProgram, options), sizeof(((struct cgl_fr_clCompileProgram *)0)->options), 5, 0, 0, 0, NULL},
-    {"num_input_headers", offsetof(struct cgl_fr_clCompileProgram, num_input_headers), sizeof(((struct cgl_fr_clCompileProgram *)0)->num_input_headers), 2, 0, 0, 0, NULL},
-    {"input_headers", offsetof(struct cgl_fr_clCompileProgram, input_headers), sizeof(((struct cgl_fr_clCompileProgram *)0)->input_headers), 3, 0, 0, 0, NULL},
-    {"header_include_names", offsetof(struct cgl_fr_clCompileProgram, header_include_names), sizeof(((struct cgl_fr_clCompileProgram *)0)->header_include_names), 3, 0, 0, 0, NULL},
-    {"pfn_notify", offsetof(struct cgl_fr_clCompileProgram, pfn_notify), sizeof(((struct cgl_fr_clCompileProgram *)0)->pfn_notify), 3, 0, 0, 0, NULL},
-    {"user_data", offsetof(struct cgl_fr_clCompileProgram, user_data), sizeof(((struct cgl_fr_clCompileProgram *)0)->user_data), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clCompileProgram = {9, offsetof(struct cgl_fr_clCompileProgram, cgl_ret), sizeof(((struct cgl_fr_clCompileProgram *)0)->cgl_ret), 7, cgl_ta_clCompileProgram};
+static const cg_arg_name cgl_tn_clCompileProgram[9] = {{"program", NULL}, {"num_devices", NULL}, {"device_list", NULL}, {"options", NULL}, {"num_input_headers", NULL}, {"input_headers", NULL}, {"header_include_names", NULL}, {"pfn_notify", NULL}, {"user_data", NULL}};
+static const struct cgl_targs_clCompileProgram cgl_targs_clCompileProgram = {{9, offsetof(struct cgl_fr_clCompileProgram, cgl_ret), sizeof(((struct cgl_fr_clCompileProgram *)0)->cgl_ret), 7, cgl_targs_clCompileProgram.arg, cgl_tn_clCompileProgram}, {
+    {offsetof(struct cgl_fr_clCompileProgram, program), sizeof(((struct cgl_fr_clCompileProgram *)0)->program), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCompileProgram, num_devices), sizeof(((struct cgl_fr_clCompileProgram *)0)->num_devices), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCompileProgram, device_list), sizeof(((struct cgl_fr_clCompileProgram *)0)->device_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCompileProgram, options), sizeof(((struct cgl_fr_clCompileProgram *)0)->options), 5, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCompileProgram, num_input_headers), sizeof(((struct cgl_fr_clCompileProgram *)0)->num_input_headers), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCompileProgram, input_headers), sizeof(((struct cgl_fr_clCompileProgram *)0)->input_headers), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCompileProgram, header_include_names), sizeof(((struct cgl_fr_clCompileProgram *)0)->header_include_names), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCompileProgram, pfn_notify), sizeof(((struct cgl_fr_clCompileProgram *)0)->pfn_notify), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCompileProgram, user_data), sizeof(((struct cgl_fr_clCompileProgram *)0)->user_data), 3, 0, 0, 0},
+}};
 CG_THUNK(clCompileProgram, (cgl_f->program, cgl_f->num_devices, cgl_f->device_list, cgl_f->options, cgl_f->num_input_headers, cgl_f->input_headers, cgl_f->header_include_names, cgl_f->pfn_notify, cgl_f->user_data), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clCompileProgram(cl_program program, cl_uint num_devices, const cl_device_id *device_list, const char *options, cl_uint num_input_headers, const cl_program *input_headers, const char **header_include_names, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
@@ -2646,18 +2986,18 @@ struct cgl_fr_clLinkProgram {
     cl_int *errcode_ret;
     cl_program cgl_ret;
 };
-static const cg_arg cgl_ta_clLinkProgram[9] = {
-    {"context", offsetof(struct cgl_fr_clLinkProgram, context), sizeof(((struct cgl_fr_clLinkProgram *)0)->context), 3, 0, 0, 0, NULL},
-    {"num_devices", offsetof(struct cgl_fr_clLinkProgram, num_devices), sizeof(((struct cgl_fr_clLinkProgram *)0)->num_devices), 2, 0, 0, 0, NULL},
-    {"device_list", offsetof(struct cgl_fr_clLinkProgram, device_list), sizeof(((struct cgl_fr_clLinkProgram *)0)->device_list), 3, 0, 0, 0, NULL},
-    {"options", offsetof(struct cgl_fr_clLinkProgram, options), sizeof(((struct cgl_fr_clLinkProgram *)0)->options), 5, 0, 0, 0, NULL},
-    {"num_input_programs", offsetof(struct cgl_fr_clLinkProgram, num_input_programs), sizeof(((struct cgl_fr_clLinkProgram *)0)->num_input_programs), 2, 0, 0, 0, NULL},
-    {"input_programs", offsetof(struct cgl_fr_clLinkProgram, input_programs), sizeof(((struct cgl_fr_clLinkProgram *)0)->input_programs), 3, 0, 0, 0, NULL},
-    {"pfn_notify", offsetof(struct cgl_fr_clLinkProgram, pfn_notify), sizeof(((struct cgl_fr_clLinkProgram *)0)->pfn_notify), 3, 0, 0, 0, NULL},
-    {"user_data", offsetof(struct cgl_fr_clLinkProgram, user_data), sizeof(((struct cgl_fr_clLinkProgram *)0)->user_data), 3, 0, 0, 0, NULL},
-    {"errcode_ret", offsetof(struct cgl_fr_clLinkProgram, errcode_ret), sizeof(((struct cgl_fr_clLinkProgram *)0)->errcode_ret), 6, 7, 4, 0, NULL},
-};
-static const cg_args cgl_targs_clLinkProgram = {9, offsetof(struct cgl_fr_clLinkProgram, cgl_ret), sizeof(((struct cgl_fr_clLinkProgram *)0)->cgl_ret), 3, cgl_ta_clLinkProgram};
+static const cg_arg_name cgl_tn_clLinkProgram[9] = {{"context", NULL}, {"num_devices", NULL}, {"device_list", NULL}, {"options", NULL}, {"num_input_programs", NULL}, {"input_programs", NULL}, {"pfn_notify", NULL}, {"user_data", NULL}, {"errcode_ret", NULL}};
+static const struct cgl_targs_clLinkProgram cgl_targs_clLinkProgram = {{9, offsetof(struct cgl_fr_clLinkProgram, cgl_ret), sizeof(((struct cgl_fr_clLinkProgram *)0)->cgl_ret), 3, cgl_targs_clLinkProgram.arg, cgl_tn_clLinkProgram}, {
+    {offsetof(struct cgl_fr_clLinkProgram, context), sizeof(((struct cgl_fr_clLinkProgram *)0)->context), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clLinkProgram, num_devices), sizeof(((struct cgl_fr_clLinkProgram *)0)->num_devices), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clLinkProgram, device_list), sizeof(((struct cgl_fr_clLinkProgram *)0)->device_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clLinkProgram, options), sizeof(((struct cgl_fr_clLinkProgram *)0)->options), 5, 0, 0, 0},
+    {offsetof(struct cgl_fr_clLinkProgram, num_input_programs), sizeof(((struct cgl_fr_clLinkProgram *)0)->num_input_programs), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clLinkProgram, input_programs), sizeof(((struct cgl_fr_clLinkProgram *)0)->input_programs), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clLinkProgram, pfn_notify), sizeof(((struct cgl_fr_clLinkProgram *)0)->pfn_notify), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clLinkProgram, user_data), sizeof(((struct cgl_fr_clLinkProgram *)0)->user_data), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clLinkProgram, errcode_ret), sizeof(((struct cgl_fr_clLinkProgram *)0)->errcode_ret), 6, 7, 4, 0},
+}};
 CG_THUNK(clLinkProgram, (cgl_f->context, cgl_f->num_devices, cgl_f->device_list, cgl_f->options, cgl_f->num_input_programs, cgl_f->input_programs, cgl_f->pfn_notify, cgl_f->user_data, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_program cgl_gp_clLinkProgram(cl_context context, cl_uint num_devices, const cl_device_id *device_list, const char *options, cl_uint num_input_programs, const cl_program *input_programs, void (*pfn_notify)(cl_program, void *), void *user_data, cl_int *errcode_ret)
 {
@@ -2689,12 +3029,12 @@ struct cgl_fr_clSetProgramReleaseCallback {
     void *user_data;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clSetProgramReleaseCallback[3] = {
-    {"program", offsetof(struct cgl_fr_clSetProgramReleaseCallback, program), sizeof(((struct cgl_fr_clSetProgramReleaseCallback *)0)->program), 3, 0, 0, 0, NULL},
-    {"pfn_notify", offsetof(struct cgl_fr_clSetProgramReleaseCallback, pfn_notify), sizeof(((struct cgl_fr_clSetProgramReleaseCallback *)0)->pfn_notify), 3, 0, 0, 0, NULL},
-    {"user_data", offsetof(struct cgl_fr_clSetProgramReleaseCallback, user_data), sizeof(((struct cgl_fr_clSetProgramReleaseCallback *)0)->user_data), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clSetProgramReleaseCallback = {3, offsetof(struct cgl_fr_clSetProgramReleaseCallback, cgl_ret), sizeof(((struct cgl_fr_clSetProgramReleaseCallback *)0)->cgl_ret), 7, cgl_ta_clSetProgramReleaseCallback};
+static const cg_arg_name cgl_tn_clSetProgramReleaseCallback[3] = {{"program", NULL}, {"pfn_notify", NULL}, {"user_data", NULL}};
+static const struct cgl_targs_clSetProgramReleaseCallback cgl_targs_clSetProgramReleaseCallback = {{3, offsetof(struct cgl_fr_clSetProgramReleaseCallback, cgl_ret), sizeof(((struct cgl_fr_clSetProgramReleaseCallback *)0)->cgl_ret), 7, cgl_targs_clSetProgramReleaseCallback.arg, cgl_tn_clSetProgramReleaseCallback}, {
+    {offsetof(struct cgl_fr_clSetProgramReleaseCallback, program), sizeof(((struct cgl_fr_clSetProgramReleaseCallback *)0)->program), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clSetProgramReleaseCallback, pfn_notify), sizeof(((struct cgl_fr_clSetProgramReleaseCallback *)0)->pfn_notify), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clSetProgramReleaseCallback, user_data), sizeof(((struct cgl_fr_clSetProgramReleaseCallback *)0)->user_data), 3, 0, 0, 0},
+}};
 CG_THUNK(clSetProgramReleaseCallback, (cgl_f->program, cgl_f->pfn_notify, cgl_f->user_data), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clSetProgramReleaseCallback(cl_program program, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
@@ -2722,13 +3062,13 @@ struct cgl_fr_clSetProgramSpecializationConstant {
     const void *spec_value;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clSetProgramSpecializationConstant[4] = {
-    {"program", offsetof(struct cgl_fr_clSetProgramSpecializationConstant, program), sizeof(((struct cgl_fr_clSetProgramSpecializationConstant *)0)->program), 3, 0, 0, 0, NULL},
-    {"spec_id", offsetof(struct cgl_fr_clSetProgramSpecializationConstant, spec_id), sizeof(((struct cgl_fr_clSetProgramSpecializationConstant *)0)->spec_id), 2, 0, 0, 0, NULL},
-    {"spec_size", offsetof(struct cgl_fr_clSetProgramSpecializationConstant, spec_size), sizeof(((struct cgl_fr_clSetProgramSpecializationConstant *)0)->spec_size), 2, 0, 0, 0, NULL},
-    {"spec_value", offsetof(struct cgl_fr_clSetProgramSpecializationConstant, spec_value), sizeof(((struct cgl_fr_clSetProgramSpecializationConstant *)0)->spec_value), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clSetProgramSpecializationConstant = {4, offsetof(struct cgl_fr_clSetProgramSpecializationConstant, cgl_ret), sizeof(((struct cgl_fr_clSetProgramSpecializationConstant *)0)->cgl_ret), 7, cgl_ta_clSetProgramSpecializationConstant};
+static const cg_arg_name cgl_tn_clSetProgramSpecializationConstant[4] = {{"program", NULL}, {"spec_id", NULL}, {"spec_size", NULL}, {"spec_value", NULL}};
+static const struct cgl_targs_clSetProgramSpecializationConstant cgl_targs_clSetProgramSpecializationConstant = {{4, offsetof(struct cgl_fr_clSetProgramSpecializationConstant, cgl_ret), sizeof(((struct cgl_fr_clSetProgramSpecializationConstant *)0)->cgl_ret), 7, cgl_targs_clSetProgramSpecializationConstant.arg, cgl_tn_clSetProgramSpecializationConstant}, {
+    {offsetof(struct cgl_fr_clSetProgramSpecializationConstant, program), sizeof(((struct cgl_fr_clSetProgramSpecializationConstant *)0)->program), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clSetProgramSpecializationConstant, spec_id), sizeof(((struct cgl_fr_clSetProgramSpecializationConstant *)0)->spec_id), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clSetProgramSpecializationConstant, spec_size), sizeof(((struct cgl_fr_clSetProgramSpecializationConstant *)0)->spec_size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clSetProgramSpecializationConstant, spec_value), sizeof(((struct cgl_fr_clSetProgramSpecializationConstant *)0)->spec_value), 3, 0, 0, 0},
+}};
 CG_THUNK(clSetProgramSpecializationConstant, (cgl_f->program, cgl_f->spec_id, cgl_f->spec_size, cgl_f->spec_value), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clSetProgramSpecializationConstant(cl_program program, cl_uint spec_id, size_t spec_size, const void *spec_value)
 {
@@ -2753,10 +3093,10 @@ struct cgl_fr_clUnloadPlatformCompiler {
     cl_platform_id platform;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clUnloadPlatformCompiler[1] = {
-    {"platform", offsetof(struct cgl_fr_clUnloadPlatformCompiler, platform), sizeof(((struct cgl_fr_clUnloadPlatformCompiler *)0)->platform), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clUnloadPlatformCompiler = {1, offsetof(struct cgl_fr_clUnloadPlatformCompiler, cgl_ret), sizeof(((struct cgl_fr_clUnloadPlatformCompiler *)0)->cgl_ret), 7, cgl_ta_clUnloadPlatformCompiler};
+static const cg_arg_name cgl_tn_clUnloadPlatformCompiler[1] = {{"platform", NULL}};
+static const struct cgl_targs_clUnloadPlatformCompiler cgl_targs_clUnloadPlatformCompiler = {{1, offsetof(struct cgl_fr_clUnloadPlatformCompiler, cgl_ret), sizeof(((struct cgl_fr_clUnloadPlatformCompiler *)0)->cgl_ret), 7, cgl_targs_clUnloadPlatformCompiler.arg, cgl_tn_clUnloadPlatformCompiler}, {
+    {offsetof(struct cgl_fr_clUnloadPlatformCompiler, platform), sizeof(((struct cgl_fr_clUnloadPlatformCompiler *)0)->platform), 3, 0, 0, 0},
+}};
 CG_THUNK(clUnloadPlatformCompiler, (cgl_f->platform), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clUnloadPlatformCompiler(cl_platform_id platform)
 {
@@ -2786,14 +3126,14 @@ struct cgl_fr_clGetProgramInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clGetProgramInfo[5] = {
-    {"program", offsetof(struct cgl_fr_clGetProgramInfo, program), sizeof(((struct cgl_fr_clGetProgramInfo *)0)->program), 3, 0, 0, 0, NULL},
-    {"param_name", offsetof(struct cgl_fr_clGetProgramInfo, param_name), sizeof(((struct cgl_fr_clGetProgramInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_15 / sizeof cgl_en_15[0], cgl_en_15},
-    {"param_value_size", offsetof(struct cgl_fr_clGetProgramInfo, param_value_size), sizeof(((struct cgl_fr_clGetProgramInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
-    {"param_value", offsetof(struct cgl_fr_clGetProgramInfo, param_value), sizeof(((struct cgl_fr_clGetProgramInfo *)0)->param_value), 3, 0, 0, 0, NULL},
-    {"param_value_size_ret", offsetof(struct cgl_fr_clGetProgramInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetProgramInfo *)0)->param_value_size_ret), 6, 2, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clGetProgramInfo = {5, offsetof(struct cgl_fr_clGetProgramInfo, cgl_ret), sizeof(((struct cgl_fr_clGetProgramInfo *)0)->cgl_ret), 7, cgl_ta_clGetProgramInfo};
+static const cg_arg_name cgl_tn_clGetProgramInfo[5] = {{"program", NULL}, {"param_name", cgl_en_15}, {"param_value_size", NULL}, {"param_value", NULL}, {"param_value_size_ret", NULL}};
+static const struct cgl_targs_clGetProgramInfo cgl_targs_clGetProgramInfo = {{5, offsetof(struct cgl_fr_clGetProgramInfo, cgl_ret), sizeof(((struct cgl_fr_clGetProgramInfo *)0)->cgl_ret), 7, cgl_targs_clGetProgramInfo.arg, cgl_tn_clGetProgramInfo}, {
+    {offsetof(struct cgl_fr_clGetProgramInfo, program), sizeof(((struct cgl_fr_clGetProgramInfo *)0)->program), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetProgramInfo, param_name), sizeof(((struct cgl_fr_clGetProgramInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_15 / sizeof cgl_en_15[0]},
+    {offsetof(struct cgl_fr_clGetProgramInfo, param_value_size), sizeof(((struct cgl_fr_clGetProgramInfo *)0)->param_value_size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetProgramInfo, param_value), sizeof(((struct cgl_fr_clGetProgramInfo *)0)->param_value), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetProgramInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetProgramInfo *)0)->param_value_size_ret), 6, 2, 8, 0},
+}};
 CG_THUNK(clGetProgramInfo, (cgl_f->program, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetProgramInfo(cl_program program, cl_program_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -2823,15 +3163,15 @@ struct cgl_fr_clGetProgramBuildInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clGetProgramBuildInfo[6] = {
-    {"program", offsetof(struct cgl_fr_clGetProgramBuildInfo, program), sizeof(((struct cgl_fr_clGetProgramBuildInfo *)0)->program), 3, 0, 0, 0, NULL},
-    {"device", offsetof(struct cgl_fr_clGetProgramBuildInfo, device), sizeof(((struct cgl_fr_clGetProgramBuildInfo *)0)->device), 3, 0, 0, 0, NULL},
-    {"param_name", offsetof(struct cgl_fr_clGetProgramBuildInfo, param_name), sizeof(((struct cgl_fr_clGetProgramBuildInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_16 / sizeof cgl_en_16[0], cgl_en_16},
-    {"param_value_size", offsetof(struct cgl_fr_clGetProgramBuildInfo, param_value_size), sizeof(((struct cgl_fr_clGetProgramBuildInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
-    {"param_value", offsetof(struct cgl_fr_clGetProgramBuildInfo, param_value), sizeof(((struct cgl_fr_clGetProgramBuildInfo *)0)->param_value), 3, 0, 0, 0, NULL},
-    {"param_value_size_ret", offsetof(struct cgl_fr_clGetProgramBuildInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetProgramBuildInfo *)0)->param_value_size_ret), 6, 2, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clGetProgramBuildInfo = {6, offsetof(struct cgl_fr_clGetProgramBuildInfo, cgl_ret), sizeof(((struct cgl_fr_clGetProgramBuildInfo *)0)->cgl_ret), 7, cgl_ta_clGetProgramBuildInfo};
+static const cg_arg_name cgl_tn_clGetProgramBuildInfo[6] = {{"program", NULL}, {"device", NULL}, {"param_name", cgl_en_16}, {"param_value_size", NULL}, {"param_value", NULL}, {"param_value_size_ret", NULL}};
+static const struct cgl_targs_clGetProgramBuildInfo cgl_targs_clGetProgramBuildInfo = {{6, offsetof(struct cgl_fr_clGetProgramBuildInfo, cgl_ret), sizeof(((struct cgl_fr_clGetProgramBuildInfo *)0)->cgl_ret), 7, cgl_targs_clGetProgramBuildInfo.arg, cgl_tn_clGetProgramBuildInfo}, {
+    {offsetof(struct cgl_fr_clGetProgramBuildInfo, program), sizeof(((struct cgl_fr_clGetProgramBuildInfo *)0)->program), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetProgramBuildInfo, device), sizeof(((struct cgl_fr_clGetProgramBuildInfo *)0)->device), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetProgramBuildInfo, param_name), sizeof(((struct cgl_fr_clGetProgramBuildInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_16 / sizeof cgl_en_16[0]},
+    {offsetof(struct cgl_fr_clGetProgramBuildInfo, param_value_size), sizeof(((struct cgl_fr_clGetProgramBuildInfo *)0)->param_value_size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetProgramBuildInfo, param_value), sizeof(((struct cgl_fr_clGetProgramBuildInfo *)0)->param_value), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetProgramBuildInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetProgramBuildInfo *)0)->param_value_size_ret), 6, 2, 8, 0},
+}};
 CG_THUNK(clGetProgramBuildInfo, (cgl_f->program, cgl_f->device, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetProgramBuildInfo(cl_program program, cl_device_id device, cl_program_build_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -2858,12 +3198,12 @@ struct cgl_fr_clCreateKernel {
     cl_int *errcode_ret;
     cl_kernel cgl_ret;
 };
-static const cg_arg cgl_ta_clCreateKernel[3] = {
-    {"program", offsetof(struct cgl_fr_clCreateKernel, program), sizeof(((struct cgl_fr_clCreateKernel *)0)->program), 3, 0, 0, 0, NULL},
-    {"kernel_name", offsetof(struct cgl_fr_clCreateKernel, kernel_name), sizeof(((struct cgl_fr_clCreateKernel *)0)->kernel_name), 5, 0, 0, 0, NULL},
-    {"errcode_ret", offsetof(struct cgl_fr_clCreateKernel, errcode_ret), sizeof(((struct cgl_fr_clCreateKernel *)0)->errcode_ret), 6, 7, 4, 0, NULL},
-};
-static const cg_args cgl_targs_clCreateKernel = {3, offsetof(struct cgl_fr_clCreateKernel, cgl_ret), sizeof(((struct cgl_fr_clCreateKernel *)0)->cgl_ret), 3, cgl_ta_clCreateKernel};
+static const cg_arg_name cgl_tn_clCreateKernel[3] = {{"program", NULL}, {"kernel_name", NULL}, {"errcode_ret", NULL}};
+static const struct cgl_targs_clCreateKernel cgl_targs_clCreateKernel = {{3, offsetof(struct cgl_fr_clCreateKernel, cgl_ret), sizeof(((struct cgl_fr_clCreateKernel *)0)->cgl_ret), 3, cgl_targs_clCreateKernel.arg, cgl_tn_clCreateKernel}, {
+    {offsetof(struct cgl_fr_clCreateKernel, program), sizeof(((struct cgl_fr_clCreateKernel *)0)->program), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateKernel, kernel_name), sizeof(((struct cgl_fr_clCreateKernel *)0)->kernel_name), 5, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateKernel, errcode_ret), sizeof(((struct cgl_fr_clCreateKernel *)0)->errcode_ret), 6, 7, 4, 0},
+}};
 CG_THUNK(clCreateKernel, (cgl_f->program, cgl_f->kernel_name, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_kernel cgl_gp_clCreateKernel(cl_program program, const char *kernel_name, cl_int *errcode_ret)
 {
@@ -2895,13 +3235,13 @@ struct cgl_fr_clCreateKernelsInProgram {
     cl_uint *num_kernels_ret;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clCreateKernelsInProgram[4] = {
-    {"program", offsetof(struct cgl_fr_clCreateKernelsInProgram, program), sizeof(((struct cgl_fr_clCreateKernelsInProgram *)0)->program), 3, 0, 0, 0, NULL},
-    {"num_kernels", offsetof(struct cgl_fr_clCreateKernelsInProgram, num_kernels), sizeof(((struct cgl_fr_clCreateKernelsInProgram *)0)->num_kernels), 2, 0, 0, 0, NULL},
-    {"kernels", offsetof(struct cgl_fr_clCreateKernelsInProgram, kernels), sizeof(((struct cgl_fr_clCreateKernelsInProgram *)0)->kernels), 3, 0, 0, 0, NULL},
-    {"num_kernels_ret", offsetof(struct cgl_fr_clCreateKernelsInProgram, num_kernels_ret), sizeof(((struct cgl_fr_clCreateKernelsInProgram *)0)->num_kernels_ret), 6, 2, 4, 0, NULL},
-};
-static const cg_args cgl_targs_clCreateKernelsInProgram = {4, offsetof(struct cgl_fr_clCreateKernelsInProgram, cgl_ret), sizeof(((struct cgl_fr_clCreateKernelsInProgram *)0)->cgl_ret), 7, cgl_ta_clCreateKernelsInProgram};
+static const cg_arg_name cgl_tn_clCreateKernelsInProgram[4] = {{"program", NULL}, {"num_kernels", NULL}, {"kernels", NULL}, {"num_kernels_ret", NULL}};
+static const struct cgl_targs_clCreateKernelsInProgram cgl_targs_clCreateKernelsInProgram = {{4, offsetof(struct cgl_fr_clCreateKernelsInProgram, cgl_ret), sizeof(((struct cgl_fr_clCreateKernelsInProgram *)0)->cgl_ret), 7, cgl_targs_clCreateKernelsInProgram.arg, cgl_tn_clCreateKernelsInProgram}, {
+    {offsetof(struct cgl_fr_clCreateKernelsInProgram, program), sizeof(((struct cgl_fr_clCreateKernelsInProgram *)0)->program), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateKernelsInProgram, num_kernels), sizeof(((struct cgl_fr_clCreateKernelsInProgram *)0)->num_kernels), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateKernelsInProgram, kernels), sizeof(((struct cgl_fr_clCreateKernelsInProgram *)0)->kernels), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateKernelsInProgram, num_kernels_ret), sizeof(((struct cgl_fr_clCreateKernelsInProgram *)0)->num_kernels_ret), 6, 2, 4, 0},
+}};
 CG_THUNK(clCreateKernelsInProgram, (cgl_f->program, cgl_f->num_kernels, cgl_f->kernels, cgl_f->num_kernels_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clCreateKernelsInProgram(cl_program program, cl_uint num_kernels, cl_kernel *kernels, cl_uint *num_kernels_ret)
 {
@@ -2931,11 +3271,11 @@ struct cgl_fr_clCloneKernel {
 static const cg_rule cgl_rules_clCloneKernel[1] = {
     {"source_kernel", offsetof(struct cgl_fr_clCloneKernel, source_kernel), sizeof(((struct cgl_fr_clCloneKernel *)0)->source_kernel), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_clCloneKernel[2] = {
-    {"source_kernel", offsetof(struct cgl_fr_clCloneKernel, source_kernel), sizeof(((struct cgl_fr_clCloneKernel *)0)->source_kernel), 3, 0, 0, 0, NULL},
-    {"errcode_ret", offsetof(struct cgl_fr_clCloneKernel, errcode_ret), sizeof(((struct cgl_fr_clCloneKernel *)0)->errcode_ret), 6, 7, 4, 0, NULL},
-};
-static const cg_args cgl_targs_clCloneKernel = {2, offsetof(struct cgl_fr_clCloneKernel, cgl_ret), sizeof(((struct cgl_fr_clCloneKernel *)0)->cgl_ret), 3, cgl_ta_clCloneKernel};
+static const cg_arg_name cgl_tn_clCloneKernel[2] = {{"source_kernel", NULL}, {"errcode_ret", NULL}};
+static const struct cgl_targs_clCloneKernel cgl_targs_clCloneKernel = {{2, offsetof(struct cgl_fr_clCloneKernel, cgl_ret), sizeof(((struct cgl_fr_clCloneKernel *)0)->cgl_ret), 3, cgl_targs_clCloneKernel.arg, cgl_tn_clCloneKernel}, {
+    {offsetof(struct cgl_fr_clCloneKernel, source_kernel), sizeof(((struct cgl_fr_clCloneKernel *)0)->source_kernel), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCloneKernel, errcode_ret), sizeof(((struct cgl_fr_clCloneKernel *)0)->errcode_ret), 6, 7, 4, 0},
+}};
 CG_THUNK(clCloneKernel, (cgl_f->source_kernel, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_kernel cgl_gp_clCloneKernel(cl_kernel source_kernel, cl_int *errcode_ret)
 {
@@ -2964,10 +3304,10 @@ struct cgl_fr_clRetainKernel {
     cl_kernel kernel;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clRetainKernel[1] = {
-    {"kernel", offsetof(struct cgl_fr_clRetainKernel, kernel), sizeof(((struct cgl_fr_clRetainKernel *)0)->kernel), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clRetainKernel = {1, offsetof(struct cgl_fr_clRetainKernel, cgl_ret), sizeof(((struct cgl_fr_clRetainKernel *)0)->cgl_ret), 7, cgl_ta_clRetainKernel};
+static const cg_arg_name cgl_tn_clRetainKernel[1] = {{"kernel", NULL}};
+static const struct cgl_targs_clRetainKernel cgl_targs_clRetainKernel = {{1, offsetof(struct cgl_fr_clRetainKernel, cgl_ret), sizeof(((struct cgl_fr_clRetainKernel *)0)->cgl_ret), 7, cgl_targs_clRetainKernel.arg, cgl_tn_clRetainKernel}, {
+    {offsetof(struct cgl_fr_clRetainKernel, kernel), sizeof(((struct cgl_fr_clRetainKernel *)0)->kernel), 3, 0, 0, 0},
+}};
 CG_THUNK(clRetainKernel, (cgl_f->kernel), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clRetainKernel(cl_kernel kernel)
 {
@@ -2992,10 +3332,10 @@ struct cgl_fr_clReleaseKernel {
     cl_kernel kernel;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clReleaseKernel[1] = {
-    {"kernel", offsetof(struct cgl_fr_clReleaseKernel, kernel), sizeof(((struct cgl_fr_clReleaseKernel *)0)->kernel), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clReleaseKernel = {1, offsetof(struct cgl_fr_clReleaseKernel, cgl_ret), sizeof(((struct cgl_fr_clReleaseKernel *)0)->cgl_ret), 7, cgl_ta_clReleaseKernel};
+static const cg_arg_name cgl_tn_clReleaseKernel[1] = {{"kernel", NULL}};
+static const struct cgl_targs_clReleaseKernel cgl_targs_clReleaseKernel = {{1, offsetof(struct cgl_fr_clReleaseKernel, cgl_ret), sizeof(((struct cgl_fr_clReleaseKernel *)0)->cgl_ret), 7, cgl_targs_clReleaseKernel.arg, cgl_tn_clReleaseKernel}, {
+    {offsetof(struct cgl_fr_clReleaseKernel, kernel), sizeof(((struct cgl_fr_clReleaseKernel *)0)->kernel), 3, 0, 0, 0},
+}};
 CG_THUNK(clReleaseKernel, (cgl_f->kernel), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clReleaseKernel(cl_kernel kernel)
 {
@@ -3026,13 +3366,13 @@ struct cgl_fr_clSetKernelArg {
 static const cg_rule cgl_rules_clSetKernelArg[1] = {
     {"kernel", offsetof(struct cgl_fr_clSetKernelArg, kernel), sizeof(((struct cgl_fr_clSetKernelArg *)0)->kernel), CG_RULE_WRITE | CG_RULE_SETS},
 };
-static const cg_arg cgl_ta_clSetKernelArg[4] = {
-    {"kernel", offsetof(struct cgl_fr_clSetKernelArg, kernel), sizeof(((struct cgl_fr_clSetKernelArg *)0)->kernel), 3, 0, 0, 0, NULL},
-    {"arg_index", offsetof(struct cgl_fr_clSetKernelArg, arg_index), sizeof(((struct cgl_fr_clSetKernelArg *)0)->arg_index), 2, 0, 0, 0, NULL},
-    {"arg_size", offsetof(struct cgl_fr_clSetKernelArg, arg_size), sizeof(((struct cgl_fr_clSetKernelArg *)0)->arg_size), 2, 0, 0, 0, NULL},
-    {"arg_value", offsetof(struct cgl_fr_clSetKernelArg, arg_value), sizeof(((struct cgl_fr_clSetKernelArg *)0)->arg_value), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clSetKernelArg = {4, offsetof(struct cgl_fr_clSetKernelArg, cgl_ret), sizeof(((struct cgl_fr_clSetKernelArg *)0)->cgl_ret), 7, cgl_ta_clSetKernelArg};
+static const cg_arg_name cgl_tn_clSetKernelArg[4] = {{"kernel", NULL}, {"arg_index", NULL}, {"arg_size", NULL}, {"arg_value", NULL}};
+static const struct cgl_targs_clSetKernelArg cgl_targs_clSetKernelArg = {{4, offsetof(struct cgl_fr_clSetKernelArg, cgl_ret), sizeof(((struct cgl_fr_clSetKernelArg *)0)->cgl_ret), 7, cgl_targs_clSetKernelArg.arg, cgl_tn_clSetKernelArg}, {
+    {offsetof(struct cgl_fr_clSetKernelArg, kernel), sizeof(((struct cgl_fr_clSetKernelArg *)0)->kernel), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clSetKernelArg, arg_index), sizeof(((struct cgl_fr_clSetKernelArg *)0)->arg_index), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clSetKernelArg, arg_size), sizeof(((struct cgl_fr_clSetKernelArg *)0)->arg_size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clSetKernelArg, arg_value), sizeof(((struct cgl_fr_clSetKernelArg *)0)->arg_value), 3, 0, 0, 0},
+}};
 CG_THUNK(clSetKernelArg, (cgl_f->kernel, cgl_f->arg_index, cgl_f->arg_size, cgl_f->arg_value), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size, const void *arg_value)
 {
@@ -3062,12 +3402,12 @@ struct cgl_fr_clSetKernelArgSVMPointer {
 static const cg_rule cgl_rules_clSetKernelArgSVMPointer[1] = {
     {"kernel", offsetof(struct cgl_fr_clSetKernelArgSVMPointer, kernel), sizeof(((struct cgl_fr_clSetKernelArgSVMPointer *)0)->kernel), CG_RULE_WRITE | CG_RULE_SETS},
 };
-static const cg_arg cgl_ta_clSetKernelArgSVMPointer[3] = {
-    {"kernel", offsetof(struct cgl_fr_clSetKernelArgSVMPointer, kernel), sizeof(((struct cgl_fr_clSetKernelArgSVMPointer *)0)->kernel), 3, 0, 0, 0, NULL},
-    {"arg_index", offsetof(struct cgl_fr_clSetKernelArgSVMPointer, arg_index), sizeof(((struct cgl_fr_clSetKernelArgSVMPointer *)0)->arg_index), 2, 0, 0, 0, NULL},
-    {"arg_value", offsetof(struct cgl_fr_clSetKernelArgSVMPointer, arg_value), sizeof(((struct cgl_fr_clSetKernelArgSVMPointer *)0)->arg_value), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clSetKernelArgSVMPointer = {3, offsetof(struct cgl_fr_clSetKernelArgSVMPointer, cgl_ret), sizeof(((struct cgl_fr_clSetKernelArgSVMPointer *)0)->cgl_ret), 7, cgl_ta_clSetKernelArgSVMPointer};
+static const cg_arg_name cgl_tn_clSetKernelArgSVMPointer[3] = {{"kernel", NULL}, {"arg_index", NULL}, {"arg_value", NULL}};
+static const struct cgl_targs_clSetKernelArgSVMPointer cgl_targs_clSetKernelArgSVMPointer = {{3, offsetof(struct cgl_fr_clSetKernelArgSVMPointer, cgl_ret), sizeof(((struct cgl_fr_clSetKernelArgSVMPointer *)0)->cgl_ret), 7, cgl_targs_clSetKernelArgSVMPointer.arg, cgl_tn_clSetKernelArgSVMPointer}, {
+    {offsetof(struct cgl_fr_clSetKernelArgSVMPointer, kernel), sizeof(((struct cgl_fr_clSetKernelArgSVMPointer *)0)->kernel), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clSetKernelArgSVMPointer, arg_index), sizeof(((struct cgl_fr_clSetKernelArgSVMPointer *)0)->arg_index), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clSetKernelArgSVMPointer, arg_value), sizeof(((struct cgl_fr_clSetKernelArgSVMPointer *)0)->arg_value), 3, 0, 0, 0},
+}};
 CG_THUNK(clSetKernelArgSVMPointer, (cgl_f->kernel, cgl_f->arg_index, cgl_f->arg_value), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint arg_index, const void *arg_value)
 {
@@ -3098,13 +3438,13 @@ struct cgl_fr_clSetKernelExecInfo {
 static const cg_rule cgl_rules_clSetKernelExecInfo[1] = {
     {"kernel", offsetof(struct cgl_fr_clSetKernelExecInfo, kernel), sizeof(((struct cgl_fr_clSetKernelExecInfo *)0)->kernel), CG_RULE_WRITE | CG_RULE_SETS},
 };
-static const cg_arg cgl_ta_clSetKernelExecInfo[4] = {
-    {"kernel", offsetof(struct cgl_fr_clSetKernelExecInfo, kernel), sizeof(((struct cgl_fr_clSetKernelExecInfo *)0)->kernel), 3, 0, 0, 0, NULL},
-    {"param_name", offsetof(struct cgl_fr_clSetKernelExecInfo, param_name), sizeof(((struct cgl_fr_clSetKernelExecInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_17 / sizeof cgl_en_17[0], cgl_en_17},
-    {"param_value_size", offsetof(struct cgl_fr_clSetKernelExecInfo, param_value_size), sizeof(((struct cgl_fr_clSetKernelExecInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
-    {"param_value", offsetof(struct cgl_fr_clSetKernelExecInfo, param_value), sizeof(((struct cgl_fr_clSetKernelExecInfo *)0)->param_value), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clSetKernelExecInfo = {4, offsetof(struct cgl_fr_clSetKernelExecInfo, cgl_ret), sizeof(((struct cgl_fr_clSetKernelExecInfo *)0)->cgl_ret), 7, cgl_ta_clSetKernelExecInfo};
+static const cg_arg_name cgl_tn_clSetKernelExecInfo[4] = {{"kernel", NULL}, {"param_name", cgl_en_17}, {"param_value_size", NULL}, {"param_value", NULL}};
+static const struct cgl_targs_clSetKernelExecInfo cgl_targs_clSetKernelExecInfo = {{4, offsetof(struct cgl_fr_clSetKernelExecInfo, cgl_ret), sizeof(((struct cgl_fr_clSetKernelExecInfo *)0)->cgl_ret), 7, cgl_targs_clSetKernelExecInfo.arg, cgl_tn_clSetKernelExecInfo}, {
+    {offsetof(struct cgl_fr_clSetKernelExecInfo, kernel), sizeof(((struct cgl_fr_clSetKernelExecInfo *)0)->kernel), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clSetKernelExecInfo, param_name), sizeof(((struct cgl_fr_clSetKernelExecInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_17 / sizeof cgl_en_17[0]},
+    {offsetof(struct cgl_fr_clSetKernelExecInfo, param_value_size), sizeof(((struct cgl_fr_clSetKernelExecInfo *)0)->param_value_size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clSetKernelExecInfo, param_value), sizeof(((struct cgl_fr_clSetKernelExecInfo *)0)->param_value), 3, 0, 0, 0},
+}};
 CG_THUNK(clSetKernelExecInfo, (cgl_f->kernel, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_name, size_t param_value_size, const void *param_value)
 {
@@ -3133,14 +3473,14 @@ struct cgl_fr_clGetKernelInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clGetKernelInfo[5] = {
-    {"kernel", offsetof(struct cgl_fr_clGetKernelInfo, kernel), sizeof(((struct cgl_fr_clGetKernelInfo *)0)->kernel), 3, 0, 0, 0, NULL},
-    {"param_name", offsetof(struct cgl_fr_clGetKernelInfo, param_name), sizeof(((struct cgl_fr_clGetKernelInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_18 / sizeof cgl_en_18[0], cgl_en_18},
-    {"param_value_size", offsetof(struct cgl_fr_clGetKernelInfo, param_value_size), sizeof(((struct cgl_fr_clGetKernelInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
-    {"param_value", offsetof(struct cgl_fr_clGetKernelInfo, param_value), sizeof(((struct cgl_fr_clGetKernelInfo *)0)->param_value), 3, 0, 0, 0, NULL},
-    {"param_value_size_ret", offsetof(struct cgl_fr_clGetKernelInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetKernelInfo *)0)->param_value_size_ret), 6, 2, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clGetKernelInfo = {5, offsetof(struct cgl_fr_clGetKernelInfo, cgl_ret), sizeof(((struct cgl_fr_clGetKernelInfo *)0)->cgl_ret), 7, cgl_ta_clGetKernelInfo};
+static const cg_arg_name cgl_tn_clGetKernelInfo[5] = {{"kernel", NULL}, {"param_name", cgl_en_18}, {"param_value_size", NULL}, {"param_value", NULL}, {"param_value_size_ret", NULL}};
+static const struct cgl_targs_clGetKernelInfo cgl_targs_clGetKernelInfo = {{5, offsetof(struct cgl_fr_clGetKernelInfo, cgl_ret), sizeof(((struct cgl_fr_clGetKernelInfo *)0)->cgl_ret), 7, cgl_targs_clGetKernelInfo.arg, cgl_tn_clGetKernelInfo}, {
+    {offsetof(struct cgl_fr_clGetKernelInfo, kernel), sizeof(((struct cgl_fr_clGetKernelInfo *)0)->kernel), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetKernelInfo, param_name), sizeof(((struct cgl_fr_clGetKernelInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_18 / sizeof cgl_en_18[0]},
+    {offsetof(struct cgl_fr_clGetKernelInfo, param_value_size), sizeof(((struct cgl_fr_clGetKernelInfo *)0)->param_value_size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetKernelInfo, param_value), sizeof(((struct cgl_fr_clGetKernelInfo *)0)->param_value), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetKernelInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetKernelInfo *)0)->param_value_size_ret), 6, 2, 8, 0},
+}};
 CG_THUNK(clGetKernelInfo, (cgl_f->kernel, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -3170,15 +3510,15 @@ struct cgl_fr_clGetKernelArgInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clGetKernelArgInfo[6] = {
-    {"kernel", offsetof(struct cgl_fr_clGetKernelArgInfo, kernel), sizeof(((struct cgl_fr_clGetKernelArgInfo *)0)->kernel), 3, 0, 0, 0, NULL},
-    {"arg_indx", offsetof(struct cgl_fr_clGetKernelArgInfo, arg_indx), sizeof(((struct cgl_fr_clGetKernelArgInfo *)0)->arg_indx), 2, 0, 0, 0, NULL},
-    {"param_name", offsetof(struct cgl_fr_clGetKernelArgInfo, param_name), sizeof(((struct cgl_fr_clGetKernelArgInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_19 / sizeof cgl_en_19[0], cgl_en_19},
-    {"param_value_size", offsetof(struct cgl_fr_clGetKernelArgInfo, param_value_size), sizeof(((struct cgl_fr_clGetKernelArgInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
-    {"param_value", offsetof(struct cgl_fr_clGetKernelArgInfo, param_value), sizeof(((struct cgl_fr_clGetKernelArgInfo *)0)->param_value), 3, 0, 0, 0, NULL},
-    {"param_value_size_ret", offsetof(struct cgl_fr_clGetKernelArgInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetKernelArgInfo *)0)->param_value_size_ret), 6, 2, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clGetKernelArgInfo = {6, offsetof(struct cgl_fr_clGetKernelArgInfo, cgl_ret), sizeof(((struct cgl_fr_clGetKernelArgInfo *)0)->cgl_ret), 7, cgl_ta_clGetKernelArgInfo};
+static const cg_arg_name cgl_tn_clGetKernelArgInfo[6] = {{"kernel", NULL}, {"arg_indx", NULL}, {"param_name", cgl_en_19}, {"param_value_size", NULL}, {"param_value", NULL}, {"param_value_size_ret", NULL}};
+static const struct cgl_targs_clGetKernelArgInfo cgl_targs_clGetKernelArgInfo = {{6, offsetof(struct cgl_fr_clGetKernelArgInfo, cgl_ret), sizeof(((struct cgl_fr_clGetKernelArgInfo *)0)->cgl_ret), 7, cgl_targs_clGetKernelArgInfo.arg, cgl_tn_clGetKernelArgInfo}, {
+    {offsetof(struct cgl_fr_clGetKernelArgInfo, kernel), sizeof(((struct cgl_fr_clGetKernelArgInfo *)0)->kernel), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetKernelArgInfo, arg_indx), sizeof(((struct cgl_fr_clGetKernelArgInfo *)0)->arg_indx), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetKernelArgInfo, param_name), sizeof(((struct cgl_fr_clGetKernelArgInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_19 / sizeof cgl_en_19[0]},
+    {offsetof(struct cgl_fr_clGetKernelArgInfo, param_value_size), sizeof(((struct cgl_fr_clGetKernelArgInfo *)0)->param_value_size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetKernelArgInfo, param_value), sizeof(((struct cgl_fr_clGetKernelArgInfo *)0)->param_value), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetKernelArgInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetKernelArgInfo *)0)->param_value_size_ret), 6, 2, 8, 0},
+}};
 CG_THUNK(clGetKernelArgInfo, (cgl_f->kernel, cgl_f->arg_indx, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetKernelArgInfo(cl_kernel kernel, cl_uint arg_indx, cl_kernel_arg_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -3208,15 +3548,15 @@ struct cgl_fr_clGetKernelWorkGroupInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clGetKernelWorkGroupInfo[6] = {
-    {"kernel", offsetof(struct cgl_fr_clGetKernelWorkGroupInfo, kernel), sizeof(((struct cgl_fr_clGetKernelWorkGroupInfo *)0)->kernel), 3, 0, 0, 0, NULL},
-    {"device", offsetof(struct cgl_fr_clGetKernelWorkGroupInfo, device), sizeof(((struct cgl_fr_clGetKernelWorkGroupInfo *)0)->device), 3, 0, 0, 0, NULL},
-    {"param_name", offsetof(struct cgl_fr_clGetKernelWorkGroupInfo, param_name), sizeof(((struct cgl_fr_clGetKernelWorkGroupInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_20 / sizeof cgl_en_20[0], cgl_en_20},
-    {"param_value_size", offsetof(struct cgl_fr_clGetKernelWorkGroupInfo, param_value_size), sizeof(((struct cgl_fr_clGetKernelWorkGroupInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
-    {"param_value", offsetof(struct cgl_fr_clGetKernelWorkGroupInfo, param_value), sizeof(((struct cgl_fr_clGetKernelWorkGroupInfo *)0)->param_value), 3, 0, 0, 0, NULL},
-    {"param_value_size_ret", offsetof(struct cgl_fr_clGetKernelWorkGroupInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetKernelWorkGroupInfo *)0)->param_value_size_ret), 6, 2, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clGetKernelWorkGroupInfo = {6, offsetof(struct cgl_fr_clGetKernelWorkGroupInfo, cgl_ret), sizeof(((struct cgl_fr_clGetKernelWorkGroupInfo *)0)->cgl_ret), 7, cgl_ta_clGetKernelWorkGroupInfo};
+static const cg_arg_name cgl_tn_clGetKernelWorkGroupInfo[6] = {{"kernel", NULL}, {"device", NULL}, {"param_name", cgl_en_20}, {"param_value_size", NULL}, {"param_value", NULL}, {"param_value_size_ret", NULL}};
+static const struct cgl_targs_clGetKernelWorkGroupInfo cgl_targs_clGetKernelWorkGroupInfo = {{6, offsetof(struct cgl_fr_clGetKernelWorkGroupInfo, cgl_ret), sizeof(((struct cgl_fr_clGetKernelWorkGroupInfo *)0)->cgl_ret), 7, cgl_targs_clGetKernelWorkGroupInfo.arg, cgl_tn_clGetKernelWorkGroupInfo}, {
+    {offsetof(struct cgl_fr_clGetKernelWorkGroupInfo, kernel), sizeof(((struct cgl_fr_clGetKernelWorkGroupInfo *)0)->kernel), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetKernelWorkGroupInfo, device), sizeof(((struct cgl_fr_clGetKernelWorkGroupInfo *)0)->device), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetKernelWorkGroupInfo, param_name), sizeof(((struct cgl_fr_clGetKernelWorkGroupInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_20 / sizeof cgl_en_20[0]},
+    {offsetof(struct cgl_fr_clGetKernelWorkGroupInfo, param_value_size), sizeof(((struct cgl_fr_clGetKernelWorkGroupInfo *)0)->param_value_size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetKernelWorkGroupInfo, param_value), sizeof(((struct cgl_fr_clGetKernelWorkGroupInfo *)0)->param_value), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetKernelWorkGroupInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetKernelWorkGroupInfo *)0)->param_value_size_ret), 6, 2, 8, 0},
+}};
 CG_THUNK(clGetKernelWorkGroupInfo, (cgl_f->kernel, cgl_f->device, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id device, cl_kernel_work_group_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -3248,17 +3588,17 @@ struct cgl_fr_clGetKernelSubGroupInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clGetKernelSubGroupInfo[8] = {
-    {"kernel", offsetof(struct cgl_fr_clGetKernelSubGroupInfo, kernel), sizeof(((struct cgl_fr_clGetKernelSubGroupInfo *)0)->kernel), 3, 0, 0, 0, NULL},
-    {"device", offsetof(struct cgl_fr_clGetKernelSubGroupInfo, device), sizeof(((struct cgl_fr_clGetKernelSubGroupInfo *)0)->device), 3, 0, 0, 0, NULL},
-    {"param_name", offsetof(struct cgl_fr_clGetKernelSubGroupInfo, param_name), sizeof(((struct cgl_fr_clGetKernelSubGroupInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_21 / sizeof cgl_en_21[0], cgl_en_21},
-    {"input_value_size", offsetof(struct cgl_fr_clGetKernelSubGroupInfo, input_value_size), sizeof(((struct cgl_fr_clGetKernelSubGroupInfo *)0)->input_value_size), 2, 0, 0, 0, NULL},
-    {"input_value", offsetof(struct cgl_fr_clGetKernelSubGroupInfo, input_value), sizeof(((struct cgl_fr_clGetKernelSubGroupInfo *)0)->input_value), 3, 0, 0, 0, NULL},
-    {"param_value_size", offsetof(struct cgl_fr_clGetKernelSubGroupInfo, param_value_size), sizeof(((struct cgl_fr_clGetKernelSubGroupInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
-    {"param_value", offsetof(struct cgl_fr_clGetKernelSubGroupInfo, param_value), sizeof(((struct cgl_fr_clGetKernelSubGroupInfo *)0)->param_value), 3, 0, 0, 0, NULL},
-    {"param_value_size_ret", offsetof(struct cgl_fr_clGetKernelSubGroupInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetKernelSubGroupInfo *)0)->param_value_size_ret), 6, 2, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clGetKernelSubGroupInfo = {8, offsetof(struct cgl_fr_clGetKernelSubGroupInfo, cgl_ret), sizeof(((struct cgl_fr_clGetKernelSubGroupInfo *)0)->cgl_ret), 7, cgl_ta_clGetKernelSubGroupInfo};
+static const cg_arg_name cgl_tn_clGetKernelSubGroupInfo[8] = {{"kernel", NULL}, {"device", NULL}, {"param_name", cgl_en_21}, {"input_value_size", NULL}, {"input_value", NULL}, {"param_value_size", NULL}, {"param_value", NULL}, {"param_value_size_ret", NULL}};
+static const struct cgl_targs_clGetKernelSubGroupInfo cgl_targs_clGetKernelSubGroupInfo = {{8, offsetof(struct cgl_fr_clGetKernelSubGroupInfo, cgl_ret), sizeof(((struct cgl_fr_clGetKernelSubGroupInfo *)0)->cgl_ret), 7, cgl_targs_clGetKernelSubGroupInfo.arg, cgl_tn_clGetKernelSubGroupInfo}, {
+    {offsetof(struct cgl_fr_clGetKernelSubGroupInfo, kernel), sizeof(((struct cgl_fr_clGetKernelSubGroupInfo *)0)->kernel), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetKernelSubGroupInfo, device), sizeof(((struct cgl_fr_clGetKernelSubGroupInfo *)0)->device), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetKernelSubGroupInfo, param_name), sizeof(((struct cgl_fr_clGetKernelSubGroupInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_21 / sizeof cgl_en_21[0]},
+    {offsetof(struct cgl_fr_clGetKernelSubGroupInfo, input_value_size), sizeof(((struct cgl_fr_clGetKernelSubGroupInfo *)0)->input_value_size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetKernelSubGroupInfo, input_value), sizeof(((struct cgl_fr_clGetKernelSubGroupInfo *)0)->input_value), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetKernelSubGroupInfo, param_value_size), sizeof(((struct cgl_fr_clGetKernelSubGroupInfo *)0)->param_value_size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetKernelSubGroupInfo, param_value), sizeof(((struct cgl_fr_clGetKernelSubGroupInfo *)0)->param_value), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetKernelSubGroupInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetKernelSubGroupInfo *)0)->param_value_size_ret), 6, 2, 8, 0},
+}};
 CG_THUNK(clGetKernelSubGroupInfo, (cgl_f->kernel, cgl_f->device, cgl_f->param_name, cgl_f->input_value_size, cgl_f->input_value, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetKernelSubGroupInfo(cl_kernel kernel, cl_device_id device, cl_kernel_sub_group_info param_name, size_t input_value_size, const void *input_value, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -3284,11 +3624,11 @@ struct cgl_fr_clWaitForEvents {
     const cl_event *event_list;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clWaitForEvents[2] = {
-    {"num_events", offsetof(struct cgl_fr_clWaitForEvents, num_events), sizeof(((struct cgl_fr_clWaitForEvents *)0)->num_events), 2, 0, 0, 0, NULL},
-    {"event_list", offsetof(struct cgl_fr_clWaitForEvents, event_list), sizeof(((struct cgl_fr_clWaitForEvents *)0)->event_list), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clWaitForEvents = {2, offsetof(struct cgl_fr_clWaitForEvents, cgl_ret), sizeof(((struct cgl_fr_clWaitForEvents *)0)->cgl_ret), 7, cgl_ta_clWaitForEvents};
+static const cg_arg_name cgl_tn_clWaitForEvents[2] = {{"num_events", NULL}, {"event_list", NULL}};
+static const struct cgl_targs_clWaitForEvents cgl_targs_clWaitForEvents = {{2, offsetof(struct cgl_fr_clWaitForEvents, cgl_ret), sizeof(((struct cgl_fr_clWaitForEvents *)0)->cgl_ret), 7, cgl_targs_clWaitForEvents.arg, cgl_tn_clWaitForEvents}, {
+    {offsetof(struct cgl_fr_clWaitForEvents, num_events), sizeof(((struct cgl_fr_clWaitForEvents *)0)->num_events), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clWaitForEvents, event_list), sizeof(((struct cgl_fr_clWaitForEvents *)0)->event_list), 3, 0, 0, 0},
+}};
 CG_THUNK(clWaitForEvents, (cgl_f->num_events, cgl_f->event_list), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clWaitForEvents(cl_uint num_events, const cl_event *event_list)
 {
@@ -3320,14 +3660,14 @@ struct cgl_fr_clGetEventInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clGetEventInfo[5] = {
-    {"event", offsetof(struct cgl_fr_clGetEventInfo, event), sizeof(((struct cgl_fr_clGetEventInfo *)0)->event), 3, 0, 0, 0, NULL},
-    {"param_name", offsetof(struct cgl_fr_clGetEventInfo, param_name), sizeof(((struct cgl_fr_clGetEventInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_22 / sizeof cgl_en_22[0], cgl_en_22},
-    {"param_value_size", offsetof(struct cgl_fr_clGetEventInfo, param_value_size), sizeof(((struct cgl_fr_clGetEventInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
-    {"param_value", offsetof(struct cgl_fr_clGetEventInfo, param_value), sizeof(((struct cgl_fr_clGetEventInfo *)0)->param_value), 3, 0, 0, 0, NULL},
-    {"param_value_size_ret", offsetof(struct cgl_fr_clGetEventInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetEventInfo *)0)->param_value_size_ret), 6, 2, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clGetEventInfo = {5, offsetof(struct cgl_fr_clGetEventInfo, cgl_ret), sizeof(((struct cgl_fr_clGetEventInfo *)0)->cgl_ret), 7, cgl_ta_clGetEventInfo};
+static const cg_arg_name cgl_tn_clGetEventInfo[5] = {{"event", NULL}, {"param_name", cgl_en_22}, {"param_value_size", NULL}, {"param_value", NULL}, {"param_value_size_ret", NULL}};
+static const struct cgl_targs_clGetEventInfo cgl_targs_clGetEventInfo = {{5, offsetof(struct cgl_fr_clGetEventInfo, cgl_ret), sizeof(((struct cgl_fr_clGetEventInfo *)0)->cgl_ret), 7, cgl_targs_clGetEventInfo.arg, cgl_tn_clGetEventInfo}, {
+    {offsetof(struct cgl_fr_clGetEventInfo, event), sizeof(((struct cgl_fr_clGetEventInfo *)0)->event), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetEventInfo, param_name), sizeof(((struct cgl_fr_clGetEventInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_22 / sizeof cgl_en_22[0]},
+    {offsetof(struct cgl_fr_clGetEventInfo, param_value_size), sizeof(((struct cgl_fr_clGetEventInfo *)0)->param_value_size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetEventInfo, param_value), sizeof(((struct cgl_fr_clGetEventInfo *)0)->param_value), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetEventInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetEventInfo *)0)->param_value_size_ret), 6, 2, 8, 0},
+}};
 CG_THUNK(clGetEventInfo, (cgl_f->event, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetEventInfo(cl_event event, cl_event_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -3353,11 +3693,11 @@ struct cgl_fr_clCreateUserEvent {
     cl_int *errcode_ret;
     cl_event cgl_ret;
 };
-static const cg_arg cgl_ta_clCreateUserEvent[2] = {
-    {"context", offsetof(struct cgl_fr_clCreateUserEvent, context), sizeof(((struct cgl_fr_clCreateUserEvent *)0)->context), 3, 0, 0, 0, NULL},
-    {"errcode_ret", offsetof(struct cgl_fr_clCreateUserEvent, errcode_ret), sizeof(((struct cgl_fr_clCreateUserEvent *)0)->errcode_ret), 6, 7, 4, 0, NULL},
-};
-static const cg_args cgl_targs_clCreateUserEvent = {2, offsetof(struct cgl_fr_clCreateUserEvent, cgl_ret), sizeof(((struct cgl_fr_clCreateUserEvent *)0)->cgl_ret), 3, cgl_ta_clCreateUserEvent};
+static const cg_arg_name cgl_tn_clCreateUserEvent[2] = {{"context", NULL}, {"errcode_ret", NULL}};
+static const struct cgl_targs_clCreateUserEvent cgl_targs_clCreateUserEvent = {{2, offsetof(struct cgl_fr_clCreateUserEvent, cgl_ret), sizeof(((struct cgl_fr_clCreateUserEvent *)0)->cgl_ret), 3, cgl_targs_clCreateUserEvent.arg, cgl_tn_clCreateUserEvent}, {
+    {offsetof(struct cgl_fr_clCreateUserEvent, context), sizeof(((struct cgl_fr_clCreateUserEvent *)0)->context), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateUserEvent, errcode_ret), sizeof(((struct cgl_fr_clCreateUserEvent *)0)->errcode_ret), 6, 7, 4, 0},
+}};
 CG_THUNK(clCreateUserEvent, (cgl_f->context, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_event cgl_gp_clCreateUserEvent(cl_context context, cl_int *errcode_ret)
 {
@@ -3386,10 +3726,10 @@ struct cgl_fr_clRetainEvent {
     cl_event event;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clRetainEvent[1] = {
-    {"event", offsetof(struct cgl_fr_clRetainEvent, event), sizeof(((struct cgl_fr_clRetainEvent *)0)->event), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clRetainEvent = {1, offsetof(struct cgl_fr_clRetainEvent, cgl_ret), sizeof(((struct cgl_fr_clRetainEvent *)0)->cgl_ret), 7, cgl_ta_clRetainEvent};
+static const cg_arg_name cgl_tn_clRetainEvent[1] = {{"event", NULL}};
+static const struct cgl_targs_clRetainEvent cgl_targs_clRetainEvent = {{1, offsetof(struct cgl_fr_clRetainEvent, cgl_ret), sizeof(((struct cgl_fr_clRetainEvent *)0)->cgl_ret), 7, cgl_targs_clRetainEvent.arg, cgl_tn_clRetainEvent}, {
+    {offsetof(struct cgl_fr_clRetainEvent, event), sizeof(((struct cgl_fr_clRetainEvent *)0)->event), 3, 0, 0, 0},
+}};
 CG_THUNK(clRetainEvent, (cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clRetainEvent(cl_event event)
 {
@@ -3414,10 +3754,10 @@ struct cgl_fr_clReleaseEvent {
     cl_event event;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clReleaseEvent[1] = {
-    {"event", offsetof(struct cgl_fr_clReleaseEvent, event), sizeof(((struct cgl_fr_clReleaseEvent *)0)->event), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clReleaseEvent = {1, offsetof(struct cgl_fr_clReleaseEvent, cgl_ret), sizeof(((struct cgl_fr_clReleaseEvent *)0)->cgl_ret), 7, cgl_ta_clReleaseEvent};
+static const cg_arg_name cgl_tn_clReleaseEvent[1] = {{"event", NULL}};
+static const struct cgl_targs_clReleaseEvent cgl_targs_clReleaseEvent = {{1, offsetof(struct cgl_fr_clReleaseEvent, cgl_ret), sizeof(((struct cgl_fr_clReleaseEvent *)0)->cgl_ret), 7, cgl_targs_clReleaseEvent.arg, cgl_tn_clReleaseEvent}, {
+    {offsetof(struct cgl_fr_clReleaseEvent, event), sizeof(((struct cgl_fr_clReleaseEvent *)0)->event), 3, 0, 0, 0},
+}};
 CG_THUNK(clReleaseEvent, (cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clReleaseEvent(cl_event event)
 {
@@ -3443,11 +3783,11 @@ struct cgl_fr_clSetUserEventStatus {
     cl_int execution_status;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clSetUserEventStatus[2] = {
-    {"event", offsetof(struct cgl_fr_clSetUserEventStatus, event), sizeof(((struct cgl_fr_clSetUserEventStatus *)0)->event), 3, 0, 0, 0, NULL},
-    {"execution_status", offsetof(struct cgl_fr_clSetUserEventStatus, execution_status), sizeof(((struct cgl_fr_clSetUserEventStatus *)0)->execution_status), 7, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clSetUserEventStatus = {2, offsetof(struct cgl_fr_clSetUserEventStatus, cgl_ret), sizeof(((struct cgl_fr_clSetUserEventStatus *)0)->cgl_ret), 7, cgl_ta_clSetUserEventStatus};
+static const cg_arg_name cgl_tn_clSetUserEventStatus[2] = {{"event", NULL}, {"execution_status", NULL}};
+static const struct cgl_targs_clSetUserEventStatus cgl_targs_clSetUserEventStatus = {{2, offsetof(struct cgl_fr_clSetUserEventStatus, cgl_ret), sizeof(((struct cgl_fr_clSetUserEventStatus *)0)->cgl_ret), 7, cgl_targs_clSetUserEventStatus.arg, cgl_tn_clSetUserEventStatus}, {
+    {offsetof(struct cgl_fr_clSetUserEventStatus, event), sizeof(((struct cgl_fr_clSetUserEventStatus *)0)->event), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clSetUserEventStatus, execution_status), sizeof(((struct cgl_fr_clSetUserEventStatus *)0)->execution_status), 7, 0, 0, 0},
+}};
 CG_THUNK(clSetUserEventStatus, (cgl_f->event, cgl_f->execution_status), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clSetUserEventStatus(cl_event event, cl_int execution_status)
 {
@@ -3475,13 +3815,13 @@ struct cgl_fr_clSetEventCallback {
     void *user_data;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clSetEventCallback[4] = {
-    {"event", offsetof(struct cgl_fr_clSetEventCallback, event), sizeof(((struct cgl_fr_clSetEventCallback *)0)->event), 3, 0, 0, 0, NULL},
-    {"command_exec_callback_type", offsetof(struct cgl_fr_clSetEventCallback, command_exec_callback_type), sizeof(((struct cgl_fr_clSetEventCallback *)0)->command_exec_callback_type), 7, 0, 0, 0, NULL},
-    {"pfn_notify", offsetof(struct cgl_fr_clSetEventCallback, pfn_notify), sizeof(((struct cgl_fr_clSetEventCallback *)0)->pfn_notify), 3, 0, 0, 0, NULL},
-    {"user_data", offsetof(struct cgl_fr_clSetEventCallback, user_data), sizeof(((struct cgl_fr_clSetEventCallback *)0)->user_data), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clSetEventCallback = {4, offsetof(struct cgl_fr_clSetEventCallback, cgl_ret), sizeof(((struct cgl_fr_clSetEventCallback *)0)->cgl_ret), 7, cgl_ta_clSetEventCallback};
+static const cg_arg_name cgl_tn_clSetEventCallback[4] = {{"event", NULL}, {"command_exec_callback_type", NULL}, {"pfn_notify", NULL}, {"user_data", NULL}};
+static const struct cgl_targs_clSetEventCallback cgl_targs_clSetEventCallback = {{4, offsetof(struct cgl_fr_clSetEventCallback, cgl_ret), sizeof(((struct cgl_fr_clSetEventCallback *)0)->cgl_ret), 7, cgl_targs_clSetEventCallback.arg, cgl_tn_clSetEventCallback}, {
+    {offsetof(struct cgl_fr_clSetEventCallback, event), sizeof(((struct cgl_fr_clSetEventCallback *)0)->event), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clSetEventCallback, command_exec_callback_type), sizeof(((struct cgl_fr_clSetEventCallback *)0)->command_exec_callback_type), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_clSetEventCallback, pfn_notify), sizeof(((struct cgl_fr_clSetEventCallback *)0)->pfn_notify), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clSetEventCallback, user_data), sizeof(((struct cgl_fr_clSetEventCallback *)0)->user_data), 3, 0, 0, 0},
+}};
 CG_THUNK(clSetEventCallback, (cgl_f->event, cgl_f->command_exec_callback_type, cgl_f->pfn_notify, cgl_f->user_data), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clSetEventCallback(cl_event event, cl_int command_exec_callback_type, void (*pfn_notify)(cl_event, cl_int, void *), void *user_data)
 {
@@ -3510,14 +3850,14 @@ struct cgl_fr_clGetEventProfilingInfo {
     size_t *param_value_size_ret;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clGetEventProfilingInfo[5] = {
-    {"event", offsetof(struct cgl_fr_clGetEventProfilingInfo, event), sizeof(((struct cgl_fr_clGetEventProfilingInfo *)0)->event), 3, 0, 0, 0, NULL},
-    {"param_name", offsetof(struct cgl_fr_clGetEventProfilingInfo, param_name), sizeof(((struct cgl_fr_clGetEventProfilingInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_23 / sizeof cgl_en_23[0], cgl_en_23},
-    {"param_value_size", offsetof(struct cgl_fr_clGetEventProfilingInfo, param_value_size), sizeof(((struct cgl_fr_clGetEventProfilingInfo *)0)->param_value_size), 2, 0, 0, 0, NULL},
-    {"param_value", offsetof(struct cgl_fr_clGetEventProfilingInfo, param_value), sizeof(((struct cgl_fr_clGetEventProfilingInfo *)0)->param_value), 3, 0, 0, 0, NULL},
-    {"param_value_size_ret", offsetof(struct cgl_fr_clGetEventProfilingInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetEventProfilingInfo *)0)->param_value_size_ret), 6, 2, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clGetEventProfilingInfo = {5, offsetof(struct cgl_fr_clGetEventProfilingInfo, cgl_ret), sizeof(((struct cgl_fr_clGetEventProfilingInfo *)0)->cgl_ret), 7, cgl_ta_clGetEventProfilingInfo};
+static const cg_arg_name cgl_tn_clGetEventProfilingInfo[5] = {{"event", NULL}, {"param_name", cgl_en_23}, {"param_value_size", NULL}, {"param_value", NULL}, {"param_value_size_ret", NULL}};
+static const struct cgl_targs_clGetEventProfilingInfo cgl_targs_clGetEventProfilingInfo = {{5, offsetof(struct cgl_fr_clGetEventProfilingInfo, cgl_ret), sizeof(((struct cgl_fr_clGetEventProfilingInfo *)0)->cgl_ret), 7, cgl_targs_clGetEventProfilingInfo.arg, cgl_tn_clGetEventProfilingInfo}, {
+    {offsetof(struct cgl_fr_clGetEventProfilingInfo, event), sizeof(((struct cgl_fr_clGetEventProfilingInfo *)0)->event), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetEventProfilingInfo, param_name), sizeof(((struct cgl_fr_clGetEventProfilingInfo *)0)->param_name), 4, 0, 0, sizeof cgl_en_23 / sizeof cgl_en_23[0]},
+    {offsetof(struct cgl_fr_clGetEventProfilingInfo, param_value_size), sizeof(((struct cgl_fr_clGetEventProfilingInfo *)0)->param_value_size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetEventProfilingInfo, param_value), sizeof(((struct cgl_fr_clGetEventProfilingInfo *)0)->param_value), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetEventProfilingInfo, param_value_size_ret), sizeof(((struct cgl_fr_clGetEventProfilingInfo *)0)->param_value_size_ret), 6, 2, 8, 0},
+}};
 CG_THUNK(clGetEventProfilingInfo, (cgl_f->event, cgl_f->param_name, cgl_f->param_value_size, cgl_f->param_value, cgl_f->param_value_size_ret), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clGetEventProfilingInfo(cl_event event, cl_profiling_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
@@ -3542,10 +3882,10 @@ struct cgl_fr_clFlush {
     cl_command_queue command_queue;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clFlush[1] = {
-    {"command_queue", offsetof(struct cgl_fr_clFlush, command_queue), sizeof(((struct cgl_fr_clFlush *)0)->command_queue), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clFlush = {1, offsetof(struct cgl_fr_clFlush, cgl_ret), sizeof(((struct cgl_fr_clFlush *)0)->cgl_ret), 7, cgl_ta_clFlush};
+static const cg_arg_name cgl_tn_clFlush[1] = {{"command_queue", NULL}};
+static const struct cgl_targs_clFlush cgl_targs_clFlush = {{1, offsetof(struct cgl_fr_clFlush, cgl_ret), sizeof(((struct cgl_fr_clFlush *)0)->cgl_ret), 7, cgl_targs_clFlush.arg, cgl_tn_clFlush}, {
+    {offsetof(struct cgl_fr_clFlush, command_queue), sizeof(((struct cgl_fr_clFlush *)0)->command_queue), 3, 0, 0, 0},
+}};
 CG_THUNK(clFlush, (cgl_f->command_queue), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clFlush(cl_command_queue command_queue)
 {
@@ -3571,10 +3911,10 @@ struct cgl_fr_clFinish {
     cl_command_queue command_queue;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clFinish[1] = {
-    {"command_queue", offsetof(struct cgl_fr_clFinish, command_queue), sizeof(((struct cgl_fr_clFinish *)0)->command_queue), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clFinish = {1, offsetof(struct cgl_fr_clFinish, cgl_ret), sizeof(((struct cgl_fr_clFinish *)0)->cgl_ret), 7, cgl_ta_clFinish};
+static const cg_arg_name cgl_tn_clFinish[1] = {{"command_queue", NULL}};
+static const struct cgl_targs_clFinish cgl_targs_clFinish = {{1, offsetof(struct cgl_fr_clFinish, cgl_ret), sizeof(((struct cgl_fr_clFinish *)0)->cgl_ret), 7, cgl_targs_clFinish.arg, cgl_tn_clFinish}, {
+    {offsetof(struct cgl_fr_clFinish, command_queue), sizeof(((struct cgl_fr_clFinish *)0)->command_queue), 3, 0, 0, 0},
+}};
 CG_THUNK(clFinish, (cgl_f->command_queue), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clFinish(cl_command_queue command_queue)
 {
@@ -3610,18 +3950,18 @@ struct cgl_fr_clEnqueueReadBuffer {
     cl_event *event;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clEnqueueReadBuffer[9] = {
-    {"command_queue", offsetof(struct cgl_fr_clEnqueueReadBuffer, command_queue), sizeof(((struct cgl_fr_clEnqueueReadBuffer *)0)->command_queue), 3, 0, 0, 0, NULL},
-    {"buffer", offsetof(struct cgl_fr_clEnqueueReadBuffer, buffer), sizeof(((struct cgl_fr_clEnqueueReadBuffer *)0)->buffer), 3, 0, 0, 0, NULL},
-    {"blocking_read", offsetof(struct cgl_fr_clEnqueueReadBuffer, blocking_read), sizeof(((struct cgl_fr_clEnqueueReadBuffer *)0)->blocking_read), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0], cgl_en_24},
-    {"offset", offsetof(struct cgl_fr_clEnqueueReadBuffer, offset), sizeof(((struct cgl_fr_clEnqueueReadBuffer *)0)->offset), 2, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_clEnqueueReadBuffer, size), sizeof(((struct cgl_fr_clEnqueueReadBuffer *)0)->size), 2, 0, 0, 0, NULL},
-    {"ptr", offsetof(struct cgl_fr_clEnqueueReadBuffer, ptr), sizeof(((struct cgl_fr_clEnqueueReadBuffer *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueReadBuffer, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueReadBuffer *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
-    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueReadBuffer, event_wait_list), sizeof(((struct cgl_fr_clEnqueueReadBuffer *)0)->event_wait_list), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_clEnqueueReadBuffer, event), sizeof(((struct cgl_fr_clEnqueueReadBuffer *)0)->event), 6, 3, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clEnqueueReadBuffer = {9, offsetof(struct cgl_fr_clEnqueueReadBuffer, cgl_ret), sizeof(((struct cgl_fr_clEnqueueReadBuffer *)0)->cgl_ret), 7, cgl_ta_clEnqueueReadBuffer};
+static const cg_arg_name cgl_tn_clEnqueueReadBuffer[9] = {{"command_queue", NULL}, {"buffer", NULL}, {"blocking_read", cgl_en_24}, {"offset", NULL}, {"size", NULL}, {"ptr", NULL}, {"num_events_in_wait_list", NULL}, {"event_wait_list", NULL}, {"event", NULL}};
+static const struct cgl_targs_clEnqueueReadBuffer cgl_targs_clEnqueueReadBuffer = {{9, offsetof(struct cgl_fr_clEnqueueReadBuffer, cgl_ret), sizeof(((struct cgl_fr_clEnqueueReadBuffer *)0)->cgl_ret), 7, cgl_targs_clEnqueueReadBuffer.arg, cgl_tn_clEnqueueReadBuffer}, {
+    {offsetof(struct cgl_fr_clEnqueueReadBuffer, command_queue), sizeof(((struct cgl_fr_clEnqueueReadBuffer *)0)->command_queue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueReadBuffer, buffer), sizeof(((struct cgl_fr_clEnqueueReadBuffer *)0)->buffer), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueReadBuffer, blocking_read), sizeof(((struct cgl_fr_clEnqueueReadBuffer *)0)->blocking_read), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0]},
+    {offsetof(struct cgl_fr_clEnqueueReadBuffer, offset), sizeof(((struct cgl_fr_clEnqueueReadBuffer *)0)->offset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueReadBuffer, size), sizeof(((struct cgl_fr_clEnqueueReadBuffer *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueReadBuffer, ptr), sizeof(((struct cgl_fr_clEnqueueReadBuffer *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueReadBuffer, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueReadBuffer *)0)->num_events_in_wait_list), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueReadBuffer, event_wait_list), sizeof(((struct cgl_fr_clEnqueueReadBuffer *)0)->event_wait_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueReadBuffer, event), sizeof(((struct cgl_fr_clEnqueueReadBuffer *)0)->event), 6, 3, 8, 0},
+}};
 CG_THUNK(clEnqueueReadBuffer, (cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_read, cgl_f->offset, cgl_f->size, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read, size_t offset, size_t size, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3660,23 +4000,23 @@ struct cgl_fr_clEnqueueReadBufferRect {
     cl_event *event;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clEnqueueReadBufferRect[14] = {
-    {"command_queue", offsetof(struct cgl_fr_clEnqueueReadBufferRect, command_queue), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->command_queue), 3, 0, 0, 0, NULL},
-    {"buffer", offsetof(struct cgl_fr_clEnqueueReadBufferRect, buffer), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->buffer), 3, 0, 0, 0, NULL},
-    {"blocking_read", offsetof(struct cgl_fr_clEnqueueReadBufferRect, blocking_read), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->blocking_read), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0], cgl_en_24},
-    {"buffer_origin", offsetof(struct cgl_fr_clEnqueueReadBufferRect, buffer_origin), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->buffer_origin), 3, 0, 0, 0, NULL},
-    {"host_origin", offsetof(struct cgl_fr_clEnqueueReadBufferRect, host_origin), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->host_origin), 3, 0, 0, 0, NULL},
-    {"region", offsetof(struct cgl_fr_clEnqueueReadBufferRect, region), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->region), 3, 0, 0, 0, NULL},
-    {"buffer_row_pitch", offsetof(struct cgl_fr_clEnqueueReadBufferRect, buffer_row_pitch), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->buffer_row_pitch), 2, 0, 0, 0, NULL},
-    {"buffer_slice_pitch", offsetof(struct cgl_fr_clEnqueueReadBufferRect, buffer_slice_pitch), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->buffer_slice_pitch), 2, 0, 0, 0, NULL},
-    {"host_row_pitch", offsetof(struct cgl_fr_clEnqueueReadBufferRect, host_row_pitch), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->host_row_pitch), 2, 0, 0, 0, NULL},
-    {"host_slice_pitch", offsetof(struct cgl_fr_clEnqueueReadBufferRect, host_slice_pitch), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->host_slice_pitch), 2, 0, 0, 0, NULL},
-    {"ptr", offsetof(struct cgl_fr_clEnqueueReadBufferRect, ptr), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueReadBufferRect, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
-    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueReadBufferRect, event_wait_list), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->event_wait_list), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_clEnqueueReadBufferRect, event), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->event), 6, 3, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clEnqueueReadBufferRect = {14, offsetof(struct cgl_fr_clEnqueueReadBufferRect, cgl_ret), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->cgl_ret), 7, cgl_ta_clEnqueueReadBufferRect};
+static const cg_arg_name cgl_tn_clEnqueueReadBufferRect[14] = {{"command_queue", NULL}, {"buffer", NULL}, {"blocking_read", cgl_en_24}, {"buffer_origin", NULL}, {"host_origin", NULL}, {"region", NULL}, {"buffer_row_pitch", NULL}, {"buffer_slice_pitch", NULL}, {"host_row_pitch", NULL}, {"host_slice_pitch", NULL}, {"ptr", NULL}, {"num_events_in_wait_list", NULL}, {"event_wait_list", NULL}, {"event", NULL}};
+static const struct cgl_targs_clEnqueueReadBufferRect cgl_targs_clEnqueueReadBufferRect = {{14, offsetof(struct cgl_fr_clEnqueueReadBufferRect, cgl_ret), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->cgl_ret), 7, cgl_targs_clEnqueueReadBufferRect.arg, cgl_tn_clEnqueueReadBufferRect}, {
+    {offsetof(struct cgl_fr_clEnqueueReadBufferRect, command_queue), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->command_queue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueReadBufferRect, buffer), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->buffer), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueReadBufferRect, blocking_read), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->blocking_read), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0]},
+    {offsetof(struct cgl_fr_clEnqueueReadBufferRect, buffer_origin), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->buffer_origin), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueReadBufferRect, host_origin), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->host_origin), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueReadBufferRect, region), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->region), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueReadBufferRect, buffer_row_pitch), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->buffer_row_pitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueReadBufferRect, buffer_slice_pitch), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->buffer_slice_pitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueReadBufferRect, host_row_pitch), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->host_row_pitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueReadBufferRect, host_slice_pitch), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->host_slice_pitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueReadBufferRect, ptr), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueReadBufferRect, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->num_events_in_wait_list), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueReadBufferRect, event_wait_list), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->event_wait_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueReadBufferRect, event), sizeof(((struct cgl_fr_clEnqueueReadBufferRect *)0)->event), 6, 3, 8, 0},
+}};
 CG_THUNK(clEnqueueReadBufferRect, (cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_read, cgl_f->buffer_origin, cgl_f->host_origin, cgl_f->region, cgl_f->buffer_row_pitch, cgl_f->buffer_slice_pitch, cgl_f->host_row_pitch, cgl_f->host_slice_pitch, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueReadBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read, const size_t *buffer_origin, const size_t *host_origin, const size_t *region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3710,18 +4050,18 @@ struct cgl_fr_clEnqueueWriteBuffer {
     cl_event *event;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clEnqueueWriteBuffer[9] = {
-    {"command_queue", offsetof(struct cgl_fr_clEnqueueWriteBuffer, command_queue), sizeof(((struct cgl_fr_clEnqueueWriteBuffer *)0)->command_queue), 3, 0, 0, 0, NULL},
-    {"buffer", offsetof(struct cgl_fr_clEnqueueWriteBuffer, buffer), sizeof(((struct cgl_fr_clEnqueueWriteBuffer *)0)->buffer), 3, 0, 0, 0, NULL},
-    {"blocking_write", offsetof(struct cgl_fr_clEnqueueWriteBuffer, blocking_write), sizeof(((struct cgl_fr_clEnqueueWriteBuffer *)0)->blocking_write), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0], cgl_en_24},
-    {"offset", offsetof(struct cgl_fr_clEnqueueWriteBuffer, offset), sizeof(((struct cgl_fr_clEnqueueWriteBuffer *)0)->offset), 2, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_clEnqueueWriteBuffer, size), sizeof(((struct cgl_fr_clEnqueueWriteBuffer *)0)->size), 2, 0, 0, 0, NULL},
-    {"ptr", offsetof(struct cgl_fr_clEnqueueWriteBuffer, ptr), sizeof(((struct cgl_fr_clEnqueueWriteBuffer *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueWriteBuffer, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueWriteBuffer *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
-    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueWriteBuffer, event_wait_list), sizeof(((struct cgl_fr_clEnqueueWriteBuffer *)0)->event_wait_list), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_clEnqueueWriteBuffer, event), sizeof(((struct cgl_fr_clEnqueueWriteBuffer *)0)->event), 6, 3, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clEnqueueWriteBuffer = {9, offsetof(struct cgl_fr_clEnqueueWriteBuffer, cgl_ret), sizeof(((struct cgl_fr_clEnqueueWriteBuffer *)0)->cgl_ret), 7, cgl_ta_clEnqueueWriteBuffer};
+static const cg_arg_name cgl_tn_clEnqueueWriteBuffer[9] = {{"command_queue", NULL}, {"buffer", NULL}, {"blocking_write", cgl_en_24}, {"offset", NULL}, {"size", NULL}, {"ptr", NULL}, {"num_events_in_wait_list", NULL}, {"event_wait_list", NULL}, {"event", NULL}};
+static const struct cgl_targs_clEnqueueWriteBuffer cgl_targs_clEnqueueWriteBuffer = {{9, offsetof(struct cgl_fr_clEnqueueWriteBuffer, cgl_ret), sizeof(((struct cgl_fr_clEnqueueWriteBuffer *)0)->cgl_ret), 7, cgl_targs_clEnqueueWriteBuffer.arg, cgl_tn_clEnqueueWriteBuffer}, {
+    {offsetof(struct cgl_fr_clEnqueueWriteBuffer, command_queue), sizeof(((struct cgl_fr_clEnqueueWriteBuffer *)0)->command_queue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueWriteBuffer, buffer), sizeof(((struct cgl_fr_clEnqueueWriteBuffer *)0)->buffer), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueWriteBuffer, blocking_write), sizeof(((struct cgl_fr_clEnqueueWriteBuffer *)0)->blocking_write), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0]},
+    {offsetof(struct cgl_fr_clEnqueueWriteBuffer, offset), sizeof(((struct cgl_fr_clEnqueueWriteBuffer *)0)->offset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueWriteBuffer, size), sizeof(((struct cgl_fr_clEnqueueWriteBuffer *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueWriteBuffer, ptr), sizeof(((struct cgl_fr_clEnqueueWriteBuffer *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueWriteBuffer, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueWriteBuffer *)0)->num_events_in_wait_list), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueWriteBuffer, event_wait_list), sizeof(((struct cgl_fr_clEnqueueWriteBuffer *)0)->event_wait_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueWriteBuffer, event), sizeof(((struct cgl_fr_clEnqueueWriteBuffer *)0)->event), 6, 3, 8, 0},
+}};
 CG_THUNK(clEnqueueWriteBuffer, (cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_write, cgl_f->offset, cgl_f->size, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write, size_t offset, size_t size, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3760,23 +4100,23 @@ struct cgl_fr_clEnqueueWriteBufferRect {
     cl_event *event;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clEnqueueWriteBufferRect[14] = {
-    {"command_queue", offsetof(struct cgl_fr_clEnqueueWriteBufferRect, command_queue), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->command_queue), 3, 0, 0, 0, NULL},
-    {"buffer", offsetof(struct cgl_fr_clEnqueueWriteBufferRect, buffer), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->buffer), 3, 0, 0, 0, NULL},
-    {"blocking_write", offsetof(struct cgl_fr_clEnqueueWriteBufferRect, blocking_write), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->blocking_write), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0], cgl_en_24},
-    {"buffer_origin", offsetof(struct cgl_fr_clEnqueueWriteBufferRect, buffer_origin), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->buffer_origin), 3, 0, 0, 0, NULL},
-    {"host_origin", offsetof(struct cgl_fr_clEnqueueWriteBufferRect, host_origin), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->host_origin), 3, 0, 0, 0, NULL},
-    {"region", offsetof(struct cgl_fr_clEnqueueWriteBufferRect, region), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->region), 3, 0, 0, 0, NULL},
-    {"buffer_row_pitch", offsetof(struct cgl_fr_clEnqueueWriteBufferRect, buffer_row_pitch), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->buffer_row_pitch), 2, 0, 0, 0, NULL},
-    {"buffer_slice_pitch", offsetof(struct cgl_fr_clEnqueueWriteBufferRect, buffer_slice_pitch), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->buffer_slice_pitch), 2, 0, 0, 0, NULL},
-    {"host_row_pitch", offsetof(struct cgl_fr_clEnqueueWriteBufferRect, host_row_pitch), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->host_row_pitch), 2, 0, 0, 0, NULL},
-    {"host_slice_pitch", offsetof(struct cgl_fr_clEnqueueWriteBufferRect, host_slice_pitch), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->host_slice_pitch), 2, 0, 0, 0, NULL},
-    {"ptr", offsetof(struct cgl_fr_clEnqueueWriteBufferRect, ptr), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueWriteBufferRect, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
-    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueWriteBufferRect, event_wait_list), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->event_wait_list), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_clEnqueueWriteBufferRect, event), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->event), 6, 3, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clEnqueueWriteBufferRect = {14, offsetof(struct cgl_fr_clEnqueueWriteBufferRect, cgl_ret), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->cgl_ret), 7, cgl_ta_clEnqueueWriteBufferRect};
+static const cg_arg_name cgl_tn_clEnqueueWriteBufferRect[14] = {{"command_queue", NULL}, {"buffer", NULL}, {"blocking_write", cgl_en_24}, {"buffer_origin", NULL}, {"host_origin", NULL}, {"region", NULL}, {"buffer_row_pitch", NULL}, {"buffer_slice_pitch", NULL}, {"host_row_pitch", NULL}, {"host_slice_pitch", NULL}, {"ptr", NULL}, {"num_events_in_wait_list", NULL}, {"event_wait_list", NULL}, {"event", NULL}};
+static const struct cgl_targs_clEnqueueWriteBufferRect cgl_targs_clEnqueueWriteBufferRect = {{14, offsetof(struct cgl_fr_clEnqueueWriteBufferRect, cgl_ret), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->cgl_ret), 7, cgl_targs_clEnqueueWriteBufferRect.arg, cgl_tn_clEnqueueWriteBufferRect}, {
+    {offsetof(struct cgl_fr_clEnqueueWriteBufferRect, command_queue), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->command_queue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueWriteBufferRect, buffer), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->buffer), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueWriteBufferRect, blocking_write), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->blocking_write), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0]},
+    {offsetof(struct cgl_fr_clEnqueueWriteBufferRect, buffer_origin), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->buffer_origin), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueWriteBufferRect, host_origin), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->host_origin), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueWriteBufferRect, region), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->region), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueWriteBufferRect, buffer_row_pitch), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->buffer_row_pitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueWriteBufferRect, buffer_slice_pitch), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->buffer_slice_pitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueWriteBufferRect, host_row_pitch), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->host_row_pitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueWriteBufferRect, host_slice_pitch), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->host_slice_pitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueWriteBufferRect, ptr), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueWriteBufferRect, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->num_events_in_wait_list), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueWriteBufferRect, event_wait_list), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->event_wait_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueWriteBufferRect, event), sizeof(((struct cgl_fr_clEnqueueWriteBufferRect *)0)->event), 6, 3, 8, 0},
+}};
 CG_THUNK(clEnqueueWriteBufferRect, (cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_write, cgl_f->buffer_origin, cgl_f->host_origin, cgl_f->region, cgl_f->buffer_row_pitch, cgl_f->buffer_slice_pitch, cgl_f->host_row_pitch, cgl_f->host_slice_pitch, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueWriteBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write, const size_t *buffer_origin, const size_t *host_origin, const size_t *region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3810,18 +4150,18 @@ struct cgl_fr_clEnqueueFillBuffer {
     cl_event *event;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clEnqueueFillBuffer[9] = {
-    {"command_queue", offsetof(struct cgl_fr_clEnqueueFillBuffer, command_queue), sizeof(((struct cgl_fr_clEnqueueFillBuffer *)0)->command_queue), 3, 0, 0, 0, NULL},
-    {"buffer", offsetof(struct cgl_fr_clEnqueueFillBuffer, buffer), sizeof(((struct cgl_fr_clEnqueueFillBuffer *)0)->buffer), 3, 0, 0, 0, NULL},
-    {"pattern", offsetof(struct cgl_fr_clEnqueueFillBuffer, pattern), sizeof(((struct cgl_fr_clEnqueueFillBuffer *)0)->pattern), 3, 0, 0, 0, NULL},
-    {"pattern_size", offsetof(struct cgl_fr_clEnqueueFillBuffer, pattern_size), sizeof(((struct cgl_fr_clEnqueueFillBuffer *)0)->pattern_size), 2, 0, 0, 0, NULL},
-    {"offset", offsetof(struct cgl_fr_clEnqueueFillBuffer, offset), sizeof(((struct cgl_fr_clEnqueueFillBuffer *)0)->offset), 2, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_clEnqueueFillBuffer, size), sizeof(((struct cgl_fr_clEnqueueFillBuffer *)0)->size), 2, 0, 0, 0, NULL},
-    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueFillBuffer, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueFillBuffer *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
-    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueFillBuffer, event_wait_list), sizeof(((struct cgl_fr_clEnqueueFillBuffer *)0)->event_wait_list), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_clEnqueueFillBuffer, event), sizeof(((struct cgl_fr_clEnqueueFillBuffer *)0)->event), 6, 3, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clEnqueueFillBuffer = {9, offsetof(struct cgl_fr_clEnqueueFillBuffer, cgl_ret), sizeof(((struct cgl_fr_clEnqueueFillBuffer *)0)->cgl_ret), 7, cgl_ta_clEnqueueFillBuffer};
+static const cg_arg_name cgl_tn_clEnqueueFillBuffer[9] = {{"command_queue", NULL}, {"buffer", NULL}, {"pattern", NULL}, {"pattern_size", NULL}, {"offset", NULL}, {"size", NULL}, {"num_events_in_wait_list", NULL}, {"event_wait_list", NULL}, {"event", NULL}};
+static const struct cgl_targs_clEnqueueFillBuffer cgl_targs_clEnqueueFillBuffer = {{9, offsetof(struct cgl_fr_clEnqueueFillBuffer, cgl_ret), sizeof(((struct cgl_fr_clEnqueueFillBuffer *)0)->cgl_ret), 7, cgl_targs_clEnqueueFillBuffer.arg, cgl_tn_clEnqueueFillBuffer}, {
+    {offsetof(struct cgl_fr_clEnqueueFillBuffer, command_queue), sizeof(((struct cgl_fr_clEnqueueFillBuffer *)0)->command_queue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueFillBuffer, buffer), sizeof(((struct cgl_fr_clEnqueueFillBuffer *)0)->buffer), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueFillBuffer, pattern), sizeof(((struct cgl_fr_clEnqueueFillBuffer *)0)->pattern), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueFillBuffer, pattern_size), sizeof(((struct cgl_fr_clEnqueueFillBuffer *)0)->pattern_size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueFillBuffer, offset), sizeof(((struct cgl_fr_clEnqueueFillBuffer *)0)->offset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueFillBuffer, size), sizeof(((struct cgl_fr_clEnqueueFillBuffer *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueFillBuffer, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueFillBuffer *)0)->num_events_in_wait_list), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueFillBuffer, event_wait_list), sizeof(((struct cgl_fr_clEnqueueFillBuffer *)0)->event_wait_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueFillBuffer, event), sizeof(((struct cgl_fr_clEnqueueFillBuffer *)0)->event), 6, 3, 8, 0},
+}};
 CG_THUNK(clEnqueueFillBuffer, (cgl_f->command_queue, cgl_f->buffer, cgl_f->pattern, cgl_f->pattern_size, cgl_f->offset, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer, const void *pattern, size_t pattern_size, size_t offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3854,18 +4194,18 @@ struct cgl_fr_clEnqueueCopyBuffer {
     cl_event *event;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clEnqueueCopyBuffer[9] = {
-    {"command_queue", offsetof(struct cgl_fr_clEnqueueCopyBuffer, command_queue), sizeof(((struct cgl_fr_clEnqueueCopyBuffer *)0)->command_queue), 3, 0, 0, 0, NULL},
-    {"src_buffer", offsetof(struct cgl_fr_clEnqueueCopyBuffer, src_buffer), sizeof(((struct cgl_fr_clEnqueueCopyBuffer *)0)->src_buffer), 3, 0, 0, 0, NULL},
-    {"dst_buffer", offsetof(struct cgl_fr_clEnqueueCopyBuffer, dst_buffer), sizeof(((struct cgl_fr_clEnqueueCopyBuffer *)0)->dst_buffer), 3, 0, 0, 0, NULL},
-    {"src_offset", offsetof(struct cgl_fr_clEnqueueCopyBuffer, src_offset), sizeof(((struct cgl_fr_clEnqueueCopyBuffer *)0)->src_offset), 2, 0, 0, 0, NULL},
-    {"dst_offset", offsetof(struct cgl_fr_clEnqueueCopyBuffer, dst_offset), sizeof(((struct cgl_fr_clEnqueueCopyBuffer *)0)->dst_offset), 2, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_clEnqueueCopyBuffer, size), sizeof(((struct cgl_fr_clEnqueueCopyBuffer *)0)->size), 2, 0, 0, 0, NULL},
-    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueCopyBuffer, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueCopyBuffer *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
-    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueCopyBuffer, event_wait_list), sizeof(((struct cgl_fr_clEnqueueCopyBuffer *)0)->event_wait_list), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_clEnqueueCopyBuffer, event), sizeof(((struct cgl_fr_clEnqueueCopyBuffer *)0)->event), 6, 3, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clEnqueueCopyBuffer = {9, offsetof(struct cgl_fr_clEnqueueCopyBuffer, cgl_ret), sizeof(((struct cgl_fr_clEnqueueCopyBuffer *)0)->cgl_ret), 7, cgl_ta_clEnqueueCopyBuffer};
+static const cg_arg_name cgl_tn_clEnqueueCopyBuffer[9] = {{"command_queue", NULL}, {"src_buffer", NULL}, {"dst_buffer", NULL}, {"src_offset", NULL}, {"dst_offset", NULL}, {"size", NULL}, {"num_events_in_wait_list", NULL}, {"event_wait_list", NULL}, {"event", NULL}};
+static const struct cgl_targs_clEnqueueCopyBuffer cgl_targs_clEnqueueCopyBuffer = {{9, offsetof(struct cgl_fr_clEnqueueCopyBuffer, cgl_ret), sizeof(((struct cgl_fr_clEnqueueCopyBuffer *)0)->cgl_ret), 7, cgl_targs_clEnqueueCopyBuffer.arg, cgl_tn_clEnqueueCopyBuffer}, {
+    {offsetof(struct cgl_fr_clEnqueueCopyBuffer, command_queue), sizeof(((struct cgl_fr_clEnqueueCopyBuffer *)0)->command_queue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyBuffer, src_buffer), sizeof(((struct cgl_fr_clEnqueueCopyBuffer *)0)->src_buffer), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyBuffer, dst_buffer), sizeof(((struct cgl_fr_clEnqueueCopyBuffer *)0)->dst_buffer), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyBuffer, src_offset), sizeof(((struct cgl_fr_clEnqueueCopyBuffer *)0)->src_offset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyBuffer, dst_offset), sizeof(((struct cgl_fr_clEnqueueCopyBuffer *)0)->dst_offset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyBuffer, size), sizeof(((struct cgl_fr_clEnqueueCopyBuffer *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyBuffer, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueCopyBuffer *)0)->num_events_in_wait_list), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyBuffer, event_wait_list), sizeof(((struct cgl_fr_clEnqueueCopyBuffer *)0)->event_wait_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyBuffer, event), sizeof(((struct cgl_fr_clEnqueueCopyBuffer *)0)->event), 6, 3, 8, 0},
+}};
 CG_THUNK(clEnqueueCopyBuffer, (cgl_f->command_queue, cgl_f->src_buffer, cgl_f->dst_buffer, cgl_f->src_offset, cgl_f->dst_offset, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer, size_t src_offset, size_t dst_offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3902,22 +4242,22 @@ struct cgl_fr_clEnqueueCopyBufferRect {
     cl_event *event;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clEnqueueCopyBufferRect[13] = {
-    {"command_queue", offsetof(struct cgl_fr_clEnqueueCopyBufferRect, command_queue), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->command_queue), 3, 0, 0, 0, NULL},
-    {"src_buffer", offsetof(struct cgl_fr_clEnqueueCopyBufferRect, src_buffer), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->src_buffer), 3, 0, 0, 0, NULL},
-    {"dst_buffer", offsetof(struct cgl_fr_clEnqueueCopyBufferRect, dst_buffer), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->dst_buffer), 3, 0, 0, 0, NULL},
-    {"src_origin", offsetof(struct cgl_fr_clEnqueueCopyBufferRect, src_origin), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->src_origin), 3, 0, 0, 0, NULL},
-    {"dst_origin", offsetof(struct cgl_fr_clEnqueueCopyBufferRect, dst_origin), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->dst_origin), 3, 0, 0, 0, NULL},
-    {"region", offsetof(struct cgl_fr_clEnqueueCopyBufferRect, region), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->region), 3, 0, 0, 0, NULL},
-    {"src_row_pitch", offsetof(struct cgl_fr_clEnqueueCopyBufferRect, src_row_pitch), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->src_row_pitch), 2, 0, 0, 0, NULL},
-    {"src_slice_pitch", offsetof(struct cgl_fr_clEnqueueCopyBufferRect, src_slice_pitch), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->src_slice_pitch), 2, 0, 0, 0, NULL},
-    {"dst_row_pitch", offsetof(struct cgl_fr_clEnqueueCopyBufferRect, dst_row_pitch), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->dst_row_pitch), 2, 0, 0, 0, NULL},
-    {"dst_slice_pitch", offsetof(struct cgl_fr_clEnqueueCopyBufferRect, dst_slice_pitch), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->dst_slice_pitch), 2, 0, 0, 0, NULL},
-    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueCopyBufferRect, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
-    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueCopyBufferRect, event_wait_list), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->event_wait_list), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_clEnqueueCopyBufferRect, event), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->event), 6, 3, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clEnqueueCopyBufferRect = {13, offsetof(struct cgl_fr_clEnqueueCopyBufferRect, cgl_ret), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->cgl_ret), 7, cgl_ta_clEnqueueCopyBufferRect};
+static const cg_arg_name cgl_tn_clEnqueueCopyBufferRect[13] = {{"command_queue", NULL}, {"src_buffer", NULL}, {"dst_buffer", NULL}, {"src_origin", NULL}, {"dst_origin", NULL}, {"region", NULL}, {"src_row_pitch", NULL}, {"src_slice_pitch", NULL}, {"dst_row_pitch", NULL}, {"dst_slice_pitch", NULL}, {"num_events_in_wait_list", NULL}, {"event_wait_list", NULL}, {"event", NULL}};
+static const struct cgl_targs_clEnqueueCopyBufferRect cgl_targs_clEnqueueCopyBufferRect = {{13, offsetof(struct cgl_fr_clEnqueueCopyBufferRect, cgl_ret), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->cgl_ret), 7, cgl_targs_clEnqueueCopyBufferRect.arg, cgl_tn_clEnqueueCopyBufferRect}, {
+    {offsetof(struct cgl_fr_clEnqueueCopyBufferRect, command_queue), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->command_queue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyBufferRect, src_buffer), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->src_buffer), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyBufferRect, dst_buffer), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->dst_buffer), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyBufferRect, src_origin), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->src_origin), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyBufferRect, dst_origin), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->dst_origin), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyBufferRect, region), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->region), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyBufferRect, src_row_pitch), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->src_row_pitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyBufferRect, src_slice_pitch), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->src_slice_pitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyBufferRect, dst_row_pitch), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->dst_row_pitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyBufferRect, dst_slice_pitch), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->dst_slice_pitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyBufferRect, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->num_events_in_wait_list), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyBufferRect, event_wait_list), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->event_wait_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyBufferRect, event), sizeof(((struct cgl_fr_clEnqueueCopyBufferRect *)0)->event), 6, 3, 8, 0},
+}};
 CG_THUNK(clEnqueueCopyBufferRect, (cgl_f->command_queue, cgl_f->src_buffer, cgl_f->dst_buffer, cgl_f->src_origin, cgl_f->dst_origin, cgl_f->region, cgl_f->src_row_pitch, cgl_f->src_slice_pitch, cgl_f->dst_row_pitch, cgl_f->dst_slice_pitch, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyBufferRect(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer, const size_t *src_origin, const size_t *dst_origin, const size_t *region, size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -3952,20 +4292,20 @@ struct cgl_fr_clEnqueueReadImage {
     cl_event *event;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clEnqueueReadImage[11] = {
-    {"command_queue", offsetof(struct cgl_fr_clEnqueueReadImage, command_queue), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->command_queue), 3, 0, 0, 0, NULL},
-    {"image", offsetof(struct cgl_fr_clEnqueueReadImage, image), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->image), 3, 0, 0, 0, NULL},
-    {"blocking_read", offsetof(struct cgl_fr_clEnqueueReadImage, blocking_read), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->blocking_read), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0], cgl_en_24},
-    {"origin", offsetof(struct cgl_fr_clEnqueueReadImage, origin), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->origin), 3, 0, 0, 0, NULL},
-    {"region", offsetof(struct cgl_fr_clEnqueueReadImage, region), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->region), 3, 0, 0, 0, NULL},
-    {"row_pitch", offsetof(struct cgl_fr_clEnqueueReadImage, row_pitch), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->row_pitch), 2, 0, 0, 0, NULL},
-    {"slice_pitch", offsetof(struct cgl_fr_clEnqueueReadImage, slice_pitch), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->slice_pitch), 2, 0, 0, 0, NULL},
-    {"ptr", offsetof(struct cgl_fr_clEnqueueReadImage, ptr), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueReadImage, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
-    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueReadImage, event_wait_list), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->event_wait_list), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_clEnqueueReadImage, event), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->event), 6, 3, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clEnqueueReadImage = {11, offsetof(struct cgl_fr_clEnqueueReadImage, cgl_ret), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->cgl_ret), 7, cgl_ta_clEnqueueReadImage};
+static const cg_arg_name cgl_tn_clEnqueueReadImage[11] = {{"command_queue", NULL}, {"image", NULL}, {"blocking_read", cgl_en_24}, {"origin", NULL}, {"region", NULL}, {"row_pitch", NULL}, {"slice_pitch", NULL}, {"ptr", NULL}, {"num_events_in_wait_list", NULL}, {"event_wait_list", NULL}, {"event", NULL}};
+static const struct cgl_targs_clEnqueueReadImage cgl_targs_clEnqueueReadImage = {{11, offsetof(struct cgl_fr_clEnqueueReadImage, cgl_ret), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->cgl_ret), 7, cgl_targs_clEnqueueReadImage.arg, cgl_tn_clEnqueueReadImage}, {
+    {offsetof(struct cgl_fr_clEnqueueReadImage, command_queue), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->command_queue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueReadImage, image), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->image), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueReadImage, blocking_read), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->blocking_read), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0]},
+    {offsetof(struct cgl_fr_clEnqueueReadImage, origin), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->origin), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueReadImage, region), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->region), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueReadImage, row_pitch), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->row_pitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueReadImage, slice_pitch), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->slice_pitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueReadImage, ptr), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueReadImage, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->num_events_in_wait_list), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueReadImage, event_wait_list), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->event_wait_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueReadImage, event), sizeof(((struct cgl_fr_clEnqueueReadImage *)0)->event), 6, 3, 8, 0},
+}};
 CG_THUNK(clEnqueueReadImage, (cgl_f->command_queue, cgl_f->image, cgl_f->blocking_read, cgl_f->origin, cgl_f->region, cgl_f->row_pitch, cgl_f->slice_pitch, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueReadImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_read, const size_t *origin, const size_t *region, size_t row_pitch, size_t slice_pitch, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4001,20 +4341,20 @@ struct cgl_fr_clEnqueueWriteImage {
     cl_event *event;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clEnqueueWriteImage[11] = {
-    {"command_queue", offsetof(struct cgl_fr_clEnqueueWriteImage, command_queue), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->command_queue), 3, 0, 0, 0, NULL},
-    {"image", offsetof(struct cgl_fr_clEnqueueWriteImage, image), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->image), 3, 0, 0, 0, NULL},
-    {"blocking_write", offsetof(struct cgl_fr_clEnqueueWriteImage, blocking_write), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->blocking_write), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0], cgl_en_24},
-    {"origin", offsetof(struct cgl_fr_clEnqueueWriteImage, origin), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->origin), 3, 0, 0, 0, NULL},
-    {"region", offsetof(struct cgl_fr_clEnqueueWriteImage, region), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->region), 3, 0, 0, 0, NULL},
-    {"input_row_pitch", offsetof(struct cgl_fr_clEnqueueWriteImage, input_row_pitch), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->input_row_pitch), 2, 0, 0, 0, NULL},
-    {"input_slice_pitch", offsetof(struct cgl_fr_clEnqueueWriteImage, input_slice_pitch), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->input_slice_pitch), 2, 0, 0, 0, NULL},
-    {"ptr", offsetof(struct cgl_fr_clEnqueueWriteImage, ptr), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueWriteImage, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
-    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueWriteImage, event_wait_list), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->event_wait_list), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_clEnqueueWriteImage, event), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->event), 6, 3, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clEnqueueWriteImage = {11, offsetof(struct cgl_fr_clEnqueueWriteImage, cgl_ret), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->cgl_ret), 7, cgl_ta_clEnqueueWriteImage};
+static const cg_arg_name cgl_tn_clEnqueueWriteImage[11] = {{"command_queue", NULL}, {"image", NULL}, {"blocking_write", cgl_en_24}, {"origin", NULL}, {"region", NULL}, {"input_row_pitch", NULL}, {"input_slice_pitch", NULL}, {"ptr", NULL}, {"num_events_in_wait_list", NULL}, {"event_wait_list", NULL}, {"event", NULL}};
+static const struct cgl_targs_clEnqueueWriteImage cgl_targs_clEnqueueWriteImage = {{11, offsetof(struct cgl_fr_clEnqueueWriteImage, cgl_ret), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->cgl_ret), 7, cgl_targs_clEnqueueWriteImage.arg, cgl_tn_clEnqueueWriteImage}, {
+    {offsetof(struct cgl_fr_clEnqueueWriteImage, command_queue), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->command_queue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueWriteImage, image), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->image), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueWriteImage, blocking_write), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->blocking_write), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0]},
+    {offsetof(struct cgl_fr_clEnqueueWriteImage, origin), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->origin), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueWriteImage, region), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->region), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueWriteImage, input_row_pitch), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->input_row_pitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueWriteImage, input_slice_pitch), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->input_slice_pitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueWriteImage, ptr), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueWriteImage, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->num_events_in_wait_list), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueWriteImage, event_wait_list), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->event_wait_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueWriteImage, event), sizeof(((struct cgl_fr_clEnqueueWriteImage *)0)->event), 6, 3, 8, 0},
+}};
 CG_THUNK(clEnqueueWriteImage, (cgl_f->command_queue, cgl_f->image, cgl_f->blocking_write, cgl_f->origin, cgl_f->region, cgl_f->input_row_pitch, cgl_f->input_slice_pitch, cgl_f->ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueWriteImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_write, const size_t *origin, const size_t *region, size_t input_row_pitch, size_t input_slice_pitch, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4047,17 +4387,17 @@ struct cgl_fr_clEnqueueFillImage {
     cl_event *event;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clEnqueueFillImage[8] = {
-    {"command_queue", offsetof(struct cgl_fr_clEnqueueFillImage, command_queue), sizeof(((struct cgl_fr_clEnqueueFillImage *)0)->command_queue), 3, 0, 0, 0, NULL},
-    {"image", offsetof(struct cgl_fr_clEnqueueFillImage, image), sizeof(((struct cgl_fr_clEnqueueFillImage *)0)->image), 3, 0, 0, 0, NULL},
-    {"fill_color", offsetof(struct cgl_fr_clEnqueueFillImage, fill_color), sizeof(((struct cgl_fr_clEnqueueFillImage *)0)->fill_color), 3, 0, 0, 0, NULL},
-    {"origin", offsetof(struct cgl_fr_clEnqueueFillImage, origin), sizeof(((struct cgl_fr_clEnqueueFillImage *)0)->origin), 3, 0, 0, 0, NULL},
-    {"region", offsetof(struct cgl_fr_clEnqueueFillImage, region), sizeof(((struct cgl_fr_clEnqueueFillImage *)0)->region), 3, 0, 0, 0, NULL},
-    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueFillImage, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueFillImage *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
-    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueFillImage, event_wait_list), sizeof(((struct cgl_fr_clEnqueueFillImage *)0)->event_wait_list), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_clEnqueueFillImage, event), sizeof(((struct cgl_fr_clEnqueueFillImage *)0)->event), 6, 3, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clEnqueueFillImage = {8, offsetof(struct cgl_fr_clEnqueueFillImage, cgl_ret), sizeof(((struct cgl_fr_clEnqueueFillImage *)0)->cgl_ret), 7, cgl_ta_clEnqueueFillImage};
+static const cg_arg_name cgl_tn_clEnqueueFillImage[8] = {{"command_queue", NULL}, {"image", NULL}, {"fill_color", NULL}, {"origin", NULL}, {"region", NULL}, {"num_events_in_wait_list", NULL}, {"event_wait_list", NULL}, {"event", NULL}};
+static const struct cgl_targs_clEnqueueFillImage cgl_targs_clEnqueueFillImage = {{8, offsetof(struct cgl_fr_clEnqueueFillImage, cgl_ret), sizeof(((struct cgl_fr_clEnqueueFillImage *)0)->cgl_ret), 7, cgl_targs_clEnqueueFillImage.arg, cgl_tn_clEnqueueFillImage}, {
+    {offsetof(struct cgl_fr_clEnqueueFillImage, command_queue), sizeof(((struct cgl_fr_clEnqueueFillImage *)0)->command_queue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueFillImage, image), sizeof(((struct cgl_fr_clEnqueueFillImage *)0)->image), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueFillImage, fill_color), sizeof(((struct cgl_fr_clEnqueueFillImage *)0)->fill_color), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueFillImage, origin), sizeof(((struct cgl_fr_clEnqueueFillImage *)0)->origin), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueFillImage, region), sizeof(((struct cgl_fr_clEnqueueFillImage *)0)->region), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueFillImage, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueFillImage *)0)->num_events_in_wait_list), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueFillImage, event_wait_list), sizeof(((struct cgl_fr_clEnqueueFillImage *)0)->event_wait_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueFillImage, event), sizeof(((struct cgl_fr_clEnqueueFillImage *)0)->event), 6, 3, 8, 0},
+}};
 CG_THUNK(clEnqueueFillImage, (cgl_f->command_queue, cgl_f->image, cgl_f->fill_color, cgl_f->origin, cgl_f->region, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueFillImage(cl_command_queue command_queue, cl_mem image, const void *fill_color, const size_t *origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4090,18 +4430,18 @@ struct cgl_fr_clEnqueueCopyImage {
     cl_event *event;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clEnqueueCopyImage[9] = {
-    {"command_queue", offsetof(struct cgl_fr_clEnqueueCopyImage, command_queue), sizeof(((struct cgl_fr_clEnqueueCopyImage *)0)->command_queue), 3, 0, 0, 0, NULL},
-    {"src_image", offsetof(struct cgl_fr_clEnqueueCopyImage, src_image), sizeof(((struct cgl_fr_clEnqueueCopyImage *)0)->src_image), 3, 0, 0, 0, NULL},
-    {"dst_image", offsetof(struct cgl_fr_clEnqueueCopyImage, dst_image), sizeof(((struct cgl_fr_clEnqueueCopyImage *)0)->dst_image), 3, 0, 0, 0, NULL},
-    {"src_origin", offsetof(struct cgl_fr_clEnqueueCopyImage, src_origin), sizeof(((struct cgl_fr_clEnqueueCopyImage *)0)->src_origin), 3, 0, 0, 0, NULL},
-    {"dst_origin", offsetof(struct cgl_fr_clEnqueueCopyImage, dst_origin), sizeof(((struct cgl_fr_clEnqueueCopyImage *)0)->dst_origin), 3, 0, 0, 0, NULL},
-    {"region", offsetof(struct cgl_fr_clEnqueueCopyImage, region), sizeof(((struct cgl_fr_clEnqueueCopyImage *)0)->region), 3, 0, 0, 0, NULL},
-    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueCopyImage, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueCopyImage *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
-    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueCopyImage, event_wait_list), sizeof(((struct cgl_fr_clEnqueueCopyImage *)0)->event_wait_list), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_clEnqueueCopyImage, event), sizeof(((struct cgl_fr_clEnqueueCopyImage *)0)->event), 6, 3, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clEnqueueCopyImage = {9, offsetof(struct cgl_fr_clEnqueueCopyImage, cgl_ret), sizeof(((struct cgl_fr_clEnqueueCopyImage *)0)->cgl_ret), 7, cgl_ta_clEnqueueCopyImage};
+static const cg_arg_name cgl_tn_clEnqueueCopyImage[9] = {{"command_queue", NULL}, {"src_image", NULL}, {"dst_image", NULL}, {"src_origin", NULL}, {"dst_origin", NULL}, {"region", NULL}, {"num_events_in_wait_list", NULL}, {"event_wait_list", NULL}, {"event", NULL}};
+static const struct cgl_targs_clEnqueueCopyImage cgl_targs_clEnqueueCopyImage = {{9, offsetof(struct cgl_fr_clEnqueueCopyImage, cgl_ret), sizeof(((struct cgl_fr_clEnqueueCopyImage *)0)->cgl_ret), 7, cgl_targs_clEnqueueCopyImage.arg, cgl_tn_clEnqueueCopyImage}, {
+    {offsetof(struct cgl_fr_clEnqueueCopyImage, command_queue), sizeof(((struct cgl_fr_clEnqueueCopyImage *)0)->command_queue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyImage, src_image), sizeof(((struct cgl_fr_clEnqueueCopyImage *)0)->src_image), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyImage, dst_image), sizeof(((struct cgl_fr_clEnqueueCopyImage *)0)->dst_image), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyImage, src_origin), sizeof(((struct cgl_fr_clEnqueueCopyImage *)0)->src_origin), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyImage, dst_origin), sizeof(((struct cgl_fr_clEnqueueCopyImage *)0)->dst_origin), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyImage, region), sizeof(((struct cgl_fr_clEnqueueCopyImage *)0)->region), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyImage, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueCopyImage *)0)->num_events_in_wait_list), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyImage, event_wait_list), sizeof(((struct cgl_fr_clEnqueueCopyImage *)0)->event_wait_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyImage, event), sizeof(((struct cgl_fr_clEnqueueCopyImage *)0)->event), 6, 3, 8, 0},
+}};
 CG_THUNK(clEnqueueCopyImage, (cgl_f->command_queue, cgl_f->src_image, cgl_f->dst_image, cgl_f->src_origin, cgl_f->dst_origin, cgl_f->region, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyImage(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_image, const size_t *src_origin, const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4134,18 +4474,18 @@ struct cgl_fr_clEnqueueCopyImageToBuffer {
     cl_event *event;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clEnqueueCopyImageToBuffer[9] = {
-    {"command_queue", offsetof(struct cgl_fr_clEnqueueCopyImageToBuffer, command_queue), sizeof(((struct cgl_fr_clEnqueueCopyImageToBuffer *)0)->command_queue), 3, 0, 0, 0, NULL},
-    {"src_image", offsetof(struct cgl_fr_clEnqueueCopyImageToBuffer, src_image), sizeof(((struct cgl_fr_clEnqueueCopyImageToBuffer *)0)->src_image), 3, 0, 0, 0, NULL},
-    {"dst_buffer", offsetof(struct cgl_fr_clEnqueueCopyImageToBuffer, dst_buffer), sizeof(((struct cgl_fr_clEnqueueCopyImageToBuffer *)0)->dst_buffer), 3, 0, 0, 0, NULL},
-    {"src_origin", offsetof(struct cgl_fr_clEnqueueCopyImageToBuffer, src_origin), sizeof(((struct cgl_fr_clEnqueueCopyImageToBuffer *)0)->src_origin), 3, 0, 0, 0, NULL},
-    {"region", offsetof(struct cgl_fr_clEnqueueCopyImageToBuffer, region), sizeof(((struct cgl_fr_clEnqueueCopyImageToBuffer *)0)->region), 3, 0, 0, 0, NULL},
-    {"dst_offset", offsetof(struct cgl_fr_clEnqueueCopyImageToBuffer, dst_offset), sizeof(((struct cgl_fr_clEnqueueCopyImageToBuffer *)0)->dst_offset), 2, 0, 0, 0, NULL},
-    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueCopyImageToBuffer, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueCopyImageToBuffer *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
-    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueCopyImageToBuffer, event_wait_list), sizeof(((struct cgl_fr_clEnqueueCopyImageToBuffer *)0)->event_wait_list), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_clEnqueueCopyImageToBuffer, event), sizeof(((struct cgl_fr_clEnqueueCopyImageToBuffer *)0)->event), 6, 3, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clEnqueueCopyImageToBuffer = {9, offsetof(struct cgl_fr_clEnqueueCopyImageToBuffer, cgl_ret), sizeof(((struct cgl_fr_clEnqueueCopyImageToBuffer *)0)->cgl_ret), 7, cgl_ta_clEnqueueCopyImageToBuffer};
+static const cg_arg_name cgl_tn_clEnqueueCopyImageToBuffer[9] = {{"command_queue", NULL}, {"src_image", NULL}, {"dst_buffer", NULL}, {"src_origin", NULL}, {"region", NULL}, {"dst_offset", NULL}, {"num_events_in_wait_list", NULL}, {"event_wait_list", NULL}, {"event", NULL}};
+static const struct cgl_targs_clEnqueueCopyImageToBuffer cgl_targs_clEnqueueCopyImageToBuffer = {{9, offsetof(struct cgl_fr_clEnqueueCopyImageToBuffer, cgl_ret), sizeof(((struct cgl_fr_clEnqueueCopyImageToBuffer *)0)->cgl_ret), 7, cgl_targs_clEnqueueCopyImageToBuffer.arg, cgl_tn_clEnqueueCopyImageToBuffer}, {
+    {offsetof(struct cgl_fr_clEnqueueCopyImageToBuffer, command_queue), sizeof(((struct cgl_fr_clEnqueueCopyImageToBuffer *)0)->command_queue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyImageToBuffer, src_image), sizeof(((struct cgl_fr_clEnqueueCopyImageToBuffer *)0)->src_image), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyImageToBuffer, dst_buffer), sizeof(((struct cgl_fr_clEnqueueCopyImageToBuffer *)0)->dst_buffer), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyImageToBuffer, src_origin), sizeof(((struct cgl_fr_clEnqueueCopyImageToBuffer *)0)->src_origin), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyImageToBuffer, region), sizeof(((struct cgl_fr_clEnqueueCopyImageToBuffer *)0)->region), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyImageToBuffer, dst_offset), sizeof(((struct cgl_fr_clEnqueueCopyImageToBuffer *)0)->dst_offset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyImageToBuffer, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueCopyImageToBuffer *)0)->num_events_in_wait_list), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyImageToBuffer, event_wait_list), sizeof(((struct cgl_fr_clEnqueueCopyImageToBuffer *)0)->event_wait_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyImageToBuffer, event), sizeof(((struct cgl_fr_clEnqueueCopyImageToBuffer *)0)->event), 6, 3, 8, 0},
+}};
 CG_THUNK(clEnqueueCopyImageToBuffer, (cgl_f->command_queue, cgl_f->src_image, cgl_f->dst_buffer, cgl_f->src_origin, cgl_f->region, cgl_f->dst_offset, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyImageToBuffer(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_buffer, const size_t *src_origin, const size_t *region, size_t dst_offset, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4178,18 +4518,18 @@ struct cgl_fr_clEnqueueCopyBufferToImage {
     cl_event *event;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clEnqueueCopyBufferToImage[9] = {
-    {"command_queue", offsetof(struct cgl_fr_clEnqueueCopyBufferToImage, command_queue), sizeof(((struct cgl_fr_clEnqueueCopyBufferToImage *)0)->command_queue), 3, 0, 0, 0, NULL},
-    {"src_buffer", offsetof(struct cgl_fr_clEnqueueCopyBufferToImage, src_buffer), sizeof(((struct cgl_fr_clEnqueueCopyBufferToImage *)0)->src_buffer), 3, 0, 0, 0, NULL},
-    {"dst_image", offsetof(struct cgl_fr_clEnqueueCopyBufferToImage, dst_image), sizeof(((struct cgl_fr_clEnqueueCopyBufferToImage *)0)->dst_image), 3, 0, 0, 0, NULL},
-    {"src_offset", offsetof(struct cgl_fr_clEnqueueCopyBufferToImage, src_offset), sizeof(((struct cgl_fr_clEnqueueCopyBufferToImage *)0)->src_offset), 2, 0, 0, 0, NULL},
-    {"dst_origin", offsetof(struct cgl_fr_clEnqueueCopyBufferToImage, dst_origin), sizeof(((struct cgl_fr_clEnqueueCopyBufferToImage *)0)->dst_origin), 3, 0, 0, 0, NULL},
-    {"region", offsetof(struct cgl_fr_clEnqueueCopyBufferToImage, region), sizeof(((struct cgl_fr_clEnqueueCopyBufferToImage *)0)->region), 3, 0, 0, 0, NULL},
-    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueCopyBufferToImage, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueCopyBufferToImage *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
-    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueCopyBufferToImage, event_wait_list), sizeof(((struct cgl_fr_clEnqueueCopyBufferToImage *)0)->event_wait_list), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_clEnqueueCopyBufferToImage, event), sizeof(((struct cgl_fr_clEnqueueCopyBufferToImage *)0)->event), 6, 3, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clEnqueueCopyBufferToImage = {9, offsetof(struct cgl_fr_clEnqueueCopyBufferToImage, cgl_ret), sizeof(((struct cgl_fr_clEnqueueCopyBufferToImage *)0)->cgl_ret), 7, cgl_ta_clEnqueueCopyBufferToImage};
+static const cg_arg_name cgl_tn_clEnqueueCopyBufferToImage[9] = {{"command_queue", NULL}, {"src_buffer", NULL}, {"dst_image", NULL}, {"src_offset", NULL}, {"dst_origin", NULL}, {"region", NULL}, {"num_events_in_wait_list", NULL}, {"event_wait_list", NULL}, {"event", NULL}};
+static const struct cgl_targs_clEnqueueCopyBufferToImage cgl_targs_clEnqueueCopyBufferToImage = {{9, offsetof(struct cgl_fr_clEnqueueCopyBufferToImage, cgl_ret), sizeof(((struct cgl_fr_clEnqueueCopyBufferToImage *)0)->cgl_ret), 7, cgl_targs_clEnqueueCopyBufferToImage.arg, cgl_tn_clEnqueueCopyBufferToImage}, {
+    {offsetof(struct cgl_fr_clEnqueueCopyBufferToImage, command_queue), sizeof(((struct cgl_fr_clEnqueueCopyBufferToImage *)0)->command_queue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyBufferToImage, src_buffer), sizeof(((struct cgl_fr_clEnqueueCopyBufferToImage *)0)->src_buffer), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyBufferToImage, dst_image), sizeof(((struct cgl_fr_clEnqueueCopyBufferToImage *)0)->dst_image), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyBufferToImage, src_offset), sizeof(((struct cgl_fr_clEnqueueCopyBufferToImage *)0)->src_offset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyBufferToImage, dst_origin), sizeof(((struct cgl_fr_clEnqueueCopyBufferToImage *)0)->dst_origin), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyBufferToImage, region), sizeof(((struct cgl_fr_clEnqueueCopyBufferToImage *)0)->region), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyBufferToImage, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueCopyBufferToImage *)0)->num_events_in_wait_list), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyBufferToImage, event_wait_list), sizeof(((struct cgl_fr_clEnqueueCopyBufferToImage *)0)->event_wait_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueCopyBufferToImage, event), sizeof(((struct cgl_fr_clEnqueueCopyBufferToImage *)0)->event), 6, 3, 8, 0},
+}};
 CG_THUNK(clEnqueueCopyBufferToImage, (cgl_f->command_queue, cgl_f->src_buffer, cgl_f->dst_image, cgl_f->src_offset, cgl_f->dst_origin, cgl_f->region, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyBufferToImage(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_image, size_t src_offset, const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4223,19 +4563,19 @@ struct cgl_fr_clEnqueueMapBuffer {
     cl_int *errcode_ret;
     void *cgl_ret;
 };
-static const cg_arg cgl_ta_clEnqueueMapBuffer[10] = {
-    {"command_queue", offsetof(struct cgl_fr_clEnqueueMapBuffer, command_queue), sizeof(((struct cgl_fr_clEnqueueMapBuffer *)0)->command_queue), 3, 0, 0, 0, NULL},
-    {"buffer", offsetof(struct cgl_fr_clEnqueueMapBuffer, buffer), sizeof(((struct cgl_fr_clEnqueueMapBuffer *)0)->buffer), 3, 0, 0, 0, NULL},
-    {"blocking_map", offsetof(struct cgl_fr_clEnqueueMapBuffer, blocking_map), sizeof(((struct cgl_fr_clEnqueueMapBuffer *)0)->blocking_map), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0], cgl_en_24},
-    {"map_flags", offsetof(struct cgl_fr_clEnqueueMapBuffer, map_flags), sizeof(((struct cgl_fr_clEnqueueMapBuffer *)0)->map_flags), 2, 0, 0, 0, NULL},
-    {"offset", offsetof(struct cgl_fr_clEnqueueMapBuffer, offset), sizeof(((struct cgl_fr_clEnqueueMapBuffer *)0)->offset), 2, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_clEnqueueMapBuffer, size), sizeof(((struct cgl_fr_clEnqueueMapBuffer *)0)->size), 2, 0, 0, 0, NULL},
-    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueMapBuffer, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueMapBuffer *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
-    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueMapBuffer, event_wait_list), sizeof(((struct cgl_fr_clEnqueueMapBuffer *)0)->event_wait_list), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_clEnqueueMapBuffer, event), sizeof(((struct cgl_fr_clEnqueueMapBuffer *)0)->event), 6, 3, 8, 0, NULL},
-    {"errcode_ret", offsetof(struct cgl_fr_clEnqueueMapBuffer, errcode_ret), sizeof(((struct cgl_fr_clEnqueueMapBuffer *)0)->errcode_ret), 6, 7, 4, 0, NULL},
-};
-static const cg_args cgl_targs_clEnqueueMapBuffer = {10, offsetof(struct cgl_fr_clEnqueueMapBuffer, cgl_ret), sizeof(((struct cgl_fr_clEnqueueMapBuffer *)0)->cgl_ret), 3, cgl_ta_clEnqueueMapBuffer};
+static const cg_arg_name cgl_tn_clEnqueueMapBuffer[10] = {{"command_queue", NULL}, {"buffer", NULL}, {"blocking_map", cgl_en_24}, {"map_flags", NULL}, {"offset", NULL}, {"size", NULL}, {"num_events_in_wait_list", NULL}, {"event_wait_list", NULL}, {"event", NULL}, {"errcode_ret", NULL}};
+static const struct cgl_targs_clEnqueueMapBuffer cgl_targs_clEnqueueMapBuffer = {{10, offsetof(struct cgl_fr_clEnqueueMapBuffer, cgl_ret), sizeof(((struct cgl_fr_clEnqueueMapBuffer *)0)->cgl_ret), 3, cgl_targs_clEnqueueMapBuffer.arg, cgl_tn_clEnqueueMapBuffer}, {
+    {offsetof(struct cgl_fr_clEnqueueMapBuffer, command_queue), sizeof(((struct cgl_fr_clEnqueueMapBuffer *)0)->command_queue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueMapBuffer, buffer), sizeof(((struct cgl_fr_clEnqueueMapBuffer *)0)->buffer), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueMapBuffer, blocking_map), sizeof(((struct cgl_fr_clEnqueueMapBuffer *)0)->blocking_map), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0]},
+    {offsetof(struct cgl_fr_clEnqueueMapBuffer, map_flags), sizeof(((struct cgl_fr_clEnqueueMapBuffer *)0)->map_flags), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueMapBuffer, offset), sizeof(((struct cgl_fr_clEnqueueMapBuffer *)0)->offset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueMapBuffer, size), sizeof(((struct cgl_fr_clEnqueueMapBuffer *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueMapBuffer, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueMapBuffer *)0)->num_events_in_wait_list), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueMapBuffer, event_wait_list), sizeof(((struct cgl_fr_clEnqueueMapBuffer *)0)->event_wait_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueMapBuffer, event), sizeof(((struct cgl_fr_clEnqueueMapBuffer *)0)->event), 6, 3, 8, 0},
+    {offsetof(struct cgl_fr_clEnqueueMapBuffer, errcode_ret), sizeof(((struct cgl_fr_clEnqueueMapBuffer *)0)->errcode_ret), 6, 7, 4, 0},
+}};
 CG_THUNK(clEnqueueMapBuffer, (cgl_f->command_queue, cgl_f->buffer, cgl_f->blocking_map, cgl_f->map_flags, cgl_f->offset, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) void *cgl_gp_clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_map, cl_map_flags map_flags, size_t offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event, cl_int *errcode_ret)
 {
@@ -4276,21 +4616,21 @@ struct cgl_fr_clEnqueueMapImage {
     cl_int *errcode_ret;
     void *cgl_ret;
 };
-static const cg_arg cgl_ta_clEnqueueMapImage[12] = {
-    {"command_queue", offsetof(struct cgl_fr_clEnqueueMapImage, command_queue), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->command_queue), 3, 0, 0, 0, NULL},
-    {"image", offsetof(struct cgl_fr_clEnqueueMapImage, image), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->image), 3, 0, 0, 0, NULL},
-    {"blocking_map", offsetof(struct cgl_fr_clEnqueueMapImage, blocking_map), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->blocking_map), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0], cgl_en_24},
-    {"map_flags", offsetof(struct cgl_fr_clEnqueueMapImage, map_flags), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->map_flags), 2, 0, 0, 0, NULL},
-    {"origin", offsetof(struct cgl_fr_clEnqueueMapImage, origin), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->origin), 3, 0, 0, 0, NULL},
-    {"region", offsetof(struct cgl_fr_clEnqueueMapImage, region), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->region), 3, 0, 0, 0, NULL},
-    {"image_row_pitch", offsetof(struct cgl_fr_clEnqueueMapImage, image_row_pitch), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->image_row_pitch), 3, 0, 0, 0, NULL},
-    {"image_slice_pitch", offsetof(struct cgl_fr_clEnqueueMapImage, image_slice_pitch), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->image_slice_pitch), 3, 0, 0, 0, NULL},
-    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueMapImage, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
-    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueMapImage, event_wait_list), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->event_wait_list), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_clEnqueueMapImage, event), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->event), 6, 3, 8, 0, NULL},
-    {"errcode_ret", offsetof(struct cgl_fr_clEnqueueMapImage, errcode_ret), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->errcode_ret), 6, 7, 4, 0, NULL},
-};
-static const cg_args cgl_targs_clEnqueueMapImage = {12, offsetof(struct cgl_fr_clEnqueueMapImage, cgl_ret), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->cgl_ret), 3, cgl_ta_clEnqueueMapImage};
+static const cg_arg_name cgl_tn_clEnqueueMapImage[12] = {{"command_queue", NULL}, {"image", NULL}, {"blocking_map", cgl_en_24}, {"map_flags", NULL}, {"origin", NULL}, {"region", NULL}, {"image_row_pitch", NULL}, {"image_slice_pitch", NULL}, {"num_events_in_wait_list", NULL}, {"event_wait_list", NULL}, {"event", NULL}, {"errcode_ret", NULL}};
+static const struct cgl_targs_clEnqueueMapImage cgl_targs_clEnqueueMapImage = {{12, offsetof(struct cgl_fr_clEnqueueMapImage, cgl_ret), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->cgl_ret), 3, cgl_targs_clEnqueueMapImage.arg, cgl_tn_clEnqueueMapImage}, {
+    {offsetof(struct cgl_fr_clEnqueueMapImage, command_queue), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->command_queue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueMapImage, image), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->image), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueMapImage, blocking_map), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->blocking_map), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0]},
+    {offsetof(struct cgl_fr_clEnqueueMapImage, map_flags), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->map_flags), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueMapImage, origin), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->origin), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueMapImage, region), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->region), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueMapImage, image_row_pitch), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->image_row_pitch), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueMapImage, image_slice_pitch), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->image_slice_pitch), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueMapImage, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->num_events_in_wait_list), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueMapImage, event_wait_list), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->event_wait_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueMapImage, event), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->event), 6, 3, 8, 0},
+    {offsetof(struct cgl_fr_clEnqueueMapImage, errcode_ret), sizeof(((struct cgl_fr_clEnqueueMapImage *)0)->errcode_ret), 6, 7, 4, 0},
+}};
 CG_THUNK(clEnqueueMapImage, (cgl_f->command_queue, cgl_f->image, cgl_f->blocking_map, cgl_f->map_flags, cgl_f->origin, cgl_f->region, cgl_f->image_row_pitch, cgl_f->image_slice_pitch, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) void *cgl_gp_clEnqueueMapImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_map, cl_map_flags map_flags, const size_t *origin, const size_t *region, size_t *image_row_pitch, size_t *image_slice_pitch, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event, cl_int *errcode_ret)
 {
@@ -4325,15 +4665,15 @@ struct cgl_fr_clEnqueueUnmapMemObject {
     cl_event *event;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clEnqueueUnmapMemObject[6] = {
-    {"command_queue", offsetof(struct cgl_fr_clEnqueueUnmapMemObject, command_queue), sizeof(((struct cgl_fr_clEnqueueUnmapMemObject *)0)->command_queue), 3, 0, 0, 0, NULL},
-    {"memobj", offsetof(struct cgl_fr_clEnqueueUnmapMemObject, memobj), sizeof(((struct cgl_fr_clEnqueueUnmapMemObject *)0)->memobj), 3, 0, 0, 0, NULL},
-    {"mapped_ptr", offsetof(struct cgl_fr_clEnqueueUnmapMemObject, mapped_ptr), sizeof(((struct cgl_fr_clEnqueueUnmapMemObject *)0)->mapped_ptr), 3, 0, 0, 0, NULL},
-    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueUnmapMemObject, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueUnmapMemObject *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
-    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueUnmapMemObject, event_wait_list), sizeof(((struct cgl_fr_clEnqueueUnmapMemObject *)0)->event_wait_list), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_clEnqueueUnmapMemObject, event), sizeof(((struct cgl_fr_clEnqueueUnmapMemObject *)0)->event), 6, 3, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clEnqueueUnmapMemObject = {6, offsetof(struct cgl_fr_clEnqueueUnmapMemObject, cgl_ret), sizeof(((struct cgl_fr_clEnqueueUnmapMemObject *)0)->cgl_ret), 7, cgl_ta_clEnqueueUnmapMemObject};
+static const cg_arg_name cgl_tn_clEnqueueUnmapMemObject[6] = {{"command_queue", NULL}, {"memobj", NULL}, {"mapped_ptr", NULL}, {"num_events_in_wait_list", NULL}, {"event_wait_list", NULL}, {"event", NULL}};
+static const struct cgl_targs_clEnqueueUnmapMemObject cgl_targs_clEnqueueUnmapMemObject = {{6, offsetof(struct cgl_fr_clEnqueueUnmapMemObject, cgl_ret), sizeof(((struct cgl_fr_clEnqueueUnmapMemObject *)0)->cgl_ret), 7, cgl_targs_clEnqueueUnmapMemObject.arg, cgl_tn_clEnqueueUnmapMemObject}, {
+    {offsetof(struct cgl_fr_clEnqueueUnmapMemObject, command_queue), sizeof(((struct cgl_fr_clEnqueueUnmapMemObject *)0)->command_queue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueUnmapMemObject, memobj), sizeof(((struct cgl_fr_clEnqueueUnmapMemObject *)0)->memobj), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueUnmapMemObject, mapped_ptr), sizeof(((struct cgl_fr_clEnqueueUnmapMemObject *)0)->mapped_ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueUnmapMemObject, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueUnmapMemObject *)0)->num_events_in_wait_list), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueUnmapMemObject, event_wait_list), sizeof(((struct cgl_fr_clEnqueueUnmapMemObject *)0)->event_wait_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueUnmapMemObject, event), sizeof(((struct cgl_fr_clEnqueueUnmapMemObject *)0)->event), 6, 3, 8, 0},
+}};
 CG_THUNK(clEnqueueUnmapMemObject, (cgl_f->command_queue, cgl_f->memobj, cgl_f->mapped_ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueUnmapMemObject(cl_command_queue command_queue, cl_mem memobj, void *mapped_ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4364,16 +4704,16 @@ struct cgl_fr_clEnqueueMigrateMemObjects {
     cl_event *event;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clEnqueueMigrateMemObjects[7] = {
-    {"command_queue", offsetof(struct cgl_fr_clEnqueueMigrateMemObjects, command_queue), sizeof(((struct cgl_fr_clEnqueueMigrateMemObjects *)0)->command_queue), 3, 0, 0, 0, NULL},
-    {"num_mem_objects", offsetof(struct cgl_fr_clEnqueueMigrateMemObjects, num_mem_objects), sizeof(((struct cgl_fr_clEnqueueMigrateMemObjects *)0)->num_mem_objects), 2, 0, 0, 0, NULL},
-    {"mem_objects", offsetof(struct cgl_fr_clEnqueueMigrateMemObjects, mem_objects), sizeof(((struct cgl_fr_clEnqueueMigrateMemObjects *)0)->mem_objects), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_clEnqueueMigrateMemObjects, flags), sizeof(((struct cgl_fr_clEnqueueMigrateMemObjects *)0)->flags), 2, 0, 0, 0, NULL},
-    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueMigrateMemObjects, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueMigrateMemObjects *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
-    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueMigrateMemObjects, event_wait_list), sizeof(((struct cgl_fr_clEnqueueMigrateMemObjects *)0)->event_wait_list), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_clEnqueueMigrateMemObjects, event), sizeof(((struct cgl_fr_clEnqueueMigrateMemObjects *)0)->event), 6, 3, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clEnqueueMigrateMemObjects = {7, offsetof(struct cgl_fr_clEnqueueMigrateMemObjects, cgl_ret), sizeof(((struct cgl_fr_clEnqueueMigrateMemObjects *)0)->cgl_ret), 7, cgl_ta_clEnqueueMigrateMemObjects};
+static const cg_arg_name cgl_tn_clEnqueueMigrateMemObjects[7] = {{"command_queue", NULL}, {"num_mem_objects", NULL}, {"mem_objects", NULL}, {"flags", NULL}, {"num_events_in_wait_list", NULL}, {"event_wait_list", NULL}, {"event", NULL}};
+static const struct cgl_targs_clEnqueueMigrateMemObjects cgl_targs_clEnqueueMigrateMemObjects = {{7, offsetof(struct cgl_fr_clEnqueueMigrateMemObjects, cgl_ret), sizeof(((struct cgl_fr_clEnqueueMigrateMemObjects *)0)->cgl_ret), 7, cgl_targs_clEnqueueMigrateMemObjects.arg, cgl_tn_clEnqueueMigrateMemObjects}, {
+    {offsetof(struct cgl_fr_clEnqueueMigrateMemObjects, command_queue), sizeof(((struct cgl_fr_clEnqueueMigrateMemObjects *)0)->command_queue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueMigrateMemObjects, num_mem_objects), sizeof(((struct cgl_fr_clEnqueueMigrateMemObjects *)0)->num_mem_objects), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueMigrateMemObjects, mem_objects), sizeof(((struct cgl_fr_clEnqueueMigrateMemObjects *)0)->mem_objects), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueMigrateMemObjects, flags), sizeof(((struct cgl_fr_clEnqueueMigrateMemObjects *)0)->flags), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueMigrateMemObjects, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueMigrateMemObjects *)0)->num_events_in_wait_list), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueMigrateMemObjects, event_wait_list), sizeof(((struct cgl_fr_clEnqueueMigrateMemObjects *)0)->event_wait_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueMigrateMemObjects, event), sizeof(((struct cgl_fr_clEnqueueMigrateMemObjects *)0)->event), 6, 3, 8, 0},
+}};
 CG_THUNK(clEnqueueMigrateMemObjects, (cgl_f->command_queue, cgl_f->num_mem_objects, cgl_f->mem_objects, cgl_f->flags, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueMigrateMemObjects(cl_command_queue command_queue, cl_uint num_mem_objects, const cl_mem *mem_objects, cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4409,18 +4749,18 @@ struct cgl_fr_clEnqueueNDRangeKernel {
 static const cg_rule cgl_rules_clEnqueueNDRangeKernel[1] = {
     {"kernel", offsetof(struct cgl_fr_clEnqueueNDRangeKernel, kernel), sizeof(((struct cgl_fr_clEnqueueNDRangeKernel *)0)->kernel), CG_RULE_READ | CG_RULE_LAUNCHES},
 };
-static const cg_arg cgl_ta_clEnqueueNDRangeKernel[9] = {
-    {"command_queue", offsetof(struct cgl_fr_clEnqueueNDRangeKernel, command_queue), sizeof(((struct cgl_fr_clEnqueueNDRangeKernel *)0)->command_queue), 3, 0, 0, 0, NULL},
-    {"kernel", offsetof(struct cgl_fr_clEnqueueNDRangeKernel, kernel), sizeof(((struct cgl_fr_clEnqueueNDRangeKernel *)0)->kernel), 3, 0, 0, 0, NULL},
-    {"work_dim", offsetof(struct cgl_fr_clEnqueueNDRangeKernel, work_dim), sizeof(((struct cgl_fr_clEnqueueNDRangeKernel *)0)->work_dim), 2, 0, 0, 0, NULL},
-    {"global_work_offset", offsetof(struct cgl_fr_clEnqueueNDRangeKernel, global_work_offset), sizeof(((struct cgl_fr_clEnqueueNDRangeKernel *)0)->global_work_offset), 3, 0, 0, 0, NULL},
-    {"global_work_size", offsetof(struct cgl_fr_clEnqueueNDRangeKernel, global_work_size), sizeof(((struct cgl_fr_clEnqueueNDRangeKernel *)0)->global_work_size), 3, 0, 0, 0, NULL},
-    {"local_work_size", offsetof(struct cgl_fr_clEnqueueNDRangeKernel, local_work_size), sizeof(((struct cgl_fr_clEnqueueNDRangeKernel *)0)->local_work_size), 3, 0, 0, 0, NULL},
-    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueNDRangeKernel, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueNDRangeKernel *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
-    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueNDRangeKernel, event_wait_list), sizeof(((struct cgl_fr_clEnqueueNDRangeKernel *)0)->event_wait_list), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_clEnqueueNDRangeKernel, event), sizeof(((struct cgl_fr_clEnqueueNDRangeKernel *)0)->event), 6, 3, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clEnqueueNDRangeKernel = {9, offsetof(struct cgl_fr_clEnqueueNDRangeKernel, cgl_ret), sizeof(((struct cgl_fr_clEnqueueNDRangeKernel *)0)->cgl_ret), 7, cgl_ta_clEnqueueNDRangeKernel};
+static const cg_arg_name cgl_tn_clEnqueueNDRangeKernel[9] = {{"command_queue", NULL}, {"kernel", NULL}, {"work_dim", NULL}, {"global_work_offset", NULL}, {"global_work_size", NULL}, {"local_work_size", NULL}, {"num_events_in_wait_list", NULL}, {"event_wait_list", NULL}, {"event", NULL}};
+static const struct cgl_targs_clEnqueueNDRangeKernel cgl_targs_clEnqueueNDRangeKernel = {{9, offsetof(struct cgl_fr_clEnqueueNDRangeKernel, cgl_ret), sizeof(((struct cgl_fr_clEnqueueNDRangeKernel *)0)->cgl_ret), 7, cgl_targs_clEnqueueNDRangeKernel.arg, cgl_tn_clEnqueueNDRangeKernel}, {
+    {offsetof(struct cgl_fr_clEnqueueNDRangeKernel, command_queue), sizeof(((struct cgl_fr_clEnqueueNDRangeKernel *)0)->command_queue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueNDRangeKernel, kernel), sizeof(((struct cgl_fr_clEnqueueNDRangeKernel *)0)->kernel), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueNDRangeKernel, work_dim), sizeof(((struct cgl_fr_clEnqueueNDRangeKernel *)0)->work_dim), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueNDRangeKernel, global_work_offset), sizeof(((struct cgl_fr_clEnqueueNDRangeKernel *)0)->global_work_offset), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueNDRangeKernel, global_work_size), sizeof(((struct cgl_fr_clEnqueueNDRangeKernel *)0)->global_work_size), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueNDRangeKernel, local_work_size), sizeof(((struct cgl_fr_clEnqueueNDRangeKernel *)0)->local_work_size), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueNDRangeKernel, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueNDRangeKernel *)0)->num_events_in_wait_list), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueNDRangeKernel, event_wait_list), sizeof(((struct cgl_fr_clEnqueueNDRangeKernel *)0)->event_wait_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueNDRangeKernel, event), sizeof(((struct cgl_fr_clEnqueueNDRangeKernel *)0)->event), 6, 3, 8, 0},
+}};
 CG_THUNK(clEnqueueNDRangeKernel, (cgl_f->command_queue, cgl_f->kernel, cgl_f->work_dim, cgl_f->global_work_offset, cgl_f->global_work_size, cgl_f->local_work_size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_kernel kernel, cl_uint work_dim, const size_t *global_work_offset, const size_t *global_work_size, const size_t *local_work_size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4455,19 +4795,19 @@ struct cgl_fr_clEnqueueNativeKernel {
     cl_event *event;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clEnqueueNativeKernel[10] = {
-    {"command_queue", offsetof(struct cgl_fr_clEnqueueNativeKernel, command_queue), sizeof(((struct cgl_fr_clEnqueueNativeKernel *)0)->command_queue), 3, 0, 0, 0, NULL},
-    {"user_func", offsetof(struct cgl_fr_clEnqueueNativeKernel, user_func), sizeof(((struct cgl_fr_clEnqueueNativeKernel *)0)->user_func), 3, 0, 0, 0, NULL},
-    {"args", offsetof(struct cgl_fr_clEnqueueNativeKernel, args), sizeof(((struct cgl_fr_clEnqueueNativeKernel *)0)->args), 3, 0, 0, 0, NULL},
-    {"cb_args", offsetof(struct cgl_fr_clEnqueueNativeKernel, cb_args), sizeof(((struct cgl_fr_clEnqueueNativeKernel *)0)->cb_args), 2, 0, 0, 0, NULL},
-    {"num_mem_objects", offsetof(struct cgl_fr_clEnqueueNativeKernel, num_mem_objects), sizeof(((struct cgl_fr_clEnqueueNativeKernel *)0)->num_mem_objects), 2, 0, 0, 0, NULL},
-    {"mem_list", offsetof(struct cgl_fr_clEnqueueNativeKernel, mem_list), sizeof(((struct cgl_fr_clEnqueueNativeKernel *)0)->mem_list), 3, 0, 0, 0, NULL},
-    {"args_mem_loc", offsetof(struct cgl_fr_clEnqueueNativeKernel, args_mem_loc), sizeof(((struct cgl_fr_clEnqueueNativeKernel *)0)->args_mem_loc), 3, 0, 0, 0, NULL},
-    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueNativeKernel, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueNativeKernel *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
-    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueNativeKernel, event_wait_list), sizeof(((struct cgl_fr_clEnqueueNativeKernel *)0)->event_wait_list), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_clEnqueueNativeKernel, event), sizeof(((struct cgl_fr_clEnqueueNativeKernel *)0)->event), 6, 3, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clEnqueueNativeKernel = {10, offsetof(struct cgl_fr_clEnqueueNativeKernel, cgl_ret), sizeof(((struct cgl_fr_clEnqueueNativeKernel *)0)->cgl_ret), 7, cgl_ta_clEnqueueNativeKernel};
+static const cg_arg_name cgl_tn_clEnqueueNativeKernel[10] = {{"command_queue", NULL}, {"user_func", NULL}, {"args", NULL}, {"cb_args", NULL}, {"num_mem_objects", NULL}, {"mem_list", NULL}, {"args_mem_loc", NULL}, {"num_events_in_wait_list", NULL}, {"event_wait_list", NULL}, {"event", NULL}};
+static const struct cgl_targs_clEnqueueNativeKernel cgl_targs_clEnqueueNativeKernel = {{10, offsetof(struct cgl_fr_clEnqueueNativeKernel, cgl_ret), sizeof(((struct cgl_fr_clEnqueueNativeKernel *)0)->cgl_ret), 7, cgl_targs_clEnqueueNativeKernel.arg, cgl_tn_clEnqueueNativeKernel}, {
+    {offsetof(struct cgl_fr_clEnqueueNativeKernel, command_queue), sizeof(((struct cgl_fr_clEnqueueNativeKernel *)0)->command_queue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueNativeKernel, user_func), sizeof(((struct cgl_fr_clEnqueueNativeKernel *)0)->user_func), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueNativeKernel, args), sizeof(((struct cgl_fr_clEnqueueNativeKernel *)0)->args), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueNativeKernel, cb_args), sizeof(((struct cgl_fr_clEnqueueNativeKernel *)0)->cb_args), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueNativeKernel, num_mem_objects), sizeof(((struct cgl_fr_clEnqueueNativeKernel *)0)->num_mem_objects), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueNativeKernel, mem_list), sizeof(((struct cgl_fr_clEnqueueNativeKernel *)0)->mem_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueNativeKernel, args_mem_loc), sizeof(((struct cgl_fr_clEnqueueNativeKernel *)0)->args_mem_loc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueNativeKernel, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueNativeKernel *)0)->num_events_in_wait_list), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueNativeKernel, event_wait_list), sizeof(((struct cgl_fr_clEnqueueNativeKernel *)0)->event_wait_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueNativeKernel, event), sizeof(((struct cgl_fr_clEnqueueNativeKernel *)0)->event), 6, 3, 8, 0},
+}};
 CG_THUNK(clEnqueueNativeKernel, (cgl_f->command_queue, cgl_f->user_func, cgl_f->args, cgl_f->cb_args, cgl_f->num_mem_objects, cgl_f->mem_list, cgl_f->args_mem_loc, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueNativeKernel(cl_command_queue command_queue, void (*user_func)(void *), void *args, size_t cb_args, cl_uint num_mem_objects, const cl_mem *mem_list, const void **args_mem_loc, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4495,13 +4835,13 @@ struct cgl_fr_clEnqueueMarkerWithWaitList {
     cl_event *event;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clEnqueueMarkerWithWaitList[4] = {
-    {"command_queue", offsetof(struct cgl_fr_clEnqueueMarkerWithWaitList, command_queue), sizeof(((struct cgl_fr_clEnqueueMarkerWithWaitList *)0)->command_queue), 3, 0, 0, 0, NULL},
-    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueMarkerWithWaitList, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueMarkerWithWaitList *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
-    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueMarkerWithWaitList, event_wait_list), sizeof(((struct cgl_fr_clEnqueueMarkerWithWaitList *)0)->event_wait_list), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_clEnqueueMarkerWithWaitList, event), sizeof(((struct cgl_fr_clEnqueueMarkerWithWaitList *)0)->event), 6, 3, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clEnqueueMarkerWithWaitList = {4, offsetof(struct cgl_fr_clEnqueueMarkerWithWaitList, cgl_ret), sizeof(((struct cgl_fr_clEnqueueMarkerWithWaitList *)0)->cgl_ret), 7, cgl_ta_clEnqueueMarkerWithWaitList};
+static const cg_arg_name cgl_tn_clEnqueueMarkerWithWaitList[4] = {{"command_queue", NULL}, {"num_events_in_wait_list", NULL}, {"event_wait_list", NULL}, {"event", NULL}};
+static const struct cgl_targs_clEnqueueMarkerWithWaitList cgl_targs_clEnqueueMarkerWithWaitList = {{4, offsetof(struct cgl_fr_clEnqueueMarkerWithWaitList, cgl_ret), sizeof(((struct cgl_fr_clEnqueueMarkerWithWaitList *)0)->cgl_ret), 7, cgl_targs_clEnqueueMarkerWithWaitList.arg, cgl_tn_clEnqueueMarkerWithWaitList}, {
+    {offsetof(struct cgl_fr_clEnqueueMarkerWithWaitList, command_queue), sizeof(((struct cgl_fr_clEnqueueMarkerWithWaitList *)0)->command_queue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueMarkerWithWaitList, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueMarkerWithWaitList *)0)->num_events_in_wait_list), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueMarkerWithWaitList, event_wait_list), sizeof(((struct cgl_fr_clEnqueueMarkerWithWaitList *)0)->event_wait_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueMarkerWithWaitList, event), sizeof(((struct cgl_fr_clEnqueueMarkerWithWaitList *)0)->event), 6, 3, 8, 0},
+}};
 CG_THUNK(clEnqueueMarkerWithWaitList, (cgl_f->command_queue, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueMarkerWithWaitList(cl_command_queue command_queue, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4529,13 +4869,13 @@ struct cgl_fr_clEnqueueBarrierWithWaitList {
     cl_event *event;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clEnqueueBarrierWithWaitList[4] = {
-    {"command_queue", offsetof(struct cgl_fr_clEnqueueBarrierWithWaitList, command_queue), sizeof(((struct cgl_fr_clEnqueueBarrierWithWaitList *)0)->command_queue), 3, 0, 0, 0, NULL},
-    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueBarrierWithWaitList, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueBarrierWithWaitList *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
-    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueBarrierWithWaitList, event_wait_list), sizeof(((struct cgl_fr_clEnqueueBarrierWithWaitList *)0)->event_wait_list), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_clEnqueueBarrierWithWaitList, event), sizeof(((struct cgl_fr_clEnqueueBarrierWithWaitList *)0)->event), 6, 3, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clEnqueueBarrierWithWaitList = {4, offsetof(struct cgl_fr_clEnqueueBarrierWithWaitList, cgl_ret), sizeof(((struct cgl_fr_clEnqueueBarrierWithWaitList *)0)->cgl_ret), 7, cgl_ta_clEnqueueBarrierWithWaitList};
+static const cg_arg_name cgl_tn_clEnqueueBarrierWithWaitList[4] = {{"command_queue", NULL}, {"num_events_in_wait_list", NULL}, {"event_wait_list", NULL}, {"event", NULL}};
+static const struct cgl_targs_clEnqueueBarrierWithWaitList cgl_targs_clEnqueueBarrierWithWaitList = {{4, offsetof(struct cgl_fr_clEnqueueBarrierWithWaitList, cgl_ret), sizeof(((struct cgl_fr_clEnqueueBarrierWithWaitList *)0)->cgl_ret), 7, cgl_targs_clEnqueueBarrierWithWaitList.arg, cgl_tn_clEnqueueBarrierWithWaitList}, {
+    {offsetof(struct cgl_fr_clEnqueueBarrierWithWaitList, command_queue), sizeof(((struct cgl_fr_clEnqueueBarrierWithWaitList *)0)->command_queue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueBarrierWithWaitList, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueBarrierWithWaitList *)0)->num_events_in_wait_list), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueBarrierWithWaitList, event_wait_list), sizeof(((struct cgl_fr_clEnqueueBarrierWithWaitList *)0)->event_wait_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueBarrierWithWaitList, event), sizeof(((struct cgl_fr_clEnqueueBarrierWithWaitList *)0)->event), 6, 3, 8, 0},
+}};
 CG_THUNK(clEnqueueBarrierWithWaitList, (cgl_f->command_queue, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueBarrierWithWaitList(cl_command_queue command_queue, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4567,16 +4907,16 @@ struct cgl_fr_clEnqueueSVMFree {
     cl_event *event;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clEnqueueSVMFree[7] = {
-    {"command_queue", offsetof(struct cgl_fr_clEnqueueSVMFree, command_queue), sizeof(((struct cgl_fr_clEnqueueSVMFree *)0)->command_queue), 3, 0, 0, 0, NULL},
-    {"num_svm_pointers", offsetof(struct cgl_fr_clEnqueueSVMFree, num_svm_pointers), sizeof(((struct cgl_fr_clEnqueueSVMFree *)0)->num_svm_pointers), 2, 0, 0, 0, NULL},
-    {"pfn_free_func", offsetof(struct cgl_fr_clEnqueueSVMFree, pfn_free_func), sizeof(((struct cgl_fr_clEnqueueSVMFree *)0)->pfn_free_func), 3, 0, 0, 0, NULL},
-    {"user_data", offsetof(struct cgl_fr_clEnqueueSVMFree, user_data), sizeof(((struct cgl_fr_clEnqueueSVMFree *)0)->user_data), 3, 0, 0, 0, NULL},
-    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueSVMFree, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMFree *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
-    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueSVMFree, event_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMFree *)0)->event_wait_list), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_clEnqueueSVMFree, event), sizeof(((struct cgl_fr_clEnqueueSVMFree *)0)->event), 6, 3, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clEnqueueSVMFree = {7, offsetof(struct cgl_fr_clEnqueueSVMFree, cgl_ret), sizeof(((struct cgl_fr_clEnqueueSVMFree *)0)->cgl_ret), 7, cgl_ta_clEnqueueSVMFree};
+static const cg_arg_name cgl_tn_clEnqueueSVMFree[7] = {{"command_queue", NULL}, {"num_svm_pointers", NULL}, {"pfn_free_func", NULL}, {"user_data", NULL}, {"num_events_in_wait_list", NULL}, {"event_wait_list", NULL}, {"event", NULL}};
+static const struct cgl_targs_clEnqueueSVMFree cgl_targs_clEnqueueSVMFree = {{7, offsetof(struct cgl_fr_clEnqueueSVMFree, cgl_ret), sizeof(((struct cgl_fr_clEnqueueSVMFree *)0)->cgl_ret), 7, cgl_targs_clEnqueueSVMFree.arg, cgl_tn_clEnqueueSVMFree}, {
+    {offsetof(struct cgl_fr_clEnqueueSVMFree, command_queue), sizeof(((struct cgl_fr_clEnqueueSVMFree *)0)->command_queue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMFree, num_svm_pointers), sizeof(((struct cgl_fr_clEnqueueSVMFree *)0)->num_svm_pointers), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMFree, pfn_free_func), sizeof(((struct cgl_fr_clEnqueueSVMFree *)0)->pfn_free_func), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMFree, user_data), sizeof(((struct cgl_fr_clEnqueueSVMFree *)0)->user_data), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMFree, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMFree *)0)->num_events_in_wait_list), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMFree, event_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMFree *)0)->event_wait_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMFree, event), sizeof(((struct cgl_fr_clEnqueueSVMFree *)0)->event), 6, 3, 8, 0},
+}};
 CG_THUNK(clEnqueueSVMFree, (cgl_f->command_queue, cgl_f->num_svm_pointers, cgl_f->svm_pointers, cgl_f->pfn_free_func, cgl_f->user_data, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMFree(cl_command_queue command_queue, cl_uint num_svm_pointers, void *svm_pointers[], void (*pfn_free_func)(cl_command_queue, cl_uint, void *[], void *), void *user_data, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4608,17 +4948,17 @@ struct cgl_fr_clEnqueueSVMMemcpy {
     cl_event *event;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clEnqueueSVMMemcpy[8] = {
-    {"command_queue", offsetof(struct cgl_fr_clEnqueueSVMMemcpy, command_queue), sizeof(((struct cgl_fr_clEnqueueSVMMemcpy *)0)->command_queue), 3, 0, 0, 0, NULL},
-    {"blocking_copy", offsetof(struct cgl_fr_clEnqueueSVMMemcpy, blocking_copy), sizeof(((struct cgl_fr_clEnqueueSVMMemcpy *)0)->blocking_copy), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0], cgl_en_24},
-    {"dst_ptr", offsetof(struct cgl_fr_clEnqueueSVMMemcpy, dst_ptr), sizeof(((struct cgl_fr_clEnqueueSVMMemcpy *)0)->dst_ptr), 3, 0, 0, 0, NULL},
-    {"src_ptr", offsetof(struct cgl_fr_clEnqueueSVMMemcpy, src_ptr), sizeof(((struct cgl_fr_clEnqueueSVMMemcpy *)0)->src_ptr), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_clEnqueueSVMMemcpy, size), sizeof(((struct cgl_fr_clEnqueueSVMMemcpy *)0)->size), 2, 0, 0, 0, NULL},
-    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueSVMMemcpy, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMMemcpy *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
-    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueSVMMemcpy, event_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMMemcpy *)0)->event_wait_list), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_clEnqueueSVMMemcpy, event), sizeof(((struct cgl_fr_clEnqueueSVMMemcpy *)0)->event), 6, 3, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clEnqueueSVMMemcpy = {8, offsetof(struct cgl_fr_clEnqueueSVMMemcpy, cgl_ret), sizeof(((struct cgl_fr_clEnqueueSVMMemcpy *)0)->cgl_ret), 7, cgl_ta_clEnqueueSVMMemcpy};
+static const cg_arg_name cgl_tn_clEnqueueSVMMemcpy[8] = {{"command_queue", NULL}, {"blocking_copy", cgl_en_24}, {"dst_ptr", NULL}, {"src_ptr", NULL}, {"size", NULL}, {"num_events_in_wait_list", NULL}, {"event_wait_list", NULL}, {"event", NULL}};
+static const struct cgl_targs_clEnqueueSVMMemcpy cgl_targs_clEnqueueSVMMemcpy = {{8, offsetof(struct cgl_fr_clEnqueueSVMMemcpy, cgl_ret), sizeof(((struct cgl_fr_clEnqueueSVMMemcpy *)0)->cgl_ret), 7, cgl_targs_clEnqueueSVMMemcpy.arg, cgl_tn_clEnqueueSVMMemcpy}, {
+    {offsetof(struct cgl_fr_clEnqueueSVMMemcpy, command_queue), sizeof(((struct cgl_fr_clEnqueueSVMMemcpy *)0)->command_queue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMMemcpy, blocking_copy), sizeof(((struct cgl_fr_clEnqueueSVMMemcpy *)0)->blocking_copy), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0]},
+    {offsetof(struct cgl_fr_clEnqueueSVMMemcpy, dst_ptr), sizeof(((struct cgl_fr_clEnqueueSVMMemcpy *)0)->dst_ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMMemcpy, src_ptr), sizeof(((struct cgl_fr_clEnqueueSVMMemcpy *)0)->src_ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMMemcpy, size), sizeof(((struct cgl_fr_clEnqueueSVMMemcpy *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMMemcpy, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMMemcpy *)0)->num_events_in_wait_list), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMMemcpy, event_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMMemcpy *)0)->event_wait_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMMemcpy, event), sizeof(((struct cgl_fr_clEnqueueSVMMemcpy *)0)->event), 6, 3, 8, 0},
+}};
 CG_THUNK(clEnqueueSVMMemcpy, (cgl_f->command_queue, cgl_f->blocking_copy, cgl_f->dst_ptr, cgl_f->src_ptr, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMMemcpy(cl_command_queue command_queue, cl_bool blocking_copy, void *dst_ptr, const void *src_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4651,17 +4991,17 @@ struct cgl_fr_clEnqueueSVMMemFill {
     cl_event *event;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clEnqueueSVMMemFill[8] = {
-    {"command_queue", offsetof(struct cgl_fr_clEnqueueSVMMemFill, command_queue), sizeof(((struct cgl_fr_clEnqueueSVMMemFill *)0)->command_queue), 3, 0, 0, 0, NULL},
-    {"svm_ptr", offsetof(struct cgl_fr_clEnqueueSVMMemFill, svm_ptr), sizeof(((struct cgl_fr_clEnqueueSVMMemFill *)0)->svm_ptr), 3, 0, 0, 0, NULL},
-    {"pattern", offsetof(struct cgl_fr_clEnqueueSVMMemFill, pattern), sizeof(((struct cgl_fr_clEnqueueSVMMemFill *)0)->pattern), 3, 0, 0, 0, NULL},
-    {"pattern_size", offsetof(struct cgl_fr_clEnqueueSVMMemFill, pattern_size), sizeof(((struct cgl_fr_clEnqueueSVMMemFill *)0)->pattern_size), 2, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_clEnqueueSVMMemFill, size), sizeof(((struct cgl_fr_clEnqueueSVMMemFill *)0)->size), 2, 0, 0, 0, NULL},
-    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueSVMMemFill, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMMemFill *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
-    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueSVMMemFill, event_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMMemFill *)0)->event_wait_list), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_clEnqueueSVMMemFill, event), sizeof(((struct cgl_fr_clEnqueueSVMMemFill *)0)->event), 6, 3, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clEnqueueSVMMemFill = {8, offsetof(struct cgl_fr_clEnqueueSVMMemFill, cgl_ret), sizeof(((struct cgl_fr_clEnqueueSVMMemFill *)0)->cgl_ret), 7, cgl_ta_clEnqueueSVMMemFill};
+static const cg_arg_name cgl_tn_clEnqueueSVMMemFill[8] = {{"command_queue", NULL}, {"svm_ptr", NULL}, {"pattern", NULL}, {"pattern_size", NULL}, {"size", NULL}, {"num_events_in_wait_list", NULL}, {"event_wait_list", NULL}, {"event", NULL}};
+static const struct cgl_targs_clEnqueueSVMMemFill cgl_targs_clEnqueueSVMMemFill = {{8, offsetof(struct cgl_fr_clEnqueueSVMMemFill, cgl_ret), sizeof(((struct cgl_fr_clEnqueueSVMMemFill *)0)->cgl_ret), 7, cgl_targs_clEnqueueSVMMemFill.arg, cgl_tn_clEnqueueSVMMemFill}, {
+    {offsetof(struct cgl_fr_clEnqueueSVMMemFill, command_queue), sizeof(((struct cgl_fr_clEnqueueSVMMemFill *)0)->command_queue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMMemFill, svm_ptr), sizeof(((struct cgl_fr_clEnqueueSVMMemFill *)0)->svm_ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMMemFill, pattern), sizeof(((struct cgl_fr_clEnqueueSVMMemFill *)0)->pattern), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMMemFill, pattern_size), sizeof(((struct cgl_fr_clEnqueueSVMMemFill *)0)->pattern_size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMMemFill, size), sizeof(((struct cgl_fr_clEnqueueSVMMemFill *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMMemFill, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMMemFill *)0)->num_events_in_wait_list), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMMemFill, event_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMMemFill *)0)->event_wait_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMMemFill, event), sizeof(((struct cgl_fr_clEnqueueSVMMemFill *)0)->event), 6, 3, 8, 0},
+}};
 CG_THUNK(clEnqueueSVMMemFill, (cgl_f->command_queue, cgl_f->svm_ptr, cgl_f->pattern, cgl_f->pattern_size, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMMemFill(cl_command_queue command_queue, void *svm_ptr, const void *pattern, size_t pattern_size, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4693,17 +5033,17 @@ struct cgl_fr_clEnqueueSVMMap {
     cl_event *event;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clEnqueueSVMMap[8] = {
-    {"command_queue", offsetof(struct cgl_fr_clEnqueueSVMMap, command_queue), sizeof(((struct cgl_fr_clEnqueueSVMMap *)0)->command_queue), 3, 0, 0, 0, NULL},
-    {"blocking_map", offsetof(struct cgl_fr_clEnqueueSVMMap, blocking_map), sizeof(((struct cgl_fr_clEnqueueSVMMap *)0)->blocking_map), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0], cgl_en_24},
-    {"flags", offsetof(struct cgl_fr_clEnqueueSVMMap, flags), sizeof(((struct cgl_fr_clEnqueueSVMMap *)0)->flags), 2, 0, 0, 0, NULL},
-    {"svm_ptr", offsetof(struct cgl_fr_clEnqueueSVMMap, svm_ptr), sizeof(((struct cgl_fr_clEnqueueSVMMap *)0)->svm_ptr), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_clEnqueueSVMMap, size), sizeof(((struct cgl_fr_clEnqueueSVMMap *)0)->size), 2, 0, 0, 0, NULL},
-    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueSVMMap, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMMap *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
-    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueSVMMap, event_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMMap *)0)->event_wait_list), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_clEnqueueSVMMap, event), sizeof(((struct cgl_fr_clEnqueueSVMMap *)0)->event), 6, 3, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clEnqueueSVMMap = {8, offsetof(struct cgl_fr_clEnqueueSVMMap, cgl_ret), sizeof(((struct cgl_fr_clEnqueueSVMMap *)0)->cgl_ret), 7, cgl_ta_clEnqueueSVMMap};
+static const cg_arg_name cgl_tn_clEnqueueSVMMap[8] = {{"command_queue", NULL}, {"blocking_map", cgl_en_24}, {"flags", NULL}, {"svm_ptr", NULL}, {"size", NULL}, {"num_events_in_wait_list", NULL}, {"event_wait_list", NULL}, {"event", NULL}};
+static const struct cgl_targs_clEnqueueSVMMap cgl_targs_clEnqueueSVMMap = {{8, offsetof(struct cgl_fr_clEnqueueSVMMap, cgl_ret), sizeof(((struct cgl_fr_clEnqueueSVMMap *)0)->cgl_ret), 7, cgl_targs_clEnqueueSVMMap.arg, cgl_tn_clEnqueueSVMMap}, {
+    {offsetof(struct cgl_fr_clEnqueueSVMMap, command_queue), sizeof(((struct cgl_fr_clEnqueueSVMMap *)0)->command_queue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMMap, blocking_map), sizeof(((struct cgl_fr_clEnqueueSVMMap *)0)->blocking_map), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0]},
+    {offsetof(struct cgl_fr_clEnqueueSVMMap, flags), sizeof(((struct cgl_fr_clEnqueueSVMMap *)0)->flags), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMMap, svm_ptr), sizeof(((struct cgl_fr_clEnqueueSVMMap *)0)->svm_ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMMap, size), sizeof(((struct cgl_fr_clEnqueueSVMMap *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMMap, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMMap *)0)->num_events_in_wait_list), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMMap, event_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMMap *)0)->event_wait_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMMap, event), sizeof(((struct cgl_fr_clEnqueueSVMMap *)0)->event), 6, 3, 8, 0},
+}};
 CG_THUNK(clEnqueueSVMMap, (cgl_f->command_queue, cgl_f->blocking_map, cgl_f->flags, cgl_f->svm_ptr, cgl_f->size, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMMap(cl_command_queue command_queue, cl_bool blocking_map, cl_map_flags flags, void *svm_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4733,14 +5073,14 @@ struct cgl_fr_clEnqueueSVMUnmap {
     cl_event *event;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clEnqueueSVMUnmap[5] = {
-    {"command_queue", offsetof(struct cgl_fr_clEnqueueSVMUnmap, command_queue), sizeof(((struct cgl_fr_clEnqueueSVMUnmap *)0)->command_queue), 3, 0, 0, 0, NULL},
-    {"svm_ptr", offsetof(struct cgl_fr_clEnqueueSVMUnmap, svm_ptr), sizeof(((struct cgl_fr_clEnqueueSVMUnmap *)0)->svm_ptr), 3, 0, 0, 0, NULL},
-    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueSVMUnmap, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMUnmap *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
-    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueSVMUnmap, event_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMUnmap *)0)->event_wait_list), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_clEnqueueSVMUnmap, event), sizeof(((struct cgl_fr_clEnqueueSVMUnmap *)0)->event), 6, 3, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clEnqueueSVMUnmap = {5, offsetof(struct cgl_fr_clEnqueueSVMUnmap, cgl_ret), sizeof(((struct cgl_fr_clEnqueueSVMUnmap *)0)->cgl_ret), 7, cgl_ta_clEnqueueSVMUnmap};
+static const cg_arg_name cgl_tn_clEnqueueSVMUnmap[5] = {{"command_queue", NULL}, {"svm_ptr", NULL}, {"num_events_in_wait_list", NULL}, {"event_wait_list", NULL}, {"event", NULL}};
+static const struct cgl_targs_clEnqueueSVMUnmap cgl_targs_clEnqueueSVMUnmap = {{5, offsetof(struct cgl_fr_clEnqueueSVMUnmap, cgl_ret), sizeof(((struct cgl_fr_clEnqueueSVMUnmap *)0)->cgl_ret), 7, cgl_targs_clEnqueueSVMUnmap.arg, cgl_tn_clEnqueueSVMUnmap}, {
+    {offsetof(struct cgl_fr_clEnqueueSVMUnmap, command_queue), sizeof(((struct cgl_fr_clEnqueueSVMUnmap *)0)->command_queue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMUnmap, svm_ptr), sizeof(((struct cgl_fr_clEnqueueSVMUnmap *)0)->svm_ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMUnmap, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMUnmap *)0)->num_events_in_wait_list), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMUnmap, event_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMUnmap *)0)->event_wait_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMUnmap, event), sizeof(((struct cgl_fr_clEnqueueSVMUnmap *)0)->event), 6, 3, 8, 0},
+}};
 CG_THUNK(clEnqueueSVMUnmap, (cgl_f->command_queue, cgl_f->svm_ptr, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMUnmap(cl_command_queue command_queue, void *svm_ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4772,17 +5112,17 @@ struct cgl_fr_clEnqueueSVMMigrateMem {
     cl_event *event;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clEnqueueSVMMigrateMem[8] = {
-    {"command_queue", offsetof(struct cgl_fr_clEnqueueSVMMigrateMem, command_queue), sizeof(((struct cgl_fr_clEnqueueSVMMigrateMem *)0)->command_queue), 3, 0, 0, 0, NULL},
-    {"num_svm_pointers", offsetof(struct cgl_fr_clEnqueueSVMMigrateMem, num_svm_pointers), sizeof(((struct cgl_fr_clEnqueueSVMMigrateMem *)0)->num_svm_pointers), 2, 0, 0, 0, NULL},
-    {"svm_pointers", offsetof(struct cgl_fr_clEnqueueSVMMigrateMem, svm_pointers), sizeof(((struct cgl_fr_clEnqueueSVMMigrateMem *)0)->svm_pointers), 3, 0, 0, 0, NULL},
-    {"sizes", offsetof(struct cgl_fr_clEnqueueSVMMigrateMem, sizes), sizeof(((struct cgl_fr_clEnqueueSVMMigrateMem *)0)->sizes), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_clEnqueueSVMMigrateMem, flags), sizeof(((struct cgl_fr_clEnqueueSVMMigrateMem *)0)->flags), 2, 0, 0, 0, NULL},
-    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueSVMMigrateMem, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMMigrateMem *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
-    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueSVMMigrateMem, event_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMMigrateMem *)0)->event_wait_list), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_clEnqueueSVMMigrateMem, event), sizeof(((struct cgl_fr_clEnqueueSVMMigrateMem *)0)->event), 6, 3, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clEnqueueSVMMigrateMem = {8, offsetof(struct cgl_fr_clEnqueueSVMMigrateMem, cgl_ret), sizeof(((struct cgl_fr_clEnqueueSVMMigrateMem *)0)->cgl_ret), 7, cgl_ta_clEnqueueSVMMigrateMem};
+static const cg_arg_name cgl_tn_clEnqueueSVMMigrateMem[8] = {{"command_queue", NULL}, {"num_svm_pointers", NULL}, {"svm_pointers", NULL}, {"sizes", NULL}, {"flags", NULL}, {"num_events_in_wait_list", NULL}, {"event_wait_list", NULL}, {"event", NULL}};
+static const struct cgl_targs_clEnqueueSVMMigrateMem cgl_targs_clEnqueueSVMMigrateMem = {{8, offsetof(struct cgl_fr_clEnqueueSVMMigrateMem, cgl_ret), sizeof(((struct cgl_fr_clEnqueueSVMMigrateMem *)0)->cgl_ret), 7, cgl_targs_clEnqueueSVMMigrateMem.arg, cgl_tn_clEnqueueSVMMigrateMem}, {
+    {offsetof(struct cgl_fr_clEnqueueSVMMigrateMem, command_queue), sizeof(((struct cgl_fr_clEnqueueSVMMigrateMem *)0)->command_queue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMMigrateMem, num_svm_pointers), sizeof(((struct cgl_fr_clEnqueueSVMMigrateMem *)0)->num_svm_pointers), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMMigrateMem, svm_pointers), sizeof(((struct cgl_fr_clEnqueueSVMMigrateMem *)0)->svm_pointers), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMMigrateMem, sizes), sizeof(((struct cgl_fr_clEnqueueSVMMigrateMem *)0)->sizes), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMMigrateMem, flags), sizeof(((struct cgl_fr_clEnqueueSVMMigrateMem *)0)->flags), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMMigrateMem, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMMigrateMem *)0)->num_events_in_wait_list), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMMigrateMem, event_wait_list), sizeof(((struct cgl_fr_clEnqueueSVMMigrateMem *)0)->event_wait_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueSVMMigrateMem, event), sizeof(((struct cgl_fr_clEnqueueSVMMigrateMem *)0)->event), 6, 3, 8, 0},
+}};
 CG_THUNK(clEnqueueSVMMigrateMem, (cgl_f->command_queue, cgl_f->num_svm_pointers, cgl_f->svm_pointers, cgl_f->sizes, cgl_f->flags, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMMigrateMem(cl_command_queue command_queue, cl_uint num_svm_pointers, const void **svm_pointers, const size_t *sizes, cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
@@ -4808,11 +5148,11 @@ struct cgl_fr_clGetExtensionFunctionAddressForPlatform {
     const char *func_name;
     void *cgl_ret;
 };
-static const cg_arg cgl_ta_clGetExtensionFunctionAddressForPlatform[2] = {
-    {"platform", offsetof(struct cgl_fr_clGetExtensionFunctionAddressForPlatform, platform), sizeof(((struct cgl_fr_clGetExtensionFunctionAddressForPlatform *)0)->platform), 3, 0, 0, 0, NULL},
-    {"func_name", offsetof(struct cgl_fr_clGetExtensionFunctionAddressForPlatform, func_name), sizeof(((struct cgl_fr_clGetExtensionFunctionAddressForPlatform *)0)->func_name), 5, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clGetExtensionFunctionAddressForPlatform = {2, offsetof(struct cgl_fr_clGetExtensionFunctionAddressForPlatform, cgl_ret), sizeof(((struct cgl_fr_clGetExtensionFunctionAddressForPlatform *)0)->cgl_ret), 3, cgl_ta_clGetExtensionFunctionAddressForPlatform};
+static const cg_arg_name cgl_tn_clGetExtensionFunctionAddressForPlatform[2] = {{"platform", NULL}, {"func_name", NULL}};
+static const struct cgl_targs_clGetExtensionFunctionAddressForPlatform cgl_targs_clGetExtensionFunctionAddressForPlatform = {{2, offsetof(struct cgl_fr_clGetExtensionFunctionAddressForPlatform, cgl_ret), sizeof(((struct cgl_fr_clGetExtensionFunctionAddressForPlatform *)0)->cgl_ret), 3, cgl_targs_clGetExtensionFunctionAddressForPlatform.arg, cgl_tn_clGetExtensionFunctionAddressForPlatform}, {
+    {offsetof(struct cgl_fr_clGetExtensionFunctionAddressForPlatform, platform), sizeof(((struct cgl_fr_clGetExtensionFunctionAddressForPlatform *)0)->platform), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clGetExtensionFunctionAddressForPlatform, func_name), sizeof(((struct cgl_fr_clGetExtensionFunctionAddressForPlatform *)0)->func_name), 5, 0, 0, 0},
+}};
 CG_THUNK(clGetExtensionFunctionAddressForPlatform, (cgl_f->platform, cgl_f->func_name), CG_NO_CODE);
 static __attribute__((noinline)) void *cgl_gp_clGetExtensionFunctionAddressForPlatform(cl_platform_id platform, const char *func_name)
 {
@@ -4841,13 +5181,13 @@ struct cgl_fr_clSetCommandQueueProperty {
     cl_command_queue_properties *old_properties;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clSetCommandQueueProperty[4] = {
-    {"command_queue", offsetof(struct cgl_fr_clSetCommandQueueProperty, command_queue), sizeof(((struct cgl_fr_clSetCommandQueueProperty *)0)->command_queue), 3, 0, 0, 0, NULL},
-    {"properties", offsetof(struct cgl_fr_clSetCommandQueueProperty, properties), sizeof(((struct cgl_fr_clSetCommandQueueProperty *)0)->properties), 2, 0, 0, 0, NULL},
-    {"enable", offsetof(struct cgl_fr_clSetCommandQueueProperty, enable), sizeof(((struct cgl_fr_clSetCommandQueueProperty *)0)->enable), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0], cgl_en_24},
-    {"old_properties", offsetof(struct cgl_fr_clSetCommandQueueProperty, old_properties), sizeof(((struct cgl_fr_clSetCommandQueueProperty *)0)->old_properties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clSetCommandQueueProperty = {4, offsetof(struct cgl_fr_clSetCommandQueueProperty, cgl_ret), sizeof(((struct cgl_fr_clSetCommandQueueProperty *)0)->cgl_ret), 7, cgl_ta_clSetCommandQueueProperty};
+static const cg_arg_name cgl_tn_clSetCommandQueueProperty[4] = {{"command_queue", NULL}, {"properties", NULL}, {"enable", cgl_en_24}, {"old_properties", NULL}};
+static const struct cgl_targs_clSetCommandQueueProperty cgl_targs_clSetCommandQueueProperty = {{4, offsetof(struct cgl_fr_clSetCommandQueueProperty, cgl_ret), sizeof(((struct cgl_fr_clSetCommandQueueProperty *)0)->cgl_ret), 7, cgl_targs_clSetCommandQueueProperty.arg, cgl_tn_clSetCommandQueueProperty}, {
+    {offsetof(struct cgl_fr_clSetCommandQueueProperty, command_queue), sizeof(((struct cgl_fr_clSetCommandQueueProperty *)0)->command_queue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clSetCommandQueueProperty, properties), sizeof(((struct cgl_fr_clSetCommandQueueProperty *)0)->properties), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clSetCommandQueueProperty, enable), sizeof(((struct cgl_fr_clSetCommandQueueProperty *)0)->enable), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0]},
+    {offsetof(struct cgl_fr_clSetCommandQueueProperty, old_properties), sizeof(((struct cgl_fr_clSetCommandQueueProperty *)0)->old_properties), 3, 0, 0, 0},
+}};
 CG_THUNK(clSetCommandQueueProperty, (cgl_f->command_queue, cgl_f->properties, cgl_f->enable, cgl_f->old_properties), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clSetCommandQueueProperty(cl_command_queue command_queue, cl_command_queue_properties properties, cl_bool enable, cl_command_queue_properties *old_properties)
 {
@@ -4879,17 +5219,17 @@ struct cgl_fr_clCreateImage2D {
     cl_int *errcode_ret;
     cl_mem cgl_ret;
 };
-static const cg_arg cgl_ta_clCreateImage2D[8] = {
-    {"context", offsetof(struct cgl_fr_clCreateImage2D, context), sizeof(((struct cgl_fr_clCreateImage2D *)0)->context), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_clCreateImage2D, flags), sizeof(((struct cgl_fr_clCreateImage2D *)0)->flags), 2, 0, 0, 0, NULL},
-    {"image_format", offsetof(struct cgl_fr_clCreateImage2D, image_format), sizeof(((struct cgl_fr_clCreateImage2D *)0)->image_format), 3, 0, 0, 0, NULL},
-    {"image_width", offsetof(struct cgl_fr_clCreateImage2D, image_width), sizeof(((struct cgl_fr_clCreateImage2D *)0)->image_width), 2, 0, 0, 0, NULL},
-    {"image_height", offsetof(struct cgl_fr_clCreateImage2D, image_height), sizeof(((struct cgl_fr_clCreateImage2D *)0)->image_height), 2, 0, 0, 0, NULL},
-    {"image_row_pitch", offsetof(struct cgl_fr_clCreateImage2D, image_row_pitch), sizeof(((struct cgl_fr_clCreateImage2D *)0)->image_row_pitch), 2, 0, 0, 0, NULL},
-    {"host_ptr", offsetof(struct cgl_fr_clCreateImage2D, host_ptr), sizeof(((struct cgl_fr_clCreateImage2D *)0)->host_ptr), 3, 0, 0, 0, NULL},
-    {"errcode_ret", offsetof(struct cgl_fr_clCreateImage2D, errcode_ret), sizeof(((struct cgl_fr_clCreateImage2D *)0)->errcode_ret), 6, 7, 4, 0, NULL},
-};
-static const cg_args cgl_targs_clCreateImage2D = {8, offsetof(struct cgl_fr_clCreateImage2D, cgl_ret), sizeof(((struct cgl_fr_clCreateImage2D *)0)->cgl_ret), 3, cgl_ta_clCreateImage2D};
+static const cg_arg_name cgl_tn_clCreateImage2D[8] = {{"context", NULL}, {"flags", NULL}, {"image_format", NULL}, {"image_width", NULL}, {"image_height", NULL}, {"image_row_pitch", NULL}, {"host_ptr", NULL}, {"errcode_ret", NULL}};
+static const struct cgl_targs_clCreateImage2D cgl_targs_clCreateImage2D = {{8, offsetof(struct cgl_fr_clCreateImage2D, cgl_ret), sizeof(((struct cgl_fr_clCreateImage2D *)0)->cgl_ret), 3, cgl_targs_clCreateImage2D.arg, cgl_tn_clCreateImage2D}, {
+    {offsetof(struct cgl_fr_clCreateImage2D, context), sizeof(((struct cgl_fr_clCreateImage2D *)0)->context), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateImage2D, flags), sizeof(((struct cgl_fr_clCreateImage2D *)0)->flags), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateImage2D, image_format), sizeof(((struct cgl_fr_clCreateImage2D *)0)->image_format), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateImage2D, image_width), sizeof(((struct cgl_fr_clCreateImage2D *)0)->image_width), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateImage2D, image_height), sizeof(((struct cgl_fr_clCreateImage2D *)0)->image_height), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateImage2D, image_row_pitch), sizeof(((struct cgl_fr_clCreateImage2D *)0)->image_row_pitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateImage2D, host_ptr), sizeof(((struct cgl_fr_clCreateImage2D *)0)->host_ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateImage2D, errcode_ret), sizeof(((struct cgl_fr_clCreateImage2D *)0)->errcode_ret), 6, 7, 4, 0},
+}};
 CG_THUNK(clCreateImage2D, (cgl_f->context, cgl_f->flags, cgl_f->image_format, cgl_f->image_width, cgl_f->image_height, cgl_f->image_row_pitch, cgl_f->host_ptr, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_mem cgl_gp_clCreateImage2D(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, size_t image_width, size_t image_height, size_t image_row_pitch, void *host_ptr, cl_int *errcode_ret)
 {
@@ -4927,19 +5267,19 @@ struct cgl_fr_clCreateImage3D {
     cl_int *errcode_ret;
     cl_mem cgl_ret;
 };
-static const cg_arg cgl_ta_clCreateImage3D[10] = {
-    {"context", offsetof(struct cgl_fr_clCreateImage3D, context), sizeof(((struct cgl_fr_clCreateImage3D *)0)->context), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_clCreateImage3D, flags), sizeof(((struct cgl_fr_clCreateImage3D *)0)->flags), 2, 0, 0, 0, NULL},
-    {"image_format", offsetof(struct cgl_fr_clCreateImage3D, image_format), sizeof(((struct cgl_fr_clCreateImage3D *)0)->image_format), 3, 0, 0, 0, NULL},
-    {"image_width", offsetof(struct cgl_fr_clCreateImage3D, image_width), sizeof(((struct cgl_fr_clCreateImage3D *)0)->image_width), 2, 0, 0, 0, NULL},
-    {"image_height", offsetof(struct cgl_fr_clCreateImage3D, image_height), sizeof(((struct cgl_fr_clCreateImage3D *)0)->image_height), 2, 0, 0, 0, NULL},
-    {"image_depth", offsetof(struct cgl_fr_clCreateImage3D, image_depth), sizeof(((struct cgl_fr_clCreateImage3D *)0)->image_depth), 2, 0, 0, 0, NULL},
-    {"image_row_pitch", offsetof(struct cgl_fr_clCreateImage3D, image_row_pitch), sizeof(((struct cgl_fr_clCreateImage3D *)0)->image_row_pitch), 2, 0, 0, 0, NULL},
-    {"image_slice_pitch", offsetof(struct cgl_fr_clCreateImage3D, image_slice_pitch), sizeof(((struct cgl_fr_clCreateImage3D *)0)->image_slice_pitch), 2, 0, 0, 0, NULL},
-    {"host_ptr", offsetof(struct cgl_fr_clCreateImage3D, host_ptr), sizeof(((struct cgl_fr_clCreateImage3D *)0)->host_ptr), 3, 0, 0, 0, NULL},
-    {"errcode_ret", offsetof(struct cgl_fr_clCreateImage3D, errcode_ret), sizeof(((struct cgl_fr_clCreateImage3D *)0)->errcode_ret), 6, 7, 4, 0, NULL},
-};
-static const cg_args cgl_targs_clCreateImage3D = {10, offsetof(struct cgl_fr_clCreateImage3D, cgl_ret), sizeof(((struct cgl_fr_clCreateImage3D *)0)->cgl_ret), 3, cgl_ta_clCreateImage3D};
+static const cg_arg_name cgl_tn_clCreateImage3D[10] = {{"context", NULL}, {"flags", NULL}, {"image_format", NULL}, {"image_width", NULL}, {"image_height", NULL}, {"image_depth", NULL}, {"image_row_pitch", NULL}, {"image_slice_pitch", NULL}, {"host_ptr", NULL}, {"errcode_ret", NULL}};
+static const struct cgl_targs_clCreateImage3D cgl_targs_clCreateImage3D = {{10, offsetof(struct cgl_fr_clCreateImage3D, cgl_ret), sizeof(((struct cgl_fr_clCreateImage3D *)0)->cgl_ret), 3, cgl_targs_clCreateImage3D.arg, cgl_tn_clCreateImage3D}, {
+    {offsetof(struct cgl_fr_clCreateImage3D, context), sizeof(((struct cgl_fr_clCreateImage3D *)0)->context), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateImage3D, flags), sizeof(((struct cgl_fr_clCreateImage3D *)0)->flags), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateImage3D, image_format), sizeof(((struct cgl_fr_clCreateImage3D *)0)->image_format), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateImage3D, image_width), sizeof(((struct cgl_fr_clCreateImage3D *)0)->image_width), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateImage3D, image_height), sizeof(((struct cgl_fr_clCreateImage3D *)0)->image_height), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateImage3D, image_depth), sizeof(((struct cgl_fr_clCreateImage3D *)0)->image_depth), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateImage3D, image_row_pitch), sizeof(((struct cgl_fr_clCreateImage3D *)0)->image_row_pitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateImage3D, image_slice_pitch), sizeof(((struct cgl_fr_clCreateImage3D *)0)->image_slice_pitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateImage3D, host_ptr), sizeof(((struct cgl_fr_clCreateImage3D *)0)->host_ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateImage3D, errcode_ret), sizeof(((struct cgl_fr_clCreateImage3D *)0)->errcode_ret), 6, 7, 4, 0},
+}};
 CG_THUNK(clCreateImage3D, (cgl_f->context, cgl_f->flags, cgl_f->image_format, cgl_f->image_width, cgl_f->image_height, cgl_f->image_depth, cgl_f->image_row_pitch, cgl_f->image_slice_pitch, cgl_f->host_ptr, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_mem cgl_gp_clCreateImage3D(cl_context context, cl_mem_flags flags, const cl_image_format *image_format, size_t image_width, size_t image_height, size_t image_depth, size_t image_row_pitch, size_t image_slice_pitch, void *host_ptr, cl_int *errcode_ret)
 {
@@ -4969,11 +5309,11 @@ struct cgl_fr_clEnqueueMarker {
     cl_event *event;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clEnqueueMarker[2] = {
-    {"command_queue", offsetof(struct cgl_fr_clEnqueueMarker, command_queue), sizeof(((struct cgl_fr_clEnqueueMarker *)0)->command_queue), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_clEnqueueMarker, event), sizeof(((struct cgl_fr_clEnqueueMarker *)0)->event), 6, 3, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clEnqueueMarker = {2, offsetof(struct cgl_fr_clEnqueueMarker, cgl_ret), sizeof(((struct cgl_fr_clEnqueueMarker *)0)->cgl_ret), 7, cgl_ta_clEnqueueMarker};
+static const cg_arg_name cgl_tn_clEnqueueMarker[2] = {{"command_queue", NULL}, {"event", NULL}};
+static const struct cgl_targs_clEnqueueMarker cgl_targs_clEnqueueMarker = {{2, offsetof(struct cgl_fr_clEnqueueMarker, cgl_ret), sizeof(((struct cgl_fr_clEnqueueMarker *)0)->cgl_ret), 7, cgl_targs_clEnqueueMarker.arg, cgl_tn_clEnqueueMarker}, {
+    {offsetof(struct cgl_fr_clEnqueueMarker, command_queue), sizeof(((struct cgl_fr_clEnqueueMarker *)0)->command_queue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueMarker, event), sizeof(((struct cgl_fr_clEnqueueMarker *)0)->event), 6, 3, 8, 0},
+}};
 CG_THUNK(clEnqueueMarker, (cgl_f->command_queue, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueMarker(cl_command_queue command_queue, cl_event *event)
 {
@@ -5000,12 +5340,12 @@ struct cgl_fr_clEnqueueWaitForEvents {
     const cl_event *event_list;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clEnqueueWaitForEvents[3] = {
-    {"command_queue", offsetof(struct cgl_fr_clEnqueueWaitForEvents, command_queue), sizeof(((struct cgl_fr_clEnqueueWaitForEvents *)0)->command_queue), 3, 0, 0, 0, NULL},
-    {"num_events", offsetof(struct cgl_fr_clEnqueueWaitForEvents, num_events), sizeof(((struct cgl_fr_clEnqueueWaitForEvents *)0)->num_events), 2, 0, 0, 0, NULL},
-    {"event_list", offsetof(struct cgl_fr_clEnqueueWaitForEvents, event_list), sizeof(((struct cgl_fr_clEnqueueWaitForEvents *)0)->event_list), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clEnqueueWaitForEvents = {3, offsetof(struct cgl_fr_clEnqueueWaitForEvents, cgl_ret), sizeof(((struct cgl_fr_clEnqueueWaitForEvents *)0)->cgl_ret), 7, cgl_ta_clEnqueueWaitForEvents};
+static const cg_arg_name cgl_tn_clEnqueueWaitForEvents[3] = {{"command_queue", NULL}, {"num_events", NULL}, {"event_list", NULL}};
+static const struct cgl_targs_clEnqueueWaitForEvents cgl_targs_clEnqueueWaitForEvents = {{3, offsetof(struct cgl_fr_clEnqueueWaitForEvents, cgl_ret), sizeof(((struct cgl_fr_clEnqueueWaitForEvents *)0)->cgl_ret), 7, cgl_targs_clEnqueueWaitForEvents.arg, cgl_tn_clEnqueueWaitForEvents}, {
+    {offsetof(struct cgl_fr_clEnqueueWaitForEvents, command_queue), sizeof(((struct cgl_fr_clEnqueueWaitForEvents *)0)->command_queue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueWaitForEvents, num_events), sizeof(((struct cgl_fr_clEnqueueWaitForEvents *)0)->num_events), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueWaitForEvents, event_list), sizeof(((struct cgl_fr_clEnqueueWaitForEvents *)0)->event_list), 3, 0, 0, 0},
+}};
 CG_THUNK(clEnqueueWaitForEvents, (cgl_f->command_queue, cgl_f->num_events, cgl_f->event_list), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueWaitForEvents(cl_command_queue command_queue, cl_uint num_events, const cl_event *event_list)
 {
@@ -5030,10 +5370,10 @@ struct cgl_fr_clEnqueueBarrier {
     cl_command_queue command_queue;
     cl_int cgl_ret;
 };
-static const cg_arg cgl_ta_clEnqueueBarrier[1] = {
-    {"command_queue", offsetof(struct cgl_fr_clEnqueueBarrier, command_queue), sizeof(((struct cgl_fr_clEnqueueBarrier *)0)->command_queue), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clEnqueueBarrier = {1, offsetof(struct cgl_fr_clEnqueueBarrier, cgl_ret), sizeof(((struct cgl_fr_clEnqueueBarrier *)0)->cgl_ret), 7, cgl_ta_clEnqueueBarrier};
+static const cg_arg_name cgl_tn_clEnqueueBarrier[1] = {{"command_queue", NULL}};
+static const struct cgl_targs_clEnqueueBarrier cgl_targs_clEnqueueBarrier = {{1, offsetof(struct cgl_fr_clEnqueueBarrier, cgl_ret), sizeof(((struct cgl_fr_clEnqueueBarrier *)0)->cgl_ret), 7, cgl_targs_clEnqueueBarrier.arg, cgl_tn_clEnqueueBarrier}, {
+    {offsetof(struct cgl_fr_clEnqueueBarrier, command_queue), sizeof(((struct cgl_fr_clEnqueueBarrier *)0)->command_queue), 3, 0, 0, 0},
+}};
 CG_THUNK(clEnqueueBarrier, (cgl_f->command_queue), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueBarrier(cl_command_queue command_queue)
 {
@@ -5057,7 +5397,7 @@ CG_EXPORT cl_int CL_API_CALL clEnqueueBarrier(cl_command_queue command_queue)
 struct cgl_fr_clUnloadCompiler {
     cl_int cgl_ret;
 };
-static const cg_args cgl_targs_clUnloadCompiler = {0, offsetof(struct cgl_fr_clUnloadCompiler, cgl_ret), sizeof(((struct cgl_fr_clUnloadCompiler *)0)->cgl_ret), 7, NULL};
+static const cg_args cgl_targs_clUnloadCompiler = {0, offsetof(struct cgl_fr_clUnloadCompiler, cgl_ret), sizeof(((struct cgl_fr_clUnloadCompiler *)0)->cgl_ret), 7, NULL, NULL};
 CG_THUNK(clUnloadCompiler, (), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clUnloadCompiler(void)
 {
@@ -5083,10 +5423,10 @@ struct cgl_fr_clGetExtensionFunctionAddress {
     const char *func_name;
     void *cgl_ret;
 };
-static const cg_arg cgl_ta_clGetExtensionFunctionAddress[1] = {
-    {"func_name", offsetof(struct cgl_fr_clGetExtensionFunctionAddress, func_name), sizeof(((struct cgl_fr_clGetExtensionFunctionAddress *)0)->func_name), 5, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_clGetExtensionFunctionAddress = {1, offsetof(struct cgl_fr_clGetExtensionFunctionAddress, cgl_ret), sizeof(((struct cgl_fr_clGetExtensionFunctionAddress *)0)->cgl_ret), 3, cgl_ta_clGetExtensionFunctionAddress};
+static const cg_arg_name cgl_tn_clGetExtensionFunctionAddress[1] = {{"func_name", NULL}};
+static const struct cgl_targs_clGetExtensionFunctionAddress cgl_targs_clGetExtensionFunctionAddress = {{1, offsetof(struct cgl_fr_clGetExtensionFunctionAddress, cgl_ret), sizeof(((struct cgl_fr_clGetExtensionFunctionAddress *)0)->cgl_ret), 3, cgl_targs_clGetExtensionFunctionAddress.arg, cgl_tn_clGetExtensionFunctionAddress}, {
+    {offsetof(struct cgl_fr_clGetExtensionFunctionAddress, func_name), sizeof(((struct cgl_fr_clGetExtensionFunctionAddress *)0)->func_name), 5, 0, 0, 0},
+}};
 CG_THUNK(clGetExtensionFunctionAddress, (cgl_f->func_name), CG_NO_CODE);
 static __attribute__((noinline)) void *cgl_gp_clGetExtensionFunctionAddress(const char *func_name)
 {
@@ -5115,13 +5455,13 @@ struct cgl_fr_clCreateCommandQueue {
     cl_int *errcode_ret;
     cl_command_queue cgl_ret;
 };
-static const cg_arg cgl_ta_clCreateCommandQueue[4] = {
-    {"context", offsetof(struct cgl_fr_clCreateCommandQueue, context), sizeof(((struct cgl_fr_clCreateCommandQueue *)0)->context), 3, 0, 0, 0, NULL},
-    {"device", offsetof(struct cgl_fr_clCreateCommandQueue, device), sizeof(((struct cgl_fr_clCreateCommandQueue *)0)->device), 3, 0, 0, 0, NULL},
-    {"properties", offsetof(struct cgl_fr_clCreateCommandQueue, properties), sizeof(((struct cgl_fr_clCreateCommandQueue *)0)->properties), 2, 0, 0, 0, NULL},
-    {"errcode_ret", offsetof(struct cgl_fr_clCreateCommandQueue, errcode_ret), sizeof(((struct cgl_fr_clCreateCommandQueue *)0)->errcode_ret), 6, 7, 4, 0, NULL},
-};
-static const cg_args cgl_targs_clCreateCommandQueue = {4, offsetof(struct cgl_fr_clCreateCommandQueue, cgl_ret), sizeof(((struct cgl_fr_clCreateCommandQueue *)0)->cgl_ret), 3, cgl_ta_clCreateCommandQueue};
+static const cg_arg_name cgl_tn_clCreateCommandQueue[4] = {{"context", NULL}, {"device", NULL}, {"properties", NULL}, {"errcode_ret", NULL}};
+static const struct cgl_targs_clCreateCommandQueue cgl_targs_clCreateCommandQueue = {{4, offsetof(struct cgl_fr_clCreateCommandQueue, cgl_ret), sizeof(((struct cgl_fr_clCreateCommandQueue *)0)->cgl_ret), 3, cgl_targs_clCreateCommandQueue.arg, cgl_tn_clCreateCommandQueue}, {
+    {offsetof(struct cgl_fr_clCreateCommandQueue, context), sizeof(((struct cgl_fr_clCreateCommandQueue *)0)->context), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateCommandQueue, device), sizeof(((struct cgl_fr_clCreateCommandQueue *)0)->device), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateCommandQueue, properties), sizeof(((struct cgl_fr_clCreateCommandQueue *)0)->properties), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateCommandQueue, errcode_ret), sizeof(((struct cgl_fr_clCreateCommandQueue *)0)->errcode_ret), 6, 7, 4, 0},
+}};
 CG_THUNK(clCreateCommandQueue, (cgl_f->context, cgl_f->device, cgl_f->properties, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_command_queue cgl_gp_clCreateCommandQueue(cl_context context, cl_device_id device, cl_command_queue_properties properties, cl_int *errcode_ret)
 {
@@ -5154,14 +5494,14 @@ struct cgl_fr_clCreateSampler {
     cl_int *errcode_ret;
     cl_sampler cgl_ret;
 };
-static const cg_arg cgl_ta_clCreateSampler[5] = {
-    {"context", offsetof(struct cgl_fr_clCreateSampler, context), sizeof(((struct cgl_fr_clCreateSampler *)0)->context), 3, 0, 0, 0, NULL},
-    {"normalized_coords", offsetof(struct cgl_fr_clCreateSampler, normalized_coords), sizeof(((struct cgl_fr_clCreateSampler *)0)->normalized_coords), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0], cgl_en_24},
-    {"addressing_mode", offsetof(struct cgl_fr_clCreateSampler, addressing_mode), sizeof(((struct cgl_fr_clCreateSampler *)0)->addressing_mode), 4, 0, 0, sizeof cgl_en_28 / sizeof cgl_en_28[0], cgl_en_28},
-    {"filter_mode", offsetof(struct cgl_fr_clCreateSampler, filter_mode), sizeof(((struct cgl_fr_clCreateSampler *)0)->filter_mode), 4, 0, 0, sizeof cgl_en_29 / sizeof cgl_en_29[0], cgl_en_29},
-    {"errcode_ret", offsetof(struct cgl_fr_clCreateSampler, errcode_ret), sizeof(((struct cgl_fr_clCreateSampler *)0)->errcode_ret), 6, 7, 4, 0, NULL},
-};
-static const cg_args cgl_targs_clCreateSampler = {5, offsetof(struct cgl_fr_clCreateSampler, cgl_ret), sizeof(((struct cgl_fr_clCreateSampler *)0)->cgl_ret), 3, cgl_ta_clCreateSampler};
+static const cg_arg_name cgl_tn_clCreateSampler[5] = {{"context", NULL}, {"normalized_coords", cgl_en_24}, {"addressing_mode", cgl_en_28}, {"filter_mode", cgl_en_29}, {"errcode_ret", NULL}};
+static const struct cgl_targs_clCreateSampler cgl_targs_clCreateSampler = {{5, offsetof(struct cgl_fr_clCreateSampler, cgl_ret), sizeof(((struct cgl_fr_clCreateSampler *)0)->cgl_ret), 3, cgl_targs_clCreateSampler.arg, cgl_tn_clCreateSampler}, {
+    {offsetof(struct cgl_fr_clCreateSampler, context), sizeof(((struct cgl_fr_clCreateSampler *)0)->context), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clCreateSampler, normalized_coords), sizeof(((struct cgl_fr_clCreateSampler *)0)->normalized_coords), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0]},
+    {offsetof(struct cgl_fr_clCreateSampler, addressing_mode), sizeof(((struct cgl_fr_clCreateSampler *)0)->addressing_mode), 4, 0, 0, sizeof cgl_en_28 / sizeof cgl_en_28[0]},
+    {offsetof(struct cgl_fr_clCreateSampler, filter_mode), sizeof(((struct cgl_fr_clCreateSampler *)0)->filter_mode), 4, 0, 0, sizeof cgl_en_29 / sizeof cgl_en_29[0]},
+    {offsetof(struct cgl_fr_clCreateSampler, errcode_ret), sizeof(((struct cgl_fr_clCreateSampler *)0)->errcode_ret), 6, 7, 4, 0},
+}};
 CG_THUNK(clCreateSampler, (cgl_f->context, cgl_f->normalized_coords, cgl_f->addressing_mode, cgl_f->filter_mode, cgl_f->errcode_ret), CG_NO_CODE);
 static __attribute__((noinline)) cl_sampler cgl_gp_clCreateSampler(cl_context context, cl_bool normalized_coords, cl_addressing_mode addressing_mode, cl_filter_mode filter_mode, cl_int *errcode_ret)
 {
@@ -5197,14 +5537,14 @@ struct cgl_fr_clEnqueueTask {
 static const cg_rule cgl_rules_clEnqueueTask[1] = {
     {"kernel", offsetof(struct cgl_fr_clEnqueueTask, kernel), sizeof(((struct cgl_fr_clEnqueueTask *)0)->kernel), CG_RULE_READ | CG_RULE_LAUNCHES},
 };
-static const cg_arg cgl_ta_clEnqueueTask[5] = {
-    {"command_queue", offsetof(struct cgl_fr_clEnqueueTask, command_queue), sizeof(((struct cgl_fr_clEnqueueTask *)0)->command_queue), 3, 0, 0, 0, NULL},
-    {"kernel", offsetof(struct cgl_fr_clEnqueueTask, kernel), sizeof(((struct cgl_fr_clEnqueueTask *)0)->kernel), 3, 0, 0, 0, NULL},
-    {"num_events_in_wait_list", offsetof(struct cgl_fr_clEnqueueTask, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueTask *)0)->num_events_in_wait_list), 2, 0, 0, 0, NULL},
-    {"event_wait_list", offsetof(struct cgl_fr_clEnqueueTask, event_wait_list), sizeof(((struct cgl_fr_clEnqueueTask *)0)->event_wait_list), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_clEnqueueTask, event), sizeof(((struct cgl_fr_clEnqueueTask *)0)->event), 6, 3, 8, 0, NULL},
-};
-static const cg_args cgl_targs_clEnqueueTask = {5, offsetof(struct cgl_fr_clEnqueueTask, cgl_ret), sizeof(((struct cgl_fr_clEnqueueTask *)0)->cgl_ret), 7, cgl_ta_clEnqueueTask};
+static const cg_arg_name cgl_tn_clEnqueueTask[5] = {{"command_queue", NULL}, {"kernel", NULL}, {"num_events_in_wait_list", NULL}, {"event_wait_list", NULL}, {"event", NULL}};
+static const struct cgl_targs_clEnqueueTask cgl_targs_clEnqueueTask = {{5, offsetof(struct cgl_fr_clEnqueueTask, cgl_ret), sizeof(((struct cgl_fr_clEnqueueTask *)0)->cgl_ret), 7, cgl_targs_clEnqueueTask.arg, cgl_tn_clEnqueueTask}, {
+    {offsetof(struct cgl_fr_clEnqueueTask, command_queue), sizeof(((struct cgl_fr_clEnqueueTask *)0)->command_queue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueTask, kernel), sizeof(((struct cgl_fr_clEnqueueTask *)0)->kernel), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueTask, num_events_in_wait_list), sizeof(((struct cgl_fr_clEnqueueTask *)0)->num_events_in_wait_list), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueTask, event_wait_list), sizeof(((struct cgl_fr_clEnqueueTask *)0)->event_wait_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_clEnqueueTask, event), sizeof(((struct cgl_fr_clEnqueueTask *)0)->event), 6, 3, 8, 0},
+}};
 CG_THUNK(clEnqueueTask, (cgl_f->command_queue, cgl_f->kernel, cgl_f->num_events_in_wait_list, cgl_f->event_wait_list, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) cl_int cgl_gp_clEnqueueTask(cl_command_queue command_queue, cl_kernel kernel, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {

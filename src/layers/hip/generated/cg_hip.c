@@ -685,788 +685,1938 @@ static const cg_enum_name cgl_en_32[12] = { /* hiprtcResult */
     {10LL, "HIPRTC_ERROR_NAME_EXPRESSION_NOT_VALID"},
     {11LL, "HIPRTC_ERROR_INTERNAL_ERROR"},
 };
-/* What a traced call records (layer.h, cg_args), each defined after its frame. */
-static const cg_args cgl_targs_hipCreateChannelDesc;
-static const cg_args cgl_targs_hipMemcpy_spt;
-static const cg_args cgl_targs_hipMemcpyToSymbol_spt;
-static const cg_args cgl_targs_hipMemcpyFromSymbol_spt;
-static const cg_args cgl_targs_hipMemcpy2D_spt;
-static const cg_args cgl_targs_hipMemcpy2DToArray_spt;
-static const cg_args cgl_targs_hipMemcpy2DFromArray_spt;
-static const cg_args cgl_targs_hipMemcpy3D_spt;
-static const cg_args cgl_targs_hipMemset_spt;
-static const cg_args cgl_targs_hipMemset2D_spt;
-static const cg_args cgl_targs_hipMemset3D_spt;
-static const cg_args cgl_targs_hipMemcpyAsync_spt;
-static const cg_args cgl_targs_hipStreamQuery_spt;
-static const cg_args cgl_targs_hipStreamSynchronize_spt;
-static const cg_args cgl_targs_hipStreamGetPriority_spt;
-static const cg_args cgl_targs_hipStreamWaitEvent_spt;
-static const cg_args cgl_targs_hipStreamGetFlags_spt;
-static const cg_args cgl_targs_hipLaunchCooperativeKernel_spt;
-static const cg_args cgl_targs_hipLaunchKernel_spt;
-static const cg_args cgl_targs_hipInit;
-static const cg_args cgl_targs_hipDriverGetVersion;
-static const cg_args cgl_targs_hipRuntimeGetVersion;
-static const cg_args cgl_targs_hipDeviceGet;
-static const cg_args cgl_targs_hipDeviceComputeCapability;
-static const cg_args cgl_targs_hipDeviceGetName;
-static const cg_args cgl_targs_hipDeviceGetUuid;
-static const cg_args cgl_targs_hipDeviceGetP2PAttribute;
-static const cg_args cgl_targs_hipDeviceGetPCIBusId;
-static const cg_args cgl_targs_hipDeviceGetByPCIBusId;
-static const cg_args cgl_targs_hipDeviceTotalMem;
+/* What a traced call records (layer.h, cg_args), each defined after its frame: the table and
+ * its arguments in one aligned line (up to five), their names apart. */
+static const struct __attribute__((aligned(64))) cgl_targs_hipCreateChannelDesc {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_hipCreateChannelDesc;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpy_spt {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipMemcpy_spt;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpyToSymbol_spt {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_hipMemcpyToSymbol_spt;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpyFromSymbol_spt {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_hipMemcpyFromSymbol_spt;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpy2D_spt {
+    cg_args a;
+    cg_arg arg[7];
+} cgl_targs_hipMemcpy2D_spt;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpy2DToArray_spt {
+    cg_args a;
+    cg_arg arg[8];
+} cgl_targs_hipMemcpy2DToArray_spt;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpy2DFromArray_spt {
+    cg_args a;
+    cg_arg arg[8];
+} cgl_targs_hipMemcpy2DFromArray_spt;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpy3D_spt {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipMemcpy3D_spt;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemset_spt {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipMemset_spt;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemset2D_spt {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_hipMemset2D_spt;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemset3D_spt {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipMemset3D_spt;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpyAsync_spt {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_hipMemcpyAsync_spt;
+static const struct __attribute__((aligned(64))) cgl_targs_hipStreamQuery_spt {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipStreamQuery_spt;
+static const struct __attribute__((aligned(64))) cgl_targs_hipStreamSynchronize_spt {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipStreamSynchronize_spt;
+static const struct __attribute__((aligned(64))) cgl_targs_hipStreamGetPriority_spt {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipStreamGetPriority_spt;
+static const struct __attribute__((aligned(64))) cgl_targs_hipStreamWaitEvent_spt {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipStreamWaitEvent_spt;
+static const struct __attribute__((aligned(64))) cgl_targs_hipStreamGetFlags_spt {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipStreamGetFlags_spt;
+static const struct __attribute__((aligned(64))) cgl_targs_hipLaunchCooperativeKernel_spt {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipLaunchCooperativeKernel_spt;
+static const struct __attribute__((aligned(64))) cgl_targs_hipLaunchKernel_spt {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipLaunchKernel_spt;
+static const struct __attribute__((aligned(64))) cgl_targs_hipInit {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipInit;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDriverGetVersion {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipDriverGetVersion;
+static const struct __attribute__((aligned(64))) cgl_targs_hipRuntimeGetVersion {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipRuntimeGetVersion;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDeviceGet {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipDeviceGet;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDeviceComputeCapability {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipDeviceComputeCapability;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDeviceGetName {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipDeviceGetName;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDeviceGetUuid {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipDeviceGetUuid;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDeviceGetP2PAttribute {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipDeviceGetP2PAttribute;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDeviceGetPCIBusId {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipDeviceGetPCIBusId;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDeviceGetByPCIBusId {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipDeviceGetByPCIBusId;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDeviceTotalMem {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipDeviceTotalMem;
 static const cg_args cgl_targs_hipDeviceSynchronize;
 static const cg_args cgl_targs_hipDeviceReset;
-static const cg_args cgl_targs_hipSetDevice;
-static const cg_args cgl_targs_hipGetDevice;
-static const cg_args cgl_targs_hipGetDeviceCount;
-static const cg_args cgl_targs_hipDeviceGetAttribute;
-static const cg_args cgl_targs_hipDeviceGetDefaultMemPool;
-static const cg_args cgl_targs_hipDeviceSetMemPool;
-static const cg_args cgl_targs_hipDeviceGetMemPool;
-static const cg_args cgl_targs_hipGetDeviceProperties;
-static const cg_args cgl_targs_hipDeviceSetCacheConfig;
-static const cg_args cgl_targs_hipDeviceGetCacheConfig;
-static const cg_args cgl_targs_hipDeviceGetLimit;
-static const cg_args cgl_targs_hipDeviceGetSharedMemConfig;
-static const cg_args cgl_targs_hipGetDeviceFlags;
-static const cg_args cgl_targs_hipDeviceSetSharedMemConfig;
-static const cg_args cgl_targs_hipSetDeviceFlags;
-static const cg_args cgl_targs_hipChooseDevice;
-static const cg_args cgl_targs_hipExtGetLinkTypeAndHopCount;
-static const cg_args cgl_targs_hipIpcGetMemHandle;
-static const cg_args cgl_targs_hipIpcOpenMemHandle;
-static const cg_args cgl_targs_hipIpcCloseMemHandle;
-static const cg_args cgl_targs_hipIpcGetEventHandle;
-static const cg_args cgl_targs_hipIpcOpenEventHandle;
-static const cg_args cgl_targs_hipFuncSetAttribute;
-static const cg_args cgl_targs_hipFuncSetCacheConfig;
-static const cg_args cgl_targs_hipFuncSetSharedMemConfig;
+static const struct __attribute__((aligned(64))) cgl_targs_hipSetDevice {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipSetDevice;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGetDevice {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipGetDevice;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGetDeviceCount {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipGetDeviceCount;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDeviceGetAttribute {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipDeviceGetAttribute;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDeviceGetDefaultMemPool {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipDeviceGetDefaultMemPool;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDeviceSetMemPool {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipDeviceSetMemPool;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDeviceGetMemPool {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipDeviceGetMemPool;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGetDeviceProperties {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipGetDeviceProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDeviceSetCacheConfig {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipDeviceSetCacheConfig;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDeviceGetCacheConfig {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipDeviceGetCacheConfig;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDeviceGetLimit {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipDeviceGetLimit;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDeviceGetSharedMemConfig {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipDeviceGetSharedMemConfig;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGetDeviceFlags {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipGetDeviceFlags;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDeviceSetSharedMemConfig {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipDeviceSetSharedMemConfig;
+static const struct __attribute__((aligned(64))) cgl_targs_hipSetDeviceFlags {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipSetDeviceFlags;
+static const struct __attribute__((aligned(64))) cgl_targs_hipChooseDevice {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipChooseDevice;
+static const struct __attribute__((aligned(64))) cgl_targs_hipExtGetLinkTypeAndHopCount {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipExtGetLinkTypeAndHopCount;
+static const struct __attribute__((aligned(64))) cgl_targs_hipIpcGetMemHandle {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipIpcGetMemHandle;
+static const struct __attribute__((aligned(64))) cgl_targs_hipIpcOpenMemHandle {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipIpcOpenMemHandle;
+static const struct __attribute__((aligned(64))) cgl_targs_hipIpcCloseMemHandle {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipIpcCloseMemHandle;
+static const struct __attribute__((aligned(64))) cgl_targs_hipIpcGetEventHandle {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipIpcGetEventHandle;
+static const struct __attribute__((aligned(64))) cgl_targs_hipIpcOpenEventHandle {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipIpcOpenEventHandle;
+static const struct __attribute__((aligned(64))) cgl_targs_hipFuncSetAttribute {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipFuncSetAttribute;
+static const struct __attribute__((aligned(64))) cgl_targs_hipFuncSetCacheConfig {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipFuncSetCacheConfig;
+static const struct __attribute__((aligned(64))) cgl_targs_hipFuncSetSharedMemConfig {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipFuncSetSharedMemConfig;
 static const cg_args cgl_targs_hipGetLastError;
 static const cg_args cgl_targs_hipPeekAtLastError;
-static const cg_args cgl_targs_hipGetErrorName;
-static const cg_args cgl_targs_hipGetErrorString;
-static const cg_args cgl_targs_hipStreamCreate;
-static const cg_args cgl_targs_hipStreamCreateWithFlags;
-static const cg_args cgl_targs_hipStreamCreateWithPriority;
-static const cg_args cgl_targs_hipDeviceGetStreamPriorityRange;
-static const cg_args cgl_targs_hipStreamDestroy;
-static const cg_args cgl_targs_hipStreamQuery;
-static const cg_args cgl_targs_hipStreamSynchronize;
-static const cg_args cgl_targs_hipStreamWaitEvent;
-static const cg_args cgl_targs_hipStreamGetFlags;
-static const cg_args cgl_targs_hipStreamGetPriority;
-static const cg_args cgl_targs_hipExtStreamCreateWithCUMask;
-static const cg_args cgl_targs_hipExtStreamGetCUMask;
-static const cg_args cgl_targs_hipStreamAddCallback;
-static const cg_args cgl_targs_hipStreamWaitValue32;
-static const cg_args cgl_targs_hipStreamWaitValue64;
-static const cg_args cgl_targs_hipStreamWriteValue32;
-static const cg_args cgl_targs_hipStreamWriteValue64;
-static const cg_args cgl_targs_hipEventCreateWithFlags;
-static const cg_args cgl_targs_hipEventCreate;
-static const cg_args cgl_targs_hipEventRecord;
-static const cg_args cgl_targs_hipEventDestroy;
-static const cg_args cgl_targs_hipEventSynchronize;
-static const cg_args cgl_targs_hipEventElapsedTime;
-static const cg_args cgl_targs_hipEventQuery;
-static const cg_args cgl_targs_hipPointerGetAttributes;
-static const cg_args cgl_targs_hipPointerGetAttribute;
-static const cg_args cgl_targs_hipDrvPointerGetAttributes;
-static const cg_args cgl_targs_hipImportExternalSemaphore;
-static const cg_args cgl_targs_hipSignalExternalSemaphoresAsync;
-static const cg_args cgl_targs_hipWaitExternalSemaphoresAsync;
-static const cg_args cgl_targs_hipDestroyExternalSemaphore;
-static const cg_args cgl_targs_hipImportExternalMemory;
-static const cg_args cgl_targs_hipExternalMemoryGetMappedBuffer;
-static const cg_args cgl_targs_hipDestroyExternalMemory;
-static const cg_args cgl_targs_hipMalloc;
-static const cg_args cgl_targs_hipExtMallocWithFlags;
-static const cg_args cgl_targs_hipMallocHost;
-static const cg_args cgl_targs_hipMemAllocHost;
-static const cg_args cgl_targs_hipHostMalloc;
-static const cg_args cgl_targs_hipMallocManaged;
-static const cg_args cgl_targs_hipMemPrefetchAsync;
-static const cg_args cgl_targs_hipMemAdvise;
-static const cg_args cgl_targs_hipMemRangeGetAttribute;
-static const cg_args cgl_targs_hipMemRangeGetAttributes;
-static const cg_args cgl_targs_hipStreamAttachMemAsync;
-static const cg_args cgl_targs_hipMallocAsync;
-static const cg_args cgl_targs_hipFreeAsync;
-static const cg_args cgl_targs_hipMemPoolTrimTo;
-static const cg_args cgl_targs_hipMemPoolSetAttribute;
-static const cg_args cgl_targs_hipMemPoolGetAttribute;
-static const cg_args cgl_targs_hipMemPoolSetAccess;
-static const cg_args cgl_targs_hipMemPoolGetAccess;
-static const cg_args cgl_targs_hipMemPoolCreate;
-static const cg_args cgl_targs_hipMemPoolDestroy;
-static const cg_args cgl_targs_hipMallocFromPoolAsync;
-static const cg_args cgl_targs_hipMemPoolExportToShareableHandle;
-static const cg_args cgl_targs_hipMemPoolImportFromShareableHandle;
-static const cg_args cgl_targs_hipMemPoolExportPointer;
-static const cg_args cgl_targs_hipMemPoolImportPointer;
-static const cg_args cgl_targs_hipHostAlloc;
-static const cg_args cgl_targs_hipHostGetDevicePointer;
-static const cg_args cgl_targs_hipHostGetFlags;
-static const cg_args cgl_targs_hipHostRegister;
-static const cg_args cgl_targs_hipHostUnregister;
-static const cg_args cgl_targs_hipMallocPitch;
-static const cg_args cgl_targs_hipMemAllocPitch;
-static const cg_args cgl_targs_hipFree;
-static const cg_args cgl_targs_hipFreeHost;
-static const cg_args cgl_targs_hipHostFree;
-static const cg_args cgl_targs_hipMemcpy;
-static const cg_args cgl_targs_hipMemcpyWithStream;
-static const cg_args cgl_targs_hipMemcpyHtoD;
-static const cg_args cgl_targs_hipMemcpyDtoH;
-static const cg_args cgl_targs_hipMemcpyDtoD;
-static const cg_args cgl_targs_hipMemcpyHtoDAsync;
-static const cg_args cgl_targs_hipMemcpyDtoHAsync;
-static const cg_args cgl_targs_hipMemcpyDtoDAsync;
-static const cg_args cgl_targs_hipModuleGetGlobal;
-static const cg_args cgl_targs_hipGetSymbolAddress;
-static const cg_args cgl_targs_hipGetSymbolSize;
-static const cg_args cgl_targs_hipMemcpyToSymbol;
-static const cg_args cgl_targs_hipMemcpyToSymbolAsync;
-static const cg_args cgl_targs_hipMemcpyFromSymbol;
-static const cg_args cgl_targs_hipMemcpyFromSymbolAsync;
-static const cg_args cgl_targs_hipMemcpyAsync;
-static const cg_args cgl_targs_hipMemset;
-static const cg_args cgl_targs_hipMemsetD8;
-static const cg_args cgl_targs_hipMemsetD8Async;
-static const cg_args cgl_targs_hipMemsetD16;
-static const cg_args cgl_targs_hipMemsetD16Async;
-static const cg_args cgl_targs_hipMemsetD32;
-static const cg_args cgl_targs_hipMemsetAsync;
-static const cg_args cgl_targs_hipMemsetD32Async;
-static const cg_args cgl_targs_hipMemset2D;
-static const cg_args cgl_targs_hipMemset2DAsync;
-static const cg_args cgl_targs_hipMemset3D;
-static const cg_args cgl_targs_hipMemset3DAsync;
-static const cg_args cgl_targs_hipMemGetInfo;
-static const cg_args cgl_targs_hipMemPtrGetInfo;
-static const cg_args cgl_targs_hipMallocArray;
-static const cg_args cgl_targs_hipArrayCreate;
-static const cg_args cgl_targs_hipArrayDestroy;
-static const cg_args cgl_targs_hipArray3DCreate;
-static const cg_args cgl_targs_hipMalloc3D;
-static const cg_args cgl_targs_hipFreeArray;
-static const cg_args cgl_targs_hipFreeMipmappedArray;
-static const cg_args cgl_targs_hipMalloc3DArray;
-static const cg_args cgl_targs_hipMallocMipmappedArray;
-static const cg_args cgl_targs_hipGetMipmappedArrayLevel;
-static const cg_args cgl_targs_hipMemcpy2D;
-static const cg_args cgl_targs_hipMemcpyParam2D;
-static const cg_args cgl_targs_hipMemcpyParam2DAsync;
-static const cg_args cgl_targs_hipMemcpy2DAsync;
-static const cg_args cgl_targs_hipMemcpy2DToArray;
-static const cg_args cgl_targs_hipMemcpy2DToArrayAsync;
-static const cg_args cgl_targs_hipMemcpyToArray;
-static const cg_args cgl_targs_hipMemcpyFromArray;
-static const cg_args cgl_targs_hipMemcpy2DFromArray;
-static const cg_args cgl_targs_hipMemcpy2DFromArrayAsync;
-static const cg_args cgl_targs_hipMemcpyAtoH;
-static const cg_args cgl_targs_hipMemcpyHtoA;
-static const cg_args cgl_targs_hipMemcpy3D;
-static const cg_args cgl_targs_hipMemcpy3DAsync;
-static const cg_args cgl_targs_hipDrvMemcpy3D;
-static const cg_args cgl_targs_hipDrvMemcpy3DAsync;
-static const cg_args cgl_targs_hipDeviceCanAccessPeer;
-static const cg_args cgl_targs_hipDeviceEnablePeerAccess;
-static const cg_args cgl_targs_hipDeviceDisablePeerAccess;
-static const cg_args cgl_targs_hipMemGetAddressRange;
-static const cg_args cgl_targs_hipMemcpyPeer;
-static const cg_args cgl_targs_hipMemcpyPeerAsync;
-static const cg_args cgl_targs_hipCtxCreate;
-static const cg_args cgl_targs_hipCtxDestroy;
-static const cg_args cgl_targs_hipCtxPopCurrent;
-static const cg_args cgl_targs_hipCtxPushCurrent;
-static const cg_args cgl_targs_hipCtxSetCurrent;
-static const cg_args cgl_targs_hipCtxGetCurrent;
-static const cg_args cgl_targs_hipCtxGetDevice;
-static const cg_args cgl_targs_hipCtxGetApiVersion;
-static const cg_args cgl_targs_hipCtxGetCacheConfig;
-static const cg_args cgl_targs_hipCtxSetCacheConfig;
-static const cg_args cgl_targs_hipCtxSetSharedMemConfig;
-static const cg_args cgl_targs_hipCtxGetSharedMemConfig;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGetErrorName {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipGetErrorName;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGetErrorString {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipGetErrorString;
+static const struct __attribute__((aligned(64))) cgl_targs_hipStreamCreate {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipStreamCreate;
+static const struct __attribute__((aligned(64))) cgl_targs_hipStreamCreateWithFlags {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipStreamCreateWithFlags;
+static const struct __attribute__((aligned(64))) cgl_targs_hipStreamCreateWithPriority {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipStreamCreateWithPriority;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDeviceGetStreamPriorityRange {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipDeviceGetStreamPriorityRange;
+static const struct __attribute__((aligned(64))) cgl_targs_hipStreamDestroy {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipStreamDestroy;
+static const struct __attribute__((aligned(64))) cgl_targs_hipStreamQuery {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipStreamQuery;
+static const struct __attribute__((aligned(64))) cgl_targs_hipStreamSynchronize {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipStreamSynchronize;
+static const struct __attribute__((aligned(64))) cgl_targs_hipStreamWaitEvent {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipStreamWaitEvent;
+static const struct __attribute__((aligned(64))) cgl_targs_hipStreamGetFlags {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipStreamGetFlags;
+static const struct __attribute__((aligned(64))) cgl_targs_hipStreamGetPriority {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipStreamGetPriority;
+static const struct __attribute__((aligned(64))) cgl_targs_hipExtStreamCreateWithCUMask {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipExtStreamCreateWithCUMask;
+static const struct __attribute__((aligned(64))) cgl_targs_hipExtStreamGetCUMask {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipExtStreamGetCUMask;
+static const struct __attribute__((aligned(64))) cgl_targs_hipStreamAddCallback {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipStreamAddCallback;
+static const struct __attribute__((aligned(64))) cgl_targs_hipStreamWaitValue32 {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_hipStreamWaitValue32;
+static const struct __attribute__((aligned(64))) cgl_targs_hipStreamWaitValue64 {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_hipStreamWaitValue64;
+static const struct __attribute__((aligned(64))) cgl_targs_hipStreamWriteValue32 {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipStreamWriteValue32;
+static const struct __attribute__((aligned(64))) cgl_targs_hipStreamWriteValue64 {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipStreamWriteValue64;
+static const struct __attribute__((aligned(64))) cgl_targs_hipEventCreateWithFlags {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipEventCreateWithFlags;
+static const struct __attribute__((aligned(64))) cgl_targs_hipEventCreate {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipEventCreate;
+static const struct __attribute__((aligned(64))) cgl_targs_hipEventRecord {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipEventRecord;
+static const struct __attribute__((aligned(64))) cgl_targs_hipEventDestroy {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipEventDestroy;
+static const struct __attribute__((aligned(64))) cgl_targs_hipEventSynchronize {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipEventSynchronize;
+static const struct __attribute__((aligned(64))) cgl_targs_hipEventElapsedTime {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipEventElapsedTime;
+static const struct __attribute__((aligned(64))) cgl_targs_hipEventQuery {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipEventQuery;
+static const struct __attribute__((aligned(64))) cgl_targs_hipPointerGetAttributes {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipPointerGetAttributes;
+static const struct __attribute__((aligned(64))) cgl_targs_hipPointerGetAttribute {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipPointerGetAttribute;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDrvPointerGetAttributes {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipDrvPointerGetAttributes;
+static const struct __attribute__((aligned(64))) cgl_targs_hipImportExternalSemaphore {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipImportExternalSemaphore;
+static const struct __attribute__((aligned(64))) cgl_targs_hipSignalExternalSemaphoresAsync {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipSignalExternalSemaphoresAsync;
+static const struct __attribute__((aligned(64))) cgl_targs_hipWaitExternalSemaphoresAsync {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipWaitExternalSemaphoresAsync;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDestroyExternalSemaphore {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipDestroyExternalSemaphore;
+static const struct __attribute__((aligned(64))) cgl_targs_hipImportExternalMemory {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipImportExternalMemory;
+static const struct __attribute__((aligned(64))) cgl_targs_hipExternalMemoryGetMappedBuffer {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipExternalMemoryGetMappedBuffer;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDestroyExternalMemory {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipDestroyExternalMemory;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMalloc {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipMalloc;
+static const struct __attribute__((aligned(64))) cgl_targs_hipExtMallocWithFlags {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipExtMallocWithFlags;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMallocHost {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipMallocHost;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemAllocHost {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipMemAllocHost;
+static const struct __attribute__((aligned(64))) cgl_targs_hipHostMalloc {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipHostMalloc;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMallocManaged {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipMallocManaged;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemPrefetchAsync {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipMemPrefetchAsync;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemAdvise {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipMemAdvise;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemRangeGetAttribute {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_hipMemRangeGetAttribute;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemRangeGetAttributes {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_hipMemRangeGetAttributes;
+static const struct __attribute__((aligned(64))) cgl_targs_hipStreamAttachMemAsync {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipStreamAttachMemAsync;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMallocAsync {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipMallocAsync;
+static const struct __attribute__((aligned(64))) cgl_targs_hipFreeAsync {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipFreeAsync;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemPoolTrimTo {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipMemPoolTrimTo;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemPoolSetAttribute {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipMemPoolSetAttribute;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemPoolGetAttribute {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipMemPoolGetAttribute;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemPoolSetAccess {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipMemPoolSetAccess;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemPoolGetAccess {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipMemPoolGetAccess;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemPoolCreate {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipMemPoolCreate;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemPoolDestroy {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipMemPoolDestroy;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMallocFromPoolAsync {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipMallocFromPoolAsync;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemPoolExportToShareableHandle {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipMemPoolExportToShareableHandle;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemPoolImportFromShareableHandle {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipMemPoolImportFromShareableHandle;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemPoolExportPointer {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipMemPoolExportPointer;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemPoolImportPointer {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipMemPoolImportPointer;
+static const struct __attribute__((aligned(64))) cgl_targs_hipHostAlloc {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipHostAlloc;
+static const struct __attribute__((aligned(64))) cgl_targs_hipHostGetDevicePointer {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipHostGetDevicePointer;
+static const struct __attribute__((aligned(64))) cgl_targs_hipHostGetFlags {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipHostGetFlags;
+static const struct __attribute__((aligned(64))) cgl_targs_hipHostRegister {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipHostRegister;
+static const struct __attribute__((aligned(64))) cgl_targs_hipHostUnregister {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipHostUnregister;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMallocPitch {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipMallocPitch;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemAllocPitch {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_hipMemAllocPitch;
+static const struct __attribute__((aligned(64))) cgl_targs_hipFree {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipFree;
+static const struct __attribute__((aligned(64))) cgl_targs_hipFreeHost {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipFreeHost;
+static const struct __attribute__((aligned(64))) cgl_targs_hipHostFree {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipHostFree;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpy {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipMemcpy;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpyWithStream {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_hipMemcpyWithStream;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpyHtoD {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipMemcpyHtoD;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpyDtoH {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipMemcpyDtoH;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpyDtoD {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipMemcpyDtoD;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpyHtoDAsync {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipMemcpyHtoDAsync;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpyDtoHAsync {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipMemcpyDtoHAsync;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpyDtoDAsync {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipMemcpyDtoDAsync;
+static const struct __attribute__((aligned(64))) cgl_targs_hipModuleGetGlobal {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipModuleGetGlobal;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGetSymbolAddress {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipGetSymbolAddress;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGetSymbolSize {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipGetSymbolSize;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpyToSymbol {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_hipMemcpyToSymbol;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpyToSymbolAsync {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_hipMemcpyToSymbolAsync;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpyFromSymbol {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_hipMemcpyFromSymbol;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpyFromSymbolAsync {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_hipMemcpyFromSymbolAsync;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpyAsync {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_hipMemcpyAsync;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemset {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipMemset;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemsetD8 {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipMemsetD8;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemsetD8Async {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipMemsetD8Async;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemsetD16 {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipMemsetD16;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemsetD16Async {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipMemsetD16Async;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemsetD32 {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipMemsetD32;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemsetAsync {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipMemsetAsync;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemsetD32Async {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipMemsetD32Async;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemset2D {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_hipMemset2D;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemset2DAsync {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_hipMemset2DAsync;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemset3D {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipMemset3D;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemset3DAsync {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipMemset3DAsync;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemGetInfo {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipMemGetInfo;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemPtrGetInfo {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipMemPtrGetInfo;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMallocArray {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_hipMallocArray;
+static const struct __attribute__((aligned(64))) cgl_targs_hipArrayCreate {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipArrayCreate;
+static const struct __attribute__((aligned(64))) cgl_targs_hipArrayDestroy {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipArrayDestroy;
+static const struct __attribute__((aligned(64))) cgl_targs_hipArray3DCreate {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipArray3DCreate;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMalloc3D {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipMalloc3D;
+static const struct __attribute__((aligned(64))) cgl_targs_hipFreeArray {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipFreeArray;
+static const struct __attribute__((aligned(64))) cgl_targs_hipFreeMipmappedArray {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipFreeMipmappedArray;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMalloc3DArray {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipMalloc3DArray;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMallocMipmappedArray {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipMallocMipmappedArray;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGetMipmappedArrayLevel {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipGetMipmappedArrayLevel;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpy2D {
+    cg_args a;
+    cg_arg arg[7];
+} cgl_targs_hipMemcpy2D;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpyParam2D {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipMemcpyParam2D;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpyParam2DAsync {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipMemcpyParam2DAsync;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpy2DAsync {
+    cg_args a;
+    cg_arg arg[8];
+} cgl_targs_hipMemcpy2DAsync;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpy2DToArray {
+    cg_args a;
+    cg_arg arg[8];
+} cgl_targs_hipMemcpy2DToArray;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpy2DToArrayAsync {
+    cg_args a;
+    cg_arg arg[9];
+} cgl_targs_hipMemcpy2DToArrayAsync;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpyToArray {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_hipMemcpyToArray;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpyFromArray {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_hipMemcpyFromArray;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpy2DFromArray {
+    cg_args a;
+    cg_arg arg[8];
+} cgl_targs_hipMemcpy2DFromArray;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpy2DFromArrayAsync {
+    cg_args a;
+    cg_arg arg[9];
+} cgl_targs_hipMemcpy2DFromArrayAsync;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpyAtoH {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipMemcpyAtoH;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpyHtoA {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipMemcpyHtoA;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpy3D {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipMemcpy3D;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpy3DAsync {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipMemcpy3DAsync;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDrvMemcpy3D {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipDrvMemcpy3D;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDrvMemcpy3DAsync {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipDrvMemcpy3DAsync;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDeviceCanAccessPeer {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipDeviceCanAccessPeer;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDeviceEnablePeerAccess {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipDeviceEnablePeerAccess;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDeviceDisablePeerAccess {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipDeviceDisablePeerAccess;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemGetAddressRange {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipMemGetAddressRange;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpyPeer {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_hipMemcpyPeer;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemcpyPeerAsync {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_hipMemcpyPeerAsync;
+static const struct __attribute__((aligned(64))) cgl_targs_hipCtxCreate {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipCtxCreate;
+static const struct __attribute__((aligned(64))) cgl_targs_hipCtxDestroy {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipCtxDestroy;
+static const struct __attribute__((aligned(64))) cgl_targs_hipCtxPopCurrent {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipCtxPopCurrent;
+static const struct __attribute__((aligned(64))) cgl_targs_hipCtxPushCurrent {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipCtxPushCurrent;
+static const struct __attribute__((aligned(64))) cgl_targs_hipCtxSetCurrent {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipCtxSetCurrent;
+static const struct __attribute__((aligned(64))) cgl_targs_hipCtxGetCurrent {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipCtxGetCurrent;
+static const struct __attribute__((aligned(64))) cgl_targs_hipCtxGetDevice {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipCtxGetDevice;
+static const struct __attribute__((aligned(64))) cgl_targs_hipCtxGetApiVersion {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipCtxGetApiVersion;
+static const struct __attribute__((aligned(64))) cgl_targs_hipCtxGetCacheConfig {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipCtxGetCacheConfig;
+static const struct __attribute__((aligned(64))) cgl_targs_hipCtxSetCacheConfig {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipCtxSetCacheConfig;
+static const struct __attribute__((aligned(64))) cgl_targs_hipCtxSetSharedMemConfig {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipCtxSetSharedMemConfig;
+static const struct __attribute__((aligned(64))) cgl_targs_hipCtxGetSharedMemConfig {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipCtxGetSharedMemConfig;
 static const cg_args cgl_targs_hipCtxSynchronize;
-static const cg_args cgl_targs_hipCtxGetFlags;
-static const cg_args cgl_targs_hipCtxEnablePeerAccess;
-static const cg_args cgl_targs_hipCtxDisablePeerAccess;
-static const cg_args cgl_targs_hipDevicePrimaryCtxGetState;
-static const cg_args cgl_targs_hipDevicePrimaryCtxRelease;
-static const cg_args cgl_targs_hipDevicePrimaryCtxRetain;
-static const cg_args cgl_targs_hipDevicePrimaryCtxReset;
-static const cg_args cgl_targs_hipDevicePrimaryCtxSetFlags;
-static const cg_args cgl_targs_hipModuleLoad;
-static const cg_args cgl_targs_hipModuleUnload;
-static const cg_args cgl_targs_hipModuleGetFunction;
-static const cg_args cgl_targs_hipFuncGetAttributes;
-static const cg_args cgl_targs_hipFuncGetAttribute;
-static const cg_args cgl_targs_hipModuleGetTexRef;
-static const cg_args cgl_targs_hipModuleLoadData;
-static const cg_args cgl_targs_hipModuleLoadDataEx;
-static const cg_args cgl_targs_hipModuleLaunchKernel;
-static const cg_args cgl_targs_hipLaunchCooperativeKernel;
-static const cg_args cgl_targs_hipLaunchCooperativeKernelMultiDevice;
-static const cg_args cgl_targs_hipExtLaunchMultiKernelMultiDevice;
-static const cg_args cgl_targs_hipModuleOccupancyMaxPotentialBlockSize;
-static const cg_args cgl_targs_hipModuleOccupancyMaxPotentialBlockSizeWithFlags;
-static const cg_args cgl_targs_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor;
-static const cg_args cgl_targs_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags;
-static const cg_args cgl_targs_hipOccupancyMaxActiveBlocksPerMultiprocessor;
-static const cg_args cgl_targs_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags;
-static const cg_args cgl_targs_hipOccupancyMaxPotentialBlockSize;
-static const cg_args cgl_targs_hipConfigureCall;
-static const cg_args cgl_targs_hipSetupArgument;
-static const cg_args cgl_targs_hipLaunchByPtr;
-static const cg_args cgl_targs_hipLaunchKernel;
-static const cg_args cgl_targs_hipDrvMemcpy2DUnaligned;
-static const cg_args cgl_targs_hipExtLaunchKernel;
-static const cg_args cgl_targs_hipBindTextureToMipmappedArray;
-static const cg_args cgl_targs_hipGetTextureReference;
-static const cg_args cgl_targs_hipCreateTextureObject;
-static const cg_args cgl_targs_hipDestroyTextureObject;
-static const cg_args cgl_targs_hipGetChannelDesc;
-static const cg_args cgl_targs_hipGetTextureObjectResourceDesc;
-static const cg_args cgl_targs_hipGetTextureObjectResourceViewDesc;
-static const cg_args cgl_targs_hipGetTextureObjectTextureDesc;
-static const cg_args cgl_targs_hipTexRefSetAddressMode;
-static const cg_args cgl_targs_hipTexRefSetArray;
-static const cg_args cgl_targs_hipTexRefSetFilterMode;
-static const cg_args cgl_targs_hipTexRefSetFlags;
-static const cg_args cgl_targs_hipTexRefSetFormat;
-static const cg_args cgl_targs_hipTexObjectCreate;
-static const cg_args cgl_targs_hipTexObjectDestroy;
-static const cg_args cgl_targs_hipTexObjectGetResourceDesc;
-static const cg_args cgl_targs_hipTexObjectGetResourceViewDesc;
-static const cg_args cgl_targs_hipTexObjectGetTextureDesc;
-static const cg_args cgl_targs_hipBindTexture;
-static const cg_args cgl_targs_hipBindTexture2D;
-static const cg_args cgl_targs_hipBindTextureToArray;
-static const cg_args cgl_targs_hipGetTextureAlignmentOffset;
-static const cg_args cgl_targs_hipUnbindTexture;
-static const cg_args cgl_targs_hipTexRefGetAddress;
-static const cg_args cgl_targs_hipTexRefGetAddressMode;
-static const cg_args cgl_targs_hipTexRefGetFilterMode;
-static const cg_args cgl_targs_hipTexRefGetFlags;
-static const cg_args cgl_targs_hipTexRefGetFormat;
-static const cg_args cgl_targs_hipTexRefGetMaxAnisotropy;
-static const cg_args cgl_targs_hipTexRefGetMipmapFilterMode;
-static const cg_args cgl_targs_hipTexRefGetMipmapLevelBias;
-static const cg_args cgl_targs_hipTexRefGetMipmapLevelClamp;
-static const cg_args cgl_targs_hipTexRefGetMipMappedArray;
-static const cg_args cgl_targs_hipTexRefSetAddress;
-static const cg_args cgl_targs_hipTexRefSetAddress2D;
-static const cg_args cgl_targs_hipTexRefSetMaxAnisotropy;
-static const cg_args cgl_targs_hipTexRefSetBorderColor;
-static const cg_args cgl_targs_hipTexRefSetMipmapFilterMode;
-static const cg_args cgl_targs_hipTexRefSetMipmapLevelBias;
-static const cg_args cgl_targs_hipTexRefSetMipmapLevelClamp;
-static const cg_args cgl_targs_hipTexRefSetMipmappedArray;
-static const cg_args cgl_targs_hipMipmappedArrayCreate;
-static const cg_args cgl_targs_hipMipmappedArrayDestroy;
-static const cg_args cgl_targs_hipMipmappedArrayGetLevel;
-static const cg_args cgl_targs_hipRegisterApiCallback;
-static const cg_args cgl_targs_hipRemoveApiCallback;
-static const cg_args cgl_targs_hipRegisterActivityCallback;
-static const cg_args cgl_targs_hipRemoveActivityCallback;
-static const cg_args cgl_targs_hipApiName;
-static const cg_args cgl_targs_hipKernelNameRef;
-static const cg_args cgl_targs_hipKernelNameRefByPtr;
-static const cg_args cgl_targs_hipGetStreamDeviceId;
-static const cg_args cgl_targs_hipStreamBeginCapture;
-static const cg_args cgl_targs_hipStreamEndCapture;
-static const cg_args cgl_targs_hipStreamGetCaptureInfo;
-static const cg_args cgl_targs_hipStreamGetCaptureInfo_v2;
-static const cg_args cgl_targs_hipStreamIsCapturing;
-static const cg_args cgl_targs_hipStreamUpdateCaptureDependencies;
-static const cg_args cgl_targs_hipLaunchHostFunc;
-static const cg_args cgl_targs_hipThreadExchangeStreamCaptureMode;
-static const cg_args cgl_targs_hipGraphCreate;
-static const cg_args cgl_targs_hipGraphDestroy;
-static const cg_args cgl_targs_hipGraphAddDependencies;
-static const cg_args cgl_targs_hipGraphRemoveDependencies;
-static const cg_args cgl_targs_hipGraphGetEdges;
-static const cg_args cgl_targs_hipGraphGetNodes;
-static const cg_args cgl_targs_hipGraphGetRootNodes;
-static const cg_args cgl_targs_hipGraphNodeGetDependencies;
-static const cg_args cgl_targs_hipGraphNodeGetDependentNodes;
-static const cg_args cgl_targs_hipGraphNodeGetType;
-static const cg_args cgl_targs_hipGraphDestroyNode;
-static const cg_args cgl_targs_hipGraphClone;
-static const cg_args cgl_targs_hipGraphNodeFindInClone;
-static const cg_args cgl_targs_hipGraphInstantiate;
-static const cg_args cgl_targs_hipGraphInstantiateWithFlags;
-static const cg_args cgl_targs_hipGraphLaunch;
-static const cg_args cgl_targs_hipGraphExecDestroy;
-static const cg_args cgl_targs_hipGraphExecUpdate;
-static const cg_args cgl_targs_hipGraphAddKernelNode;
-static const cg_args cgl_targs_hipGraphKernelNodeGetParams;
-static const cg_args cgl_targs_hipGraphKernelNodeSetParams;
-static const cg_args cgl_targs_hipGraphExecKernelNodeSetParams;
-static const cg_args cgl_targs_hipGraphAddMemcpyNode;
-static const cg_args cgl_targs_hipGraphMemcpyNodeGetParams;
-static const cg_args cgl_targs_hipGraphMemcpyNodeSetParams;
-static const cg_args cgl_targs_hipGraphKernelNodeSetAttribute;
-static const cg_args cgl_targs_hipGraphKernelNodeGetAttribute;
-static const cg_args cgl_targs_hipGraphExecMemcpyNodeSetParams;
-static const cg_args cgl_targs_hipGraphAddMemcpyNode1D;
-static const cg_args cgl_targs_hipGraphMemcpyNodeSetParams1D;
-static const cg_args cgl_targs_hipGraphExecMemcpyNodeSetParams1D;
-static const cg_args cgl_targs_hipGraphAddMemcpyNodeFromSymbol;
-static const cg_args cgl_targs_hipGraphMemcpyNodeSetParamsFromSymbol;
-static const cg_args cgl_targs_hipGraphExecMemcpyNodeSetParamsFromSymbol;
-static const cg_args cgl_targs_hipGraphAddMemcpyNodeToSymbol;
-static const cg_args cgl_targs_hipGraphMemcpyNodeSetParamsToSymbol;
-static const cg_args cgl_targs_hipGraphExecMemcpyNodeSetParamsToSymbol;
-static const cg_args cgl_targs_hipGraphAddMemsetNode;
-static const cg_args cgl_targs_hipGraphMemsetNodeGetParams;
-static const cg_args cgl_targs_hipGraphMemsetNodeSetParams;
-static const cg_args cgl_targs_hipGraphExecMemsetNodeSetParams;
-static const cg_args cgl_targs_hipGraphAddHostNode;
-static const cg_args cgl_targs_hipGraphHostNodeGetParams;
-static const cg_args cgl_targs_hipGraphHostNodeSetParams;
-static const cg_args cgl_targs_hipGraphExecHostNodeSetParams;
-static const cg_args cgl_targs_hipGraphAddChildGraphNode;
-static const cg_args cgl_targs_hipGraphChildGraphNodeGetGraph;
-static const cg_args cgl_targs_hipGraphExecChildGraphNodeSetParams;
-static const cg_args cgl_targs_hipGraphAddEmptyNode;
-static const cg_args cgl_targs_hipGraphAddEventRecordNode;
-static const cg_args cgl_targs_hipGraphEventRecordNodeGetEvent;
-static const cg_args cgl_targs_hipGraphEventRecordNodeSetEvent;
-static const cg_args cgl_targs_hipGraphExecEventRecordNodeSetEvent;
-static const cg_args cgl_targs_hipGraphAddEventWaitNode;
-static const cg_args cgl_targs_hipGraphEventWaitNodeGetEvent;
-static const cg_args cgl_targs_hipGraphEventWaitNodeSetEvent;
-static const cg_args cgl_targs_hipGraphExecEventWaitNodeSetEvent;
-static const cg_args cgl_targs_hipMemAddressFree;
-static const cg_args cgl_targs_hipMemAddressReserve;
-static const cg_args cgl_targs_hipMemCreate;
-static const cg_args cgl_targs_hipMemExportToShareableHandle;
-static const cg_args cgl_targs_hipMemGetAccess;
-static const cg_args cgl_targs_hipMemGetAllocationGranularity;
-static const cg_args cgl_targs_hipMemGetAllocationPropertiesFromHandle;
-static const cg_args cgl_targs_hipMemImportFromShareableHandle;
-static const cg_args cgl_targs_hipMemMap;
-static const cg_args cgl_targs_hipMemMapArrayAsync;
-static const cg_args cgl_targs_hipMemRelease;
-static const cg_args cgl_targs_hipMemRetainAllocationHandle;
-static const cg_args cgl_targs_hipMemSetAccess;
-static const cg_args cgl_targs_hipMemUnmap;
-static const cg_args cgl_targs_hipGLGetDevices;
-static const cg_args cgl_targs_hipGraphicsGLRegisterBuffer;
-static const cg_args cgl_targs_hipGraphicsGLRegisterImage;
-static const cg_args cgl_targs_hipGraphicsMapResources;
-static const cg_args cgl_targs_hipGraphicsSubResourceGetMappedArray;
-static const cg_args cgl_targs_hipGraphicsResourceGetMappedPointer;
-static const cg_args cgl_targs_hipGraphicsUnmapResources;
-static const cg_args cgl_targs_hipGraphicsUnregisterResource;
-static const cg_args cgl_targs_hiprtcGetErrorString;
-static const cg_args cgl_targs_hiprtcVersion;
-static const cg_args cgl_targs_hiprtcAddNameExpression;
-static const cg_args cgl_targs_hiprtcCompileProgram;
-static const cg_args cgl_targs_hiprtcCreateProgram;
-static const cg_args cgl_targs_hiprtcDestroyProgram;
-static const cg_args cgl_targs_hiprtcGetLoweredName;
-static const cg_args cgl_targs_hiprtcGetProgramLog;
-static const cg_args cgl_targs_hiprtcGetProgramLogSize;
-static const cg_args cgl_targs_hiprtcGetCode;
-static const cg_args cgl_targs_hiprtcGetCodeSize;
+static const struct __attribute__((aligned(64))) cgl_targs_hipCtxGetFlags {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipCtxGetFlags;
+static const struct __attribute__((aligned(64))) cgl_targs_hipCtxEnablePeerAccess {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipCtxEnablePeerAccess;
+static const struct __attribute__((aligned(64))) cgl_targs_hipCtxDisablePeerAccess {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipCtxDisablePeerAccess;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDevicePrimaryCtxGetState {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipDevicePrimaryCtxGetState;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDevicePrimaryCtxRelease {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipDevicePrimaryCtxRelease;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDevicePrimaryCtxRetain {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipDevicePrimaryCtxRetain;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDevicePrimaryCtxReset {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipDevicePrimaryCtxReset;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDevicePrimaryCtxSetFlags {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipDevicePrimaryCtxSetFlags;
+static const struct __attribute__((aligned(64))) cgl_targs_hipModuleLoad {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipModuleLoad;
+static const struct __attribute__((aligned(64))) cgl_targs_hipModuleUnload {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipModuleUnload;
+static const struct __attribute__((aligned(64))) cgl_targs_hipModuleGetFunction {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipModuleGetFunction;
+static const struct __attribute__((aligned(64))) cgl_targs_hipFuncGetAttributes {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipFuncGetAttributes;
+static const struct __attribute__((aligned(64))) cgl_targs_hipFuncGetAttribute {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipFuncGetAttribute;
+static const struct __attribute__((aligned(64))) cgl_targs_hipModuleGetTexRef {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipModuleGetTexRef;
+static const struct __attribute__((aligned(64))) cgl_targs_hipModuleLoadData {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipModuleLoadData;
+static const struct __attribute__((aligned(64))) cgl_targs_hipModuleLoadDataEx {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_hipModuleLoadDataEx;
+static const struct __attribute__((aligned(64))) cgl_targs_hipModuleLaunchKernel {
+    cg_args a;
+    cg_arg arg[11];
+} cgl_targs_hipModuleLaunchKernel;
+static const struct __attribute__((aligned(64))) cgl_targs_hipLaunchCooperativeKernel {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipLaunchCooperativeKernel;
+static const struct __attribute__((aligned(64))) cgl_targs_hipLaunchCooperativeKernelMultiDevice {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipLaunchCooperativeKernelMultiDevice;
+static const struct __attribute__((aligned(64))) cgl_targs_hipExtLaunchMultiKernelMultiDevice {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipExtLaunchMultiKernelMultiDevice;
+static const struct __attribute__((aligned(64))) cgl_targs_hipModuleOccupancyMaxPotentialBlockSize {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_hipModuleOccupancyMaxPotentialBlockSize;
+static const struct __attribute__((aligned(64))) cgl_targs_hipModuleOccupancyMaxPotentialBlockSizeWithFlags {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_hipModuleOccupancyMaxPotentialBlockSizeWithFlags;
+static const struct __attribute__((aligned(64))) cgl_targs_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor;
+static const struct __attribute__((aligned(64))) cgl_targs_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags;
+static const struct __attribute__((aligned(64))) cgl_targs_hipOccupancyMaxActiveBlocksPerMultiprocessor {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipOccupancyMaxActiveBlocksPerMultiprocessor;
+static const struct __attribute__((aligned(64))) cgl_targs_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags;
+static const struct __attribute__((aligned(64))) cgl_targs_hipOccupancyMaxPotentialBlockSize {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_hipOccupancyMaxPotentialBlockSize;
+static const struct __attribute__((aligned(64))) cgl_targs_hipConfigureCall {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipConfigureCall;
+static const struct __attribute__((aligned(64))) cgl_targs_hipSetupArgument {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipSetupArgument;
+static const struct __attribute__((aligned(64))) cgl_targs_hipLaunchByPtr {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipLaunchByPtr;
+static const struct __attribute__((aligned(64))) cgl_targs_hipLaunchKernel {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipLaunchKernel;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDrvMemcpy2DUnaligned {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipDrvMemcpy2DUnaligned;
+static const struct __attribute__((aligned(64))) cgl_targs_hipExtLaunchKernel {
+    cg_args a;
+    cg_arg arg[7];
+} cgl_targs_hipExtLaunchKernel;
+static const struct __attribute__((aligned(64))) cgl_targs_hipBindTextureToMipmappedArray {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipBindTextureToMipmappedArray;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGetTextureReference {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipGetTextureReference;
+static const struct __attribute__((aligned(64))) cgl_targs_hipCreateTextureObject {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipCreateTextureObject;
+static const struct __attribute__((aligned(64))) cgl_targs_hipDestroyTextureObject {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipDestroyTextureObject;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGetChannelDesc {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipGetChannelDesc;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGetTextureObjectResourceDesc {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipGetTextureObjectResourceDesc;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGetTextureObjectResourceViewDesc {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipGetTextureObjectResourceViewDesc;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGetTextureObjectTextureDesc {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipGetTextureObjectTextureDesc;
+static const struct __attribute__((aligned(64))) cgl_targs_hipTexRefSetAddressMode {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipTexRefSetAddressMode;
+static const struct __attribute__((aligned(64))) cgl_targs_hipTexRefSetArray {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipTexRefSetArray;
+static const struct __attribute__((aligned(64))) cgl_targs_hipTexRefSetFilterMode {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipTexRefSetFilterMode;
+static const struct __attribute__((aligned(64))) cgl_targs_hipTexRefSetFlags {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipTexRefSetFlags;
+static const struct __attribute__((aligned(64))) cgl_targs_hipTexRefSetFormat {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipTexRefSetFormat;
+static const struct __attribute__((aligned(64))) cgl_targs_hipTexObjectCreate {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipTexObjectCreate;
+static const struct __attribute__((aligned(64))) cgl_targs_hipTexObjectDestroy {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipTexObjectDestroy;
+static const struct __attribute__((aligned(64))) cgl_targs_hipTexObjectGetResourceDesc {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipTexObjectGetResourceDesc;
+static const struct __attribute__((aligned(64))) cgl_targs_hipTexObjectGetResourceViewDesc {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipTexObjectGetResourceViewDesc;
+static const struct __attribute__((aligned(64))) cgl_targs_hipTexObjectGetTextureDesc {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipTexObjectGetTextureDesc;
+static const struct __attribute__((aligned(64))) cgl_targs_hipBindTexture {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_hipBindTexture;
+static const struct __attribute__((aligned(64))) cgl_targs_hipBindTexture2D {
+    cg_args a;
+    cg_arg arg[7];
+} cgl_targs_hipBindTexture2D;
+static const struct __attribute__((aligned(64))) cgl_targs_hipBindTextureToArray {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipBindTextureToArray;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGetTextureAlignmentOffset {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipGetTextureAlignmentOffset;
+static const struct __attribute__((aligned(64))) cgl_targs_hipUnbindTexture {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipUnbindTexture;
+static const struct __attribute__((aligned(64))) cgl_targs_hipTexRefGetAddress {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipTexRefGetAddress;
+static const struct __attribute__((aligned(64))) cgl_targs_hipTexRefGetAddressMode {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipTexRefGetAddressMode;
+static const struct __attribute__((aligned(64))) cgl_targs_hipTexRefGetFilterMode {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipTexRefGetFilterMode;
+static const struct __attribute__((aligned(64))) cgl_targs_hipTexRefGetFlags {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipTexRefGetFlags;
+static const struct __attribute__((aligned(64))) cgl_targs_hipTexRefGetFormat {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipTexRefGetFormat;
+static const struct __attribute__((aligned(64))) cgl_targs_hipTexRefGetMaxAnisotropy {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipTexRefGetMaxAnisotropy;
+static const struct __attribute__((aligned(64))) cgl_targs_hipTexRefGetMipmapFilterMode {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipTexRefGetMipmapFilterMode;
+static const struct __attribute__((aligned(64))) cgl_targs_hipTexRefGetMipmapLevelBias {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipTexRefGetMipmapLevelBias;
+static const struct __attribute__((aligned(64))) cgl_targs_hipTexRefGetMipmapLevelClamp {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipTexRefGetMipmapLevelClamp;
+static const struct __attribute__((aligned(64))) cgl_targs_hipTexRefGetMipMappedArray {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipTexRefGetMipMappedArray;
+static const struct __attribute__((aligned(64))) cgl_targs_hipTexRefSetAddress {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipTexRefSetAddress;
+static const struct __attribute__((aligned(64))) cgl_targs_hipTexRefSetAddress2D {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipTexRefSetAddress2D;
+static const struct __attribute__((aligned(64))) cgl_targs_hipTexRefSetMaxAnisotropy {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipTexRefSetMaxAnisotropy;
+static const struct __attribute__((aligned(64))) cgl_targs_hipTexRefSetBorderColor {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipTexRefSetBorderColor;
+static const struct __attribute__((aligned(64))) cgl_targs_hipTexRefSetMipmapFilterMode {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipTexRefSetMipmapFilterMode;
+static const struct __attribute__((aligned(64))) cgl_targs_hipTexRefSetMipmapLevelBias {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipTexRefSetMipmapLevelBias;
+static const struct __attribute__((aligned(64))) cgl_targs_hipTexRefSetMipmapLevelClamp {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipTexRefSetMipmapLevelClamp;
+static const struct __attribute__((aligned(64))) cgl_targs_hipTexRefSetMipmappedArray {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipTexRefSetMipmappedArray;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMipmappedArrayCreate {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipMipmappedArrayCreate;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMipmappedArrayDestroy {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipMipmappedArrayDestroy;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMipmappedArrayGetLevel {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipMipmappedArrayGetLevel;
+static const struct __attribute__((aligned(64))) cgl_targs_hipRegisterApiCallback {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipRegisterApiCallback;
+static const struct __attribute__((aligned(64))) cgl_targs_hipRemoveApiCallback {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipRemoveApiCallback;
+static const struct __attribute__((aligned(64))) cgl_targs_hipRegisterActivityCallback {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipRegisterActivityCallback;
+static const struct __attribute__((aligned(64))) cgl_targs_hipRemoveActivityCallback {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipRemoveActivityCallback;
+static const struct __attribute__((aligned(64))) cgl_targs_hipApiName {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipApiName;
+static const struct __attribute__((aligned(64))) cgl_targs_hipKernelNameRef {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipKernelNameRef;
+static const struct __attribute__((aligned(64))) cgl_targs_hipKernelNameRefByPtr {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipKernelNameRefByPtr;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGetStreamDeviceId {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipGetStreamDeviceId;
+static const struct __attribute__((aligned(64))) cgl_targs_hipStreamBeginCapture {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipStreamBeginCapture;
+static const struct __attribute__((aligned(64))) cgl_targs_hipStreamEndCapture {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipStreamEndCapture;
+static const struct __attribute__((aligned(64))) cgl_targs_hipStreamGetCaptureInfo {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipStreamGetCaptureInfo;
+static const struct __attribute__((aligned(64))) cgl_targs_hipStreamGetCaptureInfo_v2 {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_hipStreamGetCaptureInfo_v2;
+static const struct __attribute__((aligned(64))) cgl_targs_hipStreamIsCapturing {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipStreamIsCapturing;
+static const struct __attribute__((aligned(64))) cgl_targs_hipStreamUpdateCaptureDependencies {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipStreamUpdateCaptureDependencies;
+static const struct __attribute__((aligned(64))) cgl_targs_hipLaunchHostFunc {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipLaunchHostFunc;
+static const struct __attribute__((aligned(64))) cgl_targs_hipThreadExchangeStreamCaptureMode {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipThreadExchangeStreamCaptureMode;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphCreate {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipGraphCreate;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphDestroy {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipGraphDestroy;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphAddDependencies {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipGraphAddDependencies;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphRemoveDependencies {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipGraphRemoveDependencies;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphGetEdges {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipGraphGetEdges;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphGetNodes {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipGraphGetNodes;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphGetRootNodes {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipGraphGetRootNodes;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphNodeGetDependencies {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipGraphNodeGetDependencies;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphNodeGetDependentNodes {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipGraphNodeGetDependentNodes;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphNodeGetType {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipGraphNodeGetType;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphDestroyNode {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipGraphDestroyNode;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphClone {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipGraphClone;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphNodeFindInClone {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipGraphNodeFindInClone;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphInstantiate {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_hipGraphInstantiate;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphInstantiateWithFlags {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipGraphInstantiateWithFlags;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphLaunch {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipGraphLaunch;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphExecDestroy {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipGraphExecDestroy;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphExecUpdate {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipGraphExecUpdate;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphAddKernelNode {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_hipGraphAddKernelNode;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphKernelNodeGetParams {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipGraphKernelNodeGetParams;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphKernelNodeSetParams {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipGraphKernelNodeSetParams;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphExecKernelNodeSetParams {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipGraphExecKernelNodeSetParams;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphAddMemcpyNode {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_hipGraphAddMemcpyNode;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphMemcpyNodeGetParams {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipGraphMemcpyNodeGetParams;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphMemcpyNodeSetParams {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipGraphMemcpyNodeSetParams;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphKernelNodeSetAttribute {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipGraphKernelNodeSetAttribute;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphKernelNodeGetAttribute {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipGraphKernelNodeGetAttribute;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphExecMemcpyNodeSetParams {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipGraphExecMemcpyNodeSetParams;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphAddMemcpyNode1D {
+    cg_args a;
+    cg_arg arg[8];
+} cgl_targs_hipGraphAddMemcpyNode1D;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphMemcpyNodeSetParams1D {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_hipGraphMemcpyNodeSetParams1D;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphExecMemcpyNodeSetParams1D {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_hipGraphExecMemcpyNodeSetParams1D;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphAddMemcpyNodeFromSymbol {
+    cg_args a;
+    cg_arg arg[9];
+} cgl_targs_hipGraphAddMemcpyNodeFromSymbol;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphMemcpyNodeSetParamsFromSymbol {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_hipGraphMemcpyNodeSetParamsFromSymbol;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphExecMemcpyNodeSetParamsFromSymbol {
+    cg_args a;
+    cg_arg arg[7];
+} cgl_targs_hipGraphExecMemcpyNodeSetParamsFromSymbol;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphAddMemcpyNodeToSymbol {
+    cg_args a;
+    cg_arg arg[9];
+} cgl_targs_hipGraphAddMemcpyNodeToSymbol;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphMemcpyNodeSetParamsToSymbol {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_hipGraphMemcpyNodeSetParamsToSymbol;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphExecMemcpyNodeSetParamsToSymbol {
+    cg_args a;
+    cg_arg arg[7];
+} cgl_targs_hipGraphExecMemcpyNodeSetParamsToSymbol;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphAddMemsetNode {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_hipGraphAddMemsetNode;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphMemsetNodeGetParams {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipGraphMemsetNodeGetParams;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphMemsetNodeSetParams {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipGraphMemsetNodeSetParams;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphExecMemsetNodeSetParams {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipGraphExecMemsetNodeSetParams;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphAddHostNode {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_hipGraphAddHostNode;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphHostNodeGetParams {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipGraphHostNodeGetParams;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphHostNodeSetParams {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipGraphHostNodeSetParams;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphExecHostNodeSetParams {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipGraphExecHostNodeSetParams;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphAddChildGraphNode {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_hipGraphAddChildGraphNode;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphChildGraphNodeGetGraph {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipGraphChildGraphNodeGetGraph;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphExecChildGraphNodeSetParams {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipGraphExecChildGraphNodeSetParams;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphAddEmptyNode {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipGraphAddEmptyNode;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphAddEventRecordNode {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_hipGraphAddEventRecordNode;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphEventRecordNodeGetEvent {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipGraphEventRecordNodeGetEvent;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphEventRecordNodeSetEvent {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipGraphEventRecordNodeSetEvent;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphExecEventRecordNodeSetEvent {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipGraphExecEventRecordNodeSetEvent;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphAddEventWaitNode {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_hipGraphAddEventWaitNode;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphEventWaitNodeGetEvent {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipGraphEventWaitNodeGetEvent;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphEventWaitNodeSetEvent {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipGraphEventWaitNodeSetEvent;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphExecEventWaitNodeSetEvent {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipGraphExecEventWaitNodeSetEvent;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemAddressFree {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipMemAddressFree;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemAddressReserve {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_hipMemAddressReserve;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemCreate {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipMemCreate;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemExportToShareableHandle {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipMemExportToShareableHandle;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemGetAccess {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipMemGetAccess;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemGetAllocationGranularity {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipMemGetAllocationGranularity;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemGetAllocationPropertiesFromHandle {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipMemGetAllocationPropertiesFromHandle;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemImportFromShareableHandle {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipMemImportFromShareableHandle;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemMap {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_hipMemMap;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemMapArrayAsync {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipMemMapArrayAsync;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemRelease {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipMemRelease;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemRetainAllocationHandle {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipMemRetainAllocationHandle;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemSetAccess {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipMemSetAccess;
+static const struct __attribute__((aligned(64))) cgl_targs_hipMemUnmap {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hipMemUnmap;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGLGetDevices {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipGLGetDevices;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphicsGLRegisterBuffer {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipGraphicsGLRegisterBuffer;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphicsGLRegisterImage {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipGraphicsGLRegisterImage;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphicsMapResources {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipGraphicsMapResources;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphicsSubResourceGetMappedArray {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_hipGraphicsSubResourceGetMappedArray;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphicsResourceGetMappedPointer {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipGraphicsResourceGetMappedPointer;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphicsUnmapResources {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hipGraphicsUnmapResources;
+static const struct __attribute__((aligned(64))) cgl_targs_hipGraphicsUnregisterResource {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hipGraphicsUnregisterResource;
+static const struct __attribute__((aligned(64))) cgl_targs_hiprtcGetErrorString {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hiprtcGetErrorString;
+static const struct __attribute__((aligned(64))) cgl_targs_hiprtcVersion {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hiprtcVersion;
+static const struct __attribute__((aligned(64))) cgl_targs_hiprtcAddNameExpression {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hiprtcAddNameExpression;
+static const struct __attribute__((aligned(64))) cgl_targs_hiprtcCompileProgram {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hiprtcCompileProgram;
+static const struct __attribute__((aligned(64))) cgl_targs_hiprtcCreateProgram {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_hiprtcCreateProgram;
+static const struct __attribute__((aligned(64))) cgl_targs_hiprtcDestroyProgram {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_hiprtcDestroyProgram;
+static const struct __attribute__((aligned(64))) cgl_targs_hiprtcGetLoweredName {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_hiprtcGetLoweredName;
+static const struct __attribute__((aligned(64))) cgl_targs_hiprtcGetProgramLog {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hiprtcGetProgramLog;
+static const struct __attribute__((aligned(64))) cgl_targs_hiprtcGetProgramLogSize {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hiprtcGetProgramLogSize;
+static const struct __attribute__((aligned(64))) cgl_targs_hiprtcGetCode {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hiprtcGetCode;
+static const struct __attribute__((aligned(64))) cgl_targs_hiprtcGetCodeSize {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_hiprtcGetCodeSize;
 
 /* {name, base, transition (0 always, 1 blocking, 2 never), blocking, scope (0 process, 1 handle),
  *  reason, serialize, states, nstates, thread rules, their count[, collective][, uncounted]}; a variant (base != NULL)
  *  carries its base's policy (its rules are its own frame's). */
 static const cg_site_default cgl_defaults[CGL_NSITES] = {
-    [CGL_hipCreateChannelDesc] = {"hipCreateChannelDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCreateChannelDesc},
-    [CGL_hipMemcpy_spt] = {"hipMemcpy_spt", "hipMemcpy", 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpy_spt},
-    [CGL_hipMemcpyToSymbol_spt] = {"hipMemcpyToSymbol_spt", "hipMemcpyToSymbol", 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyToSymbol_spt},
-    [CGL_hipMemcpyFromSymbol_spt] = {"hipMemcpyFromSymbol_spt", "hipMemcpyFromSymbol", 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyFromSymbol_spt},
-    [CGL_hipMemcpy2D_spt] = {"hipMemcpy2D_spt", "hipMemcpy2D", 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpy2D_spt},
-    [CGL_hipMemcpy2DToArray_spt] = {"hipMemcpy2DToArray_spt", "hipMemcpy2DToArray", 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpy2DToArray_spt},
-    [CGL_hipMemcpy2DFromArray_spt] = {"hipMemcpy2DFromArray_spt", "hipMemcpy2DFromArray", 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpy2DFromArray_spt},
-    [CGL_hipMemcpy3D_spt] = {"hipMemcpy3D_spt", "hipMemcpy3D", 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpy3D_spt},
-    [CGL_hipMemset_spt] = {"hipMemset_spt", "hipMemset", 0, 1, 0, "waits for the memset", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemset_spt},
-    [CGL_hipMemset2D_spt] = {"hipMemset2D_spt", "hipMemset2D", 0, 1, 0, "waits for the memset", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemset2D_spt},
-    [CGL_hipMemset3D_spt] = {"hipMemset3D_spt", "hipMemset3D", 0, 1, 0, "waits for the memset", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemset3D_spt},
-    [CGL_hipMemcpyAsync_spt] = {"hipMemcpyAsync_spt", "hipMemcpyAsync", 0, 1, 0, "synchronous when the host memory is pageable", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyAsync_spt},
-    [CGL_hipStreamQuery_spt] = {"hipStreamQuery_spt", "hipStreamQuery", 0, 0, 0, NULL, NULL, cgl_states_hipStreamQuery, 1, NULL, 0, .args = &cgl_targs_hipStreamQuery_spt},
-    [CGL_hipStreamSynchronize_spt] = {"hipStreamSynchronize_spt", "hipStreamSynchronize", 0, 1, 0, "waits for the stream's work", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamSynchronize_spt},
-    [CGL_hipStreamGetPriority_spt] = {"hipStreamGetPriority_spt", "hipStreamGetPriority", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamGetPriority_spt},
-    [CGL_hipStreamWaitEvent_spt] = {"hipStreamWaitEvent_spt", "hipStreamWaitEvent", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamWaitEvent_spt},
-    [CGL_hipStreamGetFlags_spt] = {"hipStreamGetFlags_spt", "hipStreamGetFlags", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamGetFlags_spt},
-    [CGL_hipLaunchCooperativeKernel_spt] = {"hipLaunchCooperativeKernel_spt", "hipLaunchCooperativeKernel", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipLaunchCooperativeKernel_spt},
-    [CGL_hipLaunchKernel_spt] = {"hipLaunchKernel_spt", "hipLaunchKernel", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipLaunchKernel_spt},
-    [CGL_hipInit] = {"hipInit", NULL, 0, 1, 0, "loads and initializes the runtime (HSA) and enumerates the devices", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipInit},
-    [CGL_hipDriverGetVersion] = {"hipDriverGetVersion", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDriverGetVersion},
-    [CGL_hipRuntimeGetVersion] = {"hipRuntimeGetVersion", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipRuntimeGetVersion},
-    [CGL_hipDeviceGet] = {"hipDeviceGet", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceGet},
-    [CGL_hipDeviceComputeCapability] = {"hipDeviceComputeCapability", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceComputeCapability},
-    [CGL_hipDeviceGetName] = {"hipDeviceGetName", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceGetName},
-    [CGL_hipDeviceGetUuid] = {"hipDeviceGetUuid", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceGetUuid},
-    [CGL_hipDeviceGetP2PAttribute] = {"hipDeviceGetP2PAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceGetP2PAttribute},
-    [CGL_hipDeviceGetPCIBusId] = {"hipDeviceGetPCIBusId", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceGetPCIBusId},
-    [CGL_hipDeviceGetByPCIBusId] = {"hipDeviceGetByPCIBusId", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceGetByPCIBusId},
-    [CGL_hipDeviceTotalMem] = {"hipDeviceTotalMem", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceTotalMem},
+    [CGL_hipCreateChannelDesc] = {"hipCreateChannelDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCreateChannelDesc.a},
+    [CGL_hipMemcpy_spt] = {"hipMemcpy_spt", "hipMemcpy", 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpy_spt.a},
+    [CGL_hipMemcpyToSymbol_spt] = {"hipMemcpyToSymbol_spt", "hipMemcpyToSymbol", 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyToSymbol_spt.a},
+    [CGL_hipMemcpyFromSymbol_spt] = {"hipMemcpyFromSymbol_spt", "hipMemcpyFromSymbol", 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyFromSymbol_spt.a},
+    [CGL_hipMemcpy2D_spt] = {"hipMemcpy2D_spt", "hipMemcpy2D", 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpy2D_spt.a},
+    [CGL_hipMemcpy2DToArray_spt] = {"hipMemcpy2DToArray_spt", "hipMemcpy2DToArray", 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpy2DToArray_spt.a},
+    [CGL_hipMemcpy2DFromArray_spt] = {"hipMemcpy2DFromArray_spt", "hipMemcpy2DFromArray", 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpy2DFromArray_spt.a},
+    [CGL_hipMemcpy3D_spt] = {"hipMemcpy3D_spt", "hipMemcpy3D", 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpy3D_spt.a},
+    [CGL_hipMemset_spt] = {"hipMemset_spt", "hipMemset", 0, 1, 0, "waits for the memset", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemset_spt.a},
+    [CGL_hipMemset2D_spt] = {"hipMemset2D_spt", "hipMemset2D", 0, 1, 0, "waits for the memset", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemset2D_spt.a},
+    [CGL_hipMemset3D_spt] = {"hipMemset3D_spt", "hipMemset3D", 0, 1, 0, "waits for the memset", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemset3D_spt.a},
+    [CGL_hipMemcpyAsync_spt] = {"hipMemcpyAsync_spt", "hipMemcpyAsync", 0, 1, 0, "synchronous when the host memory is pageable", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyAsync_spt.a},
+    [CGL_hipStreamQuery_spt] = {"hipStreamQuery_spt", "hipStreamQuery", 0, 0, 0, NULL, NULL, cgl_states_hipStreamQuery, 1, NULL, 0, .args = &cgl_targs_hipStreamQuery_spt.a},
+    [CGL_hipStreamSynchronize_spt] = {"hipStreamSynchronize_spt", "hipStreamSynchronize", 0, 1, 0, "waits for the stream's work", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamSynchronize_spt.a},
+    [CGL_hipStreamGetPriority_spt] = {"hipStreamGetPriority_spt", "hipStreamGetPriority", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamGetPriority_spt.a},
+    [CGL_hipStreamWaitEvent_spt] = {"hipStreamWaitEvent_spt", "hipStreamWaitEvent", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamWaitEvent_spt.a},
+    [CGL_hipStreamGetFlags_spt] = {"hipStreamGetFlags_spt", "hipStreamGetFlags", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamGetFlags_spt.a},
+    [CGL_hipLaunchCooperativeKernel_spt] = {"hipLaunchCooperativeKernel_spt", "hipLaunchCooperativeKernel", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipLaunchCooperativeKernel_spt.a},
+    [CGL_hipLaunchKernel_spt] = {"hipLaunchKernel_spt", "hipLaunchKernel", 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipLaunchKernel_spt.a},
+    [CGL_hipInit] = {"hipInit", NULL, 0, 1, 0, "loads and initializes the runtime (HSA) and enumerates the devices", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipInit.a},
+    [CGL_hipDriverGetVersion] = {"hipDriverGetVersion", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDriverGetVersion.a},
+    [CGL_hipRuntimeGetVersion] = {"hipRuntimeGetVersion", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipRuntimeGetVersion.a},
+    [CGL_hipDeviceGet] = {"hipDeviceGet", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceGet.a},
+    [CGL_hipDeviceComputeCapability] = {"hipDeviceComputeCapability", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceComputeCapability.a},
+    [CGL_hipDeviceGetName] = {"hipDeviceGetName", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceGetName.a},
+    [CGL_hipDeviceGetUuid] = {"hipDeviceGetUuid", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceGetUuid.a},
+    [CGL_hipDeviceGetP2PAttribute] = {"hipDeviceGetP2PAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceGetP2PAttribute.a},
+    [CGL_hipDeviceGetPCIBusId] = {"hipDeviceGetPCIBusId", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceGetPCIBusId.a},
+    [CGL_hipDeviceGetByPCIBusId] = {"hipDeviceGetByPCIBusId", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceGetByPCIBusId.a},
+    [CGL_hipDeviceTotalMem] = {"hipDeviceTotalMem", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceTotalMem.a},
     [CGL_hipDeviceSynchronize] = {"hipDeviceSynchronize", NULL, 0, 1, 0, "waits for all work on the device", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceSynchronize},
     [CGL_hipDeviceReset] = {"hipDeviceReset", NULL, 0, 1, 0, "waits for the device's work, then destroys its resources", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceReset},
-    [CGL_hipSetDevice] = {"hipSetDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipSetDevice},
-    [CGL_hipGetDevice] = {"hipGetDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGetDevice},
-    [CGL_hipGetDeviceCount] = {"hipGetDeviceCount", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGetDeviceCount},
-    [CGL_hipDeviceGetAttribute] = {"hipDeviceGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceGetAttribute},
-    [CGL_hipDeviceGetDefaultMemPool] = {"hipDeviceGetDefaultMemPool", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceGetDefaultMemPool},
-    [CGL_hipDeviceSetMemPool] = {"hipDeviceSetMemPool", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceSetMemPool},
-    [CGL_hipDeviceGetMemPool] = {"hipDeviceGetMemPool", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceGetMemPool},
-    [CGL_hipGetDeviceProperties] = {"hipGetDeviceProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGetDeviceProperties},
-    [CGL_hipDeviceSetCacheConfig] = {"hipDeviceSetCacheConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceSetCacheConfig},
-    [CGL_hipDeviceGetCacheConfig] = {"hipDeviceGetCacheConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceGetCacheConfig},
-    [CGL_hipDeviceGetLimit] = {"hipDeviceGetLimit", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceGetLimit},
-    [CGL_hipDeviceGetSharedMemConfig] = {"hipDeviceGetSharedMemConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceGetSharedMemConfig},
-    [CGL_hipGetDeviceFlags] = {"hipGetDeviceFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGetDeviceFlags},
-    [CGL_hipDeviceSetSharedMemConfig] = {"hipDeviceSetSharedMemConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceSetSharedMemConfig},
-    [CGL_hipSetDeviceFlags] = {"hipSetDeviceFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipSetDeviceFlags},
-    [CGL_hipChooseDevice] = {"hipChooseDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipChooseDevice},
-    [CGL_hipExtGetLinkTypeAndHopCount] = {"hipExtGetLinkTypeAndHopCount", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipExtGetLinkTypeAndHopCount},
-    [CGL_hipIpcGetMemHandle] = {"hipIpcGetMemHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipIpcGetMemHandle},
-    [CGL_hipIpcOpenMemHandle] = {"hipIpcOpenMemHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipIpcOpenMemHandle},
-    [CGL_hipIpcCloseMemHandle] = {"hipIpcCloseMemHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipIpcCloseMemHandle},
-    [CGL_hipIpcGetEventHandle] = {"hipIpcGetEventHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipIpcGetEventHandle},
-    [CGL_hipIpcOpenEventHandle] = {"hipIpcOpenEventHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipIpcOpenEventHandle},
-    [CGL_hipFuncSetAttribute] = {"hipFuncSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipFuncSetAttribute},
-    [CGL_hipFuncSetCacheConfig] = {"hipFuncSetCacheConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipFuncSetCacheConfig},
-    [CGL_hipFuncSetSharedMemConfig] = {"hipFuncSetSharedMemConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipFuncSetSharedMemConfig},
+    [CGL_hipSetDevice] = {"hipSetDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipSetDevice.a},
+    [CGL_hipGetDevice] = {"hipGetDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGetDevice.a},
+    [CGL_hipGetDeviceCount] = {"hipGetDeviceCount", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGetDeviceCount.a},
+    [CGL_hipDeviceGetAttribute] = {"hipDeviceGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceGetAttribute.a},
+    [CGL_hipDeviceGetDefaultMemPool] = {"hipDeviceGetDefaultMemPool", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceGetDefaultMemPool.a},
+    [CGL_hipDeviceSetMemPool] = {"hipDeviceSetMemPool", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceSetMemPool.a},
+    [CGL_hipDeviceGetMemPool] = {"hipDeviceGetMemPool", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceGetMemPool.a},
+    [CGL_hipGetDeviceProperties] = {"hipGetDeviceProperties", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGetDeviceProperties.a},
+    [CGL_hipDeviceSetCacheConfig] = {"hipDeviceSetCacheConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceSetCacheConfig.a},
+    [CGL_hipDeviceGetCacheConfig] = {"hipDeviceGetCacheConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceGetCacheConfig.a},
+    [CGL_hipDeviceGetLimit] = {"hipDeviceGetLimit", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceGetLimit.a},
+    [CGL_hipDeviceGetSharedMemConfig] = {"hipDeviceGetSharedMemConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceGetSharedMemConfig.a},
+    [CGL_hipGetDeviceFlags] = {"hipGetDeviceFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGetDeviceFlags.a},
+    [CGL_hipDeviceSetSharedMemConfig] = {"hipDeviceSetSharedMemConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceSetSharedMemConfig.a},
+    [CGL_hipSetDeviceFlags] = {"hipSetDeviceFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipSetDeviceFlags.a},
+    [CGL_hipChooseDevice] = {"hipChooseDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipChooseDevice.a},
+    [CGL_hipExtGetLinkTypeAndHopCount] = {"hipExtGetLinkTypeAndHopCount", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipExtGetLinkTypeAndHopCount.a},
+    [CGL_hipIpcGetMemHandle] = {"hipIpcGetMemHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipIpcGetMemHandle.a},
+    [CGL_hipIpcOpenMemHandle] = {"hipIpcOpenMemHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipIpcOpenMemHandle.a},
+    [CGL_hipIpcCloseMemHandle] = {"hipIpcCloseMemHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipIpcCloseMemHandle.a},
+    [CGL_hipIpcGetEventHandle] = {"hipIpcGetEventHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipIpcGetEventHandle.a},
+    [CGL_hipIpcOpenEventHandle] = {"hipIpcOpenEventHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipIpcOpenEventHandle.a},
+    [CGL_hipFuncSetAttribute] = {"hipFuncSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipFuncSetAttribute.a},
+    [CGL_hipFuncSetCacheConfig] = {"hipFuncSetCacheConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipFuncSetCacheConfig.a},
+    [CGL_hipFuncSetSharedMemConfig] = {"hipFuncSetSharedMemConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipFuncSetSharedMemConfig.a},
     [CGL_hipGetLastError] = {"hipGetLastError", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGetLastError},
     [CGL_hipPeekAtLastError] = {"hipPeekAtLastError", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipPeekAtLastError},
-    [CGL_hipGetErrorName] = {"hipGetErrorName", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGetErrorName},
-    [CGL_hipGetErrorString] = {"hipGetErrorString", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGetErrorString},
-    [CGL_hipStreamCreate] = {"hipStreamCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamCreate},
-    [CGL_hipStreamCreateWithFlags] = {"hipStreamCreateWithFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamCreateWithFlags},
-    [CGL_hipStreamCreateWithPriority] = {"hipStreamCreateWithPriority", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamCreateWithPriority},
-    [CGL_hipDeviceGetStreamPriorityRange] = {"hipDeviceGetStreamPriorityRange", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceGetStreamPriorityRange},
-    [CGL_hipStreamDestroy] = {"hipStreamDestroy", NULL, 0, 1, 0, "waits for the stream's work before destroying it", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamDestroy},
-    [CGL_hipStreamQuery] = {"hipStreamQuery", NULL, 0, 0, 0, NULL, NULL, cgl_states_hipStreamQuery, 1, NULL, 0, .args = &cgl_targs_hipStreamQuery},
-    [CGL_hipStreamSynchronize] = {"hipStreamSynchronize", NULL, 0, 1, 0, "waits for the stream's work", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamSynchronize},
-    [CGL_hipStreamWaitEvent] = {"hipStreamWaitEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamWaitEvent},
-    [CGL_hipStreamGetFlags] = {"hipStreamGetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamGetFlags},
-    [CGL_hipStreamGetPriority] = {"hipStreamGetPriority", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamGetPriority},
-    [CGL_hipExtStreamCreateWithCUMask] = {"hipExtStreamCreateWithCUMask", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipExtStreamCreateWithCUMask},
-    [CGL_hipExtStreamGetCUMask] = {"hipExtStreamGetCUMask", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipExtStreamGetCUMask},
-    [CGL_hipStreamAddCallback] = {"hipStreamAddCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamAddCallback},
-    [CGL_hipStreamWaitValue32] = {"hipStreamWaitValue32", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamWaitValue32},
-    [CGL_hipStreamWaitValue64] = {"hipStreamWaitValue64", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamWaitValue64},
-    [CGL_hipStreamWriteValue32] = {"hipStreamWriteValue32", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamWriteValue32},
-    [CGL_hipStreamWriteValue64] = {"hipStreamWriteValue64", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamWriteValue64},
-    [CGL_hipEventCreateWithFlags] = {"hipEventCreateWithFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipEventCreateWithFlags},
-    [CGL_hipEventCreate] = {"hipEventCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipEventCreate},
-    [CGL_hipEventRecord] = {"hipEventRecord", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipEventRecord},
-    [CGL_hipEventDestroy] = {"hipEventDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipEventDestroy},
-    [CGL_hipEventSynchronize] = {"hipEventSynchronize", NULL, 0, 1, 0, "waits for the event", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipEventSynchronize},
-    [CGL_hipEventElapsedTime] = {"hipEventElapsedTime", NULL, 0, 0, 0, NULL, NULL, cgl_states_hipEventElapsedTime, 1, NULL, 0, .args = &cgl_targs_hipEventElapsedTime},
-    [CGL_hipEventQuery] = {"hipEventQuery", NULL, 0, 0, 0, NULL, NULL, cgl_states_hipEventQuery, 1, NULL, 0, .args = &cgl_targs_hipEventQuery},
-    [CGL_hipPointerGetAttributes] = {"hipPointerGetAttributes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipPointerGetAttributes},
-    [CGL_hipPointerGetAttribute] = {"hipPointerGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipPointerGetAttribute},
-    [CGL_hipDrvPointerGetAttributes] = {"hipDrvPointerGetAttributes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDrvPointerGetAttributes},
-    [CGL_hipImportExternalSemaphore] = {"hipImportExternalSemaphore", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipImportExternalSemaphore},
-    [CGL_hipSignalExternalSemaphoresAsync] = {"hipSignalExternalSemaphoresAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipSignalExternalSemaphoresAsync},
-    [CGL_hipWaitExternalSemaphoresAsync] = {"hipWaitExternalSemaphoresAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipWaitExternalSemaphoresAsync},
-    [CGL_hipDestroyExternalSemaphore] = {"hipDestroyExternalSemaphore", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDestroyExternalSemaphore},
-    [CGL_hipImportExternalMemory] = {"hipImportExternalMemory", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipImportExternalMemory},
-    [CGL_hipExternalMemoryGetMappedBuffer] = {"hipExternalMemoryGetMappedBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipExternalMemoryGetMappedBuffer},
-    [CGL_hipDestroyExternalMemory] = {"hipDestroyExternalMemory", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDestroyExternalMemory},
-    [CGL_hipMalloc] = {"hipMalloc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMalloc},
-    [CGL_hipExtMallocWithFlags] = {"hipExtMallocWithFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipExtMallocWithFlags},
-    [CGL_hipMallocHost] = {"hipMallocHost", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMallocHost},
-    [CGL_hipMemAllocHost] = {"hipMemAllocHost", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemAllocHost},
-    [CGL_hipHostMalloc] = {"hipHostMalloc", NULL, 0, 1, 0, "allocates and pins host memory in the kernel driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipHostMalloc},
-    [CGL_hipMallocManaged] = {"hipMallocManaged", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMallocManaged},
-    [CGL_hipMemPrefetchAsync] = {"hipMemPrefetchAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemPrefetchAsync},
-    [CGL_hipMemAdvise] = {"hipMemAdvise", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemAdvise},
-    [CGL_hipMemRangeGetAttribute] = {"hipMemRangeGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemRangeGetAttribute},
-    [CGL_hipMemRangeGetAttributes] = {"hipMemRangeGetAttributes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemRangeGetAttributes},
-    [CGL_hipStreamAttachMemAsync] = {"hipStreamAttachMemAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamAttachMemAsync},
-    [CGL_hipMallocAsync] = {"hipMallocAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMallocAsync},
-    [CGL_hipFreeAsync] = {"hipFreeAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipFreeAsync},
-    [CGL_hipMemPoolTrimTo] = {"hipMemPoolTrimTo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemPoolTrimTo},
-    [CGL_hipMemPoolSetAttribute] = {"hipMemPoolSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemPoolSetAttribute},
-    [CGL_hipMemPoolGetAttribute] = {"hipMemPoolGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemPoolGetAttribute},
-    [CGL_hipMemPoolSetAccess] = {"hipMemPoolSetAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemPoolSetAccess},
-    [CGL_hipMemPoolGetAccess] = {"hipMemPoolGetAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemPoolGetAccess},
-    [CGL_hipMemPoolCreate] = {"hipMemPoolCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemPoolCreate},
-    [CGL_hipMemPoolDestroy] = {"hipMemPoolDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemPoolDestroy},
-    [CGL_hipMallocFromPoolAsync] = {"hipMallocFromPoolAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMallocFromPoolAsync},
-    [CGL_hipMemPoolExportToShareableHandle] = {"hipMemPoolExportToShareableHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemPoolExportToShareableHandle},
-    [CGL_hipMemPoolImportFromShareableHandle] = {"hipMemPoolImportFromShareableHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemPoolImportFromShareableHandle},
-    [CGL_hipMemPoolExportPointer] = {"hipMemPoolExportPointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemPoolExportPointer},
-    [CGL_hipMemPoolImportPointer] = {"hipMemPoolImportPointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemPoolImportPointer},
-    [CGL_hipHostAlloc] = {"hipHostAlloc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipHostAlloc},
-    [CGL_hipHostGetDevicePointer] = {"hipHostGetDevicePointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipHostGetDevicePointer},
-    [CGL_hipHostGetFlags] = {"hipHostGetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipHostGetFlags},
-    [CGL_hipHostRegister] = {"hipHostRegister", NULL, 0, 1, 0, "pins host memory in the kernel driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipHostRegister},
-    [CGL_hipHostUnregister] = {"hipHostUnregister", NULL, 0, 1, 0, "unpins host memory, waiting for the device's use of it", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipHostUnregister},
-    [CGL_hipMallocPitch] = {"hipMallocPitch", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMallocPitch},
-    [CGL_hipMemAllocPitch] = {"hipMemAllocPitch", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemAllocPitch},
-    [CGL_hipFree] = {"hipFree", NULL, 0, 1, 0, "synchronizes the device before freeing", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipFree},
-    [CGL_hipFreeHost] = {"hipFreeHost", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipFreeHost},
-    [CGL_hipHostFree] = {"hipHostFree", NULL, 0, 1, 0, "synchronizes the device before unpinning and freeing", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipHostFree},
-    [CGL_hipMemcpy] = {"hipMemcpy", NULL, 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpy},
-    [CGL_hipMemcpyWithStream] = {"hipMemcpyWithStream", NULL, 0, 1, 0, "waits for the copy on the stream", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyWithStream},
-    [CGL_hipMemcpyHtoD] = {"hipMemcpyHtoD", NULL, 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyHtoD},
-    [CGL_hipMemcpyDtoH] = {"hipMemcpyDtoH", NULL, 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyDtoH},
-    [CGL_hipMemcpyDtoD] = {"hipMemcpyDtoD", NULL, 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyDtoD},
-    [CGL_hipMemcpyHtoDAsync] = {"hipMemcpyHtoDAsync", NULL, 0, 1, 0, "synchronous when the host memory is pageable", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyHtoDAsync},
-    [CGL_hipMemcpyDtoHAsync] = {"hipMemcpyDtoHAsync", NULL, 0, 1, 0, "synchronous when the host memory is pageable", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyDtoHAsync},
-    [CGL_hipMemcpyDtoDAsync] = {"hipMemcpyDtoDAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyDtoDAsync},
-    [CGL_hipModuleGetGlobal] = {"hipModuleGetGlobal", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipModuleGetGlobal},
-    [CGL_hipGetSymbolAddress] = {"hipGetSymbolAddress", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGetSymbolAddress},
-    [CGL_hipGetSymbolSize] = {"hipGetSymbolSize", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGetSymbolSize},
-    [CGL_hipMemcpyToSymbol] = {"hipMemcpyToSymbol", NULL, 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyToSymbol},
-    [CGL_hipMemcpyToSymbolAsync] = {"hipMemcpyToSymbolAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyToSymbolAsync},
-    [CGL_hipMemcpyFromSymbol] = {"hipMemcpyFromSymbol", NULL, 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyFromSymbol},
-    [CGL_hipMemcpyFromSymbolAsync] = {"hipMemcpyFromSymbolAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyFromSymbolAsync},
-    [CGL_hipMemcpyAsync] = {"hipMemcpyAsync", NULL, 0, 1, 0, "synchronous when the host memory is pageable", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyAsync},
-    [CGL_hipMemset] = {"hipMemset", NULL, 0, 1, 0, "waits for the memset", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemset},
-    [CGL_hipMemsetD8] = {"hipMemsetD8", NULL, 0, 1, 0, "waits for the memset", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemsetD8},
-    [CGL_hipMemsetD8Async] = {"hipMemsetD8Async", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemsetD8Async},
-    [CGL_hipMemsetD16] = {"hipMemsetD16", NULL, 0, 1, 0, "waits for the memset", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemsetD16},
-    [CGL_hipMemsetD16Async] = {"hipMemsetD16Async", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemsetD16Async},
-    [CGL_hipMemsetD32] = {"hipMemsetD32", NULL, 0, 1, 0, "waits for the memset", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemsetD32},
-    [CGL_hipMemsetAsync] = {"hipMemsetAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemsetAsync},
-    [CGL_hipMemsetD32Async] = {"hipMemsetD32Async", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemsetD32Async},
-    [CGL_hipMemset2D] = {"hipMemset2D", NULL, 0, 1, 0, "waits for the memset", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemset2D},
-    [CGL_hipMemset2DAsync] = {"hipMemset2DAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemset2DAsync},
-    [CGL_hipMemset3D] = {"hipMemset3D", NULL, 0, 1, 0, "waits for the memset", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemset3D},
-    [CGL_hipMemset3DAsync] = {"hipMemset3DAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemset3DAsync},
-    [CGL_hipMemGetInfo] = {"hipMemGetInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemGetInfo},
-    [CGL_hipMemPtrGetInfo] = {"hipMemPtrGetInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemPtrGetInfo},
-    [CGL_hipMallocArray] = {"hipMallocArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMallocArray},
-    [CGL_hipArrayCreate] = {"hipArrayCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipArrayCreate},
-    [CGL_hipArrayDestroy] = {"hipArrayDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipArrayDestroy},
-    [CGL_hipArray3DCreate] = {"hipArray3DCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipArray3DCreate},
-    [CGL_hipMalloc3D] = {"hipMalloc3D", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMalloc3D},
-    [CGL_hipFreeArray] = {"hipFreeArray", NULL, 0, 1, 0, "synchronizes the device before freeing", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipFreeArray},
-    [CGL_hipFreeMipmappedArray] = {"hipFreeMipmappedArray", NULL, 0, 1, 0, "synchronizes the device before freeing", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipFreeMipmappedArray},
-    [CGL_hipMalloc3DArray] = {"hipMalloc3DArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMalloc3DArray},
-    [CGL_hipMallocMipmappedArray] = {"hipMallocMipmappedArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMallocMipmappedArray},
-    [CGL_hipGetMipmappedArrayLevel] = {"hipGetMipmappedArrayLevel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGetMipmappedArrayLevel},
-    [CGL_hipMemcpy2D] = {"hipMemcpy2D", NULL, 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpy2D},
-    [CGL_hipMemcpyParam2D] = {"hipMemcpyParam2D", NULL, 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyParam2D},
-    [CGL_hipMemcpyParam2DAsync] = {"hipMemcpyParam2DAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyParam2DAsync},
-    [CGL_hipMemcpy2DAsync] = {"hipMemcpy2DAsync", NULL, 0, 1, 0, "synchronous when the host memory is pageable", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpy2DAsync},
-    [CGL_hipMemcpy2DToArray] = {"hipMemcpy2DToArray", NULL, 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpy2DToArray},
-    [CGL_hipMemcpy2DToArrayAsync] = {"hipMemcpy2DToArrayAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpy2DToArrayAsync},
-    [CGL_hipMemcpyToArray] = {"hipMemcpyToArray", NULL, 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyToArray},
-    [CGL_hipMemcpyFromArray] = {"hipMemcpyFromArray", NULL, 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyFromArray},
-    [CGL_hipMemcpy2DFromArray] = {"hipMemcpy2DFromArray", NULL, 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpy2DFromArray},
-    [CGL_hipMemcpy2DFromArrayAsync] = {"hipMemcpy2DFromArrayAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpy2DFromArrayAsync},
-    [CGL_hipMemcpyAtoH] = {"hipMemcpyAtoH", NULL, 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyAtoH},
-    [CGL_hipMemcpyHtoA] = {"hipMemcpyHtoA", NULL, 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyHtoA},
-    [CGL_hipMemcpy3D] = {"hipMemcpy3D", NULL, 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpy3D},
-    [CGL_hipMemcpy3DAsync] = {"hipMemcpy3DAsync", NULL, 0, 1, 0, "synchronous when the host memory is pageable", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpy3DAsync},
-    [CGL_hipDrvMemcpy3D] = {"hipDrvMemcpy3D", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDrvMemcpy3D},
-    [CGL_hipDrvMemcpy3DAsync] = {"hipDrvMemcpy3DAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDrvMemcpy3DAsync},
-    [CGL_hipDeviceCanAccessPeer] = {"hipDeviceCanAccessPeer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceCanAccessPeer},
-    [CGL_hipDeviceEnablePeerAccess] = {"hipDeviceEnablePeerAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceEnablePeerAccess},
-    [CGL_hipDeviceDisablePeerAccess] = {"hipDeviceDisablePeerAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceDisablePeerAccess},
-    [CGL_hipMemGetAddressRange] = {"hipMemGetAddressRange", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemGetAddressRange},
-    [CGL_hipMemcpyPeer] = {"hipMemcpyPeer", NULL, 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyPeer},
-    [CGL_hipMemcpyPeerAsync] = {"hipMemcpyPeerAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyPeerAsync},
-    [CGL_hipCtxCreate] = {"hipCtxCreate", NULL, 0, 1, 0, "creates a context on the device", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCtxCreate},
-    [CGL_hipCtxDestroy] = {"hipCtxDestroy", NULL, 0, 1, 0, "waits for the context's work, then destroys it", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCtxDestroy},
-    [CGL_hipCtxPopCurrent] = {"hipCtxPopCurrent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCtxPopCurrent},
-    [CGL_hipCtxPushCurrent] = {"hipCtxPushCurrent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCtxPushCurrent},
-    [CGL_hipCtxSetCurrent] = {"hipCtxSetCurrent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCtxSetCurrent},
-    [CGL_hipCtxGetCurrent] = {"hipCtxGetCurrent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCtxGetCurrent},
-    [CGL_hipCtxGetDevice] = {"hipCtxGetDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCtxGetDevice},
-    [CGL_hipCtxGetApiVersion] = {"hipCtxGetApiVersion", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCtxGetApiVersion},
-    [CGL_hipCtxGetCacheConfig] = {"hipCtxGetCacheConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCtxGetCacheConfig},
-    [CGL_hipCtxSetCacheConfig] = {"hipCtxSetCacheConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCtxSetCacheConfig},
-    [CGL_hipCtxSetSharedMemConfig] = {"hipCtxSetSharedMemConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCtxSetSharedMemConfig},
-    [CGL_hipCtxGetSharedMemConfig] = {"hipCtxGetSharedMemConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCtxGetSharedMemConfig},
+    [CGL_hipGetErrorName] = {"hipGetErrorName", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGetErrorName.a},
+    [CGL_hipGetErrorString] = {"hipGetErrorString", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGetErrorString.a},
+    [CGL_hipStreamCreate] = {"hipStreamCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamCreate.a},
+    [CGL_hipStreamCreateWithFlags] = {"hipStreamCreateWithFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamCreateWithFlags.a},
+    [CGL_hipStreamCreateWithPriority] = {"hipStreamCreateWithPriority", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamCreateWithPriority.a},
+    [CGL_hipDeviceGetStreamPriorityRange] = {"hipDeviceGetStreamPriorityRange", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceGetStreamPriorityRange.a},
+    [CGL_hipStreamDestroy] = {"hipStreamDestroy", NULL, 0, 1, 0, "waits for the stream's work before destroying it", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamDestroy.a},
+    [CGL_hipStreamQuery] = {"hipStreamQuery", NULL, 0, 0, 0, NULL, NULL, cgl_states_hipStreamQuery, 1, NULL, 0, .args = &cgl_targs_hipStreamQuery.a},
+    [CGL_hipStreamSynchronize] = {"hipStreamSynchronize", NULL, 0, 1, 0, "waits for the stream's work", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamSynchronize.a},
+    [CGL_hipStreamWaitEvent] = {"hipStreamWaitEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamWaitEvent.a},
+    [CGL_hipStreamGetFlags] = {"hipStreamGetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamGetFlags.a},
+    [CGL_hipStreamGetPriority] = {"hipStreamGetPriority", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamGetPriority.a},
+    [CGL_hipExtStreamCreateWithCUMask] = {"hipExtStreamCreateWithCUMask", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipExtStreamCreateWithCUMask.a},
+    [CGL_hipExtStreamGetCUMask] = {"hipExtStreamGetCUMask", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipExtStreamGetCUMask.a},
+    [CGL_hipStreamAddCallback] = {"hipStreamAddCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamAddCallback.a},
+    [CGL_hipStreamWaitValue32] = {"hipStreamWaitValue32", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamWaitValue32.a},
+    [CGL_hipStreamWaitValue64] = {"hipStreamWaitValue64", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamWaitValue64.a},
+    [CGL_hipStreamWriteValue32] = {"hipStreamWriteValue32", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamWriteValue32.a},
+    [CGL_hipStreamWriteValue64] = {"hipStreamWriteValue64", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamWriteValue64.a},
+    [CGL_hipEventCreateWithFlags] = {"hipEventCreateWithFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipEventCreateWithFlags.a},
+    [CGL_hipEventCreate] = {"hipEventCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipEventCreate.a},
+    [CGL_hipEventRecord] = {"hipEventRecord", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipEventRecord.a},
+    [CGL_hipEventDestroy] = {"hipEventDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipEventDestroy.a},
+    [CGL_hipEventSynchronize] = {"hipEventSynchronize", NULL, 0, 1, 0, "waits for the event", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipEventSynchronize.a},
+    [CGL_hipEventElapsedTime] = {"hipEventElapsedTime", NULL, 0, 0, 0, NULL, NULL, cgl_states_hipEventElapsedTime, 1, NULL, 0, .args = &cgl_targs_hipEventElapsedTime.a},
+    [CGL_hipEventQuery] = {"hipEventQuery", NULL, 0, 0, 0, NULL, NULL, cgl_states_hipEventQuery, 1, NULL, 0, .args = &cgl_targs_hipEventQuery.a},
+    [CGL_hipPointerGetAttributes] = {"hipPointerGetAttributes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipPointerGetAttributes.a},
+    [CGL_hipPointerGetAttribute] = {"hipPointerGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipPointerGetAttribute.a},
+    [CGL_hipDrvPointerGetAttributes] = {"hipDrvPointerGetAttributes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDrvPointerGetAttributes.a},
+    [CGL_hipImportExternalSemaphore] = {"hipImportExternalSemaphore", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipImportExternalSemaphore.a},
+    [CGL_hipSignalExternalSemaphoresAsync] = {"hipSignalExternalSemaphoresAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipSignalExternalSemaphoresAsync.a},
+    [CGL_hipWaitExternalSemaphoresAsync] = {"hipWaitExternalSemaphoresAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipWaitExternalSemaphoresAsync.a},
+    [CGL_hipDestroyExternalSemaphore] = {"hipDestroyExternalSemaphore", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDestroyExternalSemaphore.a},
+    [CGL_hipImportExternalMemory] = {"hipImportExternalMemory", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipImportExternalMemory.a},
+    [CGL_hipExternalMemoryGetMappedBuffer] = {"hipExternalMemoryGetMappedBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipExternalMemoryGetMappedBuffer.a},
+    [CGL_hipDestroyExternalMemory] = {"hipDestroyExternalMemory", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDestroyExternalMemory.a},
+    [CGL_hipMalloc] = {"hipMalloc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMalloc.a},
+    [CGL_hipExtMallocWithFlags] = {"hipExtMallocWithFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipExtMallocWithFlags.a},
+    [CGL_hipMallocHost] = {"hipMallocHost", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMallocHost.a},
+    [CGL_hipMemAllocHost] = {"hipMemAllocHost", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemAllocHost.a},
+    [CGL_hipHostMalloc] = {"hipHostMalloc", NULL, 0, 1, 0, "allocates and pins host memory in the kernel driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipHostMalloc.a},
+    [CGL_hipMallocManaged] = {"hipMallocManaged", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMallocManaged.a},
+    [CGL_hipMemPrefetchAsync] = {"hipMemPrefetchAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemPrefetchAsync.a},
+    [CGL_hipMemAdvise] = {"hipMemAdvise", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemAdvise.a},
+    [CGL_hipMemRangeGetAttribute] = {"hipMemRangeGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemRangeGetAttribute.a},
+    [CGL_hipMemRangeGetAttributes] = {"hipMemRangeGetAttributes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemRangeGetAttributes.a},
+    [CGL_hipStreamAttachMemAsync] = {"hipStreamAttachMemAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamAttachMemAsync.a},
+    [CGL_hipMallocAsync] = {"hipMallocAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMallocAsync.a},
+    [CGL_hipFreeAsync] = {"hipFreeAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipFreeAsync.a},
+    [CGL_hipMemPoolTrimTo] = {"hipMemPoolTrimTo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemPoolTrimTo.a},
+    [CGL_hipMemPoolSetAttribute] = {"hipMemPoolSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemPoolSetAttribute.a},
+    [CGL_hipMemPoolGetAttribute] = {"hipMemPoolGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemPoolGetAttribute.a},
+    [CGL_hipMemPoolSetAccess] = {"hipMemPoolSetAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemPoolSetAccess.a},
+    [CGL_hipMemPoolGetAccess] = {"hipMemPoolGetAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemPoolGetAccess.a},
+    [CGL_hipMemPoolCreate] = {"hipMemPoolCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemPoolCreate.a},
+    [CGL_hipMemPoolDestroy] = {"hipMemPoolDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemPoolDestroy.a},
+    [CGL_hipMallocFromPoolAsync] = {"hipMallocFromPoolAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMallocFromPoolAsync.a},
+    [CGL_hipMemPoolExportToShareableHandle] = {"hipMemPoolExportToShareableHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemPoolExportToShareableHandle.a},
+    [CGL_hipMemPoolImportFromShareableHandle] = {"hipMemPoolImportFromShareableHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemPoolImportFromShareableHandle.a},
+    [CGL_hipMemPoolExportPointer] = {"hipMemPoolExportPointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemPoolExportPointer.a},
+    [CGL_hipMemPoolImportPointer] = {"hipMemPoolImportPointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemPoolImportPointer.a},
+    [CGL_hipHostAlloc] = {"hipHostAlloc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipHostAlloc.a},
+    [CGL_hipHostGetDevicePointer] = {"hipHostGetDevicePointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipHostGetDevicePointer.a},
+    [CGL_hipHostGetFlags] = {"hipHostGetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipHostGetFlags.a},
+    [CGL_hipHostRegister] = {"hipHostRegister", NULL, 0, 1, 0, "pins host memory in the kernel driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipHostRegister.a},
+    [CGL_hipHostUnregister] = {"hipHostUnregister", NULL, 0, 1, 0, "unpins host memory, waiting for the device's use of it", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipHostUnregister.a},
+    [CGL_hipMallocPitch] = {"hipMallocPitch", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMallocPitch.a},
+    [CGL_hipMemAllocPitch] = {"hipMemAllocPitch", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemAllocPitch.a},
+    [CGL_hipFree] = {"hipFree", NULL, 0, 1, 0, "synchronizes the device before freeing", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipFree.a},
+    [CGL_hipFreeHost] = {"hipFreeHost", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipFreeHost.a},
+    [CGL_hipHostFree] = {"hipHostFree", NULL, 0, 1, 0, "synchronizes the device before unpinning and freeing", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipHostFree.a},
+    [CGL_hipMemcpy] = {"hipMemcpy", NULL, 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpy.a},
+    [CGL_hipMemcpyWithStream] = {"hipMemcpyWithStream", NULL, 0, 1, 0, "waits for the copy on the stream", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyWithStream.a},
+    [CGL_hipMemcpyHtoD] = {"hipMemcpyHtoD", NULL, 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyHtoD.a},
+    [CGL_hipMemcpyDtoH] = {"hipMemcpyDtoH", NULL, 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyDtoH.a},
+    [CGL_hipMemcpyDtoD] = {"hipMemcpyDtoD", NULL, 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyDtoD.a},
+    [CGL_hipMemcpyHtoDAsync] = {"hipMemcpyHtoDAsync", NULL, 0, 1, 0, "synchronous when the host memory is pageable", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyHtoDAsync.a},
+    [CGL_hipMemcpyDtoHAsync] = {"hipMemcpyDtoHAsync", NULL, 0, 1, 0, "synchronous when the host memory is pageable", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyDtoHAsync.a},
+    [CGL_hipMemcpyDtoDAsync] = {"hipMemcpyDtoDAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyDtoDAsync.a},
+    [CGL_hipModuleGetGlobal] = {"hipModuleGetGlobal", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipModuleGetGlobal.a},
+    [CGL_hipGetSymbolAddress] = {"hipGetSymbolAddress", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGetSymbolAddress.a},
+    [CGL_hipGetSymbolSize] = {"hipGetSymbolSize", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGetSymbolSize.a},
+    [CGL_hipMemcpyToSymbol] = {"hipMemcpyToSymbol", NULL, 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyToSymbol.a},
+    [CGL_hipMemcpyToSymbolAsync] = {"hipMemcpyToSymbolAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyToSymbolAsync.a},
+    [CGL_hipMemcpyFromSymbol] = {"hipMemcpyFromSymbol", NULL, 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyFromSymbol.a},
+    [CGL_hipMemcpyFromSymbolAsync] = {"hipMemcpyFromSymbolAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyFromSymbolAsync.a},
+    [CGL_hipMemcpyAsync] = {"hipMemcpyAsync", NULL, 0, 1, 0, "synchronous when the host memory is pageable", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyAsync.a},
+    [CGL_hipMemset] = {"hipMemset", NULL, 0, 1, 0, "waits for the memset", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemset.a},
+    [CGL_hipMemsetD8] = {"hipMemsetD8", NULL, 0, 1, 0, "waits for the memset", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemsetD8.a},
+    [CGL_hipMemsetD8Async] = {"hipMemsetD8Async", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemsetD8Async.a},
+    [CGL_hipMemsetD16] = {"hipMemsetD16", NULL, 0, 1, 0, "waits for the memset", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemsetD16.a},
+    [CGL_hipMemsetD16Async] = {"hipMemsetD16Async", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemsetD16Async.a},
+    [CGL_hipMemsetD32] = {"hipMemsetD32", NULL, 0, 1, 0, "waits for the memset", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemsetD32.a},
+    [CGL_hipMemsetAsync] = {"hipMemsetAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemsetAsync.a},
+    [CGL_hipMemsetD32Async] = {"hipMemsetD32Async", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemsetD32Async.a},
+    [CGL_hipMemset2D] = {"hipMemset2D", NULL, 0, 1, 0, "waits for the memset", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemset2D.a},
+    [CGL_hipMemset2DAsync] = {"hipMemset2DAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemset2DAsync.a},
+    [CGL_hipMemset3D] = {"hipMemset3D", NULL, 0, 1, 0, "waits for the memset", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemset3D.a},
+    [CGL_hipMemset3DAsync] = {"hipMemset3DAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemset3DAsync.a},
+    [CGL_hipMemGetInfo] = {"hipMemGetInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemGetInfo.a},
+    [CGL_hipMemPtrGetInfo] = {"hipMemPtrGetInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemPtrGetInfo.a},
+    [CGL_hipMallocArray] = {"hipMallocArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMallocArray.a},
+    [CGL_hipArrayCreate] = {"hipArrayCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipArrayCreate.a},
+    [CGL_hipArrayDestroy] = {"hipArrayDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipArrayDestroy.a},
+    [CGL_hipArray3DCreate] = {"hipArray3DCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipArray3DCreate.a},
+    [CGL_hipMalloc3D] = {"hipMalloc3D", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMalloc3D.a},
+    [CGL_hipFreeArray] = {"hipFreeArray", NULL, 0, 1, 0, "synchronizes the device before freeing", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipFreeArray.a},
+    [CGL_hipFreeMipmappedArray] = {"hipFreeMipmappedArray", NULL, 0, 1, 0, "synchronizes the device before freeing", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipFreeMipmappedArray.a},
+    [CGL_hipMalloc3DArray] = {"hipMalloc3DArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMalloc3DArray.a},
+    [CGL_hipMallocMipmappedArray] = {"hipMallocMipmappedArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMallocMipmappedArray.a},
+    [CGL_hipGetMipmappedArrayLevel] = {"hipGetMipmappedArrayLevel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGetMipmappedArrayLevel.a},
+    [CGL_hipMemcpy2D] = {"hipMemcpy2D", NULL, 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpy2D.a},
+    [CGL_hipMemcpyParam2D] = {"hipMemcpyParam2D", NULL, 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyParam2D.a},
+    [CGL_hipMemcpyParam2DAsync] = {"hipMemcpyParam2DAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyParam2DAsync.a},
+    [CGL_hipMemcpy2DAsync] = {"hipMemcpy2DAsync", NULL, 0, 1, 0, "synchronous when the host memory is pageable", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpy2DAsync.a},
+    [CGL_hipMemcpy2DToArray] = {"hipMemcpy2DToArray", NULL, 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpy2DToArray.a},
+    [CGL_hipMemcpy2DToArrayAsync] = {"hipMemcpy2DToArrayAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpy2DToArrayAsync.a},
+    [CGL_hipMemcpyToArray] = {"hipMemcpyToArray", NULL, 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyToArray.a},
+    [CGL_hipMemcpyFromArray] = {"hipMemcpyFromArray", NULL, 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyFromArray.a},
+    [CGL_hipMemcpy2DFromArray] = {"hipMemcpy2DFromArray", NULL, 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpy2DFromArray.a},
+    [CGL_hipMemcpy2DFromArrayAsync] = {"hipMemcpy2DFromArrayAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpy2DFromArrayAsync.a},
+    [CGL_hipMemcpyAtoH] = {"hipMemcpyAtoH", NULL, 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyAtoH.a},
+    [CGL_hipMemcpyHtoA] = {"hipMemcpyHtoA", NULL, 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyHtoA.a},
+    [CGL_hipMemcpy3D] = {"hipMemcpy3D", NULL, 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpy3D.a},
+    [CGL_hipMemcpy3DAsync] = {"hipMemcpy3DAsync", NULL, 0, 1, 0, "synchronous when the host memory is pageable", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpy3DAsync.a},
+    [CGL_hipDrvMemcpy3D] = {"hipDrvMemcpy3D", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDrvMemcpy3D.a},
+    [CGL_hipDrvMemcpy3DAsync] = {"hipDrvMemcpy3DAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDrvMemcpy3DAsync.a},
+    [CGL_hipDeviceCanAccessPeer] = {"hipDeviceCanAccessPeer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceCanAccessPeer.a},
+    [CGL_hipDeviceEnablePeerAccess] = {"hipDeviceEnablePeerAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceEnablePeerAccess.a},
+    [CGL_hipDeviceDisablePeerAccess] = {"hipDeviceDisablePeerAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDeviceDisablePeerAccess.a},
+    [CGL_hipMemGetAddressRange] = {"hipMemGetAddressRange", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemGetAddressRange.a},
+    [CGL_hipMemcpyPeer] = {"hipMemcpyPeer", NULL, 0, 1, 0, "waits for the copy", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyPeer.a},
+    [CGL_hipMemcpyPeerAsync] = {"hipMemcpyPeerAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemcpyPeerAsync.a},
+    [CGL_hipCtxCreate] = {"hipCtxCreate", NULL, 0, 1, 0, "creates a context on the device", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCtxCreate.a},
+    [CGL_hipCtxDestroy] = {"hipCtxDestroy", NULL, 0, 1, 0, "waits for the context's work, then destroys it", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCtxDestroy.a},
+    [CGL_hipCtxPopCurrent] = {"hipCtxPopCurrent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCtxPopCurrent.a},
+    [CGL_hipCtxPushCurrent] = {"hipCtxPushCurrent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCtxPushCurrent.a},
+    [CGL_hipCtxSetCurrent] = {"hipCtxSetCurrent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCtxSetCurrent.a},
+    [CGL_hipCtxGetCurrent] = {"hipCtxGetCurrent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCtxGetCurrent.a},
+    [CGL_hipCtxGetDevice] = {"hipCtxGetDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCtxGetDevice.a},
+    [CGL_hipCtxGetApiVersion] = {"hipCtxGetApiVersion", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCtxGetApiVersion.a},
+    [CGL_hipCtxGetCacheConfig] = {"hipCtxGetCacheConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCtxGetCacheConfig.a},
+    [CGL_hipCtxSetCacheConfig] = {"hipCtxSetCacheConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCtxSetCacheConfig.a},
+    [CGL_hipCtxSetSharedMemConfig] = {"hipCtxSetSharedMemConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCtxSetSharedMemConfig.a},
+    [CGL_hipCtxGetSharedMemConfig] = {"hipCtxGetSharedMemConfig", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCtxGetSharedMemConfig.a},
     [CGL_hipCtxSynchronize] = {"hipCtxSynchronize", NULL, 0, 1, 0, "waits for all work of the current context", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCtxSynchronize},
-    [CGL_hipCtxGetFlags] = {"hipCtxGetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCtxGetFlags},
-    [CGL_hipCtxEnablePeerAccess] = {"hipCtxEnablePeerAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCtxEnablePeerAccess},
-    [CGL_hipCtxDisablePeerAccess] = {"hipCtxDisablePeerAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCtxDisablePeerAccess},
-    [CGL_hipDevicePrimaryCtxGetState] = {"hipDevicePrimaryCtxGetState", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDevicePrimaryCtxGetState},
-    [CGL_hipDevicePrimaryCtxRelease] = {"hipDevicePrimaryCtxRelease", NULL, 0, 1, 0, "the last release destroys the primary context, waiting for its work", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDevicePrimaryCtxRelease},
-    [CGL_hipDevicePrimaryCtxRetain] = {"hipDevicePrimaryCtxRetain", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDevicePrimaryCtxRetain},
-    [CGL_hipDevicePrimaryCtxReset] = {"hipDevicePrimaryCtxReset", NULL, 0, 1, 0, "destroys the primary context, waiting for its work", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDevicePrimaryCtxReset},
-    [CGL_hipDevicePrimaryCtxSetFlags] = {"hipDevicePrimaryCtxSetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDevicePrimaryCtxSetFlags},
-    [CGL_hipModuleLoad] = {"hipModuleLoad", NULL, 0, 1, 0, "reads the file and loads its code object (the loader's lock, relocation)", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipModuleLoad},
-    [CGL_hipModuleUnload] = {"hipModuleUnload", NULL, 0, 1, 0, "waits for the module's work before unloading it", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipModuleUnload},
-    [CGL_hipModuleGetFunction] = {"hipModuleGetFunction", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipModuleGetFunction},
-    [CGL_hipFuncGetAttributes] = {"hipFuncGetAttributes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipFuncGetAttributes},
-    [CGL_hipFuncGetAttribute] = {"hipFuncGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipFuncGetAttribute},
-    [CGL_hipModuleGetTexRef] = {"hipModuleGetTexRef", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipModuleGetTexRef},
-    [CGL_hipModuleLoadData] = {"hipModuleLoadData", NULL, 0, 1, 0, "loads a code object (the loader's lock, relocation)", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipModuleLoadData},
-    [CGL_hipModuleLoadDataEx] = {"hipModuleLoadDataEx", NULL, 0, 1, 0, "loads a code object (the loader's lock, relocation)", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipModuleLoadDataEx},
-    [CGL_hipModuleLaunchKernel] = {"hipModuleLaunchKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipModuleLaunchKernel},
-    [CGL_hipLaunchCooperativeKernel] = {"hipLaunchCooperativeKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipLaunchCooperativeKernel},
-    [CGL_hipLaunchCooperativeKernelMultiDevice] = {"hipLaunchCooperativeKernelMultiDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipLaunchCooperativeKernelMultiDevice},
-    [CGL_hipExtLaunchMultiKernelMultiDevice] = {"hipExtLaunchMultiKernelMultiDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipExtLaunchMultiKernelMultiDevice},
-    [CGL_hipModuleOccupancyMaxPotentialBlockSize] = {"hipModuleOccupancyMaxPotentialBlockSize", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipModuleOccupancyMaxPotentialBlockSize},
-    [CGL_hipModuleOccupancyMaxPotentialBlockSizeWithFlags] = {"hipModuleOccupancyMaxPotentialBlockSizeWithFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipModuleOccupancyMaxPotentialBlockSizeWithFlags},
-    [CGL_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor] = {"hipModuleOccupancyMaxActiveBlocksPerMultiprocessor", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor},
-    [CGL_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags] = {"hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags},
-    [CGL_hipOccupancyMaxActiveBlocksPerMultiprocessor] = {"hipOccupancyMaxActiveBlocksPerMultiprocessor", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipOccupancyMaxActiveBlocksPerMultiprocessor},
-    [CGL_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags] = {"hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags},
-    [CGL_hipOccupancyMaxPotentialBlockSize] = {"hipOccupancyMaxPotentialBlockSize", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipOccupancyMaxPotentialBlockSize},
-    [CGL_hipConfigureCall] = {"hipConfigureCall", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipConfigureCall},
-    [CGL_hipSetupArgument] = {"hipSetupArgument", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipSetupArgument},
-    [CGL_hipLaunchByPtr] = {"hipLaunchByPtr", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipLaunchByPtr},
-    [CGL_hipLaunchKernel] = {"hipLaunchKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipLaunchKernel},
-    [CGL_hipDrvMemcpy2DUnaligned] = {"hipDrvMemcpy2DUnaligned", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDrvMemcpy2DUnaligned},
-    [CGL_hipExtLaunchKernel] = {"hipExtLaunchKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipExtLaunchKernel},
-    [CGL_hipBindTextureToMipmappedArray] = {"hipBindTextureToMipmappedArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipBindTextureToMipmappedArray},
-    [CGL_hipGetTextureReference] = {"hipGetTextureReference", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGetTextureReference},
-    [CGL_hipCreateTextureObject] = {"hipCreateTextureObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCreateTextureObject},
-    [CGL_hipDestroyTextureObject] = {"hipDestroyTextureObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDestroyTextureObject},
-    [CGL_hipGetChannelDesc] = {"hipGetChannelDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGetChannelDesc},
-    [CGL_hipGetTextureObjectResourceDesc] = {"hipGetTextureObjectResourceDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGetTextureObjectResourceDesc},
-    [CGL_hipGetTextureObjectResourceViewDesc] = {"hipGetTextureObjectResourceViewDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGetTextureObjectResourceViewDesc},
-    [CGL_hipGetTextureObjectTextureDesc] = {"hipGetTextureObjectTextureDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGetTextureObjectTextureDesc},
-    [CGL_hipTexRefSetAddressMode] = {"hipTexRefSetAddressMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefSetAddressMode},
-    [CGL_hipTexRefSetArray] = {"hipTexRefSetArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefSetArray},
-    [CGL_hipTexRefSetFilterMode] = {"hipTexRefSetFilterMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefSetFilterMode},
-    [CGL_hipTexRefSetFlags] = {"hipTexRefSetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefSetFlags},
-    [CGL_hipTexRefSetFormat] = {"hipTexRefSetFormat", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefSetFormat},
-    [CGL_hipTexObjectCreate] = {"hipTexObjectCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexObjectCreate},
-    [CGL_hipTexObjectDestroy] = {"hipTexObjectDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexObjectDestroy},
-    [CGL_hipTexObjectGetResourceDesc] = {"hipTexObjectGetResourceDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexObjectGetResourceDesc},
-    [CGL_hipTexObjectGetResourceViewDesc] = {"hipTexObjectGetResourceViewDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexObjectGetResourceViewDesc},
-    [CGL_hipTexObjectGetTextureDesc] = {"hipTexObjectGetTextureDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexObjectGetTextureDesc},
-    [CGL_hipBindTexture] = {"hipBindTexture", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipBindTexture},
-    [CGL_hipBindTexture2D] = {"hipBindTexture2D", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipBindTexture2D},
-    [CGL_hipBindTextureToArray] = {"hipBindTextureToArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipBindTextureToArray},
-    [CGL_hipGetTextureAlignmentOffset] = {"hipGetTextureAlignmentOffset", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGetTextureAlignmentOffset},
-    [CGL_hipUnbindTexture] = {"hipUnbindTexture", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipUnbindTexture},
-    [CGL_hipTexRefGetAddress] = {"hipTexRefGetAddress", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefGetAddress},
-    [CGL_hipTexRefGetAddressMode] = {"hipTexRefGetAddressMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefGetAddressMode},
-    [CGL_hipTexRefGetFilterMode] = {"hipTexRefGetFilterMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefGetFilterMode},
-    [CGL_hipTexRefGetFlags] = {"hipTexRefGetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefGetFlags},
-    [CGL_hipTexRefGetFormat] = {"hipTexRefGetFormat", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefGetFormat},
-    [CGL_hipTexRefGetMaxAnisotropy] = {"hipTexRefGetMaxAnisotropy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefGetMaxAnisotropy},
-    [CGL_hipTexRefGetMipmapFilterMode] = {"hipTexRefGetMipmapFilterMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefGetMipmapFilterMode},
-    [CGL_hipTexRefGetMipmapLevelBias] = {"hipTexRefGetMipmapLevelBias", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefGetMipmapLevelBias},
-    [CGL_hipTexRefGetMipmapLevelClamp] = {"hipTexRefGetMipmapLevelClamp", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefGetMipmapLevelClamp},
-    [CGL_hipTexRefGetMipMappedArray] = {"hipTexRefGetMipMappedArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefGetMipMappedArray},
-    [CGL_hipTexRefSetAddress] = {"hipTexRefSetAddress", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefSetAddress},
-    [CGL_hipTexRefSetAddress2D] = {"hipTexRefSetAddress2D", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefSetAddress2D},
-    [CGL_hipTexRefSetMaxAnisotropy] = {"hipTexRefSetMaxAnisotropy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefSetMaxAnisotropy},
-    [CGL_hipTexRefSetBorderColor] = {"hipTexRefSetBorderColor", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefSetBorderColor},
-    [CGL_hipTexRefSetMipmapFilterMode] = {"hipTexRefSetMipmapFilterMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefSetMipmapFilterMode},
-    [CGL_hipTexRefSetMipmapLevelBias] = {"hipTexRefSetMipmapLevelBias", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefSetMipmapLevelBias},
-    [CGL_hipTexRefSetMipmapLevelClamp] = {"hipTexRefSetMipmapLevelClamp", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefSetMipmapLevelClamp},
-    [CGL_hipTexRefSetMipmappedArray] = {"hipTexRefSetMipmappedArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefSetMipmappedArray},
-    [CGL_hipMipmappedArrayCreate] = {"hipMipmappedArrayCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMipmappedArrayCreate},
-    [CGL_hipMipmappedArrayDestroy] = {"hipMipmappedArrayDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMipmappedArrayDestroy},
-    [CGL_hipMipmappedArrayGetLevel] = {"hipMipmappedArrayGetLevel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMipmappedArrayGetLevel},
-    [CGL_hipRegisterApiCallback] = {"hipRegisterApiCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipRegisterApiCallback},
-    [CGL_hipRemoveApiCallback] = {"hipRemoveApiCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipRemoveApiCallback},
-    [CGL_hipRegisterActivityCallback] = {"hipRegisterActivityCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipRegisterActivityCallback},
-    [CGL_hipRemoveActivityCallback] = {"hipRemoveActivityCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipRemoveActivityCallback},
-    [CGL_hipApiName] = {"hipApiName", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipApiName},
-    [CGL_hipKernelNameRef] = {"hipKernelNameRef", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipKernelNameRef},
-    [CGL_hipKernelNameRefByPtr] = {"hipKernelNameRefByPtr", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipKernelNameRefByPtr},
-    [CGL_hipGetStreamDeviceId] = {"hipGetStreamDeviceId", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGetStreamDeviceId},
-    [CGL_hipStreamBeginCapture] = {"hipStreamBeginCapture", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamBeginCapture},
-    [CGL_hipStreamEndCapture] = {"hipStreamEndCapture", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamEndCapture},
-    [CGL_hipStreamGetCaptureInfo] = {"hipStreamGetCaptureInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamGetCaptureInfo},
-    [CGL_hipStreamGetCaptureInfo_v2] = {"hipStreamGetCaptureInfo_v2", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamGetCaptureInfo_v2},
-    [CGL_hipStreamIsCapturing] = {"hipStreamIsCapturing", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamIsCapturing},
-    [CGL_hipStreamUpdateCaptureDependencies] = {"hipStreamUpdateCaptureDependencies", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamUpdateCaptureDependencies},
-    [CGL_hipLaunchHostFunc] = {"hipLaunchHostFunc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipLaunchHostFunc},
-    [CGL_hipThreadExchangeStreamCaptureMode] = {"hipThreadExchangeStreamCaptureMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipThreadExchangeStreamCaptureMode},
-    [CGL_hipGraphCreate] = {"hipGraphCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphCreate},
-    [CGL_hipGraphDestroy] = {"hipGraphDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphDestroy},
-    [CGL_hipGraphAddDependencies] = {"hipGraphAddDependencies", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphAddDependencies},
-    [CGL_hipGraphRemoveDependencies] = {"hipGraphRemoveDependencies", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphRemoveDependencies},
-    [CGL_hipGraphGetEdges] = {"hipGraphGetEdges", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphGetEdges},
-    [CGL_hipGraphGetNodes] = {"hipGraphGetNodes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphGetNodes},
-    [CGL_hipGraphGetRootNodes] = {"hipGraphGetRootNodes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphGetRootNodes},
-    [CGL_hipGraphNodeGetDependencies] = {"hipGraphNodeGetDependencies", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphNodeGetDependencies},
-    [CGL_hipGraphNodeGetDependentNodes] = {"hipGraphNodeGetDependentNodes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphNodeGetDependentNodes},
-    [CGL_hipGraphNodeGetType] = {"hipGraphNodeGetType", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphNodeGetType},
-    [CGL_hipGraphDestroyNode] = {"hipGraphDestroyNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphDestroyNode},
-    [CGL_hipGraphClone] = {"hipGraphClone", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphClone},
-    [CGL_hipGraphNodeFindInClone] = {"hipGraphNodeFindInClone", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphNodeFindInClone},
-    [CGL_hipGraphInstantiate] = {"hipGraphInstantiate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphInstantiate},
-    [CGL_hipGraphInstantiateWithFlags] = {"hipGraphInstantiateWithFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphInstantiateWithFlags},
-    [CGL_hipGraphLaunch] = {"hipGraphLaunch", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphLaunch},
-    [CGL_hipGraphExecDestroy] = {"hipGraphExecDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphExecDestroy},
-    [CGL_hipGraphExecUpdate] = {"hipGraphExecUpdate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphExecUpdate},
-    [CGL_hipGraphAddKernelNode] = {"hipGraphAddKernelNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphAddKernelNode},
-    [CGL_hipGraphKernelNodeGetParams] = {"hipGraphKernelNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphKernelNodeGetParams},
-    [CGL_hipGraphKernelNodeSetParams] = {"hipGraphKernelNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphKernelNodeSetParams},
-    [CGL_hipGraphExecKernelNodeSetParams] = {"hipGraphExecKernelNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphExecKernelNodeSetParams},
-    [CGL_hipGraphAddMemcpyNode] = {"hipGraphAddMemcpyNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphAddMemcpyNode},
-    [CGL_hipGraphMemcpyNodeGetParams] = {"hipGraphMemcpyNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphMemcpyNodeGetParams},
-    [CGL_hipGraphMemcpyNodeSetParams] = {"hipGraphMemcpyNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphMemcpyNodeSetParams},
-    [CGL_hipGraphKernelNodeSetAttribute] = {"hipGraphKernelNodeSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphKernelNodeSetAttribute},
-    [CGL_hipGraphKernelNodeGetAttribute] = {"hipGraphKernelNodeGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphKernelNodeGetAttribute},
-    [CGL_hipGraphExecMemcpyNodeSetParams] = {"hipGraphExecMemcpyNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphExecMemcpyNodeSetParams},
-    [CGL_hipGraphAddMemcpyNode1D] = {"hipGraphAddMemcpyNode1D", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphAddMemcpyNode1D},
-    [CGL_hipGraphMemcpyNodeSetParams1D] = {"hipGraphMemcpyNodeSetParams1D", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphMemcpyNodeSetParams1D},
-    [CGL_hipGraphExecMemcpyNodeSetParams1D] = {"hipGraphExecMemcpyNodeSetParams1D", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphExecMemcpyNodeSetParams1D},
-    [CGL_hipGraphAddMemcpyNodeFromSymbol] = {"hipGraphAddMemcpyNodeFromSymbol", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphAddMemcpyNodeFromSymbol},
-    [CGL_hipGraphMemcpyNodeSetParamsFromSymbol] = {"hipGraphMemcpyNodeSetParamsFromSymbol", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphMemcpyNodeSetParamsFromSymbol},
-    [CGL_hipGraphExecMemcpyNodeSetParamsFromSymbol] = {"hipGraphExecMemcpyNodeSetParamsFromSymbol", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphExecMemcpyNodeSetParamsFromSymbol},
-    [CGL_hipGraphAddMemcpyNodeToSymbol] = {"hipGraphAddMemcpyNodeToSymbol", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphAddMemcpyNodeToSymbol},
-    [CGL_hipGraphMemcpyNodeSetParamsToSymbol] = {"hipGraphMemcpyNodeSetParamsToSymbol", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphMemcpyNodeSetParamsToSymbol},
-    [CGL_hipGraphExecMemcpyNodeSetParamsToSymbol] = {"hipGraphExecMemcpyNodeSetParamsToSymbol", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphExecMemcpyNodeSetParamsToSymbol},
-    [CGL_hipGraphAddMemsetNode] = {"hipGraphAddMemsetNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphAddMemsetNode},
-    [CGL_hipGraphMemsetNodeGetParams] = {"hipGraphMemsetNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphMemsetNodeGetParams},
-    [CGL_hipGraphMemsetNodeSetParams] = {"hipGraphMemsetNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphMemsetNodeSetParams},
-    [CGL_hipGraphExecMemsetNodeSetParams] = {"hipGraphExecMemsetNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphExecMemsetNodeSetParams},
-    [CGL_hipGraphAddHostNode] = {"hipGraphAddHostNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphAddHostNode},
-    [CGL_hipGraphHostNodeGetParams] = {"hipGraphHostNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphHostNodeGetParams},
-    [CGL_hipGraphHostNodeSetParams] = {"hipGraphHostNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphHostNodeSetParams},
-    [CGL_hipGraphExecHostNodeSetParams] = {"hipGraphExecHostNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphExecHostNodeSetParams},
-    [CGL_hipGraphAddChildGraphNode] = {"hipGraphAddChildGraphNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphAddChildGraphNode},
-    [CGL_hipGraphChildGraphNodeGetGraph] = {"hipGraphChildGraphNodeGetGraph", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphChildGraphNodeGetGraph},
-    [CGL_hipGraphExecChildGraphNodeSetParams] = {"hipGraphExecChildGraphNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphExecChildGraphNodeSetParams},
-    [CGL_hipGraphAddEmptyNode] = {"hipGraphAddEmptyNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphAddEmptyNode},
-    [CGL_hipGraphAddEventRecordNode] = {"hipGraphAddEventRecordNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphAddEventRecordNode},
-    [CGL_hipGraphEventRecordNodeGetEvent] = {"hipGraphEventRecordNodeGetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphEventRecordNodeGetEvent},
-    [CGL_hipGraphEventRecordNodeSetEvent] = {"hipGraphEventRecordNodeSetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphEventRecordNodeSetEvent},
-    [CGL_hipGraphExecEventRecordNodeSetEvent] = {"hipGraphExecEventRecordNodeSetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphExecEventRecordNodeSetEvent},
-    [CGL_hipGraphAddEventWaitNode] = {"hipGraphAddEventWaitNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphAddEventWaitNode},
-    [CGL_hipGraphEventWaitNodeGetEvent] = {"hipGraphEventWaitNodeGetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphEventWaitNodeGetEvent},
-    [CGL_hipGraphEventWaitNodeSetEvent] = {"hipGraphEventWaitNodeSetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphEventWaitNodeSetEvent},
-    [CGL_hipGraphExecEventWaitNodeSetEvent] = {"hipGraphExecEventWaitNodeSetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphExecEventWaitNodeSetEvent},
-    [CGL_hipMemAddressFree] = {"hipMemAddressFree", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemAddressFree},
-    [CGL_hipMemAddressReserve] = {"hipMemAddressReserve", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemAddressReserve},
-    [CGL_hipMemCreate] = {"hipMemCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemCreate},
-    [CGL_hipMemExportToShareableHandle] = {"hipMemExportToShareableHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemExportToShareableHandle},
-    [CGL_hipMemGetAccess] = {"hipMemGetAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemGetAccess},
-    [CGL_hipMemGetAllocationGranularity] = {"hipMemGetAllocationGranularity", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemGetAllocationGranularity},
-    [CGL_hipMemGetAllocationPropertiesFromHandle] = {"hipMemGetAllocationPropertiesFromHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemGetAllocationPropertiesFromHandle},
-    [CGL_hipMemImportFromShareableHandle] = {"hipMemImportFromShareableHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemImportFromShareableHandle},
-    [CGL_hipMemMap] = {"hipMemMap", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemMap},
-    [CGL_hipMemMapArrayAsync] = {"hipMemMapArrayAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemMapArrayAsync},
-    [CGL_hipMemRelease] = {"hipMemRelease", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemRelease},
-    [CGL_hipMemRetainAllocationHandle] = {"hipMemRetainAllocationHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemRetainAllocationHandle},
-    [CGL_hipMemSetAccess] = {"hipMemSetAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemSetAccess},
-    [CGL_hipMemUnmap] = {"hipMemUnmap", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemUnmap},
-    [CGL_hipGLGetDevices] = {"hipGLGetDevices", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGLGetDevices},
-    [CGL_hipGraphicsGLRegisterBuffer] = {"hipGraphicsGLRegisterBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphicsGLRegisterBuffer},
-    [CGL_hipGraphicsGLRegisterImage] = {"hipGraphicsGLRegisterImage", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphicsGLRegisterImage},
-    [CGL_hipGraphicsMapResources] = {"hipGraphicsMapResources", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphicsMapResources},
-    [CGL_hipGraphicsSubResourceGetMappedArray] = {"hipGraphicsSubResourceGetMappedArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphicsSubResourceGetMappedArray},
-    [CGL_hipGraphicsResourceGetMappedPointer] = {"hipGraphicsResourceGetMappedPointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphicsResourceGetMappedPointer},
-    [CGL_hipGraphicsUnmapResources] = {"hipGraphicsUnmapResources", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphicsUnmapResources},
-    [CGL_hipGraphicsUnregisterResource] = {"hipGraphicsUnregisterResource", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphicsUnregisterResource},
-    [CGL_hiprtcGetErrorString] = {"hiprtcGetErrorString", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hiprtcGetErrorString},
-    [CGL_hiprtcVersion] = {"hiprtcVersion", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hiprtcVersion},
-    [CGL_hiprtcAddNameExpression] = {"hiprtcAddNameExpression", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hiprtcAddNameExpression},
-    [CGL_hiprtcCompileProgram] = {"hiprtcCompileProgram", NULL, 0, 1, 0, "compiles HIP source to a code object in the runtime compiler (comgr)", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hiprtcCompileProgram},
-    [CGL_hiprtcCreateProgram] = {"hiprtcCreateProgram", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hiprtcCreateProgram},
-    [CGL_hiprtcDestroyProgram] = {"hiprtcDestroyProgram", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hiprtcDestroyProgram},
-    [CGL_hiprtcGetLoweredName] = {"hiprtcGetLoweredName", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hiprtcGetLoweredName},
-    [CGL_hiprtcGetProgramLog] = {"hiprtcGetProgramLog", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hiprtcGetProgramLog},
-    [CGL_hiprtcGetProgramLogSize] = {"hiprtcGetProgramLogSize", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hiprtcGetProgramLogSize},
-    [CGL_hiprtcGetCode] = {"hiprtcGetCode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hiprtcGetCode},
-    [CGL_hiprtcGetCodeSize] = {"hiprtcGetCodeSize", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hiprtcGetCodeSize},
+    [CGL_hipCtxGetFlags] = {"hipCtxGetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCtxGetFlags.a},
+    [CGL_hipCtxEnablePeerAccess] = {"hipCtxEnablePeerAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCtxEnablePeerAccess.a},
+    [CGL_hipCtxDisablePeerAccess] = {"hipCtxDisablePeerAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCtxDisablePeerAccess.a},
+    [CGL_hipDevicePrimaryCtxGetState] = {"hipDevicePrimaryCtxGetState", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDevicePrimaryCtxGetState.a},
+    [CGL_hipDevicePrimaryCtxRelease] = {"hipDevicePrimaryCtxRelease", NULL, 0, 1, 0, "the last release destroys the primary context, waiting for its work", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDevicePrimaryCtxRelease.a},
+    [CGL_hipDevicePrimaryCtxRetain] = {"hipDevicePrimaryCtxRetain", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDevicePrimaryCtxRetain.a},
+    [CGL_hipDevicePrimaryCtxReset] = {"hipDevicePrimaryCtxReset", NULL, 0, 1, 0, "destroys the primary context, waiting for its work", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDevicePrimaryCtxReset.a},
+    [CGL_hipDevicePrimaryCtxSetFlags] = {"hipDevicePrimaryCtxSetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDevicePrimaryCtxSetFlags.a},
+    [CGL_hipModuleLoad] = {"hipModuleLoad", NULL, 0, 1, 0, "reads the file and loads its code object (the loader's lock, relocation)", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipModuleLoad.a},
+    [CGL_hipModuleUnload] = {"hipModuleUnload", NULL, 0, 1, 0, "waits for the module's work before unloading it", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipModuleUnload.a},
+    [CGL_hipModuleGetFunction] = {"hipModuleGetFunction", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipModuleGetFunction.a},
+    [CGL_hipFuncGetAttributes] = {"hipFuncGetAttributes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipFuncGetAttributes.a},
+    [CGL_hipFuncGetAttribute] = {"hipFuncGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipFuncGetAttribute.a},
+    [CGL_hipModuleGetTexRef] = {"hipModuleGetTexRef", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipModuleGetTexRef.a},
+    [CGL_hipModuleLoadData] = {"hipModuleLoadData", NULL, 0, 1, 0, "loads a code object (the loader's lock, relocation)", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipModuleLoadData.a},
+    [CGL_hipModuleLoadDataEx] = {"hipModuleLoadDataEx", NULL, 0, 1, 0, "loads a code object (the loader's lock, relocation)", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipModuleLoadDataEx.a},
+    [CGL_hipModuleLaunchKernel] = {"hipModuleLaunchKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipModuleLaunchKernel.a},
+    [CGL_hipLaunchCooperativeKernel] = {"hipLaunchCooperativeKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipLaunchCooperativeKernel.a},
+    [CGL_hipLaunchCooperativeKernelMultiDevice] = {"hipLaunchCooperativeKernelMultiDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipLaunchCooperativeKernelMultiDevice.a},
+    [CGL_hipExtLaunchMultiKernelMultiDevice] = {"hipExtLaunchMultiKernelMultiDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipExtLaunchMultiKernelMultiDevice.a},
+    [CGL_hipModuleOccupancyMaxPotentialBlockSize] = {"hipModuleOccupancyMaxPotentialBlockSize", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipModuleOccupancyMaxPotentialBlockSize.a},
+    [CGL_hipModuleOccupancyMaxPotentialBlockSizeWithFlags] = {"hipModuleOccupancyMaxPotentialBlockSizeWithFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipModuleOccupancyMaxPotentialBlockSizeWithFlags.a},
+    [CGL_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor] = {"hipModuleOccupancyMaxActiveBlocksPerMultiprocessor", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor.a},
+    [CGL_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags] = {"hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags.a},
+    [CGL_hipOccupancyMaxActiveBlocksPerMultiprocessor] = {"hipOccupancyMaxActiveBlocksPerMultiprocessor", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipOccupancyMaxActiveBlocksPerMultiprocessor.a},
+    [CGL_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags] = {"hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags.a},
+    [CGL_hipOccupancyMaxPotentialBlockSize] = {"hipOccupancyMaxPotentialBlockSize", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipOccupancyMaxPotentialBlockSize.a},
+    [CGL_hipConfigureCall] = {"hipConfigureCall", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipConfigureCall.a},
+    [CGL_hipSetupArgument] = {"hipSetupArgument", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipSetupArgument.a},
+    [CGL_hipLaunchByPtr] = {"hipLaunchByPtr", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipLaunchByPtr.a},
+    [CGL_hipLaunchKernel] = {"hipLaunchKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipLaunchKernel.a},
+    [CGL_hipDrvMemcpy2DUnaligned] = {"hipDrvMemcpy2DUnaligned", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDrvMemcpy2DUnaligned.a},
+    [CGL_hipExtLaunchKernel] = {"hipExtLaunchKernel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipExtLaunchKernel.a},
+    [CGL_hipBindTextureToMipmappedArray] = {"hipBindTextureToMipmappedArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipBindTextureToMipmappedArray.a},
+    [CGL_hipGetTextureReference] = {"hipGetTextureReference", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGetTextureReference.a},
+    [CGL_hipCreateTextureObject] = {"hipCreateTextureObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipCreateTextureObject.a},
+    [CGL_hipDestroyTextureObject] = {"hipDestroyTextureObject", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipDestroyTextureObject.a},
+    [CGL_hipGetChannelDesc] = {"hipGetChannelDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGetChannelDesc.a},
+    [CGL_hipGetTextureObjectResourceDesc] = {"hipGetTextureObjectResourceDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGetTextureObjectResourceDesc.a},
+    [CGL_hipGetTextureObjectResourceViewDesc] = {"hipGetTextureObjectResourceViewDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGetTextureObjectResourceViewDesc.a},
+    [CGL_hipGetTextureObjectTextureDesc] = {"hipGetTextureObjectTextureDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGetTextureObjectTextureDesc.a},
+    [CGL_hipTexRefSetAddressMode] = {"hipTexRefSetAddressMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefSetAddressMode.a},
+    [CGL_hipTexRefSetArray] = {"hipTexRefSetArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefSetArray.a},
+    [CGL_hipTexRefSetFilterMode] = {"hipTexRefSetFilterMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefSetFilterMode.a},
+    [CGL_hipTexRefSetFlags] = {"hipTexRefSetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefSetFlags.a},
+    [CGL_hipTexRefSetFormat] = {"hipTexRefSetFormat", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefSetFormat.a},
+    [CGL_hipTexObjectCreate] = {"hipTexObjectCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexObjectCreate.a},
+    [CGL_hipTexObjectDestroy] = {"hipTexObjectDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexObjectDestroy.a},
+    [CGL_hipTexObjectGetResourceDesc] = {"hipTexObjectGetResourceDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexObjectGetResourceDesc.a},
+    [CGL_hipTexObjectGetResourceViewDesc] = {"hipTexObjectGetResourceViewDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexObjectGetResourceViewDesc.a},
+    [CGL_hipTexObjectGetTextureDesc] = {"hipTexObjectGetTextureDesc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexObjectGetTextureDesc.a},
+    [CGL_hipBindTexture] = {"hipBindTexture", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipBindTexture.a},
+    [CGL_hipBindTexture2D] = {"hipBindTexture2D", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipBindTexture2D.a},
+    [CGL_hipBindTextureToArray] = {"hipBindTextureToArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipBindTextureToArray.a},
+    [CGL_hipGetTextureAlignmentOffset] = {"hipGetTextureAlignmentOffset", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGetTextureAlignmentOffset.a},
+    [CGL_hipUnbindTexture] = {"hipUnbindTexture", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipUnbindTexture.a},
+    [CGL_hipTexRefGetAddress] = {"hipTexRefGetAddress", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefGetAddress.a},
+    [CGL_hipTexRefGetAddressMode] = {"hipTexRefGetAddressMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefGetAddressMode.a},
+    [CGL_hipTexRefGetFilterMode] = {"hipTexRefGetFilterMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefGetFilterMode.a},
+    [CGL_hipTexRefGetFlags] = {"hipTexRefGetFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefGetFlags.a},
+    [CGL_hipTexRefGetFormat] = {"hipTexRefGetFormat", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefGetFormat.a},
+    [CGL_hipTexRefGetMaxAnisotropy] = {"hipTexRefGetMaxAnisotropy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefGetMaxAnisotropy.a},
+    [CGL_hipTexRefGetMipmapFilterMode] = {"hipTexRefGetMipmapFilterMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefGetMipmapFilterMode.a},
+    [CGL_hipTexRefGetMipmapLevelBias] = {"hipTexRefGetMipmapLevelBias", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefGetMipmapLevelBias.a},
+    [CGL_hipTexRefGetMipmapLevelClamp] = {"hipTexRefGetMipmapLevelClamp", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefGetMipmapLevelClamp.a},
+    [CGL_hipTexRefGetMipMappedArray] = {"hipTexRefGetMipMappedArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefGetMipMappedArray.a},
+    [CGL_hipTexRefSetAddress] = {"hipTexRefSetAddress", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefSetAddress.a},
+    [CGL_hipTexRefSetAddress2D] = {"hipTexRefSetAddress2D", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefSetAddress2D.a},
+    [CGL_hipTexRefSetMaxAnisotropy] = {"hipTexRefSetMaxAnisotropy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefSetMaxAnisotropy.a},
+    [CGL_hipTexRefSetBorderColor] = {"hipTexRefSetBorderColor", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefSetBorderColor.a},
+    [CGL_hipTexRefSetMipmapFilterMode] = {"hipTexRefSetMipmapFilterMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefSetMipmapFilterMode.a},
+    [CGL_hipTexRefSetMipmapLevelBias] = {"hipTexRefSetMipmapLevelBias", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefSetMipmapLevelBias.a},
+    [CGL_hipTexRefSetMipmapLevelClamp] = {"hipTexRefSetMipmapLevelClamp", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefSetMipmapLevelClamp.a},
+    [CGL_hipTexRefSetMipmappedArray] = {"hipTexRefSetMipmappedArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipTexRefSetMipmappedArray.a},
+    [CGL_hipMipmappedArrayCreate] = {"hipMipmappedArrayCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMipmappedArrayCreate.a},
+    [CGL_hipMipmappedArrayDestroy] = {"hipMipmappedArrayDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMipmappedArrayDestroy.a},
+    [CGL_hipMipmappedArrayGetLevel] = {"hipMipmappedArrayGetLevel", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMipmappedArrayGetLevel.a},
+    [CGL_hipRegisterApiCallback] = {"hipRegisterApiCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipRegisterApiCallback.a},
+    [CGL_hipRemoveApiCallback] = {"hipRemoveApiCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipRemoveApiCallback.a},
+    [CGL_hipRegisterActivityCallback] = {"hipRegisterActivityCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipRegisterActivityCallback.a},
+    [CGL_hipRemoveActivityCallback] = {"hipRemoveActivityCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipRemoveActivityCallback.a},
+    [CGL_hipApiName] = {"hipApiName", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipApiName.a},
+    [CGL_hipKernelNameRef] = {"hipKernelNameRef", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipKernelNameRef.a},
+    [CGL_hipKernelNameRefByPtr] = {"hipKernelNameRefByPtr", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipKernelNameRefByPtr.a},
+    [CGL_hipGetStreamDeviceId] = {"hipGetStreamDeviceId", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGetStreamDeviceId.a},
+    [CGL_hipStreamBeginCapture] = {"hipStreamBeginCapture", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamBeginCapture.a},
+    [CGL_hipStreamEndCapture] = {"hipStreamEndCapture", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamEndCapture.a},
+    [CGL_hipStreamGetCaptureInfo] = {"hipStreamGetCaptureInfo", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamGetCaptureInfo.a},
+    [CGL_hipStreamGetCaptureInfo_v2] = {"hipStreamGetCaptureInfo_v2", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamGetCaptureInfo_v2.a},
+    [CGL_hipStreamIsCapturing] = {"hipStreamIsCapturing", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamIsCapturing.a},
+    [CGL_hipStreamUpdateCaptureDependencies] = {"hipStreamUpdateCaptureDependencies", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipStreamUpdateCaptureDependencies.a},
+    [CGL_hipLaunchHostFunc] = {"hipLaunchHostFunc", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipLaunchHostFunc.a},
+    [CGL_hipThreadExchangeStreamCaptureMode] = {"hipThreadExchangeStreamCaptureMode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipThreadExchangeStreamCaptureMode.a},
+    [CGL_hipGraphCreate] = {"hipGraphCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphCreate.a},
+    [CGL_hipGraphDestroy] = {"hipGraphDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphDestroy.a},
+    [CGL_hipGraphAddDependencies] = {"hipGraphAddDependencies", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphAddDependencies.a},
+    [CGL_hipGraphRemoveDependencies] = {"hipGraphRemoveDependencies", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphRemoveDependencies.a},
+    [CGL_hipGraphGetEdges] = {"hipGraphGetEdges", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphGetEdges.a},
+    [CGL_hipGraphGetNodes] = {"hipGraphGetNodes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphGetNodes.a},
+    [CGL_hipGraphGetRootNodes] = {"hipGraphGetRootNodes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphGetRootNodes.a},
+    [CGL_hipGraphNodeGetDependencies] = {"hipGraphNodeGetDependencies", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphNodeGetDependencies.a},
+    [CGL_hipGraphNodeGetDependentNodes] = {"hipGraphNodeGetDependentNodes", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphNodeGetDependentNodes.a},
+    [CGL_hipGraphNodeGetType] = {"hipGraphNodeGetType", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphNodeGetType.a},
+    [CGL_hipGraphDestroyNode] = {"hipGraphDestroyNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphDestroyNode.a},
+    [CGL_hipGraphClone] = {"hipGraphClone", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphClone.a},
+    [CGL_hipGraphNodeFindInClone] = {"hipGraphNodeFindInClone", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphNodeFindInClone.a},
+    [CGL_hipGraphInstantiate] = {"hipGraphInstantiate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphInstantiate.a},
+    [CGL_hipGraphInstantiateWithFlags] = {"hipGraphInstantiateWithFlags", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphInstantiateWithFlags.a},
+    [CGL_hipGraphLaunch] = {"hipGraphLaunch", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphLaunch.a},
+    [CGL_hipGraphExecDestroy] = {"hipGraphExecDestroy", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphExecDestroy.a},
+    [CGL_hipGraphExecUpdate] = {"hipGraphExecUpdate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphExecUpdate.a},
+    [CGL_hipGraphAddKernelNode] = {"hipGraphAddKernelNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphAddKernelNode.a},
+    [CGL_hipGraphKernelNodeGetParams] = {"hipGraphKernelNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphKernelNodeGetParams.a},
+    [CGL_hipGraphKernelNodeSetParams] = {"hipGraphKernelNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphKernelNodeSetParams.a},
+    [CGL_hipGraphExecKernelNodeSetParams] = {"hipGraphExecKernelNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphExecKernelNodeSetParams.a},
+    [CGL_hipGraphAddMemcpyNode] = {"hipGraphAddMemcpyNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphAddMemcpyNode.a},
+    [CGL_hipGraphMemcpyNodeGetParams] = {"hipGraphMemcpyNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphMemcpyNodeGetParams.a},
+    [CGL_hipGraphMemcpyNodeSetParams] = {"hipGraphMemcpyNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphMemcpyNodeSetParams.a},
+    [CGL_hipGraphKernelNodeSetAttribute] = {"hipGraphKernelNodeSetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphKernelNodeSetAttribute.a},
+    [CGL_hipGraphKernelNodeGetAttribute] = {"hipGraphKernelNodeGetAttribute", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphKernelNodeGetAttribute.a},
+    [CGL_hipGraphExecMemcpyNodeSetParams] = {"hipGraphExecMemcpyNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphExecMemcpyNodeSetParams.a},
+    [CGL_hipGraphAddMemcpyNode1D] = {"hipGraphAddMemcpyNode1D", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphAddMemcpyNode1D.a},
+    [CGL_hipGraphMemcpyNodeSetParams1D] = {"hipGraphMemcpyNodeSetParams1D", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphMemcpyNodeSetParams1D.a},
+    [CGL_hipGraphExecMemcpyNodeSetParams1D] = {"hipGraphExecMemcpyNodeSetParams1D", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphExecMemcpyNodeSetParams1D.a},
+    [CGL_hipGraphAddMemcpyNodeFromSymbol] = {"hipGraphAddMemcpyNodeFromSymbol", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphAddMemcpyNodeFromSymbol.a},
+    [CGL_hipGraphMemcpyNodeSetParamsFromSymbol] = {"hipGraphMemcpyNodeSetParamsFromSymbol", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphMemcpyNodeSetParamsFromSymbol.a},
+    [CGL_hipGraphExecMemcpyNodeSetParamsFromSymbol] = {"hipGraphExecMemcpyNodeSetParamsFromSymbol", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphExecMemcpyNodeSetParamsFromSymbol.a},
+    [CGL_hipGraphAddMemcpyNodeToSymbol] = {"hipGraphAddMemcpyNodeToSymbol", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphAddMemcpyNodeToSymbol.a},
+    [CGL_hipGraphMemcpyNodeSetParamsToSymbol] = {"hipGraphMemcpyNodeSetParamsToSymbol", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphMemcpyNodeSetParamsToSymbol.a},
+    [CGL_hipGraphExecMemcpyNodeSetParamsToSymbol] = {"hipGraphExecMemcpyNodeSetParamsToSymbol", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphExecMemcpyNodeSetParamsToSymbol.a},
+    [CGL_hipGraphAddMemsetNode] = {"hipGraphAddMemsetNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphAddMemsetNode.a},
+    [CGL_hipGraphMemsetNodeGetParams] = {"hipGraphMemsetNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphMemsetNodeGetParams.a},
+    [CGL_hipGraphMemsetNodeSetParams] = {"hipGraphMemsetNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphMemsetNodeSetParams.a},
+    [CGL_hipGraphExecMemsetNodeSetParams] = {"hipGraphExecMemsetNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphExecMemsetNodeSetParams.a},
+    [CGL_hipGraphAddHostNode] = {"hipGraphAddHostNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphAddHostNode.a},
+    [CGL_hipGraphHostNodeGetParams] = {"hipGraphHostNodeGetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphHostNodeGetParams.a},
+    [CGL_hipGraphHostNodeSetParams] = {"hipGraphHostNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphHostNodeSetParams.a},
+    [CGL_hipGraphExecHostNodeSetParams] = {"hipGraphExecHostNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphExecHostNodeSetParams.a},
+    [CGL_hipGraphAddChildGraphNode] = {"hipGraphAddChildGraphNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphAddChildGraphNode.a},
+    [CGL_hipGraphChildGraphNodeGetGraph] = {"hipGraphChildGraphNodeGetGraph", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphChildGraphNodeGetGraph.a},
+    [CGL_hipGraphExecChildGraphNodeSetParams] = {"hipGraphExecChildGraphNodeSetParams", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphExecChildGraphNodeSetParams.a},
+    [CGL_hipGraphAddEmptyNode] = {"hipGraphAddEmptyNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphAddEmptyNode.a},
+    [CGL_hipGraphAddEventRecordNode] = {"hipGraphAddEventRecordNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphAddEventRecordNode.a},
+    [CGL_hipGraphEventRecordNodeGetEvent] = {"hipGraphEventRecordNodeGetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphEventRecordNodeGetEvent.a},
+    [CGL_hipGraphEventRecordNodeSetEvent] = {"hipGraphEventRecordNodeSetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphEventRecordNodeSetEvent.a},
+    [CGL_hipGraphExecEventRecordNodeSetEvent] = {"hipGraphExecEventRecordNodeSetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphExecEventRecordNodeSetEvent.a},
+    [CGL_hipGraphAddEventWaitNode] = {"hipGraphAddEventWaitNode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphAddEventWaitNode.a},
+    [CGL_hipGraphEventWaitNodeGetEvent] = {"hipGraphEventWaitNodeGetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphEventWaitNodeGetEvent.a},
+    [CGL_hipGraphEventWaitNodeSetEvent] = {"hipGraphEventWaitNodeSetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphEventWaitNodeSetEvent.a},
+    [CGL_hipGraphExecEventWaitNodeSetEvent] = {"hipGraphExecEventWaitNodeSetEvent", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphExecEventWaitNodeSetEvent.a},
+    [CGL_hipMemAddressFree] = {"hipMemAddressFree", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemAddressFree.a},
+    [CGL_hipMemAddressReserve] = {"hipMemAddressReserve", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemAddressReserve.a},
+    [CGL_hipMemCreate] = {"hipMemCreate", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemCreate.a},
+    [CGL_hipMemExportToShareableHandle] = {"hipMemExportToShareableHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemExportToShareableHandle.a},
+    [CGL_hipMemGetAccess] = {"hipMemGetAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemGetAccess.a},
+    [CGL_hipMemGetAllocationGranularity] = {"hipMemGetAllocationGranularity", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemGetAllocationGranularity.a},
+    [CGL_hipMemGetAllocationPropertiesFromHandle] = {"hipMemGetAllocationPropertiesFromHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemGetAllocationPropertiesFromHandle.a},
+    [CGL_hipMemImportFromShareableHandle] = {"hipMemImportFromShareableHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemImportFromShareableHandle.a},
+    [CGL_hipMemMap] = {"hipMemMap", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemMap.a},
+    [CGL_hipMemMapArrayAsync] = {"hipMemMapArrayAsync", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemMapArrayAsync.a},
+    [CGL_hipMemRelease] = {"hipMemRelease", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemRelease.a},
+    [CGL_hipMemRetainAllocationHandle] = {"hipMemRetainAllocationHandle", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemRetainAllocationHandle.a},
+    [CGL_hipMemSetAccess] = {"hipMemSetAccess", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemSetAccess.a},
+    [CGL_hipMemUnmap] = {"hipMemUnmap", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipMemUnmap.a},
+    [CGL_hipGLGetDevices] = {"hipGLGetDevices", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGLGetDevices.a},
+    [CGL_hipGraphicsGLRegisterBuffer] = {"hipGraphicsGLRegisterBuffer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphicsGLRegisterBuffer.a},
+    [CGL_hipGraphicsGLRegisterImage] = {"hipGraphicsGLRegisterImage", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphicsGLRegisterImage.a},
+    [CGL_hipGraphicsMapResources] = {"hipGraphicsMapResources", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphicsMapResources.a},
+    [CGL_hipGraphicsSubResourceGetMappedArray] = {"hipGraphicsSubResourceGetMappedArray", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphicsSubResourceGetMappedArray.a},
+    [CGL_hipGraphicsResourceGetMappedPointer] = {"hipGraphicsResourceGetMappedPointer", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphicsResourceGetMappedPointer.a},
+    [CGL_hipGraphicsUnmapResources] = {"hipGraphicsUnmapResources", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphicsUnmapResources.a},
+    [CGL_hipGraphicsUnregisterResource] = {"hipGraphicsUnregisterResource", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hipGraphicsUnregisterResource.a},
+    [CGL_hiprtcGetErrorString] = {"hiprtcGetErrorString", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hiprtcGetErrorString.a},
+    [CGL_hiprtcVersion] = {"hiprtcVersion", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hiprtcVersion.a},
+    [CGL_hiprtcAddNameExpression] = {"hiprtcAddNameExpression", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hiprtcAddNameExpression.a},
+    [CGL_hiprtcCompileProgram] = {"hiprtcCompileProgram", NULL, 0, 1, 0, "compiles HIP source to a code object in the runtime compiler (comgr)", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hiprtcCompileProgram.a},
+    [CGL_hiprtcCreateProgram] = {"hiprtcCreateProgram", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hiprtcCreateProgram.a},
+    [CGL_hiprtcDestroyProgram] = {"hiprtcDestroyProgram", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hiprtcDestroyProgram.a},
+    [CGL_hiprtcGetLoweredName] = {"hiprtcGetLoweredName", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hiprtcGetLoweredName.a},
+    [CGL_hiprtcGetProgramLog] = {"hiprtcGetProgramLog", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hiprtcGetProgramLog.a},
+    [CGL_hiprtcGetProgramLogSize] = {"hiprtcGetProgramLogSize", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hiprtcGetProgramLogSize.a},
+    [CGL_hiprtcGetCode] = {"hiprtcGetCode", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hiprtcGetCode.a},
+    [CGL_hiprtcGetCodeSize] = {"hiprtcGetCodeSize", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_hiprtcGetCodeSize.a},
 };
 
 /* Names a hipError_t; codes that repeat a value are left to their first name. */
@@ -2113,14 +3263,14 @@ struct cgl_fr_hipCreateChannelDesc {
     enum hipChannelFormatKind f;
     struct hipChannelFormatDesc cgl_ret;
 };
-static const cg_arg cgl_ta_hipCreateChannelDesc[5] = {
-    {"x", offsetof(struct cgl_fr_hipCreateChannelDesc, x), sizeof(((struct cgl_fr_hipCreateChannelDesc *)0)->x), 1, 0, 0, 0, NULL},
-    {"y", offsetof(struct cgl_fr_hipCreateChannelDesc, y), sizeof(((struct cgl_fr_hipCreateChannelDesc *)0)->y), 1, 0, 0, 0, NULL},
-    {"z", offsetof(struct cgl_fr_hipCreateChannelDesc, z), sizeof(((struct cgl_fr_hipCreateChannelDesc *)0)->z), 1, 0, 0, 0, NULL},
-    {"w", offsetof(struct cgl_fr_hipCreateChannelDesc, w), sizeof(((struct cgl_fr_hipCreateChannelDesc *)0)->w), 1, 0, 0, 0, NULL},
-    {"f", offsetof(struct cgl_fr_hipCreateChannelDesc, f), sizeof(((struct cgl_fr_hipCreateChannelDesc *)0)->f), 4, 0, 0, sizeof cgl_en_1 / sizeof cgl_en_1[0], cgl_en_1},
-};
-static const cg_args cgl_targs_hipCreateChannelDesc = {5, 0, 0, 0, cgl_ta_hipCreateChannelDesc};
+static const cg_arg_name cgl_tn_hipCreateChannelDesc[5] = {{"x", NULL}, {"y", NULL}, {"z", NULL}, {"w", NULL}, {"f", cgl_en_1}};
+static const struct cgl_targs_hipCreateChannelDesc cgl_targs_hipCreateChannelDesc = {{5, 0, 0, 0, cgl_targs_hipCreateChannelDesc.arg, cgl_tn_hipCreateChannelDesc}, {
+    {offsetof(struct cgl_fr_hipCreateChannelDesc, x), sizeof(((struct cgl_fr_hipCreateChannelDesc *)0)->x), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipCreateChannelDesc, y), sizeof(((struct cgl_fr_hipCreateChannelDesc *)0)->y), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipCreateChannelDesc, z), sizeof(((struct cgl_fr_hipCreateChannelDesc *)0)->z), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipCreateChannelDesc, w), sizeof(((struct cgl_fr_hipCreateChannelDesc *)0)->w), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipCreateChannelDesc, f), sizeof(((struct cgl_fr_hipCreateChannelDesc *)0)->f), 4, 0, 0, sizeof cgl_en_1 / sizeof cgl_en_1[0]},
+}};
 CG_THUNK(hipCreateChannelDesc, (cgl_f->x, cgl_f->y, cgl_f->z, cgl_f->w, cgl_f->f), CG_NO_CODE);
 static __attribute__((noinline)) struct hipChannelFormatDesc cgl_gp_hipCreateChannelDesc(int x, int y, int z, int w, enum hipChannelFormatKind f)
 {
@@ -2149,13 +3299,13 @@ struct cgl_fr_hipMemcpy_spt {
     hipMemcpyKind kind;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpy_spt[4] = {
-    {"dst", offsetof(struct cgl_fr_hipMemcpy_spt, dst), sizeof(((struct cgl_fr_hipMemcpy_spt *)0)->dst), 3, 0, 0, 0, NULL},
-    {"src", offsetof(struct cgl_fr_hipMemcpy_spt, src), sizeof(((struct cgl_fr_hipMemcpy_spt *)0)->src), 3, 0, 0, 0, NULL},
-    {"sizeBytes", offsetof(struct cgl_fr_hipMemcpy_spt, sizeBytes), sizeof(((struct cgl_fr_hipMemcpy_spt *)0)->sizeBytes), 2, 0, 0, 0, NULL},
-    {"kind", offsetof(struct cgl_fr_hipMemcpy_spt, kind), sizeof(((struct cgl_fr_hipMemcpy_spt *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-};
-static const cg_args cgl_targs_hipMemcpy_spt = {4, offsetof(struct cgl_fr_hipMemcpy_spt, cgl_ret), sizeof(((struct cgl_fr_hipMemcpy_spt *)0)->cgl_ret), 7, cgl_ta_hipMemcpy_spt};
+static const cg_arg_name cgl_tn_hipMemcpy_spt[4] = {{"dst", NULL}, {"src", NULL}, {"sizeBytes", NULL}, {"kind", cgl_en_3}};
+static const struct cgl_targs_hipMemcpy_spt cgl_targs_hipMemcpy_spt = {{4, offsetof(struct cgl_fr_hipMemcpy_spt, cgl_ret), sizeof(((struct cgl_fr_hipMemcpy_spt *)0)->cgl_ret), 7, cgl_targs_hipMemcpy_spt.arg, cgl_tn_hipMemcpy_spt}, {
+    {offsetof(struct cgl_fr_hipMemcpy_spt, dst), sizeof(((struct cgl_fr_hipMemcpy_spt *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy_spt, src), sizeof(((struct cgl_fr_hipMemcpy_spt *)0)->src), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy_spt, sizeBytes), sizeof(((struct cgl_fr_hipMemcpy_spt *)0)->sizeBytes), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy_spt, kind), sizeof(((struct cgl_fr_hipMemcpy_spt *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+}};
 CG_THUNK(hipMemcpy_spt, (cgl_f->dst, cgl_f->src, cgl_f->sizeBytes, cgl_f->kind), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy_spt(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)
 {
@@ -2185,14 +3335,14 @@ struct cgl_fr_hipMemcpyToSymbol_spt {
     hipMemcpyKind kind;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpyToSymbol_spt[5] = {
-    {"symbol", offsetof(struct cgl_fr_hipMemcpyToSymbol_spt, symbol), sizeof(((struct cgl_fr_hipMemcpyToSymbol_spt *)0)->symbol), 3, 0, 0, 0, NULL},
-    {"src", offsetof(struct cgl_fr_hipMemcpyToSymbol_spt, src), sizeof(((struct cgl_fr_hipMemcpyToSymbol_spt *)0)->src), 3, 0, 0, 0, NULL},
-    {"sizeBytes", offsetof(struct cgl_fr_hipMemcpyToSymbol_spt, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyToSymbol_spt *)0)->sizeBytes), 2, 0, 0, 0, NULL},
-    {"offset", offsetof(struct cgl_fr_hipMemcpyToSymbol_spt, offset), sizeof(((struct cgl_fr_hipMemcpyToSymbol_spt *)0)->offset), 2, 0, 0, 0, NULL},
-    {"kind", offsetof(struct cgl_fr_hipMemcpyToSymbol_spt, kind), sizeof(((struct cgl_fr_hipMemcpyToSymbol_spt *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-};
-static const cg_args cgl_targs_hipMemcpyToSymbol_spt = {5, offsetof(struct cgl_fr_hipMemcpyToSymbol_spt, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyToSymbol_spt *)0)->cgl_ret), 7, cgl_ta_hipMemcpyToSymbol_spt};
+static const cg_arg_name cgl_tn_hipMemcpyToSymbol_spt[5] = {{"symbol", NULL}, {"src", NULL}, {"sizeBytes", NULL}, {"offset", NULL}, {"kind", cgl_en_3}};
+static const struct cgl_targs_hipMemcpyToSymbol_spt cgl_targs_hipMemcpyToSymbol_spt = {{5, offsetof(struct cgl_fr_hipMemcpyToSymbol_spt, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyToSymbol_spt *)0)->cgl_ret), 7, cgl_targs_hipMemcpyToSymbol_spt.arg, cgl_tn_hipMemcpyToSymbol_spt}, {
+    {offsetof(struct cgl_fr_hipMemcpyToSymbol_spt, symbol), sizeof(((struct cgl_fr_hipMemcpyToSymbol_spt *)0)->symbol), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyToSymbol_spt, src), sizeof(((struct cgl_fr_hipMemcpyToSymbol_spt *)0)->src), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyToSymbol_spt, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyToSymbol_spt *)0)->sizeBytes), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyToSymbol_spt, offset), sizeof(((struct cgl_fr_hipMemcpyToSymbol_spt *)0)->offset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyToSymbol_spt, kind), sizeof(((struct cgl_fr_hipMemcpyToSymbol_spt *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+}};
 CG_THUNK(hipMemcpyToSymbol_spt, (cgl_f->symbol, cgl_f->src, cgl_f->sizeBytes, cgl_f->offset, cgl_f->kind), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyToSymbol_spt(const void *symbol, const void *src, size_t sizeBytes, size_t offset, hipMemcpyKind kind)
 {
@@ -2222,14 +3372,14 @@ struct cgl_fr_hipMemcpyFromSymbol_spt {
     hipMemcpyKind kind;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpyFromSymbol_spt[5] = {
-    {"dst", offsetof(struct cgl_fr_hipMemcpyFromSymbol_spt, dst), sizeof(((struct cgl_fr_hipMemcpyFromSymbol_spt *)0)->dst), 3, 0, 0, 0, NULL},
-    {"symbol", offsetof(struct cgl_fr_hipMemcpyFromSymbol_spt, symbol), sizeof(((struct cgl_fr_hipMemcpyFromSymbol_spt *)0)->symbol), 3, 0, 0, 0, NULL},
-    {"sizeBytes", offsetof(struct cgl_fr_hipMemcpyFromSymbol_spt, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyFromSymbol_spt *)0)->sizeBytes), 2, 0, 0, 0, NULL},
-    {"offset", offsetof(struct cgl_fr_hipMemcpyFromSymbol_spt, offset), sizeof(((struct cgl_fr_hipMemcpyFromSymbol_spt *)0)->offset), 2, 0, 0, 0, NULL},
-    {"kind", offsetof(struct cgl_fr_hipMemcpyFromSymbol_spt, kind), sizeof(((struct cgl_fr_hipMemcpyFromSymbol_spt *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-};
-static const cg_args cgl_targs_hipMemcpyFromSymbol_spt = {5, offsetof(struct cgl_fr_hipMemcpyFromSymbol_spt, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyFromSymbol_spt *)0)->cgl_ret), 7, cgl_ta_hipMemcpyFromSymbol_spt};
+static const cg_arg_name cgl_tn_hipMemcpyFromSymbol_spt[5] = {{"dst", NULL}, {"symbol", NULL}, {"sizeBytes", NULL}, {"offset", NULL}, {"kind", cgl_en_3}};
+static const struct cgl_targs_hipMemcpyFromSymbol_spt cgl_targs_hipMemcpyFromSymbol_spt = {{5, offsetof(struct cgl_fr_hipMemcpyFromSymbol_spt, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyFromSymbol_spt *)0)->cgl_ret), 7, cgl_targs_hipMemcpyFromSymbol_spt.arg, cgl_tn_hipMemcpyFromSymbol_spt}, {
+    {offsetof(struct cgl_fr_hipMemcpyFromSymbol_spt, dst), sizeof(((struct cgl_fr_hipMemcpyFromSymbol_spt *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyFromSymbol_spt, symbol), sizeof(((struct cgl_fr_hipMemcpyFromSymbol_spt *)0)->symbol), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyFromSymbol_spt, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyFromSymbol_spt *)0)->sizeBytes), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyFromSymbol_spt, offset), sizeof(((struct cgl_fr_hipMemcpyFromSymbol_spt *)0)->offset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyFromSymbol_spt, kind), sizeof(((struct cgl_fr_hipMemcpyFromSymbol_spt *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+}};
 CG_THUNK(hipMemcpyFromSymbol_spt, (cgl_f->dst, cgl_f->symbol, cgl_f->sizeBytes, cgl_f->offset, cgl_f->kind), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyFromSymbol_spt(void *dst, const void *symbol, size_t sizeBytes, size_t offset, hipMemcpyKind kind)
 {
@@ -2261,16 +3411,16 @@ struct cgl_fr_hipMemcpy2D_spt {
     hipMemcpyKind kind;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpy2D_spt[7] = {
-    {"dst", offsetof(struct cgl_fr_hipMemcpy2D_spt, dst), sizeof(((struct cgl_fr_hipMemcpy2D_spt *)0)->dst), 3, 0, 0, 0, NULL},
-    {"dpitch", offsetof(struct cgl_fr_hipMemcpy2D_spt, dpitch), sizeof(((struct cgl_fr_hipMemcpy2D_spt *)0)->dpitch), 2, 0, 0, 0, NULL},
-    {"src", offsetof(struct cgl_fr_hipMemcpy2D_spt, src), sizeof(((struct cgl_fr_hipMemcpy2D_spt *)0)->src), 3, 0, 0, 0, NULL},
-    {"spitch", offsetof(struct cgl_fr_hipMemcpy2D_spt, spitch), sizeof(((struct cgl_fr_hipMemcpy2D_spt *)0)->spitch), 2, 0, 0, 0, NULL},
-    {"width", offsetof(struct cgl_fr_hipMemcpy2D_spt, width), sizeof(((struct cgl_fr_hipMemcpy2D_spt *)0)->width), 2, 0, 0, 0, NULL},
-    {"height", offsetof(struct cgl_fr_hipMemcpy2D_spt, height), sizeof(((struct cgl_fr_hipMemcpy2D_spt *)0)->height), 2, 0, 0, 0, NULL},
-    {"kind", offsetof(struct cgl_fr_hipMemcpy2D_spt, kind), sizeof(((struct cgl_fr_hipMemcpy2D_spt *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-};
-static const cg_args cgl_targs_hipMemcpy2D_spt = {7, offsetof(struct cgl_fr_hipMemcpy2D_spt, cgl_ret), sizeof(((struct cgl_fr_hipMemcpy2D_spt *)0)->cgl_ret), 7, cgl_ta_hipMemcpy2D_spt};
+static const cg_arg_name cgl_tn_hipMemcpy2D_spt[7] = {{"dst", NULL}, {"dpitch", NULL}, {"src", NULL}, {"spitch", NULL}, {"width", NULL}, {"height", NULL}, {"kind", cgl_en_3}};
+static const struct cgl_targs_hipMemcpy2D_spt cgl_targs_hipMemcpy2D_spt = {{7, offsetof(struct cgl_fr_hipMemcpy2D_spt, cgl_ret), sizeof(((struct cgl_fr_hipMemcpy2D_spt *)0)->cgl_ret), 7, cgl_targs_hipMemcpy2D_spt.arg, cgl_tn_hipMemcpy2D_spt}, {
+    {offsetof(struct cgl_fr_hipMemcpy2D_spt, dst), sizeof(((struct cgl_fr_hipMemcpy2D_spt *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2D_spt, dpitch), sizeof(((struct cgl_fr_hipMemcpy2D_spt *)0)->dpitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2D_spt, src), sizeof(((struct cgl_fr_hipMemcpy2D_spt *)0)->src), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2D_spt, spitch), sizeof(((struct cgl_fr_hipMemcpy2D_spt *)0)->spitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2D_spt, width), sizeof(((struct cgl_fr_hipMemcpy2D_spt *)0)->width), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2D_spt, height), sizeof(((struct cgl_fr_hipMemcpy2D_spt *)0)->height), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2D_spt, kind), sizeof(((struct cgl_fr_hipMemcpy2D_spt *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+}};
 CG_THUNK(hipMemcpy2D_spt, (cgl_f->dst, cgl_f->dpitch, cgl_f->src, cgl_f->spitch, cgl_f->width, cgl_f->height, cgl_f->kind), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy2D_spt(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
 {
@@ -2303,17 +3453,17 @@ struct cgl_fr_hipMemcpy2DToArray_spt {
     hipMemcpyKind kind;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpy2DToArray_spt[8] = {
-    {"dst", offsetof(struct cgl_fr_hipMemcpy2DToArray_spt, dst), sizeof(((struct cgl_fr_hipMemcpy2DToArray_spt *)0)->dst), 3, 0, 0, 0, NULL},
-    {"wOffset", offsetof(struct cgl_fr_hipMemcpy2DToArray_spt, wOffset), sizeof(((struct cgl_fr_hipMemcpy2DToArray_spt *)0)->wOffset), 2, 0, 0, 0, NULL},
-    {"hOffset", offsetof(struct cgl_fr_hipMemcpy2DToArray_spt, hOffset), sizeof(((struct cgl_fr_hipMemcpy2DToArray_spt *)0)->hOffset), 2, 0, 0, 0, NULL},
-    {"src", offsetof(struct cgl_fr_hipMemcpy2DToArray_spt, src), sizeof(((struct cgl_fr_hipMemcpy2DToArray_spt *)0)->src), 3, 0, 0, 0, NULL},
-    {"spitch", offsetof(struct cgl_fr_hipMemcpy2DToArray_spt, spitch), sizeof(((struct cgl_fr_hipMemcpy2DToArray_spt *)0)->spitch), 2, 0, 0, 0, NULL},
-    {"width", offsetof(struct cgl_fr_hipMemcpy2DToArray_spt, width), sizeof(((struct cgl_fr_hipMemcpy2DToArray_spt *)0)->width), 2, 0, 0, 0, NULL},
-    {"height", offsetof(struct cgl_fr_hipMemcpy2DToArray_spt, height), sizeof(((struct cgl_fr_hipMemcpy2DToArray_spt *)0)->height), 2, 0, 0, 0, NULL},
-    {"kind", offsetof(struct cgl_fr_hipMemcpy2DToArray_spt, kind), sizeof(((struct cgl_fr_hipMemcpy2DToArray_spt *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-};
-static const cg_args cgl_targs_hipMemcpy2DToArray_spt = {8, offsetof(struct cgl_fr_hipMemcpy2DToArray_spt, cgl_ret), sizeof(((struct cgl_fr_hipMemcpy2DToArray_spt *)0)->cgl_ret), 7, cgl_ta_hipMemcpy2DToArray_spt};
+static const cg_arg_name cgl_tn_hipMemcpy2DToArray_spt[8] = {{"dst", NULL}, {"wOffset", NULL}, {"hOffset", NULL}, {"src", NULL}, {"spitch", NULL}, {"width", NULL}, {"height", NULL}, {"kind", cgl_en_3}};
+static const struct cgl_targs_hipMemcpy2DToArray_spt cgl_targs_hipMemcpy2DToArray_spt = {{8, offsetof(struct cgl_fr_hipMemcpy2DToArray_spt, cgl_ret), sizeof(((struct cgl_fr_hipMemcpy2DToArray_spt *)0)->cgl_ret), 7, cgl_targs_hipMemcpy2DToArray_spt.arg, cgl_tn_hipMemcpy2DToArray_spt}, {
+    {offsetof(struct cgl_fr_hipMemcpy2DToArray_spt, dst), sizeof(((struct cgl_fr_hipMemcpy2DToArray_spt *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DToArray_spt, wOffset), sizeof(((struct cgl_fr_hipMemcpy2DToArray_spt *)0)->wOffset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DToArray_spt, hOffset), sizeof(((struct cgl_fr_hipMemcpy2DToArray_spt *)0)->hOffset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DToArray_spt, src), sizeof(((struct cgl_fr_hipMemcpy2DToArray_spt *)0)->src), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DToArray_spt, spitch), sizeof(((struct cgl_fr_hipMemcpy2DToArray_spt *)0)->spitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DToArray_spt, width), sizeof(((struct cgl_fr_hipMemcpy2DToArray_spt *)0)->width), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DToArray_spt, height), sizeof(((struct cgl_fr_hipMemcpy2DToArray_spt *)0)->height), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DToArray_spt, kind), sizeof(((struct cgl_fr_hipMemcpy2DToArray_spt *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+}};
 CG_THUNK(hipMemcpy2DToArray_spt, (cgl_f->dst, cgl_f->wOffset, cgl_f->hOffset, cgl_f->src, cgl_f->spitch, cgl_f->width, cgl_f->height, cgl_f->kind), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy2DToArray_spt(hipArray *dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
 {
@@ -2346,17 +3496,17 @@ struct cgl_fr_hipMemcpy2DFromArray_spt {
     hipMemcpyKind kind;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpy2DFromArray_spt[8] = {
-    {"dst", offsetof(struct cgl_fr_hipMemcpy2DFromArray_spt, dst), sizeof(((struct cgl_fr_hipMemcpy2DFromArray_spt *)0)->dst), 3, 0, 0, 0, NULL},
-    {"dpitch", offsetof(struct cgl_fr_hipMemcpy2DFromArray_spt, dpitch), sizeof(((struct cgl_fr_hipMemcpy2DFromArray_spt *)0)->dpitch), 2, 0, 0, 0, NULL},
-    {"src", offsetof(struct cgl_fr_hipMemcpy2DFromArray_spt, src), sizeof(((struct cgl_fr_hipMemcpy2DFromArray_spt *)0)->src), 3, 0, 0, 0, NULL},
-    {"wOffset", offsetof(struct cgl_fr_hipMemcpy2DFromArray_spt, wOffset), sizeof(((struct cgl_fr_hipMemcpy2DFromArray_spt *)0)->wOffset), 2, 0, 0, 0, NULL},
-    {"hOffset", offsetof(struct cgl_fr_hipMemcpy2DFromArray_spt, hOffset), sizeof(((struct cgl_fr_hipMemcpy2DFromArray_spt *)0)->hOffset), 2, 0, 0, 0, NULL},
-    {"width", offsetof(struct cgl_fr_hipMemcpy2DFromArray_spt, width), sizeof(((struct cgl_fr_hipMemcpy2DFromArray_spt *)0)->width), 2, 0, 0, 0, NULL},
-    {"height", offsetof(struct cgl_fr_hipMemcpy2DFromArray_spt, height), sizeof(((struct cgl_fr_hipMemcpy2DFromArray_spt *)0)->height), 2, 0, 0, 0, NULL},
-    {"kind", offsetof(struct cgl_fr_hipMemcpy2DFromArray_spt, kind), sizeof(((struct cgl_fr_hipMemcpy2DFromArray_spt *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-};
-static const cg_args cgl_targs_hipMemcpy2DFromArray_spt = {8, offsetof(struct cgl_fr_hipMemcpy2DFromArray_spt, cgl_ret), sizeof(((struct cgl_fr_hipMemcpy2DFromArray_spt *)0)->cgl_ret), 7, cgl_ta_hipMemcpy2DFromArray_spt};
+static const cg_arg_name cgl_tn_hipMemcpy2DFromArray_spt[8] = {{"dst", NULL}, {"dpitch", NULL}, {"src", NULL}, {"wOffset", NULL}, {"hOffset", NULL}, {"width", NULL}, {"height", NULL}, {"kind", cgl_en_3}};
+static const struct cgl_targs_hipMemcpy2DFromArray_spt cgl_targs_hipMemcpy2DFromArray_spt = {{8, offsetof(struct cgl_fr_hipMemcpy2DFromArray_spt, cgl_ret), sizeof(((struct cgl_fr_hipMemcpy2DFromArray_spt *)0)->cgl_ret), 7, cgl_targs_hipMemcpy2DFromArray_spt.arg, cgl_tn_hipMemcpy2DFromArray_spt}, {
+    {offsetof(struct cgl_fr_hipMemcpy2DFromArray_spt, dst), sizeof(((struct cgl_fr_hipMemcpy2DFromArray_spt *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DFromArray_spt, dpitch), sizeof(((struct cgl_fr_hipMemcpy2DFromArray_spt *)0)->dpitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DFromArray_spt, src), sizeof(((struct cgl_fr_hipMemcpy2DFromArray_spt *)0)->src), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DFromArray_spt, wOffset), sizeof(((struct cgl_fr_hipMemcpy2DFromArray_spt *)0)->wOffset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DFromArray_spt, hOffset), sizeof(((struct cgl_fr_hipMemcpy2DFromArray_spt *)0)->hOffset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DFromArray_spt, width), sizeof(((struct cgl_fr_hipMemcpy2DFromArray_spt *)0)->width), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DFromArray_spt, height), sizeof(((struct cgl_fr_hipMemcpy2DFromArray_spt *)0)->height), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DFromArray_spt, kind), sizeof(((struct cgl_fr_hipMemcpy2DFromArray_spt *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+}};
 CG_THUNK(hipMemcpy2DFromArray_spt, (cgl_f->dst, cgl_f->dpitch, cgl_f->src, cgl_f->wOffset, cgl_f->hOffset, cgl_f->width, cgl_f->height, cgl_f->kind), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy2DFromArray_spt(void *dst, size_t dpitch, hipArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, hipMemcpyKind kind)
 {
@@ -2382,10 +3532,10 @@ struct cgl_fr_hipMemcpy3D_spt {
     const struct hipMemcpy3DParms *p;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpy3D_spt[1] = {
-    {"p", offsetof(struct cgl_fr_hipMemcpy3D_spt, p), sizeof(((struct cgl_fr_hipMemcpy3D_spt *)0)->p), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemcpy3D_spt = {1, offsetof(struct cgl_fr_hipMemcpy3D_spt, cgl_ret), sizeof(((struct cgl_fr_hipMemcpy3D_spt *)0)->cgl_ret), 7, cgl_ta_hipMemcpy3D_spt};
+static const cg_arg_name cgl_tn_hipMemcpy3D_spt[1] = {{"p", NULL}};
+static const struct cgl_targs_hipMemcpy3D_spt cgl_targs_hipMemcpy3D_spt = {{1, offsetof(struct cgl_fr_hipMemcpy3D_spt, cgl_ret), sizeof(((struct cgl_fr_hipMemcpy3D_spt *)0)->cgl_ret), 7, cgl_targs_hipMemcpy3D_spt.arg, cgl_tn_hipMemcpy3D_spt}, {
+    {offsetof(struct cgl_fr_hipMemcpy3D_spt, p), sizeof(((struct cgl_fr_hipMemcpy3D_spt *)0)->p), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemcpy3D_spt, (cgl_f->p), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy3D_spt(const struct hipMemcpy3DParms *p)
 {
@@ -2413,12 +3563,12 @@ struct cgl_fr_hipMemset_spt {
     size_t sizeBytes;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemset_spt[3] = {
-    {"dst", offsetof(struct cgl_fr_hipMemset_spt, dst), sizeof(((struct cgl_fr_hipMemset_spt *)0)->dst), 3, 0, 0, 0, NULL},
-    {"value", offsetof(struct cgl_fr_hipMemset_spt, value), sizeof(((struct cgl_fr_hipMemset_spt *)0)->value), 1, 0, 0, 0, NULL},
-    {"sizeBytes", offsetof(struct cgl_fr_hipMemset_spt, sizeBytes), sizeof(((struct cgl_fr_hipMemset_spt *)0)->sizeBytes), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemset_spt = {3, offsetof(struct cgl_fr_hipMemset_spt, cgl_ret), sizeof(((struct cgl_fr_hipMemset_spt *)0)->cgl_ret), 7, cgl_ta_hipMemset_spt};
+static const cg_arg_name cgl_tn_hipMemset_spt[3] = {{"dst", NULL}, {"value", NULL}, {"sizeBytes", NULL}};
+static const struct cgl_targs_hipMemset_spt cgl_targs_hipMemset_spt = {{3, offsetof(struct cgl_fr_hipMemset_spt, cgl_ret), sizeof(((struct cgl_fr_hipMemset_spt *)0)->cgl_ret), 7, cgl_targs_hipMemset_spt.arg, cgl_tn_hipMemset_spt}, {
+    {offsetof(struct cgl_fr_hipMemset_spt, dst), sizeof(((struct cgl_fr_hipMemset_spt *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemset_spt, value), sizeof(((struct cgl_fr_hipMemset_spt *)0)->value), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemset_spt, sizeBytes), sizeof(((struct cgl_fr_hipMemset_spt *)0)->sizeBytes), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMemset_spt, (cgl_f->dst, cgl_f->value, cgl_f->sizeBytes), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemset_spt(void *dst, int value, size_t sizeBytes)
 {
@@ -2448,14 +3598,14 @@ struct cgl_fr_hipMemset2D_spt {
     size_t height;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemset2D_spt[5] = {
-    {"dst", offsetof(struct cgl_fr_hipMemset2D_spt, dst), sizeof(((struct cgl_fr_hipMemset2D_spt *)0)->dst), 3, 0, 0, 0, NULL},
-    {"pitch", offsetof(struct cgl_fr_hipMemset2D_spt, pitch), sizeof(((struct cgl_fr_hipMemset2D_spt *)0)->pitch), 2, 0, 0, 0, NULL},
-    {"value", offsetof(struct cgl_fr_hipMemset2D_spt, value), sizeof(((struct cgl_fr_hipMemset2D_spt *)0)->value), 1, 0, 0, 0, NULL},
-    {"width", offsetof(struct cgl_fr_hipMemset2D_spt, width), sizeof(((struct cgl_fr_hipMemset2D_spt *)0)->width), 2, 0, 0, 0, NULL},
-    {"height", offsetof(struct cgl_fr_hipMemset2D_spt, height), sizeof(((struct cgl_fr_hipMemset2D_spt *)0)->height), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemset2D_spt = {5, offsetof(struct cgl_fr_hipMemset2D_spt, cgl_ret), sizeof(((struct cgl_fr_hipMemset2D_spt *)0)->cgl_ret), 7, cgl_ta_hipMemset2D_spt};
+static const cg_arg_name cgl_tn_hipMemset2D_spt[5] = {{"dst", NULL}, {"pitch", NULL}, {"value", NULL}, {"width", NULL}, {"height", NULL}};
+static const struct cgl_targs_hipMemset2D_spt cgl_targs_hipMemset2D_spt = {{5, offsetof(struct cgl_fr_hipMemset2D_spt, cgl_ret), sizeof(((struct cgl_fr_hipMemset2D_spt *)0)->cgl_ret), 7, cgl_targs_hipMemset2D_spt.arg, cgl_tn_hipMemset2D_spt}, {
+    {offsetof(struct cgl_fr_hipMemset2D_spt, dst), sizeof(((struct cgl_fr_hipMemset2D_spt *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemset2D_spt, pitch), sizeof(((struct cgl_fr_hipMemset2D_spt *)0)->pitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemset2D_spt, value), sizeof(((struct cgl_fr_hipMemset2D_spt *)0)->value), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemset2D_spt, width), sizeof(((struct cgl_fr_hipMemset2D_spt *)0)->width), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemset2D_spt, height), sizeof(((struct cgl_fr_hipMemset2D_spt *)0)->height), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMemset2D_spt, (cgl_f->dst, cgl_f->pitch, cgl_f->value, cgl_f->width, cgl_f->height), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemset2D_spt(void *dst, size_t pitch, int value, size_t width, size_t height)
 {
@@ -2483,10 +3633,10 @@ struct cgl_fr_hipMemset3D_spt {
     hipExtent extent;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemset3D_spt[1] = {
-    {"value", offsetof(struct cgl_fr_hipMemset3D_spt, value), sizeof(((struct cgl_fr_hipMemset3D_spt *)0)->value), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemset3D_spt = {1, offsetof(struct cgl_fr_hipMemset3D_spt, cgl_ret), sizeof(((struct cgl_fr_hipMemset3D_spt *)0)->cgl_ret), 7, cgl_ta_hipMemset3D_spt};
+static const cg_arg_name cgl_tn_hipMemset3D_spt[1] = {{"value", NULL}};
+static const struct cgl_targs_hipMemset3D_spt cgl_targs_hipMemset3D_spt = {{1, offsetof(struct cgl_fr_hipMemset3D_spt, cgl_ret), sizeof(((struct cgl_fr_hipMemset3D_spt *)0)->cgl_ret), 7, cgl_targs_hipMemset3D_spt.arg, cgl_tn_hipMemset3D_spt}, {
+    {offsetof(struct cgl_fr_hipMemset3D_spt, value), sizeof(((struct cgl_fr_hipMemset3D_spt *)0)->value), 1, 0, 0, 0},
+}};
 CG_THUNK(hipMemset3D_spt, (cgl_f->pitchedDevPtr, cgl_f->value, cgl_f->extent), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemset3D_spt(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent)
 {
@@ -2516,14 +3666,14 @@ struct cgl_fr_hipMemcpyAsync_spt {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpyAsync_spt[5] = {
-    {"dst", offsetof(struct cgl_fr_hipMemcpyAsync_spt, dst), sizeof(((struct cgl_fr_hipMemcpyAsync_spt *)0)->dst), 3, 0, 0, 0, NULL},
-    {"src", offsetof(struct cgl_fr_hipMemcpyAsync_spt, src), sizeof(((struct cgl_fr_hipMemcpyAsync_spt *)0)->src), 3, 0, 0, 0, NULL},
-    {"sizeBytes", offsetof(struct cgl_fr_hipMemcpyAsync_spt, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyAsync_spt *)0)->sizeBytes), 2, 0, 0, 0, NULL},
-    {"kind", offsetof(struct cgl_fr_hipMemcpyAsync_spt, kind), sizeof(((struct cgl_fr_hipMemcpyAsync_spt *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-    {"stream", offsetof(struct cgl_fr_hipMemcpyAsync_spt, stream), sizeof(((struct cgl_fr_hipMemcpyAsync_spt *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemcpyAsync_spt = {5, offsetof(struct cgl_fr_hipMemcpyAsync_spt, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyAsync_spt *)0)->cgl_ret), 7, cgl_ta_hipMemcpyAsync_spt};
+static const cg_arg_name cgl_tn_hipMemcpyAsync_spt[5] = {{"dst", NULL}, {"src", NULL}, {"sizeBytes", NULL}, {"kind", cgl_en_3}, {"stream", NULL}};
+static const struct cgl_targs_hipMemcpyAsync_spt cgl_targs_hipMemcpyAsync_spt = {{5, offsetof(struct cgl_fr_hipMemcpyAsync_spt, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyAsync_spt *)0)->cgl_ret), 7, cgl_targs_hipMemcpyAsync_spt.arg, cgl_tn_hipMemcpyAsync_spt}, {
+    {offsetof(struct cgl_fr_hipMemcpyAsync_spt, dst), sizeof(((struct cgl_fr_hipMemcpyAsync_spt *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyAsync_spt, src), sizeof(((struct cgl_fr_hipMemcpyAsync_spt *)0)->src), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyAsync_spt, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyAsync_spt *)0)->sizeBytes), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyAsync_spt, kind), sizeof(((struct cgl_fr_hipMemcpyAsync_spt *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+    {offsetof(struct cgl_fr_hipMemcpyAsync_spt, stream), sizeof(((struct cgl_fr_hipMemcpyAsync_spt *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemcpyAsync_spt, (cgl_f->dst, cgl_f->src, cgl_f->sizeBytes, cgl_f->kind, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyAsync_spt(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream)
 {
@@ -2549,10 +3699,10 @@ struct cgl_fr_hipStreamQuery_spt {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipStreamQuery_spt[1] = {
-    {"stream", offsetof(struct cgl_fr_hipStreamQuery_spt, stream), sizeof(((struct cgl_fr_hipStreamQuery_spt *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipStreamQuery_spt = {1, offsetof(struct cgl_fr_hipStreamQuery_spt, cgl_ret), sizeof(((struct cgl_fr_hipStreamQuery_spt *)0)->cgl_ret), 7, cgl_ta_hipStreamQuery_spt};
+static const cg_arg_name cgl_tn_hipStreamQuery_spt[1] = {{"stream", NULL}};
+static const struct cgl_targs_hipStreamQuery_spt cgl_targs_hipStreamQuery_spt = {{1, offsetof(struct cgl_fr_hipStreamQuery_spt, cgl_ret), sizeof(((struct cgl_fr_hipStreamQuery_spt *)0)->cgl_ret), 7, cgl_targs_hipStreamQuery_spt.arg, cgl_tn_hipStreamQuery_spt}, {
+    {offsetof(struct cgl_fr_hipStreamQuery_spt, stream), sizeof(((struct cgl_fr_hipStreamQuery_spt *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipStreamQuery_spt, (cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipStreamQuery_spt(hipStream_t stream)
 {
@@ -2577,10 +3727,10 @@ struct cgl_fr_hipStreamSynchronize_spt {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipStreamSynchronize_spt[1] = {
-    {"stream", offsetof(struct cgl_fr_hipStreamSynchronize_spt, stream), sizeof(((struct cgl_fr_hipStreamSynchronize_spt *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipStreamSynchronize_spt = {1, offsetof(struct cgl_fr_hipStreamSynchronize_spt, cgl_ret), sizeof(((struct cgl_fr_hipStreamSynchronize_spt *)0)->cgl_ret), 7, cgl_ta_hipStreamSynchronize_spt};
+static const cg_arg_name cgl_tn_hipStreamSynchronize_spt[1] = {{"stream", NULL}};
+static const struct cgl_targs_hipStreamSynchronize_spt cgl_targs_hipStreamSynchronize_spt = {{1, offsetof(struct cgl_fr_hipStreamSynchronize_spt, cgl_ret), sizeof(((struct cgl_fr_hipStreamSynchronize_spt *)0)->cgl_ret), 7, cgl_targs_hipStreamSynchronize_spt.arg, cgl_tn_hipStreamSynchronize_spt}, {
+    {offsetof(struct cgl_fr_hipStreamSynchronize_spt, stream), sizeof(((struct cgl_fr_hipStreamSynchronize_spt *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipStreamSynchronize_spt, (cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipStreamSynchronize_spt(hipStream_t stream)
 {
@@ -2609,11 +3759,11 @@ struct cgl_fr_hipStreamGetPriority_spt {
     int *priority;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipStreamGetPriority_spt[2] = {
-    {"stream", offsetof(struct cgl_fr_hipStreamGetPriority_spt, stream), sizeof(((struct cgl_fr_hipStreamGetPriority_spt *)0)->stream), 3, 0, 0, 0, NULL},
-    {"priority", offsetof(struct cgl_fr_hipStreamGetPriority_spt, priority), sizeof(((struct cgl_fr_hipStreamGetPriority_spt *)0)->priority), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipStreamGetPriority_spt = {2, offsetof(struct cgl_fr_hipStreamGetPriority_spt, cgl_ret), sizeof(((struct cgl_fr_hipStreamGetPriority_spt *)0)->cgl_ret), 7, cgl_ta_hipStreamGetPriority_spt};
+static const cg_arg_name cgl_tn_hipStreamGetPriority_spt[2] = {{"stream", NULL}, {"priority", NULL}};
+static const struct cgl_targs_hipStreamGetPriority_spt cgl_targs_hipStreamGetPriority_spt = {{2, offsetof(struct cgl_fr_hipStreamGetPriority_spt, cgl_ret), sizeof(((struct cgl_fr_hipStreamGetPriority_spt *)0)->cgl_ret), 7, cgl_targs_hipStreamGetPriority_spt.arg, cgl_tn_hipStreamGetPriority_spt}, {
+    {offsetof(struct cgl_fr_hipStreamGetPriority_spt, stream), sizeof(((struct cgl_fr_hipStreamGetPriority_spt *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamGetPriority_spt, priority), sizeof(((struct cgl_fr_hipStreamGetPriority_spt *)0)->priority), 3, 0, 0, 0},
+}};
 CG_THUNK(hipStreamGetPriority_spt, (cgl_f->stream, cgl_f->priority), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipStreamGetPriority_spt(hipStream_t stream, int *priority)
 {
@@ -2640,12 +3790,12 @@ struct cgl_fr_hipStreamWaitEvent_spt {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipStreamWaitEvent_spt[3] = {
-    {"stream", offsetof(struct cgl_fr_hipStreamWaitEvent_spt, stream), sizeof(((struct cgl_fr_hipStreamWaitEvent_spt *)0)->stream), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_hipStreamWaitEvent_spt, event), sizeof(((struct cgl_fr_hipStreamWaitEvent_spt *)0)->event), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipStreamWaitEvent_spt, flags), sizeof(((struct cgl_fr_hipStreamWaitEvent_spt *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipStreamWaitEvent_spt = {3, offsetof(struct cgl_fr_hipStreamWaitEvent_spt, cgl_ret), sizeof(((struct cgl_fr_hipStreamWaitEvent_spt *)0)->cgl_ret), 7, cgl_ta_hipStreamWaitEvent_spt};
+static const cg_arg_name cgl_tn_hipStreamWaitEvent_spt[3] = {{"stream", NULL}, {"event", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipStreamWaitEvent_spt cgl_targs_hipStreamWaitEvent_spt = {{3, offsetof(struct cgl_fr_hipStreamWaitEvent_spt, cgl_ret), sizeof(((struct cgl_fr_hipStreamWaitEvent_spt *)0)->cgl_ret), 7, cgl_targs_hipStreamWaitEvent_spt.arg, cgl_tn_hipStreamWaitEvent_spt}, {
+    {offsetof(struct cgl_fr_hipStreamWaitEvent_spt, stream), sizeof(((struct cgl_fr_hipStreamWaitEvent_spt *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamWaitEvent_spt, event), sizeof(((struct cgl_fr_hipStreamWaitEvent_spt *)0)->event), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamWaitEvent_spt, flags), sizeof(((struct cgl_fr_hipStreamWaitEvent_spt *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipStreamWaitEvent_spt, (cgl_f->stream, cgl_f->event, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipStreamWaitEvent_spt(hipStream_t stream, hipEvent_t event, unsigned int flags)
 {
@@ -2671,11 +3821,11 @@ struct cgl_fr_hipStreamGetFlags_spt {
     unsigned int *flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipStreamGetFlags_spt[2] = {
-    {"stream", offsetof(struct cgl_fr_hipStreamGetFlags_spt, stream), sizeof(((struct cgl_fr_hipStreamGetFlags_spt *)0)->stream), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipStreamGetFlags_spt, flags), sizeof(((struct cgl_fr_hipStreamGetFlags_spt *)0)->flags), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipStreamGetFlags_spt = {2, offsetof(struct cgl_fr_hipStreamGetFlags_spt, cgl_ret), sizeof(((struct cgl_fr_hipStreamGetFlags_spt *)0)->cgl_ret), 7, cgl_ta_hipStreamGetFlags_spt};
+static const cg_arg_name cgl_tn_hipStreamGetFlags_spt[2] = {{"stream", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipStreamGetFlags_spt cgl_targs_hipStreamGetFlags_spt = {{2, offsetof(struct cgl_fr_hipStreamGetFlags_spt, cgl_ret), sizeof(((struct cgl_fr_hipStreamGetFlags_spt *)0)->cgl_ret), 7, cgl_targs_hipStreamGetFlags_spt.arg, cgl_tn_hipStreamGetFlags_spt}, {
+    {offsetof(struct cgl_fr_hipStreamGetFlags_spt, stream), sizeof(((struct cgl_fr_hipStreamGetFlags_spt *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamGetFlags_spt, flags), sizeof(((struct cgl_fr_hipStreamGetFlags_spt *)0)->flags), 3, 0, 0, 0},
+}};
 CG_THUNK(hipStreamGetFlags_spt, (cgl_f->stream, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipStreamGetFlags_spt(hipStream_t stream, unsigned int *flags)
 {
@@ -2705,13 +3855,13 @@ struct cgl_fr_hipLaunchCooperativeKernel_spt {
     hipStream_t hStream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipLaunchCooperativeKernel_spt[4] = {
-    {"f", offsetof(struct cgl_fr_hipLaunchCooperativeKernel_spt, f), sizeof(((struct cgl_fr_hipLaunchCooperativeKernel_spt *)0)->f), 3, 0, 0, 0, NULL},
-    {"kernelParams", offsetof(struct cgl_fr_hipLaunchCooperativeKernel_spt, kernelParams), sizeof(((struct cgl_fr_hipLaunchCooperativeKernel_spt *)0)->kernelParams), 3, 0, 0, 0, NULL},
-    {"sharedMemBytes", offsetof(struct cgl_fr_hipLaunchCooperativeKernel_spt, sharedMemBytes), sizeof(((struct cgl_fr_hipLaunchCooperativeKernel_spt *)0)->sharedMemBytes), 2, 0, 0, 0, NULL},
-    {"hStream", offsetof(struct cgl_fr_hipLaunchCooperativeKernel_spt, hStream), sizeof(((struct cgl_fr_hipLaunchCooperativeKernel_spt *)0)->hStream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipLaunchCooperativeKernel_spt = {4, offsetof(struct cgl_fr_hipLaunchCooperativeKernel_spt, cgl_ret), sizeof(((struct cgl_fr_hipLaunchCooperativeKernel_spt *)0)->cgl_ret), 7, cgl_ta_hipLaunchCooperativeKernel_spt};
+static const cg_arg_name cgl_tn_hipLaunchCooperativeKernel_spt[4] = {{"f", NULL}, {"kernelParams", NULL}, {"sharedMemBytes", NULL}, {"hStream", NULL}};
+static const struct cgl_targs_hipLaunchCooperativeKernel_spt cgl_targs_hipLaunchCooperativeKernel_spt = {{4, offsetof(struct cgl_fr_hipLaunchCooperativeKernel_spt, cgl_ret), sizeof(((struct cgl_fr_hipLaunchCooperativeKernel_spt *)0)->cgl_ret), 7, cgl_targs_hipLaunchCooperativeKernel_spt.arg, cgl_tn_hipLaunchCooperativeKernel_spt}, {
+    {offsetof(struct cgl_fr_hipLaunchCooperativeKernel_spt, f), sizeof(((struct cgl_fr_hipLaunchCooperativeKernel_spt *)0)->f), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipLaunchCooperativeKernel_spt, kernelParams), sizeof(((struct cgl_fr_hipLaunchCooperativeKernel_spt *)0)->kernelParams), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipLaunchCooperativeKernel_spt, sharedMemBytes), sizeof(((struct cgl_fr_hipLaunchCooperativeKernel_spt *)0)->sharedMemBytes), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipLaunchCooperativeKernel_spt, hStream), sizeof(((struct cgl_fr_hipLaunchCooperativeKernel_spt *)0)->hStream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipLaunchCooperativeKernel_spt, (cgl_f->f, cgl_f->gridDim, cgl_f->blockDim, cgl_f->kernelParams, cgl_f->sharedMemBytes, cgl_f->hStream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipLaunchCooperativeKernel_spt(const void *f, dim3 gridDim, dim3 blockDim, void **kernelParams, uint32_t sharedMemBytes, hipStream_t hStream)
 {
@@ -2741,13 +3891,13 @@ struct cgl_fr_hipLaunchKernel_spt {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipLaunchKernel_spt[4] = {
-    {"function_address", offsetof(struct cgl_fr_hipLaunchKernel_spt, function_address), sizeof(((struct cgl_fr_hipLaunchKernel_spt *)0)->function_address), 3, 0, 0, 0, NULL},
-    {"args", offsetof(struct cgl_fr_hipLaunchKernel_spt, args), sizeof(((struct cgl_fr_hipLaunchKernel_spt *)0)->args), 3, 0, 0, 0, NULL},
-    {"sharedMemBytes", offsetof(struct cgl_fr_hipLaunchKernel_spt, sharedMemBytes), sizeof(((struct cgl_fr_hipLaunchKernel_spt *)0)->sharedMemBytes), 2, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_hipLaunchKernel_spt, stream), sizeof(((struct cgl_fr_hipLaunchKernel_spt *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipLaunchKernel_spt = {4, offsetof(struct cgl_fr_hipLaunchKernel_spt, cgl_ret), sizeof(((struct cgl_fr_hipLaunchKernel_spt *)0)->cgl_ret), 7, cgl_ta_hipLaunchKernel_spt};
+static const cg_arg_name cgl_tn_hipLaunchKernel_spt[4] = {{"function_address", NULL}, {"args", NULL}, {"sharedMemBytes", NULL}, {"stream", NULL}};
+static const struct cgl_targs_hipLaunchKernel_spt cgl_targs_hipLaunchKernel_spt = {{4, offsetof(struct cgl_fr_hipLaunchKernel_spt, cgl_ret), sizeof(((struct cgl_fr_hipLaunchKernel_spt *)0)->cgl_ret), 7, cgl_targs_hipLaunchKernel_spt.arg, cgl_tn_hipLaunchKernel_spt}, {
+    {offsetof(struct cgl_fr_hipLaunchKernel_spt, function_address), sizeof(((struct cgl_fr_hipLaunchKernel_spt *)0)->function_address), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipLaunchKernel_spt, args), sizeof(((struct cgl_fr_hipLaunchKernel_spt *)0)->args), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipLaunchKernel_spt, sharedMemBytes), sizeof(((struct cgl_fr_hipLaunchKernel_spt *)0)->sharedMemBytes), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipLaunchKernel_spt, stream), sizeof(((struct cgl_fr_hipLaunchKernel_spt *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipLaunchKernel_spt, (cgl_f->function_address, cgl_f->numBlocks, cgl_f->dimBlocks, cgl_f->args, cgl_f->sharedMemBytes, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipLaunchKernel_spt(const void *function_address, dim3 numBlocks, dim3 dimBlocks, void **args, size_t sharedMemBytes, hipStream_t stream)
 {
@@ -2772,10 +3922,10 @@ struct cgl_fr_hipInit {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipInit[1] = {
-    {"flags", offsetof(struct cgl_fr_hipInit, flags), sizeof(((struct cgl_fr_hipInit *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipInit = {1, offsetof(struct cgl_fr_hipInit, cgl_ret), sizeof(((struct cgl_fr_hipInit *)0)->cgl_ret), 7, cgl_ta_hipInit};
+static const cg_arg_name cgl_tn_hipInit[1] = {{"flags", NULL}};
+static const struct cgl_targs_hipInit cgl_targs_hipInit = {{1, offsetof(struct cgl_fr_hipInit, cgl_ret), sizeof(((struct cgl_fr_hipInit *)0)->cgl_ret), 7, cgl_targs_hipInit.arg, cgl_tn_hipInit}, {
+    {offsetof(struct cgl_fr_hipInit, flags), sizeof(((struct cgl_fr_hipInit *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipInit, (cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipInit(unsigned int flags)
 {
@@ -2801,10 +3951,10 @@ struct cgl_fr_hipDriverGetVersion {
     int *driverVersion;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDriverGetVersion[1] = {
-    {"driverVersion", offsetof(struct cgl_fr_hipDriverGetVersion, driverVersion), sizeof(((struct cgl_fr_hipDriverGetVersion *)0)->driverVersion), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipDriverGetVersion = {1, offsetof(struct cgl_fr_hipDriverGetVersion, cgl_ret), sizeof(((struct cgl_fr_hipDriverGetVersion *)0)->cgl_ret), 7, cgl_ta_hipDriverGetVersion};
+static const cg_arg_name cgl_tn_hipDriverGetVersion[1] = {{"driverVersion", NULL}};
+static const struct cgl_targs_hipDriverGetVersion cgl_targs_hipDriverGetVersion = {{1, offsetof(struct cgl_fr_hipDriverGetVersion, cgl_ret), sizeof(((struct cgl_fr_hipDriverGetVersion *)0)->cgl_ret), 7, cgl_targs_hipDriverGetVersion.arg, cgl_tn_hipDriverGetVersion}, {
+    {offsetof(struct cgl_fr_hipDriverGetVersion, driverVersion), sizeof(((struct cgl_fr_hipDriverGetVersion *)0)->driverVersion), 3, 0, 0, 0},
+}};
 CG_THUNK(hipDriverGetVersion, (cgl_f->driverVersion), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDriverGetVersion(int *driverVersion)
 {
@@ -2829,10 +3979,10 @@ struct cgl_fr_hipRuntimeGetVersion {
     int *runtimeVersion;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipRuntimeGetVersion[1] = {
-    {"runtimeVersion", offsetof(struct cgl_fr_hipRuntimeGetVersion, runtimeVersion), sizeof(((struct cgl_fr_hipRuntimeGetVersion *)0)->runtimeVersion), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipRuntimeGetVersion = {1, offsetof(struct cgl_fr_hipRuntimeGetVersion, cgl_ret), sizeof(((struct cgl_fr_hipRuntimeGetVersion *)0)->cgl_ret), 7, cgl_ta_hipRuntimeGetVersion};
+static const cg_arg_name cgl_tn_hipRuntimeGetVersion[1] = {{"runtimeVersion", NULL}};
+static const struct cgl_targs_hipRuntimeGetVersion cgl_targs_hipRuntimeGetVersion = {{1, offsetof(struct cgl_fr_hipRuntimeGetVersion, cgl_ret), sizeof(((struct cgl_fr_hipRuntimeGetVersion *)0)->cgl_ret), 7, cgl_targs_hipRuntimeGetVersion.arg, cgl_tn_hipRuntimeGetVersion}, {
+    {offsetof(struct cgl_fr_hipRuntimeGetVersion, runtimeVersion), sizeof(((struct cgl_fr_hipRuntimeGetVersion *)0)->runtimeVersion), 3, 0, 0, 0},
+}};
 CG_THUNK(hipRuntimeGetVersion, (cgl_f->runtimeVersion), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipRuntimeGetVersion(int *runtimeVersion)
 {
@@ -2858,11 +4008,11 @@ struct cgl_fr_hipDeviceGet {
     int ordinal;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDeviceGet[2] = {
-    {"device", offsetof(struct cgl_fr_hipDeviceGet, device), sizeof(((struct cgl_fr_hipDeviceGet *)0)->device), 3, 0, 0, 0, NULL},
-    {"ordinal", offsetof(struct cgl_fr_hipDeviceGet, ordinal), sizeof(((struct cgl_fr_hipDeviceGet *)0)->ordinal), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipDeviceGet = {2, offsetof(struct cgl_fr_hipDeviceGet, cgl_ret), sizeof(((struct cgl_fr_hipDeviceGet *)0)->cgl_ret), 7, cgl_ta_hipDeviceGet};
+static const cg_arg_name cgl_tn_hipDeviceGet[2] = {{"device", NULL}, {"ordinal", NULL}};
+static const struct cgl_targs_hipDeviceGet cgl_targs_hipDeviceGet = {{2, offsetof(struct cgl_fr_hipDeviceGet, cgl_ret), sizeof(((struct cgl_fr_hipDeviceGet *)0)->cgl_ret), 7, cgl_targs_hipDeviceGet.arg, cgl_tn_hipDeviceGet}, {
+    {offsetof(struct cgl_fr_hipDeviceGet, device), sizeof(((struct cgl_fr_hipDeviceGet *)0)->device), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDeviceGet, ordinal), sizeof(((struct cgl_fr_hipDeviceGet *)0)->ordinal), 1, 0, 0, 0},
+}};
 CG_THUNK(hipDeviceGet, (cgl_f->device, cgl_f->ordinal), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGet(hipDevice_t *device, int ordinal)
 {
@@ -2889,12 +4039,12 @@ struct cgl_fr_hipDeviceComputeCapability {
     hipDevice_t device;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDeviceComputeCapability[3] = {
-    {"major", offsetof(struct cgl_fr_hipDeviceComputeCapability, major), sizeof(((struct cgl_fr_hipDeviceComputeCapability *)0)->major), 3, 0, 0, 0, NULL},
-    {"minor", offsetof(struct cgl_fr_hipDeviceComputeCapability, minor), sizeof(((struct cgl_fr_hipDeviceComputeCapability *)0)->minor), 3, 0, 0, 0, NULL},
-    {"device", offsetof(struct cgl_fr_hipDeviceComputeCapability, device), sizeof(((struct cgl_fr_hipDeviceComputeCapability *)0)->device), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipDeviceComputeCapability = {3, offsetof(struct cgl_fr_hipDeviceComputeCapability, cgl_ret), sizeof(((struct cgl_fr_hipDeviceComputeCapability *)0)->cgl_ret), 7, cgl_ta_hipDeviceComputeCapability};
+static const cg_arg_name cgl_tn_hipDeviceComputeCapability[3] = {{"major", NULL}, {"minor", NULL}, {"device", NULL}};
+static const struct cgl_targs_hipDeviceComputeCapability cgl_targs_hipDeviceComputeCapability = {{3, offsetof(struct cgl_fr_hipDeviceComputeCapability, cgl_ret), sizeof(((struct cgl_fr_hipDeviceComputeCapability *)0)->cgl_ret), 7, cgl_targs_hipDeviceComputeCapability.arg, cgl_tn_hipDeviceComputeCapability}, {
+    {offsetof(struct cgl_fr_hipDeviceComputeCapability, major), sizeof(((struct cgl_fr_hipDeviceComputeCapability *)0)->major), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDeviceComputeCapability, minor), sizeof(((struct cgl_fr_hipDeviceComputeCapability *)0)->minor), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDeviceComputeCapability, device), sizeof(((struct cgl_fr_hipDeviceComputeCapability *)0)->device), 1, 0, 0, 0},
+}};
 CG_THUNK(hipDeviceComputeCapability, (cgl_f->major, cgl_f->minor, cgl_f->device), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceComputeCapability(int *major, int *minor, hipDevice_t device)
 {
@@ -2921,12 +4071,12 @@ struct cgl_fr_hipDeviceGetName {
     hipDevice_t device;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDeviceGetName[3] = {
-    {"name", offsetof(struct cgl_fr_hipDeviceGetName, name), sizeof(((struct cgl_fr_hipDeviceGetName *)0)->name), 3, 0, 0, 0, NULL},
-    {"len", offsetof(struct cgl_fr_hipDeviceGetName, len), sizeof(((struct cgl_fr_hipDeviceGetName *)0)->len), 1, 0, 0, 0, NULL},
-    {"device", offsetof(struct cgl_fr_hipDeviceGetName, device), sizeof(((struct cgl_fr_hipDeviceGetName *)0)->device), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipDeviceGetName = {3, offsetof(struct cgl_fr_hipDeviceGetName, cgl_ret), sizeof(((struct cgl_fr_hipDeviceGetName *)0)->cgl_ret), 7, cgl_ta_hipDeviceGetName};
+static const cg_arg_name cgl_tn_hipDeviceGetName[3] = {{"name", NULL}, {"len", NULL}, {"device", NULL}};
+static const struct cgl_targs_hipDeviceGetName cgl_targs_hipDeviceGetName = {{3, offsetof(struct cgl_fr_hipDeviceGetName, cgl_ret), sizeof(((struct cgl_fr_hipDeviceGetName *)0)->cgl_ret), 7, cgl_targs_hipDeviceGetName.arg, cgl_tn_hipDeviceGetName}, {
+    {offsetof(struct cgl_fr_hipDeviceGetName, name), sizeof(((struct cgl_fr_hipDeviceGetName *)0)->name), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDeviceGetName, len), sizeof(((struct cgl_fr_hipDeviceGetName *)0)->len), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDeviceGetName, device), sizeof(((struct cgl_fr_hipDeviceGetName *)0)->device), 1, 0, 0, 0},
+}};
 CG_THUNK(hipDeviceGetName, (cgl_f->name, cgl_f->len, cgl_f->device), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetName(char *name, int len, hipDevice_t device)
 {
@@ -2952,11 +4102,11 @@ struct cgl_fr_hipDeviceGetUuid {
     hipDevice_t device;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDeviceGetUuid[2] = {
-    {"uuid", offsetof(struct cgl_fr_hipDeviceGetUuid, uuid), sizeof(((struct cgl_fr_hipDeviceGetUuid *)0)->uuid), 3, 0, 0, 0, NULL},
-    {"device", offsetof(struct cgl_fr_hipDeviceGetUuid, device), sizeof(((struct cgl_fr_hipDeviceGetUuid *)0)->device), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipDeviceGetUuid = {2, offsetof(struct cgl_fr_hipDeviceGetUuid, cgl_ret), sizeof(((struct cgl_fr_hipDeviceGetUuid *)0)->cgl_ret), 7, cgl_ta_hipDeviceGetUuid};
+static const cg_arg_name cgl_tn_hipDeviceGetUuid[2] = {{"uuid", NULL}, {"device", NULL}};
+static const struct cgl_targs_hipDeviceGetUuid cgl_targs_hipDeviceGetUuid = {{2, offsetof(struct cgl_fr_hipDeviceGetUuid, cgl_ret), sizeof(((struct cgl_fr_hipDeviceGetUuid *)0)->cgl_ret), 7, cgl_targs_hipDeviceGetUuid.arg, cgl_tn_hipDeviceGetUuid}, {
+    {offsetof(struct cgl_fr_hipDeviceGetUuid, uuid), sizeof(((struct cgl_fr_hipDeviceGetUuid *)0)->uuid), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDeviceGetUuid, device), sizeof(((struct cgl_fr_hipDeviceGetUuid *)0)->device), 1, 0, 0, 0},
+}};
 CG_THUNK(hipDeviceGetUuid, (cgl_f->uuid, cgl_f->device), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetUuid(hipUUID *uuid, hipDevice_t device)
 {
@@ -2984,13 +4134,13 @@ struct cgl_fr_hipDeviceGetP2PAttribute {
     int dstDevice;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDeviceGetP2PAttribute[4] = {
-    {"value", offsetof(struct cgl_fr_hipDeviceGetP2PAttribute, value), sizeof(((struct cgl_fr_hipDeviceGetP2PAttribute *)0)->value), 3, 0, 0, 0, NULL},
-    {"attr", offsetof(struct cgl_fr_hipDeviceGetP2PAttribute, attr), sizeof(((struct cgl_fr_hipDeviceGetP2PAttribute *)0)->attr), 4, 0, 0, sizeof cgl_en_7 / sizeof cgl_en_7[0], cgl_en_7},
-    {"srcDevice", offsetof(struct cgl_fr_hipDeviceGetP2PAttribute, srcDevice), sizeof(((struct cgl_fr_hipDeviceGetP2PAttribute *)0)->srcDevice), 1, 0, 0, 0, NULL},
-    {"dstDevice", offsetof(struct cgl_fr_hipDeviceGetP2PAttribute, dstDevice), sizeof(((struct cgl_fr_hipDeviceGetP2PAttribute *)0)->dstDevice), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipDeviceGetP2PAttribute = {4, offsetof(struct cgl_fr_hipDeviceGetP2PAttribute, cgl_ret), sizeof(((struct cgl_fr_hipDeviceGetP2PAttribute *)0)->cgl_ret), 7, cgl_ta_hipDeviceGetP2PAttribute};
+static const cg_arg_name cgl_tn_hipDeviceGetP2PAttribute[4] = {{"value", NULL}, {"attr", cgl_en_7}, {"srcDevice", NULL}, {"dstDevice", NULL}};
+static const struct cgl_targs_hipDeviceGetP2PAttribute cgl_targs_hipDeviceGetP2PAttribute = {{4, offsetof(struct cgl_fr_hipDeviceGetP2PAttribute, cgl_ret), sizeof(((struct cgl_fr_hipDeviceGetP2PAttribute *)0)->cgl_ret), 7, cgl_targs_hipDeviceGetP2PAttribute.arg, cgl_tn_hipDeviceGetP2PAttribute}, {
+    {offsetof(struct cgl_fr_hipDeviceGetP2PAttribute, value), sizeof(((struct cgl_fr_hipDeviceGetP2PAttribute *)0)->value), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDeviceGetP2PAttribute, attr), sizeof(((struct cgl_fr_hipDeviceGetP2PAttribute *)0)->attr), 4, 0, 0, sizeof cgl_en_7 / sizeof cgl_en_7[0]},
+    {offsetof(struct cgl_fr_hipDeviceGetP2PAttribute, srcDevice), sizeof(((struct cgl_fr_hipDeviceGetP2PAttribute *)0)->srcDevice), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDeviceGetP2PAttribute, dstDevice), sizeof(((struct cgl_fr_hipDeviceGetP2PAttribute *)0)->dstDevice), 1, 0, 0, 0},
+}};
 CG_THUNK(hipDeviceGetP2PAttribute, (cgl_f->value, cgl_f->attr, cgl_f->srcDevice, cgl_f->dstDevice), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetP2PAttribute(int *value, hipDeviceP2PAttr attr, int srcDevice, int dstDevice)
 {
@@ -3017,12 +4167,12 @@ struct cgl_fr_hipDeviceGetPCIBusId {
     int device;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDeviceGetPCIBusId[3] = {
-    {"pciBusId", offsetof(struct cgl_fr_hipDeviceGetPCIBusId, pciBusId), sizeof(((struct cgl_fr_hipDeviceGetPCIBusId *)0)->pciBusId), 3, 0, 0, 0, NULL},
-    {"len", offsetof(struct cgl_fr_hipDeviceGetPCIBusId, len), sizeof(((struct cgl_fr_hipDeviceGetPCIBusId *)0)->len), 1, 0, 0, 0, NULL},
-    {"device", offsetof(struct cgl_fr_hipDeviceGetPCIBusId, device), sizeof(((struct cgl_fr_hipDeviceGetPCIBusId *)0)->device), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipDeviceGetPCIBusId = {3, offsetof(struct cgl_fr_hipDeviceGetPCIBusId, cgl_ret), sizeof(((struct cgl_fr_hipDeviceGetPCIBusId *)0)->cgl_ret), 7, cgl_ta_hipDeviceGetPCIBusId};
+static const cg_arg_name cgl_tn_hipDeviceGetPCIBusId[3] = {{"pciBusId", NULL}, {"len", NULL}, {"device", NULL}};
+static const struct cgl_targs_hipDeviceGetPCIBusId cgl_targs_hipDeviceGetPCIBusId = {{3, offsetof(struct cgl_fr_hipDeviceGetPCIBusId, cgl_ret), sizeof(((struct cgl_fr_hipDeviceGetPCIBusId *)0)->cgl_ret), 7, cgl_targs_hipDeviceGetPCIBusId.arg, cgl_tn_hipDeviceGetPCIBusId}, {
+    {offsetof(struct cgl_fr_hipDeviceGetPCIBusId, pciBusId), sizeof(((struct cgl_fr_hipDeviceGetPCIBusId *)0)->pciBusId), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDeviceGetPCIBusId, len), sizeof(((struct cgl_fr_hipDeviceGetPCIBusId *)0)->len), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDeviceGetPCIBusId, device), sizeof(((struct cgl_fr_hipDeviceGetPCIBusId *)0)->device), 1, 0, 0, 0},
+}};
 CG_THUNK(hipDeviceGetPCIBusId, (cgl_f->pciBusId, cgl_f->len, cgl_f->device), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetPCIBusId(char *pciBusId, int len, int device)
 {
@@ -3048,11 +4198,11 @@ struct cgl_fr_hipDeviceGetByPCIBusId {
     const char *pciBusId;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDeviceGetByPCIBusId[2] = {
-    {"device", offsetof(struct cgl_fr_hipDeviceGetByPCIBusId, device), sizeof(((struct cgl_fr_hipDeviceGetByPCIBusId *)0)->device), 3, 0, 0, 0, NULL},
-    {"pciBusId", offsetof(struct cgl_fr_hipDeviceGetByPCIBusId, pciBusId), sizeof(((struct cgl_fr_hipDeviceGetByPCIBusId *)0)->pciBusId), 5, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipDeviceGetByPCIBusId = {2, offsetof(struct cgl_fr_hipDeviceGetByPCIBusId, cgl_ret), sizeof(((struct cgl_fr_hipDeviceGetByPCIBusId *)0)->cgl_ret), 7, cgl_ta_hipDeviceGetByPCIBusId};
+static const cg_arg_name cgl_tn_hipDeviceGetByPCIBusId[2] = {{"device", NULL}, {"pciBusId", NULL}};
+static const struct cgl_targs_hipDeviceGetByPCIBusId cgl_targs_hipDeviceGetByPCIBusId = {{2, offsetof(struct cgl_fr_hipDeviceGetByPCIBusId, cgl_ret), sizeof(((struct cgl_fr_hipDeviceGetByPCIBusId *)0)->cgl_ret), 7, cgl_targs_hipDeviceGetByPCIBusId.arg, cgl_tn_hipDeviceGetByPCIBusId}, {
+    {offsetof(struct cgl_fr_hipDeviceGetByPCIBusId, device), sizeof(((struct cgl_fr_hipDeviceGetByPCIBusId *)0)->device), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDeviceGetByPCIBusId, pciBusId), sizeof(((struct cgl_fr_hipDeviceGetByPCIBusId *)0)->pciBusId), 5, 0, 0, 0},
+}};
 CG_THUNK(hipDeviceGetByPCIBusId, (cgl_f->device, cgl_f->pciBusId), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetByPCIBusId(int *device, const char *pciBusId)
 {
@@ -3078,11 +4228,11 @@ struct cgl_fr_hipDeviceTotalMem {
     hipDevice_t device;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDeviceTotalMem[2] = {
-    {"bytes", offsetof(struct cgl_fr_hipDeviceTotalMem, bytes), sizeof(((struct cgl_fr_hipDeviceTotalMem *)0)->bytes), 3, 0, 0, 0, NULL},
-    {"device", offsetof(struct cgl_fr_hipDeviceTotalMem, device), sizeof(((struct cgl_fr_hipDeviceTotalMem *)0)->device), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipDeviceTotalMem = {2, offsetof(struct cgl_fr_hipDeviceTotalMem, cgl_ret), sizeof(((struct cgl_fr_hipDeviceTotalMem *)0)->cgl_ret), 7, cgl_ta_hipDeviceTotalMem};
+static const cg_arg_name cgl_tn_hipDeviceTotalMem[2] = {{"bytes", NULL}, {"device", NULL}};
+static const struct cgl_targs_hipDeviceTotalMem cgl_targs_hipDeviceTotalMem = {{2, offsetof(struct cgl_fr_hipDeviceTotalMem, cgl_ret), sizeof(((struct cgl_fr_hipDeviceTotalMem *)0)->cgl_ret), 7, cgl_targs_hipDeviceTotalMem.arg, cgl_tn_hipDeviceTotalMem}, {
+    {offsetof(struct cgl_fr_hipDeviceTotalMem, bytes), sizeof(((struct cgl_fr_hipDeviceTotalMem *)0)->bytes), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDeviceTotalMem, device), sizeof(((struct cgl_fr_hipDeviceTotalMem *)0)->device), 1, 0, 0, 0},
+}};
 CG_THUNK(hipDeviceTotalMem, (cgl_f->bytes, cgl_f->device), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceTotalMem(size_t *bytes, hipDevice_t device)
 {
@@ -3106,7 +4256,7 @@ CG_EXPORT hipError_t hipDeviceTotalMem(size_t *bytes, hipDevice_t device)
 struct cgl_fr_hipDeviceSynchronize {
     hipError_t cgl_ret;
 };
-static const cg_args cgl_targs_hipDeviceSynchronize = {0, offsetof(struct cgl_fr_hipDeviceSynchronize, cgl_ret), sizeof(((struct cgl_fr_hipDeviceSynchronize *)0)->cgl_ret), 7, NULL};
+static const cg_args cgl_targs_hipDeviceSynchronize = {0, offsetof(struct cgl_fr_hipDeviceSynchronize, cgl_ret), sizeof(((struct cgl_fr_hipDeviceSynchronize *)0)->cgl_ret), 7, NULL, NULL};
 CG_THUNK(hipDeviceSynchronize, (), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceSynchronize(void)
 {
@@ -3131,7 +4281,7 @@ CG_EXPORT hipError_t hipDeviceSynchronize(void)
 struct cgl_fr_hipDeviceReset {
     hipError_t cgl_ret;
 };
-static const cg_args cgl_targs_hipDeviceReset = {0, offsetof(struct cgl_fr_hipDeviceReset, cgl_ret), sizeof(((struct cgl_fr_hipDeviceReset *)0)->cgl_ret), 7, NULL};
+static const cg_args cgl_targs_hipDeviceReset = {0, offsetof(struct cgl_fr_hipDeviceReset, cgl_ret), sizeof(((struct cgl_fr_hipDeviceReset *)0)->cgl_ret), 7, NULL, NULL};
 CG_THUNK(hipDeviceReset, (), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceReset(void)
 {
@@ -3157,10 +4307,10 @@ struct cgl_fr_hipSetDevice {
     int deviceId;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipSetDevice[1] = {
-    {"deviceId", offsetof(struct cgl_fr_hipSetDevice, deviceId), sizeof(((struct cgl_fr_hipSetDevice *)0)->deviceId), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipSetDevice = {1, offsetof(struct cgl_fr_hipSetDevice, cgl_ret), sizeof(((struct cgl_fr_hipSetDevice *)0)->cgl_ret), 7, cgl_ta_hipSetDevice};
+static const cg_arg_name cgl_tn_hipSetDevice[1] = {{"deviceId", NULL}};
+static const struct cgl_targs_hipSetDevice cgl_targs_hipSetDevice = {{1, offsetof(struct cgl_fr_hipSetDevice, cgl_ret), sizeof(((struct cgl_fr_hipSetDevice *)0)->cgl_ret), 7, cgl_targs_hipSetDevice.arg, cgl_tn_hipSetDevice}, {
+    {offsetof(struct cgl_fr_hipSetDevice, deviceId), sizeof(((struct cgl_fr_hipSetDevice *)0)->deviceId), 1, 0, 0, 0},
+}};
 CG_THUNK(hipSetDevice, (cgl_f->deviceId), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipSetDevice(int deviceId)
 {
@@ -3185,10 +4335,10 @@ struct cgl_fr_hipGetDevice {
     int *deviceId;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGetDevice[1] = {
-    {"deviceId", offsetof(struct cgl_fr_hipGetDevice, deviceId), sizeof(((struct cgl_fr_hipGetDevice *)0)->deviceId), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGetDevice = {1, offsetof(struct cgl_fr_hipGetDevice, cgl_ret), sizeof(((struct cgl_fr_hipGetDevice *)0)->cgl_ret), 7, cgl_ta_hipGetDevice};
+static const cg_arg_name cgl_tn_hipGetDevice[1] = {{"deviceId", NULL}};
+static const struct cgl_targs_hipGetDevice cgl_targs_hipGetDevice = {{1, offsetof(struct cgl_fr_hipGetDevice, cgl_ret), sizeof(((struct cgl_fr_hipGetDevice *)0)->cgl_ret), 7, cgl_targs_hipGetDevice.arg, cgl_tn_hipGetDevice}, {
+    {offsetof(struct cgl_fr_hipGetDevice, deviceId), sizeof(((struct cgl_fr_hipGetDevice *)0)->deviceId), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGetDevice, (cgl_f->deviceId), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGetDevice(int *deviceId)
 {
@@ -3213,10 +4363,10 @@ struct cgl_fr_hipGetDeviceCount {
     int *count;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGetDeviceCount[1] = {
-    {"count", offsetof(struct cgl_fr_hipGetDeviceCount, count), sizeof(((struct cgl_fr_hipGetDeviceCount *)0)->count), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGetDeviceCount = {1, offsetof(struct cgl_fr_hipGetDeviceCount, cgl_ret), sizeof(((struct cgl_fr_hipGetDeviceCount *)0)->cgl_ret), 7, cgl_ta_hipGetDeviceCount};
+static const cg_arg_name cgl_tn_hipGetDeviceCount[1] = {{"count", NULL}};
+static const struct cgl_targs_hipGetDeviceCount cgl_targs_hipGetDeviceCount = {{1, offsetof(struct cgl_fr_hipGetDeviceCount, cgl_ret), sizeof(((struct cgl_fr_hipGetDeviceCount *)0)->cgl_ret), 7, cgl_targs_hipGetDeviceCount.arg, cgl_tn_hipGetDeviceCount}, {
+    {offsetof(struct cgl_fr_hipGetDeviceCount, count), sizeof(((struct cgl_fr_hipGetDeviceCount *)0)->count), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGetDeviceCount, (cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGetDeviceCount(int *count)
 {
@@ -3243,12 +4393,12 @@ struct cgl_fr_hipDeviceGetAttribute {
     int deviceId;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDeviceGetAttribute[3] = {
-    {"pi", offsetof(struct cgl_fr_hipDeviceGetAttribute, pi), sizeof(((struct cgl_fr_hipDeviceGetAttribute *)0)->pi), 3, 0, 0, 0, NULL},
-    {"attr", offsetof(struct cgl_fr_hipDeviceGetAttribute, attr), sizeof(((struct cgl_fr_hipDeviceGetAttribute *)0)->attr), 4, 0, 0, sizeof cgl_en_8 / sizeof cgl_en_8[0], cgl_en_8},
-    {"deviceId", offsetof(struct cgl_fr_hipDeviceGetAttribute, deviceId), sizeof(((struct cgl_fr_hipDeviceGetAttribute *)0)->deviceId), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipDeviceGetAttribute = {3, offsetof(struct cgl_fr_hipDeviceGetAttribute, cgl_ret), sizeof(((struct cgl_fr_hipDeviceGetAttribute *)0)->cgl_ret), 7, cgl_ta_hipDeviceGetAttribute};
+static const cg_arg_name cgl_tn_hipDeviceGetAttribute[3] = {{"pi", NULL}, {"attr", cgl_en_8}, {"deviceId", NULL}};
+static const struct cgl_targs_hipDeviceGetAttribute cgl_targs_hipDeviceGetAttribute = {{3, offsetof(struct cgl_fr_hipDeviceGetAttribute, cgl_ret), sizeof(((struct cgl_fr_hipDeviceGetAttribute *)0)->cgl_ret), 7, cgl_targs_hipDeviceGetAttribute.arg, cgl_tn_hipDeviceGetAttribute}, {
+    {offsetof(struct cgl_fr_hipDeviceGetAttribute, pi), sizeof(((struct cgl_fr_hipDeviceGetAttribute *)0)->pi), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDeviceGetAttribute, attr), sizeof(((struct cgl_fr_hipDeviceGetAttribute *)0)->attr), 4, 0, 0, sizeof cgl_en_8 / sizeof cgl_en_8[0]},
+    {offsetof(struct cgl_fr_hipDeviceGetAttribute, deviceId), sizeof(((struct cgl_fr_hipDeviceGetAttribute *)0)->deviceId), 1, 0, 0, 0},
+}};
 CG_THUNK(hipDeviceGetAttribute, (cgl_f->pi, cgl_f->attr, cgl_f->deviceId), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetAttribute(int *pi, hipDeviceAttribute_t attr, int deviceId)
 {
@@ -3274,11 +4424,11 @@ struct cgl_fr_hipDeviceGetDefaultMemPool {
     int device;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDeviceGetDefaultMemPool[2] = {
-    {"mem_pool", offsetof(struct cgl_fr_hipDeviceGetDefaultMemPool, mem_pool), sizeof(((struct cgl_fr_hipDeviceGetDefaultMemPool *)0)->mem_pool), 3, 0, 0, 0, NULL},
-    {"device", offsetof(struct cgl_fr_hipDeviceGetDefaultMemPool, device), sizeof(((struct cgl_fr_hipDeviceGetDefaultMemPool *)0)->device), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipDeviceGetDefaultMemPool = {2, offsetof(struct cgl_fr_hipDeviceGetDefaultMemPool, cgl_ret), sizeof(((struct cgl_fr_hipDeviceGetDefaultMemPool *)0)->cgl_ret), 7, cgl_ta_hipDeviceGetDefaultMemPool};
+static const cg_arg_name cgl_tn_hipDeviceGetDefaultMemPool[2] = {{"mem_pool", NULL}, {"device", NULL}};
+static const struct cgl_targs_hipDeviceGetDefaultMemPool cgl_targs_hipDeviceGetDefaultMemPool = {{2, offsetof(struct cgl_fr_hipDeviceGetDefaultMemPool, cgl_ret), sizeof(((struct cgl_fr_hipDeviceGetDefaultMemPool *)0)->cgl_ret), 7, cgl_targs_hipDeviceGetDefaultMemPool.arg, cgl_tn_hipDeviceGetDefaultMemPool}, {
+    {offsetof(struct cgl_fr_hipDeviceGetDefaultMemPool, mem_pool), sizeof(((struct cgl_fr_hipDeviceGetDefaultMemPool *)0)->mem_pool), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDeviceGetDefaultMemPool, device), sizeof(((struct cgl_fr_hipDeviceGetDefaultMemPool *)0)->device), 1, 0, 0, 0},
+}};
 CG_THUNK(hipDeviceGetDefaultMemPool, (cgl_f->mem_pool, cgl_f->device), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetDefaultMemPool(hipMemPool_t *mem_pool, int device)
 {
@@ -3304,11 +4454,11 @@ struct cgl_fr_hipDeviceSetMemPool {
     hipMemPool_t mem_pool;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDeviceSetMemPool[2] = {
-    {"device", offsetof(struct cgl_fr_hipDeviceSetMemPool, device), sizeof(((struct cgl_fr_hipDeviceSetMemPool *)0)->device), 1, 0, 0, 0, NULL},
-    {"mem_pool", offsetof(struct cgl_fr_hipDeviceSetMemPool, mem_pool), sizeof(((struct cgl_fr_hipDeviceSetMemPool *)0)->mem_pool), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipDeviceSetMemPool = {2, offsetof(struct cgl_fr_hipDeviceSetMemPool, cgl_ret), sizeof(((struct cgl_fr_hipDeviceSetMemPool *)0)->cgl_ret), 7, cgl_ta_hipDeviceSetMemPool};
+static const cg_arg_name cgl_tn_hipDeviceSetMemPool[2] = {{"device", NULL}, {"mem_pool", NULL}};
+static const struct cgl_targs_hipDeviceSetMemPool cgl_targs_hipDeviceSetMemPool = {{2, offsetof(struct cgl_fr_hipDeviceSetMemPool, cgl_ret), sizeof(((struct cgl_fr_hipDeviceSetMemPool *)0)->cgl_ret), 7, cgl_targs_hipDeviceSetMemPool.arg, cgl_tn_hipDeviceSetMemPool}, {
+    {offsetof(struct cgl_fr_hipDeviceSetMemPool, device), sizeof(((struct cgl_fr_hipDeviceSetMemPool *)0)->device), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDeviceSetMemPool, mem_pool), sizeof(((struct cgl_fr_hipDeviceSetMemPool *)0)->mem_pool), 3, 0, 0, 0},
+}};
 CG_THUNK(hipDeviceSetMemPool, (cgl_f->device, cgl_f->mem_pool), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceSetMemPool(int device, hipMemPool_t mem_pool)
 {
@@ -3334,11 +4484,11 @@ struct cgl_fr_hipDeviceGetMemPool {
     int device;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDeviceGetMemPool[2] = {
-    {"mem_pool", offsetof(struct cgl_fr_hipDeviceGetMemPool, mem_pool), sizeof(((struct cgl_fr_hipDeviceGetMemPool *)0)->mem_pool), 3, 0, 0, 0, NULL},
-    {"device", offsetof(struct cgl_fr_hipDeviceGetMemPool, device), sizeof(((struct cgl_fr_hipDeviceGetMemPool *)0)->device), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipDeviceGetMemPool = {2, offsetof(struct cgl_fr_hipDeviceGetMemPool, cgl_ret), sizeof(((struct cgl_fr_hipDeviceGetMemPool *)0)->cgl_ret), 7, cgl_ta_hipDeviceGetMemPool};
+static const cg_arg_name cgl_tn_hipDeviceGetMemPool[2] = {{"mem_pool", NULL}, {"device", NULL}};
+static const struct cgl_targs_hipDeviceGetMemPool cgl_targs_hipDeviceGetMemPool = {{2, offsetof(struct cgl_fr_hipDeviceGetMemPool, cgl_ret), sizeof(((struct cgl_fr_hipDeviceGetMemPool *)0)->cgl_ret), 7, cgl_targs_hipDeviceGetMemPool.arg, cgl_tn_hipDeviceGetMemPool}, {
+    {offsetof(struct cgl_fr_hipDeviceGetMemPool, mem_pool), sizeof(((struct cgl_fr_hipDeviceGetMemPool *)0)->mem_pool), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDeviceGetMemPool, device), sizeof(((struct cgl_fr_hipDeviceGetMemPool *)0)->device), 1, 0, 0, 0},
+}};
 CG_THUNK(hipDeviceGetMemPool, (cgl_f->mem_pool, cgl_f->device), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetMemPool(hipMemPool_t *mem_pool, int device)
 {
@@ -3364,11 +4514,11 @@ struct cgl_fr_hipGetDeviceProperties {
     int deviceId;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGetDeviceProperties[2] = {
-    {"prop", offsetof(struct cgl_fr_hipGetDeviceProperties, prop), sizeof(((struct cgl_fr_hipGetDeviceProperties *)0)->prop), 3, 0, 0, 0, NULL},
-    {"deviceId", offsetof(struct cgl_fr_hipGetDeviceProperties, deviceId), sizeof(((struct cgl_fr_hipGetDeviceProperties *)0)->deviceId), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGetDeviceProperties = {2, offsetof(struct cgl_fr_hipGetDeviceProperties, cgl_ret), sizeof(((struct cgl_fr_hipGetDeviceProperties *)0)->cgl_ret), 7, cgl_ta_hipGetDeviceProperties};
+static const cg_arg_name cgl_tn_hipGetDeviceProperties[2] = {{"prop", NULL}, {"deviceId", NULL}};
+static const struct cgl_targs_hipGetDeviceProperties cgl_targs_hipGetDeviceProperties = {{2, offsetof(struct cgl_fr_hipGetDeviceProperties, cgl_ret), sizeof(((struct cgl_fr_hipGetDeviceProperties *)0)->cgl_ret), 7, cgl_targs_hipGetDeviceProperties.arg, cgl_tn_hipGetDeviceProperties}, {
+    {offsetof(struct cgl_fr_hipGetDeviceProperties, prop), sizeof(((struct cgl_fr_hipGetDeviceProperties *)0)->prop), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGetDeviceProperties, deviceId), sizeof(((struct cgl_fr_hipGetDeviceProperties *)0)->deviceId), 1, 0, 0, 0},
+}};
 CG_THUNK(hipGetDeviceProperties, (cgl_f->prop, cgl_f->deviceId), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGetDeviceProperties(hipDeviceProp_t *prop, int deviceId)
 {
@@ -3393,10 +4543,10 @@ struct cgl_fr_hipDeviceSetCacheConfig {
     hipFuncCache_t cacheConfig;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDeviceSetCacheConfig[1] = {
-    {"cacheConfig", offsetof(struct cgl_fr_hipDeviceSetCacheConfig, cacheConfig), sizeof(((struct cgl_fr_hipDeviceSetCacheConfig *)0)->cacheConfig), 4, 0, 0, sizeof cgl_en_9 / sizeof cgl_en_9[0], cgl_en_9},
-};
-static const cg_args cgl_targs_hipDeviceSetCacheConfig = {1, offsetof(struct cgl_fr_hipDeviceSetCacheConfig, cgl_ret), sizeof(((struct cgl_fr_hipDeviceSetCacheConfig *)0)->cgl_ret), 7, cgl_ta_hipDeviceSetCacheConfig};
+static const cg_arg_name cgl_tn_hipDeviceSetCacheConfig[1] = {{"cacheConfig", cgl_en_9}};
+static const struct cgl_targs_hipDeviceSetCacheConfig cgl_targs_hipDeviceSetCacheConfig = {{1, offsetof(struct cgl_fr_hipDeviceSetCacheConfig, cgl_ret), sizeof(((struct cgl_fr_hipDeviceSetCacheConfig *)0)->cgl_ret), 7, cgl_targs_hipDeviceSetCacheConfig.arg, cgl_tn_hipDeviceSetCacheConfig}, {
+    {offsetof(struct cgl_fr_hipDeviceSetCacheConfig, cacheConfig), sizeof(((struct cgl_fr_hipDeviceSetCacheConfig *)0)->cacheConfig), 4, 0, 0, sizeof cgl_en_9 / sizeof cgl_en_9[0]},
+}};
 CG_THUNK(hipDeviceSetCacheConfig, (cgl_f->cacheConfig), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceSetCacheConfig(hipFuncCache_t cacheConfig)
 {
@@ -3421,10 +4571,10 @@ struct cgl_fr_hipDeviceGetCacheConfig {
     hipFuncCache_t *cacheConfig;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDeviceGetCacheConfig[1] = {
-    {"cacheConfig", offsetof(struct cgl_fr_hipDeviceGetCacheConfig, cacheConfig), sizeof(((struct cgl_fr_hipDeviceGetCacheConfig *)0)->cacheConfig), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipDeviceGetCacheConfig = {1, offsetof(struct cgl_fr_hipDeviceGetCacheConfig, cgl_ret), sizeof(((struct cgl_fr_hipDeviceGetCacheConfig *)0)->cgl_ret), 7, cgl_ta_hipDeviceGetCacheConfig};
+static const cg_arg_name cgl_tn_hipDeviceGetCacheConfig[1] = {{"cacheConfig", NULL}};
+static const struct cgl_targs_hipDeviceGetCacheConfig cgl_targs_hipDeviceGetCacheConfig = {{1, offsetof(struct cgl_fr_hipDeviceGetCacheConfig, cgl_ret), sizeof(((struct cgl_fr_hipDeviceGetCacheConfig *)0)->cgl_ret), 7, cgl_targs_hipDeviceGetCacheConfig.arg, cgl_tn_hipDeviceGetCacheConfig}, {
+    {offsetof(struct cgl_fr_hipDeviceGetCacheConfig, cacheConfig), sizeof(((struct cgl_fr_hipDeviceGetCacheConfig *)0)->cacheConfig), 3, 0, 0, 0},
+}};
 CG_THUNK(hipDeviceGetCacheConfig, (cgl_f->cacheConfig), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetCacheConfig(hipFuncCache_t *cacheConfig)
 {
@@ -3450,11 +4600,11 @@ struct cgl_fr_hipDeviceGetLimit {
     enum hipLimit_t limit;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDeviceGetLimit[2] = {
-    {"pValue", offsetof(struct cgl_fr_hipDeviceGetLimit, pValue), sizeof(((struct cgl_fr_hipDeviceGetLimit *)0)->pValue), 3, 0, 0, 0, NULL},
-    {"limit", offsetof(struct cgl_fr_hipDeviceGetLimit, limit), sizeof(((struct cgl_fr_hipDeviceGetLimit *)0)->limit), 4, 0, 0, sizeof cgl_en_10 / sizeof cgl_en_10[0], cgl_en_10},
-};
-static const cg_args cgl_targs_hipDeviceGetLimit = {2, offsetof(struct cgl_fr_hipDeviceGetLimit, cgl_ret), sizeof(((struct cgl_fr_hipDeviceGetLimit *)0)->cgl_ret), 7, cgl_ta_hipDeviceGetLimit};
+static const cg_arg_name cgl_tn_hipDeviceGetLimit[2] = {{"pValue", NULL}, {"limit", cgl_en_10}};
+static const struct cgl_targs_hipDeviceGetLimit cgl_targs_hipDeviceGetLimit = {{2, offsetof(struct cgl_fr_hipDeviceGetLimit, cgl_ret), sizeof(((struct cgl_fr_hipDeviceGetLimit *)0)->cgl_ret), 7, cgl_targs_hipDeviceGetLimit.arg, cgl_tn_hipDeviceGetLimit}, {
+    {offsetof(struct cgl_fr_hipDeviceGetLimit, pValue), sizeof(((struct cgl_fr_hipDeviceGetLimit *)0)->pValue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDeviceGetLimit, limit), sizeof(((struct cgl_fr_hipDeviceGetLimit *)0)->limit), 4, 0, 0, sizeof cgl_en_10 / sizeof cgl_en_10[0]},
+}};
 CG_THUNK(hipDeviceGetLimit, (cgl_f->pValue, cgl_f->limit), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetLimit(size_t *pValue, enum hipLimit_t limit)
 {
@@ -3479,10 +4629,10 @@ struct cgl_fr_hipDeviceGetSharedMemConfig {
     hipSharedMemConfig *pConfig;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDeviceGetSharedMemConfig[1] = {
-    {"pConfig", offsetof(struct cgl_fr_hipDeviceGetSharedMemConfig, pConfig), sizeof(((struct cgl_fr_hipDeviceGetSharedMemConfig *)0)->pConfig), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipDeviceGetSharedMemConfig = {1, offsetof(struct cgl_fr_hipDeviceGetSharedMemConfig, cgl_ret), sizeof(((struct cgl_fr_hipDeviceGetSharedMemConfig *)0)->cgl_ret), 7, cgl_ta_hipDeviceGetSharedMemConfig};
+static const cg_arg_name cgl_tn_hipDeviceGetSharedMemConfig[1] = {{"pConfig", NULL}};
+static const struct cgl_targs_hipDeviceGetSharedMemConfig cgl_targs_hipDeviceGetSharedMemConfig = {{1, offsetof(struct cgl_fr_hipDeviceGetSharedMemConfig, cgl_ret), sizeof(((struct cgl_fr_hipDeviceGetSharedMemConfig *)0)->cgl_ret), 7, cgl_targs_hipDeviceGetSharedMemConfig.arg, cgl_tn_hipDeviceGetSharedMemConfig}, {
+    {offsetof(struct cgl_fr_hipDeviceGetSharedMemConfig, pConfig), sizeof(((struct cgl_fr_hipDeviceGetSharedMemConfig *)0)->pConfig), 3, 0, 0, 0},
+}};
 CG_THUNK(hipDeviceGetSharedMemConfig, (cgl_f->pConfig), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetSharedMemConfig(hipSharedMemConfig *pConfig)
 {
@@ -3507,10 +4657,10 @@ struct cgl_fr_hipGetDeviceFlags {
     unsigned int *flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGetDeviceFlags[1] = {
-    {"flags", offsetof(struct cgl_fr_hipGetDeviceFlags, flags), sizeof(((struct cgl_fr_hipGetDeviceFlags *)0)->flags), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGetDeviceFlags = {1, offsetof(struct cgl_fr_hipGetDeviceFlags, cgl_ret), sizeof(((struct cgl_fr_hipGetDeviceFlags *)0)->cgl_ret), 7, cgl_ta_hipGetDeviceFlags};
+static const cg_arg_name cgl_tn_hipGetDeviceFlags[1] = {{"flags", NULL}};
+static const struct cgl_targs_hipGetDeviceFlags cgl_targs_hipGetDeviceFlags = {{1, offsetof(struct cgl_fr_hipGetDeviceFlags, cgl_ret), sizeof(((struct cgl_fr_hipGetDeviceFlags *)0)->cgl_ret), 7, cgl_targs_hipGetDeviceFlags.arg, cgl_tn_hipGetDeviceFlags}, {
+    {offsetof(struct cgl_fr_hipGetDeviceFlags, flags), sizeof(((struct cgl_fr_hipGetDeviceFlags *)0)->flags), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGetDeviceFlags, (cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGetDeviceFlags(unsigned int *flags)
 {
@@ -3535,10 +4685,10 @@ struct cgl_fr_hipDeviceSetSharedMemConfig {
     hipSharedMemConfig config;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDeviceSetSharedMemConfig[1] = {
-    {"config", offsetof(struct cgl_fr_hipDeviceSetSharedMemConfig, config), sizeof(((struct cgl_fr_hipDeviceSetSharedMemConfig *)0)->config), 4, 0, 0, sizeof cgl_en_11 / sizeof cgl_en_11[0], cgl_en_11},
-};
-static const cg_args cgl_targs_hipDeviceSetSharedMemConfig = {1, offsetof(struct cgl_fr_hipDeviceSetSharedMemConfig, cgl_ret), sizeof(((struct cgl_fr_hipDeviceSetSharedMemConfig *)0)->cgl_ret), 7, cgl_ta_hipDeviceSetSharedMemConfig};
+static const cg_arg_name cgl_tn_hipDeviceSetSharedMemConfig[1] = {{"config", cgl_en_11}};
+static const struct cgl_targs_hipDeviceSetSharedMemConfig cgl_targs_hipDeviceSetSharedMemConfig = {{1, offsetof(struct cgl_fr_hipDeviceSetSharedMemConfig, cgl_ret), sizeof(((struct cgl_fr_hipDeviceSetSharedMemConfig *)0)->cgl_ret), 7, cgl_targs_hipDeviceSetSharedMemConfig.arg, cgl_tn_hipDeviceSetSharedMemConfig}, {
+    {offsetof(struct cgl_fr_hipDeviceSetSharedMemConfig, config), sizeof(((struct cgl_fr_hipDeviceSetSharedMemConfig *)0)->config), 4, 0, 0, sizeof cgl_en_11 / sizeof cgl_en_11[0]},
+}};
 CG_THUNK(hipDeviceSetSharedMemConfig, (cgl_f->config), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceSetSharedMemConfig(hipSharedMemConfig config)
 {
@@ -3563,10 +4713,10 @@ struct cgl_fr_hipSetDeviceFlags {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipSetDeviceFlags[1] = {
-    {"flags", offsetof(struct cgl_fr_hipSetDeviceFlags, flags), sizeof(((struct cgl_fr_hipSetDeviceFlags *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipSetDeviceFlags = {1, offsetof(struct cgl_fr_hipSetDeviceFlags, cgl_ret), sizeof(((struct cgl_fr_hipSetDeviceFlags *)0)->cgl_ret), 7, cgl_ta_hipSetDeviceFlags};
+static const cg_arg_name cgl_tn_hipSetDeviceFlags[1] = {{"flags", NULL}};
+static const struct cgl_targs_hipSetDeviceFlags cgl_targs_hipSetDeviceFlags = {{1, offsetof(struct cgl_fr_hipSetDeviceFlags, cgl_ret), sizeof(((struct cgl_fr_hipSetDeviceFlags *)0)->cgl_ret), 7, cgl_targs_hipSetDeviceFlags.arg, cgl_tn_hipSetDeviceFlags}, {
+    {offsetof(struct cgl_fr_hipSetDeviceFlags, flags), sizeof(((struct cgl_fr_hipSetDeviceFlags *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipSetDeviceFlags, (cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipSetDeviceFlags(unsigned int flags)
 {
@@ -3592,11 +4742,11 @@ struct cgl_fr_hipChooseDevice {
     const hipDeviceProp_t *prop;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipChooseDevice[2] = {
-    {"device", offsetof(struct cgl_fr_hipChooseDevice, device), sizeof(((struct cgl_fr_hipChooseDevice *)0)->device), 3, 0, 0, 0, NULL},
-    {"prop", offsetof(struct cgl_fr_hipChooseDevice, prop), sizeof(((struct cgl_fr_hipChooseDevice *)0)->prop), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipChooseDevice = {2, offsetof(struct cgl_fr_hipChooseDevice, cgl_ret), sizeof(((struct cgl_fr_hipChooseDevice *)0)->cgl_ret), 7, cgl_ta_hipChooseDevice};
+static const cg_arg_name cgl_tn_hipChooseDevice[2] = {{"device", NULL}, {"prop", NULL}};
+static const struct cgl_targs_hipChooseDevice cgl_targs_hipChooseDevice = {{2, offsetof(struct cgl_fr_hipChooseDevice, cgl_ret), sizeof(((struct cgl_fr_hipChooseDevice *)0)->cgl_ret), 7, cgl_targs_hipChooseDevice.arg, cgl_tn_hipChooseDevice}, {
+    {offsetof(struct cgl_fr_hipChooseDevice, device), sizeof(((struct cgl_fr_hipChooseDevice *)0)->device), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipChooseDevice, prop), sizeof(((struct cgl_fr_hipChooseDevice *)0)->prop), 3, 0, 0, 0},
+}};
 CG_THUNK(hipChooseDevice, (cgl_f->device, cgl_f->prop), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipChooseDevice(int *device, const hipDeviceProp_t *prop)
 {
@@ -3624,13 +4774,13 @@ struct cgl_fr_hipExtGetLinkTypeAndHopCount {
     uint32_t *hopcount;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipExtGetLinkTypeAndHopCount[4] = {
-    {"device1", offsetof(struct cgl_fr_hipExtGetLinkTypeAndHopCount, device1), sizeof(((struct cgl_fr_hipExtGetLinkTypeAndHopCount *)0)->device1), 1, 0, 0, 0, NULL},
-    {"device2", offsetof(struct cgl_fr_hipExtGetLinkTypeAndHopCount, device2), sizeof(((struct cgl_fr_hipExtGetLinkTypeAndHopCount *)0)->device2), 1, 0, 0, 0, NULL},
-    {"linktype", offsetof(struct cgl_fr_hipExtGetLinkTypeAndHopCount, linktype), sizeof(((struct cgl_fr_hipExtGetLinkTypeAndHopCount *)0)->linktype), 3, 0, 0, 0, NULL},
-    {"hopcount", offsetof(struct cgl_fr_hipExtGetLinkTypeAndHopCount, hopcount), sizeof(((struct cgl_fr_hipExtGetLinkTypeAndHopCount *)0)->hopcount), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipExtGetLinkTypeAndHopCount = {4, offsetof(struct cgl_fr_hipExtGetLinkTypeAndHopCount, cgl_ret), sizeof(((struct cgl_fr_hipExtGetLinkTypeAndHopCount *)0)->cgl_ret), 7, cgl_ta_hipExtGetLinkTypeAndHopCount};
+static const cg_arg_name cgl_tn_hipExtGetLinkTypeAndHopCount[4] = {{"device1", NULL}, {"device2", NULL}, {"linktype", NULL}, {"hopcount", NULL}};
+static const struct cgl_targs_hipExtGetLinkTypeAndHopCount cgl_targs_hipExtGetLinkTypeAndHopCount = {{4, offsetof(struct cgl_fr_hipExtGetLinkTypeAndHopCount, cgl_ret), sizeof(((struct cgl_fr_hipExtGetLinkTypeAndHopCount *)0)->cgl_ret), 7, cgl_targs_hipExtGetLinkTypeAndHopCount.arg, cgl_tn_hipExtGetLinkTypeAndHopCount}, {
+    {offsetof(struct cgl_fr_hipExtGetLinkTypeAndHopCount, device1), sizeof(((struct cgl_fr_hipExtGetLinkTypeAndHopCount *)0)->device1), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipExtGetLinkTypeAndHopCount, device2), sizeof(((struct cgl_fr_hipExtGetLinkTypeAndHopCount *)0)->device2), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipExtGetLinkTypeAndHopCount, linktype), sizeof(((struct cgl_fr_hipExtGetLinkTypeAndHopCount *)0)->linktype), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipExtGetLinkTypeAndHopCount, hopcount), sizeof(((struct cgl_fr_hipExtGetLinkTypeAndHopCount *)0)->hopcount), 3, 0, 0, 0},
+}};
 CG_THUNK(hipExtGetLinkTypeAndHopCount, (cgl_f->device1, cgl_f->device2, cgl_f->linktype, cgl_f->hopcount), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipExtGetLinkTypeAndHopCount(int device1, int device2, uint32_t *linktype, uint32_t *hopcount)
 {
@@ -3656,11 +4806,11 @@ struct cgl_fr_hipIpcGetMemHandle {
     void *devPtr;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipIpcGetMemHandle[2] = {
-    {"handle", offsetof(struct cgl_fr_hipIpcGetMemHandle, handle), sizeof(((struct cgl_fr_hipIpcGetMemHandle *)0)->handle), 3, 0, 0, 0, NULL},
-    {"devPtr", offsetof(struct cgl_fr_hipIpcGetMemHandle, devPtr), sizeof(((struct cgl_fr_hipIpcGetMemHandle *)0)->devPtr), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipIpcGetMemHandle = {2, offsetof(struct cgl_fr_hipIpcGetMemHandle, cgl_ret), sizeof(((struct cgl_fr_hipIpcGetMemHandle *)0)->cgl_ret), 7, cgl_ta_hipIpcGetMemHandle};
+static const cg_arg_name cgl_tn_hipIpcGetMemHandle[2] = {{"handle", NULL}, {"devPtr", NULL}};
+static const struct cgl_targs_hipIpcGetMemHandle cgl_targs_hipIpcGetMemHandle = {{2, offsetof(struct cgl_fr_hipIpcGetMemHandle, cgl_ret), sizeof(((struct cgl_fr_hipIpcGetMemHandle *)0)->cgl_ret), 7, cgl_targs_hipIpcGetMemHandle.arg, cgl_tn_hipIpcGetMemHandle}, {
+    {offsetof(struct cgl_fr_hipIpcGetMemHandle, handle), sizeof(((struct cgl_fr_hipIpcGetMemHandle *)0)->handle), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipIpcGetMemHandle, devPtr), sizeof(((struct cgl_fr_hipIpcGetMemHandle *)0)->devPtr), 3, 0, 0, 0},
+}};
 CG_THUNK(hipIpcGetMemHandle, (cgl_f->handle, cgl_f->devPtr), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipIpcGetMemHandle(hipIpcMemHandle_t *handle, void *devPtr)
 {
@@ -3687,11 +4837,11 @@ struct cgl_fr_hipIpcOpenMemHandle {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipIpcOpenMemHandle[2] = {
-    {"devPtr", offsetof(struct cgl_fr_hipIpcOpenMemHandle, devPtr), sizeof(((struct cgl_fr_hipIpcOpenMemHandle *)0)->devPtr), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipIpcOpenMemHandle, flags), sizeof(((struct cgl_fr_hipIpcOpenMemHandle *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipIpcOpenMemHandle = {2, offsetof(struct cgl_fr_hipIpcOpenMemHandle, cgl_ret), sizeof(((struct cgl_fr_hipIpcOpenMemHandle *)0)->cgl_ret), 7, cgl_ta_hipIpcOpenMemHandle};
+static const cg_arg_name cgl_tn_hipIpcOpenMemHandle[2] = {{"devPtr", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipIpcOpenMemHandle cgl_targs_hipIpcOpenMemHandle = {{2, offsetof(struct cgl_fr_hipIpcOpenMemHandle, cgl_ret), sizeof(((struct cgl_fr_hipIpcOpenMemHandle *)0)->cgl_ret), 7, cgl_targs_hipIpcOpenMemHandle.arg, cgl_tn_hipIpcOpenMemHandle}, {
+    {offsetof(struct cgl_fr_hipIpcOpenMemHandle, devPtr), sizeof(((struct cgl_fr_hipIpcOpenMemHandle *)0)->devPtr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipIpcOpenMemHandle, flags), sizeof(((struct cgl_fr_hipIpcOpenMemHandle *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipIpcOpenMemHandle, (cgl_f->devPtr, cgl_f->handle, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipIpcOpenMemHandle(void **devPtr, hipIpcMemHandle_t handle, unsigned int flags)
 {
@@ -3716,10 +4866,10 @@ struct cgl_fr_hipIpcCloseMemHandle {
     void *devPtr;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipIpcCloseMemHandle[1] = {
-    {"devPtr", offsetof(struct cgl_fr_hipIpcCloseMemHandle, devPtr), sizeof(((struct cgl_fr_hipIpcCloseMemHandle *)0)->devPtr), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipIpcCloseMemHandle = {1, offsetof(struct cgl_fr_hipIpcCloseMemHandle, cgl_ret), sizeof(((struct cgl_fr_hipIpcCloseMemHandle *)0)->cgl_ret), 7, cgl_ta_hipIpcCloseMemHandle};
+static const cg_arg_name cgl_tn_hipIpcCloseMemHandle[1] = {{"devPtr", NULL}};
+static const struct cgl_targs_hipIpcCloseMemHandle cgl_targs_hipIpcCloseMemHandle = {{1, offsetof(struct cgl_fr_hipIpcCloseMemHandle, cgl_ret), sizeof(((struct cgl_fr_hipIpcCloseMemHandle *)0)->cgl_ret), 7, cgl_targs_hipIpcCloseMemHandle.arg, cgl_tn_hipIpcCloseMemHandle}, {
+    {offsetof(struct cgl_fr_hipIpcCloseMemHandle, devPtr), sizeof(((struct cgl_fr_hipIpcCloseMemHandle *)0)->devPtr), 3, 0, 0, 0},
+}};
 CG_THUNK(hipIpcCloseMemHandle, (cgl_f->devPtr), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipIpcCloseMemHandle(void *devPtr)
 {
@@ -3745,11 +4895,11 @@ struct cgl_fr_hipIpcGetEventHandle {
     hipEvent_t event;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipIpcGetEventHandle[2] = {
-    {"handle", offsetof(struct cgl_fr_hipIpcGetEventHandle, handle), sizeof(((struct cgl_fr_hipIpcGetEventHandle *)0)->handle), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_hipIpcGetEventHandle, event), sizeof(((struct cgl_fr_hipIpcGetEventHandle *)0)->event), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipIpcGetEventHandle = {2, offsetof(struct cgl_fr_hipIpcGetEventHandle, cgl_ret), sizeof(((struct cgl_fr_hipIpcGetEventHandle *)0)->cgl_ret), 7, cgl_ta_hipIpcGetEventHandle};
+static const cg_arg_name cgl_tn_hipIpcGetEventHandle[2] = {{"handle", NULL}, {"event", NULL}};
+static const struct cgl_targs_hipIpcGetEventHandle cgl_targs_hipIpcGetEventHandle = {{2, offsetof(struct cgl_fr_hipIpcGetEventHandle, cgl_ret), sizeof(((struct cgl_fr_hipIpcGetEventHandle *)0)->cgl_ret), 7, cgl_targs_hipIpcGetEventHandle.arg, cgl_tn_hipIpcGetEventHandle}, {
+    {offsetof(struct cgl_fr_hipIpcGetEventHandle, handle), sizeof(((struct cgl_fr_hipIpcGetEventHandle *)0)->handle), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipIpcGetEventHandle, event), sizeof(((struct cgl_fr_hipIpcGetEventHandle *)0)->event), 3, 0, 0, 0},
+}};
 CG_THUNK(hipIpcGetEventHandle, (cgl_f->handle, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipIpcGetEventHandle(hipIpcEventHandle_t *handle, hipEvent_t event)
 {
@@ -3775,10 +4925,10 @@ struct cgl_fr_hipIpcOpenEventHandle {
     hipIpcEventHandle_t handle;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipIpcOpenEventHandle[1] = {
-    {"event", offsetof(struct cgl_fr_hipIpcOpenEventHandle, event), sizeof(((struct cgl_fr_hipIpcOpenEventHandle *)0)->event), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipIpcOpenEventHandle = {1, offsetof(struct cgl_fr_hipIpcOpenEventHandle, cgl_ret), sizeof(((struct cgl_fr_hipIpcOpenEventHandle *)0)->cgl_ret), 7, cgl_ta_hipIpcOpenEventHandle};
+static const cg_arg_name cgl_tn_hipIpcOpenEventHandle[1] = {{"event", NULL}};
+static const struct cgl_targs_hipIpcOpenEventHandle cgl_targs_hipIpcOpenEventHandle = {{1, offsetof(struct cgl_fr_hipIpcOpenEventHandle, cgl_ret), sizeof(((struct cgl_fr_hipIpcOpenEventHandle *)0)->cgl_ret), 7, cgl_targs_hipIpcOpenEventHandle.arg, cgl_tn_hipIpcOpenEventHandle}, {
+    {offsetof(struct cgl_fr_hipIpcOpenEventHandle, event), sizeof(((struct cgl_fr_hipIpcOpenEventHandle *)0)->event), 3, 0, 0, 0},
+}};
 CG_THUNK(hipIpcOpenEventHandle, (cgl_f->event, cgl_f->handle), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipIpcOpenEventHandle(hipEvent_t *event, hipIpcEventHandle_t handle)
 {
@@ -3805,12 +4955,12 @@ struct cgl_fr_hipFuncSetAttribute {
     int value;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipFuncSetAttribute[3] = {
-    {"func", offsetof(struct cgl_fr_hipFuncSetAttribute, func), sizeof(((struct cgl_fr_hipFuncSetAttribute *)0)->func), 3, 0, 0, 0, NULL},
-    {"attr", offsetof(struct cgl_fr_hipFuncSetAttribute, attr), sizeof(((struct cgl_fr_hipFuncSetAttribute *)0)->attr), 4, 0, 0, sizeof cgl_en_12 / sizeof cgl_en_12[0], cgl_en_12},
-    {"value", offsetof(struct cgl_fr_hipFuncSetAttribute, value), sizeof(((struct cgl_fr_hipFuncSetAttribute *)0)->value), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipFuncSetAttribute = {3, offsetof(struct cgl_fr_hipFuncSetAttribute, cgl_ret), sizeof(((struct cgl_fr_hipFuncSetAttribute *)0)->cgl_ret), 7, cgl_ta_hipFuncSetAttribute};
+static const cg_arg_name cgl_tn_hipFuncSetAttribute[3] = {{"func", NULL}, {"attr", cgl_en_12}, {"value", NULL}};
+static const struct cgl_targs_hipFuncSetAttribute cgl_targs_hipFuncSetAttribute = {{3, offsetof(struct cgl_fr_hipFuncSetAttribute, cgl_ret), sizeof(((struct cgl_fr_hipFuncSetAttribute *)0)->cgl_ret), 7, cgl_targs_hipFuncSetAttribute.arg, cgl_tn_hipFuncSetAttribute}, {
+    {offsetof(struct cgl_fr_hipFuncSetAttribute, func), sizeof(((struct cgl_fr_hipFuncSetAttribute *)0)->func), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipFuncSetAttribute, attr), sizeof(((struct cgl_fr_hipFuncSetAttribute *)0)->attr), 4, 0, 0, sizeof cgl_en_12 / sizeof cgl_en_12[0]},
+    {offsetof(struct cgl_fr_hipFuncSetAttribute, value), sizeof(((struct cgl_fr_hipFuncSetAttribute *)0)->value), 1, 0, 0, 0},
+}};
 CG_THUNK(hipFuncSetAttribute, (cgl_f->func, cgl_f->attr, cgl_f->value), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipFuncSetAttribute(const void *func, hipFuncAttribute attr, int value)
 {
@@ -3836,11 +4986,11 @@ struct cgl_fr_hipFuncSetCacheConfig {
     hipFuncCache_t config;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipFuncSetCacheConfig[2] = {
-    {"func", offsetof(struct cgl_fr_hipFuncSetCacheConfig, func), sizeof(((struct cgl_fr_hipFuncSetCacheConfig *)0)->func), 3, 0, 0, 0, NULL},
-    {"config", offsetof(struct cgl_fr_hipFuncSetCacheConfig, config), sizeof(((struct cgl_fr_hipFuncSetCacheConfig *)0)->config), 4, 0, 0, sizeof cgl_en_9 / sizeof cgl_en_9[0], cgl_en_9},
-};
-static const cg_args cgl_targs_hipFuncSetCacheConfig = {2, offsetof(struct cgl_fr_hipFuncSetCacheConfig, cgl_ret), sizeof(((struct cgl_fr_hipFuncSetCacheConfig *)0)->cgl_ret), 7, cgl_ta_hipFuncSetCacheConfig};
+static const cg_arg_name cgl_tn_hipFuncSetCacheConfig[2] = {{"func", NULL}, {"config", cgl_en_9}};
+static const struct cgl_targs_hipFuncSetCacheConfig cgl_targs_hipFuncSetCacheConfig = {{2, offsetof(struct cgl_fr_hipFuncSetCacheConfig, cgl_ret), sizeof(((struct cgl_fr_hipFuncSetCacheConfig *)0)->cgl_ret), 7, cgl_targs_hipFuncSetCacheConfig.arg, cgl_tn_hipFuncSetCacheConfig}, {
+    {offsetof(struct cgl_fr_hipFuncSetCacheConfig, func), sizeof(((struct cgl_fr_hipFuncSetCacheConfig *)0)->func), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipFuncSetCacheConfig, config), sizeof(((struct cgl_fr_hipFuncSetCacheConfig *)0)->config), 4, 0, 0, sizeof cgl_en_9 / sizeof cgl_en_9[0]},
+}};
 CG_THUNK(hipFuncSetCacheConfig, (cgl_f->func, cgl_f->config), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipFuncSetCacheConfig(const void *func, hipFuncCache_t config)
 {
@@ -3866,11 +5016,11 @@ struct cgl_fr_hipFuncSetSharedMemConfig {
     hipSharedMemConfig config;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipFuncSetSharedMemConfig[2] = {
-    {"func", offsetof(struct cgl_fr_hipFuncSetSharedMemConfig, func), sizeof(((struct cgl_fr_hipFuncSetSharedMemConfig *)0)->func), 3, 0, 0, 0, NULL},
-    {"config", offsetof(struct cgl_fr_hipFuncSetSharedMemConfig, config), sizeof(((struct cgl_fr_hipFuncSetSharedMemConfig *)0)->config), 4, 0, 0, sizeof cgl_en_11 / sizeof cgl_en_11[0], cgl_en_11},
-};
-static const cg_args cgl_targs_hipFuncSetSharedMemConfig = {2, offsetof(struct cgl_fr_hipFuncSetSharedMemConfig, cgl_ret), sizeof(((struct cgl_fr_hipFuncSetSharedMemConfig *)0)->cgl_ret), 7, cgl_ta_hipFuncSetSharedMemConfig};
+static const cg_arg_name cgl_tn_hipFuncSetSharedMemConfig[2] = {{"func", NULL}, {"config", cgl_en_11}};
+static const struct cgl_targs_hipFuncSetSharedMemConfig cgl_targs_hipFuncSetSharedMemConfig = {{2, offsetof(struct cgl_fr_hipFuncSetSharedMemConfig, cgl_ret), sizeof(((struct cgl_fr_hipFuncSetSharedMemConfig *)0)->cgl_ret), 7, cgl_targs_hipFuncSetSharedMemConfig.arg, cgl_tn_hipFuncSetSharedMemConfig}, {
+    {offsetof(struct cgl_fr_hipFuncSetSharedMemConfig, func), sizeof(((struct cgl_fr_hipFuncSetSharedMemConfig *)0)->func), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipFuncSetSharedMemConfig, config), sizeof(((struct cgl_fr_hipFuncSetSharedMemConfig *)0)->config), 4, 0, 0, sizeof cgl_en_11 / sizeof cgl_en_11[0]},
+}};
 CG_THUNK(hipFuncSetSharedMemConfig, (cgl_f->func, cgl_f->config), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipFuncSetSharedMemConfig(const void *func, hipSharedMemConfig config)
 {
@@ -3894,7 +5044,7 @@ CG_EXPORT hipError_t hipFuncSetSharedMemConfig(const void *func, hipSharedMemCon
 struct cgl_fr_hipGetLastError {
     hipError_t cgl_ret;
 };
-static const cg_args cgl_targs_hipGetLastError = {0, offsetof(struct cgl_fr_hipGetLastError, cgl_ret), sizeof(((struct cgl_fr_hipGetLastError *)0)->cgl_ret), 7, NULL};
+static const cg_args cgl_targs_hipGetLastError = {0, offsetof(struct cgl_fr_hipGetLastError, cgl_ret), sizeof(((struct cgl_fr_hipGetLastError *)0)->cgl_ret), 7, NULL, NULL};
 CG_THUNK(hipGetLastError, (), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGetLastError(void)
 {
@@ -3918,7 +5068,7 @@ CG_EXPORT hipError_t hipGetLastError(void)
 struct cgl_fr_hipPeekAtLastError {
     hipError_t cgl_ret;
 };
-static const cg_args cgl_targs_hipPeekAtLastError = {0, offsetof(struct cgl_fr_hipPeekAtLastError, cgl_ret), sizeof(((struct cgl_fr_hipPeekAtLastError *)0)->cgl_ret), 7, NULL};
+static const cg_args cgl_targs_hipPeekAtLastError = {0, offsetof(struct cgl_fr_hipPeekAtLastError, cgl_ret), sizeof(((struct cgl_fr_hipPeekAtLastError *)0)->cgl_ret), 7, NULL, NULL};
 CG_THUNK(hipPeekAtLastError, (), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipPeekAtLastError(void)
 {
@@ -3943,10 +5093,10 @@ struct cgl_fr_hipGetErrorName {
     hipError_t hip_error;
     const char *cgl_ret;
 };
-static const cg_arg cgl_ta_hipGetErrorName[1] = {
-    {"hip_error", offsetof(struct cgl_fr_hipGetErrorName, hip_error), sizeof(((struct cgl_fr_hipGetErrorName *)0)->hip_error), 7, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGetErrorName = {1, offsetof(struct cgl_fr_hipGetErrorName, cgl_ret), sizeof(((struct cgl_fr_hipGetErrorName *)0)->cgl_ret), 3, cgl_ta_hipGetErrorName};
+static const cg_arg_name cgl_tn_hipGetErrorName[1] = {{"hip_error", NULL}};
+static const struct cgl_targs_hipGetErrorName cgl_targs_hipGetErrorName = {{1, offsetof(struct cgl_fr_hipGetErrorName, cgl_ret), sizeof(((struct cgl_fr_hipGetErrorName *)0)->cgl_ret), 3, cgl_targs_hipGetErrorName.arg, cgl_tn_hipGetErrorName}, {
+    {offsetof(struct cgl_fr_hipGetErrorName, hip_error), sizeof(((struct cgl_fr_hipGetErrorName *)0)->hip_error), 7, 0, 0, 0},
+}};
 CG_THUNK(hipGetErrorName, (cgl_f->hip_error), CG_NO_CODE);
 static __attribute__((noinline)) const char *cgl_gp_hipGetErrorName(hipError_t hip_error)
 {
@@ -3972,10 +5122,10 @@ struct cgl_fr_hipGetErrorString {
     hipError_t hipError;
     const char *cgl_ret;
 };
-static const cg_arg cgl_ta_hipGetErrorString[1] = {
-    {"hipError", offsetof(struct cgl_fr_hipGetErrorString, hipError), sizeof(((struct cgl_fr_hipGetErrorString *)0)->hipError), 7, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGetErrorString = {1, offsetof(struct cgl_fr_hipGetErrorString, cgl_ret), sizeof(((struct cgl_fr_hipGetErrorString *)0)->cgl_ret), 3, cgl_ta_hipGetErrorString};
+static const cg_arg_name cgl_tn_hipGetErrorString[1] = {{"hipError", NULL}};
+static const struct cgl_targs_hipGetErrorString cgl_targs_hipGetErrorString = {{1, offsetof(struct cgl_fr_hipGetErrorString, cgl_ret), sizeof(((struct cgl_fr_hipGetErrorString *)0)->cgl_ret), 3, cgl_targs_hipGetErrorString.arg, cgl_tn_hipGetErrorString}, {
+    {offsetof(struct cgl_fr_hipGetErrorString, hipError), sizeof(((struct cgl_fr_hipGetErrorString *)0)->hipError), 7, 0, 0, 0},
+}};
 CG_THUNK(hipGetErrorString, (cgl_f->hipError), CG_NO_CODE);
 static __attribute__((noinline)) const char *cgl_gp_hipGetErrorString(hipError_t hipError)
 {
@@ -4001,10 +5151,10 @@ struct cgl_fr_hipStreamCreate {
     hipStream_t *stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipStreamCreate[1] = {
-    {"stream", offsetof(struct cgl_fr_hipStreamCreate, stream), sizeof(((struct cgl_fr_hipStreamCreate *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipStreamCreate = {1, offsetof(struct cgl_fr_hipStreamCreate, cgl_ret), sizeof(((struct cgl_fr_hipStreamCreate *)0)->cgl_ret), 7, cgl_ta_hipStreamCreate};
+static const cg_arg_name cgl_tn_hipStreamCreate[1] = {{"stream", NULL}};
+static const struct cgl_targs_hipStreamCreate cgl_targs_hipStreamCreate = {{1, offsetof(struct cgl_fr_hipStreamCreate, cgl_ret), sizeof(((struct cgl_fr_hipStreamCreate *)0)->cgl_ret), 7, cgl_targs_hipStreamCreate.arg, cgl_tn_hipStreamCreate}, {
+    {offsetof(struct cgl_fr_hipStreamCreate, stream), sizeof(((struct cgl_fr_hipStreamCreate *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipStreamCreate, (cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipStreamCreate(hipStream_t *stream)
 {
@@ -4030,11 +5180,11 @@ struct cgl_fr_hipStreamCreateWithFlags {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipStreamCreateWithFlags[2] = {
-    {"stream", offsetof(struct cgl_fr_hipStreamCreateWithFlags, stream), sizeof(((struct cgl_fr_hipStreamCreateWithFlags *)0)->stream), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipStreamCreateWithFlags, flags), sizeof(((struct cgl_fr_hipStreamCreateWithFlags *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipStreamCreateWithFlags = {2, offsetof(struct cgl_fr_hipStreamCreateWithFlags, cgl_ret), sizeof(((struct cgl_fr_hipStreamCreateWithFlags *)0)->cgl_ret), 7, cgl_ta_hipStreamCreateWithFlags};
+static const cg_arg_name cgl_tn_hipStreamCreateWithFlags[2] = {{"stream", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipStreamCreateWithFlags cgl_targs_hipStreamCreateWithFlags = {{2, offsetof(struct cgl_fr_hipStreamCreateWithFlags, cgl_ret), sizeof(((struct cgl_fr_hipStreamCreateWithFlags *)0)->cgl_ret), 7, cgl_targs_hipStreamCreateWithFlags.arg, cgl_tn_hipStreamCreateWithFlags}, {
+    {offsetof(struct cgl_fr_hipStreamCreateWithFlags, stream), sizeof(((struct cgl_fr_hipStreamCreateWithFlags *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamCreateWithFlags, flags), sizeof(((struct cgl_fr_hipStreamCreateWithFlags *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipStreamCreateWithFlags, (cgl_f->stream, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipStreamCreateWithFlags(hipStream_t *stream, unsigned int flags)
 {
@@ -4061,12 +5211,12 @@ struct cgl_fr_hipStreamCreateWithPriority {
     int priority;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipStreamCreateWithPriority[3] = {
-    {"stream", offsetof(struct cgl_fr_hipStreamCreateWithPriority, stream), sizeof(((struct cgl_fr_hipStreamCreateWithPriority *)0)->stream), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipStreamCreateWithPriority, flags), sizeof(((struct cgl_fr_hipStreamCreateWithPriority *)0)->flags), 2, 0, 0, 0, NULL},
-    {"priority", offsetof(struct cgl_fr_hipStreamCreateWithPriority, priority), sizeof(((struct cgl_fr_hipStreamCreateWithPriority *)0)->priority), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipStreamCreateWithPriority = {3, offsetof(struct cgl_fr_hipStreamCreateWithPriority, cgl_ret), sizeof(((struct cgl_fr_hipStreamCreateWithPriority *)0)->cgl_ret), 7, cgl_ta_hipStreamCreateWithPriority};
+static const cg_arg_name cgl_tn_hipStreamCreateWithPriority[3] = {{"stream", NULL}, {"flags", NULL}, {"priority", NULL}};
+static const struct cgl_targs_hipStreamCreateWithPriority cgl_targs_hipStreamCreateWithPriority = {{3, offsetof(struct cgl_fr_hipStreamCreateWithPriority, cgl_ret), sizeof(((struct cgl_fr_hipStreamCreateWithPriority *)0)->cgl_ret), 7, cgl_targs_hipStreamCreateWithPriority.arg, cgl_tn_hipStreamCreateWithPriority}, {
+    {offsetof(struct cgl_fr_hipStreamCreateWithPriority, stream), sizeof(((struct cgl_fr_hipStreamCreateWithPriority *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamCreateWithPriority, flags), sizeof(((struct cgl_fr_hipStreamCreateWithPriority *)0)->flags), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamCreateWithPriority, priority), sizeof(((struct cgl_fr_hipStreamCreateWithPriority *)0)->priority), 1, 0, 0, 0},
+}};
 CG_THUNK(hipStreamCreateWithPriority, (cgl_f->stream, cgl_f->flags, cgl_f->priority), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipStreamCreateWithPriority(hipStream_t *stream, unsigned int flags, int priority)
 {
@@ -4092,11 +5242,11 @@ struct cgl_fr_hipDeviceGetStreamPriorityRange {
     int *greatestPriority;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDeviceGetStreamPriorityRange[2] = {
-    {"leastPriority", offsetof(struct cgl_fr_hipDeviceGetStreamPriorityRange, leastPriority), sizeof(((struct cgl_fr_hipDeviceGetStreamPriorityRange *)0)->leastPriority), 3, 0, 0, 0, NULL},
-    {"greatestPriority", offsetof(struct cgl_fr_hipDeviceGetStreamPriorityRange, greatestPriority), sizeof(((struct cgl_fr_hipDeviceGetStreamPriorityRange *)0)->greatestPriority), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipDeviceGetStreamPriorityRange = {2, offsetof(struct cgl_fr_hipDeviceGetStreamPriorityRange, cgl_ret), sizeof(((struct cgl_fr_hipDeviceGetStreamPriorityRange *)0)->cgl_ret), 7, cgl_ta_hipDeviceGetStreamPriorityRange};
+static const cg_arg_name cgl_tn_hipDeviceGetStreamPriorityRange[2] = {{"leastPriority", NULL}, {"greatestPriority", NULL}};
+static const struct cgl_targs_hipDeviceGetStreamPriorityRange cgl_targs_hipDeviceGetStreamPriorityRange = {{2, offsetof(struct cgl_fr_hipDeviceGetStreamPriorityRange, cgl_ret), sizeof(((struct cgl_fr_hipDeviceGetStreamPriorityRange *)0)->cgl_ret), 7, cgl_targs_hipDeviceGetStreamPriorityRange.arg, cgl_tn_hipDeviceGetStreamPriorityRange}, {
+    {offsetof(struct cgl_fr_hipDeviceGetStreamPriorityRange, leastPriority), sizeof(((struct cgl_fr_hipDeviceGetStreamPriorityRange *)0)->leastPriority), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDeviceGetStreamPriorityRange, greatestPriority), sizeof(((struct cgl_fr_hipDeviceGetStreamPriorityRange *)0)->greatestPriority), 3, 0, 0, 0},
+}};
 CG_THUNK(hipDeviceGetStreamPriorityRange, (cgl_f->leastPriority, cgl_f->greatestPriority), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
 {
@@ -4121,10 +5271,10 @@ struct cgl_fr_hipStreamDestroy {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipStreamDestroy[1] = {
-    {"stream", offsetof(struct cgl_fr_hipStreamDestroy, stream), sizeof(((struct cgl_fr_hipStreamDestroy *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipStreamDestroy = {1, offsetof(struct cgl_fr_hipStreamDestroy, cgl_ret), sizeof(((struct cgl_fr_hipStreamDestroy *)0)->cgl_ret), 7, cgl_ta_hipStreamDestroy};
+static const cg_arg_name cgl_tn_hipStreamDestroy[1] = {{"stream", NULL}};
+static const struct cgl_targs_hipStreamDestroy cgl_targs_hipStreamDestroy = {{1, offsetof(struct cgl_fr_hipStreamDestroy, cgl_ret), sizeof(((struct cgl_fr_hipStreamDestroy *)0)->cgl_ret), 7, cgl_targs_hipStreamDestroy.arg, cgl_tn_hipStreamDestroy}, {
+    {offsetof(struct cgl_fr_hipStreamDestroy, stream), sizeof(((struct cgl_fr_hipStreamDestroy *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipStreamDestroy, (cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipStreamDestroy(hipStream_t stream)
 {
@@ -4150,10 +5300,10 @@ struct cgl_fr_hipStreamQuery {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipStreamQuery[1] = {
-    {"stream", offsetof(struct cgl_fr_hipStreamQuery, stream), sizeof(((struct cgl_fr_hipStreamQuery *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipStreamQuery = {1, offsetof(struct cgl_fr_hipStreamQuery, cgl_ret), sizeof(((struct cgl_fr_hipStreamQuery *)0)->cgl_ret), 7, cgl_ta_hipStreamQuery};
+static const cg_arg_name cgl_tn_hipStreamQuery[1] = {{"stream", NULL}};
+static const struct cgl_targs_hipStreamQuery cgl_targs_hipStreamQuery = {{1, offsetof(struct cgl_fr_hipStreamQuery, cgl_ret), sizeof(((struct cgl_fr_hipStreamQuery *)0)->cgl_ret), 7, cgl_targs_hipStreamQuery.arg, cgl_tn_hipStreamQuery}, {
+    {offsetof(struct cgl_fr_hipStreamQuery, stream), sizeof(((struct cgl_fr_hipStreamQuery *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipStreamQuery, (cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipStreamQuery(hipStream_t stream)
 {
@@ -4178,10 +5328,10 @@ struct cgl_fr_hipStreamSynchronize {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipStreamSynchronize[1] = {
-    {"stream", offsetof(struct cgl_fr_hipStreamSynchronize, stream), sizeof(((struct cgl_fr_hipStreamSynchronize *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipStreamSynchronize = {1, offsetof(struct cgl_fr_hipStreamSynchronize, cgl_ret), sizeof(((struct cgl_fr_hipStreamSynchronize *)0)->cgl_ret), 7, cgl_ta_hipStreamSynchronize};
+static const cg_arg_name cgl_tn_hipStreamSynchronize[1] = {{"stream", NULL}};
+static const struct cgl_targs_hipStreamSynchronize cgl_targs_hipStreamSynchronize = {{1, offsetof(struct cgl_fr_hipStreamSynchronize, cgl_ret), sizeof(((struct cgl_fr_hipStreamSynchronize *)0)->cgl_ret), 7, cgl_targs_hipStreamSynchronize.arg, cgl_tn_hipStreamSynchronize}, {
+    {offsetof(struct cgl_fr_hipStreamSynchronize, stream), sizeof(((struct cgl_fr_hipStreamSynchronize *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipStreamSynchronize, (cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipStreamSynchronize(hipStream_t stream)
 {
@@ -4211,12 +5361,12 @@ struct cgl_fr_hipStreamWaitEvent {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipStreamWaitEvent[3] = {
-    {"stream", offsetof(struct cgl_fr_hipStreamWaitEvent, stream), sizeof(((struct cgl_fr_hipStreamWaitEvent *)0)->stream), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_hipStreamWaitEvent, event), sizeof(((struct cgl_fr_hipStreamWaitEvent *)0)->event), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipStreamWaitEvent, flags), sizeof(((struct cgl_fr_hipStreamWaitEvent *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipStreamWaitEvent = {3, offsetof(struct cgl_fr_hipStreamWaitEvent, cgl_ret), sizeof(((struct cgl_fr_hipStreamWaitEvent *)0)->cgl_ret), 7, cgl_ta_hipStreamWaitEvent};
+static const cg_arg_name cgl_tn_hipStreamWaitEvent[3] = {{"stream", NULL}, {"event", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipStreamWaitEvent cgl_targs_hipStreamWaitEvent = {{3, offsetof(struct cgl_fr_hipStreamWaitEvent, cgl_ret), sizeof(((struct cgl_fr_hipStreamWaitEvent *)0)->cgl_ret), 7, cgl_targs_hipStreamWaitEvent.arg, cgl_tn_hipStreamWaitEvent}, {
+    {offsetof(struct cgl_fr_hipStreamWaitEvent, stream), sizeof(((struct cgl_fr_hipStreamWaitEvent *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamWaitEvent, event), sizeof(((struct cgl_fr_hipStreamWaitEvent *)0)->event), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamWaitEvent, flags), sizeof(((struct cgl_fr_hipStreamWaitEvent *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipStreamWaitEvent, (cgl_f->stream, cgl_f->event, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags)
 {
@@ -4242,11 +5392,11 @@ struct cgl_fr_hipStreamGetFlags {
     unsigned int *flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipStreamGetFlags[2] = {
-    {"stream", offsetof(struct cgl_fr_hipStreamGetFlags, stream), sizeof(((struct cgl_fr_hipStreamGetFlags *)0)->stream), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipStreamGetFlags, flags), sizeof(((struct cgl_fr_hipStreamGetFlags *)0)->flags), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipStreamGetFlags = {2, offsetof(struct cgl_fr_hipStreamGetFlags, cgl_ret), sizeof(((struct cgl_fr_hipStreamGetFlags *)0)->cgl_ret), 7, cgl_ta_hipStreamGetFlags};
+static const cg_arg_name cgl_tn_hipStreamGetFlags[2] = {{"stream", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipStreamGetFlags cgl_targs_hipStreamGetFlags = {{2, offsetof(struct cgl_fr_hipStreamGetFlags, cgl_ret), sizeof(((struct cgl_fr_hipStreamGetFlags *)0)->cgl_ret), 7, cgl_targs_hipStreamGetFlags.arg, cgl_tn_hipStreamGetFlags}, {
+    {offsetof(struct cgl_fr_hipStreamGetFlags, stream), sizeof(((struct cgl_fr_hipStreamGetFlags *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamGetFlags, flags), sizeof(((struct cgl_fr_hipStreamGetFlags *)0)->flags), 3, 0, 0, 0},
+}};
 CG_THUNK(hipStreamGetFlags, (cgl_f->stream, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipStreamGetFlags(hipStream_t stream, unsigned int *flags)
 {
@@ -4272,11 +5422,11 @@ struct cgl_fr_hipStreamGetPriority {
     int *priority;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipStreamGetPriority[2] = {
-    {"stream", offsetof(struct cgl_fr_hipStreamGetPriority, stream), sizeof(((struct cgl_fr_hipStreamGetPriority *)0)->stream), 3, 0, 0, 0, NULL},
-    {"priority", offsetof(struct cgl_fr_hipStreamGetPriority, priority), sizeof(((struct cgl_fr_hipStreamGetPriority *)0)->priority), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipStreamGetPriority = {2, offsetof(struct cgl_fr_hipStreamGetPriority, cgl_ret), sizeof(((struct cgl_fr_hipStreamGetPriority *)0)->cgl_ret), 7, cgl_ta_hipStreamGetPriority};
+static const cg_arg_name cgl_tn_hipStreamGetPriority[2] = {{"stream", NULL}, {"priority", NULL}};
+static const struct cgl_targs_hipStreamGetPriority cgl_targs_hipStreamGetPriority = {{2, offsetof(struct cgl_fr_hipStreamGetPriority, cgl_ret), sizeof(((struct cgl_fr_hipStreamGetPriority *)0)->cgl_ret), 7, cgl_targs_hipStreamGetPriority.arg, cgl_tn_hipStreamGetPriority}, {
+    {offsetof(struct cgl_fr_hipStreamGetPriority, stream), sizeof(((struct cgl_fr_hipStreamGetPriority *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamGetPriority, priority), sizeof(((struct cgl_fr_hipStreamGetPriority *)0)->priority), 3, 0, 0, 0},
+}};
 CG_THUNK(hipStreamGetPriority, (cgl_f->stream, cgl_f->priority), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipStreamGetPriority(hipStream_t stream, int *priority)
 {
@@ -4303,12 +5453,12 @@ struct cgl_fr_hipExtStreamCreateWithCUMask {
     const uint32_t *cuMask;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipExtStreamCreateWithCUMask[3] = {
-    {"stream", offsetof(struct cgl_fr_hipExtStreamCreateWithCUMask, stream), sizeof(((struct cgl_fr_hipExtStreamCreateWithCUMask *)0)->stream), 3, 0, 0, 0, NULL},
-    {"cuMaskSize", offsetof(struct cgl_fr_hipExtStreamCreateWithCUMask, cuMaskSize), sizeof(((struct cgl_fr_hipExtStreamCreateWithCUMask *)0)->cuMaskSize), 2, 0, 0, 0, NULL},
-    {"cuMask", offsetof(struct cgl_fr_hipExtStreamCreateWithCUMask, cuMask), sizeof(((struct cgl_fr_hipExtStreamCreateWithCUMask *)0)->cuMask), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipExtStreamCreateWithCUMask = {3, offsetof(struct cgl_fr_hipExtStreamCreateWithCUMask, cgl_ret), sizeof(((struct cgl_fr_hipExtStreamCreateWithCUMask *)0)->cgl_ret), 7, cgl_ta_hipExtStreamCreateWithCUMask};
+static const cg_arg_name cgl_tn_hipExtStreamCreateWithCUMask[3] = {{"stream", NULL}, {"cuMaskSize", NULL}, {"cuMask", NULL}};
+static const struct cgl_targs_hipExtStreamCreateWithCUMask cgl_targs_hipExtStreamCreateWithCUMask = {{3, offsetof(struct cgl_fr_hipExtStreamCreateWithCUMask, cgl_ret), sizeof(((struct cgl_fr_hipExtStreamCreateWithCUMask *)0)->cgl_ret), 7, cgl_targs_hipExtStreamCreateWithCUMask.arg, cgl_tn_hipExtStreamCreateWithCUMask}, {
+    {offsetof(struct cgl_fr_hipExtStreamCreateWithCUMask, stream), sizeof(((struct cgl_fr_hipExtStreamCreateWithCUMask *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipExtStreamCreateWithCUMask, cuMaskSize), sizeof(((struct cgl_fr_hipExtStreamCreateWithCUMask *)0)->cuMaskSize), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipExtStreamCreateWithCUMask, cuMask), sizeof(((struct cgl_fr_hipExtStreamCreateWithCUMask *)0)->cuMask), 3, 0, 0, 0},
+}};
 CG_THUNK(hipExtStreamCreateWithCUMask, (cgl_f->stream, cgl_f->cuMaskSize, cgl_f->cuMask), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipExtStreamCreateWithCUMask(hipStream_t *stream, uint32_t cuMaskSize, const uint32_t *cuMask)
 {
@@ -4335,12 +5485,12 @@ struct cgl_fr_hipExtStreamGetCUMask {
     uint32_t *cuMask;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipExtStreamGetCUMask[3] = {
-    {"stream", offsetof(struct cgl_fr_hipExtStreamGetCUMask, stream), sizeof(((struct cgl_fr_hipExtStreamGetCUMask *)0)->stream), 3, 0, 0, 0, NULL},
-    {"cuMaskSize", offsetof(struct cgl_fr_hipExtStreamGetCUMask, cuMaskSize), sizeof(((struct cgl_fr_hipExtStreamGetCUMask *)0)->cuMaskSize), 2, 0, 0, 0, NULL},
-    {"cuMask", offsetof(struct cgl_fr_hipExtStreamGetCUMask, cuMask), sizeof(((struct cgl_fr_hipExtStreamGetCUMask *)0)->cuMask), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipExtStreamGetCUMask = {3, offsetof(struct cgl_fr_hipExtStreamGetCUMask, cgl_ret), sizeof(((struct cgl_fr_hipExtStreamGetCUMask *)0)->cgl_ret), 7, cgl_ta_hipExtStreamGetCUMask};
+static const cg_arg_name cgl_tn_hipExtStreamGetCUMask[3] = {{"stream", NULL}, {"cuMaskSize", NULL}, {"cuMask", NULL}};
+static const struct cgl_targs_hipExtStreamGetCUMask cgl_targs_hipExtStreamGetCUMask = {{3, offsetof(struct cgl_fr_hipExtStreamGetCUMask, cgl_ret), sizeof(((struct cgl_fr_hipExtStreamGetCUMask *)0)->cgl_ret), 7, cgl_targs_hipExtStreamGetCUMask.arg, cgl_tn_hipExtStreamGetCUMask}, {
+    {offsetof(struct cgl_fr_hipExtStreamGetCUMask, stream), sizeof(((struct cgl_fr_hipExtStreamGetCUMask *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipExtStreamGetCUMask, cuMaskSize), sizeof(((struct cgl_fr_hipExtStreamGetCUMask *)0)->cuMaskSize), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipExtStreamGetCUMask, cuMask), sizeof(((struct cgl_fr_hipExtStreamGetCUMask *)0)->cuMask), 3, 0, 0, 0},
+}};
 CG_THUNK(hipExtStreamGetCUMask, (cgl_f->stream, cgl_f->cuMaskSize, cgl_f->cuMask), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipExtStreamGetCUMask(hipStream_t stream, uint32_t cuMaskSize, uint32_t *cuMask)
 {
@@ -4368,13 +5518,13 @@ struct cgl_fr_hipStreamAddCallback {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipStreamAddCallback[4] = {
-    {"stream", offsetof(struct cgl_fr_hipStreamAddCallback, stream), sizeof(((struct cgl_fr_hipStreamAddCallback *)0)->stream), 3, 0, 0, 0, NULL},
-    {"callback", offsetof(struct cgl_fr_hipStreamAddCallback, callback), sizeof(((struct cgl_fr_hipStreamAddCallback *)0)->callback), 3, 0, 0, 0, NULL},
-    {"userData", offsetof(struct cgl_fr_hipStreamAddCallback, userData), sizeof(((struct cgl_fr_hipStreamAddCallback *)0)->userData), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipStreamAddCallback, flags), sizeof(((struct cgl_fr_hipStreamAddCallback *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipStreamAddCallback = {4, offsetof(struct cgl_fr_hipStreamAddCallback, cgl_ret), sizeof(((struct cgl_fr_hipStreamAddCallback *)0)->cgl_ret), 7, cgl_ta_hipStreamAddCallback};
+static const cg_arg_name cgl_tn_hipStreamAddCallback[4] = {{"stream", NULL}, {"callback", NULL}, {"userData", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipStreamAddCallback cgl_targs_hipStreamAddCallback = {{4, offsetof(struct cgl_fr_hipStreamAddCallback, cgl_ret), sizeof(((struct cgl_fr_hipStreamAddCallback *)0)->cgl_ret), 7, cgl_targs_hipStreamAddCallback.arg, cgl_tn_hipStreamAddCallback}, {
+    {offsetof(struct cgl_fr_hipStreamAddCallback, stream), sizeof(((struct cgl_fr_hipStreamAddCallback *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamAddCallback, callback), sizeof(((struct cgl_fr_hipStreamAddCallback *)0)->callback), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamAddCallback, userData), sizeof(((struct cgl_fr_hipStreamAddCallback *)0)->userData), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamAddCallback, flags), sizeof(((struct cgl_fr_hipStreamAddCallback *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipStreamAddCallback, (cgl_f->stream, cgl_f->callback, cgl_f->userData, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipStreamAddCallback(hipStream_t stream, hipStreamCallback_t callback, void *userData, unsigned int flags)
 {
@@ -4403,14 +5553,14 @@ struct cgl_fr_hipStreamWaitValue32 {
     uint32_t mask;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipStreamWaitValue32[5] = {
-    {"stream", offsetof(struct cgl_fr_hipStreamWaitValue32, stream), sizeof(((struct cgl_fr_hipStreamWaitValue32 *)0)->stream), 3, 0, 0, 0, NULL},
-    {"ptr", offsetof(struct cgl_fr_hipStreamWaitValue32, ptr), sizeof(((struct cgl_fr_hipStreamWaitValue32 *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"value", offsetof(struct cgl_fr_hipStreamWaitValue32, value), sizeof(((struct cgl_fr_hipStreamWaitValue32 *)0)->value), 2, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipStreamWaitValue32, flags), sizeof(((struct cgl_fr_hipStreamWaitValue32 *)0)->flags), 2, 0, 0, 0, NULL},
-    {"mask", offsetof(struct cgl_fr_hipStreamWaitValue32, mask), sizeof(((struct cgl_fr_hipStreamWaitValue32 *)0)->mask), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipStreamWaitValue32 = {5, offsetof(struct cgl_fr_hipStreamWaitValue32, cgl_ret), sizeof(((struct cgl_fr_hipStreamWaitValue32 *)0)->cgl_ret), 7, cgl_ta_hipStreamWaitValue32};
+static const cg_arg_name cgl_tn_hipStreamWaitValue32[5] = {{"stream", NULL}, {"ptr", NULL}, {"value", NULL}, {"flags", NULL}, {"mask", NULL}};
+static const struct cgl_targs_hipStreamWaitValue32 cgl_targs_hipStreamWaitValue32 = {{5, offsetof(struct cgl_fr_hipStreamWaitValue32, cgl_ret), sizeof(((struct cgl_fr_hipStreamWaitValue32 *)0)->cgl_ret), 7, cgl_targs_hipStreamWaitValue32.arg, cgl_tn_hipStreamWaitValue32}, {
+    {offsetof(struct cgl_fr_hipStreamWaitValue32, stream), sizeof(((struct cgl_fr_hipStreamWaitValue32 *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamWaitValue32, ptr), sizeof(((struct cgl_fr_hipStreamWaitValue32 *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamWaitValue32, value), sizeof(((struct cgl_fr_hipStreamWaitValue32 *)0)->value), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamWaitValue32, flags), sizeof(((struct cgl_fr_hipStreamWaitValue32 *)0)->flags), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamWaitValue32, mask), sizeof(((struct cgl_fr_hipStreamWaitValue32 *)0)->mask), 2, 0, 0, 0},
+}};
 CG_THUNK(hipStreamWaitValue32, (cgl_f->stream, cgl_f->ptr, cgl_f->value, cgl_f->flags, cgl_f->mask), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipStreamWaitValue32(hipStream_t stream, void *ptr, uint32_t value, unsigned int flags, uint32_t mask)
 {
@@ -4439,14 +5589,14 @@ struct cgl_fr_hipStreamWaitValue64 {
     uint64_t mask;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipStreamWaitValue64[5] = {
-    {"stream", offsetof(struct cgl_fr_hipStreamWaitValue64, stream), sizeof(((struct cgl_fr_hipStreamWaitValue64 *)0)->stream), 3, 0, 0, 0, NULL},
-    {"ptr", offsetof(struct cgl_fr_hipStreamWaitValue64, ptr), sizeof(((struct cgl_fr_hipStreamWaitValue64 *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"value", offsetof(struct cgl_fr_hipStreamWaitValue64, value), sizeof(((struct cgl_fr_hipStreamWaitValue64 *)0)->value), 2, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipStreamWaitValue64, flags), sizeof(((struct cgl_fr_hipStreamWaitValue64 *)0)->flags), 2, 0, 0, 0, NULL},
-    {"mask", offsetof(struct cgl_fr_hipStreamWaitValue64, mask), sizeof(((struct cgl_fr_hipStreamWaitValue64 *)0)->mask), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipStreamWaitValue64 = {5, offsetof(struct cgl_fr_hipStreamWaitValue64, cgl_ret), sizeof(((struct cgl_fr_hipStreamWaitValue64 *)0)->cgl_ret), 7, cgl_ta_hipStreamWaitValue64};
+static const cg_arg_name cgl_tn_hipStreamWaitValue64[5] = {{"stream", NULL}, {"ptr", NULL}, {"value", NULL}, {"flags", NULL}, {"mask", NULL}};
+static const struct cgl_targs_hipStreamWaitValue64 cgl_targs_hipStreamWaitValue64 = {{5, offsetof(struct cgl_fr_hipStreamWaitValue64, cgl_ret), sizeof(((struct cgl_fr_hipStreamWaitValue64 *)0)->cgl_ret), 7, cgl_targs_hipStreamWaitValue64.arg, cgl_tn_hipStreamWaitValue64}, {
+    {offsetof(struct cgl_fr_hipStreamWaitValue64, stream), sizeof(((struct cgl_fr_hipStreamWaitValue64 *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamWaitValue64, ptr), sizeof(((struct cgl_fr_hipStreamWaitValue64 *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamWaitValue64, value), sizeof(((struct cgl_fr_hipStreamWaitValue64 *)0)->value), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamWaitValue64, flags), sizeof(((struct cgl_fr_hipStreamWaitValue64 *)0)->flags), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamWaitValue64, mask), sizeof(((struct cgl_fr_hipStreamWaitValue64 *)0)->mask), 2, 0, 0, 0},
+}};
 CG_THUNK(hipStreamWaitValue64, (cgl_f->stream, cgl_f->ptr, cgl_f->value, cgl_f->flags, cgl_f->mask), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipStreamWaitValue64(hipStream_t stream, void *ptr, uint64_t value, unsigned int flags, uint64_t mask)
 {
@@ -4474,13 +5624,13 @@ struct cgl_fr_hipStreamWriteValue32 {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipStreamWriteValue32[4] = {
-    {"stream", offsetof(struct cgl_fr_hipStreamWriteValue32, stream), sizeof(((struct cgl_fr_hipStreamWriteValue32 *)0)->stream), 3, 0, 0, 0, NULL},
-    {"ptr", offsetof(struct cgl_fr_hipStreamWriteValue32, ptr), sizeof(((struct cgl_fr_hipStreamWriteValue32 *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"value", offsetof(struct cgl_fr_hipStreamWriteValue32, value), sizeof(((struct cgl_fr_hipStreamWriteValue32 *)0)->value), 2, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipStreamWriteValue32, flags), sizeof(((struct cgl_fr_hipStreamWriteValue32 *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipStreamWriteValue32 = {4, offsetof(struct cgl_fr_hipStreamWriteValue32, cgl_ret), sizeof(((struct cgl_fr_hipStreamWriteValue32 *)0)->cgl_ret), 7, cgl_ta_hipStreamWriteValue32};
+static const cg_arg_name cgl_tn_hipStreamWriteValue32[4] = {{"stream", NULL}, {"ptr", NULL}, {"value", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipStreamWriteValue32 cgl_targs_hipStreamWriteValue32 = {{4, offsetof(struct cgl_fr_hipStreamWriteValue32, cgl_ret), sizeof(((struct cgl_fr_hipStreamWriteValue32 *)0)->cgl_ret), 7, cgl_targs_hipStreamWriteValue32.arg, cgl_tn_hipStreamWriteValue32}, {
+    {offsetof(struct cgl_fr_hipStreamWriteValue32, stream), sizeof(((struct cgl_fr_hipStreamWriteValue32 *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamWriteValue32, ptr), sizeof(((struct cgl_fr_hipStreamWriteValue32 *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamWriteValue32, value), sizeof(((struct cgl_fr_hipStreamWriteValue32 *)0)->value), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamWriteValue32, flags), sizeof(((struct cgl_fr_hipStreamWriteValue32 *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipStreamWriteValue32, (cgl_f->stream, cgl_f->ptr, cgl_f->value, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipStreamWriteValue32(hipStream_t stream, void *ptr, uint32_t value, unsigned int flags)
 {
@@ -4508,13 +5658,13 @@ struct cgl_fr_hipStreamWriteValue64 {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipStreamWriteValue64[4] = {
-    {"stream", offsetof(struct cgl_fr_hipStreamWriteValue64, stream), sizeof(((struct cgl_fr_hipStreamWriteValue64 *)0)->stream), 3, 0, 0, 0, NULL},
-    {"ptr", offsetof(struct cgl_fr_hipStreamWriteValue64, ptr), sizeof(((struct cgl_fr_hipStreamWriteValue64 *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"value", offsetof(struct cgl_fr_hipStreamWriteValue64, value), sizeof(((struct cgl_fr_hipStreamWriteValue64 *)0)->value), 2, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipStreamWriteValue64, flags), sizeof(((struct cgl_fr_hipStreamWriteValue64 *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipStreamWriteValue64 = {4, offsetof(struct cgl_fr_hipStreamWriteValue64, cgl_ret), sizeof(((struct cgl_fr_hipStreamWriteValue64 *)0)->cgl_ret), 7, cgl_ta_hipStreamWriteValue64};
+static const cg_arg_name cgl_tn_hipStreamWriteValue64[4] = {{"stream", NULL}, {"ptr", NULL}, {"value", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipStreamWriteValue64 cgl_targs_hipStreamWriteValue64 = {{4, offsetof(struct cgl_fr_hipStreamWriteValue64, cgl_ret), sizeof(((struct cgl_fr_hipStreamWriteValue64 *)0)->cgl_ret), 7, cgl_targs_hipStreamWriteValue64.arg, cgl_tn_hipStreamWriteValue64}, {
+    {offsetof(struct cgl_fr_hipStreamWriteValue64, stream), sizeof(((struct cgl_fr_hipStreamWriteValue64 *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamWriteValue64, ptr), sizeof(((struct cgl_fr_hipStreamWriteValue64 *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamWriteValue64, value), sizeof(((struct cgl_fr_hipStreamWriteValue64 *)0)->value), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamWriteValue64, flags), sizeof(((struct cgl_fr_hipStreamWriteValue64 *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipStreamWriteValue64, (cgl_f->stream, cgl_f->ptr, cgl_f->value, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipStreamWriteValue64(hipStream_t stream, void *ptr, uint64_t value, unsigned int flags)
 {
@@ -4540,11 +5690,11 @@ struct cgl_fr_hipEventCreateWithFlags {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipEventCreateWithFlags[2] = {
-    {"event", offsetof(struct cgl_fr_hipEventCreateWithFlags, event), sizeof(((struct cgl_fr_hipEventCreateWithFlags *)0)->event), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipEventCreateWithFlags, flags), sizeof(((struct cgl_fr_hipEventCreateWithFlags *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipEventCreateWithFlags = {2, offsetof(struct cgl_fr_hipEventCreateWithFlags, cgl_ret), sizeof(((struct cgl_fr_hipEventCreateWithFlags *)0)->cgl_ret), 7, cgl_ta_hipEventCreateWithFlags};
+static const cg_arg_name cgl_tn_hipEventCreateWithFlags[2] = {{"event", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipEventCreateWithFlags cgl_targs_hipEventCreateWithFlags = {{2, offsetof(struct cgl_fr_hipEventCreateWithFlags, cgl_ret), sizeof(((struct cgl_fr_hipEventCreateWithFlags *)0)->cgl_ret), 7, cgl_targs_hipEventCreateWithFlags.arg, cgl_tn_hipEventCreateWithFlags}, {
+    {offsetof(struct cgl_fr_hipEventCreateWithFlags, event), sizeof(((struct cgl_fr_hipEventCreateWithFlags *)0)->event), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipEventCreateWithFlags, flags), sizeof(((struct cgl_fr_hipEventCreateWithFlags *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipEventCreateWithFlags, (cgl_f->event, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipEventCreateWithFlags(hipEvent_t *event, unsigned int flags)
 {
@@ -4569,10 +5719,10 @@ struct cgl_fr_hipEventCreate {
     hipEvent_t *event;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipEventCreate[1] = {
-    {"event", offsetof(struct cgl_fr_hipEventCreate, event), sizeof(((struct cgl_fr_hipEventCreate *)0)->event), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipEventCreate = {1, offsetof(struct cgl_fr_hipEventCreate, cgl_ret), sizeof(((struct cgl_fr_hipEventCreate *)0)->cgl_ret), 7, cgl_ta_hipEventCreate};
+static const cg_arg_name cgl_tn_hipEventCreate[1] = {{"event", NULL}};
+static const struct cgl_targs_hipEventCreate cgl_targs_hipEventCreate = {{1, offsetof(struct cgl_fr_hipEventCreate, cgl_ret), sizeof(((struct cgl_fr_hipEventCreate *)0)->cgl_ret), 7, cgl_targs_hipEventCreate.arg, cgl_tn_hipEventCreate}, {
+    {offsetof(struct cgl_fr_hipEventCreate, event), sizeof(((struct cgl_fr_hipEventCreate *)0)->event), 3, 0, 0, 0},
+}};
 CG_THUNK(hipEventCreate, (cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipEventCreate(hipEvent_t *event)
 {
@@ -4598,11 +5748,11 @@ struct cgl_fr_hipEventRecord {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipEventRecord[2] = {
-    {"event", offsetof(struct cgl_fr_hipEventRecord, event), sizeof(((struct cgl_fr_hipEventRecord *)0)->event), 3, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_hipEventRecord, stream), sizeof(((struct cgl_fr_hipEventRecord *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipEventRecord = {2, offsetof(struct cgl_fr_hipEventRecord, cgl_ret), sizeof(((struct cgl_fr_hipEventRecord *)0)->cgl_ret), 7, cgl_ta_hipEventRecord};
+static const cg_arg_name cgl_tn_hipEventRecord[2] = {{"event", NULL}, {"stream", NULL}};
+static const struct cgl_targs_hipEventRecord cgl_targs_hipEventRecord = {{2, offsetof(struct cgl_fr_hipEventRecord, cgl_ret), sizeof(((struct cgl_fr_hipEventRecord *)0)->cgl_ret), 7, cgl_targs_hipEventRecord.arg, cgl_tn_hipEventRecord}, {
+    {offsetof(struct cgl_fr_hipEventRecord, event), sizeof(((struct cgl_fr_hipEventRecord *)0)->event), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipEventRecord, stream), sizeof(((struct cgl_fr_hipEventRecord *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipEventRecord, (cgl_f->event, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipEventRecord(hipEvent_t event, hipStream_t stream)
 {
@@ -4627,10 +5777,10 @@ struct cgl_fr_hipEventDestroy {
     hipEvent_t event;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipEventDestroy[1] = {
-    {"event", offsetof(struct cgl_fr_hipEventDestroy, event), sizeof(((struct cgl_fr_hipEventDestroy *)0)->event), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipEventDestroy = {1, offsetof(struct cgl_fr_hipEventDestroy, cgl_ret), sizeof(((struct cgl_fr_hipEventDestroy *)0)->cgl_ret), 7, cgl_ta_hipEventDestroy};
+static const cg_arg_name cgl_tn_hipEventDestroy[1] = {{"event", NULL}};
+static const struct cgl_targs_hipEventDestroy cgl_targs_hipEventDestroy = {{1, offsetof(struct cgl_fr_hipEventDestroy, cgl_ret), sizeof(((struct cgl_fr_hipEventDestroy *)0)->cgl_ret), 7, cgl_targs_hipEventDestroy.arg, cgl_tn_hipEventDestroy}, {
+    {offsetof(struct cgl_fr_hipEventDestroy, event), sizeof(((struct cgl_fr_hipEventDestroy *)0)->event), 3, 0, 0, 0},
+}};
 CG_THUNK(hipEventDestroy, (cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipEventDestroy(hipEvent_t event)
 {
@@ -4655,10 +5805,10 @@ struct cgl_fr_hipEventSynchronize {
     hipEvent_t event;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipEventSynchronize[1] = {
-    {"event", offsetof(struct cgl_fr_hipEventSynchronize, event), sizeof(((struct cgl_fr_hipEventSynchronize *)0)->event), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipEventSynchronize = {1, offsetof(struct cgl_fr_hipEventSynchronize, cgl_ret), sizeof(((struct cgl_fr_hipEventSynchronize *)0)->cgl_ret), 7, cgl_ta_hipEventSynchronize};
+static const cg_arg_name cgl_tn_hipEventSynchronize[1] = {{"event", NULL}};
+static const struct cgl_targs_hipEventSynchronize cgl_targs_hipEventSynchronize = {{1, offsetof(struct cgl_fr_hipEventSynchronize, cgl_ret), sizeof(((struct cgl_fr_hipEventSynchronize *)0)->cgl_ret), 7, cgl_targs_hipEventSynchronize.arg, cgl_tn_hipEventSynchronize}, {
+    {offsetof(struct cgl_fr_hipEventSynchronize, event), sizeof(((struct cgl_fr_hipEventSynchronize *)0)->event), 3, 0, 0, 0},
+}};
 CG_THUNK(hipEventSynchronize, (cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipEventSynchronize(hipEvent_t event)
 {
@@ -4688,12 +5838,12 @@ struct cgl_fr_hipEventElapsedTime {
     hipEvent_t stop;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipEventElapsedTime[3] = {
-    {"ms", offsetof(struct cgl_fr_hipEventElapsedTime, ms), sizeof(((struct cgl_fr_hipEventElapsedTime *)0)->ms), 3, 0, 0, 0, NULL},
-    {"start", offsetof(struct cgl_fr_hipEventElapsedTime, start), sizeof(((struct cgl_fr_hipEventElapsedTime *)0)->start), 3, 0, 0, 0, NULL},
-    {"stop", offsetof(struct cgl_fr_hipEventElapsedTime, stop), sizeof(((struct cgl_fr_hipEventElapsedTime *)0)->stop), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipEventElapsedTime = {3, offsetof(struct cgl_fr_hipEventElapsedTime, cgl_ret), sizeof(((struct cgl_fr_hipEventElapsedTime *)0)->cgl_ret), 7, cgl_ta_hipEventElapsedTime};
+static const cg_arg_name cgl_tn_hipEventElapsedTime[3] = {{"ms", NULL}, {"start", NULL}, {"stop", NULL}};
+static const struct cgl_targs_hipEventElapsedTime cgl_targs_hipEventElapsedTime = {{3, offsetof(struct cgl_fr_hipEventElapsedTime, cgl_ret), sizeof(((struct cgl_fr_hipEventElapsedTime *)0)->cgl_ret), 7, cgl_targs_hipEventElapsedTime.arg, cgl_tn_hipEventElapsedTime}, {
+    {offsetof(struct cgl_fr_hipEventElapsedTime, ms), sizeof(((struct cgl_fr_hipEventElapsedTime *)0)->ms), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipEventElapsedTime, start), sizeof(((struct cgl_fr_hipEventElapsedTime *)0)->start), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipEventElapsedTime, stop), sizeof(((struct cgl_fr_hipEventElapsedTime *)0)->stop), 3, 0, 0, 0},
+}};
 CG_THUNK(hipEventElapsedTime, (cgl_f->ms, cgl_f->start, cgl_f->stop), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipEventElapsedTime(float *ms, hipEvent_t start, hipEvent_t stop)
 {
@@ -4718,10 +5868,10 @@ struct cgl_fr_hipEventQuery {
     hipEvent_t event;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipEventQuery[1] = {
-    {"event", offsetof(struct cgl_fr_hipEventQuery, event), sizeof(((struct cgl_fr_hipEventQuery *)0)->event), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipEventQuery = {1, offsetof(struct cgl_fr_hipEventQuery, cgl_ret), sizeof(((struct cgl_fr_hipEventQuery *)0)->cgl_ret), 7, cgl_ta_hipEventQuery};
+static const cg_arg_name cgl_tn_hipEventQuery[1] = {{"event", NULL}};
+static const struct cgl_targs_hipEventQuery cgl_targs_hipEventQuery = {{1, offsetof(struct cgl_fr_hipEventQuery, cgl_ret), sizeof(((struct cgl_fr_hipEventQuery *)0)->cgl_ret), 7, cgl_targs_hipEventQuery.arg, cgl_tn_hipEventQuery}, {
+    {offsetof(struct cgl_fr_hipEventQuery, event), sizeof(((struct cgl_fr_hipEventQuery *)0)->event), 3, 0, 0, 0},
+}};
 CG_THUNK(hipEventQuery, (cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipEventQuery(hipEvent_t event)
 {
@@ -4747,11 +5897,11 @@ struct cgl_fr_hipPointerGetAttributes {
     const void *ptr;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipPointerGetAttributes[2] = {
-    {"attributes", offsetof(struct cgl_fr_hipPointerGetAttributes, attributes), sizeof(((struct cgl_fr_hipPointerGetAttributes *)0)->attributes), 3, 0, 0, 0, NULL},
-    {"ptr", offsetof(struct cgl_fr_hipPointerGetAttributes, ptr), sizeof(((struct cgl_fr_hipPointerGetAttributes *)0)->ptr), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipPointerGetAttributes = {2, offsetof(struct cgl_fr_hipPointerGetAttributes, cgl_ret), sizeof(((struct cgl_fr_hipPointerGetAttributes *)0)->cgl_ret), 7, cgl_ta_hipPointerGetAttributes};
+static const cg_arg_name cgl_tn_hipPointerGetAttributes[2] = {{"attributes", NULL}, {"ptr", NULL}};
+static const struct cgl_targs_hipPointerGetAttributes cgl_targs_hipPointerGetAttributes = {{2, offsetof(struct cgl_fr_hipPointerGetAttributes, cgl_ret), sizeof(((struct cgl_fr_hipPointerGetAttributes *)0)->cgl_ret), 7, cgl_targs_hipPointerGetAttributes.arg, cgl_tn_hipPointerGetAttributes}, {
+    {offsetof(struct cgl_fr_hipPointerGetAttributes, attributes), sizeof(((struct cgl_fr_hipPointerGetAttributes *)0)->attributes), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipPointerGetAttributes, ptr), sizeof(((struct cgl_fr_hipPointerGetAttributes *)0)->ptr), 3, 0, 0, 0},
+}};
 CG_THUNK(hipPointerGetAttributes, (cgl_f->attributes, cgl_f->ptr), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void *ptr)
 {
@@ -4778,12 +5928,12 @@ struct cgl_fr_hipPointerGetAttribute {
     hipDeviceptr_t ptr;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipPointerGetAttribute[3] = {
-    {"data", offsetof(struct cgl_fr_hipPointerGetAttribute, data), sizeof(((struct cgl_fr_hipPointerGetAttribute *)0)->data), 3, 0, 0, 0, NULL},
-    {"attribute", offsetof(struct cgl_fr_hipPointerGetAttribute, attribute), sizeof(((struct cgl_fr_hipPointerGetAttribute *)0)->attribute), 4, 0, 0, sizeof cgl_en_14 / sizeof cgl_en_14[0], cgl_en_14},
-    {"ptr", offsetof(struct cgl_fr_hipPointerGetAttribute, ptr), sizeof(((struct cgl_fr_hipPointerGetAttribute *)0)->ptr), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipPointerGetAttribute = {3, offsetof(struct cgl_fr_hipPointerGetAttribute, cgl_ret), sizeof(((struct cgl_fr_hipPointerGetAttribute *)0)->cgl_ret), 7, cgl_ta_hipPointerGetAttribute};
+static const cg_arg_name cgl_tn_hipPointerGetAttribute[3] = {{"data", NULL}, {"attribute", cgl_en_14}, {"ptr", NULL}};
+static const struct cgl_targs_hipPointerGetAttribute cgl_targs_hipPointerGetAttribute = {{3, offsetof(struct cgl_fr_hipPointerGetAttribute, cgl_ret), sizeof(((struct cgl_fr_hipPointerGetAttribute *)0)->cgl_ret), 7, cgl_targs_hipPointerGetAttribute.arg, cgl_tn_hipPointerGetAttribute}, {
+    {offsetof(struct cgl_fr_hipPointerGetAttribute, data), sizeof(((struct cgl_fr_hipPointerGetAttribute *)0)->data), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipPointerGetAttribute, attribute), sizeof(((struct cgl_fr_hipPointerGetAttribute *)0)->attribute), 4, 0, 0, sizeof cgl_en_14 / sizeof cgl_en_14[0]},
+    {offsetof(struct cgl_fr_hipPointerGetAttribute, ptr), sizeof(((struct cgl_fr_hipPointerGetAttribute *)0)->ptr), 3, 0, 0, 0},
+}};
 CG_THUNK(hipPointerGetAttribute, (cgl_f->data, cgl_f->attribute, cgl_f->ptr), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipPointerGetAttribute(void *data, hipPointer_attribute attribute, hipDeviceptr_t ptr)
 {
@@ -4811,13 +5961,13 @@ struct cgl_fr_hipDrvPointerGetAttributes {
     hipDeviceptr_t ptr;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDrvPointerGetAttributes[4] = {
-    {"numAttributes", offsetof(struct cgl_fr_hipDrvPointerGetAttributes, numAttributes), sizeof(((struct cgl_fr_hipDrvPointerGetAttributes *)0)->numAttributes), 2, 0, 0, 0, NULL},
-    {"attributes", offsetof(struct cgl_fr_hipDrvPointerGetAttributes, attributes), sizeof(((struct cgl_fr_hipDrvPointerGetAttributes *)0)->attributes), 3, 0, 0, 0, NULL},
-    {"data", offsetof(struct cgl_fr_hipDrvPointerGetAttributes, data), sizeof(((struct cgl_fr_hipDrvPointerGetAttributes *)0)->data), 3, 0, 0, 0, NULL},
-    {"ptr", offsetof(struct cgl_fr_hipDrvPointerGetAttributes, ptr), sizeof(((struct cgl_fr_hipDrvPointerGetAttributes *)0)->ptr), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipDrvPointerGetAttributes = {4, offsetof(struct cgl_fr_hipDrvPointerGetAttributes, cgl_ret), sizeof(((struct cgl_fr_hipDrvPointerGetAttributes *)0)->cgl_ret), 7, cgl_ta_hipDrvPointerGetAttributes};
+static const cg_arg_name cgl_tn_hipDrvPointerGetAttributes[4] = {{"numAttributes", NULL}, {"attributes", NULL}, {"data", NULL}, {"ptr", NULL}};
+static const struct cgl_targs_hipDrvPointerGetAttributes cgl_targs_hipDrvPointerGetAttributes = {{4, offsetof(struct cgl_fr_hipDrvPointerGetAttributes, cgl_ret), sizeof(((struct cgl_fr_hipDrvPointerGetAttributes *)0)->cgl_ret), 7, cgl_targs_hipDrvPointerGetAttributes.arg, cgl_tn_hipDrvPointerGetAttributes}, {
+    {offsetof(struct cgl_fr_hipDrvPointerGetAttributes, numAttributes), sizeof(((struct cgl_fr_hipDrvPointerGetAttributes *)0)->numAttributes), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDrvPointerGetAttributes, attributes), sizeof(((struct cgl_fr_hipDrvPointerGetAttributes *)0)->attributes), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDrvPointerGetAttributes, data), sizeof(((struct cgl_fr_hipDrvPointerGetAttributes *)0)->data), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDrvPointerGetAttributes, ptr), sizeof(((struct cgl_fr_hipDrvPointerGetAttributes *)0)->ptr), 3, 0, 0, 0},
+}};
 CG_THUNK(hipDrvPointerGetAttributes, (cgl_f->numAttributes, cgl_f->attributes, cgl_f->data, cgl_f->ptr), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDrvPointerGetAttributes(unsigned int numAttributes, hipPointer_attribute *attributes, void **data, hipDeviceptr_t ptr)
 {
@@ -4843,11 +5993,11 @@ struct cgl_fr_hipImportExternalSemaphore {
     const hipExternalSemaphoreHandleDesc *semHandleDesc;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipImportExternalSemaphore[2] = {
-    {"extSem_out", offsetof(struct cgl_fr_hipImportExternalSemaphore, extSem_out), sizeof(((struct cgl_fr_hipImportExternalSemaphore *)0)->extSem_out), 3, 0, 0, 0, NULL},
-    {"semHandleDesc", offsetof(struct cgl_fr_hipImportExternalSemaphore, semHandleDesc), sizeof(((struct cgl_fr_hipImportExternalSemaphore *)0)->semHandleDesc), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipImportExternalSemaphore = {2, offsetof(struct cgl_fr_hipImportExternalSemaphore, cgl_ret), sizeof(((struct cgl_fr_hipImportExternalSemaphore *)0)->cgl_ret), 7, cgl_ta_hipImportExternalSemaphore};
+static const cg_arg_name cgl_tn_hipImportExternalSemaphore[2] = {{"extSem_out", NULL}, {"semHandleDesc", NULL}};
+static const struct cgl_targs_hipImportExternalSemaphore cgl_targs_hipImportExternalSemaphore = {{2, offsetof(struct cgl_fr_hipImportExternalSemaphore, cgl_ret), sizeof(((struct cgl_fr_hipImportExternalSemaphore *)0)->cgl_ret), 7, cgl_targs_hipImportExternalSemaphore.arg, cgl_tn_hipImportExternalSemaphore}, {
+    {offsetof(struct cgl_fr_hipImportExternalSemaphore, extSem_out), sizeof(((struct cgl_fr_hipImportExternalSemaphore *)0)->extSem_out), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipImportExternalSemaphore, semHandleDesc), sizeof(((struct cgl_fr_hipImportExternalSemaphore *)0)->semHandleDesc), 3, 0, 0, 0},
+}};
 CG_THUNK(hipImportExternalSemaphore, (cgl_f->extSem_out, cgl_f->semHandleDesc), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipImportExternalSemaphore(hipExternalSemaphore_t *extSem_out, const hipExternalSemaphoreHandleDesc *semHandleDesc)
 {
@@ -4875,13 +6025,13 @@ struct cgl_fr_hipSignalExternalSemaphoresAsync {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipSignalExternalSemaphoresAsync[4] = {
-    {"extSemArray", offsetof(struct cgl_fr_hipSignalExternalSemaphoresAsync, extSemArray), sizeof(((struct cgl_fr_hipSignalExternalSemaphoresAsync *)0)->extSemArray), 3, 0, 0, 0, NULL},
-    {"paramsArray", offsetof(struct cgl_fr_hipSignalExternalSemaphoresAsync, paramsArray), sizeof(((struct cgl_fr_hipSignalExternalSemaphoresAsync *)0)->paramsArray), 3, 0, 0, 0, NULL},
-    {"numExtSems", offsetof(struct cgl_fr_hipSignalExternalSemaphoresAsync, numExtSems), sizeof(((struct cgl_fr_hipSignalExternalSemaphoresAsync *)0)->numExtSems), 2, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_hipSignalExternalSemaphoresAsync, stream), sizeof(((struct cgl_fr_hipSignalExternalSemaphoresAsync *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipSignalExternalSemaphoresAsync = {4, offsetof(struct cgl_fr_hipSignalExternalSemaphoresAsync, cgl_ret), sizeof(((struct cgl_fr_hipSignalExternalSemaphoresAsync *)0)->cgl_ret), 7, cgl_ta_hipSignalExternalSemaphoresAsync};
+static const cg_arg_name cgl_tn_hipSignalExternalSemaphoresAsync[4] = {{"extSemArray", NULL}, {"paramsArray", NULL}, {"numExtSems", NULL}, {"stream", NULL}};
+static const struct cgl_targs_hipSignalExternalSemaphoresAsync cgl_targs_hipSignalExternalSemaphoresAsync = {{4, offsetof(struct cgl_fr_hipSignalExternalSemaphoresAsync, cgl_ret), sizeof(((struct cgl_fr_hipSignalExternalSemaphoresAsync *)0)->cgl_ret), 7, cgl_targs_hipSignalExternalSemaphoresAsync.arg, cgl_tn_hipSignalExternalSemaphoresAsync}, {
+    {offsetof(struct cgl_fr_hipSignalExternalSemaphoresAsync, extSemArray), sizeof(((struct cgl_fr_hipSignalExternalSemaphoresAsync *)0)->extSemArray), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipSignalExternalSemaphoresAsync, paramsArray), sizeof(((struct cgl_fr_hipSignalExternalSemaphoresAsync *)0)->paramsArray), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipSignalExternalSemaphoresAsync, numExtSems), sizeof(((struct cgl_fr_hipSignalExternalSemaphoresAsync *)0)->numExtSems), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipSignalExternalSemaphoresAsync, stream), sizeof(((struct cgl_fr_hipSignalExternalSemaphoresAsync *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipSignalExternalSemaphoresAsync, (cgl_f->extSemArray, cgl_f->paramsArray, cgl_f->numExtSems, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipSignalExternalSemaphoresAsync(const hipExternalSemaphore_t *extSemArray, const hipExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, hipStream_t stream)
 {
@@ -4909,13 +6059,13 @@ struct cgl_fr_hipWaitExternalSemaphoresAsync {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipWaitExternalSemaphoresAsync[4] = {
-    {"extSemArray", offsetof(struct cgl_fr_hipWaitExternalSemaphoresAsync, extSemArray), sizeof(((struct cgl_fr_hipWaitExternalSemaphoresAsync *)0)->extSemArray), 3, 0, 0, 0, NULL},
-    {"paramsArray", offsetof(struct cgl_fr_hipWaitExternalSemaphoresAsync, paramsArray), sizeof(((struct cgl_fr_hipWaitExternalSemaphoresAsync *)0)->paramsArray), 3, 0, 0, 0, NULL},
-    {"numExtSems", offsetof(struct cgl_fr_hipWaitExternalSemaphoresAsync, numExtSems), sizeof(((struct cgl_fr_hipWaitExternalSemaphoresAsync *)0)->numExtSems), 2, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_hipWaitExternalSemaphoresAsync, stream), sizeof(((struct cgl_fr_hipWaitExternalSemaphoresAsync *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipWaitExternalSemaphoresAsync = {4, offsetof(struct cgl_fr_hipWaitExternalSemaphoresAsync, cgl_ret), sizeof(((struct cgl_fr_hipWaitExternalSemaphoresAsync *)0)->cgl_ret), 7, cgl_ta_hipWaitExternalSemaphoresAsync};
+static const cg_arg_name cgl_tn_hipWaitExternalSemaphoresAsync[4] = {{"extSemArray", NULL}, {"paramsArray", NULL}, {"numExtSems", NULL}, {"stream", NULL}};
+static const struct cgl_targs_hipWaitExternalSemaphoresAsync cgl_targs_hipWaitExternalSemaphoresAsync = {{4, offsetof(struct cgl_fr_hipWaitExternalSemaphoresAsync, cgl_ret), sizeof(((struct cgl_fr_hipWaitExternalSemaphoresAsync *)0)->cgl_ret), 7, cgl_targs_hipWaitExternalSemaphoresAsync.arg, cgl_tn_hipWaitExternalSemaphoresAsync}, {
+    {offsetof(struct cgl_fr_hipWaitExternalSemaphoresAsync, extSemArray), sizeof(((struct cgl_fr_hipWaitExternalSemaphoresAsync *)0)->extSemArray), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipWaitExternalSemaphoresAsync, paramsArray), sizeof(((struct cgl_fr_hipWaitExternalSemaphoresAsync *)0)->paramsArray), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipWaitExternalSemaphoresAsync, numExtSems), sizeof(((struct cgl_fr_hipWaitExternalSemaphoresAsync *)0)->numExtSems), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipWaitExternalSemaphoresAsync, stream), sizeof(((struct cgl_fr_hipWaitExternalSemaphoresAsync *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipWaitExternalSemaphoresAsync, (cgl_f->extSemArray, cgl_f->paramsArray, cgl_f->numExtSems, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipWaitExternalSemaphoresAsync(const hipExternalSemaphore_t *extSemArray, const hipExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, hipStream_t stream)
 {
@@ -4940,10 +6090,10 @@ struct cgl_fr_hipDestroyExternalSemaphore {
     hipExternalSemaphore_t extSem;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDestroyExternalSemaphore[1] = {
-    {"extSem", offsetof(struct cgl_fr_hipDestroyExternalSemaphore, extSem), sizeof(((struct cgl_fr_hipDestroyExternalSemaphore *)0)->extSem), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipDestroyExternalSemaphore = {1, offsetof(struct cgl_fr_hipDestroyExternalSemaphore, cgl_ret), sizeof(((struct cgl_fr_hipDestroyExternalSemaphore *)0)->cgl_ret), 7, cgl_ta_hipDestroyExternalSemaphore};
+static const cg_arg_name cgl_tn_hipDestroyExternalSemaphore[1] = {{"extSem", NULL}};
+static const struct cgl_targs_hipDestroyExternalSemaphore cgl_targs_hipDestroyExternalSemaphore = {{1, offsetof(struct cgl_fr_hipDestroyExternalSemaphore, cgl_ret), sizeof(((struct cgl_fr_hipDestroyExternalSemaphore *)0)->cgl_ret), 7, cgl_targs_hipDestroyExternalSemaphore.arg, cgl_tn_hipDestroyExternalSemaphore}, {
+    {offsetof(struct cgl_fr_hipDestroyExternalSemaphore, extSem), sizeof(((struct cgl_fr_hipDestroyExternalSemaphore *)0)->extSem), 3, 0, 0, 0},
+}};
 CG_THUNK(hipDestroyExternalSemaphore, (cgl_f->extSem), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDestroyExternalSemaphore(hipExternalSemaphore_t extSem)
 {
@@ -4969,11 +6119,11 @@ struct cgl_fr_hipImportExternalMemory {
     const hipExternalMemoryHandleDesc *memHandleDesc;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipImportExternalMemory[2] = {
-    {"extMem_out", offsetof(struct cgl_fr_hipImportExternalMemory, extMem_out), sizeof(((struct cgl_fr_hipImportExternalMemory *)0)->extMem_out), 3, 0, 0, 0, NULL},
-    {"memHandleDesc", offsetof(struct cgl_fr_hipImportExternalMemory, memHandleDesc), sizeof(((struct cgl_fr_hipImportExternalMemory *)0)->memHandleDesc), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipImportExternalMemory = {2, offsetof(struct cgl_fr_hipImportExternalMemory, cgl_ret), sizeof(((struct cgl_fr_hipImportExternalMemory *)0)->cgl_ret), 7, cgl_ta_hipImportExternalMemory};
+static const cg_arg_name cgl_tn_hipImportExternalMemory[2] = {{"extMem_out", NULL}, {"memHandleDesc", NULL}};
+static const struct cgl_targs_hipImportExternalMemory cgl_targs_hipImportExternalMemory = {{2, offsetof(struct cgl_fr_hipImportExternalMemory, cgl_ret), sizeof(((struct cgl_fr_hipImportExternalMemory *)0)->cgl_ret), 7, cgl_targs_hipImportExternalMemory.arg, cgl_tn_hipImportExternalMemory}, {
+    {offsetof(struct cgl_fr_hipImportExternalMemory, extMem_out), sizeof(((struct cgl_fr_hipImportExternalMemory *)0)->extMem_out), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipImportExternalMemory, memHandleDesc), sizeof(((struct cgl_fr_hipImportExternalMemory *)0)->memHandleDesc), 3, 0, 0, 0},
+}};
 CG_THUNK(hipImportExternalMemory, (cgl_f->extMem_out, cgl_f->memHandleDesc), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipImportExternalMemory(hipExternalMemory_t *extMem_out, const hipExternalMemoryHandleDesc *memHandleDesc)
 {
@@ -5000,12 +6150,12 @@ struct cgl_fr_hipExternalMemoryGetMappedBuffer {
     const hipExternalMemoryBufferDesc *bufferDesc;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipExternalMemoryGetMappedBuffer[3] = {
-    {"devPtr", offsetof(struct cgl_fr_hipExternalMemoryGetMappedBuffer, devPtr), sizeof(((struct cgl_fr_hipExternalMemoryGetMappedBuffer *)0)->devPtr), 3, 0, 0, 0, NULL},
-    {"extMem", offsetof(struct cgl_fr_hipExternalMemoryGetMappedBuffer, extMem), sizeof(((struct cgl_fr_hipExternalMemoryGetMappedBuffer *)0)->extMem), 3, 0, 0, 0, NULL},
-    {"bufferDesc", offsetof(struct cgl_fr_hipExternalMemoryGetMappedBuffer, bufferDesc), sizeof(((struct cgl_fr_hipExternalMemoryGetMappedBuffer *)0)->bufferDesc), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipExternalMemoryGetMappedBuffer = {3, offsetof(struct cgl_fr_hipExternalMemoryGetMappedBuffer, cgl_ret), sizeof(((struct cgl_fr_hipExternalMemoryGetMappedBuffer *)0)->cgl_ret), 7, cgl_ta_hipExternalMemoryGetMappedBuffer};
+static const cg_arg_name cgl_tn_hipExternalMemoryGetMappedBuffer[3] = {{"devPtr", NULL}, {"extMem", NULL}, {"bufferDesc", NULL}};
+static const struct cgl_targs_hipExternalMemoryGetMappedBuffer cgl_targs_hipExternalMemoryGetMappedBuffer = {{3, offsetof(struct cgl_fr_hipExternalMemoryGetMappedBuffer, cgl_ret), sizeof(((struct cgl_fr_hipExternalMemoryGetMappedBuffer *)0)->cgl_ret), 7, cgl_targs_hipExternalMemoryGetMappedBuffer.arg, cgl_tn_hipExternalMemoryGetMappedBuffer}, {
+    {offsetof(struct cgl_fr_hipExternalMemoryGetMappedBuffer, devPtr), sizeof(((struct cgl_fr_hipExternalMemoryGetMappedBuffer *)0)->devPtr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipExternalMemoryGetMappedBuffer, extMem), sizeof(((struct cgl_fr_hipExternalMemoryGetMappedBuffer *)0)->extMem), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipExternalMemoryGetMappedBuffer, bufferDesc), sizeof(((struct cgl_fr_hipExternalMemoryGetMappedBuffer *)0)->bufferDesc), 3, 0, 0, 0},
+}};
 CG_THUNK(hipExternalMemoryGetMappedBuffer, (cgl_f->devPtr, cgl_f->extMem, cgl_f->bufferDesc), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipExternalMemoryGetMappedBuffer(void **devPtr, hipExternalMemory_t extMem, const hipExternalMemoryBufferDesc *bufferDesc)
 {
@@ -5030,10 +6180,10 @@ struct cgl_fr_hipDestroyExternalMemory {
     hipExternalMemory_t extMem;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDestroyExternalMemory[1] = {
-    {"extMem", offsetof(struct cgl_fr_hipDestroyExternalMemory, extMem), sizeof(((struct cgl_fr_hipDestroyExternalMemory *)0)->extMem), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipDestroyExternalMemory = {1, offsetof(struct cgl_fr_hipDestroyExternalMemory, cgl_ret), sizeof(((struct cgl_fr_hipDestroyExternalMemory *)0)->cgl_ret), 7, cgl_ta_hipDestroyExternalMemory};
+static const cg_arg_name cgl_tn_hipDestroyExternalMemory[1] = {{"extMem", NULL}};
+static const struct cgl_targs_hipDestroyExternalMemory cgl_targs_hipDestroyExternalMemory = {{1, offsetof(struct cgl_fr_hipDestroyExternalMemory, cgl_ret), sizeof(((struct cgl_fr_hipDestroyExternalMemory *)0)->cgl_ret), 7, cgl_targs_hipDestroyExternalMemory.arg, cgl_tn_hipDestroyExternalMemory}, {
+    {offsetof(struct cgl_fr_hipDestroyExternalMemory, extMem), sizeof(((struct cgl_fr_hipDestroyExternalMemory *)0)->extMem), 3, 0, 0, 0},
+}};
 CG_THUNK(hipDestroyExternalMemory, (cgl_f->extMem), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDestroyExternalMemory(hipExternalMemory_t extMem)
 {
@@ -5059,11 +6209,11 @@ struct cgl_fr_hipMalloc {
     size_t size;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMalloc[2] = {
-    {"ptr", offsetof(struct cgl_fr_hipMalloc, ptr), sizeof(((struct cgl_fr_hipMalloc *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_hipMalloc, size), sizeof(((struct cgl_fr_hipMalloc *)0)->size), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMalloc = {2, offsetof(struct cgl_fr_hipMalloc, cgl_ret), sizeof(((struct cgl_fr_hipMalloc *)0)->cgl_ret), 7, cgl_ta_hipMalloc};
+static const cg_arg_name cgl_tn_hipMalloc[2] = {{"ptr", NULL}, {"size", NULL}};
+static const struct cgl_targs_hipMalloc cgl_targs_hipMalloc = {{2, offsetof(struct cgl_fr_hipMalloc, cgl_ret), sizeof(((struct cgl_fr_hipMalloc *)0)->cgl_ret), 7, cgl_targs_hipMalloc.arg, cgl_tn_hipMalloc}, {
+    {offsetof(struct cgl_fr_hipMalloc, ptr), sizeof(((struct cgl_fr_hipMalloc *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMalloc, size), sizeof(((struct cgl_fr_hipMalloc *)0)->size), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMalloc, (cgl_f->ptr, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMalloc(void **ptr, size_t size)
 {
@@ -5090,12 +6240,12 @@ struct cgl_fr_hipExtMallocWithFlags {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipExtMallocWithFlags[3] = {
-    {"ptr", offsetof(struct cgl_fr_hipExtMallocWithFlags, ptr), sizeof(((struct cgl_fr_hipExtMallocWithFlags *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"sizeBytes", offsetof(struct cgl_fr_hipExtMallocWithFlags, sizeBytes), sizeof(((struct cgl_fr_hipExtMallocWithFlags *)0)->sizeBytes), 2, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipExtMallocWithFlags, flags), sizeof(((struct cgl_fr_hipExtMallocWithFlags *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipExtMallocWithFlags = {3, offsetof(struct cgl_fr_hipExtMallocWithFlags, cgl_ret), sizeof(((struct cgl_fr_hipExtMallocWithFlags *)0)->cgl_ret), 7, cgl_ta_hipExtMallocWithFlags};
+static const cg_arg_name cgl_tn_hipExtMallocWithFlags[3] = {{"ptr", NULL}, {"sizeBytes", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipExtMallocWithFlags cgl_targs_hipExtMallocWithFlags = {{3, offsetof(struct cgl_fr_hipExtMallocWithFlags, cgl_ret), sizeof(((struct cgl_fr_hipExtMallocWithFlags *)0)->cgl_ret), 7, cgl_targs_hipExtMallocWithFlags.arg, cgl_tn_hipExtMallocWithFlags}, {
+    {offsetof(struct cgl_fr_hipExtMallocWithFlags, ptr), sizeof(((struct cgl_fr_hipExtMallocWithFlags *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipExtMallocWithFlags, sizeBytes), sizeof(((struct cgl_fr_hipExtMallocWithFlags *)0)->sizeBytes), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipExtMallocWithFlags, flags), sizeof(((struct cgl_fr_hipExtMallocWithFlags *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipExtMallocWithFlags, (cgl_f->ptr, cgl_f->sizeBytes, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipExtMallocWithFlags(void **ptr, size_t sizeBytes, unsigned int flags)
 {
@@ -5121,11 +6271,11 @@ struct cgl_fr_hipMallocHost {
     size_t size;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMallocHost[2] = {
-    {"ptr", offsetof(struct cgl_fr_hipMallocHost, ptr), sizeof(((struct cgl_fr_hipMallocHost *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_hipMallocHost, size), sizeof(((struct cgl_fr_hipMallocHost *)0)->size), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMallocHost = {2, offsetof(struct cgl_fr_hipMallocHost, cgl_ret), sizeof(((struct cgl_fr_hipMallocHost *)0)->cgl_ret), 7, cgl_ta_hipMallocHost};
+static const cg_arg_name cgl_tn_hipMallocHost[2] = {{"ptr", NULL}, {"size", NULL}};
+static const struct cgl_targs_hipMallocHost cgl_targs_hipMallocHost = {{2, offsetof(struct cgl_fr_hipMallocHost, cgl_ret), sizeof(((struct cgl_fr_hipMallocHost *)0)->cgl_ret), 7, cgl_targs_hipMallocHost.arg, cgl_tn_hipMallocHost}, {
+    {offsetof(struct cgl_fr_hipMallocHost, ptr), sizeof(((struct cgl_fr_hipMallocHost *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMallocHost, size), sizeof(((struct cgl_fr_hipMallocHost *)0)->size), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMallocHost, (cgl_f->ptr, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMallocHost(void **ptr, size_t size)
 {
@@ -5151,11 +6301,11 @@ struct cgl_fr_hipMemAllocHost {
     size_t size;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemAllocHost[2] = {
-    {"ptr", offsetof(struct cgl_fr_hipMemAllocHost, ptr), sizeof(((struct cgl_fr_hipMemAllocHost *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_hipMemAllocHost, size), sizeof(((struct cgl_fr_hipMemAllocHost *)0)->size), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemAllocHost = {2, offsetof(struct cgl_fr_hipMemAllocHost, cgl_ret), sizeof(((struct cgl_fr_hipMemAllocHost *)0)->cgl_ret), 7, cgl_ta_hipMemAllocHost};
+static const cg_arg_name cgl_tn_hipMemAllocHost[2] = {{"ptr", NULL}, {"size", NULL}};
+static const struct cgl_targs_hipMemAllocHost cgl_targs_hipMemAllocHost = {{2, offsetof(struct cgl_fr_hipMemAllocHost, cgl_ret), sizeof(((struct cgl_fr_hipMemAllocHost *)0)->cgl_ret), 7, cgl_targs_hipMemAllocHost.arg, cgl_tn_hipMemAllocHost}, {
+    {offsetof(struct cgl_fr_hipMemAllocHost, ptr), sizeof(((struct cgl_fr_hipMemAllocHost *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemAllocHost, size), sizeof(((struct cgl_fr_hipMemAllocHost *)0)->size), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMemAllocHost, (cgl_f->ptr, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemAllocHost(void **ptr, size_t size)
 {
@@ -5182,12 +6332,12 @@ struct cgl_fr_hipHostMalloc {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipHostMalloc[3] = {
-    {"ptr", offsetof(struct cgl_fr_hipHostMalloc, ptr), sizeof(((struct cgl_fr_hipHostMalloc *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_hipHostMalloc, size), sizeof(((struct cgl_fr_hipHostMalloc *)0)->size), 2, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipHostMalloc, flags), sizeof(((struct cgl_fr_hipHostMalloc *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipHostMalloc = {3, offsetof(struct cgl_fr_hipHostMalloc, cgl_ret), sizeof(((struct cgl_fr_hipHostMalloc *)0)->cgl_ret), 7, cgl_ta_hipHostMalloc};
+static const cg_arg_name cgl_tn_hipHostMalloc[3] = {{"ptr", NULL}, {"size", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipHostMalloc cgl_targs_hipHostMalloc = {{3, offsetof(struct cgl_fr_hipHostMalloc, cgl_ret), sizeof(((struct cgl_fr_hipHostMalloc *)0)->cgl_ret), 7, cgl_targs_hipHostMalloc.arg, cgl_tn_hipHostMalloc}, {
+    {offsetof(struct cgl_fr_hipHostMalloc, ptr), sizeof(((struct cgl_fr_hipHostMalloc *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipHostMalloc, size), sizeof(((struct cgl_fr_hipHostMalloc *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipHostMalloc, flags), sizeof(((struct cgl_fr_hipHostMalloc *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipHostMalloc, (cgl_f->ptr, cgl_f->size, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipHostMalloc(void **ptr, size_t size, unsigned int flags)
 {
@@ -5215,12 +6365,12 @@ struct cgl_fr_hipMallocManaged {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMallocManaged[3] = {
-    {"dev_ptr", offsetof(struct cgl_fr_hipMallocManaged, dev_ptr), sizeof(((struct cgl_fr_hipMallocManaged *)0)->dev_ptr), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_hipMallocManaged, size), sizeof(((struct cgl_fr_hipMallocManaged *)0)->size), 2, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipMallocManaged, flags), sizeof(((struct cgl_fr_hipMallocManaged *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMallocManaged = {3, offsetof(struct cgl_fr_hipMallocManaged, cgl_ret), sizeof(((struct cgl_fr_hipMallocManaged *)0)->cgl_ret), 7, cgl_ta_hipMallocManaged};
+static const cg_arg_name cgl_tn_hipMallocManaged[3] = {{"dev_ptr", NULL}, {"size", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipMallocManaged cgl_targs_hipMallocManaged = {{3, offsetof(struct cgl_fr_hipMallocManaged, cgl_ret), sizeof(((struct cgl_fr_hipMallocManaged *)0)->cgl_ret), 7, cgl_targs_hipMallocManaged.arg, cgl_tn_hipMallocManaged}, {
+    {offsetof(struct cgl_fr_hipMallocManaged, dev_ptr), sizeof(((struct cgl_fr_hipMallocManaged *)0)->dev_ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMallocManaged, size), sizeof(((struct cgl_fr_hipMallocManaged *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMallocManaged, flags), sizeof(((struct cgl_fr_hipMallocManaged *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMallocManaged, (cgl_f->dev_ptr, cgl_f->size, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMallocManaged(void **dev_ptr, size_t size, unsigned int flags)
 {
@@ -5248,13 +6398,13 @@ struct cgl_fr_hipMemPrefetchAsync {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemPrefetchAsync[4] = {
-    {"dev_ptr", offsetof(struct cgl_fr_hipMemPrefetchAsync, dev_ptr), sizeof(((struct cgl_fr_hipMemPrefetchAsync *)0)->dev_ptr), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_hipMemPrefetchAsync, count), sizeof(((struct cgl_fr_hipMemPrefetchAsync *)0)->count), 2, 0, 0, 0, NULL},
-    {"device", offsetof(struct cgl_fr_hipMemPrefetchAsync, device), sizeof(((struct cgl_fr_hipMemPrefetchAsync *)0)->device), 1, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_hipMemPrefetchAsync, stream), sizeof(((struct cgl_fr_hipMemPrefetchAsync *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemPrefetchAsync = {4, offsetof(struct cgl_fr_hipMemPrefetchAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemPrefetchAsync *)0)->cgl_ret), 7, cgl_ta_hipMemPrefetchAsync};
+static const cg_arg_name cgl_tn_hipMemPrefetchAsync[4] = {{"dev_ptr", NULL}, {"count", NULL}, {"device", NULL}, {"stream", NULL}};
+static const struct cgl_targs_hipMemPrefetchAsync cgl_targs_hipMemPrefetchAsync = {{4, offsetof(struct cgl_fr_hipMemPrefetchAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemPrefetchAsync *)0)->cgl_ret), 7, cgl_targs_hipMemPrefetchAsync.arg, cgl_tn_hipMemPrefetchAsync}, {
+    {offsetof(struct cgl_fr_hipMemPrefetchAsync, dev_ptr), sizeof(((struct cgl_fr_hipMemPrefetchAsync *)0)->dev_ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemPrefetchAsync, count), sizeof(((struct cgl_fr_hipMemPrefetchAsync *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemPrefetchAsync, device), sizeof(((struct cgl_fr_hipMemPrefetchAsync *)0)->device), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemPrefetchAsync, stream), sizeof(((struct cgl_fr_hipMemPrefetchAsync *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemPrefetchAsync, (cgl_f->dev_ptr, cgl_f->count, cgl_f->device, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemPrefetchAsync(const void *dev_ptr, size_t count, int device, hipStream_t stream)
 {
@@ -5282,13 +6432,13 @@ struct cgl_fr_hipMemAdvise {
     int device;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemAdvise[4] = {
-    {"dev_ptr", offsetof(struct cgl_fr_hipMemAdvise, dev_ptr), sizeof(((struct cgl_fr_hipMemAdvise *)0)->dev_ptr), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_hipMemAdvise, count), sizeof(((struct cgl_fr_hipMemAdvise *)0)->count), 2, 0, 0, 0, NULL},
-    {"advice", offsetof(struct cgl_fr_hipMemAdvise, advice), sizeof(((struct cgl_fr_hipMemAdvise *)0)->advice), 4, 0, 0, sizeof cgl_en_15 / sizeof cgl_en_15[0], cgl_en_15},
-    {"device", offsetof(struct cgl_fr_hipMemAdvise, device), sizeof(((struct cgl_fr_hipMemAdvise *)0)->device), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemAdvise = {4, offsetof(struct cgl_fr_hipMemAdvise, cgl_ret), sizeof(((struct cgl_fr_hipMemAdvise *)0)->cgl_ret), 7, cgl_ta_hipMemAdvise};
+static const cg_arg_name cgl_tn_hipMemAdvise[4] = {{"dev_ptr", NULL}, {"count", NULL}, {"advice", cgl_en_15}, {"device", NULL}};
+static const struct cgl_targs_hipMemAdvise cgl_targs_hipMemAdvise = {{4, offsetof(struct cgl_fr_hipMemAdvise, cgl_ret), sizeof(((struct cgl_fr_hipMemAdvise *)0)->cgl_ret), 7, cgl_targs_hipMemAdvise.arg, cgl_tn_hipMemAdvise}, {
+    {offsetof(struct cgl_fr_hipMemAdvise, dev_ptr), sizeof(((struct cgl_fr_hipMemAdvise *)0)->dev_ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemAdvise, count), sizeof(((struct cgl_fr_hipMemAdvise *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemAdvise, advice), sizeof(((struct cgl_fr_hipMemAdvise *)0)->advice), 4, 0, 0, sizeof cgl_en_15 / sizeof cgl_en_15[0]},
+    {offsetof(struct cgl_fr_hipMemAdvise, device), sizeof(((struct cgl_fr_hipMemAdvise *)0)->device), 1, 0, 0, 0},
+}};
 CG_THUNK(hipMemAdvise, (cgl_f->dev_ptr, cgl_f->count, cgl_f->advice, cgl_f->device), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemAdvise(const void *dev_ptr, size_t count, hipMemoryAdvise advice, int device)
 {
@@ -5317,14 +6467,14 @@ struct cgl_fr_hipMemRangeGetAttribute {
     size_t count;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemRangeGetAttribute[5] = {
-    {"data", offsetof(struct cgl_fr_hipMemRangeGetAttribute, data), sizeof(((struct cgl_fr_hipMemRangeGetAttribute *)0)->data), 3, 0, 0, 0, NULL},
-    {"data_size", offsetof(struct cgl_fr_hipMemRangeGetAttribute, data_size), sizeof(((struct cgl_fr_hipMemRangeGetAttribute *)0)->data_size), 2, 0, 0, 0, NULL},
-    {"attribute", offsetof(struct cgl_fr_hipMemRangeGetAttribute, attribute), sizeof(((struct cgl_fr_hipMemRangeGetAttribute *)0)->attribute), 4, 0, 0, sizeof cgl_en_16 / sizeof cgl_en_16[0], cgl_en_16},
-    {"dev_ptr", offsetof(struct cgl_fr_hipMemRangeGetAttribute, dev_ptr), sizeof(((struct cgl_fr_hipMemRangeGetAttribute *)0)->dev_ptr), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_hipMemRangeGetAttribute, count), sizeof(((struct cgl_fr_hipMemRangeGetAttribute *)0)->count), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemRangeGetAttribute = {5, offsetof(struct cgl_fr_hipMemRangeGetAttribute, cgl_ret), sizeof(((struct cgl_fr_hipMemRangeGetAttribute *)0)->cgl_ret), 7, cgl_ta_hipMemRangeGetAttribute};
+static const cg_arg_name cgl_tn_hipMemRangeGetAttribute[5] = {{"data", NULL}, {"data_size", NULL}, {"attribute", cgl_en_16}, {"dev_ptr", NULL}, {"count", NULL}};
+static const struct cgl_targs_hipMemRangeGetAttribute cgl_targs_hipMemRangeGetAttribute = {{5, offsetof(struct cgl_fr_hipMemRangeGetAttribute, cgl_ret), sizeof(((struct cgl_fr_hipMemRangeGetAttribute *)0)->cgl_ret), 7, cgl_targs_hipMemRangeGetAttribute.arg, cgl_tn_hipMemRangeGetAttribute}, {
+    {offsetof(struct cgl_fr_hipMemRangeGetAttribute, data), sizeof(((struct cgl_fr_hipMemRangeGetAttribute *)0)->data), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemRangeGetAttribute, data_size), sizeof(((struct cgl_fr_hipMemRangeGetAttribute *)0)->data_size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemRangeGetAttribute, attribute), sizeof(((struct cgl_fr_hipMemRangeGetAttribute *)0)->attribute), 4, 0, 0, sizeof cgl_en_16 / sizeof cgl_en_16[0]},
+    {offsetof(struct cgl_fr_hipMemRangeGetAttribute, dev_ptr), sizeof(((struct cgl_fr_hipMemRangeGetAttribute *)0)->dev_ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemRangeGetAttribute, count), sizeof(((struct cgl_fr_hipMemRangeGetAttribute *)0)->count), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMemRangeGetAttribute, (cgl_f->data, cgl_f->data_size, cgl_f->attribute, cgl_f->dev_ptr, cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemRangeGetAttribute(void *data, size_t data_size, hipMemRangeAttribute attribute, const void *dev_ptr, size_t count)
 {
@@ -5354,15 +6504,15 @@ struct cgl_fr_hipMemRangeGetAttributes {
     size_t count;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemRangeGetAttributes[6] = {
-    {"data", offsetof(struct cgl_fr_hipMemRangeGetAttributes, data), sizeof(((struct cgl_fr_hipMemRangeGetAttributes *)0)->data), 3, 0, 0, 0, NULL},
-    {"data_sizes", offsetof(struct cgl_fr_hipMemRangeGetAttributes, data_sizes), sizeof(((struct cgl_fr_hipMemRangeGetAttributes *)0)->data_sizes), 3, 0, 0, 0, NULL},
-    {"attributes", offsetof(struct cgl_fr_hipMemRangeGetAttributes, attributes), sizeof(((struct cgl_fr_hipMemRangeGetAttributes *)0)->attributes), 3, 0, 0, 0, NULL},
-    {"num_attributes", offsetof(struct cgl_fr_hipMemRangeGetAttributes, num_attributes), sizeof(((struct cgl_fr_hipMemRangeGetAttributes *)0)->num_attributes), 2, 0, 0, 0, NULL},
-    {"dev_ptr", offsetof(struct cgl_fr_hipMemRangeGetAttributes, dev_ptr), sizeof(((struct cgl_fr_hipMemRangeGetAttributes *)0)->dev_ptr), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_hipMemRangeGetAttributes, count), sizeof(((struct cgl_fr_hipMemRangeGetAttributes *)0)->count), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemRangeGetAttributes = {6, offsetof(struct cgl_fr_hipMemRangeGetAttributes, cgl_ret), sizeof(((struct cgl_fr_hipMemRangeGetAttributes *)0)->cgl_ret), 7, cgl_ta_hipMemRangeGetAttributes};
+static const cg_arg_name cgl_tn_hipMemRangeGetAttributes[6] = {{"data", NULL}, {"data_sizes", NULL}, {"attributes", NULL}, {"num_attributes", NULL}, {"dev_ptr", NULL}, {"count", NULL}};
+static const struct cgl_targs_hipMemRangeGetAttributes cgl_targs_hipMemRangeGetAttributes = {{6, offsetof(struct cgl_fr_hipMemRangeGetAttributes, cgl_ret), sizeof(((struct cgl_fr_hipMemRangeGetAttributes *)0)->cgl_ret), 7, cgl_targs_hipMemRangeGetAttributes.arg, cgl_tn_hipMemRangeGetAttributes}, {
+    {offsetof(struct cgl_fr_hipMemRangeGetAttributes, data), sizeof(((struct cgl_fr_hipMemRangeGetAttributes *)0)->data), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemRangeGetAttributes, data_sizes), sizeof(((struct cgl_fr_hipMemRangeGetAttributes *)0)->data_sizes), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemRangeGetAttributes, attributes), sizeof(((struct cgl_fr_hipMemRangeGetAttributes *)0)->attributes), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemRangeGetAttributes, num_attributes), sizeof(((struct cgl_fr_hipMemRangeGetAttributes *)0)->num_attributes), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemRangeGetAttributes, dev_ptr), sizeof(((struct cgl_fr_hipMemRangeGetAttributes *)0)->dev_ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemRangeGetAttributes, count), sizeof(((struct cgl_fr_hipMemRangeGetAttributes *)0)->count), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMemRangeGetAttributes, (cgl_f->data, cgl_f->data_sizes, cgl_f->attributes, cgl_f->num_attributes, cgl_f->dev_ptr, cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemRangeGetAttributes(void **data, size_t *data_sizes, hipMemRangeAttribute *attributes, size_t num_attributes, const void *dev_ptr, size_t count)
 {
@@ -5390,13 +6540,13 @@ struct cgl_fr_hipStreamAttachMemAsync {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipStreamAttachMemAsync[4] = {
-    {"stream", offsetof(struct cgl_fr_hipStreamAttachMemAsync, stream), sizeof(((struct cgl_fr_hipStreamAttachMemAsync *)0)->stream), 3, 0, 0, 0, NULL},
-    {"dev_ptr", offsetof(struct cgl_fr_hipStreamAttachMemAsync, dev_ptr), sizeof(((struct cgl_fr_hipStreamAttachMemAsync *)0)->dev_ptr), 3, 0, 0, 0, NULL},
-    {"length", offsetof(struct cgl_fr_hipStreamAttachMemAsync, length), sizeof(((struct cgl_fr_hipStreamAttachMemAsync *)0)->length), 2, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipStreamAttachMemAsync, flags), sizeof(((struct cgl_fr_hipStreamAttachMemAsync *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipStreamAttachMemAsync = {4, offsetof(struct cgl_fr_hipStreamAttachMemAsync, cgl_ret), sizeof(((struct cgl_fr_hipStreamAttachMemAsync *)0)->cgl_ret), 7, cgl_ta_hipStreamAttachMemAsync};
+static const cg_arg_name cgl_tn_hipStreamAttachMemAsync[4] = {{"stream", NULL}, {"dev_ptr", NULL}, {"length", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipStreamAttachMemAsync cgl_targs_hipStreamAttachMemAsync = {{4, offsetof(struct cgl_fr_hipStreamAttachMemAsync, cgl_ret), sizeof(((struct cgl_fr_hipStreamAttachMemAsync *)0)->cgl_ret), 7, cgl_targs_hipStreamAttachMemAsync.arg, cgl_tn_hipStreamAttachMemAsync}, {
+    {offsetof(struct cgl_fr_hipStreamAttachMemAsync, stream), sizeof(((struct cgl_fr_hipStreamAttachMemAsync *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamAttachMemAsync, dev_ptr), sizeof(((struct cgl_fr_hipStreamAttachMemAsync *)0)->dev_ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamAttachMemAsync, length), sizeof(((struct cgl_fr_hipStreamAttachMemAsync *)0)->length), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamAttachMemAsync, flags), sizeof(((struct cgl_fr_hipStreamAttachMemAsync *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipStreamAttachMemAsync, (cgl_f->stream, cgl_f->dev_ptr, cgl_f->length, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipStreamAttachMemAsync(hipStream_t stream, void *dev_ptr, size_t length, unsigned int flags)
 {
@@ -5423,12 +6573,12 @@ struct cgl_fr_hipMallocAsync {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMallocAsync[3] = {
-    {"dev_ptr", offsetof(struct cgl_fr_hipMallocAsync, dev_ptr), sizeof(((struct cgl_fr_hipMallocAsync *)0)->dev_ptr), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_hipMallocAsync, size), sizeof(((struct cgl_fr_hipMallocAsync *)0)->size), 2, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_hipMallocAsync, stream), sizeof(((struct cgl_fr_hipMallocAsync *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMallocAsync = {3, offsetof(struct cgl_fr_hipMallocAsync, cgl_ret), sizeof(((struct cgl_fr_hipMallocAsync *)0)->cgl_ret), 7, cgl_ta_hipMallocAsync};
+static const cg_arg_name cgl_tn_hipMallocAsync[3] = {{"dev_ptr", NULL}, {"size", NULL}, {"stream", NULL}};
+static const struct cgl_targs_hipMallocAsync cgl_targs_hipMallocAsync = {{3, offsetof(struct cgl_fr_hipMallocAsync, cgl_ret), sizeof(((struct cgl_fr_hipMallocAsync *)0)->cgl_ret), 7, cgl_targs_hipMallocAsync.arg, cgl_tn_hipMallocAsync}, {
+    {offsetof(struct cgl_fr_hipMallocAsync, dev_ptr), sizeof(((struct cgl_fr_hipMallocAsync *)0)->dev_ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMallocAsync, size), sizeof(((struct cgl_fr_hipMallocAsync *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMallocAsync, stream), sizeof(((struct cgl_fr_hipMallocAsync *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMallocAsync, (cgl_f->dev_ptr, cgl_f->size, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMallocAsync(void **dev_ptr, size_t size, hipStream_t stream)
 {
@@ -5454,11 +6604,11 @@ struct cgl_fr_hipFreeAsync {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipFreeAsync[2] = {
-    {"dev_ptr", offsetof(struct cgl_fr_hipFreeAsync, dev_ptr), sizeof(((struct cgl_fr_hipFreeAsync *)0)->dev_ptr), 3, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_hipFreeAsync, stream), sizeof(((struct cgl_fr_hipFreeAsync *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipFreeAsync = {2, offsetof(struct cgl_fr_hipFreeAsync, cgl_ret), sizeof(((struct cgl_fr_hipFreeAsync *)0)->cgl_ret), 7, cgl_ta_hipFreeAsync};
+static const cg_arg_name cgl_tn_hipFreeAsync[2] = {{"dev_ptr", NULL}, {"stream", NULL}};
+static const struct cgl_targs_hipFreeAsync cgl_targs_hipFreeAsync = {{2, offsetof(struct cgl_fr_hipFreeAsync, cgl_ret), sizeof(((struct cgl_fr_hipFreeAsync *)0)->cgl_ret), 7, cgl_targs_hipFreeAsync.arg, cgl_tn_hipFreeAsync}, {
+    {offsetof(struct cgl_fr_hipFreeAsync, dev_ptr), sizeof(((struct cgl_fr_hipFreeAsync *)0)->dev_ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipFreeAsync, stream), sizeof(((struct cgl_fr_hipFreeAsync *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipFreeAsync, (cgl_f->dev_ptr, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipFreeAsync(void *dev_ptr, hipStream_t stream)
 {
@@ -5484,11 +6634,11 @@ struct cgl_fr_hipMemPoolTrimTo {
     size_t min_bytes_to_hold;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemPoolTrimTo[2] = {
-    {"mem_pool", offsetof(struct cgl_fr_hipMemPoolTrimTo, mem_pool), sizeof(((struct cgl_fr_hipMemPoolTrimTo *)0)->mem_pool), 3, 0, 0, 0, NULL},
-    {"min_bytes_to_hold", offsetof(struct cgl_fr_hipMemPoolTrimTo, min_bytes_to_hold), sizeof(((struct cgl_fr_hipMemPoolTrimTo *)0)->min_bytes_to_hold), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemPoolTrimTo = {2, offsetof(struct cgl_fr_hipMemPoolTrimTo, cgl_ret), sizeof(((struct cgl_fr_hipMemPoolTrimTo *)0)->cgl_ret), 7, cgl_ta_hipMemPoolTrimTo};
+static const cg_arg_name cgl_tn_hipMemPoolTrimTo[2] = {{"mem_pool", NULL}, {"min_bytes_to_hold", NULL}};
+static const struct cgl_targs_hipMemPoolTrimTo cgl_targs_hipMemPoolTrimTo = {{2, offsetof(struct cgl_fr_hipMemPoolTrimTo, cgl_ret), sizeof(((struct cgl_fr_hipMemPoolTrimTo *)0)->cgl_ret), 7, cgl_targs_hipMemPoolTrimTo.arg, cgl_tn_hipMemPoolTrimTo}, {
+    {offsetof(struct cgl_fr_hipMemPoolTrimTo, mem_pool), sizeof(((struct cgl_fr_hipMemPoolTrimTo *)0)->mem_pool), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemPoolTrimTo, min_bytes_to_hold), sizeof(((struct cgl_fr_hipMemPoolTrimTo *)0)->min_bytes_to_hold), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMemPoolTrimTo, (cgl_f->mem_pool, cgl_f->min_bytes_to_hold), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolTrimTo(hipMemPool_t mem_pool, size_t min_bytes_to_hold)
 {
@@ -5515,12 +6665,12 @@ struct cgl_fr_hipMemPoolSetAttribute {
     void *value;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemPoolSetAttribute[3] = {
-    {"mem_pool", offsetof(struct cgl_fr_hipMemPoolSetAttribute, mem_pool), sizeof(((struct cgl_fr_hipMemPoolSetAttribute *)0)->mem_pool), 3, 0, 0, 0, NULL},
-    {"attr", offsetof(struct cgl_fr_hipMemPoolSetAttribute, attr), sizeof(((struct cgl_fr_hipMemPoolSetAttribute *)0)->attr), 4, 0, 0, sizeof cgl_en_17 / sizeof cgl_en_17[0], cgl_en_17},
-    {"value", offsetof(struct cgl_fr_hipMemPoolSetAttribute, value), sizeof(((struct cgl_fr_hipMemPoolSetAttribute *)0)->value), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemPoolSetAttribute = {3, offsetof(struct cgl_fr_hipMemPoolSetAttribute, cgl_ret), sizeof(((struct cgl_fr_hipMemPoolSetAttribute *)0)->cgl_ret), 7, cgl_ta_hipMemPoolSetAttribute};
+static const cg_arg_name cgl_tn_hipMemPoolSetAttribute[3] = {{"mem_pool", NULL}, {"attr", cgl_en_17}, {"value", NULL}};
+static const struct cgl_targs_hipMemPoolSetAttribute cgl_targs_hipMemPoolSetAttribute = {{3, offsetof(struct cgl_fr_hipMemPoolSetAttribute, cgl_ret), sizeof(((struct cgl_fr_hipMemPoolSetAttribute *)0)->cgl_ret), 7, cgl_targs_hipMemPoolSetAttribute.arg, cgl_tn_hipMemPoolSetAttribute}, {
+    {offsetof(struct cgl_fr_hipMemPoolSetAttribute, mem_pool), sizeof(((struct cgl_fr_hipMemPoolSetAttribute *)0)->mem_pool), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemPoolSetAttribute, attr), sizeof(((struct cgl_fr_hipMemPoolSetAttribute *)0)->attr), 4, 0, 0, sizeof cgl_en_17 / sizeof cgl_en_17[0]},
+    {offsetof(struct cgl_fr_hipMemPoolSetAttribute, value), sizeof(((struct cgl_fr_hipMemPoolSetAttribute *)0)->value), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemPoolSetAttribute, (cgl_f->mem_pool, cgl_f->attr, cgl_f->value), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolSetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)
 {
@@ -5547,12 +6697,12 @@ struct cgl_fr_hipMemPoolGetAttribute {
     void *value;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemPoolGetAttribute[3] = {
-    {"mem_pool", offsetof(struct cgl_fr_hipMemPoolGetAttribute, mem_pool), sizeof(((struct cgl_fr_hipMemPoolGetAttribute *)0)->mem_pool), 3, 0, 0, 0, NULL},
-    {"attr", offsetof(struct cgl_fr_hipMemPoolGetAttribute, attr), sizeof(((struct cgl_fr_hipMemPoolGetAttribute *)0)->attr), 4, 0, 0, sizeof cgl_en_17 / sizeof cgl_en_17[0], cgl_en_17},
-    {"value", offsetof(struct cgl_fr_hipMemPoolGetAttribute, value), sizeof(((struct cgl_fr_hipMemPoolGetAttribute *)0)->value), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemPoolGetAttribute = {3, offsetof(struct cgl_fr_hipMemPoolGetAttribute, cgl_ret), sizeof(((struct cgl_fr_hipMemPoolGetAttribute *)0)->cgl_ret), 7, cgl_ta_hipMemPoolGetAttribute};
+static const cg_arg_name cgl_tn_hipMemPoolGetAttribute[3] = {{"mem_pool", NULL}, {"attr", cgl_en_17}, {"value", NULL}};
+static const struct cgl_targs_hipMemPoolGetAttribute cgl_targs_hipMemPoolGetAttribute = {{3, offsetof(struct cgl_fr_hipMemPoolGetAttribute, cgl_ret), sizeof(((struct cgl_fr_hipMemPoolGetAttribute *)0)->cgl_ret), 7, cgl_targs_hipMemPoolGetAttribute.arg, cgl_tn_hipMemPoolGetAttribute}, {
+    {offsetof(struct cgl_fr_hipMemPoolGetAttribute, mem_pool), sizeof(((struct cgl_fr_hipMemPoolGetAttribute *)0)->mem_pool), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemPoolGetAttribute, attr), sizeof(((struct cgl_fr_hipMemPoolGetAttribute *)0)->attr), 4, 0, 0, sizeof cgl_en_17 / sizeof cgl_en_17[0]},
+    {offsetof(struct cgl_fr_hipMemPoolGetAttribute, value), sizeof(((struct cgl_fr_hipMemPoolGetAttribute *)0)->value), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemPoolGetAttribute, (cgl_f->mem_pool, cgl_f->attr, cgl_f->value), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolGetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)
 {
@@ -5579,12 +6729,12 @@ struct cgl_fr_hipMemPoolSetAccess {
     size_t count;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemPoolSetAccess[3] = {
-    {"mem_pool", offsetof(struct cgl_fr_hipMemPoolSetAccess, mem_pool), sizeof(((struct cgl_fr_hipMemPoolSetAccess *)0)->mem_pool), 3, 0, 0, 0, NULL},
-    {"desc_list", offsetof(struct cgl_fr_hipMemPoolSetAccess, desc_list), sizeof(((struct cgl_fr_hipMemPoolSetAccess *)0)->desc_list), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_hipMemPoolSetAccess, count), sizeof(((struct cgl_fr_hipMemPoolSetAccess *)0)->count), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemPoolSetAccess = {3, offsetof(struct cgl_fr_hipMemPoolSetAccess, cgl_ret), sizeof(((struct cgl_fr_hipMemPoolSetAccess *)0)->cgl_ret), 7, cgl_ta_hipMemPoolSetAccess};
+static const cg_arg_name cgl_tn_hipMemPoolSetAccess[3] = {{"mem_pool", NULL}, {"desc_list", NULL}, {"count", NULL}};
+static const struct cgl_targs_hipMemPoolSetAccess cgl_targs_hipMemPoolSetAccess = {{3, offsetof(struct cgl_fr_hipMemPoolSetAccess, cgl_ret), sizeof(((struct cgl_fr_hipMemPoolSetAccess *)0)->cgl_ret), 7, cgl_targs_hipMemPoolSetAccess.arg, cgl_tn_hipMemPoolSetAccess}, {
+    {offsetof(struct cgl_fr_hipMemPoolSetAccess, mem_pool), sizeof(((struct cgl_fr_hipMemPoolSetAccess *)0)->mem_pool), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemPoolSetAccess, desc_list), sizeof(((struct cgl_fr_hipMemPoolSetAccess *)0)->desc_list), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemPoolSetAccess, count), sizeof(((struct cgl_fr_hipMemPoolSetAccess *)0)->count), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMemPoolSetAccess, (cgl_f->mem_pool, cgl_f->desc_list, cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolSetAccess(hipMemPool_t mem_pool, const hipMemAccessDesc *desc_list, size_t count)
 {
@@ -5611,12 +6761,12 @@ struct cgl_fr_hipMemPoolGetAccess {
     hipMemLocation *location;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemPoolGetAccess[3] = {
-    {"flags", offsetof(struct cgl_fr_hipMemPoolGetAccess, flags), sizeof(((struct cgl_fr_hipMemPoolGetAccess *)0)->flags), 3, 0, 0, 0, NULL},
-    {"mem_pool", offsetof(struct cgl_fr_hipMemPoolGetAccess, mem_pool), sizeof(((struct cgl_fr_hipMemPoolGetAccess *)0)->mem_pool), 3, 0, 0, 0, NULL},
-    {"location", offsetof(struct cgl_fr_hipMemPoolGetAccess, location), sizeof(((struct cgl_fr_hipMemPoolGetAccess *)0)->location), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemPoolGetAccess = {3, offsetof(struct cgl_fr_hipMemPoolGetAccess, cgl_ret), sizeof(((struct cgl_fr_hipMemPoolGetAccess *)0)->cgl_ret), 7, cgl_ta_hipMemPoolGetAccess};
+static const cg_arg_name cgl_tn_hipMemPoolGetAccess[3] = {{"flags", NULL}, {"mem_pool", NULL}, {"location", NULL}};
+static const struct cgl_targs_hipMemPoolGetAccess cgl_targs_hipMemPoolGetAccess = {{3, offsetof(struct cgl_fr_hipMemPoolGetAccess, cgl_ret), sizeof(((struct cgl_fr_hipMemPoolGetAccess *)0)->cgl_ret), 7, cgl_targs_hipMemPoolGetAccess.arg, cgl_tn_hipMemPoolGetAccess}, {
+    {offsetof(struct cgl_fr_hipMemPoolGetAccess, flags), sizeof(((struct cgl_fr_hipMemPoolGetAccess *)0)->flags), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemPoolGetAccess, mem_pool), sizeof(((struct cgl_fr_hipMemPoolGetAccess *)0)->mem_pool), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemPoolGetAccess, location), sizeof(((struct cgl_fr_hipMemPoolGetAccess *)0)->location), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemPoolGetAccess, (cgl_f->flags, cgl_f->mem_pool, cgl_f->location), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolGetAccess(hipMemAccessFlags *flags, hipMemPool_t mem_pool, hipMemLocation *location)
 {
@@ -5642,11 +6792,11 @@ struct cgl_fr_hipMemPoolCreate {
     const hipMemPoolProps *pool_props;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemPoolCreate[2] = {
-    {"mem_pool", offsetof(struct cgl_fr_hipMemPoolCreate, mem_pool), sizeof(((struct cgl_fr_hipMemPoolCreate *)0)->mem_pool), 3, 0, 0, 0, NULL},
-    {"pool_props", offsetof(struct cgl_fr_hipMemPoolCreate, pool_props), sizeof(((struct cgl_fr_hipMemPoolCreate *)0)->pool_props), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemPoolCreate = {2, offsetof(struct cgl_fr_hipMemPoolCreate, cgl_ret), sizeof(((struct cgl_fr_hipMemPoolCreate *)0)->cgl_ret), 7, cgl_ta_hipMemPoolCreate};
+static const cg_arg_name cgl_tn_hipMemPoolCreate[2] = {{"mem_pool", NULL}, {"pool_props", NULL}};
+static const struct cgl_targs_hipMemPoolCreate cgl_targs_hipMemPoolCreate = {{2, offsetof(struct cgl_fr_hipMemPoolCreate, cgl_ret), sizeof(((struct cgl_fr_hipMemPoolCreate *)0)->cgl_ret), 7, cgl_targs_hipMemPoolCreate.arg, cgl_tn_hipMemPoolCreate}, {
+    {offsetof(struct cgl_fr_hipMemPoolCreate, mem_pool), sizeof(((struct cgl_fr_hipMemPoolCreate *)0)->mem_pool), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemPoolCreate, pool_props), sizeof(((struct cgl_fr_hipMemPoolCreate *)0)->pool_props), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemPoolCreate, (cgl_f->mem_pool, cgl_f->pool_props), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolCreate(hipMemPool_t *mem_pool, const hipMemPoolProps *pool_props)
 {
@@ -5671,10 +6821,10 @@ struct cgl_fr_hipMemPoolDestroy {
     hipMemPool_t mem_pool;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemPoolDestroy[1] = {
-    {"mem_pool", offsetof(struct cgl_fr_hipMemPoolDestroy, mem_pool), sizeof(((struct cgl_fr_hipMemPoolDestroy *)0)->mem_pool), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemPoolDestroy = {1, offsetof(struct cgl_fr_hipMemPoolDestroy, cgl_ret), sizeof(((struct cgl_fr_hipMemPoolDestroy *)0)->cgl_ret), 7, cgl_ta_hipMemPoolDestroy};
+static const cg_arg_name cgl_tn_hipMemPoolDestroy[1] = {{"mem_pool", NULL}};
+static const struct cgl_targs_hipMemPoolDestroy cgl_targs_hipMemPoolDestroy = {{1, offsetof(struct cgl_fr_hipMemPoolDestroy, cgl_ret), sizeof(((struct cgl_fr_hipMemPoolDestroy *)0)->cgl_ret), 7, cgl_targs_hipMemPoolDestroy.arg, cgl_tn_hipMemPoolDestroy}, {
+    {offsetof(struct cgl_fr_hipMemPoolDestroy, mem_pool), sizeof(((struct cgl_fr_hipMemPoolDestroy *)0)->mem_pool), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemPoolDestroy, (cgl_f->mem_pool), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolDestroy(hipMemPool_t mem_pool)
 {
@@ -5702,13 +6852,13 @@ struct cgl_fr_hipMallocFromPoolAsync {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMallocFromPoolAsync[4] = {
-    {"dev_ptr", offsetof(struct cgl_fr_hipMallocFromPoolAsync, dev_ptr), sizeof(((struct cgl_fr_hipMallocFromPoolAsync *)0)->dev_ptr), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_hipMallocFromPoolAsync, size), sizeof(((struct cgl_fr_hipMallocFromPoolAsync *)0)->size), 2, 0, 0, 0, NULL},
-    {"mem_pool", offsetof(struct cgl_fr_hipMallocFromPoolAsync, mem_pool), sizeof(((struct cgl_fr_hipMallocFromPoolAsync *)0)->mem_pool), 3, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_hipMallocFromPoolAsync, stream), sizeof(((struct cgl_fr_hipMallocFromPoolAsync *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMallocFromPoolAsync = {4, offsetof(struct cgl_fr_hipMallocFromPoolAsync, cgl_ret), sizeof(((struct cgl_fr_hipMallocFromPoolAsync *)0)->cgl_ret), 7, cgl_ta_hipMallocFromPoolAsync};
+static const cg_arg_name cgl_tn_hipMallocFromPoolAsync[4] = {{"dev_ptr", NULL}, {"size", NULL}, {"mem_pool", NULL}, {"stream", NULL}};
+static const struct cgl_targs_hipMallocFromPoolAsync cgl_targs_hipMallocFromPoolAsync = {{4, offsetof(struct cgl_fr_hipMallocFromPoolAsync, cgl_ret), sizeof(((struct cgl_fr_hipMallocFromPoolAsync *)0)->cgl_ret), 7, cgl_targs_hipMallocFromPoolAsync.arg, cgl_tn_hipMallocFromPoolAsync}, {
+    {offsetof(struct cgl_fr_hipMallocFromPoolAsync, dev_ptr), sizeof(((struct cgl_fr_hipMallocFromPoolAsync *)0)->dev_ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMallocFromPoolAsync, size), sizeof(((struct cgl_fr_hipMallocFromPoolAsync *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMallocFromPoolAsync, mem_pool), sizeof(((struct cgl_fr_hipMallocFromPoolAsync *)0)->mem_pool), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMallocFromPoolAsync, stream), sizeof(((struct cgl_fr_hipMallocFromPoolAsync *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMallocFromPoolAsync, (cgl_f->dev_ptr, cgl_f->size, cgl_f->mem_pool, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMallocFromPoolAsync(void **dev_ptr, size_t size, hipMemPool_t mem_pool, hipStream_t stream)
 {
@@ -5736,13 +6886,13 @@ struct cgl_fr_hipMemPoolExportToShareableHandle {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemPoolExportToShareableHandle[4] = {
-    {"shared_handle", offsetof(struct cgl_fr_hipMemPoolExportToShareableHandle, shared_handle), sizeof(((struct cgl_fr_hipMemPoolExportToShareableHandle *)0)->shared_handle), 3, 0, 0, 0, NULL},
-    {"mem_pool", offsetof(struct cgl_fr_hipMemPoolExportToShareableHandle, mem_pool), sizeof(((struct cgl_fr_hipMemPoolExportToShareableHandle *)0)->mem_pool), 3, 0, 0, 0, NULL},
-    {"handle_type", offsetof(struct cgl_fr_hipMemPoolExportToShareableHandle, handle_type), sizeof(((struct cgl_fr_hipMemPoolExportToShareableHandle *)0)->handle_type), 4, 0, 0, sizeof cgl_en_18 / sizeof cgl_en_18[0], cgl_en_18},
-    {"flags", offsetof(struct cgl_fr_hipMemPoolExportToShareableHandle, flags), sizeof(((struct cgl_fr_hipMemPoolExportToShareableHandle *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemPoolExportToShareableHandle = {4, offsetof(struct cgl_fr_hipMemPoolExportToShareableHandle, cgl_ret), sizeof(((struct cgl_fr_hipMemPoolExportToShareableHandle *)0)->cgl_ret), 7, cgl_ta_hipMemPoolExportToShareableHandle};
+static const cg_arg_name cgl_tn_hipMemPoolExportToShareableHandle[4] = {{"shared_handle", NULL}, {"mem_pool", NULL}, {"handle_type", cgl_en_18}, {"flags", NULL}};
+static const struct cgl_targs_hipMemPoolExportToShareableHandle cgl_targs_hipMemPoolExportToShareableHandle = {{4, offsetof(struct cgl_fr_hipMemPoolExportToShareableHandle, cgl_ret), sizeof(((struct cgl_fr_hipMemPoolExportToShareableHandle *)0)->cgl_ret), 7, cgl_targs_hipMemPoolExportToShareableHandle.arg, cgl_tn_hipMemPoolExportToShareableHandle}, {
+    {offsetof(struct cgl_fr_hipMemPoolExportToShareableHandle, shared_handle), sizeof(((struct cgl_fr_hipMemPoolExportToShareableHandle *)0)->shared_handle), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemPoolExportToShareableHandle, mem_pool), sizeof(((struct cgl_fr_hipMemPoolExportToShareableHandle *)0)->mem_pool), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemPoolExportToShareableHandle, handle_type), sizeof(((struct cgl_fr_hipMemPoolExportToShareableHandle *)0)->handle_type), 4, 0, 0, sizeof cgl_en_18 / sizeof cgl_en_18[0]},
+    {offsetof(struct cgl_fr_hipMemPoolExportToShareableHandle, flags), sizeof(((struct cgl_fr_hipMemPoolExportToShareableHandle *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMemPoolExportToShareableHandle, (cgl_f->shared_handle, cgl_f->mem_pool, cgl_f->handle_type, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolExportToShareableHandle(void *shared_handle, hipMemPool_t mem_pool, hipMemAllocationHandleType handle_type, unsigned int flags)
 {
@@ -5770,13 +6920,13 @@ struct cgl_fr_hipMemPoolImportFromShareableHandle {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemPoolImportFromShareableHandle[4] = {
-    {"mem_pool", offsetof(struct cgl_fr_hipMemPoolImportFromShareableHandle, mem_pool), sizeof(((struct cgl_fr_hipMemPoolImportFromShareableHandle *)0)->mem_pool), 3, 0, 0, 0, NULL},
-    {"shared_handle", offsetof(struct cgl_fr_hipMemPoolImportFromShareableHandle, shared_handle), sizeof(((struct cgl_fr_hipMemPoolImportFromShareableHandle *)0)->shared_handle), 3, 0, 0, 0, NULL},
-    {"handle_type", offsetof(struct cgl_fr_hipMemPoolImportFromShareableHandle, handle_type), sizeof(((struct cgl_fr_hipMemPoolImportFromShareableHandle *)0)->handle_type), 4, 0, 0, sizeof cgl_en_18 / sizeof cgl_en_18[0], cgl_en_18},
-    {"flags", offsetof(struct cgl_fr_hipMemPoolImportFromShareableHandle, flags), sizeof(((struct cgl_fr_hipMemPoolImportFromShareableHandle *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemPoolImportFromShareableHandle = {4, offsetof(struct cgl_fr_hipMemPoolImportFromShareableHandle, cgl_ret), sizeof(((struct cgl_fr_hipMemPoolImportFromShareableHandle *)0)->cgl_ret), 7, cgl_ta_hipMemPoolImportFromShareableHandle};
+static const cg_arg_name cgl_tn_hipMemPoolImportFromShareableHandle[4] = {{"mem_pool", NULL}, {"shared_handle", NULL}, {"handle_type", cgl_en_18}, {"flags", NULL}};
+static const struct cgl_targs_hipMemPoolImportFromShareableHandle cgl_targs_hipMemPoolImportFromShareableHandle = {{4, offsetof(struct cgl_fr_hipMemPoolImportFromShareableHandle, cgl_ret), sizeof(((struct cgl_fr_hipMemPoolImportFromShareableHandle *)0)->cgl_ret), 7, cgl_targs_hipMemPoolImportFromShareableHandle.arg, cgl_tn_hipMemPoolImportFromShareableHandle}, {
+    {offsetof(struct cgl_fr_hipMemPoolImportFromShareableHandle, mem_pool), sizeof(((struct cgl_fr_hipMemPoolImportFromShareableHandle *)0)->mem_pool), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemPoolImportFromShareableHandle, shared_handle), sizeof(((struct cgl_fr_hipMemPoolImportFromShareableHandle *)0)->shared_handle), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemPoolImportFromShareableHandle, handle_type), sizeof(((struct cgl_fr_hipMemPoolImportFromShareableHandle *)0)->handle_type), 4, 0, 0, sizeof cgl_en_18 / sizeof cgl_en_18[0]},
+    {offsetof(struct cgl_fr_hipMemPoolImportFromShareableHandle, flags), sizeof(((struct cgl_fr_hipMemPoolImportFromShareableHandle *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMemPoolImportFromShareableHandle, (cgl_f->mem_pool, cgl_f->shared_handle, cgl_f->handle_type, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolImportFromShareableHandle(hipMemPool_t *mem_pool, void *shared_handle, hipMemAllocationHandleType handle_type, unsigned int flags)
 {
@@ -5802,11 +6952,11 @@ struct cgl_fr_hipMemPoolExportPointer {
     void *dev_ptr;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemPoolExportPointer[2] = {
-    {"export_data", offsetof(struct cgl_fr_hipMemPoolExportPointer, export_data), sizeof(((struct cgl_fr_hipMemPoolExportPointer *)0)->export_data), 3, 0, 0, 0, NULL},
-    {"dev_ptr", offsetof(struct cgl_fr_hipMemPoolExportPointer, dev_ptr), sizeof(((struct cgl_fr_hipMemPoolExportPointer *)0)->dev_ptr), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemPoolExportPointer = {2, offsetof(struct cgl_fr_hipMemPoolExportPointer, cgl_ret), sizeof(((struct cgl_fr_hipMemPoolExportPointer *)0)->cgl_ret), 7, cgl_ta_hipMemPoolExportPointer};
+static const cg_arg_name cgl_tn_hipMemPoolExportPointer[2] = {{"export_data", NULL}, {"dev_ptr", NULL}};
+static const struct cgl_targs_hipMemPoolExportPointer cgl_targs_hipMemPoolExportPointer = {{2, offsetof(struct cgl_fr_hipMemPoolExportPointer, cgl_ret), sizeof(((struct cgl_fr_hipMemPoolExportPointer *)0)->cgl_ret), 7, cgl_targs_hipMemPoolExportPointer.arg, cgl_tn_hipMemPoolExportPointer}, {
+    {offsetof(struct cgl_fr_hipMemPoolExportPointer, export_data), sizeof(((struct cgl_fr_hipMemPoolExportPointer *)0)->export_data), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemPoolExportPointer, dev_ptr), sizeof(((struct cgl_fr_hipMemPoolExportPointer *)0)->dev_ptr), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemPoolExportPointer, (cgl_f->export_data, cgl_f->dev_ptr), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolExportPointer(hipMemPoolPtrExportData *export_data, void *dev_ptr)
 {
@@ -5833,12 +6983,12 @@ struct cgl_fr_hipMemPoolImportPointer {
     hipMemPoolPtrExportData *export_data;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemPoolImportPointer[3] = {
-    {"dev_ptr", offsetof(struct cgl_fr_hipMemPoolImportPointer, dev_ptr), sizeof(((struct cgl_fr_hipMemPoolImportPointer *)0)->dev_ptr), 3, 0, 0, 0, NULL},
-    {"mem_pool", offsetof(struct cgl_fr_hipMemPoolImportPointer, mem_pool), sizeof(((struct cgl_fr_hipMemPoolImportPointer *)0)->mem_pool), 3, 0, 0, 0, NULL},
-    {"export_data", offsetof(struct cgl_fr_hipMemPoolImportPointer, export_data), sizeof(((struct cgl_fr_hipMemPoolImportPointer *)0)->export_data), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemPoolImportPointer = {3, offsetof(struct cgl_fr_hipMemPoolImportPointer, cgl_ret), sizeof(((struct cgl_fr_hipMemPoolImportPointer *)0)->cgl_ret), 7, cgl_ta_hipMemPoolImportPointer};
+static const cg_arg_name cgl_tn_hipMemPoolImportPointer[3] = {{"dev_ptr", NULL}, {"mem_pool", NULL}, {"export_data", NULL}};
+static const struct cgl_targs_hipMemPoolImportPointer cgl_targs_hipMemPoolImportPointer = {{3, offsetof(struct cgl_fr_hipMemPoolImportPointer, cgl_ret), sizeof(((struct cgl_fr_hipMemPoolImportPointer *)0)->cgl_ret), 7, cgl_targs_hipMemPoolImportPointer.arg, cgl_tn_hipMemPoolImportPointer}, {
+    {offsetof(struct cgl_fr_hipMemPoolImportPointer, dev_ptr), sizeof(((struct cgl_fr_hipMemPoolImportPointer *)0)->dev_ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemPoolImportPointer, mem_pool), sizeof(((struct cgl_fr_hipMemPoolImportPointer *)0)->mem_pool), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemPoolImportPointer, export_data), sizeof(((struct cgl_fr_hipMemPoolImportPointer *)0)->export_data), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemPoolImportPointer, (cgl_f->dev_ptr, cgl_f->mem_pool, cgl_f->export_data), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolImportPointer(void **dev_ptr, hipMemPool_t mem_pool, hipMemPoolPtrExportData *export_data)
 {
@@ -5865,12 +7015,12 @@ struct cgl_fr_hipHostAlloc {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipHostAlloc[3] = {
-    {"ptr", offsetof(struct cgl_fr_hipHostAlloc, ptr), sizeof(((struct cgl_fr_hipHostAlloc *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_hipHostAlloc, size), sizeof(((struct cgl_fr_hipHostAlloc *)0)->size), 2, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipHostAlloc, flags), sizeof(((struct cgl_fr_hipHostAlloc *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipHostAlloc = {3, offsetof(struct cgl_fr_hipHostAlloc, cgl_ret), sizeof(((struct cgl_fr_hipHostAlloc *)0)->cgl_ret), 7, cgl_ta_hipHostAlloc};
+static const cg_arg_name cgl_tn_hipHostAlloc[3] = {{"ptr", NULL}, {"size", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipHostAlloc cgl_targs_hipHostAlloc = {{3, offsetof(struct cgl_fr_hipHostAlloc, cgl_ret), sizeof(((struct cgl_fr_hipHostAlloc *)0)->cgl_ret), 7, cgl_targs_hipHostAlloc.arg, cgl_tn_hipHostAlloc}, {
+    {offsetof(struct cgl_fr_hipHostAlloc, ptr), sizeof(((struct cgl_fr_hipHostAlloc *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipHostAlloc, size), sizeof(((struct cgl_fr_hipHostAlloc *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipHostAlloc, flags), sizeof(((struct cgl_fr_hipHostAlloc *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipHostAlloc, (cgl_f->ptr, cgl_f->size, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipHostAlloc(void **ptr, size_t size, unsigned int flags)
 {
@@ -5897,12 +7047,12 @@ struct cgl_fr_hipHostGetDevicePointer {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipHostGetDevicePointer[3] = {
-    {"devPtr", offsetof(struct cgl_fr_hipHostGetDevicePointer, devPtr), sizeof(((struct cgl_fr_hipHostGetDevicePointer *)0)->devPtr), 3, 0, 0, 0, NULL},
-    {"hstPtr", offsetof(struct cgl_fr_hipHostGetDevicePointer, hstPtr), sizeof(((struct cgl_fr_hipHostGetDevicePointer *)0)->hstPtr), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipHostGetDevicePointer, flags), sizeof(((struct cgl_fr_hipHostGetDevicePointer *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipHostGetDevicePointer = {3, offsetof(struct cgl_fr_hipHostGetDevicePointer, cgl_ret), sizeof(((struct cgl_fr_hipHostGetDevicePointer *)0)->cgl_ret), 7, cgl_ta_hipHostGetDevicePointer};
+static const cg_arg_name cgl_tn_hipHostGetDevicePointer[3] = {{"devPtr", NULL}, {"hstPtr", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipHostGetDevicePointer cgl_targs_hipHostGetDevicePointer = {{3, offsetof(struct cgl_fr_hipHostGetDevicePointer, cgl_ret), sizeof(((struct cgl_fr_hipHostGetDevicePointer *)0)->cgl_ret), 7, cgl_targs_hipHostGetDevicePointer.arg, cgl_tn_hipHostGetDevicePointer}, {
+    {offsetof(struct cgl_fr_hipHostGetDevicePointer, devPtr), sizeof(((struct cgl_fr_hipHostGetDevicePointer *)0)->devPtr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipHostGetDevicePointer, hstPtr), sizeof(((struct cgl_fr_hipHostGetDevicePointer *)0)->hstPtr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipHostGetDevicePointer, flags), sizeof(((struct cgl_fr_hipHostGetDevicePointer *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipHostGetDevicePointer, (cgl_f->devPtr, cgl_f->hstPtr, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipHostGetDevicePointer(void **devPtr, void *hstPtr, unsigned int flags)
 {
@@ -5928,11 +7078,11 @@ struct cgl_fr_hipHostGetFlags {
     void *hostPtr;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipHostGetFlags[2] = {
-    {"flagsPtr", offsetof(struct cgl_fr_hipHostGetFlags, flagsPtr), sizeof(((struct cgl_fr_hipHostGetFlags *)0)->flagsPtr), 3, 0, 0, 0, NULL},
-    {"hostPtr", offsetof(struct cgl_fr_hipHostGetFlags, hostPtr), sizeof(((struct cgl_fr_hipHostGetFlags *)0)->hostPtr), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipHostGetFlags = {2, offsetof(struct cgl_fr_hipHostGetFlags, cgl_ret), sizeof(((struct cgl_fr_hipHostGetFlags *)0)->cgl_ret), 7, cgl_ta_hipHostGetFlags};
+static const cg_arg_name cgl_tn_hipHostGetFlags[2] = {{"flagsPtr", NULL}, {"hostPtr", NULL}};
+static const struct cgl_targs_hipHostGetFlags cgl_targs_hipHostGetFlags = {{2, offsetof(struct cgl_fr_hipHostGetFlags, cgl_ret), sizeof(((struct cgl_fr_hipHostGetFlags *)0)->cgl_ret), 7, cgl_targs_hipHostGetFlags.arg, cgl_tn_hipHostGetFlags}, {
+    {offsetof(struct cgl_fr_hipHostGetFlags, flagsPtr), sizeof(((struct cgl_fr_hipHostGetFlags *)0)->flagsPtr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipHostGetFlags, hostPtr), sizeof(((struct cgl_fr_hipHostGetFlags *)0)->hostPtr), 3, 0, 0, 0},
+}};
 CG_THUNK(hipHostGetFlags, (cgl_f->flagsPtr, cgl_f->hostPtr), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipHostGetFlags(unsigned int *flagsPtr, void *hostPtr)
 {
@@ -5959,12 +7109,12 @@ struct cgl_fr_hipHostRegister {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipHostRegister[3] = {
-    {"hostPtr", offsetof(struct cgl_fr_hipHostRegister, hostPtr), sizeof(((struct cgl_fr_hipHostRegister *)0)->hostPtr), 3, 0, 0, 0, NULL},
-    {"sizeBytes", offsetof(struct cgl_fr_hipHostRegister, sizeBytes), sizeof(((struct cgl_fr_hipHostRegister *)0)->sizeBytes), 2, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipHostRegister, flags), sizeof(((struct cgl_fr_hipHostRegister *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipHostRegister = {3, offsetof(struct cgl_fr_hipHostRegister, cgl_ret), sizeof(((struct cgl_fr_hipHostRegister *)0)->cgl_ret), 7, cgl_ta_hipHostRegister};
+static const cg_arg_name cgl_tn_hipHostRegister[3] = {{"hostPtr", NULL}, {"sizeBytes", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipHostRegister cgl_targs_hipHostRegister = {{3, offsetof(struct cgl_fr_hipHostRegister, cgl_ret), sizeof(((struct cgl_fr_hipHostRegister *)0)->cgl_ret), 7, cgl_targs_hipHostRegister.arg, cgl_tn_hipHostRegister}, {
+    {offsetof(struct cgl_fr_hipHostRegister, hostPtr), sizeof(((struct cgl_fr_hipHostRegister *)0)->hostPtr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipHostRegister, sizeBytes), sizeof(((struct cgl_fr_hipHostRegister *)0)->sizeBytes), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipHostRegister, flags), sizeof(((struct cgl_fr_hipHostRegister *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipHostRegister, (cgl_f->hostPtr, cgl_f->sizeBytes, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipHostRegister(void *hostPtr, size_t sizeBytes, unsigned int flags)
 {
@@ -5990,10 +7140,10 @@ struct cgl_fr_hipHostUnregister {
     void *hostPtr;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipHostUnregister[1] = {
-    {"hostPtr", offsetof(struct cgl_fr_hipHostUnregister, hostPtr), sizeof(((struct cgl_fr_hipHostUnregister *)0)->hostPtr), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipHostUnregister = {1, offsetof(struct cgl_fr_hipHostUnregister, cgl_ret), sizeof(((struct cgl_fr_hipHostUnregister *)0)->cgl_ret), 7, cgl_ta_hipHostUnregister};
+static const cg_arg_name cgl_tn_hipHostUnregister[1] = {{"hostPtr", NULL}};
+static const struct cgl_targs_hipHostUnregister cgl_targs_hipHostUnregister = {{1, offsetof(struct cgl_fr_hipHostUnregister, cgl_ret), sizeof(((struct cgl_fr_hipHostUnregister *)0)->cgl_ret), 7, cgl_targs_hipHostUnregister.arg, cgl_tn_hipHostUnregister}, {
+    {offsetof(struct cgl_fr_hipHostUnregister, hostPtr), sizeof(((struct cgl_fr_hipHostUnregister *)0)->hostPtr), 3, 0, 0, 0},
+}};
 CG_THUNK(hipHostUnregister, (cgl_f->hostPtr), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipHostUnregister(void *hostPtr)
 {
@@ -6022,13 +7172,13 @@ struct cgl_fr_hipMallocPitch {
     size_t height;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMallocPitch[4] = {
-    {"ptr", offsetof(struct cgl_fr_hipMallocPitch, ptr), sizeof(((struct cgl_fr_hipMallocPitch *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"pitch", offsetof(struct cgl_fr_hipMallocPitch, pitch), sizeof(((struct cgl_fr_hipMallocPitch *)0)->pitch), 3, 0, 0, 0, NULL},
-    {"width", offsetof(struct cgl_fr_hipMallocPitch, width), sizeof(((struct cgl_fr_hipMallocPitch *)0)->width), 2, 0, 0, 0, NULL},
-    {"height", offsetof(struct cgl_fr_hipMallocPitch, height), sizeof(((struct cgl_fr_hipMallocPitch *)0)->height), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMallocPitch = {4, offsetof(struct cgl_fr_hipMallocPitch, cgl_ret), sizeof(((struct cgl_fr_hipMallocPitch *)0)->cgl_ret), 7, cgl_ta_hipMallocPitch};
+static const cg_arg_name cgl_tn_hipMallocPitch[4] = {{"ptr", NULL}, {"pitch", NULL}, {"width", NULL}, {"height", NULL}};
+static const struct cgl_targs_hipMallocPitch cgl_targs_hipMallocPitch = {{4, offsetof(struct cgl_fr_hipMallocPitch, cgl_ret), sizeof(((struct cgl_fr_hipMallocPitch *)0)->cgl_ret), 7, cgl_targs_hipMallocPitch.arg, cgl_tn_hipMallocPitch}, {
+    {offsetof(struct cgl_fr_hipMallocPitch, ptr), sizeof(((struct cgl_fr_hipMallocPitch *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMallocPitch, pitch), sizeof(((struct cgl_fr_hipMallocPitch *)0)->pitch), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMallocPitch, width), sizeof(((struct cgl_fr_hipMallocPitch *)0)->width), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMallocPitch, height), sizeof(((struct cgl_fr_hipMallocPitch *)0)->height), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMallocPitch, (cgl_f->ptr, cgl_f->pitch, cgl_f->width, cgl_f->height), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height)
 {
@@ -6057,14 +7207,14 @@ struct cgl_fr_hipMemAllocPitch {
     unsigned int elementSizeBytes;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemAllocPitch[5] = {
-    {"dptr", offsetof(struct cgl_fr_hipMemAllocPitch, dptr), sizeof(((struct cgl_fr_hipMemAllocPitch *)0)->dptr), 3, 0, 0, 0, NULL},
-    {"pitch", offsetof(struct cgl_fr_hipMemAllocPitch, pitch), sizeof(((struct cgl_fr_hipMemAllocPitch *)0)->pitch), 3, 0, 0, 0, NULL},
-    {"widthInBytes", offsetof(struct cgl_fr_hipMemAllocPitch, widthInBytes), sizeof(((struct cgl_fr_hipMemAllocPitch *)0)->widthInBytes), 2, 0, 0, 0, NULL},
-    {"height", offsetof(struct cgl_fr_hipMemAllocPitch, height), sizeof(((struct cgl_fr_hipMemAllocPitch *)0)->height), 2, 0, 0, 0, NULL},
-    {"elementSizeBytes", offsetof(struct cgl_fr_hipMemAllocPitch, elementSizeBytes), sizeof(((struct cgl_fr_hipMemAllocPitch *)0)->elementSizeBytes), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemAllocPitch = {5, offsetof(struct cgl_fr_hipMemAllocPitch, cgl_ret), sizeof(((struct cgl_fr_hipMemAllocPitch *)0)->cgl_ret), 7, cgl_ta_hipMemAllocPitch};
+static const cg_arg_name cgl_tn_hipMemAllocPitch[5] = {{"dptr", NULL}, {"pitch", NULL}, {"widthInBytes", NULL}, {"height", NULL}, {"elementSizeBytes", NULL}};
+static const struct cgl_targs_hipMemAllocPitch cgl_targs_hipMemAllocPitch = {{5, offsetof(struct cgl_fr_hipMemAllocPitch, cgl_ret), sizeof(((struct cgl_fr_hipMemAllocPitch *)0)->cgl_ret), 7, cgl_targs_hipMemAllocPitch.arg, cgl_tn_hipMemAllocPitch}, {
+    {offsetof(struct cgl_fr_hipMemAllocPitch, dptr), sizeof(((struct cgl_fr_hipMemAllocPitch *)0)->dptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemAllocPitch, pitch), sizeof(((struct cgl_fr_hipMemAllocPitch *)0)->pitch), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemAllocPitch, widthInBytes), sizeof(((struct cgl_fr_hipMemAllocPitch *)0)->widthInBytes), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemAllocPitch, height), sizeof(((struct cgl_fr_hipMemAllocPitch *)0)->height), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemAllocPitch, elementSizeBytes), sizeof(((struct cgl_fr_hipMemAllocPitch *)0)->elementSizeBytes), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMemAllocPitch, (cgl_f->dptr, cgl_f->pitch, cgl_f->widthInBytes, cgl_f->height, cgl_f->elementSizeBytes), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemAllocPitch(hipDeviceptr_t *dptr, size_t *pitch, size_t widthInBytes, size_t height, unsigned int elementSizeBytes)
 {
@@ -6089,10 +7239,10 @@ struct cgl_fr_hipFree {
     void *ptr;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipFree[1] = {
-    {"ptr", offsetof(struct cgl_fr_hipFree, ptr), sizeof(((struct cgl_fr_hipFree *)0)->ptr), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipFree = {1, offsetof(struct cgl_fr_hipFree, cgl_ret), sizeof(((struct cgl_fr_hipFree *)0)->cgl_ret), 7, cgl_ta_hipFree};
+static const cg_arg_name cgl_tn_hipFree[1] = {{"ptr", NULL}};
+static const struct cgl_targs_hipFree cgl_targs_hipFree = {{1, offsetof(struct cgl_fr_hipFree, cgl_ret), sizeof(((struct cgl_fr_hipFree *)0)->cgl_ret), 7, cgl_targs_hipFree.arg, cgl_tn_hipFree}, {
+    {offsetof(struct cgl_fr_hipFree, ptr), sizeof(((struct cgl_fr_hipFree *)0)->ptr), 3, 0, 0, 0},
+}};
 CG_THUNK(hipFree, (cgl_f->ptr), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipFree(void *ptr)
 {
@@ -6118,10 +7268,10 @@ struct cgl_fr_hipFreeHost {
     void *ptr;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipFreeHost[1] = {
-    {"ptr", offsetof(struct cgl_fr_hipFreeHost, ptr), sizeof(((struct cgl_fr_hipFreeHost *)0)->ptr), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipFreeHost = {1, offsetof(struct cgl_fr_hipFreeHost, cgl_ret), sizeof(((struct cgl_fr_hipFreeHost *)0)->cgl_ret), 7, cgl_ta_hipFreeHost};
+static const cg_arg_name cgl_tn_hipFreeHost[1] = {{"ptr", NULL}};
+static const struct cgl_targs_hipFreeHost cgl_targs_hipFreeHost = {{1, offsetof(struct cgl_fr_hipFreeHost, cgl_ret), sizeof(((struct cgl_fr_hipFreeHost *)0)->cgl_ret), 7, cgl_targs_hipFreeHost.arg, cgl_tn_hipFreeHost}, {
+    {offsetof(struct cgl_fr_hipFreeHost, ptr), sizeof(((struct cgl_fr_hipFreeHost *)0)->ptr), 3, 0, 0, 0},
+}};
 CG_THUNK(hipFreeHost, (cgl_f->ptr), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipFreeHost(void *ptr)
 {
@@ -6146,10 +7296,10 @@ struct cgl_fr_hipHostFree {
     void *ptr;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipHostFree[1] = {
-    {"ptr", offsetof(struct cgl_fr_hipHostFree, ptr), sizeof(((struct cgl_fr_hipHostFree *)0)->ptr), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipHostFree = {1, offsetof(struct cgl_fr_hipHostFree, cgl_ret), sizeof(((struct cgl_fr_hipHostFree *)0)->cgl_ret), 7, cgl_ta_hipHostFree};
+static const cg_arg_name cgl_tn_hipHostFree[1] = {{"ptr", NULL}};
+static const struct cgl_targs_hipHostFree cgl_targs_hipHostFree = {{1, offsetof(struct cgl_fr_hipHostFree, cgl_ret), sizeof(((struct cgl_fr_hipHostFree *)0)->cgl_ret), 7, cgl_targs_hipHostFree.arg, cgl_tn_hipHostFree}, {
+    {offsetof(struct cgl_fr_hipHostFree, ptr), sizeof(((struct cgl_fr_hipHostFree *)0)->ptr), 3, 0, 0, 0},
+}};
 CG_THUNK(hipHostFree, (cgl_f->ptr), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipHostFree(void *ptr)
 {
@@ -6178,13 +7328,13 @@ struct cgl_fr_hipMemcpy {
     hipMemcpyKind kind;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpy[4] = {
-    {"dst", offsetof(struct cgl_fr_hipMemcpy, dst), sizeof(((struct cgl_fr_hipMemcpy *)0)->dst), 3, 0, 0, 0, NULL},
-    {"src", offsetof(struct cgl_fr_hipMemcpy, src), sizeof(((struct cgl_fr_hipMemcpy *)0)->src), 3, 0, 0, 0, NULL},
-    {"sizeBytes", offsetof(struct cgl_fr_hipMemcpy, sizeBytes), sizeof(((struct cgl_fr_hipMemcpy *)0)->sizeBytes), 2, 0, 0, 0, NULL},
-    {"kind", offsetof(struct cgl_fr_hipMemcpy, kind), sizeof(((struct cgl_fr_hipMemcpy *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-};
-static const cg_args cgl_targs_hipMemcpy = {4, offsetof(struct cgl_fr_hipMemcpy, cgl_ret), sizeof(((struct cgl_fr_hipMemcpy *)0)->cgl_ret), 7, cgl_ta_hipMemcpy};
+static const cg_arg_name cgl_tn_hipMemcpy[4] = {{"dst", NULL}, {"src", NULL}, {"sizeBytes", NULL}, {"kind", cgl_en_3}};
+static const struct cgl_targs_hipMemcpy cgl_targs_hipMemcpy = {{4, offsetof(struct cgl_fr_hipMemcpy, cgl_ret), sizeof(((struct cgl_fr_hipMemcpy *)0)->cgl_ret), 7, cgl_targs_hipMemcpy.arg, cgl_tn_hipMemcpy}, {
+    {offsetof(struct cgl_fr_hipMemcpy, dst), sizeof(((struct cgl_fr_hipMemcpy *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy, src), sizeof(((struct cgl_fr_hipMemcpy *)0)->src), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy, sizeBytes), sizeof(((struct cgl_fr_hipMemcpy *)0)->sizeBytes), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy, kind), sizeof(((struct cgl_fr_hipMemcpy *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+}};
 CG_THUNK(hipMemcpy, (cgl_f->dst, cgl_f->src, cgl_f->sizeBytes, cgl_f->kind), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)
 {
@@ -6214,14 +7364,14 @@ struct cgl_fr_hipMemcpyWithStream {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpyWithStream[5] = {
-    {"dst", offsetof(struct cgl_fr_hipMemcpyWithStream, dst), sizeof(((struct cgl_fr_hipMemcpyWithStream *)0)->dst), 3, 0, 0, 0, NULL},
-    {"src", offsetof(struct cgl_fr_hipMemcpyWithStream, src), sizeof(((struct cgl_fr_hipMemcpyWithStream *)0)->src), 3, 0, 0, 0, NULL},
-    {"sizeBytes", offsetof(struct cgl_fr_hipMemcpyWithStream, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyWithStream *)0)->sizeBytes), 2, 0, 0, 0, NULL},
-    {"kind", offsetof(struct cgl_fr_hipMemcpyWithStream, kind), sizeof(((struct cgl_fr_hipMemcpyWithStream *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-    {"stream", offsetof(struct cgl_fr_hipMemcpyWithStream, stream), sizeof(((struct cgl_fr_hipMemcpyWithStream *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemcpyWithStream = {5, offsetof(struct cgl_fr_hipMemcpyWithStream, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyWithStream *)0)->cgl_ret), 7, cgl_ta_hipMemcpyWithStream};
+static const cg_arg_name cgl_tn_hipMemcpyWithStream[5] = {{"dst", NULL}, {"src", NULL}, {"sizeBytes", NULL}, {"kind", cgl_en_3}, {"stream", NULL}};
+static const struct cgl_targs_hipMemcpyWithStream cgl_targs_hipMemcpyWithStream = {{5, offsetof(struct cgl_fr_hipMemcpyWithStream, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyWithStream *)0)->cgl_ret), 7, cgl_targs_hipMemcpyWithStream.arg, cgl_tn_hipMemcpyWithStream}, {
+    {offsetof(struct cgl_fr_hipMemcpyWithStream, dst), sizeof(((struct cgl_fr_hipMemcpyWithStream *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyWithStream, src), sizeof(((struct cgl_fr_hipMemcpyWithStream *)0)->src), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyWithStream, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyWithStream *)0)->sizeBytes), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyWithStream, kind), sizeof(((struct cgl_fr_hipMemcpyWithStream *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+    {offsetof(struct cgl_fr_hipMemcpyWithStream, stream), sizeof(((struct cgl_fr_hipMemcpyWithStream *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemcpyWithStream, (cgl_f->dst, cgl_f->src, cgl_f->sizeBytes, cgl_f->kind, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyWithStream(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream)
 {
@@ -6249,12 +7399,12 @@ struct cgl_fr_hipMemcpyHtoD {
     size_t sizeBytes;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpyHtoD[3] = {
-    {"dst", offsetof(struct cgl_fr_hipMemcpyHtoD, dst), sizeof(((struct cgl_fr_hipMemcpyHtoD *)0)->dst), 3, 0, 0, 0, NULL},
-    {"src", offsetof(struct cgl_fr_hipMemcpyHtoD, src), sizeof(((struct cgl_fr_hipMemcpyHtoD *)0)->src), 3, 0, 0, 0, NULL},
-    {"sizeBytes", offsetof(struct cgl_fr_hipMemcpyHtoD, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyHtoD *)0)->sizeBytes), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemcpyHtoD = {3, offsetof(struct cgl_fr_hipMemcpyHtoD, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyHtoD *)0)->cgl_ret), 7, cgl_ta_hipMemcpyHtoD};
+static const cg_arg_name cgl_tn_hipMemcpyHtoD[3] = {{"dst", NULL}, {"src", NULL}, {"sizeBytes", NULL}};
+static const struct cgl_targs_hipMemcpyHtoD cgl_targs_hipMemcpyHtoD = {{3, offsetof(struct cgl_fr_hipMemcpyHtoD, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyHtoD *)0)->cgl_ret), 7, cgl_targs_hipMemcpyHtoD.arg, cgl_tn_hipMemcpyHtoD}, {
+    {offsetof(struct cgl_fr_hipMemcpyHtoD, dst), sizeof(((struct cgl_fr_hipMemcpyHtoD *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyHtoD, src), sizeof(((struct cgl_fr_hipMemcpyHtoD *)0)->src), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyHtoD, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyHtoD *)0)->sizeBytes), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMemcpyHtoD, (cgl_f->dst, cgl_f->src, cgl_f->sizeBytes), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyHtoD(hipDeviceptr_t dst, void *src, size_t sizeBytes)
 {
@@ -6282,12 +7432,12 @@ struct cgl_fr_hipMemcpyDtoH {
     size_t sizeBytes;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpyDtoH[3] = {
-    {"dst", offsetof(struct cgl_fr_hipMemcpyDtoH, dst), sizeof(((struct cgl_fr_hipMemcpyDtoH *)0)->dst), 3, 0, 0, 0, NULL},
-    {"src", offsetof(struct cgl_fr_hipMemcpyDtoH, src), sizeof(((struct cgl_fr_hipMemcpyDtoH *)0)->src), 3, 0, 0, 0, NULL},
-    {"sizeBytes", offsetof(struct cgl_fr_hipMemcpyDtoH, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyDtoH *)0)->sizeBytes), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemcpyDtoH = {3, offsetof(struct cgl_fr_hipMemcpyDtoH, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyDtoH *)0)->cgl_ret), 7, cgl_ta_hipMemcpyDtoH};
+static const cg_arg_name cgl_tn_hipMemcpyDtoH[3] = {{"dst", NULL}, {"src", NULL}, {"sizeBytes", NULL}};
+static const struct cgl_targs_hipMemcpyDtoH cgl_targs_hipMemcpyDtoH = {{3, offsetof(struct cgl_fr_hipMemcpyDtoH, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyDtoH *)0)->cgl_ret), 7, cgl_targs_hipMemcpyDtoH.arg, cgl_tn_hipMemcpyDtoH}, {
+    {offsetof(struct cgl_fr_hipMemcpyDtoH, dst), sizeof(((struct cgl_fr_hipMemcpyDtoH *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyDtoH, src), sizeof(((struct cgl_fr_hipMemcpyDtoH *)0)->src), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyDtoH, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyDtoH *)0)->sizeBytes), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMemcpyDtoH, (cgl_f->dst, cgl_f->src, cgl_f->sizeBytes), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyDtoH(void *dst, hipDeviceptr_t src, size_t sizeBytes)
 {
@@ -6315,12 +7465,12 @@ struct cgl_fr_hipMemcpyDtoD {
     size_t sizeBytes;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpyDtoD[3] = {
-    {"dst", offsetof(struct cgl_fr_hipMemcpyDtoD, dst), sizeof(((struct cgl_fr_hipMemcpyDtoD *)0)->dst), 3, 0, 0, 0, NULL},
-    {"src", offsetof(struct cgl_fr_hipMemcpyDtoD, src), sizeof(((struct cgl_fr_hipMemcpyDtoD *)0)->src), 3, 0, 0, 0, NULL},
-    {"sizeBytes", offsetof(struct cgl_fr_hipMemcpyDtoD, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyDtoD *)0)->sizeBytes), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemcpyDtoD = {3, offsetof(struct cgl_fr_hipMemcpyDtoD, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyDtoD *)0)->cgl_ret), 7, cgl_ta_hipMemcpyDtoD};
+static const cg_arg_name cgl_tn_hipMemcpyDtoD[3] = {{"dst", NULL}, {"src", NULL}, {"sizeBytes", NULL}};
+static const struct cgl_targs_hipMemcpyDtoD cgl_targs_hipMemcpyDtoD = {{3, offsetof(struct cgl_fr_hipMemcpyDtoD, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyDtoD *)0)->cgl_ret), 7, cgl_targs_hipMemcpyDtoD.arg, cgl_tn_hipMemcpyDtoD}, {
+    {offsetof(struct cgl_fr_hipMemcpyDtoD, dst), sizeof(((struct cgl_fr_hipMemcpyDtoD *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyDtoD, src), sizeof(((struct cgl_fr_hipMemcpyDtoD *)0)->src), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyDtoD, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyDtoD *)0)->sizeBytes), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMemcpyDtoD, (cgl_f->dst, cgl_f->src, cgl_f->sizeBytes), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes)
 {
@@ -6349,13 +7499,13 @@ struct cgl_fr_hipMemcpyHtoDAsync {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpyHtoDAsync[4] = {
-    {"dst", offsetof(struct cgl_fr_hipMemcpyHtoDAsync, dst), sizeof(((struct cgl_fr_hipMemcpyHtoDAsync *)0)->dst), 3, 0, 0, 0, NULL},
-    {"src", offsetof(struct cgl_fr_hipMemcpyHtoDAsync, src), sizeof(((struct cgl_fr_hipMemcpyHtoDAsync *)0)->src), 3, 0, 0, 0, NULL},
-    {"sizeBytes", offsetof(struct cgl_fr_hipMemcpyHtoDAsync, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyHtoDAsync *)0)->sizeBytes), 2, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_hipMemcpyHtoDAsync, stream), sizeof(((struct cgl_fr_hipMemcpyHtoDAsync *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemcpyHtoDAsync = {4, offsetof(struct cgl_fr_hipMemcpyHtoDAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyHtoDAsync *)0)->cgl_ret), 7, cgl_ta_hipMemcpyHtoDAsync};
+static const cg_arg_name cgl_tn_hipMemcpyHtoDAsync[4] = {{"dst", NULL}, {"src", NULL}, {"sizeBytes", NULL}, {"stream", NULL}};
+static const struct cgl_targs_hipMemcpyHtoDAsync cgl_targs_hipMemcpyHtoDAsync = {{4, offsetof(struct cgl_fr_hipMemcpyHtoDAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyHtoDAsync *)0)->cgl_ret), 7, cgl_targs_hipMemcpyHtoDAsync.arg, cgl_tn_hipMemcpyHtoDAsync}, {
+    {offsetof(struct cgl_fr_hipMemcpyHtoDAsync, dst), sizeof(((struct cgl_fr_hipMemcpyHtoDAsync *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyHtoDAsync, src), sizeof(((struct cgl_fr_hipMemcpyHtoDAsync *)0)->src), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyHtoDAsync, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyHtoDAsync *)0)->sizeBytes), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyHtoDAsync, stream), sizeof(((struct cgl_fr_hipMemcpyHtoDAsync *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemcpyHtoDAsync, (cgl_f->dst, cgl_f->src, cgl_f->sizeBytes, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyHtoDAsync(hipDeviceptr_t dst, void *src, size_t sizeBytes, hipStream_t stream)
 {
@@ -6384,13 +7534,13 @@ struct cgl_fr_hipMemcpyDtoHAsync {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpyDtoHAsync[4] = {
-    {"dst", offsetof(struct cgl_fr_hipMemcpyDtoHAsync, dst), sizeof(((struct cgl_fr_hipMemcpyDtoHAsync *)0)->dst), 3, 0, 0, 0, NULL},
-    {"src", offsetof(struct cgl_fr_hipMemcpyDtoHAsync, src), sizeof(((struct cgl_fr_hipMemcpyDtoHAsync *)0)->src), 3, 0, 0, 0, NULL},
-    {"sizeBytes", offsetof(struct cgl_fr_hipMemcpyDtoHAsync, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyDtoHAsync *)0)->sizeBytes), 2, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_hipMemcpyDtoHAsync, stream), sizeof(((struct cgl_fr_hipMemcpyDtoHAsync *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemcpyDtoHAsync = {4, offsetof(struct cgl_fr_hipMemcpyDtoHAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyDtoHAsync *)0)->cgl_ret), 7, cgl_ta_hipMemcpyDtoHAsync};
+static const cg_arg_name cgl_tn_hipMemcpyDtoHAsync[4] = {{"dst", NULL}, {"src", NULL}, {"sizeBytes", NULL}, {"stream", NULL}};
+static const struct cgl_targs_hipMemcpyDtoHAsync cgl_targs_hipMemcpyDtoHAsync = {{4, offsetof(struct cgl_fr_hipMemcpyDtoHAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyDtoHAsync *)0)->cgl_ret), 7, cgl_targs_hipMemcpyDtoHAsync.arg, cgl_tn_hipMemcpyDtoHAsync}, {
+    {offsetof(struct cgl_fr_hipMemcpyDtoHAsync, dst), sizeof(((struct cgl_fr_hipMemcpyDtoHAsync *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyDtoHAsync, src), sizeof(((struct cgl_fr_hipMemcpyDtoHAsync *)0)->src), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyDtoHAsync, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyDtoHAsync *)0)->sizeBytes), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyDtoHAsync, stream), sizeof(((struct cgl_fr_hipMemcpyDtoHAsync *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemcpyDtoHAsync, (cgl_f->dst, cgl_f->src, cgl_f->sizeBytes, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyDtoHAsync(void *dst, hipDeviceptr_t src, size_t sizeBytes, hipStream_t stream)
 {
@@ -6419,13 +7569,13 @@ struct cgl_fr_hipMemcpyDtoDAsync {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpyDtoDAsync[4] = {
-    {"dst", offsetof(struct cgl_fr_hipMemcpyDtoDAsync, dst), sizeof(((struct cgl_fr_hipMemcpyDtoDAsync *)0)->dst), 3, 0, 0, 0, NULL},
-    {"src", offsetof(struct cgl_fr_hipMemcpyDtoDAsync, src), sizeof(((struct cgl_fr_hipMemcpyDtoDAsync *)0)->src), 3, 0, 0, 0, NULL},
-    {"sizeBytes", offsetof(struct cgl_fr_hipMemcpyDtoDAsync, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyDtoDAsync *)0)->sizeBytes), 2, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_hipMemcpyDtoDAsync, stream), sizeof(((struct cgl_fr_hipMemcpyDtoDAsync *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemcpyDtoDAsync = {4, offsetof(struct cgl_fr_hipMemcpyDtoDAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyDtoDAsync *)0)->cgl_ret), 7, cgl_ta_hipMemcpyDtoDAsync};
+static const cg_arg_name cgl_tn_hipMemcpyDtoDAsync[4] = {{"dst", NULL}, {"src", NULL}, {"sizeBytes", NULL}, {"stream", NULL}};
+static const struct cgl_targs_hipMemcpyDtoDAsync cgl_targs_hipMemcpyDtoDAsync = {{4, offsetof(struct cgl_fr_hipMemcpyDtoDAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyDtoDAsync *)0)->cgl_ret), 7, cgl_targs_hipMemcpyDtoDAsync.arg, cgl_tn_hipMemcpyDtoDAsync}, {
+    {offsetof(struct cgl_fr_hipMemcpyDtoDAsync, dst), sizeof(((struct cgl_fr_hipMemcpyDtoDAsync *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyDtoDAsync, src), sizeof(((struct cgl_fr_hipMemcpyDtoDAsync *)0)->src), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyDtoDAsync, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyDtoDAsync *)0)->sizeBytes), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyDtoDAsync, stream), sizeof(((struct cgl_fr_hipMemcpyDtoDAsync *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemcpyDtoDAsync, (cgl_f->dst, cgl_f->src, cgl_f->sizeBytes, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes, hipStream_t stream)
 {
@@ -6453,13 +7603,13 @@ struct cgl_fr_hipModuleGetGlobal {
     const char *name;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipModuleGetGlobal[4] = {
-    {"dptr", offsetof(struct cgl_fr_hipModuleGetGlobal, dptr), sizeof(((struct cgl_fr_hipModuleGetGlobal *)0)->dptr), 3, 0, 0, 0, NULL},
-    {"bytes", offsetof(struct cgl_fr_hipModuleGetGlobal, bytes), sizeof(((struct cgl_fr_hipModuleGetGlobal *)0)->bytes), 3, 0, 0, 0, NULL},
-    {"hmod", offsetof(struct cgl_fr_hipModuleGetGlobal, hmod), sizeof(((struct cgl_fr_hipModuleGetGlobal *)0)->hmod), 3, 0, 0, 0, NULL},
-    {"name", offsetof(struct cgl_fr_hipModuleGetGlobal, name), sizeof(((struct cgl_fr_hipModuleGetGlobal *)0)->name), 5, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipModuleGetGlobal = {4, offsetof(struct cgl_fr_hipModuleGetGlobal, cgl_ret), sizeof(((struct cgl_fr_hipModuleGetGlobal *)0)->cgl_ret), 7, cgl_ta_hipModuleGetGlobal};
+static const cg_arg_name cgl_tn_hipModuleGetGlobal[4] = {{"dptr", NULL}, {"bytes", NULL}, {"hmod", NULL}, {"name", NULL}};
+static const struct cgl_targs_hipModuleGetGlobal cgl_targs_hipModuleGetGlobal = {{4, offsetof(struct cgl_fr_hipModuleGetGlobal, cgl_ret), sizeof(((struct cgl_fr_hipModuleGetGlobal *)0)->cgl_ret), 7, cgl_targs_hipModuleGetGlobal.arg, cgl_tn_hipModuleGetGlobal}, {
+    {offsetof(struct cgl_fr_hipModuleGetGlobal, dptr), sizeof(((struct cgl_fr_hipModuleGetGlobal *)0)->dptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleGetGlobal, bytes), sizeof(((struct cgl_fr_hipModuleGetGlobal *)0)->bytes), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleGetGlobal, hmod), sizeof(((struct cgl_fr_hipModuleGetGlobal *)0)->hmod), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleGetGlobal, name), sizeof(((struct cgl_fr_hipModuleGetGlobal *)0)->name), 5, 0, 0, 0},
+}};
 CG_THUNK(hipModuleGetGlobal, (cgl_f->dptr, cgl_f->bytes, cgl_f->hmod, cgl_f->name), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipModuleGetGlobal(hipDeviceptr_t *dptr, size_t *bytes, hipModule_t hmod, const char *name)
 {
@@ -6485,11 +7635,11 @@ struct cgl_fr_hipGetSymbolAddress {
     const void *symbol;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGetSymbolAddress[2] = {
-    {"devPtr", offsetof(struct cgl_fr_hipGetSymbolAddress, devPtr), sizeof(((struct cgl_fr_hipGetSymbolAddress *)0)->devPtr), 3, 0, 0, 0, NULL},
-    {"symbol", offsetof(struct cgl_fr_hipGetSymbolAddress, symbol), sizeof(((struct cgl_fr_hipGetSymbolAddress *)0)->symbol), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGetSymbolAddress = {2, offsetof(struct cgl_fr_hipGetSymbolAddress, cgl_ret), sizeof(((struct cgl_fr_hipGetSymbolAddress *)0)->cgl_ret), 7, cgl_ta_hipGetSymbolAddress};
+static const cg_arg_name cgl_tn_hipGetSymbolAddress[2] = {{"devPtr", NULL}, {"symbol", NULL}};
+static const struct cgl_targs_hipGetSymbolAddress cgl_targs_hipGetSymbolAddress = {{2, offsetof(struct cgl_fr_hipGetSymbolAddress, cgl_ret), sizeof(((struct cgl_fr_hipGetSymbolAddress *)0)->cgl_ret), 7, cgl_targs_hipGetSymbolAddress.arg, cgl_tn_hipGetSymbolAddress}, {
+    {offsetof(struct cgl_fr_hipGetSymbolAddress, devPtr), sizeof(((struct cgl_fr_hipGetSymbolAddress *)0)->devPtr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGetSymbolAddress, symbol), sizeof(((struct cgl_fr_hipGetSymbolAddress *)0)->symbol), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGetSymbolAddress, (cgl_f->devPtr, cgl_f->symbol), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGetSymbolAddress(void **devPtr, const void *symbol)
 {
@@ -6515,11 +7665,11 @@ struct cgl_fr_hipGetSymbolSize {
     const void *symbol;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGetSymbolSize[2] = {
-    {"size", offsetof(struct cgl_fr_hipGetSymbolSize, size), sizeof(((struct cgl_fr_hipGetSymbolSize *)0)->size), 3, 0, 0, 0, NULL},
-    {"symbol", offsetof(struct cgl_fr_hipGetSymbolSize, symbol), sizeof(((struct cgl_fr_hipGetSymbolSize *)0)->symbol), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGetSymbolSize = {2, offsetof(struct cgl_fr_hipGetSymbolSize, cgl_ret), sizeof(((struct cgl_fr_hipGetSymbolSize *)0)->cgl_ret), 7, cgl_ta_hipGetSymbolSize};
+static const cg_arg_name cgl_tn_hipGetSymbolSize[2] = {{"size", NULL}, {"symbol", NULL}};
+static const struct cgl_targs_hipGetSymbolSize cgl_targs_hipGetSymbolSize = {{2, offsetof(struct cgl_fr_hipGetSymbolSize, cgl_ret), sizeof(((struct cgl_fr_hipGetSymbolSize *)0)->cgl_ret), 7, cgl_targs_hipGetSymbolSize.arg, cgl_tn_hipGetSymbolSize}, {
+    {offsetof(struct cgl_fr_hipGetSymbolSize, size), sizeof(((struct cgl_fr_hipGetSymbolSize *)0)->size), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGetSymbolSize, symbol), sizeof(((struct cgl_fr_hipGetSymbolSize *)0)->symbol), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGetSymbolSize, (cgl_f->size, cgl_f->symbol), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGetSymbolSize(size_t *size, const void *symbol)
 {
@@ -6548,14 +7698,14 @@ struct cgl_fr_hipMemcpyToSymbol {
     hipMemcpyKind kind;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpyToSymbol[5] = {
-    {"symbol", offsetof(struct cgl_fr_hipMemcpyToSymbol, symbol), sizeof(((struct cgl_fr_hipMemcpyToSymbol *)0)->symbol), 3, 0, 0, 0, NULL},
-    {"src", offsetof(struct cgl_fr_hipMemcpyToSymbol, src), sizeof(((struct cgl_fr_hipMemcpyToSymbol *)0)->src), 3, 0, 0, 0, NULL},
-    {"sizeBytes", offsetof(struct cgl_fr_hipMemcpyToSymbol, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyToSymbol *)0)->sizeBytes), 2, 0, 0, 0, NULL},
-    {"offset", offsetof(struct cgl_fr_hipMemcpyToSymbol, offset), sizeof(((struct cgl_fr_hipMemcpyToSymbol *)0)->offset), 2, 0, 0, 0, NULL},
-    {"kind", offsetof(struct cgl_fr_hipMemcpyToSymbol, kind), sizeof(((struct cgl_fr_hipMemcpyToSymbol *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-};
-static const cg_args cgl_targs_hipMemcpyToSymbol = {5, offsetof(struct cgl_fr_hipMemcpyToSymbol, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyToSymbol *)0)->cgl_ret), 7, cgl_ta_hipMemcpyToSymbol};
+static const cg_arg_name cgl_tn_hipMemcpyToSymbol[5] = {{"symbol", NULL}, {"src", NULL}, {"sizeBytes", NULL}, {"offset", NULL}, {"kind", cgl_en_3}};
+static const struct cgl_targs_hipMemcpyToSymbol cgl_targs_hipMemcpyToSymbol = {{5, offsetof(struct cgl_fr_hipMemcpyToSymbol, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyToSymbol *)0)->cgl_ret), 7, cgl_targs_hipMemcpyToSymbol.arg, cgl_tn_hipMemcpyToSymbol}, {
+    {offsetof(struct cgl_fr_hipMemcpyToSymbol, symbol), sizeof(((struct cgl_fr_hipMemcpyToSymbol *)0)->symbol), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyToSymbol, src), sizeof(((struct cgl_fr_hipMemcpyToSymbol *)0)->src), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyToSymbol, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyToSymbol *)0)->sizeBytes), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyToSymbol, offset), sizeof(((struct cgl_fr_hipMemcpyToSymbol *)0)->offset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyToSymbol, kind), sizeof(((struct cgl_fr_hipMemcpyToSymbol *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+}};
 CG_THUNK(hipMemcpyToSymbol, (cgl_f->symbol, cgl_f->src, cgl_f->sizeBytes, cgl_f->offset, cgl_f->kind), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyToSymbol(const void *symbol, const void *src, size_t sizeBytes, size_t offset, hipMemcpyKind kind)
 {
@@ -6586,15 +7736,15 @@ struct cgl_fr_hipMemcpyToSymbolAsync {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpyToSymbolAsync[6] = {
-    {"symbol", offsetof(struct cgl_fr_hipMemcpyToSymbolAsync, symbol), sizeof(((struct cgl_fr_hipMemcpyToSymbolAsync *)0)->symbol), 3, 0, 0, 0, NULL},
-    {"src", offsetof(struct cgl_fr_hipMemcpyToSymbolAsync, src), sizeof(((struct cgl_fr_hipMemcpyToSymbolAsync *)0)->src), 3, 0, 0, 0, NULL},
-    {"sizeBytes", offsetof(struct cgl_fr_hipMemcpyToSymbolAsync, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyToSymbolAsync *)0)->sizeBytes), 2, 0, 0, 0, NULL},
-    {"offset", offsetof(struct cgl_fr_hipMemcpyToSymbolAsync, offset), sizeof(((struct cgl_fr_hipMemcpyToSymbolAsync *)0)->offset), 2, 0, 0, 0, NULL},
-    {"kind", offsetof(struct cgl_fr_hipMemcpyToSymbolAsync, kind), sizeof(((struct cgl_fr_hipMemcpyToSymbolAsync *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-    {"stream", offsetof(struct cgl_fr_hipMemcpyToSymbolAsync, stream), sizeof(((struct cgl_fr_hipMemcpyToSymbolAsync *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemcpyToSymbolAsync = {6, offsetof(struct cgl_fr_hipMemcpyToSymbolAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyToSymbolAsync *)0)->cgl_ret), 7, cgl_ta_hipMemcpyToSymbolAsync};
+static const cg_arg_name cgl_tn_hipMemcpyToSymbolAsync[6] = {{"symbol", NULL}, {"src", NULL}, {"sizeBytes", NULL}, {"offset", NULL}, {"kind", cgl_en_3}, {"stream", NULL}};
+static const struct cgl_targs_hipMemcpyToSymbolAsync cgl_targs_hipMemcpyToSymbolAsync = {{6, offsetof(struct cgl_fr_hipMemcpyToSymbolAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyToSymbolAsync *)0)->cgl_ret), 7, cgl_targs_hipMemcpyToSymbolAsync.arg, cgl_tn_hipMemcpyToSymbolAsync}, {
+    {offsetof(struct cgl_fr_hipMemcpyToSymbolAsync, symbol), sizeof(((struct cgl_fr_hipMemcpyToSymbolAsync *)0)->symbol), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyToSymbolAsync, src), sizeof(((struct cgl_fr_hipMemcpyToSymbolAsync *)0)->src), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyToSymbolAsync, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyToSymbolAsync *)0)->sizeBytes), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyToSymbolAsync, offset), sizeof(((struct cgl_fr_hipMemcpyToSymbolAsync *)0)->offset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyToSymbolAsync, kind), sizeof(((struct cgl_fr_hipMemcpyToSymbolAsync *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+    {offsetof(struct cgl_fr_hipMemcpyToSymbolAsync, stream), sizeof(((struct cgl_fr_hipMemcpyToSymbolAsync *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemcpyToSymbolAsync, (cgl_f->symbol, cgl_f->src, cgl_f->sizeBytes, cgl_f->offset, cgl_f->kind, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyToSymbolAsync(const void *symbol, const void *src, size_t sizeBytes, size_t offset, hipMemcpyKind kind, hipStream_t stream)
 {
@@ -6623,14 +7773,14 @@ struct cgl_fr_hipMemcpyFromSymbol {
     hipMemcpyKind kind;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpyFromSymbol[5] = {
-    {"dst", offsetof(struct cgl_fr_hipMemcpyFromSymbol, dst), sizeof(((struct cgl_fr_hipMemcpyFromSymbol *)0)->dst), 3, 0, 0, 0, NULL},
-    {"symbol", offsetof(struct cgl_fr_hipMemcpyFromSymbol, symbol), sizeof(((struct cgl_fr_hipMemcpyFromSymbol *)0)->symbol), 3, 0, 0, 0, NULL},
-    {"sizeBytes", offsetof(struct cgl_fr_hipMemcpyFromSymbol, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyFromSymbol *)0)->sizeBytes), 2, 0, 0, 0, NULL},
-    {"offset", offsetof(struct cgl_fr_hipMemcpyFromSymbol, offset), sizeof(((struct cgl_fr_hipMemcpyFromSymbol *)0)->offset), 2, 0, 0, 0, NULL},
-    {"kind", offsetof(struct cgl_fr_hipMemcpyFromSymbol, kind), sizeof(((struct cgl_fr_hipMemcpyFromSymbol *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-};
-static const cg_args cgl_targs_hipMemcpyFromSymbol = {5, offsetof(struct cgl_fr_hipMemcpyFromSymbol, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyFromSymbol *)0)->cgl_ret), 7, cgl_ta_hipMemcpyFromSymbol};
+static const cg_arg_name cgl_tn_hipMemcpyFromSymbol[5] = {{"dst", NULL}, {"symbol", NULL}, {"sizeBytes", NULL}, {"offset", NULL}, {"kind", cgl_en_3}};
+static const struct cgl_targs_hipMemcpyFromSymbol cgl_targs_hipMemcpyFromSymbol = {{5, offsetof(struct cgl_fr_hipMemcpyFromSymbol, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyFromSymbol *)0)->cgl_ret), 7, cgl_targs_hipMemcpyFromSymbol.arg, cgl_tn_hipMemcpyFromSymbol}, {
+    {offsetof(struct cgl_fr_hipMemcpyFromSymbol, dst), sizeof(((struct cgl_fr_hipMemcpyFromSymbol *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyFromSymbol, symbol), sizeof(((struct cgl_fr_hipMemcpyFromSymbol *)0)->symbol), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyFromSymbol, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyFromSymbol *)0)->sizeBytes), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyFromSymbol, offset), sizeof(((struct cgl_fr_hipMemcpyFromSymbol *)0)->offset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyFromSymbol, kind), sizeof(((struct cgl_fr_hipMemcpyFromSymbol *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+}};
 CG_THUNK(hipMemcpyFromSymbol, (cgl_f->dst, cgl_f->symbol, cgl_f->sizeBytes, cgl_f->offset, cgl_f->kind), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyFromSymbol(void *dst, const void *symbol, size_t sizeBytes, size_t offset, hipMemcpyKind kind)
 {
@@ -6661,15 +7811,15 @@ struct cgl_fr_hipMemcpyFromSymbolAsync {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpyFromSymbolAsync[6] = {
-    {"dst", offsetof(struct cgl_fr_hipMemcpyFromSymbolAsync, dst), sizeof(((struct cgl_fr_hipMemcpyFromSymbolAsync *)0)->dst), 3, 0, 0, 0, NULL},
-    {"symbol", offsetof(struct cgl_fr_hipMemcpyFromSymbolAsync, symbol), sizeof(((struct cgl_fr_hipMemcpyFromSymbolAsync *)0)->symbol), 3, 0, 0, 0, NULL},
-    {"sizeBytes", offsetof(struct cgl_fr_hipMemcpyFromSymbolAsync, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyFromSymbolAsync *)0)->sizeBytes), 2, 0, 0, 0, NULL},
-    {"offset", offsetof(struct cgl_fr_hipMemcpyFromSymbolAsync, offset), sizeof(((struct cgl_fr_hipMemcpyFromSymbolAsync *)0)->offset), 2, 0, 0, 0, NULL},
-    {"kind", offsetof(struct cgl_fr_hipMemcpyFromSymbolAsync, kind), sizeof(((struct cgl_fr_hipMemcpyFromSymbolAsync *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-    {"stream", offsetof(struct cgl_fr_hipMemcpyFromSymbolAsync, stream), sizeof(((struct cgl_fr_hipMemcpyFromSymbolAsync *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemcpyFromSymbolAsync = {6, offsetof(struct cgl_fr_hipMemcpyFromSymbolAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyFromSymbolAsync *)0)->cgl_ret), 7, cgl_ta_hipMemcpyFromSymbolAsync};
+static const cg_arg_name cgl_tn_hipMemcpyFromSymbolAsync[6] = {{"dst", NULL}, {"symbol", NULL}, {"sizeBytes", NULL}, {"offset", NULL}, {"kind", cgl_en_3}, {"stream", NULL}};
+static const struct cgl_targs_hipMemcpyFromSymbolAsync cgl_targs_hipMemcpyFromSymbolAsync = {{6, offsetof(struct cgl_fr_hipMemcpyFromSymbolAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyFromSymbolAsync *)0)->cgl_ret), 7, cgl_targs_hipMemcpyFromSymbolAsync.arg, cgl_tn_hipMemcpyFromSymbolAsync}, {
+    {offsetof(struct cgl_fr_hipMemcpyFromSymbolAsync, dst), sizeof(((struct cgl_fr_hipMemcpyFromSymbolAsync *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyFromSymbolAsync, symbol), sizeof(((struct cgl_fr_hipMemcpyFromSymbolAsync *)0)->symbol), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyFromSymbolAsync, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyFromSymbolAsync *)0)->sizeBytes), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyFromSymbolAsync, offset), sizeof(((struct cgl_fr_hipMemcpyFromSymbolAsync *)0)->offset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyFromSymbolAsync, kind), sizeof(((struct cgl_fr_hipMemcpyFromSymbolAsync *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+    {offsetof(struct cgl_fr_hipMemcpyFromSymbolAsync, stream), sizeof(((struct cgl_fr_hipMemcpyFromSymbolAsync *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemcpyFromSymbolAsync, (cgl_f->dst, cgl_f->symbol, cgl_f->sizeBytes, cgl_f->offset, cgl_f->kind, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t sizeBytes, size_t offset, hipMemcpyKind kind, hipStream_t stream)
 {
@@ -6698,14 +7848,14 @@ struct cgl_fr_hipMemcpyAsync {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpyAsync[5] = {
-    {"dst", offsetof(struct cgl_fr_hipMemcpyAsync, dst), sizeof(((struct cgl_fr_hipMemcpyAsync *)0)->dst), 3, 0, 0, 0, NULL},
-    {"src", offsetof(struct cgl_fr_hipMemcpyAsync, src), sizeof(((struct cgl_fr_hipMemcpyAsync *)0)->src), 3, 0, 0, 0, NULL},
-    {"sizeBytes", offsetof(struct cgl_fr_hipMemcpyAsync, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyAsync *)0)->sizeBytes), 2, 0, 0, 0, NULL},
-    {"kind", offsetof(struct cgl_fr_hipMemcpyAsync, kind), sizeof(((struct cgl_fr_hipMemcpyAsync *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-    {"stream", offsetof(struct cgl_fr_hipMemcpyAsync, stream), sizeof(((struct cgl_fr_hipMemcpyAsync *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemcpyAsync = {5, offsetof(struct cgl_fr_hipMemcpyAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyAsync *)0)->cgl_ret), 7, cgl_ta_hipMemcpyAsync};
+static const cg_arg_name cgl_tn_hipMemcpyAsync[5] = {{"dst", NULL}, {"src", NULL}, {"sizeBytes", NULL}, {"kind", cgl_en_3}, {"stream", NULL}};
+static const struct cgl_targs_hipMemcpyAsync cgl_targs_hipMemcpyAsync = {{5, offsetof(struct cgl_fr_hipMemcpyAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyAsync *)0)->cgl_ret), 7, cgl_targs_hipMemcpyAsync.arg, cgl_tn_hipMemcpyAsync}, {
+    {offsetof(struct cgl_fr_hipMemcpyAsync, dst), sizeof(((struct cgl_fr_hipMemcpyAsync *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyAsync, src), sizeof(((struct cgl_fr_hipMemcpyAsync *)0)->src), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyAsync, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyAsync *)0)->sizeBytes), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyAsync, kind), sizeof(((struct cgl_fr_hipMemcpyAsync *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+    {offsetof(struct cgl_fr_hipMemcpyAsync, stream), sizeof(((struct cgl_fr_hipMemcpyAsync *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemcpyAsync, (cgl_f->dst, cgl_f->src, cgl_f->sizeBytes, cgl_f->kind, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyAsync(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream)
 {
@@ -6733,12 +7883,12 @@ struct cgl_fr_hipMemset {
     size_t sizeBytes;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemset[3] = {
-    {"dst", offsetof(struct cgl_fr_hipMemset, dst), sizeof(((struct cgl_fr_hipMemset *)0)->dst), 3, 0, 0, 0, NULL},
-    {"value", offsetof(struct cgl_fr_hipMemset, value), sizeof(((struct cgl_fr_hipMemset *)0)->value), 1, 0, 0, 0, NULL},
-    {"sizeBytes", offsetof(struct cgl_fr_hipMemset, sizeBytes), sizeof(((struct cgl_fr_hipMemset *)0)->sizeBytes), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemset = {3, offsetof(struct cgl_fr_hipMemset, cgl_ret), sizeof(((struct cgl_fr_hipMemset *)0)->cgl_ret), 7, cgl_ta_hipMemset};
+static const cg_arg_name cgl_tn_hipMemset[3] = {{"dst", NULL}, {"value", NULL}, {"sizeBytes", NULL}};
+static const struct cgl_targs_hipMemset cgl_targs_hipMemset = {{3, offsetof(struct cgl_fr_hipMemset, cgl_ret), sizeof(((struct cgl_fr_hipMemset *)0)->cgl_ret), 7, cgl_targs_hipMemset.arg, cgl_tn_hipMemset}, {
+    {offsetof(struct cgl_fr_hipMemset, dst), sizeof(((struct cgl_fr_hipMemset *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemset, value), sizeof(((struct cgl_fr_hipMemset *)0)->value), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemset, sizeBytes), sizeof(((struct cgl_fr_hipMemset *)0)->sizeBytes), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMemset, (cgl_f->dst, cgl_f->value, cgl_f->sizeBytes), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemset(void *dst, int value, size_t sizeBytes)
 {
@@ -6766,12 +7916,12 @@ struct cgl_fr_hipMemsetD8 {
     size_t count;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemsetD8[3] = {
-    {"dest", offsetof(struct cgl_fr_hipMemsetD8, dest), sizeof(((struct cgl_fr_hipMemsetD8 *)0)->dest), 3, 0, 0, 0, NULL},
-    {"value", offsetof(struct cgl_fr_hipMemsetD8, value), sizeof(((struct cgl_fr_hipMemsetD8 *)0)->value), 2, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_hipMemsetD8, count), sizeof(((struct cgl_fr_hipMemsetD8 *)0)->count), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemsetD8 = {3, offsetof(struct cgl_fr_hipMemsetD8, cgl_ret), sizeof(((struct cgl_fr_hipMemsetD8 *)0)->cgl_ret), 7, cgl_ta_hipMemsetD8};
+static const cg_arg_name cgl_tn_hipMemsetD8[3] = {{"dest", NULL}, {"value", NULL}, {"count", NULL}};
+static const struct cgl_targs_hipMemsetD8 cgl_targs_hipMemsetD8 = {{3, offsetof(struct cgl_fr_hipMemsetD8, cgl_ret), sizeof(((struct cgl_fr_hipMemsetD8 *)0)->cgl_ret), 7, cgl_targs_hipMemsetD8.arg, cgl_tn_hipMemsetD8}, {
+    {offsetof(struct cgl_fr_hipMemsetD8, dest), sizeof(((struct cgl_fr_hipMemsetD8 *)0)->dest), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemsetD8, value), sizeof(((struct cgl_fr_hipMemsetD8 *)0)->value), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemsetD8, count), sizeof(((struct cgl_fr_hipMemsetD8 *)0)->count), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMemsetD8, (cgl_f->dest, cgl_f->value, cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemsetD8(hipDeviceptr_t dest, unsigned char value, size_t count)
 {
@@ -6800,13 +7950,13 @@ struct cgl_fr_hipMemsetD8Async {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemsetD8Async[4] = {
-    {"dest", offsetof(struct cgl_fr_hipMemsetD8Async, dest), sizeof(((struct cgl_fr_hipMemsetD8Async *)0)->dest), 3, 0, 0, 0, NULL},
-    {"value", offsetof(struct cgl_fr_hipMemsetD8Async, value), sizeof(((struct cgl_fr_hipMemsetD8Async *)0)->value), 2, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_hipMemsetD8Async, count), sizeof(((struct cgl_fr_hipMemsetD8Async *)0)->count), 2, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_hipMemsetD8Async, stream), sizeof(((struct cgl_fr_hipMemsetD8Async *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemsetD8Async = {4, offsetof(struct cgl_fr_hipMemsetD8Async, cgl_ret), sizeof(((struct cgl_fr_hipMemsetD8Async *)0)->cgl_ret), 7, cgl_ta_hipMemsetD8Async};
+static const cg_arg_name cgl_tn_hipMemsetD8Async[4] = {{"dest", NULL}, {"value", NULL}, {"count", NULL}, {"stream", NULL}};
+static const struct cgl_targs_hipMemsetD8Async cgl_targs_hipMemsetD8Async = {{4, offsetof(struct cgl_fr_hipMemsetD8Async, cgl_ret), sizeof(((struct cgl_fr_hipMemsetD8Async *)0)->cgl_ret), 7, cgl_targs_hipMemsetD8Async.arg, cgl_tn_hipMemsetD8Async}, {
+    {offsetof(struct cgl_fr_hipMemsetD8Async, dest), sizeof(((struct cgl_fr_hipMemsetD8Async *)0)->dest), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemsetD8Async, value), sizeof(((struct cgl_fr_hipMemsetD8Async *)0)->value), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemsetD8Async, count), sizeof(((struct cgl_fr_hipMemsetD8Async *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemsetD8Async, stream), sizeof(((struct cgl_fr_hipMemsetD8Async *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemsetD8Async, (cgl_f->dest, cgl_f->value, cgl_f->count, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemsetD8Async(hipDeviceptr_t dest, unsigned char value, size_t count, hipStream_t stream)
 {
@@ -6833,12 +7983,12 @@ struct cgl_fr_hipMemsetD16 {
     size_t count;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemsetD16[3] = {
-    {"dest", offsetof(struct cgl_fr_hipMemsetD16, dest), sizeof(((struct cgl_fr_hipMemsetD16 *)0)->dest), 3, 0, 0, 0, NULL},
-    {"value", offsetof(struct cgl_fr_hipMemsetD16, value), sizeof(((struct cgl_fr_hipMemsetD16 *)0)->value), 2, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_hipMemsetD16, count), sizeof(((struct cgl_fr_hipMemsetD16 *)0)->count), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemsetD16 = {3, offsetof(struct cgl_fr_hipMemsetD16, cgl_ret), sizeof(((struct cgl_fr_hipMemsetD16 *)0)->cgl_ret), 7, cgl_ta_hipMemsetD16};
+static const cg_arg_name cgl_tn_hipMemsetD16[3] = {{"dest", NULL}, {"value", NULL}, {"count", NULL}};
+static const struct cgl_targs_hipMemsetD16 cgl_targs_hipMemsetD16 = {{3, offsetof(struct cgl_fr_hipMemsetD16, cgl_ret), sizeof(((struct cgl_fr_hipMemsetD16 *)0)->cgl_ret), 7, cgl_targs_hipMemsetD16.arg, cgl_tn_hipMemsetD16}, {
+    {offsetof(struct cgl_fr_hipMemsetD16, dest), sizeof(((struct cgl_fr_hipMemsetD16 *)0)->dest), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemsetD16, value), sizeof(((struct cgl_fr_hipMemsetD16 *)0)->value), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemsetD16, count), sizeof(((struct cgl_fr_hipMemsetD16 *)0)->count), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMemsetD16, (cgl_f->dest, cgl_f->value, cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemsetD16(hipDeviceptr_t dest, unsigned short value, size_t count)
 {
@@ -6867,13 +8017,13 @@ struct cgl_fr_hipMemsetD16Async {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemsetD16Async[4] = {
-    {"dest", offsetof(struct cgl_fr_hipMemsetD16Async, dest), sizeof(((struct cgl_fr_hipMemsetD16Async *)0)->dest), 3, 0, 0, 0, NULL},
-    {"value", offsetof(struct cgl_fr_hipMemsetD16Async, value), sizeof(((struct cgl_fr_hipMemsetD16Async *)0)->value), 2, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_hipMemsetD16Async, count), sizeof(((struct cgl_fr_hipMemsetD16Async *)0)->count), 2, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_hipMemsetD16Async, stream), sizeof(((struct cgl_fr_hipMemsetD16Async *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemsetD16Async = {4, offsetof(struct cgl_fr_hipMemsetD16Async, cgl_ret), sizeof(((struct cgl_fr_hipMemsetD16Async *)0)->cgl_ret), 7, cgl_ta_hipMemsetD16Async};
+static const cg_arg_name cgl_tn_hipMemsetD16Async[4] = {{"dest", NULL}, {"value", NULL}, {"count", NULL}, {"stream", NULL}};
+static const struct cgl_targs_hipMemsetD16Async cgl_targs_hipMemsetD16Async = {{4, offsetof(struct cgl_fr_hipMemsetD16Async, cgl_ret), sizeof(((struct cgl_fr_hipMemsetD16Async *)0)->cgl_ret), 7, cgl_targs_hipMemsetD16Async.arg, cgl_tn_hipMemsetD16Async}, {
+    {offsetof(struct cgl_fr_hipMemsetD16Async, dest), sizeof(((struct cgl_fr_hipMemsetD16Async *)0)->dest), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemsetD16Async, value), sizeof(((struct cgl_fr_hipMemsetD16Async *)0)->value), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemsetD16Async, count), sizeof(((struct cgl_fr_hipMemsetD16Async *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemsetD16Async, stream), sizeof(((struct cgl_fr_hipMemsetD16Async *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemsetD16Async, (cgl_f->dest, cgl_f->value, cgl_f->count, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemsetD16Async(hipDeviceptr_t dest, unsigned short value, size_t count, hipStream_t stream)
 {
@@ -6900,12 +8050,12 @@ struct cgl_fr_hipMemsetD32 {
     size_t count;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemsetD32[3] = {
-    {"dest", offsetof(struct cgl_fr_hipMemsetD32, dest), sizeof(((struct cgl_fr_hipMemsetD32 *)0)->dest), 3, 0, 0, 0, NULL},
-    {"value", offsetof(struct cgl_fr_hipMemsetD32, value), sizeof(((struct cgl_fr_hipMemsetD32 *)0)->value), 1, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_hipMemsetD32, count), sizeof(((struct cgl_fr_hipMemsetD32 *)0)->count), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemsetD32 = {3, offsetof(struct cgl_fr_hipMemsetD32, cgl_ret), sizeof(((struct cgl_fr_hipMemsetD32 *)0)->cgl_ret), 7, cgl_ta_hipMemsetD32};
+static const cg_arg_name cgl_tn_hipMemsetD32[3] = {{"dest", NULL}, {"value", NULL}, {"count", NULL}};
+static const struct cgl_targs_hipMemsetD32 cgl_targs_hipMemsetD32 = {{3, offsetof(struct cgl_fr_hipMemsetD32, cgl_ret), sizeof(((struct cgl_fr_hipMemsetD32 *)0)->cgl_ret), 7, cgl_targs_hipMemsetD32.arg, cgl_tn_hipMemsetD32}, {
+    {offsetof(struct cgl_fr_hipMemsetD32, dest), sizeof(((struct cgl_fr_hipMemsetD32 *)0)->dest), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemsetD32, value), sizeof(((struct cgl_fr_hipMemsetD32 *)0)->value), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemsetD32, count), sizeof(((struct cgl_fr_hipMemsetD32 *)0)->count), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMemsetD32, (cgl_f->dest, cgl_f->value, cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemsetD32(hipDeviceptr_t dest, int value, size_t count)
 {
@@ -6934,13 +8084,13 @@ struct cgl_fr_hipMemsetAsync {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemsetAsync[4] = {
-    {"dst", offsetof(struct cgl_fr_hipMemsetAsync, dst), sizeof(((struct cgl_fr_hipMemsetAsync *)0)->dst), 3, 0, 0, 0, NULL},
-    {"value", offsetof(struct cgl_fr_hipMemsetAsync, value), sizeof(((struct cgl_fr_hipMemsetAsync *)0)->value), 1, 0, 0, 0, NULL},
-    {"sizeBytes", offsetof(struct cgl_fr_hipMemsetAsync, sizeBytes), sizeof(((struct cgl_fr_hipMemsetAsync *)0)->sizeBytes), 2, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_hipMemsetAsync, stream), sizeof(((struct cgl_fr_hipMemsetAsync *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemsetAsync = {4, offsetof(struct cgl_fr_hipMemsetAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemsetAsync *)0)->cgl_ret), 7, cgl_ta_hipMemsetAsync};
+static const cg_arg_name cgl_tn_hipMemsetAsync[4] = {{"dst", NULL}, {"value", NULL}, {"sizeBytes", NULL}, {"stream", NULL}};
+static const struct cgl_targs_hipMemsetAsync cgl_targs_hipMemsetAsync = {{4, offsetof(struct cgl_fr_hipMemsetAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemsetAsync *)0)->cgl_ret), 7, cgl_targs_hipMemsetAsync.arg, cgl_tn_hipMemsetAsync}, {
+    {offsetof(struct cgl_fr_hipMemsetAsync, dst), sizeof(((struct cgl_fr_hipMemsetAsync *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemsetAsync, value), sizeof(((struct cgl_fr_hipMemsetAsync *)0)->value), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemsetAsync, sizeBytes), sizeof(((struct cgl_fr_hipMemsetAsync *)0)->sizeBytes), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemsetAsync, stream), sizeof(((struct cgl_fr_hipMemsetAsync *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemsetAsync, (cgl_f->dst, cgl_f->value, cgl_f->sizeBytes, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemsetAsync(void *dst, int value, size_t sizeBytes, hipStream_t stream)
 {
@@ -6968,13 +8118,13 @@ struct cgl_fr_hipMemsetD32Async {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemsetD32Async[4] = {
-    {"dst", offsetof(struct cgl_fr_hipMemsetD32Async, dst), sizeof(((struct cgl_fr_hipMemsetD32Async *)0)->dst), 3, 0, 0, 0, NULL},
-    {"value", offsetof(struct cgl_fr_hipMemsetD32Async, value), sizeof(((struct cgl_fr_hipMemsetD32Async *)0)->value), 1, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_hipMemsetD32Async, count), sizeof(((struct cgl_fr_hipMemsetD32Async *)0)->count), 2, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_hipMemsetD32Async, stream), sizeof(((struct cgl_fr_hipMemsetD32Async *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemsetD32Async = {4, offsetof(struct cgl_fr_hipMemsetD32Async, cgl_ret), sizeof(((struct cgl_fr_hipMemsetD32Async *)0)->cgl_ret), 7, cgl_ta_hipMemsetD32Async};
+static const cg_arg_name cgl_tn_hipMemsetD32Async[4] = {{"dst", NULL}, {"value", NULL}, {"count", NULL}, {"stream", NULL}};
+static const struct cgl_targs_hipMemsetD32Async cgl_targs_hipMemsetD32Async = {{4, offsetof(struct cgl_fr_hipMemsetD32Async, cgl_ret), sizeof(((struct cgl_fr_hipMemsetD32Async *)0)->cgl_ret), 7, cgl_targs_hipMemsetD32Async.arg, cgl_tn_hipMemsetD32Async}, {
+    {offsetof(struct cgl_fr_hipMemsetD32Async, dst), sizeof(((struct cgl_fr_hipMemsetD32Async *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemsetD32Async, value), sizeof(((struct cgl_fr_hipMemsetD32Async *)0)->value), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemsetD32Async, count), sizeof(((struct cgl_fr_hipMemsetD32Async *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemsetD32Async, stream), sizeof(((struct cgl_fr_hipMemsetD32Async *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemsetD32Async, (cgl_f->dst, cgl_f->value, cgl_f->count, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemsetD32Async(hipDeviceptr_t dst, int value, size_t count, hipStream_t stream)
 {
@@ -7003,14 +8153,14 @@ struct cgl_fr_hipMemset2D {
     size_t height;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemset2D[5] = {
-    {"dst", offsetof(struct cgl_fr_hipMemset2D, dst), sizeof(((struct cgl_fr_hipMemset2D *)0)->dst), 3, 0, 0, 0, NULL},
-    {"pitch", offsetof(struct cgl_fr_hipMemset2D, pitch), sizeof(((struct cgl_fr_hipMemset2D *)0)->pitch), 2, 0, 0, 0, NULL},
-    {"value", offsetof(struct cgl_fr_hipMemset2D, value), sizeof(((struct cgl_fr_hipMemset2D *)0)->value), 1, 0, 0, 0, NULL},
-    {"width", offsetof(struct cgl_fr_hipMemset2D, width), sizeof(((struct cgl_fr_hipMemset2D *)0)->width), 2, 0, 0, 0, NULL},
-    {"height", offsetof(struct cgl_fr_hipMemset2D, height), sizeof(((struct cgl_fr_hipMemset2D *)0)->height), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemset2D = {5, offsetof(struct cgl_fr_hipMemset2D, cgl_ret), sizeof(((struct cgl_fr_hipMemset2D *)0)->cgl_ret), 7, cgl_ta_hipMemset2D};
+static const cg_arg_name cgl_tn_hipMemset2D[5] = {{"dst", NULL}, {"pitch", NULL}, {"value", NULL}, {"width", NULL}, {"height", NULL}};
+static const struct cgl_targs_hipMemset2D cgl_targs_hipMemset2D = {{5, offsetof(struct cgl_fr_hipMemset2D, cgl_ret), sizeof(((struct cgl_fr_hipMemset2D *)0)->cgl_ret), 7, cgl_targs_hipMemset2D.arg, cgl_tn_hipMemset2D}, {
+    {offsetof(struct cgl_fr_hipMemset2D, dst), sizeof(((struct cgl_fr_hipMemset2D *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemset2D, pitch), sizeof(((struct cgl_fr_hipMemset2D *)0)->pitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemset2D, value), sizeof(((struct cgl_fr_hipMemset2D *)0)->value), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemset2D, width), sizeof(((struct cgl_fr_hipMemset2D *)0)->width), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemset2D, height), sizeof(((struct cgl_fr_hipMemset2D *)0)->height), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMemset2D, (cgl_f->dst, cgl_f->pitch, cgl_f->value, cgl_f->width, cgl_f->height), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemset2D(void *dst, size_t pitch, int value, size_t width, size_t height)
 {
@@ -7041,15 +8191,15 @@ struct cgl_fr_hipMemset2DAsync {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemset2DAsync[6] = {
-    {"dst", offsetof(struct cgl_fr_hipMemset2DAsync, dst), sizeof(((struct cgl_fr_hipMemset2DAsync *)0)->dst), 3, 0, 0, 0, NULL},
-    {"pitch", offsetof(struct cgl_fr_hipMemset2DAsync, pitch), sizeof(((struct cgl_fr_hipMemset2DAsync *)0)->pitch), 2, 0, 0, 0, NULL},
-    {"value", offsetof(struct cgl_fr_hipMemset2DAsync, value), sizeof(((struct cgl_fr_hipMemset2DAsync *)0)->value), 1, 0, 0, 0, NULL},
-    {"width", offsetof(struct cgl_fr_hipMemset2DAsync, width), sizeof(((struct cgl_fr_hipMemset2DAsync *)0)->width), 2, 0, 0, 0, NULL},
-    {"height", offsetof(struct cgl_fr_hipMemset2DAsync, height), sizeof(((struct cgl_fr_hipMemset2DAsync *)0)->height), 2, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_hipMemset2DAsync, stream), sizeof(((struct cgl_fr_hipMemset2DAsync *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemset2DAsync = {6, offsetof(struct cgl_fr_hipMemset2DAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemset2DAsync *)0)->cgl_ret), 7, cgl_ta_hipMemset2DAsync};
+static const cg_arg_name cgl_tn_hipMemset2DAsync[6] = {{"dst", NULL}, {"pitch", NULL}, {"value", NULL}, {"width", NULL}, {"height", NULL}, {"stream", NULL}};
+static const struct cgl_targs_hipMemset2DAsync cgl_targs_hipMemset2DAsync = {{6, offsetof(struct cgl_fr_hipMemset2DAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemset2DAsync *)0)->cgl_ret), 7, cgl_targs_hipMemset2DAsync.arg, cgl_tn_hipMemset2DAsync}, {
+    {offsetof(struct cgl_fr_hipMemset2DAsync, dst), sizeof(((struct cgl_fr_hipMemset2DAsync *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemset2DAsync, pitch), sizeof(((struct cgl_fr_hipMemset2DAsync *)0)->pitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemset2DAsync, value), sizeof(((struct cgl_fr_hipMemset2DAsync *)0)->value), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemset2DAsync, width), sizeof(((struct cgl_fr_hipMemset2DAsync *)0)->width), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemset2DAsync, height), sizeof(((struct cgl_fr_hipMemset2DAsync *)0)->height), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemset2DAsync, stream), sizeof(((struct cgl_fr_hipMemset2DAsync *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemset2DAsync, (cgl_f->dst, cgl_f->pitch, cgl_f->value, cgl_f->width, cgl_f->height, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemset2DAsync(void *dst, size_t pitch, int value, size_t width, size_t height, hipStream_t stream)
 {
@@ -7076,10 +8226,10 @@ struct cgl_fr_hipMemset3D {
     hipExtent extent;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemset3D[1] = {
-    {"value", offsetof(struct cgl_fr_hipMemset3D, value), sizeof(((struct cgl_fr_hipMemset3D *)0)->value), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemset3D = {1, offsetof(struct cgl_fr_hipMemset3D, cgl_ret), sizeof(((struct cgl_fr_hipMemset3D *)0)->cgl_ret), 7, cgl_ta_hipMemset3D};
+static const cg_arg_name cgl_tn_hipMemset3D[1] = {{"value", NULL}};
+static const struct cgl_targs_hipMemset3D cgl_targs_hipMemset3D = {{1, offsetof(struct cgl_fr_hipMemset3D, cgl_ret), sizeof(((struct cgl_fr_hipMemset3D *)0)->cgl_ret), 7, cgl_targs_hipMemset3D.arg, cgl_tn_hipMemset3D}, {
+    {offsetof(struct cgl_fr_hipMemset3D, value), sizeof(((struct cgl_fr_hipMemset3D *)0)->value), 1, 0, 0, 0},
+}};
 CG_THUNK(hipMemset3D, (cgl_f->pitchedDevPtr, cgl_f->value, cgl_f->extent), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemset3D(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent)
 {
@@ -7108,11 +8258,11 @@ struct cgl_fr_hipMemset3DAsync {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemset3DAsync[2] = {
-    {"value", offsetof(struct cgl_fr_hipMemset3DAsync, value), sizeof(((struct cgl_fr_hipMemset3DAsync *)0)->value), 1, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_hipMemset3DAsync, stream), sizeof(((struct cgl_fr_hipMemset3DAsync *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemset3DAsync = {2, offsetof(struct cgl_fr_hipMemset3DAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemset3DAsync *)0)->cgl_ret), 7, cgl_ta_hipMemset3DAsync};
+static const cg_arg_name cgl_tn_hipMemset3DAsync[2] = {{"value", NULL}, {"stream", NULL}};
+static const struct cgl_targs_hipMemset3DAsync cgl_targs_hipMemset3DAsync = {{2, offsetof(struct cgl_fr_hipMemset3DAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemset3DAsync *)0)->cgl_ret), 7, cgl_targs_hipMemset3DAsync.arg, cgl_tn_hipMemset3DAsync}, {
+    {offsetof(struct cgl_fr_hipMemset3DAsync, value), sizeof(((struct cgl_fr_hipMemset3DAsync *)0)->value), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemset3DAsync, stream), sizeof(((struct cgl_fr_hipMemset3DAsync *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemset3DAsync, (cgl_f->pitchedDevPtr, cgl_f->value, cgl_f->extent, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemset3DAsync(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent, hipStream_t stream)
 {
@@ -7138,11 +8288,11 @@ struct cgl_fr_hipMemGetInfo {
     size_t *total;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemGetInfo[2] = {
-    {"free", offsetof(struct cgl_fr_hipMemGetInfo, free), sizeof(((struct cgl_fr_hipMemGetInfo *)0)->free), 3, 0, 0, 0, NULL},
-    {"total", offsetof(struct cgl_fr_hipMemGetInfo, total), sizeof(((struct cgl_fr_hipMemGetInfo *)0)->total), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemGetInfo = {2, offsetof(struct cgl_fr_hipMemGetInfo, cgl_ret), sizeof(((struct cgl_fr_hipMemGetInfo *)0)->cgl_ret), 7, cgl_ta_hipMemGetInfo};
+static const cg_arg_name cgl_tn_hipMemGetInfo[2] = {{"free", NULL}, {"total", NULL}};
+static const struct cgl_targs_hipMemGetInfo cgl_targs_hipMemGetInfo = {{2, offsetof(struct cgl_fr_hipMemGetInfo, cgl_ret), sizeof(((struct cgl_fr_hipMemGetInfo *)0)->cgl_ret), 7, cgl_targs_hipMemGetInfo.arg, cgl_tn_hipMemGetInfo}, {
+    {offsetof(struct cgl_fr_hipMemGetInfo, free), sizeof(((struct cgl_fr_hipMemGetInfo *)0)->free), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemGetInfo, total), sizeof(((struct cgl_fr_hipMemGetInfo *)0)->total), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemGetInfo, (cgl_f->free, cgl_f->total), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemGetInfo(size_t *free, size_t *total)
 {
@@ -7168,11 +8318,11 @@ struct cgl_fr_hipMemPtrGetInfo {
     size_t *size;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemPtrGetInfo[2] = {
-    {"ptr", offsetof(struct cgl_fr_hipMemPtrGetInfo, ptr), sizeof(((struct cgl_fr_hipMemPtrGetInfo *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_hipMemPtrGetInfo, size), sizeof(((struct cgl_fr_hipMemPtrGetInfo *)0)->size), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemPtrGetInfo = {2, offsetof(struct cgl_fr_hipMemPtrGetInfo, cgl_ret), sizeof(((struct cgl_fr_hipMemPtrGetInfo *)0)->cgl_ret), 7, cgl_ta_hipMemPtrGetInfo};
+static const cg_arg_name cgl_tn_hipMemPtrGetInfo[2] = {{"ptr", NULL}, {"size", NULL}};
+static const struct cgl_targs_hipMemPtrGetInfo cgl_targs_hipMemPtrGetInfo = {{2, offsetof(struct cgl_fr_hipMemPtrGetInfo, cgl_ret), sizeof(((struct cgl_fr_hipMemPtrGetInfo *)0)->cgl_ret), 7, cgl_targs_hipMemPtrGetInfo.arg, cgl_tn_hipMemPtrGetInfo}, {
+    {offsetof(struct cgl_fr_hipMemPtrGetInfo, ptr), sizeof(((struct cgl_fr_hipMemPtrGetInfo *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemPtrGetInfo, size), sizeof(((struct cgl_fr_hipMemPtrGetInfo *)0)->size), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemPtrGetInfo, (cgl_f->ptr, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemPtrGetInfo(void *ptr, size_t *size)
 {
@@ -7201,14 +8351,14 @@ struct cgl_fr_hipMallocArray {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMallocArray[5] = {
-    {"array", offsetof(struct cgl_fr_hipMallocArray, array), sizeof(((struct cgl_fr_hipMallocArray *)0)->array), 3, 0, 0, 0, NULL},
-    {"desc", offsetof(struct cgl_fr_hipMallocArray, desc), sizeof(((struct cgl_fr_hipMallocArray *)0)->desc), 3, 0, 0, 0, NULL},
-    {"width", offsetof(struct cgl_fr_hipMallocArray, width), sizeof(((struct cgl_fr_hipMallocArray *)0)->width), 2, 0, 0, 0, NULL},
-    {"height", offsetof(struct cgl_fr_hipMallocArray, height), sizeof(((struct cgl_fr_hipMallocArray *)0)->height), 2, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipMallocArray, flags), sizeof(((struct cgl_fr_hipMallocArray *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMallocArray = {5, offsetof(struct cgl_fr_hipMallocArray, cgl_ret), sizeof(((struct cgl_fr_hipMallocArray *)0)->cgl_ret), 7, cgl_ta_hipMallocArray};
+static const cg_arg_name cgl_tn_hipMallocArray[5] = {{"array", NULL}, {"desc", NULL}, {"width", NULL}, {"height", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipMallocArray cgl_targs_hipMallocArray = {{5, offsetof(struct cgl_fr_hipMallocArray, cgl_ret), sizeof(((struct cgl_fr_hipMallocArray *)0)->cgl_ret), 7, cgl_targs_hipMallocArray.arg, cgl_tn_hipMallocArray}, {
+    {offsetof(struct cgl_fr_hipMallocArray, array), sizeof(((struct cgl_fr_hipMallocArray *)0)->array), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMallocArray, desc), sizeof(((struct cgl_fr_hipMallocArray *)0)->desc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMallocArray, width), sizeof(((struct cgl_fr_hipMallocArray *)0)->width), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMallocArray, height), sizeof(((struct cgl_fr_hipMallocArray *)0)->height), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMallocArray, flags), sizeof(((struct cgl_fr_hipMallocArray *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMallocArray, (cgl_f->array, cgl_f->desc, cgl_f->width, cgl_f->height, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMallocArray(hipArray **array, const hipChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)
 {
@@ -7234,11 +8384,11 @@ struct cgl_fr_hipArrayCreate {
     const HIP_ARRAY_DESCRIPTOR *pAllocateArray;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipArrayCreate[2] = {
-    {"pHandle", offsetof(struct cgl_fr_hipArrayCreate, pHandle), sizeof(((struct cgl_fr_hipArrayCreate *)0)->pHandle), 3, 0, 0, 0, NULL},
-    {"pAllocateArray", offsetof(struct cgl_fr_hipArrayCreate, pAllocateArray), sizeof(((struct cgl_fr_hipArrayCreate *)0)->pAllocateArray), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipArrayCreate = {2, offsetof(struct cgl_fr_hipArrayCreate, cgl_ret), sizeof(((struct cgl_fr_hipArrayCreate *)0)->cgl_ret), 7, cgl_ta_hipArrayCreate};
+static const cg_arg_name cgl_tn_hipArrayCreate[2] = {{"pHandle", NULL}, {"pAllocateArray", NULL}};
+static const struct cgl_targs_hipArrayCreate cgl_targs_hipArrayCreate = {{2, offsetof(struct cgl_fr_hipArrayCreate, cgl_ret), sizeof(((struct cgl_fr_hipArrayCreate *)0)->cgl_ret), 7, cgl_targs_hipArrayCreate.arg, cgl_tn_hipArrayCreate}, {
+    {offsetof(struct cgl_fr_hipArrayCreate, pHandle), sizeof(((struct cgl_fr_hipArrayCreate *)0)->pHandle), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipArrayCreate, pAllocateArray), sizeof(((struct cgl_fr_hipArrayCreate *)0)->pAllocateArray), 3, 0, 0, 0},
+}};
 CG_THUNK(hipArrayCreate, (cgl_f->pHandle, cgl_f->pAllocateArray), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipArrayCreate(hipArray **pHandle, const HIP_ARRAY_DESCRIPTOR *pAllocateArray)
 {
@@ -7263,10 +8413,10 @@ struct cgl_fr_hipArrayDestroy {
     hipArray *array;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipArrayDestroy[1] = {
-    {"array", offsetof(struct cgl_fr_hipArrayDestroy, array), sizeof(((struct cgl_fr_hipArrayDestroy *)0)->array), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipArrayDestroy = {1, offsetof(struct cgl_fr_hipArrayDestroy, cgl_ret), sizeof(((struct cgl_fr_hipArrayDestroy *)0)->cgl_ret), 7, cgl_ta_hipArrayDestroy};
+static const cg_arg_name cgl_tn_hipArrayDestroy[1] = {{"array", NULL}};
+static const struct cgl_targs_hipArrayDestroy cgl_targs_hipArrayDestroy = {{1, offsetof(struct cgl_fr_hipArrayDestroy, cgl_ret), sizeof(((struct cgl_fr_hipArrayDestroy *)0)->cgl_ret), 7, cgl_targs_hipArrayDestroy.arg, cgl_tn_hipArrayDestroy}, {
+    {offsetof(struct cgl_fr_hipArrayDestroy, array), sizeof(((struct cgl_fr_hipArrayDestroy *)0)->array), 3, 0, 0, 0},
+}};
 CG_THUNK(hipArrayDestroy, (cgl_f->array), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipArrayDestroy(hipArray *array)
 {
@@ -7292,11 +8442,11 @@ struct cgl_fr_hipArray3DCreate {
     const HIP_ARRAY3D_DESCRIPTOR *pAllocateArray;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipArray3DCreate[2] = {
-    {"array", offsetof(struct cgl_fr_hipArray3DCreate, array), sizeof(((struct cgl_fr_hipArray3DCreate *)0)->array), 3, 0, 0, 0, NULL},
-    {"pAllocateArray", offsetof(struct cgl_fr_hipArray3DCreate, pAllocateArray), sizeof(((struct cgl_fr_hipArray3DCreate *)0)->pAllocateArray), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipArray3DCreate = {2, offsetof(struct cgl_fr_hipArray3DCreate, cgl_ret), sizeof(((struct cgl_fr_hipArray3DCreate *)0)->cgl_ret), 7, cgl_ta_hipArray3DCreate};
+static const cg_arg_name cgl_tn_hipArray3DCreate[2] = {{"array", NULL}, {"pAllocateArray", NULL}};
+static const struct cgl_targs_hipArray3DCreate cgl_targs_hipArray3DCreate = {{2, offsetof(struct cgl_fr_hipArray3DCreate, cgl_ret), sizeof(((struct cgl_fr_hipArray3DCreate *)0)->cgl_ret), 7, cgl_targs_hipArray3DCreate.arg, cgl_tn_hipArray3DCreate}, {
+    {offsetof(struct cgl_fr_hipArray3DCreate, array), sizeof(((struct cgl_fr_hipArray3DCreate *)0)->array), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipArray3DCreate, pAllocateArray), sizeof(((struct cgl_fr_hipArray3DCreate *)0)->pAllocateArray), 3, 0, 0, 0},
+}};
 CG_THUNK(hipArray3DCreate, (cgl_f->array, cgl_f->pAllocateArray), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipArray3DCreate(hipArray **array, const HIP_ARRAY3D_DESCRIPTOR *pAllocateArray)
 {
@@ -7322,10 +8472,10 @@ struct cgl_fr_hipMalloc3D {
     hipExtent extent;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMalloc3D[1] = {
-    {"pitchedDevPtr", offsetof(struct cgl_fr_hipMalloc3D, pitchedDevPtr), sizeof(((struct cgl_fr_hipMalloc3D *)0)->pitchedDevPtr), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMalloc3D = {1, offsetof(struct cgl_fr_hipMalloc3D, cgl_ret), sizeof(((struct cgl_fr_hipMalloc3D *)0)->cgl_ret), 7, cgl_ta_hipMalloc3D};
+static const cg_arg_name cgl_tn_hipMalloc3D[1] = {{"pitchedDevPtr", NULL}};
+static const struct cgl_targs_hipMalloc3D cgl_targs_hipMalloc3D = {{1, offsetof(struct cgl_fr_hipMalloc3D, cgl_ret), sizeof(((struct cgl_fr_hipMalloc3D *)0)->cgl_ret), 7, cgl_targs_hipMalloc3D.arg, cgl_tn_hipMalloc3D}, {
+    {offsetof(struct cgl_fr_hipMalloc3D, pitchedDevPtr), sizeof(((struct cgl_fr_hipMalloc3D *)0)->pitchedDevPtr), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMalloc3D, (cgl_f->pitchedDevPtr, cgl_f->extent), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMalloc3D(hipPitchedPtr *pitchedDevPtr, hipExtent extent)
 {
@@ -7350,10 +8500,10 @@ struct cgl_fr_hipFreeArray {
     hipArray *array;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipFreeArray[1] = {
-    {"array", offsetof(struct cgl_fr_hipFreeArray, array), sizeof(((struct cgl_fr_hipFreeArray *)0)->array), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipFreeArray = {1, offsetof(struct cgl_fr_hipFreeArray, cgl_ret), sizeof(((struct cgl_fr_hipFreeArray *)0)->cgl_ret), 7, cgl_ta_hipFreeArray};
+static const cg_arg_name cgl_tn_hipFreeArray[1] = {{"array", NULL}};
+static const struct cgl_targs_hipFreeArray cgl_targs_hipFreeArray = {{1, offsetof(struct cgl_fr_hipFreeArray, cgl_ret), sizeof(((struct cgl_fr_hipFreeArray *)0)->cgl_ret), 7, cgl_targs_hipFreeArray.arg, cgl_tn_hipFreeArray}, {
+    {offsetof(struct cgl_fr_hipFreeArray, array), sizeof(((struct cgl_fr_hipFreeArray *)0)->array), 3, 0, 0, 0},
+}};
 CG_THUNK(hipFreeArray, (cgl_f->array), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipFreeArray(hipArray *array)
 {
@@ -7379,10 +8529,10 @@ struct cgl_fr_hipFreeMipmappedArray {
     hipMipmappedArray_t mipmappedArray;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipFreeMipmappedArray[1] = {
-    {"mipmappedArray", offsetof(struct cgl_fr_hipFreeMipmappedArray, mipmappedArray), sizeof(((struct cgl_fr_hipFreeMipmappedArray *)0)->mipmappedArray), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipFreeMipmappedArray = {1, offsetof(struct cgl_fr_hipFreeMipmappedArray, cgl_ret), sizeof(((struct cgl_fr_hipFreeMipmappedArray *)0)->cgl_ret), 7, cgl_ta_hipFreeMipmappedArray};
+static const cg_arg_name cgl_tn_hipFreeMipmappedArray[1] = {{"mipmappedArray", NULL}};
+static const struct cgl_targs_hipFreeMipmappedArray cgl_targs_hipFreeMipmappedArray = {{1, offsetof(struct cgl_fr_hipFreeMipmappedArray, cgl_ret), sizeof(((struct cgl_fr_hipFreeMipmappedArray *)0)->cgl_ret), 7, cgl_targs_hipFreeMipmappedArray.arg, cgl_tn_hipFreeMipmappedArray}, {
+    {offsetof(struct cgl_fr_hipFreeMipmappedArray, mipmappedArray), sizeof(((struct cgl_fr_hipFreeMipmappedArray *)0)->mipmappedArray), 3, 0, 0, 0},
+}};
 CG_THUNK(hipFreeMipmappedArray, (cgl_f->mipmappedArray), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipFreeMipmappedArray(hipMipmappedArray_t mipmappedArray)
 {
@@ -7411,12 +8561,12 @@ struct cgl_fr_hipMalloc3DArray {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMalloc3DArray[3] = {
-    {"array", offsetof(struct cgl_fr_hipMalloc3DArray, array), sizeof(((struct cgl_fr_hipMalloc3DArray *)0)->array), 3, 0, 0, 0, NULL},
-    {"desc", offsetof(struct cgl_fr_hipMalloc3DArray, desc), sizeof(((struct cgl_fr_hipMalloc3DArray *)0)->desc), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipMalloc3DArray, flags), sizeof(((struct cgl_fr_hipMalloc3DArray *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMalloc3DArray = {3, offsetof(struct cgl_fr_hipMalloc3DArray, cgl_ret), sizeof(((struct cgl_fr_hipMalloc3DArray *)0)->cgl_ret), 7, cgl_ta_hipMalloc3DArray};
+static const cg_arg_name cgl_tn_hipMalloc3DArray[3] = {{"array", NULL}, {"desc", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipMalloc3DArray cgl_targs_hipMalloc3DArray = {{3, offsetof(struct cgl_fr_hipMalloc3DArray, cgl_ret), sizeof(((struct cgl_fr_hipMalloc3DArray *)0)->cgl_ret), 7, cgl_targs_hipMalloc3DArray.arg, cgl_tn_hipMalloc3DArray}, {
+    {offsetof(struct cgl_fr_hipMalloc3DArray, array), sizeof(((struct cgl_fr_hipMalloc3DArray *)0)->array), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMalloc3DArray, desc), sizeof(((struct cgl_fr_hipMalloc3DArray *)0)->desc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMalloc3DArray, flags), sizeof(((struct cgl_fr_hipMalloc3DArray *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMalloc3DArray, (cgl_f->array, cgl_f->desc, cgl_f->extent, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMalloc3DArray(hipArray **array, const struct hipChannelFormatDesc *desc, struct hipExtent extent, unsigned int flags)
 {
@@ -7445,13 +8595,13 @@ struct cgl_fr_hipMallocMipmappedArray {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMallocMipmappedArray[4] = {
-    {"mipmappedArray", offsetof(struct cgl_fr_hipMallocMipmappedArray, mipmappedArray), sizeof(((struct cgl_fr_hipMallocMipmappedArray *)0)->mipmappedArray), 3, 0, 0, 0, NULL},
-    {"desc", offsetof(struct cgl_fr_hipMallocMipmappedArray, desc), sizeof(((struct cgl_fr_hipMallocMipmappedArray *)0)->desc), 3, 0, 0, 0, NULL},
-    {"numLevels", offsetof(struct cgl_fr_hipMallocMipmappedArray, numLevels), sizeof(((struct cgl_fr_hipMallocMipmappedArray *)0)->numLevels), 2, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipMallocMipmappedArray, flags), sizeof(((struct cgl_fr_hipMallocMipmappedArray *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMallocMipmappedArray = {4, offsetof(struct cgl_fr_hipMallocMipmappedArray, cgl_ret), sizeof(((struct cgl_fr_hipMallocMipmappedArray *)0)->cgl_ret), 7, cgl_ta_hipMallocMipmappedArray};
+static const cg_arg_name cgl_tn_hipMallocMipmappedArray[4] = {{"mipmappedArray", NULL}, {"desc", NULL}, {"numLevels", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipMallocMipmappedArray cgl_targs_hipMallocMipmappedArray = {{4, offsetof(struct cgl_fr_hipMallocMipmappedArray, cgl_ret), sizeof(((struct cgl_fr_hipMallocMipmappedArray *)0)->cgl_ret), 7, cgl_targs_hipMallocMipmappedArray.arg, cgl_tn_hipMallocMipmappedArray}, {
+    {offsetof(struct cgl_fr_hipMallocMipmappedArray, mipmappedArray), sizeof(((struct cgl_fr_hipMallocMipmappedArray *)0)->mipmappedArray), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMallocMipmappedArray, desc), sizeof(((struct cgl_fr_hipMallocMipmappedArray *)0)->desc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMallocMipmappedArray, numLevels), sizeof(((struct cgl_fr_hipMallocMipmappedArray *)0)->numLevels), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMallocMipmappedArray, flags), sizeof(((struct cgl_fr_hipMallocMipmappedArray *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMallocMipmappedArray, (cgl_f->mipmappedArray, cgl_f->desc, cgl_f->extent, cgl_f->numLevels, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMallocMipmappedArray(hipMipmappedArray_t *mipmappedArray, const struct hipChannelFormatDesc *desc, struct hipExtent extent, unsigned int numLevels, unsigned int flags)
 {
@@ -7478,12 +8628,12 @@ struct cgl_fr_hipGetMipmappedArrayLevel {
     unsigned int level;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGetMipmappedArrayLevel[3] = {
-    {"levelArray", offsetof(struct cgl_fr_hipGetMipmappedArrayLevel, levelArray), sizeof(((struct cgl_fr_hipGetMipmappedArrayLevel *)0)->levelArray), 3, 0, 0, 0, NULL},
-    {"mipmappedArray", offsetof(struct cgl_fr_hipGetMipmappedArrayLevel, mipmappedArray), sizeof(((struct cgl_fr_hipGetMipmappedArrayLevel *)0)->mipmappedArray), 3, 0, 0, 0, NULL},
-    {"level", offsetof(struct cgl_fr_hipGetMipmappedArrayLevel, level), sizeof(((struct cgl_fr_hipGetMipmappedArrayLevel *)0)->level), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGetMipmappedArrayLevel = {3, offsetof(struct cgl_fr_hipGetMipmappedArrayLevel, cgl_ret), sizeof(((struct cgl_fr_hipGetMipmappedArrayLevel *)0)->cgl_ret), 7, cgl_ta_hipGetMipmappedArrayLevel};
+static const cg_arg_name cgl_tn_hipGetMipmappedArrayLevel[3] = {{"levelArray", NULL}, {"mipmappedArray", NULL}, {"level", NULL}};
+static const struct cgl_targs_hipGetMipmappedArrayLevel cgl_targs_hipGetMipmappedArrayLevel = {{3, offsetof(struct cgl_fr_hipGetMipmappedArrayLevel, cgl_ret), sizeof(((struct cgl_fr_hipGetMipmappedArrayLevel *)0)->cgl_ret), 7, cgl_targs_hipGetMipmappedArrayLevel.arg, cgl_tn_hipGetMipmappedArrayLevel}, {
+    {offsetof(struct cgl_fr_hipGetMipmappedArrayLevel, levelArray), sizeof(((struct cgl_fr_hipGetMipmappedArrayLevel *)0)->levelArray), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGetMipmappedArrayLevel, mipmappedArray), sizeof(((struct cgl_fr_hipGetMipmappedArrayLevel *)0)->mipmappedArray), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGetMipmappedArrayLevel, level), sizeof(((struct cgl_fr_hipGetMipmappedArrayLevel *)0)->level), 2, 0, 0, 0},
+}};
 CG_THUNK(hipGetMipmappedArrayLevel, (cgl_f->levelArray, cgl_f->mipmappedArray, cgl_f->level), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGetMipmappedArrayLevel(hipArray_t *levelArray, hipMipmappedArray_const_t mipmappedArray, unsigned int level)
 {
@@ -7514,16 +8664,16 @@ struct cgl_fr_hipMemcpy2D {
     hipMemcpyKind kind;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpy2D[7] = {
-    {"dst", offsetof(struct cgl_fr_hipMemcpy2D, dst), sizeof(((struct cgl_fr_hipMemcpy2D *)0)->dst), 3, 0, 0, 0, NULL},
-    {"dpitch", offsetof(struct cgl_fr_hipMemcpy2D, dpitch), sizeof(((struct cgl_fr_hipMemcpy2D *)0)->dpitch), 2, 0, 0, 0, NULL},
-    {"src", offsetof(struct cgl_fr_hipMemcpy2D, src), sizeof(((struct cgl_fr_hipMemcpy2D *)0)->src), 3, 0, 0, 0, NULL},
-    {"spitch", offsetof(struct cgl_fr_hipMemcpy2D, spitch), sizeof(((struct cgl_fr_hipMemcpy2D *)0)->spitch), 2, 0, 0, 0, NULL},
-    {"width", offsetof(struct cgl_fr_hipMemcpy2D, width), sizeof(((struct cgl_fr_hipMemcpy2D *)0)->width), 2, 0, 0, 0, NULL},
-    {"height", offsetof(struct cgl_fr_hipMemcpy2D, height), sizeof(((struct cgl_fr_hipMemcpy2D *)0)->height), 2, 0, 0, 0, NULL},
-    {"kind", offsetof(struct cgl_fr_hipMemcpy2D, kind), sizeof(((struct cgl_fr_hipMemcpy2D *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-};
-static const cg_args cgl_targs_hipMemcpy2D = {7, offsetof(struct cgl_fr_hipMemcpy2D, cgl_ret), sizeof(((struct cgl_fr_hipMemcpy2D *)0)->cgl_ret), 7, cgl_ta_hipMemcpy2D};
+static const cg_arg_name cgl_tn_hipMemcpy2D[7] = {{"dst", NULL}, {"dpitch", NULL}, {"src", NULL}, {"spitch", NULL}, {"width", NULL}, {"height", NULL}, {"kind", cgl_en_3}};
+static const struct cgl_targs_hipMemcpy2D cgl_targs_hipMemcpy2D = {{7, offsetof(struct cgl_fr_hipMemcpy2D, cgl_ret), sizeof(((struct cgl_fr_hipMemcpy2D *)0)->cgl_ret), 7, cgl_targs_hipMemcpy2D.arg, cgl_tn_hipMemcpy2D}, {
+    {offsetof(struct cgl_fr_hipMemcpy2D, dst), sizeof(((struct cgl_fr_hipMemcpy2D *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2D, dpitch), sizeof(((struct cgl_fr_hipMemcpy2D *)0)->dpitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2D, src), sizeof(((struct cgl_fr_hipMemcpy2D *)0)->src), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2D, spitch), sizeof(((struct cgl_fr_hipMemcpy2D *)0)->spitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2D, width), sizeof(((struct cgl_fr_hipMemcpy2D *)0)->width), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2D, height), sizeof(((struct cgl_fr_hipMemcpy2D *)0)->height), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2D, kind), sizeof(((struct cgl_fr_hipMemcpy2D *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+}};
 CG_THUNK(hipMemcpy2D, (cgl_f->dst, cgl_f->dpitch, cgl_f->src, cgl_f->spitch, cgl_f->width, cgl_f->height, cgl_f->kind), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
 {
@@ -7549,10 +8699,10 @@ struct cgl_fr_hipMemcpyParam2D {
     const hip_Memcpy2D *pCopy;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpyParam2D[1] = {
-    {"pCopy", offsetof(struct cgl_fr_hipMemcpyParam2D, pCopy), sizeof(((struct cgl_fr_hipMemcpyParam2D *)0)->pCopy), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemcpyParam2D = {1, offsetof(struct cgl_fr_hipMemcpyParam2D, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyParam2D *)0)->cgl_ret), 7, cgl_ta_hipMemcpyParam2D};
+static const cg_arg_name cgl_tn_hipMemcpyParam2D[1] = {{"pCopy", NULL}};
+static const struct cgl_targs_hipMemcpyParam2D cgl_targs_hipMemcpyParam2D = {{1, offsetof(struct cgl_fr_hipMemcpyParam2D, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyParam2D *)0)->cgl_ret), 7, cgl_targs_hipMemcpyParam2D.arg, cgl_tn_hipMemcpyParam2D}, {
+    {offsetof(struct cgl_fr_hipMemcpyParam2D, pCopy), sizeof(((struct cgl_fr_hipMemcpyParam2D *)0)->pCopy), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemcpyParam2D, (cgl_f->pCopy), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyParam2D(const hip_Memcpy2D *pCopy)
 {
@@ -7579,11 +8729,11 @@ struct cgl_fr_hipMemcpyParam2DAsync {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpyParam2DAsync[2] = {
-    {"pCopy", offsetof(struct cgl_fr_hipMemcpyParam2DAsync, pCopy), sizeof(((struct cgl_fr_hipMemcpyParam2DAsync *)0)->pCopy), 3, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_hipMemcpyParam2DAsync, stream), sizeof(((struct cgl_fr_hipMemcpyParam2DAsync *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemcpyParam2DAsync = {2, offsetof(struct cgl_fr_hipMemcpyParam2DAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyParam2DAsync *)0)->cgl_ret), 7, cgl_ta_hipMemcpyParam2DAsync};
+static const cg_arg_name cgl_tn_hipMemcpyParam2DAsync[2] = {{"pCopy", NULL}, {"stream", NULL}};
+static const struct cgl_targs_hipMemcpyParam2DAsync cgl_targs_hipMemcpyParam2DAsync = {{2, offsetof(struct cgl_fr_hipMemcpyParam2DAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyParam2DAsync *)0)->cgl_ret), 7, cgl_targs_hipMemcpyParam2DAsync.arg, cgl_tn_hipMemcpyParam2DAsync}, {
+    {offsetof(struct cgl_fr_hipMemcpyParam2DAsync, pCopy), sizeof(((struct cgl_fr_hipMemcpyParam2DAsync *)0)->pCopy), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyParam2DAsync, stream), sizeof(((struct cgl_fr_hipMemcpyParam2DAsync *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemcpyParam2DAsync, (cgl_f->pCopy, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyParam2DAsync(const hip_Memcpy2D *pCopy, hipStream_t stream)
 {
@@ -7615,17 +8765,17 @@ struct cgl_fr_hipMemcpy2DAsync {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpy2DAsync[8] = {
-    {"dst", offsetof(struct cgl_fr_hipMemcpy2DAsync, dst), sizeof(((struct cgl_fr_hipMemcpy2DAsync *)0)->dst), 3, 0, 0, 0, NULL},
-    {"dpitch", offsetof(struct cgl_fr_hipMemcpy2DAsync, dpitch), sizeof(((struct cgl_fr_hipMemcpy2DAsync *)0)->dpitch), 2, 0, 0, 0, NULL},
-    {"src", offsetof(struct cgl_fr_hipMemcpy2DAsync, src), sizeof(((struct cgl_fr_hipMemcpy2DAsync *)0)->src), 3, 0, 0, 0, NULL},
-    {"spitch", offsetof(struct cgl_fr_hipMemcpy2DAsync, spitch), sizeof(((struct cgl_fr_hipMemcpy2DAsync *)0)->spitch), 2, 0, 0, 0, NULL},
-    {"width", offsetof(struct cgl_fr_hipMemcpy2DAsync, width), sizeof(((struct cgl_fr_hipMemcpy2DAsync *)0)->width), 2, 0, 0, 0, NULL},
-    {"height", offsetof(struct cgl_fr_hipMemcpy2DAsync, height), sizeof(((struct cgl_fr_hipMemcpy2DAsync *)0)->height), 2, 0, 0, 0, NULL},
-    {"kind", offsetof(struct cgl_fr_hipMemcpy2DAsync, kind), sizeof(((struct cgl_fr_hipMemcpy2DAsync *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-    {"stream", offsetof(struct cgl_fr_hipMemcpy2DAsync, stream), sizeof(((struct cgl_fr_hipMemcpy2DAsync *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemcpy2DAsync = {8, offsetof(struct cgl_fr_hipMemcpy2DAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemcpy2DAsync *)0)->cgl_ret), 7, cgl_ta_hipMemcpy2DAsync};
+static const cg_arg_name cgl_tn_hipMemcpy2DAsync[8] = {{"dst", NULL}, {"dpitch", NULL}, {"src", NULL}, {"spitch", NULL}, {"width", NULL}, {"height", NULL}, {"kind", cgl_en_3}, {"stream", NULL}};
+static const struct cgl_targs_hipMemcpy2DAsync cgl_targs_hipMemcpy2DAsync = {{8, offsetof(struct cgl_fr_hipMemcpy2DAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemcpy2DAsync *)0)->cgl_ret), 7, cgl_targs_hipMemcpy2DAsync.arg, cgl_tn_hipMemcpy2DAsync}, {
+    {offsetof(struct cgl_fr_hipMemcpy2DAsync, dst), sizeof(((struct cgl_fr_hipMemcpy2DAsync *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DAsync, dpitch), sizeof(((struct cgl_fr_hipMemcpy2DAsync *)0)->dpitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DAsync, src), sizeof(((struct cgl_fr_hipMemcpy2DAsync *)0)->src), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DAsync, spitch), sizeof(((struct cgl_fr_hipMemcpy2DAsync *)0)->spitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DAsync, width), sizeof(((struct cgl_fr_hipMemcpy2DAsync *)0)->width), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DAsync, height), sizeof(((struct cgl_fr_hipMemcpy2DAsync *)0)->height), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DAsync, kind), sizeof(((struct cgl_fr_hipMemcpy2DAsync *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+    {offsetof(struct cgl_fr_hipMemcpy2DAsync, stream), sizeof(((struct cgl_fr_hipMemcpy2DAsync *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemcpy2DAsync, (cgl_f->dst, cgl_f->dpitch, cgl_f->src, cgl_f->spitch, cgl_f->width, cgl_f->height, cgl_f->kind, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind, hipStream_t stream)
 {
@@ -7658,17 +8808,17 @@ struct cgl_fr_hipMemcpy2DToArray {
     hipMemcpyKind kind;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpy2DToArray[8] = {
-    {"dst", offsetof(struct cgl_fr_hipMemcpy2DToArray, dst), sizeof(((struct cgl_fr_hipMemcpy2DToArray *)0)->dst), 3, 0, 0, 0, NULL},
-    {"wOffset", offsetof(struct cgl_fr_hipMemcpy2DToArray, wOffset), sizeof(((struct cgl_fr_hipMemcpy2DToArray *)0)->wOffset), 2, 0, 0, 0, NULL},
-    {"hOffset", offsetof(struct cgl_fr_hipMemcpy2DToArray, hOffset), sizeof(((struct cgl_fr_hipMemcpy2DToArray *)0)->hOffset), 2, 0, 0, 0, NULL},
-    {"src", offsetof(struct cgl_fr_hipMemcpy2DToArray, src), sizeof(((struct cgl_fr_hipMemcpy2DToArray *)0)->src), 3, 0, 0, 0, NULL},
-    {"spitch", offsetof(struct cgl_fr_hipMemcpy2DToArray, spitch), sizeof(((struct cgl_fr_hipMemcpy2DToArray *)0)->spitch), 2, 0, 0, 0, NULL},
-    {"width", offsetof(struct cgl_fr_hipMemcpy2DToArray, width), sizeof(((struct cgl_fr_hipMemcpy2DToArray *)0)->width), 2, 0, 0, 0, NULL},
-    {"height", offsetof(struct cgl_fr_hipMemcpy2DToArray, height), sizeof(((struct cgl_fr_hipMemcpy2DToArray *)0)->height), 2, 0, 0, 0, NULL},
-    {"kind", offsetof(struct cgl_fr_hipMemcpy2DToArray, kind), sizeof(((struct cgl_fr_hipMemcpy2DToArray *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-};
-static const cg_args cgl_targs_hipMemcpy2DToArray = {8, offsetof(struct cgl_fr_hipMemcpy2DToArray, cgl_ret), sizeof(((struct cgl_fr_hipMemcpy2DToArray *)0)->cgl_ret), 7, cgl_ta_hipMemcpy2DToArray};
+static const cg_arg_name cgl_tn_hipMemcpy2DToArray[8] = {{"dst", NULL}, {"wOffset", NULL}, {"hOffset", NULL}, {"src", NULL}, {"spitch", NULL}, {"width", NULL}, {"height", NULL}, {"kind", cgl_en_3}};
+static const struct cgl_targs_hipMemcpy2DToArray cgl_targs_hipMemcpy2DToArray = {{8, offsetof(struct cgl_fr_hipMemcpy2DToArray, cgl_ret), sizeof(((struct cgl_fr_hipMemcpy2DToArray *)0)->cgl_ret), 7, cgl_targs_hipMemcpy2DToArray.arg, cgl_tn_hipMemcpy2DToArray}, {
+    {offsetof(struct cgl_fr_hipMemcpy2DToArray, dst), sizeof(((struct cgl_fr_hipMemcpy2DToArray *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DToArray, wOffset), sizeof(((struct cgl_fr_hipMemcpy2DToArray *)0)->wOffset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DToArray, hOffset), sizeof(((struct cgl_fr_hipMemcpy2DToArray *)0)->hOffset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DToArray, src), sizeof(((struct cgl_fr_hipMemcpy2DToArray *)0)->src), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DToArray, spitch), sizeof(((struct cgl_fr_hipMemcpy2DToArray *)0)->spitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DToArray, width), sizeof(((struct cgl_fr_hipMemcpy2DToArray *)0)->width), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DToArray, height), sizeof(((struct cgl_fr_hipMemcpy2DToArray *)0)->height), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DToArray, kind), sizeof(((struct cgl_fr_hipMemcpy2DToArray *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+}};
 CG_THUNK(hipMemcpy2DToArray, (cgl_f->dst, cgl_f->wOffset, cgl_f->hOffset, cgl_f->src, cgl_f->spitch, cgl_f->width, cgl_f->height, cgl_f->kind), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy2DToArray(hipArray *dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
 {
@@ -7702,18 +8852,18 @@ struct cgl_fr_hipMemcpy2DToArrayAsync {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpy2DToArrayAsync[9] = {
-    {"dst", offsetof(struct cgl_fr_hipMemcpy2DToArrayAsync, dst), sizeof(((struct cgl_fr_hipMemcpy2DToArrayAsync *)0)->dst), 3, 0, 0, 0, NULL},
-    {"wOffset", offsetof(struct cgl_fr_hipMemcpy2DToArrayAsync, wOffset), sizeof(((struct cgl_fr_hipMemcpy2DToArrayAsync *)0)->wOffset), 2, 0, 0, 0, NULL},
-    {"hOffset", offsetof(struct cgl_fr_hipMemcpy2DToArrayAsync, hOffset), sizeof(((struct cgl_fr_hipMemcpy2DToArrayAsync *)0)->hOffset), 2, 0, 0, 0, NULL},
-    {"src", offsetof(struct cgl_fr_hipMemcpy2DToArrayAsync, src), sizeof(((struct cgl_fr_hipMemcpy2DToArrayAsync *)0)->src), 3, 0, 0, 0, NULL},
-    {"spitch", offsetof(struct cgl_fr_hipMemcpy2DToArrayAsync, spitch), sizeof(((struct cgl_fr_hipMemcpy2DToArrayAsync *)0)->spitch), 2, 0, 0, 0, NULL},
-    {"width", offsetof(struct cgl_fr_hipMemcpy2DToArrayAsync, width), sizeof(((struct cgl_fr_hipMemcpy2DToArrayAsync *)0)->width), 2, 0, 0, 0, NULL},
-    {"height", offsetof(struct cgl_fr_hipMemcpy2DToArrayAsync, height), sizeof(((struct cgl_fr_hipMemcpy2DToArrayAsync *)0)->height), 2, 0, 0, 0, NULL},
-    {"kind", offsetof(struct cgl_fr_hipMemcpy2DToArrayAsync, kind), sizeof(((struct cgl_fr_hipMemcpy2DToArrayAsync *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-    {"stream", offsetof(struct cgl_fr_hipMemcpy2DToArrayAsync, stream), sizeof(((struct cgl_fr_hipMemcpy2DToArrayAsync *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemcpy2DToArrayAsync = {9, offsetof(struct cgl_fr_hipMemcpy2DToArrayAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemcpy2DToArrayAsync *)0)->cgl_ret), 7, cgl_ta_hipMemcpy2DToArrayAsync};
+static const cg_arg_name cgl_tn_hipMemcpy2DToArrayAsync[9] = {{"dst", NULL}, {"wOffset", NULL}, {"hOffset", NULL}, {"src", NULL}, {"spitch", NULL}, {"width", NULL}, {"height", NULL}, {"kind", cgl_en_3}, {"stream", NULL}};
+static const struct cgl_targs_hipMemcpy2DToArrayAsync cgl_targs_hipMemcpy2DToArrayAsync = {{9, offsetof(struct cgl_fr_hipMemcpy2DToArrayAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemcpy2DToArrayAsync *)0)->cgl_ret), 7, cgl_targs_hipMemcpy2DToArrayAsync.arg, cgl_tn_hipMemcpy2DToArrayAsync}, {
+    {offsetof(struct cgl_fr_hipMemcpy2DToArrayAsync, dst), sizeof(((struct cgl_fr_hipMemcpy2DToArrayAsync *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DToArrayAsync, wOffset), sizeof(((struct cgl_fr_hipMemcpy2DToArrayAsync *)0)->wOffset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DToArrayAsync, hOffset), sizeof(((struct cgl_fr_hipMemcpy2DToArrayAsync *)0)->hOffset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DToArrayAsync, src), sizeof(((struct cgl_fr_hipMemcpy2DToArrayAsync *)0)->src), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DToArrayAsync, spitch), sizeof(((struct cgl_fr_hipMemcpy2DToArrayAsync *)0)->spitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DToArrayAsync, width), sizeof(((struct cgl_fr_hipMemcpy2DToArrayAsync *)0)->width), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DToArrayAsync, height), sizeof(((struct cgl_fr_hipMemcpy2DToArrayAsync *)0)->height), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DToArrayAsync, kind), sizeof(((struct cgl_fr_hipMemcpy2DToArrayAsync *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+    {offsetof(struct cgl_fr_hipMemcpy2DToArrayAsync, stream), sizeof(((struct cgl_fr_hipMemcpy2DToArrayAsync *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemcpy2DToArrayAsync, (cgl_f->dst, cgl_f->wOffset, cgl_f->hOffset, cgl_f->src, cgl_f->spitch, cgl_f->width, cgl_f->height, cgl_f->kind, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy2DToArrayAsync(hipArray *dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind, hipStream_t stream)
 {
@@ -7743,15 +8893,15 @@ struct cgl_fr_hipMemcpyToArray {
     hipMemcpyKind kind;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpyToArray[6] = {
-    {"dst", offsetof(struct cgl_fr_hipMemcpyToArray, dst), sizeof(((struct cgl_fr_hipMemcpyToArray *)0)->dst), 3, 0, 0, 0, NULL},
-    {"wOffset", offsetof(struct cgl_fr_hipMemcpyToArray, wOffset), sizeof(((struct cgl_fr_hipMemcpyToArray *)0)->wOffset), 2, 0, 0, 0, NULL},
-    {"hOffset", offsetof(struct cgl_fr_hipMemcpyToArray, hOffset), sizeof(((struct cgl_fr_hipMemcpyToArray *)0)->hOffset), 2, 0, 0, 0, NULL},
-    {"src", offsetof(struct cgl_fr_hipMemcpyToArray, src), sizeof(((struct cgl_fr_hipMemcpyToArray *)0)->src), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_hipMemcpyToArray, count), sizeof(((struct cgl_fr_hipMemcpyToArray *)0)->count), 2, 0, 0, 0, NULL},
-    {"kind", offsetof(struct cgl_fr_hipMemcpyToArray, kind), sizeof(((struct cgl_fr_hipMemcpyToArray *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-};
-static const cg_args cgl_targs_hipMemcpyToArray = {6, offsetof(struct cgl_fr_hipMemcpyToArray, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyToArray *)0)->cgl_ret), 7, cgl_ta_hipMemcpyToArray};
+static const cg_arg_name cgl_tn_hipMemcpyToArray[6] = {{"dst", NULL}, {"wOffset", NULL}, {"hOffset", NULL}, {"src", NULL}, {"count", NULL}, {"kind", cgl_en_3}};
+static const struct cgl_targs_hipMemcpyToArray cgl_targs_hipMemcpyToArray = {{6, offsetof(struct cgl_fr_hipMemcpyToArray, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyToArray *)0)->cgl_ret), 7, cgl_targs_hipMemcpyToArray.arg, cgl_tn_hipMemcpyToArray}, {
+    {offsetof(struct cgl_fr_hipMemcpyToArray, dst), sizeof(((struct cgl_fr_hipMemcpyToArray *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyToArray, wOffset), sizeof(((struct cgl_fr_hipMemcpyToArray *)0)->wOffset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyToArray, hOffset), sizeof(((struct cgl_fr_hipMemcpyToArray *)0)->hOffset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyToArray, src), sizeof(((struct cgl_fr_hipMemcpyToArray *)0)->src), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyToArray, count), sizeof(((struct cgl_fr_hipMemcpyToArray *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyToArray, kind), sizeof(((struct cgl_fr_hipMemcpyToArray *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+}};
 CG_THUNK(hipMemcpyToArray, (cgl_f->dst, cgl_f->wOffset, cgl_f->hOffset, cgl_f->src, cgl_f->count, cgl_f->kind), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyToArray(hipArray *dst, size_t wOffset, size_t hOffset, const void *src, size_t count, hipMemcpyKind kind)
 {
@@ -7782,15 +8932,15 @@ struct cgl_fr_hipMemcpyFromArray {
     hipMemcpyKind kind;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpyFromArray[6] = {
-    {"dst", offsetof(struct cgl_fr_hipMemcpyFromArray, dst), sizeof(((struct cgl_fr_hipMemcpyFromArray *)0)->dst), 3, 0, 0, 0, NULL},
-    {"srcArray", offsetof(struct cgl_fr_hipMemcpyFromArray, srcArray), sizeof(((struct cgl_fr_hipMemcpyFromArray *)0)->srcArray), 3, 0, 0, 0, NULL},
-    {"wOffset", offsetof(struct cgl_fr_hipMemcpyFromArray, wOffset), sizeof(((struct cgl_fr_hipMemcpyFromArray *)0)->wOffset), 2, 0, 0, 0, NULL},
-    {"hOffset", offsetof(struct cgl_fr_hipMemcpyFromArray, hOffset), sizeof(((struct cgl_fr_hipMemcpyFromArray *)0)->hOffset), 2, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_hipMemcpyFromArray, count), sizeof(((struct cgl_fr_hipMemcpyFromArray *)0)->count), 2, 0, 0, 0, NULL},
-    {"kind", offsetof(struct cgl_fr_hipMemcpyFromArray, kind), sizeof(((struct cgl_fr_hipMemcpyFromArray *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-};
-static const cg_args cgl_targs_hipMemcpyFromArray = {6, offsetof(struct cgl_fr_hipMemcpyFromArray, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyFromArray *)0)->cgl_ret), 7, cgl_ta_hipMemcpyFromArray};
+static const cg_arg_name cgl_tn_hipMemcpyFromArray[6] = {{"dst", NULL}, {"srcArray", NULL}, {"wOffset", NULL}, {"hOffset", NULL}, {"count", NULL}, {"kind", cgl_en_3}};
+static const struct cgl_targs_hipMemcpyFromArray cgl_targs_hipMemcpyFromArray = {{6, offsetof(struct cgl_fr_hipMemcpyFromArray, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyFromArray *)0)->cgl_ret), 7, cgl_targs_hipMemcpyFromArray.arg, cgl_tn_hipMemcpyFromArray}, {
+    {offsetof(struct cgl_fr_hipMemcpyFromArray, dst), sizeof(((struct cgl_fr_hipMemcpyFromArray *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyFromArray, srcArray), sizeof(((struct cgl_fr_hipMemcpyFromArray *)0)->srcArray), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyFromArray, wOffset), sizeof(((struct cgl_fr_hipMemcpyFromArray *)0)->wOffset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyFromArray, hOffset), sizeof(((struct cgl_fr_hipMemcpyFromArray *)0)->hOffset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyFromArray, count), sizeof(((struct cgl_fr_hipMemcpyFromArray *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyFromArray, kind), sizeof(((struct cgl_fr_hipMemcpyFromArray *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+}};
 CG_THUNK(hipMemcpyFromArray, (cgl_f->dst, cgl_f->srcArray, cgl_f->wOffset, cgl_f->hOffset, cgl_f->count, cgl_f->kind), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyFromArray(void *dst, hipArray_const_t srcArray, size_t wOffset, size_t hOffset, size_t count, hipMemcpyKind kind)
 {
@@ -7823,17 +8973,17 @@ struct cgl_fr_hipMemcpy2DFromArray {
     hipMemcpyKind kind;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpy2DFromArray[8] = {
-    {"dst", offsetof(struct cgl_fr_hipMemcpy2DFromArray, dst), sizeof(((struct cgl_fr_hipMemcpy2DFromArray *)0)->dst), 3, 0, 0, 0, NULL},
-    {"dpitch", offsetof(struct cgl_fr_hipMemcpy2DFromArray, dpitch), sizeof(((struct cgl_fr_hipMemcpy2DFromArray *)0)->dpitch), 2, 0, 0, 0, NULL},
-    {"src", offsetof(struct cgl_fr_hipMemcpy2DFromArray, src), sizeof(((struct cgl_fr_hipMemcpy2DFromArray *)0)->src), 3, 0, 0, 0, NULL},
-    {"wOffset", offsetof(struct cgl_fr_hipMemcpy2DFromArray, wOffset), sizeof(((struct cgl_fr_hipMemcpy2DFromArray *)0)->wOffset), 2, 0, 0, 0, NULL},
-    {"hOffset", offsetof(struct cgl_fr_hipMemcpy2DFromArray, hOffset), sizeof(((struct cgl_fr_hipMemcpy2DFromArray *)0)->hOffset), 2, 0, 0, 0, NULL},
-    {"width", offsetof(struct cgl_fr_hipMemcpy2DFromArray, width), sizeof(((struct cgl_fr_hipMemcpy2DFromArray *)0)->width), 2, 0, 0, 0, NULL},
-    {"height", offsetof(struct cgl_fr_hipMemcpy2DFromArray, height), sizeof(((struct cgl_fr_hipMemcpy2DFromArray *)0)->height), 2, 0, 0, 0, NULL},
-    {"kind", offsetof(struct cgl_fr_hipMemcpy2DFromArray, kind), sizeof(((struct cgl_fr_hipMemcpy2DFromArray *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-};
-static const cg_args cgl_targs_hipMemcpy2DFromArray = {8, offsetof(struct cgl_fr_hipMemcpy2DFromArray, cgl_ret), sizeof(((struct cgl_fr_hipMemcpy2DFromArray *)0)->cgl_ret), 7, cgl_ta_hipMemcpy2DFromArray};
+static const cg_arg_name cgl_tn_hipMemcpy2DFromArray[8] = {{"dst", NULL}, {"dpitch", NULL}, {"src", NULL}, {"wOffset", NULL}, {"hOffset", NULL}, {"width", NULL}, {"height", NULL}, {"kind", cgl_en_3}};
+static const struct cgl_targs_hipMemcpy2DFromArray cgl_targs_hipMemcpy2DFromArray = {{8, offsetof(struct cgl_fr_hipMemcpy2DFromArray, cgl_ret), sizeof(((struct cgl_fr_hipMemcpy2DFromArray *)0)->cgl_ret), 7, cgl_targs_hipMemcpy2DFromArray.arg, cgl_tn_hipMemcpy2DFromArray}, {
+    {offsetof(struct cgl_fr_hipMemcpy2DFromArray, dst), sizeof(((struct cgl_fr_hipMemcpy2DFromArray *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DFromArray, dpitch), sizeof(((struct cgl_fr_hipMemcpy2DFromArray *)0)->dpitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DFromArray, src), sizeof(((struct cgl_fr_hipMemcpy2DFromArray *)0)->src), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DFromArray, wOffset), sizeof(((struct cgl_fr_hipMemcpy2DFromArray *)0)->wOffset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DFromArray, hOffset), sizeof(((struct cgl_fr_hipMemcpy2DFromArray *)0)->hOffset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DFromArray, width), sizeof(((struct cgl_fr_hipMemcpy2DFromArray *)0)->width), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DFromArray, height), sizeof(((struct cgl_fr_hipMemcpy2DFromArray *)0)->height), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DFromArray, kind), sizeof(((struct cgl_fr_hipMemcpy2DFromArray *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+}};
 CG_THUNK(hipMemcpy2DFromArray, (cgl_f->dst, cgl_f->dpitch, cgl_f->src, cgl_f->wOffset, cgl_f->hOffset, cgl_f->width, cgl_f->height, cgl_f->kind), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy2DFromArray(void *dst, size_t dpitch, hipArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, hipMemcpyKind kind)
 {
@@ -7867,18 +9017,18 @@ struct cgl_fr_hipMemcpy2DFromArrayAsync {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpy2DFromArrayAsync[9] = {
-    {"dst", offsetof(struct cgl_fr_hipMemcpy2DFromArrayAsync, dst), sizeof(((struct cgl_fr_hipMemcpy2DFromArrayAsync *)0)->dst), 3, 0, 0, 0, NULL},
-    {"dpitch", offsetof(struct cgl_fr_hipMemcpy2DFromArrayAsync, dpitch), sizeof(((struct cgl_fr_hipMemcpy2DFromArrayAsync *)0)->dpitch), 2, 0, 0, 0, NULL},
-    {"src", offsetof(struct cgl_fr_hipMemcpy2DFromArrayAsync, src), sizeof(((struct cgl_fr_hipMemcpy2DFromArrayAsync *)0)->src), 3, 0, 0, 0, NULL},
-    {"wOffset", offsetof(struct cgl_fr_hipMemcpy2DFromArrayAsync, wOffset), sizeof(((struct cgl_fr_hipMemcpy2DFromArrayAsync *)0)->wOffset), 2, 0, 0, 0, NULL},
-    {"hOffset", offsetof(struct cgl_fr_hipMemcpy2DFromArrayAsync, hOffset), sizeof(((struct cgl_fr_hipMemcpy2DFromArrayAsync *)0)->hOffset), 2, 0, 0, 0, NULL},
-    {"width", offsetof(struct cgl_fr_hipMemcpy2DFromArrayAsync, width), sizeof(((struct cgl_fr_hipMemcpy2DFromArrayAsync *)0)->width), 2, 0, 0, 0, NULL},
-    {"height", offsetof(struct cgl_fr_hipMemcpy2DFromArrayAsync, height), sizeof(((struct cgl_fr_hipMemcpy2DFromArrayAsync *)0)->height), 2, 0, 0, 0, NULL},
-    {"kind", offsetof(struct cgl_fr_hipMemcpy2DFromArrayAsync, kind), sizeof(((struct cgl_fr_hipMemcpy2DFromArrayAsync *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-    {"stream", offsetof(struct cgl_fr_hipMemcpy2DFromArrayAsync, stream), sizeof(((struct cgl_fr_hipMemcpy2DFromArrayAsync *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemcpy2DFromArrayAsync = {9, offsetof(struct cgl_fr_hipMemcpy2DFromArrayAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemcpy2DFromArrayAsync *)0)->cgl_ret), 7, cgl_ta_hipMemcpy2DFromArrayAsync};
+static const cg_arg_name cgl_tn_hipMemcpy2DFromArrayAsync[9] = {{"dst", NULL}, {"dpitch", NULL}, {"src", NULL}, {"wOffset", NULL}, {"hOffset", NULL}, {"width", NULL}, {"height", NULL}, {"kind", cgl_en_3}, {"stream", NULL}};
+static const struct cgl_targs_hipMemcpy2DFromArrayAsync cgl_targs_hipMemcpy2DFromArrayAsync = {{9, offsetof(struct cgl_fr_hipMemcpy2DFromArrayAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemcpy2DFromArrayAsync *)0)->cgl_ret), 7, cgl_targs_hipMemcpy2DFromArrayAsync.arg, cgl_tn_hipMemcpy2DFromArrayAsync}, {
+    {offsetof(struct cgl_fr_hipMemcpy2DFromArrayAsync, dst), sizeof(((struct cgl_fr_hipMemcpy2DFromArrayAsync *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DFromArrayAsync, dpitch), sizeof(((struct cgl_fr_hipMemcpy2DFromArrayAsync *)0)->dpitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DFromArrayAsync, src), sizeof(((struct cgl_fr_hipMemcpy2DFromArrayAsync *)0)->src), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DFromArrayAsync, wOffset), sizeof(((struct cgl_fr_hipMemcpy2DFromArrayAsync *)0)->wOffset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DFromArrayAsync, hOffset), sizeof(((struct cgl_fr_hipMemcpy2DFromArrayAsync *)0)->hOffset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DFromArrayAsync, width), sizeof(((struct cgl_fr_hipMemcpy2DFromArrayAsync *)0)->width), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DFromArrayAsync, height), sizeof(((struct cgl_fr_hipMemcpy2DFromArrayAsync *)0)->height), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy2DFromArrayAsync, kind), sizeof(((struct cgl_fr_hipMemcpy2DFromArrayAsync *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+    {offsetof(struct cgl_fr_hipMemcpy2DFromArrayAsync, stream), sizeof(((struct cgl_fr_hipMemcpy2DFromArrayAsync *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemcpy2DFromArrayAsync, (cgl_f->dst, cgl_f->dpitch, cgl_f->src, cgl_f->wOffset, cgl_f->hOffset, cgl_f->width, cgl_f->height, cgl_f->kind, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy2DFromArrayAsync(void *dst, size_t dpitch, hipArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, hipMemcpyKind kind, hipStream_t stream)
 {
@@ -7906,13 +9056,13 @@ struct cgl_fr_hipMemcpyAtoH {
     size_t count;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpyAtoH[4] = {
-    {"dst", offsetof(struct cgl_fr_hipMemcpyAtoH, dst), sizeof(((struct cgl_fr_hipMemcpyAtoH *)0)->dst), 3, 0, 0, 0, NULL},
-    {"srcArray", offsetof(struct cgl_fr_hipMemcpyAtoH, srcArray), sizeof(((struct cgl_fr_hipMemcpyAtoH *)0)->srcArray), 3, 0, 0, 0, NULL},
-    {"srcOffset", offsetof(struct cgl_fr_hipMemcpyAtoH, srcOffset), sizeof(((struct cgl_fr_hipMemcpyAtoH *)0)->srcOffset), 2, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_hipMemcpyAtoH, count), sizeof(((struct cgl_fr_hipMemcpyAtoH *)0)->count), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemcpyAtoH = {4, offsetof(struct cgl_fr_hipMemcpyAtoH, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyAtoH *)0)->cgl_ret), 7, cgl_ta_hipMemcpyAtoH};
+static const cg_arg_name cgl_tn_hipMemcpyAtoH[4] = {{"dst", NULL}, {"srcArray", NULL}, {"srcOffset", NULL}, {"count", NULL}};
+static const struct cgl_targs_hipMemcpyAtoH cgl_targs_hipMemcpyAtoH = {{4, offsetof(struct cgl_fr_hipMemcpyAtoH, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyAtoH *)0)->cgl_ret), 7, cgl_targs_hipMemcpyAtoH.arg, cgl_tn_hipMemcpyAtoH}, {
+    {offsetof(struct cgl_fr_hipMemcpyAtoH, dst), sizeof(((struct cgl_fr_hipMemcpyAtoH *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyAtoH, srcArray), sizeof(((struct cgl_fr_hipMemcpyAtoH *)0)->srcArray), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyAtoH, srcOffset), sizeof(((struct cgl_fr_hipMemcpyAtoH *)0)->srcOffset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyAtoH, count), sizeof(((struct cgl_fr_hipMemcpyAtoH *)0)->count), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMemcpyAtoH, (cgl_f->dst, cgl_f->srcArray, cgl_f->srcOffset, cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyAtoH(void *dst, hipArray *srcArray, size_t srcOffset, size_t count)
 {
@@ -7941,13 +9091,13 @@ struct cgl_fr_hipMemcpyHtoA {
     size_t count;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpyHtoA[4] = {
-    {"dstArray", offsetof(struct cgl_fr_hipMemcpyHtoA, dstArray), sizeof(((struct cgl_fr_hipMemcpyHtoA *)0)->dstArray), 3, 0, 0, 0, NULL},
-    {"dstOffset", offsetof(struct cgl_fr_hipMemcpyHtoA, dstOffset), sizeof(((struct cgl_fr_hipMemcpyHtoA *)0)->dstOffset), 2, 0, 0, 0, NULL},
-    {"srcHost", offsetof(struct cgl_fr_hipMemcpyHtoA, srcHost), sizeof(((struct cgl_fr_hipMemcpyHtoA *)0)->srcHost), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_hipMemcpyHtoA, count), sizeof(((struct cgl_fr_hipMemcpyHtoA *)0)->count), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemcpyHtoA = {4, offsetof(struct cgl_fr_hipMemcpyHtoA, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyHtoA *)0)->cgl_ret), 7, cgl_ta_hipMemcpyHtoA};
+static const cg_arg_name cgl_tn_hipMemcpyHtoA[4] = {{"dstArray", NULL}, {"dstOffset", NULL}, {"srcHost", NULL}, {"count", NULL}};
+static const struct cgl_targs_hipMemcpyHtoA cgl_targs_hipMemcpyHtoA = {{4, offsetof(struct cgl_fr_hipMemcpyHtoA, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyHtoA *)0)->cgl_ret), 7, cgl_targs_hipMemcpyHtoA.arg, cgl_tn_hipMemcpyHtoA}, {
+    {offsetof(struct cgl_fr_hipMemcpyHtoA, dstArray), sizeof(((struct cgl_fr_hipMemcpyHtoA *)0)->dstArray), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyHtoA, dstOffset), sizeof(((struct cgl_fr_hipMemcpyHtoA *)0)->dstOffset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyHtoA, srcHost), sizeof(((struct cgl_fr_hipMemcpyHtoA *)0)->srcHost), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyHtoA, count), sizeof(((struct cgl_fr_hipMemcpyHtoA *)0)->count), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMemcpyHtoA, (cgl_f->dstArray, cgl_f->dstOffset, cgl_f->srcHost, cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyHtoA(hipArray *dstArray, size_t dstOffset, const void *srcHost, size_t count)
 {
@@ -7973,10 +9123,10 @@ struct cgl_fr_hipMemcpy3D {
     const struct hipMemcpy3DParms *p;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpy3D[1] = {
-    {"p", offsetof(struct cgl_fr_hipMemcpy3D, p), sizeof(((struct cgl_fr_hipMemcpy3D *)0)->p), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemcpy3D = {1, offsetof(struct cgl_fr_hipMemcpy3D, cgl_ret), sizeof(((struct cgl_fr_hipMemcpy3D *)0)->cgl_ret), 7, cgl_ta_hipMemcpy3D};
+static const cg_arg_name cgl_tn_hipMemcpy3D[1] = {{"p", NULL}};
+static const struct cgl_targs_hipMemcpy3D cgl_targs_hipMemcpy3D = {{1, offsetof(struct cgl_fr_hipMemcpy3D, cgl_ret), sizeof(((struct cgl_fr_hipMemcpy3D *)0)->cgl_ret), 7, cgl_targs_hipMemcpy3D.arg, cgl_tn_hipMemcpy3D}, {
+    {offsetof(struct cgl_fr_hipMemcpy3D, p), sizeof(((struct cgl_fr_hipMemcpy3D *)0)->p), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemcpy3D, (cgl_f->p), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy3D(const struct hipMemcpy3DParms *p)
 {
@@ -8003,11 +9153,11 @@ struct cgl_fr_hipMemcpy3DAsync {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpy3DAsync[2] = {
-    {"p", offsetof(struct cgl_fr_hipMemcpy3DAsync, p), sizeof(((struct cgl_fr_hipMemcpy3DAsync *)0)->p), 3, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_hipMemcpy3DAsync, stream), sizeof(((struct cgl_fr_hipMemcpy3DAsync *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemcpy3DAsync = {2, offsetof(struct cgl_fr_hipMemcpy3DAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemcpy3DAsync *)0)->cgl_ret), 7, cgl_ta_hipMemcpy3DAsync};
+static const cg_arg_name cgl_tn_hipMemcpy3DAsync[2] = {{"p", NULL}, {"stream", NULL}};
+static const struct cgl_targs_hipMemcpy3DAsync cgl_targs_hipMemcpy3DAsync = {{2, offsetof(struct cgl_fr_hipMemcpy3DAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemcpy3DAsync *)0)->cgl_ret), 7, cgl_targs_hipMemcpy3DAsync.arg, cgl_tn_hipMemcpy3DAsync}, {
+    {offsetof(struct cgl_fr_hipMemcpy3DAsync, p), sizeof(((struct cgl_fr_hipMemcpy3DAsync *)0)->p), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpy3DAsync, stream), sizeof(((struct cgl_fr_hipMemcpy3DAsync *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemcpy3DAsync, (cgl_f->p, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy3DAsync(const struct hipMemcpy3DParms *p, hipStream_t stream)
 {
@@ -8033,10 +9183,10 @@ struct cgl_fr_hipDrvMemcpy3D {
     const HIP_MEMCPY3D *pCopy;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDrvMemcpy3D[1] = {
-    {"pCopy", offsetof(struct cgl_fr_hipDrvMemcpy3D, pCopy), sizeof(((struct cgl_fr_hipDrvMemcpy3D *)0)->pCopy), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipDrvMemcpy3D = {1, offsetof(struct cgl_fr_hipDrvMemcpy3D, cgl_ret), sizeof(((struct cgl_fr_hipDrvMemcpy3D *)0)->cgl_ret), 7, cgl_ta_hipDrvMemcpy3D};
+static const cg_arg_name cgl_tn_hipDrvMemcpy3D[1] = {{"pCopy", NULL}};
+static const struct cgl_targs_hipDrvMemcpy3D cgl_targs_hipDrvMemcpy3D = {{1, offsetof(struct cgl_fr_hipDrvMemcpy3D, cgl_ret), sizeof(((struct cgl_fr_hipDrvMemcpy3D *)0)->cgl_ret), 7, cgl_targs_hipDrvMemcpy3D.arg, cgl_tn_hipDrvMemcpy3D}, {
+    {offsetof(struct cgl_fr_hipDrvMemcpy3D, pCopy), sizeof(((struct cgl_fr_hipDrvMemcpy3D *)0)->pCopy), 3, 0, 0, 0},
+}};
 CG_THUNK(hipDrvMemcpy3D, (cgl_f->pCopy), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDrvMemcpy3D(const HIP_MEMCPY3D *pCopy)
 {
@@ -8062,11 +9212,11 @@ struct cgl_fr_hipDrvMemcpy3DAsync {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDrvMemcpy3DAsync[2] = {
-    {"pCopy", offsetof(struct cgl_fr_hipDrvMemcpy3DAsync, pCopy), sizeof(((struct cgl_fr_hipDrvMemcpy3DAsync *)0)->pCopy), 3, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_hipDrvMemcpy3DAsync, stream), sizeof(((struct cgl_fr_hipDrvMemcpy3DAsync *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipDrvMemcpy3DAsync = {2, offsetof(struct cgl_fr_hipDrvMemcpy3DAsync, cgl_ret), sizeof(((struct cgl_fr_hipDrvMemcpy3DAsync *)0)->cgl_ret), 7, cgl_ta_hipDrvMemcpy3DAsync};
+static const cg_arg_name cgl_tn_hipDrvMemcpy3DAsync[2] = {{"pCopy", NULL}, {"stream", NULL}};
+static const struct cgl_targs_hipDrvMemcpy3DAsync cgl_targs_hipDrvMemcpy3DAsync = {{2, offsetof(struct cgl_fr_hipDrvMemcpy3DAsync, cgl_ret), sizeof(((struct cgl_fr_hipDrvMemcpy3DAsync *)0)->cgl_ret), 7, cgl_targs_hipDrvMemcpy3DAsync.arg, cgl_tn_hipDrvMemcpy3DAsync}, {
+    {offsetof(struct cgl_fr_hipDrvMemcpy3DAsync, pCopy), sizeof(((struct cgl_fr_hipDrvMemcpy3DAsync *)0)->pCopy), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDrvMemcpy3DAsync, stream), sizeof(((struct cgl_fr_hipDrvMemcpy3DAsync *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipDrvMemcpy3DAsync, (cgl_f->pCopy, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDrvMemcpy3DAsync(const HIP_MEMCPY3D *pCopy, hipStream_t stream)
 {
@@ -8093,12 +9243,12 @@ struct cgl_fr_hipDeviceCanAccessPeer {
     int peerDeviceId;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDeviceCanAccessPeer[3] = {
-    {"canAccessPeer", offsetof(struct cgl_fr_hipDeviceCanAccessPeer, canAccessPeer), sizeof(((struct cgl_fr_hipDeviceCanAccessPeer *)0)->canAccessPeer), 3, 0, 0, 0, NULL},
-    {"deviceId", offsetof(struct cgl_fr_hipDeviceCanAccessPeer, deviceId), sizeof(((struct cgl_fr_hipDeviceCanAccessPeer *)0)->deviceId), 1, 0, 0, 0, NULL},
-    {"peerDeviceId", offsetof(struct cgl_fr_hipDeviceCanAccessPeer, peerDeviceId), sizeof(((struct cgl_fr_hipDeviceCanAccessPeer *)0)->peerDeviceId), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipDeviceCanAccessPeer = {3, offsetof(struct cgl_fr_hipDeviceCanAccessPeer, cgl_ret), sizeof(((struct cgl_fr_hipDeviceCanAccessPeer *)0)->cgl_ret), 7, cgl_ta_hipDeviceCanAccessPeer};
+static const cg_arg_name cgl_tn_hipDeviceCanAccessPeer[3] = {{"canAccessPeer", NULL}, {"deviceId", NULL}, {"peerDeviceId", NULL}};
+static const struct cgl_targs_hipDeviceCanAccessPeer cgl_targs_hipDeviceCanAccessPeer = {{3, offsetof(struct cgl_fr_hipDeviceCanAccessPeer, cgl_ret), sizeof(((struct cgl_fr_hipDeviceCanAccessPeer *)0)->cgl_ret), 7, cgl_targs_hipDeviceCanAccessPeer.arg, cgl_tn_hipDeviceCanAccessPeer}, {
+    {offsetof(struct cgl_fr_hipDeviceCanAccessPeer, canAccessPeer), sizeof(((struct cgl_fr_hipDeviceCanAccessPeer *)0)->canAccessPeer), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDeviceCanAccessPeer, deviceId), sizeof(((struct cgl_fr_hipDeviceCanAccessPeer *)0)->deviceId), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDeviceCanAccessPeer, peerDeviceId), sizeof(((struct cgl_fr_hipDeviceCanAccessPeer *)0)->peerDeviceId), 1, 0, 0, 0},
+}};
 CG_THUNK(hipDeviceCanAccessPeer, (cgl_f->canAccessPeer, cgl_f->deviceId, cgl_f->peerDeviceId), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceCanAccessPeer(int *canAccessPeer, int deviceId, int peerDeviceId)
 {
@@ -8124,11 +9274,11 @@ struct cgl_fr_hipDeviceEnablePeerAccess {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDeviceEnablePeerAccess[2] = {
-    {"peerDeviceId", offsetof(struct cgl_fr_hipDeviceEnablePeerAccess, peerDeviceId), sizeof(((struct cgl_fr_hipDeviceEnablePeerAccess *)0)->peerDeviceId), 1, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipDeviceEnablePeerAccess, flags), sizeof(((struct cgl_fr_hipDeviceEnablePeerAccess *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipDeviceEnablePeerAccess = {2, offsetof(struct cgl_fr_hipDeviceEnablePeerAccess, cgl_ret), sizeof(((struct cgl_fr_hipDeviceEnablePeerAccess *)0)->cgl_ret), 7, cgl_ta_hipDeviceEnablePeerAccess};
+static const cg_arg_name cgl_tn_hipDeviceEnablePeerAccess[2] = {{"peerDeviceId", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipDeviceEnablePeerAccess cgl_targs_hipDeviceEnablePeerAccess = {{2, offsetof(struct cgl_fr_hipDeviceEnablePeerAccess, cgl_ret), sizeof(((struct cgl_fr_hipDeviceEnablePeerAccess *)0)->cgl_ret), 7, cgl_targs_hipDeviceEnablePeerAccess.arg, cgl_tn_hipDeviceEnablePeerAccess}, {
+    {offsetof(struct cgl_fr_hipDeviceEnablePeerAccess, peerDeviceId), sizeof(((struct cgl_fr_hipDeviceEnablePeerAccess *)0)->peerDeviceId), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDeviceEnablePeerAccess, flags), sizeof(((struct cgl_fr_hipDeviceEnablePeerAccess *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipDeviceEnablePeerAccess, (cgl_f->peerDeviceId, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceEnablePeerAccess(int peerDeviceId, unsigned int flags)
 {
@@ -8153,10 +9303,10 @@ struct cgl_fr_hipDeviceDisablePeerAccess {
     int peerDeviceId;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDeviceDisablePeerAccess[1] = {
-    {"peerDeviceId", offsetof(struct cgl_fr_hipDeviceDisablePeerAccess, peerDeviceId), sizeof(((struct cgl_fr_hipDeviceDisablePeerAccess *)0)->peerDeviceId), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipDeviceDisablePeerAccess = {1, offsetof(struct cgl_fr_hipDeviceDisablePeerAccess, cgl_ret), sizeof(((struct cgl_fr_hipDeviceDisablePeerAccess *)0)->cgl_ret), 7, cgl_ta_hipDeviceDisablePeerAccess};
+static const cg_arg_name cgl_tn_hipDeviceDisablePeerAccess[1] = {{"peerDeviceId", NULL}};
+static const struct cgl_targs_hipDeviceDisablePeerAccess cgl_targs_hipDeviceDisablePeerAccess = {{1, offsetof(struct cgl_fr_hipDeviceDisablePeerAccess, cgl_ret), sizeof(((struct cgl_fr_hipDeviceDisablePeerAccess *)0)->cgl_ret), 7, cgl_targs_hipDeviceDisablePeerAccess.arg, cgl_tn_hipDeviceDisablePeerAccess}, {
+    {offsetof(struct cgl_fr_hipDeviceDisablePeerAccess, peerDeviceId), sizeof(((struct cgl_fr_hipDeviceDisablePeerAccess *)0)->peerDeviceId), 1, 0, 0, 0},
+}};
 CG_THUNK(hipDeviceDisablePeerAccess, (cgl_f->peerDeviceId), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceDisablePeerAccess(int peerDeviceId)
 {
@@ -8183,12 +9333,12 @@ struct cgl_fr_hipMemGetAddressRange {
     hipDeviceptr_t dptr;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemGetAddressRange[3] = {
-    {"pbase", offsetof(struct cgl_fr_hipMemGetAddressRange, pbase), sizeof(((struct cgl_fr_hipMemGetAddressRange *)0)->pbase), 3, 0, 0, 0, NULL},
-    {"psize", offsetof(struct cgl_fr_hipMemGetAddressRange, psize), sizeof(((struct cgl_fr_hipMemGetAddressRange *)0)->psize), 3, 0, 0, 0, NULL},
-    {"dptr", offsetof(struct cgl_fr_hipMemGetAddressRange, dptr), sizeof(((struct cgl_fr_hipMemGetAddressRange *)0)->dptr), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemGetAddressRange = {3, offsetof(struct cgl_fr_hipMemGetAddressRange, cgl_ret), sizeof(((struct cgl_fr_hipMemGetAddressRange *)0)->cgl_ret), 7, cgl_ta_hipMemGetAddressRange};
+static const cg_arg_name cgl_tn_hipMemGetAddressRange[3] = {{"pbase", NULL}, {"psize", NULL}, {"dptr", NULL}};
+static const struct cgl_targs_hipMemGetAddressRange cgl_targs_hipMemGetAddressRange = {{3, offsetof(struct cgl_fr_hipMemGetAddressRange, cgl_ret), sizeof(((struct cgl_fr_hipMemGetAddressRange *)0)->cgl_ret), 7, cgl_targs_hipMemGetAddressRange.arg, cgl_tn_hipMemGetAddressRange}, {
+    {offsetof(struct cgl_fr_hipMemGetAddressRange, pbase), sizeof(((struct cgl_fr_hipMemGetAddressRange *)0)->pbase), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemGetAddressRange, psize), sizeof(((struct cgl_fr_hipMemGetAddressRange *)0)->psize), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemGetAddressRange, dptr), sizeof(((struct cgl_fr_hipMemGetAddressRange *)0)->dptr), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemGetAddressRange, (cgl_f->pbase, cgl_f->psize, cgl_f->dptr), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *psize, hipDeviceptr_t dptr)
 {
@@ -8217,14 +9367,14 @@ struct cgl_fr_hipMemcpyPeer {
     size_t sizeBytes;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpyPeer[5] = {
-    {"dst", offsetof(struct cgl_fr_hipMemcpyPeer, dst), sizeof(((struct cgl_fr_hipMemcpyPeer *)0)->dst), 3, 0, 0, 0, NULL},
-    {"dstDeviceId", offsetof(struct cgl_fr_hipMemcpyPeer, dstDeviceId), sizeof(((struct cgl_fr_hipMemcpyPeer *)0)->dstDeviceId), 1, 0, 0, 0, NULL},
-    {"src", offsetof(struct cgl_fr_hipMemcpyPeer, src), sizeof(((struct cgl_fr_hipMemcpyPeer *)0)->src), 3, 0, 0, 0, NULL},
-    {"srcDeviceId", offsetof(struct cgl_fr_hipMemcpyPeer, srcDeviceId), sizeof(((struct cgl_fr_hipMemcpyPeer *)0)->srcDeviceId), 1, 0, 0, 0, NULL},
-    {"sizeBytes", offsetof(struct cgl_fr_hipMemcpyPeer, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyPeer *)0)->sizeBytes), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemcpyPeer = {5, offsetof(struct cgl_fr_hipMemcpyPeer, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyPeer *)0)->cgl_ret), 7, cgl_ta_hipMemcpyPeer};
+static const cg_arg_name cgl_tn_hipMemcpyPeer[5] = {{"dst", NULL}, {"dstDeviceId", NULL}, {"src", NULL}, {"srcDeviceId", NULL}, {"sizeBytes", NULL}};
+static const struct cgl_targs_hipMemcpyPeer cgl_targs_hipMemcpyPeer = {{5, offsetof(struct cgl_fr_hipMemcpyPeer, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyPeer *)0)->cgl_ret), 7, cgl_targs_hipMemcpyPeer.arg, cgl_tn_hipMemcpyPeer}, {
+    {offsetof(struct cgl_fr_hipMemcpyPeer, dst), sizeof(((struct cgl_fr_hipMemcpyPeer *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyPeer, dstDeviceId), sizeof(((struct cgl_fr_hipMemcpyPeer *)0)->dstDeviceId), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyPeer, src), sizeof(((struct cgl_fr_hipMemcpyPeer *)0)->src), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyPeer, srcDeviceId), sizeof(((struct cgl_fr_hipMemcpyPeer *)0)->srcDeviceId), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyPeer, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyPeer *)0)->sizeBytes), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMemcpyPeer, (cgl_f->dst, cgl_f->dstDeviceId, cgl_f->src, cgl_f->srcDeviceId, cgl_f->sizeBytes), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyPeer(void *dst, int dstDeviceId, const void *src, int srcDeviceId, size_t sizeBytes)
 {
@@ -8255,15 +9405,15 @@ struct cgl_fr_hipMemcpyPeerAsync {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemcpyPeerAsync[6] = {
-    {"dst", offsetof(struct cgl_fr_hipMemcpyPeerAsync, dst), sizeof(((struct cgl_fr_hipMemcpyPeerAsync *)0)->dst), 3, 0, 0, 0, NULL},
-    {"dstDeviceId", offsetof(struct cgl_fr_hipMemcpyPeerAsync, dstDeviceId), sizeof(((struct cgl_fr_hipMemcpyPeerAsync *)0)->dstDeviceId), 1, 0, 0, 0, NULL},
-    {"src", offsetof(struct cgl_fr_hipMemcpyPeerAsync, src), sizeof(((struct cgl_fr_hipMemcpyPeerAsync *)0)->src), 3, 0, 0, 0, NULL},
-    {"srcDevice", offsetof(struct cgl_fr_hipMemcpyPeerAsync, srcDevice), sizeof(((struct cgl_fr_hipMemcpyPeerAsync *)0)->srcDevice), 1, 0, 0, 0, NULL},
-    {"sizeBytes", offsetof(struct cgl_fr_hipMemcpyPeerAsync, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyPeerAsync *)0)->sizeBytes), 2, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_hipMemcpyPeerAsync, stream), sizeof(((struct cgl_fr_hipMemcpyPeerAsync *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemcpyPeerAsync = {6, offsetof(struct cgl_fr_hipMemcpyPeerAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyPeerAsync *)0)->cgl_ret), 7, cgl_ta_hipMemcpyPeerAsync};
+static const cg_arg_name cgl_tn_hipMemcpyPeerAsync[6] = {{"dst", NULL}, {"dstDeviceId", NULL}, {"src", NULL}, {"srcDevice", NULL}, {"sizeBytes", NULL}, {"stream", NULL}};
+static const struct cgl_targs_hipMemcpyPeerAsync cgl_targs_hipMemcpyPeerAsync = {{6, offsetof(struct cgl_fr_hipMemcpyPeerAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemcpyPeerAsync *)0)->cgl_ret), 7, cgl_targs_hipMemcpyPeerAsync.arg, cgl_tn_hipMemcpyPeerAsync}, {
+    {offsetof(struct cgl_fr_hipMemcpyPeerAsync, dst), sizeof(((struct cgl_fr_hipMemcpyPeerAsync *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyPeerAsync, dstDeviceId), sizeof(((struct cgl_fr_hipMemcpyPeerAsync *)0)->dstDeviceId), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyPeerAsync, src), sizeof(((struct cgl_fr_hipMemcpyPeerAsync *)0)->src), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyPeerAsync, srcDevice), sizeof(((struct cgl_fr_hipMemcpyPeerAsync *)0)->srcDevice), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyPeerAsync, sizeBytes), sizeof(((struct cgl_fr_hipMemcpyPeerAsync *)0)->sizeBytes), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemcpyPeerAsync, stream), sizeof(((struct cgl_fr_hipMemcpyPeerAsync *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemcpyPeerAsync, (cgl_f->dst, cgl_f->dstDeviceId, cgl_f->src, cgl_f->srcDevice, cgl_f->sizeBytes, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int srcDevice, size_t sizeBytes, hipStream_t stream)
 {
@@ -8290,12 +9440,12 @@ struct cgl_fr_hipCtxCreate {
     hipDevice_t device;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipCtxCreate[3] = {
-    {"ctx", offsetof(struct cgl_fr_hipCtxCreate, ctx), sizeof(((struct cgl_fr_hipCtxCreate *)0)->ctx), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipCtxCreate, flags), sizeof(((struct cgl_fr_hipCtxCreate *)0)->flags), 2, 0, 0, 0, NULL},
-    {"device", offsetof(struct cgl_fr_hipCtxCreate, device), sizeof(((struct cgl_fr_hipCtxCreate *)0)->device), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipCtxCreate = {3, offsetof(struct cgl_fr_hipCtxCreate, cgl_ret), sizeof(((struct cgl_fr_hipCtxCreate *)0)->cgl_ret), 7, cgl_ta_hipCtxCreate};
+static const cg_arg_name cgl_tn_hipCtxCreate[3] = {{"ctx", NULL}, {"flags", NULL}, {"device", NULL}};
+static const struct cgl_targs_hipCtxCreate cgl_targs_hipCtxCreate = {{3, offsetof(struct cgl_fr_hipCtxCreate, cgl_ret), sizeof(((struct cgl_fr_hipCtxCreate *)0)->cgl_ret), 7, cgl_targs_hipCtxCreate.arg, cgl_tn_hipCtxCreate}, {
+    {offsetof(struct cgl_fr_hipCtxCreate, ctx), sizeof(((struct cgl_fr_hipCtxCreate *)0)->ctx), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipCtxCreate, flags), sizeof(((struct cgl_fr_hipCtxCreate *)0)->flags), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipCtxCreate, device), sizeof(((struct cgl_fr_hipCtxCreate *)0)->device), 1, 0, 0, 0},
+}};
 CG_THUNK(hipCtxCreate, (cgl_f->ctx, cgl_f->flags, cgl_f->device), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipCtxCreate(hipCtx_t *ctx, unsigned int flags, hipDevice_t device)
 {
@@ -8321,10 +9471,10 @@ struct cgl_fr_hipCtxDestroy {
     hipCtx_t ctx;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipCtxDestroy[1] = {
-    {"ctx", offsetof(struct cgl_fr_hipCtxDestroy, ctx), sizeof(((struct cgl_fr_hipCtxDestroy *)0)->ctx), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipCtxDestroy = {1, offsetof(struct cgl_fr_hipCtxDestroy, cgl_ret), sizeof(((struct cgl_fr_hipCtxDestroy *)0)->cgl_ret), 7, cgl_ta_hipCtxDestroy};
+static const cg_arg_name cgl_tn_hipCtxDestroy[1] = {{"ctx", NULL}};
+static const struct cgl_targs_hipCtxDestroy cgl_targs_hipCtxDestroy = {{1, offsetof(struct cgl_fr_hipCtxDestroy, cgl_ret), sizeof(((struct cgl_fr_hipCtxDestroy *)0)->cgl_ret), 7, cgl_targs_hipCtxDestroy.arg, cgl_tn_hipCtxDestroy}, {
+    {offsetof(struct cgl_fr_hipCtxDestroy, ctx), sizeof(((struct cgl_fr_hipCtxDestroy *)0)->ctx), 3, 0, 0, 0},
+}};
 CG_THUNK(hipCtxDestroy, (cgl_f->ctx), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipCtxDestroy(hipCtx_t ctx)
 {
@@ -8350,10 +9500,10 @@ struct cgl_fr_hipCtxPopCurrent {
     hipCtx_t *ctx;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipCtxPopCurrent[1] = {
-    {"ctx", offsetof(struct cgl_fr_hipCtxPopCurrent, ctx), sizeof(((struct cgl_fr_hipCtxPopCurrent *)0)->ctx), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipCtxPopCurrent = {1, offsetof(struct cgl_fr_hipCtxPopCurrent, cgl_ret), sizeof(((struct cgl_fr_hipCtxPopCurrent *)0)->cgl_ret), 7, cgl_ta_hipCtxPopCurrent};
+static const cg_arg_name cgl_tn_hipCtxPopCurrent[1] = {{"ctx", NULL}};
+static const struct cgl_targs_hipCtxPopCurrent cgl_targs_hipCtxPopCurrent = {{1, offsetof(struct cgl_fr_hipCtxPopCurrent, cgl_ret), sizeof(((struct cgl_fr_hipCtxPopCurrent *)0)->cgl_ret), 7, cgl_targs_hipCtxPopCurrent.arg, cgl_tn_hipCtxPopCurrent}, {
+    {offsetof(struct cgl_fr_hipCtxPopCurrent, ctx), sizeof(((struct cgl_fr_hipCtxPopCurrent *)0)->ctx), 3, 0, 0, 0},
+}};
 CG_THUNK(hipCtxPopCurrent, (cgl_f->ctx), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipCtxPopCurrent(hipCtx_t *ctx)
 {
@@ -8378,10 +9528,10 @@ struct cgl_fr_hipCtxPushCurrent {
     hipCtx_t ctx;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipCtxPushCurrent[1] = {
-    {"ctx", offsetof(struct cgl_fr_hipCtxPushCurrent, ctx), sizeof(((struct cgl_fr_hipCtxPushCurrent *)0)->ctx), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipCtxPushCurrent = {1, offsetof(struct cgl_fr_hipCtxPushCurrent, cgl_ret), sizeof(((struct cgl_fr_hipCtxPushCurrent *)0)->cgl_ret), 7, cgl_ta_hipCtxPushCurrent};
+static const cg_arg_name cgl_tn_hipCtxPushCurrent[1] = {{"ctx", NULL}};
+static const struct cgl_targs_hipCtxPushCurrent cgl_targs_hipCtxPushCurrent = {{1, offsetof(struct cgl_fr_hipCtxPushCurrent, cgl_ret), sizeof(((struct cgl_fr_hipCtxPushCurrent *)0)->cgl_ret), 7, cgl_targs_hipCtxPushCurrent.arg, cgl_tn_hipCtxPushCurrent}, {
+    {offsetof(struct cgl_fr_hipCtxPushCurrent, ctx), sizeof(((struct cgl_fr_hipCtxPushCurrent *)0)->ctx), 3, 0, 0, 0},
+}};
 CG_THUNK(hipCtxPushCurrent, (cgl_f->ctx), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipCtxPushCurrent(hipCtx_t ctx)
 {
@@ -8406,10 +9556,10 @@ struct cgl_fr_hipCtxSetCurrent {
     hipCtx_t ctx;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipCtxSetCurrent[1] = {
-    {"ctx", offsetof(struct cgl_fr_hipCtxSetCurrent, ctx), sizeof(((struct cgl_fr_hipCtxSetCurrent *)0)->ctx), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipCtxSetCurrent = {1, offsetof(struct cgl_fr_hipCtxSetCurrent, cgl_ret), sizeof(((struct cgl_fr_hipCtxSetCurrent *)0)->cgl_ret), 7, cgl_ta_hipCtxSetCurrent};
+static const cg_arg_name cgl_tn_hipCtxSetCurrent[1] = {{"ctx", NULL}};
+static const struct cgl_targs_hipCtxSetCurrent cgl_targs_hipCtxSetCurrent = {{1, offsetof(struct cgl_fr_hipCtxSetCurrent, cgl_ret), sizeof(((struct cgl_fr_hipCtxSetCurrent *)0)->cgl_ret), 7, cgl_targs_hipCtxSetCurrent.arg, cgl_tn_hipCtxSetCurrent}, {
+    {offsetof(struct cgl_fr_hipCtxSetCurrent, ctx), sizeof(((struct cgl_fr_hipCtxSetCurrent *)0)->ctx), 3, 0, 0, 0},
+}};
 CG_THUNK(hipCtxSetCurrent, (cgl_f->ctx), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipCtxSetCurrent(hipCtx_t ctx)
 {
@@ -8434,10 +9584,10 @@ struct cgl_fr_hipCtxGetCurrent {
     hipCtx_t *ctx;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipCtxGetCurrent[1] = {
-    {"ctx", offsetof(struct cgl_fr_hipCtxGetCurrent, ctx), sizeof(((struct cgl_fr_hipCtxGetCurrent *)0)->ctx), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipCtxGetCurrent = {1, offsetof(struct cgl_fr_hipCtxGetCurrent, cgl_ret), sizeof(((struct cgl_fr_hipCtxGetCurrent *)0)->cgl_ret), 7, cgl_ta_hipCtxGetCurrent};
+static const cg_arg_name cgl_tn_hipCtxGetCurrent[1] = {{"ctx", NULL}};
+static const struct cgl_targs_hipCtxGetCurrent cgl_targs_hipCtxGetCurrent = {{1, offsetof(struct cgl_fr_hipCtxGetCurrent, cgl_ret), sizeof(((struct cgl_fr_hipCtxGetCurrent *)0)->cgl_ret), 7, cgl_targs_hipCtxGetCurrent.arg, cgl_tn_hipCtxGetCurrent}, {
+    {offsetof(struct cgl_fr_hipCtxGetCurrent, ctx), sizeof(((struct cgl_fr_hipCtxGetCurrent *)0)->ctx), 3, 0, 0, 0},
+}};
 CG_THUNK(hipCtxGetCurrent, (cgl_f->ctx), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipCtxGetCurrent(hipCtx_t *ctx)
 {
@@ -8462,10 +9612,10 @@ struct cgl_fr_hipCtxGetDevice {
     hipDevice_t *device;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipCtxGetDevice[1] = {
-    {"device", offsetof(struct cgl_fr_hipCtxGetDevice, device), sizeof(((struct cgl_fr_hipCtxGetDevice *)0)->device), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipCtxGetDevice = {1, offsetof(struct cgl_fr_hipCtxGetDevice, cgl_ret), sizeof(((struct cgl_fr_hipCtxGetDevice *)0)->cgl_ret), 7, cgl_ta_hipCtxGetDevice};
+static const cg_arg_name cgl_tn_hipCtxGetDevice[1] = {{"device", NULL}};
+static const struct cgl_targs_hipCtxGetDevice cgl_targs_hipCtxGetDevice = {{1, offsetof(struct cgl_fr_hipCtxGetDevice, cgl_ret), sizeof(((struct cgl_fr_hipCtxGetDevice *)0)->cgl_ret), 7, cgl_targs_hipCtxGetDevice.arg, cgl_tn_hipCtxGetDevice}, {
+    {offsetof(struct cgl_fr_hipCtxGetDevice, device), sizeof(((struct cgl_fr_hipCtxGetDevice *)0)->device), 3, 0, 0, 0},
+}};
 CG_THUNK(hipCtxGetDevice, (cgl_f->device), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipCtxGetDevice(hipDevice_t *device)
 {
@@ -8491,11 +9641,11 @@ struct cgl_fr_hipCtxGetApiVersion {
     int *apiVersion;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipCtxGetApiVersion[2] = {
-    {"ctx", offsetof(struct cgl_fr_hipCtxGetApiVersion, ctx), sizeof(((struct cgl_fr_hipCtxGetApiVersion *)0)->ctx), 3, 0, 0, 0, NULL},
-    {"apiVersion", offsetof(struct cgl_fr_hipCtxGetApiVersion, apiVersion), sizeof(((struct cgl_fr_hipCtxGetApiVersion *)0)->apiVersion), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipCtxGetApiVersion = {2, offsetof(struct cgl_fr_hipCtxGetApiVersion, cgl_ret), sizeof(((struct cgl_fr_hipCtxGetApiVersion *)0)->cgl_ret), 7, cgl_ta_hipCtxGetApiVersion};
+static const cg_arg_name cgl_tn_hipCtxGetApiVersion[2] = {{"ctx", NULL}, {"apiVersion", NULL}};
+static const struct cgl_targs_hipCtxGetApiVersion cgl_targs_hipCtxGetApiVersion = {{2, offsetof(struct cgl_fr_hipCtxGetApiVersion, cgl_ret), sizeof(((struct cgl_fr_hipCtxGetApiVersion *)0)->cgl_ret), 7, cgl_targs_hipCtxGetApiVersion.arg, cgl_tn_hipCtxGetApiVersion}, {
+    {offsetof(struct cgl_fr_hipCtxGetApiVersion, ctx), sizeof(((struct cgl_fr_hipCtxGetApiVersion *)0)->ctx), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipCtxGetApiVersion, apiVersion), sizeof(((struct cgl_fr_hipCtxGetApiVersion *)0)->apiVersion), 3, 0, 0, 0},
+}};
 CG_THUNK(hipCtxGetApiVersion, (cgl_f->ctx, cgl_f->apiVersion), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipCtxGetApiVersion(hipCtx_t ctx, int *apiVersion)
 {
@@ -8520,10 +9670,10 @@ struct cgl_fr_hipCtxGetCacheConfig {
     hipFuncCache_t *cacheConfig;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipCtxGetCacheConfig[1] = {
-    {"cacheConfig", offsetof(struct cgl_fr_hipCtxGetCacheConfig, cacheConfig), sizeof(((struct cgl_fr_hipCtxGetCacheConfig *)0)->cacheConfig), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipCtxGetCacheConfig = {1, offsetof(struct cgl_fr_hipCtxGetCacheConfig, cgl_ret), sizeof(((struct cgl_fr_hipCtxGetCacheConfig *)0)->cgl_ret), 7, cgl_ta_hipCtxGetCacheConfig};
+static const cg_arg_name cgl_tn_hipCtxGetCacheConfig[1] = {{"cacheConfig", NULL}};
+static const struct cgl_targs_hipCtxGetCacheConfig cgl_targs_hipCtxGetCacheConfig = {{1, offsetof(struct cgl_fr_hipCtxGetCacheConfig, cgl_ret), sizeof(((struct cgl_fr_hipCtxGetCacheConfig *)0)->cgl_ret), 7, cgl_targs_hipCtxGetCacheConfig.arg, cgl_tn_hipCtxGetCacheConfig}, {
+    {offsetof(struct cgl_fr_hipCtxGetCacheConfig, cacheConfig), sizeof(((struct cgl_fr_hipCtxGetCacheConfig *)0)->cacheConfig), 3, 0, 0, 0},
+}};
 CG_THUNK(hipCtxGetCacheConfig, (cgl_f->cacheConfig), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipCtxGetCacheConfig(hipFuncCache_t *cacheConfig)
 {
@@ -8548,10 +9698,10 @@ struct cgl_fr_hipCtxSetCacheConfig {
     hipFuncCache_t cacheConfig;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipCtxSetCacheConfig[1] = {
-    {"cacheConfig", offsetof(struct cgl_fr_hipCtxSetCacheConfig, cacheConfig), sizeof(((struct cgl_fr_hipCtxSetCacheConfig *)0)->cacheConfig), 4, 0, 0, sizeof cgl_en_9 / sizeof cgl_en_9[0], cgl_en_9},
-};
-static const cg_args cgl_targs_hipCtxSetCacheConfig = {1, offsetof(struct cgl_fr_hipCtxSetCacheConfig, cgl_ret), sizeof(((struct cgl_fr_hipCtxSetCacheConfig *)0)->cgl_ret), 7, cgl_ta_hipCtxSetCacheConfig};
+static const cg_arg_name cgl_tn_hipCtxSetCacheConfig[1] = {{"cacheConfig", cgl_en_9}};
+static const struct cgl_targs_hipCtxSetCacheConfig cgl_targs_hipCtxSetCacheConfig = {{1, offsetof(struct cgl_fr_hipCtxSetCacheConfig, cgl_ret), sizeof(((struct cgl_fr_hipCtxSetCacheConfig *)0)->cgl_ret), 7, cgl_targs_hipCtxSetCacheConfig.arg, cgl_tn_hipCtxSetCacheConfig}, {
+    {offsetof(struct cgl_fr_hipCtxSetCacheConfig, cacheConfig), sizeof(((struct cgl_fr_hipCtxSetCacheConfig *)0)->cacheConfig), 4, 0, 0, sizeof cgl_en_9 / sizeof cgl_en_9[0]},
+}};
 CG_THUNK(hipCtxSetCacheConfig, (cgl_f->cacheConfig), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipCtxSetCacheConfig(hipFuncCache_t cacheConfig)
 {
@@ -8576,10 +9726,10 @@ struct cgl_fr_hipCtxSetSharedMemConfig {
     hipSharedMemConfig config;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipCtxSetSharedMemConfig[1] = {
-    {"config", offsetof(struct cgl_fr_hipCtxSetSharedMemConfig, config), sizeof(((struct cgl_fr_hipCtxSetSharedMemConfig *)0)->config), 4, 0, 0, sizeof cgl_en_11 / sizeof cgl_en_11[0], cgl_en_11},
-};
-static const cg_args cgl_targs_hipCtxSetSharedMemConfig = {1, offsetof(struct cgl_fr_hipCtxSetSharedMemConfig, cgl_ret), sizeof(((struct cgl_fr_hipCtxSetSharedMemConfig *)0)->cgl_ret), 7, cgl_ta_hipCtxSetSharedMemConfig};
+static const cg_arg_name cgl_tn_hipCtxSetSharedMemConfig[1] = {{"config", cgl_en_11}};
+static const struct cgl_targs_hipCtxSetSharedMemConfig cgl_targs_hipCtxSetSharedMemConfig = {{1, offsetof(struct cgl_fr_hipCtxSetSharedMemConfig, cgl_ret), sizeof(((struct cgl_fr_hipCtxSetSharedMemConfig *)0)->cgl_ret), 7, cgl_targs_hipCtxSetSharedMemConfig.arg, cgl_tn_hipCtxSetSharedMemConfig}, {
+    {offsetof(struct cgl_fr_hipCtxSetSharedMemConfig, config), sizeof(((struct cgl_fr_hipCtxSetSharedMemConfig *)0)->config), 4, 0, 0, sizeof cgl_en_11 / sizeof cgl_en_11[0]},
+}};
 CG_THUNK(hipCtxSetSharedMemConfig, (cgl_f->config), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipCtxSetSharedMemConfig(hipSharedMemConfig config)
 {
@@ -8604,10 +9754,10 @@ struct cgl_fr_hipCtxGetSharedMemConfig {
     hipSharedMemConfig *pConfig;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipCtxGetSharedMemConfig[1] = {
-    {"pConfig", offsetof(struct cgl_fr_hipCtxGetSharedMemConfig, pConfig), sizeof(((struct cgl_fr_hipCtxGetSharedMemConfig *)0)->pConfig), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipCtxGetSharedMemConfig = {1, offsetof(struct cgl_fr_hipCtxGetSharedMemConfig, cgl_ret), sizeof(((struct cgl_fr_hipCtxGetSharedMemConfig *)0)->cgl_ret), 7, cgl_ta_hipCtxGetSharedMemConfig};
+static const cg_arg_name cgl_tn_hipCtxGetSharedMemConfig[1] = {{"pConfig", NULL}};
+static const struct cgl_targs_hipCtxGetSharedMemConfig cgl_targs_hipCtxGetSharedMemConfig = {{1, offsetof(struct cgl_fr_hipCtxGetSharedMemConfig, cgl_ret), sizeof(((struct cgl_fr_hipCtxGetSharedMemConfig *)0)->cgl_ret), 7, cgl_targs_hipCtxGetSharedMemConfig.arg, cgl_tn_hipCtxGetSharedMemConfig}, {
+    {offsetof(struct cgl_fr_hipCtxGetSharedMemConfig, pConfig), sizeof(((struct cgl_fr_hipCtxGetSharedMemConfig *)0)->pConfig), 3, 0, 0, 0},
+}};
 CG_THUNK(hipCtxGetSharedMemConfig, (cgl_f->pConfig), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipCtxGetSharedMemConfig(hipSharedMemConfig *pConfig)
 {
@@ -8631,7 +9781,7 @@ CG_EXPORT hipError_t hipCtxGetSharedMemConfig(hipSharedMemConfig *pConfig)
 struct cgl_fr_hipCtxSynchronize {
     hipError_t cgl_ret;
 };
-static const cg_args cgl_targs_hipCtxSynchronize = {0, offsetof(struct cgl_fr_hipCtxSynchronize, cgl_ret), sizeof(((struct cgl_fr_hipCtxSynchronize *)0)->cgl_ret), 7, NULL};
+static const cg_args cgl_targs_hipCtxSynchronize = {0, offsetof(struct cgl_fr_hipCtxSynchronize, cgl_ret), sizeof(((struct cgl_fr_hipCtxSynchronize *)0)->cgl_ret), 7, NULL, NULL};
 CG_THUNK(hipCtxSynchronize, (), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipCtxSynchronize(void)
 {
@@ -8657,10 +9807,10 @@ struct cgl_fr_hipCtxGetFlags {
     unsigned int *flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipCtxGetFlags[1] = {
-    {"flags", offsetof(struct cgl_fr_hipCtxGetFlags, flags), sizeof(((struct cgl_fr_hipCtxGetFlags *)0)->flags), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipCtxGetFlags = {1, offsetof(struct cgl_fr_hipCtxGetFlags, cgl_ret), sizeof(((struct cgl_fr_hipCtxGetFlags *)0)->cgl_ret), 7, cgl_ta_hipCtxGetFlags};
+static const cg_arg_name cgl_tn_hipCtxGetFlags[1] = {{"flags", NULL}};
+static const struct cgl_targs_hipCtxGetFlags cgl_targs_hipCtxGetFlags = {{1, offsetof(struct cgl_fr_hipCtxGetFlags, cgl_ret), sizeof(((struct cgl_fr_hipCtxGetFlags *)0)->cgl_ret), 7, cgl_targs_hipCtxGetFlags.arg, cgl_tn_hipCtxGetFlags}, {
+    {offsetof(struct cgl_fr_hipCtxGetFlags, flags), sizeof(((struct cgl_fr_hipCtxGetFlags *)0)->flags), 3, 0, 0, 0},
+}};
 CG_THUNK(hipCtxGetFlags, (cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipCtxGetFlags(unsigned int *flags)
 {
@@ -8686,11 +9836,11 @@ struct cgl_fr_hipCtxEnablePeerAccess {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipCtxEnablePeerAccess[2] = {
-    {"peerCtx", offsetof(struct cgl_fr_hipCtxEnablePeerAccess, peerCtx), sizeof(((struct cgl_fr_hipCtxEnablePeerAccess *)0)->peerCtx), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipCtxEnablePeerAccess, flags), sizeof(((struct cgl_fr_hipCtxEnablePeerAccess *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipCtxEnablePeerAccess = {2, offsetof(struct cgl_fr_hipCtxEnablePeerAccess, cgl_ret), sizeof(((struct cgl_fr_hipCtxEnablePeerAccess *)0)->cgl_ret), 7, cgl_ta_hipCtxEnablePeerAccess};
+static const cg_arg_name cgl_tn_hipCtxEnablePeerAccess[2] = {{"peerCtx", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipCtxEnablePeerAccess cgl_targs_hipCtxEnablePeerAccess = {{2, offsetof(struct cgl_fr_hipCtxEnablePeerAccess, cgl_ret), sizeof(((struct cgl_fr_hipCtxEnablePeerAccess *)0)->cgl_ret), 7, cgl_targs_hipCtxEnablePeerAccess.arg, cgl_tn_hipCtxEnablePeerAccess}, {
+    {offsetof(struct cgl_fr_hipCtxEnablePeerAccess, peerCtx), sizeof(((struct cgl_fr_hipCtxEnablePeerAccess *)0)->peerCtx), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipCtxEnablePeerAccess, flags), sizeof(((struct cgl_fr_hipCtxEnablePeerAccess *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipCtxEnablePeerAccess, (cgl_f->peerCtx, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipCtxEnablePeerAccess(hipCtx_t peerCtx, unsigned int flags)
 {
@@ -8715,10 +9865,10 @@ struct cgl_fr_hipCtxDisablePeerAccess {
     hipCtx_t peerCtx;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipCtxDisablePeerAccess[1] = {
-    {"peerCtx", offsetof(struct cgl_fr_hipCtxDisablePeerAccess, peerCtx), sizeof(((struct cgl_fr_hipCtxDisablePeerAccess *)0)->peerCtx), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipCtxDisablePeerAccess = {1, offsetof(struct cgl_fr_hipCtxDisablePeerAccess, cgl_ret), sizeof(((struct cgl_fr_hipCtxDisablePeerAccess *)0)->cgl_ret), 7, cgl_ta_hipCtxDisablePeerAccess};
+static const cg_arg_name cgl_tn_hipCtxDisablePeerAccess[1] = {{"peerCtx", NULL}};
+static const struct cgl_targs_hipCtxDisablePeerAccess cgl_targs_hipCtxDisablePeerAccess = {{1, offsetof(struct cgl_fr_hipCtxDisablePeerAccess, cgl_ret), sizeof(((struct cgl_fr_hipCtxDisablePeerAccess *)0)->cgl_ret), 7, cgl_targs_hipCtxDisablePeerAccess.arg, cgl_tn_hipCtxDisablePeerAccess}, {
+    {offsetof(struct cgl_fr_hipCtxDisablePeerAccess, peerCtx), sizeof(((struct cgl_fr_hipCtxDisablePeerAccess *)0)->peerCtx), 3, 0, 0, 0},
+}};
 CG_THUNK(hipCtxDisablePeerAccess, (cgl_f->peerCtx), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipCtxDisablePeerAccess(hipCtx_t peerCtx)
 {
@@ -8745,12 +9895,12 @@ struct cgl_fr_hipDevicePrimaryCtxGetState {
     int *active;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDevicePrimaryCtxGetState[3] = {
-    {"dev", offsetof(struct cgl_fr_hipDevicePrimaryCtxGetState, dev), sizeof(((struct cgl_fr_hipDevicePrimaryCtxGetState *)0)->dev), 1, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipDevicePrimaryCtxGetState, flags), sizeof(((struct cgl_fr_hipDevicePrimaryCtxGetState *)0)->flags), 3, 0, 0, 0, NULL},
-    {"active", offsetof(struct cgl_fr_hipDevicePrimaryCtxGetState, active), sizeof(((struct cgl_fr_hipDevicePrimaryCtxGetState *)0)->active), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipDevicePrimaryCtxGetState = {3, offsetof(struct cgl_fr_hipDevicePrimaryCtxGetState, cgl_ret), sizeof(((struct cgl_fr_hipDevicePrimaryCtxGetState *)0)->cgl_ret), 7, cgl_ta_hipDevicePrimaryCtxGetState};
+static const cg_arg_name cgl_tn_hipDevicePrimaryCtxGetState[3] = {{"dev", NULL}, {"flags", NULL}, {"active", NULL}};
+static const struct cgl_targs_hipDevicePrimaryCtxGetState cgl_targs_hipDevicePrimaryCtxGetState = {{3, offsetof(struct cgl_fr_hipDevicePrimaryCtxGetState, cgl_ret), sizeof(((struct cgl_fr_hipDevicePrimaryCtxGetState *)0)->cgl_ret), 7, cgl_targs_hipDevicePrimaryCtxGetState.arg, cgl_tn_hipDevicePrimaryCtxGetState}, {
+    {offsetof(struct cgl_fr_hipDevicePrimaryCtxGetState, dev), sizeof(((struct cgl_fr_hipDevicePrimaryCtxGetState *)0)->dev), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDevicePrimaryCtxGetState, flags), sizeof(((struct cgl_fr_hipDevicePrimaryCtxGetState *)0)->flags), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDevicePrimaryCtxGetState, active), sizeof(((struct cgl_fr_hipDevicePrimaryCtxGetState *)0)->active), 3, 0, 0, 0},
+}};
 CG_THUNK(hipDevicePrimaryCtxGetState, (cgl_f->dev, cgl_f->flags, cgl_f->active), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDevicePrimaryCtxGetState(hipDevice_t dev, unsigned int *flags, int *active)
 {
@@ -8775,10 +9925,10 @@ struct cgl_fr_hipDevicePrimaryCtxRelease {
     hipDevice_t dev;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDevicePrimaryCtxRelease[1] = {
-    {"dev", offsetof(struct cgl_fr_hipDevicePrimaryCtxRelease, dev), sizeof(((struct cgl_fr_hipDevicePrimaryCtxRelease *)0)->dev), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipDevicePrimaryCtxRelease = {1, offsetof(struct cgl_fr_hipDevicePrimaryCtxRelease, cgl_ret), sizeof(((struct cgl_fr_hipDevicePrimaryCtxRelease *)0)->cgl_ret), 7, cgl_ta_hipDevicePrimaryCtxRelease};
+static const cg_arg_name cgl_tn_hipDevicePrimaryCtxRelease[1] = {{"dev", NULL}};
+static const struct cgl_targs_hipDevicePrimaryCtxRelease cgl_targs_hipDevicePrimaryCtxRelease = {{1, offsetof(struct cgl_fr_hipDevicePrimaryCtxRelease, cgl_ret), sizeof(((struct cgl_fr_hipDevicePrimaryCtxRelease *)0)->cgl_ret), 7, cgl_targs_hipDevicePrimaryCtxRelease.arg, cgl_tn_hipDevicePrimaryCtxRelease}, {
+    {offsetof(struct cgl_fr_hipDevicePrimaryCtxRelease, dev), sizeof(((struct cgl_fr_hipDevicePrimaryCtxRelease *)0)->dev), 1, 0, 0, 0},
+}};
 CG_THUNK(hipDevicePrimaryCtxRelease, (cgl_f->dev), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDevicePrimaryCtxRelease(hipDevice_t dev)
 {
@@ -8805,11 +9955,11 @@ struct cgl_fr_hipDevicePrimaryCtxRetain {
     hipDevice_t dev;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDevicePrimaryCtxRetain[2] = {
-    {"pctx", offsetof(struct cgl_fr_hipDevicePrimaryCtxRetain, pctx), sizeof(((struct cgl_fr_hipDevicePrimaryCtxRetain *)0)->pctx), 3, 0, 0, 0, NULL},
-    {"dev", offsetof(struct cgl_fr_hipDevicePrimaryCtxRetain, dev), sizeof(((struct cgl_fr_hipDevicePrimaryCtxRetain *)0)->dev), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipDevicePrimaryCtxRetain = {2, offsetof(struct cgl_fr_hipDevicePrimaryCtxRetain, cgl_ret), sizeof(((struct cgl_fr_hipDevicePrimaryCtxRetain *)0)->cgl_ret), 7, cgl_ta_hipDevicePrimaryCtxRetain};
+static const cg_arg_name cgl_tn_hipDevicePrimaryCtxRetain[2] = {{"pctx", NULL}, {"dev", NULL}};
+static const struct cgl_targs_hipDevicePrimaryCtxRetain cgl_targs_hipDevicePrimaryCtxRetain = {{2, offsetof(struct cgl_fr_hipDevicePrimaryCtxRetain, cgl_ret), sizeof(((struct cgl_fr_hipDevicePrimaryCtxRetain *)0)->cgl_ret), 7, cgl_targs_hipDevicePrimaryCtxRetain.arg, cgl_tn_hipDevicePrimaryCtxRetain}, {
+    {offsetof(struct cgl_fr_hipDevicePrimaryCtxRetain, pctx), sizeof(((struct cgl_fr_hipDevicePrimaryCtxRetain *)0)->pctx), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDevicePrimaryCtxRetain, dev), sizeof(((struct cgl_fr_hipDevicePrimaryCtxRetain *)0)->dev), 1, 0, 0, 0},
+}};
 CG_THUNK(hipDevicePrimaryCtxRetain, (cgl_f->pctx, cgl_f->dev), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDevicePrimaryCtxRetain(hipCtx_t *pctx, hipDevice_t dev)
 {
@@ -8834,10 +9984,10 @@ struct cgl_fr_hipDevicePrimaryCtxReset {
     hipDevice_t dev;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDevicePrimaryCtxReset[1] = {
-    {"dev", offsetof(struct cgl_fr_hipDevicePrimaryCtxReset, dev), sizeof(((struct cgl_fr_hipDevicePrimaryCtxReset *)0)->dev), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipDevicePrimaryCtxReset = {1, offsetof(struct cgl_fr_hipDevicePrimaryCtxReset, cgl_ret), sizeof(((struct cgl_fr_hipDevicePrimaryCtxReset *)0)->cgl_ret), 7, cgl_ta_hipDevicePrimaryCtxReset};
+static const cg_arg_name cgl_tn_hipDevicePrimaryCtxReset[1] = {{"dev", NULL}};
+static const struct cgl_targs_hipDevicePrimaryCtxReset cgl_targs_hipDevicePrimaryCtxReset = {{1, offsetof(struct cgl_fr_hipDevicePrimaryCtxReset, cgl_ret), sizeof(((struct cgl_fr_hipDevicePrimaryCtxReset *)0)->cgl_ret), 7, cgl_targs_hipDevicePrimaryCtxReset.arg, cgl_tn_hipDevicePrimaryCtxReset}, {
+    {offsetof(struct cgl_fr_hipDevicePrimaryCtxReset, dev), sizeof(((struct cgl_fr_hipDevicePrimaryCtxReset *)0)->dev), 1, 0, 0, 0},
+}};
 CG_THUNK(hipDevicePrimaryCtxReset, (cgl_f->dev), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDevicePrimaryCtxReset(hipDevice_t dev)
 {
@@ -8864,11 +10014,11 @@ struct cgl_fr_hipDevicePrimaryCtxSetFlags {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDevicePrimaryCtxSetFlags[2] = {
-    {"dev", offsetof(struct cgl_fr_hipDevicePrimaryCtxSetFlags, dev), sizeof(((struct cgl_fr_hipDevicePrimaryCtxSetFlags *)0)->dev), 1, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipDevicePrimaryCtxSetFlags, flags), sizeof(((struct cgl_fr_hipDevicePrimaryCtxSetFlags *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipDevicePrimaryCtxSetFlags = {2, offsetof(struct cgl_fr_hipDevicePrimaryCtxSetFlags, cgl_ret), sizeof(((struct cgl_fr_hipDevicePrimaryCtxSetFlags *)0)->cgl_ret), 7, cgl_ta_hipDevicePrimaryCtxSetFlags};
+static const cg_arg_name cgl_tn_hipDevicePrimaryCtxSetFlags[2] = {{"dev", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipDevicePrimaryCtxSetFlags cgl_targs_hipDevicePrimaryCtxSetFlags = {{2, offsetof(struct cgl_fr_hipDevicePrimaryCtxSetFlags, cgl_ret), sizeof(((struct cgl_fr_hipDevicePrimaryCtxSetFlags *)0)->cgl_ret), 7, cgl_targs_hipDevicePrimaryCtxSetFlags.arg, cgl_tn_hipDevicePrimaryCtxSetFlags}, {
+    {offsetof(struct cgl_fr_hipDevicePrimaryCtxSetFlags, dev), sizeof(((struct cgl_fr_hipDevicePrimaryCtxSetFlags *)0)->dev), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDevicePrimaryCtxSetFlags, flags), sizeof(((struct cgl_fr_hipDevicePrimaryCtxSetFlags *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipDevicePrimaryCtxSetFlags, (cgl_f->dev, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDevicePrimaryCtxSetFlags(hipDevice_t dev, unsigned int flags)
 {
@@ -8894,11 +10044,11 @@ struct cgl_fr_hipModuleLoad {
     const char *fname;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipModuleLoad[2] = {
-    {"module", offsetof(struct cgl_fr_hipModuleLoad, module), sizeof(((struct cgl_fr_hipModuleLoad *)0)->module), 3, 0, 0, 0, NULL},
-    {"fname", offsetof(struct cgl_fr_hipModuleLoad, fname), sizeof(((struct cgl_fr_hipModuleLoad *)0)->fname), 5, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipModuleLoad = {2, offsetof(struct cgl_fr_hipModuleLoad, cgl_ret), sizeof(((struct cgl_fr_hipModuleLoad *)0)->cgl_ret), 7, cgl_ta_hipModuleLoad};
+static const cg_arg_name cgl_tn_hipModuleLoad[2] = {{"module", NULL}, {"fname", NULL}};
+static const struct cgl_targs_hipModuleLoad cgl_targs_hipModuleLoad = {{2, offsetof(struct cgl_fr_hipModuleLoad, cgl_ret), sizeof(((struct cgl_fr_hipModuleLoad *)0)->cgl_ret), 7, cgl_targs_hipModuleLoad.arg, cgl_tn_hipModuleLoad}, {
+    {offsetof(struct cgl_fr_hipModuleLoad, module), sizeof(((struct cgl_fr_hipModuleLoad *)0)->module), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleLoad, fname), sizeof(((struct cgl_fr_hipModuleLoad *)0)->fname), 5, 0, 0, 0},
+}};
 CG_THUNK(hipModuleLoad, (cgl_f->module, cgl_f->fname), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipModuleLoad(hipModule_t *module, const char *fname)
 {
@@ -8924,10 +10074,10 @@ struct cgl_fr_hipModuleUnload {
     hipModule_t module;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipModuleUnload[1] = {
-    {"module", offsetof(struct cgl_fr_hipModuleUnload, module), sizeof(((struct cgl_fr_hipModuleUnload *)0)->module), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipModuleUnload = {1, offsetof(struct cgl_fr_hipModuleUnload, cgl_ret), sizeof(((struct cgl_fr_hipModuleUnload *)0)->cgl_ret), 7, cgl_ta_hipModuleUnload};
+static const cg_arg_name cgl_tn_hipModuleUnload[1] = {{"module", NULL}};
+static const struct cgl_targs_hipModuleUnload cgl_targs_hipModuleUnload = {{1, offsetof(struct cgl_fr_hipModuleUnload, cgl_ret), sizeof(((struct cgl_fr_hipModuleUnload *)0)->cgl_ret), 7, cgl_targs_hipModuleUnload.arg, cgl_tn_hipModuleUnload}, {
+    {offsetof(struct cgl_fr_hipModuleUnload, module), sizeof(((struct cgl_fr_hipModuleUnload *)0)->module), 3, 0, 0, 0},
+}};
 CG_THUNK(hipModuleUnload, (cgl_f->module), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipModuleUnload(hipModule_t module)
 {
@@ -8955,12 +10105,12 @@ struct cgl_fr_hipModuleGetFunction {
     const char *kname;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipModuleGetFunction[3] = {
-    {"function", offsetof(struct cgl_fr_hipModuleGetFunction, function), sizeof(((struct cgl_fr_hipModuleGetFunction *)0)->function), 3, 0, 0, 0, NULL},
-    {"module", offsetof(struct cgl_fr_hipModuleGetFunction, module), sizeof(((struct cgl_fr_hipModuleGetFunction *)0)->module), 3, 0, 0, 0, NULL},
-    {"kname", offsetof(struct cgl_fr_hipModuleGetFunction, kname), sizeof(((struct cgl_fr_hipModuleGetFunction *)0)->kname), 5, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipModuleGetFunction = {3, offsetof(struct cgl_fr_hipModuleGetFunction, cgl_ret), sizeof(((struct cgl_fr_hipModuleGetFunction *)0)->cgl_ret), 7, cgl_ta_hipModuleGetFunction};
+static const cg_arg_name cgl_tn_hipModuleGetFunction[3] = {{"function", NULL}, {"module", NULL}, {"kname", NULL}};
+static const struct cgl_targs_hipModuleGetFunction cgl_targs_hipModuleGetFunction = {{3, offsetof(struct cgl_fr_hipModuleGetFunction, cgl_ret), sizeof(((struct cgl_fr_hipModuleGetFunction *)0)->cgl_ret), 7, cgl_targs_hipModuleGetFunction.arg, cgl_tn_hipModuleGetFunction}, {
+    {offsetof(struct cgl_fr_hipModuleGetFunction, function), sizeof(((struct cgl_fr_hipModuleGetFunction *)0)->function), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleGetFunction, module), sizeof(((struct cgl_fr_hipModuleGetFunction *)0)->module), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleGetFunction, kname), sizeof(((struct cgl_fr_hipModuleGetFunction *)0)->kname), 5, 0, 0, 0},
+}};
 CG_THUNK(hipModuleGetFunction, (cgl_f->function, cgl_f->module, cgl_f->kname), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipModuleGetFunction(hipFunction_t *function, hipModule_t module, const char *kname)
 {
@@ -8986,11 +10136,11 @@ struct cgl_fr_hipFuncGetAttributes {
     const void *func;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipFuncGetAttributes[2] = {
-    {"attr", offsetof(struct cgl_fr_hipFuncGetAttributes, attr), sizeof(((struct cgl_fr_hipFuncGetAttributes *)0)->attr), 3, 0, 0, 0, NULL},
-    {"func", offsetof(struct cgl_fr_hipFuncGetAttributes, func), sizeof(((struct cgl_fr_hipFuncGetAttributes *)0)->func), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipFuncGetAttributes = {2, offsetof(struct cgl_fr_hipFuncGetAttributes, cgl_ret), sizeof(((struct cgl_fr_hipFuncGetAttributes *)0)->cgl_ret), 7, cgl_ta_hipFuncGetAttributes};
+static const cg_arg_name cgl_tn_hipFuncGetAttributes[2] = {{"attr", NULL}, {"func", NULL}};
+static const struct cgl_targs_hipFuncGetAttributes cgl_targs_hipFuncGetAttributes = {{2, offsetof(struct cgl_fr_hipFuncGetAttributes, cgl_ret), sizeof(((struct cgl_fr_hipFuncGetAttributes *)0)->cgl_ret), 7, cgl_targs_hipFuncGetAttributes.arg, cgl_tn_hipFuncGetAttributes}, {
+    {offsetof(struct cgl_fr_hipFuncGetAttributes, attr), sizeof(((struct cgl_fr_hipFuncGetAttributes *)0)->attr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipFuncGetAttributes, func), sizeof(((struct cgl_fr_hipFuncGetAttributes *)0)->func), 3, 0, 0, 0},
+}};
 CG_THUNK(hipFuncGetAttributes, (cgl_f->attr, cgl_f->func), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipFuncGetAttributes(struct hipFuncAttributes *attr, const void *func)
 {
@@ -9017,12 +10167,12 @@ struct cgl_fr_hipFuncGetAttribute {
     hipFunction_t hfunc;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipFuncGetAttribute[3] = {
-    {"value", offsetof(struct cgl_fr_hipFuncGetAttribute, value), sizeof(((struct cgl_fr_hipFuncGetAttribute *)0)->value), 3, 0, 0, 0, NULL},
-    {"attrib", offsetof(struct cgl_fr_hipFuncGetAttribute, attrib), sizeof(((struct cgl_fr_hipFuncGetAttribute *)0)->attrib), 4, 0, 0, sizeof cgl_en_21 / sizeof cgl_en_21[0], cgl_en_21},
-    {"hfunc", offsetof(struct cgl_fr_hipFuncGetAttribute, hfunc), sizeof(((struct cgl_fr_hipFuncGetAttribute *)0)->hfunc), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipFuncGetAttribute = {3, offsetof(struct cgl_fr_hipFuncGetAttribute, cgl_ret), sizeof(((struct cgl_fr_hipFuncGetAttribute *)0)->cgl_ret), 7, cgl_ta_hipFuncGetAttribute};
+static const cg_arg_name cgl_tn_hipFuncGetAttribute[3] = {{"value", NULL}, {"attrib", cgl_en_21}, {"hfunc", NULL}};
+static const struct cgl_targs_hipFuncGetAttribute cgl_targs_hipFuncGetAttribute = {{3, offsetof(struct cgl_fr_hipFuncGetAttribute, cgl_ret), sizeof(((struct cgl_fr_hipFuncGetAttribute *)0)->cgl_ret), 7, cgl_targs_hipFuncGetAttribute.arg, cgl_tn_hipFuncGetAttribute}, {
+    {offsetof(struct cgl_fr_hipFuncGetAttribute, value), sizeof(((struct cgl_fr_hipFuncGetAttribute *)0)->value), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipFuncGetAttribute, attrib), sizeof(((struct cgl_fr_hipFuncGetAttribute *)0)->attrib), 4, 0, 0, sizeof cgl_en_21 / sizeof cgl_en_21[0]},
+    {offsetof(struct cgl_fr_hipFuncGetAttribute, hfunc), sizeof(((struct cgl_fr_hipFuncGetAttribute *)0)->hfunc), 3, 0, 0, 0},
+}};
 CG_THUNK(hipFuncGetAttribute, (cgl_f->value, cgl_f->attrib, cgl_f->hfunc), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipFuncGetAttribute(int *value, hipFunction_attribute attrib, hipFunction_t hfunc)
 {
@@ -9049,12 +10199,12 @@ struct cgl_fr_hipModuleGetTexRef {
     const char *name;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipModuleGetTexRef[3] = {
-    {"texRef", offsetof(struct cgl_fr_hipModuleGetTexRef, texRef), sizeof(((struct cgl_fr_hipModuleGetTexRef *)0)->texRef), 3, 0, 0, 0, NULL},
-    {"hmod", offsetof(struct cgl_fr_hipModuleGetTexRef, hmod), sizeof(((struct cgl_fr_hipModuleGetTexRef *)0)->hmod), 3, 0, 0, 0, NULL},
-    {"name", offsetof(struct cgl_fr_hipModuleGetTexRef, name), sizeof(((struct cgl_fr_hipModuleGetTexRef *)0)->name), 5, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipModuleGetTexRef = {3, offsetof(struct cgl_fr_hipModuleGetTexRef, cgl_ret), sizeof(((struct cgl_fr_hipModuleGetTexRef *)0)->cgl_ret), 7, cgl_ta_hipModuleGetTexRef};
+static const cg_arg_name cgl_tn_hipModuleGetTexRef[3] = {{"texRef", NULL}, {"hmod", NULL}, {"name", NULL}};
+static const struct cgl_targs_hipModuleGetTexRef cgl_targs_hipModuleGetTexRef = {{3, offsetof(struct cgl_fr_hipModuleGetTexRef, cgl_ret), sizeof(((struct cgl_fr_hipModuleGetTexRef *)0)->cgl_ret), 7, cgl_targs_hipModuleGetTexRef.arg, cgl_tn_hipModuleGetTexRef}, {
+    {offsetof(struct cgl_fr_hipModuleGetTexRef, texRef), sizeof(((struct cgl_fr_hipModuleGetTexRef *)0)->texRef), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleGetTexRef, hmod), sizeof(((struct cgl_fr_hipModuleGetTexRef *)0)->hmod), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleGetTexRef, name), sizeof(((struct cgl_fr_hipModuleGetTexRef *)0)->name), 5, 0, 0, 0},
+}};
 CG_THUNK(hipModuleGetTexRef, (cgl_f->texRef, cgl_f->hmod, cgl_f->name), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipModuleGetTexRef(textureReference **texRef, hipModule_t hmod, const char *name)
 {
@@ -9080,11 +10230,11 @@ struct cgl_fr_hipModuleLoadData {
     const void *image;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipModuleLoadData[2] = {
-    {"module", offsetof(struct cgl_fr_hipModuleLoadData, module), sizeof(((struct cgl_fr_hipModuleLoadData *)0)->module), 3, 0, 0, 0, NULL},
-    {"image", offsetof(struct cgl_fr_hipModuleLoadData, image), sizeof(((struct cgl_fr_hipModuleLoadData *)0)->image), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipModuleLoadData = {2, offsetof(struct cgl_fr_hipModuleLoadData, cgl_ret), sizeof(((struct cgl_fr_hipModuleLoadData *)0)->cgl_ret), 7, cgl_ta_hipModuleLoadData};
+static const cg_arg_name cgl_tn_hipModuleLoadData[2] = {{"module", NULL}, {"image", NULL}};
+static const struct cgl_targs_hipModuleLoadData cgl_targs_hipModuleLoadData = {{2, offsetof(struct cgl_fr_hipModuleLoadData, cgl_ret), sizeof(((struct cgl_fr_hipModuleLoadData *)0)->cgl_ret), 7, cgl_targs_hipModuleLoadData.arg, cgl_tn_hipModuleLoadData}, {
+    {offsetof(struct cgl_fr_hipModuleLoadData, module), sizeof(((struct cgl_fr_hipModuleLoadData *)0)->module), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleLoadData, image), sizeof(((struct cgl_fr_hipModuleLoadData *)0)->image), 3, 0, 0, 0},
+}};
 CG_THUNK(hipModuleLoadData, (cgl_f->module, cgl_f->image), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipModuleLoadData(hipModule_t *module, const void *image)
 {
@@ -9114,14 +10264,14 @@ struct cgl_fr_hipModuleLoadDataEx {
     void **optionValues;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipModuleLoadDataEx[5] = {
-    {"module", offsetof(struct cgl_fr_hipModuleLoadDataEx, module), sizeof(((struct cgl_fr_hipModuleLoadDataEx *)0)->module), 3, 0, 0, 0, NULL},
-    {"image", offsetof(struct cgl_fr_hipModuleLoadDataEx, image), sizeof(((struct cgl_fr_hipModuleLoadDataEx *)0)->image), 3, 0, 0, 0, NULL},
-    {"numOptions", offsetof(struct cgl_fr_hipModuleLoadDataEx, numOptions), sizeof(((struct cgl_fr_hipModuleLoadDataEx *)0)->numOptions), 2, 0, 0, 0, NULL},
-    {"options", offsetof(struct cgl_fr_hipModuleLoadDataEx, options), sizeof(((struct cgl_fr_hipModuleLoadDataEx *)0)->options), 3, 0, 0, 0, NULL},
-    {"optionValues", offsetof(struct cgl_fr_hipModuleLoadDataEx, optionValues), sizeof(((struct cgl_fr_hipModuleLoadDataEx *)0)->optionValues), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipModuleLoadDataEx = {5, offsetof(struct cgl_fr_hipModuleLoadDataEx, cgl_ret), sizeof(((struct cgl_fr_hipModuleLoadDataEx *)0)->cgl_ret), 7, cgl_ta_hipModuleLoadDataEx};
+static const cg_arg_name cgl_tn_hipModuleLoadDataEx[5] = {{"module", NULL}, {"image", NULL}, {"numOptions", NULL}, {"options", NULL}, {"optionValues", NULL}};
+static const struct cgl_targs_hipModuleLoadDataEx cgl_targs_hipModuleLoadDataEx = {{5, offsetof(struct cgl_fr_hipModuleLoadDataEx, cgl_ret), sizeof(((struct cgl_fr_hipModuleLoadDataEx *)0)->cgl_ret), 7, cgl_targs_hipModuleLoadDataEx.arg, cgl_tn_hipModuleLoadDataEx}, {
+    {offsetof(struct cgl_fr_hipModuleLoadDataEx, module), sizeof(((struct cgl_fr_hipModuleLoadDataEx *)0)->module), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleLoadDataEx, image), sizeof(((struct cgl_fr_hipModuleLoadDataEx *)0)->image), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleLoadDataEx, numOptions), sizeof(((struct cgl_fr_hipModuleLoadDataEx *)0)->numOptions), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleLoadDataEx, options), sizeof(((struct cgl_fr_hipModuleLoadDataEx *)0)->options), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleLoadDataEx, optionValues), sizeof(((struct cgl_fr_hipModuleLoadDataEx *)0)->optionValues), 3, 0, 0, 0},
+}};
 CG_THUNK(hipModuleLoadDataEx, (cgl_f->module, cgl_f->image, cgl_f->numOptions, cgl_f->options, cgl_f->optionValues), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipModuleLoadDataEx(hipModule_t *module, const void *image, unsigned int numOptions, hipJitOption *options, void **optionValues)
 {
@@ -9157,20 +10307,20 @@ struct cgl_fr_hipModuleLaunchKernel {
     void **extra;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipModuleLaunchKernel[11] = {
-    {"f", offsetof(struct cgl_fr_hipModuleLaunchKernel, f), sizeof(((struct cgl_fr_hipModuleLaunchKernel *)0)->f), 3, 0, 0, 0, NULL},
-    {"gridDimX", offsetof(struct cgl_fr_hipModuleLaunchKernel, gridDimX), sizeof(((struct cgl_fr_hipModuleLaunchKernel *)0)->gridDimX), 2, 0, 0, 0, NULL},
-    {"gridDimY", offsetof(struct cgl_fr_hipModuleLaunchKernel, gridDimY), sizeof(((struct cgl_fr_hipModuleLaunchKernel *)0)->gridDimY), 2, 0, 0, 0, NULL},
-    {"gridDimZ", offsetof(struct cgl_fr_hipModuleLaunchKernel, gridDimZ), sizeof(((struct cgl_fr_hipModuleLaunchKernel *)0)->gridDimZ), 2, 0, 0, 0, NULL},
-    {"blockDimX", offsetof(struct cgl_fr_hipModuleLaunchKernel, blockDimX), sizeof(((struct cgl_fr_hipModuleLaunchKernel *)0)->blockDimX), 2, 0, 0, 0, NULL},
-    {"blockDimY", offsetof(struct cgl_fr_hipModuleLaunchKernel, blockDimY), sizeof(((struct cgl_fr_hipModuleLaunchKernel *)0)->blockDimY), 2, 0, 0, 0, NULL},
-    {"blockDimZ", offsetof(struct cgl_fr_hipModuleLaunchKernel, blockDimZ), sizeof(((struct cgl_fr_hipModuleLaunchKernel *)0)->blockDimZ), 2, 0, 0, 0, NULL},
-    {"sharedMemBytes", offsetof(struct cgl_fr_hipModuleLaunchKernel, sharedMemBytes), sizeof(((struct cgl_fr_hipModuleLaunchKernel *)0)->sharedMemBytes), 2, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_hipModuleLaunchKernel, stream), sizeof(((struct cgl_fr_hipModuleLaunchKernel *)0)->stream), 3, 0, 0, 0, NULL},
-    {"kernelParams", offsetof(struct cgl_fr_hipModuleLaunchKernel, kernelParams), sizeof(((struct cgl_fr_hipModuleLaunchKernel *)0)->kernelParams), 3, 0, 0, 0, NULL},
-    {"extra", offsetof(struct cgl_fr_hipModuleLaunchKernel, extra), sizeof(((struct cgl_fr_hipModuleLaunchKernel *)0)->extra), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipModuleLaunchKernel = {11, offsetof(struct cgl_fr_hipModuleLaunchKernel, cgl_ret), sizeof(((struct cgl_fr_hipModuleLaunchKernel *)0)->cgl_ret), 7, cgl_ta_hipModuleLaunchKernel};
+static const cg_arg_name cgl_tn_hipModuleLaunchKernel[11] = {{"f", NULL}, {"gridDimX", NULL}, {"gridDimY", NULL}, {"gridDimZ", NULL}, {"blockDimX", NULL}, {"blockDimY", NULL}, {"blockDimZ", NULL}, {"sharedMemBytes", NULL}, {"stream", NULL}, {"kernelParams", NULL}, {"extra", NULL}};
+static const struct cgl_targs_hipModuleLaunchKernel cgl_targs_hipModuleLaunchKernel = {{11, offsetof(struct cgl_fr_hipModuleLaunchKernel, cgl_ret), sizeof(((struct cgl_fr_hipModuleLaunchKernel *)0)->cgl_ret), 7, cgl_targs_hipModuleLaunchKernel.arg, cgl_tn_hipModuleLaunchKernel}, {
+    {offsetof(struct cgl_fr_hipModuleLaunchKernel, f), sizeof(((struct cgl_fr_hipModuleLaunchKernel *)0)->f), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleLaunchKernel, gridDimX), sizeof(((struct cgl_fr_hipModuleLaunchKernel *)0)->gridDimX), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleLaunchKernel, gridDimY), sizeof(((struct cgl_fr_hipModuleLaunchKernel *)0)->gridDimY), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleLaunchKernel, gridDimZ), sizeof(((struct cgl_fr_hipModuleLaunchKernel *)0)->gridDimZ), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleLaunchKernel, blockDimX), sizeof(((struct cgl_fr_hipModuleLaunchKernel *)0)->blockDimX), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleLaunchKernel, blockDimY), sizeof(((struct cgl_fr_hipModuleLaunchKernel *)0)->blockDimY), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleLaunchKernel, blockDimZ), sizeof(((struct cgl_fr_hipModuleLaunchKernel *)0)->blockDimZ), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleLaunchKernel, sharedMemBytes), sizeof(((struct cgl_fr_hipModuleLaunchKernel *)0)->sharedMemBytes), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleLaunchKernel, stream), sizeof(((struct cgl_fr_hipModuleLaunchKernel *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleLaunchKernel, kernelParams), sizeof(((struct cgl_fr_hipModuleLaunchKernel *)0)->kernelParams), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleLaunchKernel, extra), sizeof(((struct cgl_fr_hipModuleLaunchKernel *)0)->extra), 3, 0, 0, 0},
+}};
 CG_THUNK(hipModuleLaunchKernel, (cgl_f->f, cgl_f->gridDimX, cgl_f->gridDimY, cgl_f->gridDimZ, cgl_f->blockDimX, cgl_f->blockDimY, cgl_f->blockDimZ, cgl_f->sharedMemBytes, cgl_f->stream, cgl_f->kernelParams, cgl_f->extra), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, hipStream_t stream, void **kernelParams, void **extra)
 {
@@ -9200,13 +10350,13 @@ struct cgl_fr_hipLaunchCooperativeKernel {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipLaunchCooperativeKernel[4] = {
-    {"f", offsetof(struct cgl_fr_hipLaunchCooperativeKernel, f), sizeof(((struct cgl_fr_hipLaunchCooperativeKernel *)0)->f), 3, 0, 0, 0, NULL},
-    {"kernelParams", offsetof(struct cgl_fr_hipLaunchCooperativeKernel, kernelParams), sizeof(((struct cgl_fr_hipLaunchCooperativeKernel *)0)->kernelParams), 3, 0, 0, 0, NULL},
-    {"sharedMemBytes", offsetof(struct cgl_fr_hipLaunchCooperativeKernel, sharedMemBytes), sizeof(((struct cgl_fr_hipLaunchCooperativeKernel *)0)->sharedMemBytes), 2, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_hipLaunchCooperativeKernel, stream), sizeof(((struct cgl_fr_hipLaunchCooperativeKernel *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipLaunchCooperativeKernel = {4, offsetof(struct cgl_fr_hipLaunchCooperativeKernel, cgl_ret), sizeof(((struct cgl_fr_hipLaunchCooperativeKernel *)0)->cgl_ret), 7, cgl_ta_hipLaunchCooperativeKernel};
+static const cg_arg_name cgl_tn_hipLaunchCooperativeKernel[4] = {{"f", NULL}, {"kernelParams", NULL}, {"sharedMemBytes", NULL}, {"stream", NULL}};
+static const struct cgl_targs_hipLaunchCooperativeKernel cgl_targs_hipLaunchCooperativeKernel = {{4, offsetof(struct cgl_fr_hipLaunchCooperativeKernel, cgl_ret), sizeof(((struct cgl_fr_hipLaunchCooperativeKernel *)0)->cgl_ret), 7, cgl_targs_hipLaunchCooperativeKernel.arg, cgl_tn_hipLaunchCooperativeKernel}, {
+    {offsetof(struct cgl_fr_hipLaunchCooperativeKernel, f), sizeof(((struct cgl_fr_hipLaunchCooperativeKernel *)0)->f), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipLaunchCooperativeKernel, kernelParams), sizeof(((struct cgl_fr_hipLaunchCooperativeKernel *)0)->kernelParams), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipLaunchCooperativeKernel, sharedMemBytes), sizeof(((struct cgl_fr_hipLaunchCooperativeKernel *)0)->sharedMemBytes), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipLaunchCooperativeKernel, stream), sizeof(((struct cgl_fr_hipLaunchCooperativeKernel *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipLaunchCooperativeKernel, (cgl_f->f, cgl_f->gridDim, cgl_f->blockDimX, cgl_f->kernelParams, cgl_f->sharedMemBytes, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipLaunchCooperativeKernel(const void *f, dim3 gridDim, dim3 blockDimX, void **kernelParams, unsigned int sharedMemBytes, hipStream_t stream)
 {
@@ -9233,12 +10383,12 @@ struct cgl_fr_hipLaunchCooperativeKernelMultiDevice {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipLaunchCooperativeKernelMultiDevice[3] = {
-    {"launchParamsList", offsetof(struct cgl_fr_hipLaunchCooperativeKernelMultiDevice, launchParamsList), sizeof(((struct cgl_fr_hipLaunchCooperativeKernelMultiDevice *)0)->launchParamsList), 3, 0, 0, 0, NULL},
-    {"numDevices", offsetof(struct cgl_fr_hipLaunchCooperativeKernelMultiDevice, numDevices), sizeof(((struct cgl_fr_hipLaunchCooperativeKernelMultiDevice *)0)->numDevices), 1, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipLaunchCooperativeKernelMultiDevice, flags), sizeof(((struct cgl_fr_hipLaunchCooperativeKernelMultiDevice *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipLaunchCooperativeKernelMultiDevice = {3, offsetof(struct cgl_fr_hipLaunchCooperativeKernelMultiDevice, cgl_ret), sizeof(((struct cgl_fr_hipLaunchCooperativeKernelMultiDevice *)0)->cgl_ret), 7, cgl_ta_hipLaunchCooperativeKernelMultiDevice};
+static const cg_arg_name cgl_tn_hipLaunchCooperativeKernelMultiDevice[3] = {{"launchParamsList", NULL}, {"numDevices", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipLaunchCooperativeKernelMultiDevice cgl_targs_hipLaunchCooperativeKernelMultiDevice = {{3, offsetof(struct cgl_fr_hipLaunchCooperativeKernelMultiDevice, cgl_ret), sizeof(((struct cgl_fr_hipLaunchCooperativeKernelMultiDevice *)0)->cgl_ret), 7, cgl_targs_hipLaunchCooperativeKernelMultiDevice.arg, cgl_tn_hipLaunchCooperativeKernelMultiDevice}, {
+    {offsetof(struct cgl_fr_hipLaunchCooperativeKernelMultiDevice, launchParamsList), sizeof(((struct cgl_fr_hipLaunchCooperativeKernelMultiDevice *)0)->launchParamsList), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipLaunchCooperativeKernelMultiDevice, numDevices), sizeof(((struct cgl_fr_hipLaunchCooperativeKernelMultiDevice *)0)->numDevices), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipLaunchCooperativeKernelMultiDevice, flags), sizeof(((struct cgl_fr_hipLaunchCooperativeKernelMultiDevice *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipLaunchCooperativeKernelMultiDevice, (cgl_f->launchParamsList, cgl_f->numDevices, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipLaunchCooperativeKernelMultiDevice(hipLaunchParams *launchParamsList, int numDevices, unsigned int flags)
 {
@@ -9265,12 +10415,12 @@ struct cgl_fr_hipExtLaunchMultiKernelMultiDevice {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipExtLaunchMultiKernelMultiDevice[3] = {
-    {"launchParamsList", offsetof(struct cgl_fr_hipExtLaunchMultiKernelMultiDevice, launchParamsList), sizeof(((struct cgl_fr_hipExtLaunchMultiKernelMultiDevice *)0)->launchParamsList), 3, 0, 0, 0, NULL},
-    {"numDevices", offsetof(struct cgl_fr_hipExtLaunchMultiKernelMultiDevice, numDevices), sizeof(((struct cgl_fr_hipExtLaunchMultiKernelMultiDevice *)0)->numDevices), 1, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipExtLaunchMultiKernelMultiDevice, flags), sizeof(((struct cgl_fr_hipExtLaunchMultiKernelMultiDevice *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipExtLaunchMultiKernelMultiDevice = {3, offsetof(struct cgl_fr_hipExtLaunchMultiKernelMultiDevice, cgl_ret), sizeof(((struct cgl_fr_hipExtLaunchMultiKernelMultiDevice *)0)->cgl_ret), 7, cgl_ta_hipExtLaunchMultiKernelMultiDevice};
+static const cg_arg_name cgl_tn_hipExtLaunchMultiKernelMultiDevice[3] = {{"launchParamsList", NULL}, {"numDevices", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipExtLaunchMultiKernelMultiDevice cgl_targs_hipExtLaunchMultiKernelMultiDevice = {{3, offsetof(struct cgl_fr_hipExtLaunchMultiKernelMultiDevice, cgl_ret), sizeof(((struct cgl_fr_hipExtLaunchMultiKernelMultiDevice *)0)->cgl_ret), 7, cgl_targs_hipExtLaunchMultiKernelMultiDevice.arg, cgl_tn_hipExtLaunchMultiKernelMultiDevice}, {
+    {offsetof(struct cgl_fr_hipExtLaunchMultiKernelMultiDevice, launchParamsList), sizeof(((struct cgl_fr_hipExtLaunchMultiKernelMultiDevice *)0)->launchParamsList), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipExtLaunchMultiKernelMultiDevice, numDevices), sizeof(((struct cgl_fr_hipExtLaunchMultiKernelMultiDevice *)0)->numDevices), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipExtLaunchMultiKernelMultiDevice, flags), sizeof(((struct cgl_fr_hipExtLaunchMultiKernelMultiDevice *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipExtLaunchMultiKernelMultiDevice, (cgl_f->launchParamsList, cgl_f->numDevices, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipExtLaunchMultiKernelMultiDevice(hipLaunchParams *launchParamsList, int numDevices, unsigned int flags)
 {
@@ -9299,14 +10449,14 @@ struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSize {
     int blockSizeLimit;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipModuleOccupancyMaxPotentialBlockSize[5] = {
-    {"gridSize", offsetof(struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSize, gridSize), sizeof(((struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSize *)0)->gridSize), 3, 0, 0, 0, NULL},
-    {"blockSize", offsetof(struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSize, blockSize), sizeof(((struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSize *)0)->blockSize), 3, 0, 0, 0, NULL},
-    {"f", offsetof(struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSize, f), sizeof(((struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSize *)0)->f), 3, 0, 0, 0, NULL},
-    {"dynSharedMemPerBlk", offsetof(struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSize, dynSharedMemPerBlk), sizeof(((struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSize *)0)->dynSharedMemPerBlk), 2, 0, 0, 0, NULL},
-    {"blockSizeLimit", offsetof(struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSize, blockSizeLimit), sizeof(((struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSize *)0)->blockSizeLimit), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipModuleOccupancyMaxPotentialBlockSize = {5, offsetof(struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSize, cgl_ret), sizeof(((struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSize *)0)->cgl_ret), 7, cgl_ta_hipModuleOccupancyMaxPotentialBlockSize};
+static const cg_arg_name cgl_tn_hipModuleOccupancyMaxPotentialBlockSize[5] = {{"gridSize", NULL}, {"blockSize", NULL}, {"f", NULL}, {"dynSharedMemPerBlk", NULL}, {"blockSizeLimit", NULL}};
+static const struct cgl_targs_hipModuleOccupancyMaxPotentialBlockSize cgl_targs_hipModuleOccupancyMaxPotentialBlockSize = {{5, offsetof(struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSize, cgl_ret), sizeof(((struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSize *)0)->cgl_ret), 7, cgl_targs_hipModuleOccupancyMaxPotentialBlockSize.arg, cgl_tn_hipModuleOccupancyMaxPotentialBlockSize}, {
+    {offsetof(struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSize, gridSize), sizeof(((struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSize *)0)->gridSize), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSize, blockSize), sizeof(((struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSize *)0)->blockSize), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSize, f), sizeof(((struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSize *)0)->f), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSize, dynSharedMemPerBlk), sizeof(((struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSize *)0)->dynSharedMemPerBlk), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSize, blockSizeLimit), sizeof(((struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSize *)0)->blockSizeLimit), 1, 0, 0, 0},
+}};
 CG_THUNK(hipModuleOccupancyMaxPotentialBlockSize, (cgl_f->gridSize, cgl_f->blockSize, cgl_f->f, cgl_f->dynSharedMemPerBlk, cgl_f->blockSizeLimit), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipModuleOccupancyMaxPotentialBlockSize(int *gridSize, int *blockSize, hipFunction_t f, size_t dynSharedMemPerBlk, int blockSizeLimit)
 {
@@ -9336,15 +10486,15 @@ struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSizeWithFlags {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipModuleOccupancyMaxPotentialBlockSizeWithFlags[6] = {
-    {"gridSize", offsetof(struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSizeWithFlags, gridSize), sizeof(((struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSizeWithFlags *)0)->gridSize), 3, 0, 0, 0, NULL},
-    {"blockSize", offsetof(struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSizeWithFlags, blockSize), sizeof(((struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSizeWithFlags *)0)->blockSize), 3, 0, 0, 0, NULL},
-    {"f", offsetof(struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSizeWithFlags, f), sizeof(((struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSizeWithFlags *)0)->f), 3, 0, 0, 0, NULL},
-    {"dynSharedMemPerBlk", offsetof(struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSizeWithFlags, dynSharedMemPerBlk), sizeof(((struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSizeWithFlags *)0)->dynSharedMemPerBlk), 2, 0, 0, 0, NULL},
-    {"blockSizeLimit", offsetof(struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSizeWithFlags, blockSizeLimit), sizeof(((struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSizeWithFlags *)0)->blockSizeLimit), 1, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSizeWithFlags, flags), sizeof(((struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSizeWithFlags *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipModuleOccupancyMaxPotentialBlockSizeWithFlags = {6, offsetof(struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSizeWithFlags, cgl_ret), sizeof(((struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSizeWithFlags *)0)->cgl_ret), 7, cgl_ta_hipModuleOccupancyMaxPotentialBlockSizeWithFlags};
+static const cg_arg_name cgl_tn_hipModuleOccupancyMaxPotentialBlockSizeWithFlags[6] = {{"gridSize", NULL}, {"blockSize", NULL}, {"f", NULL}, {"dynSharedMemPerBlk", NULL}, {"blockSizeLimit", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipModuleOccupancyMaxPotentialBlockSizeWithFlags cgl_targs_hipModuleOccupancyMaxPotentialBlockSizeWithFlags = {{6, offsetof(struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSizeWithFlags, cgl_ret), sizeof(((struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSizeWithFlags *)0)->cgl_ret), 7, cgl_targs_hipModuleOccupancyMaxPotentialBlockSizeWithFlags.arg, cgl_tn_hipModuleOccupancyMaxPotentialBlockSizeWithFlags}, {
+    {offsetof(struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSizeWithFlags, gridSize), sizeof(((struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSizeWithFlags *)0)->gridSize), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSizeWithFlags, blockSize), sizeof(((struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSizeWithFlags *)0)->blockSize), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSizeWithFlags, f), sizeof(((struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSizeWithFlags *)0)->f), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSizeWithFlags, dynSharedMemPerBlk), sizeof(((struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSizeWithFlags *)0)->dynSharedMemPerBlk), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSizeWithFlags, blockSizeLimit), sizeof(((struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSizeWithFlags *)0)->blockSizeLimit), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSizeWithFlags, flags), sizeof(((struct cgl_fr_hipModuleOccupancyMaxPotentialBlockSizeWithFlags *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipModuleOccupancyMaxPotentialBlockSizeWithFlags, (cgl_f->gridSize, cgl_f->blockSize, cgl_f->f, cgl_f->dynSharedMemPerBlk, cgl_f->blockSizeLimit, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipModuleOccupancyMaxPotentialBlockSizeWithFlags(int *gridSize, int *blockSize, hipFunction_t f, size_t dynSharedMemPerBlk, int blockSizeLimit, unsigned int flags)
 {
@@ -9372,13 +10522,13 @@ struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor {
     size_t dynSharedMemPerBlk;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor[4] = {
-    {"numBlocks", offsetof(struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor, numBlocks), sizeof(((struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor *)0)->numBlocks), 3, 0, 0, 0, NULL},
-    {"f", offsetof(struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor, f), sizeof(((struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor *)0)->f), 3, 0, 0, 0, NULL},
-    {"blockSize", offsetof(struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor, blockSize), sizeof(((struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor *)0)->blockSize), 1, 0, 0, 0, NULL},
-    {"dynSharedMemPerBlk", offsetof(struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor, dynSharedMemPerBlk), sizeof(((struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor *)0)->dynSharedMemPerBlk), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor = {4, offsetof(struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor, cgl_ret), sizeof(((struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor *)0)->cgl_ret), 7, cgl_ta_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor};
+static const cg_arg_name cgl_tn_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor[4] = {{"numBlocks", NULL}, {"f", NULL}, {"blockSize", NULL}, {"dynSharedMemPerBlk", NULL}};
+static const struct cgl_targs_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor cgl_targs_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor = {{4, offsetof(struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor, cgl_ret), sizeof(((struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor *)0)->cgl_ret), 7, cgl_targs_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor.arg, cgl_tn_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor}, {
+    {offsetof(struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor, numBlocks), sizeof(((struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor *)0)->numBlocks), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor, f), sizeof(((struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor *)0)->f), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor, blockSize), sizeof(((struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor *)0)->blockSize), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor, dynSharedMemPerBlk), sizeof(((struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor *)0)->dynSharedMemPerBlk), 2, 0, 0, 0},
+}};
 CG_THUNK(hipModuleOccupancyMaxActiveBlocksPerMultiprocessor, (cgl_f->numBlocks, cgl_f->f, cgl_f->blockSize, cgl_f->dynSharedMemPerBlk), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, hipFunction_t f, int blockSize, size_t dynSharedMemPerBlk)
 {
@@ -9407,14 +10557,14 @@ struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags[5] = {
-    {"numBlocks", offsetof(struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, numBlocks), sizeof(((struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags *)0)->numBlocks), 3, 0, 0, 0, NULL},
-    {"f", offsetof(struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, f), sizeof(((struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags *)0)->f), 3, 0, 0, 0, NULL},
-    {"blockSize", offsetof(struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, blockSize), sizeof(((struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags *)0)->blockSize), 1, 0, 0, 0, NULL},
-    {"dynSharedMemPerBlk", offsetof(struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, dynSharedMemPerBlk), sizeof(((struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags *)0)->dynSharedMemPerBlk), 2, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, flags), sizeof(((struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags = {5, offsetof(struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, cgl_ret), sizeof(((struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags *)0)->cgl_ret), 7, cgl_ta_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags};
+static const cg_arg_name cgl_tn_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags[5] = {{"numBlocks", NULL}, {"f", NULL}, {"blockSize", NULL}, {"dynSharedMemPerBlk", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags cgl_targs_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags = {{5, offsetof(struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, cgl_ret), sizeof(((struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags *)0)->cgl_ret), 7, cgl_targs_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags.arg, cgl_tn_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags}, {
+    {offsetof(struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, numBlocks), sizeof(((struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags *)0)->numBlocks), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, f), sizeof(((struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags *)0)->f), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, blockSize), sizeof(((struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags *)0)->blockSize), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, dynSharedMemPerBlk), sizeof(((struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags *)0)->dynSharedMemPerBlk), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, flags), sizeof(((struct cgl_fr_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, (cgl_f->numBlocks, cgl_f->f, cgl_f->blockSize, cgl_f->dynSharedMemPerBlk, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, hipFunction_t f, int blockSize, size_t dynSharedMemPerBlk, unsigned int flags)
 {
@@ -9442,13 +10592,13 @@ struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessor {
     size_t dynSharedMemPerBlk;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipOccupancyMaxActiveBlocksPerMultiprocessor[4] = {
-    {"numBlocks", offsetof(struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessor, numBlocks), sizeof(((struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessor *)0)->numBlocks), 3, 0, 0, 0, NULL},
-    {"f", offsetof(struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessor, f), sizeof(((struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessor *)0)->f), 3, 0, 0, 0, NULL},
-    {"blockSize", offsetof(struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessor, blockSize), sizeof(((struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessor *)0)->blockSize), 1, 0, 0, 0, NULL},
-    {"dynSharedMemPerBlk", offsetof(struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessor, dynSharedMemPerBlk), sizeof(((struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessor *)0)->dynSharedMemPerBlk), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipOccupancyMaxActiveBlocksPerMultiprocessor = {4, offsetof(struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessor, cgl_ret), sizeof(((struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessor *)0)->cgl_ret), 7, cgl_ta_hipOccupancyMaxActiveBlocksPerMultiprocessor};
+static const cg_arg_name cgl_tn_hipOccupancyMaxActiveBlocksPerMultiprocessor[4] = {{"numBlocks", NULL}, {"f", NULL}, {"blockSize", NULL}, {"dynSharedMemPerBlk", NULL}};
+static const struct cgl_targs_hipOccupancyMaxActiveBlocksPerMultiprocessor cgl_targs_hipOccupancyMaxActiveBlocksPerMultiprocessor = {{4, offsetof(struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessor, cgl_ret), sizeof(((struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessor *)0)->cgl_ret), 7, cgl_targs_hipOccupancyMaxActiveBlocksPerMultiprocessor.arg, cgl_tn_hipOccupancyMaxActiveBlocksPerMultiprocessor}, {
+    {offsetof(struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessor, numBlocks), sizeof(((struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessor *)0)->numBlocks), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessor, f), sizeof(((struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessor *)0)->f), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessor, blockSize), sizeof(((struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessor *)0)->blockSize), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessor, dynSharedMemPerBlk), sizeof(((struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessor *)0)->dynSharedMemPerBlk), 2, 0, 0, 0},
+}};
 CG_THUNK(hipOccupancyMaxActiveBlocksPerMultiprocessor, (cgl_f->numBlocks, cgl_f->f, cgl_f->blockSize, cgl_f->dynSharedMemPerBlk), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *f, int blockSize, size_t dynSharedMemPerBlk)
 {
@@ -9477,14 +10627,14 @@ struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags[5] = {
-    {"numBlocks", offsetof(struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, numBlocks), sizeof(((struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags *)0)->numBlocks), 3, 0, 0, 0, NULL},
-    {"f", offsetof(struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, f), sizeof(((struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags *)0)->f), 3, 0, 0, 0, NULL},
-    {"blockSize", offsetof(struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, blockSize), sizeof(((struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags *)0)->blockSize), 1, 0, 0, 0, NULL},
-    {"dynSharedMemPerBlk", offsetof(struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, dynSharedMemPerBlk), sizeof(((struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags *)0)->dynSharedMemPerBlk), 2, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, flags), sizeof(((struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags = {5, offsetof(struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, cgl_ret), sizeof(((struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags *)0)->cgl_ret), 7, cgl_ta_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags};
+static const cg_arg_name cgl_tn_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags[5] = {{"numBlocks", NULL}, {"f", NULL}, {"blockSize", NULL}, {"dynSharedMemPerBlk", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags cgl_targs_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags = {{5, offsetof(struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, cgl_ret), sizeof(((struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags *)0)->cgl_ret), 7, cgl_targs_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags.arg, cgl_tn_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags}, {
+    {offsetof(struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, numBlocks), sizeof(((struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags *)0)->numBlocks), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, f), sizeof(((struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags *)0)->f), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, blockSize), sizeof(((struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags *)0)->blockSize), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, dynSharedMemPerBlk), sizeof(((struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags *)0)->dynSharedMemPerBlk), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, flags), sizeof(((struct cgl_fr_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, (cgl_f->numBlocks, cgl_f->f, cgl_f->blockSize, cgl_f->dynSharedMemPerBlk, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *f, int blockSize, size_t dynSharedMemPerBlk, unsigned int flags)
 {
@@ -9513,14 +10663,14 @@ struct cgl_fr_hipOccupancyMaxPotentialBlockSize {
     int blockSizeLimit;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipOccupancyMaxPotentialBlockSize[5] = {
-    {"gridSize", offsetof(struct cgl_fr_hipOccupancyMaxPotentialBlockSize, gridSize), sizeof(((struct cgl_fr_hipOccupancyMaxPotentialBlockSize *)0)->gridSize), 3, 0, 0, 0, NULL},
-    {"blockSize", offsetof(struct cgl_fr_hipOccupancyMaxPotentialBlockSize, blockSize), sizeof(((struct cgl_fr_hipOccupancyMaxPotentialBlockSize *)0)->blockSize), 3, 0, 0, 0, NULL},
-    {"f", offsetof(struct cgl_fr_hipOccupancyMaxPotentialBlockSize, f), sizeof(((struct cgl_fr_hipOccupancyMaxPotentialBlockSize *)0)->f), 3, 0, 0, 0, NULL},
-    {"dynSharedMemPerBlk", offsetof(struct cgl_fr_hipOccupancyMaxPotentialBlockSize, dynSharedMemPerBlk), sizeof(((struct cgl_fr_hipOccupancyMaxPotentialBlockSize *)0)->dynSharedMemPerBlk), 2, 0, 0, 0, NULL},
-    {"blockSizeLimit", offsetof(struct cgl_fr_hipOccupancyMaxPotentialBlockSize, blockSizeLimit), sizeof(((struct cgl_fr_hipOccupancyMaxPotentialBlockSize *)0)->blockSizeLimit), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipOccupancyMaxPotentialBlockSize = {5, offsetof(struct cgl_fr_hipOccupancyMaxPotentialBlockSize, cgl_ret), sizeof(((struct cgl_fr_hipOccupancyMaxPotentialBlockSize *)0)->cgl_ret), 7, cgl_ta_hipOccupancyMaxPotentialBlockSize};
+static const cg_arg_name cgl_tn_hipOccupancyMaxPotentialBlockSize[5] = {{"gridSize", NULL}, {"blockSize", NULL}, {"f", NULL}, {"dynSharedMemPerBlk", NULL}, {"blockSizeLimit", NULL}};
+static const struct cgl_targs_hipOccupancyMaxPotentialBlockSize cgl_targs_hipOccupancyMaxPotentialBlockSize = {{5, offsetof(struct cgl_fr_hipOccupancyMaxPotentialBlockSize, cgl_ret), sizeof(((struct cgl_fr_hipOccupancyMaxPotentialBlockSize *)0)->cgl_ret), 7, cgl_targs_hipOccupancyMaxPotentialBlockSize.arg, cgl_tn_hipOccupancyMaxPotentialBlockSize}, {
+    {offsetof(struct cgl_fr_hipOccupancyMaxPotentialBlockSize, gridSize), sizeof(((struct cgl_fr_hipOccupancyMaxPotentialBlockSize *)0)->gridSize), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipOccupancyMaxPotentialBlockSize, blockSize), sizeof(((struct cgl_fr_hipOccupancyMaxPotentialBlockSize *)0)->blockSize), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipOccupancyMaxPotentialBlockSize, f), sizeof(((struct cgl_fr_hipOccupancyMaxPotentialBlockSize *)0)->f), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipOccupancyMaxPotentialBlockSize, dynSharedMemPerBlk), sizeof(((struct cgl_fr_hipOccupancyMaxPotentialBlockSize *)0)->dynSharedMemPerBlk), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipOccupancyMaxPotentialBlockSize, blockSizeLimit), sizeof(((struct cgl_fr_hipOccupancyMaxPotentialBlockSize *)0)->blockSizeLimit), 1, 0, 0, 0},
+}};
 CG_THUNK(hipOccupancyMaxPotentialBlockSize, (cgl_f->gridSize, cgl_f->blockSize, cgl_f->f, cgl_f->dynSharedMemPerBlk, cgl_f->blockSizeLimit), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipOccupancyMaxPotentialBlockSize(int *gridSize, int *blockSize, const void *f, size_t dynSharedMemPerBlk, int blockSizeLimit)
 {
@@ -9548,11 +10698,11 @@ struct cgl_fr_hipConfigureCall {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipConfigureCall[2] = {
-    {"sharedMem", offsetof(struct cgl_fr_hipConfigureCall, sharedMem), sizeof(((struct cgl_fr_hipConfigureCall *)0)->sharedMem), 2, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_hipConfigureCall, stream), sizeof(((struct cgl_fr_hipConfigureCall *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipConfigureCall = {2, offsetof(struct cgl_fr_hipConfigureCall, cgl_ret), sizeof(((struct cgl_fr_hipConfigureCall *)0)->cgl_ret), 7, cgl_ta_hipConfigureCall};
+static const cg_arg_name cgl_tn_hipConfigureCall[2] = {{"sharedMem", NULL}, {"stream", NULL}};
+static const struct cgl_targs_hipConfigureCall cgl_targs_hipConfigureCall = {{2, offsetof(struct cgl_fr_hipConfigureCall, cgl_ret), sizeof(((struct cgl_fr_hipConfigureCall *)0)->cgl_ret), 7, cgl_targs_hipConfigureCall.arg, cgl_tn_hipConfigureCall}, {
+    {offsetof(struct cgl_fr_hipConfigureCall, sharedMem), sizeof(((struct cgl_fr_hipConfigureCall *)0)->sharedMem), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipConfigureCall, stream), sizeof(((struct cgl_fr_hipConfigureCall *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipConfigureCall, (cgl_f->gridDim, cgl_f->blockDim, cgl_f->sharedMem, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipConfigureCall(dim3 gridDim, dim3 blockDim, size_t sharedMem, hipStream_t stream)
 {
@@ -9579,12 +10729,12 @@ struct cgl_fr_hipSetupArgument {
     size_t offset;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipSetupArgument[3] = {
-    {"arg", offsetof(struct cgl_fr_hipSetupArgument, arg), sizeof(((struct cgl_fr_hipSetupArgument *)0)->arg), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_hipSetupArgument, size), sizeof(((struct cgl_fr_hipSetupArgument *)0)->size), 2, 0, 0, 0, NULL},
-    {"offset", offsetof(struct cgl_fr_hipSetupArgument, offset), sizeof(((struct cgl_fr_hipSetupArgument *)0)->offset), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipSetupArgument = {3, offsetof(struct cgl_fr_hipSetupArgument, cgl_ret), sizeof(((struct cgl_fr_hipSetupArgument *)0)->cgl_ret), 7, cgl_ta_hipSetupArgument};
+static const cg_arg_name cgl_tn_hipSetupArgument[3] = {{"arg", NULL}, {"size", NULL}, {"offset", NULL}};
+static const struct cgl_targs_hipSetupArgument cgl_targs_hipSetupArgument = {{3, offsetof(struct cgl_fr_hipSetupArgument, cgl_ret), sizeof(((struct cgl_fr_hipSetupArgument *)0)->cgl_ret), 7, cgl_targs_hipSetupArgument.arg, cgl_tn_hipSetupArgument}, {
+    {offsetof(struct cgl_fr_hipSetupArgument, arg), sizeof(((struct cgl_fr_hipSetupArgument *)0)->arg), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipSetupArgument, size), sizeof(((struct cgl_fr_hipSetupArgument *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipSetupArgument, offset), sizeof(((struct cgl_fr_hipSetupArgument *)0)->offset), 2, 0, 0, 0},
+}};
 CG_THUNK(hipSetupArgument, (cgl_f->arg, cgl_f->size, cgl_f->offset), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipSetupArgument(const void *arg, size_t size, size_t offset)
 {
@@ -9609,10 +10759,10 @@ struct cgl_fr_hipLaunchByPtr {
     const void *func;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipLaunchByPtr[1] = {
-    {"func", offsetof(struct cgl_fr_hipLaunchByPtr, func), sizeof(((struct cgl_fr_hipLaunchByPtr *)0)->func), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipLaunchByPtr = {1, offsetof(struct cgl_fr_hipLaunchByPtr, cgl_ret), sizeof(((struct cgl_fr_hipLaunchByPtr *)0)->cgl_ret), 7, cgl_ta_hipLaunchByPtr};
+static const cg_arg_name cgl_tn_hipLaunchByPtr[1] = {{"func", NULL}};
+static const struct cgl_targs_hipLaunchByPtr cgl_targs_hipLaunchByPtr = {{1, offsetof(struct cgl_fr_hipLaunchByPtr, cgl_ret), sizeof(((struct cgl_fr_hipLaunchByPtr *)0)->cgl_ret), 7, cgl_targs_hipLaunchByPtr.arg, cgl_tn_hipLaunchByPtr}, {
+    {offsetof(struct cgl_fr_hipLaunchByPtr, func), sizeof(((struct cgl_fr_hipLaunchByPtr *)0)->func), 3, 0, 0, 0},
+}};
 CG_THUNK(hipLaunchByPtr, (cgl_f->func), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipLaunchByPtr(const void *func)
 {
@@ -9642,13 +10792,13 @@ struct cgl_fr_hipLaunchKernel {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipLaunchKernel[4] = {
-    {"function_address", offsetof(struct cgl_fr_hipLaunchKernel, function_address), sizeof(((struct cgl_fr_hipLaunchKernel *)0)->function_address), 3, 0, 0, 0, NULL},
-    {"args", offsetof(struct cgl_fr_hipLaunchKernel, args), sizeof(((struct cgl_fr_hipLaunchKernel *)0)->args), 3, 0, 0, 0, NULL},
-    {"sharedMemBytes", offsetof(struct cgl_fr_hipLaunchKernel, sharedMemBytes), sizeof(((struct cgl_fr_hipLaunchKernel *)0)->sharedMemBytes), 2, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_hipLaunchKernel, stream), sizeof(((struct cgl_fr_hipLaunchKernel *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipLaunchKernel = {4, offsetof(struct cgl_fr_hipLaunchKernel, cgl_ret), sizeof(((struct cgl_fr_hipLaunchKernel *)0)->cgl_ret), 7, cgl_ta_hipLaunchKernel};
+static const cg_arg_name cgl_tn_hipLaunchKernel[4] = {{"function_address", NULL}, {"args", NULL}, {"sharedMemBytes", NULL}, {"stream", NULL}};
+static const struct cgl_targs_hipLaunchKernel cgl_targs_hipLaunchKernel = {{4, offsetof(struct cgl_fr_hipLaunchKernel, cgl_ret), sizeof(((struct cgl_fr_hipLaunchKernel *)0)->cgl_ret), 7, cgl_targs_hipLaunchKernel.arg, cgl_tn_hipLaunchKernel}, {
+    {offsetof(struct cgl_fr_hipLaunchKernel, function_address), sizeof(((struct cgl_fr_hipLaunchKernel *)0)->function_address), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipLaunchKernel, args), sizeof(((struct cgl_fr_hipLaunchKernel *)0)->args), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipLaunchKernel, sharedMemBytes), sizeof(((struct cgl_fr_hipLaunchKernel *)0)->sharedMemBytes), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipLaunchKernel, stream), sizeof(((struct cgl_fr_hipLaunchKernel *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipLaunchKernel, (cgl_f->function_address, cgl_f->numBlocks, cgl_f->dimBlocks, cgl_f->args, cgl_f->sharedMemBytes, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipLaunchKernel(const void *function_address, dim3 numBlocks, dim3 dimBlocks, void **args, size_t sharedMemBytes, hipStream_t stream)
 {
@@ -9673,10 +10823,10 @@ struct cgl_fr_hipDrvMemcpy2DUnaligned {
     const hip_Memcpy2D *pCopy;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDrvMemcpy2DUnaligned[1] = {
-    {"pCopy", offsetof(struct cgl_fr_hipDrvMemcpy2DUnaligned, pCopy), sizeof(((struct cgl_fr_hipDrvMemcpy2DUnaligned *)0)->pCopy), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipDrvMemcpy2DUnaligned = {1, offsetof(struct cgl_fr_hipDrvMemcpy2DUnaligned, cgl_ret), sizeof(((struct cgl_fr_hipDrvMemcpy2DUnaligned *)0)->cgl_ret), 7, cgl_ta_hipDrvMemcpy2DUnaligned};
+static const cg_arg_name cgl_tn_hipDrvMemcpy2DUnaligned[1] = {{"pCopy", NULL}};
+static const struct cgl_targs_hipDrvMemcpy2DUnaligned cgl_targs_hipDrvMemcpy2DUnaligned = {{1, offsetof(struct cgl_fr_hipDrvMemcpy2DUnaligned, cgl_ret), sizeof(((struct cgl_fr_hipDrvMemcpy2DUnaligned *)0)->cgl_ret), 7, cgl_targs_hipDrvMemcpy2DUnaligned.arg, cgl_tn_hipDrvMemcpy2DUnaligned}, {
+    {offsetof(struct cgl_fr_hipDrvMemcpy2DUnaligned, pCopy), sizeof(((struct cgl_fr_hipDrvMemcpy2DUnaligned *)0)->pCopy), 3, 0, 0, 0},
+}};
 CG_THUNK(hipDrvMemcpy2DUnaligned, (cgl_f->pCopy), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDrvMemcpy2DUnaligned(const hip_Memcpy2D *pCopy)
 {
@@ -9709,16 +10859,16 @@ struct cgl_fr_hipExtLaunchKernel {
     int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipExtLaunchKernel[7] = {
-    {"function_address", offsetof(struct cgl_fr_hipExtLaunchKernel, function_address), sizeof(((struct cgl_fr_hipExtLaunchKernel *)0)->function_address), 3, 0, 0, 0, NULL},
-    {"args", offsetof(struct cgl_fr_hipExtLaunchKernel, args), sizeof(((struct cgl_fr_hipExtLaunchKernel *)0)->args), 3, 0, 0, 0, NULL},
-    {"sharedMemBytes", offsetof(struct cgl_fr_hipExtLaunchKernel, sharedMemBytes), sizeof(((struct cgl_fr_hipExtLaunchKernel *)0)->sharedMemBytes), 2, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_hipExtLaunchKernel, stream), sizeof(((struct cgl_fr_hipExtLaunchKernel *)0)->stream), 3, 0, 0, 0, NULL},
-    {"startEvent", offsetof(struct cgl_fr_hipExtLaunchKernel, startEvent), sizeof(((struct cgl_fr_hipExtLaunchKernel *)0)->startEvent), 3, 0, 0, 0, NULL},
-    {"stopEvent", offsetof(struct cgl_fr_hipExtLaunchKernel, stopEvent), sizeof(((struct cgl_fr_hipExtLaunchKernel *)0)->stopEvent), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipExtLaunchKernel, flags), sizeof(((struct cgl_fr_hipExtLaunchKernel *)0)->flags), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipExtLaunchKernel = {7, offsetof(struct cgl_fr_hipExtLaunchKernel, cgl_ret), sizeof(((struct cgl_fr_hipExtLaunchKernel *)0)->cgl_ret), 7, cgl_ta_hipExtLaunchKernel};
+static const cg_arg_name cgl_tn_hipExtLaunchKernel[7] = {{"function_address", NULL}, {"args", NULL}, {"sharedMemBytes", NULL}, {"stream", NULL}, {"startEvent", NULL}, {"stopEvent", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipExtLaunchKernel cgl_targs_hipExtLaunchKernel = {{7, offsetof(struct cgl_fr_hipExtLaunchKernel, cgl_ret), sizeof(((struct cgl_fr_hipExtLaunchKernel *)0)->cgl_ret), 7, cgl_targs_hipExtLaunchKernel.arg, cgl_tn_hipExtLaunchKernel}, {
+    {offsetof(struct cgl_fr_hipExtLaunchKernel, function_address), sizeof(((struct cgl_fr_hipExtLaunchKernel *)0)->function_address), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipExtLaunchKernel, args), sizeof(((struct cgl_fr_hipExtLaunchKernel *)0)->args), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipExtLaunchKernel, sharedMemBytes), sizeof(((struct cgl_fr_hipExtLaunchKernel *)0)->sharedMemBytes), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipExtLaunchKernel, stream), sizeof(((struct cgl_fr_hipExtLaunchKernel *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipExtLaunchKernel, startEvent), sizeof(((struct cgl_fr_hipExtLaunchKernel *)0)->startEvent), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipExtLaunchKernel, stopEvent), sizeof(((struct cgl_fr_hipExtLaunchKernel *)0)->stopEvent), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipExtLaunchKernel, flags), sizeof(((struct cgl_fr_hipExtLaunchKernel *)0)->flags), 1, 0, 0, 0},
+}};
 CG_THUNK(hipExtLaunchKernel, (cgl_f->function_address, cgl_f->numBlocks, cgl_f->dimBlocks, cgl_f->args, cgl_f->sharedMemBytes, cgl_f->stream, cgl_f->startEvent, cgl_f->stopEvent, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipExtLaunchKernel(const void *function_address, dim3 numBlocks, dim3 dimBlocks, void **args, size_t sharedMemBytes, hipStream_t stream, hipEvent_t startEvent, hipEvent_t stopEvent, int flags)
 {
@@ -9745,12 +10895,12 @@ struct cgl_fr_hipBindTextureToMipmappedArray {
     const hipChannelFormatDesc *desc;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipBindTextureToMipmappedArray[3] = {
-    {"tex", offsetof(struct cgl_fr_hipBindTextureToMipmappedArray, tex), sizeof(((struct cgl_fr_hipBindTextureToMipmappedArray *)0)->tex), 3, 0, 0, 0, NULL},
-    {"mipmappedArray", offsetof(struct cgl_fr_hipBindTextureToMipmappedArray, mipmappedArray), sizeof(((struct cgl_fr_hipBindTextureToMipmappedArray *)0)->mipmappedArray), 3, 0, 0, 0, NULL},
-    {"desc", offsetof(struct cgl_fr_hipBindTextureToMipmappedArray, desc), sizeof(((struct cgl_fr_hipBindTextureToMipmappedArray *)0)->desc), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipBindTextureToMipmappedArray = {3, offsetof(struct cgl_fr_hipBindTextureToMipmappedArray, cgl_ret), sizeof(((struct cgl_fr_hipBindTextureToMipmappedArray *)0)->cgl_ret), 7, cgl_ta_hipBindTextureToMipmappedArray};
+static const cg_arg_name cgl_tn_hipBindTextureToMipmappedArray[3] = {{"tex", NULL}, {"mipmappedArray", NULL}, {"desc", NULL}};
+static const struct cgl_targs_hipBindTextureToMipmappedArray cgl_targs_hipBindTextureToMipmappedArray = {{3, offsetof(struct cgl_fr_hipBindTextureToMipmappedArray, cgl_ret), sizeof(((struct cgl_fr_hipBindTextureToMipmappedArray *)0)->cgl_ret), 7, cgl_targs_hipBindTextureToMipmappedArray.arg, cgl_tn_hipBindTextureToMipmappedArray}, {
+    {offsetof(struct cgl_fr_hipBindTextureToMipmappedArray, tex), sizeof(((struct cgl_fr_hipBindTextureToMipmappedArray *)0)->tex), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipBindTextureToMipmappedArray, mipmappedArray), sizeof(((struct cgl_fr_hipBindTextureToMipmappedArray *)0)->mipmappedArray), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipBindTextureToMipmappedArray, desc), sizeof(((struct cgl_fr_hipBindTextureToMipmappedArray *)0)->desc), 3, 0, 0, 0},
+}};
 CG_THUNK(hipBindTextureToMipmappedArray, (cgl_f->tex, cgl_f->mipmappedArray, cgl_f->desc), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipBindTextureToMipmappedArray(const textureReference *tex, hipMipmappedArray_const_t mipmappedArray, const hipChannelFormatDesc *desc)
 {
@@ -9776,11 +10926,11 @@ struct cgl_fr_hipGetTextureReference {
     const void *symbol;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGetTextureReference[2] = {
-    {"texref", offsetof(struct cgl_fr_hipGetTextureReference, texref), sizeof(((struct cgl_fr_hipGetTextureReference *)0)->texref), 3, 0, 0, 0, NULL},
-    {"symbol", offsetof(struct cgl_fr_hipGetTextureReference, symbol), sizeof(((struct cgl_fr_hipGetTextureReference *)0)->symbol), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGetTextureReference = {2, offsetof(struct cgl_fr_hipGetTextureReference, cgl_ret), sizeof(((struct cgl_fr_hipGetTextureReference *)0)->cgl_ret), 7, cgl_ta_hipGetTextureReference};
+static const cg_arg_name cgl_tn_hipGetTextureReference[2] = {{"texref", NULL}, {"symbol", NULL}};
+static const struct cgl_targs_hipGetTextureReference cgl_targs_hipGetTextureReference = {{2, offsetof(struct cgl_fr_hipGetTextureReference, cgl_ret), sizeof(((struct cgl_fr_hipGetTextureReference *)0)->cgl_ret), 7, cgl_targs_hipGetTextureReference.arg, cgl_tn_hipGetTextureReference}, {
+    {offsetof(struct cgl_fr_hipGetTextureReference, texref), sizeof(((struct cgl_fr_hipGetTextureReference *)0)->texref), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGetTextureReference, symbol), sizeof(((struct cgl_fr_hipGetTextureReference *)0)->symbol), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGetTextureReference, (cgl_f->texref, cgl_f->symbol), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGetTextureReference(const textureReference **texref, const void *symbol)
 {
@@ -9808,13 +10958,13 @@ struct cgl_fr_hipCreateTextureObject {
     const struct hipResourceViewDesc *pResViewDesc;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipCreateTextureObject[4] = {
-    {"pTexObject", offsetof(struct cgl_fr_hipCreateTextureObject, pTexObject), sizeof(((struct cgl_fr_hipCreateTextureObject *)0)->pTexObject), 3, 0, 0, 0, NULL},
-    {"pResDesc", offsetof(struct cgl_fr_hipCreateTextureObject, pResDesc), sizeof(((struct cgl_fr_hipCreateTextureObject *)0)->pResDesc), 3, 0, 0, 0, NULL},
-    {"pTexDesc", offsetof(struct cgl_fr_hipCreateTextureObject, pTexDesc), sizeof(((struct cgl_fr_hipCreateTextureObject *)0)->pTexDesc), 3, 0, 0, 0, NULL},
-    {"pResViewDesc", offsetof(struct cgl_fr_hipCreateTextureObject, pResViewDesc), sizeof(((struct cgl_fr_hipCreateTextureObject *)0)->pResViewDesc), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipCreateTextureObject = {4, offsetof(struct cgl_fr_hipCreateTextureObject, cgl_ret), sizeof(((struct cgl_fr_hipCreateTextureObject *)0)->cgl_ret), 7, cgl_ta_hipCreateTextureObject};
+static const cg_arg_name cgl_tn_hipCreateTextureObject[4] = {{"pTexObject", NULL}, {"pResDesc", NULL}, {"pTexDesc", NULL}, {"pResViewDesc", NULL}};
+static const struct cgl_targs_hipCreateTextureObject cgl_targs_hipCreateTextureObject = {{4, offsetof(struct cgl_fr_hipCreateTextureObject, cgl_ret), sizeof(((struct cgl_fr_hipCreateTextureObject *)0)->cgl_ret), 7, cgl_targs_hipCreateTextureObject.arg, cgl_tn_hipCreateTextureObject}, {
+    {offsetof(struct cgl_fr_hipCreateTextureObject, pTexObject), sizeof(((struct cgl_fr_hipCreateTextureObject *)0)->pTexObject), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipCreateTextureObject, pResDesc), sizeof(((struct cgl_fr_hipCreateTextureObject *)0)->pResDesc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipCreateTextureObject, pTexDesc), sizeof(((struct cgl_fr_hipCreateTextureObject *)0)->pTexDesc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipCreateTextureObject, pResViewDesc), sizeof(((struct cgl_fr_hipCreateTextureObject *)0)->pResViewDesc), 3, 0, 0, 0},
+}};
 CG_THUNK(hipCreateTextureObject, (cgl_f->pTexObject, cgl_f->pResDesc, cgl_f->pTexDesc, cgl_f->pResViewDesc), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipCreateTextureObject(hipTextureObject_t *pTexObject, const hipResourceDesc *pResDesc, const hipTextureDesc *pTexDesc, const struct hipResourceViewDesc *pResViewDesc)
 {
@@ -9839,10 +10989,10 @@ struct cgl_fr_hipDestroyTextureObject {
     hipTextureObject_t textureObject;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipDestroyTextureObject[1] = {
-    {"textureObject", offsetof(struct cgl_fr_hipDestroyTextureObject, textureObject), sizeof(((struct cgl_fr_hipDestroyTextureObject *)0)->textureObject), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipDestroyTextureObject = {1, offsetof(struct cgl_fr_hipDestroyTextureObject, cgl_ret), sizeof(((struct cgl_fr_hipDestroyTextureObject *)0)->cgl_ret), 7, cgl_ta_hipDestroyTextureObject};
+static const cg_arg_name cgl_tn_hipDestroyTextureObject[1] = {{"textureObject", NULL}};
+static const struct cgl_targs_hipDestroyTextureObject cgl_targs_hipDestroyTextureObject = {{1, offsetof(struct cgl_fr_hipDestroyTextureObject, cgl_ret), sizeof(((struct cgl_fr_hipDestroyTextureObject *)0)->cgl_ret), 7, cgl_targs_hipDestroyTextureObject.arg, cgl_tn_hipDestroyTextureObject}, {
+    {offsetof(struct cgl_fr_hipDestroyTextureObject, textureObject), sizeof(((struct cgl_fr_hipDestroyTextureObject *)0)->textureObject), 3, 0, 0, 0},
+}};
 CG_THUNK(hipDestroyTextureObject, (cgl_f->textureObject), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDestroyTextureObject(hipTextureObject_t textureObject)
 {
@@ -9868,11 +11018,11 @@ struct cgl_fr_hipGetChannelDesc {
     hipArray_const_t array;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGetChannelDesc[2] = {
-    {"desc", offsetof(struct cgl_fr_hipGetChannelDesc, desc), sizeof(((struct cgl_fr_hipGetChannelDesc *)0)->desc), 3, 0, 0, 0, NULL},
-    {"array", offsetof(struct cgl_fr_hipGetChannelDesc, array), sizeof(((struct cgl_fr_hipGetChannelDesc *)0)->array), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGetChannelDesc = {2, offsetof(struct cgl_fr_hipGetChannelDesc, cgl_ret), sizeof(((struct cgl_fr_hipGetChannelDesc *)0)->cgl_ret), 7, cgl_ta_hipGetChannelDesc};
+static const cg_arg_name cgl_tn_hipGetChannelDesc[2] = {{"desc", NULL}, {"array", NULL}};
+static const struct cgl_targs_hipGetChannelDesc cgl_targs_hipGetChannelDesc = {{2, offsetof(struct cgl_fr_hipGetChannelDesc, cgl_ret), sizeof(((struct cgl_fr_hipGetChannelDesc *)0)->cgl_ret), 7, cgl_targs_hipGetChannelDesc.arg, cgl_tn_hipGetChannelDesc}, {
+    {offsetof(struct cgl_fr_hipGetChannelDesc, desc), sizeof(((struct cgl_fr_hipGetChannelDesc *)0)->desc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGetChannelDesc, array), sizeof(((struct cgl_fr_hipGetChannelDesc *)0)->array), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGetChannelDesc, (cgl_f->desc, cgl_f->array), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGetChannelDesc(hipChannelFormatDesc *desc, hipArray_const_t array)
 {
@@ -9898,11 +11048,11 @@ struct cgl_fr_hipGetTextureObjectResourceDesc {
     hipTextureObject_t textureObject;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGetTextureObjectResourceDesc[2] = {
-    {"pResDesc", offsetof(struct cgl_fr_hipGetTextureObjectResourceDesc, pResDesc), sizeof(((struct cgl_fr_hipGetTextureObjectResourceDesc *)0)->pResDesc), 3, 0, 0, 0, NULL},
-    {"textureObject", offsetof(struct cgl_fr_hipGetTextureObjectResourceDesc, textureObject), sizeof(((struct cgl_fr_hipGetTextureObjectResourceDesc *)0)->textureObject), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGetTextureObjectResourceDesc = {2, offsetof(struct cgl_fr_hipGetTextureObjectResourceDesc, cgl_ret), sizeof(((struct cgl_fr_hipGetTextureObjectResourceDesc *)0)->cgl_ret), 7, cgl_ta_hipGetTextureObjectResourceDesc};
+static const cg_arg_name cgl_tn_hipGetTextureObjectResourceDesc[2] = {{"pResDesc", NULL}, {"textureObject", NULL}};
+static const struct cgl_targs_hipGetTextureObjectResourceDesc cgl_targs_hipGetTextureObjectResourceDesc = {{2, offsetof(struct cgl_fr_hipGetTextureObjectResourceDesc, cgl_ret), sizeof(((struct cgl_fr_hipGetTextureObjectResourceDesc *)0)->cgl_ret), 7, cgl_targs_hipGetTextureObjectResourceDesc.arg, cgl_tn_hipGetTextureObjectResourceDesc}, {
+    {offsetof(struct cgl_fr_hipGetTextureObjectResourceDesc, pResDesc), sizeof(((struct cgl_fr_hipGetTextureObjectResourceDesc *)0)->pResDesc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGetTextureObjectResourceDesc, textureObject), sizeof(((struct cgl_fr_hipGetTextureObjectResourceDesc *)0)->textureObject), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGetTextureObjectResourceDesc, (cgl_f->pResDesc, cgl_f->textureObject), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGetTextureObjectResourceDesc(hipResourceDesc *pResDesc, hipTextureObject_t textureObject)
 {
@@ -9928,11 +11078,11 @@ struct cgl_fr_hipGetTextureObjectResourceViewDesc {
     hipTextureObject_t textureObject;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGetTextureObjectResourceViewDesc[2] = {
-    {"pResViewDesc", offsetof(struct cgl_fr_hipGetTextureObjectResourceViewDesc, pResViewDesc), sizeof(((struct cgl_fr_hipGetTextureObjectResourceViewDesc *)0)->pResViewDesc), 3, 0, 0, 0, NULL},
-    {"textureObject", offsetof(struct cgl_fr_hipGetTextureObjectResourceViewDesc, textureObject), sizeof(((struct cgl_fr_hipGetTextureObjectResourceViewDesc *)0)->textureObject), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGetTextureObjectResourceViewDesc = {2, offsetof(struct cgl_fr_hipGetTextureObjectResourceViewDesc, cgl_ret), sizeof(((struct cgl_fr_hipGetTextureObjectResourceViewDesc *)0)->cgl_ret), 7, cgl_ta_hipGetTextureObjectResourceViewDesc};
+static const cg_arg_name cgl_tn_hipGetTextureObjectResourceViewDesc[2] = {{"pResViewDesc", NULL}, {"textureObject", NULL}};
+static const struct cgl_targs_hipGetTextureObjectResourceViewDesc cgl_targs_hipGetTextureObjectResourceViewDesc = {{2, offsetof(struct cgl_fr_hipGetTextureObjectResourceViewDesc, cgl_ret), sizeof(((struct cgl_fr_hipGetTextureObjectResourceViewDesc *)0)->cgl_ret), 7, cgl_targs_hipGetTextureObjectResourceViewDesc.arg, cgl_tn_hipGetTextureObjectResourceViewDesc}, {
+    {offsetof(struct cgl_fr_hipGetTextureObjectResourceViewDesc, pResViewDesc), sizeof(((struct cgl_fr_hipGetTextureObjectResourceViewDesc *)0)->pResViewDesc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGetTextureObjectResourceViewDesc, textureObject), sizeof(((struct cgl_fr_hipGetTextureObjectResourceViewDesc *)0)->textureObject), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGetTextureObjectResourceViewDesc, (cgl_f->pResViewDesc, cgl_f->textureObject), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGetTextureObjectResourceViewDesc(struct hipResourceViewDesc *pResViewDesc, hipTextureObject_t textureObject)
 {
@@ -9958,11 +11108,11 @@ struct cgl_fr_hipGetTextureObjectTextureDesc {
     hipTextureObject_t textureObject;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGetTextureObjectTextureDesc[2] = {
-    {"pTexDesc", offsetof(struct cgl_fr_hipGetTextureObjectTextureDesc, pTexDesc), sizeof(((struct cgl_fr_hipGetTextureObjectTextureDesc *)0)->pTexDesc), 3, 0, 0, 0, NULL},
-    {"textureObject", offsetof(struct cgl_fr_hipGetTextureObjectTextureDesc, textureObject), sizeof(((struct cgl_fr_hipGetTextureObjectTextureDesc *)0)->textureObject), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGetTextureObjectTextureDesc = {2, offsetof(struct cgl_fr_hipGetTextureObjectTextureDesc, cgl_ret), sizeof(((struct cgl_fr_hipGetTextureObjectTextureDesc *)0)->cgl_ret), 7, cgl_ta_hipGetTextureObjectTextureDesc};
+static const cg_arg_name cgl_tn_hipGetTextureObjectTextureDesc[2] = {{"pTexDesc", NULL}, {"textureObject", NULL}};
+static const struct cgl_targs_hipGetTextureObjectTextureDesc cgl_targs_hipGetTextureObjectTextureDesc = {{2, offsetof(struct cgl_fr_hipGetTextureObjectTextureDesc, cgl_ret), sizeof(((struct cgl_fr_hipGetTextureObjectTextureDesc *)0)->cgl_ret), 7, cgl_targs_hipGetTextureObjectTextureDesc.arg, cgl_tn_hipGetTextureObjectTextureDesc}, {
+    {offsetof(struct cgl_fr_hipGetTextureObjectTextureDesc, pTexDesc), sizeof(((struct cgl_fr_hipGetTextureObjectTextureDesc *)0)->pTexDesc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGetTextureObjectTextureDesc, textureObject), sizeof(((struct cgl_fr_hipGetTextureObjectTextureDesc *)0)->textureObject), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGetTextureObjectTextureDesc, (cgl_f->pTexDesc, cgl_f->textureObject), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGetTextureObjectTextureDesc(hipTextureDesc *pTexDesc, hipTextureObject_t textureObject)
 {
@@ -9989,12 +11139,12 @@ struct cgl_fr_hipTexRefSetAddressMode {
     enum hipTextureAddressMode am;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipTexRefSetAddressMode[3] = {
-    {"texRef", offsetof(struct cgl_fr_hipTexRefSetAddressMode, texRef), sizeof(((struct cgl_fr_hipTexRefSetAddressMode *)0)->texRef), 3, 0, 0, 0, NULL},
-    {"dim", offsetof(struct cgl_fr_hipTexRefSetAddressMode, dim), sizeof(((struct cgl_fr_hipTexRefSetAddressMode *)0)->dim), 1, 0, 0, 0, NULL},
-    {"am", offsetof(struct cgl_fr_hipTexRefSetAddressMode, am), sizeof(((struct cgl_fr_hipTexRefSetAddressMode *)0)->am), 4, 0, 0, sizeof cgl_en_22 / sizeof cgl_en_22[0], cgl_en_22},
-};
-static const cg_args cgl_targs_hipTexRefSetAddressMode = {3, offsetof(struct cgl_fr_hipTexRefSetAddressMode, cgl_ret), sizeof(((struct cgl_fr_hipTexRefSetAddressMode *)0)->cgl_ret), 7, cgl_ta_hipTexRefSetAddressMode};
+static const cg_arg_name cgl_tn_hipTexRefSetAddressMode[3] = {{"texRef", NULL}, {"dim", NULL}, {"am", cgl_en_22}};
+static const struct cgl_targs_hipTexRefSetAddressMode cgl_targs_hipTexRefSetAddressMode = {{3, offsetof(struct cgl_fr_hipTexRefSetAddressMode, cgl_ret), sizeof(((struct cgl_fr_hipTexRefSetAddressMode *)0)->cgl_ret), 7, cgl_targs_hipTexRefSetAddressMode.arg, cgl_tn_hipTexRefSetAddressMode}, {
+    {offsetof(struct cgl_fr_hipTexRefSetAddressMode, texRef), sizeof(((struct cgl_fr_hipTexRefSetAddressMode *)0)->texRef), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefSetAddressMode, dim), sizeof(((struct cgl_fr_hipTexRefSetAddressMode *)0)->dim), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefSetAddressMode, am), sizeof(((struct cgl_fr_hipTexRefSetAddressMode *)0)->am), 4, 0, 0, sizeof cgl_en_22 / sizeof cgl_en_22[0]},
+}};
 CG_THUNK(hipTexRefSetAddressMode, (cgl_f->texRef, cgl_f->dim, cgl_f->am), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetAddressMode(textureReference *texRef, int dim, enum hipTextureAddressMode am)
 {
@@ -10021,12 +11171,12 @@ struct cgl_fr_hipTexRefSetArray {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipTexRefSetArray[3] = {
-    {"tex", offsetof(struct cgl_fr_hipTexRefSetArray, tex), sizeof(((struct cgl_fr_hipTexRefSetArray *)0)->tex), 3, 0, 0, 0, NULL},
-    {"array", offsetof(struct cgl_fr_hipTexRefSetArray, array), sizeof(((struct cgl_fr_hipTexRefSetArray *)0)->array), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipTexRefSetArray, flags), sizeof(((struct cgl_fr_hipTexRefSetArray *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipTexRefSetArray = {3, offsetof(struct cgl_fr_hipTexRefSetArray, cgl_ret), sizeof(((struct cgl_fr_hipTexRefSetArray *)0)->cgl_ret), 7, cgl_ta_hipTexRefSetArray};
+static const cg_arg_name cgl_tn_hipTexRefSetArray[3] = {{"tex", NULL}, {"array", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipTexRefSetArray cgl_targs_hipTexRefSetArray = {{3, offsetof(struct cgl_fr_hipTexRefSetArray, cgl_ret), sizeof(((struct cgl_fr_hipTexRefSetArray *)0)->cgl_ret), 7, cgl_targs_hipTexRefSetArray.arg, cgl_tn_hipTexRefSetArray}, {
+    {offsetof(struct cgl_fr_hipTexRefSetArray, tex), sizeof(((struct cgl_fr_hipTexRefSetArray *)0)->tex), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefSetArray, array), sizeof(((struct cgl_fr_hipTexRefSetArray *)0)->array), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefSetArray, flags), sizeof(((struct cgl_fr_hipTexRefSetArray *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipTexRefSetArray, (cgl_f->tex, cgl_f->array, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetArray(textureReference *tex, hipArray_const_t array, unsigned int flags)
 {
@@ -10052,11 +11202,11 @@ struct cgl_fr_hipTexRefSetFilterMode {
     enum hipTextureFilterMode fm;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipTexRefSetFilterMode[2] = {
-    {"texRef", offsetof(struct cgl_fr_hipTexRefSetFilterMode, texRef), sizeof(((struct cgl_fr_hipTexRefSetFilterMode *)0)->texRef), 3, 0, 0, 0, NULL},
-    {"fm", offsetof(struct cgl_fr_hipTexRefSetFilterMode, fm), sizeof(((struct cgl_fr_hipTexRefSetFilterMode *)0)->fm), 4, 0, 0, sizeof cgl_en_23 / sizeof cgl_en_23[0], cgl_en_23},
-};
-static const cg_args cgl_targs_hipTexRefSetFilterMode = {2, offsetof(struct cgl_fr_hipTexRefSetFilterMode, cgl_ret), sizeof(((struct cgl_fr_hipTexRefSetFilterMode *)0)->cgl_ret), 7, cgl_ta_hipTexRefSetFilterMode};
+static const cg_arg_name cgl_tn_hipTexRefSetFilterMode[2] = {{"texRef", NULL}, {"fm", cgl_en_23}};
+static const struct cgl_targs_hipTexRefSetFilterMode cgl_targs_hipTexRefSetFilterMode = {{2, offsetof(struct cgl_fr_hipTexRefSetFilterMode, cgl_ret), sizeof(((struct cgl_fr_hipTexRefSetFilterMode *)0)->cgl_ret), 7, cgl_targs_hipTexRefSetFilterMode.arg, cgl_tn_hipTexRefSetFilterMode}, {
+    {offsetof(struct cgl_fr_hipTexRefSetFilterMode, texRef), sizeof(((struct cgl_fr_hipTexRefSetFilterMode *)0)->texRef), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefSetFilterMode, fm), sizeof(((struct cgl_fr_hipTexRefSetFilterMode *)0)->fm), 4, 0, 0, sizeof cgl_en_23 / sizeof cgl_en_23[0]},
+}};
 CG_THUNK(hipTexRefSetFilterMode, (cgl_f->texRef, cgl_f->fm), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetFilterMode(textureReference *texRef, enum hipTextureFilterMode fm)
 {
@@ -10082,11 +11232,11 @@ struct cgl_fr_hipTexRefSetFlags {
     unsigned int Flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipTexRefSetFlags[2] = {
-    {"texRef", offsetof(struct cgl_fr_hipTexRefSetFlags, texRef), sizeof(((struct cgl_fr_hipTexRefSetFlags *)0)->texRef), 3, 0, 0, 0, NULL},
-    {"Flags", offsetof(struct cgl_fr_hipTexRefSetFlags, Flags), sizeof(((struct cgl_fr_hipTexRefSetFlags *)0)->Flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipTexRefSetFlags = {2, offsetof(struct cgl_fr_hipTexRefSetFlags, cgl_ret), sizeof(((struct cgl_fr_hipTexRefSetFlags *)0)->cgl_ret), 7, cgl_ta_hipTexRefSetFlags};
+static const cg_arg_name cgl_tn_hipTexRefSetFlags[2] = {{"texRef", NULL}, {"Flags", NULL}};
+static const struct cgl_targs_hipTexRefSetFlags cgl_targs_hipTexRefSetFlags = {{2, offsetof(struct cgl_fr_hipTexRefSetFlags, cgl_ret), sizeof(((struct cgl_fr_hipTexRefSetFlags *)0)->cgl_ret), 7, cgl_targs_hipTexRefSetFlags.arg, cgl_tn_hipTexRefSetFlags}, {
+    {offsetof(struct cgl_fr_hipTexRefSetFlags, texRef), sizeof(((struct cgl_fr_hipTexRefSetFlags *)0)->texRef), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefSetFlags, Flags), sizeof(((struct cgl_fr_hipTexRefSetFlags *)0)->Flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipTexRefSetFlags, (cgl_f->texRef, cgl_f->Flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetFlags(textureReference *texRef, unsigned int Flags)
 {
@@ -10113,12 +11263,12 @@ struct cgl_fr_hipTexRefSetFormat {
     int NumPackedComponents;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipTexRefSetFormat[3] = {
-    {"texRef", offsetof(struct cgl_fr_hipTexRefSetFormat, texRef), sizeof(((struct cgl_fr_hipTexRefSetFormat *)0)->texRef), 3, 0, 0, 0, NULL},
-    {"fmt", offsetof(struct cgl_fr_hipTexRefSetFormat, fmt), sizeof(((struct cgl_fr_hipTexRefSetFormat *)0)->fmt), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0], cgl_en_24},
-    {"NumPackedComponents", offsetof(struct cgl_fr_hipTexRefSetFormat, NumPackedComponents), sizeof(((struct cgl_fr_hipTexRefSetFormat *)0)->NumPackedComponents), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipTexRefSetFormat = {3, offsetof(struct cgl_fr_hipTexRefSetFormat, cgl_ret), sizeof(((struct cgl_fr_hipTexRefSetFormat *)0)->cgl_ret), 7, cgl_ta_hipTexRefSetFormat};
+static const cg_arg_name cgl_tn_hipTexRefSetFormat[3] = {{"texRef", NULL}, {"fmt", cgl_en_24}, {"NumPackedComponents", NULL}};
+static const struct cgl_targs_hipTexRefSetFormat cgl_targs_hipTexRefSetFormat = {{3, offsetof(struct cgl_fr_hipTexRefSetFormat, cgl_ret), sizeof(((struct cgl_fr_hipTexRefSetFormat *)0)->cgl_ret), 7, cgl_targs_hipTexRefSetFormat.arg, cgl_tn_hipTexRefSetFormat}, {
+    {offsetof(struct cgl_fr_hipTexRefSetFormat, texRef), sizeof(((struct cgl_fr_hipTexRefSetFormat *)0)->texRef), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefSetFormat, fmt), sizeof(((struct cgl_fr_hipTexRefSetFormat *)0)->fmt), 4, 0, 0, sizeof cgl_en_24 / sizeof cgl_en_24[0]},
+    {offsetof(struct cgl_fr_hipTexRefSetFormat, NumPackedComponents), sizeof(((struct cgl_fr_hipTexRefSetFormat *)0)->NumPackedComponents), 1, 0, 0, 0},
+}};
 CG_THUNK(hipTexRefSetFormat, (cgl_f->texRef, cgl_f->fmt, cgl_f->NumPackedComponents), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetFormat(textureReference *texRef, hipArray_Format fmt, int NumPackedComponents)
 {
@@ -10146,13 +11296,13 @@ struct cgl_fr_hipTexObjectCreate {
     const HIP_RESOURCE_VIEW_DESC *pResViewDesc;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipTexObjectCreate[4] = {
-    {"pTexObject", offsetof(struct cgl_fr_hipTexObjectCreate, pTexObject), sizeof(((struct cgl_fr_hipTexObjectCreate *)0)->pTexObject), 3, 0, 0, 0, NULL},
-    {"pResDesc", offsetof(struct cgl_fr_hipTexObjectCreate, pResDesc), sizeof(((struct cgl_fr_hipTexObjectCreate *)0)->pResDesc), 3, 0, 0, 0, NULL},
-    {"pTexDesc", offsetof(struct cgl_fr_hipTexObjectCreate, pTexDesc), sizeof(((struct cgl_fr_hipTexObjectCreate *)0)->pTexDesc), 3, 0, 0, 0, NULL},
-    {"pResViewDesc", offsetof(struct cgl_fr_hipTexObjectCreate, pResViewDesc), sizeof(((struct cgl_fr_hipTexObjectCreate *)0)->pResViewDesc), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipTexObjectCreate = {4, offsetof(struct cgl_fr_hipTexObjectCreate, cgl_ret), sizeof(((struct cgl_fr_hipTexObjectCreate *)0)->cgl_ret), 7, cgl_ta_hipTexObjectCreate};
+static const cg_arg_name cgl_tn_hipTexObjectCreate[4] = {{"pTexObject", NULL}, {"pResDesc", NULL}, {"pTexDesc", NULL}, {"pResViewDesc", NULL}};
+static const struct cgl_targs_hipTexObjectCreate cgl_targs_hipTexObjectCreate = {{4, offsetof(struct cgl_fr_hipTexObjectCreate, cgl_ret), sizeof(((struct cgl_fr_hipTexObjectCreate *)0)->cgl_ret), 7, cgl_targs_hipTexObjectCreate.arg, cgl_tn_hipTexObjectCreate}, {
+    {offsetof(struct cgl_fr_hipTexObjectCreate, pTexObject), sizeof(((struct cgl_fr_hipTexObjectCreate *)0)->pTexObject), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexObjectCreate, pResDesc), sizeof(((struct cgl_fr_hipTexObjectCreate *)0)->pResDesc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexObjectCreate, pTexDesc), sizeof(((struct cgl_fr_hipTexObjectCreate *)0)->pTexDesc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexObjectCreate, pResViewDesc), sizeof(((struct cgl_fr_hipTexObjectCreate *)0)->pResViewDesc), 3, 0, 0, 0},
+}};
 CG_THUNK(hipTexObjectCreate, (cgl_f->pTexObject, cgl_f->pResDesc, cgl_f->pTexDesc, cgl_f->pResViewDesc), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipTexObjectCreate(hipTextureObject_t *pTexObject, const HIP_RESOURCE_DESC *pResDesc, const HIP_TEXTURE_DESC *pTexDesc, const HIP_RESOURCE_VIEW_DESC *pResViewDesc)
 {
@@ -10177,10 +11327,10 @@ struct cgl_fr_hipTexObjectDestroy {
     hipTextureObject_t texObject;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipTexObjectDestroy[1] = {
-    {"texObject", offsetof(struct cgl_fr_hipTexObjectDestroy, texObject), sizeof(((struct cgl_fr_hipTexObjectDestroy *)0)->texObject), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipTexObjectDestroy = {1, offsetof(struct cgl_fr_hipTexObjectDestroy, cgl_ret), sizeof(((struct cgl_fr_hipTexObjectDestroy *)0)->cgl_ret), 7, cgl_ta_hipTexObjectDestroy};
+static const cg_arg_name cgl_tn_hipTexObjectDestroy[1] = {{"texObject", NULL}};
+static const struct cgl_targs_hipTexObjectDestroy cgl_targs_hipTexObjectDestroy = {{1, offsetof(struct cgl_fr_hipTexObjectDestroy, cgl_ret), sizeof(((struct cgl_fr_hipTexObjectDestroy *)0)->cgl_ret), 7, cgl_targs_hipTexObjectDestroy.arg, cgl_tn_hipTexObjectDestroy}, {
+    {offsetof(struct cgl_fr_hipTexObjectDestroy, texObject), sizeof(((struct cgl_fr_hipTexObjectDestroy *)0)->texObject), 3, 0, 0, 0},
+}};
 CG_THUNK(hipTexObjectDestroy, (cgl_f->texObject), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipTexObjectDestroy(hipTextureObject_t texObject)
 {
@@ -10206,11 +11356,11 @@ struct cgl_fr_hipTexObjectGetResourceDesc {
     hipTextureObject_t texObject;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipTexObjectGetResourceDesc[2] = {
-    {"pResDesc", offsetof(struct cgl_fr_hipTexObjectGetResourceDesc, pResDesc), sizeof(((struct cgl_fr_hipTexObjectGetResourceDesc *)0)->pResDesc), 3, 0, 0, 0, NULL},
-    {"texObject", offsetof(struct cgl_fr_hipTexObjectGetResourceDesc, texObject), sizeof(((struct cgl_fr_hipTexObjectGetResourceDesc *)0)->texObject), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipTexObjectGetResourceDesc = {2, offsetof(struct cgl_fr_hipTexObjectGetResourceDesc, cgl_ret), sizeof(((struct cgl_fr_hipTexObjectGetResourceDesc *)0)->cgl_ret), 7, cgl_ta_hipTexObjectGetResourceDesc};
+static const cg_arg_name cgl_tn_hipTexObjectGetResourceDesc[2] = {{"pResDesc", NULL}, {"texObject", NULL}};
+static const struct cgl_targs_hipTexObjectGetResourceDesc cgl_targs_hipTexObjectGetResourceDesc = {{2, offsetof(struct cgl_fr_hipTexObjectGetResourceDesc, cgl_ret), sizeof(((struct cgl_fr_hipTexObjectGetResourceDesc *)0)->cgl_ret), 7, cgl_targs_hipTexObjectGetResourceDesc.arg, cgl_tn_hipTexObjectGetResourceDesc}, {
+    {offsetof(struct cgl_fr_hipTexObjectGetResourceDesc, pResDesc), sizeof(((struct cgl_fr_hipTexObjectGetResourceDesc *)0)->pResDesc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexObjectGetResourceDesc, texObject), sizeof(((struct cgl_fr_hipTexObjectGetResourceDesc *)0)->texObject), 3, 0, 0, 0},
+}};
 CG_THUNK(hipTexObjectGetResourceDesc, (cgl_f->pResDesc, cgl_f->texObject), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipTexObjectGetResourceDesc(HIP_RESOURCE_DESC *pResDesc, hipTextureObject_t texObject)
 {
@@ -10236,11 +11386,11 @@ struct cgl_fr_hipTexObjectGetResourceViewDesc {
     hipTextureObject_t texObject;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipTexObjectGetResourceViewDesc[2] = {
-    {"pResViewDesc", offsetof(struct cgl_fr_hipTexObjectGetResourceViewDesc, pResViewDesc), sizeof(((struct cgl_fr_hipTexObjectGetResourceViewDesc *)0)->pResViewDesc), 3, 0, 0, 0, NULL},
-    {"texObject", offsetof(struct cgl_fr_hipTexObjectGetResourceViewDesc, texObject), sizeof(((struct cgl_fr_hipTexObjectGetResourceViewDesc *)0)->texObject), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipTexObjectGetResourceViewDesc = {2, offsetof(struct cgl_fr_hipTexObjectGetResourceViewDesc, cgl_ret), sizeof(((struct cgl_fr_hipTexObjectGetResourceViewDesc *)0)->cgl_ret), 7, cgl_ta_hipTexObjectGetResourceViewDesc};
+static const cg_arg_name cgl_tn_hipTexObjectGetResourceViewDesc[2] = {{"pResViewDesc", NULL}, {"texObject", NULL}};
+static const struct cgl_targs_hipTexObjectGetResourceViewDesc cgl_targs_hipTexObjectGetResourceViewDesc = {{2, offsetof(struct cgl_fr_hipTexObjectGetResourceViewDesc, cgl_ret), sizeof(((struct cgl_fr_hipTexObjectGetResourceViewDesc *)0)->cgl_ret), 7, cgl_targs_hipTexObjectGetResourceViewDesc.arg, cgl_tn_hipTexObjectGetResourceViewDesc}, {
+    {offsetof(struct cgl_fr_hipTexObjectGetResourceViewDesc, pResViewDesc), sizeof(((struct cgl_fr_hipTexObjectGetResourceViewDesc *)0)->pResViewDesc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexObjectGetResourceViewDesc, texObject), sizeof(((struct cgl_fr_hipTexObjectGetResourceViewDesc *)0)->texObject), 3, 0, 0, 0},
+}};
 CG_THUNK(hipTexObjectGetResourceViewDesc, (cgl_f->pResViewDesc, cgl_f->texObject), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipTexObjectGetResourceViewDesc(HIP_RESOURCE_VIEW_DESC *pResViewDesc, hipTextureObject_t texObject)
 {
@@ -10266,11 +11416,11 @@ struct cgl_fr_hipTexObjectGetTextureDesc {
     hipTextureObject_t texObject;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipTexObjectGetTextureDesc[2] = {
-    {"pTexDesc", offsetof(struct cgl_fr_hipTexObjectGetTextureDesc, pTexDesc), sizeof(((struct cgl_fr_hipTexObjectGetTextureDesc *)0)->pTexDesc), 3, 0, 0, 0, NULL},
-    {"texObject", offsetof(struct cgl_fr_hipTexObjectGetTextureDesc, texObject), sizeof(((struct cgl_fr_hipTexObjectGetTextureDesc *)0)->texObject), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipTexObjectGetTextureDesc = {2, offsetof(struct cgl_fr_hipTexObjectGetTextureDesc, cgl_ret), sizeof(((struct cgl_fr_hipTexObjectGetTextureDesc *)0)->cgl_ret), 7, cgl_ta_hipTexObjectGetTextureDesc};
+static const cg_arg_name cgl_tn_hipTexObjectGetTextureDesc[2] = {{"pTexDesc", NULL}, {"texObject", NULL}};
+static const struct cgl_targs_hipTexObjectGetTextureDesc cgl_targs_hipTexObjectGetTextureDesc = {{2, offsetof(struct cgl_fr_hipTexObjectGetTextureDesc, cgl_ret), sizeof(((struct cgl_fr_hipTexObjectGetTextureDesc *)0)->cgl_ret), 7, cgl_targs_hipTexObjectGetTextureDesc.arg, cgl_tn_hipTexObjectGetTextureDesc}, {
+    {offsetof(struct cgl_fr_hipTexObjectGetTextureDesc, pTexDesc), sizeof(((struct cgl_fr_hipTexObjectGetTextureDesc *)0)->pTexDesc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexObjectGetTextureDesc, texObject), sizeof(((struct cgl_fr_hipTexObjectGetTextureDesc *)0)->texObject), 3, 0, 0, 0},
+}};
 CG_THUNK(hipTexObjectGetTextureDesc, (cgl_f->pTexDesc, cgl_f->texObject), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipTexObjectGetTextureDesc(HIP_TEXTURE_DESC *pTexDesc, hipTextureObject_t texObject)
 {
@@ -10299,14 +11449,14 @@ struct cgl_fr_hipBindTexture {
     size_t size;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipBindTexture[5] = {
-    {"offset", offsetof(struct cgl_fr_hipBindTexture, offset), sizeof(((struct cgl_fr_hipBindTexture *)0)->offset), 3, 0, 0, 0, NULL},
-    {"tex", offsetof(struct cgl_fr_hipBindTexture, tex), sizeof(((struct cgl_fr_hipBindTexture *)0)->tex), 3, 0, 0, 0, NULL},
-    {"devPtr", offsetof(struct cgl_fr_hipBindTexture, devPtr), sizeof(((struct cgl_fr_hipBindTexture *)0)->devPtr), 3, 0, 0, 0, NULL},
-    {"desc", offsetof(struct cgl_fr_hipBindTexture, desc), sizeof(((struct cgl_fr_hipBindTexture *)0)->desc), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_hipBindTexture, size), sizeof(((struct cgl_fr_hipBindTexture *)0)->size), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipBindTexture = {5, offsetof(struct cgl_fr_hipBindTexture, cgl_ret), sizeof(((struct cgl_fr_hipBindTexture *)0)->cgl_ret), 7, cgl_ta_hipBindTexture};
+static const cg_arg_name cgl_tn_hipBindTexture[5] = {{"offset", NULL}, {"tex", NULL}, {"devPtr", NULL}, {"desc", NULL}, {"size", NULL}};
+static const struct cgl_targs_hipBindTexture cgl_targs_hipBindTexture = {{5, offsetof(struct cgl_fr_hipBindTexture, cgl_ret), sizeof(((struct cgl_fr_hipBindTexture *)0)->cgl_ret), 7, cgl_targs_hipBindTexture.arg, cgl_tn_hipBindTexture}, {
+    {offsetof(struct cgl_fr_hipBindTexture, offset), sizeof(((struct cgl_fr_hipBindTexture *)0)->offset), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipBindTexture, tex), sizeof(((struct cgl_fr_hipBindTexture *)0)->tex), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipBindTexture, devPtr), sizeof(((struct cgl_fr_hipBindTexture *)0)->devPtr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipBindTexture, desc), sizeof(((struct cgl_fr_hipBindTexture *)0)->desc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipBindTexture, size), sizeof(((struct cgl_fr_hipBindTexture *)0)->size), 2, 0, 0, 0},
+}};
 CG_THUNK(hipBindTexture, (cgl_f->offset, cgl_f->tex, cgl_f->devPtr, cgl_f->desc, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipBindTexture(size_t *offset, const textureReference *tex, const void *devPtr, const hipChannelFormatDesc *desc, size_t size)
 {
@@ -10337,16 +11487,16 @@ struct cgl_fr_hipBindTexture2D {
     size_t pitch;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipBindTexture2D[7] = {
-    {"offset", offsetof(struct cgl_fr_hipBindTexture2D, offset), sizeof(((struct cgl_fr_hipBindTexture2D *)0)->offset), 3, 0, 0, 0, NULL},
-    {"tex", offsetof(struct cgl_fr_hipBindTexture2D, tex), sizeof(((struct cgl_fr_hipBindTexture2D *)0)->tex), 3, 0, 0, 0, NULL},
-    {"devPtr", offsetof(struct cgl_fr_hipBindTexture2D, devPtr), sizeof(((struct cgl_fr_hipBindTexture2D *)0)->devPtr), 3, 0, 0, 0, NULL},
-    {"desc", offsetof(struct cgl_fr_hipBindTexture2D, desc), sizeof(((struct cgl_fr_hipBindTexture2D *)0)->desc), 3, 0, 0, 0, NULL},
-    {"width", offsetof(struct cgl_fr_hipBindTexture2D, width), sizeof(((struct cgl_fr_hipBindTexture2D *)0)->width), 2, 0, 0, 0, NULL},
-    {"height", offsetof(struct cgl_fr_hipBindTexture2D, height), sizeof(((struct cgl_fr_hipBindTexture2D *)0)->height), 2, 0, 0, 0, NULL},
-    {"pitch", offsetof(struct cgl_fr_hipBindTexture2D, pitch), sizeof(((struct cgl_fr_hipBindTexture2D *)0)->pitch), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipBindTexture2D = {7, offsetof(struct cgl_fr_hipBindTexture2D, cgl_ret), sizeof(((struct cgl_fr_hipBindTexture2D *)0)->cgl_ret), 7, cgl_ta_hipBindTexture2D};
+static const cg_arg_name cgl_tn_hipBindTexture2D[7] = {{"offset", NULL}, {"tex", NULL}, {"devPtr", NULL}, {"desc", NULL}, {"width", NULL}, {"height", NULL}, {"pitch", NULL}};
+static const struct cgl_targs_hipBindTexture2D cgl_targs_hipBindTexture2D = {{7, offsetof(struct cgl_fr_hipBindTexture2D, cgl_ret), sizeof(((struct cgl_fr_hipBindTexture2D *)0)->cgl_ret), 7, cgl_targs_hipBindTexture2D.arg, cgl_tn_hipBindTexture2D}, {
+    {offsetof(struct cgl_fr_hipBindTexture2D, offset), sizeof(((struct cgl_fr_hipBindTexture2D *)0)->offset), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipBindTexture2D, tex), sizeof(((struct cgl_fr_hipBindTexture2D *)0)->tex), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipBindTexture2D, devPtr), sizeof(((struct cgl_fr_hipBindTexture2D *)0)->devPtr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipBindTexture2D, desc), sizeof(((struct cgl_fr_hipBindTexture2D *)0)->desc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipBindTexture2D, width), sizeof(((struct cgl_fr_hipBindTexture2D *)0)->width), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipBindTexture2D, height), sizeof(((struct cgl_fr_hipBindTexture2D *)0)->height), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipBindTexture2D, pitch), sizeof(((struct cgl_fr_hipBindTexture2D *)0)->pitch), 2, 0, 0, 0},
+}};
 CG_THUNK(hipBindTexture2D, (cgl_f->offset, cgl_f->tex, cgl_f->devPtr, cgl_f->desc, cgl_f->width, cgl_f->height, cgl_f->pitch), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipBindTexture2D(size_t *offset, const textureReference *tex, const void *devPtr, const hipChannelFormatDesc *desc, size_t width, size_t height, size_t pitch)
 {
@@ -10373,12 +11523,12 @@ struct cgl_fr_hipBindTextureToArray {
     const hipChannelFormatDesc *desc;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipBindTextureToArray[3] = {
-    {"tex", offsetof(struct cgl_fr_hipBindTextureToArray, tex), sizeof(((struct cgl_fr_hipBindTextureToArray *)0)->tex), 3, 0, 0, 0, NULL},
-    {"array", offsetof(struct cgl_fr_hipBindTextureToArray, array), sizeof(((struct cgl_fr_hipBindTextureToArray *)0)->array), 3, 0, 0, 0, NULL},
-    {"desc", offsetof(struct cgl_fr_hipBindTextureToArray, desc), sizeof(((struct cgl_fr_hipBindTextureToArray *)0)->desc), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipBindTextureToArray = {3, offsetof(struct cgl_fr_hipBindTextureToArray, cgl_ret), sizeof(((struct cgl_fr_hipBindTextureToArray *)0)->cgl_ret), 7, cgl_ta_hipBindTextureToArray};
+static const cg_arg_name cgl_tn_hipBindTextureToArray[3] = {{"tex", NULL}, {"array", NULL}, {"desc", NULL}};
+static const struct cgl_targs_hipBindTextureToArray cgl_targs_hipBindTextureToArray = {{3, offsetof(struct cgl_fr_hipBindTextureToArray, cgl_ret), sizeof(((struct cgl_fr_hipBindTextureToArray *)0)->cgl_ret), 7, cgl_targs_hipBindTextureToArray.arg, cgl_tn_hipBindTextureToArray}, {
+    {offsetof(struct cgl_fr_hipBindTextureToArray, tex), sizeof(((struct cgl_fr_hipBindTextureToArray *)0)->tex), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipBindTextureToArray, array), sizeof(((struct cgl_fr_hipBindTextureToArray *)0)->array), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipBindTextureToArray, desc), sizeof(((struct cgl_fr_hipBindTextureToArray *)0)->desc), 3, 0, 0, 0},
+}};
 CG_THUNK(hipBindTextureToArray, (cgl_f->tex, cgl_f->array, cgl_f->desc), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipBindTextureToArray(const textureReference *tex, hipArray_const_t array, const hipChannelFormatDesc *desc)
 {
@@ -10404,11 +11554,11 @@ struct cgl_fr_hipGetTextureAlignmentOffset {
     const textureReference *texref;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGetTextureAlignmentOffset[2] = {
-    {"offset", offsetof(struct cgl_fr_hipGetTextureAlignmentOffset, offset), sizeof(((struct cgl_fr_hipGetTextureAlignmentOffset *)0)->offset), 3, 0, 0, 0, NULL},
-    {"texref", offsetof(struct cgl_fr_hipGetTextureAlignmentOffset, texref), sizeof(((struct cgl_fr_hipGetTextureAlignmentOffset *)0)->texref), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGetTextureAlignmentOffset = {2, offsetof(struct cgl_fr_hipGetTextureAlignmentOffset, cgl_ret), sizeof(((struct cgl_fr_hipGetTextureAlignmentOffset *)0)->cgl_ret), 7, cgl_ta_hipGetTextureAlignmentOffset};
+static const cg_arg_name cgl_tn_hipGetTextureAlignmentOffset[2] = {{"offset", NULL}, {"texref", NULL}};
+static const struct cgl_targs_hipGetTextureAlignmentOffset cgl_targs_hipGetTextureAlignmentOffset = {{2, offsetof(struct cgl_fr_hipGetTextureAlignmentOffset, cgl_ret), sizeof(((struct cgl_fr_hipGetTextureAlignmentOffset *)0)->cgl_ret), 7, cgl_targs_hipGetTextureAlignmentOffset.arg, cgl_tn_hipGetTextureAlignmentOffset}, {
+    {offsetof(struct cgl_fr_hipGetTextureAlignmentOffset, offset), sizeof(((struct cgl_fr_hipGetTextureAlignmentOffset *)0)->offset), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGetTextureAlignmentOffset, texref), sizeof(((struct cgl_fr_hipGetTextureAlignmentOffset *)0)->texref), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGetTextureAlignmentOffset, (cgl_f->offset, cgl_f->texref), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGetTextureAlignmentOffset(size_t *offset, const textureReference *texref)
 {
@@ -10433,10 +11583,10 @@ struct cgl_fr_hipUnbindTexture {
     const textureReference *tex;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipUnbindTexture[1] = {
-    {"tex", offsetof(struct cgl_fr_hipUnbindTexture, tex), sizeof(((struct cgl_fr_hipUnbindTexture *)0)->tex), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipUnbindTexture = {1, offsetof(struct cgl_fr_hipUnbindTexture, cgl_ret), sizeof(((struct cgl_fr_hipUnbindTexture *)0)->cgl_ret), 7, cgl_ta_hipUnbindTexture};
+static const cg_arg_name cgl_tn_hipUnbindTexture[1] = {{"tex", NULL}};
+static const struct cgl_targs_hipUnbindTexture cgl_targs_hipUnbindTexture = {{1, offsetof(struct cgl_fr_hipUnbindTexture, cgl_ret), sizeof(((struct cgl_fr_hipUnbindTexture *)0)->cgl_ret), 7, cgl_targs_hipUnbindTexture.arg, cgl_tn_hipUnbindTexture}, {
+    {offsetof(struct cgl_fr_hipUnbindTexture, tex), sizeof(((struct cgl_fr_hipUnbindTexture *)0)->tex), 3, 0, 0, 0},
+}};
 CG_THUNK(hipUnbindTexture, (cgl_f->tex), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipUnbindTexture(const textureReference *tex)
 {
@@ -10462,11 +11612,11 @@ struct cgl_fr_hipTexRefGetAddress {
     const textureReference *texRef;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipTexRefGetAddress[2] = {
-    {"dev_ptr", offsetof(struct cgl_fr_hipTexRefGetAddress, dev_ptr), sizeof(((struct cgl_fr_hipTexRefGetAddress *)0)->dev_ptr), 3, 0, 0, 0, NULL},
-    {"texRef", offsetof(struct cgl_fr_hipTexRefGetAddress, texRef), sizeof(((struct cgl_fr_hipTexRefGetAddress *)0)->texRef), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipTexRefGetAddress = {2, offsetof(struct cgl_fr_hipTexRefGetAddress, cgl_ret), sizeof(((struct cgl_fr_hipTexRefGetAddress *)0)->cgl_ret), 7, cgl_ta_hipTexRefGetAddress};
+static const cg_arg_name cgl_tn_hipTexRefGetAddress[2] = {{"dev_ptr", NULL}, {"texRef", NULL}};
+static const struct cgl_targs_hipTexRefGetAddress cgl_targs_hipTexRefGetAddress = {{2, offsetof(struct cgl_fr_hipTexRefGetAddress, cgl_ret), sizeof(((struct cgl_fr_hipTexRefGetAddress *)0)->cgl_ret), 7, cgl_targs_hipTexRefGetAddress.arg, cgl_tn_hipTexRefGetAddress}, {
+    {offsetof(struct cgl_fr_hipTexRefGetAddress, dev_ptr), sizeof(((struct cgl_fr_hipTexRefGetAddress *)0)->dev_ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefGetAddress, texRef), sizeof(((struct cgl_fr_hipTexRefGetAddress *)0)->texRef), 3, 0, 0, 0},
+}};
 CG_THUNK(hipTexRefGetAddress, (cgl_f->dev_ptr, cgl_f->texRef), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefGetAddress(hipDeviceptr_t *dev_ptr, const textureReference *texRef)
 {
@@ -10493,12 +11643,12 @@ struct cgl_fr_hipTexRefGetAddressMode {
     int dim;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipTexRefGetAddressMode[3] = {
-    {"pam", offsetof(struct cgl_fr_hipTexRefGetAddressMode, pam), sizeof(((struct cgl_fr_hipTexRefGetAddressMode *)0)->pam), 3, 0, 0, 0, NULL},
-    {"texRef", offsetof(struct cgl_fr_hipTexRefGetAddressMode, texRef), sizeof(((struct cgl_fr_hipTexRefGetAddressMode *)0)->texRef), 3, 0, 0, 0, NULL},
-    {"dim", offsetof(struct cgl_fr_hipTexRefGetAddressMode, dim), sizeof(((struct cgl_fr_hipTexRefGetAddressMode *)0)->dim), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipTexRefGetAddressMode = {3, offsetof(struct cgl_fr_hipTexRefGetAddressMode, cgl_ret), sizeof(((struct cgl_fr_hipTexRefGetAddressMode *)0)->cgl_ret), 7, cgl_ta_hipTexRefGetAddressMode};
+static const cg_arg_name cgl_tn_hipTexRefGetAddressMode[3] = {{"pam", NULL}, {"texRef", NULL}, {"dim", NULL}};
+static const struct cgl_targs_hipTexRefGetAddressMode cgl_targs_hipTexRefGetAddressMode = {{3, offsetof(struct cgl_fr_hipTexRefGetAddressMode, cgl_ret), sizeof(((struct cgl_fr_hipTexRefGetAddressMode *)0)->cgl_ret), 7, cgl_targs_hipTexRefGetAddressMode.arg, cgl_tn_hipTexRefGetAddressMode}, {
+    {offsetof(struct cgl_fr_hipTexRefGetAddressMode, pam), sizeof(((struct cgl_fr_hipTexRefGetAddressMode *)0)->pam), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefGetAddressMode, texRef), sizeof(((struct cgl_fr_hipTexRefGetAddressMode *)0)->texRef), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefGetAddressMode, dim), sizeof(((struct cgl_fr_hipTexRefGetAddressMode *)0)->dim), 1, 0, 0, 0},
+}};
 CG_THUNK(hipTexRefGetAddressMode, (cgl_f->pam, cgl_f->texRef, cgl_f->dim), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefGetAddressMode(enum hipTextureAddressMode *pam, const textureReference *texRef, int dim)
 {
@@ -10524,11 +11674,11 @@ struct cgl_fr_hipTexRefGetFilterMode {
     const textureReference *texRef;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipTexRefGetFilterMode[2] = {
-    {"pfm", offsetof(struct cgl_fr_hipTexRefGetFilterMode, pfm), sizeof(((struct cgl_fr_hipTexRefGetFilterMode *)0)->pfm), 3, 0, 0, 0, NULL},
-    {"texRef", offsetof(struct cgl_fr_hipTexRefGetFilterMode, texRef), sizeof(((struct cgl_fr_hipTexRefGetFilterMode *)0)->texRef), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipTexRefGetFilterMode = {2, offsetof(struct cgl_fr_hipTexRefGetFilterMode, cgl_ret), sizeof(((struct cgl_fr_hipTexRefGetFilterMode *)0)->cgl_ret), 7, cgl_ta_hipTexRefGetFilterMode};
+static const cg_arg_name cgl_tn_hipTexRefGetFilterMode[2] = {{"pfm", NULL}, {"texRef", NULL}};
+static const struct cgl_targs_hipTexRefGetFilterMode cgl_targs_hipTexRefGetFilterMode = {{2, offsetof(struct cgl_fr_hipTexRefGetFilterMode, cgl_ret), sizeof(((struct cgl_fr_hipTexRefGetFilterMode *)0)->cgl_ret), 7, cgl_targs_hipTexRefGetFilterMode.arg, cgl_tn_hipTexRefGetFilterMode}, {
+    {offsetof(struct cgl_fr_hipTexRefGetFilterMode, pfm), sizeof(((struct cgl_fr_hipTexRefGetFilterMode *)0)->pfm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefGetFilterMode, texRef), sizeof(((struct cgl_fr_hipTexRefGetFilterMode *)0)->texRef), 3, 0, 0, 0},
+}};
 CG_THUNK(hipTexRefGetFilterMode, (cgl_f->pfm, cgl_f->texRef), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefGetFilterMode(enum hipTextureFilterMode *pfm, const textureReference *texRef)
 {
@@ -10554,11 +11704,11 @@ struct cgl_fr_hipTexRefGetFlags {
     const textureReference *texRef;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipTexRefGetFlags[2] = {
-    {"pFlags", offsetof(struct cgl_fr_hipTexRefGetFlags, pFlags), sizeof(((struct cgl_fr_hipTexRefGetFlags *)0)->pFlags), 3, 0, 0, 0, NULL},
-    {"texRef", offsetof(struct cgl_fr_hipTexRefGetFlags, texRef), sizeof(((struct cgl_fr_hipTexRefGetFlags *)0)->texRef), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipTexRefGetFlags = {2, offsetof(struct cgl_fr_hipTexRefGetFlags, cgl_ret), sizeof(((struct cgl_fr_hipTexRefGetFlags *)0)->cgl_ret), 7, cgl_ta_hipTexRefGetFlags};
+static const cg_arg_name cgl_tn_hipTexRefGetFlags[2] = {{"pFlags", NULL}, {"texRef", NULL}};
+static const struct cgl_targs_hipTexRefGetFlags cgl_targs_hipTexRefGetFlags = {{2, offsetof(struct cgl_fr_hipTexRefGetFlags, cgl_ret), sizeof(((struct cgl_fr_hipTexRefGetFlags *)0)->cgl_ret), 7, cgl_targs_hipTexRefGetFlags.arg, cgl_tn_hipTexRefGetFlags}, {
+    {offsetof(struct cgl_fr_hipTexRefGetFlags, pFlags), sizeof(((struct cgl_fr_hipTexRefGetFlags *)0)->pFlags), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefGetFlags, texRef), sizeof(((struct cgl_fr_hipTexRefGetFlags *)0)->texRef), 3, 0, 0, 0},
+}};
 CG_THUNK(hipTexRefGetFlags, (cgl_f->pFlags, cgl_f->texRef), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefGetFlags(unsigned int *pFlags, const textureReference *texRef)
 {
@@ -10585,12 +11735,12 @@ struct cgl_fr_hipTexRefGetFormat {
     const textureReference *texRef;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipTexRefGetFormat[3] = {
-    {"pFormat", offsetof(struct cgl_fr_hipTexRefGetFormat, pFormat), sizeof(((struct cgl_fr_hipTexRefGetFormat *)0)->pFormat), 3, 0, 0, 0, NULL},
-    {"pNumChannels", offsetof(struct cgl_fr_hipTexRefGetFormat, pNumChannels), sizeof(((struct cgl_fr_hipTexRefGetFormat *)0)->pNumChannels), 3, 0, 0, 0, NULL},
-    {"texRef", offsetof(struct cgl_fr_hipTexRefGetFormat, texRef), sizeof(((struct cgl_fr_hipTexRefGetFormat *)0)->texRef), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipTexRefGetFormat = {3, offsetof(struct cgl_fr_hipTexRefGetFormat, cgl_ret), sizeof(((struct cgl_fr_hipTexRefGetFormat *)0)->cgl_ret), 7, cgl_ta_hipTexRefGetFormat};
+static const cg_arg_name cgl_tn_hipTexRefGetFormat[3] = {{"pFormat", NULL}, {"pNumChannels", NULL}, {"texRef", NULL}};
+static const struct cgl_targs_hipTexRefGetFormat cgl_targs_hipTexRefGetFormat = {{3, offsetof(struct cgl_fr_hipTexRefGetFormat, cgl_ret), sizeof(((struct cgl_fr_hipTexRefGetFormat *)0)->cgl_ret), 7, cgl_targs_hipTexRefGetFormat.arg, cgl_tn_hipTexRefGetFormat}, {
+    {offsetof(struct cgl_fr_hipTexRefGetFormat, pFormat), sizeof(((struct cgl_fr_hipTexRefGetFormat *)0)->pFormat), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefGetFormat, pNumChannels), sizeof(((struct cgl_fr_hipTexRefGetFormat *)0)->pNumChannels), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefGetFormat, texRef), sizeof(((struct cgl_fr_hipTexRefGetFormat *)0)->texRef), 3, 0, 0, 0},
+}};
 CG_THUNK(hipTexRefGetFormat, (cgl_f->pFormat, cgl_f->pNumChannels, cgl_f->texRef), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefGetFormat(hipArray_Format *pFormat, int *pNumChannels, const textureReference *texRef)
 {
@@ -10616,11 +11766,11 @@ struct cgl_fr_hipTexRefGetMaxAnisotropy {
     const textureReference *texRef;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipTexRefGetMaxAnisotropy[2] = {
-    {"pmaxAnsio", offsetof(struct cgl_fr_hipTexRefGetMaxAnisotropy, pmaxAnsio), sizeof(((struct cgl_fr_hipTexRefGetMaxAnisotropy *)0)->pmaxAnsio), 3, 0, 0, 0, NULL},
-    {"texRef", offsetof(struct cgl_fr_hipTexRefGetMaxAnisotropy, texRef), sizeof(((struct cgl_fr_hipTexRefGetMaxAnisotropy *)0)->texRef), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipTexRefGetMaxAnisotropy = {2, offsetof(struct cgl_fr_hipTexRefGetMaxAnisotropy, cgl_ret), sizeof(((struct cgl_fr_hipTexRefGetMaxAnisotropy *)0)->cgl_ret), 7, cgl_ta_hipTexRefGetMaxAnisotropy};
+static const cg_arg_name cgl_tn_hipTexRefGetMaxAnisotropy[2] = {{"pmaxAnsio", NULL}, {"texRef", NULL}};
+static const struct cgl_targs_hipTexRefGetMaxAnisotropy cgl_targs_hipTexRefGetMaxAnisotropy = {{2, offsetof(struct cgl_fr_hipTexRefGetMaxAnisotropy, cgl_ret), sizeof(((struct cgl_fr_hipTexRefGetMaxAnisotropy *)0)->cgl_ret), 7, cgl_targs_hipTexRefGetMaxAnisotropy.arg, cgl_tn_hipTexRefGetMaxAnisotropy}, {
+    {offsetof(struct cgl_fr_hipTexRefGetMaxAnisotropy, pmaxAnsio), sizeof(((struct cgl_fr_hipTexRefGetMaxAnisotropy *)0)->pmaxAnsio), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefGetMaxAnisotropy, texRef), sizeof(((struct cgl_fr_hipTexRefGetMaxAnisotropy *)0)->texRef), 3, 0, 0, 0},
+}};
 CG_THUNK(hipTexRefGetMaxAnisotropy, (cgl_f->pmaxAnsio, cgl_f->texRef), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefGetMaxAnisotropy(int *pmaxAnsio, const textureReference *texRef)
 {
@@ -10646,11 +11796,11 @@ struct cgl_fr_hipTexRefGetMipmapFilterMode {
     const textureReference *texRef;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipTexRefGetMipmapFilterMode[2] = {
-    {"pfm", offsetof(struct cgl_fr_hipTexRefGetMipmapFilterMode, pfm), sizeof(((struct cgl_fr_hipTexRefGetMipmapFilterMode *)0)->pfm), 3, 0, 0, 0, NULL},
-    {"texRef", offsetof(struct cgl_fr_hipTexRefGetMipmapFilterMode, texRef), sizeof(((struct cgl_fr_hipTexRefGetMipmapFilterMode *)0)->texRef), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipTexRefGetMipmapFilterMode = {2, offsetof(struct cgl_fr_hipTexRefGetMipmapFilterMode, cgl_ret), sizeof(((struct cgl_fr_hipTexRefGetMipmapFilterMode *)0)->cgl_ret), 7, cgl_ta_hipTexRefGetMipmapFilterMode};
+static const cg_arg_name cgl_tn_hipTexRefGetMipmapFilterMode[2] = {{"pfm", NULL}, {"texRef", NULL}};
+static const struct cgl_targs_hipTexRefGetMipmapFilterMode cgl_targs_hipTexRefGetMipmapFilterMode = {{2, offsetof(struct cgl_fr_hipTexRefGetMipmapFilterMode, cgl_ret), sizeof(((struct cgl_fr_hipTexRefGetMipmapFilterMode *)0)->cgl_ret), 7, cgl_targs_hipTexRefGetMipmapFilterMode.arg, cgl_tn_hipTexRefGetMipmapFilterMode}, {
+    {offsetof(struct cgl_fr_hipTexRefGetMipmapFilterMode, pfm), sizeof(((struct cgl_fr_hipTexRefGetMipmapFilterMode *)0)->pfm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefGetMipmapFilterMode, texRef), sizeof(((struct cgl_fr_hipTexRefGetMipmapFilterMode *)0)->texRef), 3, 0, 0, 0},
+}};
 CG_THUNK(hipTexRefGetMipmapFilterMode, (cgl_f->pfm, cgl_f->texRef), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefGetMipmapFilterMode(enum hipTextureFilterMode *pfm, const textureReference *texRef)
 {
@@ -10676,11 +11826,11 @@ struct cgl_fr_hipTexRefGetMipmapLevelBias {
     const textureReference *texRef;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipTexRefGetMipmapLevelBias[2] = {
-    {"pbias", offsetof(struct cgl_fr_hipTexRefGetMipmapLevelBias, pbias), sizeof(((struct cgl_fr_hipTexRefGetMipmapLevelBias *)0)->pbias), 3, 0, 0, 0, NULL},
-    {"texRef", offsetof(struct cgl_fr_hipTexRefGetMipmapLevelBias, texRef), sizeof(((struct cgl_fr_hipTexRefGetMipmapLevelBias *)0)->texRef), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipTexRefGetMipmapLevelBias = {2, offsetof(struct cgl_fr_hipTexRefGetMipmapLevelBias, cgl_ret), sizeof(((struct cgl_fr_hipTexRefGetMipmapLevelBias *)0)->cgl_ret), 7, cgl_ta_hipTexRefGetMipmapLevelBias};
+static const cg_arg_name cgl_tn_hipTexRefGetMipmapLevelBias[2] = {{"pbias", NULL}, {"texRef", NULL}};
+static const struct cgl_targs_hipTexRefGetMipmapLevelBias cgl_targs_hipTexRefGetMipmapLevelBias = {{2, offsetof(struct cgl_fr_hipTexRefGetMipmapLevelBias, cgl_ret), sizeof(((struct cgl_fr_hipTexRefGetMipmapLevelBias *)0)->cgl_ret), 7, cgl_targs_hipTexRefGetMipmapLevelBias.arg, cgl_tn_hipTexRefGetMipmapLevelBias}, {
+    {offsetof(struct cgl_fr_hipTexRefGetMipmapLevelBias, pbias), sizeof(((struct cgl_fr_hipTexRefGetMipmapLevelBias *)0)->pbias), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefGetMipmapLevelBias, texRef), sizeof(((struct cgl_fr_hipTexRefGetMipmapLevelBias *)0)->texRef), 3, 0, 0, 0},
+}};
 CG_THUNK(hipTexRefGetMipmapLevelBias, (cgl_f->pbias, cgl_f->texRef), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefGetMipmapLevelBias(float *pbias, const textureReference *texRef)
 {
@@ -10707,12 +11857,12 @@ struct cgl_fr_hipTexRefGetMipmapLevelClamp {
     const textureReference *texRef;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipTexRefGetMipmapLevelClamp[3] = {
-    {"pminMipmapLevelClamp", offsetof(struct cgl_fr_hipTexRefGetMipmapLevelClamp, pminMipmapLevelClamp), sizeof(((struct cgl_fr_hipTexRefGetMipmapLevelClamp *)0)->pminMipmapLevelClamp), 3, 0, 0, 0, NULL},
-    {"pmaxMipmapLevelClamp", offsetof(struct cgl_fr_hipTexRefGetMipmapLevelClamp, pmaxMipmapLevelClamp), sizeof(((struct cgl_fr_hipTexRefGetMipmapLevelClamp *)0)->pmaxMipmapLevelClamp), 3, 0, 0, 0, NULL},
-    {"texRef", offsetof(struct cgl_fr_hipTexRefGetMipmapLevelClamp, texRef), sizeof(((struct cgl_fr_hipTexRefGetMipmapLevelClamp *)0)->texRef), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipTexRefGetMipmapLevelClamp = {3, offsetof(struct cgl_fr_hipTexRefGetMipmapLevelClamp, cgl_ret), sizeof(((struct cgl_fr_hipTexRefGetMipmapLevelClamp *)0)->cgl_ret), 7, cgl_ta_hipTexRefGetMipmapLevelClamp};
+static const cg_arg_name cgl_tn_hipTexRefGetMipmapLevelClamp[3] = {{"pminMipmapLevelClamp", NULL}, {"pmaxMipmapLevelClamp", NULL}, {"texRef", NULL}};
+static const struct cgl_targs_hipTexRefGetMipmapLevelClamp cgl_targs_hipTexRefGetMipmapLevelClamp = {{3, offsetof(struct cgl_fr_hipTexRefGetMipmapLevelClamp, cgl_ret), sizeof(((struct cgl_fr_hipTexRefGetMipmapLevelClamp *)0)->cgl_ret), 7, cgl_targs_hipTexRefGetMipmapLevelClamp.arg, cgl_tn_hipTexRefGetMipmapLevelClamp}, {
+    {offsetof(struct cgl_fr_hipTexRefGetMipmapLevelClamp, pminMipmapLevelClamp), sizeof(((struct cgl_fr_hipTexRefGetMipmapLevelClamp *)0)->pminMipmapLevelClamp), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefGetMipmapLevelClamp, pmaxMipmapLevelClamp), sizeof(((struct cgl_fr_hipTexRefGetMipmapLevelClamp *)0)->pmaxMipmapLevelClamp), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefGetMipmapLevelClamp, texRef), sizeof(((struct cgl_fr_hipTexRefGetMipmapLevelClamp *)0)->texRef), 3, 0, 0, 0},
+}};
 CG_THUNK(hipTexRefGetMipmapLevelClamp, (cgl_f->pminMipmapLevelClamp, cgl_f->pmaxMipmapLevelClamp, cgl_f->texRef), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, const textureReference *texRef)
 {
@@ -10738,11 +11888,11 @@ struct cgl_fr_hipTexRefGetMipMappedArray {
     const textureReference *texRef;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipTexRefGetMipMappedArray[2] = {
-    {"pArray", offsetof(struct cgl_fr_hipTexRefGetMipMappedArray, pArray), sizeof(((struct cgl_fr_hipTexRefGetMipMappedArray *)0)->pArray), 3, 0, 0, 0, NULL},
-    {"texRef", offsetof(struct cgl_fr_hipTexRefGetMipMappedArray, texRef), sizeof(((struct cgl_fr_hipTexRefGetMipMappedArray *)0)->texRef), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipTexRefGetMipMappedArray = {2, offsetof(struct cgl_fr_hipTexRefGetMipMappedArray, cgl_ret), sizeof(((struct cgl_fr_hipTexRefGetMipMappedArray *)0)->cgl_ret), 7, cgl_ta_hipTexRefGetMipMappedArray};
+static const cg_arg_name cgl_tn_hipTexRefGetMipMappedArray[2] = {{"pArray", NULL}, {"texRef", NULL}};
+static const struct cgl_targs_hipTexRefGetMipMappedArray cgl_targs_hipTexRefGetMipMappedArray = {{2, offsetof(struct cgl_fr_hipTexRefGetMipMappedArray, cgl_ret), sizeof(((struct cgl_fr_hipTexRefGetMipMappedArray *)0)->cgl_ret), 7, cgl_targs_hipTexRefGetMipMappedArray.arg, cgl_tn_hipTexRefGetMipMappedArray}, {
+    {offsetof(struct cgl_fr_hipTexRefGetMipMappedArray, pArray), sizeof(((struct cgl_fr_hipTexRefGetMipMappedArray *)0)->pArray), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefGetMipMappedArray, texRef), sizeof(((struct cgl_fr_hipTexRefGetMipMappedArray *)0)->texRef), 3, 0, 0, 0},
+}};
 CG_THUNK(hipTexRefGetMipMappedArray, (cgl_f->pArray, cgl_f->texRef), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefGetMipMappedArray(hipMipmappedArray_t *pArray, const textureReference *texRef)
 {
@@ -10770,13 +11920,13 @@ struct cgl_fr_hipTexRefSetAddress {
     size_t bytes;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipTexRefSetAddress[4] = {
-    {"ByteOffset", offsetof(struct cgl_fr_hipTexRefSetAddress, ByteOffset), sizeof(((struct cgl_fr_hipTexRefSetAddress *)0)->ByteOffset), 3, 0, 0, 0, NULL},
-    {"texRef", offsetof(struct cgl_fr_hipTexRefSetAddress, texRef), sizeof(((struct cgl_fr_hipTexRefSetAddress *)0)->texRef), 3, 0, 0, 0, NULL},
-    {"dptr", offsetof(struct cgl_fr_hipTexRefSetAddress, dptr), sizeof(((struct cgl_fr_hipTexRefSetAddress *)0)->dptr), 3, 0, 0, 0, NULL},
-    {"bytes", offsetof(struct cgl_fr_hipTexRefSetAddress, bytes), sizeof(((struct cgl_fr_hipTexRefSetAddress *)0)->bytes), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipTexRefSetAddress = {4, offsetof(struct cgl_fr_hipTexRefSetAddress, cgl_ret), sizeof(((struct cgl_fr_hipTexRefSetAddress *)0)->cgl_ret), 7, cgl_ta_hipTexRefSetAddress};
+static const cg_arg_name cgl_tn_hipTexRefSetAddress[4] = {{"ByteOffset", NULL}, {"texRef", NULL}, {"dptr", NULL}, {"bytes", NULL}};
+static const struct cgl_targs_hipTexRefSetAddress cgl_targs_hipTexRefSetAddress = {{4, offsetof(struct cgl_fr_hipTexRefSetAddress, cgl_ret), sizeof(((struct cgl_fr_hipTexRefSetAddress *)0)->cgl_ret), 7, cgl_targs_hipTexRefSetAddress.arg, cgl_tn_hipTexRefSetAddress}, {
+    {offsetof(struct cgl_fr_hipTexRefSetAddress, ByteOffset), sizeof(((struct cgl_fr_hipTexRefSetAddress *)0)->ByteOffset), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefSetAddress, texRef), sizeof(((struct cgl_fr_hipTexRefSetAddress *)0)->texRef), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefSetAddress, dptr), sizeof(((struct cgl_fr_hipTexRefSetAddress *)0)->dptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefSetAddress, bytes), sizeof(((struct cgl_fr_hipTexRefSetAddress *)0)->bytes), 2, 0, 0, 0},
+}};
 CG_THUNK(hipTexRefSetAddress, (cgl_f->ByteOffset, cgl_f->texRef, cgl_f->dptr, cgl_f->bytes), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetAddress(size_t *ByteOffset, textureReference *texRef, hipDeviceptr_t dptr, size_t bytes)
 {
@@ -10804,13 +11954,13 @@ struct cgl_fr_hipTexRefSetAddress2D {
     size_t Pitch;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipTexRefSetAddress2D[4] = {
-    {"texRef", offsetof(struct cgl_fr_hipTexRefSetAddress2D, texRef), sizeof(((struct cgl_fr_hipTexRefSetAddress2D *)0)->texRef), 3, 0, 0, 0, NULL},
-    {"desc", offsetof(struct cgl_fr_hipTexRefSetAddress2D, desc), sizeof(((struct cgl_fr_hipTexRefSetAddress2D *)0)->desc), 3, 0, 0, 0, NULL},
-    {"dptr", offsetof(struct cgl_fr_hipTexRefSetAddress2D, dptr), sizeof(((struct cgl_fr_hipTexRefSetAddress2D *)0)->dptr), 3, 0, 0, 0, NULL},
-    {"Pitch", offsetof(struct cgl_fr_hipTexRefSetAddress2D, Pitch), sizeof(((struct cgl_fr_hipTexRefSetAddress2D *)0)->Pitch), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipTexRefSetAddress2D = {4, offsetof(struct cgl_fr_hipTexRefSetAddress2D, cgl_ret), sizeof(((struct cgl_fr_hipTexRefSetAddress2D *)0)->cgl_ret), 7, cgl_ta_hipTexRefSetAddress2D};
+static const cg_arg_name cgl_tn_hipTexRefSetAddress2D[4] = {{"texRef", NULL}, {"desc", NULL}, {"dptr", NULL}, {"Pitch", NULL}};
+static const struct cgl_targs_hipTexRefSetAddress2D cgl_targs_hipTexRefSetAddress2D = {{4, offsetof(struct cgl_fr_hipTexRefSetAddress2D, cgl_ret), sizeof(((struct cgl_fr_hipTexRefSetAddress2D *)0)->cgl_ret), 7, cgl_targs_hipTexRefSetAddress2D.arg, cgl_tn_hipTexRefSetAddress2D}, {
+    {offsetof(struct cgl_fr_hipTexRefSetAddress2D, texRef), sizeof(((struct cgl_fr_hipTexRefSetAddress2D *)0)->texRef), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefSetAddress2D, desc), sizeof(((struct cgl_fr_hipTexRefSetAddress2D *)0)->desc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefSetAddress2D, dptr), sizeof(((struct cgl_fr_hipTexRefSetAddress2D *)0)->dptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefSetAddress2D, Pitch), sizeof(((struct cgl_fr_hipTexRefSetAddress2D *)0)->Pitch), 2, 0, 0, 0},
+}};
 CG_THUNK(hipTexRefSetAddress2D, (cgl_f->texRef, cgl_f->desc, cgl_f->dptr, cgl_f->Pitch), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetAddress2D(textureReference *texRef, const HIP_ARRAY_DESCRIPTOR *desc, hipDeviceptr_t dptr, size_t Pitch)
 {
@@ -10836,11 +11986,11 @@ struct cgl_fr_hipTexRefSetMaxAnisotropy {
     unsigned int maxAniso;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipTexRefSetMaxAnisotropy[2] = {
-    {"texRef", offsetof(struct cgl_fr_hipTexRefSetMaxAnisotropy, texRef), sizeof(((struct cgl_fr_hipTexRefSetMaxAnisotropy *)0)->texRef), 3, 0, 0, 0, NULL},
-    {"maxAniso", offsetof(struct cgl_fr_hipTexRefSetMaxAnisotropy, maxAniso), sizeof(((struct cgl_fr_hipTexRefSetMaxAnisotropy *)0)->maxAniso), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipTexRefSetMaxAnisotropy = {2, offsetof(struct cgl_fr_hipTexRefSetMaxAnisotropy, cgl_ret), sizeof(((struct cgl_fr_hipTexRefSetMaxAnisotropy *)0)->cgl_ret), 7, cgl_ta_hipTexRefSetMaxAnisotropy};
+static const cg_arg_name cgl_tn_hipTexRefSetMaxAnisotropy[2] = {{"texRef", NULL}, {"maxAniso", NULL}};
+static const struct cgl_targs_hipTexRefSetMaxAnisotropy cgl_targs_hipTexRefSetMaxAnisotropy = {{2, offsetof(struct cgl_fr_hipTexRefSetMaxAnisotropy, cgl_ret), sizeof(((struct cgl_fr_hipTexRefSetMaxAnisotropy *)0)->cgl_ret), 7, cgl_targs_hipTexRefSetMaxAnisotropy.arg, cgl_tn_hipTexRefSetMaxAnisotropy}, {
+    {offsetof(struct cgl_fr_hipTexRefSetMaxAnisotropy, texRef), sizeof(((struct cgl_fr_hipTexRefSetMaxAnisotropy *)0)->texRef), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefSetMaxAnisotropy, maxAniso), sizeof(((struct cgl_fr_hipTexRefSetMaxAnisotropy *)0)->maxAniso), 2, 0, 0, 0},
+}};
 CG_THUNK(hipTexRefSetMaxAnisotropy, (cgl_f->texRef, cgl_f->maxAniso), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetMaxAnisotropy(textureReference *texRef, unsigned int maxAniso)
 {
@@ -10866,11 +12016,11 @@ struct cgl_fr_hipTexRefSetBorderColor {
     float *pBorderColor;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipTexRefSetBorderColor[2] = {
-    {"texRef", offsetof(struct cgl_fr_hipTexRefSetBorderColor, texRef), sizeof(((struct cgl_fr_hipTexRefSetBorderColor *)0)->texRef), 3, 0, 0, 0, NULL},
-    {"pBorderColor", offsetof(struct cgl_fr_hipTexRefSetBorderColor, pBorderColor), sizeof(((struct cgl_fr_hipTexRefSetBorderColor *)0)->pBorderColor), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipTexRefSetBorderColor = {2, offsetof(struct cgl_fr_hipTexRefSetBorderColor, cgl_ret), sizeof(((struct cgl_fr_hipTexRefSetBorderColor *)0)->cgl_ret), 7, cgl_ta_hipTexRefSetBorderColor};
+static const cg_arg_name cgl_tn_hipTexRefSetBorderColor[2] = {{"texRef", NULL}, {"pBorderColor", NULL}};
+static const struct cgl_targs_hipTexRefSetBorderColor cgl_targs_hipTexRefSetBorderColor = {{2, offsetof(struct cgl_fr_hipTexRefSetBorderColor, cgl_ret), sizeof(((struct cgl_fr_hipTexRefSetBorderColor *)0)->cgl_ret), 7, cgl_targs_hipTexRefSetBorderColor.arg, cgl_tn_hipTexRefSetBorderColor}, {
+    {offsetof(struct cgl_fr_hipTexRefSetBorderColor, texRef), sizeof(((struct cgl_fr_hipTexRefSetBorderColor *)0)->texRef), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefSetBorderColor, pBorderColor), sizeof(((struct cgl_fr_hipTexRefSetBorderColor *)0)->pBorderColor), 3, 0, 0, 0},
+}};
 CG_THUNK(hipTexRefSetBorderColor, (cgl_f->texRef, cgl_f->pBorderColor), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetBorderColor(textureReference *texRef, float *pBorderColor)
 {
@@ -10896,11 +12046,11 @@ struct cgl_fr_hipTexRefSetMipmapFilterMode {
     enum hipTextureFilterMode fm;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipTexRefSetMipmapFilterMode[2] = {
-    {"texRef", offsetof(struct cgl_fr_hipTexRefSetMipmapFilterMode, texRef), sizeof(((struct cgl_fr_hipTexRefSetMipmapFilterMode *)0)->texRef), 3, 0, 0, 0, NULL},
-    {"fm", offsetof(struct cgl_fr_hipTexRefSetMipmapFilterMode, fm), sizeof(((struct cgl_fr_hipTexRefSetMipmapFilterMode *)0)->fm), 4, 0, 0, sizeof cgl_en_23 / sizeof cgl_en_23[0], cgl_en_23},
-};
-static const cg_args cgl_targs_hipTexRefSetMipmapFilterMode = {2, offsetof(struct cgl_fr_hipTexRefSetMipmapFilterMode, cgl_ret), sizeof(((struct cgl_fr_hipTexRefSetMipmapFilterMode *)0)->cgl_ret), 7, cgl_ta_hipTexRefSetMipmapFilterMode};
+static const cg_arg_name cgl_tn_hipTexRefSetMipmapFilterMode[2] = {{"texRef", NULL}, {"fm", cgl_en_23}};
+static const struct cgl_targs_hipTexRefSetMipmapFilterMode cgl_targs_hipTexRefSetMipmapFilterMode = {{2, offsetof(struct cgl_fr_hipTexRefSetMipmapFilterMode, cgl_ret), sizeof(((struct cgl_fr_hipTexRefSetMipmapFilterMode *)0)->cgl_ret), 7, cgl_targs_hipTexRefSetMipmapFilterMode.arg, cgl_tn_hipTexRefSetMipmapFilterMode}, {
+    {offsetof(struct cgl_fr_hipTexRefSetMipmapFilterMode, texRef), sizeof(((struct cgl_fr_hipTexRefSetMipmapFilterMode *)0)->texRef), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefSetMipmapFilterMode, fm), sizeof(((struct cgl_fr_hipTexRefSetMipmapFilterMode *)0)->fm), 4, 0, 0, sizeof cgl_en_23 / sizeof cgl_en_23[0]},
+}};
 CG_THUNK(hipTexRefSetMipmapFilterMode, (cgl_f->texRef, cgl_f->fm), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetMipmapFilterMode(textureReference *texRef, enum hipTextureFilterMode fm)
 {
@@ -10926,11 +12076,11 @@ struct cgl_fr_hipTexRefSetMipmapLevelBias {
     float bias;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipTexRefSetMipmapLevelBias[2] = {
-    {"texRef", offsetof(struct cgl_fr_hipTexRefSetMipmapLevelBias, texRef), sizeof(((struct cgl_fr_hipTexRefSetMipmapLevelBias *)0)->texRef), 3, 0, 0, 0, NULL},
-    {"bias", offsetof(struct cgl_fr_hipTexRefSetMipmapLevelBias, bias), sizeof(((struct cgl_fr_hipTexRefSetMipmapLevelBias *)0)->bias), 8, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipTexRefSetMipmapLevelBias = {2, offsetof(struct cgl_fr_hipTexRefSetMipmapLevelBias, cgl_ret), sizeof(((struct cgl_fr_hipTexRefSetMipmapLevelBias *)0)->cgl_ret), 7, cgl_ta_hipTexRefSetMipmapLevelBias};
+static const cg_arg_name cgl_tn_hipTexRefSetMipmapLevelBias[2] = {{"texRef", NULL}, {"bias", NULL}};
+static const struct cgl_targs_hipTexRefSetMipmapLevelBias cgl_targs_hipTexRefSetMipmapLevelBias = {{2, offsetof(struct cgl_fr_hipTexRefSetMipmapLevelBias, cgl_ret), sizeof(((struct cgl_fr_hipTexRefSetMipmapLevelBias *)0)->cgl_ret), 7, cgl_targs_hipTexRefSetMipmapLevelBias.arg, cgl_tn_hipTexRefSetMipmapLevelBias}, {
+    {offsetof(struct cgl_fr_hipTexRefSetMipmapLevelBias, texRef), sizeof(((struct cgl_fr_hipTexRefSetMipmapLevelBias *)0)->texRef), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefSetMipmapLevelBias, bias), sizeof(((struct cgl_fr_hipTexRefSetMipmapLevelBias *)0)->bias), 8, 0, 0, 0},
+}};
 CG_THUNK(hipTexRefSetMipmapLevelBias, (cgl_f->texRef, cgl_f->bias), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetMipmapLevelBias(textureReference *texRef, float bias)
 {
@@ -10957,12 +12107,12 @@ struct cgl_fr_hipTexRefSetMipmapLevelClamp {
     float maxMipMapLevelClamp;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipTexRefSetMipmapLevelClamp[3] = {
-    {"texRef", offsetof(struct cgl_fr_hipTexRefSetMipmapLevelClamp, texRef), sizeof(((struct cgl_fr_hipTexRefSetMipmapLevelClamp *)0)->texRef), 3, 0, 0, 0, NULL},
-    {"minMipMapLevelClamp", offsetof(struct cgl_fr_hipTexRefSetMipmapLevelClamp, minMipMapLevelClamp), sizeof(((struct cgl_fr_hipTexRefSetMipmapLevelClamp *)0)->minMipMapLevelClamp), 8, 0, 0, 0, NULL},
-    {"maxMipMapLevelClamp", offsetof(struct cgl_fr_hipTexRefSetMipmapLevelClamp, maxMipMapLevelClamp), sizeof(((struct cgl_fr_hipTexRefSetMipmapLevelClamp *)0)->maxMipMapLevelClamp), 8, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipTexRefSetMipmapLevelClamp = {3, offsetof(struct cgl_fr_hipTexRefSetMipmapLevelClamp, cgl_ret), sizeof(((struct cgl_fr_hipTexRefSetMipmapLevelClamp *)0)->cgl_ret), 7, cgl_ta_hipTexRefSetMipmapLevelClamp};
+static const cg_arg_name cgl_tn_hipTexRefSetMipmapLevelClamp[3] = {{"texRef", NULL}, {"minMipMapLevelClamp", NULL}, {"maxMipMapLevelClamp", NULL}};
+static const struct cgl_targs_hipTexRefSetMipmapLevelClamp cgl_targs_hipTexRefSetMipmapLevelClamp = {{3, offsetof(struct cgl_fr_hipTexRefSetMipmapLevelClamp, cgl_ret), sizeof(((struct cgl_fr_hipTexRefSetMipmapLevelClamp *)0)->cgl_ret), 7, cgl_targs_hipTexRefSetMipmapLevelClamp.arg, cgl_tn_hipTexRefSetMipmapLevelClamp}, {
+    {offsetof(struct cgl_fr_hipTexRefSetMipmapLevelClamp, texRef), sizeof(((struct cgl_fr_hipTexRefSetMipmapLevelClamp *)0)->texRef), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefSetMipmapLevelClamp, minMipMapLevelClamp), sizeof(((struct cgl_fr_hipTexRefSetMipmapLevelClamp *)0)->minMipMapLevelClamp), 8, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefSetMipmapLevelClamp, maxMipMapLevelClamp), sizeof(((struct cgl_fr_hipTexRefSetMipmapLevelClamp *)0)->maxMipMapLevelClamp), 8, 0, 0, 0},
+}};
 CG_THUNK(hipTexRefSetMipmapLevelClamp, (cgl_f->texRef, cgl_f->minMipMapLevelClamp, cgl_f->maxMipMapLevelClamp), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetMipmapLevelClamp(textureReference *texRef, float minMipMapLevelClamp, float maxMipMapLevelClamp)
 {
@@ -10989,12 +12139,12 @@ struct cgl_fr_hipTexRefSetMipmappedArray {
     unsigned int Flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipTexRefSetMipmappedArray[3] = {
-    {"texRef", offsetof(struct cgl_fr_hipTexRefSetMipmappedArray, texRef), sizeof(((struct cgl_fr_hipTexRefSetMipmappedArray *)0)->texRef), 3, 0, 0, 0, NULL},
-    {"mipmappedArray", offsetof(struct cgl_fr_hipTexRefSetMipmappedArray, mipmappedArray), sizeof(((struct cgl_fr_hipTexRefSetMipmappedArray *)0)->mipmappedArray), 3, 0, 0, 0, NULL},
-    {"Flags", offsetof(struct cgl_fr_hipTexRefSetMipmappedArray, Flags), sizeof(((struct cgl_fr_hipTexRefSetMipmappedArray *)0)->Flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipTexRefSetMipmappedArray = {3, offsetof(struct cgl_fr_hipTexRefSetMipmappedArray, cgl_ret), sizeof(((struct cgl_fr_hipTexRefSetMipmappedArray *)0)->cgl_ret), 7, cgl_ta_hipTexRefSetMipmappedArray};
+static const cg_arg_name cgl_tn_hipTexRefSetMipmappedArray[3] = {{"texRef", NULL}, {"mipmappedArray", NULL}, {"Flags", NULL}};
+static const struct cgl_targs_hipTexRefSetMipmappedArray cgl_targs_hipTexRefSetMipmappedArray = {{3, offsetof(struct cgl_fr_hipTexRefSetMipmappedArray, cgl_ret), sizeof(((struct cgl_fr_hipTexRefSetMipmappedArray *)0)->cgl_ret), 7, cgl_targs_hipTexRefSetMipmappedArray.arg, cgl_tn_hipTexRefSetMipmappedArray}, {
+    {offsetof(struct cgl_fr_hipTexRefSetMipmappedArray, texRef), sizeof(((struct cgl_fr_hipTexRefSetMipmappedArray *)0)->texRef), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefSetMipmappedArray, mipmappedArray), sizeof(((struct cgl_fr_hipTexRefSetMipmappedArray *)0)->mipmappedArray), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefSetMipmappedArray, Flags), sizeof(((struct cgl_fr_hipTexRefSetMipmappedArray *)0)->Flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipTexRefSetMipmappedArray, (cgl_f->texRef, cgl_f->mipmappedArray, cgl_f->Flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetMipmappedArray(textureReference *texRef, struct hipMipmappedArray *mipmappedArray, unsigned int Flags)
 {
@@ -11021,12 +12171,12 @@ struct cgl_fr_hipMipmappedArrayCreate {
     unsigned int numMipmapLevels;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMipmappedArrayCreate[3] = {
-    {"pHandle", offsetof(struct cgl_fr_hipMipmappedArrayCreate, pHandle), sizeof(((struct cgl_fr_hipMipmappedArrayCreate *)0)->pHandle), 3, 0, 0, 0, NULL},
-    {"pMipmappedArrayDesc", offsetof(struct cgl_fr_hipMipmappedArrayCreate, pMipmappedArrayDesc), sizeof(((struct cgl_fr_hipMipmappedArrayCreate *)0)->pMipmappedArrayDesc), 3, 0, 0, 0, NULL},
-    {"numMipmapLevels", offsetof(struct cgl_fr_hipMipmappedArrayCreate, numMipmapLevels), sizeof(((struct cgl_fr_hipMipmappedArrayCreate *)0)->numMipmapLevels), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMipmappedArrayCreate = {3, offsetof(struct cgl_fr_hipMipmappedArrayCreate, cgl_ret), sizeof(((struct cgl_fr_hipMipmappedArrayCreate *)0)->cgl_ret), 7, cgl_ta_hipMipmappedArrayCreate};
+static const cg_arg_name cgl_tn_hipMipmappedArrayCreate[3] = {{"pHandle", NULL}, {"pMipmappedArrayDesc", NULL}, {"numMipmapLevels", NULL}};
+static const struct cgl_targs_hipMipmappedArrayCreate cgl_targs_hipMipmappedArrayCreate = {{3, offsetof(struct cgl_fr_hipMipmappedArrayCreate, cgl_ret), sizeof(((struct cgl_fr_hipMipmappedArrayCreate *)0)->cgl_ret), 7, cgl_targs_hipMipmappedArrayCreate.arg, cgl_tn_hipMipmappedArrayCreate}, {
+    {offsetof(struct cgl_fr_hipMipmappedArrayCreate, pHandle), sizeof(((struct cgl_fr_hipMipmappedArrayCreate *)0)->pHandle), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMipmappedArrayCreate, pMipmappedArrayDesc), sizeof(((struct cgl_fr_hipMipmappedArrayCreate *)0)->pMipmappedArrayDesc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMipmappedArrayCreate, numMipmapLevels), sizeof(((struct cgl_fr_hipMipmappedArrayCreate *)0)->numMipmapLevels), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMipmappedArrayCreate, (cgl_f->pHandle, cgl_f->pMipmappedArrayDesc, cgl_f->numMipmapLevels), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMipmappedArrayCreate(hipMipmappedArray_t *pHandle, HIP_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)
 {
@@ -11051,10 +12201,10 @@ struct cgl_fr_hipMipmappedArrayDestroy {
     hipMipmappedArray_t hMipmappedArray;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMipmappedArrayDestroy[1] = {
-    {"hMipmappedArray", offsetof(struct cgl_fr_hipMipmappedArrayDestroy, hMipmappedArray), sizeof(((struct cgl_fr_hipMipmappedArrayDestroy *)0)->hMipmappedArray), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMipmappedArrayDestroy = {1, offsetof(struct cgl_fr_hipMipmappedArrayDestroy, cgl_ret), sizeof(((struct cgl_fr_hipMipmappedArrayDestroy *)0)->cgl_ret), 7, cgl_ta_hipMipmappedArrayDestroy};
+static const cg_arg_name cgl_tn_hipMipmappedArrayDestroy[1] = {{"hMipmappedArray", NULL}};
+static const struct cgl_targs_hipMipmappedArrayDestroy cgl_targs_hipMipmappedArrayDestroy = {{1, offsetof(struct cgl_fr_hipMipmappedArrayDestroy, cgl_ret), sizeof(((struct cgl_fr_hipMipmappedArrayDestroy *)0)->cgl_ret), 7, cgl_targs_hipMipmappedArrayDestroy.arg, cgl_tn_hipMipmappedArrayDestroy}, {
+    {offsetof(struct cgl_fr_hipMipmappedArrayDestroy, hMipmappedArray), sizeof(((struct cgl_fr_hipMipmappedArrayDestroy *)0)->hMipmappedArray), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMipmappedArrayDestroy, (cgl_f->hMipmappedArray), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMipmappedArrayDestroy(hipMipmappedArray_t hMipmappedArray)
 {
@@ -11081,12 +12231,12 @@ struct cgl_fr_hipMipmappedArrayGetLevel {
     unsigned int level;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMipmappedArrayGetLevel[3] = {
-    {"pLevelArray", offsetof(struct cgl_fr_hipMipmappedArrayGetLevel, pLevelArray), sizeof(((struct cgl_fr_hipMipmappedArrayGetLevel *)0)->pLevelArray), 3, 0, 0, 0, NULL},
-    {"hMipMappedArray", offsetof(struct cgl_fr_hipMipmappedArrayGetLevel, hMipMappedArray), sizeof(((struct cgl_fr_hipMipmappedArrayGetLevel *)0)->hMipMappedArray), 3, 0, 0, 0, NULL},
-    {"level", offsetof(struct cgl_fr_hipMipmappedArrayGetLevel, level), sizeof(((struct cgl_fr_hipMipmappedArrayGetLevel *)0)->level), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMipmappedArrayGetLevel = {3, offsetof(struct cgl_fr_hipMipmappedArrayGetLevel, cgl_ret), sizeof(((struct cgl_fr_hipMipmappedArrayGetLevel *)0)->cgl_ret), 7, cgl_ta_hipMipmappedArrayGetLevel};
+static const cg_arg_name cgl_tn_hipMipmappedArrayGetLevel[3] = {{"pLevelArray", NULL}, {"hMipMappedArray", NULL}, {"level", NULL}};
+static const struct cgl_targs_hipMipmappedArrayGetLevel cgl_targs_hipMipmappedArrayGetLevel = {{3, offsetof(struct cgl_fr_hipMipmappedArrayGetLevel, cgl_ret), sizeof(((struct cgl_fr_hipMipmappedArrayGetLevel *)0)->cgl_ret), 7, cgl_targs_hipMipmappedArrayGetLevel.arg, cgl_tn_hipMipmappedArrayGetLevel}, {
+    {offsetof(struct cgl_fr_hipMipmappedArrayGetLevel, pLevelArray), sizeof(((struct cgl_fr_hipMipmappedArrayGetLevel *)0)->pLevelArray), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMipmappedArrayGetLevel, hMipMappedArray), sizeof(((struct cgl_fr_hipMipmappedArrayGetLevel *)0)->hMipMappedArray), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMipmappedArrayGetLevel, level), sizeof(((struct cgl_fr_hipMipmappedArrayGetLevel *)0)->level), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMipmappedArrayGetLevel, (cgl_f->pLevelArray, cgl_f->hMipMappedArray, cgl_f->level), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMipmappedArrayGetLevel(hipArray_t *pLevelArray, hipMipmappedArray_t hMipMappedArray, unsigned int level)
 {
@@ -11113,12 +12263,12 @@ struct cgl_fr_hipRegisterApiCallback {
     void *arg;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipRegisterApiCallback[3] = {
-    {"id", offsetof(struct cgl_fr_hipRegisterApiCallback, id), sizeof(((struct cgl_fr_hipRegisterApiCallback *)0)->id), 2, 0, 0, 0, NULL},
-    {"fun", offsetof(struct cgl_fr_hipRegisterApiCallback, fun), sizeof(((struct cgl_fr_hipRegisterApiCallback *)0)->fun), 3, 0, 0, 0, NULL},
-    {"arg", offsetof(struct cgl_fr_hipRegisterApiCallback, arg), sizeof(((struct cgl_fr_hipRegisterApiCallback *)0)->arg), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipRegisterApiCallback = {3, offsetof(struct cgl_fr_hipRegisterApiCallback, cgl_ret), sizeof(((struct cgl_fr_hipRegisterApiCallback *)0)->cgl_ret), 7, cgl_ta_hipRegisterApiCallback};
+static const cg_arg_name cgl_tn_hipRegisterApiCallback[3] = {{"id", NULL}, {"fun", NULL}, {"arg", NULL}};
+static const struct cgl_targs_hipRegisterApiCallback cgl_targs_hipRegisterApiCallback = {{3, offsetof(struct cgl_fr_hipRegisterApiCallback, cgl_ret), sizeof(((struct cgl_fr_hipRegisterApiCallback *)0)->cgl_ret), 7, cgl_targs_hipRegisterApiCallback.arg, cgl_tn_hipRegisterApiCallback}, {
+    {offsetof(struct cgl_fr_hipRegisterApiCallback, id), sizeof(((struct cgl_fr_hipRegisterApiCallback *)0)->id), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipRegisterApiCallback, fun), sizeof(((struct cgl_fr_hipRegisterApiCallback *)0)->fun), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipRegisterApiCallback, arg), sizeof(((struct cgl_fr_hipRegisterApiCallback *)0)->arg), 3, 0, 0, 0},
+}};
 CG_THUNK(hipRegisterApiCallback, (cgl_f->id, cgl_f->fun, cgl_f->arg), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipRegisterApiCallback(uint32_t id, void *fun, void *arg)
 {
@@ -11143,10 +12293,10 @@ struct cgl_fr_hipRemoveApiCallback {
     uint32_t id;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipRemoveApiCallback[1] = {
-    {"id", offsetof(struct cgl_fr_hipRemoveApiCallback, id), sizeof(((struct cgl_fr_hipRemoveApiCallback *)0)->id), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipRemoveApiCallback = {1, offsetof(struct cgl_fr_hipRemoveApiCallback, cgl_ret), sizeof(((struct cgl_fr_hipRemoveApiCallback *)0)->cgl_ret), 7, cgl_ta_hipRemoveApiCallback};
+static const cg_arg_name cgl_tn_hipRemoveApiCallback[1] = {{"id", NULL}};
+static const struct cgl_targs_hipRemoveApiCallback cgl_targs_hipRemoveApiCallback = {{1, offsetof(struct cgl_fr_hipRemoveApiCallback, cgl_ret), sizeof(((struct cgl_fr_hipRemoveApiCallback *)0)->cgl_ret), 7, cgl_targs_hipRemoveApiCallback.arg, cgl_tn_hipRemoveApiCallback}, {
+    {offsetof(struct cgl_fr_hipRemoveApiCallback, id), sizeof(((struct cgl_fr_hipRemoveApiCallback *)0)->id), 2, 0, 0, 0},
+}};
 CG_THUNK(hipRemoveApiCallback, (cgl_f->id), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipRemoveApiCallback(uint32_t id)
 {
@@ -11173,12 +12323,12 @@ struct cgl_fr_hipRegisterActivityCallback {
     void *arg;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipRegisterActivityCallback[3] = {
-    {"id", offsetof(struct cgl_fr_hipRegisterActivityCallback, id), sizeof(((struct cgl_fr_hipRegisterActivityCallback *)0)->id), 2, 0, 0, 0, NULL},
-    {"fun", offsetof(struct cgl_fr_hipRegisterActivityCallback, fun), sizeof(((struct cgl_fr_hipRegisterActivityCallback *)0)->fun), 3, 0, 0, 0, NULL},
-    {"arg", offsetof(struct cgl_fr_hipRegisterActivityCallback, arg), sizeof(((struct cgl_fr_hipRegisterActivityCallback *)0)->arg), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipRegisterActivityCallback = {3, offsetof(struct cgl_fr_hipRegisterActivityCallback, cgl_ret), sizeof(((struct cgl_fr_hipRegisterActivityCallback *)0)->cgl_ret), 7, cgl_ta_hipRegisterActivityCallback};
+static const cg_arg_name cgl_tn_hipRegisterActivityCallback[3] = {{"id", NULL}, {"fun", NULL}, {"arg", NULL}};
+static const struct cgl_targs_hipRegisterActivityCallback cgl_targs_hipRegisterActivityCallback = {{3, offsetof(struct cgl_fr_hipRegisterActivityCallback, cgl_ret), sizeof(((struct cgl_fr_hipRegisterActivityCallback *)0)->cgl_ret), 7, cgl_targs_hipRegisterActivityCallback.arg, cgl_tn_hipRegisterActivityCallback}, {
+    {offsetof(struct cgl_fr_hipRegisterActivityCallback, id), sizeof(((struct cgl_fr_hipRegisterActivityCallback *)0)->id), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipRegisterActivityCallback, fun), sizeof(((struct cgl_fr_hipRegisterActivityCallback *)0)->fun), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipRegisterActivityCallback, arg), sizeof(((struct cgl_fr_hipRegisterActivityCallback *)0)->arg), 3, 0, 0, 0},
+}};
 CG_THUNK(hipRegisterActivityCallback, (cgl_f->id, cgl_f->fun, cgl_f->arg), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipRegisterActivityCallback(uint32_t id, void *fun, void *arg)
 {
@@ -11203,10 +12353,10 @@ struct cgl_fr_hipRemoveActivityCallback {
     uint32_t id;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipRemoveActivityCallback[1] = {
-    {"id", offsetof(struct cgl_fr_hipRemoveActivityCallback, id), sizeof(((struct cgl_fr_hipRemoveActivityCallback *)0)->id), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipRemoveActivityCallback = {1, offsetof(struct cgl_fr_hipRemoveActivityCallback, cgl_ret), sizeof(((struct cgl_fr_hipRemoveActivityCallback *)0)->cgl_ret), 7, cgl_ta_hipRemoveActivityCallback};
+static const cg_arg_name cgl_tn_hipRemoveActivityCallback[1] = {{"id", NULL}};
+static const struct cgl_targs_hipRemoveActivityCallback cgl_targs_hipRemoveActivityCallback = {{1, offsetof(struct cgl_fr_hipRemoveActivityCallback, cgl_ret), sizeof(((struct cgl_fr_hipRemoveActivityCallback *)0)->cgl_ret), 7, cgl_targs_hipRemoveActivityCallback.arg, cgl_tn_hipRemoveActivityCallback}, {
+    {offsetof(struct cgl_fr_hipRemoveActivityCallback, id), sizeof(((struct cgl_fr_hipRemoveActivityCallback *)0)->id), 2, 0, 0, 0},
+}};
 CG_THUNK(hipRemoveActivityCallback, (cgl_f->id), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipRemoveActivityCallback(uint32_t id)
 {
@@ -11231,10 +12381,10 @@ struct cgl_fr_hipApiName {
     uint32_t id;
     const char *cgl_ret;
 };
-static const cg_arg cgl_ta_hipApiName[1] = {
-    {"id", offsetof(struct cgl_fr_hipApiName, id), sizeof(((struct cgl_fr_hipApiName *)0)->id), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipApiName = {1, offsetof(struct cgl_fr_hipApiName, cgl_ret), sizeof(((struct cgl_fr_hipApiName *)0)->cgl_ret), 3, cgl_ta_hipApiName};
+static const cg_arg_name cgl_tn_hipApiName[1] = {{"id", NULL}};
+static const struct cgl_targs_hipApiName cgl_targs_hipApiName = {{1, offsetof(struct cgl_fr_hipApiName, cgl_ret), sizeof(((struct cgl_fr_hipApiName *)0)->cgl_ret), 3, cgl_targs_hipApiName.arg, cgl_tn_hipApiName}, {
+    {offsetof(struct cgl_fr_hipApiName, id), sizeof(((struct cgl_fr_hipApiName *)0)->id), 2, 0, 0, 0},
+}};
 CG_THUNK(hipApiName, (cgl_f->id), CG_NO_CODE);
 static __attribute__((noinline)) const char *cgl_gp_hipApiName(uint32_t id)
 {
@@ -11260,10 +12410,10 @@ struct cgl_fr_hipKernelNameRef {
     const hipFunction_t f;
     const char *cgl_ret;
 };
-static const cg_arg cgl_ta_hipKernelNameRef[1] = {
-    {"f", offsetof(struct cgl_fr_hipKernelNameRef, f), sizeof(((struct cgl_fr_hipKernelNameRef *)0)->f), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipKernelNameRef = {1, offsetof(struct cgl_fr_hipKernelNameRef, cgl_ret), sizeof(((struct cgl_fr_hipKernelNameRef *)0)->cgl_ret), 3, cgl_ta_hipKernelNameRef};
+static const cg_arg_name cgl_tn_hipKernelNameRef[1] = {{"f", NULL}};
+static const struct cgl_targs_hipKernelNameRef cgl_targs_hipKernelNameRef = {{1, offsetof(struct cgl_fr_hipKernelNameRef, cgl_ret), sizeof(((struct cgl_fr_hipKernelNameRef *)0)->cgl_ret), 3, cgl_targs_hipKernelNameRef.arg, cgl_tn_hipKernelNameRef}, {
+    {offsetof(struct cgl_fr_hipKernelNameRef, f), sizeof(((struct cgl_fr_hipKernelNameRef *)0)->f), 3, 0, 0, 0},
+}};
 CG_THUNK(hipKernelNameRef, (cgl_f->f), CG_NO_CODE);
 static __attribute__((noinline)) const char *cgl_gp_hipKernelNameRef(const hipFunction_t f)
 {
@@ -11290,11 +12440,11 @@ struct cgl_fr_hipKernelNameRefByPtr {
     hipStream_t stream;
     const char *cgl_ret;
 };
-static const cg_arg cgl_ta_hipKernelNameRefByPtr[2] = {
-    {"hostFunction", offsetof(struct cgl_fr_hipKernelNameRefByPtr, hostFunction), sizeof(((struct cgl_fr_hipKernelNameRefByPtr *)0)->hostFunction), 3, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_hipKernelNameRefByPtr, stream), sizeof(((struct cgl_fr_hipKernelNameRefByPtr *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipKernelNameRefByPtr = {2, offsetof(struct cgl_fr_hipKernelNameRefByPtr, cgl_ret), sizeof(((struct cgl_fr_hipKernelNameRefByPtr *)0)->cgl_ret), 3, cgl_ta_hipKernelNameRefByPtr};
+static const cg_arg_name cgl_tn_hipKernelNameRefByPtr[2] = {{"hostFunction", NULL}, {"stream", NULL}};
+static const struct cgl_targs_hipKernelNameRefByPtr cgl_targs_hipKernelNameRefByPtr = {{2, offsetof(struct cgl_fr_hipKernelNameRefByPtr, cgl_ret), sizeof(((struct cgl_fr_hipKernelNameRefByPtr *)0)->cgl_ret), 3, cgl_targs_hipKernelNameRefByPtr.arg, cgl_tn_hipKernelNameRefByPtr}, {
+    {offsetof(struct cgl_fr_hipKernelNameRefByPtr, hostFunction), sizeof(((struct cgl_fr_hipKernelNameRefByPtr *)0)->hostFunction), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipKernelNameRefByPtr, stream), sizeof(((struct cgl_fr_hipKernelNameRefByPtr *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipKernelNameRefByPtr, (cgl_f->hostFunction, cgl_f->stream), CG_NO_CODE);
 static __attribute__((noinline)) const char *cgl_gp_hipKernelNameRefByPtr(const void *hostFunction, hipStream_t stream)
 {
@@ -11320,10 +12470,10 @@ struct cgl_fr_hipGetStreamDeviceId {
     hipStream_t stream;
     int cgl_ret;
 };
-static const cg_arg cgl_ta_hipGetStreamDeviceId[1] = {
-    {"stream", offsetof(struct cgl_fr_hipGetStreamDeviceId, stream), sizeof(((struct cgl_fr_hipGetStreamDeviceId *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGetStreamDeviceId = {1, offsetof(struct cgl_fr_hipGetStreamDeviceId, cgl_ret), sizeof(((struct cgl_fr_hipGetStreamDeviceId *)0)->cgl_ret), 1, cgl_ta_hipGetStreamDeviceId};
+static const cg_arg_name cgl_tn_hipGetStreamDeviceId[1] = {{"stream", NULL}};
+static const struct cgl_targs_hipGetStreamDeviceId cgl_targs_hipGetStreamDeviceId = {{1, offsetof(struct cgl_fr_hipGetStreamDeviceId, cgl_ret), sizeof(((struct cgl_fr_hipGetStreamDeviceId *)0)->cgl_ret), 1, cgl_targs_hipGetStreamDeviceId.arg, cgl_tn_hipGetStreamDeviceId}, {
+    {offsetof(struct cgl_fr_hipGetStreamDeviceId, stream), sizeof(((struct cgl_fr_hipGetStreamDeviceId *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGetStreamDeviceId, (cgl_f->stream), CG_NO_CODE);
 static __attribute__((noinline)) int cgl_gp_hipGetStreamDeviceId(hipStream_t stream)
 {
@@ -11350,11 +12500,11 @@ struct cgl_fr_hipStreamBeginCapture {
     hipStreamCaptureMode mode;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipStreamBeginCapture[2] = {
-    {"stream", offsetof(struct cgl_fr_hipStreamBeginCapture, stream), sizeof(((struct cgl_fr_hipStreamBeginCapture *)0)->stream), 3, 0, 0, 0, NULL},
-    {"mode", offsetof(struct cgl_fr_hipStreamBeginCapture, mode), sizeof(((struct cgl_fr_hipStreamBeginCapture *)0)->mode), 4, 0, 0, sizeof cgl_en_25 / sizeof cgl_en_25[0], cgl_en_25},
-};
-static const cg_args cgl_targs_hipStreamBeginCapture = {2, offsetof(struct cgl_fr_hipStreamBeginCapture, cgl_ret), sizeof(((struct cgl_fr_hipStreamBeginCapture *)0)->cgl_ret), 7, cgl_ta_hipStreamBeginCapture};
+static const cg_arg_name cgl_tn_hipStreamBeginCapture[2] = {{"stream", NULL}, {"mode", cgl_en_25}};
+static const struct cgl_targs_hipStreamBeginCapture cgl_targs_hipStreamBeginCapture = {{2, offsetof(struct cgl_fr_hipStreamBeginCapture, cgl_ret), sizeof(((struct cgl_fr_hipStreamBeginCapture *)0)->cgl_ret), 7, cgl_targs_hipStreamBeginCapture.arg, cgl_tn_hipStreamBeginCapture}, {
+    {offsetof(struct cgl_fr_hipStreamBeginCapture, stream), sizeof(((struct cgl_fr_hipStreamBeginCapture *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamBeginCapture, mode), sizeof(((struct cgl_fr_hipStreamBeginCapture *)0)->mode), 4, 0, 0, sizeof cgl_en_25 / sizeof cgl_en_25[0]},
+}};
 CG_THUNK(hipStreamBeginCapture, (cgl_f->stream, cgl_f->mode), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode mode)
 {
@@ -11380,11 +12530,11 @@ struct cgl_fr_hipStreamEndCapture {
     hipGraph_t *pGraph;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipStreamEndCapture[2] = {
-    {"stream", offsetof(struct cgl_fr_hipStreamEndCapture, stream), sizeof(((struct cgl_fr_hipStreamEndCapture *)0)->stream), 3, 0, 0, 0, NULL},
-    {"pGraph", offsetof(struct cgl_fr_hipStreamEndCapture, pGraph), sizeof(((struct cgl_fr_hipStreamEndCapture *)0)->pGraph), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipStreamEndCapture = {2, offsetof(struct cgl_fr_hipStreamEndCapture, cgl_ret), sizeof(((struct cgl_fr_hipStreamEndCapture *)0)->cgl_ret), 7, cgl_ta_hipStreamEndCapture};
+static const cg_arg_name cgl_tn_hipStreamEndCapture[2] = {{"stream", NULL}, {"pGraph", NULL}};
+static const struct cgl_targs_hipStreamEndCapture cgl_targs_hipStreamEndCapture = {{2, offsetof(struct cgl_fr_hipStreamEndCapture, cgl_ret), sizeof(((struct cgl_fr_hipStreamEndCapture *)0)->cgl_ret), 7, cgl_targs_hipStreamEndCapture.arg, cgl_tn_hipStreamEndCapture}, {
+    {offsetof(struct cgl_fr_hipStreamEndCapture, stream), sizeof(((struct cgl_fr_hipStreamEndCapture *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamEndCapture, pGraph), sizeof(((struct cgl_fr_hipStreamEndCapture *)0)->pGraph), 3, 0, 0, 0},
+}};
 CG_THUNK(hipStreamEndCapture, (cgl_f->stream, cgl_f->pGraph), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipStreamEndCapture(hipStream_t stream, hipGraph_t *pGraph)
 {
@@ -11411,12 +12561,12 @@ struct cgl_fr_hipStreamGetCaptureInfo {
     unsigned long long *pId;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipStreamGetCaptureInfo[3] = {
-    {"stream", offsetof(struct cgl_fr_hipStreamGetCaptureInfo, stream), sizeof(((struct cgl_fr_hipStreamGetCaptureInfo *)0)->stream), 3, 0, 0, 0, NULL},
-    {"pCaptureStatus", offsetof(struct cgl_fr_hipStreamGetCaptureInfo, pCaptureStatus), sizeof(((struct cgl_fr_hipStreamGetCaptureInfo *)0)->pCaptureStatus), 3, 0, 0, 0, NULL},
-    {"pId", offsetof(struct cgl_fr_hipStreamGetCaptureInfo, pId), sizeof(((struct cgl_fr_hipStreamGetCaptureInfo *)0)->pId), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipStreamGetCaptureInfo = {3, offsetof(struct cgl_fr_hipStreamGetCaptureInfo, cgl_ret), sizeof(((struct cgl_fr_hipStreamGetCaptureInfo *)0)->cgl_ret), 7, cgl_ta_hipStreamGetCaptureInfo};
+static const cg_arg_name cgl_tn_hipStreamGetCaptureInfo[3] = {{"stream", NULL}, {"pCaptureStatus", NULL}, {"pId", NULL}};
+static const struct cgl_targs_hipStreamGetCaptureInfo cgl_targs_hipStreamGetCaptureInfo = {{3, offsetof(struct cgl_fr_hipStreamGetCaptureInfo, cgl_ret), sizeof(((struct cgl_fr_hipStreamGetCaptureInfo *)0)->cgl_ret), 7, cgl_targs_hipStreamGetCaptureInfo.arg, cgl_tn_hipStreamGetCaptureInfo}, {
+    {offsetof(struct cgl_fr_hipStreamGetCaptureInfo, stream), sizeof(((struct cgl_fr_hipStreamGetCaptureInfo *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamGetCaptureInfo, pCaptureStatus), sizeof(((struct cgl_fr_hipStreamGetCaptureInfo *)0)->pCaptureStatus), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamGetCaptureInfo, pId), sizeof(((struct cgl_fr_hipStreamGetCaptureInfo *)0)->pId), 3, 0, 0, 0},
+}};
 CG_THUNK(hipStreamGetCaptureInfo, (cgl_f->stream, cgl_f->pCaptureStatus, cgl_f->pId), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipStreamGetCaptureInfo(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus, unsigned long long *pId)
 {
@@ -11446,15 +12596,15 @@ struct cgl_fr_hipStreamGetCaptureInfo_v2 {
     size_t *numDependencies_out;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipStreamGetCaptureInfo_v2[6] = {
-    {"stream", offsetof(struct cgl_fr_hipStreamGetCaptureInfo_v2, stream), sizeof(((struct cgl_fr_hipStreamGetCaptureInfo_v2 *)0)->stream), 3, 0, 0, 0, NULL},
-    {"captureStatus_out", offsetof(struct cgl_fr_hipStreamGetCaptureInfo_v2, captureStatus_out), sizeof(((struct cgl_fr_hipStreamGetCaptureInfo_v2 *)0)->captureStatus_out), 3, 0, 0, 0, NULL},
-    {"id_out", offsetof(struct cgl_fr_hipStreamGetCaptureInfo_v2, id_out), sizeof(((struct cgl_fr_hipStreamGetCaptureInfo_v2 *)0)->id_out), 3, 0, 0, 0, NULL},
-    {"graph_out", offsetof(struct cgl_fr_hipStreamGetCaptureInfo_v2, graph_out), sizeof(((struct cgl_fr_hipStreamGetCaptureInfo_v2 *)0)->graph_out), 3, 0, 0, 0, NULL},
-    {"dependencies_out", offsetof(struct cgl_fr_hipStreamGetCaptureInfo_v2, dependencies_out), sizeof(((struct cgl_fr_hipStreamGetCaptureInfo_v2 *)0)->dependencies_out), 3, 0, 0, 0, NULL},
-    {"numDependencies_out", offsetof(struct cgl_fr_hipStreamGetCaptureInfo_v2, numDependencies_out), sizeof(((struct cgl_fr_hipStreamGetCaptureInfo_v2 *)0)->numDependencies_out), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipStreamGetCaptureInfo_v2 = {6, offsetof(struct cgl_fr_hipStreamGetCaptureInfo_v2, cgl_ret), sizeof(((struct cgl_fr_hipStreamGetCaptureInfo_v2 *)0)->cgl_ret), 7, cgl_ta_hipStreamGetCaptureInfo_v2};
+static const cg_arg_name cgl_tn_hipStreamGetCaptureInfo_v2[6] = {{"stream", NULL}, {"captureStatus_out", NULL}, {"id_out", NULL}, {"graph_out", NULL}, {"dependencies_out", NULL}, {"numDependencies_out", NULL}};
+static const struct cgl_targs_hipStreamGetCaptureInfo_v2 cgl_targs_hipStreamGetCaptureInfo_v2 = {{6, offsetof(struct cgl_fr_hipStreamGetCaptureInfo_v2, cgl_ret), sizeof(((struct cgl_fr_hipStreamGetCaptureInfo_v2 *)0)->cgl_ret), 7, cgl_targs_hipStreamGetCaptureInfo_v2.arg, cgl_tn_hipStreamGetCaptureInfo_v2}, {
+    {offsetof(struct cgl_fr_hipStreamGetCaptureInfo_v2, stream), sizeof(((struct cgl_fr_hipStreamGetCaptureInfo_v2 *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamGetCaptureInfo_v2, captureStatus_out), sizeof(((struct cgl_fr_hipStreamGetCaptureInfo_v2 *)0)->captureStatus_out), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamGetCaptureInfo_v2, id_out), sizeof(((struct cgl_fr_hipStreamGetCaptureInfo_v2 *)0)->id_out), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamGetCaptureInfo_v2, graph_out), sizeof(((struct cgl_fr_hipStreamGetCaptureInfo_v2 *)0)->graph_out), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamGetCaptureInfo_v2, dependencies_out), sizeof(((struct cgl_fr_hipStreamGetCaptureInfo_v2 *)0)->dependencies_out), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamGetCaptureInfo_v2, numDependencies_out), sizeof(((struct cgl_fr_hipStreamGetCaptureInfo_v2 *)0)->numDependencies_out), 3, 0, 0, 0},
+}};
 CG_THUNK(hipStreamGetCaptureInfo_v2, (cgl_f->stream, cgl_f->captureStatus_out, cgl_f->id_out, cgl_f->graph_out, cgl_f->dependencies_out, cgl_f->numDependencies_out), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipStreamGetCaptureInfo_v2(hipStream_t stream, hipStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, hipGraph_t *graph_out, const hipGraphNode_t **dependencies_out, size_t *numDependencies_out)
 {
@@ -11480,11 +12630,11 @@ struct cgl_fr_hipStreamIsCapturing {
     hipStreamCaptureStatus *pCaptureStatus;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipStreamIsCapturing[2] = {
-    {"stream", offsetof(struct cgl_fr_hipStreamIsCapturing, stream), sizeof(((struct cgl_fr_hipStreamIsCapturing *)0)->stream), 3, 0, 0, 0, NULL},
-    {"pCaptureStatus", offsetof(struct cgl_fr_hipStreamIsCapturing, pCaptureStatus), sizeof(((struct cgl_fr_hipStreamIsCapturing *)0)->pCaptureStatus), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipStreamIsCapturing = {2, offsetof(struct cgl_fr_hipStreamIsCapturing, cgl_ret), sizeof(((struct cgl_fr_hipStreamIsCapturing *)0)->cgl_ret), 7, cgl_ta_hipStreamIsCapturing};
+static const cg_arg_name cgl_tn_hipStreamIsCapturing[2] = {{"stream", NULL}, {"pCaptureStatus", NULL}};
+static const struct cgl_targs_hipStreamIsCapturing cgl_targs_hipStreamIsCapturing = {{2, offsetof(struct cgl_fr_hipStreamIsCapturing, cgl_ret), sizeof(((struct cgl_fr_hipStreamIsCapturing *)0)->cgl_ret), 7, cgl_targs_hipStreamIsCapturing.arg, cgl_tn_hipStreamIsCapturing}, {
+    {offsetof(struct cgl_fr_hipStreamIsCapturing, stream), sizeof(((struct cgl_fr_hipStreamIsCapturing *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamIsCapturing, pCaptureStatus), sizeof(((struct cgl_fr_hipStreamIsCapturing *)0)->pCaptureStatus), 3, 0, 0, 0},
+}};
 CG_THUNK(hipStreamIsCapturing, (cgl_f->stream, cgl_f->pCaptureStatus), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipStreamIsCapturing(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus)
 {
@@ -11512,13 +12662,13 @@ struct cgl_fr_hipStreamUpdateCaptureDependencies {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipStreamUpdateCaptureDependencies[4] = {
-    {"stream", offsetof(struct cgl_fr_hipStreamUpdateCaptureDependencies, stream), sizeof(((struct cgl_fr_hipStreamUpdateCaptureDependencies *)0)->stream), 3, 0, 0, 0, NULL},
-    {"dependencies", offsetof(struct cgl_fr_hipStreamUpdateCaptureDependencies, dependencies), sizeof(((struct cgl_fr_hipStreamUpdateCaptureDependencies *)0)->dependencies), 3, 0, 0, 0, NULL},
-    {"numDependencies", offsetof(struct cgl_fr_hipStreamUpdateCaptureDependencies, numDependencies), sizeof(((struct cgl_fr_hipStreamUpdateCaptureDependencies *)0)->numDependencies), 2, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipStreamUpdateCaptureDependencies, flags), sizeof(((struct cgl_fr_hipStreamUpdateCaptureDependencies *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipStreamUpdateCaptureDependencies = {4, offsetof(struct cgl_fr_hipStreamUpdateCaptureDependencies, cgl_ret), sizeof(((struct cgl_fr_hipStreamUpdateCaptureDependencies *)0)->cgl_ret), 7, cgl_ta_hipStreamUpdateCaptureDependencies};
+static const cg_arg_name cgl_tn_hipStreamUpdateCaptureDependencies[4] = {{"stream", NULL}, {"dependencies", NULL}, {"numDependencies", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipStreamUpdateCaptureDependencies cgl_targs_hipStreamUpdateCaptureDependencies = {{4, offsetof(struct cgl_fr_hipStreamUpdateCaptureDependencies, cgl_ret), sizeof(((struct cgl_fr_hipStreamUpdateCaptureDependencies *)0)->cgl_ret), 7, cgl_targs_hipStreamUpdateCaptureDependencies.arg, cgl_tn_hipStreamUpdateCaptureDependencies}, {
+    {offsetof(struct cgl_fr_hipStreamUpdateCaptureDependencies, stream), sizeof(((struct cgl_fr_hipStreamUpdateCaptureDependencies *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamUpdateCaptureDependencies, dependencies), sizeof(((struct cgl_fr_hipStreamUpdateCaptureDependencies *)0)->dependencies), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamUpdateCaptureDependencies, numDependencies), sizeof(((struct cgl_fr_hipStreamUpdateCaptureDependencies *)0)->numDependencies), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamUpdateCaptureDependencies, flags), sizeof(((struct cgl_fr_hipStreamUpdateCaptureDependencies *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipStreamUpdateCaptureDependencies, (cgl_f->stream, cgl_f->dependencies, cgl_f->numDependencies, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipStreamUpdateCaptureDependencies(hipStream_t stream, hipGraphNode_t *dependencies, size_t numDependencies, unsigned int flags)
 {
@@ -11545,12 +12695,12 @@ struct cgl_fr_hipLaunchHostFunc {
     void *userData;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipLaunchHostFunc[3] = {
-    {"stream", offsetof(struct cgl_fr_hipLaunchHostFunc, stream), sizeof(((struct cgl_fr_hipLaunchHostFunc *)0)->stream), 3, 0, 0, 0, NULL},
-    {"fn", offsetof(struct cgl_fr_hipLaunchHostFunc, fn), sizeof(((struct cgl_fr_hipLaunchHostFunc *)0)->fn), 3, 0, 0, 0, NULL},
-    {"userData", offsetof(struct cgl_fr_hipLaunchHostFunc, userData), sizeof(((struct cgl_fr_hipLaunchHostFunc *)0)->userData), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipLaunchHostFunc = {3, offsetof(struct cgl_fr_hipLaunchHostFunc, cgl_ret), sizeof(((struct cgl_fr_hipLaunchHostFunc *)0)->cgl_ret), 7, cgl_ta_hipLaunchHostFunc};
+static const cg_arg_name cgl_tn_hipLaunchHostFunc[3] = {{"stream", NULL}, {"fn", NULL}, {"userData", NULL}};
+static const struct cgl_targs_hipLaunchHostFunc cgl_targs_hipLaunchHostFunc = {{3, offsetof(struct cgl_fr_hipLaunchHostFunc, cgl_ret), sizeof(((struct cgl_fr_hipLaunchHostFunc *)0)->cgl_ret), 7, cgl_targs_hipLaunchHostFunc.arg, cgl_tn_hipLaunchHostFunc}, {
+    {offsetof(struct cgl_fr_hipLaunchHostFunc, stream), sizeof(((struct cgl_fr_hipLaunchHostFunc *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipLaunchHostFunc, fn), sizeof(((struct cgl_fr_hipLaunchHostFunc *)0)->fn), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipLaunchHostFunc, userData), sizeof(((struct cgl_fr_hipLaunchHostFunc *)0)->userData), 3, 0, 0, 0},
+}};
 CG_THUNK(hipLaunchHostFunc, (cgl_f->stream, cgl_f->fn, cgl_f->userData), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void *userData)
 {
@@ -11575,10 +12725,10 @@ struct cgl_fr_hipThreadExchangeStreamCaptureMode {
     hipStreamCaptureMode *mode;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipThreadExchangeStreamCaptureMode[1] = {
-    {"mode", offsetof(struct cgl_fr_hipThreadExchangeStreamCaptureMode, mode), sizeof(((struct cgl_fr_hipThreadExchangeStreamCaptureMode *)0)->mode), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipThreadExchangeStreamCaptureMode = {1, offsetof(struct cgl_fr_hipThreadExchangeStreamCaptureMode, cgl_ret), sizeof(((struct cgl_fr_hipThreadExchangeStreamCaptureMode *)0)->cgl_ret), 7, cgl_ta_hipThreadExchangeStreamCaptureMode};
+static const cg_arg_name cgl_tn_hipThreadExchangeStreamCaptureMode[1] = {{"mode", NULL}};
+static const struct cgl_targs_hipThreadExchangeStreamCaptureMode cgl_targs_hipThreadExchangeStreamCaptureMode = {{1, offsetof(struct cgl_fr_hipThreadExchangeStreamCaptureMode, cgl_ret), sizeof(((struct cgl_fr_hipThreadExchangeStreamCaptureMode *)0)->cgl_ret), 7, cgl_targs_hipThreadExchangeStreamCaptureMode.arg, cgl_tn_hipThreadExchangeStreamCaptureMode}, {
+    {offsetof(struct cgl_fr_hipThreadExchangeStreamCaptureMode, mode), sizeof(((struct cgl_fr_hipThreadExchangeStreamCaptureMode *)0)->mode), 3, 0, 0, 0},
+}};
 CG_THUNK(hipThreadExchangeStreamCaptureMode, (cgl_f->mode), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipThreadExchangeStreamCaptureMode(hipStreamCaptureMode *mode)
 {
@@ -11604,11 +12754,11 @@ struct cgl_fr_hipGraphCreate {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphCreate[2] = {
-    {"pGraph", offsetof(struct cgl_fr_hipGraphCreate, pGraph), sizeof(((struct cgl_fr_hipGraphCreate *)0)->pGraph), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipGraphCreate, flags), sizeof(((struct cgl_fr_hipGraphCreate *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphCreate = {2, offsetof(struct cgl_fr_hipGraphCreate, cgl_ret), sizeof(((struct cgl_fr_hipGraphCreate *)0)->cgl_ret), 7, cgl_ta_hipGraphCreate};
+static const cg_arg_name cgl_tn_hipGraphCreate[2] = {{"pGraph", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipGraphCreate cgl_targs_hipGraphCreate = {{2, offsetof(struct cgl_fr_hipGraphCreate, cgl_ret), sizeof(((struct cgl_fr_hipGraphCreate *)0)->cgl_ret), 7, cgl_targs_hipGraphCreate.arg, cgl_tn_hipGraphCreate}, {
+    {offsetof(struct cgl_fr_hipGraphCreate, pGraph), sizeof(((struct cgl_fr_hipGraphCreate *)0)->pGraph), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphCreate, flags), sizeof(((struct cgl_fr_hipGraphCreate *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipGraphCreate, (cgl_f->pGraph, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphCreate(hipGraph_t *pGraph, unsigned int flags)
 {
@@ -11633,10 +12783,10 @@ struct cgl_fr_hipGraphDestroy {
     hipGraph_t graph;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphDestroy[1] = {
-    {"graph", offsetof(struct cgl_fr_hipGraphDestroy, graph), sizeof(((struct cgl_fr_hipGraphDestroy *)0)->graph), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphDestroy = {1, offsetof(struct cgl_fr_hipGraphDestroy, cgl_ret), sizeof(((struct cgl_fr_hipGraphDestroy *)0)->cgl_ret), 7, cgl_ta_hipGraphDestroy};
+static const cg_arg_name cgl_tn_hipGraphDestroy[1] = {{"graph", NULL}};
+static const struct cgl_targs_hipGraphDestroy cgl_targs_hipGraphDestroy = {{1, offsetof(struct cgl_fr_hipGraphDestroy, cgl_ret), sizeof(((struct cgl_fr_hipGraphDestroy *)0)->cgl_ret), 7, cgl_targs_hipGraphDestroy.arg, cgl_tn_hipGraphDestroy}, {
+    {offsetof(struct cgl_fr_hipGraphDestroy, graph), sizeof(((struct cgl_fr_hipGraphDestroy *)0)->graph), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphDestroy, (cgl_f->graph), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphDestroy(hipGraph_t graph)
 {
@@ -11664,13 +12814,13 @@ struct cgl_fr_hipGraphAddDependencies {
     size_t numDependencies;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphAddDependencies[4] = {
-    {"graph", offsetof(struct cgl_fr_hipGraphAddDependencies, graph), sizeof(((struct cgl_fr_hipGraphAddDependencies *)0)->graph), 3, 0, 0, 0, NULL},
-    {"from", offsetof(struct cgl_fr_hipGraphAddDependencies, from), sizeof(((struct cgl_fr_hipGraphAddDependencies *)0)->from), 3, 0, 0, 0, NULL},
-    {"to", offsetof(struct cgl_fr_hipGraphAddDependencies, to), sizeof(((struct cgl_fr_hipGraphAddDependencies *)0)->to), 3, 0, 0, 0, NULL},
-    {"numDependencies", offsetof(struct cgl_fr_hipGraphAddDependencies, numDependencies), sizeof(((struct cgl_fr_hipGraphAddDependencies *)0)->numDependencies), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphAddDependencies = {4, offsetof(struct cgl_fr_hipGraphAddDependencies, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddDependencies *)0)->cgl_ret), 7, cgl_ta_hipGraphAddDependencies};
+static const cg_arg_name cgl_tn_hipGraphAddDependencies[4] = {{"graph", NULL}, {"from", NULL}, {"to", NULL}, {"numDependencies", NULL}};
+static const struct cgl_targs_hipGraphAddDependencies cgl_targs_hipGraphAddDependencies = {{4, offsetof(struct cgl_fr_hipGraphAddDependencies, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddDependencies *)0)->cgl_ret), 7, cgl_targs_hipGraphAddDependencies.arg, cgl_tn_hipGraphAddDependencies}, {
+    {offsetof(struct cgl_fr_hipGraphAddDependencies, graph), sizeof(((struct cgl_fr_hipGraphAddDependencies *)0)->graph), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddDependencies, from), sizeof(((struct cgl_fr_hipGraphAddDependencies *)0)->from), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddDependencies, to), sizeof(((struct cgl_fr_hipGraphAddDependencies *)0)->to), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddDependencies, numDependencies), sizeof(((struct cgl_fr_hipGraphAddDependencies *)0)->numDependencies), 2, 0, 0, 0},
+}};
 CG_THUNK(hipGraphAddDependencies, (cgl_f->graph, cgl_f->from, cgl_f->to, cgl_f->numDependencies), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddDependencies(hipGraph_t graph, const hipGraphNode_t *from, const hipGraphNode_t *to, size_t numDependencies)
 {
@@ -11698,13 +12848,13 @@ struct cgl_fr_hipGraphRemoveDependencies {
     size_t numDependencies;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphRemoveDependencies[4] = {
-    {"graph", offsetof(struct cgl_fr_hipGraphRemoveDependencies, graph), sizeof(((struct cgl_fr_hipGraphRemoveDependencies *)0)->graph), 3, 0, 0, 0, NULL},
-    {"from", offsetof(struct cgl_fr_hipGraphRemoveDependencies, from), sizeof(((struct cgl_fr_hipGraphRemoveDependencies *)0)->from), 3, 0, 0, 0, NULL},
-    {"to", offsetof(struct cgl_fr_hipGraphRemoveDependencies, to), sizeof(((struct cgl_fr_hipGraphRemoveDependencies *)0)->to), 3, 0, 0, 0, NULL},
-    {"numDependencies", offsetof(struct cgl_fr_hipGraphRemoveDependencies, numDependencies), sizeof(((struct cgl_fr_hipGraphRemoveDependencies *)0)->numDependencies), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphRemoveDependencies = {4, offsetof(struct cgl_fr_hipGraphRemoveDependencies, cgl_ret), sizeof(((struct cgl_fr_hipGraphRemoveDependencies *)0)->cgl_ret), 7, cgl_ta_hipGraphRemoveDependencies};
+static const cg_arg_name cgl_tn_hipGraphRemoveDependencies[4] = {{"graph", NULL}, {"from", NULL}, {"to", NULL}, {"numDependencies", NULL}};
+static const struct cgl_targs_hipGraphRemoveDependencies cgl_targs_hipGraphRemoveDependencies = {{4, offsetof(struct cgl_fr_hipGraphRemoveDependencies, cgl_ret), sizeof(((struct cgl_fr_hipGraphRemoveDependencies *)0)->cgl_ret), 7, cgl_targs_hipGraphRemoveDependencies.arg, cgl_tn_hipGraphRemoveDependencies}, {
+    {offsetof(struct cgl_fr_hipGraphRemoveDependencies, graph), sizeof(((struct cgl_fr_hipGraphRemoveDependencies *)0)->graph), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphRemoveDependencies, from), sizeof(((struct cgl_fr_hipGraphRemoveDependencies *)0)->from), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphRemoveDependencies, to), sizeof(((struct cgl_fr_hipGraphRemoveDependencies *)0)->to), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphRemoveDependencies, numDependencies), sizeof(((struct cgl_fr_hipGraphRemoveDependencies *)0)->numDependencies), 2, 0, 0, 0},
+}};
 CG_THUNK(hipGraphRemoveDependencies, (cgl_f->graph, cgl_f->from, cgl_f->to, cgl_f->numDependencies), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphRemoveDependencies(hipGraph_t graph, const hipGraphNode_t *from, const hipGraphNode_t *to, size_t numDependencies)
 {
@@ -11732,13 +12882,13 @@ struct cgl_fr_hipGraphGetEdges {
     size_t *numEdges;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphGetEdges[4] = {
-    {"graph", offsetof(struct cgl_fr_hipGraphGetEdges, graph), sizeof(((struct cgl_fr_hipGraphGetEdges *)0)->graph), 3, 0, 0, 0, NULL},
-    {"from", offsetof(struct cgl_fr_hipGraphGetEdges, from), sizeof(((struct cgl_fr_hipGraphGetEdges *)0)->from), 3, 0, 0, 0, NULL},
-    {"to", offsetof(struct cgl_fr_hipGraphGetEdges, to), sizeof(((struct cgl_fr_hipGraphGetEdges *)0)->to), 3, 0, 0, 0, NULL},
-    {"numEdges", offsetof(struct cgl_fr_hipGraphGetEdges, numEdges), sizeof(((struct cgl_fr_hipGraphGetEdges *)0)->numEdges), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphGetEdges = {4, offsetof(struct cgl_fr_hipGraphGetEdges, cgl_ret), sizeof(((struct cgl_fr_hipGraphGetEdges *)0)->cgl_ret), 7, cgl_ta_hipGraphGetEdges};
+static const cg_arg_name cgl_tn_hipGraphGetEdges[4] = {{"graph", NULL}, {"from", NULL}, {"to", NULL}, {"numEdges", NULL}};
+static const struct cgl_targs_hipGraphGetEdges cgl_targs_hipGraphGetEdges = {{4, offsetof(struct cgl_fr_hipGraphGetEdges, cgl_ret), sizeof(((struct cgl_fr_hipGraphGetEdges *)0)->cgl_ret), 7, cgl_targs_hipGraphGetEdges.arg, cgl_tn_hipGraphGetEdges}, {
+    {offsetof(struct cgl_fr_hipGraphGetEdges, graph), sizeof(((struct cgl_fr_hipGraphGetEdges *)0)->graph), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphGetEdges, from), sizeof(((struct cgl_fr_hipGraphGetEdges *)0)->from), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphGetEdges, to), sizeof(((struct cgl_fr_hipGraphGetEdges *)0)->to), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphGetEdges, numEdges), sizeof(((struct cgl_fr_hipGraphGetEdges *)0)->numEdges), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphGetEdges, (cgl_f->graph, cgl_f->from, cgl_f->to, cgl_f->numEdges), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphGetEdges(hipGraph_t graph, hipGraphNode_t *from, hipGraphNode_t *to, size_t *numEdges)
 {
@@ -11765,12 +12915,12 @@ struct cgl_fr_hipGraphGetNodes {
     size_t *numNodes;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphGetNodes[3] = {
-    {"graph", offsetof(struct cgl_fr_hipGraphGetNodes, graph), sizeof(((struct cgl_fr_hipGraphGetNodes *)0)->graph), 3, 0, 0, 0, NULL},
-    {"nodes", offsetof(struct cgl_fr_hipGraphGetNodes, nodes), sizeof(((struct cgl_fr_hipGraphGetNodes *)0)->nodes), 3, 0, 0, 0, NULL},
-    {"numNodes", offsetof(struct cgl_fr_hipGraphGetNodes, numNodes), sizeof(((struct cgl_fr_hipGraphGetNodes *)0)->numNodes), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphGetNodes = {3, offsetof(struct cgl_fr_hipGraphGetNodes, cgl_ret), sizeof(((struct cgl_fr_hipGraphGetNodes *)0)->cgl_ret), 7, cgl_ta_hipGraphGetNodes};
+static const cg_arg_name cgl_tn_hipGraphGetNodes[3] = {{"graph", NULL}, {"nodes", NULL}, {"numNodes", NULL}};
+static const struct cgl_targs_hipGraphGetNodes cgl_targs_hipGraphGetNodes = {{3, offsetof(struct cgl_fr_hipGraphGetNodes, cgl_ret), sizeof(((struct cgl_fr_hipGraphGetNodes *)0)->cgl_ret), 7, cgl_targs_hipGraphGetNodes.arg, cgl_tn_hipGraphGetNodes}, {
+    {offsetof(struct cgl_fr_hipGraphGetNodes, graph), sizeof(((struct cgl_fr_hipGraphGetNodes *)0)->graph), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphGetNodes, nodes), sizeof(((struct cgl_fr_hipGraphGetNodes *)0)->nodes), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphGetNodes, numNodes), sizeof(((struct cgl_fr_hipGraphGetNodes *)0)->numNodes), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphGetNodes, (cgl_f->graph, cgl_f->nodes, cgl_f->numNodes), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphGetNodes(hipGraph_t graph, hipGraphNode_t *nodes, size_t *numNodes)
 {
@@ -11797,12 +12947,12 @@ struct cgl_fr_hipGraphGetRootNodes {
     size_t *pNumRootNodes;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphGetRootNodes[3] = {
-    {"graph", offsetof(struct cgl_fr_hipGraphGetRootNodes, graph), sizeof(((struct cgl_fr_hipGraphGetRootNodes *)0)->graph), 3, 0, 0, 0, NULL},
-    {"pRootNodes", offsetof(struct cgl_fr_hipGraphGetRootNodes, pRootNodes), sizeof(((struct cgl_fr_hipGraphGetRootNodes *)0)->pRootNodes), 3, 0, 0, 0, NULL},
-    {"pNumRootNodes", offsetof(struct cgl_fr_hipGraphGetRootNodes, pNumRootNodes), sizeof(((struct cgl_fr_hipGraphGetRootNodes *)0)->pNumRootNodes), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphGetRootNodes = {3, offsetof(struct cgl_fr_hipGraphGetRootNodes, cgl_ret), sizeof(((struct cgl_fr_hipGraphGetRootNodes *)0)->cgl_ret), 7, cgl_ta_hipGraphGetRootNodes};
+static const cg_arg_name cgl_tn_hipGraphGetRootNodes[3] = {{"graph", NULL}, {"pRootNodes", NULL}, {"pNumRootNodes", NULL}};
+static const struct cgl_targs_hipGraphGetRootNodes cgl_targs_hipGraphGetRootNodes = {{3, offsetof(struct cgl_fr_hipGraphGetRootNodes, cgl_ret), sizeof(((struct cgl_fr_hipGraphGetRootNodes *)0)->cgl_ret), 7, cgl_targs_hipGraphGetRootNodes.arg, cgl_tn_hipGraphGetRootNodes}, {
+    {offsetof(struct cgl_fr_hipGraphGetRootNodes, graph), sizeof(((struct cgl_fr_hipGraphGetRootNodes *)0)->graph), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphGetRootNodes, pRootNodes), sizeof(((struct cgl_fr_hipGraphGetRootNodes *)0)->pRootNodes), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphGetRootNodes, pNumRootNodes), sizeof(((struct cgl_fr_hipGraphGetRootNodes *)0)->pNumRootNodes), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphGetRootNodes, (cgl_f->graph, cgl_f->pRootNodes, cgl_f->pNumRootNodes), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphGetRootNodes(hipGraph_t graph, hipGraphNode_t *pRootNodes, size_t *pNumRootNodes)
 {
@@ -11829,12 +12979,12 @@ struct cgl_fr_hipGraphNodeGetDependencies {
     size_t *pNumDependencies;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphNodeGetDependencies[3] = {
-    {"node", offsetof(struct cgl_fr_hipGraphNodeGetDependencies, node), sizeof(((struct cgl_fr_hipGraphNodeGetDependencies *)0)->node), 3, 0, 0, 0, NULL},
-    {"pDependencies", offsetof(struct cgl_fr_hipGraphNodeGetDependencies, pDependencies), sizeof(((struct cgl_fr_hipGraphNodeGetDependencies *)0)->pDependencies), 3, 0, 0, 0, NULL},
-    {"pNumDependencies", offsetof(struct cgl_fr_hipGraphNodeGetDependencies, pNumDependencies), sizeof(((struct cgl_fr_hipGraphNodeGetDependencies *)0)->pNumDependencies), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphNodeGetDependencies = {3, offsetof(struct cgl_fr_hipGraphNodeGetDependencies, cgl_ret), sizeof(((struct cgl_fr_hipGraphNodeGetDependencies *)0)->cgl_ret), 7, cgl_ta_hipGraphNodeGetDependencies};
+static const cg_arg_name cgl_tn_hipGraphNodeGetDependencies[3] = {{"node", NULL}, {"pDependencies", NULL}, {"pNumDependencies", NULL}};
+static const struct cgl_targs_hipGraphNodeGetDependencies cgl_targs_hipGraphNodeGetDependencies = {{3, offsetof(struct cgl_fr_hipGraphNodeGetDependencies, cgl_ret), sizeof(((struct cgl_fr_hipGraphNodeGetDependencies *)0)->cgl_ret), 7, cgl_targs_hipGraphNodeGetDependencies.arg, cgl_tn_hipGraphNodeGetDependencies}, {
+    {offsetof(struct cgl_fr_hipGraphNodeGetDependencies, node), sizeof(((struct cgl_fr_hipGraphNodeGetDependencies *)0)->node), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphNodeGetDependencies, pDependencies), sizeof(((struct cgl_fr_hipGraphNodeGetDependencies *)0)->pDependencies), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphNodeGetDependencies, pNumDependencies), sizeof(((struct cgl_fr_hipGraphNodeGetDependencies *)0)->pNumDependencies), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphNodeGetDependencies, (cgl_f->node, cgl_f->pDependencies, cgl_f->pNumDependencies), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphNodeGetDependencies(hipGraphNode_t node, hipGraphNode_t *pDependencies, size_t *pNumDependencies)
 {
@@ -11861,12 +13011,12 @@ struct cgl_fr_hipGraphNodeGetDependentNodes {
     size_t *pNumDependentNodes;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphNodeGetDependentNodes[3] = {
-    {"node", offsetof(struct cgl_fr_hipGraphNodeGetDependentNodes, node), sizeof(((struct cgl_fr_hipGraphNodeGetDependentNodes *)0)->node), 3, 0, 0, 0, NULL},
-    {"pDependentNodes", offsetof(struct cgl_fr_hipGraphNodeGetDependentNodes, pDependentNodes), sizeof(((struct cgl_fr_hipGraphNodeGetDependentNodes *)0)->pDependentNodes), 3, 0, 0, 0, NULL},
-    {"pNumDependentNodes", offsetof(struct cgl_fr_hipGraphNodeGetDependentNodes, pNumDependentNodes), sizeof(((struct cgl_fr_hipGraphNodeGetDependentNodes *)0)->pNumDependentNodes), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphNodeGetDependentNodes = {3, offsetof(struct cgl_fr_hipGraphNodeGetDependentNodes, cgl_ret), sizeof(((struct cgl_fr_hipGraphNodeGetDependentNodes *)0)->cgl_ret), 7, cgl_ta_hipGraphNodeGetDependentNodes};
+static const cg_arg_name cgl_tn_hipGraphNodeGetDependentNodes[3] = {{"node", NULL}, {"pDependentNodes", NULL}, {"pNumDependentNodes", NULL}};
+static const struct cgl_targs_hipGraphNodeGetDependentNodes cgl_targs_hipGraphNodeGetDependentNodes = {{3, offsetof(struct cgl_fr_hipGraphNodeGetDependentNodes, cgl_ret), sizeof(((struct cgl_fr_hipGraphNodeGetDependentNodes *)0)->cgl_ret), 7, cgl_targs_hipGraphNodeGetDependentNodes.arg, cgl_tn_hipGraphNodeGetDependentNodes}, {
+    {offsetof(struct cgl_fr_hipGraphNodeGetDependentNodes, node), sizeof(((struct cgl_fr_hipGraphNodeGetDependentNodes *)0)->node), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphNodeGetDependentNodes, pDependentNodes), sizeof(((struct cgl_fr_hipGraphNodeGetDependentNodes *)0)->pDependentNodes), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphNodeGetDependentNodes, pNumDependentNodes), sizeof(((struct cgl_fr_hipGraphNodeGetDependentNodes *)0)->pNumDependentNodes), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphNodeGetDependentNodes, (cgl_f->node, cgl_f->pDependentNodes, cgl_f->pNumDependentNodes), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphNodeGetDependentNodes(hipGraphNode_t node, hipGraphNode_t *pDependentNodes, size_t *pNumDependentNodes)
 {
@@ -11892,11 +13042,11 @@ struct cgl_fr_hipGraphNodeGetType {
     hipGraphNodeType *pType;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphNodeGetType[2] = {
-    {"node", offsetof(struct cgl_fr_hipGraphNodeGetType, node), sizeof(((struct cgl_fr_hipGraphNodeGetType *)0)->node), 3, 0, 0, 0, NULL},
-    {"pType", offsetof(struct cgl_fr_hipGraphNodeGetType, pType), sizeof(((struct cgl_fr_hipGraphNodeGetType *)0)->pType), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphNodeGetType = {2, offsetof(struct cgl_fr_hipGraphNodeGetType, cgl_ret), sizeof(((struct cgl_fr_hipGraphNodeGetType *)0)->cgl_ret), 7, cgl_ta_hipGraphNodeGetType};
+static const cg_arg_name cgl_tn_hipGraphNodeGetType[2] = {{"node", NULL}, {"pType", NULL}};
+static const struct cgl_targs_hipGraphNodeGetType cgl_targs_hipGraphNodeGetType = {{2, offsetof(struct cgl_fr_hipGraphNodeGetType, cgl_ret), sizeof(((struct cgl_fr_hipGraphNodeGetType *)0)->cgl_ret), 7, cgl_targs_hipGraphNodeGetType.arg, cgl_tn_hipGraphNodeGetType}, {
+    {offsetof(struct cgl_fr_hipGraphNodeGetType, node), sizeof(((struct cgl_fr_hipGraphNodeGetType *)0)->node), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphNodeGetType, pType), sizeof(((struct cgl_fr_hipGraphNodeGetType *)0)->pType), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphNodeGetType, (cgl_f->node, cgl_f->pType), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphNodeGetType(hipGraphNode_t node, hipGraphNodeType *pType)
 {
@@ -11921,10 +13071,10 @@ struct cgl_fr_hipGraphDestroyNode {
     hipGraphNode_t node;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphDestroyNode[1] = {
-    {"node", offsetof(struct cgl_fr_hipGraphDestroyNode, node), sizeof(((struct cgl_fr_hipGraphDestroyNode *)0)->node), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphDestroyNode = {1, offsetof(struct cgl_fr_hipGraphDestroyNode, cgl_ret), sizeof(((struct cgl_fr_hipGraphDestroyNode *)0)->cgl_ret), 7, cgl_ta_hipGraphDestroyNode};
+static const cg_arg_name cgl_tn_hipGraphDestroyNode[1] = {{"node", NULL}};
+static const struct cgl_targs_hipGraphDestroyNode cgl_targs_hipGraphDestroyNode = {{1, offsetof(struct cgl_fr_hipGraphDestroyNode, cgl_ret), sizeof(((struct cgl_fr_hipGraphDestroyNode *)0)->cgl_ret), 7, cgl_targs_hipGraphDestroyNode.arg, cgl_tn_hipGraphDestroyNode}, {
+    {offsetof(struct cgl_fr_hipGraphDestroyNode, node), sizeof(((struct cgl_fr_hipGraphDestroyNode *)0)->node), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphDestroyNode, (cgl_f->node), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphDestroyNode(hipGraphNode_t node)
 {
@@ -11950,11 +13100,11 @@ struct cgl_fr_hipGraphClone {
     hipGraph_t originalGraph;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphClone[2] = {
-    {"pGraphClone", offsetof(struct cgl_fr_hipGraphClone, pGraphClone), sizeof(((struct cgl_fr_hipGraphClone *)0)->pGraphClone), 3, 0, 0, 0, NULL},
-    {"originalGraph", offsetof(struct cgl_fr_hipGraphClone, originalGraph), sizeof(((struct cgl_fr_hipGraphClone *)0)->originalGraph), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphClone = {2, offsetof(struct cgl_fr_hipGraphClone, cgl_ret), sizeof(((struct cgl_fr_hipGraphClone *)0)->cgl_ret), 7, cgl_ta_hipGraphClone};
+static const cg_arg_name cgl_tn_hipGraphClone[2] = {{"pGraphClone", NULL}, {"originalGraph", NULL}};
+static const struct cgl_targs_hipGraphClone cgl_targs_hipGraphClone = {{2, offsetof(struct cgl_fr_hipGraphClone, cgl_ret), sizeof(((struct cgl_fr_hipGraphClone *)0)->cgl_ret), 7, cgl_targs_hipGraphClone.arg, cgl_tn_hipGraphClone}, {
+    {offsetof(struct cgl_fr_hipGraphClone, pGraphClone), sizeof(((struct cgl_fr_hipGraphClone *)0)->pGraphClone), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphClone, originalGraph), sizeof(((struct cgl_fr_hipGraphClone *)0)->originalGraph), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphClone, (cgl_f->pGraphClone, cgl_f->originalGraph), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphClone(hipGraph_t *pGraphClone, hipGraph_t originalGraph)
 {
@@ -11981,12 +13131,12 @@ struct cgl_fr_hipGraphNodeFindInClone {
     hipGraph_t clonedGraph;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphNodeFindInClone[3] = {
-    {"pNode", offsetof(struct cgl_fr_hipGraphNodeFindInClone, pNode), sizeof(((struct cgl_fr_hipGraphNodeFindInClone *)0)->pNode), 3, 0, 0, 0, NULL},
-    {"originalNode", offsetof(struct cgl_fr_hipGraphNodeFindInClone, originalNode), sizeof(((struct cgl_fr_hipGraphNodeFindInClone *)0)->originalNode), 3, 0, 0, 0, NULL},
-    {"clonedGraph", offsetof(struct cgl_fr_hipGraphNodeFindInClone, clonedGraph), sizeof(((struct cgl_fr_hipGraphNodeFindInClone *)0)->clonedGraph), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphNodeFindInClone = {3, offsetof(struct cgl_fr_hipGraphNodeFindInClone, cgl_ret), sizeof(((struct cgl_fr_hipGraphNodeFindInClone *)0)->cgl_ret), 7, cgl_ta_hipGraphNodeFindInClone};
+static const cg_arg_name cgl_tn_hipGraphNodeFindInClone[3] = {{"pNode", NULL}, {"originalNode", NULL}, {"clonedGraph", NULL}};
+static const struct cgl_targs_hipGraphNodeFindInClone cgl_targs_hipGraphNodeFindInClone = {{3, offsetof(struct cgl_fr_hipGraphNodeFindInClone, cgl_ret), sizeof(((struct cgl_fr_hipGraphNodeFindInClone *)0)->cgl_ret), 7, cgl_targs_hipGraphNodeFindInClone.arg, cgl_tn_hipGraphNodeFindInClone}, {
+    {offsetof(struct cgl_fr_hipGraphNodeFindInClone, pNode), sizeof(((struct cgl_fr_hipGraphNodeFindInClone *)0)->pNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphNodeFindInClone, originalNode), sizeof(((struct cgl_fr_hipGraphNodeFindInClone *)0)->originalNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphNodeFindInClone, clonedGraph), sizeof(((struct cgl_fr_hipGraphNodeFindInClone *)0)->clonedGraph), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphNodeFindInClone, (cgl_f->pNode, cgl_f->originalNode, cgl_f->clonedGraph), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphNodeFindInClone(hipGraphNode_t *pNode, hipGraphNode_t originalNode, hipGraph_t clonedGraph)
 {
@@ -12015,14 +13165,14 @@ struct cgl_fr_hipGraphInstantiate {
     size_t bufferSize;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphInstantiate[5] = {
-    {"pGraphExec", offsetof(struct cgl_fr_hipGraphInstantiate, pGraphExec), sizeof(((struct cgl_fr_hipGraphInstantiate *)0)->pGraphExec), 3, 0, 0, 0, NULL},
-    {"graph", offsetof(struct cgl_fr_hipGraphInstantiate, graph), sizeof(((struct cgl_fr_hipGraphInstantiate *)0)->graph), 3, 0, 0, 0, NULL},
-    {"pErrorNode", offsetof(struct cgl_fr_hipGraphInstantiate, pErrorNode), sizeof(((struct cgl_fr_hipGraphInstantiate *)0)->pErrorNode), 3, 0, 0, 0, NULL},
-    {"pLogBuffer", offsetof(struct cgl_fr_hipGraphInstantiate, pLogBuffer), sizeof(((struct cgl_fr_hipGraphInstantiate *)0)->pLogBuffer), 3, 0, 0, 0, NULL},
-    {"bufferSize", offsetof(struct cgl_fr_hipGraphInstantiate, bufferSize), sizeof(((struct cgl_fr_hipGraphInstantiate *)0)->bufferSize), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphInstantiate = {5, offsetof(struct cgl_fr_hipGraphInstantiate, cgl_ret), sizeof(((struct cgl_fr_hipGraphInstantiate *)0)->cgl_ret), 7, cgl_ta_hipGraphInstantiate};
+static const cg_arg_name cgl_tn_hipGraphInstantiate[5] = {{"pGraphExec", NULL}, {"graph", NULL}, {"pErrorNode", NULL}, {"pLogBuffer", NULL}, {"bufferSize", NULL}};
+static const struct cgl_targs_hipGraphInstantiate cgl_targs_hipGraphInstantiate = {{5, offsetof(struct cgl_fr_hipGraphInstantiate, cgl_ret), sizeof(((struct cgl_fr_hipGraphInstantiate *)0)->cgl_ret), 7, cgl_targs_hipGraphInstantiate.arg, cgl_tn_hipGraphInstantiate}, {
+    {offsetof(struct cgl_fr_hipGraphInstantiate, pGraphExec), sizeof(((struct cgl_fr_hipGraphInstantiate *)0)->pGraphExec), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphInstantiate, graph), sizeof(((struct cgl_fr_hipGraphInstantiate *)0)->graph), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphInstantiate, pErrorNode), sizeof(((struct cgl_fr_hipGraphInstantiate *)0)->pErrorNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphInstantiate, pLogBuffer), sizeof(((struct cgl_fr_hipGraphInstantiate *)0)->pLogBuffer), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphInstantiate, bufferSize), sizeof(((struct cgl_fr_hipGraphInstantiate *)0)->bufferSize), 2, 0, 0, 0},
+}};
 CG_THUNK(hipGraphInstantiate, (cgl_f->pGraphExec, cgl_f->graph, cgl_f->pErrorNode, cgl_f->pLogBuffer, cgl_f->bufferSize), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphInstantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph, hipGraphNode_t *pErrorNode, char *pLogBuffer, size_t bufferSize)
 {
@@ -12049,12 +13199,12 @@ struct cgl_fr_hipGraphInstantiateWithFlags {
     unsigned long long flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphInstantiateWithFlags[3] = {
-    {"pGraphExec", offsetof(struct cgl_fr_hipGraphInstantiateWithFlags, pGraphExec), sizeof(((struct cgl_fr_hipGraphInstantiateWithFlags *)0)->pGraphExec), 3, 0, 0, 0, NULL},
-    {"graph", offsetof(struct cgl_fr_hipGraphInstantiateWithFlags, graph), sizeof(((struct cgl_fr_hipGraphInstantiateWithFlags *)0)->graph), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipGraphInstantiateWithFlags, flags), sizeof(((struct cgl_fr_hipGraphInstantiateWithFlags *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphInstantiateWithFlags = {3, offsetof(struct cgl_fr_hipGraphInstantiateWithFlags, cgl_ret), sizeof(((struct cgl_fr_hipGraphInstantiateWithFlags *)0)->cgl_ret), 7, cgl_ta_hipGraphInstantiateWithFlags};
+static const cg_arg_name cgl_tn_hipGraphInstantiateWithFlags[3] = {{"pGraphExec", NULL}, {"graph", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipGraphInstantiateWithFlags cgl_targs_hipGraphInstantiateWithFlags = {{3, offsetof(struct cgl_fr_hipGraphInstantiateWithFlags, cgl_ret), sizeof(((struct cgl_fr_hipGraphInstantiateWithFlags *)0)->cgl_ret), 7, cgl_targs_hipGraphInstantiateWithFlags.arg, cgl_tn_hipGraphInstantiateWithFlags}, {
+    {offsetof(struct cgl_fr_hipGraphInstantiateWithFlags, pGraphExec), sizeof(((struct cgl_fr_hipGraphInstantiateWithFlags *)0)->pGraphExec), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphInstantiateWithFlags, graph), sizeof(((struct cgl_fr_hipGraphInstantiateWithFlags *)0)->graph), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphInstantiateWithFlags, flags), sizeof(((struct cgl_fr_hipGraphInstantiateWithFlags *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipGraphInstantiateWithFlags, (cgl_f->pGraphExec, cgl_f->graph, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphInstantiateWithFlags(hipGraphExec_t *pGraphExec, hipGraph_t graph, unsigned long long flags)
 {
@@ -12080,11 +13230,11 @@ struct cgl_fr_hipGraphLaunch {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphLaunch[2] = {
-    {"graphExec", offsetof(struct cgl_fr_hipGraphLaunch, graphExec), sizeof(((struct cgl_fr_hipGraphLaunch *)0)->graphExec), 3, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_hipGraphLaunch, stream), sizeof(((struct cgl_fr_hipGraphLaunch *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphLaunch = {2, offsetof(struct cgl_fr_hipGraphLaunch, cgl_ret), sizeof(((struct cgl_fr_hipGraphLaunch *)0)->cgl_ret), 7, cgl_ta_hipGraphLaunch};
+static const cg_arg_name cgl_tn_hipGraphLaunch[2] = {{"graphExec", NULL}, {"stream", NULL}};
+static const struct cgl_targs_hipGraphLaunch cgl_targs_hipGraphLaunch = {{2, offsetof(struct cgl_fr_hipGraphLaunch, cgl_ret), sizeof(((struct cgl_fr_hipGraphLaunch *)0)->cgl_ret), 7, cgl_targs_hipGraphLaunch.arg, cgl_tn_hipGraphLaunch}, {
+    {offsetof(struct cgl_fr_hipGraphLaunch, graphExec), sizeof(((struct cgl_fr_hipGraphLaunch *)0)->graphExec), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphLaunch, stream), sizeof(((struct cgl_fr_hipGraphLaunch *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphLaunch, (cgl_f->graphExec, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphLaunch(hipGraphExec_t graphExec, hipStream_t stream)
 {
@@ -12109,10 +13259,10 @@ struct cgl_fr_hipGraphExecDestroy {
     hipGraphExec_t graphExec;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphExecDestroy[1] = {
-    {"graphExec", offsetof(struct cgl_fr_hipGraphExecDestroy, graphExec), sizeof(((struct cgl_fr_hipGraphExecDestroy *)0)->graphExec), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphExecDestroy = {1, offsetof(struct cgl_fr_hipGraphExecDestroy, cgl_ret), sizeof(((struct cgl_fr_hipGraphExecDestroy *)0)->cgl_ret), 7, cgl_ta_hipGraphExecDestroy};
+static const cg_arg_name cgl_tn_hipGraphExecDestroy[1] = {{"graphExec", NULL}};
+static const struct cgl_targs_hipGraphExecDestroy cgl_targs_hipGraphExecDestroy = {{1, offsetof(struct cgl_fr_hipGraphExecDestroy, cgl_ret), sizeof(((struct cgl_fr_hipGraphExecDestroy *)0)->cgl_ret), 7, cgl_targs_hipGraphExecDestroy.arg, cgl_tn_hipGraphExecDestroy}, {
+    {offsetof(struct cgl_fr_hipGraphExecDestroy, graphExec), sizeof(((struct cgl_fr_hipGraphExecDestroy *)0)->graphExec), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphExecDestroy, (cgl_f->graphExec), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecDestroy(hipGraphExec_t graphExec)
 {
@@ -12140,13 +13290,13 @@ struct cgl_fr_hipGraphExecUpdate {
     hipGraphExecUpdateResult *updateResult_out;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphExecUpdate[4] = {
-    {"hGraphExec", offsetof(struct cgl_fr_hipGraphExecUpdate, hGraphExec), sizeof(((struct cgl_fr_hipGraphExecUpdate *)0)->hGraphExec), 3, 0, 0, 0, NULL},
-    {"hGraph", offsetof(struct cgl_fr_hipGraphExecUpdate, hGraph), sizeof(((struct cgl_fr_hipGraphExecUpdate *)0)->hGraph), 3, 0, 0, 0, NULL},
-    {"hErrorNode_out", offsetof(struct cgl_fr_hipGraphExecUpdate, hErrorNode_out), sizeof(((struct cgl_fr_hipGraphExecUpdate *)0)->hErrorNode_out), 3, 0, 0, 0, NULL},
-    {"updateResult_out", offsetof(struct cgl_fr_hipGraphExecUpdate, updateResult_out), sizeof(((struct cgl_fr_hipGraphExecUpdate *)0)->updateResult_out), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphExecUpdate = {4, offsetof(struct cgl_fr_hipGraphExecUpdate, cgl_ret), sizeof(((struct cgl_fr_hipGraphExecUpdate *)0)->cgl_ret), 7, cgl_ta_hipGraphExecUpdate};
+static const cg_arg_name cgl_tn_hipGraphExecUpdate[4] = {{"hGraphExec", NULL}, {"hGraph", NULL}, {"hErrorNode_out", NULL}, {"updateResult_out", NULL}};
+static const struct cgl_targs_hipGraphExecUpdate cgl_targs_hipGraphExecUpdate = {{4, offsetof(struct cgl_fr_hipGraphExecUpdate, cgl_ret), sizeof(((struct cgl_fr_hipGraphExecUpdate *)0)->cgl_ret), 7, cgl_targs_hipGraphExecUpdate.arg, cgl_tn_hipGraphExecUpdate}, {
+    {offsetof(struct cgl_fr_hipGraphExecUpdate, hGraphExec), sizeof(((struct cgl_fr_hipGraphExecUpdate *)0)->hGraphExec), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecUpdate, hGraph), sizeof(((struct cgl_fr_hipGraphExecUpdate *)0)->hGraph), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecUpdate, hErrorNode_out), sizeof(((struct cgl_fr_hipGraphExecUpdate *)0)->hErrorNode_out), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecUpdate, updateResult_out), sizeof(((struct cgl_fr_hipGraphExecUpdate *)0)->updateResult_out), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphExecUpdate, (cgl_f->hGraphExec, cgl_f->hGraph, cgl_f->hErrorNode_out, cgl_f->updateResult_out), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecUpdate(hipGraphExec_t hGraphExec, hipGraph_t hGraph, hipGraphNode_t *hErrorNode_out, hipGraphExecUpdateResult *updateResult_out)
 {
@@ -12175,14 +13325,14 @@ struct cgl_fr_hipGraphAddKernelNode {
     const hipKernelNodeParams *pNodeParams;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphAddKernelNode[5] = {
-    {"pGraphNode", offsetof(struct cgl_fr_hipGraphAddKernelNode, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddKernelNode *)0)->pGraphNode), 3, 0, 0, 0, NULL},
-    {"graph", offsetof(struct cgl_fr_hipGraphAddKernelNode, graph), sizeof(((struct cgl_fr_hipGraphAddKernelNode *)0)->graph), 3, 0, 0, 0, NULL},
-    {"pDependencies", offsetof(struct cgl_fr_hipGraphAddKernelNode, pDependencies), sizeof(((struct cgl_fr_hipGraphAddKernelNode *)0)->pDependencies), 3, 0, 0, 0, NULL},
-    {"numDependencies", offsetof(struct cgl_fr_hipGraphAddKernelNode, numDependencies), sizeof(((struct cgl_fr_hipGraphAddKernelNode *)0)->numDependencies), 2, 0, 0, 0, NULL},
-    {"pNodeParams", offsetof(struct cgl_fr_hipGraphAddKernelNode, pNodeParams), sizeof(((struct cgl_fr_hipGraphAddKernelNode *)0)->pNodeParams), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphAddKernelNode = {5, offsetof(struct cgl_fr_hipGraphAddKernelNode, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddKernelNode *)0)->cgl_ret), 7, cgl_ta_hipGraphAddKernelNode};
+static const cg_arg_name cgl_tn_hipGraphAddKernelNode[5] = {{"pGraphNode", NULL}, {"graph", NULL}, {"pDependencies", NULL}, {"numDependencies", NULL}, {"pNodeParams", NULL}};
+static const struct cgl_targs_hipGraphAddKernelNode cgl_targs_hipGraphAddKernelNode = {{5, offsetof(struct cgl_fr_hipGraphAddKernelNode, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddKernelNode *)0)->cgl_ret), 7, cgl_targs_hipGraphAddKernelNode.arg, cgl_tn_hipGraphAddKernelNode}, {
+    {offsetof(struct cgl_fr_hipGraphAddKernelNode, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddKernelNode *)0)->pGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddKernelNode, graph), sizeof(((struct cgl_fr_hipGraphAddKernelNode *)0)->graph), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddKernelNode, pDependencies), sizeof(((struct cgl_fr_hipGraphAddKernelNode *)0)->pDependencies), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddKernelNode, numDependencies), sizeof(((struct cgl_fr_hipGraphAddKernelNode *)0)->numDependencies), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddKernelNode, pNodeParams), sizeof(((struct cgl_fr_hipGraphAddKernelNode *)0)->pNodeParams), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphAddKernelNode, (cgl_f->pGraphNode, cgl_f->graph, cgl_f->pDependencies, cgl_f->numDependencies, cgl_f->pNodeParams), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddKernelNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipKernelNodeParams *pNodeParams)
 {
@@ -12208,11 +13358,11 @@ struct cgl_fr_hipGraphKernelNodeGetParams {
     hipKernelNodeParams *pNodeParams;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphKernelNodeGetParams[2] = {
-    {"node", offsetof(struct cgl_fr_hipGraphKernelNodeGetParams, node), sizeof(((struct cgl_fr_hipGraphKernelNodeGetParams *)0)->node), 3, 0, 0, 0, NULL},
-    {"pNodeParams", offsetof(struct cgl_fr_hipGraphKernelNodeGetParams, pNodeParams), sizeof(((struct cgl_fr_hipGraphKernelNodeGetParams *)0)->pNodeParams), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphKernelNodeGetParams = {2, offsetof(struct cgl_fr_hipGraphKernelNodeGetParams, cgl_ret), sizeof(((struct cgl_fr_hipGraphKernelNodeGetParams *)0)->cgl_ret), 7, cgl_ta_hipGraphKernelNodeGetParams};
+static const cg_arg_name cgl_tn_hipGraphKernelNodeGetParams[2] = {{"node", NULL}, {"pNodeParams", NULL}};
+static const struct cgl_targs_hipGraphKernelNodeGetParams cgl_targs_hipGraphKernelNodeGetParams = {{2, offsetof(struct cgl_fr_hipGraphKernelNodeGetParams, cgl_ret), sizeof(((struct cgl_fr_hipGraphKernelNodeGetParams *)0)->cgl_ret), 7, cgl_targs_hipGraphKernelNodeGetParams.arg, cgl_tn_hipGraphKernelNodeGetParams}, {
+    {offsetof(struct cgl_fr_hipGraphKernelNodeGetParams, node), sizeof(((struct cgl_fr_hipGraphKernelNodeGetParams *)0)->node), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphKernelNodeGetParams, pNodeParams), sizeof(((struct cgl_fr_hipGraphKernelNodeGetParams *)0)->pNodeParams), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphKernelNodeGetParams, (cgl_f->node, cgl_f->pNodeParams), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphKernelNodeGetParams(hipGraphNode_t node, hipKernelNodeParams *pNodeParams)
 {
@@ -12238,11 +13388,11 @@ struct cgl_fr_hipGraphKernelNodeSetParams {
     const hipKernelNodeParams *pNodeParams;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphKernelNodeSetParams[2] = {
-    {"node", offsetof(struct cgl_fr_hipGraphKernelNodeSetParams, node), sizeof(((struct cgl_fr_hipGraphKernelNodeSetParams *)0)->node), 3, 0, 0, 0, NULL},
-    {"pNodeParams", offsetof(struct cgl_fr_hipGraphKernelNodeSetParams, pNodeParams), sizeof(((struct cgl_fr_hipGraphKernelNodeSetParams *)0)->pNodeParams), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphKernelNodeSetParams = {2, offsetof(struct cgl_fr_hipGraphKernelNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_hipGraphKernelNodeSetParams *)0)->cgl_ret), 7, cgl_ta_hipGraphKernelNodeSetParams};
+static const cg_arg_name cgl_tn_hipGraphKernelNodeSetParams[2] = {{"node", NULL}, {"pNodeParams", NULL}};
+static const struct cgl_targs_hipGraphKernelNodeSetParams cgl_targs_hipGraphKernelNodeSetParams = {{2, offsetof(struct cgl_fr_hipGraphKernelNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_hipGraphKernelNodeSetParams *)0)->cgl_ret), 7, cgl_targs_hipGraphKernelNodeSetParams.arg, cgl_tn_hipGraphKernelNodeSetParams}, {
+    {offsetof(struct cgl_fr_hipGraphKernelNodeSetParams, node), sizeof(((struct cgl_fr_hipGraphKernelNodeSetParams *)0)->node), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphKernelNodeSetParams, pNodeParams), sizeof(((struct cgl_fr_hipGraphKernelNodeSetParams *)0)->pNodeParams), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphKernelNodeSetParams, (cgl_f->node, cgl_f->pNodeParams), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphKernelNodeSetParams(hipGraphNode_t node, const hipKernelNodeParams *pNodeParams)
 {
@@ -12269,12 +13419,12 @@ struct cgl_fr_hipGraphExecKernelNodeSetParams {
     const hipKernelNodeParams *pNodeParams;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphExecKernelNodeSetParams[3] = {
-    {"hGraphExec", offsetof(struct cgl_fr_hipGraphExecKernelNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_hipGraphExecKernelNodeSetParams *)0)->hGraphExec), 3, 0, 0, 0, NULL},
-    {"node", offsetof(struct cgl_fr_hipGraphExecKernelNodeSetParams, node), sizeof(((struct cgl_fr_hipGraphExecKernelNodeSetParams *)0)->node), 3, 0, 0, 0, NULL},
-    {"pNodeParams", offsetof(struct cgl_fr_hipGraphExecKernelNodeSetParams, pNodeParams), sizeof(((struct cgl_fr_hipGraphExecKernelNodeSetParams *)0)->pNodeParams), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphExecKernelNodeSetParams = {3, offsetof(struct cgl_fr_hipGraphExecKernelNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_hipGraphExecKernelNodeSetParams *)0)->cgl_ret), 7, cgl_ta_hipGraphExecKernelNodeSetParams};
+static const cg_arg_name cgl_tn_hipGraphExecKernelNodeSetParams[3] = {{"hGraphExec", NULL}, {"node", NULL}, {"pNodeParams", NULL}};
+static const struct cgl_targs_hipGraphExecKernelNodeSetParams cgl_targs_hipGraphExecKernelNodeSetParams = {{3, offsetof(struct cgl_fr_hipGraphExecKernelNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_hipGraphExecKernelNodeSetParams *)0)->cgl_ret), 7, cgl_targs_hipGraphExecKernelNodeSetParams.arg, cgl_tn_hipGraphExecKernelNodeSetParams}, {
+    {offsetof(struct cgl_fr_hipGraphExecKernelNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_hipGraphExecKernelNodeSetParams *)0)->hGraphExec), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecKernelNodeSetParams, node), sizeof(((struct cgl_fr_hipGraphExecKernelNodeSetParams *)0)->node), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecKernelNodeSetParams, pNodeParams), sizeof(((struct cgl_fr_hipGraphExecKernelNodeSetParams *)0)->pNodeParams), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphExecKernelNodeSetParams, (cgl_f->hGraphExec, cgl_f->node, cgl_f->pNodeParams), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecKernelNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, const hipKernelNodeParams *pNodeParams)
 {
@@ -12303,14 +13453,14 @@ struct cgl_fr_hipGraphAddMemcpyNode {
     const hipMemcpy3DParms *pCopyParams;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphAddMemcpyNode[5] = {
-    {"pGraphNode", offsetof(struct cgl_fr_hipGraphAddMemcpyNode, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode *)0)->pGraphNode), 3, 0, 0, 0, NULL},
-    {"graph", offsetof(struct cgl_fr_hipGraphAddMemcpyNode, graph), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode *)0)->graph), 3, 0, 0, 0, NULL},
-    {"pDependencies", offsetof(struct cgl_fr_hipGraphAddMemcpyNode, pDependencies), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode *)0)->pDependencies), 3, 0, 0, 0, NULL},
-    {"numDependencies", offsetof(struct cgl_fr_hipGraphAddMemcpyNode, numDependencies), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode *)0)->numDependencies), 2, 0, 0, 0, NULL},
-    {"pCopyParams", offsetof(struct cgl_fr_hipGraphAddMemcpyNode, pCopyParams), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode *)0)->pCopyParams), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphAddMemcpyNode = {5, offsetof(struct cgl_fr_hipGraphAddMemcpyNode, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode *)0)->cgl_ret), 7, cgl_ta_hipGraphAddMemcpyNode};
+static const cg_arg_name cgl_tn_hipGraphAddMemcpyNode[5] = {{"pGraphNode", NULL}, {"graph", NULL}, {"pDependencies", NULL}, {"numDependencies", NULL}, {"pCopyParams", NULL}};
+static const struct cgl_targs_hipGraphAddMemcpyNode cgl_targs_hipGraphAddMemcpyNode = {{5, offsetof(struct cgl_fr_hipGraphAddMemcpyNode, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode *)0)->cgl_ret), 7, cgl_targs_hipGraphAddMemcpyNode.arg, cgl_tn_hipGraphAddMemcpyNode}, {
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNode, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode *)0)->pGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNode, graph), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode *)0)->graph), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNode, pDependencies), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode *)0)->pDependencies), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNode, numDependencies), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode *)0)->numDependencies), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNode, pCopyParams), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode *)0)->pCopyParams), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphAddMemcpyNode, (cgl_f->pGraphNode, cgl_f->graph, cgl_f->pDependencies, cgl_f->numDependencies, cgl_f->pCopyParams), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddMemcpyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipMemcpy3DParms *pCopyParams)
 {
@@ -12336,11 +13486,11 @@ struct cgl_fr_hipGraphMemcpyNodeGetParams {
     hipMemcpy3DParms *pNodeParams;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphMemcpyNodeGetParams[2] = {
-    {"node", offsetof(struct cgl_fr_hipGraphMemcpyNodeGetParams, node), sizeof(((struct cgl_fr_hipGraphMemcpyNodeGetParams *)0)->node), 3, 0, 0, 0, NULL},
-    {"pNodeParams", offsetof(struct cgl_fr_hipGraphMemcpyNodeGetParams, pNodeParams), sizeof(((struct cgl_fr_hipGraphMemcpyNodeGetParams *)0)->pNodeParams), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphMemcpyNodeGetParams = {2, offsetof(struct cgl_fr_hipGraphMemcpyNodeGetParams, cgl_ret), sizeof(((struct cgl_fr_hipGraphMemcpyNodeGetParams *)0)->cgl_ret), 7, cgl_ta_hipGraphMemcpyNodeGetParams};
+static const cg_arg_name cgl_tn_hipGraphMemcpyNodeGetParams[2] = {{"node", NULL}, {"pNodeParams", NULL}};
+static const struct cgl_targs_hipGraphMemcpyNodeGetParams cgl_targs_hipGraphMemcpyNodeGetParams = {{2, offsetof(struct cgl_fr_hipGraphMemcpyNodeGetParams, cgl_ret), sizeof(((struct cgl_fr_hipGraphMemcpyNodeGetParams *)0)->cgl_ret), 7, cgl_targs_hipGraphMemcpyNodeGetParams.arg, cgl_tn_hipGraphMemcpyNodeGetParams}, {
+    {offsetof(struct cgl_fr_hipGraphMemcpyNodeGetParams, node), sizeof(((struct cgl_fr_hipGraphMemcpyNodeGetParams *)0)->node), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphMemcpyNodeGetParams, pNodeParams), sizeof(((struct cgl_fr_hipGraphMemcpyNodeGetParams *)0)->pNodeParams), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphMemcpyNodeGetParams, (cgl_f->node, cgl_f->pNodeParams), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphMemcpyNodeGetParams(hipGraphNode_t node, hipMemcpy3DParms *pNodeParams)
 {
@@ -12366,11 +13516,11 @@ struct cgl_fr_hipGraphMemcpyNodeSetParams {
     const hipMemcpy3DParms *pNodeParams;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphMemcpyNodeSetParams[2] = {
-    {"node", offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParams, node), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParams *)0)->node), 3, 0, 0, 0, NULL},
-    {"pNodeParams", offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParams, pNodeParams), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParams *)0)->pNodeParams), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphMemcpyNodeSetParams = {2, offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParams *)0)->cgl_ret), 7, cgl_ta_hipGraphMemcpyNodeSetParams};
+static const cg_arg_name cgl_tn_hipGraphMemcpyNodeSetParams[2] = {{"node", NULL}, {"pNodeParams", NULL}};
+static const struct cgl_targs_hipGraphMemcpyNodeSetParams cgl_targs_hipGraphMemcpyNodeSetParams = {{2, offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParams *)0)->cgl_ret), 7, cgl_targs_hipGraphMemcpyNodeSetParams.arg, cgl_tn_hipGraphMemcpyNodeSetParams}, {
+    {offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParams, node), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParams *)0)->node), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParams, pNodeParams), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParams *)0)->pNodeParams), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphMemcpyNodeSetParams, (cgl_f->node, cgl_f->pNodeParams), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphMemcpyNodeSetParams(hipGraphNode_t node, const hipMemcpy3DParms *pNodeParams)
 {
@@ -12397,12 +13547,12 @@ struct cgl_fr_hipGraphKernelNodeSetAttribute {
     const hipKernelNodeAttrValue *value;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphKernelNodeSetAttribute[3] = {
-    {"hNode", offsetof(struct cgl_fr_hipGraphKernelNodeSetAttribute, hNode), sizeof(((struct cgl_fr_hipGraphKernelNodeSetAttribute *)0)->hNode), 3, 0, 0, 0, NULL},
-    {"attr", offsetof(struct cgl_fr_hipGraphKernelNodeSetAttribute, attr), sizeof(((struct cgl_fr_hipGraphKernelNodeSetAttribute *)0)->attr), 4, 0, 0, sizeof cgl_en_27 / sizeof cgl_en_27[0], cgl_en_27},
-    {"value", offsetof(struct cgl_fr_hipGraphKernelNodeSetAttribute, value), sizeof(((struct cgl_fr_hipGraphKernelNodeSetAttribute *)0)->value), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphKernelNodeSetAttribute = {3, offsetof(struct cgl_fr_hipGraphKernelNodeSetAttribute, cgl_ret), sizeof(((struct cgl_fr_hipGraphKernelNodeSetAttribute *)0)->cgl_ret), 7, cgl_ta_hipGraphKernelNodeSetAttribute};
+static const cg_arg_name cgl_tn_hipGraphKernelNodeSetAttribute[3] = {{"hNode", NULL}, {"attr", cgl_en_27}, {"value", NULL}};
+static const struct cgl_targs_hipGraphKernelNodeSetAttribute cgl_targs_hipGraphKernelNodeSetAttribute = {{3, offsetof(struct cgl_fr_hipGraphKernelNodeSetAttribute, cgl_ret), sizeof(((struct cgl_fr_hipGraphKernelNodeSetAttribute *)0)->cgl_ret), 7, cgl_targs_hipGraphKernelNodeSetAttribute.arg, cgl_tn_hipGraphKernelNodeSetAttribute}, {
+    {offsetof(struct cgl_fr_hipGraphKernelNodeSetAttribute, hNode), sizeof(((struct cgl_fr_hipGraphKernelNodeSetAttribute *)0)->hNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphKernelNodeSetAttribute, attr), sizeof(((struct cgl_fr_hipGraphKernelNodeSetAttribute *)0)->attr), 4, 0, 0, sizeof cgl_en_27 / sizeof cgl_en_27[0]},
+    {offsetof(struct cgl_fr_hipGraphKernelNodeSetAttribute, value), sizeof(((struct cgl_fr_hipGraphKernelNodeSetAttribute *)0)->value), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphKernelNodeSetAttribute, (cgl_f->hNode, cgl_f->attr, cgl_f->value), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphKernelNodeSetAttribute(hipGraphNode_t hNode, hipKernelNodeAttrID attr, const hipKernelNodeAttrValue *value)
 {
@@ -12429,12 +13579,12 @@ struct cgl_fr_hipGraphKernelNodeGetAttribute {
     hipKernelNodeAttrValue *value;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphKernelNodeGetAttribute[3] = {
-    {"hNode", offsetof(struct cgl_fr_hipGraphKernelNodeGetAttribute, hNode), sizeof(((struct cgl_fr_hipGraphKernelNodeGetAttribute *)0)->hNode), 3, 0, 0, 0, NULL},
-    {"attr", offsetof(struct cgl_fr_hipGraphKernelNodeGetAttribute, attr), sizeof(((struct cgl_fr_hipGraphKernelNodeGetAttribute *)0)->attr), 4, 0, 0, sizeof cgl_en_27 / sizeof cgl_en_27[0], cgl_en_27},
-    {"value", offsetof(struct cgl_fr_hipGraphKernelNodeGetAttribute, value), sizeof(((struct cgl_fr_hipGraphKernelNodeGetAttribute *)0)->value), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphKernelNodeGetAttribute = {3, offsetof(struct cgl_fr_hipGraphKernelNodeGetAttribute, cgl_ret), sizeof(((struct cgl_fr_hipGraphKernelNodeGetAttribute *)0)->cgl_ret), 7, cgl_ta_hipGraphKernelNodeGetAttribute};
+static const cg_arg_name cgl_tn_hipGraphKernelNodeGetAttribute[3] = {{"hNode", NULL}, {"attr", cgl_en_27}, {"value", NULL}};
+static const struct cgl_targs_hipGraphKernelNodeGetAttribute cgl_targs_hipGraphKernelNodeGetAttribute = {{3, offsetof(struct cgl_fr_hipGraphKernelNodeGetAttribute, cgl_ret), sizeof(((struct cgl_fr_hipGraphKernelNodeGetAttribute *)0)->cgl_ret), 7, cgl_targs_hipGraphKernelNodeGetAttribute.arg, cgl_tn_hipGraphKernelNodeGetAttribute}, {
+    {offsetof(struct cgl_fr_hipGraphKernelNodeGetAttribute, hNode), sizeof(((struct cgl_fr_hipGraphKernelNodeGetAttribute *)0)->hNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphKernelNodeGetAttribute, attr), sizeof(((struct cgl_fr_hipGraphKernelNodeGetAttribute *)0)->attr), 4, 0, 0, sizeof cgl_en_27 / sizeof cgl_en_27[0]},
+    {offsetof(struct cgl_fr_hipGraphKernelNodeGetAttribute, value), sizeof(((struct cgl_fr_hipGraphKernelNodeGetAttribute *)0)->value), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphKernelNodeGetAttribute, (cgl_f->hNode, cgl_f->attr, cgl_f->value), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphKernelNodeGetAttribute(hipGraphNode_t hNode, hipKernelNodeAttrID attr, hipKernelNodeAttrValue *value)
 {
@@ -12461,12 +13611,12 @@ struct cgl_fr_hipGraphExecMemcpyNodeSetParams {
     hipMemcpy3DParms *pNodeParams;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphExecMemcpyNodeSetParams[3] = {
-    {"hGraphExec", offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParams *)0)->hGraphExec), 3, 0, 0, 0, NULL},
-    {"node", offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParams, node), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParams *)0)->node), 3, 0, 0, 0, NULL},
-    {"pNodeParams", offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParams, pNodeParams), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParams *)0)->pNodeParams), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphExecMemcpyNodeSetParams = {3, offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParams *)0)->cgl_ret), 7, cgl_ta_hipGraphExecMemcpyNodeSetParams};
+static const cg_arg_name cgl_tn_hipGraphExecMemcpyNodeSetParams[3] = {{"hGraphExec", NULL}, {"node", NULL}, {"pNodeParams", NULL}};
+static const struct cgl_targs_hipGraphExecMemcpyNodeSetParams cgl_targs_hipGraphExecMemcpyNodeSetParams = {{3, offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParams *)0)->cgl_ret), 7, cgl_targs_hipGraphExecMemcpyNodeSetParams.arg, cgl_tn_hipGraphExecMemcpyNodeSetParams}, {
+    {offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParams *)0)->hGraphExec), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParams, node), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParams *)0)->node), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParams, pNodeParams), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParams *)0)->pNodeParams), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphExecMemcpyNodeSetParams, (cgl_f->hGraphExec, cgl_f->node, cgl_f->pNodeParams), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecMemcpyNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, hipMemcpy3DParms *pNodeParams)
 {
@@ -12498,17 +13648,17 @@ struct cgl_fr_hipGraphAddMemcpyNode1D {
     hipMemcpyKind kind;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphAddMemcpyNode1D[8] = {
-    {"pGraphNode", offsetof(struct cgl_fr_hipGraphAddMemcpyNode1D, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode1D *)0)->pGraphNode), 3, 0, 0, 0, NULL},
-    {"graph", offsetof(struct cgl_fr_hipGraphAddMemcpyNode1D, graph), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode1D *)0)->graph), 3, 0, 0, 0, NULL},
-    {"pDependencies", offsetof(struct cgl_fr_hipGraphAddMemcpyNode1D, pDependencies), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode1D *)0)->pDependencies), 3, 0, 0, 0, NULL},
-    {"numDependencies", offsetof(struct cgl_fr_hipGraphAddMemcpyNode1D, numDependencies), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode1D *)0)->numDependencies), 2, 0, 0, 0, NULL},
-    {"dst", offsetof(struct cgl_fr_hipGraphAddMemcpyNode1D, dst), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode1D *)0)->dst), 3, 0, 0, 0, NULL},
-    {"src", offsetof(struct cgl_fr_hipGraphAddMemcpyNode1D, src), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode1D *)0)->src), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_hipGraphAddMemcpyNode1D, count), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode1D *)0)->count), 2, 0, 0, 0, NULL},
-    {"kind", offsetof(struct cgl_fr_hipGraphAddMemcpyNode1D, kind), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode1D *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-};
-static const cg_args cgl_targs_hipGraphAddMemcpyNode1D = {8, offsetof(struct cgl_fr_hipGraphAddMemcpyNode1D, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode1D *)0)->cgl_ret), 7, cgl_ta_hipGraphAddMemcpyNode1D};
+static const cg_arg_name cgl_tn_hipGraphAddMemcpyNode1D[8] = {{"pGraphNode", NULL}, {"graph", NULL}, {"pDependencies", NULL}, {"numDependencies", NULL}, {"dst", NULL}, {"src", NULL}, {"count", NULL}, {"kind", cgl_en_3}};
+static const struct cgl_targs_hipGraphAddMemcpyNode1D cgl_targs_hipGraphAddMemcpyNode1D = {{8, offsetof(struct cgl_fr_hipGraphAddMemcpyNode1D, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode1D *)0)->cgl_ret), 7, cgl_targs_hipGraphAddMemcpyNode1D.arg, cgl_tn_hipGraphAddMemcpyNode1D}, {
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNode1D, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode1D *)0)->pGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNode1D, graph), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode1D *)0)->graph), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNode1D, pDependencies), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode1D *)0)->pDependencies), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNode1D, numDependencies), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode1D *)0)->numDependencies), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNode1D, dst), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode1D *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNode1D, src), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode1D *)0)->src), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNode1D, count), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode1D *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNode1D, kind), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode1D *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+}};
 CG_THUNK(hipGraphAddMemcpyNode1D, (cgl_f->pGraphNode, cgl_f->graph, cgl_f->pDependencies, cgl_f->numDependencies, cgl_f->dst, cgl_f->src, cgl_f->count, cgl_f->kind), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddMemcpyNode1D(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, hipMemcpyKind kind)
 {
@@ -12537,14 +13687,14 @@ struct cgl_fr_hipGraphMemcpyNodeSetParams1D {
     hipMemcpyKind kind;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphMemcpyNodeSetParams1D[5] = {
-    {"node", offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParams1D, node), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParams1D *)0)->node), 3, 0, 0, 0, NULL},
-    {"dst", offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParams1D, dst), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParams1D *)0)->dst), 3, 0, 0, 0, NULL},
-    {"src", offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParams1D, src), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParams1D *)0)->src), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParams1D, count), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParams1D *)0)->count), 2, 0, 0, 0, NULL},
-    {"kind", offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParams1D, kind), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParams1D *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-};
-static const cg_args cgl_targs_hipGraphMemcpyNodeSetParams1D = {5, offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParams1D, cgl_ret), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParams1D *)0)->cgl_ret), 7, cgl_ta_hipGraphMemcpyNodeSetParams1D};
+static const cg_arg_name cgl_tn_hipGraphMemcpyNodeSetParams1D[5] = {{"node", NULL}, {"dst", NULL}, {"src", NULL}, {"count", NULL}, {"kind", cgl_en_3}};
+static const struct cgl_targs_hipGraphMemcpyNodeSetParams1D cgl_targs_hipGraphMemcpyNodeSetParams1D = {{5, offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParams1D, cgl_ret), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParams1D *)0)->cgl_ret), 7, cgl_targs_hipGraphMemcpyNodeSetParams1D.arg, cgl_tn_hipGraphMemcpyNodeSetParams1D}, {
+    {offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParams1D, node), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParams1D *)0)->node), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParams1D, dst), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParams1D *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParams1D, src), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParams1D *)0)->src), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParams1D, count), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParams1D *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParams1D, kind), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParams1D *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+}};
 CG_THUNK(hipGraphMemcpyNodeSetParams1D, (cgl_f->node, cgl_f->dst, cgl_f->src, cgl_f->count, cgl_f->kind), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphMemcpyNodeSetParams1D(hipGraphNode_t node, void *dst, const void *src, size_t count, hipMemcpyKind kind)
 {
@@ -12574,15 +13724,15 @@ struct cgl_fr_hipGraphExecMemcpyNodeSetParams1D {
     hipMemcpyKind kind;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphExecMemcpyNodeSetParams1D[6] = {
-    {"hGraphExec", offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParams1D, hGraphExec), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParams1D *)0)->hGraphExec), 3, 0, 0, 0, NULL},
-    {"node", offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParams1D, node), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParams1D *)0)->node), 3, 0, 0, 0, NULL},
-    {"dst", offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParams1D, dst), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParams1D *)0)->dst), 3, 0, 0, 0, NULL},
-    {"src", offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParams1D, src), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParams1D *)0)->src), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParams1D, count), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParams1D *)0)->count), 2, 0, 0, 0, NULL},
-    {"kind", offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParams1D, kind), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParams1D *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-};
-static const cg_args cgl_targs_hipGraphExecMemcpyNodeSetParams1D = {6, offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParams1D, cgl_ret), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParams1D *)0)->cgl_ret), 7, cgl_ta_hipGraphExecMemcpyNodeSetParams1D};
+static const cg_arg_name cgl_tn_hipGraphExecMemcpyNodeSetParams1D[6] = {{"hGraphExec", NULL}, {"node", NULL}, {"dst", NULL}, {"src", NULL}, {"count", NULL}, {"kind", cgl_en_3}};
+static const struct cgl_targs_hipGraphExecMemcpyNodeSetParams1D cgl_targs_hipGraphExecMemcpyNodeSetParams1D = {{6, offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParams1D, cgl_ret), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParams1D *)0)->cgl_ret), 7, cgl_targs_hipGraphExecMemcpyNodeSetParams1D.arg, cgl_tn_hipGraphExecMemcpyNodeSetParams1D}, {
+    {offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParams1D, hGraphExec), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParams1D *)0)->hGraphExec), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParams1D, node), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParams1D *)0)->node), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParams1D, dst), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParams1D *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParams1D, src), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParams1D *)0)->src), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParams1D, count), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParams1D *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParams1D, kind), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParams1D *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+}};
 CG_THUNK(hipGraphExecMemcpyNodeSetParams1D, (cgl_f->hGraphExec, cgl_f->node, cgl_f->dst, cgl_f->src, cgl_f->count, cgl_f->kind), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecMemcpyNodeSetParams1D(hipGraphExec_t hGraphExec, hipGraphNode_t node, void *dst, const void *src, size_t count, hipMemcpyKind kind)
 {
@@ -12615,18 +13765,18 @@ struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol {
     hipMemcpyKind kind;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphAddMemcpyNodeFromSymbol[9] = {
-    {"pGraphNode", offsetof(struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol *)0)->pGraphNode), 3, 0, 0, 0, NULL},
-    {"graph", offsetof(struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol, graph), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol *)0)->graph), 3, 0, 0, 0, NULL},
-    {"pDependencies", offsetof(struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol, pDependencies), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol *)0)->pDependencies), 3, 0, 0, 0, NULL},
-    {"numDependencies", offsetof(struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol, numDependencies), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol *)0)->numDependencies), 2, 0, 0, 0, NULL},
-    {"dst", offsetof(struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol, dst), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol *)0)->dst), 3, 0, 0, 0, NULL},
-    {"symbol", offsetof(struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol, symbol), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol *)0)->symbol), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol, count), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol *)0)->count), 2, 0, 0, 0, NULL},
-    {"offset", offsetof(struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol, offset), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol *)0)->offset), 2, 0, 0, 0, NULL},
-    {"kind", offsetof(struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol, kind), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-};
-static const cg_args cgl_targs_hipGraphAddMemcpyNodeFromSymbol = {9, offsetof(struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol *)0)->cgl_ret), 7, cgl_ta_hipGraphAddMemcpyNodeFromSymbol};
+static const cg_arg_name cgl_tn_hipGraphAddMemcpyNodeFromSymbol[9] = {{"pGraphNode", NULL}, {"graph", NULL}, {"pDependencies", NULL}, {"numDependencies", NULL}, {"dst", NULL}, {"symbol", NULL}, {"count", NULL}, {"offset", NULL}, {"kind", cgl_en_3}};
+static const struct cgl_targs_hipGraphAddMemcpyNodeFromSymbol cgl_targs_hipGraphAddMemcpyNodeFromSymbol = {{9, offsetof(struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol *)0)->cgl_ret), 7, cgl_targs_hipGraphAddMemcpyNodeFromSymbol.arg, cgl_tn_hipGraphAddMemcpyNodeFromSymbol}, {
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol *)0)->pGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol, graph), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol *)0)->graph), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol, pDependencies), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol *)0)->pDependencies), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol, numDependencies), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol *)0)->numDependencies), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol, dst), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol, symbol), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol *)0)->symbol), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol, count), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol, offset), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol *)0)->offset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol, kind), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+}};
 CG_THUNK(hipGraphAddMemcpyNodeFromSymbol, (cgl_f->pGraphNode, cgl_f->graph, cgl_f->pDependencies, cgl_f->numDependencies, cgl_f->dst, cgl_f->symbol, cgl_f->count, cgl_f->offset, cgl_f->kind), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddMemcpyNodeFromSymbol(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, hipMemcpyKind kind)
 {
@@ -12656,15 +13806,15 @@ struct cgl_fr_hipGraphMemcpyNodeSetParamsFromSymbol {
     hipMemcpyKind kind;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphMemcpyNodeSetParamsFromSymbol[6] = {
-    {"node", offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParamsFromSymbol, node), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParamsFromSymbol *)0)->node), 3, 0, 0, 0, NULL},
-    {"dst", offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParamsFromSymbol, dst), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParamsFromSymbol *)0)->dst), 3, 0, 0, 0, NULL},
-    {"symbol", offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParamsFromSymbol, symbol), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParamsFromSymbol *)0)->symbol), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParamsFromSymbol, count), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParamsFromSymbol *)0)->count), 2, 0, 0, 0, NULL},
-    {"offset", offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParamsFromSymbol, offset), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParamsFromSymbol *)0)->offset), 2, 0, 0, 0, NULL},
-    {"kind", offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParamsFromSymbol, kind), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParamsFromSymbol *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-};
-static const cg_args cgl_targs_hipGraphMemcpyNodeSetParamsFromSymbol = {6, offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParamsFromSymbol, cgl_ret), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParamsFromSymbol *)0)->cgl_ret), 7, cgl_ta_hipGraphMemcpyNodeSetParamsFromSymbol};
+static const cg_arg_name cgl_tn_hipGraphMemcpyNodeSetParamsFromSymbol[6] = {{"node", NULL}, {"dst", NULL}, {"symbol", NULL}, {"count", NULL}, {"offset", NULL}, {"kind", cgl_en_3}};
+static const struct cgl_targs_hipGraphMemcpyNodeSetParamsFromSymbol cgl_targs_hipGraphMemcpyNodeSetParamsFromSymbol = {{6, offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParamsFromSymbol, cgl_ret), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParamsFromSymbol *)0)->cgl_ret), 7, cgl_targs_hipGraphMemcpyNodeSetParamsFromSymbol.arg, cgl_tn_hipGraphMemcpyNodeSetParamsFromSymbol}, {
+    {offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParamsFromSymbol, node), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParamsFromSymbol *)0)->node), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParamsFromSymbol, dst), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParamsFromSymbol *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParamsFromSymbol, symbol), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParamsFromSymbol *)0)->symbol), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParamsFromSymbol, count), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParamsFromSymbol *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParamsFromSymbol, offset), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParamsFromSymbol *)0)->offset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParamsFromSymbol, kind), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParamsFromSymbol *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+}};
 CG_THUNK(hipGraphMemcpyNodeSetParamsFromSymbol, (cgl_f->node, cgl_f->dst, cgl_f->symbol, cgl_f->count, cgl_f->offset, cgl_f->kind), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphMemcpyNodeSetParamsFromSymbol(hipGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, hipMemcpyKind kind)
 {
@@ -12695,16 +13845,16 @@ struct cgl_fr_hipGraphExecMemcpyNodeSetParamsFromSymbol {
     hipMemcpyKind kind;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphExecMemcpyNodeSetParamsFromSymbol[7] = {
-    {"hGraphExec", offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParamsFromSymbol, hGraphExec), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParamsFromSymbol *)0)->hGraphExec), 3, 0, 0, 0, NULL},
-    {"node", offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParamsFromSymbol, node), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParamsFromSymbol *)0)->node), 3, 0, 0, 0, NULL},
-    {"dst", offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParamsFromSymbol, dst), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParamsFromSymbol *)0)->dst), 3, 0, 0, 0, NULL},
-    {"symbol", offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParamsFromSymbol, symbol), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParamsFromSymbol *)0)->symbol), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParamsFromSymbol, count), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParamsFromSymbol *)0)->count), 2, 0, 0, 0, NULL},
-    {"offset", offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParamsFromSymbol, offset), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParamsFromSymbol *)0)->offset), 2, 0, 0, 0, NULL},
-    {"kind", offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParamsFromSymbol, kind), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParamsFromSymbol *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-};
-static const cg_args cgl_targs_hipGraphExecMemcpyNodeSetParamsFromSymbol = {7, offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParamsFromSymbol, cgl_ret), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParamsFromSymbol *)0)->cgl_ret), 7, cgl_ta_hipGraphExecMemcpyNodeSetParamsFromSymbol};
+static const cg_arg_name cgl_tn_hipGraphExecMemcpyNodeSetParamsFromSymbol[7] = {{"hGraphExec", NULL}, {"node", NULL}, {"dst", NULL}, {"symbol", NULL}, {"count", NULL}, {"offset", NULL}, {"kind", cgl_en_3}};
+static const struct cgl_targs_hipGraphExecMemcpyNodeSetParamsFromSymbol cgl_targs_hipGraphExecMemcpyNodeSetParamsFromSymbol = {{7, offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParamsFromSymbol, cgl_ret), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParamsFromSymbol *)0)->cgl_ret), 7, cgl_targs_hipGraphExecMemcpyNodeSetParamsFromSymbol.arg, cgl_tn_hipGraphExecMemcpyNodeSetParamsFromSymbol}, {
+    {offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParamsFromSymbol, hGraphExec), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParamsFromSymbol *)0)->hGraphExec), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParamsFromSymbol, node), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParamsFromSymbol *)0)->node), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParamsFromSymbol, dst), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParamsFromSymbol *)0)->dst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParamsFromSymbol, symbol), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParamsFromSymbol *)0)->symbol), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParamsFromSymbol, count), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParamsFromSymbol *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParamsFromSymbol, offset), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParamsFromSymbol *)0)->offset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParamsFromSymbol, kind), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParamsFromSymbol *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+}};
 CG_THUNK(hipGraphExecMemcpyNodeSetParamsFromSymbol, (cgl_f->hGraphExec, cgl_f->node, cgl_f->dst, cgl_f->symbol, cgl_f->count, cgl_f->offset, cgl_f->kind), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecMemcpyNodeSetParamsFromSymbol(hipGraphExec_t hGraphExec, hipGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, hipMemcpyKind kind)
 {
@@ -12737,18 +13887,18 @@ struct cgl_fr_hipGraphAddMemcpyNodeToSymbol {
     hipMemcpyKind kind;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphAddMemcpyNodeToSymbol[9] = {
-    {"pGraphNode", offsetof(struct cgl_fr_hipGraphAddMemcpyNodeToSymbol, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeToSymbol *)0)->pGraphNode), 3, 0, 0, 0, NULL},
-    {"graph", offsetof(struct cgl_fr_hipGraphAddMemcpyNodeToSymbol, graph), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeToSymbol *)0)->graph), 3, 0, 0, 0, NULL},
-    {"pDependencies", offsetof(struct cgl_fr_hipGraphAddMemcpyNodeToSymbol, pDependencies), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeToSymbol *)0)->pDependencies), 3, 0, 0, 0, NULL},
-    {"numDependencies", offsetof(struct cgl_fr_hipGraphAddMemcpyNodeToSymbol, numDependencies), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeToSymbol *)0)->numDependencies), 2, 0, 0, 0, NULL},
-    {"symbol", offsetof(struct cgl_fr_hipGraphAddMemcpyNodeToSymbol, symbol), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeToSymbol *)0)->symbol), 3, 0, 0, 0, NULL},
-    {"src", offsetof(struct cgl_fr_hipGraphAddMemcpyNodeToSymbol, src), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeToSymbol *)0)->src), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_hipGraphAddMemcpyNodeToSymbol, count), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeToSymbol *)0)->count), 2, 0, 0, 0, NULL},
-    {"offset", offsetof(struct cgl_fr_hipGraphAddMemcpyNodeToSymbol, offset), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeToSymbol *)0)->offset), 2, 0, 0, 0, NULL},
-    {"kind", offsetof(struct cgl_fr_hipGraphAddMemcpyNodeToSymbol, kind), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeToSymbol *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-};
-static const cg_args cgl_targs_hipGraphAddMemcpyNodeToSymbol = {9, offsetof(struct cgl_fr_hipGraphAddMemcpyNodeToSymbol, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeToSymbol *)0)->cgl_ret), 7, cgl_ta_hipGraphAddMemcpyNodeToSymbol};
+static const cg_arg_name cgl_tn_hipGraphAddMemcpyNodeToSymbol[9] = {{"pGraphNode", NULL}, {"graph", NULL}, {"pDependencies", NULL}, {"numDependencies", NULL}, {"symbol", NULL}, {"src", NULL}, {"count", NULL}, {"offset", NULL}, {"kind", cgl_en_3}};
+static const struct cgl_targs_hipGraphAddMemcpyNodeToSymbol cgl_targs_hipGraphAddMemcpyNodeToSymbol = {{9, offsetof(struct cgl_fr_hipGraphAddMemcpyNodeToSymbol, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeToSymbol *)0)->cgl_ret), 7, cgl_targs_hipGraphAddMemcpyNodeToSymbol.arg, cgl_tn_hipGraphAddMemcpyNodeToSymbol}, {
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNodeToSymbol, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeToSymbol *)0)->pGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNodeToSymbol, graph), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeToSymbol *)0)->graph), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNodeToSymbol, pDependencies), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeToSymbol *)0)->pDependencies), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNodeToSymbol, numDependencies), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeToSymbol *)0)->numDependencies), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNodeToSymbol, symbol), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeToSymbol *)0)->symbol), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNodeToSymbol, src), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeToSymbol *)0)->src), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNodeToSymbol, count), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeToSymbol *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNodeToSymbol, offset), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeToSymbol *)0)->offset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNodeToSymbol, kind), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeToSymbol *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+}};
 CG_THUNK(hipGraphAddMemcpyNodeToSymbol, (cgl_f->pGraphNode, cgl_f->graph, cgl_f->pDependencies, cgl_f->numDependencies, cgl_f->symbol, cgl_f->src, cgl_f->count, cgl_f->offset, cgl_f->kind), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddMemcpyNodeToSymbol(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, hipMemcpyKind kind)
 {
@@ -12778,15 +13928,15 @@ struct cgl_fr_hipGraphMemcpyNodeSetParamsToSymbol {
     hipMemcpyKind kind;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphMemcpyNodeSetParamsToSymbol[6] = {
-    {"node", offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParamsToSymbol, node), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParamsToSymbol *)0)->node), 3, 0, 0, 0, NULL},
-    {"symbol", offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParamsToSymbol, symbol), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParamsToSymbol *)0)->symbol), 3, 0, 0, 0, NULL},
-    {"src", offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParamsToSymbol, src), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParamsToSymbol *)0)->src), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParamsToSymbol, count), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParamsToSymbol *)0)->count), 2, 0, 0, 0, NULL},
-    {"offset", offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParamsToSymbol, offset), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParamsToSymbol *)0)->offset), 2, 0, 0, 0, NULL},
-    {"kind", offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParamsToSymbol, kind), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParamsToSymbol *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-};
-static const cg_args cgl_targs_hipGraphMemcpyNodeSetParamsToSymbol = {6, offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParamsToSymbol, cgl_ret), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParamsToSymbol *)0)->cgl_ret), 7, cgl_ta_hipGraphMemcpyNodeSetParamsToSymbol};
+static const cg_arg_name cgl_tn_hipGraphMemcpyNodeSetParamsToSymbol[6] = {{"node", NULL}, {"symbol", NULL}, {"src", NULL}, {"count", NULL}, {"offset", NULL}, {"kind", cgl_en_3}};
+static const struct cgl_targs_hipGraphMemcpyNodeSetParamsToSymbol cgl_targs_hipGraphMemcpyNodeSetParamsToSymbol = {{6, offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParamsToSymbol, cgl_ret), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParamsToSymbol *)0)->cgl_ret), 7, cgl_targs_hipGraphMemcpyNodeSetParamsToSymbol.arg, cgl_tn_hipGraphMemcpyNodeSetParamsToSymbol}, {
+    {offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParamsToSymbol, node), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParamsToSymbol *)0)->node), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParamsToSymbol, symbol), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParamsToSymbol *)0)->symbol), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParamsToSymbol, src), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParamsToSymbol *)0)->src), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParamsToSymbol, count), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParamsToSymbol *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParamsToSymbol, offset), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParamsToSymbol *)0)->offset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphMemcpyNodeSetParamsToSymbol, kind), sizeof(((struct cgl_fr_hipGraphMemcpyNodeSetParamsToSymbol *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+}};
 CG_THUNK(hipGraphMemcpyNodeSetParamsToSymbol, (cgl_f->node, cgl_f->symbol, cgl_f->src, cgl_f->count, cgl_f->offset, cgl_f->kind), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphMemcpyNodeSetParamsToSymbol(hipGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, hipMemcpyKind kind)
 {
@@ -12817,16 +13967,16 @@ struct cgl_fr_hipGraphExecMemcpyNodeSetParamsToSymbol {
     hipMemcpyKind kind;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphExecMemcpyNodeSetParamsToSymbol[7] = {
-    {"hGraphExec", offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParamsToSymbol, hGraphExec), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParamsToSymbol *)0)->hGraphExec), 3, 0, 0, 0, NULL},
-    {"node", offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParamsToSymbol, node), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParamsToSymbol *)0)->node), 3, 0, 0, 0, NULL},
-    {"symbol", offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParamsToSymbol, symbol), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParamsToSymbol *)0)->symbol), 3, 0, 0, 0, NULL},
-    {"src", offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParamsToSymbol, src), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParamsToSymbol *)0)->src), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParamsToSymbol, count), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParamsToSymbol *)0)->count), 2, 0, 0, 0, NULL},
-    {"offset", offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParamsToSymbol, offset), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParamsToSymbol *)0)->offset), 2, 0, 0, 0, NULL},
-    {"kind", offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParamsToSymbol, kind), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParamsToSymbol *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-};
-static const cg_args cgl_targs_hipGraphExecMemcpyNodeSetParamsToSymbol = {7, offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParamsToSymbol, cgl_ret), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParamsToSymbol *)0)->cgl_ret), 7, cgl_ta_hipGraphExecMemcpyNodeSetParamsToSymbol};
+static const cg_arg_name cgl_tn_hipGraphExecMemcpyNodeSetParamsToSymbol[7] = {{"hGraphExec", NULL}, {"node", NULL}, {"symbol", NULL}, {"src", NULL}, {"count", NULL}, {"offset", NULL}, {"kind", cgl_en_3}};
+static const struct cgl_targs_hipGraphExecMemcpyNodeSetParamsToSymbol cgl_targs_hipGraphExecMemcpyNodeSetParamsToSymbol = {{7, offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParamsToSymbol, cgl_ret), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParamsToSymbol *)0)->cgl_ret), 7, cgl_targs_hipGraphExecMemcpyNodeSetParamsToSymbol.arg, cgl_tn_hipGraphExecMemcpyNodeSetParamsToSymbol}, {
+    {offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParamsToSymbol, hGraphExec), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParamsToSymbol *)0)->hGraphExec), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParamsToSymbol, node), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParamsToSymbol *)0)->node), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParamsToSymbol, symbol), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParamsToSymbol *)0)->symbol), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParamsToSymbol, src), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParamsToSymbol *)0)->src), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParamsToSymbol, count), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParamsToSymbol *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParamsToSymbol, offset), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParamsToSymbol *)0)->offset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecMemcpyNodeSetParamsToSymbol, kind), sizeof(((struct cgl_fr_hipGraphExecMemcpyNodeSetParamsToSymbol *)0)->kind), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+}};
 CG_THUNK(hipGraphExecMemcpyNodeSetParamsToSymbol, (cgl_f->hGraphExec, cgl_f->node, cgl_f->symbol, cgl_f->src, cgl_f->count, cgl_f->offset, cgl_f->kind), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecMemcpyNodeSetParamsToSymbol(hipGraphExec_t hGraphExec, hipGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, hipMemcpyKind kind)
 {
@@ -12855,14 +14005,14 @@ struct cgl_fr_hipGraphAddMemsetNode {
     const hipMemsetParams *pMemsetParams;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphAddMemsetNode[5] = {
-    {"pGraphNode", offsetof(struct cgl_fr_hipGraphAddMemsetNode, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddMemsetNode *)0)->pGraphNode), 3, 0, 0, 0, NULL},
-    {"graph", offsetof(struct cgl_fr_hipGraphAddMemsetNode, graph), sizeof(((struct cgl_fr_hipGraphAddMemsetNode *)0)->graph), 3, 0, 0, 0, NULL},
-    {"pDependencies", offsetof(struct cgl_fr_hipGraphAddMemsetNode, pDependencies), sizeof(((struct cgl_fr_hipGraphAddMemsetNode *)0)->pDependencies), 3, 0, 0, 0, NULL},
-    {"numDependencies", offsetof(struct cgl_fr_hipGraphAddMemsetNode, numDependencies), sizeof(((struct cgl_fr_hipGraphAddMemsetNode *)0)->numDependencies), 2, 0, 0, 0, NULL},
-    {"pMemsetParams", offsetof(struct cgl_fr_hipGraphAddMemsetNode, pMemsetParams), sizeof(((struct cgl_fr_hipGraphAddMemsetNode *)0)->pMemsetParams), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphAddMemsetNode = {5, offsetof(struct cgl_fr_hipGraphAddMemsetNode, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddMemsetNode *)0)->cgl_ret), 7, cgl_ta_hipGraphAddMemsetNode};
+static const cg_arg_name cgl_tn_hipGraphAddMemsetNode[5] = {{"pGraphNode", NULL}, {"graph", NULL}, {"pDependencies", NULL}, {"numDependencies", NULL}, {"pMemsetParams", NULL}};
+static const struct cgl_targs_hipGraphAddMemsetNode cgl_targs_hipGraphAddMemsetNode = {{5, offsetof(struct cgl_fr_hipGraphAddMemsetNode, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddMemsetNode *)0)->cgl_ret), 7, cgl_targs_hipGraphAddMemsetNode.arg, cgl_tn_hipGraphAddMemsetNode}, {
+    {offsetof(struct cgl_fr_hipGraphAddMemsetNode, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddMemsetNode *)0)->pGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemsetNode, graph), sizeof(((struct cgl_fr_hipGraphAddMemsetNode *)0)->graph), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemsetNode, pDependencies), sizeof(((struct cgl_fr_hipGraphAddMemsetNode *)0)->pDependencies), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemsetNode, numDependencies), sizeof(((struct cgl_fr_hipGraphAddMemsetNode *)0)->numDependencies), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemsetNode, pMemsetParams), sizeof(((struct cgl_fr_hipGraphAddMemsetNode *)0)->pMemsetParams), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphAddMemsetNode, (cgl_f->pGraphNode, cgl_f->graph, cgl_f->pDependencies, cgl_f->numDependencies, cgl_f->pMemsetParams), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddMemsetNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipMemsetParams *pMemsetParams)
 {
@@ -12888,11 +14038,11 @@ struct cgl_fr_hipGraphMemsetNodeGetParams {
     hipMemsetParams *pNodeParams;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphMemsetNodeGetParams[2] = {
-    {"node", offsetof(struct cgl_fr_hipGraphMemsetNodeGetParams, node), sizeof(((struct cgl_fr_hipGraphMemsetNodeGetParams *)0)->node), 3, 0, 0, 0, NULL},
-    {"pNodeParams", offsetof(struct cgl_fr_hipGraphMemsetNodeGetParams, pNodeParams), sizeof(((struct cgl_fr_hipGraphMemsetNodeGetParams *)0)->pNodeParams), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphMemsetNodeGetParams = {2, offsetof(struct cgl_fr_hipGraphMemsetNodeGetParams, cgl_ret), sizeof(((struct cgl_fr_hipGraphMemsetNodeGetParams *)0)->cgl_ret), 7, cgl_ta_hipGraphMemsetNodeGetParams};
+static const cg_arg_name cgl_tn_hipGraphMemsetNodeGetParams[2] = {{"node", NULL}, {"pNodeParams", NULL}};
+static const struct cgl_targs_hipGraphMemsetNodeGetParams cgl_targs_hipGraphMemsetNodeGetParams = {{2, offsetof(struct cgl_fr_hipGraphMemsetNodeGetParams, cgl_ret), sizeof(((struct cgl_fr_hipGraphMemsetNodeGetParams *)0)->cgl_ret), 7, cgl_targs_hipGraphMemsetNodeGetParams.arg, cgl_tn_hipGraphMemsetNodeGetParams}, {
+    {offsetof(struct cgl_fr_hipGraphMemsetNodeGetParams, node), sizeof(((struct cgl_fr_hipGraphMemsetNodeGetParams *)0)->node), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphMemsetNodeGetParams, pNodeParams), sizeof(((struct cgl_fr_hipGraphMemsetNodeGetParams *)0)->pNodeParams), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphMemsetNodeGetParams, (cgl_f->node, cgl_f->pNodeParams), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphMemsetNodeGetParams(hipGraphNode_t node, hipMemsetParams *pNodeParams)
 {
@@ -12918,11 +14068,11 @@ struct cgl_fr_hipGraphMemsetNodeSetParams {
     const hipMemsetParams *pNodeParams;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphMemsetNodeSetParams[2] = {
-    {"node", offsetof(struct cgl_fr_hipGraphMemsetNodeSetParams, node), sizeof(((struct cgl_fr_hipGraphMemsetNodeSetParams *)0)->node), 3, 0, 0, 0, NULL},
-    {"pNodeParams", offsetof(struct cgl_fr_hipGraphMemsetNodeSetParams, pNodeParams), sizeof(((struct cgl_fr_hipGraphMemsetNodeSetParams *)0)->pNodeParams), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphMemsetNodeSetParams = {2, offsetof(struct cgl_fr_hipGraphMemsetNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_hipGraphMemsetNodeSetParams *)0)->cgl_ret), 7, cgl_ta_hipGraphMemsetNodeSetParams};
+static const cg_arg_name cgl_tn_hipGraphMemsetNodeSetParams[2] = {{"node", NULL}, {"pNodeParams", NULL}};
+static const struct cgl_targs_hipGraphMemsetNodeSetParams cgl_targs_hipGraphMemsetNodeSetParams = {{2, offsetof(struct cgl_fr_hipGraphMemsetNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_hipGraphMemsetNodeSetParams *)0)->cgl_ret), 7, cgl_targs_hipGraphMemsetNodeSetParams.arg, cgl_tn_hipGraphMemsetNodeSetParams}, {
+    {offsetof(struct cgl_fr_hipGraphMemsetNodeSetParams, node), sizeof(((struct cgl_fr_hipGraphMemsetNodeSetParams *)0)->node), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphMemsetNodeSetParams, pNodeParams), sizeof(((struct cgl_fr_hipGraphMemsetNodeSetParams *)0)->pNodeParams), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphMemsetNodeSetParams, (cgl_f->node, cgl_f->pNodeParams), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphMemsetNodeSetParams(hipGraphNode_t node, const hipMemsetParams *pNodeParams)
 {
@@ -12949,12 +14099,12 @@ struct cgl_fr_hipGraphExecMemsetNodeSetParams {
     const hipMemsetParams *pNodeParams;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphExecMemsetNodeSetParams[3] = {
-    {"hGraphExec", offsetof(struct cgl_fr_hipGraphExecMemsetNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_hipGraphExecMemsetNodeSetParams *)0)->hGraphExec), 3, 0, 0, 0, NULL},
-    {"node", offsetof(struct cgl_fr_hipGraphExecMemsetNodeSetParams, node), sizeof(((struct cgl_fr_hipGraphExecMemsetNodeSetParams *)0)->node), 3, 0, 0, 0, NULL},
-    {"pNodeParams", offsetof(struct cgl_fr_hipGraphExecMemsetNodeSetParams, pNodeParams), sizeof(((struct cgl_fr_hipGraphExecMemsetNodeSetParams *)0)->pNodeParams), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphExecMemsetNodeSetParams = {3, offsetof(struct cgl_fr_hipGraphExecMemsetNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_hipGraphExecMemsetNodeSetParams *)0)->cgl_ret), 7, cgl_ta_hipGraphExecMemsetNodeSetParams};
+static const cg_arg_name cgl_tn_hipGraphExecMemsetNodeSetParams[3] = {{"hGraphExec", NULL}, {"node", NULL}, {"pNodeParams", NULL}};
+static const struct cgl_targs_hipGraphExecMemsetNodeSetParams cgl_targs_hipGraphExecMemsetNodeSetParams = {{3, offsetof(struct cgl_fr_hipGraphExecMemsetNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_hipGraphExecMemsetNodeSetParams *)0)->cgl_ret), 7, cgl_targs_hipGraphExecMemsetNodeSetParams.arg, cgl_tn_hipGraphExecMemsetNodeSetParams}, {
+    {offsetof(struct cgl_fr_hipGraphExecMemsetNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_hipGraphExecMemsetNodeSetParams *)0)->hGraphExec), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecMemsetNodeSetParams, node), sizeof(((struct cgl_fr_hipGraphExecMemsetNodeSetParams *)0)->node), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecMemsetNodeSetParams, pNodeParams), sizeof(((struct cgl_fr_hipGraphExecMemsetNodeSetParams *)0)->pNodeParams), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphExecMemsetNodeSetParams, (cgl_f->hGraphExec, cgl_f->node, cgl_f->pNodeParams), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecMemsetNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, const hipMemsetParams *pNodeParams)
 {
@@ -12983,14 +14133,14 @@ struct cgl_fr_hipGraphAddHostNode {
     const hipHostNodeParams *pNodeParams;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphAddHostNode[5] = {
-    {"pGraphNode", offsetof(struct cgl_fr_hipGraphAddHostNode, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddHostNode *)0)->pGraphNode), 3, 0, 0, 0, NULL},
-    {"graph", offsetof(struct cgl_fr_hipGraphAddHostNode, graph), sizeof(((struct cgl_fr_hipGraphAddHostNode *)0)->graph), 3, 0, 0, 0, NULL},
-    {"pDependencies", offsetof(struct cgl_fr_hipGraphAddHostNode, pDependencies), sizeof(((struct cgl_fr_hipGraphAddHostNode *)0)->pDependencies), 3, 0, 0, 0, NULL},
-    {"numDependencies", offsetof(struct cgl_fr_hipGraphAddHostNode, numDependencies), sizeof(((struct cgl_fr_hipGraphAddHostNode *)0)->numDependencies), 2, 0, 0, 0, NULL},
-    {"pNodeParams", offsetof(struct cgl_fr_hipGraphAddHostNode, pNodeParams), sizeof(((struct cgl_fr_hipGraphAddHostNode *)0)->pNodeParams), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphAddHostNode = {5, offsetof(struct cgl_fr_hipGraphAddHostNode, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddHostNode *)0)->cgl_ret), 7, cgl_ta_hipGraphAddHostNode};
+static const cg_arg_name cgl_tn_hipGraphAddHostNode[5] = {{"pGraphNode", NULL}, {"graph", NULL}, {"pDependencies", NULL}, {"numDependencies", NULL}, {"pNodeParams", NULL}};
+static const struct cgl_targs_hipGraphAddHostNode cgl_targs_hipGraphAddHostNode = {{5, offsetof(struct cgl_fr_hipGraphAddHostNode, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddHostNode *)0)->cgl_ret), 7, cgl_targs_hipGraphAddHostNode.arg, cgl_tn_hipGraphAddHostNode}, {
+    {offsetof(struct cgl_fr_hipGraphAddHostNode, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddHostNode *)0)->pGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddHostNode, graph), sizeof(((struct cgl_fr_hipGraphAddHostNode *)0)->graph), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddHostNode, pDependencies), sizeof(((struct cgl_fr_hipGraphAddHostNode *)0)->pDependencies), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddHostNode, numDependencies), sizeof(((struct cgl_fr_hipGraphAddHostNode *)0)->numDependencies), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddHostNode, pNodeParams), sizeof(((struct cgl_fr_hipGraphAddHostNode *)0)->pNodeParams), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphAddHostNode, (cgl_f->pGraphNode, cgl_f->graph, cgl_f->pDependencies, cgl_f->numDependencies, cgl_f->pNodeParams), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddHostNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipHostNodeParams *pNodeParams)
 {
@@ -13016,11 +14166,11 @@ struct cgl_fr_hipGraphHostNodeGetParams {
     hipHostNodeParams *pNodeParams;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphHostNodeGetParams[2] = {
-    {"node", offsetof(struct cgl_fr_hipGraphHostNodeGetParams, node), sizeof(((struct cgl_fr_hipGraphHostNodeGetParams *)0)->node), 3, 0, 0, 0, NULL},
-    {"pNodeParams", offsetof(struct cgl_fr_hipGraphHostNodeGetParams, pNodeParams), sizeof(((struct cgl_fr_hipGraphHostNodeGetParams *)0)->pNodeParams), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphHostNodeGetParams = {2, offsetof(struct cgl_fr_hipGraphHostNodeGetParams, cgl_ret), sizeof(((struct cgl_fr_hipGraphHostNodeGetParams *)0)->cgl_ret), 7, cgl_ta_hipGraphHostNodeGetParams};
+static const cg_arg_name cgl_tn_hipGraphHostNodeGetParams[2] = {{"node", NULL}, {"pNodeParams", NULL}};
+static const struct cgl_targs_hipGraphHostNodeGetParams cgl_targs_hipGraphHostNodeGetParams = {{2, offsetof(struct cgl_fr_hipGraphHostNodeGetParams, cgl_ret), sizeof(((struct cgl_fr_hipGraphHostNodeGetParams *)0)->cgl_ret), 7, cgl_targs_hipGraphHostNodeGetParams.arg, cgl_tn_hipGraphHostNodeGetParams}, {
+    {offsetof(struct cgl_fr_hipGraphHostNodeGetParams, node), sizeof(((struct cgl_fr_hipGraphHostNodeGetParams *)0)->node), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphHostNodeGetParams, pNodeParams), sizeof(((struct cgl_fr_hipGraphHostNodeGetParams *)0)->pNodeParams), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphHostNodeGetParams, (cgl_f->node, cgl_f->pNodeParams), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphHostNodeGetParams(hipGraphNode_t node, hipHostNodeParams *pNodeParams)
 {
@@ -13046,11 +14196,11 @@ struct cgl_fr_hipGraphHostNodeSetParams {
     const hipHostNodeParams *pNodeParams;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphHostNodeSetParams[2] = {
-    {"node", offsetof(struct cgl_fr_hipGraphHostNodeSetParams, node), sizeof(((struct cgl_fr_hipGraphHostNodeSetParams *)0)->node), 3, 0, 0, 0, NULL},
-    {"pNodeParams", offsetof(struct cgl_fr_hipGraphHostNodeSetParams, pNodeParams), sizeof(((struct cgl_fr_hipGraphHostNodeSetParams *)0)->pNodeParams), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphHostNodeSetParams = {2, offsetof(struct cgl_fr_hipGraphHostNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_hipGraphHostNodeSetParams *)0)->cgl_ret), 7, cgl_ta_hipGraphHostNodeSetParams};
+static const cg_arg_name cgl_tn_hipGraphHostNodeSetParams[2] = {{"node", NULL}, {"pNodeParams", NULL}};
+static const struct cgl_targs_hipGraphHostNodeSetParams cgl_targs_hipGraphHostNodeSetParams = {{2, offsetof(struct cgl_fr_hipGraphHostNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_hipGraphHostNodeSetParams *)0)->cgl_ret), 7, cgl_targs_hipGraphHostNodeSetParams.arg, cgl_tn_hipGraphHostNodeSetParams}, {
+    {offsetof(struct cgl_fr_hipGraphHostNodeSetParams, node), sizeof(((struct cgl_fr_hipGraphHostNodeSetParams *)0)->node), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphHostNodeSetParams, pNodeParams), sizeof(((struct cgl_fr_hipGraphHostNodeSetParams *)0)->pNodeParams), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphHostNodeSetParams, (cgl_f->node, cgl_f->pNodeParams), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphHostNodeSetParams(hipGraphNode_t node, const hipHostNodeParams *pNodeParams)
 {
@@ -13077,12 +14227,12 @@ struct cgl_fr_hipGraphExecHostNodeSetParams {
     const hipHostNodeParams *pNodeParams;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphExecHostNodeSetParams[3] = {
-    {"hGraphExec", offsetof(struct cgl_fr_hipGraphExecHostNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_hipGraphExecHostNodeSetParams *)0)->hGraphExec), 3, 0, 0, 0, NULL},
-    {"node", offsetof(struct cgl_fr_hipGraphExecHostNodeSetParams, node), sizeof(((struct cgl_fr_hipGraphExecHostNodeSetParams *)0)->node), 3, 0, 0, 0, NULL},
-    {"pNodeParams", offsetof(struct cgl_fr_hipGraphExecHostNodeSetParams, pNodeParams), sizeof(((struct cgl_fr_hipGraphExecHostNodeSetParams *)0)->pNodeParams), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphExecHostNodeSetParams = {3, offsetof(struct cgl_fr_hipGraphExecHostNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_hipGraphExecHostNodeSetParams *)0)->cgl_ret), 7, cgl_ta_hipGraphExecHostNodeSetParams};
+static const cg_arg_name cgl_tn_hipGraphExecHostNodeSetParams[3] = {{"hGraphExec", NULL}, {"node", NULL}, {"pNodeParams", NULL}};
+static const struct cgl_targs_hipGraphExecHostNodeSetParams cgl_targs_hipGraphExecHostNodeSetParams = {{3, offsetof(struct cgl_fr_hipGraphExecHostNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_hipGraphExecHostNodeSetParams *)0)->cgl_ret), 7, cgl_targs_hipGraphExecHostNodeSetParams.arg, cgl_tn_hipGraphExecHostNodeSetParams}, {
+    {offsetof(struct cgl_fr_hipGraphExecHostNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_hipGraphExecHostNodeSetParams *)0)->hGraphExec), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecHostNodeSetParams, node), sizeof(((struct cgl_fr_hipGraphExecHostNodeSetParams *)0)->node), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecHostNodeSetParams, pNodeParams), sizeof(((struct cgl_fr_hipGraphExecHostNodeSetParams *)0)->pNodeParams), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphExecHostNodeSetParams, (cgl_f->hGraphExec, cgl_f->node, cgl_f->pNodeParams), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecHostNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, const hipHostNodeParams *pNodeParams)
 {
@@ -13111,14 +14261,14 @@ struct cgl_fr_hipGraphAddChildGraphNode {
     hipGraph_t childGraph;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphAddChildGraphNode[5] = {
-    {"pGraphNode", offsetof(struct cgl_fr_hipGraphAddChildGraphNode, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddChildGraphNode *)0)->pGraphNode), 3, 0, 0, 0, NULL},
-    {"graph", offsetof(struct cgl_fr_hipGraphAddChildGraphNode, graph), sizeof(((struct cgl_fr_hipGraphAddChildGraphNode *)0)->graph), 3, 0, 0, 0, NULL},
-    {"pDependencies", offsetof(struct cgl_fr_hipGraphAddChildGraphNode, pDependencies), sizeof(((struct cgl_fr_hipGraphAddChildGraphNode *)0)->pDependencies), 3, 0, 0, 0, NULL},
-    {"numDependencies", offsetof(struct cgl_fr_hipGraphAddChildGraphNode, numDependencies), sizeof(((struct cgl_fr_hipGraphAddChildGraphNode *)0)->numDependencies), 2, 0, 0, 0, NULL},
-    {"childGraph", offsetof(struct cgl_fr_hipGraphAddChildGraphNode, childGraph), sizeof(((struct cgl_fr_hipGraphAddChildGraphNode *)0)->childGraph), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphAddChildGraphNode = {5, offsetof(struct cgl_fr_hipGraphAddChildGraphNode, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddChildGraphNode *)0)->cgl_ret), 7, cgl_ta_hipGraphAddChildGraphNode};
+static const cg_arg_name cgl_tn_hipGraphAddChildGraphNode[5] = {{"pGraphNode", NULL}, {"graph", NULL}, {"pDependencies", NULL}, {"numDependencies", NULL}, {"childGraph", NULL}};
+static const struct cgl_targs_hipGraphAddChildGraphNode cgl_targs_hipGraphAddChildGraphNode = {{5, offsetof(struct cgl_fr_hipGraphAddChildGraphNode, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddChildGraphNode *)0)->cgl_ret), 7, cgl_targs_hipGraphAddChildGraphNode.arg, cgl_tn_hipGraphAddChildGraphNode}, {
+    {offsetof(struct cgl_fr_hipGraphAddChildGraphNode, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddChildGraphNode *)0)->pGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddChildGraphNode, graph), sizeof(((struct cgl_fr_hipGraphAddChildGraphNode *)0)->graph), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddChildGraphNode, pDependencies), sizeof(((struct cgl_fr_hipGraphAddChildGraphNode *)0)->pDependencies), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddChildGraphNode, numDependencies), sizeof(((struct cgl_fr_hipGraphAddChildGraphNode *)0)->numDependencies), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddChildGraphNode, childGraph), sizeof(((struct cgl_fr_hipGraphAddChildGraphNode *)0)->childGraph), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphAddChildGraphNode, (cgl_f->pGraphNode, cgl_f->graph, cgl_f->pDependencies, cgl_f->numDependencies, cgl_f->childGraph), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddChildGraphNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipGraph_t childGraph)
 {
@@ -13144,11 +14294,11 @@ struct cgl_fr_hipGraphChildGraphNodeGetGraph {
     hipGraph_t *pGraph;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphChildGraphNodeGetGraph[2] = {
-    {"node", offsetof(struct cgl_fr_hipGraphChildGraphNodeGetGraph, node), sizeof(((struct cgl_fr_hipGraphChildGraphNodeGetGraph *)0)->node), 3, 0, 0, 0, NULL},
-    {"pGraph", offsetof(struct cgl_fr_hipGraphChildGraphNodeGetGraph, pGraph), sizeof(((struct cgl_fr_hipGraphChildGraphNodeGetGraph *)0)->pGraph), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphChildGraphNodeGetGraph = {2, offsetof(struct cgl_fr_hipGraphChildGraphNodeGetGraph, cgl_ret), sizeof(((struct cgl_fr_hipGraphChildGraphNodeGetGraph *)0)->cgl_ret), 7, cgl_ta_hipGraphChildGraphNodeGetGraph};
+static const cg_arg_name cgl_tn_hipGraphChildGraphNodeGetGraph[2] = {{"node", NULL}, {"pGraph", NULL}};
+static const struct cgl_targs_hipGraphChildGraphNodeGetGraph cgl_targs_hipGraphChildGraphNodeGetGraph = {{2, offsetof(struct cgl_fr_hipGraphChildGraphNodeGetGraph, cgl_ret), sizeof(((struct cgl_fr_hipGraphChildGraphNodeGetGraph *)0)->cgl_ret), 7, cgl_targs_hipGraphChildGraphNodeGetGraph.arg, cgl_tn_hipGraphChildGraphNodeGetGraph}, {
+    {offsetof(struct cgl_fr_hipGraphChildGraphNodeGetGraph, node), sizeof(((struct cgl_fr_hipGraphChildGraphNodeGetGraph *)0)->node), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphChildGraphNodeGetGraph, pGraph), sizeof(((struct cgl_fr_hipGraphChildGraphNodeGetGraph *)0)->pGraph), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphChildGraphNodeGetGraph, (cgl_f->node, cgl_f->pGraph), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphChildGraphNodeGetGraph(hipGraphNode_t node, hipGraph_t *pGraph)
 {
@@ -13175,12 +14325,12 @@ struct cgl_fr_hipGraphExecChildGraphNodeSetParams {
     hipGraph_t childGraph;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphExecChildGraphNodeSetParams[3] = {
-    {"hGraphExec", offsetof(struct cgl_fr_hipGraphExecChildGraphNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_hipGraphExecChildGraphNodeSetParams *)0)->hGraphExec), 3, 0, 0, 0, NULL},
-    {"node", offsetof(struct cgl_fr_hipGraphExecChildGraphNodeSetParams, node), sizeof(((struct cgl_fr_hipGraphExecChildGraphNodeSetParams *)0)->node), 3, 0, 0, 0, NULL},
-    {"childGraph", offsetof(struct cgl_fr_hipGraphExecChildGraphNodeSetParams, childGraph), sizeof(((struct cgl_fr_hipGraphExecChildGraphNodeSetParams *)0)->childGraph), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphExecChildGraphNodeSetParams = {3, offsetof(struct cgl_fr_hipGraphExecChildGraphNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_hipGraphExecChildGraphNodeSetParams *)0)->cgl_ret), 7, cgl_ta_hipGraphExecChildGraphNodeSetParams};
+static const cg_arg_name cgl_tn_hipGraphExecChildGraphNodeSetParams[3] = {{"hGraphExec", NULL}, {"node", NULL}, {"childGraph", NULL}};
+static const struct cgl_targs_hipGraphExecChildGraphNodeSetParams cgl_targs_hipGraphExecChildGraphNodeSetParams = {{3, offsetof(struct cgl_fr_hipGraphExecChildGraphNodeSetParams, cgl_ret), sizeof(((struct cgl_fr_hipGraphExecChildGraphNodeSetParams *)0)->cgl_ret), 7, cgl_targs_hipGraphExecChildGraphNodeSetParams.arg, cgl_tn_hipGraphExecChildGraphNodeSetParams}, {
+    {offsetof(struct cgl_fr_hipGraphExecChildGraphNodeSetParams, hGraphExec), sizeof(((struct cgl_fr_hipGraphExecChildGraphNodeSetParams *)0)->hGraphExec), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecChildGraphNodeSetParams, node), sizeof(((struct cgl_fr_hipGraphExecChildGraphNodeSetParams *)0)->node), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecChildGraphNodeSetParams, childGraph), sizeof(((struct cgl_fr_hipGraphExecChildGraphNodeSetParams *)0)->childGraph), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphExecChildGraphNodeSetParams, (cgl_f->hGraphExec, cgl_f->node, cgl_f->childGraph), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecChildGraphNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, hipGraph_t childGraph)
 {
@@ -13208,13 +14358,13 @@ struct cgl_fr_hipGraphAddEmptyNode {
     size_t numDependencies;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphAddEmptyNode[4] = {
-    {"pGraphNode", offsetof(struct cgl_fr_hipGraphAddEmptyNode, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddEmptyNode *)0)->pGraphNode), 3, 0, 0, 0, NULL},
-    {"graph", offsetof(struct cgl_fr_hipGraphAddEmptyNode, graph), sizeof(((struct cgl_fr_hipGraphAddEmptyNode *)0)->graph), 3, 0, 0, 0, NULL},
-    {"pDependencies", offsetof(struct cgl_fr_hipGraphAddEmptyNode, pDependencies), sizeof(((struct cgl_fr_hipGraphAddEmptyNode *)0)->pDependencies), 3, 0, 0, 0, NULL},
-    {"numDependencies", offsetof(struct cgl_fr_hipGraphAddEmptyNode, numDependencies), sizeof(((struct cgl_fr_hipGraphAddEmptyNode *)0)->numDependencies), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphAddEmptyNode = {4, offsetof(struct cgl_fr_hipGraphAddEmptyNode, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddEmptyNode *)0)->cgl_ret), 7, cgl_ta_hipGraphAddEmptyNode};
+static const cg_arg_name cgl_tn_hipGraphAddEmptyNode[4] = {{"pGraphNode", NULL}, {"graph", NULL}, {"pDependencies", NULL}, {"numDependencies", NULL}};
+static const struct cgl_targs_hipGraphAddEmptyNode cgl_targs_hipGraphAddEmptyNode = {{4, offsetof(struct cgl_fr_hipGraphAddEmptyNode, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddEmptyNode *)0)->cgl_ret), 7, cgl_targs_hipGraphAddEmptyNode.arg, cgl_tn_hipGraphAddEmptyNode}, {
+    {offsetof(struct cgl_fr_hipGraphAddEmptyNode, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddEmptyNode *)0)->pGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddEmptyNode, graph), sizeof(((struct cgl_fr_hipGraphAddEmptyNode *)0)->graph), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddEmptyNode, pDependencies), sizeof(((struct cgl_fr_hipGraphAddEmptyNode *)0)->pDependencies), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddEmptyNode, numDependencies), sizeof(((struct cgl_fr_hipGraphAddEmptyNode *)0)->numDependencies), 2, 0, 0, 0},
+}};
 CG_THUNK(hipGraphAddEmptyNode, (cgl_f->pGraphNode, cgl_f->graph, cgl_f->pDependencies, cgl_f->numDependencies), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddEmptyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies)
 {
@@ -13243,14 +14393,14 @@ struct cgl_fr_hipGraphAddEventRecordNode {
     hipEvent_t event;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphAddEventRecordNode[5] = {
-    {"pGraphNode", offsetof(struct cgl_fr_hipGraphAddEventRecordNode, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddEventRecordNode *)0)->pGraphNode), 3, 0, 0, 0, NULL},
-    {"graph", offsetof(struct cgl_fr_hipGraphAddEventRecordNode, graph), sizeof(((struct cgl_fr_hipGraphAddEventRecordNode *)0)->graph), 3, 0, 0, 0, NULL},
-    {"pDependencies", offsetof(struct cgl_fr_hipGraphAddEventRecordNode, pDependencies), sizeof(((struct cgl_fr_hipGraphAddEventRecordNode *)0)->pDependencies), 3, 0, 0, 0, NULL},
-    {"numDependencies", offsetof(struct cgl_fr_hipGraphAddEventRecordNode, numDependencies), sizeof(((struct cgl_fr_hipGraphAddEventRecordNode *)0)->numDependencies), 2, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_hipGraphAddEventRecordNode, event), sizeof(((struct cgl_fr_hipGraphAddEventRecordNode *)0)->event), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphAddEventRecordNode = {5, offsetof(struct cgl_fr_hipGraphAddEventRecordNode, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddEventRecordNode *)0)->cgl_ret), 7, cgl_ta_hipGraphAddEventRecordNode};
+static const cg_arg_name cgl_tn_hipGraphAddEventRecordNode[5] = {{"pGraphNode", NULL}, {"graph", NULL}, {"pDependencies", NULL}, {"numDependencies", NULL}, {"event", NULL}};
+static const struct cgl_targs_hipGraphAddEventRecordNode cgl_targs_hipGraphAddEventRecordNode = {{5, offsetof(struct cgl_fr_hipGraphAddEventRecordNode, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddEventRecordNode *)0)->cgl_ret), 7, cgl_targs_hipGraphAddEventRecordNode.arg, cgl_tn_hipGraphAddEventRecordNode}, {
+    {offsetof(struct cgl_fr_hipGraphAddEventRecordNode, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddEventRecordNode *)0)->pGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddEventRecordNode, graph), sizeof(((struct cgl_fr_hipGraphAddEventRecordNode *)0)->graph), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddEventRecordNode, pDependencies), sizeof(((struct cgl_fr_hipGraphAddEventRecordNode *)0)->pDependencies), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddEventRecordNode, numDependencies), sizeof(((struct cgl_fr_hipGraphAddEventRecordNode *)0)->numDependencies), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddEventRecordNode, event), sizeof(((struct cgl_fr_hipGraphAddEventRecordNode *)0)->event), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphAddEventRecordNode, (cgl_f->pGraphNode, cgl_f->graph, cgl_f->pDependencies, cgl_f->numDependencies, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddEventRecordNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipEvent_t event)
 {
@@ -13276,11 +14426,11 @@ struct cgl_fr_hipGraphEventRecordNodeGetEvent {
     hipEvent_t *event_out;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphEventRecordNodeGetEvent[2] = {
-    {"node", offsetof(struct cgl_fr_hipGraphEventRecordNodeGetEvent, node), sizeof(((struct cgl_fr_hipGraphEventRecordNodeGetEvent *)0)->node), 3, 0, 0, 0, NULL},
-    {"event_out", offsetof(struct cgl_fr_hipGraphEventRecordNodeGetEvent, event_out), sizeof(((struct cgl_fr_hipGraphEventRecordNodeGetEvent *)0)->event_out), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphEventRecordNodeGetEvent = {2, offsetof(struct cgl_fr_hipGraphEventRecordNodeGetEvent, cgl_ret), sizeof(((struct cgl_fr_hipGraphEventRecordNodeGetEvent *)0)->cgl_ret), 7, cgl_ta_hipGraphEventRecordNodeGetEvent};
+static const cg_arg_name cgl_tn_hipGraphEventRecordNodeGetEvent[2] = {{"node", NULL}, {"event_out", NULL}};
+static const struct cgl_targs_hipGraphEventRecordNodeGetEvent cgl_targs_hipGraphEventRecordNodeGetEvent = {{2, offsetof(struct cgl_fr_hipGraphEventRecordNodeGetEvent, cgl_ret), sizeof(((struct cgl_fr_hipGraphEventRecordNodeGetEvent *)0)->cgl_ret), 7, cgl_targs_hipGraphEventRecordNodeGetEvent.arg, cgl_tn_hipGraphEventRecordNodeGetEvent}, {
+    {offsetof(struct cgl_fr_hipGraphEventRecordNodeGetEvent, node), sizeof(((struct cgl_fr_hipGraphEventRecordNodeGetEvent *)0)->node), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphEventRecordNodeGetEvent, event_out), sizeof(((struct cgl_fr_hipGraphEventRecordNodeGetEvent *)0)->event_out), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphEventRecordNodeGetEvent, (cgl_f->node, cgl_f->event_out), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphEventRecordNodeGetEvent(hipGraphNode_t node, hipEvent_t *event_out)
 {
@@ -13306,11 +14456,11 @@ struct cgl_fr_hipGraphEventRecordNodeSetEvent {
     hipEvent_t event;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphEventRecordNodeSetEvent[2] = {
-    {"node", offsetof(struct cgl_fr_hipGraphEventRecordNodeSetEvent, node), sizeof(((struct cgl_fr_hipGraphEventRecordNodeSetEvent *)0)->node), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_hipGraphEventRecordNodeSetEvent, event), sizeof(((struct cgl_fr_hipGraphEventRecordNodeSetEvent *)0)->event), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphEventRecordNodeSetEvent = {2, offsetof(struct cgl_fr_hipGraphEventRecordNodeSetEvent, cgl_ret), sizeof(((struct cgl_fr_hipGraphEventRecordNodeSetEvent *)0)->cgl_ret), 7, cgl_ta_hipGraphEventRecordNodeSetEvent};
+static const cg_arg_name cgl_tn_hipGraphEventRecordNodeSetEvent[2] = {{"node", NULL}, {"event", NULL}};
+static const struct cgl_targs_hipGraphEventRecordNodeSetEvent cgl_targs_hipGraphEventRecordNodeSetEvent = {{2, offsetof(struct cgl_fr_hipGraphEventRecordNodeSetEvent, cgl_ret), sizeof(((struct cgl_fr_hipGraphEventRecordNodeSetEvent *)0)->cgl_ret), 7, cgl_targs_hipGraphEventRecordNodeSetEvent.arg, cgl_tn_hipGraphEventRecordNodeSetEvent}, {
+    {offsetof(struct cgl_fr_hipGraphEventRecordNodeSetEvent, node), sizeof(((struct cgl_fr_hipGraphEventRecordNodeSetEvent *)0)->node), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphEventRecordNodeSetEvent, event), sizeof(((struct cgl_fr_hipGraphEventRecordNodeSetEvent *)0)->event), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphEventRecordNodeSetEvent, (cgl_f->node, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphEventRecordNodeSetEvent(hipGraphNode_t node, hipEvent_t event)
 {
@@ -13337,12 +14487,12 @@ struct cgl_fr_hipGraphExecEventRecordNodeSetEvent {
     hipEvent_t event;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphExecEventRecordNodeSetEvent[3] = {
-    {"hGraphExec", offsetof(struct cgl_fr_hipGraphExecEventRecordNodeSetEvent, hGraphExec), sizeof(((struct cgl_fr_hipGraphExecEventRecordNodeSetEvent *)0)->hGraphExec), 3, 0, 0, 0, NULL},
-    {"hNode", offsetof(struct cgl_fr_hipGraphExecEventRecordNodeSetEvent, hNode), sizeof(((struct cgl_fr_hipGraphExecEventRecordNodeSetEvent *)0)->hNode), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_hipGraphExecEventRecordNodeSetEvent, event), sizeof(((struct cgl_fr_hipGraphExecEventRecordNodeSetEvent *)0)->event), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphExecEventRecordNodeSetEvent = {3, offsetof(struct cgl_fr_hipGraphExecEventRecordNodeSetEvent, cgl_ret), sizeof(((struct cgl_fr_hipGraphExecEventRecordNodeSetEvent *)0)->cgl_ret), 7, cgl_ta_hipGraphExecEventRecordNodeSetEvent};
+static const cg_arg_name cgl_tn_hipGraphExecEventRecordNodeSetEvent[3] = {{"hGraphExec", NULL}, {"hNode", NULL}, {"event", NULL}};
+static const struct cgl_targs_hipGraphExecEventRecordNodeSetEvent cgl_targs_hipGraphExecEventRecordNodeSetEvent = {{3, offsetof(struct cgl_fr_hipGraphExecEventRecordNodeSetEvent, cgl_ret), sizeof(((struct cgl_fr_hipGraphExecEventRecordNodeSetEvent *)0)->cgl_ret), 7, cgl_targs_hipGraphExecEventRecordNodeSetEvent.arg, cgl_tn_hipGraphExecEventRecordNodeSetEvent}, {
+    {offsetof(struct cgl_fr_hipGraphExecEventRecordNodeSetEvent, hGraphExec), sizeof(((struct cgl_fr_hipGraphExecEventRecordNodeSetEvent *)0)->hGraphExec), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecEventRecordNodeSetEvent, hNode), sizeof(((struct cgl_fr_hipGraphExecEventRecordNodeSetEvent *)0)->hNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecEventRecordNodeSetEvent, event), sizeof(((struct cgl_fr_hipGraphExecEventRecordNodeSetEvent *)0)->event), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphExecEventRecordNodeSetEvent, (cgl_f->hGraphExec, cgl_f->hNode, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecEventRecordNodeSetEvent(hipGraphExec_t hGraphExec, hipGraphNode_t hNode, hipEvent_t event)
 {
@@ -13371,14 +14521,14 @@ struct cgl_fr_hipGraphAddEventWaitNode {
     hipEvent_t event;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphAddEventWaitNode[5] = {
-    {"pGraphNode", offsetof(struct cgl_fr_hipGraphAddEventWaitNode, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddEventWaitNode *)0)->pGraphNode), 3, 0, 0, 0, NULL},
-    {"graph", offsetof(struct cgl_fr_hipGraphAddEventWaitNode, graph), sizeof(((struct cgl_fr_hipGraphAddEventWaitNode *)0)->graph), 3, 0, 0, 0, NULL},
-    {"pDependencies", offsetof(struct cgl_fr_hipGraphAddEventWaitNode, pDependencies), sizeof(((struct cgl_fr_hipGraphAddEventWaitNode *)0)->pDependencies), 3, 0, 0, 0, NULL},
-    {"numDependencies", offsetof(struct cgl_fr_hipGraphAddEventWaitNode, numDependencies), sizeof(((struct cgl_fr_hipGraphAddEventWaitNode *)0)->numDependencies), 2, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_hipGraphAddEventWaitNode, event), sizeof(((struct cgl_fr_hipGraphAddEventWaitNode *)0)->event), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphAddEventWaitNode = {5, offsetof(struct cgl_fr_hipGraphAddEventWaitNode, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddEventWaitNode *)0)->cgl_ret), 7, cgl_ta_hipGraphAddEventWaitNode};
+static const cg_arg_name cgl_tn_hipGraphAddEventWaitNode[5] = {{"pGraphNode", NULL}, {"graph", NULL}, {"pDependencies", NULL}, {"numDependencies", NULL}, {"event", NULL}};
+static const struct cgl_targs_hipGraphAddEventWaitNode cgl_targs_hipGraphAddEventWaitNode = {{5, offsetof(struct cgl_fr_hipGraphAddEventWaitNode, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddEventWaitNode *)0)->cgl_ret), 7, cgl_targs_hipGraphAddEventWaitNode.arg, cgl_tn_hipGraphAddEventWaitNode}, {
+    {offsetof(struct cgl_fr_hipGraphAddEventWaitNode, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddEventWaitNode *)0)->pGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddEventWaitNode, graph), sizeof(((struct cgl_fr_hipGraphAddEventWaitNode *)0)->graph), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddEventWaitNode, pDependencies), sizeof(((struct cgl_fr_hipGraphAddEventWaitNode *)0)->pDependencies), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddEventWaitNode, numDependencies), sizeof(((struct cgl_fr_hipGraphAddEventWaitNode *)0)->numDependencies), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddEventWaitNode, event), sizeof(((struct cgl_fr_hipGraphAddEventWaitNode *)0)->event), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphAddEventWaitNode, (cgl_f->pGraphNode, cgl_f->graph, cgl_f->pDependencies, cgl_f->numDependencies, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddEventWaitNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipEvent_t event)
 {
@@ -13404,11 +14554,11 @@ struct cgl_fr_hipGraphEventWaitNodeGetEvent {
     hipEvent_t *event_out;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphEventWaitNodeGetEvent[2] = {
-    {"node", offsetof(struct cgl_fr_hipGraphEventWaitNodeGetEvent, node), sizeof(((struct cgl_fr_hipGraphEventWaitNodeGetEvent *)0)->node), 3, 0, 0, 0, NULL},
-    {"event_out", offsetof(struct cgl_fr_hipGraphEventWaitNodeGetEvent, event_out), sizeof(((struct cgl_fr_hipGraphEventWaitNodeGetEvent *)0)->event_out), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphEventWaitNodeGetEvent = {2, offsetof(struct cgl_fr_hipGraphEventWaitNodeGetEvent, cgl_ret), sizeof(((struct cgl_fr_hipGraphEventWaitNodeGetEvent *)0)->cgl_ret), 7, cgl_ta_hipGraphEventWaitNodeGetEvent};
+static const cg_arg_name cgl_tn_hipGraphEventWaitNodeGetEvent[2] = {{"node", NULL}, {"event_out", NULL}};
+static const struct cgl_targs_hipGraphEventWaitNodeGetEvent cgl_targs_hipGraphEventWaitNodeGetEvent = {{2, offsetof(struct cgl_fr_hipGraphEventWaitNodeGetEvent, cgl_ret), sizeof(((struct cgl_fr_hipGraphEventWaitNodeGetEvent *)0)->cgl_ret), 7, cgl_targs_hipGraphEventWaitNodeGetEvent.arg, cgl_tn_hipGraphEventWaitNodeGetEvent}, {
+    {offsetof(struct cgl_fr_hipGraphEventWaitNodeGetEvent, node), sizeof(((struct cgl_fr_hipGraphEventWaitNodeGetEvent *)0)->node), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphEventWaitNodeGetEvent, event_out), sizeof(((struct cgl_fr_hipGraphEventWaitNodeGetEvent *)0)->event_out), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphEventWaitNodeGetEvent, (cgl_f->node, cgl_f->event_out), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphEventWaitNodeGetEvent(hipGraphNode_t node, hipEvent_t *event_out)
 {
@@ -13434,11 +14584,11 @@ struct cgl_fr_hipGraphEventWaitNodeSetEvent {
     hipEvent_t event;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphEventWaitNodeSetEvent[2] = {
-    {"node", offsetof(struct cgl_fr_hipGraphEventWaitNodeSetEvent, node), sizeof(((struct cgl_fr_hipGraphEventWaitNodeSetEvent *)0)->node), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_hipGraphEventWaitNodeSetEvent, event), sizeof(((struct cgl_fr_hipGraphEventWaitNodeSetEvent *)0)->event), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphEventWaitNodeSetEvent = {2, offsetof(struct cgl_fr_hipGraphEventWaitNodeSetEvent, cgl_ret), sizeof(((struct cgl_fr_hipGraphEventWaitNodeSetEvent *)0)->cgl_ret), 7, cgl_ta_hipGraphEventWaitNodeSetEvent};
+static const cg_arg_name cgl_tn_hipGraphEventWaitNodeSetEvent[2] = {{"node", NULL}, {"event", NULL}};
+static const struct cgl_targs_hipGraphEventWaitNodeSetEvent cgl_targs_hipGraphEventWaitNodeSetEvent = {{2, offsetof(struct cgl_fr_hipGraphEventWaitNodeSetEvent, cgl_ret), sizeof(((struct cgl_fr_hipGraphEventWaitNodeSetEvent *)0)->cgl_ret), 7, cgl_targs_hipGraphEventWaitNodeSetEvent.arg, cgl_tn_hipGraphEventWaitNodeSetEvent}, {
+    {offsetof(struct cgl_fr_hipGraphEventWaitNodeSetEvent, node), sizeof(((struct cgl_fr_hipGraphEventWaitNodeSetEvent *)0)->node), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphEventWaitNodeSetEvent, event), sizeof(((struct cgl_fr_hipGraphEventWaitNodeSetEvent *)0)->event), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphEventWaitNodeSetEvent, (cgl_f->node, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphEventWaitNodeSetEvent(hipGraphNode_t node, hipEvent_t event)
 {
@@ -13465,12 +14615,12 @@ struct cgl_fr_hipGraphExecEventWaitNodeSetEvent {
     hipEvent_t event;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphExecEventWaitNodeSetEvent[3] = {
-    {"hGraphExec", offsetof(struct cgl_fr_hipGraphExecEventWaitNodeSetEvent, hGraphExec), sizeof(((struct cgl_fr_hipGraphExecEventWaitNodeSetEvent *)0)->hGraphExec), 3, 0, 0, 0, NULL},
-    {"hNode", offsetof(struct cgl_fr_hipGraphExecEventWaitNodeSetEvent, hNode), sizeof(((struct cgl_fr_hipGraphExecEventWaitNodeSetEvent *)0)->hNode), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_hipGraphExecEventWaitNodeSetEvent, event), sizeof(((struct cgl_fr_hipGraphExecEventWaitNodeSetEvent *)0)->event), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphExecEventWaitNodeSetEvent = {3, offsetof(struct cgl_fr_hipGraphExecEventWaitNodeSetEvent, cgl_ret), sizeof(((struct cgl_fr_hipGraphExecEventWaitNodeSetEvent *)0)->cgl_ret), 7, cgl_ta_hipGraphExecEventWaitNodeSetEvent};
+static const cg_arg_name cgl_tn_hipGraphExecEventWaitNodeSetEvent[3] = {{"hGraphExec", NULL}, {"hNode", NULL}, {"event", NULL}};
+static const struct cgl_targs_hipGraphExecEventWaitNodeSetEvent cgl_targs_hipGraphExecEventWaitNodeSetEvent = {{3, offsetof(struct cgl_fr_hipGraphExecEventWaitNodeSetEvent, cgl_ret), sizeof(((struct cgl_fr_hipGraphExecEventWaitNodeSetEvent *)0)->cgl_ret), 7, cgl_targs_hipGraphExecEventWaitNodeSetEvent.arg, cgl_tn_hipGraphExecEventWaitNodeSetEvent}, {
+    {offsetof(struct cgl_fr_hipGraphExecEventWaitNodeSetEvent, hGraphExec), sizeof(((struct cgl_fr_hipGraphExecEventWaitNodeSetEvent *)0)->hGraphExec), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecEventWaitNodeSetEvent, hNode), sizeof(((struct cgl_fr_hipGraphExecEventWaitNodeSetEvent *)0)->hNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphExecEventWaitNodeSetEvent, event), sizeof(((struct cgl_fr_hipGraphExecEventWaitNodeSetEvent *)0)->event), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphExecEventWaitNodeSetEvent, (cgl_f->hGraphExec, cgl_f->hNode, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecEventWaitNodeSetEvent(hipGraphExec_t hGraphExec, hipGraphNode_t hNode, hipEvent_t event)
 {
@@ -13496,11 +14646,11 @@ struct cgl_fr_hipMemAddressFree {
     size_t size;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemAddressFree[2] = {
-    {"devPtr", offsetof(struct cgl_fr_hipMemAddressFree, devPtr), sizeof(((struct cgl_fr_hipMemAddressFree *)0)->devPtr), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_hipMemAddressFree, size), sizeof(((struct cgl_fr_hipMemAddressFree *)0)->size), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemAddressFree = {2, offsetof(struct cgl_fr_hipMemAddressFree, cgl_ret), sizeof(((struct cgl_fr_hipMemAddressFree *)0)->cgl_ret), 7, cgl_ta_hipMemAddressFree};
+static const cg_arg_name cgl_tn_hipMemAddressFree[2] = {{"devPtr", NULL}, {"size", NULL}};
+static const struct cgl_targs_hipMemAddressFree cgl_targs_hipMemAddressFree = {{2, offsetof(struct cgl_fr_hipMemAddressFree, cgl_ret), sizeof(((struct cgl_fr_hipMemAddressFree *)0)->cgl_ret), 7, cgl_targs_hipMemAddressFree.arg, cgl_tn_hipMemAddressFree}, {
+    {offsetof(struct cgl_fr_hipMemAddressFree, devPtr), sizeof(((struct cgl_fr_hipMemAddressFree *)0)->devPtr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemAddressFree, size), sizeof(((struct cgl_fr_hipMemAddressFree *)0)->size), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMemAddressFree, (cgl_f->devPtr, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemAddressFree(void *devPtr, size_t size)
 {
@@ -13529,14 +14679,14 @@ struct cgl_fr_hipMemAddressReserve {
     unsigned long long flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemAddressReserve[5] = {
-    {"ptr", offsetof(struct cgl_fr_hipMemAddressReserve, ptr), sizeof(((struct cgl_fr_hipMemAddressReserve *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_hipMemAddressReserve, size), sizeof(((struct cgl_fr_hipMemAddressReserve *)0)->size), 2, 0, 0, 0, NULL},
-    {"alignment", offsetof(struct cgl_fr_hipMemAddressReserve, alignment), sizeof(((struct cgl_fr_hipMemAddressReserve *)0)->alignment), 2, 0, 0, 0, NULL},
-    {"addr", offsetof(struct cgl_fr_hipMemAddressReserve, addr), sizeof(((struct cgl_fr_hipMemAddressReserve *)0)->addr), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipMemAddressReserve, flags), sizeof(((struct cgl_fr_hipMemAddressReserve *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemAddressReserve = {5, offsetof(struct cgl_fr_hipMemAddressReserve, cgl_ret), sizeof(((struct cgl_fr_hipMemAddressReserve *)0)->cgl_ret), 7, cgl_ta_hipMemAddressReserve};
+static const cg_arg_name cgl_tn_hipMemAddressReserve[5] = {{"ptr", NULL}, {"size", NULL}, {"alignment", NULL}, {"addr", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipMemAddressReserve cgl_targs_hipMemAddressReserve = {{5, offsetof(struct cgl_fr_hipMemAddressReserve, cgl_ret), sizeof(((struct cgl_fr_hipMemAddressReserve *)0)->cgl_ret), 7, cgl_targs_hipMemAddressReserve.arg, cgl_tn_hipMemAddressReserve}, {
+    {offsetof(struct cgl_fr_hipMemAddressReserve, ptr), sizeof(((struct cgl_fr_hipMemAddressReserve *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemAddressReserve, size), sizeof(((struct cgl_fr_hipMemAddressReserve *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemAddressReserve, alignment), sizeof(((struct cgl_fr_hipMemAddressReserve *)0)->alignment), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemAddressReserve, addr), sizeof(((struct cgl_fr_hipMemAddressReserve *)0)->addr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemAddressReserve, flags), sizeof(((struct cgl_fr_hipMemAddressReserve *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMemAddressReserve, (cgl_f->ptr, cgl_f->size, cgl_f->alignment, cgl_f->addr, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemAddressReserve(void **ptr, size_t size, size_t alignment, void *addr, unsigned long long flags)
 {
@@ -13564,13 +14714,13 @@ struct cgl_fr_hipMemCreate {
     unsigned long long flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemCreate[4] = {
-    {"handle", offsetof(struct cgl_fr_hipMemCreate, handle), sizeof(((struct cgl_fr_hipMemCreate *)0)->handle), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_hipMemCreate, size), sizeof(((struct cgl_fr_hipMemCreate *)0)->size), 2, 0, 0, 0, NULL},
-    {"prop", offsetof(struct cgl_fr_hipMemCreate, prop), sizeof(((struct cgl_fr_hipMemCreate *)0)->prop), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipMemCreate, flags), sizeof(((struct cgl_fr_hipMemCreate *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemCreate = {4, offsetof(struct cgl_fr_hipMemCreate, cgl_ret), sizeof(((struct cgl_fr_hipMemCreate *)0)->cgl_ret), 7, cgl_ta_hipMemCreate};
+static const cg_arg_name cgl_tn_hipMemCreate[4] = {{"handle", NULL}, {"size", NULL}, {"prop", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipMemCreate cgl_targs_hipMemCreate = {{4, offsetof(struct cgl_fr_hipMemCreate, cgl_ret), sizeof(((struct cgl_fr_hipMemCreate *)0)->cgl_ret), 7, cgl_targs_hipMemCreate.arg, cgl_tn_hipMemCreate}, {
+    {offsetof(struct cgl_fr_hipMemCreate, handle), sizeof(((struct cgl_fr_hipMemCreate *)0)->handle), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemCreate, size), sizeof(((struct cgl_fr_hipMemCreate *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemCreate, prop), sizeof(((struct cgl_fr_hipMemCreate *)0)->prop), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemCreate, flags), sizeof(((struct cgl_fr_hipMemCreate *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMemCreate, (cgl_f->handle, cgl_f->size, cgl_f->prop, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemCreate(hipMemGenericAllocationHandle_t *handle, size_t size, const hipMemAllocationProp *prop, unsigned long long flags)
 {
@@ -13598,13 +14748,13 @@ struct cgl_fr_hipMemExportToShareableHandle {
     unsigned long long flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemExportToShareableHandle[4] = {
-    {"shareableHandle", offsetof(struct cgl_fr_hipMemExportToShareableHandle, shareableHandle), sizeof(((struct cgl_fr_hipMemExportToShareableHandle *)0)->shareableHandle), 3, 0, 0, 0, NULL},
-    {"handle", offsetof(struct cgl_fr_hipMemExportToShareableHandle, handle), sizeof(((struct cgl_fr_hipMemExportToShareableHandle *)0)->handle), 3, 0, 0, 0, NULL},
-    {"handleType", offsetof(struct cgl_fr_hipMemExportToShareableHandle, handleType), sizeof(((struct cgl_fr_hipMemExportToShareableHandle *)0)->handleType), 4, 0, 0, sizeof cgl_en_18 / sizeof cgl_en_18[0], cgl_en_18},
-    {"flags", offsetof(struct cgl_fr_hipMemExportToShareableHandle, flags), sizeof(((struct cgl_fr_hipMemExportToShareableHandle *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemExportToShareableHandle = {4, offsetof(struct cgl_fr_hipMemExportToShareableHandle, cgl_ret), sizeof(((struct cgl_fr_hipMemExportToShareableHandle *)0)->cgl_ret), 7, cgl_ta_hipMemExportToShareableHandle};
+static const cg_arg_name cgl_tn_hipMemExportToShareableHandle[4] = {{"shareableHandle", NULL}, {"handle", NULL}, {"handleType", cgl_en_18}, {"flags", NULL}};
+static const struct cgl_targs_hipMemExportToShareableHandle cgl_targs_hipMemExportToShareableHandle = {{4, offsetof(struct cgl_fr_hipMemExportToShareableHandle, cgl_ret), sizeof(((struct cgl_fr_hipMemExportToShareableHandle *)0)->cgl_ret), 7, cgl_targs_hipMemExportToShareableHandle.arg, cgl_tn_hipMemExportToShareableHandle}, {
+    {offsetof(struct cgl_fr_hipMemExportToShareableHandle, shareableHandle), sizeof(((struct cgl_fr_hipMemExportToShareableHandle *)0)->shareableHandle), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemExportToShareableHandle, handle), sizeof(((struct cgl_fr_hipMemExportToShareableHandle *)0)->handle), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemExportToShareableHandle, handleType), sizeof(((struct cgl_fr_hipMemExportToShareableHandle *)0)->handleType), 4, 0, 0, sizeof cgl_en_18 / sizeof cgl_en_18[0]},
+    {offsetof(struct cgl_fr_hipMemExportToShareableHandle, flags), sizeof(((struct cgl_fr_hipMemExportToShareableHandle *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMemExportToShareableHandle, (cgl_f->shareableHandle, cgl_f->handle, cgl_f->handleType, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemExportToShareableHandle(void *shareableHandle, hipMemGenericAllocationHandle_t handle, hipMemAllocationHandleType handleType, unsigned long long flags)
 {
@@ -13631,12 +14781,12 @@ struct cgl_fr_hipMemGetAccess {
     void *ptr;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemGetAccess[3] = {
-    {"flags", offsetof(struct cgl_fr_hipMemGetAccess, flags), sizeof(((struct cgl_fr_hipMemGetAccess *)0)->flags), 3, 0, 0, 0, NULL},
-    {"location", offsetof(struct cgl_fr_hipMemGetAccess, location), sizeof(((struct cgl_fr_hipMemGetAccess *)0)->location), 3, 0, 0, 0, NULL},
-    {"ptr", offsetof(struct cgl_fr_hipMemGetAccess, ptr), sizeof(((struct cgl_fr_hipMemGetAccess *)0)->ptr), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemGetAccess = {3, offsetof(struct cgl_fr_hipMemGetAccess, cgl_ret), sizeof(((struct cgl_fr_hipMemGetAccess *)0)->cgl_ret), 7, cgl_ta_hipMemGetAccess};
+static const cg_arg_name cgl_tn_hipMemGetAccess[3] = {{"flags", NULL}, {"location", NULL}, {"ptr", NULL}};
+static const struct cgl_targs_hipMemGetAccess cgl_targs_hipMemGetAccess = {{3, offsetof(struct cgl_fr_hipMemGetAccess, cgl_ret), sizeof(((struct cgl_fr_hipMemGetAccess *)0)->cgl_ret), 7, cgl_targs_hipMemGetAccess.arg, cgl_tn_hipMemGetAccess}, {
+    {offsetof(struct cgl_fr_hipMemGetAccess, flags), sizeof(((struct cgl_fr_hipMemGetAccess *)0)->flags), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemGetAccess, location), sizeof(((struct cgl_fr_hipMemGetAccess *)0)->location), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemGetAccess, ptr), sizeof(((struct cgl_fr_hipMemGetAccess *)0)->ptr), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemGetAccess, (cgl_f->flags, cgl_f->location, cgl_f->ptr), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemGetAccess(unsigned long long *flags, const hipMemLocation *location, void *ptr)
 {
@@ -13663,12 +14813,12 @@ struct cgl_fr_hipMemGetAllocationGranularity {
     hipMemAllocationGranularity_flags option;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemGetAllocationGranularity[3] = {
-    {"granularity", offsetof(struct cgl_fr_hipMemGetAllocationGranularity, granularity), sizeof(((struct cgl_fr_hipMemGetAllocationGranularity *)0)->granularity), 3, 0, 0, 0, NULL},
-    {"prop", offsetof(struct cgl_fr_hipMemGetAllocationGranularity, prop), sizeof(((struct cgl_fr_hipMemGetAllocationGranularity *)0)->prop), 3, 0, 0, 0, NULL},
-    {"option", offsetof(struct cgl_fr_hipMemGetAllocationGranularity, option), sizeof(((struct cgl_fr_hipMemGetAllocationGranularity *)0)->option), 4, 0, 0, sizeof cgl_en_28 / sizeof cgl_en_28[0], cgl_en_28},
-};
-static const cg_args cgl_targs_hipMemGetAllocationGranularity = {3, offsetof(struct cgl_fr_hipMemGetAllocationGranularity, cgl_ret), sizeof(((struct cgl_fr_hipMemGetAllocationGranularity *)0)->cgl_ret), 7, cgl_ta_hipMemGetAllocationGranularity};
+static const cg_arg_name cgl_tn_hipMemGetAllocationGranularity[3] = {{"granularity", NULL}, {"prop", NULL}, {"option", cgl_en_28}};
+static const struct cgl_targs_hipMemGetAllocationGranularity cgl_targs_hipMemGetAllocationGranularity = {{3, offsetof(struct cgl_fr_hipMemGetAllocationGranularity, cgl_ret), sizeof(((struct cgl_fr_hipMemGetAllocationGranularity *)0)->cgl_ret), 7, cgl_targs_hipMemGetAllocationGranularity.arg, cgl_tn_hipMemGetAllocationGranularity}, {
+    {offsetof(struct cgl_fr_hipMemGetAllocationGranularity, granularity), sizeof(((struct cgl_fr_hipMemGetAllocationGranularity *)0)->granularity), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemGetAllocationGranularity, prop), sizeof(((struct cgl_fr_hipMemGetAllocationGranularity *)0)->prop), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemGetAllocationGranularity, option), sizeof(((struct cgl_fr_hipMemGetAllocationGranularity *)0)->option), 4, 0, 0, sizeof cgl_en_28 / sizeof cgl_en_28[0]},
+}};
 CG_THUNK(hipMemGetAllocationGranularity, (cgl_f->granularity, cgl_f->prop, cgl_f->option), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemGetAllocationGranularity(size_t *granularity, const hipMemAllocationProp *prop, hipMemAllocationGranularity_flags option)
 {
@@ -13694,11 +14844,11 @@ struct cgl_fr_hipMemGetAllocationPropertiesFromHandle {
     hipMemGenericAllocationHandle_t handle;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemGetAllocationPropertiesFromHandle[2] = {
-    {"prop", offsetof(struct cgl_fr_hipMemGetAllocationPropertiesFromHandle, prop), sizeof(((struct cgl_fr_hipMemGetAllocationPropertiesFromHandle *)0)->prop), 3, 0, 0, 0, NULL},
-    {"handle", offsetof(struct cgl_fr_hipMemGetAllocationPropertiesFromHandle, handle), sizeof(((struct cgl_fr_hipMemGetAllocationPropertiesFromHandle *)0)->handle), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemGetAllocationPropertiesFromHandle = {2, offsetof(struct cgl_fr_hipMemGetAllocationPropertiesFromHandle, cgl_ret), sizeof(((struct cgl_fr_hipMemGetAllocationPropertiesFromHandle *)0)->cgl_ret), 7, cgl_ta_hipMemGetAllocationPropertiesFromHandle};
+static const cg_arg_name cgl_tn_hipMemGetAllocationPropertiesFromHandle[2] = {{"prop", NULL}, {"handle", NULL}};
+static const struct cgl_targs_hipMemGetAllocationPropertiesFromHandle cgl_targs_hipMemGetAllocationPropertiesFromHandle = {{2, offsetof(struct cgl_fr_hipMemGetAllocationPropertiesFromHandle, cgl_ret), sizeof(((struct cgl_fr_hipMemGetAllocationPropertiesFromHandle *)0)->cgl_ret), 7, cgl_targs_hipMemGetAllocationPropertiesFromHandle.arg, cgl_tn_hipMemGetAllocationPropertiesFromHandle}, {
+    {offsetof(struct cgl_fr_hipMemGetAllocationPropertiesFromHandle, prop), sizeof(((struct cgl_fr_hipMemGetAllocationPropertiesFromHandle *)0)->prop), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemGetAllocationPropertiesFromHandle, handle), sizeof(((struct cgl_fr_hipMemGetAllocationPropertiesFromHandle *)0)->handle), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemGetAllocationPropertiesFromHandle, (cgl_f->prop, cgl_f->handle), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemGetAllocationPropertiesFromHandle(hipMemAllocationProp *prop, hipMemGenericAllocationHandle_t handle)
 {
@@ -13725,12 +14875,12 @@ struct cgl_fr_hipMemImportFromShareableHandle {
     hipMemAllocationHandleType shHandleType;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemImportFromShareableHandle[3] = {
-    {"handle", offsetof(struct cgl_fr_hipMemImportFromShareableHandle, handle), sizeof(((struct cgl_fr_hipMemImportFromShareableHandle *)0)->handle), 3, 0, 0, 0, NULL},
-    {"osHandle", offsetof(struct cgl_fr_hipMemImportFromShareableHandle, osHandle), sizeof(((struct cgl_fr_hipMemImportFromShareableHandle *)0)->osHandle), 3, 0, 0, 0, NULL},
-    {"shHandleType", offsetof(struct cgl_fr_hipMemImportFromShareableHandle, shHandleType), sizeof(((struct cgl_fr_hipMemImportFromShareableHandle *)0)->shHandleType), 4, 0, 0, sizeof cgl_en_18 / sizeof cgl_en_18[0], cgl_en_18},
-};
-static const cg_args cgl_targs_hipMemImportFromShareableHandle = {3, offsetof(struct cgl_fr_hipMemImportFromShareableHandle, cgl_ret), sizeof(((struct cgl_fr_hipMemImportFromShareableHandle *)0)->cgl_ret), 7, cgl_ta_hipMemImportFromShareableHandle};
+static const cg_arg_name cgl_tn_hipMemImportFromShareableHandle[3] = {{"handle", NULL}, {"osHandle", NULL}, {"shHandleType", cgl_en_18}};
+static const struct cgl_targs_hipMemImportFromShareableHandle cgl_targs_hipMemImportFromShareableHandle = {{3, offsetof(struct cgl_fr_hipMemImportFromShareableHandle, cgl_ret), sizeof(((struct cgl_fr_hipMemImportFromShareableHandle *)0)->cgl_ret), 7, cgl_targs_hipMemImportFromShareableHandle.arg, cgl_tn_hipMemImportFromShareableHandle}, {
+    {offsetof(struct cgl_fr_hipMemImportFromShareableHandle, handle), sizeof(((struct cgl_fr_hipMemImportFromShareableHandle *)0)->handle), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemImportFromShareableHandle, osHandle), sizeof(((struct cgl_fr_hipMemImportFromShareableHandle *)0)->osHandle), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemImportFromShareableHandle, shHandleType), sizeof(((struct cgl_fr_hipMemImportFromShareableHandle *)0)->shHandleType), 4, 0, 0, sizeof cgl_en_18 / sizeof cgl_en_18[0]},
+}};
 CG_THUNK(hipMemImportFromShareableHandle, (cgl_f->handle, cgl_f->osHandle, cgl_f->shHandleType), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemImportFromShareableHandle(hipMemGenericAllocationHandle_t *handle, void *osHandle, hipMemAllocationHandleType shHandleType)
 {
@@ -13759,14 +14909,14 @@ struct cgl_fr_hipMemMap {
     unsigned long long flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemMap[5] = {
-    {"ptr", offsetof(struct cgl_fr_hipMemMap, ptr), sizeof(((struct cgl_fr_hipMemMap *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_hipMemMap, size), sizeof(((struct cgl_fr_hipMemMap *)0)->size), 2, 0, 0, 0, NULL},
-    {"offset", offsetof(struct cgl_fr_hipMemMap, offset), sizeof(((struct cgl_fr_hipMemMap *)0)->offset), 2, 0, 0, 0, NULL},
-    {"handle", offsetof(struct cgl_fr_hipMemMap, handle), sizeof(((struct cgl_fr_hipMemMap *)0)->handle), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipMemMap, flags), sizeof(((struct cgl_fr_hipMemMap *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemMap = {5, offsetof(struct cgl_fr_hipMemMap, cgl_ret), sizeof(((struct cgl_fr_hipMemMap *)0)->cgl_ret), 7, cgl_ta_hipMemMap};
+static const cg_arg_name cgl_tn_hipMemMap[5] = {{"ptr", NULL}, {"size", NULL}, {"offset", NULL}, {"handle", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipMemMap cgl_targs_hipMemMap = {{5, offsetof(struct cgl_fr_hipMemMap, cgl_ret), sizeof(((struct cgl_fr_hipMemMap *)0)->cgl_ret), 7, cgl_targs_hipMemMap.arg, cgl_tn_hipMemMap}, {
+    {offsetof(struct cgl_fr_hipMemMap, ptr), sizeof(((struct cgl_fr_hipMemMap *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemMap, size), sizeof(((struct cgl_fr_hipMemMap *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemMap, offset), sizeof(((struct cgl_fr_hipMemMap *)0)->offset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemMap, handle), sizeof(((struct cgl_fr_hipMemMap *)0)->handle), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemMap, flags), sizeof(((struct cgl_fr_hipMemMap *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMemMap, (cgl_f->ptr, cgl_f->size, cgl_f->offset, cgl_f->handle, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemMap(void *ptr, size_t size, size_t offset, hipMemGenericAllocationHandle_t handle, unsigned long long flags)
 {
@@ -13793,12 +14943,12 @@ struct cgl_fr_hipMemMapArrayAsync {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemMapArrayAsync[3] = {
-    {"mapInfoList", offsetof(struct cgl_fr_hipMemMapArrayAsync, mapInfoList), sizeof(((struct cgl_fr_hipMemMapArrayAsync *)0)->mapInfoList), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_hipMemMapArrayAsync, count), sizeof(((struct cgl_fr_hipMemMapArrayAsync *)0)->count), 2, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_hipMemMapArrayAsync, stream), sizeof(((struct cgl_fr_hipMemMapArrayAsync *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemMapArrayAsync = {3, offsetof(struct cgl_fr_hipMemMapArrayAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemMapArrayAsync *)0)->cgl_ret), 7, cgl_ta_hipMemMapArrayAsync};
+static const cg_arg_name cgl_tn_hipMemMapArrayAsync[3] = {{"mapInfoList", NULL}, {"count", NULL}, {"stream", NULL}};
+static const struct cgl_targs_hipMemMapArrayAsync cgl_targs_hipMemMapArrayAsync = {{3, offsetof(struct cgl_fr_hipMemMapArrayAsync, cgl_ret), sizeof(((struct cgl_fr_hipMemMapArrayAsync *)0)->cgl_ret), 7, cgl_targs_hipMemMapArrayAsync.arg, cgl_tn_hipMemMapArrayAsync}, {
+    {offsetof(struct cgl_fr_hipMemMapArrayAsync, mapInfoList), sizeof(((struct cgl_fr_hipMemMapArrayAsync *)0)->mapInfoList), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemMapArrayAsync, count), sizeof(((struct cgl_fr_hipMemMapArrayAsync *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemMapArrayAsync, stream), sizeof(((struct cgl_fr_hipMemMapArrayAsync *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemMapArrayAsync, (cgl_f->mapInfoList, cgl_f->count, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemMapArrayAsync(hipArrayMapInfo *mapInfoList, unsigned int count, hipStream_t stream)
 {
@@ -13823,10 +14973,10 @@ struct cgl_fr_hipMemRelease {
     hipMemGenericAllocationHandle_t handle;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemRelease[1] = {
-    {"handle", offsetof(struct cgl_fr_hipMemRelease, handle), sizeof(((struct cgl_fr_hipMemRelease *)0)->handle), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemRelease = {1, offsetof(struct cgl_fr_hipMemRelease, cgl_ret), sizeof(((struct cgl_fr_hipMemRelease *)0)->cgl_ret), 7, cgl_ta_hipMemRelease};
+static const cg_arg_name cgl_tn_hipMemRelease[1] = {{"handle", NULL}};
+static const struct cgl_targs_hipMemRelease cgl_targs_hipMemRelease = {{1, offsetof(struct cgl_fr_hipMemRelease, cgl_ret), sizeof(((struct cgl_fr_hipMemRelease *)0)->cgl_ret), 7, cgl_targs_hipMemRelease.arg, cgl_tn_hipMemRelease}, {
+    {offsetof(struct cgl_fr_hipMemRelease, handle), sizeof(((struct cgl_fr_hipMemRelease *)0)->handle), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemRelease, (cgl_f->handle), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemRelease(hipMemGenericAllocationHandle_t handle)
 {
@@ -13852,11 +15002,11 @@ struct cgl_fr_hipMemRetainAllocationHandle {
     void *addr;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemRetainAllocationHandle[2] = {
-    {"handle", offsetof(struct cgl_fr_hipMemRetainAllocationHandle, handle), sizeof(((struct cgl_fr_hipMemRetainAllocationHandle *)0)->handle), 3, 0, 0, 0, NULL},
-    {"addr", offsetof(struct cgl_fr_hipMemRetainAllocationHandle, addr), sizeof(((struct cgl_fr_hipMemRetainAllocationHandle *)0)->addr), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemRetainAllocationHandle = {2, offsetof(struct cgl_fr_hipMemRetainAllocationHandle, cgl_ret), sizeof(((struct cgl_fr_hipMemRetainAllocationHandle *)0)->cgl_ret), 7, cgl_ta_hipMemRetainAllocationHandle};
+static const cg_arg_name cgl_tn_hipMemRetainAllocationHandle[2] = {{"handle", NULL}, {"addr", NULL}};
+static const struct cgl_targs_hipMemRetainAllocationHandle cgl_targs_hipMemRetainAllocationHandle = {{2, offsetof(struct cgl_fr_hipMemRetainAllocationHandle, cgl_ret), sizeof(((struct cgl_fr_hipMemRetainAllocationHandle *)0)->cgl_ret), 7, cgl_targs_hipMemRetainAllocationHandle.arg, cgl_tn_hipMemRetainAllocationHandle}, {
+    {offsetof(struct cgl_fr_hipMemRetainAllocationHandle, handle), sizeof(((struct cgl_fr_hipMemRetainAllocationHandle *)0)->handle), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemRetainAllocationHandle, addr), sizeof(((struct cgl_fr_hipMemRetainAllocationHandle *)0)->addr), 3, 0, 0, 0},
+}};
 CG_THUNK(hipMemRetainAllocationHandle, (cgl_f->handle, cgl_f->addr), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemRetainAllocationHandle(hipMemGenericAllocationHandle_t *handle, void *addr)
 {
@@ -13884,13 +15034,13 @@ struct cgl_fr_hipMemSetAccess {
     size_t count;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemSetAccess[4] = {
-    {"ptr", offsetof(struct cgl_fr_hipMemSetAccess, ptr), sizeof(((struct cgl_fr_hipMemSetAccess *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_hipMemSetAccess, size), sizeof(((struct cgl_fr_hipMemSetAccess *)0)->size), 2, 0, 0, 0, NULL},
-    {"desc", offsetof(struct cgl_fr_hipMemSetAccess, desc), sizeof(((struct cgl_fr_hipMemSetAccess *)0)->desc), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_hipMemSetAccess, count), sizeof(((struct cgl_fr_hipMemSetAccess *)0)->count), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemSetAccess = {4, offsetof(struct cgl_fr_hipMemSetAccess, cgl_ret), sizeof(((struct cgl_fr_hipMemSetAccess *)0)->cgl_ret), 7, cgl_ta_hipMemSetAccess};
+static const cg_arg_name cgl_tn_hipMemSetAccess[4] = {{"ptr", NULL}, {"size", NULL}, {"desc", NULL}, {"count", NULL}};
+static const struct cgl_targs_hipMemSetAccess cgl_targs_hipMemSetAccess = {{4, offsetof(struct cgl_fr_hipMemSetAccess, cgl_ret), sizeof(((struct cgl_fr_hipMemSetAccess *)0)->cgl_ret), 7, cgl_targs_hipMemSetAccess.arg, cgl_tn_hipMemSetAccess}, {
+    {offsetof(struct cgl_fr_hipMemSetAccess, ptr), sizeof(((struct cgl_fr_hipMemSetAccess *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemSetAccess, size), sizeof(((struct cgl_fr_hipMemSetAccess *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemSetAccess, desc), sizeof(((struct cgl_fr_hipMemSetAccess *)0)->desc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemSetAccess, count), sizeof(((struct cgl_fr_hipMemSetAccess *)0)->count), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMemSetAccess, (cgl_f->ptr, cgl_f->size, cgl_f->desc, cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemSetAccess(void *ptr, size_t size, const hipMemAccessDesc *desc, size_t count)
 {
@@ -13916,11 +15066,11 @@ struct cgl_fr_hipMemUnmap {
     size_t size;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipMemUnmap[2] = {
-    {"ptr", offsetof(struct cgl_fr_hipMemUnmap, ptr), sizeof(((struct cgl_fr_hipMemUnmap *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_hipMemUnmap, size), sizeof(((struct cgl_fr_hipMemUnmap *)0)->size), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipMemUnmap = {2, offsetof(struct cgl_fr_hipMemUnmap, cgl_ret), sizeof(((struct cgl_fr_hipMemUnmap *)0)->cgl_ret), 7, cgl_ta_hipMemUnmap};
+static const cg_arg_name cgl_tn_hipMemUnmap[2] = {{"ptr", NULL}, {"size", NULL}};
+static const struct cgl_targs_hipMemUnmap cgl_targs_hipMemUnmap = {{2, offsetof(struct cgl_fr_hipMemUnmap, cgl_ret), sizeof(((struct cgl_fr_hipMemUnmap *)0)->cgl_ret), 7, cgl_targs_hipMemUnmap.arg, cgl_tn_hipMemUnmap}, {
+    {offsetof(struct cgl_fr_hipMemUnmap, ptr), sizeof(((struct cgl_fr_hipMemUnmap *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemUnmap, size), sizeof(((struct cgl_fr_hipMemUnmap *)0)->size), 2, 0, 0, 0},
+}};
 CG_THUNK(hipMemUnmap, (cgl_f->ptr, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemUnmap(void *ptr, size_t size)
 {
@@ -13948,13 +15098,13 @@ struct cgl_fr_hipGLGetDevices {
     hipGLDeviceList deviceList;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGLGetDevices[4] = {
-    {"pHipDeviceCount", offsetof(struct cgl_fr_hipGLGetDevices, pHipDeviceCount), sizeof(((struct cgl_fr_hipGLGetDevices *)0)->pHipDeviceCount), 3, 0, 0, 0, NULL},
-    {"pHipDevices", offsetof(struct cgl_fr_hipGLGetDevices, pHipDevices), sizeof(((struct cgl_fr_hipGLGetDevices *)0)->pHipDevices), 3, 0, 0, 0, NULL},
-    {"hipDeviceCount", offsetof(struct cgl_fr_hipGLGetDevices, hipDeviceCount), sizeof(((struct cgl_fr_hipGLGetDevices *)0)->hipDeviceCount), 2, 0, 0, 0, NULL},
-    {"deviceList", offsetof(struct cgl_fr_hipGLGetDevices, deviceList), sizeof(((struct cgl_fr_hipGLGetDevices *)0)->deviceList), 4, 0, 0, sizeof cgl_en_29 / sizeof cgl_en_29[0], cgl_en_29},
-};
-static const cg_args cgl_targs_hipGLGetDevices = {4, offsetof(struct cgl_fr_hipGLGetDevices, cgl_ret), sizeof(((struct cgl_fr_hipGLGetDevices *)0)->cgl_ret), 7, cgl_ta_hipGLGetDevices};
+static const cg_arg_name cgl_tn_hipGLGetDevices[4] = {{"pHipDeviceCount", NULL}, {"pHipDevices", NULL}, {"hipDeviceCount", NULL}, {"deviceList", cgl_en_29}};
+static const struct cgl_targs_hipGLGetDevices cgl_targs_hipGLGetDevices = {{4, offsetof(struct cgl_fr_hipGLGetDevices, cgl_ret), sizeof(((struct cgl_fr_hipGLGetDevices *)0)->cgl_ret), 7, cgl_targs_hipGLGetDevices.arg, cgl_tn_hipGLGetDevices}, {
+    {offsetof(struct cgl_fr_hipGLGetDevices, pHipDeviceCount), sizeof(((struct cgl_fr_hipGLGetDevices *)0)->pHipDeviceCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGLGetDevices, pHipDevices), sizeof(((struct cgl_fr_hipGLGetDevices *)0)->pHipDevices), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGLGetDevices, hipDeviceCount), sizeof(((struct cgl_fr_hipGLGetDevices *)0)->hipDeviceCount), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGLGetDevices, deviceList), sizeof(((struct cgl_fr_hipGLGetDevices *)0)->deviceList), 4, 0, 0, sizeof cgl_en_29 / sizeof cgl_en_29[0]},
+}};
 CG_THUNK(hipGLGetDevices, (cgl_f->pHipDeviceCount, cgl_f->pHipDevices, cgl_f->hipDeviceCount, cgl_f->deviceList), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGLGetDevices(unsigned int *pHipDeviceCount, int *pHipDevices, unsigned int hipDeviceCount, hipGLDeviceList deviceList)
 {
@@ -13981,12 +15131,12 @@ struct cgl_fr_hipGraphicsGLRegisterBuffer {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphicsGLRegisterBuffer[3] = {
-    {"resource", offsetof(struct cgl_fr_hipGraphicsGLRegisterBuffer, resource), sizeof(((struct cgl_fr_hipGraphicsGLRegisterBuffer *)0)->resource), 3, 0, 0, 0, NULL},
-    {"buffer", offsetof(struct cgl_fr_hipGraphicsGLRegisterBuffer, buffer), sizeof(((struct cgl_fr_hipGraphicsGLRegisterBuffer *)0)->buffer), 2, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipGraphicsGLRegisterBuffer, flags), sizeof(((struct cgl_fr_hipGraphicsGLRegisterBuffer *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphicsGLRegisterBuffer = {3, offsetof(struct cgl_fr_hipGraphicsGLRegisterBuffer, cgl_ret), sizeof(((struct cgl_fr_hipGraphicsGLRegisterBuffer *)0)->cgl_ret), 7, cgl_ta_hipGraphicsGLRegisterBuffer};
+static const cg_arg_name cgl_tn_hipGraphicsGLRegisterBuffer[3] = {{"resource", NULL}, {"buffer", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipGraphicsGLRegisterBuffer cgl_targs_hipGraphicsGLRegisterBuffer = {{3, offsetof(struct cgl_fr_hipGraphicsGLRegisterBuffer, cgl_ret), sizeof(((struct cgl_fr_hipGraphicsGLRegisterBuffer *)0)->cgl_ret), 7, cgl_targs_hipGraphicsGLRegisterBuffer.arg, cgl_tn_hipGraphicsGLRegisterBuffer}, {
+    {offsetof(struct cgl_fr_hipGraphicsGLRegisterBuffer, resource), sizeof(((struct cgl_fr_hipGraphicsGLRegisterBuffer *)0)->resource), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphicsGLRegisterBuffer, buffer), sizeof(((struct cgl_fr_hipGraphicsGLRegisterBuffer *)0)->buffer), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphicsGLRegisterBuffer, flags), sizeof(((struct cgl_fr_hipGraphicsGLRegisterBuffer *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipGraphicsGLRegisterBuffer, (cgl_f->resource, cgl_f->buffer, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphicsGLRegisterBuffer(hipGraphicsResource **resource, GLuint buffer, unsigned int flags)
 {
@@ -14014,13 +15164,13 @@ struct cgl_fr_hipGraphicsGLRegisterImage {
     unsigned int flags;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphicsGLRegisterImage[4] = {
-    {"resource", offsetof(struct cgl_fr_hipGraphicsGLRegisterImage, resource), sizeof(((struct cgl_fr_hipGraphicsGLRegisterImage *)0)->resource), 3, 0, 0, 0, NULL},
-    {"image", offsetof(struct cgl_fr_hipGraphicsGLRegisterImage, image), sizeof(((struct cgl_fr_hipGraphicsGLRegisterImage *)0)->image), 2, 0, 0, 0, NULL},
-    {"target", offsetof(struct cgl_fr_hipGraphicsGLRegisterImage, target), sizeof(((struct cgl_fr_hipGraphicsGLRegisterImage *)0)->target), 2, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_hipGraphicsGLRegisterImage, flags), sizeof(((struct cgl_fr_hipGraphicsGLRegisterImage *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphicsGLRegisterImage = {4, offsetof(struct cgl_fr_hipGraphicsGLRegisterImage, cgl_ret), sizeof(((struct cgl_fr_hipGraphicsGLRegisterImage *)0)->cgl_ret), 7, cgl_ta_hipGraphicsGLRegisterImage};
+static const cg_arg_name cgl_tn_hipGraphicsGLRegisterImage[4] = {{"resource", NULL}, {"image", NULL}, {"target", NULL}, {"flags", NULL}};
+static const struct cgl_targs_hipGraphicsGLRegisterImage cgl_targs_hipGraphicsGLRegisterImage = {{4, offsetof(struct cgl_fr_hipGraphicsGLRegisterImage, cgl_ret), sizeof(((struct cgl_fr_hipGraphicsGLRegisterImage *)0)->cgl_ret), 7, cgl_targs_hipGraphicsGLRegisterImage.arg, cgl_tn_hipGraphicsGLRegisterImage}, {
+    {offsetof(struct cgl_fr_hipGraphicsGLRegisterImage, resource), sizeof(((struct cgl_fr_hipGraphicsGLRegisterImage *)0)->resource), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphicsGLRegisterImage, image), sizeof(((struct cgl_fr_hipGraphicsGLRegisterImage *)0)->image), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphicsGLRegisterImage, target), sizeof(((struct cgl_fr_hipGraphicsGLRegisterImage *)0)->target), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphicsGLRegisterImage, flags), sizeof(((struct cgl_fr_hipGraphicsGLRegisterImage *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(hipGraphicsGLRegisterImage, (cgl_f->resource, cgl_f->image, cgl_f->target, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphicsGLRegisterImage(hipGraphicsResource **resource, GLuint image, GLenum target, unsigned int flags)
 {
@@ -14047,12 +15197,12 @@ struct cgl_fr_hipGraphicsMapResources {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphicsMapResources[3] = {
-    {"count", offsetof(struct cgl_fr_hipGraphicsMapResources, count), sizeof(((struct cgl_fr_hipGraphicsMapResources *)0)->count), 1, 0, 0, 0, NULL},
-    {"resources", offsetof(struct cgl_fr_hipGraphicsMapResources, resources), sizeof(((struct cgl_fr_hipGraphicsMapResources *)0)->resources), 3, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_hipGraphicsMapResources, stream), sizeof(((struct cgl_fr_hipGraphicsMapResources *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphicsMapResources = {3, offsetof(struct cgl_fr_hipGraphicsMapResources, cgl_ret), sizeof(((struct cgl_fr_hipGraphicsMapResources *)0)->cgl_ret), 7, cgl_ta_hipGraphicsMapResources};
+static const cg_arg_name cgl_tn_hipGraphicsMapResources[3] = {{"count", NULL}, {"resources", NULL}, {"stream", NULL}};
+static const struct cgl_targs_hipGraphicsMapResources cgl_targs_hipGraphicsMapResources = {{3, offsetof(struct cgl_fr_hipGraphicsMapResources, cgl_ret), sizeof(((struct cgl_fr_hipGraphicsMapResources *)0)->cgl_ret), 7, cgl_targs_hipGraphicsMapResources.arg, cgl_tn_hipGraphicsMapResources}, {
+    {offsetof(struct cgl_fr_hipGraphicsMapResources, count), sizeof(((struct cgl_fr_hipGraphicsMapResources *)0)->count), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphicsMapResources, resources), sizeof(((struct cgl_fr_hipGraphicsMapResources *)0)->resources), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphicsMapResources, stream), sizeof(((struct cgl_fr_hipGraphicsMapResources *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphicsMapResources, (cgl_f->count, cgl_f->resources, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphicsMapResources(int count, hipGraphicsResource_t *resources, hipStream_t stream)
 {
@@ -14080,13 +15230,13 @@ struct cgl_fr_hipGraphicsSubResourceGetMappedArray {
     unsigned int mipLevel;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphicsSubResourceGetMappedArray[4] = {
-    {"array", offsetof(struct cgl_fr_hipGraphicsSubResourceGetMappedArray, array), sizeof(((struct cgl_fr_hipGraphicsSubResourceGetMappedArray *)0)->array), 3, 0, 0, 0, NULL},
-    {"resource", offsetof(struct cgl_fr_hipGraphicsSubResourceGetMappedArray, resource), sizeof(((struct cgl_fr_hipGraphicsSubResourceGetMappedArray *)0)->resource), 3, 0, 0, 0, NULL},
-    {"arrayIndex", offsetof(struct cgl_fr_hipGraphicsSubResourceGetMappedArray, arrayIndex), sizeof(((struct cgl_fr_hipGraphicsSubResourceGetMappedArray *)0)->arrayIndex), 2, 0, 0, 0, NULL},
-    {"mipLevel", offsetof(struct cgl_fr_hipGraphicsSubResourceGetMappedArray, mipLevel), sizeof(((struct cgl_fr_hipGraphicsSubResourceGetMappedArray *)0)->mipLevel), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphicsSubResourceGetMappedArray = {4, offsetof(struct cgl_fr_hipGraphicsSubResourceGetMappedArray, cgl_ret), sizeof(((struct cgl_fr_hipGraphicsSubResourceGetMappedArray *)0)->cgl_ret), 7, cgl_ta_hipGraphicsSubResourceGetMappedArray};
+static const cg_arg_name cgl_tn_hipGraphicsSubResourceGetMappedArray[4] = {{"array", NULL}, {"resource", NULL}, {"arrayIndex", NULL}, {"mipLevel", NULL}};
+static const struct cgl_targs_hipGraphicsSubResourceGetMappedArray cgl_targs_hipGraphicsSubResourceGetMappedArray = {{4, offsetof(struct cgl_fr_hipGraphicsSubResourceGetMappedArray, cgl_ret), sizeof(((struct cgl_fr_hipGraphicsSubResourceGetMappedArray *)0)->cgl_ret), 7, cgl_targs_hipGraphicsSubResourceGetMappedArray.arg, cgl_tn_hipGraphicsSubResourceGetMappedArray}, {
+    {offsetof(struct cgl_fr_hipGraphicsSubResourceGetMappedArray, array), sizeof(((struct cgl_fr_hipGraphicsSubResourceGetMappedArray *)0)->array), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphicsSubResourceGetMappedArray, resource), sizeof(((struct cgl_fr_hipGraphicsSubResourceGetMappedArray *)0)->resource), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphicsSubResourceGetMappedArray, arrayIndex), sizeof(((struct cgl_fr_hipGraphicsSubResourceGetMappedArray *)0)->arrayIndex), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphicsSubResourceGetMappedArray, mipLevel), sizeof(((struct cgl_fr_hipGraphicsSubResourceGetMappedArray *)0)->mipLevel), 2, 0, 0, 0},
+}};
 CG_THUNK(hipGraphicsSubResourceGetMappedArray, (cgl_f->array, cgl_f->resource, cgl_f->arrayIndex, cgl_f->mipLevel), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphicsSubResourceGetMappedArray(hipArray_t *array, hipGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel)
 {
@@ -14113,12 +15263,12 @@ struct cgl_fr_hipGraphicsResourceGetMappedPointer {
     hipGraphicsResource_t resource;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphicsResourceGetMappedPointer[3] = {
-    {"devPtr", offsetof(struct cgl_fr_hipGraphicsResourceGetMappedPointer, devPtr), sizeof(((struct cgl_fr_hipGraphicsResourceGetMappedPointer *)0)->devPtr), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_hipGraphicsResourceGetMappedPointer, size), sizeof(((struct cgl_fr_hipGraphicsResourceGetMappedPointer *)0)->size), 3, 0, 0, 0, NULL},
-    {"resource", offsetof(struct cgl_fr_hipGraphicsResourceGetMappedPointer, resource), sizeof(((struct cgl_fr_hipGraphicsResourceGetMappedPointer *)0)->resource), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphicsResourceGetMappedPointer = {3, offsetof(struct cgl_fr_hipGraphicsResourceGetMappedPointer, cgl_ret), sizeof(((struct cgl_fr_hipGraphicsResourceGetMappedPointer *)0)->cgl_ret), 7, cgl_ta_hipGraphicsResourceGetMappedPointer};
+static const cg_arg_name cgl_tn_hipGraphicsResourceGetMappedPointer[3] = {{"devPtr", NULL}, {"size", NULL}, {"resource", NULL}};
+static const struct cgl_targs_hipGraphicsResourceGetMappedPointer cgl_targs_hipGraphicsResourceGetMappedPointer = {{3, offsetof(struct cgl_fr_hipGraphicsResourceGetMappedPointer, cgl_ret), sizeof(((struct cgl_fr_hipGraphicsResourceGetMappedPointer *)0)->cgl_ret), 7, cgl_targs_hipGraphicsResourceGetMappedPointer.arg, cgl_tn_hipGraphicsResourceGetMappedPointer}, {
+    {offsetof(struct cgl_fr_hipGraphicsResourceGetMappedPointer, devPtr), sizeof(((struct cgl_fr_hipGraphicsResourceGetMappedPointer *)0)->devPtr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphicsResourceGetMappedPointer, size), sizeof(((struct cgl_fr_hipGraphicsResourceGetMappedPointer *)0)->size), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphicsResourceGetMappedPointer, resource), sizeof(((struct cgl_fr_hipGraphicsResourceGetMappedPointer *)0)->resource), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphicsResourceGetMappedPointer, (cgl_f->devPtr, cgl_f->size, cgl_f->resource), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphicsResourceGetMappedPointer(void **devPtr, size_t *size, hipGraphicsResource_t resource)
 {
@@ -14145,12 +15295,12 @@ struct cgl_fr_hipGraphicsUnmapResources {
     hipStream_t stream;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphicsUnmapResources[3] = {
-    {"count", offsetof(struct cgl_fr_hipGraphicsUnmapResources, count), sizeof(((struct cgl_fr_hipGraphicsUnmapResources *)0)->count), 1, 0, 0, 0, NULL},
-    {"resources", offsetof(struct cgl_fr_hipGraphicsUnmapResources, resources), sizeof(((struct cgl_fr_hipGraphicsUnmapResources *)0)->resources), 3, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_hipGraphicsUnmapResources, stream), sizeof(((struct cgl_fr_hipGraphicsUnmapResources *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphicsUnmapResources = {3, offsetof(struct cgl_fr_hipGraphicsUnmapResources, cgl_ret), sizeof(((struct cgl_fr_hipGraphicsUnmapResources *)0)->cgl_ret), 7, cgl_ta_hipGraphicsUnmapResources};
+static const cg_arg_name cgl_tn_hipGraphicsUnmapResources[3] = {{"count", NULL}, {"resources", NULL}, {"stream", NULL}};
+static const struct cgl_targs_hipGraphicsUnmapResources cgl_targs_hipGraphicsUnmapResources = {{3, offsetof(struct cgl_fr_hipGraphicsUnmapResources, cgl_ret), sizeof(((struct cgl_fr_hipGraphicsUnmapResources *)0)->cgl_ret), 7, cgl_targs_hipGraphicsUnmapResources.arg, cgl_tn_hipGraphicsUnmapResources}, {
+    {offsetof(struct cgl_fr_hipGraphicsUnmapResources, count), sizeof(((struct cgl_fr_hipGraphicsUnmapResources *)0)->count), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphicsUnmapResources, resources), sizeof(((struct cgl_fr_hipGraphicsUnmapResources *)0)->resources), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphicsUnmapResources, stream), sizeof(((struct cgl_fr_hipGraphicsUnmapResources *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphicsUnmapResources, (cgl_f->count, cgl_f->resources, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphicsUnmapResources(int count, hipGraphicsResource_t *resources, hipStream_t stream)
 {
@@ -14175,10 +15325,10 @@ struct cgl_fr_hipGraphicsUnregisterResource {
     hipGraphicsResource_t resource;
     hipError_t cgl_ret;
 };
-static const cg_arg cgl_ta_hipGraphicsUnregisterResource[1] = {
-    {"resource", offsetof(struct cgl_fr_hipGraphicsUnregisterResource, resource), sizeof(((struct cgl_fr_hipGraphicsUnregisterResource *)0)->resource), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hipGraphicsUnregisterResource = {1, offsetof(struct cgl_fr_hipGraphicsUnregisterResource, cgl_ret), sizeof(((struct cgl_fr_hipGraphicsUnregisterResource *)0)->cgl_ret), 7, cgl_ta_hipGraphicsUnregisterResource};
+static const cg_arg_name cgl_tn_hipGraphicsUnregisterResource[1] = {{"resource", NULL}};
+static const struct cgl_targs_hipGraphicsUnregisterResource cgl_targs_hipGraphicsUnregisterResource = {{1, offsetof(struct cgl_fr_hipGraphicsUnregisterResource, cgl_ret), sizeof(((struct cgl_fr_hipGraphicsUnregisterResource *)0)->cgl_ret), 7, cgl_targs_hipGraphicsUnregisterResource.arg, cgl_tn_hipGraphicsUnregisterResource}, {
+    {offsetof(struct cgl_fr_hipGraphicsUnregisterResource, resource), sizeof(((struct cgl_fr_hipGraphicsUnregisterResource *)0)->resource), 3, 0, 0, 0},
+}};
 CG_THUNK(hipGraphicsUnregisterResource, (cgl_f->resource), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphicsUnregisterResource(hipGraphicsResource_t resource)
 {
@@ -14203,10 +15353,10 @@ struct cgl_fr_hiprtcGetErrorString {
     hiprtcResult result;
     const char *cgl_ret;
 };
-static const cg_arg cgl_ta_hiprtcGetErrorString[1] = {
-    {"result", offsetof(struct cgl_fr_hiprtcGetErrorString, result), sizeof(((struct cgl_fr_hiprtcGetErrorString *)0)->result), 4, 0, 0, sizeof cgl_en_32 / sizeof cgl_en_32[0], cgl_en_32},
-};
-static const cg_args cgl_targs_hiprtcGetErrorString = {1, offsetof(struct cgl_fr_hiprtcGetErrorString, cgl_ret), sizeof(((struct cgl_fr_hiprtcGetErrorString *)0)->cgl_ret), 3, cgl_ta_hiprtcGetErrorString};
+static const cg_arg_name cgl_tn_hiprtcGetErrorString[1] = {{"result", cgl_en_32}};
+static const struct cgl_targs_hiprtcGetErrorString cgl_targs_hiprtcGetErrorString = {{1, offsetof(struct cgl_fr_hiprtcGetErrorString, cgl_ret), sizeof(((struct cgl_fr_hiprtcGetErrorString *)0)->cgl_ret), 3, cgl_targs_hiprtcGetErrorString.arg, cgl_tn_hiprtcGetErrorString}, {
+    {offsetof(struct cgl_fr_hiprtcGetErrorString, result), sizeof(((struct cgl_fr_hiprtcGetErrorString *)0)->result), 4, 0, 0, sizeof cgl_en_32 / sizeof cgl_en_32[0]},
+}};
 CG_THUNK(hiprtcGetErrorString, (cgl_f->result), CG_NO_CODE);
 static __attribute__((noinline)) const char *cgl_gp_hiprtcGetErrorString(hiprtcResult result)
 {
@@ -14233,11 +15383,11 @@ struct cgl_fr_hiprtcVersion {
     int *minor;
     hiprtcResult cgl_ret;
 };
-static const cg_arg cgl_ta_hiprtcVersion[2] = {
-    {"major", offsetof(struct cgl_fr_hiprtcVersion, major), sizeof(((struct cgl_fr_hiprtcVersion *)0)->major), 3, 0, 0, 0, NULL},
-    {"minor", offsetof(struct cgl_fr_hiprtcVersion, minor), sizeof(((struct cgl_fr_hiprtcVersion *)0)->minor), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hiprtcVersion = {2, offsetof(struct cgl_fr_hiprtcVersion, cgl_ret), sizeof(((struct cgl_fr_hiprtcVersion *)0)->cgl_ret), 4, cgl_ta_hiprtcVersion};
+static const cg_arg_name cgl_tn_hiprtcVersion[2] = {{"major", NULL}, {"minor", NULL}};
+static const struct cgl_targs_hiprtcVersion cgl_targs_hiprtcVersion = {{2, offsetof(struct cgl_fr_hiprtcVersion, cgl_ret), sizeof(((struct cgl_fr_hiprtcVersion *)0)->cgl_ret), 4, cgl_targs_hiprtcVersion.arg, cgl_tn_hiprtcVersion}, {
+    {offsetof(struct cgl_fr_hiprtcVersion, major), sizeof(((struct cgl_fr_hiprtcVersion *)0)->major), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hiprtcVersion, minor), sizeof(((struct cgl_fr_hiprtcVersion *)0)->minor), 3, 0, 0, 0},
+}};
 CG_THUNK(hiprtcVersion, (cgl_f->major, cgl_f->minor), CG_NO_CODE);
 static __attribute__((noinline)) hiprtcResult cgl_gp_hiprtcVersion(int *major, int *minor)
 {
@@ -14264,11 +15414,11 @@ struct cgl_fr_hiprtcAddNameExpression {
     const char *name_expression;
     hiprtcResult cgl_ret;
 };
-static const cg_arg cgl_ta_hiprtcAddNameExpression[2] = {
-    {"prog", offsetof(struct cgl_fr_hiprtcAddNameExpression, prog), sizeof(((struct cgl_fr_hiprtcAddNameExpression *)0)->prog), 3, 0, 0, 0, NULL},
-    {"name_expression", offsetof(struct cgl_fr_hiprtcAddNameExpression, name_expression), sizeof(((struct cgl_fr_hiprtcAddNameExpression *)0)->name_expression), 5, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hiprtcAddNameExpression = {2, offsetof(struct cgl_fr_hiprtcAddNameExpression, cgl_ret), sizeof(((struct cgl_fr_hiprtcAddNameExpression *)0)->cgl_ret), 4, cgl_ta_hiprtcAddNameExpression};
+static const cg_arg_name cgl_tn_hiprtcAddNameExpression[2] = {{"prog", NULL}, {"name_expression", NULL}};
+static const struct cgl_targs_hiprtcAddNameExpression cgl_targs_hiprtcAddNameExpression = {{2, offsetof(struct cgl_fr_hiprtcAddNameExpression, cgl_ret), sizeof(((struct cgl_fr_hiprtcAddNameExpression *)0)->cgl_ret), 4, cgl_targs_hiprtcAddNameExpression.arg, cgl_tn_hiprtcAddNameExpression}, {
+    {offsetof(struct cgl_fr_hiprtcAddNameExpression, prog), sizeof(((struct cgl_fr_hiprtcAddNameExpression *)0)->prog), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hiprtcAddNameExpression, name_expression), sizeof(((struct cgl_fr_hiprtcAddNameExpression *)0)->name_expression), 5, 0, 0, 0},
+}};
 CG_THUNK(hiprtcAddNameExpression, (cgl_f->prog, cgl_f->name_expression), CG_NO_CODE);
 static __attribute__((noinline)) hiprtcResult cgl_gp_hiprtcAddNameExpression(hiprtcProgram prog, const char *name_expression)
 {
@@ -14296,12 +15446,12 @@ struct cgl_fr_hiprtcCompileProgram {
     const char **options;
     hiprtcResult cgl_ret;
 };
-static const cg_arg cgl_ta_hiprtcCompileProgram[3] = {
-    {"prog", offsetof(struct cgl_fr_hiprtcCompileProgram, prog), sizeof(((struct cgl_fr_hiprtcCompileProgram *)0)->prog), 3, 0, 0, 0, NULL},
-    {"numOptions", offsetof(struct cgl_fr_hiprtcCompileProgram, numOptions), sizeof(((struct cgl_fr_hiprtcCompileProgram *)0)->numOptions), 1, 0, 0, 0, NULL},
-    {"options", offsetof(struct cgl_fr_hiprtcCompileProgram, options), sizeof(((struct cgl_fr_hiprtcCompileProgram *)0)->options), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hiprtcCompileProgram = {3, offsetof(struct cgl_fr_hiprtcCompileProgram, cgl_ret), sizeof(((struct cgl_fr_hiprtcCompileProgram *)0)->cgl_ret), 4, cgl_ta_hiprtcCompileProgram};
+static const cg_arg_name cgl_tn_hiprtcCompileProgram[3] = {{"prog", NULL}, {"numOptions", NULL}, {"options", NULL}};
+static const struct cgl_targs_hiprtcCompileProgram cgl_targs_hiprtcCompileProgram = {{3, offsetof(struct cgl_fr_hiprtcCompileProgram, cgl_ret), sizeof(((struct cgl_fr_hiprtcCompileProgram *)0)->cgl_ret), 4, cgl_targs_hiprtcCompileProgram.arg, cgl_tn_hiprtcCompileProgram}, {
+    {offsetof(struct cgl_fr_hiprtcCompileProgram, prog), sizeof(((struct cgl_fr_hiprtcCompileProgram *)0)->prog), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hiprtcCompileProgram, numOptions), sizeof(((struct cgl_fr_hiprtcCompileProgram *)0)->numOptions), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hiprtcCompileProgram, options), sizeof(((struct cgl_fr_hiprtcCompileProgram *)0)->options), 3, 0, 0, 0},
+}};
 CG_THUNK(hiprtcCompileProgram, (cgl_f->prog, cgl_f->numOptions, cgl_f->options), CG_NO_CODE);
 static __attribute__((noinline)) hiprtcResult cgl_gp_hiprtcCompileProgram(hiprtcProgram prog, int numOptions, const char **options)
 {
@@ -14333,15 +15483,15 @@ struct cgl_fr_hiprtcCreateProgram {
     const char **includeNames;
     hiprtcResult cgl_ret;
 };
-static const cg_arg cgl_ta_hiprtcCreateProgram[6] = {
-    {"prog", offsetof(struct cgl_fr_hiprtcCreateProgram, prog), sizeof(((struct cgl_fr_hiprtcCreateProgram *)0)->prog), 3, 0, 0, 0, NULL},
-    {"src", offsetof(struct cgl_fr_hiprtcCreateProgram, src), sizeof(((struct cgl_fr_hiprtcCreateProgram *)0)->src), 5, 0, 0, 0, NULL},
-    {"name", offsetof(struct cgl_fr_hiprtcCreateProgram, name), sizeof(((struct cgl_fr_hiprtcCreateProgram *)0)->name), 5, 0, 0, 0, NULL},
-    {"numHeaders", offsetof(struct cgl_fr_hiprtcCreateProgram, numHeaders), sizeof(((struct cgl_fr_hiprtcCreateProgram *)0)->numHeaders), 1, 0, 0, 0, NULL},
-    {"headers", offsetof(struct cgl_fr_hiprtcCreateProgram, headers), sizeof(((struct cgl_fr_hiprtcCreateProgram *)0)->headers), 3, 0, 0, 0, NULL},
-    {"includeNames", offsetof(struct cgl_fr_hiprtcCreateProgram, includeNames), sizeof(((struct cgl_fr_hiprtcCreateProgram *)0)->includeNames), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hiprtcCreateProgram = {6, offsetof(struct cgl_fr_hiprtcCreateProgram, cgl_ret), sizeof(((struct cgl_fr_hiprtcCreateProgram *)0)->cgl_ret), 4, cgl_ta_hiprtcCreateProgram};
+static const cg_arg_name cgl_tn_hiprtcCreateProgram[6] = {{"prog", NULL}, {"src", NULL}, {"name", NULL}, {"numHeaders", NULL}, {"headers", NULL}, {"includeNames", NULL}};
+static const struct cgl_targs_hiprtcCreateProgram cgl_targs_hiprtcCreateProgram = {{6, offsetof(struct cgl_fr_hiprtcCreateProgram, cgl_ret), sizeof(((struct cgl_fr_hiprtcCreateProgram *)0)->cgl_ret), 4, cgl_targs_hiprtcCreateProgram.arg, cgl_tn_hiprtcCreateProgram}, {
+    {offsetof(struct cgl_fr_hiprtcCreateProgram, prog), sizeof(((struct cgl_fr_hiprtcCreateProgram *)0)->prog), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hiprtcCreateProgram, src), sizeof(((struct cgl_fr_hiprtcCreateProgram *)0)->src), 5, 0, 0, 0},
+    {offsetof(struct cgl_fr_hiprtcCreateProgram, name), sizeof(((struct cgl_fr_hiprtcCreateProgram *)0)->name), 5, 0, 0, 0},
+    {offsetof(struct cgl_fr_hiprtcCreateProgram, numHeaders), sizeof(((struct cgl_fr_hiprtcCreateProgram *)0)->numHeaders), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_hiprtcCreateProgram, headers), sizeof(((struct cgl_fr_hiprtcCreateProgram *)0)->headers), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hiprtcCreateProgram, includeNames), sizeof(((struct cgl_fr_hiprtcCreateProgram *)0)->includeNames), 3, 0, 0, 0},
+}};
 CG_THUNK(hiprtcCreateProgram, (cgl_f->prog, cgl_f->src, cgl_f->name, cgl_f->numHeaders, cgl_f->headers, cgl_f->includeNames), CG_NO_CODE);
 static __attribute__((noinline)) hiprtcResult cgl_gp_hiprtcCreateProgram(hiprtcProgram *prog, const char *src, const char *name, int numHeaders, const char **headers, const char **includeNames)
 {
@@ -14367,10 +15517,10 @@ struct cgl_fr_hiprtcDestroyProgram {
     hiprtcProgram *prog;
     hiprtcResult cgl_ret;
 };
-static const cg_arg cgl_ta_hiprtcDestroyProgram[1] = {
-    {"prog", offsetof(struct cgl_fr_hiprtcDestroyProgram, prog), sizeof(((struct cgl_fr_hiprtcDestroyProgram *)0)->prog), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hiprtcDestroyProgram = {1, offsetof(struct cgl_fr_hiprtcDestroyProgram, cgl_ret), sizeof(((struct cgl_fr_hiprtcDestroyProgram *)0)->cgl_ret), 4, cgl_ta_hiprtcDestroyProgram};
+static const cg_arg_name cgl_tn_hiprtcDestroyProgram[1] = {{"prog", NULL}};
+static const struct cgl_targs_hiprtcDestroyProgram cgl_targs_hiprtcDestroyProgram = {{1, offsetof(struct cgl_fr_hiprtcDestroyProgram, cgl_ret), sizeof(((struct cgl_fr_hiprtcDestroyProgram *)0)->cgl_ret), 4, cgl_targs_hiprtcDestroyProgram.arg, cgl_tn_hiprtcDestroyProgram}, {
+    {offsetof(struct cgl_fr_hiprtcDestroyProgram, prog), sizeof(((struct cgl_fr_hiprtcDestroyProgram *)0)->prog), 3, 0, 0, 0},
+}};
 CG_THUNK(hiprtcDestroyProgram, (cgl_f->prog), CG_NO_CODE);
 static __attribute__((noinline)) hiprtcResult cgl_gp_hiprtcDestroyProgram(hiprtcProgram *prog)
 {
@@ -14398,12 +15548,12 @@ struct cgl_fr_hiprtcGetLoweredName {
     const char **lowered_name;
     hiprtcResult cgl_ret;
 };
-static const cg_arg cgl_ta_hiprtcGetLoweredName[3] = {
-    {"prog", offsetof(struct cgl_fr_hiprtcGetLoweredName, prog), sizeof(((struct cgl_fr_hiprtcGetLoweredName *)0)->prog), 3, 0, 0, 0, NULL},
-    {"name_expression", offsetof(struct cgl_fr_hiprtcGetLoweredName, name_expression), sizeof(((struct cgl_fr_hiprtcGetLoweredName *)0)->name_expression), 5, 0, 0, 0, NULL},
-    {"lowered_name", offsetof(struct cgl_fr_hiprtcGetLoweredName, lowered_name), sizeof(((struct cgl_fr_hiprtcGetLoweredName *)0)->lowered_name), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hiprtcGetLoweredName = {3, offsetof(struct cgl_fr_hiprtcGetLoweredName, cgl_ret), sizeof(((struct cgl_fr_hiprtcGetLoweredName *)0)->cgl_ret), 4, cgl_ta_hiprtcGetLoweredName};
+static const cg_arg_name cgl_tn_hiprtcGetLoweredName[3] = {{"prog", NULL}, {"name_expression", NULL}, {"lowered_name", NULL}};
+static const struct cgl_targs_hiprtcGetLoweredName cgl_targs_hiprtcGetLoweredName = {{3, offsetof(struct cgl_fr_hiprtcGetLoweredName, cgl_ret), sizeof(((struct cgl_fr_hiprtcGetLoweredName *)0)->cgl_ret), 4, cgl_targs_hiprtcGetLoweredName.arg, cgl_tn_hiprtcGetLoweredName}, {
+    {offsetof(struct cgl_fr_hiprtcGetLoweredName, prog), sizeof(((struct cgl_fr_hiprtcGetLoweredName *)0)->prog), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hiprtcGetLoweredName, name_expression), sizeof(((struct cgl_fr_hiprtcGetLoweredName *)0)->name_expression), 5, 0, 0, 0},
+    {offsetof(struct cgl_fr_hiprtcGetLoweredName, lowered_name), sizeof(((struct cgl_fr_hiprtcGetLoweredName *)0)->lowered_name), 3, 0, 0, 0},
+}};
 CG_THUNK(hiprtcGetLoweredName, (cgl_f->prog, cgl_f->name_expression, cgl_f->lowered_name), CG_NO_CODE);
 static __attribute__((noinline)) hiprtcResult cgl_gp_hiprtcGetLoweredName(hiprtcProgram prog, const char *name_expression, const char **lowered_name)
 {
@@ -14430,11 +15580,11 @@ struct cgl_fr_hiprtcGetProgramLog {
     char *log;
     hiprtcResult cgl_ret;
 };
-static const cg_arg cgl_ta_hiprtcGetProgramLog[2] = {
-    {"prog", offsetof(struct cgl_fr_hiprtcGetProgramLog, prog), sizeof(((struct cgl_fr_hiprtcGetProgramLog *)0)->prog), 3, 0, 0, 0, NULL},
-    {"log", offsetof(struct cgl_fr_hiprtcGetProgramLog, log), sizeof(((struct cgl_fr_hiprtcGetProgramLog *)0)->log), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hiprtcGetProgramLog = {2, offsetof(struct cgl_fr_hiprtcGetProgramLog, cgl_ret), sizeof(((struct cgl_fr_hiprtcGetProgramLog *)0)->cgl_ret), 4, cgl_ta_hiprtcGetProgramLog};
+static const cg_arg_name cgl_tn_hiprtcGetProgramLog[2] = {{"prog", NULL}, {"log", NULL}};
+static const struct cgl_targs_hiprtcGetProgramLog cgl_targs_hiprtcGetProgramLog = {{2, offsetof(struct cgl_fr_hiprtcGetProgramLog, cgl_ret), sizeof(((struct cgl_fr_hiprtcGetProgramLog *)0)->cgl_ret), 4, cgl_targs_hiprtcGetProgramLog.arg, cgl_tn_hiprtcGetProgramLog}, {
+    {offsetof(struct cgl_fr_hiprtcGetProgramLog, prog), sizeof(((struct cgl_fr_hiprtcGetProgramLog *)0)->prog), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hiprtcGetProgramLog, log), sizeof(((struct cgl_fr_hiprtcGetProgramLog *)0)->log), 3, 0, 0, 0},
+}};
 CG_THUNK(hiprtcGetProgramLog, (cgl_f->prog, cgl_f->log), CG_NO_CODE);
 static __attribute__((noinline)) hiprtcResult cgl_gp_hiprtcGetProgramLog(hiprtcProgram prog, char *log)
 {
@@ -14461,11 +15611,11 @@ struct cgl_fr_hiprtcGetProgramLogSize {
     size_t *logSizeRet;
     hiprtcResult cgl_ret;
 };
-static const cg_arg cgl_ta_hiprtcGetProgramLogSize[2] = {
-    {"prog", offsetof(struct cgl_fr_hiprtcGetProgramLogSize, prog), sizeof(((struct cgl_fr_hiprtcGetProgramLogSize *)0)->prog), 3, 0, 0, 0, NULL},
-    {"logSizeRet", offsetof(struct cgl_fr_hiprtcGetProgramLogSize, logSizeRet), sizeof(((struct cgl_fr_hiprtcGetProgramLogSize *)0)->logSizeRet), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hiprtcGetProgramLogSize = {2, offsetof(struct cgl_fr_hiprtcGetProgramLogSize, cgl_ret), sizeof(((struct cgl_fr_hiprtcGetProgramLogSize *)0)->cgl_ret), 4, cgl_ta_hiprtcGetProgramLogSize};
+static const cg_arg_name cgl_tn_hiprtcGetProgramLogSize[2] = {{"prog", NULL}, {"logSizeRet", NULL}};
+static const struct cgl_targs_hiprtcGetProgramLogSize cgl_targs_hiprtcGetProgramLogSize = {{2, offsetof(struct cgl_fr_hiprtcGetProgramLogSize, cgl_ret), sizeof(((struct cgl_fr_hiprtcGetProgramLogSize *)0)->cgl_ret), 4, cgl_targs_hiprtcGetProgramLogSize.arg, cgl_tn_hiprtcGetProgramLogSize}, {
+    {offsetof(struct cgl_fr_hiprtcGetProgramLogSize, prog), sizeof(((struct cgl_fr_hiprtcGetProgramLogSize *)0)->prog), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hiprtcGetProgramLogSize, logSizeRet), sizeof(((struct cgl_fr_hiprtcGetProgramLogSize *)0)->logSizeRet), 3, 0, 0, 0},
+}};
 CG_THUNK(hiprtcGetProgramLogSize, (cgl_f->prog, cgl_f->logSizeRet), CG_NO_CODE);
 static __attribute__((noinline)) hiprtcResult cgl_gp_hiprtcGetProgramLogSize(hiprtcProgram prog, size_t *logSizeRet)
 {
@@ -14492,11 +15642,11 @@ struct cgl_fr_hiprtcGetCode {
     char *code;
     hiprtcResult cgl_ret;
 };
-static const cg_arg cgl_ta_hiprtcGetCode[2] = {
-    {"prog", offsetof(struct cgl_fr_hiprtcGetCode, prog), sizeof(((struct cgl_fr_hiprtcGetCode *)0)->prog), 3, 0, 0, 0, NULL},
-    {"code", offsetof(struct cgl_fr_hiprtcGetCode, code), sizeof(((struct cgl_fr_hiprtcGetCode *)0)->code), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hiprtcGetCode = {2, offsetof(struct cgl_fr_hiprtcGetCode, cgl_ret), sizeof(((struct cgl_fr_hiprtcGetCode *)0)->cgl_ret), 4, cgl_ta_hiprtcGetCode};
+static const cg_arg_name cgl_tn_hiprtcGetCode[2] = {{"prog", NULL}, {"code", NULL}};
+static const struct cgl_targs_hiprtcGetCode cgl_targs_hiprtcGetCode = {{2, offsetof(struct cgl_fr_hiprtcGetCode, cgl_ret), sizeof(((struct cgl_fr_hiprtcGetCode *)0)->cgl_ret), 4, cgl_targs_hiprtcGetCode.arg, cgl_tn_hiprtcGetCode}, {
+    {offsetof(struct cgl_fr_hiprtcGetCode, prog), sizeof(((struct cgl_fr_hiprtcGetCode *)0)->prog), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hiprtcGetCode, code), sizeof(((struct cgl_fr_hiprtcGetCode *)0)->code), 3, 0, 0, 0},
+}};
 CG_THUNK(hiprtcGetCode, (cgl_f->prog, cgl_f->code), CG_NO_CODE);
 static __attribute__((noinline)) hiprtcResult cgl_gp_hiprtcGetCode(hiprtcProgram prog, char *code)
 {
@@ -14523,11 +15673,11 @@ struct cgl_fr_hiprtcGetCodeSize {
     size_t *codeSizeRet;
     hiprtcResult cgl_ret;
 };
-static const cg_arg cgl_ta_hiprtcGetCodeSize[2] = {
-    {"prog", offsetof(struct cgl_fr_hiprtcGetCodeSize, prog), sizeof(((struct cgl_fr_hiprtcGetCodeSize *)0)->prog), 3, 0, 0, 0, NULL},
-    {"codeSizeRet", offsetof(struct cgl_fr_hiprtcGetCodeSize, codeSizeRet), sizeof(((struct cgl_fr_hiprtcGetCodeSize *)0)->codeSizeRet), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_hiprtcGetCodeSize = {2, offsetof(struct cgl_fr_hiprtcGetCodeSize, cgl_ret), sizeof(((struct cgl_fr_hiprtcGetCodeSize *)0)->cgl_ret), 4, cgl_ta_hiprtcGetCodeSize};
+static const cg_arg_name cgl_tn_hiprtcGetCodeSize[2] = {{"prog", NULL}, {"codeSizeRet", NULL}};
+static const struct cgl_targs_hiprtcGetCodeSize cgl_targs_hiprtcGetCodeSize = {{2, offsetof(struct cgl_fr_hiprtcGetCodeSize, cgl_ret), sizeof(((struct cgl_fr_hiprtcGetCodeSize *)0)->cgl_ret), 4, cgl_targs_hiprtcGetCodeSize.arg, cgl_tn_hiprtcGetCodeSize}, {
+    {offsetof(struct cgl_fr_hiprtcGetCodeSize, prog), sizeof(((struct cgl_fr_hiprtcGetCodeSize *)0)->prog), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hiprtcGetCodeSize, codeSizeRet), sizeof(((struct cgl_fr_hiprtcGetCodeSize *)0)->codeSizeRet), 3, 0, 0, 0},
+}};
 CG_THUNK(hiprtcGetCodeSize, (cgl_f->prog, cgl_f->codeSizeRet), CG_NO_CODE);
 static __attribute__((noinline)) hiprtcResult cgl_gp_hiprtcGetCodeSize(hiprtcProgram prog, size_t *codeSizeRet)
 {

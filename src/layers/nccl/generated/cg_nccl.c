@@ -135,154 +135,362 @@ static const cg_enum_name cgl_en_5[7] = { /* ncclRedOp_t */
     {5LL, "ncclNumOps"},
     {2147483647LL, "ncclMaxRedOp"},
 };
-/* What a traced call records (layer.h, cg_args), each defined after its frame. */
-static const cg_args cgl_targs_ncclMemAlloc;
-static const cg_args cgl_targs_ncclMemFree;
-static const cg_args cgl_targs_ncclGetVersion;
-static const cg_args cgl_targs_ncclGetUniqueId;
-static const cg_args cgl_targs_ncclCommInitRankConfig;
-static const cg_args cgl_targs_ncclCommInitRank;
-static const cg_args cgl_targs_ncclCommInitAll;
-static const cg_args cgl_targs_ncclCommFinalize;
-static const cg_args cgl_targs_ncclCommDestroy;
-static const cg_args cgl_targs_ncclCommAbort;
-static const cg_args cgl_targs_ncclCommRevoke;
-static const cg_args cgl_targs_ncclCommSplit;
-static const cg_args cgl_targs_ncclCommShrink;
-static const cg_args cgl_targs_ncclCommGetUniqueId;
-static const cg_args cgl_targs_ncclCommGrow;
-static const cg_args cgl_targs_ncclCommInitRankScalable;
-static const cg_args cgl_targs_ncclGetErrorString;
-static const cg_args cgl_targs_ncclGetLastError;
-static const cg_args cgl_targs_ncclCommGetAsyncError;
-static const cg_args cgl_targs_ncclCommCount;
-static const cg_args cgl_targs_ncclCommCuDevice;
-static const cg_args cgl_targs_ncclCommUserRank;
-static const cg_args cgl_targs_ncclCommRegister;
-static const cg_args cgl_targs_ncclCommDeregister;
-static const cg_args cgl_targs_ncclCommSuspend;
-static const cg_args cgl_targs_ncclCommResume;
-static const cg_args cgl_targs_ncclCommMemStats;
-static const cg_args cgl_targs_ncclCommWindowRegister;
-static const cg_args cgl_targs_ncclCommWindowDeregister;
-static const cg_args cgl_targs_ncclWinGetUserPtr;
-static const cg_args cgl_targs_ncclRedOpCreatePreMulSum;
-static const cg_args cgl_targs_ncclRedOpDestroy;
-static const cg_args cgl_targs_ncclReduce;
-static const cg_args cgl_targs_ncclBcast;
-static const cg_args cgl_targs_ncclBroadcast;
-static const cg_args cgl_targs_ncclAllReduce;
-static const cg_args cgl_targs_ncclReduceScatter;
-static const cg_args cgl_targs_ncclAllGather;
-static const cg_args cgl_targs_ncclAlltoAll;
-static const cg_args cgl_targs_ncclGather;
-static const cg_args cgl_targs_ncclScatter;
-static const cg_args cgl_targs_ncclAllReduceConfig;
-static const cg_args cgl_targs_ncclBroadcastConfig;
-static const cg_args cgl_targs_ncclReduceConfig;
-static const cg_args cgl_targs_ncclAllGatherConfig;
-static const cg_args cgl_targs_ncclReduceScatterConfig;
-static const cg_args cgl_targs_ncclAlltoAllConfig;
-static const cg_args cgl_targs_ncclGatherConfig;
-static const cg_args cgl_targs_ncclScatterConfig;
-static const cg_args cgl_targs_ncclSend;
-static const cg_args cgl_targs_ncclRecv;
-static const cg_args cgl_targs_ncclPutSignal;
-static const cg_args cgl_targs_ncclSignal;
-static const cg_args cgl_targs_ncclWaitSignal;
+/* What a traced call records (layer.h, cg_args), each defined after its frame: the table and
+ * its arguments in one aligned line (up to five), their names apart. */
+static const struct __attribute__((aligned(64))) cgl_targs_ncclMemAlloc {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_ncclMemAlloc;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclMemFree {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_ncclMemFree;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclGetVersion {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_ncclGetVersion;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclGetUniqueId {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_ncclGetUniqueId;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclCommInitRankConfig {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_ncclCommInitRankConfig;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclCommInitRank {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_ncclCommInitRank;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclCommInitAll {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_ncclCommInitAll;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclCommFinalize {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_ncclCommFinalize;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclCommDestroy {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_ncclCommDestroy;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclCommAbort {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_ncclCommAbort;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclCommRevoke {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_ncclCommRevoke;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclCommSplit {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_ncclCommSplit;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclCommShrink {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_ncclCommShrink;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclCommGetUniqueId {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_ncclCommGetUniqueId;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclCommGrow {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_ncclCommGrow;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclCommInitRankScalable {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_ncclCommInitRankScalable;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclGetErrorString {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_ncclGetErrorString;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclGetLastError {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_ncclGetLastError;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclCommGetAsyncError {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_ncclCommGetAsyncError;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclCommCount {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_ncclCommCount;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclCommCuDevice {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_ncclCommCuDevice;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclCommUserRank {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_ncclCommUserRank;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclCommRegister {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_ncclCommRegister;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclCommDeregister {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_ncclCommDeregister;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclCommSuspend {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_ncclCommSuspend;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclCommResume {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_ncclCommResume;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclCommMemStats {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_ncclCommMemStats;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclCommWindowRegister {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_ncclCommWindowRegister;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclCommWindowDeregister {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_ncclCommWindowDeregister;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclWinGetUserPtr {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_ncclWinGetUserPtr;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclRedOpCreatePreMulSum {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_ncclRedOpCreatePreMulSum;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclRedOpDestroy {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_ncclRedOpDestroy;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclReduce {
+    cg_args a;
+    cg_arg arg[8];
+} cgl_targs_ncclReduce;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclBcast {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_ncclBcast;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclBroadcast {
+    cg_args a;
+    cg_arg arg[7];
+} cgl_targs_ncclBroadcast;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclAllReduce {
+    cg_args a;
+    cg_arg arg[7];
+} cgl_targs_ncclAllReduce;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclReduceScatter {
+    cg_args a;
+    cg_arg arg[7];
+} cgl_targs_ncclReduceScatter;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclAllGather {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_ncclAllGather;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclAlltoAll {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_ncclAlltoAll;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclGather {
+    cg_args a;
+    cg_arg arg[7];
+} cgl_targs_ncclGather;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclScatter {
+    cg_args a;
+    cg_arg arg[7];
+} cgl_targs_ncclScatter;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclAllReduceConfig {
+    cg_args a;
+    cg_arg arg[8];
+} cgl_targs_ncclAllReduceConfig;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclBroadcastConfig {
+    cg_args a;
+    cg_arg arg[8];
+} cgl_targs_ncclBroadcastConfig;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclReduceConfig {
+    cg_args a;
+    cg_arg arg[9];
+} cgl_targs_ncclReduceConfig;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclAllGatherConfig {
+    cg_args a;
+    cg_arg arg[7];
+} cgl_targs_ncclAllGatherConfig;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclReduceScatterConfig {
+    cg_args a;
+    cg_arg arg[8];
+} cgl_targs_ncclReduceScatterConfig;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclAlltoAllConfig {
+    cg_args a;
+    cg_arg arg[7];
+} cgl_targs_ncclAlltoAllConfig;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclGatherConfig {
+    cg_args a;
+    cg_arg arg[8];
+} cgl_targs_ncclGatherConfig;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclScatterConfig {
+    cg_args a;
+    cg_arg arg[8];
+} cgl_targs_ncclScatterConfig;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclSend {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_ncclSend;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclRecv {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_ncclRecv;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclPutSignal {
+    cg_args a;
+    cg_arg arg[11];
+} cgl_targs_ncclPutSignal;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclSignal {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_ncclSignal;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclWaitSignal {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_ncclWaitSignal;
 static const cg_args cgl_targs_ncclGroupStart;
 static const cg_args cgl_targs_ncclGroupEnd;
-static const cg_args cgl_targs_ncclGroupSimulateEnd;
-static const cg_args cgl_targs_ncclSetEncryption;
-static const cg_args cgl_targs_ncclParamBind;
-static const cg_args cgl_targs_ncclParamGetI8;
-static const cg_args cgl_targs_ncclParamGetI16;
-static const cg_args cgl_targs_ncclParamGetI32;
-static const cg_args cgl_targs_ncclParamGetI64;
-static const cg_args cgl_targs_ncclParamGetU8;
-static const cg_args cgl_targs_ncclParamGetU16;
-static const cg_args cgl_targs_ncclParamGetU32;
-static const cg_args cgl_targs_ncclParamGetU64;
-static const cg_args cgl_targs_ncclParamGetStr;
-static const cg_args cgl_targs_ncclParamGet;
-static const cg_args cgl_targs_ncclParamGetParameter;
-static const cg_args cgl_targs_ncclParamGetAllParameterKeys;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclGroupSimulateEnd {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_ncclGroupSimulateEnd;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclSetEncryption {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_ncclSetEncryption;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclParamBind {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_ncclParamBind;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclParamGetI8 {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_ncclParamGetI8;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclParamGetI16 {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_ncclParamGetI16;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclParamGetI32 {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_ncclParamGetI32;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclParamGetI64 {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_ncclParamGetI64;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclParamGetU8 {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_ncclParamGetU8;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclParamGetU16 {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_ncclParamGetU16;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclParamGetU32 {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_ncclParamGetU32;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclParamGetU64 {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_ncclParamGetU64;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclParamGetStr {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_ncclParamGetStr;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclParamGet {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_ncclParamGet;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclParamGetParameter {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_ncclParamGetParameter;
+static const struct __attribute__((aligned(64))) cgl_targs_ncclParamGetAllParameterKeys {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_ncclParamGetAllParameterKeys;
 
 /* {name, base, transition (0 always, 1 blocking, 2 never), blocking, scope (0 process, 1 handle),
  *  reason, serialize, states, nstates, thread rules, their count[, collective][, uncounted]}; a variant (base != NULL)
  *  carries its base's policy (its rules are its own frame's). */
 static const cg_site_default cgl_defaults[CGL_NSITES] = {
-    [CGL_ncclMemAlloc] = {"ncclMemAlloc", NULL, 0, 1, 0, "allocates device memory (cuMem), mapped for the peers", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclMemAlloc},
-    [CGL_ncclMemFree] = {"ncclMemFree", NULL, 0, 1, 0, "frees device memory (waits for the device)", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclMemFree},
-    [CGL_ncclGetVersion] = {"ncclGetVersion", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclGetVersion},
-    [CGL_ncclGetUniqueId] = {"ncclGetUniqueId", NULL, 0, 1, 0, "the first call initializes NCCL (environment, network interfaces); each starts the bootstrap root's listener", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclGetUniqueId},
-    [CGL_ncclCommInitRankConfig] = {"ncclCommInitRankConfig", "ncclCommInitRank", 0, 1, 0, "waits for every rank of the new communicator to join (the bootstrap), then connects them", NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclCommInitRankConfig},
-    [CGL_ncclCommInitRank] = {"ncclCommInitRank", NULL, 0, 1, 0, "waits for every rank of the new communicator to join (the bootstrap), then connects them", NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclCommInitRank},
-    [CGL_ncclCommInitAll] = {"ncclCommInitAll", NULL, 0, 1, 0, "creates and connects a communicator on each of the process's devices", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclCommInitAll},
-    [CGL_ncclCommFinalize] = {"ncclCommFinalize", NULL, 0, 1, 0, "flushes the communicator's operations and waits until every rank is quiescent", NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclCommFinalize},
-    [CGL_ncclCommDestroy] = {"ncclCommDestroy", NULL, 0, 1, 0, "waits for the communicator's work and NCCL's threads, then frees it (finalizing it first if needed)", NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclCommDestroy},
-    [CGL_ncclCommAbort] = {"ncclCommAbort", NULL, 0, 1, 0, "stops the communicator's operations and waits for NCCL's threads to end", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclCommAbort},
-    [CGL_ncclCommRevoke] = {"ncclCommRevoke", NULL, 0, 1, 0, "stops the communicator's operations in flight", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclCommRevoke},
-    [CGL_ncclCommSplit] = {"ncclCommSplit", NULL, 0, 1, 0, "every rank of the parent communicator takes part (an allgather of colors), then the new one connects", NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclCommSplit},
-    [CGL_ncclCommShrink] = {"ncclCommShrink", NULL, 0, 1, 0, "the remaining ranks of the communicator take part, then the new one connects", NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclCommShrink},
-    [CGL_ncclCommGetUniqueId] = {"ncclCommGetUniqueId", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclCommGetUniqueId},
-    [CGL_ncclCommGrow] = {"ncclCommGrow", NULL, 0, 1, 0, "waits for the existing and the new ranks to join", NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclCommGrow},
-    [CGL_ncclCommInitRankScalable] = {"ncclCommInitRankScalable", "ncclCommInitRank", 0, 1, 0, "waits for every rank of the new communicator to join (the bootstrap), then connects them", NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclCommInitRankScalable},
-    [CGL_ncclGetErrorString] = {"ncclGetErrorString", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_ncclGetErrorString},
-    [CGL_ncclGetLastError] = {"ncclGetLastError", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_ncclGetLastError},
-    [CGL_ncclCommGetAsyncError] = {"ncclCommGetAsyncError", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclCommGetAsyncError},
-    [CGL_ncclCommCount] = {"ncclCommCount", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclCommCount},
-    [CGL_ncclCommCuDevice] = {"ncclCommCuDevice", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclCommCuDevice},
-    [CGL_ncclCommUserRank] = {"ncclCommUserRank", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclCommUserRank},
-    [CGL_ncclCommRegister] = {"ncclCommRegister", NULL, 0, 1, 0, "registers a buffer with the device and the network", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclCommRegister},
-    [CGL_ncclCommDeregister] = {"ncclCommDeregister", NULL, 0, 1, 0, "deregisters a buffer (waits for the device)", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclCommDeregister},
-    [CGL_ncclCommSuspend] = {"ncclCommSuspend", NULL, 0, 1, 0, "frees the communicator's device memory (waits for the device)", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclCommSuspend},
-    [CGL_ncclCommResume] = {"ncclCommResume", NULL, 0, 1, 0, "allocates the communicator's device memory again", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclCommResume},
-    [CGL_ncclCommMemStats] = {"ncclCommMemStats", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclCommMemStats},
-    [CGL_ncclCommWindowRegister] = {"ncclCommWindowRegister", NULL, 0, 1, 0, "a collective: every rank registers its symmetric window together", NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclCommWindowRegister},
-    [CGL_ncclCommWindowDeregister] = {"ncclCommWindowDeregister", NULL, 0, 1, 0, "a collective: every rank deregisters its symmetric window together", NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclCommWindowDeregister},
-    [CGL_ncclWinGetUserPtr] = {"ncclWinGetUserPtr", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclWinGetUserPtr},
-    [CGL_ncclRedOpCreatePreMulSum] = {"ncclRedOpCreatePreMulSum", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclRedOpCreatePreMulSum},
-    [CGL_ncclRedOpDestroy] = {"ncclRedOpDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclRedOpDestroy},
-    [CGL_ncclReduce] = {"ncclReduce", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclReduce},
-    [CGL_ncclBcast] = {"ncclBcast", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclBcast},
-    [CGL_ncclBroadcast] = {"ncclBroadcast", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclBroadcast},
-    [CGL_ncclAllReduce] = {"ncclAllReduce", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclAllReduce},
-    [CGL_ncclReduceScatter] = {"ncclReduceScatter", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclReduceScatter},
-    [CGL_ncclAllGather] = {"ncclAllGather", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclAllGather},
-    [CGL_ncclAlltoAll] = {"ncclAlltoAll", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclAlltoAll},
-    [CGL_ncclGather] = {"ncclGather", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclGather},
-    [CGL_ncclScatter] = {"ncclScatter", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclScatter},
-    [CGL_ncclAllReduceConfig] = {"ncclAllReduceConfig", "ncclAllReduce", 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclAllReduceConfig},
-    [CGL_ncclBroadcastConfig] = {"ncclBroadcastConfig", "ncclBroadcast", 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclBroadcastConfig},
-    [CGL_ncclReduceConfig] = {"ncclReduceConfig", "ncclReduce", 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclReduceConfig},
-    [CGL_ncclAllGatherConfig] = {"ncclAllGatherConfig", "ncclAllGather", 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclAllGatherConfig},
-    [CGL_ncclReduceScatterConfig] = {"ncclReduceScatterConfig", "ncclReduceScatter", 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclReduceScatterConfig},
-    [CGL_ncclAlltoAllConfig] = {"ncclAlltoAllConfig", "ncclAlltoAll", 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclAlltoAllConfig},
-    [CGL_ncclGatherConfig] = {"ncclGatherConfig", "ncclGather", 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclGatherConfig},
-    [CGL_ncclScatterConfig] = {"ncclScatterConfig", "ncclScatter", 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclScatterConfig},
-    [CGL_ncclSend] = {"ncclSend", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclSend},
-    [CGL_ncclRecv] = {"ncclRecv", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclRecv},
-    [CGL_ncclPutSignal] = {"ncclPutSignal", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclPutSignal},
-    [CGL_ncclSignal] = {"ncclSignal", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclSignal},
-    [CGL_ncclWaitSignal] = {"ncclWaitSignal", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclWaitSignal},
+    [CGL_ncclMemAlloc] = {"ncclMemAlloc", NULL, 0, 1, 0, "allocates device memory (cuMem), mapped for the peers", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclMemAlloc.a},
+    [CGL_ncclMemFree] = {"ncclMemFree", NULL, 0, 1, 0, "frees device memory (waits for the device)", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclMemFree.a},
+    [CGL_ncclGetVersion] = {"ncclGetVersion", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclGetVersion.a},
+    [CGL_ncclGetUniqueId] = {"ncclGetUniqueId", NULL, 0, 1, 0, "the first call initializes NCCL (environment, network interfaces); each starts the bootstrap root's listener", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclGetUniqueId.a},
+    [CGL_ncclCommInitRankConfig] = {"ncclCommInitRankConfig", "ncclCommInitRank", 0, 1, 0, "waits for every rank of the new communicator to join (the bootstrap), then connects them", NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclCommInitRankConfig.a},
+    [CGL_ncclCommInitRank] = {"ncclCommInitRank", NULL, 0, 1, 0, "waits for every rank of the new communicator to join (the bootstrap), then connects them", NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclCommInitRank.a},
+    [CGL_ncclCommInitAll] = {"ncclCommInitAll", NULL, 0, 1, 0, "creates and connects a communicator on each of the process's devices", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclCommInitAll.a},
+    [CGL_ncclCommFinalize] = {"ncclCommFinalize", NULL, 0, 1, 0, "flushes the communicator's operations and waits until every rank is quiescent", NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclCommFinalize.a},
+    [CGL_ncclCommDestroy] = {"ncclCommDestroy", NULL, 0, 1, 0, "waits for the communicator's work and NCCL's threads, then frees it (finalizing it first if needed)", NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclCommDestroy.a},
+    [CGL_ncclCommAbort] = {"ncclCommAbort", NULL, 0, 1, 0, "stops the communicator's operations and waits for NCCL's threads to end", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclCommAbort.a},
+    [CGL_ncclCommRevoke] = {"ncclCommRevoke", NULL, 0, 1, 0, "stops the communicator's operations in flight", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclCommRevoke.a},
+    [CGL_ncclCommSplit] = {"ncclCommSplit", NULL, 0, 1, 0, "every rank of the parent communicator takes part (an allgather of colors), then the new one connects", NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclCommSplit.a},
+    [CGL_ncclCommShrink] = {"ncclCommShrink", NULL, 0, 1, 0, "the remaining ranks of the communicator take part, then the new one connects", NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclCommShrink.a},
+    [CGL_ncclCommGetUniqueId] = {"ncclCommGetUniqueId", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclCommGetUniqueId.a},
+    [CGL_ncclCommGrow] = {"ncclCommGrow", NULL, 0, 1, 0, "waits for the existing and the new ranks to join", NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclCommGrow.a},
+    [CGL_ncclCommInitRankScalable] = {"ncclCommInitRankScalable", "ncclCommInitRank", 0, 1, 0, "waits for every rank of the new communicator to join (the bootstrap), then connects them", NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclCommInitRankScalable.a},
+    [CGL_ncclGetErrorString] = {"ncclGetErrorString", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_ncclGetErrorString.a},
+    [CGL_ncclGetLastError] = {"ncclGetLastError", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_ncclGetLastError.a},
+    [CGL_ncclCommGetAsyncError] = {"ncclCommGetAsyncError", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclCommGetAsyncError.a},
+    [CGL_ncclCommCount] = {"ncclCommCount", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclCommCount.a},
+    [CGL_ncclCommCuDevice] = {"ncclCommCuDevice", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclCommCuDevice.a},
+    [CGL_ncclCommUserRank] = {"ncclCommUserRank", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclCommUserRank.a},
+    [CGL_ncclCommRegister] = {"ncclCommRegister", NULL, 0, 1, 0, "registers a buffer with the device and the network", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclCommRegister.a},
+    [CGL_ncclCommDeregister] = {"ncclCommDeregister", NULL, 0, 1, 0, "deregisters a buffer (waits for the device)", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclCommDeregister.a},
+    [CGL_ncclCommSuspend] = {"ncclCommSuspend", NULL, 0, 1, 0, "frees the communicator's device memory (waits for the device)", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclCommSuspend.a},
+    [CGL_ncclCommResume] = {"ncclCommResume", NULL, 0, 1, 0, "allocates the communicator's device memory again", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclCommResume.a},
+    [CGL_ncclCommMemStats] = {"ncclCommMemStats", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclCommMemStats.a},
+    [CGL_ncclCommWindowRegister] = {"ncclCommWindowRegister", NULL, 0, 1, 0, "a collective: every rank registers its symmetric window together", NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclCommWindowRegister.a},
+    [CGL_ncclCommWindowDeregister] = {"ncclCommWindowDeregister", NULL, 0, 1, 0, "a collective: every rank deregisters its symmetric window together", NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclCommWindowDeregister.a},
+    [CGL_ncclWinGetUserPtr] = {"ncclWinGetUserPtr", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclWinGetUserPtr.a},
+    [CGL_ncclRedOpCreatePreMulSum] = {"ncclRedOpCreatePreMulSum", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclRedOpCreatePreMulSum.a},
+    [CGL_ncclRedOpDestroy] = {"ncclRedOpDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclRedOpDestroy.a},
+    [CGL_ncclReduce] = {"ncclReduce", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclReduce.a},
+    [CGL_ncclBcast] = {"ncclBcast", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclBcast.a},
+    [CGL_ncclBroadcast] = {"ncclBroadcast", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclBroadcast.a},
+    [CGL_ncclAllReduce] = {"ncclAllReduce", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclAllReduce.a},
+    [CGL_ncclReduceScatter] = {"ncclReduceScatter", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclReduceScatter.a},
+    [CGL_ncclAllGather] = {"ncclAllGather", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclAllGather.a},
+    [CGL_ncclAlltoAll] = {"ncclAlltoAll", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclAlltoAll.a},
+    [CGL_ncclGather] = {"ncclGather", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclGather.a},
+    [CGL_ncclScatter] = {"ncclScatter", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclScatter.a},
+    [CGL_ncclAllReduceConfig] = {"ncclAllReduceConfig", "ncclAllReduce", 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclAllReduceConfig.a},
+    [CGL_ncclBroadcastConfig] = {"ncclBroadcastConfig", "ncclBroadcast", 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclBroadcastConfig.a},
+    [CGL_ncclReduceConfig] = {"ncclReduceConfig", "ncclReduce", 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclReduceConfig.a},
+    [CGL_ncclAllGatherConfig] = {"ncclAllGatherConfig", "ncclAllGather", 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclAllGatherConfig.a},
+    [CGL_ncclReduceScatterConfig] = {"ncclReduceScatterConfig", "ncclReduceScatter", 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclReduceScatterConfig.a},
+    [CGL_ncclAlltoAllConfig] = {"ncclAlltoAllConfig", "ncclAlltoAll", 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclAlltoAllConfig.a},
+    [CGL_ncclGatherConfig] = {"ncclGatherConfig", "ncclGather", 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclGatherConfig.a},
+    [CGL_ncclScatterConfig] = {"ncclScatterConfig", "ncclScatter", 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .collective = 1, .args = &cgl_targs_ncclScatterConfig.a},
+    [CGL_ncclSend] = {"ncclSend", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclSend.a},
+    [CGL_ncclRecv] = {"ncclRecv", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclRecv.a},
+    [CGL_ncclPutSignal] = {"ncclPutSignal", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclPutSignal.a},
+    [CGL_ncclSignal] = {"ncclSignal", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclSignal.a},
+    [CGL_ncclWaitSignal] = {"ncclWaitSignal", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclWaitSignal.a},
     [CGL_ncclGroupStart] = {"ncclGroupStart", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclGroupStart},
     [CGL_ncclGroupEnd] = {"ncclGroupEnd", NULL, 0, 1, 0, "launches the group's operations: waits for the peers of the communicators it creates or connects", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclGroupEnd},
-    [CGL_ncclGroupSimulateEnd] = {"ncclGroupSimulateEnd", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclGroupSimulateEnd},
-    [CGL_ncclSetEncryption] = {"ncclSetEncryption", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclSetEncryption},
-    [CGL_ncclParamBind] = {"ncclParamBind", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclParamBind},
-    [CGL_ncclParamGetI8] = {"ncclParamGetI8", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclParamGetI8},
-    [CGL_ncclParamGetI16] = {"ncclParamGetI16", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclParamGetI16},
-    [CGL_ncclParamGetI32] = {"ncclParamGetI32", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclParamGetI32},
-    [CGL_ncclParamGetI64] = {"ncclParamGetI64", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclParamGetI64},
-    [CGL_ncclParamGetU8] = {"ncclParamGetU8", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclParamGetU8},
-    [CGL_ncclParamGetU16] = {"ncclParamGetU16", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclParamGetU16},
-    [CGL_ncclParamGetU32] = {"ncclParamGetU32", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclParamGetU32},
-    [CGL_ncclParamGetU64] = {"ncclParamGetU64", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclParamGetU64},
-    [CGL_ncclParamGetStr] = {"ncclParamGetStr", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclParamGetStr},
-    [CGL_ncclParamGet] = {"ncclParamGet", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclParamGet},
-    [CGL_ncclParamGetParameter] = {"ncclParamGetParameter", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclParamGetParameter},
-    [CGL_ncclParamGetAllParameterKeys] = {"ncclParamGetAllParameterKeys", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclParamGetAllParameterKeys},
+    [CGL_ncclGroupSimulateEnd] = {"ncclGroupSimulateEnd", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclGroupSimulateEnd.a},
+    [CGL_ncclSetEncryption] = {"ncclSetEncryption", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclSetEncryption.a},
+    [CGL_ncclParamBind] = {"ncclParamBind", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclParamBind.a},
+    [CGL_ncclParamGetI8] = {"ncclParamGetI8", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclParamGetI8.a},
+    [CGL_ncclParamGetI16] = {"ncclParamGetI16", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclParamGetI16.a},
+    [CGL_ncclParamGetI32] = {"ncclParamGetI32", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclParamGetI32.a},
+    [CGL_ncclParamGetI64] = {"ncclParamGetI64", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclParamGetI64.a},
+    [CGL_ncclParamGetU8] = {"ncclParamGetU8", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclParamGetU8.a},
+    [CGL_ncclParamGetU16] = {"ncclParamGetU16", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclParamGetU16.a},
+    [CGL_ncclParamGetU32] = {"ncclParamGetU32", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclParamGetU32.a},
+    [CGL_ncclParamGetU64] = {"ncclParamGetU64", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclParamGetU64.a},
+    [CGL_ncclParamGetStr] = {"ncclParamGetStr", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclParamGetStr.a},
+    [CGL_ncclParamGet] = {"ncclParamGet", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclParamGet.a},
+    [CGL_ncclParamGetParameter] = {"ncclParamGetParameter", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclParamGetParameter.a},
+    [CGL_ncclParamGetAllParameterKeys] = {"ncclParamGetAllParameterKeys", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_ncclParamGetAllParameterKeys.a},
     [CGL_ncclParamDumpAll] = {"ncclParamDumpAll", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0},
 };
 
@@ -480,11 +688,11 @@ struct cgl_fr_ncclMemAlloc {
     size_t size;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclMemAlloc[2] = {
-    {"ptr", offsetof(struct cgl_fr_ncclMemAlloc, ptr), sizeof(((struct cgl_fr_ncclMemAlloc *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_ncclMemAlloc, size), sizeof(((struct cgl_fr_ncclMemAlloc *)0)->size), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclMemAlloc = {2, offsetof(struct cgl_fr_ncclMemAlloc, cgl_ret), sizeof(((struct cgl_fr_ncclMemAlloc *)0)->cgl_ret), 7, cgl_ta_ncclMemAlloc};
+static const cg_arg_name cgl_tn_ncclMemAlloc[2] = {{"ptr", NULL}, {"size", NULL}};
+static const struct cgl_targs_ncclMemAlloc cgl_targs_ncclMemAlloc = {{2, offsetof(struct cgl_fr_ncclMemAlloc, cgl_ret), sizeof(((struct cgl_fr_ncclMemAlloc *)0)->cgl_ret), 7, cgl_targs_ncclMemAlloc.arg, cgl_tn_ncclMemAlloc}, {
+    {offsetof(struct cgl_fr_ncclMemAlloc, ptr), sizeof(((struct cgl_fr_ncclMemAlloc *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclMemAlloc, size), sizeof(((struct cgl_fr_ncclMemAlloc *)0)->size), 2, 0, 0, 0},
+}};
 CG_THUNK(ncclMemAlloc, (cgl_f->ptr, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclMemAlloc(void **ptr, size_t size)
 {
@@ -510,10 +718,10 @@ struct cgl_fr_ncclMemFree {
     void *ptr;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclMemFree[1] = {
-    {"ptr", offsetof(struct cgl_fr_ncclMemFree, ptr), sizeof(((struct cgl_fr_ncclMemFree *)0)->ptr), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclMemFree = {1, offsetof(struct cgl_fr_ncclMemFree, cgl_ret), sizeof(((struct cgl_fr_ncclMemFree *)0)->cgl_ret), 7, cgl_ta_ncclMemFree};
+static const cg_arg_name cgl_tn_ncclMemFree[1] = {{"ptr", NULL}};
+static const struct cgl_targs_ncclMemFree cgl_targs_ncclMemFree = {{1, offsetof(struct cgl_fr_ncclMemFree, cgl_ret), sizeof(((struct cgl_fr_ncclMemFree *)0)->cgl_ret), 7, cgl_targs_ncclMemFree.arg, cgl_tn_ncclMemFree}, {
+    {offsetof(struct cgl_fr_ncclMemFree, ptr), sizeof(((struct cgl_fr_ncclMemFree *)0)->ptr), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclMemFree, (cgl_f->ptr), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclMemFree(void *ptr)
 {
@@ -539,10 +747,10 @@ struct cgl_fr_ncclGetVersion {
     int *version;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclGetVersion[1] = {
-    {"version", offsetof(struct cgl_fr_ncclGetVersion, version), sizeof(((struct cgl_fr_ncclGetVersion *)0)->version), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclGetVersion = {1, offsetof(struct cgl_fr_ncclGetVersion, cgl_ret), sizeof(((struct cgl_fr_ncclGetVersion *)0)->cgl_ret), 7, cgl_ta_ncclGetVersion};
+static const cg_arg_name cgl_tn_ncclGetVersion[1] = {{"version", NULL}};
+static const struct cgl_targs_ncclGetVersion cgl_targs_ncclGetVersion = {{1, offsetof(struct cgl_fr_ncclGetVersion, cgl_ret), sizeof(((struct cgl_fr_ncclGetVersion *)0)->cgl_ret), 7, cgl_targs_ncclGetVersion.arg, cgl_tn_ncclGetVersion}, {
+    {offsetof(struct cgl_fr_ncclGetVersion, version), sizeof(((struct cgl_fr_ncclGetVersion *)0)->version), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclGetVersion, (cgl_f->version), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclGetVersion(int *version)
 {
@@ -567,10 +775,10 @@ struct cgl_fr_ncclGetUniqueId {
     ncclUniqueId *uniqueId;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclGetUniqueId[1] = {
-    {"uniqueId", offsetof(struct cgl_fr_ncclGetUniqueId, uniqueId), sizeof(((struct cgl_fr_ncclGetUniqueId *)0)->uniqueId), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclGetUniqueId = {1, offsetof(struct cgl_fr_ncclGetUniqueId, cgl_ret), sizeof(((struct cgl_fr_ncclGetUniqueId *)0)->cgl_ret), 7, cgl_ta_ncclGetUniqueId};
+static const cg_arg_name cgl_tn_ncclGetUniqueId[1] = {{"uniqueId", NULL}};
+static const struct cgl_targs_ncclGetUniqueId cgl_targs_ncclGetUniqueId = {{1, offsetof(struct cgl_fr_ncclGetUniqueId, cgl_ret), sizeof(((struct cgl_fr_ncclGetUniqueId *)0)->cgl_ret), 7, cgl_targs_ncclGetUniqueId.arg, cgl_tn_ncclGetUniqueId}, {
+    {offsetof(struct cgl_fr_ncclGetUniqueId, uniqueId), sizeof(((struct cgl_fr_ncclGetUniqueId *)0)->uniqueId), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclGetUniqueId, (cgl_f->uniqueId), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclGetUniqueId(ncclUniqueId *uniqueId)
 {
@@ -600,13 +808,13 @@ struct cgl_fr_ncclCommInitRankConfig {
     ncclConfig_t *config;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclCommInitRankConfig[4] = {
-    {"comm", offsetof(struct cgl_fr_ncclCommInitRankConfig, comm), sizeof(((struct cgl_fr_ncclCommInitRankConfig *)0)->comm), 3, 0, 0, 0, NULL},
-    {"nranks", offsetof(struct cgl_fr_ncclCommInitRankConfig, nranks), sizeof(((struct cgl_fr_ncclCommInitRankConfig *)0)->nranks), 1, 0, 0, 0, NULL},
-    {"rank", offsetof(struct cgl_fr_ncclCommInitRankConfig, rank), sizeof(((struct cgl_fr_ncclCommInitRankConfig *)0)->rank), 1, 0, 0, 0, NULL},
-    {"config", offsetof(struct cgl_fr_ncclCommInitRankConfig, config), sizeof(((struct cgl_fr_ncclCommInitRankConfig *)0)->config), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclCommInitRankConfig = {4, offsetof(struct cgl_fr_ncclCommInitRankConfig, cgl_ret), sizeof(((struct cgl_fr_ncclCommInitRankConfig *)0)->cgl_ret), 7, cgl_ta_ncclCommInitRankConfig};
+static const cg_arg_name cgl_tn_ncclCommInitRankConfig[4] = {{"comm", NULL}, {"nranks", NULL}, {"rank", NULL}, {"config", NULL}};
+static const struct cgl_targs_ncclCommInitRankConfig cgl_targs_ncclCommInitRankConfig = {{4, offsetof(struct cgl_fr_ncclCommInitRankConfig, cgl_ret), sizeof(((struct cgl_fr_ncclCommInitRankConfig *)0)->cgl_ret), 7, cgl_targs_ncclCommInitRankConfig.arg, cgl_tn_ncclCommInitRankConfig}, {
+    {offsetof(struct cgl_fr_ncclCommInitRankConfig, comm), sizeof(((struct cgl_fr_ncclCommInitRankConfig *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommInitRankConfig, nranks), sizeof(((struct cgl_fr_ncclCommInitRankConfig *)0)->nranks), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommInitRankConfig, rank), sizeof(((struct cgl_fr_ncclCommInitRankConfig *)0)->rank), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommInitRankConfig, config), sizeof(((struct cgl_fr_ncclCommInitRankConfig *)0)->config), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclCommInitRankConfig, (cgl_f->comm, cgl_f->nranks, cgl_f->commId, cgl_f->rank, cgl_f->config), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)
 {
@@ -635,12 +843,12 @@ struct cgl_fr_ncclCommInitRank {
     int rank;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclCommInitRank[3] = {
-    {"comm", offsetof(struct cgl_fr_ncclCommInitRank, comm), sizeof(((struct cgl_fr_ncclCommInitRank *)0)->comm), 3, 0, 0, 0, NULL},
-    {"nranks", offsetof(struct cgl_fr_ncclCommInitRank, nranks), sizeof(((struct cgl_fr_ncclCommInitRank *)0)->nranks), 1, 0, 0, 0, NULL},
-    {"rank", offsetof(struct cgl_fr_ncclCommInitRank, rank), sizeof(((struct cgl_fr_ncclCommInitRank *)0)->rank), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclCommInitRank = {3, offsetof(struct cgl_fr_ncclCommInitRank, cgl_ret), sizeof(((struct cgl_fr_ncclCommInitRank *)0)->cgl_ret), 7, cgl_ta_ncclCommInitRank};
+static const cg_arg_name cgl_tn_ncclCommInitRank[3] = {{"comm", NULL}, {"nranks", NULL}, {"rank", NULL}};
+static const struct cgl_targs_ncclCommInitRank cgl_targs_ncclCommInitRank = {{3, offsetof(struct cgl_fr_ncclCommInitRank, cgl_ret), sizeof(((struct cgl_fr_ncclCommInitRank *)0)->cgl_ret), 7, cgl_targs_ncclCommInitRank.arg, cgl_tn_ncclCommInitRank}, {
+    {offsetof(struct cgl_fr_ncclCommInitRank, comm), sizeof(((struct cgl_fr_ncclCommInitRank *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommInitRank, nranks), sizeof(((struct cgl_fr_ncclCommInitRank *)0)->nranks), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommInitRank, rank), sizeof(((struct cgl_fr_ncclCommInitRank *)0)->rank), 1, 0, 0, 0},
+}};
 CG_THUNK(ncclCommInitRank, (cgl_f->comm, cgl_f->nranks, cgl_f->commId, cgl_f->rank), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
 {
@@ -668,12 +876,12 @@ struct cgl_fr_ncclCommInitAll {
     const int *devlist;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclCommInitAll[3] = {
-    {"comm", offsetof(struct cgl_fr_ncclCommInitAll, comm), sizeof(((struct cgl_fr_ncclCommInitAll *)0)->comm), 3, 0, 0, 0, NULL},
-    {"ndev", offsetof(struct cgl_fr_ncclCommInitAll, ndev), sizeof(((struct cgl_fr_ncclCommInitAll *)0)->ndev), 1, 0, 0, 0, NULL},
-    {"devlist", offsetof(struct cgl_fr_ncclCommInitAll, devlist), sizeof(((struct cgl_fr_ncclCommInitAll *)0)->devlist), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclCommInitAll = {3, offsetof(struct cgl_fr_ncclCommInitAll, cgl_ret), sizeof(((struct cgl_fr_ncclCommInitAll *)0)->cgl_ret), 7, cgl_ta_ncclCommInitAll};
+static const cg_arg_name cgl_tn_ncclCommInitAll[3] = {{"comm", NULL}, {"ndev", NULL}, {"devlist", NULL}};
+static const struct cgl_targs_ncclCommInitAll cgl_targs_ncclCommInitAll = {{3, offsetof(struct cgl_fr_ncclCommInitAll, cgl_ret), sizeof(((struct cgl_fr_ncclCommInitAll *)0)->cgl_ret), 7, cgl_targs_ncclCommInitAll.arg, cgl_tn_ncclCommInitAll}, {
+    {offsetof(struct cgl_fr_ncclCommInitAll, comm), sizeof(((struct cgl_fr_ncclCommInitAll *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommInitAll, ndev), sizeof(((struct cgl_fr_ncclCommInitAll *)0)->ndev), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommInitAll, devlist), sizeof(((struct cgl_fr_ncclCommInitAll *)0)->devlist), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclCommInitAll, (cgl_f->comm, cgl_f->ndev, cgl_f->devlist), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)
 {
@@ -699,10 +907,10 @@ struct cgl_fr_ncclCommFinalize {
     ncclComm_t comm;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclCommFinalize[1] = {
-    {"comm", offsetof(struct cgl_fr_ncclCommFinalize, comm), sizeof(((struct cgl_fr_ncclCommFinalize *)0)->comm), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclCommFinalize = {1, offsetof(struct cgl_fr_ncclCommFinalize, cgl_ret), sizeof(((struct cgl_fr_ncclCommFinalize *)0)->cgl_ret), 7, cgl_ta_ncclCommFinalize};
+static const cg_arg_name cgl_tn_ncclCommFinalize[1] = {{"comm", NULL}};
+static const struct cgl_targs_ncclCommFinalize cgl_targs_ncclCommFinalize = {{1, offsetof(struct cgl_fr_ncclCommFinalize, cgl_ret), sizeof(((struct cgl_fr_ncclCommFinalize *)0)->cgl_ret), 7, cgl_targs_ncclCommFinalize.arg, cgl_tn_ncclCommFinalize}, {
+    {offsetof(struct cgl_fr_ncclCommFinalize, comm), sizeof(((struct cgl_fr_ncclCommFinalize *)0)->comm), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclCommFinalize, (cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommFinalize(ncclComm_t comm)
 {
@@ -728,10 +936,10 @@ struct cgl_fr_ncclCommDestroy {
     ncclComm_t comm;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclCommDestroy[1] = {
-    {"comm", offsetof(struct cgl_fr_ncclCommDestroy, comm), sizeof(((struct cgl_fr_ncclCommDestroy *)0)->comm), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclCommDestroy = {1, offsetof(struct cgl_fr_ncclCommDestroy, cgl_ret), sizeof(((struct cgl_fr_ncclCommDestroy *)0)->cgl_ret), 7, cgl_ta_ncclCommDestroy};
+static const cg_arg_name cgl_tn_ncclCommDestroy[1] = {{"comm", NULL}};
+static const struct cgl_targs_ncclCommDestroy cgl_targs_ncclCommDestroy = {{1, offsetof(struct cgl_fr_ncclCommDestroy, cgl_ret), sizeof(((struct cgl_fr_ncclCommDestroy *)0)->cgl_ret), 7, cgl_targs_ncclCommDestroy.arg, cgl_tn_ncclCommDestroy}, {
+    {offsetof(struct cgl_fr_ncclCommDestroy, comm), sizeof(((struct cgl_fr_ncclCommDestroy *)0)->comm), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclCommDestroy, (cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommDestroy(ncclComm_t comm)
 {
@@ -757,10 +965,10 @@ struct cgl_fr_ncclCommAbort {
     ncclComm_t comm;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclCommAbort[1] = {
-    {"comm", offsetof(struct cgl_fr_ncclCommAbort, comm), sizeof(((struct cgl_fr_ncclCommAbort *)0)->comm), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclCommAbort = {1, offsetof(struct cgl_fr_ncclCommAbort, cgl_ret), sizeof(((struct cgl_fr_ncclCommAbort *)0)->cgl_ret), 7, cgl_ta_ncclCommAbort};
+static const cg_arg_name cgl_tn_ncclCommAbort[1] = {{"comm", NULL}};
+static const struct cgl_targs_ncclCommAbort cgl_targs_ncclCommAbort = {{1, offsetof(struct cgl_fr_ncclCommAbort, cgl_ret), sizeof(((struct cgl_fr_ncclCommAbort *)0)->cgl_ret), 7, cgl_targs_ncclCommAbort.arg, cgl_tn_ncclCommAbort}, {
+    {offsetof(struct cgl_fr_ncclCommAbort, comm), sizeof(((struct cgl_fr_ncclCommAbort *)0)->comm), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclCommAbort, (cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommAbort(ncclComm_t comm)
 {
@@ -787,11 +995,11 @@ struct cgl_fr_ncclCommRevoke {
     int revokeFlags;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclCommRevoke[2] = {
-    {"comm", offsetof(struct cgl_fr_ncclCommRevoke, comm), sizeof(((struct cgl_fr_ncclCommRevoke *)0)->comm), 3, 0, 0, 0, NULL},
-    {"revokeFlags", offsetof(struct cgl_fr_ncclCommRevoke, revokeFlags), sizeof(((struct cgl_fr_ncclCommRevoke *)0)->revokeFlags), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclCommRevoke = {2, offsetof(struct cgl_fr_ncclCommRevoke, cgl_ret), sizeof(((struct cgl_fr_ncclCommRevoke *)0)->cgl_ret), 7, cgl_ta_ncclCommRevoke};
+static const cg_arg_name cgl_tn_ncclCommRevoke[2] = {{"comm", NULL}, {"revokeFlags", NULL}};
+static const struct cgl_targs_ncclCommRevoke cgl_targs_ncclCommRevoke = {{2, offsetof(struct cgl_fr_ncclCommRevoke, cgl_ret), sizeof(((struct cgl_fr_ncclCommRevoke *)0)->cgl_ret), 7, cgl_targs_ncclCommRevoke.arg, cgl_tn_ncclCommRevoke}, {
+    {offsetof(struct cgl_fr_ncclCommRevoke, comm), sizeof(((struct cgl_fr_ncclCommRevoke *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommRevoke, revokeFlags), sizeof(((struct cgl_fr_ncclCommRevoke *)0)->revokeFlags), 1, 0, 0, 0},
+}};
 CG_THUNK(ncclCommRevoke, (cgl_f->comm, cgl_f->revokeFlags), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommRevoke(ncclComm_t comm, int revokeFlags)
 {
@@ -821,14 +1029,14 @@ struct cgl_fr_ncclCommSplit {
     ncclConfig_t *config;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclCommSplit[5] = {
-    {"comm", offsetof(struct cgl_fr_ncclCommSplit, comm), sizeof(((struct cgl_fr_ncclCommSplit *)0)->comm), 3, 0, 0, 0, NULL},
-    {"color", offsetof(struct cgl_fr_ncclCommSplit, color), sizeof(((struct cgl_fr_ncclCommSplit *)0)->color), 1, 0, 0, 0, NULL},
-    {"key", offsetof(struct cgl_fr_ncclCommSplit, key), sizeof(((struct cgl_fr_ncclCommSplit *)0)->key), 1, 0, 0, 0, NULL},
-    {"newcomm", offsetof(struct cgl_fr_ncclCommSplit, newcomm), sizeof(((struct cgl_fr_ncclCommSplit *)0)->newcomm), 3, 0, 0, 0, NULL},
-    {"config", offsetof(struct cgl_fr_ncclCommSplit, config), sizeof(((struct cgl_fr_ncclCommSplit *)0)->config), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclCommSplit = {5, offsetof(struct cgl_fr_ncclCommSplit, cgl_ret), sizeof(((struct cgl_fr_ncclCommSplit *)0)->cgl_ret), 7, cgl_ta_ncclCommSplit};
+static const cg_arg_name cgl_tn_ncclCommSplit[5] = {{"comm", NULL}, {"color", NULL}, {"key", NULL}, {"newcomm", NULL}, {"config", NULL}};
+static const struct cgl_targs_ncclCommSplit cgl_targs_ncclCommSplit = {{5, offsetof(struct cgl_fr_ncclCommSplit, cgl_ret), sizeof(((struct cgl_fr_ncclCommSplit *)0)->cgl_ret), 7, cgl_targs_ncclCommSplit.arg, cgl_tn_ncclCommSplit}, {
+    {offsetof(struct cgl_fr_ncclCommSplit, comm), sizeof(((struct cgl_fr_ncclCommSplit *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommSplit, color), sizeof(((struct cgl_fr_ncclCommSplit *)0)->color), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommSplit, key), sizeof(((struct cgl_fr_ncclCommSplit *)0)->key), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommSplit, newcomm), sizeof(((struct cgl_fr_ncclCommSplit *)0)->newcomm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommSplit, config), sizeof(((struct cgl_fr_ncclCommSplit *)0)->config), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclCommSplit, (cgl_f->comm, cgl_f->color, cgl_f->key, cgl_f->newcomm, cgl_f->config), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
 {
@@ -859,15 +1067,15 @@ struct cgl_fr_ncclCommShrink {
     int shrinkFlags;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclCommShrink[6] = {
-    {"comm", offsetof(struct cgl_fr_ncclCommShrink, comm), sizeof(((struct cgl_fr_ncclCommShrink *)0)->comm), 3, 0, 0, 0, NULL},
-    {"excludeRanksList", offsetof(struct cgl_fr_ncclCommShrink, excludeRanksList), sizeof(((struct cgl_fr_ncclCommShrink *)0)->excludeRanksList), 3, 0, 0, 0, NULL},
-    {"excludeRanksCount", offsetof(struct cgl_fr_ncclCommShrink, excludeRanksCount), sizeof(((struct cgl_fr_ncclCommShrink *)0)->excludeRanksCount), 1, 0, 0, 0, NULL},
-    {"newcomm", offsetof(struct cgl_fr_ncclCommShrink, newcomm), sizeof(((struct cgl_fr_ncclCommShrink *)0)->newcomm), 3, 0, 0, 0, NULL},
-    {"config", offsetof(struct cgl_fr_ncclCommShrink, config), sizeof(((struct cgl_fr_ncclCommShrink *)0)->config), 3, 0, 0, 0, NULL},
-    {"shrinkFlags", offsetof(struct cgl_fr_ncclCommShrink, shrinkFlags), sizeof(((struct cgl_fr_ncclCommShrink *)0)->shrinkFlags), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclCommShrink = {6, offsetof(struct cgl_fr_ncclCommShrink, cgl_ret), sizeof(((struct cgl_fr_ncclCommShrink *)0)->cgl_ret), 7, cgl_ta_ncclCommShrink};
+static const cg_arg_name cgl_tn_ncclCommShrink[6] = {{"comm", NULL}, {"excludeRanksList", NULL}, {"excludeRanksCount", NULL}, {"newcomm", NULL}, {"config", NULL}, {"shrinkFlags", NULL}};
+static const struct cgl_targs_ncclCommShrink cgl_targs_ncclCommShrink = {{6, offsetof(struct cgl_fr_ncclCommShrink, cgl_ret), sizeof(((struct cgl_fr_ncclCommShrink *)0)->cgl_ret), 7, cgl_targs_ncclCommShrink.arg, cgl_tn_ncclCommShrink}, {
+    {offsetof(struct cgl_fr_ncclCommShrink, comm), sizeof(((struct cgl_fr_ncclCommShrink *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommShrink, excludeRanksList), sizeof(((struct cgl_fr_ncclCommShrink *)0)->excludeRanksList), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommShrink, excludeRanksCount), sizeof(((struct cgl_fr_ncclCommShrink *)0)->excludeRanksCount), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommShrink, newcomm), sizeof(((struct cgl_fr_ncclCommShrink *)0)->newcomm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommShrink, config), sizeof(((struct cgl_fr_ncclCommShrink *)0)->config), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommShrink, shrinkFlags), sizeof(((struct cgl_fr_ncclCommShrink *)0)->shrinkFlags), 1, 0, 0, 0},
+}};
 CG_THUNK(ncclCommShrink, (cgl_f->comm, cgl_f->excludeRanksList, cgl_f->excludeRanksCount, cgl_f->newcomm, cgl_f->config, cgl_f->shrinkFlags), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
 {
@@ -894,11 +1102,11 @@ struct cgl_fr_ncclCommGetUniqueId {
     ncclUniqueId *uniqueId;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclCommGetUniqueId[2] = {
-    {"comm", offsetof(struct cgl_fr_ncclCommGetUniqueId, comm), sizeof(((struct cgl_fr_ncclCommGetUniqueId *)0)->comm), 3, 0, 0, 0, NULL},
-    {"uniqueId", offsetof(struct cgl_fr_ncclCommGetUniqueId, uniqueId), sizeof(((struct cgl_fr_ncclCommGetUniqueId *)0)->uniqueId), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclCommGetUniqueId = {2, offsetof(struct cgl_fr_ncclCommGetUniqueId, cgl_ret), sizeof(((struct cgl_fr_ncclCommGetUniqueId *)0)->cgl_ret), 7, cgl_ta_ncclCommGetUniqueId};
+static const cg_arg_name cgl_tn_ncclCommGetUniqueId[2] = {{"comm", NULL}, {"uniqueId", NULL}};
+static const struct cgl_targs_ncclCommGetUniqueId cgl_targs_ncclCommGetUniqueId = {{2, offsetof(struct cgl_fr_ncclCommGetUniqueId, cgl_ret), sizeof(((struct cgl_fr_ncclCommGetUniqueId *)0)->cgl_ret), 7, cgl_targs_ncclCommGetUniqueId.arg, cgl_tn_ncclCommGetUniqueId}, {
+    {offsetof(struct cgl_fr_ncclCommGetUniqueId, comm), sizeof(((struct cgl_fr_ncclCommGetUniqueId *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommGetUniqueId, uniqueId), sizeof(((struct cgl_fr_ncclCommGetUniqueId *)0)->uniqueId), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclCommGetUniqueId, (cgl_f->comm, cgl_f->uniqueId), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommGetUniqueId(ncclComm_t comm, ncclUniqueId *uniqueId)
 {
@@ -928,15 +1136,15 @@ struct cgl_fr_ncclCommGrow {
     ncclConfig_t *config;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclCommGrow[6] = {
-    {"comm", offsetof(struct cgl_fr_ncclCommGrow, comm), sizeof(((struct cgl_fr_ncclCommGrow *)0)->comm), 3, 0, 0, 0, NULL},
-    {"nRanks", offsetof(struct cgl_fr_ncclCommGrow, nRanks), sizeof(((struct cgl_fr_ncclCommGrow *)0)->nRanks), 1, 0, 0, 0, NULL},
-    {"uniqueId", offsetof(struct cgl_fr_ncclCommGrow, uniqueId), sizeof(((struct cgl_fr_ncclCommGrow *)0)->uniqueId), 3, 0, 0, 0, NULL},
-    {"rank", offsetof(struct cgl_fr_ncclCommGrow, rank), sizeof(((struct cgl_fr_ncclCommGrow *)0)->rank), 1, 0, 0, 0, NULL},
-    {"newcomm", offsetof(struct cgl_fr_ncclCommGrow, newcomm), sizeof(((struct cgl_fr_ncclCommGrow *)0)->newcomm), 3, 0, 0, 0, NULL},
-    {"config", offsetof(struct cgl_fr_ncclCommGrow, config), sizeof(((struct cgl_fr_ncclCommGrow *)0)->config), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclCommGrow = {6, offsetof(struct cgl_fr_ncclCommGrow, cgl_ret), sizeof(((struct cgl_fr_ncclCommGrow *)0)->cgl_ret), 7, cgl_ta_ncclCommGrow};
+static const cg_arg_name cgl_tn_ncclCommGrow[6] = {{"comm", NULL}, {"nRanks", NULL}, {"uniqueId", NULL}, {"rank", NULL}, {"newcomm", NULL}, {"config", NULL}};
+static const struct cgl_targs_ncclCommGrow cgl_targs_ncclCommGrow = {{6, offsetof(struct cgl_fr_ncclCommGrow, cgl_ret), sizeof(((struct cgl_fr_ncclCommGrow *)0)->cgl_ret), 7, cgl_targs_ncclCommGrow.arg, cgl_tn_ncclCommGrow}, {
+    {offsetof(struct cgl_fr_ncclCommGrow, comm), sizeof(((struct cgl_fr_ncclCommGrow *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommGrow, nRanks), sizeof(((struct cgl_fr_ncclCommGrow *)0)->nRanks), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommGrow, uniqueId), sizeof(((struct cgl_fr_ncclCommGrow *)0)->uniqueId), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommGrow, rank), sizeof(((struct cgl_fr_ncclCommGrow *)0)->rank), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommGrow, newcomm), sizeof(((struct cgl_fr_ncclCommGrow *)0)->newcomm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommGrow, config), sizeof(((struct cgl_fr_ncclCommGrow *)0)->config), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclCommGrow, (cgl_f->comm, cgl_f->nRanks, cgl_f->uniqueId, cgl_f->rank, cgl_f->newcomm, cgl_f->config), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommGrow(ncclComm_t comm, int nRanks, const ncclUniqueId *uniqueId, int rank, ncclComm_t *newcomm, ncclConfig_t *config)
 {
@@ -967,15 +1175,15 @@ struct cgl_fr_ncclCommInitRankScalable {
     ncclConfig_t *config;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclCommInitRankScalable[6] = {
-    {"newcomm", offsetof(struct cgl_fr_ncclCommInitRankScalable, newcomm), sizeof(((struct cgl_fr_ncclCommInitRankScalable *)0)->newcomm), 3, 0, 0, 0, NULL},
-    {"nranks", offsetof(struct cgl_fr_ncclCommInitRankScalable, nranks), sizeof(((struct cgl_fr_ncclCommInitRankScalable *)0)->nranks), 1, 0, 0, 0, NULL},
-    {"myrank", offsetof(struct cgl_fr_ncclCommInitRankScalable, myrank), sizeof(((struct cgl_fr_ncclCommInitRankScalable *)0)->myrank), 1, 0, 0, 0, NULL},
-    {"nId", offsetof(struct cgl_fr_ncclCommInitRankScalable, nId), sizeof(((struct cgl_fr_ncclCommInitRankScalable *)0)->nId), 1, 0, 0, 0, NULL},
-    {"commIds", offsetof(struct cgl_fr_ncclCommInitRankScalable, commIds), sizeof(((struct cgl_fr_ncclCommInitRankScalable *)0)->commIds), 3, 0, 0, 0, NULL},
-    {"config", offsetof(struct cgl_fr_ncclCommInitRankScalable, config), sizeof(((struct cgl_fr_ncclCommInitRankScalable *)0)->config), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclCommInitRankScalable = {6, offsetof(struct cgl_fr_ncclCommInitRankScalable, cgl_ret), sizeof(((struct cgl_fr_ncclCommInitRankScalable *)0)->cgl_ret), 7, cgl_ta_ncclCommInitRankScalable};
+static const cg_arg_name cgl_tn_ncclCommInitRankScalable[6] = {{"newcomm", NULL}, {"nranks", NULL}, {"myrank", NULL}, {"nId", NULL}, {"commIds", NULL}, {"config", NULL}};
+static const struct cgl_targs_ncclCommInitRankScalable cgl_targs_ncclCommInitRankScalable = {{6, offsetof(struct cgl_fr_ncclCommInitRankScalable, cgl_ret), sizeof(((struct cgl_fr_ncclCommInitRankScalable *)0)->cgl_ret), 7, cgl_targs_ncclCommInitRankScalable.arg, cgl_tn_ncclCommInitRankScalable}, {
+    {offsetof(struct cgl_fr_ncclCommInitRankScalable, newcomm), sizeof(((struct cgl_fr_ncclCommInitRankScalable *)0)->newcomm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommInitRankScalable, nranks), sizeof(((struct cgl_fr_ncclCommInitRankScalable *)0)->nranks), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommInitRankScalable, myrank), sizeof(((struct cgl_fr_ncclCommInitRankScalable *)0)->myrank), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommInitRankScalable, nId), sizeof(((struct cgl_fr_ncclCommInitRankScalable *)0)->nId), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommInitRankScalable, commIds), sizeof(((struct cgl_fr_ncclCommInitRankScalable *)0)->commIds), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommInitRankScalable, config), sizeof(((struct cgl_fr_ncclCommInitRankScalable *)0)->config), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclCommInitRankScalable, (cgl_f->newcomm, cgl_f->nranks, cgl_f->myrank, cgl_f->nId, cgl_f->commIds, cgl_f->config), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
 {
@@ -1001,10 +1209,10 @@ struct cgl_fr_ncclGetErrorString {
     ncclResult_t result;
     const char *cgl_ret;
 };
-static const cg_arg cgl_ta_ncclGetErrorString[1] = {
-    {"result", offsetof(struct cgl_fr_ncclGetErrorString, result), sizeof(((struct cgl_fr_ncclGetErrorString *)0)->result), 7, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclGetErrorString = {1, offsetof(struct cgl_fr_ncclGetErrorString, cgl_ret), sizeof(((struct cgl_fr_ncclGetErrorString *)0)->cgl_ret), 3, cgl_ta_ncclGetErrorString};
+static const cg_arg_name cgl_tn_ncclGetErrorString[1] = {{"result", NULL}};
+static const struct cgl_targs_ncclGetErrorString cgl_targs_ncclGetErrorString = {{1, offsetof(struct cgl_fr_ncclGetErrorString, cgl_ret), sizeof(((struct cgl_fr_ncclGetErrorString *)0)->cgl_ret), 3, cgl_targs_ncclGetErrorString.arg, cgl_tn_ncclGetErrorString}, {
+    {offsetof(struct cgl_fr_ncclGetErrorString, result), sizeof(((struct cgl_fr_ncclGetErrorString *)0)->result), 7, 0, 0, 0},
+}};
 CG_THUNK(ncclGetErrorString, (cgl_f->result), CG_NO_CODE);
 static __attribute__((noinline)) const char *cgl_gp_ncclGetErrorString(ncclResult_t result)
 {
@@ -1030,10 +1238,10 @@ struct cgl_fr_ncclGetLastError {
     ncclComm_t comm;
     const char *cgl_ret;
 };
-static const cg_arg cgl_ta_ncclGetLastError[1] = {
-    {"comm", offsetof(struct cgl_fr_ncclGetLastError, comm), sizeof(((struct cgl_fr_ncclGetLastError *)0)->comm), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclGetLastError = {1, offsetof(struct cgl_fr_ncclGetLastError, cgl_ret), sizeof(((struct cgl_fr_ncclGetLastError *)0)->cgl_ret), 3, cgl_ta_ncclGetLastError};
+static const cg_arg_name cgl_tn_ncclGetLastError[1] = {{"comm", NULL}};
+static const struct cgl_targs_ncclGetLastError cgl_targs_ncclGetLastError = {{1, offsetof(struct cgl_fr_ncclGetLastError, cgl_ret), sizeof(((struct cgl_fr_ncclGetLastError *)0)->cgl_ret), 3, cgl_targs_ncclGetLastError.arg, cgl_tn_ncclGetLastError}, {
+    {offsetof(struct cgl_fr_ncclGetLastError, comm), sizeof(((struct cgl_fr_ncclGetLastError *)0)->comm), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclGetLastError, (cgl_f->comm), CG_NO_CODE);
 static __attribute__((noinline)) const char *cgl_gp_ncclGetLastError(ncclComm_t comm)
 {
@@ -1060,11 +1268,11 @@ struct cgl_fr_ncclCommGetAsyncError {
     ncclResult_t *asyncError;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclCommGetAsyncError[2] = {
-    {"comm", offsetof(struct cgl_fr_ncclCommGetAsyncError, comm), sizeof(((struct cgl_fr_ncclCommGetAsyncError *)0)->comm), 3, 0, 0, 0, NULL},
-    {"asyncError", offsetof(struct cgl_fr_ncclCommGetAsyncError, asyncError), sizeof(((struct cgl_fr_ncclCommGetAsyncError *)0)->asyncError), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclCommGetAsyncError = {2, offsetof(struct cgl_fr_ncclCommGetAsyncError, cgl_ret), sizeof(((struct cgl_fr_ncclCommGetAsyncError *)0)->cgl_ret), 7, cgl_ta_ncclCommGetAsyncError};
+static const cg_arg_name cgl_tn_ncclCommGetAsyncError[2] = {{"comm", NULL}, {"asyncError", NULL}};
+static const struct cgl_targs_ncclCommGetAsyncError cgl_targs_ncclCommGetAsyncError = {{2, offsetof(struct cgl_fr_ncclCommGetAsyncError, cgl_ret), sizeof(((struct cgl_fr_ncclCommGetAsyncError *)0)->cgl_ret), 7, cgl_targs_ncclCommGetAsyncError.arg, cgl_tn_ncclCommGetAsyncError}, {
+    {offsetof(struct cgl_fr_ncclCommGetAsyncError, comm), sizeof(((struct cgl_fr_ncclCommGetAsyncError *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommGetAsyncError, asyncError), sizeof(((struct cgl_fr_ncclCommGetAsyncError *)0)->asyncError), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclCommGetAsyncError, (cgl_f->comm, cgl_f->asyncError), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)
 {
@@ -1090,11 +1298,11 @@ struct cgl_fr_ncclCommCount {
     int *count;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclCommCount[2] = {
-    {"comm", offsetof(struct cgl_fr_ncclCommCount, comm), sizeof(((struct cgl_fr_ncclCommCount *)0)->comm), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_ncclCommCount, count), sizeof(((struct cgl_fr_ncclCommCount *)0)->count), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclCommCount = {2, offsetof(struct cgl_fr_ncclCommCount, cgl_ret), sizeof(((struct cgl_fr_ncclCommCount *)0)->cgl_ret), 7, cgl_ta_ncclCommCount};
+static const cg_arg_name cgl_tn_ncclCommCount[2] = {{"comm", NULL}, {"count", NULL}};
+static const struct cgl_targs_ncclCommCount cgl_targs_ncclCommCount = {{2, offsetof(struct cgl_fr_ncclCommCount, cgl_ret), sizeof(((struct cgl_fr_ncclCommCount *)0)->cgl_ret), 7, cgl_targs_ncclCommCount.arg, cgl_tn_ncclCommCount}, {
+    {offsetof(struct cgl_fr_ncclCommCount, comm), sizeof(((struct cgl_fr_ncclCommCount *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommCount, count), sizeof(((struct cgl_fr_ncclCommCount *)0)->count), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclCommCount, (cgl_f->comm, cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommCount(const ncclComm_t comm, int *count)
 {
@@ -1120,11 +1328,11 @@ struct cgl_fr_ncclCommCuDevice {
     int *device;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclCommCuDevice[2] = {
-    {"comm", offsetof(struct cgl_fr_ncclCommCuDevice, comm), sizeof(((struct cgl_fr_ncclCommCuDevice *)0)->comm), 3, 0, 0, 0, NULL},
-    {"device", offsetof(struct cgl_fr_ncclCommCuDevice, device), sizeof(((struct cgl_fr_ncclCommCuDevice *)0)->device), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclCommCuDevice = {2, offsetof(struct cgl_fr_ncclCommCuDevice, cgl_ret), sizeof(((struct cgl_fr_ncclCommCuDevice *)0)->cgl_ret), 7, cgl_ta_ncclCommCuDevice};
+static const cg_arg_name cgl_tn_ncclCommCuDevice[2] = {{"comm", NULL}, {"device", NULL}};
+static const struct cgl_targs_ncclCommCuDevice cgl_targs_ncclCommCuDevice = {{2, offsetof(struct cgl_fr_ncclCommCuDevice, cgl_ret), sizeof(((struct cgl_fr_ncclCommCuDevice *)0)->cgl_ret), 7, cgl_targs_ncclCommCuDevice.arg, cgl_tn_ncclCommCuDevice}, {
+    {offsetof(struct cgl_fr_ncclCommCuDevice, comm), sizeof(((struct cgl_fr_ncclCommCuDevice *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommCuDevice, device), sizeof(((struct cgl_fr_ncclCommCuDevice *)0)->device), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclCommCuDevice, (cgl_f->comm, cgl_f->device), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommCuDevice(const ncclComm_t comm, int *device)
 {
@@ -1150,11 +1358,11 @@ struct cgl_fr_ncclCommUserRank {
     int *rank;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclCommUserRank[2] = {
-    {"comm", offsetof(struct cgl_fr_ncclCommUserRank, comm), sizeof(((struct cgl_fr_ncclCommUserRank *)0)->comm), 3, 0, 0, 0, NULL},
-    {"rank", offsetof(struct cgl_fr_ncclCommUserRank, rank), sizeof(((struct cgl_fr_ncclCommUserRank *)0)->rank), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclCommUserRank = {2, offsetof(struct cgl_fr_ncclCommUserRank, cgl_ret), sizeof(((struct cgl_fr_ncclCommUserRank *)0)->cgl_ret), 7, cgl_ta_ncclCommUserRank};
+static const cg_arg_name cgl_tn_ncclCommUserRank[2] = {{"comm", NULL}, {"rank", NULL}};
+static const struct cgl_targs_ncclCommUserRank cgl_targs_ncclCommUserRank = {{2, offsetof(struct cgl_fr_ncclCommUserRank, cgl_ret), sizeof(((struct cgl_fr_ncclCommUserRank *)0)->cgl_ret), 7, cgl_targs_ncclCommUserRank.arg, cgl_tn_ncclCommUserRank}, {
+    {offsetof(struct cgl_fr_ncclCommUserRank, comm), sizeof(((struct cgl_fr_ncclCommUserRank *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommUserRank, rank), sizeof(((struct cgl_fr_ncclCommUserRank *)0)->rank), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclCommUserRank, (cgl_f->comm, cgl_f->rank), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommUserRank(const ncclComm_t comm, int *rank)
 {
@@ -1182,13 +1390,13 @@ struct cgl_fr_ncclCommRegister {
     void **handle;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclCommRegister[4] = {
-    {"comm", offsetof(struct cgl_fr_ncclCommRegister, comm), sizeof(((struct cgl_fr_ncclCommRegister *)0)->comm), 3, 0, 0, 0, NULL},
-    {"buff", offsetof(struct cgl_fr_ncclCommRegister, buff), sizeof(((struct cgl_fr_ncclCommRegister *)0)->buff), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_ncclCommRegister, size), sizeof(((struct cgl_fr_ncclCommRegister *)0)->size), 2, 0, 0, 0, NULL},
-    {"handle", offsetof(struct cgl_fr_ncclCommRegister, handle), sizeof(((struct cgl_fr_ncclCommRegister *)0)->handle), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclCommRegister = {4, offsetof(struct cgl_fr_ncclCommRegister, cgl_ret), sizeof(((struct cgl_fr_ncclCommRegister *)0)->cgl_ret), 7, cgl_ta_ncclCommRegister};
+static const cg_arg_name cgl_tn_ncclCommRegister[4] = {{"comm", NULL}, {"buff", NULL}, {"size", NULL}, {"handle", NULL}};
+static const struct cgl_targs_ncclCommRegister cgl_targs_ncclCommRegister = {{4, offsetof(struct cgl_fr_ncclCommRegister, cgl_ret), sizeof(((struct cgl_fr_ncclCommRegister *)0)->cgl_ret), 7, cgl_targs_ncclCommRegister.arg, cgl_tn_ncclCommRegister}, {
+    {offsetof(struct cgl_fr_ncclCommRegister, comm), sizeof(((struct cgl_fr_ncclCommRegister *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommRegister, buff), sizeof(((struct cgl_fr_ncclCommRegister *)0)->buff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommRegister, size), sizeof(((struct cgl_fr_ncclCommRegister *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommRegister, handle), sizeof(((struct cgl_fr_ncclCommRegister *)0)->handle), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclCommRegister, (cgl_f->comm, cgl_f->buff, cgl_f->size, cgl_f->handle), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)
 {
@@ -1215,11 +1423,11 @@ struct cgl_fr_ncclCommDeregister {
     void *handle;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclCommDeregister[2] = {
-    {"comm", offsetof(struct cgl_fr_ncclCommDeregister, comm), sizeof(((struct cgl_fr_ncclCommDeregister *)0)->comm), 3, 0, 0, 0, NULL},
-    {"handle", offsetof(struct cgl_fr_ncclCommDeregister, handle), sizeof(((struct cgl_fr_ncclCommDeregister *)0)->handle), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclCommDeregister = {2, offsetof(struct cgl_fr_ncclCommDeregister, cgl_ret), sizeof(((struct cgl_fr_ncclCommDeregister *)0)->cgl_ret), 7, cgl_ta_ncclCommDeregister};
+static const cg_arg_name cgl_tn_ncclCommDeregister[2] = {{"comm", NULL}, {"handle", NULL}};
+static const struct cgl_targs_ncclCommDeregister cgl_targs_ncclCommDeregister = {{2, offsetof(struct cgl_fr_ncclCommDeregister, cgl_ret), sizeof(((struct cgl_fr_ncclCommDeregister *)0)->cgl_ret), 7, cgl_targs_ncclCommDeregister.arg, cgl_tn_ncclCommDeregister}, {
+    {offsetof(struct cgl_fr_ncclCommDeregister, comm), sizeof(((struct cgl_fr_ncclCommDeregister *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommDeregister, handle), sizeof(((struct cgl_fr_ncclCommDeregister *)0)->handle), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclCommDeregister, (cgl_f->comm, cgl_f->handle), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommDeregister(const ncclComm_t comm, void *handle)
 {
@@ -1246,11 +1454,11 @@ struct cgl_fr_ncclCommSuspend {
     int flags;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclCommSuspend[2] = {
-    {"comm", offsetof(struct cgl_fr_ncclCommSuspend, comm), sizeof(((struct cgl_fr_ncclCommSuspend *)0)->comm), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_ncclCommSuspend, flags), sizeof(((struct cgl_fr_ncclCommSuspend *)0)->flags), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclCommSuspend = {2, offsetof(struct cgl_fr_ncclCommSuspend, cgl_ret), sizeof(((struct cgl_fr_ncclCommSuspend *)0)->cgl_ret), 7, cgl_ta_ncclCommSuspend};
+static const cg_arg_name cgl_tn_ncclCommSuspend[2] = {{"comm", NULL}, {"flags", NULL}};
+static const struct cgl_targs_ncclCommSuspend cgl_targs_ncclCommSuspend = {{2, offsetof(struct cgl_fr_ncclCommSuspend, cgl_ret), sizeof(((struct cgl_fr_ncclCommSuspend *)0)->cgl_ret), 7, cgl_targs_ncclCommSuspend.arg, cgl_tn_ncclCommSuspend}, {
+    {offsetof(struct cgl_fr_ncclCommSuspend, comm), sizeof(((struct cgl_fr_ncclCommSuspend *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommSuspend, flags), sizeof(((struct cgl_fr_ncclCommSuspend *)0)->flags), 1, 0, 0, 0},
+}};
 CG_THUNK(ncclCommSuspend, (cgl_f->comm, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommSuspend(ncclComm_t comm, int flags)
 {
@@ -1276,10 +1484,10 @@ struct cgl_fr_ncclCommResume {
     ncclComm_t comm;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclCommResume[1] = {
-    {"comm", offsetof(struct cgl_fr_ncclCommResume, comm), sizeof(((struct cgl_fr_ncclCommResume *)0)->comm), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclCommResume = {1, offsetof(struct cgl_fr_ncclCommResume, cgl_ret), sizeof(((struct cgl_fr_ncclCommResume *)0)->cgl_ret), 7, cgl_ta_ncclCommResume};
+static const cg_arg_name cgl_tn_ncclCommResume[1] = {{"comm", NULL}};
+static const struct cgl_targs_ncclCommResume cgl_targs_ncclCommResume = {{1, offsetof(struct cgl_fr_ncclCommResume, cgl_ret), sizeof(((struct cgl_fr_ncclCommResume *)0)->cgl_ret), 7, cgl_targs_ncclCommResume.arg, cgl_tn_ncclCommResume}, {
+    {offsetof(struct cgl_fr_ncclCommResume, comm), sizeof(((struct cgl_fr_ncclCommResume *)0)->comm), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclCommResume, (cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommResume(ncclComm_t comm)
 {
@@ -1307,12 +1515,12 @@ struct cgl_fr_ncclCommMemStats {
     uint64_t *value;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclCommMemStats[3] = {
-    {"comm", offsetof(struct cgl_fr_ncclCommMemStats, comm), sizeof(((struct cgl_fr_ncclCommMemStats *)0)->comm), 3, 0, 0, 0, NULL},
-    {"stat", offsetof(struct cgl_fr_ncclCommMemStats, stat), sizeof(((struct cgl_fr_ncclCommMemStats *)0)->stat), 4, 0, 0, sizeof cgl_en_2 / sizeof cgl_en_2[0], cgl_en_2},
-    {"value", offsetof(struct cgl_fr_ncclCommMemStats, value), sizeof(((struct cgl_fr_ncclCommMemStats *)0)->value), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclCommMemStats = {3, offsetof(struct cgl_fr_ncclCommMemStats, cgl_ret), sizeof(((struct cgl_fr_ncclCommMemStats *)0)->cgl_ret), 7, cgl_ta_ncclCommMemStats};
+static const cg_arg_name cgl_tn_ncclCommMemStats[3] = {{"comm", NULL}, {"stat", cgl_en_2}, {"value", NULL}};
+static const struct cgl_targs_ncclCommMemStats cgl_targs_ncclCommMemStats = {{3, offsetof(struct cgl_fr_ncclCommMemStats, cgl_ret), sizeof(((struct cgl_fr_ncclCommMemStats *)0)->cgl_ret), 7, cgl_targs_ncclCommMemStats.arg, cgl_tn_ncclCommMemStats}, {
+    {offsetof(struct cgl_fr_ncclCommMemStats, comm), sizeof(((struct cgl_fr_ncclCommMemStats *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommMemStats, stat), sizeof(((struct cgl_fr_ncclCommMemStats *)0)->stat), 4, 0, 0, sizeof cgl_en_2 / sizeof cgl_en_2[0]},
+    {offsetof(struct cgl_fr_ncclCommMemStats, value), sizeof(((struct cgl_fr_ncclCommMemStats *)0)->value), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclCommMemStats, (cgl_f->comm, cgl_f->stat, cgl_f->value), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommMemStats(ncclComm_t comm, ncclCommMemStat_t stat, uint64_t *value)
 {
@@ -1341,14 +1549,14 @@ struct cgl_fr_ncclCommWindowRegister {
     int winFlags;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclCommWindowRegister[5] = {
-    {"comm", offsetof(struct cgl_fr_ncclCommWindowRegister, comm), sizeof(((struct cgl_fr_ncclCommWindowRegister *)0)->comm), 3, 0, 0, 0, NULL},
-    {"buff", offsetof(struct cgl_fr_ncclCommWindowRegister, buff), sizeof(((struct cgl_fr_ncclCommWindowRegister *)0)->buff), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_ncclCommWindowRegister, size), sizeof(((struct cgl_fr_ncclCommWindowRegister *)0)->size), 2, 0, 0, 0, NULL},
-    {"win", offsetof(struct cgl_fr_ncclCommWindowRegister, win), sizeof(((struct cgl_fr_ncclCommWindowRegister *)0)->win), 3, 0, 0, 0, NULL},
-    {"winFlags", offsetof(struct cgl_fr_ncclCommWindowRegister, winFlags), sizeof(((struct cgl_fr_ncclCommWindowRegister *)0)->winFlags), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclCommWindowRegister = {5, offsetof(struct cgl_fr_ncclCommWindowRegister, cgl_ret), sizeof(((struct cgl_fr_ncclCommWindowRegister *)0)->cgl_ret), 7, cgl_ta_ncclCommWindowRegister};
+static const cg_arg_name cgl_tn_ncclCommWindowRegister[5] = {{"comm", NULL}, {"buff", NULL}, {"size", NULL}, {"win", NULL}, {"winFlags", NULL}};
+static const struct cgl_targs_ncclCommWindowRegister cgl_targs_ncclCommWindowRegister = {{5, offsetof(struct cgl_fr_ncclCommWindowRegister, cgl_ret), sizeof(((struct cgl_fr_ncclCommWindowRegister *)0)->cgl_ret), 7, cgl_targs_ncclCommWindowRegister.arg, cgl_tn_ncclCommWindowRegister}, {
+    {offsetof(struct cgl_fr_ncclCommWindowRegister, comm), sizeof(((struct cgl_fr_ncclCommWindowRegister *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommWindowRegister, buff), sizeof(((struct cgl_fr_ncclCommWindowRegister *)0)->buff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommWindowRegister, size), sizeof(((struct cgl_fr_ncclCommWindowRegister *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommWindowRegister, win), sizeof(((struct cgl_fr_ncclCommWindowRegister *)0)->win), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommWindowRegister, winFlags), sizeof(((struct cgl_fr_ncclCommWindowRegister *)0)->winFlags), 1, 0, 0, 0},
+}};
 CG_THUNK(ncclCommWindowRegister, (cgl_f->comm, cgl_f->buff, cgl_f->size, cgl_f->win, cgl_f->winFlags), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)
 {
@@ -1375,11 +1583,11 @@ struct cgl_fr_ncclCommWindowDeregister {
     ncclWindow_t win;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclCommWindowDeregister[2] = {
-    {"comm", offsetof(struct cgl_fr_ncclCommWindowDeregister, comm), sizeof(((struct cgl_fr_ncclCommWindowDeregister *)0)->comm), 3, 0, 0, 0, NULL},
-    {"win", offsetof(struct cgl_fr_ncclCommWindowDeregister, win), sizeof(((struct cgl_fr_ncclCommWindowDeregister *)0)->win), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclCommWindowDeregister = {2, offsetof(struct cgl_fr_ncclCommWindowDeregister, cgl_ret), sizeof(((struct cgl_fr_ncclCommWindowDeregister *)0)->cgl_ret), 7, cgl_ta_ncclCommWindowDeregister};
+static const cg_arg_name cgl_tn_ncclCommWindowDeregister[2] = {{"comm", NULL}, {"win", NULL}};
+static const struct cgl_targs_ncclCommWindowDeregister cgl_targs_ncclCommWindowDeregister = {{2, offsetof(struct cgl_fr_ncclCommWindowDeregister, cgl_ret), sizeof(((struct cgl_fr_ncclCommWindowDeregister *)0)->cgl_ret), 7, cgl_targs_ncclCommWindowDeregister.arg, cgl_tn_ncclCommWindowDeregister}, {
+    {offsetof(struct cgl_fr_ncclCommWindowDeregister, comm), sizeof(((struct cgl_fr_ncclCommWindowDeregister *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclCommWindowDeregister, win), sizeof(((struct cgl_fr_ncclCommWindowDeregister *)0)->win), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclCommWindowDeregister, (cgl_f->comm, cgl_f->win), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)
 {
@@ -1407,12 +1615,12 @@ struct cgl_fr_ncclWinGetUserPtr {
     void **outUserPtr;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclWinGetUserPtr[3] = {
-    {"comm", offsetof(struct cgl_fr_ncclWinGetUserPtr, comm), sizeof(((struct cgl_fr_ncclWinGetUserPtr *)0)->comm), 3, 0, 0, 0, NULL},
-    {"win", offsetof(struct cgl_fr_ncclWinGetUserPtr, win), sizeof(((struct cgl_fr_ncclWinGetUserPtr *)0)->win), 3, 0, 0, 0, NULL},
-    {"outUserPtr", offsetof(struct cgl_fr_ncclWinGetUserPtr, outUserPtr), sizeof(((struct cgl_fr_ncclWinGetUserPtr *)0)->outUserPtr), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclWinGetUserPtr = {3, offsetof(struct cgl_fr_ncclWinGetUserPtr, cgl_ret), sizeof(((struct cgl_fr_ncclWinGetUserPtr *)0)->cgl_ret), 7, cgl_ta_ncclWinGetUserPtr};
+static const cg_arg_name cgl_tn_ncclWinGetUserPtr[3] = {{"comm", NULL}, {"win", NULL}, {"outUserPtr", NULL}};
+static const struct cgl_targs_ncclWinGetUserPtr cgl_targs_ncclWinGetUserPtr = {{3, offsetof(struct cgl_fr_ncclWinGetUserPtr, cgl_ret), sizeof(((struct cgl_fr_ncclWinGetUserPtr *)0)->cgl_ret), 7, cgl_targs_ncclWinGetUserPtr.arg, cgl_tn_ncclWinGetUserPtr}, {
+    {offsetof(struct cgl_fr_ncclWinGetUserPtr, comm), sizeof(((struct cgl_fr_ncclWinGetUserPtr *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclWinGetUserPtr, win), sizeof(((struct cgl_fr_ncclWinGetUserPtr *)0)->win), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclWinGetUserPtr, outUserPtr), sizeof(((struct cgl_fr_ncclWinGetUserPtr *)0)->outUserPtr), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclWinGetUserPtr, (cgl_f->comm, cgl_f->win, cgl_f->outUserPtr), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclWinGetUserPtr(ncclComm_t comm, ncclWindow_t win, void **outUserPtr)
 {
@@ -1441,14 +1649,14 @@ struct cgl_fr_ncclRedOpCreatePreMulSum {
     ncclComm_t comm;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclRedOpCreatePreMulSum[5] = {
-    {"op", offsetof(struct cgl_fr_ncclRedOpCreatePreMulSum, op), sizeof(((struct cgl_fr_ncclRedOpCreatePreMulSum *)0)->op), 3, 0, 0, 0, NULL},
-    {"scalar", offsetof(struct cgl_fr_ncclRedOpCreatePreMulSum, scalar), sizeof(((struct cgl_fr_ncclRedOpCreatePreMulSum *)0)->scalar), 3, 0, 0, 0, NULL},
-    {"datatype", offsetof(struct cgl_fr_ncclRedOpCreatePreMulSum, datatype), sizeof(((struct cgl_fr_ncclRedOpCreatePreMulSum *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-    {"residence", offsetof(struct cgl_fr_ncclRedOpCreatePreMulSum, residence), sizeof(((struct cgl_fr_ncclRedOpCreatePreMulSum *)0)->residence), 4, 0, 0, sizeof cgl_en_4 / sizeof cgl_en_4[0], cgl_en_4},
-    {"comm", offsetof(struct cgl_fr_ncclRedOpCreatePreMulSum, comm), sizeof(((struct cgl_fr_ncclRedOpCreatePreMulSum *)0)->comm), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclRedOpCreatePreMulSum = {5, offsetof(struct cgl_fr_ncclRedOpCreatePreMulSum, cgl_ret), sizeof(((struct cgl_fr_ncclRedOpCreatePreMulSum *)0)->cgl_ret), 7, cgl_ta_ncclRedOpCreatePreMulSum};
+static const cg_arg_name cgl_tn_ncclRedOpCreatePreMulSum[5] = {{"op", NULL}, {"scalar", NULL}, {"datatype", cgl_en_3}, {"residence", cgl_en_4}, {"comm", NULL}};
+static const struct cgl_targs_ncclRedOpCreatePreMulSum cgl_targs_ncclRedOpCreatePreMulSum = {{5, offsetof(struct cgl_fr_ncclRedOpCreatePreMulSum, cgl_ret), sizeof(((struct cgl_fr_ncclRedOpCreatePreMulSum *)0)->cgl_ret), 7, cgl_targs_ncclRedOpCreatePreMulSum.arg, cgl_tn_ncclRedOpCreatePreMulSum}, {
+    {offsetof(struct cgl_fr_ncclRedOpCreatePreMulSum, op), sizeof(((struct cgl_fr_ncclRedOpCreatePreMulSum *)0)->op), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclRedOpCreatePreMulSum, scalar), sizeof(((struct cgl_fr_ncclRedOpCreatePreMulSum *)0)->scalar), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclRedOpCreatePreMulSum, datatype), sizeof(((struct cgl_fr_ncclRedOpCreatePreMulSum *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+    {offsetof(struct cgl_fr_ncclRedOpCreatePreMulSum, residence), sizeof(((struct cgl_fr_ncclRedOpCreatePreMulSum *)0)->residence), 4, 0, 0, sizeof cgl_en_4 / sizeof cgl_en_4[0]},
+    {offsetof(struct cgl_fr_ncclRedOpCreatePreMulSum, comm), sizeof(((struct cgl_fr_ncclRedOpCreatePreMulSum *)0)->comm), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclRedOpCreatePreMulSum, (cgl_f->op, cgl_f->scalar, cgl_f->datatype, cgl_f->residence, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)
 {
@@ -1474,11 +1682,11 @@ struct cgl_fr_ncclRedOpDestroy {
     ncclComm_t comm;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclRedOpDestroy[2] = {
-    {"op", offsetof(struct cgl_fr_ncclRedOpDestroy, op), sizeof(((struct cgl_fr_ncclRedOpDestroy *)0)->op), 4, 0, 0, sizeof cgl_en_5 / sizeof cgl_en_5[0], cgl_en_5},
-    {"comm", offsetof(struct cgl_fr_ncclRedOpDestroy, comm), sizeof(((struct cgl_fr_ncclRedOpDestroy *)0)->comm), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclRedOpDestroy = {2, offsetof(struct cgl_fr_ncclRedOpDestroy, cgl_ret), sizeof(((struct cgl_fr_ncclRedOpDestroy *)0)->cgl_ret), 7, cgl_ta_ncclRedOpDestroy};
+static const cg_arg_name cgl_tn_ncclRedOpDestroy[2] = {{"op", cgl_en_5}, {"comm", NULL}};
+static const struct cgl_targs_ncclRedOpDestroy cgl_targs_ncclRedOpDestroy = {{2, offsetof(struct cgl_fr_ncclRedOpDestroy, cgl_ret), sizeof(((struct cgl_fr_ncclRedOpDestroy *)0)->cgl_ret), 7, cgl_targs_ncclRedOpDestroy.arg, cgl_tn_ncclRedOpDestroy}, {
+    {offsetof(struct cgl_fr_ncclRedOpDestroy, op), sizeof(((struct cgl_fr_ncclRedOpDestroy *)0)->op), 4, 0, 0, sizeof cgl_en_5 / sizeof cgl_en_5[0]},
+    {offsetof(struct cgl_fr_ncclRedOpDestroy, comm), sizeof(((struct cgl_fr_ncclRedOpDestroy *)0)->comm), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclRedOpDestroy, (cgl_f->op, cgl_f->comm), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)
 {
@@ -1510,17 +1718,17 @@ struct cgl_fr_ncclReduce {
     cudaStream_t stream;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclReduce[8] = {
-    {"sendbuff", offsetof(struct cgl_fr_ncclReduce, sendbuff), sizeof(((struct cgl_fr_ncclReduce *)0)->sendbuff), 3, 0, 0, 0, NULL},
-    {"recvbuff", offsetof(struct cgl_fr_ncclReduce, recvbuff), sizeof(((struct cgl_fr_ncclReduce *)0)->recvbuff), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_ncclReduce, count), sizeof(((struct cgl_fr_ncclReduce *)0)->count), 2, 0, 0, 0, NULL},
-    {"datatype", offsetof(struct cgl_fr_ncclReduce, datatype), sizeof(((struct cgl_fr_ncclReduce *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-    {"op", offsetof(struct cgl_fr_ncclReduce, op), sizeof(((struct cgl_fr_ncclReduce *)0)->op), 4, 0, 0, sizeof cgl_en_5 / sizeof cgl_en_5[0], cgl_en_5},
-    {"root", offsetof(struct cgl_fr_ncclReduce, root), sizeof(((struct cgl_fr_ncclReduce *)0)->root), 1, 0, 0, 0, NULL},
-    {"comm", offsetof(struct cgl_fr_ncclReduce, comm), sizeof(((struct cgl_fr_ncclReduce *)0)->comm), 3, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_ncclReduce, stream), sizeof(((struct cgl_fr_ncclReduce *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclReduce = {8, offsetof(struct cgl_fr_ncclReduce, cgl_ret), sizeof(((struct cgl_fr_ncclReduce *)0)->cgl_ret), 7, cgl_ta_ncclReduce};
+static const cg_arg_name cgl_tn_ncclReduce[8] = {{"sendbuff", NULL}, {"recvbuff", NULL}, {"count", NULL}, {"datatype", cgl_en_3}, {"op", cgl_en_5}, {"root", NULL}, {"comm", NULL}, {"stream", NULL}};
+static const struct cgl_targs_ncclReduce cgl_targs_ncclReduce = {{8, offsetof(struct cgl_fr_ncclReduce, cgl_ret), sizeof(((struct cgl_fr_ncclReduce *)0)->cgl_ret), 7, cgl_targs_ncclReduce.arg, cgl_tn_ncclReduce}, {
+    {offsetof(struct cgl_fr_ncclReduce, sendbuff), sizeof(((struct cgl_fr_ncclReduce *)0)->sendbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclReduce, recvbuff), sizeof(((struct cgl_fr_ncclReduce *)0)->recvbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclReduce, count), sizeof(((struct cgl_fr_ncclReduce *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclReduce, datatype), sizeof(((struct cgl_fr_ncclReduce *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+    {offsetof(struct cgl_fr_ncclReduce, op), sizeof(((struct cgl_fr_ncclReduce *)0)->op), 4, 0, 0, sizeof cgl_en_5 / sizeof cgl_en_5[0]},
+    {offsetof(struct cgl_fr_ncclReduce, root), sizeof(((struct cgl_fr_ncclReduce *)0)->root), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclReduce, comm), sizeof(((struct cgl_fr_ncclReduce *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclReduce, stream), sizeof(((struct cgl_fr_ncclReduce *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclReduce, (cgl_f->sendbuff, cgl_f->recvbuff, cgl_f->count, cgl_f->datatype, cgl_f->op, cgl_f->root, cgl_f->comm, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
 {
@@ -1550,15 +1758,15 @@ struct cgl_fr_ncclBcast {
     cudaStream_t stream;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclBcast[6] = {
-    {"buff", offsetof(struct cgl_fr_ncclBcast, buff), sizeof(((struct cgl_fr_ncclBcast *)0)->buff), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_ncclBcast, count), sizeof(((struct cgl_fr_ncclBcast *)0)->count), 2, 0, 0, 0, NULL},
-    {"datatype", offsetof(struct cgl_fr_ncclBcast, datatype), sizeof(((struct cgl_fr_ncclBcast *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-    {"root", offsetof(struct cgl_fr_ncclBcast, root), sizeof(((struct cgl_fr_ncclBcast *)0)->root), 1, 0, 0, 0, NULL},
-    {"comm", offsetof(struct cgl_fr_ncclBcast, comm), sizeof(((struct cgl_fr_ncclBcast *)0)->comm), 3, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_ncclBcast, stream), sizeof(((struct cgl_fr_ncclBcast *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclBcast = {6, offsetof(struct cgl_fr_ncclBcast, cgl_ret), sizeof(((struct cgl_fr_ncclBcast *)0)->cgl_ret), 7, cgl_ta_ncclBcast};
+static const cg_arg_name cgl_tn_ncclBcast[6] = {{"buff", NULL}, {"count", NULL}, {"datatype", cgl_en_3}, {"root", NULL}, {"comm", NULL}, {"stream", NULL}};
+static const struct cgl_targs_ncclBcast cgl_targs_ncclBcast = {{6, offsetof(struct cgl_fr_ncclBcast, cgl_ret), sizeof(((struct cgl_fr_ncclBcast *)0)->cgl_ret), 7, cgl_targs_ncclBcast.arg, cgl_tn_ncclBcast}, {
+    {offsetof(struct cgl_fr_ncclBcast, buff), sizeof(((struct cgl_fr_ncclBcast *)0)->buff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclBcast, count), sizeof(((struct cgl_fr_ncclBcast *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclBcast, datatype), sizeof(((struct cgl_fr_ncclBcast *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+    {offsetof(struct cgl_fr_ncclBcast, root), sizeof(((struct cgl_fr_ncclBcast *)0)->root), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclBcast, comm), sizeof(((struct cgl_fr_ncclBcast *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclBcast, stream), sizeof(((struct cgl_fr_ncclBcast *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclBcast, (cgl_f->buff, cgl_f->count, cgl_f->datatype, cgl_f->root, cgl_f->comm, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
@@ -1589,16 +1797,16 @@ struct cgl_fr_ncclBroadcast {
     cudaStream_t stream;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclBroadcast[7] = {
-    {"sendbuff", offsetof(struct cgl_fr_ncclBroadcast, sendbuff), sizeof(((struct cgl_fr_ncclBroadcast *)0)->sendbuff), 3, 0, 0, 0, NULL},
-    {"recvbuff", offsetof(struct cgl_fr_ncclBroadcast, recvbuff), sizeof(((struct cgl_fr_ncclBroadcast *)0)->recvbuff), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_ncclBroadcast, count), sizeof(((struct cgl_fr_ncclBroadcast *)0)->count), 2, 0, 0, 0, NULL},
-    {"datatype", offsetof(struct cgl_fr_ncclBroadcast, datatype), sizeof(((struct cgl_fr_ncclBroadcast *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-    {"root", offsetof(struct cgl_fr_ncclBroadcast, root), sizeof(((struct cgl_fr_ncclBroadcast *)0)->root), 1, 0, 0, 0, NULL},
-    {"comm", offsetof(struct cgl_fr_ncclBroadcast, comm), sizeof(((struct cgl_fr_ncclBroadcast *)0)->comm), 3, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_ncclBroadcast, stream), sizeof(((struct cgl_fr_ncclBroadcast *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclBroadcast = {7, offsetof(struct cgl_fr_ncclBroadcast, cgl_ret), sizeof(((struct cgl_fr_ncclBroadcast *)0)->cgl_ret), 7, cgl_ta_ncclBroadcast};
+static const cg_arg_name cgl_tn_ncclBroadcast[7] = {{"sendbuff", NULL}, {"recvbuff", NULL}, {"count", NULL}, {"datatype", cgl_en_3}, {"root", NULL}, {"comm", NULL}, {"stream", NULL}};
+static const struct cgl_targs_ncclBroadcast cgl_targs_ncclBroadcast = {{7, offsetof(struct cgl_fr_ncclBroadcast, cgl_ret), sizeof(((struct cgl_fr_ncclBroadcast *)0)->cgl_ret), 7, cgl_targs_ncclBroadcast.arg, cgl_tn_ncclBroadcast}, {
+    {offsetof(struct cgl_fr_ncclBroadcast, sendbuff), sizeof(((struct cgl_fr_ncclBroadcast *)0)->sendbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclBroadcast, recvbuff), sizeof(((struct cgl_fr_ncclBroadcast *)0)->recvbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclBroadcast, count), sizeof(((struct cgl_fr_ncclBroadcast *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclBroadcast, datatype), sizeof(((struct cgl_fr_ncclBroadcast *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+    {offsetof(struct cgl_fr_ncclBroadcast, root), sizeof(((struct cgl_fr_ncclBroadcast *)0)->root), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclBroadcast, comm), sizeof(((struct cgl_fr_ncclBroadcast *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclBroadcast, stream), sizeof(((struct cgl_fr_ncclBroadcast *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclBroadcast, (cgl_f->sendbuff, cgl_f->recvbuff, cgl_f->count, cgl_f->datatype, cgl_f->root, cgl_f->comm, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
@@ -1629,16 +1837,16 @@ struct cgl_fr_ncclAllReduce {
     cudaStream_t stream;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclAllReduce[7] = {
-    {"sendbuff", offsetof(struct cgl_fr_ncclAllReduce, sendbuff), sizeof(((struct cgl_fr_ncclAllReduce *)0)->sendbuff), 3, 0, 0, 0, NULL},
-    {"recvbuff", offsetof(struct cgl_fr_ncclAllReduce, recvbuff), sizeof(((struct cgl_fr_ncclAllReduce *)0)->recvbuff), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_ncclAllReduce, count), sizeof(((struct cgl_fr_ncclAllReduce *)0)->count), 2, 0, 0, 0, NULL},
-    {"datatype", offsetof(struct cgl_fr_ncclAllReduce, datatype), sizeof(((struct cgl_fr_ncclAllReduce *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-    {"op", offsetof(struct cgl_fr_ncclAllReduce, op), sizeof(((struct cgl_fr_ncclAllReduce *)0)->op), 4, 0, 0, sizeof cgl_en_5 / sizeof cgl_en_5[0], cgl_en_5},
-    {"comm", offsetof(struct cgl_fr_ncclAllReduce, comm), sizeof(((struct cgl_fr_ncclAllReduce *)0)->comm), 3, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_ncclAllReduce, stream), sizeof(((struct cgl_fr_ncclAllReduce *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclAllReduce = {7, offsetof(struct cgl_fr_ncclAllReduce, cgl_ret), sizeof(((struct cgl_fr_ncclAllReduce *)0)->cgl_ret), 7, cgl_ta_ncclAllReduce};
+static const cg_arg_name cgl_tn_ncclAllReduce[7] = {{"sendbuff", NULL}, {"recvbuff", NULL}, {"count", NULL}, {"datatype", cgl_en_3}, {"op", cgl_en_5}, {"comm", NULL}, {"stream", NULL}};
+static const struct cgl_targs_ncclAllReduce cgl_targs_ncclAllReduce = {{7, offsetof(struct cgl_fr_ncclAllReduce, cgl_ret), sizeof(((struct cgl_fr_ncclAllReduce *)0)->cgl_ret), 7, cgl_targs_ncclAllReduce.arg, cgl_tn_ncclAllReduce}, {
+    {offsetof(struct cgl_fr_ncclAllReduce, sendbuff), sizeof(((struct cgl_fr_ncclAllReduce *)0)->sendbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclAllReduce, recvbuff), sizeof(((struct cgl_fr_ncclAllReduce *)0)->recvbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclAllReduce, count), sizeof(((struct cgl_fr_ncclAllReduce *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclAllReduce, datatype), sizeof(((struct cgl_fr_ncclAllReduce *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+    {offsetof(struct cgl_fr_ncclAllReduce, op), sizeof(((struct cgl_fr_ncclAllReduce *)0)->op), 4, 0, 0, sizeof cgl_en_5 / sizeof cgl_en_5[0]},
+    {offsetof(struct cgl_fr_ncclAllReduce, comm), sizeof(((struct cgl_fr_ncclAllReduce *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclAllReduce, stream), sizeof(((struct cgl_fr_ncclAllReduce *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclAllReduce, (cgl_f->sendbuff, cgl_f->recvbuff, cgl_f->count, cgl_f->datatype, cgl_f->op, cgl_f->comm, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
@@ -1669,16 +1877,16 @@ struct cgl_fr_ncclReduceScatter {
     cudaStream_t stream;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclReduceScatter[7] = {
-    {"sendbuff", offsetof(struct cgl_fr_ncclReduceScatter, sendbuff), sizeof(((struct cgl_fr_ncclReduceScatter *)0)->sendbuff), 3, 0, 0, 0, NULL},
-    {"recvbuff", offsetof(struct cgl_fr_ncclReduceScatter, recvbuff), sizeof(((struct cgl_fr_ncclReduceScatter *)0)->recvbuff), 3, 0, 0, 0, NULL},
-    {"recvcount", offsetof(struct cgl_fr_ncclReduceScatter, recvcount), sizeof(((struct cgl_fr_ncclReduceScatter *)0)->recvcount), 2, 0, 0, 0, NULL},
-    {"datatype", offsetof(struct cgl_fr_ncclReduceScatter, datatype), sizeof(((struct cgl_fr_ncclReduceScatter *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-    {"op", offsetof(struct cgl_fr_ncclReduceScatter, op), sizeof(((struct cgl_fr_ncclReduceScatter *)0)->op), 4, 0, 0, sizeof cgl_en_5 / sizeof cgl_en_5[0], cgl_en_5},
-    {"comm", offsetof(struct cgl_fr_ncclReduceScatter, comm), sizeof(((struct cgl_fr_ncclReduceScatter *)0)->comm), 3, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_ncclReduceScatter, stream), sizeof(((struct cgl_fr_ncclReduceScatter *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclReduceScatter = {7, offsetof(struct cgl_fr_ncclReduceScatter, cgl_ret), sizeof(((struct cgl_fr_ncclReduceScatter *)0)->cgl_ret), 7, cgl_ta_ncclReduceScatter};
+static const cg_arg_name cgl_tn_ncclReduceScatter[7] = {{"sendbuff", NULL}, {"recvbuff", NULL}, {"recvcount", NULL}, {"datatype", cgl_en_3}, {"op", cgl_en_5}, {"comm", NULL}, {"stream", NULL}};
+static const struct cgl_targs_ncclReduceScatter cgl_targs_ncclReduceScatter = {{7, offsetof(struct cgl_fr_ncclReduceScatter, cgl_ret), sizeof(((struct cgl_fr_ncclReduceScatter *)0)->cgl_ret), 7, cgl_targs_ncclReduceScatter.arg, cgl_tn_ncclReduceScatter}, {
+    {offsetof(struct cgl_fr_ncclReduceScatter, sendbuff), sizeof(((struct cgl_fr_ncclReduceScatter *)0)->sendbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclReduceScatter, recvbuff), sizeof(((struct cgl_fr_ncclReduceScatter *)0)->recvbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclReduceScatter, recvcount), sizeof(((struct cgl_fr_ncclReduceScatter *)0)->recvcount), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclReduceScatter, datatype), sizeof(((struct cgl_fr_ncclReduceScatter *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+    {offsetof(struct cgl_fr_ncclReduceScatter, op), sizeof(((struct cgl_fr_ncclReduceScatter *)0)->op), 4, 0, 0, sizeof cgl_en_5 / sizeof cgl_en_5[0]},
+    {offsetof(struct cgl_fr_ncclReduceScatter, comm), sizeof(((struct cgl_fr_ncclReduceScatter *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclReduceScatter, stream), sizeof(((struct cgl_fr_ncclReduceScatter *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclReduceScatter, (cgl_f->sendbuff, cgl_f->recvbuff, cgl_f->recvcount, cgl_f->datatype, cgl_f->op, cgl_f->comm, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
@@ -1708,15 +1916,15 @@ struct cgl_fr_ncclAllGather {
     cudaStream_t stream;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclAllGather[6] = {
-    {"sendbuff", offsetof(struct cgl_fr_ncclAllGather, sendbuff), sizeof(((struct cgl_fr_ncclAllGather *)0)->sendbuff), 3, 0, 0, 0, NULL},
-    {"recvbuff", offsetof(struct cgl_fr_ncclAllGather, recvbuff), sizeof(((struct cgl_fr_ncclAllGather *)0)->recvbuff), 3, 0, 0, 0, NULL},
-    {"sendcount", offsetof(struct cgl_fr_ncclAllGather, sendcount), sizeof(((struct cgl_fr_ncclAllGather *)0)->sendcount), 2, 0, 0, 0, NULL},
-    {"datatype", offsetof(struct cgl_fr_ncclAllGather, datatype), sizeof(((struct cgl_fr_ncclAllGather *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-    {"comm", offsetof(struct cgl_fr_ncclAllGather, comm), sizeof(((struct cgl_fr_ncclAllGather *)0)->comm), 3, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_ncclAllGather, stream), sizeof(((struct cgl_fr_ncclAllGather *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclAllGather = {6, offsetof(struct cgl_fr_ncclAllGather, cgl_ret), sizeof(((struct cgl_fr_ncclAllGather *)0)->cgl_ret), 7, cgl_ta_ncclAllGather};
+static const cg_arg_name cgl_tn_ncclAllGather[6] = {{"sendbuff", NULL}, {"recvbuff", NULL}, {"sendcount", NULL}, {"datatype", cgl_en_3}, {"comm", NULL}, {"stream", NULL}};
+static const struct cgl_targs_ncclAllGather cgl_targs_ncclAllGather = {{6, offsetof(struct cgl_fr_ncclAllGather, cgl_ret), sizeof(((struct cgl_fr_ncclAllGather *)0)->cgl_ret), 7, cgl_targs_ncclAllGather.arg, cgl_tn_ncclAllGather}, {
+    {offsetof(struct cgl_fr_ncclAllGather, sendbuff), sizeof(((struct cgl_fr_ncclAllGather *)0)->sendbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclAllGather, recvbuff), sizeof(((struct cgl_fr_ncclAllGather *)0)->recvbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclAllGather, sendcount), sizeof(((struct cgl_fr_ncclAllGather *)0)->sendcount), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclAllGather, datatype), sizeof(((struct cgl_fr_ncclAllGather *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+    {offsetof(struct cgl_fr_ncclAllGather, comm), sizeof(((struct cgl_fr_ncclAllGather *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclAllGather, stream), sizeof(((struct cgl_fr_ncclAllGather *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclAllGather, (cgl_f->sendbuff, cgl_f->recvbuff, cgl_f->sendcount, cgl_f->datatype, cgl_f->comm, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
@@ -1746,15 +1954,15 @@ struct cgl_fr_ncclAlltoAll {
     cudaStream_t stream;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclAlltoAll[6] = {
-    {"sendbuff", offsetof(struct cgl_fr_ncclAlltoAll, sendbuff), sizeof(((struct cgl_fr_ncclAlltoAll *)0)->sendbuff), 3, 0, 0, 0, NULL},
-    {"recvbuff", offsetof(struct cgl_fr_ncclAlltoAll, recvbuff), sizeof(((struct cgl_fr_ncclAlltoAll *)0)->recvbuff), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_ncclAlltoAll, count), sizeof(((struct cgl_fr_ncclAlltoAll *)0)->count), 2, 0, 0, 0, NULL},
-    {"datatype", offsetof(struct cgl_fr_ncclAlltoAll, datatype), sizeof(((struct cgl_fr_ncclAlltoAll *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-    {"comm", offsetof(struct cgl_fr_ncclAlltoAll, comm), sizeof(((struct cgl_fr_ncclAlltoAll *)0)->comm), 3, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_ncclAlltoAll, stream), sizeof(((struct cgl_fr_ncclAlltoAll *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclAlltoAll = {6, offsetof(struct cgl_fr_ncclAlltoAll, cgl_ret), sizeof(((struct cgl_fr_ncclAlltoAll *)0)->cgl_ret), 7, cgl_ta_ncclAlltoAll};
+static const cg_arg_name cgl_tn_ncclAlltoAll[6] = {{"sendbuff", NULL}, {"recvbuff", NULL}, {"count", NULL}, {"datatype", cgl_en_3}, {"comm", NULL}, {"stream", NULL}};
+static const struct cgl_targs_ncclAlltoAll cgl_targs_ncclAlltoAll = {{6, offsetof(struct cgl_fr_ncclAlltoAll, cgl_ret), sizeof(((struct cgl_fr_ncclAlltoAll *)0)->cgl_ret), 7, cgl_targs_ncclAlltoAll.arg, cgl_tn_ncclAlltoAll}, {
+    {offsetof(struct cgl_fr_ncclAlltoAll, sendbuff), sizeof(((struct cgl_fr_ncclAlltoAll *)0)->sendbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclAlltoAll, recvbuff), sizeof(((struct cgl_fr_ncclAlltoAll *)0)->recvbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclAlltoAll, count), sizeof(((struct cgl_fr_ncclAlltoAll *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclAlltoAll, datatype), sizeof(((struct cgl_fr_ncclAlltoAll *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+    {offsetof(struct cgl_fr_ncclAlltoAll, comm), sizeof(((struct cgl_fr_ncclAlltoAll *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclAlltoAll, stream), sizeof(((struct cgl_fr_ncclAlltoAll *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclAlltoAll, (cgl_f->sendbuff, cgl_f->recvbuff, cgl_f->count, cgl_f->datatype, cgl_f->comm, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
@@ -1785,16 +1993,16 @@ struct cgl_fr_ncclGather {
     cudaStream_t stream;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclGather[7] = {
-    {"sendbuff", offsetof(struct cgl_fr_ncclGather, sendbuff), sizeof(((struct cgl_fr_ncclGather *)0)->sendbuff), 3, 0, 0, 0, NULL},
-    {"recvbuff", offsetof(struct cgl_fr_ncclGather, recvbuff), sizeof(((struct cgl_fr_ncclGather *)0)->recvbuff), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_ncclGather, count), sizeof(((struct cgl_fr_ncclGather *)0)->count), 2, 0, 0, 0, NULL},
-    {"datatype", offsetof(struct cgl_fr_ncclGather, datatype), sizeof(((struct cgl_fr_ncclGather *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-    {"root", offsetof(struct cgl_fr_ncclGather, root), sizeof(((struct cgl_fr_ncclGather *)0)->root), 1, 0, 0, 0, NULL},
-    {"comm", offsetof(struct cgl_fr_ncclGather, comm), sizeof(((struct cgl_fr_ncclGather *)0)->comm), 3, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_ncclGather, stream), sizeof(((struct cgl_fr_ncclGather *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclGather = {7, offsetof(struct cgl_fr_ncclGather, cgl_ret), sizeof(((struct cgl_fr_ncclGather *)0)->cgl_ret), 7, cgl_ta_ncclGather};
+static const cg_arg_name cgl_tn_ncclGather[7] = {{"sendbuff", NULL}, {"recvbuff", NULL}, {"count", NULL}, {"datatype", cgl_en_3}, {"root", NULL}, {"comm", NULL}, {"stream", NULL}};
+static const struct cgl_targs_ncclGather cgl_targs_ncclGather = {{7, offsetof(struct cgl_fr_ncclGather, cgl_ret), sizeof(((struct cgl_fr_ncclGather *)0)->cgl_ret), 7, cgl_targs_ncclGather.arg, cgl_tn_ncclGather}, {
+    {offsetof(struct cgl_fr_ncclGather, sendbuff), sizeof(((struct cgl_fr_ncclGather *)0)->sendbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclGather, recvbuff), sizeof(((struct cgl_fr_ncclGather *)0)->recvbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclGather, count), sizeof(((struct cgl_fr_ncclGather *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclGather, datatype), sizeof(((struct cgl_fr_ncclGather *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+    {offsetof(struct cgl_fr_ncclGather, root), sizeof(((struct cgl_fr_ncclGather *)0)->root), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclGather, comm), sizeof(((struct cgl_fr_ncclGather *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclGather, stream), sizeof(((struct cgl_fr_ncclGather *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclGather, (cgl_f->sendbuff, cgl_f->recvbuff, cgl_f->count, cgl_f->datatype, cgl_f->root, cgl_f->comm, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
@@ -1825,16 +2033,16 @@ struct cgl_fr_ncclScatter {
     cudaStream_t stream;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclScatter[7] = {
-    {"sendbuff", offsetof(struct cgl_fr_ncclScatter, sendbuff), sizeof(((struct cgl_fr_ncclScatter *)0)->sendbuff), 3, 0, 0, 0, NULL},
-    {"recvbuff", offsetof(struct cgl_fr_ncclScatter, recvbuff), sizeof(((struct cgl_fr_ncclScatter *)0)->recvbuff), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_ncclScatter, count), sizeof(((struct cgl_fr_ncclScatter *)0)->count), 2, 0, 0, 0, NULL},
-    {"datatype", offsetof(struct cgl_fr_ncclScatter, datatype), sizeof(((struct cgl_fr_ncclScatter *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-    {"root", offsetof(struct cgl_fr_ncclScatter, root), sizeof(((struct cgl_fr_ncclScatter *)0)->root), 1, 0, 0, 0, NULL},
-    {"comm", offsetof(struct cgl_fr_ncclScatter, comm), sizeof(((struct cgl_fr_ncclScatter *)0)->comm), 3, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_ncclScatter, stream), sizeof(((struct cgl_fr_ncclScatter *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclScatter = {7, offsetof(struct cgl_fr_ncclScatter, cgl_ret), sizeof(((struct cgl_fr_ncclScatter *)0)->cgl_ret), 7, cgl_ta_ncclScatter};
+static const cg_arg_name cgl_tn_ncclScatter[7] = {{"sendbuff", NULL}, {"recvbuff", NULL}, {"count", NULL}, {"datatype", cgl_en_3}, {"root", NULL}, {"comm", NULL}, {"stream", NULL}};
+static const struct cgl_targs_ncclScatter cgl_targs_ncclScatter = {{7, offsetof(struct cgl_fr_ncclScatter, cgl_ret), sizeof(((struct cgl_fr_ncclScatter *)0)->cgl_ret), 7, cgl_targs_ncclScatter.arg, cgl_tn_ncclScatter}, {
+    {offsetof(struct cgl_fr_ncclScatter, sendbuff), sizeof(((struct cgl_fr_ncclScatter *)0)->sendbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclScatter, recvbuff), sizeof(((struct cgl_fr_ncclScatter *)0)->recvbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclScatter, count), sizeof(((struct cgl_fr_ncclScatter *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclScatter, datatype), sizeof(((struct cgl_fr_ncclScatter *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+    {offsetof(struct cgl_fr_ncclScatter, root), sizeof(((struct cgl_fr_ncclScatter *)0)->root), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclScatter, comm), sizeof(((struct cgl_fr_ncclScatter *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclScatter, stream), sizeof(((struct cgl_fr_ncclScatter *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclScatter, (cgl_f->sendbuff, cgl_f->recvbuff, cgl_f->count, cgl_f->datatype, cgl_f->root, cgl_f->comm, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
@@ -1866,17 +2074,17 @@ struct cgl_fr_ncclAllReduceConfig {
     const ncclCollConfig_t *config;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclAllReduceConfig[8] = {
-    {"sendbuff", offsetof(struct cgl_fr_ncclAllReduceConfig, sendbuff), sizeof(((struct cgl_fr_ncclAllReduceConfig *)0)->sendbuff), 3, 0, 0, 0, NULL},
-    {"recvbuff", offsetof(struct cgl_fr_ncclAllReduceConfig, recvbuff), sizeof(((struct cgl_fr_ncclAllReduceConfig *)0)->recvbuff), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_ncclAllReduceConfig, count), sizeof(((struct cgl_fr_ncclAllReduceConfig *)0)->count), 2, 0, 0, 0, NULL},
-    {"datatype", offsetof(struct cgl_fr_ncclAllReduceConfig, datatype), sizeof(((struct cgl_fr_ncclAllReduceConfig *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-    {"op", offsetof(struct cgl_fr_ncclAllReduceConfig, op), sizeof(((struct cgl_fr_ncclAllReduceConfig *)0)->op), 4, 0, 0, sizeof cgl_en_5 / sizeof cgl_en_5[0], cgl_en_5},
-    {"comm", offsetof(struct cgl_fr_ncclAllReduceConfig, comm), sizeof(((struct cgl_fr_ncclAllReduceConfig *)0)->comm), 3, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_ncclAllReduceConfig, stream), sizeof(((struct cgl_fr_ncclAllReduceConfig *)0)->stream), 3, 0, 0, 0, NULL},
-    {"config", offsetof(struct cgl_fr_ncclAllReduceConfig, config), sizeof(((struct cgl_fr_ncclAllReduceConfig *)0)->config), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclAllReduceConfig = {8, offsetof(struct cgl_fr_ncclAllReduceConfig, cgl_ret), sizeof(((struct cgl_fr_ncclAllReduceConfig *)0)->cgl_ret), 7, cgl_ta_ncclAllReduceConfig};
+static const cg_arg_name cgl_tn_ncclAllReduceConfig[8] = {{"sendbuff", NULL}, {"recvbuff", NULL}, {"count", NULL}, {"datatype", cgl_en_3}, {"op", cgl_en_5}, {"comm", NULL}, {"stream", NULL}, {"config", NULL}};
+static const struct cgl_targs_ncclAllReduceConfig cgl_targs_ncclAllReduceConfig = {{8, offsetof(struct cgl_fr_ncclAllReduceConfig, cgl_ret), sizeof(((struct cgl_fr_ncclAllReduceConfig *)0)->cgl_ret), 7, cgl_targs_ncclAllReduceConfig.arg, cgl_tn_ncclAllReduceConfig}, {
+    {offsetof(struct cgl_fr_ncclAllReduceConfig, sendbuff), sizeof(((struct cgl_fr_ncclAllReduceConfig *)0)->sendbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclAllReduceConfig, recvbuff), sizeof(((struct cgl_fr_ncclAllReduceConfig *)0)->recvbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclAllReduceConfig, count), sizeof(((struct cgl_fr_ncclAllReduceConfig *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclAllReduceConfig, datatype), sizeof(((struct cgl_fr_ncclAllReduceConfig *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+    {offsetof(struct cgl_fr_ncclAllReduceConfig, op), sizeof(((struct cgl_fr_ncclAllReduceConfig *)0)->op), 4, 0, 0, sizeof cgl_en_5 / sizeof cgl_en_5[0]},
+    {offsetof(struct cgl_fr_ncclAllReduceConfig, comm), sizeof(((struct cgl_fr_ncclAllReduceConfig *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclAllReduceConfig, stream), sizeof(((struct cgl_fr_ncclAllReduceConfig *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclAllReduceConfig, config), sizeof(((struct cgl_fr_ncclAllReduceConfig *)0)->config), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclAllReduceConfig, (cgl_f->sendbuff, cgl_f->recvbuff, cgl_f->count, cgl_f->datatype, cgl_f->op, cgl_f->comm, cgl_f->stream, cgl_f->config), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclAllReduceConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
 {
@@ -1908,17 +2116,17 @@ struct cgl_fr_ncclBroadcastConfig {
     const ncclCollConfig_t *config;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclBroadcastConfig[8] = {
-    {"sendbuff", offsetof(struct cgl_fr_ncclBroadcastConfig, sendbuff), sizeof(((struct cgl_fr_ncclBroadcastConfig *)0)->sendbuff), 3, 0, 0, 0, NULL},
-    {"recvbuff", offsetof(struct cgl_fr_ncclBroadcastConfig, recvbuff), sizeof(((struct cgl_fr_ncclBroadcastConfig *)0)->recvbuff), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_ncclBroadcastConfig, count), sizeof(((struct cgl_fr_ncclBroadcastConfig *)0)->count), 2, 0, 0, 0, NULL},
-    {"datatype", offsetof(struct cgl_fr_ncclBroadcastConfig, datatype), sizeof(((struct cgl_fr_ncclBroadcastConfig *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-    {"root", offsetof(struct cgl_fr_ncclBroadcastConfig, root), sizeof(((struct cgl_fr_ncclBroadcastConfig *)0)->root), 1, 0, 0, 0, NULL},
-    {"comm", offsetof(struct cgl_fr_ncclBroadcastConfig, comm), sizeof(((struct cgl_fr_ncclBroadcastConfig *)0)->comm), 3, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_ncclBroadcastConfig, stream), sizeof(((struct cgl_fr_ncclBroadcastConfig *)0)->stream), 3, 0, 0, 0, NULL},
-    {"config", offsetof(struct cgl_fr_ncclBroadcastConfig, config), sizeof(((struct cgl_fr_ncclBroadcastConfig *)0)->config), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclBroadcastConfig = {8, offsetof(struct cgl_fr_ncclBroadcastConfig, cgl_ret), sizeof(((struct cgl_fr_ncclBroadcastConfig *)0)->cgl_ret), 7, cgl_ta_ncclBroadcastConfig};
+static const cg_arg_name cgl_tn_ncclBroadcastConfig[8] = {{"sendbuff", NULL}, {"recvbuff", NULL}, {"count", NULL}, {"datatype", cgl_en_3}, {"root", NULL}, {"comm", NULL}, {"stream", NULL}, {"config", NULL}};
+static const struct cgl_targs_ncclBroadcastConfig cgl_targs_ncclBroadcastConfig = {{8, offsetof(struct cgl_fr_ncclBroadcastConfig, cgl_ret), sizeof(((struct cgl_fr_ncclBroadcastConfig *)0)->cgl_ret), 7, cgl_targs_ncclBroadcastConfig.arg, cgl_tn_ncclBroadcastConfig}, {
+    {offsetof(struct cgl_fr_ncclBroadcastConfig, sendbuff), sizeof(((struct cgl_fr_ncclBroadcastConfig *)0)->sendbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclBroadcastConfig, recvbuff), sizeof(((struct cgl_fr_ncclBroadcastConfig *)0)->recvbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclBroadcastConfig, count), sizeof(((struct cgl_fr_ncclBroadcastConfig *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclBroadcastConfig, datatype), sizeof(((struct cgl_fr_ncclBroadcastConfig *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+    {offsetof(struct cgl_fr_ncclBroadcastConfig, root), sizeof(((struct cgl_fr_ncclBroadcastConfig *)0)->root), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclBroadcastConfig, comm), sizeof(((struct cgl_fr_ncclBroadcastConfig *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclBroadcastConfig, stream), sizeof(((struct cgl_fr_ncclBroadcastConfig *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclBroadcastConfig, config), sizeof(((struct cgl_fr_ncclBroadcastConfig *)0)->config), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclBroadcastConfig, (cgl_f->sendbuff, cgl_f->recvbuff, cgl_f->count, cgl_f->datatype, cgl_f->root, cgl_f->comm, cgl_f->stream, cgl_f->config), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclBroadcastConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
 {
@@ -1951,18 +2159,18 @@ struct cgl_fr_ncclReduceConfig {
     const ncclCollConfig_t *config;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclReduceConfig[9] = {
-    {"sendbuff", offsetof(struct cgl_fr_ncclReduceConfig, sendbuff), sizeof(((struct cgl_fr_ncclReduceConfig *)0)->sendbuff), 3, 0, 0, 0, NULL},
-    {"recvbuff", offsetof(struct cgl_fr_ncclReduceConfig, recvbuff), sizeof(((struct cgl_fr_ncclReduceConfig *)0)->recvbuff), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_ncclReduceConfig, count), sizeof(((struct cgl_fr_ncclReduceConfig *)0)->count), 2, 0, 0, 0, NULL},
-    {"datatype", offsetof(struct cgl_fr_ncclReduceConfig, datatype), sizeof(((struct cgl_fr_ncclReduceConfig *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-    {"op", offsetof(struct cgl_fr_ncclReduceConfig, op), sizeof(((struct cgl_fr_ncclReduceConfig *)0)->op), 4, 0, 0, sizeof cgl_en_5 / sizeof cgl_en_5[0], cgl_en_5},
-    {"root", offsetof(struct cgl_fr_ncclReduceConfig, root), sizeof(((struct cgl_fr_ncclReduceConfig *)0)->root), 1, 0, 0, 0, NULL},
-    {"comm", offsetof(struct cgl_fr_ncclReduceConfig, comm), sizeof(((struct cgl_fr_ncclReduceConfig *)0)->comm), 3, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_ncclReduceConfig, stream), sizeof(((struct cgl_fr_ncclReduceConfig *)0)->stream), 3, 0, 0, 0, NULL},
-    {"config", offsetof(struct cgl_fr_ncclReduceConfig, config), sizeof(((struct cgl_fr_ncclReduceConfig *)0)->config), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclReduceConfig = {9, offsetof(struct cgl_fr_ncclReduceConfig, cgl_ret), sizeof(((struct cgl_fr_ncclReduceConfig *)0)->cgl_ret), 7, cgl_ta_ncclReduceConfig};
+static const cg_arg_name cgl_tn_ncclReduceConfig[9] = {{"sendbuff", NULL}, {"recvbuff", NULL}, {"count", NULL}, {"datatype", cgl_en_3}, {"op", cgl_en_5}, {"root", NULL}, {"comm", NULL}, {"stream", NULL}, {"config", NULL}};
+static const struct cgl_targs_ncclReduceConfig cgl_targs_ncclReduceConfig = {{9, offsetof(struct cgl_fr_ncclReduceConfig, cgl_ret), sizeof(((struct cgl_fr_ncclReduceConfig *)0)->cgl_ret), 7, cgl_targs_ncclReduceConfig.arg, cgl_tn_ncclReduceConfig}, {
+    {offsetof(struct cgl_fr_ncclReduceConfig, sendbuff), sizeof(((struct cgl_fr_ncclReduceConfig *)0)->sendbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclReduceConfig, recvbuff), sizeof(((struct cgl_fr_ncclReduceConfig *)0)->recvbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclReduceConfig, count), sizeof(((struct cgl_fr_ncclReduceConfig *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclReduceConfig, datatype), sizeof(((struct cgl_fr_ncclReduceConfig *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+    {offsetof(struct cgl_fr_ncclReduceConfig, op), sizeof(((struct cgl_fr_ncclReduceConfig *)0)->op), 4, 0, 0, sizeof cgl_en_5 / sizeof cgl_en_5[0]},
+    {offsetof(struct cgl_fr_ncclReduceConfig, root), sizeof(((struct cgl_fr_ncclReduceConfig *)0)->root), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclReduceConfig, comm), sizeof(((struct cgl_fr_ncclReduceConfig *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclReduceConfig, stream), sizeof(((struct cgl_fr_ncclReduceConfig *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclReduceConfig, config), sizeof(((struct cgl_fr_ncclReduceConfig *)0)->config), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclReduceConfig, (cgl_f->sendbuff, cgl_f->recvbuff, cgl_f->count, cgl_f->datatype, cgl_f->op, cgl_f->root, cgl_f->comm, cgl_f->stream, cgl_f->config), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclReduceConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
 {
@@ -1993,16 +2201,16 @@ struct cgl_fr_ncclAllGatherConfig {
     const ncclCollConfig_t *config;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclAllGatherConfig[7] = {
-    {"sendbuff", offsetof(struct cgl_fr_ncclAllGatherConfig, sendbuff), sizeof(((struct cgl_fr_ncclAllGatherConfig *)0)->sendbuff), 3, 0, 0, 0, NULL},
-    {"recvbuff", offsetof(struct cgl_fr_ncclAllGatherConfig, recvbuff), sizeof(((struct cgl_fr_ncclAllGatherConfig *)0)->recvbuff), 3, 0, 0, 0, NULL},
-    {"sendcount", offsetof(struct cgl_fr_ncclAllGatherConfig, sendcount), sizeof(((struct cgl_fr_ncclAllGatherConfig *)0)->sendcount), 2, 0, 0, 0, NULL},
-    {"datatype", offsetof(struct cgl_fr_ncclAllGatherConfig, datatype), sizeof(((struct cgl_fr_ncclAllGatherConfig *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-    {"comm", offsetof(struct cgl_fr_ncclAllGatherConfig, comm), sizeof(((struct cgl_fr_ncclAllGatherConfig *)0)->comm), 3, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_ncclAllGatherConfig, stream), sizeof(((struct cgl_fr_ncclAllGatherConfig *)0)->stream), 3, 0, 0, 0, NULL},
-    {"config", offsetof(struct cgl_fr_ncclAllGatherConfig, config), sizeof(((struct cgl_fr_ncclAllGatherConfig *)0)->config), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclAllGatherConfig = {7, offsetof(struct cgl_fr_ncclAllGatherConfig, cgl_ret), sizeof(((struct cgl_fr_ncclAllGatherConfig *)0)->cgl_ret), 7, cgl_ta_ncclAllGatherConfig};
+static const cg_arg_name cgl_tn_ncclAllGatherConfig[7] = {{"sendbuff", NULL}, {"recvbuff", NULL}, {"sendcount", NULL}, {"datatype", cgl_en_3}, {"comm", NULL}, {"stream", NULL}, {"config", NULL}};
+static const struct cgl_targs_ncclAllGatherConfig cgl_targs_ncclAllGatherConfig = {{7, offsetof(struct cgl_fr_ncclAllGatherConfig, cgl_ret), sizeof(((struct cgl_fr_ncclAllGatherConfig *)0)->cgl_ret), 7, cgl_targs_ncclAllGatherConfig.arg, cgl_tn_ncclAllGatherConfig}, {
+    {offsetof(struct cgl_fr_ncclAllGatherConfig, sendbuff), sizeof(((struct cgl_fr_ncclAllGatherConfig *)0)->sendbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclAllGatherConfig, recvbuff), sizeof(((struct cgl_fr_ncclAllGatherConfig *)0)->recvbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclAllGatherConfig, sendcount), sizeof(((struct cgl_fr_ncclAllGatherConfig *)0)->sendcount), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclAllGatherConfig, datatype), sizeof(((struct cgl_fr_ncclAllGatherConfig *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+    {offsetof(struct cgl_fr_ncclAllGatherConfig, comm), sizeof(((struct cgl_fr_ncclAllGatherConfig *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclAllGatherConfig, stream), sizeof(((struct cgl_fr_ncclAllGatherConfig *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclAllGatherConfig, config), sizeof(((struct cgl_fr_ncclAllGatherConfig *)0)->config), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclAllGatherConfig, (cgl_f->sendbuff, cgl_f->recvbuff, cgl_f->sendcount, cgl_f->datatype, cgl_f->comm, cgl_f->stream, cgl_f->config), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclAllGatherConfig(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
 {
@@ -2034,17 +2242,17 @@ struct cgl_fr_ncclReduceScatterConfig {
     const ncclCollConfig_t *config;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclReduceScatterConfig[8] = {
-    {"sendbuff", offsetof(struct cgl_fr_ncclReduceScatterConfig, sendbuff), sizeof(((struct cgl_fr_ncclReduceScatterConfig *)0)->sendbuff), 3, 0, 0, 0, NULL},
-    {"recvbuff", offsetof(struct cgl_fr_ncclReduceScatterConfig, recvbuff), sizeof(((struct cgl_fr_ncclReduceScatterConfig *)0)->recvbuff), 3, 0, 0, 0, NULL},
-    {"recvcount", offsetof(struct cgl_fr_ncclReduceScatterConfig, recvcount), sizeof(((struct cgl_fr_ncclReduceScatterConfig *)0)->recvcount), 2, 0, 0, 0, NULL},
-    {"datatype", offsetof(struct cgl_fr_ncclReduceScatterConfig, datatype), sizeof(((struct cgl_fr_ncclReduceScatterConfig *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-    {"op", offsetof(struct cgl_fr_ncclReduceScatterConfig, op), sizeof(((struct cgl_fr_ncclReduceScatterConfig *)0)->op), 4, 0, 0, sizeof cgl_en_5 / sizeof cgl_en_5[0], cgl_en_5},
-    {"comm", offsetof(struct cgl_fr_ncclReduceScatterConfig, comm), sizeof(((struct cgl_fr_ncclReduceScatterConfig *)0)->comm), 3, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_ncclReduceScatterConfig, stream), sizeof(((struct cgl_fr_ncclReduceScatterConfig *)0)->stream), 3, 0, 0, 0, NULL},
-    {"config", offsetof(struct cgl_fr_ncclReduceScatterConfig, config), sizeof(((struct cgl_fr_ncclReduceScatterConfig *)0)->config), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclReduceScatterConfig = {8, offsetof(struct cgl_fr_ncclReduceScatterConfig, cgl_ret), sizeof(((struct cgl_fr_ncclReduceScatterConfig *)0)->cgl_ret), 7, cgl_ta_ncclReduceScatterConfig};
+static const cg_arg_name cgl_tn_ncclReduceScatterConfig[8] = {{"sendbuff", NULL}, {"recvbuff", NULL}, {"recvcount", NULL}, {"datatype", cgl_en_3}, {"op", cgl_en_5}, {"comm", NULL}, {"stream", NULL}, {"config", NULL}};
+static const struct cgl_targs_ncclReduceScatterConfig cgl_targs_ncclReduceScatterConfig = {{8, offsetof(struct cgl_fr_ncclReduceScatterConfig, cgl_ret), sizeof(((struct cgl_fr_ncclReduceScatterConfig *)0)->cgl_ret), 7, cgl_targs_ncclReduceScatterConfig.arg, cgl_tn_ncclReduceScatterConfig}, {
+    {offsetof(struct cgl_fr_ncclReduceScatterConfig, sendbuff), sizeof(((struct cgl_fr_ncclReduceScatterConfig *)0)->sendbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclReduceScatterConfig, recvbuff), sizeof(((struct cgl_fr_ncclReduceScatterConfig *)0)->recvbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclReduceScatterConfig, recvcount), sizeof(((struct cgl_fr_ncclReduceScatterConfig *)0)->recvcount), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclReduceScatterConfig, datatype), sizeof(((struct cgl_fr_ncclReduceScatterConfig *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+    {offsetof(struct cgl_fr_ncclReduceScatterConfig, op), sizeof(((struct cgl_fr_ncclReduceScatterConfig *)0)->op), 4, 0, 0, sizeof cgl_en_5 / sizeof cgl_en_5[0]},
+    {offsetof(struct cgl_fr_ncclReduceScatterConfig, comm), sizeof(((struct cgl_fr_ncclReduceScatterConfig *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclReduceScatterConfig, stream), sizeof(((struct cgl_fr_ncclReduceScatterConfig *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclReduceScatterConfig, config), sizeof(((struct cgl_fr_ncclReduceScatterConfig *)0)->config), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclReduceScatterConfig, (cgl_f->sendbuff, cgl_f->recvbuff, cgl_f->recvcount, cgl_f->datatype, cgl_f->op, cgl_f->comm, cgl_f->stream, cgl_f->config), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclReduceScatterConfig(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
 {
@@ -2075,16 +2283,16 @@ struct cgl_fr_ncclAlltoAllConfig {
     const ncclCollConfig_t *config;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclAlltoAllConfig[7] = {
-    {"sendbuff", offsetof(struct cgl_fr_ncclAlltoAllConfig, sendbuff), sizeof(((struct cgl_fr_ncclAlltoAllConfig *)0)->sendbuff), 3, 0, 0, 0, NULL},
-    {"recvbuff", offsetof(struct cgl_fr_ncclAlltoAllConfig, recvbuff), sizeof(((struct cgl_fr_ncclAlltoAllConfig *)0)->recvbuff), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_ncclAlltoAllConfig, count), sizeof(((struct cgl_fr_ncclAlltoAllConfig *)0)->count), 2, 0, 0, 0, NULL},
-    {"datatype", offsetof(struct cgl_fr_ncclAlltoAllConfig, datatype), sizeof(((struct cgl_fr_ncclAlltoAllConfig *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-    {"comm", offsetof(struct cgl_fr_ncclAlltoAllConfig, comm), sizeof(((struct cgl_fr_ncclAlltoAllConfig *)0)->comm), 3, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_ncclAlltoAllConfig, stream), sizeof(((struct cgl_fr_ncclAlltoAllConfig *)0)->stream), 3, 0, 0, 0, NULL},
-    {"config", offsetof(struct cgl_fr_ncclAlltoAllConfig, config), sizeof(((struct cgl_fr_ncclAlltoAllConfig *)0)->config), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclAlltoAllConfig = {7, offsetof(struct cgl_fr_ncclAlltoAllConfig, cgl_ret), sizeof(((struct cgl_fr_ncclAlltoAllConfig *)0)->cgl_ret), 7, cgl_ta_ncclAlltoAllConfig};
+static const cg_arg_name cgl_tn_ncclAlltoAllConfig[7] = {{"sendbuff", NULL}, {"recvbuff", NULL}, {"count", NULL}, {"datatype", cgl_en_3}, {"comm", NULL}, {"stream", NULL}, {"config", NULL}};
+static const struct cgl_targs_ncclAlltoAllConfig cgl_targs_ncclAlltoAllConfig = {{7, offsetof(struct cgl_fr_ncclAlltoAllConfig, cgl_ret), sizeof(((struct cgl_fr_ncclAlltoAllConfig *)0)->cgl_ret), 7, cgl_targs_ncclAlltoAllConfig.arg, cgl_tn_ncclAlltoAllConfig}, {
+    {offsetof(struct cgl_fr_ncclAlltoAllConfig, sendbuff), sizeof(((struct cgl_fr_ncclAlltoAllConfig *)0)->sendbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclAlltoAllConfig, recvbuff), sizeof(((struct cgl_fr_ncclAlltoAllConfig *)0)->recvbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclAlltoAllConfig, count), sizeof(((struct cgl_fr_ncclAlltoAllConfig *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclAlltoAllConfig, datatype), sizeof(((struct cgl_fr_ncclAlltoAllConfig *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+    {offsetof(struct cgl_fr_ncclAlltoAllConfig, comm), sizeof(((struct cgl_fr_ncclAlltoAllConfig *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclAlltoAllConfig, stream), sizeof(((struct cgl_fr_ncclAlltoAllConfig *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclAlltoAllConfig, config), sizeof(((struct cgl_fr_ncclAlltoAllConfig *)0)->config), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclAlltoAllConfig, (cgl_f->sendbuff, cgl_f->recvbuff, cgl_f->count, cgl_f->datatype, cgl_f->comm, cgl_f->stream, cgl_f->config), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclAlltoAllConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
 {
@@ -2116,17 +2324,17 @@ struct cgl_fr_ncclGatherConfig {
     const ncclCollConfig_t *config;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclGatherConfig[8] = {
-    {"sendbuff", offsetof(struct cgl_fr_ncclGatherConfig, sendbuff), sizeof(((struct cgl_fr_ncclGatherConfig *)0)->sendbuff), 3, 0, 0, 0, NULL},
-    {"recvbuff", offsetof(struct cgl_fr_ncclGatherConfig, recvbuff), sizeof(((struct cgl_fr_ncclGatherConfig *)0)->recvbuff), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_ncclGatherConfig, count), sizeof(((struct cgl_fr_ncclGatherConfig *)0)->count), 2, 0, 0, 0, NULL},
-    {"datatype", offsetof(struct cgl_fr_ncclGatherConfig, datatype), sizeof(((struct cgl_fr_ncclGatherConfig *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-    {"root", offsetof(struct cgl_fr_ncclGatherConfig, root), sizeof(((struct cgl_fr_ncclGatherConfig *)0)->root), 1, 0, 0, 0, NULL},
-    {"comm", offsetof(struct cgl_fr_ncclGatherConfig, comm), sizeof(((struct cgl_fr_ncclGatherConfig *)0)->comm), 3, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_ncclGatherConfig, stream), sizeof(((struct cgl_fr_ncclGatherConfig *)0)->stream), 3, 0, 0, 0, NULL},
-    {"config", offsetof(struct cgl_fr_ncclGatherConfig, config), sizeof(((struct cgl_fr_ncclGatherConfig *)0)->config), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclGatherConfig = {8, offsetof(struct cgl_fr_ncclGatherConfig, cgl_ret), sizeof(((struct cgl_fr_ncclGatherConfig *)0)->cgl_ret), 7, cgl_ta_ncclGatherConfig};
+static const cg_arg_name cgl_tn_ncclGatherConfig[8] = {{"sendbuff", NULL}, {"recvbuff", NULL}, {"count", NULL}, {"datatype", cgl_en_3}, {"root", NULL}, {"comm", NULL}, {"stream", NULL}, {"config", NULL}};
+static const struct cgl_targs_ncclGatherConfig cgl_targs_ncclGatherConfig = {{8, offsetof(struct cgl_fr_ncclGatherConfig, cgl_ret), sizeof(((struct cgl_fr_ncclGatherConfig *)0)->cgl_ret), 7, cgl_targs_ncclGatherConfig.arg, cgl_tn_ncclGatherConfig}, {
+    {offsetof(struct cgl_fr_ncclGatherConfig, sendbuff), sizeof(((struct cgl_fr_ncclGatherConfig *)0)->sendbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclGatherConfig, recvbuff), sizeof(((struct cgl_fr_ncclGatherConfig *)0)->recvbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclGatherConfig, count), sizeof(((struct cgl_fr_ncclGatherConfig *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclGatherConfig, datatype), sizeof(((struct cgl_fr_ncclGatherConfig *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+    {offsetof(struct cgl_fr_ncclGatherConfig, root), sizeof(((struct cgl_fr_ncclGatherConfig *)0)->root), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclGatherConfig, comm), sizeof(((struct cgl_fr_ncclGatherConfig *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclGatherConfig, stream), sizeof(((struct cgl_fr_ncclGatherConfig *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclGatherConfig, config), sizeof(((struct cgl_fr_ncclGatherConfig *)0)->config), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclGatherConfig, (cgl_f->sendbuff, cgl_f->recvbuff, cgl_f->count, cgl_f->datatype, cgl_f->root, cgl_f->comm, cgl_f->stream, cgl_f->config), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclGatherConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
 {
@@ -2158,17 +2366,17 @@ struct cgl_fr_ncclScatterConfig {
     const ncclCollConfig_t *config;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclScatterConfig[8] = {
-    {"sendbuff", offsetof(struct cgl_fr_ncclScatterConfig, sendbuff), sizeof(((struct cgl_fr_ncclScatterConfig *)0)->sendbuff), 3, 0, 0, 0, NULL},
-    {"recvbuff", offsetof(struct cgl_fr_ncclScatterConfig, recvbuff), sizeof(((struct cgl_fr_ncclScatterConfig *)0)->recvbuff), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_ncclScatterConfig, count), sizeof(((struct cgl_fr_ncclScatterConfig *)0)->count), 2, 0, 0, 0, NULL},
-    {"datatype", offsetof(struct cgl_fr_ncclScatterConfig, datatype), sizeof(((struct cgl_fr_ncclScatterConfig *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-    {"root", offsetof(struct cgl_fr_ncclScatterConfig, root), sizeof(((struct cgl_fr_ncclScatterConfig *)0)->root), 1, 0, 0, 0, NULL},
-    {"comm", offsetof(struct cgl_fr_ncclScatterConfig, comm), sizeof(((struct cgl_fr_ncclScatterConfig *)0)->comm), 3, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_ncclScatterConfig, stream), sizeof(((struct cgl_fr_ncclScatterConfig *)0)->stream), 3, 0, 0, 0, NULL},
-    {"config", offsetof(struct cgl_fr_ncclScatterConfig, config), sizeof(((struct cgl_fr_ncclScatterConfig *)0)->config), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclScatterConfig = {8, offsetof(struct cgl_fr_ncclScatterConfig, cgl_ret), sizeof(((struct cgl_fr_ncclScatterConfig *)0)->cgl_ret), 7, cgl_ta_ncclScatterConfig};
+static const cg_arg_name cgl_tn_ncclScatterConfig[8] = {{"sendbuff", NULL}, {"recvbuff", NULL}, {"count", NULL}, {"datatype", cgl_en_3}, {"root", NULL}, {"comm", NULL}, {"stream", NULL}, {"config", NULL}};
+static const struct cgl_targs_ncclScatterConfig cgl_targs_ncclScatterConfig = {{8, offsetof(struct cgl_fr_ncclScatterConfig, cgl_ret), sizeof(((struct cgl_fr_ncclScatterConfig *)0)->cgl_ret), 7, cgl_targs_ncclScatterConfig.arg, cgl_tn_ncclScatterConfig}, {
+    {offsetof(struct cgl_fr_ncclScatterConfig, sendbuff), sizeof(((struct cgl_fr_ncclScatterConfig *)0)->sendbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclScatterConfig, recvbuff), sizeof(((struct cgl_fr_ncclScatterConfig *)0)->recvbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclScatterConfig, count), sizeof(((struct cgl_fr_ncclScatterConfig *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclScatterConfig, datatype), sizeof(((struct cgl_fr_ncclScatterConfig *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+    {offsetof(struct cgl_fr_ncclScatterConfig, root), sizeof(((struct cgl_fr_ncclScatterConfig *)0)->root), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclScatterConfig, comm), sizeof(((struct cgl_fr_ncclScatterConfig *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclScatterConfig, stream), sizeof(((struct cgl_fr_ncclScatterConfig *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclScatterConfig, config), sizeof(((struct cgl_fr_ncclScatterConfig *)0)->config), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclScatterConfig, (cgl_f->sendbuff, cgl_f->recvbuff, cgl_f->count, cgl_f->datatype, cgl_f->root, cgl_f->comm, cgl_f->stream, cgl_f->config), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclScatterConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
 {
@@ -2198,15 +2406,15 @@ struct cgl_fr_ncclSend {
     cudaStream_t stream;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclSend[6] = {
-    {"sendbuff", offsetof(struct cgl_fr_ncclSend, sendbuff), sizeof(((struct cgl_fr_ncclSend *)0)->sendbuff), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_ncclSend, count), sizeof(((struct cgl_fr_ncclSend *)0)->count), 2, 0, 0, 0, NULL},
-    {"datatype", offsetof(struct cgl_fr_ncclSend, datatype), sizeof(((struct cgl_fr_ncclSend *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-    {"peer", offsetof(struct cgl_fr_ncclSend, peer), sizeof(((struct cgl_fr_ncclSend *)0)->peer), 1, 0, 0, 0, NULL},
-    {"comm", offsetof(struct cgl_fr_ncclSend, comm), sizeof(((struct cgl_fr_ncclSend *)0)->comm), 3, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_ncclSend, stream), sizeof(((struct cgl_fr_ncclSend *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclSend = {6, offsetof(struct cgl_fr_ncclSend, cgl_ret), sizeof(((struct cgl_fr_ncclSend *)0)->cgl_ret), 7, cgl_ta_ncclSend};
+static const cg_arg_name cgl_tn_ncclSend[6] = {{"sendbuff", NULL}, {"count", NULL}, {"datatype", cgl_en_3}, {"peer", NULL}, {"comm", NULL}, {"stream", NULL}};
+static const struct cgl_targs_ncclSend cgl_targs_ncclSend = {{6, offsetof(struct cgl_fr_ncclSend, cgl_ret), sizeof(((struct cgl_fr_ncclSend *)0)->cgl_ret), 7, cgl_targs_ncclSend.arg, cgl_tn_ncclSend}, {
+    {offsetof(struct cgl_fr_ncclSend, sendbuff), sizeof(((struct cgl_fr_ncclSend *)0)->sendbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclSend, count), sizeof(((struct cgl_fr_ncclSend *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclSend, datatype), sizeof(((struct cgl_fr_ncclSend *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+    {offsetof(struct cgl_fr_ncclSend, peer), sizeof(((struct cgl_fr_ncclSend *)0)->peer), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclSend, comm), sizeof(((struct cgl_fr_ncclSend *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclSend, stream), sizeof(((struct cgl_fr_ncclSend *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclSend, (cgl_f->sendbuff, cgl_f->count, cgl_f->datatype, cgl_f->peer, cgl_f->comm, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
@@ -2236,15 +2444,15 @@ struct cgl_fr_ncclRecv {
     cudaStream_t stream;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclRecv[6] = {
-    {"recvbuff", offsetof(struct cgl_fr_ncclRecv, recvbuff), sizeof(((struct cgl_fr_ncclRecv *)0)->recvbuff), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_ncclRecv, count), sizeof(((struct cgl_fr_ncclRecv *)0)->count), 2, 0, 0, 0, NULL},
-    {"datatype", offsetof(struct cgl_fr_ncclRecv, datatype), sizeof(((struct cgl_fr_ncclRecv *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-    {"peer", offsetof(struct cgl_fr_ncclRecv, peer), sizeof(((struct cgl_fr_ncclRecv *)0)->peer), 1, 0, 0, 0, NULL},
-    {"comm", offsetof(struct cgl_fr_ncclRecv, comm), sizeof(((struct cgl_fr_ncclRecv *)0)->comm), 3, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_ncclRecv, stream), sizeof(((struct cgl_fr_ncclRecv *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclRecv = {6, offsetof(struct cgl_fr_ncclRecv, cgl_ret), sizeof(((struct cgl_fr_ncclRecv *)0)->cgl_ret), 7, cgl_ta_ncclRecv};
+static const cg_arg_name cgl_tn_ncclRecv[6] = {{"recvbuff", NULL}, {"count", NULL}, {"datatype", cgl_en_3}, {"peer", NULL}, {"comm", NULL}, {"stream", NULL}};
+static const struct cgl_targs_ncclRecv cgl_targs_ncclRecv = {{6, offsetof(struct cgl_fr_ncclRecv, cgl_ret), sizeof(((struct cgl_fr_ncclRecv *)0)->cgl_ret), 7, cgl_targs_ncclRecv.arg, cgl_tn_ncclRecv}, {
+    {offsetof(struct cgl_fr_ncclRecv, recvbuff), sizeof(((struct cgl_fr_ncclRecv *)0)->recvbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclRecv, count), sizeof(((struct cgl_fr_ncclRecv *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclRecv, datatype), sizeof(((struct cgl_fr_ncclRecv *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+    {offsetof(struct cgl_fr_ncclRecv, peer), sizeof(((struct cgl_fr_ncclRecv *)0)->peer), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclRecv, comm), sizeof(((struct cgl_fr_ncclRecv *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclRecv, stream), sizeof(((struct cgl_fr_ncclRecv *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclRecv, (cgl_f->recvbuff, cgl_f->count, cgl_f->datatype, cgl_f->peer, cgl_f->comm, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
@@ -2279,20 +2487,20 @@ struct cgl_fr_ncclPutSignal {
     cudaStream_t stream;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclPutSignal[11] = {
-    {"localbuff", offsetof(struct cgl_fr_ncclPutSignal, localbuff), sizeof(((struct cgl_fr_ncclPutSignal *)0)->localbuff), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_ncclPutSignal, count), sizeof(((struct cgl_fr_ncclPutSignal *)0)->count), 2, 0, 0, 0, NULL},
-    {"datatype", offsetof(struct cgl_fr_ncclPutSignal, datatype), sizeof(((struct cgl_fr_ncclPutSignal *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0], cgl_en_3},
-    {"peer", offsetof(struct cgl_fr_ncclPutSignal, peer), sizeof(((struct cgl_fr_ncclPutSignal *)0)->peer), 1, 0, 0, 0, NULL},
-    {"peerWin", offsetof(struct cgl_fr_ncclPutSignal, peerWin), sizeof(((struct cgl_fr_ncclPutSignal *)0)->peerWin), 3, 0, 0, 0, NULL},
-    {"peerWinOffset", offsetof(struct cgl_fr_ncclPutSignal, peerWinOffset), sizeof(((struct cgl_fr_ncclPutSignal *)0)->peerWinOffset), 2, 0, 0, 0, NULL},
-    {"sigIdx", offsetof(struct cgl_fr_ncclPutSignal, sigIdx), sizeof(((struct cgl_fr_ncclPutSignal *)0)->sigIdx), 1, 0, 0, 0, NULL},
-    {"ctx", offsetof(struct cgl_fr_ncclPutSignal, ctx), sizeof(((struct cgl_fr_ncclPutSignal *)0)->ctx), 1, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_ncclPutSignal, flags), sizeof(((struct cgl_fr_ncclPutSignal *)0)->flags), 2, 0, 0, 0, NULL},
-    {"comm", offsetof(struct cgl_fr_ncclPutSignal, comm), sizeof(((struct cgl_fr_ncclPutSignal *)0)->comm), 3, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_ncclPutSignal, stream), sizeof(((struct cgl_fr_ncclPutSignal *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclPutSignal = {11, offsetof(struct cgl_fr_ncclPutSignal, cgl_ret), sizeof(((struct cgl_fr_ncclPutSignal *)0)->cgl_ret), 7, cgl_ta_ncclPutSignal};
+static const cg_arg_name cgl_tn_ncclPutSignal[11] = {{"localbuff", NULL}, {"count", NULL}, {"datatype", cgl_en_3}, {"peer", NULL}, {"peerWin", NULL}, {"peerWinOffset", NULL}, {"sigIdx", NULL}, {"ctx", NULL}, {"flags", NULL}, {"comm", NULL}, {"stream", NULL}};
+static const struct cgl_targs_ncclPutSignal cgl_targs_ncclPutSignal = {{11, offsetof(struct cgl_fr_ncclPutSignal, cgl_ret), sizeof(((struct cgl_fr_ncclPutSignal *)0)->cgl_ret), 7, cgl_targs_ncclPutSignal.arg, cgl_tn_ncclPutSignal}, {
+    {offsetof(struct cgl_fr_ncclPutSignal, localbuff), sizeof(((struct cgl_fr_ncclPutSignal *)0)->localbuff), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclPutSignal, count), sizeof(((struct cgl_fr_ncclPutSignal *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclPutSignal, datatype), sizeof(((struct cgl_fr_ncclPutSignal *)0)->datatype), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+    {offsetof(struct cgl_fr_ncclPutSignal, peer), sizeof(((struct cgl_fr_ncclPutSignal *)0)->peer), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclPutSignal, peerWin), sizeof(((struct cgl_fr_ncclPutSignal *)0)->peerWin), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclPutSignal, peerWinOffset), sizeof(((struct cgl_fr_ncclPutSignal *)0)->peerWinOffset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclPutSignal, sigIdx), sizeof(((struct cgl_fr_ncclPutSignal *)0)->sigIdx), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclPutSignal, ctx), sizeof(((struct cgl_fr_ncclPutSignal *)0)->ctx), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclPutSignal, flags), sizeof(((struct cgl_fr_ncclPutSignal *)0)->flags), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclPutSignal, comm), sizeof(((struct cgl_fr_ncclPutSignal *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclPutSignal, stream), sizeof(((struct cgl_fr_ncclPutSignal *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclPutSignal, (cgl_f->localbuff, cgl_f->count, cgl_f->datatype, cgl_f->peer, cgl_f->peerWin, cgl_f->peerWinOffset, cgl_f->sigIdx, cgl_f->ctx, cgl_f->flags, cgl_f->comm, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclPutSignal(const void *localbuff, size_t count, ncclDataType_t datatype, int peer, ncclWindow_t peerWin, size_t peerWinOffset, int sigIdx, int ctx, unsigned int flags, ncclComm_t comm, cudaStream_t stream)
 {
@@ -2322,15 +2530,15 @@ struct cgl_fr_ncclSignal {
     cudaStream_t stream;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclSignal[6] = {
-    {"peer", offsetof(struct cgl_fr_ncclSignal, peer), sizeof(((struct cgl_fr_ncclSignal *)0)->peer), 1, 0, 0, 0, NULL},
-    {"sigIdx", offsetof(struct cgl_fr_ncclSignal, sigIdx), sizeof(((struct cgl_fr_ncclSignal *)0)->sigIdx), 1, 0, 0, 0, NULL},
-    {"ctx", offsetof(struct cgl_fr_ncclSignal, ctx), sizeof(((struct cgl_fr_ncclSignal *)0)->ctx), 1, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_ncclSignal, flags), sizeof(((struct cgl_fr_ncclSignal *)0)->flags), 2, 0, 0, 0, NULL},
-    {"comm", offsetof(struct cgl_fr_ncclSignal, comm), sizeof(((struct cgl_fr_ncclSignal *)0)->comm), 3, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_ncclSignal, stream), sizeof(((struct cgl_fr_ncclSignal *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclSignal = {6, offsetof(struct cgl_fr_ncclSignal, cgl_ret), sizeof(((struct cgl_fr_ncclSignal *)0)->cgl_ret), 7, cgl_ta_ncclSignal};
+static const cg_arg_name cgl_tn_ncclSignal[6] = {{"peer", NULL}, {"sigIdx", NULL}, {"ctx", NULL}, {"flags", NULL}, {"comm", NULL}, {"stream", NULL}};
+static const struct cgl_targs_ncclSignal cgl_targs_ncclSignal = {{6, offsetof(struct cgl_fr_ncclSignal, cgl_ret), sizeof(((struct cgl_fr_ncclSignal *)0)->cgl_ret), 7, cgl_targs_ncclSignal.arg, cgl_tn_ncclSignal}, {
+    {offsetof(struct cgl_fr_ncclSignal, peer), sizeof(((struct cgl_fr_ncclSignal *)0)->peer), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclSignal, sigIdx), sizeof(((struct cgl_fr_ncclSignal *)0)->sigIdx), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclSignal, ctx), sizeof(((struct cgl_fr_ncclSignal *)0)->ctx), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclSignal, flags), sizeof(((struct cgl_fr_ncclSignal *)0)->flags), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclSignal, comm), sizeof(((struct cgl_fr_ncclSignal *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclSignal, stream), sizeof(((struct cgl_fr_ncclSignal *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclSignal, (cgl_f->peer, cgl_f->sigIdx, cgl_f->ctx, cgl_f->flags, cgl_f->comm, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclSignal(int peer, int sigIdx, int ctx, unsigned int flags, ncclComm_t comm, cudaStream_t stream)
 {
@@ -2358,13 +2566,13 @@ struct cgl_fr_ncclWaitSignal {
     cudaStream_t stream;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclWaitSignal[4] = {
-    {"nDesc", offsetof(struct cgl_fr_ncclWaitSignal, nDesc), sizeof(((struct cgl_fr_ncclWaitSignal *)0)->nDesc), 1, 0, 0, 0, NULL},
-    {"signalDescs", offsetof(struct cgl_fr_ncclWaitSignal, signalDescs), sizeof(((struct cgl_fr_ncclWaitSignal *)0)->signalDescs), 3, 0, 0, 0, NULL},
-    {"comm", offsetof(struct cgl_fr_ncclWaitSignal, comm), sizeof(((struct cgl_fr_ncclWaitSignal *)0)->comm), 3, 0, 0, 0, NULL},
-    {"stream", offsetof(struct cgl_fr_ncclWaitSignal, stream), sizeof(((struct cgl_fr_ncclWaitSignal *)0)->stream), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclWaitSignal = {4, offsetof(struct cgl_fr_ncclWaitSignal, cgl_ret), sizeof(((struct cgl_fr_ncclWaitSignal *)0)->cgl_ret), 7, cgl_ta_ncclWaitSignal};
+static const cg_arg_name cgl_tn_ncclWaitSignal[4] = {{"nDesc", NULL}, {"signalDescs", NULL}, {"comm", NULL}, {"stream", NULL}};
+static const struct cgl_targs_ncclWaitSignal cgl_targs_ncclWaitSignal = {{4, offsetof(struct cgl_fr_ncclWaitSignal, cgl_ret), sizeof(((struct cgl_fr_ncclWaitSignal *)0)->cgl_ret), 7, cgl_targs_ncclWaitSignal.arg, cgl_tn_ncclWaitSignal}, {
+    {offsetof(struct cgl_fr_ncclWaitSignal, nDesc), sizeof(((struct cgl_fr_ncclWaitSignal *)0)->nDesc), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclWaitSignal, signalDescs), sizeof(((struct cgl_fr_ncclWaitSignal *)0)->signalDescs), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclWaitSignal, comm), sizeof(((struct cgl_fr_ncclWaitSignal *)0)->comm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclWaitSignal, stream), sizeof(((struct cgl_fr_ncclWaitSignal *)0)->stream), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclWaitSignal, (cgl_f->nDesc, cgl_f->signalDescs, cgl_f->comm, cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclWaitSignal(int nDesc, ncclWaitSignalDesc_t *signalDescs, ncclComm_t comm, cudaStream_t stream)
 {
@@ -2388,7 +2596,7 @@ CG_EXPORT ncclResult_t ncclWaitSignal(int nDesc, ncclWaitSignalDesc_t *signalDes
 struct cgl_fr_ncclGroupStart {
     ncclResult_t cgl_ret;
 };
-static const cg_args cgl_targs_ncclGroupStart = {0, offsetof(struct cgl_fr_ncclGroupStart, cgl_ret), sizeof(((struct cgl_fr_ncclGroupStart *)0)->cgl_ret), 7, NULL};
+static const cg_args cgl_targs_ncclGroupStart = {0, offsetof(struct cgl_fr_ncclGroupStart, cgl_ret), sizeof(((struct cgl_fr_ncclGroupStart *)0)->cgl_ret), 7, NULL, NULL};
 CG_THUNK(ncclGroupStart, (), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclGroupStart(void)
 {
@@ -2412,7 +2620,7 @@ CG_EXPORT ncclResult_t ncclGroupStart(void)
 struct cgl_fr_ncclGroupEnd {
     ncclResult_t cgl_ret;
 };
-static const cg_args cgl_targs_ncclGroupEnd = {0, offsetof(struct cgl_fr_ncclGroupEnd, cgl_ret), sizeof(((struct cgl_fr_ncclGroupEnd *)0)->cgl_ret), 7, NULL};
+static const cg_args cgl_targs_ncclGroupEnd = {0, offsetof(struct cgl_fr_ncclGroupEnd, cgl_ret), sizeof(((struct cgl_fr_ncclGroupEnd *)0)->cgl_ret), 7, NULL, NULL};
 CG_THUNK(ncclGroupEnd, (), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclGroupEnd(void)
 {
@@ -2438,10 +2646,10 @@ struct cgl_fr_ncclGroupSimulateEnd {
     ncclSimInfo_t *simInfo;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclGroupSimulateEnd[1] = {
-    {"simInfo", offsetof(struct cgl_fr_ncclGroupSimulateEnd, simInfo), sizeof(((struct cgl_fr_ncclGroupSimulateEnd *)0)->simInfo), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclGroupSimulateEnd = {1, offsetof(struct cgl_fr_ncclGroupSimulateEnd, cgl_ret), sizeof(((struct cgl_fr_ncclGroupSimulateEnd *)0)->cgl_ret), 7, cgl_ta_ncclGroupSimulateEnd};
+static const cg_arg_name cgl_tn_ncclGroupSimulateEnd[1] = {{"simInfo", NULL}};
+static const struct cgl_targs_ncclGroupSimulateEnd cgl_targs_ncclGroupSimulateEnd = {{1, offsetof(struct cgl_fr_ncclGroupSimulateEnd, cgl_ret), sizeof(((struct cgl_fr_ncclGroupSimulateEnd *)0)->cgl_ret), 7, cgl_targs_ncclGroupSimulateEnd.arg, cgl_tn_ncclGroupSimulateEnd}, {
+    {offsetof(struct cgl_fr_ncclGroupSimulateEnd, simInfo), sizeof(((struct cgl_fr_ncclGroupSimulateEnd *)0)->simInfo), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclGroupSimulateEnd, (cgl_f->simInfo), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
 {
@@ -2466,10 +2674,10 @@ struct cgl_fr_ncclSetEncryption {
     const ncclEncryptionConfig_t *config;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclSetEncryption[1] = {
-    {"config", offsetof(struct cgl_fr_ncclSetEncryption, config), sizeof(((struct cgl_fr_ncclSetEncryption *)0)->config), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclSetEncryption = {1, offsetof(struct cgl_fr_ncclSetEncryption, cgl_ret), sizeof(((struct cgl_fr_ncclSetEncryption *)0)->cgl_ret), 7, cgl_ta_ncclSetEncryption};
+static const cg_arg_name cgl_tn_ncclSetEncryption[1] = {{"config", NULL}};
+static const struct cgl_targs_ncclSetEncryption cgl_targs_ncclSetEncryption = {{1, offsetof(struct cgl_fr_ncclSetEncryption, cgl_ret), sizeof(((struct cgl_fr_ncclSetEncryption *)0)->cgl_ret), 7, cgl_targs_ncclSetEncryption.arg, cgl_tn_ncclSetEncryption}, {
+    {offsetof(struct cgl_fr_ncclSetEncryption, config), sizeof(((struct cgl_fr_ncclSetEncryption *)0)->config), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclSetEncryption, (cgl_f->config), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclSetEncryption(const ncclEncryptionConfig_t *config)
 {
@@ -2495,11 +2703,11 @@ struct cgl_fr_ncclParamBind {
     const char *key;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclParamBind[2] = {
-    {"out", offsetof(struct cgl_fr_ncclParamBind, out), sizeof(((struct cgl_fr_ncclParamBind *)0)->out), 3, 0, 0, 0, NULL},
-    {"key", offsetof(struct cgl_fr_ncclParamBind, key), sizeof(((struct cgl_fr_ncclParamBind *)0)->key), 5, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclParamBind = {2, offsetof(struct cgl_fr_ncclParamBind, cgl_ret), sizeof(((struct cgl_fr_ncclParamBind *)0)->cgl_ret), 7, cgl_ta_ncclParamBind};
+static const cg_arg_name cgl_tn_ncclParamBind[2] = {{"out", NULL}, {"key", NULL}};
+static const struct cgl_targs_ncclParamBind cgl_targs_ncclParamBind = {{2, offsetof(struct cgl_fr_ncclParamBind, cgl_ret), sizeof(((struct cgl_fr_ncclParamBind *)0)->cgl_ret), 7, cgl_targs_ncclParamBind.arg, cgl_tn_ncclParamBind}, {
+    {offsetof(struct cgl_fr_ncclParamBind, out), sizeof(((struct cgl_fr_ncclParamBind *)0)->out), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclParamBind, key), sizeof(((struct cgl_fr_ncclParamBind *)0)->key), 5, 0, 0, 0},
+}};
 CG_THUNK(ncclParamBind, (cgl_f->out, cgl_f->key), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclParamBind(ncclParamHandle_t *out, const char *key)
 {
@@ -2525,11 +2733,11 @@ struct cgl_fr_ncclParamGetI8 {
     int8_t *out;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclParamGetI8[2] = {
-    {"h", offsetof(struct cgl_fr_ncclParamGetI8, h), sizeof(((struct cgl_fr_ncclParamGetI8 *)0)->h), 3, 0, 0, 0, NULL},
-    {"out", offsetof(struct cgl_fr_ncclParamGetI8, out), sizeof(((struct cgl_fr_ncclParamGetI8 *)0)->out), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclParamGetI8 = {2, offsetof(struct cgl_fr_ncclParamGetI8, cgl_ret), sizeof(((struct cgl_fr_ncclParamGetI8 *)0)->cgl_ret), 7, cgl_ta_ncclParamGetI8};
+static const cg_arg_name cgl_tn_ncclParamGetI8[2] = {{"h", NULL}, {"out", NULL}};
+static const struct cgl_targs_ncclParamGetI8 cgl_targs_ncclParamGetI8 = {{2, offsetof(struct cgl_fr_ncclParamGetI8, cgl_ret), sizeof(((struct cgl_fr_ncclParamGetI8 *)0)->cgl_ret), 7, cgl_targs_ncclParamGetI8.arg, cgl_tn_ncclParamGetI8}, {
+    {offsetof(struct cgl_fr_ncclParamGetI8, h), sizeof(((struct cgl_fr_ncclParamGetI8 *)0)->h), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclParamGetI8, out), sizeof(((struct cgl_fr_ncclParamGetI8 *)0)->out), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclParamGetI8, (cgl_f->h, cgl_f->out), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclParamGetI8(ncclParamHandle_t h, int8_t *out)
 {
@@ -2555,11 +2763,11 @@ struct cgl_fr_ncclParamGetI16 {
     int16_t *out;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclParamGetI16[2] = {
-    {"h", offsetof(struct cgl_fr_ncclParamGetI16, h), sizeof(((struct cgl_fr_ncclParamGetI16 *)0)->h), 3, 0, 0, 0, NULL},
-    {"out", offsetof(struct cgl_fr_ncclParamGetI16, out), sizeof(((struct cgl_fr_ncclParamGetI16 *)0)->out), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclParamGetI16 = {2, offsetof(struct cgl_fr_ncclParamGetI16, cgl_ret), sizeof(((struct cgl_fr_ncclParamGetI16 *)0)->cgl_ret), 7, cgl_ta_ncclParamGetI16};
+static const cg_arg_name cgl_tn_ncclParamGetI16[2] = {{"h", NULL}, {"out", NULL}};
+static const struct cgl_targs_ncclParamGetI16 cgl_targs_ncclParamGetI16 = {{2, offsetof(struct cgl_fr_ncclParamGetI16, cgl_ret), sizeof(((struct cgl_fr_ncclParamGetI16 *)0)->cgl_ret), 7, cgl_targs_ncclParamGetI16.arg, cgl_tn_ncclParamGetI16}, {
+    {offsetof(struct cgl_fr_ncclParamGetI16, h), sizeof(((struct cgl_fr_ncclParamGetI16 *)0)->h), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclParamGetI16, out), sizeof(((struct cgl_fr_ncclParamGetI16 *)0)->out), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclParamGetI16, (cgl_f->h, cgl_f->out), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclParamGetI16(ncclParamHandle_t h, int16_t *out)
 {
@@ -2585,11 +2793,11 @@ struct cgl_fr_ncclParamGetI32 {
     int32_t *out;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclParamGetI32[2] = {
-    {"h", offsetof(struct cgl_fr_ncclParamGetI32, h), sizeof(((struct cgl_fr_ncclParamGetI32 *)0)->h), 3, 0, 0, 0, NULL},
-    {"out", offsetof(struct cgl_fr_ncclParamGetI32, out), sizeof(((struct cgl_fr_ncclParamGetI32 *)0)->out), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclParamGetI32 = {2, offsetof(struct cgl_fr_ncclParamGetI32, cgl_ret), sizeof(((struct cgl_fr_ncclParamGetI32 *)0)->cgl_ret), 7, cgl_ta_ncclParamGetI32};
+static const cg_arg_name cgl_tn_ncclParamGetI32[2] = {{"h", NULL}, {"out", NULL}};
+static const struct cgl_targs_ncclParamGetI32 cgl_targs_ncclParamGetI32 = {{2, offsetof(struct cgl_fr_ncclParamGetI32, cgl_ret), sizeof(((struct cgl_fr_ncclParamGetI32 *)0)->cgl_ret), 7, cgl_targs_ncclParamGetI32.arg, cgl_tn_ncclParamGetI32}, {
+    {offsetof(struct cgl_fr_ncclParamGetI32, h), sizeof(((struct cgl_fr_ncclParamGetI32 *)0)->h), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclParamGetI32, out), sizeof(((struct cgl_fr_ncclParamGetI32 *)0)->out), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclParamGetI32, (cgl_f->h, cgl_f->out), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclParamGetI32(ncclParamHandle_t h, int32_t *out)
 {
@@ -2615,11 +2823,11 @@ struct cgl_fr_ncclParamGetI64 {
     int64_t *out;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclParamGetI64[2] = {
-    {"h", offsetof(struct cgl_fr_ncclParamGetI64, h), sizeof(((struct cgl_fr_ncclParamGetI64 *)0)->h), 3, 0, 0, 0, NULL},
-    {"out", offsetof(struct cgl_fr_ncclParamGetI64, out), sizeof(((struct cgl_fr_ncclParamGetI64 *)0)->out), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclParamGetI64 = {2, offsetof(struct cgl_fr_ncclParamGetI64, cgl_ret), sizeof(((struct cgl_fr_ncclParamGetI64 *)0)->cgl_ret), 7, cgl_ta_ncclParamGetI64};
+static const cg_arg_name cgl_tn_ncclParamGetI64[2] = {{"h", NULL}, {"out", NULL}};
+static const struct cgl_targs_ncclParamGetI64 cgl_targs_ncclParamGetI64 = {{2, offsetof(struct cgl_fr_ncclParamGetI64, cgl_ret), sizeof(((struct cgl_fr_ncclParamGetI64 *)0)->cgl_ret), 7, cgl_targs_ncclParamGetI64.arg, cgl_tn_ncclParamGetI64}, {
+    {offsetof(struct cgl_fr_ncclParamGetI64, h), sizeof(((struct cgl_fr_ncclParamGetI64 *)0)->h), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclParamGetI64, out), sizeof(((struct cgl_fr_ncclParamGetI64 *)0)->out), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclParamGetI64, (cgl_f->h, cgl_f->out), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclParamGetI64(ncclParamHandle_t h, int64_t *out)
 {
@@ -2645,11 +2853,11 @@ struct cgl_fr_ncclParamGetU8 {
     uint8_t *out;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclParamGetU8[2] = {
-    {"h", offsetof(struct cgl_fr_ncclParamGetU8, h), sizeof(((struct cgl_fr_ncclParamGetU8 *)0)->h), 3, 0, 0, 0, NULL},
-    {"out", offsetof(struct cgl_fr_ncclParamGetU8, out), sizeof(((struct cgl_fr_ncclParamGetU8 *)0)->out), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclParamGetU8 = {2, offsetof(struct cgl_fr_ncclParamGetU8, cgl_ret), sizeof(((struct cgl_fr_ncclParamGetU8 *)0)->cgl_ret), 7, cgl_ta_ncclParamGetU8};
+static const cg_arg_name cgl_tn_ncclParamGetU8[2] = {{"h", NULL}, {"out", NULL}};
+static const struct cgl_targs_ncclParamGetU8 cgl_targs_ncclParamGetU8 = {{2, offsetof(struct cgl_fr_ncclParamGetU8, cgl_ret), sizeof(((struct cgl_fr_ncclParamGetU8 *)0)->cgl_ret), 7, cgl_targs_ncclParamGetU8.arg, cgl_tn_ncclParamGetU8}, {
+    {offsetof(struct cgl_fr_ncclParamGetU8, h), sizeof(((struct cgl_fr_ncclParamGetU8 *)0)->h), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclParamGetU8, out), sizeof(((struct cgl_fr_ncclParamGetU8 *)0)->out), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclParamGetU8, (cgl_f->h, cgl_f->out), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclParamGetU8(ncclParamHandle_t h, uint8_t *out)
 {
@@ -2675,11 +2883,11 @@ struct cgl_fr_ncclParamGetU16 {
     uint16_t *out;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclParamGetU16[2] = {
-    {"h", offsetof(struct cgl_fr_ncclParamGetU16, h), sizeof(((struct cgl_fr_ncclParamGetU16 *)0)->h), 3, 0, 0, 0, NULL},
-    {"out", offsetof(struct cgl_fr_ncclParamGetU16, out), sizeof(((struct cgl_fr_ncclParamGetU16 *)0)->out), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclParamGetU16 = {2, offsetof(struct cgl_fr_ncclParamGetU16, cgl_ret), sizeof(((struct cgl_fr_ncclParamGetU16 *)0)->cgl_ret), 7, cgl_ta_ncclParamGetU16};
+static const cg_arg_name cgl_tn_ncclParamGetU16[2] = {{"h", NULL}, {"out", NULL}};
+static const struct cgl_targs_ncclParamGetU16 cgl_targs_ncclParamGetU16 = {{2, offsetof(struct cgl_fr_ncclParamGetU16, cgl_ret), sizeof(((struct cgl_fr_ncclParamGetU16 *)0)->cgl_ret), 7, cgl_targs_ncclParamGetU16.arg, cgl_tn_ncclParamGetU16}, {
+    {offsetof(struct cgl_fr_ncclParamGetU16, h), sizeof(((struct cgl_fr_ncclParamGetU16 *)0)->h), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclParamGetU16, out), sizeof(((struct cgl_fr_ncclParamGetU16 *)0)->out), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclParamGetU16, (cgl_f->h, cgl_f->out), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclParamGetU16(ncclParamHandle_t h, uint16_t *out)
 {
@@ -2705,11 +2913,11 @@ struct cgl_fr_ncclParamGetU32 {
     uint32_t *out;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclParamGetU32[2] = {
-    {"h", offsetof(struct cgl_fr_ncclParamGetU32, h), sizeof(((struct cgl_fr_ncclParamGetU32 *)0)->h), 3, 0, 0, 0, NULL},
-    {"out", offsetof(struct cgl_fr_ncclParamGetU32, out), sizeof(((struct cgl_fr_ncclParamGetU32 *)0)->out), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclParamGetU32 = {2, offsetof(struct cgl_fr_ncclParamGetU32, cgl_ret), sizeof(((struct cgl_fr_ncclParamGetU32 *)0)->cgl_ret), 7, cgl_ta_ncclParamGetU32};
+static const cg_arg_name cgl_tn_ncclParamGetU32[2] = {{"h", NULL}, {"out", NULL}};
+static const struct cgl_targs_ncclParamGetU32 cgl_targs_ncclParamGetU32 = {{2, offsetof(struct cgl_fr_ncclParamGetU32, cgl_ret), sizeof(((struct cgl_fr_ncclParamGetU32 *)0)->cgl_ret), 7, cgl_targs_ncclParamGetU32.arg, cgl_tn_ncclParamGetU32}, {
+    {offsetof(struct cgl_fr_ncclParamGetU32, h), sizeof(((struct cgl_fr_ncclParamGetU32 *)0)->h), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclParamGetU32, out), sizeof(((struct cgl_fr_ncclParamGetU32 *)0)->out), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclParamGetU32, (cgl_f->h, cgl_f->out), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclParamGetU32(ncclParamHandle_t h, uint32_t *out)
 {
@@ -2735,11 +2943,11 @@ struct cgl_fr_ncclParamGetU64 {
     uint64_t *out;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclParamGetU64[2] = {
-    {"h", offsetof(struct cgl_fr_ncclParamGetU64, h), sizeof(((struct cgl_fr_ncclParamGetU64 *)0)->h), 3, 0, 0, 0, NULL},
-    {"out", offsetof(struct cgl_fr_ncclParamGetU64, out), sizeof(((struct cgl_fr_ncclParamGetU64 *)0)->out), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclParamGetU64 = {2, offsetof(struct cgl_fr_ncclParamGetU64, cgl_ret), sizeof(((struct cgl_fr_ncclParamGetU64 *)0)->cgl_ret), 7, cgl_ta_ncclParamGetU64};
+static const cg_arg_name cgl_tn_ncclParamGetU64[2] = {{"h", NULL}, {"out", NULL}};
+static const struct cgl_targs_ncclParamGetU64 cgl_targs_ncclParamGetU64 = {{2, offsetof(struct cgl_fr_ncclParamGetU64, cgl_ret), sizeof(((struct cgl_fr_ncclParamGetU64 *)0)->cgl_ret), 7, cgl_targs_ncclParamGetU64.arg, cgl_tn_ncclParamGetU64}, {
+    {offsetof(struct cgl_fr_ncclParamGetU64, h), sizeof(((struct cgl_fr_ncclParamGetU64 *)0)->h), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclParamGetU64, out), sizeof(((struct cgl_fr_ncclParamGetU64 *)0)->out), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclParamGetU64, (cgl_f->h, cgl_f->out), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclParamGetU64(ncclParamHandle_t h, uint64_t *out)
 {
@@ -2765,11 +2973,11 @@ struct cgl_fr_ncclParamGetStr {
     const char **out;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclParamGetStr[2] = {
-    {"h", offsetof(struct cgl_fr_ncclParamGetStr, h), sizeof(((struct cgl_fr_ncclParamGetStr *)0)->h), 3, 0, 0, 0, NULL},
-    {"out", offsetof(struct cgl_fr_ncclParamGetStr, out), sizeof(((struct cgl_fr_ncclParamGetStr *)0)->out), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclParamGetStr = {2, offsetof(struct cgl_fr_ncclParamGetStr, cgl_ret), sizeof(((struct cgl_fr_ncclParamGetStr *)0)->cgl_ret), 7, cgl_ta_ncclParamGetStr};
+static const cg_arg_name cgl_tn_ncclParamGetStr[2] = {{"h", NULL}, {"out", NULL}};
+static const struct cgl_targs_ncclParamGetStr cgl_targs_ncclParamGetStr = {{2, offsetof(struct cgl_fr_ncclParamGetStr, cgl_ret), sizeof(((struct cgl_fr_ncclParamGetStr *)0)->cgl_ret), 7, cgl_targs_ncclParamGetStr.arg, cgl_tn_ncclParamGetStr}, {
+    {offsetof(struct cgl_fr_ncclParamGetStr, h), sizeof(((struct cgl_fr_ncclParamGetStr *)0)->h), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclParamGetStr, out), sizeof(((struct cgl_fr_ncclParamGetStr *)0)->out), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclParamGetStr, (cgl_f->h, cgl_f->out), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclParamGetStr(ncclParamHandle_t h, const char **out)
 {
@@ -2797,13 +3005,13 @@ struct cgl_fr_ncclParamGet {
     int *len;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclParamGet[4] = {
-    {"h", offsetof(struct cgl_fr_ncclParamGet, h), sizeof(((struct cgl_fr_ncclParamGet *)0)->h), 3, 0, 0, 0, NULL},
-    {"out", offsetof(struct cgl_fr_ncclParamGet, out), sizeof(((struct cgl_fr_ncclParamGet *)0)->out), 3, 0, 0, 0, NULL},
-    {"maxLen", offsetof(struct cgl_fr_ncclParamGet, maxLen), sizeof(((struct cgl_fr_ncclParamGet *)0)->maxLen), 1, 0, 0, 0, NULL},
-    {"len", offsetof(struct cgl_fr_ncclParamGet, len), sizeof(((struct cgl_fr_ncclParamGet *)0)->len), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclParamGet = {4, offsetof(struct cgl_fr_ncclParamGet, cgl_ret), sizeof(((struct cgl_fr_ncclParamGet *)0)->cgl_ret), 7, cgl_ta_ncclParamGet};
+static const cg_arg_name cgl_tn_ncclParamGet[4] = {{"h", NULL}, {"out", NULL}, {"maxLen", NULL}, {"len", NULL}};
+static const struct cgl_targs_ncclParamGet cgl_targs_ncclParamGet = {{4, offsetof(struct cgl_fr_ncclParamGet, cgl_ret), sizeof(((struct cgl_fr_ncclParamGet *)0)->cgl_ret), 7, cgl_targs_ncclParamGet.arg, cgl_tn_ncclParamGet}, {
+    {offsetof(struct cgl_fr_ncclParamGet, h), sizeof(((struct cgl_fr_ncclParamGet *)0)->h), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclParamGet, out), sizeof(((struct cgl_fr_ncclParamGet *)0)->out), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclParamGet, maxLen), sizeof(((struct cgl_fr_ncclParamGet *)0)->maxLen), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclParamGet, len), sizeof(((struct cgl_fr_ncclParamGet *)0)->len), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclParamGet, (cgl_f->h, cgl_f->out, cgl_f->maxLen, cgl_f->len), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclParamGet(ncclParamHandle_t h, void *out, int maxLen, int *len)
 {
@@ -2830,12 +3038,12 @@ struct cgl_fr_ncclParamGetParameter {
     int *valueLen;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclParamGetParameter[3] = {
-    {"key", offsetof(struct cgl_fr_ncclParamGetParameter, key), sizeof(((struct cgl_fr_ncclParamGetParameter *)0)->key), 5, 0, 0, 0, NULL},
-    {"value", offsetof(struct cgl_fr_ncclParamGetParameter, value), sizeof(((struct cgl_fr_ncclParamGetParameter *)0)->value), 3, 0, 0, 0, NULL},
-    {"valueLen", offsetof(struct cgl_fr_ncclParamGetParameter, valueLen), sizeof(((struct cgl_fr_ncclParamGetParameter *)0)->valueLen), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclParamGetParameter = {3, offsetof(struct cgl_fr_ncclParamGetParameter, cgl_ret), sizeof(((struct cgl_fr_ncclParamGetParameter *)0)->cgl_ret), 7, cgl_ta_ncclParamGetParameter};
+static const cg_arg_name cgl_tn_ncclParamGetParameter[3] = {{"key", NULL}, {"value", NULL}, {"valueLen", NULL}};
+static const struct cgl_targs_ncclParamGetParameter cgl_targs_ncclParamGetParameter = {{3, offsetof(struct cgl_fr_ncclParamGetParameter, cgl_ret), sizeof(((struct cgl_fr_ncclParamGetParameter *)0)->cgl_ret), 7, cgl_targs_ncclParamGetParameter.arg, cgl_tn_ncclParamGetParameter}, {
+    {offsetof(struct cgl_fr_ncclParamGetParameter, key), sizeof(((struct cgl_fr_ncclParamGetParameter *)0)->key), 5, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclParamGetParameter, value), sizeof(((struct cgl_fr_ncclParamGetParameter *)0)->value), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclParamGetParameter, valueLen), sizeof(((struct cgl_fr_ncclParamGetParameter *)0)->valueLen), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclParamGetParameter, (cgl_f->key, cgl_f->value, cgl_f->valueLen), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclParamGetParameter(const char *key, const char **value, int *valueLen)
 {
@@ -2861,11 +3069,11 @@ struct cgl_fr_ncclParamGetAllParameterKeys {
     int *tableLen;
     ncclResult_t cgl_ret;
 };
-static const cg_arg cgl_ta_ncclParamGetAllParameterKeys[2] = {
-    {"table", offsetof(struct cgl_fr_ncclParamGetAllParameterKeys, table), sizeof(((struct cgl_fr_ncclParamGetAllParameterKeys *)0)->table), 3, 0, 0, 0, NULL},
-    {"tableLen", offsetof(struct cgl_fr_ncclParamGetAllParameterKeys, tableLen), sizeof(((struct cgl_fr_ncclParamGetAllParameterKeys *)0)->tableLen), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_ncclParamGetAllParameterKeys = {2, offsetof(struct cgl_fr_ncclParamGetAllParameterKeys, cgl_ret), sizeof(((struct cgl_fr_ncclParamGetAllParameterKeys *)0)->cgl_ret), 7, cgl_ta_ncclParamGetAllParameterKeys};
+static const cg_arg_name cgl_tn_ncclParamGetAllParameterKeys[2] = {{"table", NULL}, {"tableLen", NULL}};
+static const struct cgl_targs_ncclParamGetAllParameterKeys cgl_targs_ncclParamGetAllParameterKeys = {{2, offsetof(struct cgl_fr_ncclParamGetAllParameterKeys, cgl_ret), sizeof(((struct cgl_fr_ncclParamGetAllParameterKeys *)0)->cgl_ret), 7, cgl_targs_ncclParamGetAllParameterKeys.arg, cgl_tn_ncclParamGetAllParameterKeys}, {
+    {offsetof(struct cgl_fr_ncclParamGetAllParameterKeys, table), sizeof(((struct cgl_fr_ncclParamGetAllParameterKeys *)0)->table), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_ncclParamGetAllParameterKeys, tableLen), sizeof(((struct cgl_fr_ncclParamGetAllParameterKeys *)0)->tableLen), 3, 0, 0, 0},
+}};
 CG_THUNK(ncclParamGetAllParameterKeys, (cgl_f->table, cgl_f->tableLen), cgl_thunk_code);
 static __attribute__((noinline)) ncclResult_t cgl_gp_ncclParamGetAllParameterKeys(const char ***table, int *tableLen)
 {

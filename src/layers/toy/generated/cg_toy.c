@@ -39,46 +39,95 @@ static const int cgl_states_toySetErrno[] = {TOY_ERROR_TIMEOUT};
 /* Thread rules (layer.h, cg_rule), each defined after its entry point's frame. */
 static const cg_rule cgl_rules_toySetDims[1];
 
-/* What a traced call records (layer.h, cg_args), each defined after its frame. */
-static const cg_args cgl_targs_toyGetDevice;
-static const cg_args cgl_targs_toyCompile;
-static const cg_args cgl_targs_toyProgramRelease;
-static const cg_args cgl_targs_toyWait;
-static const cg_args cgl_targs_toyAdd;
-static const cg_args cgl_targs_toyNop;
-static const cg_args cgl_targs_toyTouch;
-static const cg_args cgl_targs_toyLaunch;
-static const cg_args cgl_targs_toyRunCallback;
-static const cg_args cgl_targs_toyGetStats;
+/* What a traced call records (layer.h, cg_args), each defined after its frame: the table and
+ * its arguments in one aligned line (up to five), their names apart. */
+static const struct __attribute__((aligned(64))) cgl_targs_toyGetDevice {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_toyGetDevice;
+static const struct __attribute__((aligned(64))) cgl_targs_toyCompile {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_toyCompile;
+static const struct __attribute__((aligned(64))) cgl_targs_toyProgramRelease {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_toyProgramRelease;
+static const struct __attribute__((aligned(64))) cgl_targs_toyWait {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_toyWait;
+static const struct __attribute__((aligned(64))) cgl_targs_toyAdd {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_toyAdd;
+static const struct __attribute__((aligned(64))) cgl_targs_toyNop {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_toyNop;
+static const struct __attribute__((aligned(64))) cgl_targs_toyTouch {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_toyTouch;
+static const struct __attribute__((aligned(64))) cgl_targs_toyLaunch {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_toyLaunch;
+static const struct __attribute__((aligned(64))) cgl_targs_toyRunCallback {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_toyRunCallback;
+static const struct __attribute__((aligned(64))) cgl_targs_toyGetStats {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_toyGetStats;
 static const cg_args cgl_targs_toyResetStats;
-static const cg_args cgl_targs_toySetDims;
-static const cg_args cgl_targs_toySetErrno;
-static const cg_args cgl_targs_toyCompile_v2;
-static const cg_args cgl_targs_toyCompile_v2_ptds;
-static const cg_args cgl_targs_toyQuery_v2;
-static const cg_args cgl_targs_toyGetProcAddress;
+static const struct __attribute__((aligned(64))) cgl_targs_toySetDims {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_toySetDims;
+static const struct __attribute__((aligned(64))) cgl_targs_toySetErrno {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_toySetErrno;
+static const struct __attribute__((aligned(64))) cgl_targs_toyCompile_v2 {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_toyCompile_v2;
+static const struct __attribute__((aligned(64))) cgl_targs_toyCompile_v2_ptds {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_toyCompile_v2_ptds;
+static const struct __attribute__((aligned(64))) cgl_targs_toyQuery_v2 {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_toyQuery_v2;
+static const struct __attribute__((aligned(64))) cgl_targs_toyGetProcAddress {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_toyGetProcAddress;
 
 /* {name, base, transition (0 always, 1 blocking, 2 never), blocking, scope (0 process, 1 handle),
  *  reason, serialize, states, nstates, thread rules, their count[, collective][, uncounted]}; a variant (base != NULL)
  *  carries its base's policy (its rules are its own frame's). */
 static const cg_site_default cgl_defaults[CGL_NSITES] = {
-    [CGL_toyGetDevice] = {"toyGetDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyGetDevice},
-    [CGL_toyCompile] = {"toyCompile", NULL, 0, 1, 0, "compiles a program in the driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyCompile},
-    [CGL_toyProgramRelease] = {"toyProgramRelease", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyProgramRelease},
-    [CGL_toyWait] = {"toyWait", NULL, 0, 1, 0, "waits for the device for as long as asked", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyWait},
-    [CGL_toyAdd] = {"toyAdd", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyAdd},
-    [CGL_toyNop] = {"toyNop", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyNop},
-    [CGL_toyTouch] = {"toyTouch", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyTouch},
-    [CGL_toyLaunch] = {"toyLaunch", NULL, 0, 1, 0, "a launch blocks when the device's queue is full", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyLaunch},
-    [CGL_toyRunCallback] = {"toyRunCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyRunCallback},
-    [CGL_toyGetStats] = {"toyGetStats", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyGetStats},
+    [CGL_toyGetDevice] = {"toyGetDevice", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyGetDevice.a},
+    [CGL_toyCompile] = {"toyCompile", NULL, 0, 1, 0, "compiles a program in the driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyCompile.a},
+    [CGL_toyProgramRelease] = {"toyProgramRelease", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyProgramRelease.a},
+    [CGL_toyWait] = {"toyWait", NULL, 0, 1, 0, "waits for the device for as long as asked", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyWait.a},
+    [CGL_toyAdd] = {"toyAdd", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyAdd.a},
+    [CGL_toyNop] = {"toyNop", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyNop.a},
+    [CGL_toyTouch] = {"toyTouch", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyTouch.a},
+    [CGL_toyLaunch] = {"toyLaunch", NULL, 0, 1, 0, "a launch blocks when the device's queue is full", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyLaunch.a},
+    [CGL_toyRunCallback] = {"toyRunCallback", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyRunCallback.a},
+    [CGL_toyGetStats] = {"toyGetStats", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyGetStats.a},
     [CGL_toyResetStats] = {"toyResetStats", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyResetStats},
-    [CGL_toySetDims] = {"toySetDims", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_toySetDims, 1, .args = &cgl_targs_toySetDims},
-    [CGL_toySetErrno] = {"toySetErrno", NULL, 0, 0, 0, NULL, NULL, cgl_states_toySetErrno, 1, NULL, 0, .args = &cgl_targs_toySetErrno},
-    [CGL_toyCompile_v2] = {"toyCompile_v2", "toyCompile", 0, 1, 0, "compiles a program in the driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyCompile_v2},
-    [CGL_toyCompile_v2_ptds] = {"toyCompile_v2_ptds", "toyCompile", 0, 1, 0, "compiles a program in the driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyCompile_v2_ptds},
-    [CGL_toyQuery_v2] = {"toyQuery_v2", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyQuery_v2},
-    [CGL_toyGetProcAddress] = {"toyGetProcAddress", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyGetProcAddress},
+    [CGL_toySetDims] = {"toySetDims", NULL, 0, 0, 0, NULL, NULL, NULL, 0, cgl_rules_toySetDims, 1, .args = &cgl_targs_toySetDims.a},
+    [CGL_toySetErrno] = {"toySetErrno", NULL, 0, 0, 0, NULL, NULL, cgl_states_toySetErrno, 1, NULL, 0, .args = &cgl_targs_toySetErrno.a},
+    [CGL_toyCompile_v2] = {"toyCompile_v2", "toyCompile", 0, 1, 0, "compiles a program in the driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyCompile_v2.a},
+    [CGL_toyCompile_v2_ptds] = {"toyCompile_v2_ptds", "toyCompile", 0, 1, 0, "compiles a program in the driver", NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyCompile_v2_ptds.a},
+    [CGL_toyQuery_v2] = {"toyQuery_v2", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyQuery_v2.a},
+    [CGL_toyGetProcAddress] = {"toyGetProcAddress", NULL, 0, 0, 0, NULL, NULL, NULL, 0, NULL, 0, .args = &cgl_targs_toyGetProcAddress.a},
 };
 
 /* Names a toy_result_t; codes that repeat a value are left to their first name. */
@@ -191,11 +240,11 @@ struct cgl_fr_toyGetDevice {
     toy_device_t *device;
     toy_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_toyGetDevice[2] = {
-    {"index", offsetof(struct cgl_fr_toyGetDevice, index), sizeof(((struct cgl_fr_toyGetDevice *)0)->index), 2, 0, 0, 0, NULL},
-    {"device", offsetof(struct cgl_fr_toyGetDevice, device), sizeof(((struct cgl_fr_toyGetDevice *)0)->device), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_toyGetDevice = {2, offsetof(struct cgl_fr_toyGetDevice, cgl_ret), sizeof(((struct cgl_fr_toyGetDevice *)0)->cgl_ret), 7, cgl_ta_toyGetDevice};
+static const cg_arg_name cgl_tn_toyGetDevice[2] = {{"index", NULL}, {"device", NULL}};
+static const struct cgl_targs_toyGetDevice cgl_targs_toyGetDevice = {{2, offsetof(struct cgl_fr_toyGetDevice, cgl_ret), sizeof(((struct cgl_fr_toyGetDevice *)0)->cgl_ret), 7, cgl_targs_toyGetDevice.arg, cgl_tn_toyGetDevice}, {
+    {offsetof(struct cgl_fr_toyGetDevice, index), sizeof(((struct cgl_fr_toyGetDevice *)0)->index), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_toyGetDevice, device), sizeof(((struct cgl_fr_toyGetDevice *)0)->device), 3, 0, 0, 0},
+}};
 CG_THUNK(toyGetDevice, (cgl_f->index, cgl_f->device), cgl_thunk_code);
 static __attribute__((noinline)) toy_result_t cgl_gp_toyGetDevice(uint32_t index, toy_device_t *device)
 {
@@ -223,13 +272,13 @@ struct cgl_fr_toyCompile {
     toy_program_t *program;
     toy_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_toyCompile[4] = {
-    {"device", offsetof(struct cgl_fr_toyCompile, device), sizeof(((struct cgl_fr_toyCompile *)0)->device), 3, 0, 0, 0, NULL},
-    {"source", offsetof(struct cgl_fr_toyCompile, source), sizeof(((struct cgl_fr_toyCompile *)0)->source), 5, 0, 0, 0, NULL},
-    {"sleep_us", offsetof(struct cgl_fr_toyCompile, sleep_us), sizeof(((struct cgl_fr_toyCompile *)0)->sleep_us), 2, 0, 0, 0, NULL},
-    {"program", offsetof(struct cgl_fr_toyCompile, program), sizeof(((struct cgl_fr_toyCompile *)0)->program), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_toyCompile = {4, offsetof(struct cgl_fr_toyCompile, cgl_ret), sizeof(((struct cgl_fr_toyCompile *)0)->cgl_ret), 7, cgl_ta_toyCompile};
+static const cg_arg_name cgl_tn_toyCompile[4] = {{"device", NULL}, {"source", NULL}, {"sleep_us", NULL}, {"program", NULL}};
+static const struct cgl_targs_toyCompile cgl_targs_toyCompile = {{4, offsetof(struct cgl_fr_toyCompile, cgl_ret), sizeof(((struct cgl_fr_toyCompile *)0)->cgl_ret), 7, cgl_targs_toyCompile.arg, cgl_tn_toyCompile}, {
+    {offsetof(struct cgl_fr_toyCompile, device), sizeof(((struct cgl_fr_toyCompile *)0)->device), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_toyCompile, source), sizeof(((struct cgl_fr_toyCompile *)0)->source), 5, 0, 0, 0},
+    {offsetof(struct cgl_fr_toyCompile, sleep_us), sizeof(((struct cgl_fr_toyCompile *)0)->sleep_us), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_toyCompile, program), sizeof(((struct cgl_fr_toyCompile *)0)->program), 3, 0, 0, 0},
+}};
 CG_THUNK(toyCompile, (cgl_f->device, cgl_f->source, cgl_f->sleep_us, cgl_f->program), cgl_thunk_code);
 static __attribute__((noinline)) toy_result_t cgl_gp_toyCompile(toy_device_t device, const char *source, uint32_t sleep_us, toy_program_t *program)
 {
@@ -255,10 +304,10 @@ struct cgl_fr_toyProgramRelease {
     toy_program_t program;
     toy_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_toyProgramRelease[1] = {
-    {"program", offsetof(struct cgl_fr_toyProgramRelease, program), sizeof(((struct cgl_fr_toyProgramRelease *)0)->program), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_toyProgramRelease = {1, offsetof(struct cgl_fr_toyProgramRelease, cgl_ret), sizeof(((struct cgl_fr_toyProgramRelease *)0)->cgl_ret), 7, cgl_ta_toyProgramRelease};
+static const cg_arg_name cgl_tn_toyProgramRelease[1] = {{"program", NULL}};
+static const struct cgl_targs_toyProgramRelease cgl_targs_toyProgramRelease = {{1, offsetof(struct cgl_fr_toyProgramRelease, cgl_ret), sizeof(((struct cgl_fr_toyProgramRelease *)0)->cgl_ret), 7, cgl_targs_toyProgramRelease.arg, cgl_tn_toyProgramRelease}, {
+    {offsetof(struct cgl_fr_toyProgramRelease, program), sizeof(((struct cgl_fr_toyProgramRelease *)0)->program), 3, 0, 0, 0},
+}};
 CG_THUNK(toyProgramRelease, (cgl_f->program), cgl_thunk_code);
 static __attribute__((noinline)) toy_result_t cgl_gp_toyProgramRelease(toy_program_t program)
 {
@@ -284,11 +333,11 @@ struct cgl_fr_toyWait {
     uint32_t ms;
     toy_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_toyWait[2] = {
-    {"device", offsetof(struct cgl_fr_toyWait, device), sizeof(((struct cgl_fr_toyWait *)0)->device), 3, 0, 0, 0, NULL},
-    {"ms", offsetof(struct cgl_fr_toyWait, ms), sizeof(((struct cgl_fr_toyWait *)0)->ms), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_toyWait = {2, offsetof(struct cgl_fr_toyWait, cgl_ret), sizeof(((struct cgl_fr_toyWait *)0)->cgl_ret), 7, cgl_ta_toyWait};
+static const cg_arg_name cgl_tn_toyWait[2] = {{"device", NULL}, {"ms", NULL}};
+static const struct cgl_targs_toyWait cgl_targs_toyWait = {{2, offsetof(struct cgl_fr_toyWait, cgl_ret), sizeof(((struct cgl_fr_toyWait *)0)->cgl_ret), 7, cgl_targs_toyWait.arg, cgl_tn_toyWait}, {
+    {offsetof(struct cgl_fr_toyWait, device), sizeof(((struct cgl_fr_toyWait *)0)->device), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_toyWait, ms), sizeof(((struct cgl_fr_toyWait *)0)->ms), 2, 0, 0, 0},
+}};
 CG_THUNK(toyWait, (cgl_f->device, cgl_f->ms), cgl_thunk_code);
 static __attribute__((noinline)) toy_result_t cgl_gp_toyWait(toy_device_t device, uint32_t ms)
 {
@@ -318,12 +367,12 @@ struct cgl_fr_toyAdd {
     int32_t *sum;
     toy_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_toyAdd[3] = {
-    {"a", offsetof(struct cgl_fr_toyAdd, a), sizeof(((struct cgl_fr_toyAdd *)0)->a), 1, 0, 0, 0, NULL},
-    {"b", offsetof(struct cgl_fr_toyAdd, b), sizeof(((struct cgl_fr_toyAdd *)0)->b), 1, 0, 0, 0, NULL},
-    {"sum", offsetof(struct cgl_fr_toyAdd, sum), sizeof(((struct cgl_fr_toyAdd *)0)->sum), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_toyAdd = {3, offsetof(struct cgl_fr_toyAdd, cgl_ret), sizeof(((struct cgl_fr_toyAdd *)0)->cgl_ret), 7, cgl_ta_toyAdd};
+static const cg_arg_name cgl_tn_toyAdd[3] = {{"a", NULL}, {"b", NULL}, {"sum", NULL}};
+static const struct cgl_targs_toyAdd cgl_targs_toyAdd = {{3, offsetof(struct cgl_fr_toyAdd, cgl_ret), sizeof(((struct cgl_fr_toyAdd *)0)->cgl_ret), 7, cgl_targs_toyAdd.arg, cgl_tn_toyAdd}, {
+    {offsetof(struct cgl_fr_toyAdd, a), sizeof(((struct cgl_fr_toyAdd *)0)->a), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_toyAdd, b), sizeof(((struct cgl_fr_toyAdd *)0)->b), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_toyAdd, sum), sizeof(((struct cgl_fr_toyAdd *)0)->sum), 3, 0, 0, 0},
+}};
 CG_THUNK(toyAdd, (cgl_f->a, cgl_f->b, cgl_f->sum), cgl_thunk_code);
 static __attribute__((noinline)) toy_result_t cgl_gp_toyAdd(int32_t a, int32_t b, int32_t *sum)
 {
@@ -348,10 +397,10 @@ struct cgl_fr_toyNop {
     int32_t x;
     int32_t cgl_ret;
 };
-static const cg_arg cgl_ta_toyNop[1] = {
-    {"x", offsetof(struct cgl_fr_toyNop, x), sizeof(((struct cgl_fr_toyNop *)0)->x), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_toyNop = {1, offsetof(struct cgl_fr_toyNop, cgl_ret), sizeof(((struct cgl_fr_toyNop *)0)->cgl_ret), 1, cgl_ta_toyNop};
+static const cg_arg_name cgl_tn_toyNop[1] = {{"x", NULL}};
+static const struct cgl_targs_toyNop cgl_targs_toyNop = {{1, offsetof(struct cgl_fr_toyNop, cgl_ret), sizeof(((struct cgl_fr_toyNop *)0)->cgl_ret), 1, cgl_targs_toyNop.arg, cgl_tn_toyNop}, {
+    {offsetof(struct cgl_fr_toyNop, x), sizeof(((struct cgl_fr_toyNop *)0)->x), 1, 0, 0, 0},
+}};
 CG_THUNK(toyNop, (cgl_f->x), CG_NO_CODE);
 static __attribute__((noinline)) int32_t cgl_gp_toyNop(int32_t x)
 {
@@ -376,10 +425,10 @@ CG_EXPORT int32_t TOY_APICALL toyNop(int32_t x)
 struct cgl_fr_toyTouch {
     const void *p;
 };
-static const cg_arg cgl_ta_toyTouch[1] = {
-    {"p", offsetof(struct cgl_fr_toyTouch, p), sizeof(((struct cgl_fr_toyTouch *)0)->p), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_toyTouch = {1, 0, 0, 0, cgl_ta_toyTouch};
+static const cg_arg_name cgl_tn_toyTouch[1] = {{"p", NULL}};
+static const struct cgl_targs_toyTouch cgl_targs_toyTouch = {{1, 0, 0, 0, cgl_targs_toyTouch.arg, cgl_tn_toyTouch}, {
+    {offsetof(struct cgl_fr_toyTouch, p), sizeof(((struct cgl_fr_toyTouch *)0)->p), 3, 0, 0, 0},
+}};
 CG_THUNK_VOID(toyTouch, (cgl_f->p));
 static __attribute__((noinline)) void cgl_gp_toyTouch(const void *p)
 {
@@ -403,10 +452,10 @@ struct cgl_fr_toyLaunch {
     int32_t x;
     int32_t cgl_ret;
 };
-static const cg_arg cgl_ta_toyLaunch[1] = {
-    {"x", offsetof(struct cgl_fr_toyLaunch, x), sizeof(((struct cgl_fr_toyLaunch *)0)->x), 1, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_toyLaunch = {1, offsetof(struct cgl_fr_toyLaunch, cgl_ret), sizeof(((struct cgl_fr_toyLaunch *)0)->cgl_ret), 1, cgl_ta_toyLaunch};
+static const cg_arg_name cgl_tn_toyLaunch[1] = {{"x", NULL}};
+static const struct cgl_targs_toyLaunch cgl_targs_toyLaunch = {{1, offsetof(struct cgl_fr_toyLaunch, cgl_ret), sizeof(((struct cgl_fr_toyLaunch *)0)->cgl_ret), 1, cgl_targs_toyLaunch.arg, cgl_tn_toyLaunch}, {
+    {offsetof(struct cgl_fr_toyLaunch, x), sizeof(((struct cgl_fr_toyLaunch *)0)->x), 1, 0, 0, 0},
+}};
 CG_THUNK(toyLaunch, (cgl_f->x), CG_NO_CODE);
 static __attribute__((noinline)) int32_t cgl_gp_toyLaunch(int32_t x)
 {
@@ -437,12 +486,12 @@ struct cgl_fr_toyRunCallback {
     void *user;
     toy_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_toyRunCallback[3] = {
-    {"device", offsetof(struct cgl_fr_toyRunCallback, device), sizeof(((struct cgl_fr_toyRunCallback *)0)->device), 3, 0, 0, 0, NULL},
-    {"callback", offsetof(struct cgl_fr_toyRunCallback, callback), sizeof(((struct cgl_fr_toyRunCallback *)0)->callback), 3, 0, 0, 0, NULL},
-    {"user", offsetof(struct cgl_fr_toyRunCallback, user), sizeof(((struct cgl_fr_toyRunCallback *)0)->user), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_toyRunCallback = {3, offsetof(struct cgl_fr_toyRunCallback, cgl_ret), sizeof(((struct cgl_fr_toyRunCallback *)0)->cgl_ret), 7, cgl_ta_toyRunCallback};
+static const cg_arg_name cgl_tn_toyRunCallback[3] = {{"device", NULL}, {"callback", NULL}, {"user", NULL}};
+static const struct cgl_targs_toyRunCallback cgl_targs_toyRunCallback = {{3, offsetof(struct cgl_fr_toyRunCallback, cgl_ret), sizeof(((struct cgl_fr_toyRunCallback *)0)->cgl_ret), 7, cgl_targs_toyRunCallback.arg, cgl_tn_toyRunCallback}, {
+    {offsetof(struct cgl_fr_toyRunCallback, device), sizeof(((struct cgl_fr_toyRunCallback *)0)->device), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_toyRunCallback, callback), sizeof(((struct cgl_fr_toyRunCallback *)0)->callback), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_toyRunCallback, user), sizeof(((struct cgl_fr_toyRunCallback *)0)->user), 3, 0, 0, 0},
+}};
 CG_THUNK(toyRunCallback, (cgl_f->device, cgl_f->callback, cgl_f->user), cgl_thunk_code);
 static __attribute__((noinline)) toy_result_t cgl_gp_toyRunCallback(toy_device_t device, toy_callback_t callback, void *user)
 {
@@ -467,10 +516,10 @@ struct cgl_fr_toyGetStats {
     toy_stats_t *stats;
     toy_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_toyGetStats[1] = {
-    {"stats", offsetof(struct cgl_fr_toyGetStats, stats), sizeof(((struct cgl_fr_toyGetStats *)0)->stats), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_toyGetStats = {1, offsetof(struct cgl_fr_toyGetStats, cgl_ret), sizeof(((struct cgl_fr_toyGetStats *)0)->cgl_ret), 7, cgl_ta_toyGetStats};
+static const cg_arg_name cgl_tn_toyGetStats[1] = {{"stats", NULL}};
+static const struct cgl_targs_toyGetStats cgl_targs_toyGetStats = {{1, offsetof(struct cgl_fr_toyGetStats, cgl_ret), sizeof(((struct cgl_fr_toyGetStats *)0)->cgl_ret), 7, cgl_targs_toyGetStats.arg, cgl_tn_toyGetStats}, {
+    {offsetof(struct cgl_fr_toyGetStats, stats), sizeof(((struct cgl_fr_toyGetStats *)0)->stats), 3, 0, 0, 0},
+}};
 CG_THUNK(toyGetStats, (cgl_f->stats), cgl_thunk_code);
 static __attribute__((noinline)) toy_result_t cgl_gp_toyGetStats(toy_stats_t *stats)
 {
@@ -494,7 +543,7 @@ CG_EXPORT toy_result_t TOY_APICALL toyGetStats(toy_stats_t *stats)
 struct cgl_fr_toyResetStats {
     toy_result_t cgl_ret;
 };
-static const cg_args cgl_targs_toyResetStats = {0, offsetof(struct cgl_fr_toyResetStats, cgl_ret), sizeof(((struct cgl_fr_toyResetStats *)0)->cgl_ret), 7, NULL};
+static const cg_args cgl_targs_toyResetStats = {0, offsetof(struct cgl_fr_toyResetStats, cgl_ret), sizeof(((struct cgl_fr_toyResetStats *)0)->cgl_ret), 7, NULL, NULL};
 CG_THUNK(toyResetStats, (), cgl_thunk_code);
 static __attribute__((noinline)) toy_result_t cgl_gp_toyResetStats(void)
 {
@@ -523,10 +572,10 @@ struct cgl_fr_toySetDims {
 static const cg_rule cgl_rules_toySetDims[1] = {
     {"device", offsetof(struct cgl_fr_toySetDims, device), sizeof(((struct cgl_fr_toySetDims *)0)->device), CG_RULE_WRITE | CG_RULE_SETS},
 };
-static const cg_arg cgl_ta_toySetDims[1] = {
-    {"device", offsetof(struct cgl_fr_toySetDims, device), sizeof(((struct cgl_fr_toySetDims *)0)->device), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_toySetDims = {1, offsetof(struct cgl_fr_toySetDims, cgl_ret), sizeof(((struct cgl_fr_toySetDims *)0)->cgl_ret), 7, cgl_ta_toySetDims};
+static const cg_arg_name cgl_tn_toySetDims[1] = {{"device", NULL}};
+static const struct cgl_targs_toySetDims cgl_targs_toySetDims = {{1, offsetof(struct cgl_fr_toySetDims, cgl_ret), sizeof(((struct cgl_fr_toySetDims *)0)->cgl_ret), 7, cgl_targs_toySetDims.arg, cgl_tn_toySetDims}, {
+    {offsetof(struct cgl_fr_toySetDims, device), sizeof(((struct cgl_fr_toySetDims *)0)->device), 3, 0, 0, 0},
+}};
 CG_THUNK(toySetDims, (cgl_f->device, cgl_f->dims), cgl_thunk_code);
 static __attribute__((noinline)) toy_result_t cgl_gp_toySetDims(toy_device_t device, const uint32_t dims[3])
 {
@@ -552,11 +601,11 @@ struct cgl_fr_toySetErrno {
     toy_result_t result;
     toy_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_toySetErrno[2] = {
-    {"err", offsetof(struct cgl_fr_toySetErrno, err), sizeof(((struct cgl_fr_toySetErrno *)0)->err), 1, 0, 0, 0, NULL},
-    {"result", offsetof(struct cgl_fr_toySetErrno, result), sizeof(((struct cgl_fr_toySetErrno *)0)->result), 7, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_toySetErrno = {2, offsetof(struct cgl_fr_toySetErrno, cgl_ret), sizeof(((struct cgl_fr_toySetErrno *)0)->cgl_ret), 7, cgl_ta_toySetErrno};
+static const cg_arg_name cgl_tn_toySetErrno[2] = {{"err", NULL}, {"result", NULL}};
+static const struct cgl_targs_toySetErrno cgl_targs_toySetErrno = {{2, offsetof(struct cgl_fr_toySetErrno, cgl_ret), sizeof(((struct cgl_fr_toySetErrno *)0)->cgl_ret), 7, cgl_targs_toySetErrno.arg, cgl_tn_toySetErrno}, {
+    {offsetof(struct cgl_fr_toySetErrno, err), sizeof(((struct cgl_fr_toySetErrno *)0)->err), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_toySetErrno, result), sizeof(((struct cgl_fr_toySetErrno *)0)->result), 7, 0, 0, 0},
+}};
 CG_THUNK(toySetErrno, (cgl_f->err, cgl_f->result), cgl_thunk_code);
 static __attribute__((noinline)) toy_result_t cgl_gp_toySetErrno(int32_t err, toy_result_t result)
 {
@@ -585,14 +634,14 @@ struct cgl_fr_toyCompile_v2 {
     toy_program_t *program;
     toy_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_toyCompile_v2[5] = {
-    {"device", offsetof(struct cgl_fr_toyCompile_v2, device), sizeof(((struct cgl_fr_toyCompile_v2 *)0)->device), 3, 0, 0, 0, NULL},
-    {"source", offsetof(struct cgl_fr_toyCompile_v2, source), sizeof(((struct cgl_fr_toyCompile_v2 *)0)->source), 5, 0, 0, 0, NULL},
-    {"sleep_us", offsetof(struct cgl_fr_toyCompile_v2, sleep_us), sizeof(((struct cgl_fr_toyCompile_v2 *)0)->sleep_us), 2, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_toyCompile_v2, flags), sizeof(((struct cgl_fr_toyCompile_v2 *)0)->flags), 2, 0, 0, 0, NULL},
-    {"program", offsetof(struct cgl_fr_toyCompile_v2, program), sizeof(((struct cgl_fr_toyCompile_v2 *)0)->program), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_toyCompile_v2 = {5, offsetof(struct cgl_fr_toyCompile_v2, cgl_ret), sizeof(((struct cgl_fr_toyCompile_v2 *)0)->cgl_ret), 7, cgl_ta_toyCompile_v2};
+static const cg_arg_name cgl_tn_toyCompile_v2[5] = {{"device", NULL}, {"source", NULL}, {"sleep_us", NULL}, {"flags", NULL}, {"program", NULL}};
+static const struct cgl_targs_toyCompile_v2 cgl_targs_toyCompile_v2 = {{5, offsetof(struct cgl_fr_toyCompile_v2, cgl_ret), sizeof(((struct cgl_fr_toyCompile_v2 *)0)->cgl_ret), 7, cgl_targs_toyCompile_v2.arg, cgl_tn_toyCompile_v2}, {
+    {offsetof(struct cgl_fr_toyCompile_v2, device), sizeof(((struct cgl_fr_toyCompile_v2 *)0)->device), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_toyCompile_v2, source), sizeof(((struct cgl_fr_toyCompile_v2 *)0)->source), 5, 0, 0, 0},
+    {offsetof(struct cgl_fr_toyCompile_v2, sleep_us), sizeof(((struct cgl_fr_toyCompile_v2 *)0)->sleep_us), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_toyCompile_v2, flags), sizeof(((struct cgl_fr_toyCompile_v2 *)0)->flags), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_toyCompile_v2, program), sizeof(((struct cgl_fr_toyCompile_v2 *)0)->program), 3, 0, 0, 0},
+}};
 CG_THUNK(toyCompile_v2, (cgl_f->device, cgl_f->source, cgl_f->sleep_us, cgl_f->flags, cgl_f->program), cgl_thunk_code);
 static __attribute__((noinline)) toy_result_t cgl_gp_toyCompile_v2(toy_device_t device, const char *source, uint32_t sleep_us, uint32_t flags, toy_program_t *program)
 {
@@ -622,14 +671,14 @@ struct cgl_fr_toyCompile_v2_ptds {
     toy_program_t *program;
     toy_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_toyCompile_v2_ptds[5] = {
-    {"device", offsetof(struct cgl_fr_toyCompile_v2_ptds, device), sizeof(((struct cgl_fr_toyCompile_v2_ptds *)0)->device), 3, 0, 0, 0, NULL},
-    {"source", offsetof(struct cgl_fr_toyCompile_v2_ptds, source), sizeof(((struct cgl_fr_toyCompile_v2_ptds *)0)->source), 5, 0, 0, 0, NULL},
-    {"sleep_us", offsetof(struct cgl_fr_toyCompile_v2_ptds, sleep_us), sizeof(((struct cgl_fr_toyCompile_v2_ptds *)0)->sleep_us), 2, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_toyCompile_v2_ptds, flags), sizeof(((struct cgl_fr_toyCompile_v2_ptds *)0)->flags), 2, 0, 0, 0, NULL},
-    {"program", offsetof(struct cgl_fr_toyCompile_v2_ptds, program), sizeof(((struct cgl_fr_toyCompile_v2_ptds *)0)->program), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_toyCompile_v2_ptds = {5, offsetof(struct cgl_fr_toyCompile_v2_ptds, cgl_ret), sizeof(((struct cgl_fr_toyCompile_v2_ptds *)0)->cgl_ret), 7, cgl_ta_toyCompile_v2_ptds};
+static const cg_arg_name cgl_tn_toyCompile_v2_ptds[5] = {{"device", NULL}, {"source", NULL}, {"sleep_us", NULL}, {"flags", NULL}, {"program", NULL}};
+static const struct cgl_targs_toyCompile_v2_ptds cgl_targs_toyCompile_v2_ptds = {{5, offsetof(struct cgl_fr_toyCompile_v2_ptds, cgl_ret), sizeof(((struct cgl_fr_toyCompile_v2_ptds *)0)->cgl_ret), 7, cgl_targs_toyCompile_v2_ptds.arg, cgl_tn_toyCompile_v2_ptds}, {
+    {offsetof(struct cgl_fr_toyCompile_v2_ptds, device), sizeof(((struct cgl_fr_toyCompile_v2_ptds *)0)->device), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_toyCompile_v2_ptds, source), sizeof(((struct cgl_fr_toyCompile_v2_ptds *)0)->source), 5, 0, 0, 0},
+    {offsetof(struct cgl_fr_toyCompile_v2_ptds, sleep_us), sizeof(((struct cgl_fr_toyCompile_v2_ptds *)0)->sleep_us), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_toyCompile_v2_ptds, flags), sizeof(((struct cgl_fr_toyCompile_v2_ptds *)0)->flags), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_toyCompile_v2_ptds, program), sizeof(((struct cgl_fr_toyCompile_v2_ptds *)0)->program), 3, 0, 0, 0},
+}};
 CG_THUNK(toyCompile_v2_ptds, (cgl_f->device, cgl_f->source, cgl_f->sleep_us, cgl_f->flags, cgl_f->program), cgl_thunk_code);
 static __attribute__((noinline)) toy_result_t cgl_gp_toyCompile_v2_ptds(toy_device_t device, const char *source, uint32_t sleep_us, uint32_t flags, toy_program_t *program)
 {
@@ -655,10 +704,10 @@ struct cgl_fr_toyQuery_v2 {
     uint32_t *value;
     toy_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_toyQuery_v2[1] = {
-    {"value", offsetof(struct cgl_fr_toyQuery_v2, value), sizeof(((struct cgl_fr_toyQuery_v2 *)0)->value), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_toyQuery_v2 = {1, offsetof(struct cgl_fr_toyQuery_v2, cgl_ret), sizeof(((struct cgl_fr_toyQuery_v2 *)0)->cgl_ret), 7, cgl_ta_toyQuery_v2};
+static const cg_arg_name cgl_tn_toyQuery_v2[1] = {{"value", NULL}};
+static const struct cgl_targs_toyQuery_v2 cgl_targs_toyQuery_v2 = {{1, offsetof(struct cgl_fr_toyQuery_v2, cgl_ret), sizeof(((struct cgl_fr_toyQuery_v2 *)0)->cgl_ret), 7, cgl_targs_toyQuery_v2.arg, cgl_tn_toyQuery_v2}, {
+    {offsetof(struct cgl_fr_toyQuery_v2, value), sizeof(((struct cgl_fr_toyQuery_v2 *)0)->value), 3, 0, 0, 0},
+}};
 CG_THUNK(toyQuery_v2, (cgl_f->value), cgl_thunk_code);
 static __attribute__((noinline)) toy_result_t cgl_gp_toyQuery_v2(uint32_t *value)
 {
@@ -685,12 +734,12 @@ struct cgl_fr_toyGetProcAddress {
     void **pfn;
     toy_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_toyGetProcAddress[3] = {
-    {"name", offsetof(struct cgl_fr_toyGetProcAddress, name), sizeof(((struct cgl_fr_toyGetProcAddress *)0)->name), 5, 0, 0, 0, NULL},
-    {"version", offsetof(struct cgl_fr_toyGetProcAddress, version), sizeof(((struct cgl_fr_toyGetProcAddress *)0)->version), 2, 0, 0, 0, NULL},
-    {"pfn", offsetof(struct cgl_fr_toyGetProcAddress, pfn), sizeof(((struct cgl_fr_toyGetProcAddress *)0)->pfn), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_toyGetProcAddress = {3, offsetof(struct cgl_fr_toyGetProcAddress, cgl_ret), sizeof(((struct cgl_fr_toyGetProcAddress *)0)->cgl_ret), 7, cgl_ta_toyGetProcAddress};
+static const cg_arg_name cgl_tn_toyGetProcAddress[3] = {{"name", NULL}, {"version", NULL}, {"pfn", NULL}};
+static const struct cgl_targs_toyGetProcAddress cgl_targs_toyGetProcAddress = {{3, offsetof(struct cgl_fr_toyGetProcAddress, cgl_ret), sizeof(((struct cgl_fr_toyGetProcAddress *)0)->cgl_ret), 7, cgl_targs_toyGetProcAddress.arg, cgl_tn_toyGetProcAddress}, {
+    {offsetof(struct cgl_fr_toyGetProcAddress, name), sizeof(((struct cgl_fr_toyGetProcAddress *)0)->name), 5, 0, 0, 0},
+    {offsetof(struct cgl_fr_toyGetProcAddress, version), sizeof(((struct cgl_fr_toyGetProcAddress *)0)->version), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_toyGetProcAddress, pfn), sizeof(((struct cgl_fr_toyGetProcAddress *)0)->pfn), 3, 0, 0, 0},
+}};
 CG_THUNK(toyGetProcAddress, (cgl_f->name, cgl_f->version, cgl_f->pfn), cgl_thunk_code);
 static __attribute__((noinline)) toy_result_t cgl_gp_toyGetProcAddress(const char *name, uint32_t version, void **pfn)
 {

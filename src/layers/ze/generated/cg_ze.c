@@ -429,590 +429,1458 @@ static const cg_enum_name cgl_en_16[3] = { /* zes_standby_promo_mode_t */
     {1LL, "ZES_STANDBY_PROMO_MODE_NEVER"},
     {2147483647LL, "ZES_STANDBY_PROMO_MODE_FORCE_UINT32"},
 };
-/* What a traced call records (layer.h, cg_args), each defined after its frame. */
-static const cg_args cgl_targs_zeInit;
-static const cg_args cgl_targs_zeDriverGet;
-static const cg_args cgl_targs_zeDriverGetApiVersion;
-static const cg_args cgl_targs_zeDriverGetProperties;
-static const cg_args cgl_targs_zeDriverGetIpcProperties;
-static const cg_args cgl_targs_zeDriverGetExtensionProperties;
-static const cg_args cgl_targs_zeDriverGetExtensionFunctionAddress;
-static const cg_args cgl_targs_zeDeviceGet;
-static const cg_args cgl_targs_zeDeviceGetSubDevices;
-static const cg_args cgl_targs_zeDeviceGetProperties;
-static const cg_args cgl_targs_zeDeviceGetComputeProperties;
-static const cg_args cgl_targs_zeDeviceGetModuleProperties;
-static const cg_args cgl_targs_zeDeviceGetCommandQueueGroupProperties;
-static const cg_args cgl_targs_zeDeviceGetMemoryProperties;
-static const cg_args cgl_targs_zeDeviceGetMemoryAccessProperties;
-static const cg_args cgl_targs_zeDeviceGetCacheProperties;
-static const cg_args cgl_targs_zeDeviceGetImageProperties;
-static const cg_args cgl_targs_zeDeviceGetExternalMemoryProperties;
-static const cg_args cgl_targs_zeDeviceGetP2PProperties;
-static const cg_args cgl_targs_zeDeviceCanAccessPeer;
-static const cg_args cgl_targs_zeDeviceGetStatus;
-static const cg_args cgl_targs_zeDeviceGetGlobalTimestamps;
-static const cg_args cgl_targs_zeContextCreate;
-static const cg_args cgl_targs_zeContextCreateEx;
-static const cg_args cgl_targs_zeContextDestroy;
-static const cg_args cgl_targs_zeContextGetStatus;
-static const cg_args cgl_targs_zeCommandQueueCreate;
-static const cg_args cgl_targs_zeCommandQueueDestroy;
-static const cg_args cgl_targs_zeCommandQueueExecuteCommandLists;
-static const cg_args cgl_targs_zeCommandQueueSynchronize;
-static const cg_args cgl_targs_zeCommandListCreate;
-static const cg_args cgl_targs_zeCommandListCreateImmediate;
-static const cg_args cgl_targs_zeCommandListDestroy;
-static const cg_args cgl_targs_zeCommandListClose;
-static const cg_args cgl_targs_zeCommandListReset;
-static const cg_args cgl_targs_zeCommandListAppendWriteGlobalTimestamp;
-static const cg_args cgl_targs_zeCommandListAppendBarrier;
-static const cg_args cgl_targs_zeCommandListAppendMemoryRangesBarrier;
-static const cg_args cgl_targs_zeContextSystemBarrier;
-static const cg_args cgl_targs_zeCommandListAppendMemoryCopy;
-static const cg_args cgl_targs_zeCommandListAppendMemoryFill;
-static const cg_args cgl_targs_zeCommandListAppendMemoryCopyRegion;
-static const cg_args cgl_targs_zeCommandListAppendMemoryCopyFromContext;
-static const cg_args cgl_targs_zeCommandListAppendImageCopy;
-static const cg_args cgl_targs_zeCommandListAppendImageCopyRegion;
-static const cg_args cgl_targs_zeCommandListAppendImageCopyToMemory;
-static const cg_args cgl_targs_zeCommandListAppendImageCopyFromMemory;
-static const cg_args cgl_targs_zeCommandListAppendMemoryPrefetch;
-static const cg_args cgl_targs_zeCommandListAppendMemAdvise;
-static const cg_args cgl_targs_zeEventPoolCreate;
-static const cg_args cgl_targs_zeEventPoolDestroy;
-static const cg_args cgl_targs_zeEventCreate;
-static const cg_args cgl_targs_zeEventDestroy;
-static const cg_args cgl_targs_zeEventPoolGetIpcHandle;
-static const cg_args cgl_targs_zeEventPoolOpenIpcHandle;
-static const cg_args cgl_targs_zeEventPoolCloseIpcHandle;
-static const cg_args cgl_targs_zeCommandListAppendSignalEvent;
-static const cg_args cgl_targs_zeCommandListAppendWaitOnEvents;
-static const cg_args cgl_targs_zeEventHostSignal;
-static const cg_args cgl_targs_zeEventHostSynchronize;
-static const cg_args cgl_targs_zeEventQueryStatus;
-static const cg_args cgl_targs_zeCommandListAppendEventReset;
-static const cg_args cgl_targs_zeEventHostReset;
-static const cg_args cgl_targs_zeEventQueryKernelTimestamp;
-static const cg_args cgl_targs_zeCommandListAppendQueryKernelTimestamps;
-static const cg_args cgl_targs_zeFenceCreate;
-static const cg_args cgl_targs_zeFenceDestroy;
-static const cg_args cgl_targs_zeFenceHostSynchronize;
-static const cg_args cgl_targs_zeFenceQueryStatus;
-static const cg_args cgl_targs_zeFenceReset;
-static const cg_args cgl_targs_zeImageGetProperties;
-static const cg_args cgl_targs_zeImageCreate;
-static const cg_args cgl_targs_zeImageDestroy;
-static const cg_args cgl_targs_zeMemAllocShared;
-static const cg_args cgl_targs_zeMemAllocDevice;
-static const cg_args cgl_targs_zeMemAllocHost;
-static const cg_args cgl_targs_zeMemFree;
-static const cg_args cgl_targs_zeMemGetAllocProperties;
-static const cg_args cgl_targs_zeMemGetAddressRange;
-static const cg_args cgl_targs_zeMemGetIpcHandle;
-static const cg_args cgl_targs_zeMemOpenIpcHandle;
-static const cg_args cgl_targs_zeMemCloseIpcHandle;
-static const cg_args cgl_targs_zeModuleCreate;
-static const cg_args cgl_targs_zeModuleDestroy;
-static const cg_args cgl_targs_zeModuleDynamicLink;
-static const cg_args cgl_targs_zeModuleBuildLogDestroy;
-static const cg_args cgl_targs_zeModuleBuildLogGetString;
-static const cg_args cgl_targs_zeModuleGetNativeBinary;
-static const cg_args cgl_targs_zeModuleGetGlobalPointer;
-static const cg_args cgl_targs_zeModuleGetKernelNames;
-static const cg_args cgl_targs_zeModuleGetProperties;
-static const cg_args cgl_targs_zeKernelCreate;
-static const cg_args cgl_targs_zeKernelDestroy;
-static const cg_args cgl_targs_zeModuleGetFunctionPointer;
-static const cg_args cgl_targs_zeKernelSetGroupSize;
-static const cg_args cgl_targs_zeKernelSuggestGroupSize;
-static const cg_args cgl_targs_zeKernelSuggestMaxCooperativeGroupCount;
-static const cg_args cgl_targs_zeKernelSetArgumentValue;
-static const cg_args cgl_targs_zeKernelSetIndirectAccess;
-static const cg_args cgl_targs_zeKernelGetIndirectAccess;
-static const cg_args cgl_targs_zeKernelGetSourceAttributes;
-static const cg_args cgl_targs_zeKernelSetCacheConfig;
-static const cg_args cgl_targs_zeKernelGetProperties;
-static const cg_args cgl_targs_zeKernelGetName;
-static const cg_args cgl_targs_zeCommandListAppendLaunchKernel;
-static const cg_args cgl_targs_zeCommandListAppendLaunchCooperativeKernel;
-static const cg_args cgl_targs_zeCommandListAppendLaunchKernelIndirect;
-static const cg_args cgl_targs_zeCommandListAppendLaunchMultipleKernelsIndirect;
-static const cg_args cgl_targs_zeContextMakeMemoryResident;
-static const cg_args cgl_targs_zeContextEvictMemory;
-static const cg_args cgl_targs_zeContextMakeImageResident;
-static const cg_args cgl_targs_zeContextEvictImage;
-static const cg_args cgl_targs_zeSamplerCreate;
-static const cg_args cgl_targs_zeSamplerDestroy;
-static const cg_args cgl_targs_zeVirtualMemReserve;
-static const cg_args cgl_targs_zeVirtualMemFree;
-static const cg_args cgl_targs_zeVirtualMemQueryPageSize;
-static const cg_args cgl_targs_zePhysicalMemCreate;
-static const cg_args cgl_targs_zePhysicalMemDestroy;
-static const cg_args cgl_targs_zeVirtualMemMap;
-static const cg_args cgl_targs_zeVirtualMemUnmap;
-static const cg_args cgl_targs_zeVirtualMemSetAccessAttribute;
-static const cg_args cgl_targs_zeVirtualMemGetAccessAttribute;
-static const cg_args cgl_targs_zeKernelSetGlobalOffsetExp;
-static const cg_args cgl_targs_zeDeviceReserveCacheExt;
-static const cg_args cgl_targs_zeDeviceSetCacheAdviceExt;
-static const cg_args cgl_targs_zeEventQueryTimestampsExp;
-static const cg_args cgl_targs_zeImageGetMemoryPropertiesExp;
-static const cg_args cgl_targs_zeImageViewCreateExp;
-static const cg_args cgl_targs_zeKernelSchedulingHintExp;
-static const cg_args cgl_targs_zeDevicePciGetPropertiesExt;
-static const cg_args cgl_targs_zeCommandListAppendImageCopyToMemoryExt;
-static const cg_args cgl_targs_zeCommandListAppendImageCopyFromMemoryExt;
-static const cg_args cgl_targs_zeImageGetAllocPropertiesExt;
-static const cg_args cgl_targs_zeModuleInspectLinkageExt;
-static const cg_args cgl_targs_zeMemFreeExt;
-static const cg_args cgl_targs_zeFabricVertexGetExp;
-static const cg_args cgl_targs_zeFabricVertexGetSubVerticesExp;
-static const cg_args cgl_targs_zeFabricVertexGetPropertiesExp;
-static const cg_args cgl_targs_zeFabricVertexGetDeviceExp;
-static const cg_args cgl_targs_zeDeviceGetFabricVertexExp;
-static const cg_args cgl_targs_zeFabricEdgeGetExp;
-static const cg_args cgl_targs_zeFabricEdgeGetVerticesExp;
-static const cg_args cgl_targs_zeFabricEdgeGetPropertiesExp;
-static const cg_args cgl_targs_zetModuleGetDebugInfo;
-static const cg_args cgl_targs_zetDeviceGetDebugProperties;
-static const cg_args cgl_targs_zetDebugAttach;
-static const cg_args cgl_targs_zetDebugDetach;
-static const cg_args cgl_targs_zetDebugReadEvent;
-static const cg_args cgl_targs_zetDebugAcknowledgeEvent;
-static const cg_args cgl_targs_zetDebugInterrupt;
-static const cg_args cgl_targs_zetDebugResume;
-static const cg_args cgl_targs_zetDebugReadMemory;
-static const cg_args cgl_targs_zetDebugWriteMemory;
-static const cg_args cgl_targs_zetDebugGetRegisterSetProperties;
-static const cg_args cgl_targs_zetDebugReadRegisters;
-static const cg_args cgl_targs_zetDebugWriteRegisters;
-static const cg_args cgl_targs_zetMetricGroupGet;
-static const cg_args cgl_targs_zetMetricGroupGetProperties;
-static const cg_args cgl_targs_zetMetricGroupCalculateMetricValues;
-static const cg_args cgl_targs_zetMetricGet;
-static const cg_args cgl_targs_zetMetricGetProperties;
-static const cg_args cgl_targs_zetContextActivateMetricGroups;
-static const cg_args cgl_targs_zetMetricStreamerOpen;
-static const cg_args cgl_targs_zetCommandListAppendMetricStreamerMarker;
-static const cg_args cgl_targs_zetMetricStreamerClose;
-static const cg_args cgl_targs_zetMetricStreamerReadData;
-static const cg_args cgl_targs_zetMetricQueryPoolCreate;
-static const cg_args cgl_targs_zetMetricQueryPoolDestroy;
-static const cg_args cgl_targs_zetMetricQueryCreate;
-static const cg_args cgl_targs_zetMetricQueryDestroy;
-static const cg_args cgl_targs_zetMetricQueryReset;
-static const cg_args cgl_targs_zetCommandListAppendMetricQueryBegin;
-static const cg_args cgl_targs_zetCommandListAppendMetricQueryEnd;
-static const cg_args cgl_targs_zetCommandListAppendMetricMemoryBarrier;
-static const cg_args cgl_targs_zetMetricQueryGetData;
-static const cg_args cgl_targs_zetKernelGetProfileInfo;
-static const cg_args cgl_targs_zetTracerExpCreate;
-static const cg_args cgl_targs_zetTracerExpDestroy;
-static const cg_args cgl_targs_zetTracerExpSetPrologues;
-static const cg_args cgl_targs_zetTracerExpSetEpilogues;
-static const cg_args cgl_targs_zetTracerExpSetEnabled;
-static const cg_args cgl_targs_zetMetricGroupCalculateMultipleMetricValuesExp;
-static const cg_args cgl_targs_zesDeviceGetProperties;
-static const cg_args cgl_targs_zesDeviceGetState;
-static const cg_args cgl_targs_zesDeviceReset;
-static const cg_args cgl_targs_zesDeviceProcessesGetState;
-static const cg_args cgl_targs_zesDevicePciGetProperties;
-static const cg_args cgl_targs_zesDevicePciGetState;
-static const cg_args cgl_targs_zesDevicePciGetBars;
-static const cg_args cgl_targs_zesDevicePciGetStats;
-static const cg_args cgl_targs_zesDeviceEnumDiagnosticTestSuites;
-static const cg_args cgl_targs_zesDiagnosticsGetProperties;
-static const cg_args cgl_targs_zesDiagnosticsGetTests;
-static const cg_args cgl_targs_zesDiagnosticsRunTests;
-static const cg_args cgl_targs_zesDeviceEccAvailable;
-static const cg_args cgl_targs_zesDeviceEccConfigurable;
-static const cg_args cgl_targs_zesDeviceGetEccState;
-static const cg_args cgl_targs_zesDeviceSetEccState;
-static const cg_args cgl_targs_zesDeviceEnumEngineGroups;
-static const cg_args cgl_targs_zesEngineGetProperties;
-static const cg_args cgl_targs_zesEngineGetActivity;
-static const cg_args cgl_targs_zesDeviceEventRegister;
-static const cg_args cgl_targs_zesDriverEventListen;
-static const cg_args cgl_targs_zesDriverEventListenEx;
-static const cg_args cgl_targs_zesDeviceEnumFabricPorts;
-static const cg_args cgl_targs_zesFabricPortGetProperties;
-static const cg_args cgl_targs_zesFabricPortGetLinkType;
-static const cg_args cgl_targs_zesFabricPortGetConfig;
-static const cg_args cgl_targs_zesFabricPortSetConfig;
-static const cg_args cgl_targs_zesFabricPortGetState;
-static const cg_args cgl_targs_zesFabricPortGetThroughput;
-static const cg_args cgl_targs_zesDeviceEnumFans;
-static const cg_args cgl_targs_zesFanGetProperties;
-static const cg_args cgl_targs_zesFanGetConfig;
-static const cg_args cgl_targs_zesFanSetDefaultMode;
-static const cg_args cgl_targs_zesFanSetFixedSpeedMode;
-static const cg_args cgl_targs_zesFanSetSpeedTableMode;
-static const cg_args cgl_targs_zesFanGetState;
-static const cg_args cgl_targs_zesDeviceEnumFirmwares;
-static const cg_args cgl_targs_zesFirmwareGetProperties;
-static const cg_args cgl_targs_zesFirmwareFlash;
-static const cg_args cgl_targs_zesDeviceEnumFrequencyDomains;
-static const cg_args cgl_targs_zesFrequencyGetProperties;
-static const cg_args cgl_targs_zesFrequencyGetAvailableClocks;
-static const cg_args cgl_targs_zesFrequencyGetRange;
-static const cg_args cgl_targs_zesFrequencySetRange;
-static const cg_args cgl_targs_zesFrequencyGetState;
-static const cg_args cgl_targs_zesFrequencyGetThrottleTime;
-static const cg_args cgl_targs_zesFrequencyOcGetCapabilities;
-static const cg_args cgl_targs_zesFrequencyOcGetFrequencyTarget;
-static const cg_args cgl_targs_zesFrequencyOcSetFrequencyTarget;
-static const cg_args cgl_targs_zesFrequencyOcGetVoltageTarget;
-static const cg_args cgl_targs_zesFrequencyOcSetVoltageTarget;
-static const cg_args cgl_targs_zesFrequencyOcSetMode;
-static const cg_args cgl_targs_zesFrequencyOcGetMode;
-static const cg_args cgl_targs_zesFrequencyOcGetIccMax;
-static const cg_args cgl_targs_zesFrequencyOcSetIccMax;
-static const cg_args cgl_targs_zesFrequencyOcGetTjMax;
-static const cg_args cgl_targs_zesFrequencyOcSetTjMax;
-static const cg_args cgl_targs_zesDeviceEnumLeds;
-static const cg_args cgl_targs_zesLedGetProperties;
-static const cg_args cgl_targs_zesLedGetState;
-static const cg_args cgl_targs_zesLedSetState;
-static const cg_args cgl_targs_zesLedSetColor;
-static const cg_args cgl_targs_zesDeviceEnumMemoryModules;
-static const cg_args cgl_targs_zesMemoryGetProperties;
-static const cg_args cgl_targs_zesMemoryGetState;
-static const cg_args cgl_targs_zesMemoryGetBandwidth;
-static const cg_args cgl_targs_zesDeviceEnumPerformanceFactorDomains;
-static const cg_args cgl_targs_zesPerformanceFactorGetProperties;
-static const cg_args cgl_targs_zesPerformanceFactorGetConfig;
-static const cg_args cgl_targs_zesPerformanceFactorSetConfig;
-static const cg_args cgl_targs_zesDeviceEnumPowerDomains;
-static const cg_args cgl_targs_zesDeviceGetCardPowerDomain;
-static const cg_args cgl_targs_zesPowerGetProperties;
-static const cg_args cgl_targs_zesPowerGetEnergyCounter;
-static const cg_args cgl_targs_zesPowerGetLimits;
-static const cg_args cgl_targs_zesPowerSetLimits;
-static const cg_args cgl_targs_zesPowerGetEnergyThreshold;
-static const cg_args cgl_targs_zesPowerSetEnergyThreshold;
-static const cg_args cgl_targs_zesDeviceEnumPsus;
-static const cg_args cgl_targs_zesPsuGetProperties;
-static const cg_args cgl_targs_zesPsuGetState;
-static const cg_args cgl_targs_zesDeviceEnumRasErrorSets;
-static const cg_args cgl_targs_zesRasGetProperties;
-static const cg_args cgl_targs_zesRasGetConfig;
-static const cg_args cgl_targs_zesRasSetConfig;
-static const cg_args cgl_targs_zesRasGetState;
-static const cg_args cgl_targs_zesDeviceEnumSchedulers;
-static const cg_args cgl_targs_zesSchedulerGetProperties;
-static const cg_args cgl_targs_zesSchedulerGetCurrentMode;
-static const cg_args cgl_targs_zesSchedulerGetTimeoutModeProperties;
-static const cg_args cgl_targs_zesSchedulerGetTimesliceModeProperties;
-static const cg_args cgl_targs_zesSchedulerSetTimeoutMode;
-static const cg_args cgl_targs_zesSchedulerSetTimesliceMode;
-static const cg_args cgl_targs_zesSchedulerSetExclusiveMode;
-static const cg_args cgl_targs_zesSchedulerSetComputeUnitDebugMode;
-static const cg_args cgl_targs_zesDeviceEnumStandbyDomains;
-static const cg_args cgl_targs_zesStandbyGetProperties;
-static const cg_args cgl_targs_zesStandbyGetMode;
-static const cg_args cgl_targs_zesStandbySetMode;
-static const cg_args cgl_targs_zesDeviceEnumTemperatureSensors;
-static const cg_args cgl_targs_zesTemperatureGetProperties;
-static const cg_args cgl_targs_zesTemperatureGetConfig;
-static const cg_args cgl_targs_zesTemperatureSetConfig;
-static const cg_args cgl_targs_zesTemperatureGetState;
-static const cg_args cgl_targs_zesPowerGetLimitsExt;
-static const cg_args cgl_targs_zesPowerSetLimitsExt;
+/* What a traced call records (layer.h, cg_args), each defined after its frame: the table and
+ * its arguments in one aligned line (up to five), their names apart. */
+static const struct __attribute__((aligned(64))) cgl_targs_zeInit {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_zeInit;
+static const struct __attribute__((aligned(64))) cgl_targs_zeDriverGet {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeDriverGet;
+static const struct __attribute__((aligned(64))) cgl_targs_zeDriverGetApiVersion {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeDriverGetApiVersion;
+static const struct __attribute__((aligned(64))) cgl_targs_zeDriverGetProperties {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeDriverGetProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zeDriverGetIpcProperties {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeDriverGetIpcProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zeDriverGetExtensionProperties {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeDriverGetExtensionProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zeDriverGetExtensionFunctionAddress {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeDriverGetExtensionFunctionAddress;
+static const struct __attribute__((aligned(64))) cgl_targs_zeDeviceGet {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeDeviceGet;
+static const struct __attribute__((aligned(64))) cgl_targs_zeDeviceGetSubDevices {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeDeviceGetSubDevices;
+static const struct __attribute__((aligned(64))) cgl_targs_zeDeviceGetProperties {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeDeviceGetProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zeDeviceGetComputeProperties {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeDeviceGetComputeProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zeDeviceGetModuleProperties {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeDeviceGetModuleProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zeDeviceGetCommandQueueGroupProperties {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeDeviceGetCommandQueueGroupProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zeDeviceGetMemoryProperties {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeDeviceGetMemoryProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zeDeviceGetMemoryAccessProperties {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeDeviceGetMemoryAccessProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zeDeviceGetCacheProperties {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeDeviceGetCacheProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zeDeviceGetImageProperties {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeDeviceGetImageProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zeDeviceGetExternalMemoryProperties {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeDeviceGetExternalMemoryProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zeDeviceGetP2PProperties {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeDeviceGetP2PProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zeDeviceCanAccessPeer {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeDeviceCanAccessPeer;
+static const struct __attribute__((aligned(64))) cgl_targs_zeDeviceGetStatus {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_zeDeviceGetStatus;
+static const struct __attribute__((aligned(64))) cgl_targs_zeDeviceGetGlobalTimestamps {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeDeviceGetGlobalTimestamps;
+static const struct __attribute__((aligned(64))) cgl_targs_zeContextCreate {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeContextCreate;
+static const struct __attribute__((aligned(64))) cgl_targs_zeContextCreateEx {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_zeContextCreateEx;
+static const struct __attribute__((aligned(64))) cgl_targs_zeContextDestroy {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_zeContextDestroy;
+static const struct __attribute__((aligned(64))) cgl_targs_zeContextGetStatus {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_zeContextGetStatus;
+static const struct __attribute__((aligned(64))) cgl_targs_zeCommandQueueCreate {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_zeCommandQueueCreate;
+static const struct __attribute__((aligned(64))) cgl_targs_zeCommandQueueDestroy {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_zeCommandQueueDestroy;
+static const struct __attribute__((aligned(64))) cgl_targs_zeCommandQueueExecuteCommandLists {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_zeCommandQueueExecuteCommandLists;
+static const struct __attribute__((aligned(64))) cgl_targs_zeCommandQueueSynchronize {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeCommandQueueSynchronize;
+static const struct __attribute__((aligned(64))) cgl_targs_zeCommandListCreate {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_zeCommandListCreate;
+static const struct __attribute__((aligned(64))) cgl_targs_zeCommandListCreateImmediate {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_zeCommandListCreateImmediate;
+static const struct __attribute__((aligned(64))) cgl_targs_zeCommandListDestroy {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_zeCommandListDestroy;
+static const struct __attribute__((aligned(64))) cgl_targs_zeCommandListClose {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_zeCommandListClose;
+static const struct __attribute__((aligned(64))) cgl_targs_zeCommandListReset {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_zeCommandListReset;
+static const struct __attribute__((aligned(64))) cgl_targs_zeCommandListAppendWriteGlobalTimestamp {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_zeCommandListAppendWriteGlobalTimestamp;
+static const struct __attribute__((aligned(64))) cgl_targs_zeCommandListAppendBarrier {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_zeCommandListAppendBarrier;
+static const struct __attribute__((aligned(64))) cgl_targs_zeCommandListAppendMemoryRangesBarrier {
+    cg_args a;
+    cg_arg arg[7];
+} cgl_targs_zeCommandListAppendMemoryRangesBarrier;
+static const struct __attribute__((aligned(64))) cgl_targs_zeContextSystemBarrier {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeContextSystemBarrier;
+static const struct __attribute__((aligned(64))) cgl_targs_zeCommandListAppendMemoryCopy {
+    cg_args a;
+    cg_arg arg[7];
+} cgl_targs_zeCommandListAppendMemoryCopy;
+static const struct __attribute__((aligned(64))) cgl_targs_zeCommandListAppendMemoryFill {
+    cg_args a;
+    cg_arg arg[8];
+} cgl_targs_zeCommandListAppendMemoryFill;
+static const struct __attribute__((aligned(64))) cgl_targs_zeCommandListAppendMemoryCopyRegion {
+    cg_args a;
+    cg_arg arg[12];
+} cgl_targs_zeCommandListAppendMemoryCopyRegion;
+static const struct __attribute__((aligned(64))) cgl_targs_zeCommandListAppendMemoryCopyFromContext {
+    cg_args a;
+    cg_arg arg[8];
+} cgl_targs_zeCommandListAppendMemoryCopyFromContext;
+static const struct __attribute__((aligned(64))) cgl_targs_zeCommandListAppendImageCopy {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_zeCommandListAppendImageCopy;
+static const struct __attribute__((aligned(64))) cgl_targs_zeCommandListAppendImageCopyRegion {
+    cg_args a;
+    cg_arg arg[8];
+} cgl_targs_zeCommandListAppendImageCopyRegion;
+static const struct __attribute__((aligned(64))) cgl_targs_zeCommandListAppendImageCopyToMemory {
+    cg_args a;
+    cg_arg arg[7];
+} cgl_targs_zeCommandListAppendImageCopyToMemory;
+static const struct __attribute__((aligned(64))) cgl_targs_zeCommandListAppendImageCopyFromMemory {
+    cg_args a;
+    cg_arg arg[7];
+} cgl_targs_zeCommandListAppendImageCopyFromMemory;
+static const struct __attribute__((aligned(64))) cgl_targs_zeCommandListAppendMemoryPrefetch {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeCommandListAppendMemoryPrefetch;
+static const struct __attribute__((aligned(64))) cgl_targs_zeCommandListAppendMemAdvise {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_zeCommandListAppendMemAdvise;
+static const struct __attribute__((aligned(64))) cgl_targs_zeEventPoolCreate {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_zeEventPoolCreate;
+static const struct __attribute__((aligned(64))) cgl_targs_zeEventPoolDestroy {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_zeEventPoolDestroy;
+static const struct __attribute__((aligned(64))) cgl_targs_zeEventCreate {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeEventCreate;
+static const struct __attribute__((aligned(64))) cgl_targs_zeEventDestroy {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_zeEventDestroy;
+static const struct __attribute__((aligned(64))) cgl_targs_zeEventPoolGetIpcHandle {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeEventPoolGetIpcHandle;
+static const struct __attribute__((aligned(64))) cgl_targs_zeEventPoolOpenIpcHandle {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeEventPoolOpenIpcHandle;
+static const struct __attribute__((aligned(64))) cgl_targs_zeEventPoolCloseIpcHandle {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_zeEventPoolCloseIpcHandle;
+static const struct __attribute__((aligned(64))) cgl_targs_zeCommandListAppendSignalEvent {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeCommandListAppendSignalEvent;
+static const struct __attribute__((aligned(64))) cgl_targs_zeCommandListAppendWaitOnEvents {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeCommandListAppendWaitOnEvents;
+static const struct __attribute__((aligned(64))) cgl_targs_zeEventHostSignal {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_zeEventHostSignal;
+static const struct __attribute__((aligned(64))) cgl_targs_zeEventHostSynchronize {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeEventHostSynchronize;
+static const struct __attribute__((aligned(64))) cgl_targs_zeEventQueryStatus {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_zeEventQueryStatus;
+static const struct __attribute__((aligned(64))) cgl_targs_zeCommandListAppendEventReset {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeCommandListAppendEventReset;
+static const struct __attribute__((aligned(64))) cgl_targs_zeEventHostReset {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_zeEventHostReset;
+static const struct __attribute__((aligned(64))) cgl_targs_zeEventQueryKernelTimestamp {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeEventQueryKernelTimestamp;
+static const struct __attribute__((aligned(64))) cgl_targs_zeCommandListAppendQueryKernelTimestamps {
+    cg_args a;
+    cg_arg arg[8];
+} cgl_targs_zeCommandListAppendQueryKernelTimestamps;
+static const struct __attribute__((aligned(64))) cgl_targs_zeFenceCreate {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeFenceCreate;
+static const struct __attribute__((aligned(64))) cgl_targs_zeFenceDestroy {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_zeFenceDestroy;
+static const struct __attribute__((aligned(64))) cgl_targs_zeFenceHostSynchronize {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeFenceHostSynchronize;
+static const struct __attribute__((aligned(64))) cgl_targs_zeFenceQueryStatus {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_zeFenceQueryStatus;
+static const struct __attribute__((aligned(64))) cgl_targs_zeFenceReset {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_zeFenceReset;
+static const struct __attribute__((aligned(64))) cgl_targs_zeImageGetProperties {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeImageGetProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zeImageCreate {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_zeImageCreate;
+static const struct __attribute__((aligned(64))) cgl_targs_zeImageDestroy {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_zeImageDestroy;
+static const struct __attribute__((aligned(64))) cgl_targs_zeMemAllocShared {
+    cg_args a;
+    cg_arg arg[7];
+} cgl_targs_zeMemAllocShared;
+static const struct __attribute__((aligned(64))) cgl_targs_zeMemAllocDevice {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_zeMemAllocDevice;
+static const struct __attribute__((aligned(64))) cgl_targs_zeMemAllocHost {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_zeMemAllocHost;
+static const struct __attribute__((aligned(64))) cgl_targs_zeMemFree {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeMemFree;
+static const struct __attribute__((aligned(64))) cgl_targs_zeMemGetAllocProperties {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_zeMemGetAllocProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zeMemGetAddressRange {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_zeMemGetAddressRange;
+static const struct __attribute__((aligned(64))) cgl_targs_zeMemGetIpcHandle {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeMemGetIpcHandle;
+static const struct __attribute__((aligned(64))) cgl_targs_zeMemOpenIpcHandle {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_zeMemOpenIpcHandle;
+static const struct __attribute__((aligned(64))) cgl_targs_zeMemCloseIpcHandle {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeMemCloseIpcHandle;
+static const struct __attribute__((aligned(64))) cgl_targs_zeModuleCreate {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_zeModuleCreate;
+static const struct __attribute__((aligned(64))) cgl_targs_zeModuleDestroy {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_zeModuleDestroy;
+static const struct __attribute__((aligned(64))) cgl_targs_zeModuleDynamicLink {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeModuleDynamicLink;
+static const struct __attribute__((aligned(64))) cgl_targs_zeModuleBuildLogDestroy {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_zeModuleBuildLogDestroy;
+static const struct __attribute__((aligned(64))) cgl_targs_zeModuleBuildLogGetString {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeModuleBuildLogGetString;
+static const struct __attribute__((aligned(64))) cgl_targs_zeModuleGetNativeBinary {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeModuleGetNativeBinary;
+static const struct __attribute__((aligned(64))) cgl_targs_zeModuleGetGlobalPointer {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_zeModuleGetGlobalPointer;
+static const struct __attribute__((aligned(64))) cgl_targs_zeModuleGetKernelNames {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeModuleGetKernelNames;
+static const struct __attribute__((aligned(64))) cgl_targs_zeModuleGetProperties {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeModuleGetProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zeKernelCreate {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeKernelCreate;
+static const struct __attribute__((aligned(64))) cgl_targs_zeKernelDestroy {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_zeKernelDestroy;
+static const struct __attribute__((aligned(64))) cgl_targs_zeModuleGetFunctionPointer {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeModuleGetFunctionPointer;
+static const struct __attribute__((aligned(64))) cgl_targs_zeKernelSetGroupSize {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_zeKernelSetGroupSize;
+static const struct __attribute__((aligned(64))) cgl_targs_zeKernelSuggestGroupSize {
+    cg_args a;
+    cg_arg arg[7];
+} cgl_targs_zeKernelSuggestGroupSize;
+static const struct __attribute__((aligned(64))) cgl_targs_zeKernelSuggestMaxCooperativeGroupCount {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeKernelSuggestMaxCooperativeGroupCount;
+static const struct __attribute__((aligned(64))) cgl_targs_zeKernelSetArgumentValue {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_zeKernelSetArgumentValue;
+static const struct __attribute__((aligned(64))) cgl_targs_zeKernelSetIndirectAccess {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeKernelSetIndirectAccess;
+static const struct __attribute__((aligned(64))) cgl_targs_zeKernelGetIndirectAccess {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeKernelGetIndirectAccess;
+static const struct __attribute__((aligned(64))) cgl_targs_zeKernelGetSourceAttributes {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeKernelGetSourceAttributes;
+static const struct __attribute__((aligned(64))) cgl_targs_zeKernelSetCacheConfig {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeKernelSetCacheConfig;
+static const struct __attribute__((aligned(64))) cgl_targs_zeKernelGetProperties {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeKernelGetProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zeKernelGetName {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeKernelGetName;
+static const struct __attribute__((aligned(64))) cgl_targs_zeCommandListAppendLaunchKernel {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_zeCommandListAppendLaunchKernel;
+static const struct __attribute__((aligned(64))) cgl_targs_zeCommandListAppendLaunchCooperativeKernel {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_zeCommandListAppendLaunchCooperativeKernel;
+static const struct __attribute__((aligned(64))) cgl_targs_zeCommandListAppendLaunchKernelIndirect {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_zeCommandListAppendLaunchKernelIndirect;
+static const struct __attribute__((aligned(64))) cgl_targs_zeCommandListAppendLaunchMultipleKernelsIndirect {
+    cg_args a;
+    cg_arg arg[8];
+} cgl_targs_zeCommandListAppendLaunchMultipleKernelsIndirect;
+static const struct __attribute__((aligned(64))) cgl_targs_zeContextMakeMemoryResident {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_zeContextMakeMemoryResident;
+static const struct __attribute__((aligned(64))) cgl_targs_zeContextEvictMemory {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_zeContextEvictMemory;
+static const struct __attribute__((aligned(64))) cgl_targs_zeContextMakeImageResident {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeContextMakeImageResident;
+static const struct __attribute__((aligned(64))) cgl_targs_zeContextEvictImage {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeContextEvictImage;
+static const struct __attribute__((aligned(64))) cgl_targs_zeSamplerCreate {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_zeSamplerCreate;
+static const struct __attribute__((aligned(64))) cgl_targs_zeSamplerDestroy {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_zeSamplerDestroy;
+static const struct __attribute__((aligned(64))) cgl_targs_zeVirtualMemReserve {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_zeVirtualMemReserve;
+static const struct __attribute__((aligned(64))) cgl_targs_zeVirtualMemFree {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeVirtualMemFree;
+static const struct __attribute__((aligned(64))) cgl_targs_zeVirtualMemQueryPageSize {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_zeVirtualMemQueryPageSize;
+static const struct __attribute__((aligned(64))) cgl_targs_zePhysicalMemCreate {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_zePhysicalMemCreate;
+static const struct __attribute__((aligned(64))) cgl_targs_zePhysicalMemDestroy {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zePhysicalMemDestroy;
+static const struct __attribute__((aligned(64))) cgl_targs_zeVirtualMemMap {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_zeVirtualMemMap;
+static const struct __attribute__((aligned(64))) cgl_targs_zeVirtualMemUnmap {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeVirtualMemUnmap;
+static const struct __attribute__((aligned(64))) cgl_targs_zeVirtualMemSetAccessAttribute {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_zeVirtualMemSetAccessAttribute;
+static const struct __attribute__((aligned(64))) cgl_targs_zeVirtualMemGetAccessAttribute {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_zeVirtualMemGetAccessAttribute;
+static const struct __attribute__((aligned(64))) cgl_targs_zeKernelSetGlobalOffsetExp {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_zeKernelSetGlobalOffsetExp;
+static const struct __attribute__((aligned(64))) cgl_targs_zeDeviceReserveCacheExt {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeDeviceReserveCacheExt;
+static const struct __attribute__((aligned(64))) cgl_targs_zeDeviceSetCacheAdviceExt {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_zeDeviceSetCacheAdviceExt;
+static const struct __attribute__((aligned(64))) cgl_targs_zeEventQueryTimestampsExp {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_zeEventQueryTimestampsExp;
+static const struct __attribute__((aligned(64))) cgl_targs_zeImageGetMemoryPropertiesExp {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeImageGetMemoryPropertiesExp;
+static const struct __attribute__((aligned(64))) cgl_targs_zeImageViewCreateExp {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_zeImageViewCreateExp;
+static const struct __attribute__((aligned(64))) cgl_targs_zeKernelSchedulingHintExp {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeKernelSchedulingHintExp;
+static const struct __attribute__((aligned(64))) cgl_targs_zeDevicePciGetPropertiesExt {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeDevicePciGetPropertiesExt;
+static const struct __attribute__((aligned(64))) cgl_targs_zeCommandListAppendImageCopyToMemoryExt {
+    cg_args a;
+    cg_arg arg[9];
+} cgl_targs_zeCommandListAppendImageCopyToMemoryExt;
+static const struct __attribute__((aligned(64))) cgl_targs_zeCommandListAppendImageCopyFromMemoryExt {
+    cg_args a;
+    cg_arg arg[9];
+} cgl_targs_zeCommandListAppendImageCopyFromMemoryExt;
+static const struct __attribute__((aligned(64))) cgl_targs_zeImageGetAllocPropertiesExt {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeImageGetAllocPropertiesExt;
+static const struct __attribute__((aligned(64))) cgl_targs_zeModuleInspectLinkageExt {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_zeModuleInspectLinkageExt;
+static const struct __attribute__((aligned(64))) cgl_targs_zeMemFreeExt {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeMemFreeExt;
+static const struct __attribute__((aligned(64))) cgl_targs_zeFabricVertexGetExp {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeFabricVertexGetExp;
+static const struct __attribute__((aligned(64))) cgl_targs_zeFabricVertexGetSubVerticesExp {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeFabricVertexGetSubVerticesExp;
+static const struct __attribute__((aligned(64))) cgl_targs_zeFabricVertexGetPropertiesExp {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeFabricVertexGetPropertiesExp;
+static const struct __attribute__((aligned(64))) cgl_targs_zeFabricVertexGetDeviceExp {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeFabricVertexGetDeviceExp;
+static const struct __attribute__((aligned(64))) cgl_targs_zeDeviceGetFabricVertexExp {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeDeviceGetFabricVertexExp;
+static const struct __attribute__((aligned(64))) cgl_targs_zeFabricEdgeGetExp {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_zeFabricEdgeGetExp;
+static const struct __attribute__((aligned(64))) cgl_targs_zeFabricEdgeGetVerticesExp {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zeFabricEdgeGetVerticesExp;
+static const struct __attribute__((aligned(64))) cgl_targs_zeFabricEdgeGetPropertiesExp {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zeFabricEdgeGetPropertiesExp;
+static const struct __attribute__((aligned(64))) cgl_targs_zetModuleGetDebugInfo {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_zetModuleGetDebugInfo;
+static const struct __attribute__((aligned(64))) cgl_targs_zetDeviceGetDebugProperties {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zetDeviceGetDebugProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zetDebugAttach {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zetDebugAttach;
+static const struct __attribute__((aligned(64))) cgl_targs_zetDebugDetach {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_zetDebugDetach;
+static const struct __attribute__((aligned(64))) cgl_targs_zetDebugReadEvent {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zetDebugReadEvent;
+static const struct __attribute__((aligned(64))) cgl_targs_zetDebugAcknowledgeEvent {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zetDebugAcknowledgeEvent;
+static const struct __attribute__((aligned(64))) cgl_targs_zetDebugInterrupt {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_zetDebugInterrupt;
+static const struct __attribute__((aligned(64))) cgl_targs_zetDebugResume {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_zetDebugResume;
+static const struct __attribute__((aligned(64))) cgl_targs_zetDebugReadMemory {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_zetDebugReadMemory;
+static const struct __attribute__((aligned(64))) cgl_targs_zetDebugWriteMemory {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_zetDebugWriteMemory;
+static const struct __attribute__((aligned(64))) cgl_targs_zetDebugGetRegisterSetProperties {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zetDebugGetRegisterSetProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zetDebugReadRegisters {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_zetDebugReadRegisters;
+static const struct __attribute__((aligned(64))) cgl_targs_zetDebugWriteRegisters {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_zetDebugWriteRegisters;
+static const struct __attribute__((aligned(64))) cgl_targs_zetMetricGroupGet {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zetMetricGroupGet;
+static const struct __attribute__((aligned(64))) cgl_targs_zetMetricGroupGetProperties {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zetMetricGroupGetProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zetMetricGroupCalculateMetricValues {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_zetMetricGroupCalculateMetricValues;
+static const struct __attribute__((aligned(64))) cgl_targs_zetMetricGet {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zetMetricGet;
+static const struct __attribute__((aligned(64))) cgl_targs_zetMetricGetProperties {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zetMetricGetProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zetContextActivateMetricGroups {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_zetContextActivateMetricGroups;
+static const struct __attribute__((aligned(64))) cgl_targs_zetMetricStreamerOpen {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_zetMetricStreamerOpen;
+static const struct __attribute__((aligned(64))) cgl_targs_zetCommandListAppendMetricStreamerMarker {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zetCommandListAppendMetricStreamerMarker;
+static const struct __attribute__((aligned(64))) cgl_targs_zetMetricStreamerClose {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_zetMetricStreamerClose;
+static const struct __attribute__((aligned(64))) cgl_targs_zetMetricStreamerReadData {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_zetMetricStreamerReadData;
+static const struct __attribute__((aligned(64))) cgl_targs_zetMetricQueryPoolCreate {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_zetMetricQueryPoolCreate;
+static const struct __attribute__((aligned(64))) cgl_targs_zetMetricQueryPoolDestroy {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_zetMetricQueryPoolDestroy;
+static const struct __attribute__((aligned(64))) cgl_targs_zetMetricQueryCreate {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zetMetricQueryCreate;
+static const struct __attribute__((aligned(64))) cgl_targs_zetMetricQueryDestroy {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_zetMetricQueryDestroy;
+static const struct __attribute__((aligned(64))) cgl_targs_zetMetricQueryReset {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_zetMetricQueryReset;
+static const struct __attribute__((aligned(64))) cgl_targs_zetCommandListAppendMetricQueryBegin {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zetCommandListAppendMetricQueryBegin;
+static const struct __attribute__((aligned(64))) cgl_targs_zetCommandListAppendMetricQueryEnd {
+    cg_args a;
+    cg_arg arg[5];
+} cgl_targs_zetCommandListAppendMetricQueryEnd;
+static const struct __attribute__((aligned(64))) cgl_targs_zetCommandListAppendMetricMemoryBarrier {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_zetCommandListAppendMetricMemoryBarrier;
+static const struct __attribute__((aligned(64))) cgl_targs_zetMetricQueryGetData {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zetMetricQueryGetData;
+static const struct __attribute__((aligned(64))) cgl_targs_zetKernelGetProfileInfo {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zetKernelGetProfileInfo;
+static const struct __attribute__((aligned(64))) cgl_targs_zetTracerExpCreate {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zetTracerExpCreate;
+static const struct __attribute__((aligned(64))) cgl_targs_zetTracerExpDestroy {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_zetTracerExpDestroy;
+static const struct __attribute__((aligned(64))) cgl_targs_zetTracerExpSetPrologues {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zetTracerExpSetPrologues;
+static const struct __attribute__((aligned(64))) cgl_targs_zetTracerExpSetEpilogues {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zetTracerExpSetEpilogues;
+static const struct __attribute__((aligned(64))) cgl_targs_zetTracerExpSetEnabled {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zetTracerExpSetEnabled;
+static const struct __attribute__((aligned(64))) cgl_targs_zetMetricGroupCalculateMultipleMetricValuesExp {
+    cg_args a;
+    cg_arg arg[8];
+} cgl_targs_zetMetricGroupCalculateMultipleMetricValuesExp;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDeviceGetProperties {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesDeviceGetProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDeviceGetState {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesDeviceGetState;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDeviceReset {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesDeviceReset;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDeviceProcessesGetState {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zesDeviceProcessesGetState;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDevicePciGetProperties {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesDevicePciGetProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDevicePciGetState {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesDevicePciGetState;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDevicePciGetBars {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zesDevicePciGetBars;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDevicePciGetStats {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesDevicePciGetStats;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDeviceEnumDiagnosticTestSuites {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zesDeviceEnumDiagnosticTestSuites;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDiagnosticsGetProperties {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesDiagnosticsGetProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDiagnosticsGetTests {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zesDiagnosticsGetTests;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDiagnosticsRunTests {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_zesDiagnosticsRunTests;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDeviceEccAvailable {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesDeviceEccAvailable;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDeviceEccConfigurable {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesDeviceEccConfigurable;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDeviceGetEccState {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesDeviceGetEccState;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDeviceSetEccState {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zesDeviceSetEccState;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDeviceEnumEngineGroups {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zesDeviceEnumEngineGroups;
+static const struct __attribute__((aligned(64))) cgl_targs_zesEngineGetProperties {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesEngineGetProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zesEngineGetActivity {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesEngineGetActivity;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDeviceEventRegister {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesDeviceEventRegister;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDriverEventListen {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_zesDriverEventListen;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDriverEventListenEx {
+    cg_args a;
+    cg_arg arg[6];
+} cgl_targs_zesDriverEventListenEx;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDeviceEnumFabricPorts {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zesDeviceEnumFabricPorts;
+static const struct __attribute__((aligned(64))) cgl_targs_zesFabricPortGetProperties {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesFabricPortGetProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zesFabricPortGetLinkType {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesFabricPortGetLinkType;
+static const struct __attribute__((aligned(64))) cgl_targs_zesFabricPortGetConfig {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesFabricPortGetConfig;
+static const struct __attribute__((aligned(64))) cgl_targs_zesFabricPortSetConfig {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesFabricPortSetConfig;
+static const struct __attribute__((aligned(64))) cgl_targs_zesFabricPortGetState {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesFabricPortGetState;
+static const struct __attribute__((aligned(64))) cgl_targs_zesFabricPortGetThroughput {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesFabricPortGetThroughput;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDeviceEnumFans {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zesDeviceEnumFans;
+static const struct __attribute__((aligned(64))) cgl_targs_zesFanGetProperties {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesFanGetProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zesFanGetConfig {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesFanGetConfig;
+static const struct __attribute__((aligned(64))) cgl_targs_zesFanSetDefaultMode {
+    cg_args a;
+    cg_arg arg[1];
+} cgl_targs_zesFanSetDefaultMode;
+static const struct __attribute__((aligned(64))) cgl_targs_zesFanSetFixedSpeedMode {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesFanSetFixedSpeedMode;
+static const struct __attribute__((aligned(64))) cgl_targs_zesFanSetSpeedTableMode {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesFanSetSpeedTableMode;
+static const struct __attribute__((aligned(64))) cgl_targs_zesFanGetState {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zesFanGetState;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDeviceEnumFirmwares {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zesDeviceEnumFirmwares;
+static const struct __attribute__((aligned(64))) cgl_targs_zesFirmwareGetProperties {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesFirmwareGetProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zesFirmwareFlash {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zesFirmwareFlash;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDeviceEnumFrequencyDomains {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zesDeviceEnumFrequencyDomains;
+static const struct __attribute__((aligned(64))) cgl_targs_zesFrequencyGetProperties {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesFrequencyGetProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zesFrequencyGetAvailableClocks {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zesFrequencyGetAvailableClocks;
+static const struct __attribute__((aligned(64))) cgl_targs_zesFrequencyGetRange {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesFrequencyGetRange;
+static const struct __attribute__((aligned(64))) cgl_targs_zesFrequencySetRange {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesFrequencySetRange;
+static const struct __attribute__((aligned(64))) cgl_targs_zesFrequencyGetState {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesFrequencyGetState;
+static const struct __attribute__((aligned(64))) cgl_targs_zesFrequencyGetThrottleTime {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesFrequencyGetThrottleTime;
+static const struct __attribute__((aligned(64))) cgl_targs_zesFrequencyOcGetCapabilities {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesFrequencyOcGetCapabilities;
+static const struct __attribute__((aligned(64))) cgl_targs_zesFrequencyOcGetFrequencyTarget {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesFrequencyOcGetFrequencyTarget;
+static const struct __attribute__((aligned(64))) cgl_targs_zesFrequencyOcSetFrequencyTarget {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesFrequencyOcSetFrequencyTarget;
+static const struct __attribute__((aligned(64))) cgl_targs_zesFrequencyOcGetVoltageTarget {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zesFrequencyOcGetVoltageTarget;
+static const struct __attribute__((aligned(64))) cgl_targs_zesFrequencyOcSetVoltageTarget {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zesFrequencyOcSetVoltageTarget;
+static const struct __attribute__((aligned(64))) cgl_targs_zesFrequencyOcSetMode {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesFrequencyOcSetMode;
+static const struct __attribute__((aligned(64))) cgl_targs_zesFrequencyOcGetMode {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesFrequencyOcGetMode;
+static const struct __attribute__((aligned(64))) cgl_targs_zesFrequencyOcGetIccMax {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesFrequencyOcGetIccMax;
+static const struct __attribute__((aligned(64))) cgl_targs_zesFrequencyOcSetIccMax {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesFrequencyOcSetIccMax;
+static const struct __attribute__((aligned(64))) cgl_targs_zesFrequencyOcGetTjMax {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesFrequencyOcGetTjMax;
+static const struct __attribute__((aligned(64))) cgl_targs_zesFrequencyOcSetTjMax {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesFrequencyOcSetTjMax;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDeviceEnumLeds {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zesDeviceEnumLeds;
+static const struct __attribute__((aligned(64))) cgl_targs_zesLedGetProperties {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesLedGetProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zesLedGetState {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesLedGetState;
+static const struct __attribute__((aligned(64))) cgl_targs_zesLedSetState {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesLedSetState;
+static const struct __attribute__((aligned(64))) cgl_targs_zesLedSetColor {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesLedSetColor;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDeviceEnumMemoryModules {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zesDeviceEnumMemoryModules;
+static const struct __attribute__((aligned(64))) cgl_targs_zesMemoryGetProperties {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesMemoryGetProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zesMemoryGetState {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesMemoryGetState;
+static const struct __attribute__((aligned(64))) cgl_targs_zesMemoryGetBandwidth {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesMemoryGetBandwidth;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDeviceEnumPerformanceFactorDomains {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zesDeviceEnumPerformanceFactorDomains;
+static const struct __attribute__((aligned(64))) cgl_targs_zesPerformanceFactorGetProperties {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesPerformanceFactorGetProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zesPerformanceFactorGetConfig {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesPerformanceFactorGetConfig;
+static const struct __attribute__((aligned(64))) cgl_targs_zesPerformanceFactorSetConfig {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesPerformanceFactorSetConfig;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDeviceEnumPowerDomains {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zesDeviceEnumPowerDomains;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDeviceGetCardPowerDomain {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesDeviceGetCardPowerDomain;
+static const struct __attribute__((aligned(64))) cgl_targs_zesPowerGetProperties {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesPowerGetProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zesPowerGetEnergyCounter {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesPowerGetEnergyCounter;
+static const struct __attribute__((aligned(64))) cgl_targs_zesPowerGetLimits {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_zesPowerGetLimits;
+static const struct __attribute__((aligned(64))) cgl_targs_zesPowerSetLimits {
+    cg_args a;
+    cg_arg arg[4];
+} cgl_targs_zesPowerSetLimits;
+static const struct __attribute__((aligned(64))) cgl_targs_zesPowerGetEnergyThreshold {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesPowerGetEnergyThreshold;
+static const struct __attribute__((aligned(64))) cgl_targs_zesPowerSetEnergyThreshold {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesPowerSetEnergyThreshold;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDeviceEnumPsus {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zesDeviceEnumPsus;
+static const struct __attribute__((aligned(64))) cgl_targs_zesPsuGetProperties {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesPsuGetProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zesPsuGetState {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesPsuGetState;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDeviceEnumRasErrorSets {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zesDeviceEnumRasErrorSets;
+static const struct __attribute__((aligned(64))) cgl_targs_zesRasGetProperties {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesRasGetProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zesRasGetConfig {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesRasGetConfig;
+static const struct __attribute__((aligned(64))) cgl_targs_zesRasSetConfig {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesRasSetConfig;
+static const struct __attribute__((aligned(64))) cgl_targs_zesRasGetState {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zesRasGetState;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDeviceEnumSchedulers {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zesDeviceEnumSchedulers;
+static const struct __attribute__((aligned(64))) cgl_targs_zesSchedulerGetProperties {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesSchedulerGetProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zesSchedulerGetCurrentMode {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesSchedulerGetCurrentMode;
+static const struct __attribute__((aligned(64))) cgl_targs_zesSchedulerGetTimeoutModeProperties {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zesSchedulerGetTimeoutModeProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zesSchedulerGetTimesliceModeProperties {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zesSchedulerGetTimesliceModeProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zesSchedulerSetTimeoutMode {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zesSchedulerSetTimeoutMode;
+static const struct __attribute__((aligned(64))) cgl_targs_zesSchedulerSetTimesliceMode {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zesSchedulerSetTimesliceMode;
+static const struct __attribute__((aligned(64))) cgl_targs_zesSchedulerSetExclusiveMode {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesSchedulerSetExclusiveMode;
+static const struct __attribute__((aligned(64))) cgl_targs_zesSchedulerSetComputeUnitDebugMode {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesSchedulerSetComputeUnitDebugMode;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDeviceEnumStandbyDomains {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zesDeviceEnumStandbyDomains;
+static const struct __attribute__((aligned(64))) cgl_targs_zesStandbyGetProperties {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesStandbyGetProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zesStandbyGetMode {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesStandbyGetMode;
+static const struct __attribute__((aligned(64))) cgl_targs_zesStandbySetMode {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesStandbySetMode;
+static const struct __attribute__((aligned(64))) cgl_targs_zesDeviceEnumTemperatureSensors {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zesDeviceEnumTemperatureSensors;
+static const struct __attribute__((aligned(64))) cgl_targs_zesTemperatureGetProperties {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesTemperatureGetProperties;
+static const struct __attribute__((aligned(64))) cgl_targs_zesTemperatureGetConfig {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesTemperatureGetConfig;
+static const struct __attribute__((aligned(64))) cgl_targs_zesTemperatureSetConfig {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesTemperatureSetConfig;
+static const struct __attribute__((aligned(64))) cgl_targs_zesTemperatureGetState {
+    cg_args a;
+    cg_arg arg[2];
+} cgl_targs_zesTemperatureGetState;
+static const struct __attribute__((aligned(64))) cgl_targs_zesPowerGetLimitsExt {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zesPowerGetLimitsExt;
+static const struct __attribute__((aligned(64))) cgl_targs_zesPowerSetLimitsExt {
+    cg_args a;
+    cg_arg arg[3];
+} cgl_targs_zesPowerSetLimitsExt;
 
 /* {name, base, transition (0 always, 1 blocking, 2 never), blocking, scope (0 process, 1 handle),
  *  reason, serialize, states, nstates, thread rules, their count[, collective][, uncounted]}; a variant (base != NULL)
  *  carries its base's policy (its rules are its own frame's). */
 static const cg_site_default cgl_defaults[CGL_NSITES] = {
-    [CGL_zeInit] = {"zeInit", NULL, 0, 1, 0, "loads and initializes every driver the loader finds", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeInit},
-    [CGL_zeDriverGet] = {"zeDriverGet", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDriverGet},
-    [CGL_zeDriverGetApiVersion] = {"zeDriverGetApiVersion", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDriverGetApiVersion},
-    [CGL_zeDriverGetProperties] = {"zeDriverGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDriverGetProperties},
-    [CGL_zeDriverGetIpcProperties] = {"zeDriverGetIpcProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDriverGetIpcProperties},
-    [CGL_zeDriverGetExtensionProperties] = {"zeDriverGetExtensionProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDriverGetExtensionProperties},
-    [CGL_zeDriverGetExtensionFunctionAddress] = {"zeDriverGetExtensionFunctionAddress", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDriverGetExtensionFunctionAddress},
-    [CGL_zeDeviceGet] = {"zeDeviceGet", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDeviceGet},
-    [CGL_zeDeviceGetSubDevices] = {"zeDeviceGetSubDevices", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDeviceGetSubDevices},
-    [CGL_zeDeviceGetProperties] = {"zeDeviceGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDeviceGetProperties},
-    [CGL_zeDeviceGetComputeProperties] = {"zeDeviceGetComputeProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDeviceGetComputeProperties},
-    [CGL_zeDeviceGetModuleProperties] = {"zeDeviceGetModuleProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDeviceGetModuleProperties},
-    [CGL_zeDeviceGetCommandQueueGroupProperties] = {"zeDeviceGetCommandQueueGroupProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDeviceGetCommandQueueGroupProperties},
-    [CGL_zeDeviceGetMemoryProperties] = {"zeDeviceGetMemoryProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDeviceGetMemoryProperties},
-    [CGL_zeDeviceGetMemoryAccessProperties] = {"zeDeviceGetMemoryAccessProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDeviceGetMemoryAccessProperties},
-    [CGL_zeDeviceGetCacheProperties] = {"zeDeviceGetCacheProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDeviceGetCacheProperties},
-    [CGL_zeDeviceGetImageProperties] = {"zeDeviceGetImageProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDeviceGetImageProperties},
-    [CGL_zeDeviceGetExternalMemoryProperties] = {"zeDeviceGetExternalMemoryProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDeviceGetExternalMemoryProperties},
-    [CGL_zeDeviceGetP2PProperties] = {"zeDeviceGetP2PProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDeviceGetP2PProperties},
-    [CGL_zeDeviceCanAccessPeer] = {"zeDeviceCanAccessPeer", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDeviceCanAccessPeer},
-    [CGL_zeDeviceGetStatus] = {"zeDeviceGetStatus", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeDeviceGetStatus, 1, .args = &cgl_targs_zeDeviceGetStatus},
-    [CGL_zeDeviceGetGlobalTimestamps] = {"zeDeviceGetGlobalTimestamps", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeDeviceGetGlobalTimestamps, 1, .args = &cgl_targs_zeDeviceGetGlobalTimestamps},
-    [CGL_zeContextCreate] = {"zeContextCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeContextCreate},
-    [CGL_zeContextCreateEx] = {"zeContextCreateEx", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeContextCreateEx},
-    [CGL_zeContextDestroy] = {"zeContextDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeContextDestroy, 1, .args = &cgl_targs_zeContextDestroy},
-    [CGL_zeContextGetStatus] = {"zeContextGetStatus", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeContextGetStatus, 1, .args = &cgl_targs_zeContextGetStatus},
-    [CGL_zeCommandQueueCreate] = {"zeCommandQueueCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeCommandQueueCreate},
-    [CGL_zeCommandQueueDestroy] = {"zeCommandQueueDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandQueueDestroy, 1, .args = &cgl_targs_zeCommandQueueDestroy},
-    [CGL_zeCommandQueueExecuteCommandLists] = {"zeCommandQueueExecuteCommandLists", NULL, 0, 1, 0, "waits for the lists to finish on a synchronous queue", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeCommandQueueExecuteCommandLists},
-    [CGL_zeCommandQueueSynchronize] = {"zeCommandQueueSynchronize", NULL, 0, 1, 0, "waits for the queue's work, up to the timeout", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeCommandQueueSynchronize},
-    [CGL_zeCommandListCreate] = {"zeCommandListCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeCommandListCreate},
-    [CGL_zeCommandListCreateImmediate] = {"zeCommandListCreateImmediate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeCommandListCreateImmediate},
-    [CGL_zeCommandListDestroy] = {"zeCommandListDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListDestroy, 1, .args = &cgl_targs_zeCommandListDestroy},
-    [CGL_zeCommandListClose] = {"zeCommandListClose", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListClose, 1, .args = &cgl_targs_zeCommandListClose},
-    [CGL_zeCommandListReset] = {"zeCommandListReset", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListReset, 1, .args = &cgl_targs_zeCommandListReset},
-    [CGL_zeCommandListAppendWriteGlobalTimestamp] = {"zeCommandListAppendWriteGlobalTimestamp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendWriteGlobalTimestamp, 1, .args = &cgl_targs_zeCommandListAppendWriteGlobalTimestamp},
-    [CGL_zeCommandListAppendBarrier] = {"zeCommandListAppendBarrier", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendBarrier, 1, .args = &cgl_targs_zeCommandListAppendBarrier},
-    [CGL_zeCommandListAppendMemoryRangesBarrier] = {"zeCommandListAppendMemoryRangesBarrier", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendMemoryRangesBarrier, 1, .args = &cgl_targs_zeCommandListAppendMemoryRangesBarrier},
-    [CGL_zeContextSystemBarrier] = {"zeContextSystemBarrier", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeContextSystemBarrier},
-    [CGL_zeCommandListAppendMemoryCopy] = {"zeCommandListAppendMemoryCopy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendMemoryCopy, 1, .args = &cgl_targs_zeCommandListAppendMemoryCopy},
-    [CGL_zeCommandListAppendMemoryFill] = {"zeCommandListAppendMemoryFill", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendMemoryFill, 1, .args = &cgl_targs_zeCommandListAppendMemoryFill},
-    [CGL_zeCommandListAppendMemoryCopyRegion] = {"zeCommandListAppendMemoryCopyRegion", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendMemoryCopyRegion, 1, .args = &cgl_targs_zeCommandListAppendMemoryCopyRegion},
-    [CGL_zeCommandListAppendMemoryCopyFromContext] = {"zeCommandListAppendMemoryCopyFromContext", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendMemoryCopyFromContext, 1, .args = &cgl_targs_zeCommandListAppendMemoryCopyFromContext},
-    [CGL_zeCommandListAppendImageCopy] = {"zeCommandListAppendImageCopy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendImageCopy, 1, .args = &cgl_targs_zeCommandListAppendImageCopy},
-    [CGL_zeCommandListAppendImageCopyRegion] = {"zeCommandListAppendImageCopyRegion", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendImageCopyRegion, 1, .args = &cgl_targs_zeCommandListAppendImageCopyRegion},
-    [CGL_zeCommandListAppendImageCopyToMemory] = {"zeCommandListAppendImageCopyToMemory", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendImageCopyToMemory, 1, .args = &cgl_targs_zeCommandListAppendImageCopyToMemory},
-    [CGL_zeCommandListAppendImageCopyFromMemory] = {"zeCommandListAppendImageCopyFromMemory", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendImageCopyFromMemory, 1, .args = &cgl_targs_zeCommandListAppendImageCopyFromMemory},
-    [CGL_zeCommandListAppendMemoryPrefetch] = {"zeCommandListAppendMemoryPrefetch", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendMemoryPrefetch, 1, .args = &cgl_targs_zeCommandListAppendMemoryPrefetch},
-    [CGL_zeCommandListAppendMemAdvise] = {"zeCommandListAppendMemAdvise", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendMemAdvise, 1, .args = &cgl_targs_zeCommandListAppendMemAdvise},
-    [CGL_zeEventPoolCreate] = {"zeEventPoolCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeEventPoolCreate},
-    [CGL_zeEventPoolDestroy] = {"zeEventPoolDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeEventPoolDestroy, 1, .args = &cgl_targs_zeEventPoolDestroy},
-    [CGL_zeEventCreate] = {"zeEventCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeEventCreate, 1, .args = &cgl_targs_zeEventCreate},
-    [CGL_zeEventDestroy] = {"zeEventDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeEventDestroy, 1, .args = &cgl_targs_zeEventDestroy},
-    [CGL_zeEventPoolGetIpcHandle] = {"zeEventPoolGetIpcHandle", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeEventPoolGetIpcHandle},
-    [CGL_zeEventPoolOpenIpcHandle] = {"zeEventPoolOpenIpcHandle", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeEventPoolOpenIpcHandle},
-    [CGL_zeEventPoolCloseIpcHandle] = {"zeEventPoolCloseIpcHandle", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeEventPoolCloseIpcHandle, 1, .args = &cgl_targs_zeEventPoolCloseIpcHandle},
-    [CGL_zeCommandListAppendSignalEvent] = {"zeCommandListAppendSignalEvent", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendSignalEvent, 1, .args = &cgl_targs_zeCommandListAppendSignalEvent},
-    [CGL_zeCommandListAppendWaitOnEvents] = {"zeCommandListAppendWaitOnEvents", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendWaitOnEvents, 1, .args = &cgl_targs_zeCommandListAppendWaitOnEvents},
-    [CGL_zeEventHostSignal] = {"zeEventHostSignal", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeEventHostSignal},
-    [CGL_zeEventHostSynchronize] = {"zeEventHostSynchronize", NULL, 0, 1, 0, "waits for the event to be signalled, up to the timeout", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeEventHostSynchronize},
-    [CGL_zeEventQueryStatus] = {"zeEventQueryStatus", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeEventQueryStatus},
-    [CGL_zeCommandListAppendEventReset] = {"zeCommandListAppendEventReset", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendEventReset, 1, .args = &cgl_targs_zeCommandListAppendEventReset},
-    [CGL_zeEventHostReset] = {"zeEventHostReset", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeEventHostReset},
-    [CGL_zeEventQueryKernelTimestamp] = {"zeEventQueryKernelTimestamp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeEventQueryKernelTimestamp},
-    [CGL_zeCommandListAppendQueryKernelTimestamps] = {"zeCommandListAppendQueryKernelTimestamps", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendQueryKernelTimestamps, 1, .args = &cgl_targs_zeCommandListAppendQueryKernelTimestamps},
-    [CGL_zeFenceCreate] = {"zeFenceCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeFenceCreate},
-    [CGL_zeFenceDestroy] = {"zeFenceDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeFenceDestroy, 1, .args = &cgl_targs_zeFenceDestroy},
-    [CGL_zeFenceHostSynchronize] = {"zeFenceHostSynchronize", NULL, 0, 1, 0, "waits for the fence to be signalled, up to the timeout", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeFenceHostSynchronize},
-    [CGL_zeFenceQueryStatus] = {"zeFenceQueryStatus", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeFenceQueryStatus},
-    [CGL_zeFenceReset] = {"zeFenceReset", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeFenceReset},
-    [CGL_zeImageGetProperties] = {"zeImageGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeImageGetProperties},
-    [CGL_zeImageCreate] = {"zeImageCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeImageCreate},
-    [CGL_zeImageDestroy] = {"zeImageDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeImageDestroy, 1, .args = &cgl_targs_zeImageDestroy},
-    [CGL_zeMemAllocShared] = {"zeMemAllocShared", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeMemAllocShared},
-    [CGL_zeMemAllocDevice] = {"zeMemAllocDevice", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeMemAllocDevice},
-    [CGL_zeMemAllocHost] = {"zeMemAllocHost", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeMemAllocHost},
-    [CGL_zeMemFree] = {"zeMemFree", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeMemFree},
-    [CGL_zeMemGetAllocProperties] = {"zeMemGetAllocProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeMemGetAllocProperties},
-    [CGL_zeMemGetAddressRange] = {"zeMemGetAddressRange", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeMemGetAddressRange},
-    [CGL_zeMemGetIpcHandle] = {"zeMemGetIpcHandle", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeMemGetIpcHandle},
-    [CGL_zeMemOpenIpcHandle] = {"zeMemOpenIpcHandle", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeMemOpenIpcHandle},
-    [CGL_zeMemCloseIpcHandle] = {"zeMemCloseIpcHandle", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeMemCloseIpcHandle},
-    [CGL_zeModuleCreate] = {"zeModuleCreate", NULL, 0, 1, 0, "compiles SPIR-V in the driver (IGC)", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeModuleCreate},
-    [CGL_zeModuleDestroy] = {"zeModuleDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeModuleDestroy, 1, .args = &cgl_targs_zeModuleDestroy},
-    [CGL_zeModuleDynamicLink] = {"zeModuleDynamicLink", NULL, 0, 1, 0, "links modules in the driver's compiler (IGC)", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeModuleDynamicLink},
-    [CGL_zeModuleBuildLogDestroy] = {"zeModuleBuildLogDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeModuleBuildLogDestroy, 1, .args = &cgl_targs_zeModuleBuildLogDestroy},
-    [CGL_zeModuleBuildLogGetString] = {"zeModuleBuildLogGetString", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeModuleBuildLogGetString},
-    [CGL_zeModuleGetNativeBinary] = {"zeModuleGetNativeBinary", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeModuleGetNativeBinary},
-    [CGL_zeModuleGetGlobalPointer] = {"zeModuleGetGlobalPointer", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeModuleGetGlobalPointer},
-    [CGL_zeModuleGetKernelNames] = {"zeModuleGetKernelNames", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeModuleGetKernelNames},
-    [CGL_zeModuleGetProperties] = {"zeModuleGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeModuleGetProperties},
-    [CGL_zeKernelCreate] = {"zeKernelCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeKernelCreate},
-    [CGL_zeKernelDestroy] = {"zeKernelDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelDestroy, 1, .args = &cgl_targs_zeKernelDestroy},
-    [CGL_zeModuleGetFunctionPointer] = {"zeModuleGetFunctionPointer", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeModuleGetFunctionPointer},
-    [CGL_zeKernelSetGroupSize] = {"zeKernelSetGroupSize", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelSetGroupSize, 1, .args = &cgl_targs_zeKernelSetGroupSize},
-    [CGL_zeKernelSuggestGroupSize] = {"zeKernelSuggestGroupSize", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeKernelSuggestGroupSize},
-    [CGL_zeKernelSuggestMaxCooperativeGroupCount] = {"zeKernelSuggestMaxCooperativeGroupCount", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeKernelSuggestMaxCooperativeGroupCount},
-    [CGL_zeKernelSetArgumentValue] = {"zeKernelSetArgumentValue", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelSetArgumentValue, 1, .args = &cgl_targs_zeKernelSetArgumentValue},
-    [CGL_zeKernelSetIndirectAccess] = {"zeKernelSetIndirectAccess", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelSetIndirectAccess, 1, .args = &cgl_targs_zeKernelSetIndirectAccess},
-    [CGL_zeKernelGetIndirectAccess] = {"zeKernelGetIndirectAccess", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelGetIndirectAccess, 1, .args = &cgl_targs_zeKernelGetIndirectAccess},
-    [CGL_zeKernelGetSourceAttributes] = {"zeKernelGetSourceAttributes", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelGetSourceAttributes, 1, .args = &cgl_targs_zeKernelGetSourceAttributes},
-    [CGL_zeKernelSetCacheConfig] = {"zeKernelSetCacheConfig", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelSetCacheConfig, 1, .args = &cgl_targs_zeKernelSetCacheConfig},
-    [CGL_zeKernelGetProperties] = {"zeKernelGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeKernelGetProperties},
-    [CGL_zeKernelGetName] = {"zeKernelGetName", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeKernelGetName},
-    [CGL_zeCommandListAppendLaunchKernel] = {"zeCommandListAppendLaunchKernel", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendLaunchKernel, 2, .args = &cgl_targs_zeCommandListAppendLaunchKernel},
-    [CGL_zeCommandListAppendLaunchCooperativeKernel] = {"zeCommandListAppendLaunchCooperativeKernel", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendLaunchCooperativeKernel, 2, .args = &cgl_targs_zeCommandListAppendLaunchCooperativeKernel},
-    [CGL_zeCommandListAppendLaunchKernelIndirect] = {"zeCommandListAppendLaunchKernelIndirect", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendLaunchKernelIndirect, 2, .args = &cgl_targs_zeCommandListAppendLaunchKernelIndirect},
-    [CGL_zeCommandListAppendLaunchMultipleKernelsIndirect] = {"zeCommandListAppendLaunchMultipleKernelsIndirect", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendLaunchMultipleKernelsIndirect, 1, .args = &cgl_targs_zeCommandListAppendLaunchMultipleKernelsIndirect},
-    [CGL_zeContextMakeMemoryResident] = {"zeContextMakeMemoryResident", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeContextMakeMemoryResident},
-    [CGL_zeContextEvictMemory] = {"zeContextEvictMemory", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeContextEvictMemory},
-    [CGL_zeContextMakeImageResident] = {"zeContextMakeImageResident", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeContextMakeImageResident},
-    [CGL_zeContextEvictImage] = {"zeContextEvictImage", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeContextEvictImage},
-    [CGL_zeSamplerCreate] = {"zeSamplerCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeSamplerCreate},
-    [CGL_zeSamplerDestroy] = {"zeSamplerDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeSamplerDestroy, 1, .args = &cgl_targs_zeSamplerDestroy},
-    [CGL_zeVirtualMemReserve] = {"zeVirtualMemReserve", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeVirtualMemReserve},
-    [CGL_zeVirtualMemFree] = {"zeVirtualMemFree", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeVirtualMemFree},
-    [CGL_zeVirtualMemQueryPageSize] = {"zeVirtualMemQueryPageSize", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeVirtualMemQueryPageSize},
-    [CGL_zePhysicalMemCreate] = {"zePhysicalMemCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zePhysicalMemCreate},
-    [CGL_zePhysicalMemDestroy] = {"zePhysicalMemDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zePhysicalMemDestroy, 1, .args = &cgl_targs_zePhysicalMemDestroy},
-    [CGL_zeVirtualMemMap] = {"zeVirtualMemMap", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeVirtualMemMap},
-    [CGL_zeVirtualMemUnmap] = {"zeVirtualMemUnmap", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeVirtualMemUnmap},
-    [CGL_zeVirtualMemSetAccessAttribute] = {"zeVirtualMemSetAccessAttribute", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeVirtualMemSetAccessAttribute},
-    [CGL_zeVirtualMemGetAccessAttribute] = {"zeVirtualMemGetAccessAttribute", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeVirtualMemGetAccessAttribute},
-    [CGL_zeKernelSetGlobalOffsetExp] = {"zeKernelSetGlobalOffsetExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelSetGlobalOffsetExp, 1, .args = &cgl_targs_zeKernelSetGlobalOffsetExp},
-    [CGL_zeDeviceReserveCacheExt] = {"zeDeviceReserveCacheExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDeviceReserveCacheExt},
-    [CGL_zeDeviceSetCacheAdviceExt] = {"zeDeviceSetCacheAdviceExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDeviceSetCacheAdviceExt},
-    [CGL_zeEventQueryTimestampsExp] = {"zeEventQueryTimestampsExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeEventQueryTimestampsExp},
-    [CGL_zeImageGetMemoryPropertiesExp] = {"zeImageGetMemoryPropertiesExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeImageGetMemoryPropertiesExp},
-    [CGL_zeImageViewCreateExp] = {"zeImageViewCreateExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeImageViewCreateExp},
-    [CGL_zeKernelSchedulingHintExp] = {"zeKernelSchedulingHintExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelSchedulingHintExp, 1, .args = &cgl_targs_zeKernelSchedulingHintExp},
-    [CGL_zeDevicePciGetPropertiesExt] = {"zeDevicePciGetPropertiesExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDevicePciGetPropertiesExt},
-    [CGL_zeCommandListAppendImageCopyToMemoryExt] = {"zeCommandListAppendImageCopyToMemoryExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendImageCopyToMemoryExt, 1, .args = &cgl_targs_zeCommandListAppendImageCopyToMemoryExt},
-    [CGL_zeCommandListAppendImageCopyFromMemoryExt] = {"zeCommandListAppendImageCopyFromMemoryExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendImageCopyFromMemoryExt, 1, .args = &cgl_targs_zeCommandListAppendImageCopyFromMemoryExt},
-    [CGL_zeImageGetAllocPropertiesExt] = {"zeImageGetAllocPropertiesExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeImageGetAllocPropertiesExt},
-    [CGL_zeModuleInspectLinkageExt] = {"zeModuleInspectLinkageExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeModuleInspectLinkageExt},
-    [CGL_zeMemFreeExt] = {"zeMemFreeExt", NULL, 0, 1, 0, "with the blocking-free policy, waits for the device to stop using the memory", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeMemFreeExt},
-    [CGL_zeFabricVertexGetExp] = {"zeFabricVertexGetExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeFabricVertexGetExp},
-    [CGL_zeFabricVertexGetSubVerticesExp] = {"zeFabricVertexGetSubVerticesExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeFabricVertexGetSubVerticesExp},
-    [CGL_zeFabricVertexGetPropertiesExp] = {"zeFabricVertexGetPropertiesExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeFabricVertexGetPropertiesExp},
-    [CGL_zeFabricVertexGetDeviceExp] = {"zeFabricVertexGetDeviceExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeFabricVertexGetDeviceExp},
-    [CGL_zeDeviceGetFabricVertexExp] = {"zeDeviceGetFabricVertexExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDeviceGetFabricVertexExp},
-    [CGL_zeFabricEdgeGetExp] = {"zeFabricEdgeGetExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeFabricEdgeGetExp},
-    [CGL_zeFabricEdgeGetVerticesExp] = {"zeFabricEdgeGetVerticesExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeFabricEdgeGetVerticesExp},
-    [CGL_zeFabricEdgeGetPropertiesExp] = {"zeFabricEdgeGetPropertiesExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeFabricEdgeGetPropertiesExp},
-    [CGL_zetModuleGetDebugInfo] = {"zetModuleGetDebugInfo", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetModuleGetDebugInfo},
-    [CGL_zetDeviceGetDebugProperties] = {"zetDeviceGetDebugProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetDeviceGetDebugProperties},
-    [CGL_zetDebugAttach] = {"zetDebugAttach", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetDebugAttach},
-    [CGL_zetDebugDetach] = {"zetDebugDetach", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetDebugDetach},
-    [CGL_zetDebugReadEvent] = {"zetDebugReadEvent", NULL, 0, 1, 0, "waits for a debug event, up to the timeout", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetDebugReadEvent},
-    [CGL_zetDebugAcknowledgeEvent] = {"zetDebugAcknowledgeEvent", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetDebugAcknowledgeEvent},
-    [CGL_zetDebugInterrupt] = {"zetDebugInterrupt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetDebugInterrupt},
-    [CGL_zetDebugResume] = {"zetDebugResume", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetDebugResume},
-    [CGL_zetDebugReadMemory] = {"zetDebugReadMemory", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetDebugReadMemory},
-    [CGL_zetDebugWriteMemory] = {"zetDebugWriteMemory", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetDebugWriteMemory},
-    [CGL_zetDebugGetRegisterSetProperties] = {"zetDebugGetRegisterSetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetDebugGetRegisterSetProperties},
-    [CGL_zetDebugReadRegisters] = {"zetDebugReadRegisters", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetDebugReadRegisters},
-    [CGL_zetDebugWriteRegisters] = {"zetDebugWriteRegisters", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetDebugWriteRegisters},
-    [CGL_zetMetricGroupGet] = {"zetMetricGroupGet", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetMetricGroupGet},
-    [CGL_zetMetricGroupGetProperties] = {"zetMetricGroupGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetMetricGroupGetProperties},
-    [CGL_zetMetricGroupCalculateMetricValues] = {"zetMetricGroupCalculateMetricValues", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetMetricGroupCalculateMetricValues},
-    [CGL_zetMetricGet] = {"zetMetricGet", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetMetricGet},
-    [CGL_zetMetricGetProperties] = {"zetMetricGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetMetricGetProperties},
-    [CGL_zetContextActivateMetricGroups] = {"zetContextActivateMetricGroups", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetContextActivateMetricGroups, 1, .args = &cgl_targs_zetContextActivateMetricGroups},
-    [CGL_zetMetricStreamerOpen] = {"zetMetricStreamerOpen", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetMetricStreamerOpen, 1, .args = &cgl_targs_zetMetricStreamerOpen},
-    [CGL_zetCommandListAppendMetricStreamerMarker] = {"zetCommandListAppendMetricStreamerMarker", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetCommandListAppendMetricStreamerMarker, 1, .args = &cgl_targs_zetCommandListAppendMetricStreamerMarker},
-    [CGL_zetMetricStreamerClose] = {"zetMetricStreamerClose", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetMetricStreamerClose, 1, .args = &cgl_targs_zetMetricStreamerClose},
-    [CGL_zetMetricStreamerReadData] = {"zetMetricStreamerReadData", NULL, 0, 0, 0, NULL, NULL, cgl_states_zetMetricStreamerReadData, 2, NULL, 0, .args = &cgl_targs_zetMetricStreamerReadData},
-    [CGL_zetMetricQueryPoolCreate] = {"zetMetricQueryPoolCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetMetricQueryPoolCreate},
-    [CGL_zetMetricQueryPoolDestroy] = {"zetMetricQueryPoolDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetMetricQueryPoolDestroy, 1, .args = &cgl_targs_zetMetricQueryPoolDestroy},
-    [CGL_zetMetricQueryCreate] = {"zetMetricQueryCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetMetricQueryCreate},
-    [CGL_zetMetricQueryDestroy] = {"zetMetricQueryDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetMetricQueryDestroy, 1, .args = &cgl_targs_zetMetricQueryDestroy},
-    [CGL_zetMetricQueryReset] = {"zetMetricQueryReset", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetMetricQueryReset, 1, .args = &cgl_targs_zetMetricQueryReset},
-    [CGL_zetCommandListAppendMetricQueryBegin] = {"zetCommandListAppendMetricQueryBegin", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetCommandListAppendMetricQueryBegin, 1, .args = &cgl_targs_zetCommandListAppendMetricQueryBegin},
-    [CGL_zetCommandListAppendMetricQueryEnd] = {"zetCommandListAppendMetricQueryEnd", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetCommandListAppendMetricQueryEnd, 1, .args = &cgl_targs_zetCommandListAppendMetricQueryEnd},
-    [CGL_zetCommandListAppendMetricMemoryBarrier] = {"zetCommandListAppendMetricMemoryBarrier", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetCommandListAppendMetricMemoryBarrier, 1, .args = &cgl_targs_zetCommandListAppendMetricMemoryBarrier},
-    [CGL_zetMetricQueryGetData] = {"zetMetricQueryGetData", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetMetricQueryGetData},
-    [CGL_zetKernelGetProfileInfo] = {"zetKernelGetProfileInfo", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetKernelGetProfileInfo},
-    [CGL_zetTracerExpCreate] = {"zetTracerExpCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetTracerExpCreate},
-    [CGL_zetTracerExpDestroy] = {"zetTracerExpDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetTracerExpDestroy, 1, .args = &cgl_targs_zetTracerExpDestroy},
-    [CGL_zetTracerExpSetPrologues] = {"zetTracerExpSetPrologues", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetTracerExpSetPrologues, 1, .args = &cgl_targs_zetTracerExpSetPrologues},
-    [CGL_zetTracerExpSetEpilogues] = {"zetTracerExpSetEpilogues", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetTracerExpSetEpilogues, 1, .args = &cgl_targs_zetTracerExpSetEpilogues},
-    [CGL_zetTracerExpSetEnabled] = {"zetTracerExpSetEnabled", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetTracerExpSetEnabled, 1, .args = &cgl_targs_zetTracerExpSetEnabled},
-    [CGL_zetMetricGroupCalculateMultipleMetricValuesExp] = {"zetMetricGroupCalculateMultipleMetricValuesExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetMetricGroupCalculateMultipleMetricValuesExp},
-    [CGL_zesDeviceGetProperties] = {"zesDeviceGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceGetProperties},
-    [CGL_zesDeviceGetState] = {"zesDeviceGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceGetState},
-    [CGL_zesDeviceReset] = {"zesDeviceReset", NULL, 0, 1, 0, "waits for the device to be reset", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceReset},
-    [CGL_zesDeviceProcessesGetState] = {"zesDeviceProcessesGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceProcessesGetState},
-    [CGL_zesDevicePciGetProperties] = {"zesDevicePciGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDevicePciGetProperties},
-    [CGL_zesDevicePciGetState] = {"zesDevicePciGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDevicePciGetState},
-    [CGL_zesDevicePciGetBars] = {"zesDevicePciGetBars", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDevicePciGetBars},
-    [CGL_zesDevicePciGetStats] = {"zesDevicePciGetStats", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDevicePciGetStats},
-    [CGL_zesDeviceEnumDiagnosticTestSuites] = {"zesDeviceEnumDiagnosticTestSuites", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEnumDiagnosticTestSuites},
-    [CGL_zesDiagnosticsGetProperties] = {"zesDiagnosticsGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDiagnosticsGetProperties},
-    [CGL_zesDiagnosticsGetTests] = {"zesDiagnosticsGetTests", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDiagnosticsGetTests},
-    [CGL_zesDiagnosticsRunTests] = {"zesDiagnosticsRunTests", NULL, 0, 1, 0, "runs hardware diagnostics, which take seconds", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDiagnosticsRunTests},
-    [CGL_zesDeviceEccAvailable] = {"zesDeviceEccAvailable", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEccAvailable},
-    [CGL_zesDeviceEccConfigurable] = {"zesDeviceEccConfigurable", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEccConfigurable},
-    [CGL_zesDeviceGetEccState] = {"zesDeviceGetEccState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceGetEccState},
-    [CGL_zesDeviceSetEccState] = {"zesDeviceSetEccState", NULL, 0, 0, 0, NULL, NULL, cgl_states_zesDeviceSetEccState, 2, NULL, 0, .args = &cgl_targs_zesDeviceSetEccState},
-    [CGL_zesDeviceEnumEngineGroups] = {"zesDeviceEnumEngineGroups", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEnumEngineGroups},
-    [CGL_zesEngineGetProperties] = {"zesEngineGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesEngineGetProperties},
-    [CGL_zesEngineGetActivity] = {"zesEngineGetActivity", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesEngineGetActivity},
-    [CGL_zesDeviceEventRegister] = {"zesDeviceEventRegister", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEventRegister},
-    [CGL_zesDriverEventListen] = {"zesDriverEventListen", NULL, 0, 1, 0, "waits for a device event, up to the timeout", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDriverEventListen},
-    [CGL_zesDriverEventListenEx] = {"zesDriverEventListenEx", NULL, 0, 1, 0, "waits for a device event, up to the timeout", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDriverEventListenEx},
-    [CGL_zesDeviceEnumFabricPorts] = {"zesDeviceEnumFabricPorts", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEnumFabricPorts},
-    [CGL_zesFabricPortGetProperties] = {"zesFabricPortGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFabricPortGetProperties},
-    [CGL_zesFabricPortGetLinkType] = {"zesFabricPortGetLinkType", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFabricPortGetLinkType},
-    [CGL_zesFabricPortGetConfig] = {"zesFabricPortGetConfig", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFabricPortGetConfig},
-    [CGL_zesFabricPortSetConfig] = {"zesFabricPortSetConfig", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFabricPortSetConfig},
-    [CGL_zesFabricPortGetState] = {"zesFabricPortGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFabricPortGetState},
-    [CGL_zesFabricPortGetThroughput] = {"zesFabricPortGetThroughput", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFabricPortGetThroughput},
-    [CGL_zesDeviceEnumFans] = {"zesDeviceEnumFans", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEnumFans},
-    [CGL_zesFanGetProperties] = {"zesFanGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFanGetProperties},
-    [CGL_zesFanGetConfig] = {"zesFanGetConfig", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFanGetConfig},
-    [CGL_zesFanSetDefaultMode] = {"zesFanSetDefaultMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFanSetDefaultMode},
-    [CGL_zesFanSetFixedSpeedMode] = {"zesFanSetFixedSpeedMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFanSetFixedSpeedMode},
-    [CGL_zesFanSetSpeedTableMode] = {"zesFanSetSpeedTableMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFanSetSpeedTableMode},
-    [CGL_zesFanGetState] = {"zesFanGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFanGetState},
-    [CGL_zesDeviceEnumFirmwares] = {"zesDeviceEnumFirmwares", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEnumFirmwares},
-    [CGL_zesFirmwareGetProperties] = {"zesFirmwareGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFirmwareGetProperties},
-    [CGL_zesFirmwareFlash] = {"zesFirmwareFlash", NULL, 0, 1, 0, "writes a firmware image to the device", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFirmwareFlash},
-    [CGL_zesDeviceEnumFrequencyDomains] = {"zesDeviceEnumFrequencyDomains", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEnumFrequencyDomains},
-    [CGL_zesFrequencyGetProperties] = {"zesFrequencyGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencyGetProperties},
-    [CGL_zesFrequencyGetAvailableClocks] = {"zesFrequencyGetAvailableClocks", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencyGetAvailableClocks},
-    [CGL_zesFrequencyGetRange] = {"zesFrequencyGetRange", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencyGetRange},
-    [CGL_zesFrequencySetRange] = {"zesFrequencySetRange", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencySetRange},
-    [CGL_zesFrequencyGetState] = {"zesFrequencyGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencyGetState},
-    [CGL_zesFrequencyGetThrottleTime] = {"zesFrequencyGetThrottleTime", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencyGetThrottleTime},
-    [CGL_zesFrequencyOcGetCapabilities] = {"zesFrequencyOcGetCapabilities", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencyOcGetCapabilities},
-    [CGL_zesFrequencyOcGetFrequencyTarget] = {"zesFrequencyOcGetFrequencyTarget", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencyOcGetFrequencyTarget},
-    [CGL_zesFrequencyOcSetFrequencyTarget] = {"zesFrequencyOcSetFrequencyTarget", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencyOcSetFrequencyTarget},
-    [CGL_zesFrequencyOcGetVoltageTarget] = {"zesFrequencyOcGetVoltageTarget", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencyOcGetVoltageTarget},
-    [CGL_zesFrequencyOcSetVoltageTarget] = {"zesFrequencyOcSetVoltageTarget", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencyOcSetVoltageTarget},
-    [CGL_zesFrequencyOcSetMode] = {"zesFrequencyOcSetMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencyOcSetMode},
-    [CGL_zesFrequencyOcGetMode] = {"zesFrequencyOcGetMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencyOcGetMode},
-    [CGL_zesFrequencyOcGetIccMax] = {"zesFrequencyOcGetIccMax", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencyOcGetIccMax},
-    [CGL_zesFrequencyOcSetIccMax] = {"zesFrequencyOcSetIccMax", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencyOcSetIccMax},
-    [CGL_zesFrequencyOcGetTjMax] = {"zesFrequencyOcGetTjMax", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencyOcGetTjMax},
-    [CGL_zesFrequencyOcSetTjMax] = {"zesFrequencyOcSetTjMax", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencyOcSetTjMax},
-    [CGL_zesDeviceEnumLeds] = {"zesDeviceEnumLeds", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEnumLeds},
-    [CGL_zesLedGetProperties] = {"zesLedGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesLedGetProperties},
-    [CGL_zesLedGetState] = {"zesLedGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesLedGetState},
-    [CGL_zesLedSetState] = {"zesLedSetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesLedSetState},
-    [CGL_zesLedSetColor] = {"zesLedSetColor", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesLedSetColor},
-    [CGL_zesDeviceEnumMemoryModules] = {"zesDeviceEnumMemoryModules", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEnumMemoryModules},
-    [CGL_zesMemoryGetProperties] = {"zesMemoryGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesMemoryGetProperties},
-    [CGL_zesMemoryGetState] = {"zesMemoryGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesMemoryGetState},
-    [CGL_zesMemoryGetBandwidth] = {"zesMemoryGetBandwidth", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesMemoryGetBandwidth},
-    [CGL_zesDeviceEnumPerformanceFactorDomains] = {"zesDeviceEnumPerformanceFactorDomains", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEnumPerformanceFactorDomains},
-    [CGL_zesPerformanceFactorGetProperties] = {"zesPerformanceFactorGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesPerformanceFactorGetProperties},
-    [CGL_zesPerformanceFactorGetConfig] = {"zesPerformanceFactorGetConfig", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesPerformanceFactorGetConfig},
-    [CGL_zesPerformanceFactorSetConfig] = {"zesPerformanceFactorSetConfig", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesPerformanceFactorSetConfig},
-    [CGL_zesDeviceEnumPowerDomains] = {"zesDeviceEnumPowerDomains", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEnumPowerDomains},
-    [CGL_zesDeviceGetCardPowerDomain] = {"zesDeviceGetCardPowerDomain", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceGetCardPowerDomain},
-    [CGL_zesPowerGetProperties] = {"zesPowerGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesPowerGetProperties},
-    [CGL_zesPowerGetEnergyCounter] = {"zesPowerGetEnergyCounter", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesPowerGetEnergyCounter},
-    [CGL_zesPowerGetLimits] = {"zesPowerGetLimits", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesPowerGetLimits},
-    [CGL_zesPowerSetLimits] = {"zesPowerSetLimits", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesPowerSetLimits},
-    [CGL_zesPowerGetEnergyThreshold] = {"zesPowerGetEnergyThreshold", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesPowerGetEnergyThreshold},
-    [CGL_zesPowerSetEnergyThreshold] = {"zesPowerSetEnergyThreshold", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesPowerSetEnergyThreshold},
-    [CGL_zesDeviceEnumPsus] = {"zesDeviceEnumPsus", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEnumPsus},
-    [CGL_zesPsuGetProperties] = {"zesPsuGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesPsuGetProperties},
-    [CGL_zesPsuGetState] = {"zesPsuGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesPsuGetState},
-    [CGL_zesDeviceEnumRasErrorSets] = {"zesDeviceEnumRasErrorSets", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEnumRasErrorSets},
-    [CGL_zesRasGetProperties] = {"zesRasGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesRasGetProperties},
-    [CGL_zesRasGetConfig] = {"zesRasGetConfig", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesRasGetConfig},
-    [CGL_zesRasSetConfig] = {"zesRasSetConfig", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesRasSetConfig},
-    [CGL_zesRasGetState] = {"zesRasGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesRasGetState},
-    [CGL_zesDeviceEnumSchedulers] = {"zesDeviceEnumSchedulers", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEnumSchedulers},
-    [CGL_zesSchedulerGetProperties] = {"zesSchedulerGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesSchedulerGetProperties},
-    [CGL_zesSchedulerGetCurrentMode] = {"zesSchedulerGetCurrentMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesSchedulerGetCurrentMode},
-    [CGL_zesSchedulerGetTimeoutModeProperties] = {"zesSchedulerGetTimeoutModeProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesSchedulerGetTimeoutModeProperties},
-    [CGL_zesSchedulerGetTimesliceModeProperties] = {"zesSchedulerGetTimesliceModeProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesSchedulerGetTimesliceModeProperties},
-    [CGL_zesSchedulerSetTimeoutMode] = {"zesSchedulerSetTimeoutMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesSchedulerSetTimeoutMode},
-    [CGL_zesSchedulerSetTimesliceMode] = {"zesSchedulerSetTimesliceMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesSchedulerSetTimesliceMode},
-    [CGL_zesSchedulerSetExclusiveMode] = {"zesSchedulerSetExclusiveMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesSchedulerSetExclusiveMode},
-    [CGL_zesSchedulerSetComputeUnitDebugMode] = {"zesSchedulerSetComputeUnitDebugMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesSchedulerSetComputeUnitDebugMode},
-    [CGL_zesDeviceEnumStandbyDomains] = {"zesDeviceEnumStandbyDomains", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEnumStandbyDomains},
-    [CGL_zesStandbyGetProperties] = {"zesStandbyGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesStandbyGetProperties},
-    [CGL_zesStandbyGetMode] = {"zesStandbyGetMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesStandbyGetMode},
-    [CGL_zesStandbySetMode] = {"zesStandbySetMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesStandbySetMode},
-    [CGL_zesDeviceEnumTemperatureSensors] = {"zesDeviceEnumTemperatureSensors", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEnumTemperatureSensors},
-    [CGL_zesTemperatureGetProperties] = {"zesTemperatureGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesTemperatureGetProperties},
-    [CGL_zesTemperatureGetConfig] = {"zesTemperatureGetConfig", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesTemperatureGetConfig},
-    [CGL_zesTemperatureSetConfig] = {"zesTemperatureSetConfig", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesTemperatureSetConfig},
-    [CGL_zesTemperatureGetState] = {"zesTemperatureGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesTemperatureGetState},
-    [CGL_zesPowerGetLimitsExt] = {"zesPowerGetLimitsExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesPowerGetLimitsExt},
-    [CGL_zesPowerSetLimitsExt] = {"zesPowerSetLimitsExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesPowerSetLimitsExt},
+    [CGL_zeInit] = {"zeInit", NULL, 0, 1, 0, "loads and initializes every driver the loader finds", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeInit.a},
+    [CGL_zeDriverGet] = {"zeDriverGet", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDriverGet.a},
+    [CGL_zeDriverGetApiVersion] = {"zeDriverGetApiVersion", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDriverGetApiVersion.a},
+    [CGL_zeDriverGetProperties] = {"zeDriverGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDriverGetProperties.a},
+    [CGL_zeDriverGetIpcProperties] = {"zeDriverGetIpcProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDriverGetIpcProperties.a},
+    [CGL_zeDriverGetExtensionProperties] = {"zeDriverGetExtensionProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDriverGetExtensionProperties.a},
+    [CGL_zeDriverGetExtensionFunctionAddress] = {"zeDriverGetExtensionFunctionAddress", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDriverGetExtensionFunctionAddress.a},
+    [CGL_zeDeviceGet] = {"zeDeviceGet", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDeviceGet.a},
+    [CGL_zeDeviceGetSubDevices] = {"zeDeviceGetSubDevices", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDeviceGetSubDevices.a},
+    [CGL_zeDeviceGetProperties] = {"zeDeviceGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDeviceGetProperties.a},
+    [CGL_zeDeviceGetComputeProperties] = {"zeDeviceGetComputeProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDeviceGetComputeProperties.a},
+    [CGL_zeDeviceGetModuleProperties] = {"zeDeviceGetModuleProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDeviceGetModuleProperties.a},
+    [CGL_zeDeviceGetCommandQueueGroupProperties] = {"zeDeviceGetCommandQueueGroupProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDeviceGetCommandQueueGroupProperties.a},
+    [CGL_zeDeviceGetMemoryProperties] = {"zeDeviceGetMemoryProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDeviceGetMemoryProperties.a},
+    [CGL_zeDeviceGetMemoryAccessProperties] = {"zeDeviceGetMemoryAccessProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDeviceGetMemoryAccessProperties.a},
+    [CGL_zeDeviceGetCacheProperties] = {"zeDeviceGetCacheProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDeviceGetCacheProperties.a},
+    [CGL_zeDeviceGetImageProperties] = {"zeDeviceGetImageProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDeviceGetImageProperties.a},
+    [CGL_zeDeviceGetExternalMemoryProperties] = {"zeDeviceGetExternalMemoryProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDeviceGetExternalMemoryProperties.a},
+    [CGL_zeDeviceGetP2PProperties] = {"zeDeviceGetP2PProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDeviceGetP2PProperties.a},
+    [CGL_zeDeviceCanAccessPeer] = {"zeDeviceCanAccessPeer", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDeviceCanAccessPeer.a},
+    [CGL_zeDeviceGetStatus] = {"zeDeviceGetStatus", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeDeviceGetStatus, 1, .args = &cgl_targs_zeDeviceGetStatus.a},
+    [CGL_zeDeviceGetGlobalTimestamps] = {"zeDeviceGetGlobalTimestamps", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeDeviceGetGlobalTimestamps, 1, .args = &cgl_targs_zeDeviceGetGlobalTimestamps.a},
+    [CGL_zeContextCreate] = {"zeContextCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeContextCreate.a},
+    [CGL_zeContextCreateEx] = {"zeContextCreateEx", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeContextCreateEx.a},
+    [CGL_zeContextDestroy] = {"zeContextDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeContextDestroy, 1, .args = &cgl_targs_zeContextDestroy.a},
+    [CGL_zeContextGetStatus] = {"zeContextGetStatus", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeContextGetStatus, 1, .args = &cgl_targs_zeContextGetStatus.a},
+    [CGL_zeCommandQueueCreate] = {"zeCommandQueueCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeCommandQueueCreate.a},
+    [CGL_zeCommandQueueDestroy] = {"zeCommandQueueDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandQueueDestroy, 1, .args = &cgl_targs_zeCommandQueueDestroy.a},
+    [CGL_zeCommandQueueExecuteCommandLists] = {"zeCommandQueueExecuteCommandLists", NULL, 0, 1, 0, "waits for the lists to finish on a synchronous queue", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeCommandQueueExecuteCommandLists.a},
+    [CGL_zeCommandQueueSynchronize] = {"zeCommandQueueSynchronize", NULL, 0, 1, 0, "waits for the queue's work, up to the timeout", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeCommandQueueSynchronize.a},
+    [CGL_zeCommandListCreate] = {"zeCommandListCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeCommandListCreate.a},
+    [CGL_zeCommandListCreateImmediate] = {"zeCommandListCreateImmediate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeCommandListCreateImmediate.a},
+    [CGL_zeCommandListDestroy] = {"zeCommandListDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListDestroy, 1, .args = &cgl_targs_zeCommandListDestroy.a},
+    [CGL_zeCommandListClose] = {"zeCommandListClose", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListClose, 1, .args = &cgl_targs_zeCommandListClose.a},
+    [CGL_zeCommandListReset] = {"zeCommandListReset", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListReset, 1, .args = &cgl_targs_zeCommandListReset.a},
+    [CGL_zeCommandListAppendWriteGlobalTimestamp] = {"zeCommandListAppendWriteGlobalTimestamp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendWriteGlobalTimestamp, 1, .args = &cgl_targs_zeCommandListAppendWriteGlobalTimestamp.a},
+    [CGL_zeCommandListAppendBarrier] = {"zeCommandListAppendBarrier", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendBarrier, 1, .args = &cgl_targs_zeCommandListAppendBarrier.a},
+    [CGL_zeCommandListAppendMemoryRangesBarrier] = {"zeCommandListAppendMemoryRangesBarrier", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendMemoryRangesBarrier, 1, .args = &cgl_targs_zeCommandListAppendMemoryRangesBarrier.a},
+    [CGL_zeContextSystemBarrier] = {"zeContextSystemBarrier", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeContextSystemBarrier.a},
+    [CGL_zeCommandListAppendMemoryCopy] = {"zeCommandListAppendMemoryCopy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendMemoryCopy, 1, .args = &cgl_targs_zeCommandListAppendMemoryCopy.a},
+    [CGL_zeCommandListAppendMemoryFill] = {"zeCommandListAppendMemoryFill", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendMemoryFill, 1, .args = &cgl_targs_zeCommandListAppendMemoryFill.a},
+    [CGL_zeCommandListAppendMemoryCopyRegion] = {"zeCommandListAppendMemoryCopyRegion", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendMemoryCopyRegion, 1, .args = &cgl_targs_zeCommandListAppendMemoryCopyRegion.a},
+    [CGL_zeCommandListAppendMemoryCopyFromContext] = {"zeCommandListAppendMemoryCopyFromContext", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendMemoryCopyFromContext, 1, .args = &cgl_targs_zeCommandListAppendMemoryCopyFromContext.a},
+    [CGL_zeCommandListAppendImageCopy] = {"zeCommandListAppendImageCopy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendImageCopy, 1, .args = &cgl_targs_zeCommandListAppendImageCopy.a},
+    [CGL_zeCommandListAppendImageCopyRegion] = {"zeCommandListAppendImageCopyRegion", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendImageCopyRegion, 1, .args = &cgl_targs_zeCommandListAppendImageCopyRegion.a},
+    [CGL_zeCommandListAppendImageCopyToMemory] = {"zeCommandListAppendImageCopyToMemory", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendImageCopyToMemory, 1, .args = &cgl_targs_zeCommandListAppendImageCopyToMemory.a},
+    [CGL_zeCommandListAppendImageCopyFromMemory] = {"zeCommandListAppendImageCopyFromMemory", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendImageCopyFromMemory, 1, .args = &cgl_targs_zeCommandListAppendImageCopyFromMemory.a},
+    [CGL_zeCommandListAppendMemoryPrefetch] = {"zeCommandListAppendMemoryPrefetch", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendMemoryPrefetch, 1, .args = &cgl_targs_zeCommandListAppendMemoryPrefetch.a},
+    [CGL_zeCommandListAppendMemAdvise] = {"zeCommandListAppendMemAdvise", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendMemAdvise, 1, .args = &cgl_targs_zeCommandListAppendMemAdvise.a},
+    [CGL_zeEventPoolCreate] = {"zeEventPoolCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeEventPoolCreate.a},
+    [CGL_zeEventPoolDestroy] = {"zeEventPoolDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeEventPoolDestroy, 1, .args = &cgl_targs_zeEventPoolDestroy.a},
+    [CGL_zeEventCreate] = {"zeEventCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeEventCreate, 1, .args = &cgl_targs_zeEventCreate.a},
+    [CGL_zeEventDestroy] = {"zeEventDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeEventDestroy, 1, .args = &cgl_targs_zeEventDestroy.a},
+    [CGL_zeEventPoolGetIpcHandle] = {"zeEventPoolGetIpcHandle", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeEventPoolGetIpcHandle.a},
+    [CGL_zeEventPoolOpenIpcHandle] = {"zeEventPoolOpenIpcHandle", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeEventPoolOpenIpcHandle.a},
+    [CGL_zeEventPoolCloseIpcHandle] = {"zeEventPoolCloseIpcHandle", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeEventPoolCloseIpcHandle, 1, .args = &cgl_targs_zeEventPoolCloseIpcHandle.a},
+    [CGL_zeCommandListAppendSignalEvent] = {"zeCommandListAppendSignalEvent", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendSignalEvent, 1, .args = &cgl_targs_zeCommandListAppendSignalEvent.a},
+    [CGL_zeCommandListAppendWaitOnEvents] = {"zeCommandListAppendWaitOnEvents", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendWaitOnEvents, 1, .args = &cgl_targs_zeCommandListAppendWaitOnEvents.a},
+    [CGL_zeEventHostSignal] = {"zeEventHostSignal", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeEventHostSignal.a},
+    [CGL_zeEventHostSynchronize] = {"zeEventHostSynchronize", NULL, 0, 1, 0, "waits for the event to be signalled, up to the timeout", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeEventHostSynchronize.a},
+    [CGL_zeEventQueryStatus] = {"zeEventQueryStatus", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeEventQueryStatus.a},
+    [CGL_zeCommandListAppendEventReset] = {"zeCommandListAppendEventReset", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendEventReset, 1, .args = &cgl_targs_zeCommandListAppendEventReset.a},
+    [CGL_zeEventHostReset] = {"zeEventHostReset", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeEventHostReset.a},
+    [CGL_zeEventQueryKernelTimestamp] = {"zeEventQueryKernelTimestamp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeEventQueryKernelTimestamp.a},
+    [CGL_zeCommandListAppendQueryKernelTimestamps] = {"zeCommandListAppendQueryKernelTimestamps", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendQueryKernelTimestamps, 1, .args = &cgl_targs_zeCommandListAppendQueryKernelTimestamps.a},
+    [CGL_zeFenceCreate] = {"zeFenceCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeFenceCreate.a},
+    [CGL_zeFenceDestroy] = {"zeFenceDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeFenceDestroy, 1, .args = &cgl_targs_zeFenceDestroy.a},
+    [CGL_zeFenceHostSynchronize] = {"zeFenceHostSynchronize", NULL, 0, 1, 0, "waits for the fence to be signalled, up to the timeout", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeFenceHostSynchronize.a},
+    [CGL_zeFenceQueryStatus] = {"zeFenceQueryStatus", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeFenceQueryStatus.a},
+    [CGL_zeFenceReset] = {"zeFenceReset", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeFenceReset.a},
+    [CGL_zeImageGetProperties] = {"zeImageGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeImageGetProperties.a},
+    [CGL_zeImageCreate] = {"zeImageCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeImageCreate.a},
+    [CGL_zeImageDestroy] = {"zeImageDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeImageDestroy, 1, .args = &cgl_targs_zeImageDestroy.a},
+    [CGL_zeMemAllocShared] = {"zeMemAllocShared", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeMemAllocShared.a},
+    [CGL_zeMemAllocDevice] = {"zeMemAllocDevice", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeMemAllocDevice.a},
+    [CGL_zeMemAllocHost] = {"zeMemAllocHost", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeMemAllocHost.a},
+    [CGL_zeMemFree] = {"zeMemFree", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeMemFree.a},
+    [CGL_zeMemGetAllocProperties] = {"zeMemGetAllocProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeMemGetAllocProperties.a},
+    [CGL_zeMemGetAddressRange] = {"zeMemGetAddressRange", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeMemGetAddressRange.a},
+    [CGL_zeMemGetIpcHandle] = {"zeMemGetIpcHandle", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeMemGetIpcHandle.a},
+    [CGL_zeMemOpenIpcHandle] = {"zeMemOpenIpcHandle", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeMemOpenIpcHandle.a},
+    [CGL_zeMemCloseIpcHandle] = {"zeMemCloseIpcHandle", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeMemCloseIpcHandle.a},
+    [CGL_zeModuleCreate] = {"zeModuleCreate", NULL, 0, 1, 0, "compiles SPIR-V in the driver (IGC)", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeModuleCreate.a},
+    [CGL_zeModuleDestroy] = {"zeModuleDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeModuleDestroy, 1, .args = &cgl_targs_zeModuleDestroy.a},
+    [CGL_zeModuleDynamicLink] = {"zeModuleDynamicLink", NULL, 0, 1, 0, "links modules in the driver's compiler (IGC)", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeModuleDynamicLink.a},
+    [CGL_zeModuleBuildLogDestroy] = {"zeModuleBuildLogDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeModuleBuildLogDestroy, 1, .args = &cgl_targs_zeModuleBuildLogDestroy.a},
+    [CGL_zeModuleBuildLogGetString] = {"zeModuleBuildLogGetString", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeModuleBuildLogGetString.a},
+    [CGL_zeModuleGetNativeBinary] = {"zeModuleGetNativeBinary", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeModuleGetNativeBinary.a},
+    [CGL_zeModuleGetGlobalPointer] = {"zeModuleGetGlobalPointer", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeModuleGetGlobalPointer.a},
+    [CGL_zeModuleGetKernelNames] = {"zeModuleGetKernelNames", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeModuleGetKernelNames.a},
+    [CGL_zeModuleGetProperties] = {"zeModuleGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeModuleGetProperties.a},
+    [CGL_zeKernelCreate] = {"zeKernelCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeKernelCreate.a},
+    [CGL_zeKernelDestroy] = {"zeKernelDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelDestroy, 1, .args = &cgl_targs_zeKernelDestroy.a},
+    [CGL_zeModuleGetFunctionPointer] = {"zeModuleGetFunctionPointer", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeModuleGetFunctionPointer.a},
+    [CGL_zeKernelSetGroupSize] = {"zeKernelSetGroupSize", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelSetGroupSize, 1, .args = &cgl_targs_zeKernelSetGroupSize.a},
+    [CGL_zeKernelSuggestGroupSize] = {"zeKernelSuggestGroupSize", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeKernelSuggestGroupSize.a},
+    [CGL_zeKernelSuggestMaxCooperativeGroupCount] = {"zeKernelSuggestMaxCooperativeGroupCount", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeKernelSuggestMaxCooperativeGroupCount.a},
+    [CGL_zeKernelSetArgumentValue] = {"zeKernelSetArgumentValue", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelSetArgumentValue, 1, .args = &cgl_targs_zeKernelSetArgumentValue.a},
+    [CGL_zeKernelSetIndirectAccess] = {"zeKernelSetIndirectAccess", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelSetIndirectAccess, 1, .args = &cgl_targs_zeKernelSetIndirectAccess.a},
+    [CGL_zeKernelGetIndirectAccess] = {"zeKernelGetIndirectAccess", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelGetIndirectAccess, 1, .args = &cgl_targs_zeKernelGetIndirectAccess.a},
+    [CGL_zeKernelGetSourceAttributes] = {"zeKernelGetSourceAttributes", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelGetSourceAttributes, 1, .args = &cgl_targs_zeKernelGetSourceAttributes.a},
+    [CGL_zeKernelSetCacheConfig] = {"zeKernelSetCacheConfig", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelSetCacheConfig, 1, .args = &cgl_targs_zeKernelSetCacheConfig.a},
+    [CGL_zeKernelGetProperties] = {"zeKernelGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeKernelGetProperties.a},
+    [CGL_zeKernelGetName] = {"zeKernelGetName", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeKernelGetName.a},
+    [CGL_zeCommandListAppendLaunchKernel] = {"zeCommandListAppendLaunchKernel", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendLaunchKernel, 2, .args = &cgl_targs_zeCommandListAppendLaunchKernel.a},
+    [CGL_zeCommandListAppendLaunchCooperativeKernel] = {"zeCommandListAppendLaunchCooperativeKernel", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendLaunchCooperativeKernel, 2, .args = &cgl_targs_zeCommandListAppendLaunchCooperativeKernel.a},
+    [CGL_zeCommandListAppendLaunchKernelIndirect] = {"zeCommandListAppendLaunchKernelIndirect", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendLaunchKernelIndirect, 2, .args = &cgl_targs_zeCommandListAppendLaunchKernelIndirect.a},
+    [CGL_zeCommandListAppendLaunchMultipleKernelsIndirect] = {"zeCommandListAppendLaunchMultipleKernelsIndirect", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendLaunchMultipleKernelsIndirect, 1, .args = &cgl_targs_zeCommandListAppendLaunchMultipleKernelsIndirect.a},
+    [CGL_zeContextMakeMemoryResident] = {"zeContextMakeMemoryResident", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeContextMakeMemoryResident.a},
+    [CGL_zeContextEvictMemory] = {"zeContextEvictMemory", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeContextEvictMemory.a},
+    [CGL_zeContextMakeImageResident] = {"zeContextMakeImageResident", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeContextMakeImageResident.a},
+    [CGL_zeContextEvictImage] = {"zeContextEvictImage", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeContextEvictImage.a},
+    [CGL_zeSamplerCreate] = {"zeSamplerCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeSamplerCreate.a},
+    [CGL_zeSamplerDestroy] = {"zeSamplerDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeSamplerDestroy, 1, .args = &cgl_targs_zeSamplerDestroy.a},
+    [CGL_zeVirtualMemReserve] = {"zeVirtualMemReserve", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeVirtualMemReserve.a},
+    [CGL_zeVirtualMemFree] = {"zeVirtualMemFree", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeVirtualMemFree.a},
+    [CGL_zeVirtualMemQueryPageSize] = {"zeVirtualMemQueryPageSize", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeVirtualMemQueryPageSize.a},
+    [CGL_zePhysicalMemCreate] = {"zePhysicalMemCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zePhysicalMemCreate.a},
+    [CGL_zePhysicalMemDestroy] = {"zePhysicalMemDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zePhysicalMemDestroy, 1, .args = &cgl_targs_zePhysicalMemDestroy.a},
+    [CGL_zeVirtualMemMap] = {"zeVirtualMemMap", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeVirtualMemMap.a},
+    [CGL_zeVirtualMemUnmap] = {"zeVirtualMemUnmap", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeVirtualMemUnmap.a},
+    [CGL_zeVirtualMemSetAccessAttribute] = {"zeVirtualMemSetAccessAttribute", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeVirtualMemSetAccessAttribute.a},
+    [CGL_zeVirtualMemGetAccessAttribute] = {"zeVirtualMemGetAccessAttribute", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeVirtualMemGetAccessAttribute.a},
+    [CGL_zeKernelSetGlobalOffsetExp] = {"zeKernelSetGlobalOffsetExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelSetGlobalOffsetExp, 1, .args = &cgl_targs_zeKernelSetGlobalOffsetExp.a},
+    [CGL_zeDeviceReserveCacheExt] = {"zeDeviceReserveCacheExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDeviceReserveCacheExt.a},
+    [CGL_zeDeviceSetCacheAdviceExt] = {"zeDeviceSetCacheAdviceExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDeviceSetCacheAdviceExt.a},
+    [CGL_zeEventQueryTimestampsExp] = {"zeEventQueryTimestampsExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeEventQueryTimestampsExp.a},
+    [CGL_zeImageGetMemoryPropertiesExp] = {"zeImageGetMemoryPropertiesExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeImageGetMemoryPropertiesExp.a},
+    [CGL_zeImageViewCreateExp] = {"zeImageViewCreateExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeImageViewCreateExp.a},
+    [CGL_zeKernelSchedulingHintExp] = {"zeKernelSchedulingHintExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeKernelSchedulingHintExp, 1, .args = &cgl_targs_zeKernelSchedulingHintExp.a},
+    [CGL_zeDevicePciGetPropertiesExt] = {"zeDevicePciGetPropertiesExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDevicePciGetPropertiesExt.a},
+    [CGL_zeCommandListAppendImageCopyToMemoryExt] = {"zeCommandListAppendImageCopyToMemoryExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendImageCopyToMemoryExt, 1, .args = &cgl_targs_zeCommandListAppendImageCopyToMemoryExt.a},
+    [CGL_zeCommandListAppendImageCopyFromMemoryExt] = {"zeCommandListAppendImageCopyFromMemoryExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zeCommandListAppendImageCopyFromMemoryExt, 1, .args = &cgl_targs_zeCommandListAppendImageCopyFromMemoryExt.a},
+    [CGL_zeImageGetAllocPropertiesExt] = {"zeImageGetAllocPropertiesExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeImageGetAllocPropertiesExt.a},
+    [CGL_zeModuleInspectLinkageExt] = {"zeModuleInspectLinkageExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeModuleInspectLinkageExt.a},
+    [CGL_zeMemFreeExt] = {"zeMemFreeExt", NULL, 0, 1, 0, "with the blocking-free policy, waits for the device to stop using the memory", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeMemFreeExt.a},
+    [CGL_zeFabricVertexGetExp] = {"zeFabricVertexGetExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeFabricVertexGetExp.a},
+    [CGL_zeFabricVertexGetSubVerticesExp] = {"zeFabricVertexGetSubVerticesExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeFabricVertexGetSubVerticesExp.a},
+    [CGL_zeFabricVertexGetPropertiesExp] = {"zeFabricVertexGetPropertiesExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeFabricVertexGetPropertiesExp.a},
+    [CGL_zeFabricVertexGetDeviceExp] = {"zeFabricVertexGetDeviceExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeFabricVertexGetDeviceExp.a},
+    [CGL_zeDeviceGetFabricVertexExp] = {"zeDeviceGetFabricVertexExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeDeviceGetFabricVertexExp.a},
+    [CGL_zeFabricEdgeGetExp] = {"zeFabricEdgeGetExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeFabricEdgeGetExp.a},
+    [CGL_zeFabricEdgeGetVerticesExp] = {"zeFabricEdgeGetVerticesExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeFabricEdgeGetVerticesExp.a},
+    [CGL_zeFabricEdgeGetPropertiesExp] = {"zeFabricEdgeGetPropertiesExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zeFabricEdgeGetPropertiesExp.a},
+    [CGL_zetModuleGetDebugInfo] = {"zetModuleGetDebugInfo", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetModuleGetDebugInfo.a},
+    [CGL_zetDeviceGetDebugProperties] = {"zetDeviceGetDebugProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetDeviceGetDebugProperties.a},
+    [CGL_zetDebugAttach] = {"zetDebugAttach", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetDebugAttach.a},
+    [CGL_zetDebugDetach] = {"zetDebugDetach", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetDebugDetach.a},
+    [CGL_zetDebugReadEvent] = {"zetDebugReadEvent", NULL, 0, 1, 0, "waits for a debug event, up to the timeout", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetDebugReadEvent.a},
+    [CGL_zetDebugAcknowledgeEvent] = {"zetDebugAcknowledgeEvent", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetDebugAcknowledgeEvent.a},
+    [CGL_zetDebugInterrupt] = {"zetDebugInterrupt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetDebugInterrupt.a},
+    [CGL_zetDebugResume] = {"zetDebugResume", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetDebugResume.a},
+    [CGL_zetDebugReadMemory] = {"zetDebugReadMemory", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetDebugReadMemory.a},
+    [CGL_zetDebugWriteMemory] = {"zetDebugWriteMemory", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetDebugWriteMemory.a},
+    [CGL_zetDebugGetRegisterSetProperties] = {"zetDebugGetRegisterSetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetDebugGetRegisterSetProperties.a},
+    [CGL_zetDebugReadRegisters] = {"zetDebugReadRegisters", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetDebugReadRegisters.a},
+    [CGL_zetDebugWriteRegisters] = {"zetDebugWriteRegisters", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetDebugWriteRegisters.a},
+    [CGL_zetMetricGroupGet] = {"zetMetricGroupGet", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetMetricGroupGet.a},
+    [CGL_zetMetricGroupGetProperties] = {"zetMetricGroupGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetMetricGroupGetProperties.a},
+    [CGL_zetMetricGroupCalculateMetricValues] = {"zetMetricGroupCalculateMetricValues", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetMetricGroupCalculateMetricValues.a},
+    [CGL_zetMetricGet] = {"zetMetricGet", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetMetricGet.a},
+    [CGL_zetMetricGetProperties] = {"zetMetricGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetMetricGetProperties.a},
+    [CGL_zetContextActivateMetricGroups] = {"zetContextActivateMetricGroups", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetContextActivateMetricGroups, 1, .args = &cgl_targs_zetContextActivateMetricGroups.a},
+    [CGL_zetMetricStreamerOpen] = {"zetMetricStreamerOpen", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetMetricStreamerOpen, 1, .args = &cgl_targs_zetMetricStreamerOpen.a},
+    [CGL_zetCommandListAppendMetricStreamerMarker] = {"zetCommandListAppendMetricStreamerMarker", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetCommandListAppendMetricStreamerMarker, 1, .args = &cgl_targs_zetCommandListAppendMetricStreamerMarker.a},
+    [CGL_zetMetricStreamerClose] = {"zetMetricStreamerClose", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetMetricStreamerClose, 1, .args = &cgl_targs_zetMetricStreamerClose.a},
+    [CGL_zetMetricStreamerReadData] = {"zetMetricStreamerReadData", NULL, 0, 0, 0, NULL, NULL, cgl_states_zetMetricStreamerReadData, 2, NULL, 0, .args = &cgl_targs_zetMetricStreamerReadData.a},
+    [CGL_zetMetricQueryPoolCreate] = {"zetMetricQueryPoolCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetMetricQueryPoolCreate.a},
+    [CGL_zetMetricQueryPoolDestroy] = {"zetMetricQueryPoolDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetMetricQueryPoolDestroy, 1, .args = &cgl_targs_zetMetricQueryPoolDestroy.a},
+    [CGL_zetMetricQueryCreate] = {"zetMetricQueryCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetMetricQueryCreate.a},
+    [CGL_zetMetricQueryDestroy] = {"zetMetricQueryDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetMetricQueryDestroy, 1, .args = &cgl_targs_zetMetricQueryDestroy.a},
+    [CGL_zetMetricQueryReset] = {"zetMetricQueryReset", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetMetricQueryReset, 1, .args = &cgl_targs_zetMetricQueryReset.a},
+    [CGL_zetCommandListAppendMetricQueryBegin] = {"zetCommandListAppendMetricQueryBegin", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetCommandListAppendMetricQueryBegin, 1, .args = &cgl_targs_zetCommandListAppendMetricQueryBegin.a},
+    [CGL_zetCommandListAppendMetricQueryEnd] = {"zetCommandListAppendMetricQueryEnd", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetCommandListAppendMetricQueryEnd, 1, .args = &cgl_targs_zetCommandListAppendMetricQueryEnd.a},
+    [CGL_zetCommandListAppendMetricMemoryBarrier] = {"zetCommandListAppendMetricMemoryBarrier", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetCommandListAppendMetricMemoryBarrier, 1, .args = &cgl_targs_zetCommandListAppendMetricMemoryBarrier.a},
+    [CGL_zetMetricQueryGetData] = {"zetMetricQueryGetData", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetMetricQueryGetData.a},
+    [CGL_zetKernelGetProfileInfo] = {"zetKernelGetProfileInfo", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetKernelGetProfileInfo.a},
+    [CGL_zetTracerExpCreate] = {"zetTracerExpCreate", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetTracerExpCreate.a},
+    [CGL_zetTracerExpDestroy] = {"zetTracerExpDestroy", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetTracerExpDestroy, 1, .args = &cgl_targs_zetTracerExpDestroy.a},
+    [CGL_zetTracerExpSetPrologues] = {"zetTracerExpSetPrologues", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetTracerExpSetPrologues, 1, .args = &cgl_targs_zetTracerExpSetPrologues.a},
+    [CGL_zetTracerExpSetEpilogues] = {"zetTracerExpSetEpilogues", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetTracerExpSetEpilogues, 1, .args = &cgl_targs_zetTracerExpSetEpilogues.a},
+    [CGL_zetTracerExpSetEnabled] = {"zetTracerExpSetEnabled", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, cgl_rules_zetTracerExpSetEnabled, 1, .args = &cgl_targs_zetTracerExpSetEnabled.a},
+    [CGL_zetMetricGroupCalculateMultipleMetricValuesExp] = {"zetMetricGroupCalculateMultipleMetricValuesExp", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zetMetricGroupCalculateMultipleMetricValuesExp.a},
+    [CGL_zesDeviceGetProperties] = {"zesDeviceGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceGetProperties.a},
+    [CGL_zesDeviceGetState] = {"zesDeviceGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceGetState.a},
+    [CGL_zesDeviceReset] = {"zesDeviceReset", NULL, 0, 1, 0, "waits for the device to be reset", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceReset.a},
+    [CGL_zesDeviceProcessesGetState] = {"zesDeviceProcessesGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceProcessesGetState.a},
+    [CGL_zesDevicePciGetProperties] = {"zesDevicePciGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDevicePciGetProperties.a},
+    [CGL_zesDevicePciGetState] = {"zesDevicePciGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDevicePciGetState.a},
+    [CGL_zesDevicePciGetBars] = {"zesDevicePciGetBars", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDevicePciGetBars.a},
+    [CGL_zesDevicePciGetStats] = {"zesDevicePciGetStats", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDevicePciGetStats.a},
+    [CGL_zesDeviceEnumDiagnosticTestSuites] = {"zesDeviceEnumDiagnosticTestSuites", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEnumDiagnosticTestSuites.a},
+    [CGL_zesDiagnosticsGetProperties] = {"zesDiagnosticsGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDiagnosticsGetProperties.a},
+    [CGL_zesDiagnosticsGetTests] = {"zesDiagnosticsGetTests", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDiagnosticsGetTests.a},
+    [CGL_zesDiagnosticsRunTests] = {"zesDiagnosticsRunTests", NULL, 0, 1, 0, "runs hardware diagnostics, which take seconds", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDiagnosticsRunTests.a},
+    [CGL_zesDeviceEccAvailable] = {"zesDeviceEccAvailable", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEccAvailable.a},
+    [CGL_zesDeviceEccConfigurable] = {"zesDeviceEccConfigurable", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEccConfigurable.a},
+    [CGL_zesDeviceGetEccState] = {"zesDeviceGetEccState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceGetEccState.a},
+    [CGL_zesDeviceSetEccState] = {"zesDeviceSetEccState", NULL, 0, 0, 0, NULL, NULL, cgl_states_zesDeviceSetEccState, 2, NULL, 0, .args = &cgl_targs_zesDeviceSetEccState.a},
+    [CGL_zesDeviceEnumEngineGroups] = {"zesDeviceEnumEngineGroups", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEnumEngineGroups.a},
+    [CGL_zesEngineGetProperties] = {"zesEngineGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesEngineGetProperties.a},
+    [CGL_zesEngineGetActivity] = {"zesEngineGetActivity", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesEngineGetActivity.a},
+    [CGL_zesDeviceEventRegister] = {"zesDeviceEventRegister", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEventRegister.a},
+    [CGL_zesDriverEventListen] = {"zesDriverEventListen", NULL, 0, 1, 0, "waits for a device event, up to the timeout", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDriverEventListen.a},
+    [CGL_zesDriverEventListenEx] = {"zesDriverEventListenEx", NULL, 0, 1, 0, "waits for a device event, up to the timeout", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDriverEventListenEx.a},
+    [CGL_zesDeviceEnumFabricPorts] = {"zesDeviceEnumFabricPorts", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEnumFabricPorts.a},
+    [CGL_zesFabricPortGetProperties] = {"zesFabricPortGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFabricPortGetProperties.a},
+    [CGL_zesFabricPortGetLinkType] = {"zesFabricPortGetLinkType", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFabricPortGetLinkType.a},
+    [CGL_zesFabricPortGetConfig] = {"zesFabricPortGetConfig", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFabricPortGetConfig.a},
+    [CGL_zesFabricPortSetConfig] = {"zesFabricPortSetConfig", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFabricPortSetConfig.a},
+    [CGL_zesFabricPortGetState] = {"zesFabricPortGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFabricPortGetState.a},
+    [CGL_zesFabricPortGetThroughput] = {"zesFabricPortGetThroughput", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFabricPortGetThroughput.a},
+    [CGL_zesDeviceEnumFans] = {"zesDeviceEnumFans", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEnumFans.a},
+    [CGL_zesFanGetProperties] = {"zesFanGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFanGetProperties.a},
+    [CGL_zesFanGetConfig] = {"zesFanGetConfig", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFanGetConfig.a},
+    [CGL_zesFanSetDefaultMode] = {"zesFanSetDefaultMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFanSetDefaultMode.a},
+    [CGL_zesFanSetFixedSpeedMode] = {"zesFanSetFixedSpeedMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFanSetFixedSpeedMode.a},
+    [CGL_zesFanSetSpeedTableMode] = {"zesFanSetSpeedTableMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFanSetSpeedTableMode.a},
+    [CGL_zesFanGetState] = {"zesFanGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFanGetState.a},
+    [CGL_zesDeviceEnumFirmwares] = {"zesDeviceEnumFirmwares", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEnumFirmwares.a},
+    [CGL_zesFirmwareGetProperties] = {"zesFirmwareGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFirmwareGetProperties.a},
+    [CGL_zesFirmwareFlash] = {"zesFirmwareFlash", NULL, 0, 1, 0, "writes a firmware image to the device", NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFirmwareFlash.a},
+    [CGL_zesDeviceEnumFrequencyDomains] = {"zesDeviceEnumFrequencyDomains", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEnumFrequencyDomains.a},
+    [CGL_zesFrequencyGetProperties] = {"zesFrequencyGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencyGetProperties.a},
+    [CGL_zesFrequencyGetAvailableClocks] = {"zesFrequencyGetAvailableClocks", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencyGetAvailableClocks.a},
+    [CGL_zesFrequencyGetRange] = {"zesFrequencyGetRange", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencyGetRange.a},
+    [CGL_zesFrequencySetRange] = {"zesFrequencySetRange", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencySetRange.a},
+    [CGL_zesFrequencyGetState] = {"zesFrequencyGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencyGetState.a},
+    [CGL_zesFrequencyGetThrottleTime] = {"zesFrequencyGetThrottleTime", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencyGetThrottleTime.a},
+    [CGL_zesFrequencyOcGetCapabilities] = {"zesFrequencyOcGetCapabilities", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencyOcGetCapabilities.a},
+    [CGL_zesFrequencyOcGetFrequencyTarget] = {"zesFrequencyOcGetFrequencyTarget", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencyOcGetFrequencyTarget.a},
+    [CGL_zesFrequencyOcSetFrequencyTarget] = {"zesFrequencyOcSetFrequencyTarget", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencyOcSetFrequencyTarget.a},
+    [CGL_zesFrequencyOcGetVoltageTarget] = {"zesFrequencyOcGetVoltageTarget", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencyOcGetVoltageTarget.a},
+    [CGL_zesFrequencyOcSetVoltageTarget] = {"zesFrequencyOcSetVoltageTarget", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencyOcSetVoltageTarget.a},
+    [CGL_zesFrequencyOcSetMode] = {"zesFrequencyOcSetMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencyOcSetMode.a},
+    [CGL_zesFrequencyOcGetMode] = {"zesFrequencyOcGetMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencyOcGetMode.a},
+    [CGL_zesFrequencyOcGetIccMax] = {"zesFrequencyOcGetIccMax", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencyOcGetIccMax.a},
+    [CGL_zesFrequencyOcSetIccMax] = {"zesFrequencyOcSetIccMax", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencyOcSetIccMax.a},
+    [CGL_zesFrequencyOcGetTjMax] = {"zesFrequencyOcGetTjMax", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencyOcGetTjMax.a},
+    [CGL_zesFrequencyOcSetTjMax] = {"zesFrequencyOcSetTjMax", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesFrequencyOcSetTjMax.a},
+    [CGL_zesDeviceEnumLeds] = {"zesDeviceEnumLeds", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEnumLeds.a},
+    [CGL_zesLedGetProperties] = {"zesLedGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesLedGetProperties.a},
+    [CGL_zesLedGetState] = {"zesLedGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesLedGetState.a},
+    [CGL_zesLedSetState] = {"zesLedSetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesLedSetState.a},
+    [CGL_zesLedSetColor] = {"zesLedSetColor", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesLedSetColor.a},
+    [CGL_zesDeviceEnumMemoryModules] = {"zesDeviceEnumMemoryModules", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEnumMemoryModules.a},
+    [CGL_zesMemoryGetProperties] = {"zesMemoryGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesMemoryGetProperties.a},
+    [CGL_zesMemoryGetState] = {"zesMemoryGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesMemoryGetState.a},
+    [CGL_zesMemoryGetBandwidth] = {"zesMemoryGetBandwidth", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesMemoryGetBandwidth.a},
+    [CGL_zesDeviceEnumPerformanceFactorDomains] = {"zesDeviceEnumPerformanceFactorDomains", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEnumPerformanceFactorDomains.a},
+    [CGL_zesPerformanceFactorGetProperties] = {"zesPerformanceFactorGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesPerformanceFactorGetProperties.a},
+    [CGL_zesPerformanceFactorGetConfig] = {"zesPerformanceFactorGetConfig", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesPerformanceFactorGetConfig.a},
+    [CGL_zesPerformanceFactorSetConfig] = {"zesPerformanceFactorSetConfig", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesPerformanceFactorSetConfig.a},
+    [CGL_zesDeviceEnumPowerDomains] = {"zesDeviceEnumPowerDomains", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEnumPowerDomains.a},
+    [CGL_zesDeviceGetCardPowerDomain] = {"zesDeviceGetCardPowerDomain", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceGetCardPowerDomain.a},
+    [CGL_zesPowerGetProperties] = {"zesPowerGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesPowerGetProperties.a},
+    [CGL_zesPowerGetEnergyCounter] = {"zesPowerGetEnergyCounter", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesPowerGetEnergyCounter.a},
+    [CGL_zesPowerGetLimits] = {"zesPowerGetLimits", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesPowerGetLimits.a},
+    [CGL_zesPowerSetLimits] = {"zesPowerSetLimits", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesPowerSetLimits.a},
+    [CGL_zesPowerGetEnergyThreshold] = {"zesPowerGetEnergyThreshold", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesPowerGetEnergyThreshold.a},
+    [CGL_zesPowerSetEnergyThreshold] = {"zesPowerSetEnergyThreshold", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesPowerSetEnergyThreshold.a},
+    [CGL_zesDeviceEnumPsus] = {"zesDeviceEnumPsus", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEnumPsus.a},
+    [CGL_zesPsuGetProperties] = {"zesPsuGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesPsuGetProperties.a},
+    [CGL_zesPsuGetState] = {"zesPsuGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesPsuGetState.a},
+    [CGL_zesDeviceEnumRasErrorSets] = {"zesDeviceEnumRasErrorSets", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEnumRasErrorSets.a},
+    [CGL_zesRasGetProperties] = {"zesRasGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesRasGetProperties.a},
+    [CGL_zesRasGetConfig] = {"zesRasGetConfig", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesRasGetConfig.a},
+    [CGL_zesRasSetConfig] = {"zesRasSetConfig", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesRasSetConfig.a},
+    [CGL_zesRasGetState] = {"zesRasGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesRasGetState.a},
+    [CGL_zesDeviceEnumSchedulers] = {"zesDeviceEnumSchedulers", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEnumSchedulers.a},
+    [CGL_zesSchedulerGetProperties] = {"zesSchedulerGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesSchedulerGetProperties.a},
+    [CGL_zesSchedulerGetCurrentMode] = {"zesSchedulerGetCurrentMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesSchedulerGetCurrentMode.a},
+    [CGL_zesSchedulerGetTimeoutModeProperties] = {"zesSchedulerGetTimeoutModeProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesSchedulerGetTimeoutModeProperties.a},
+    [CGL_zesSchedulerGetTimesliceModeProperties] = {"zesSchedulerGetTimesliceModeProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesSchedulerGetTimesliceModeProperties.a},
+    [CGL_zesSchedulerSetTimeoutMode] = {"zesSchedulerSetTimeoutMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesSchedulerSetTimeoutMode.a},
+    [CGL_zesSchedulerSetTimesliceMode] = {"zesSchedulerSetTimesliceMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesSchedulerSetTimesliceMode.a},
+    [CGL_zesSchedulerSetExclusiveMode] = {"zesSchedulerSetExclusiveMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesSchedulerSetExclusiveMode.a},
+    [CGL_zesSchedulerSetComputeUnitDebugMode] = {"zesSchedulerSetComputeUnitDebugMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesSchedulerSetComputeUnitDebugMode.a},
+    [CGL_zesDeviceEnumStandbyDomains] = {"zesDeviceEnumStandbyDomains", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEnumStandbyDomains.a},
+    [CGL_zesStandbyGetProperties] = {"zesStandbyGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesStandbyGetProperties.a},
+    [CGL_zesStandbyGetMode] = {"zesStandbyGetMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesStandbyGetMode.a},
+    [CGL_zesStandbySetMode] = {"zesStandbySetMode", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesStandbySetMode.a},
+    [CGL_zesDeviceEnumTemperatureSensors] = {"zesDeviceEnumTemperatureSensors", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesDeviceEnumTemperatureSensors.a},
+    [CGL_zesTemperatureGetProperties] = {"zesTemperatureGetProperties", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesTemperatureGetProperties.a},
+    [CGL_zesTemperatureGetConfig] = {"zesTemperatureGetConfig", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesTemperatureGetConfig.a},
+    [CGL_zesTemperatureSetConfig] = {"zesTemperatureSetConfig", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesTemperatureSetConfig.a},
+    [CGL_zesTemperatureGetState] = {"zesTemperatureGetState", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesTemperatureGetState.a},
+    [CGL_zesPowerGetLimitsExt] = {"zesPowerGetLimitsExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesPowerGetLimitsExt.a},
+    [CGL_zesPowerSetLimitsExt] = {"zesPowerSetLimitsExt", NULL, 0, 0, 0, NULL, NULL, cgl_states, 1, NULL, 0, .args = &cgl_targs_zesPowerSetLimitsExt.a},
 };
 
 /* Names a ze_result_t; codes that repeat a value are left to their first name. */
@@ -1494,10 +2362,10 @@ struct cgl_fr_zeInit {
     ze_init_flags_t flags;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeInit[1] = {
-    {"flags", offsetof(struct cgl_fr_zeInit, flags), sizeof(((struct cgl_fr_zeInit *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeInit = {1, offsetof(struct cgl_fr_zeInit, cgl_ret), sizeof(((struct cgl_fr_zeInit *)0)->cgl_ret), 7, cgl_ta_zeInit};
+static const cg_arg_name cgl_tn_zeInit[1] = {{"flags", NULL}};
+static const struct cgl_targs_zeInit cgl_targs_zeInit = {{1, offsetof(struct cgl_fr_zeInit, cgl_ret), sizeof(((struct cgl_fr_zeInit *)0)->cgl_ret), 7, cgl_targs_zeInit.arg, cgl_tn_zeInit}, {
+    {offsetof(struct cgl_fr_zeInit, flags), sizeof(((struct cgl_fr_zeInit *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(zeInit, (cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeInit(ze_init_flags_t flags)
 {
@@ -1524,11 +2392,11 @@ struct cgl_fr_zeDriverGet {
     ze_driver_handle_t *phDrivers;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeDriverGet[2] = {
-    {"pCount", offsetof(struct cgl_fr_zeDriverGet, pCount), sizeof(((struct cgl_fr_zeDriverGet *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"phDrivers", offsetof(struct cgl_fr_zeDriverGet, phDrivers), sizeof(((struct cgl_fr_zeDriverGet *)0)->phDrivers), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeDriverGet = {2, offsetof(struct cgl_fr_zeDriverGet, cgl_ret), sizeof(((struct cgl_fr_zeDriverGet *)0)->cgl_ret), 7, cgl_ta_zeDriverGet};
+static const cg_arg_name cgl_tn_zeDriverGet[2] = {{"pCount", NULL}, {"phDrivers", NULL}};
+static const struct cgl_targs_zeDriverGet cgl_targs_zeDriverGet = {{2, offsetof(struct cgl_fr_zeDriverGet, cgl_ret), sizeof(((struct cgl_fr_zeDriverGet *)0)->cgl_ret), 7, cgl_targs_zeDriverGet.arg, cgl_tn_zeDriverGet}, {
+    {offsetof(struct cgl_fr_zeDriverGet, pCount), sizeof(((struct cgl_fr_zeDriverGet *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDriverGet, phDrivers), sizeof(((struct cgl_fr_zeDriverGet *)0)->phDrivers), 3, 0, 0, 0},
+}};
 CG_THUNK(zeDriverGet, (cgl_f->pCount, cgl_f->phDrivers), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDriverGet(uint32_t *pCount, ze_driver_handle_t *phDrivers)
 {
@@ -1554,11 +2422,11 @@ struct cgl_fr_zeDriverGetApiVersion {
     ze_api_version_t *version;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeDriverGetApiVersion[2] = {
-    {"hDriver", offsetof(struct cgl_fr_zeDriverGetApiVersion, hDriver), sizeof(((struct cgl_fr_zeDriverGetApiVersion *)0)->hDriver), 3, 0, 0, 0, NULL},
-    {"version", offsetof(struct cgl_fr_zeDriverGetApiVersion, version), sizeof(((struct cgl_fr_zeDriverGetApiVersion *)0)->version), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeDriverGetApiVersion = {2, offsetof(struct cgl_fr_zeDriverGetApiVersion, cgl_ret), sizeof(((struct cgl_fr_zeDriverGetApiVersion *)0)->cgl_ret), 7, cgl_ta_zeDriverGetApiVersion};
+static const cg_arg_name cgl_tn_zeDriverGetApiVersion[2] = {{"hDriver", NULL}, {"version", NULL}};
+static const struct cgl_targs_zeDriverGetApiVersion cgl_targs_zeDriverGetApiVersion = {{2, offsetof(struct cgl_fr_zeDriverGetApiVersion, cgl_ret), sizeof(((struct cgl_fr_zeDriverGetApiVersion *)0)->cgl_ret), 7, cgl_targs_zeDriverGetApiVersion.arg, cgl_tn_zeDriverGetApiVersion}, {
+    {offsetof(struct cgl_fr_zeDriverGetApiVersion, hDriver), sizeof(((struct cgl_fr_zeDriverGetApiVersion *)0)->hDriver), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDriverGetApiVersion, version), sizeof(((struct cgl_fr_zeDriverGetApiVersion *)0)->version), 3, 0, 0, 0},
+}};
 CG_THUNK(zeDriverGetApiVersion, (cgl_f->hDriver, cgl_f->version), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDriverGetApiVersion(ze_driver_handle_t hDriver, ze_api_version_t *version)
 {
@@ -1584,11 +2452,11 @@ struct cgl_fr_zeDriverGetProperties {
     ze_driver_properties_t *pDriverProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeDriverGetProperties[2] = {
-    {"hDriver", offsetof(struct cgl_fr_zeDriverGetProperties, hDriver), sizeof(((struct cgl_fr_zeDriverGetProperties *)0)->hDriver), 3, 0, 0, 0, NULL},
-    {"pDriverProperties", offsetof(struct cgl_fr_zeDriverGetProperties, pDriverProperties), sizeof(((struct cgl_fr_zeDriverGetProperties *)0)->pDriverProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeDriverGetProperties = {2, offsetof(struct cgl_fr_zeDriverGetProperties, cgl_ret), sizeof(((struct cgl_fr_zeDriverGetProperties *)0)->cgl_ret), 7, cgl_ta_zeDriverGetProperties};
+static const cg_arg_name cgl_tn_zeDriverGetProperties[2] = {{"hDriver", NULL}, {"pDriverProperties", NULL}};
+static const struct cgl_targs_zeDriverGetProperties cgl_targs_zeDriverGetProperties = {{2, offsetof(struct cgl_fr_zeDriverGetProperties, cgl_ret), sizeof(((struct cgl_fr_zeDriverGetProperties *)0)->cgl_ret), 7, cgl_targs_zeDriverGetProperties.arg, cgl_tn_zeDriverGetProperties}, {
+    {offsetof(struct cgl_fr_zeDriverGetProperties, hDriver), sizeof(((struct cgl_fr_zeDriverGetProperties *)0)->hDriver), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDriverGetProperties, pDriverProperties), sizeof(((struct cgl_fr_zeDriverGetProperties *)0)->pDriverProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zeDriverGetProperties, (cgl_f->hDriver, cgl_f->pDriverProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDriverGetProperties(ze_driver_handle_t hDriver, ze_driver_properties_t *pDriverProperties)
 {
@@ -1614,11 +2482,11 @@ struct cgl_fr_zeDriverGetIpcProperties {
     ze_driver_ipc_properties_t *pIpcProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeDriverGetIpcProperties[2] = {
-    {"hDriver", offsetof(struct cgl_fr_zeDriverGetIpcProperties, hDriver), sizeof(((struct cgl_fr_zeDriverGetIpcProperties *)0)->hDriver), 3, 0, 0, 0, NULL},
-    {"pIpcProperties", offsetof(struct cgl_fr_zeDriverGetIpcProperties, pIpcProperties), sizeof(((struct cgl_fr_zeDriverGetIpcProperties *)0)->pIpcProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeDriverGetIpcProperties = {2, offsetof(struct cgl_fr_zeDriverGetIpcProperties, cgl_ret), sizeof(((struct cgl_fr_zeDriverGetIpcProperties *)0)->cgl_ret), 7, cgl_ta_zeDriverGetIpcProperties};
+static const cg_arg_name cgl_tn_zeDriverGetIpcProperties[2] = {{"hDriver", NULL}, {"pIpcProperties", NULL}};
+static const struct cgl_targs_zeDriverGetIpcProperties cgl_targs_zeDriverGetIpcProperties = {{2, offsetof(struct cgl_fr_zeDriverGetIpcProperties, cgl_ret), sizeof(((struct cgl_fr_zeDriverGetIpcProperties *)0)->cgl_ret), 7, cgl_targs_zeDriverGetIpcProperties.arg, cgl_tn_zeDriverGetIpcProperties}, {
+    {offsetof(struct cgl_fr_zeDriverGetIpcProperties, hDriver), sizeof(((struct cgl_fr_zeDriverGetIpcProperties *)0)->hDriver), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDriverGetIpcProperties, pIpcProperties), sizeof(((struct cgl_fr_zeDriverGetIpcProperties *)0)->pIpcProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zeDriverGetIpcProperties, (cgl_f->hDriver, cgl_f->pIpcProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDriverGetIpcProperties(ze_driver_handle_t hDriver, ze_driver_ipc_properties_t *pIpcProperties)
 {
@@ -1645,12 +2513,12 @@ struct cgl_fr_zeDriverGetExtensionProperties {
     ze_driver_extension_properties_t *pExtensionProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeDriverGetExtensionProperties[3] = {
-    {"hDriver", offsetof(struct cgl_fr_zeDriverGetExtensionProperties, hDriver), sizeof(((struct cgl_fr_zeDriverGetExtensionProperties *)0)->hDriver), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zeDriverGetExtensionProperties, pCount), sizeof(((struct cgl_fr_zeDriverGetExtensionProperties *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"pExtensionProperties", offsetof(struct cgl_fr_zeDriverGetExtensionProperties, pExtensionProperties), sizeof(((struct cgl_fr_zeDriverGetExtensionProperties *)0)->pExtensionProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeDriverGetExtensionProperties = {3, offsetof(struct cgl_fr_zeDriverGetExtensionProperties, cgl_ret), sizeof(((struct cgl_fr_zeDriverGetExtensionProperties *)0)->cgl_ret), 7, cgl_ta_zeDriverGetExtensionProperties};
+static const cg_arg_name cgl_tn_zeDriverGetExtensionProperties[3] = {{"hDriver", NULL}, {"pCount", NULL}, {"pExtensionProperties", NULL}};
+static const struct cgl_targs_zeDriverGetExtensionProperties cgl_targs_zeDriverGetExtensionProperties = {{3, offsetof(struct cgl_fr_zeDriverGetExtensionProperties, cgl_ret), sizeof(((struct cgl_fr_zeDriverGetExtensionProperties *)0)->cgl_ret), 7, cgl_targs_zeDriverGetExtensionProperties.arg, cgl_tn_zeDriverGetExtensionProperties}, {
+    {offsetof(struct cgl_fr_zeDriverGetExtensionProperties, hDriver), sizeof(((struct cgl_fr_zeDriverGetExtensionProperties *)0)->hDriver), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDriverGetExtensionProperties, pCount), sizeof(((struct cgl_fr_zeDriverGetExtensionProperties *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDriverGetExtensionProperties, pExtensionProperties), sizeof(((struct cgl_fr_zeDriverGetExtensionProperties *)0)->pExtensionProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zeDriverGetExtensionProperties, (cgl_f->hDriver, cgl_f->pCount, cgl_f->pExtensionProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDriverGetExtensionProperties(ze_driver_handle_t hDriver, uint32_t *pCount, ze_driver_extension_properties_t *pExtensionProperties)
 {
@@ -1677,12 +2545,12 @@ struct cgl_fr_zeDriverGetExtensionFunctionAddress {
     void **ppFunctionAddress;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeDriverGetExtensionFunctionAddress[3] = {
-    {"hDriver", offsetof(struct cgl_fr_zeDriverGetExtensionFunctionAddress, hDriver), sizeof(((struct cgl_fr_zeDriverGetExtensionFunctionAddress *)0)->hDriver), 3, 0, 0, 0, NULL},
-    {"name", offsetof(struct cgl_fr_zeDriverGetExtensionFunctionAddress, name), sizeof(((struct cgl_fr_zeDriverGetExtensionFunctionAddress *)0)->name), 5, 0, 0, 0, NULL},
-    {"ppFunctionAddress", offsetof(struct cgl_fr_zeDriverGetExtensionFunctionAddress, ppFunctionAddress), sizeof(((struct cgl_fr_zeDriverGetExtensionFunctionAddress *)0)->ppFunctionAddress), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeDriverGetExtensionFunctionAddress = {3, offsetof(struct cgl_fr_zeDriverGetExtensionFunctionAddress, cgl_ret), sizeof(((struct cgl_fr_zeDriverGetExtensionFunctionAddress *)0)->cgl_ret), 7, cgl_ta_zeDriverGetExtensionFunctionAddress};
+static const cg_arg_name cgl_tn_zeDriverGetExtensionFunctionAddress[3] = {{"hDriver", NULL}, {"name", NULL}, {"ppFunctionAddress", NULL}};
+static const struct cgl_targs_zeDriverGetExtensionFunctionAddress cgl_targs_zeDriverGetExtensionFunctionAddress = {{3, offsetof(struct cgl_fr_zeDriverGetExtensionFunctionAddress, cgl_ret), sizeof(((struct cgl_fr_zeDriverGetExtensionFunctionAddress *)0)->cgl_ret), 7, cgl_targs_zeDriverGetExtensionFunctionAddress.arg, cgl_tn_zeDriverGetExtensionFunctionAddress}, {
+    {offsetof(struct cgl_fr_zeDriverGetExtensionFunctionAddress, hDriver), sizeof(((struct cgl_fr_zeDriverGetExtensionFunctionAddress *)0)->hDriver), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDriverGetExtensionFunctionAddress, name), sizeof(((struct cgl_fr_zeDriverGetExtensionFunctionAddress *)0)->name), 5, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDriverGetExtensionFunctionAddress, ppFunctionAddress), sizeof(((struct cgl_fr_zeDriverGetExtensionFunctionAddress *)0)->ppFunctionAddress), 3, 0, 0, 0},
+}};
 CG_THUNK(zeDriverGetExtensionFunctionAddress, (cgl_f->hDriver, cgl_f->name, cgl_f->ppFunctionAddress), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDriverGetExtensionFunctionAddress(ze_driver_handle_t hDriver, const char *name, void **ppFunctionAddress)
 {
@@ -1709,12 +2577,12 @@ struct cgl_fr_zeDeviceGet {
     ze_device_handle_t *phDevices;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeDeviceGet[3] = {
-    {"hDriver", offsetof(struct cgl_fr_zeDeviceGet, hDriver), sizeof(((struct cgl_fr_zeDeviceGet *)0)->hDriver), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zeDeviceGet, pCount), sizeof(((struct cgl_fr_zeDeviceGet *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"phDevices", offsetof(struct cgl_fr_zeDeviceGet, phDevices), sizeof(((struct cgl_fr_zeDeviceGet *)0)->phDevices), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeDeviceGet = {3, offsetof(struct cgl_fr_zeDeviceGet, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGet *)0)->cgl_ret), 7, cgl_ta_zeDeviceGet};
+static const cg_arg_name cgl_tn_zeDeviceGet[3] = {{"hDriver", NULL}, {"pCount", NULL}, {"phDevices", NULL}};
+static const struct cgl_targs_zeDeviceGet cgl_targs_zeDeviceGet = {{3, offsetof(struct cgl_fr_zeDeviceGet, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGet *)0)->cgl_ret), 7, cgl_targs_zeDeviceGet.arg, cgl_tn_zeDeviceGet}, {
+    {offsetof(struct cgl_fr_zeDeviceGet, hDriver), sizeof(((struct cgl_fr_zeDeviceGet *)0)->hDriver), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceGet, pCount), sizeof(((struct cgl_fr_zeDeviceGet *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceGet, phDevices), sizeof(((struct cgl_fr_zeDeviceGet *)0)->phDevices), 3, 0, 0, 0},
+}};
 CG_THUNK(zeDeviceGet, (cgl_f->hDriver, cgl_f->pCount, cgl_f->phDevices), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGet(ze_driver_handle_t hDriver, uint32_t *pCount, ze_device_handle_t *phDevices)
 {
@@ -1741,12 +2609,12 @@ struct cgl_fr_zeDeviceGetSubDevices {
     ze_device_handle_t *phSubdevices;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeDeviceGetSubDevices[3] = {
-    {"hDevice", offsetof(struct cgl_fr_zeDeviceGetSubDevices, hDevice), sizeof(((struct cgl_fr_zeDeviceGetSubDevices *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zeDeviceGetSubDevices, pCount), sizeof(((struct cgl_fr_zeDeviceGetSubDevices *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"phSubdevices", offsetof(struct cgl_fr_zeDeviceGetSubDevices, phSubdevices), sizeof(((struct cgl_fr_zeDeviceGetSubDevices *)0)->phSubdevices), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeDeviceGetSubDevices = {3, offsetof(struct cgl_fr_zeDeviceGetSubDevices, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGetSubDevices *)0)->cgl_ret), 7, cgl_ta_zeDeviceGetSubDevices};
+static const cg_arg_name cgl_tn_zeDeviceGetSubDevices[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phSubdevices", NULL}};
+static const struct cgl_targs_zeDeviceGetSubDevices cgl_targs_zeDeviceGetSubDevices = {{3, offsetof(struct cgl_fr_zeDeviceGetSubDevices, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGetSubDevices *)0)->cgl_ret), 7, cgl_targs_zeDeviceGetSubDevices.arg, cgl_tn_zeDeviceGetSubDevices}, {
+    {offsetof(struct cgl_fr_zeDeviceGetSubDevices, hDevice), sizeof(((struct cgl_fr_zeDeviceGetSubDevices *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceGetSubDevices, pCount), sizeof(((struct cgl_fr_zeDeviceGetSubDevices *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceGetSubDevices, phSubdevices), sizeof(((struct cgl_fr_zeDeviceGetSubDevices *)0)->phSubdevices), 3, 0, 0, 0},
+}};
 CG_THUNK(zeDeviceGetSubDevices, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phSubdevices), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetSubDevices(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_handle_t *phSubdevices)
 {
@@ -1772,11 +2640,11 @@ struct cgl_fr_zeDeviceGetProperties {
     ze_device_properties_t *pDeviceProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeDeviceGetProperties[2] = {
-    {"hDevice", offsetof(struct cgl_fr_zeDeviceGetProperties, hDevice), sizeof(((struct cgl_fr_zeDeviceGetProperties *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pDeviceProperties", offsetof(struct cgl_fr_zeDeviceGetProperties, pDeviceProperties), sizeof(((struct cgl_fr_zeDeviceGetProperties *)0)->pDeviceProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeDeviceGetProperties = {2, offsetof(struct cgl_fr_zeDeviceGetProperties, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGetProperties *)0)->cgl_ret), 7, cgl_ta_zeDeviceGetProperties};
+static const cg_arg_name cgl_tn_zeDeviceGetProperties[2] = {{"hDevice", NULL}, {"pDeviceProperties", NULL}};
+static const struct cgl_targs_zeDeviceGetProperties cgl_targs_zeDeviceGetProperties = {{2, offsetof(struct cgl_fr_zeDeviceGetProperties, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGetProperties *)0)->cgl_ret), 7, cgl_targs_zeDeviceGetProperties.arg, cgl_tn_zeDeviceGetProperties}, {
+    {offsetof(struct cgl_fr_zeDeviceGetProperties, hDevice), sizeof(((struct cgl_fr_zeDeviceGetProperties *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceGetProperties, pDeviceProperties), sizeof(((struct cgl_fr_zeDeviceGetProperties *)0)->pDeviceProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zeDeviceGetProperties, (cgl_f->hDevice, cgl_f->pDeviceProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetProperties(ze_device_handle_t hDevice, ze_device_properties_t *pDeviceProperties)
 {
@@ -1802,11 +2670,11 @@ struct cgl_fr_zeDeviceGetComputeProperties {
     ze_device_compute_properties_t *pComputeProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeDeviceGetComputeProperties[2] = {
-    {"hDevice", offsetof(struct cgl_fr_zeDeviceGetComputeProperties, hDevice), sizeof(((struct cgl_fr_zeDeviceGetComputeProperties *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pComputeProperties", offsetof(struct cgl_fr_zeDeviceGetComputeProperties, pComputeProperties), sizeof(((struct cgl_fr_zeDeviceGetComputeProperties *)0)->pComputeProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeDeviceGetComputeProperties = {2, offsetof(struct cgl_fr_zeDeviceGetComputeProperties, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGetComputeProperties *)0)->cgl_ret), 7, cgl_ta_zeDeviceGetComputeProperties};
+static const cg_arg_name cgl_tn_zeDeviceGetComputeProperties[2] = {{"hDevice", NULL}, {"pComputeProperties", NULL}};
+static const struct cgl_targs_zeDeviceGetComputeProperties cgl_targs_zeDeviceGetComputeProperties = {{2, offsetof(struct cgl_fr_zeDeviceGetComputeProperties, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGetComputeProperties *)0)->cgl_ret), 7, cgl_targs_zeDeviceGetComputeProperties.arg, cgl_tn_zeDeviceGetComputeProperties}, {
+    {offsetof(struct cgl_fr_zeDeviceGetComputeProperties, hDevice), sizeof(((struct cgl_fr_zeDeviceGetComputeProperties *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceGetComputeProperties, pComputeProperties), sizeof(((struct cgl_fr_zeDeviceGetComputeProperties *)0)->pComputeProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zeDeviceGetComputeProperties, (cgl_f->hDevice, cgl_f->pComputeProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetComputeProperties(ze_device_handle_t hDevice, ze_device_compute_properties_t *pComputeProperties)
 {
@@ -1832,11 +2700,11 @@ struct cgl_fr_zeDeviceGetModuleProperties {
     ze_device_module_properties_t *pModuleProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeDeviceGetModuleProperties[2] = {
-    {"hDevice", offsetof(struct cgl_fr_zeDeviceGetModuleProperties, hDevice), sizeof(((struct cgl_fr_zeDeviceGetModuleProperties *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pModuleProperties", offsetof(struct cgl_fr_zeDeviceGetModuleProperties, pModuleProperties), sizeof(((struct cgl_fr_zeDeviceGetModuleProperties *)0)->pModuleProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeDeviceGetModuleProperties = {2, offsetof(struct cgl_fr_zeDeviceGetModuleProperties, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGetModuleProperties *)0)->cgl_ret), 7, cgl_ta_zeDeviceGetModuleProperties};
+static const cg_arg_name cgl_tn_zeDeviceGetModuleProperties[2] = {{"hDevice", NULL}, {"pModuleProperties", NULL}};
+static const struct cgl_targs_zeDeviceGetModuleProperties cgl_targs_zeDeviceGetModuleProperties = {{2, offsetof(struct cgl_fr_zeDeviceGetModuleProperties, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGetModuleProperties *)0)->cgl_ret), 7, cgl_targs_zeDeviceGetModuleProperties.arg, cgl_tn_zeDeviceGetModuleProperties}, {
+    {offsetof(struct cgl_fr_zeDeviceGetModuleProperties, hDevice), sizeof(((struct cgl_fr_zeDeviceGetModuleProperties *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceGetModuleProperties, pModuleProperties), sizeof(((struct cgl_fr_zeDeviceGetModuleProperties *)0)->pModuleProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zeDeviceGetModuleProperties, (cgl_f->hDevice, cgl_f->pModuleProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetModuleProperties(ze_device_handle_t hDevice, ze_device_module_properties_t *pModuleProperties)
 {
@@ -1863,12 +2731,12 @@ struct cgl_fr_zeDeviceGetCommandQueueGroupProperties {
     ze_command_queue_group_properties_t *pCommandQueueGroupProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeDeviceGetCommandQueueGroupProperties[3] = {
-    {"hDevice", offsetof(struct cgl_fr_zeDeviceGetCommandQueueGroupProperties, hDevice), sizeof(((struct cgl_fr_zeDeviceGetCommandQueueGroupProperties *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zeDeviceGetCommandQueueGroupProperties, pCount), sizeof(((struct cgl_fr_zeDeviceGetCommandQueueGroupProperties *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"pCommandQueueGroupProperties", offsetof(struct cgl_fr_zeDeviceGetCommandQueueGroupProperties, pCommandQueueGroupProperties), sizeof(((struct cgl_fr_zeDeviceGetCommandQueueGroupProperties *)0)->pCommandQueueGroupProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeDeviceGetCommandQueueGroupProperties = {3, offsetof(struct cgl_fr_zeDeviceGetCommandQueueGroupProperties, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGetCommandQueueGroupProperties *)0)->cgl_ret), 7, cgl_ta_zeDeviceGetCommandQueueGroupProperties};
+static const cg_arg_name cgl_tn_zeDeviceGetCommandQueueGroupProperties[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"pCommandQueueGroupProperties", NULL}};
+static const struct cgl_targs_zeDeviceGetCommandQueueGroupProperties cgl_targs_zeDeviceGetCommandQueueGroupProperties = {{3, offsetof(struct cgl_fr_zeDeviceGetCommandQueueGroupProperties, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGetCommandQueueGroupProperties *)0)->cgl_ret), 7, cgl_targs_zeDeviceGetCommandQueueGroupProperties.arg, cgl_tn_zeDeviceGetCommandQueueGroupProperties}, {
+    {offsetof(struct cgl_fr_zeDeviceGetCommandQueueGroupProperties, hDevice), sizeof(((struct cgl_fr_zeDeviceGetCommandQueueGroupProperties *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceGetCommandQueueGroupProperties, pCount), sizeof(((struct cgl_fr_zeDeviceGetCommandQueueGroupProperties *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceGetCommandQueueGroupProperties, pCommandQueueGroupProperties), sizeof(((struct cgl_fr_zeDeviceGetCommandQueueGroupProperties *)0)->pCommandQueueGroupProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zeDeviceGetCommandQueueGroupProperties, (cgl_f->hDevice, cgl_f->pCount, cgl_f->pCommandQueueGroupProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetCommandQueueGroupProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_command_queue_group_properties_t *pCommandQueueGroupProperties)
 {
@@ -1895,12 +2763,12 @@ struct cgl_fr_zeDeviceGetMemoryProperties {
     ze_device_memory_properties_t *pMemProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeDeviceGetMemoryProperties[3] = {
-    {"hDevice", offsetof(struct cgl_fr_zeDeviceGetMemoryProperties, hDevice), sizeof(((struct cgl_fr_zeDeviceGetMemoryProperties *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zeDeviceGetMemoryProperties, pCount), sizeof(((struct cgl_fr_zeDeviceGetMemoryProperties *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"pMemProperties", offsetof(struct cgl_fr_zeDeviceGetMemoryProperties, pMemProperties), sizeof(((struct cgl_fr_zeDeviceGetMemoryProperties *)0)->pMemProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeDeviceGetMemoryProperties = {3, offsetof(struct cgl_fr_zeDeviceGetMemoryProperties, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGetMemoryProperties *)0)->cgl_ret), 7, cgl_ta_zeDeviceGetMemoryProperties};
+static const cg_arg_name cgl_tn_zeDeviceGetMemoryProperties[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"pMemProperties", NULL}};
+static const struct cgl_targs_zeDeviceGetMemoryProperties cgl_targs_zeDeviceGetMemoryProperties = {{3, offsetof(struct cgl_fr_zeDeviceGetMemoryProperties, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGetMemoryProperties *)0)->cgl_ret), 7, cgl_targs_zeDeviceGetMemoryProperties.arg, cgl_tn_zeDeviceGetMemoryProperties}, {
+    {offsetof(struct cgl_fr_zeDeviceGetMemoryProperties, hDevice), sizeof(((struct cgl_fr_zeDeviceGetMemoryProperties *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceGetMemoryProperties, pCount), sizeof(((struct cgl_fr_zeDeviceGetMemoryProperties *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceGetMemoryProperties, pMemProperties), sizeof(((struct cgl_fr_zeDeviceGetMemoryProperties *)0)->pMemProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zeDeviceGetMemoryProperties, (cgl_f->hDevice, cgl_f->pCount, cgl_f->pMemProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetMemoryProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_memory_properties_t *pMemProperties)
 {
@@ -1926,11 +2794,11 @@ struct cgl_fr_zeDeviceGetMemoryAccessProperties {
     ze_device_memory_access_properties_t *pMemAccessProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeDeviceGetMemoryAccessProperties[2] = {
-    {"hDevice", offsetof(struct cgl_fr_zeDeviceGetMemoryAccessProperties, hDevice), sizeof(((struct cgl_fr_zeDeviceGetMemoryAccessProperties *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pMemAccessProperties", offsetof(struct cgl_fr_zeDeviceGetMemoryAccessProperties, pMemAccessProperties), sizeof(((struct cgl_fr_zeDeviceGetMemoryAccessProperties *)0)->pMemAccessProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeDeviceGetMemoryAccessProperties = {2, offsetof(struct cgl_fr_zeDeviceGetMemoryAccessProperties, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGetMemoryAccessProperties *)0)->cgl_ret), 7, cgl_ta_zeDeviceGetMemoryAccessProperties};
+static const cg_arg_name cgl_tn_zeDeviceGetMemoryAccessProperties[2] = {{"hDevice", NULL}, {"pMemAccessProperties", NULL}};
+static const struct cgl_targs_zeDeviceGetMemoryAccessProperties cgl_targs_zeDeviceGetMemoryAccessProperties = {{2, offsetof(struct cgl_fr_zeDeviceGetMemoryAccessProperties, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGetMemoryAccessProperties *)0)->cgl_ret), 7, cgl_targs_zeDeviceGetMemoryAccessProperties.arg, cgl_tn_zeDeviceGetMemoryAccessProperties}, {
+    {offsetof(struct cgl_fr_zeDeviceGetMemoryAccessProperties, hDevice), sizeof(((struct cgl_fr_zeDeviceGetMemoryAccessProperties *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceGetMemoryAccessProperties, pMemAccessProperties), sizeof(((struct cgl_fr_zeDeviceGetMemoryAccessProperties *)0)->pMemAccessProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zeDeviceGetMemoryAccessProperties, (cgl_f->hDevice, cgl_f->pMemAccessProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetMemoryAccessProperties(ze_device_handle_t hDevice, ze_device_memory_access_properties_t *pMemAccessProperties)
 {
@@ -1957,12 +2825,12 @@ struct cgl_fr_zeDeviceGetCacheProperties {
     ze_device_cache_properties_t *pCacheProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeDeviceGetCacheProperties[3] = {
-    {"hDevice", offsetof(struct cgl_fr_zeDeviceGetCacheProperties, hDevice), sizeof(((struct cgl_fr_zeDeviceGetCacheProperties *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zeDeviceGetCacheProperties, pCount), sizeof(((struct cgl_fr_zeDeviceGetCacheProperties *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"pCacheProperties", offsetof(struct cgl_fr_zeDeviceGetCacheProperties, pCacheProperties), sizeof(((struct cgl_fr_zeDeviceGetCacheProperties *)0)->pCacheProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeDeviceGetCacheProperties = {3, offsetof(struct cgl_fr_zeDeviceGetCacheProperties, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGetCacheProperties *)0)->cgl_ret), 7, cgl_ta_zeDeviceGetCacheProperties};
+static const cg_arg_name cgl_tn_zeDeviceGetCacheProperties[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"pCacheProperties", NULL}};
+static const struct cgl_targs_zeDeviceGetCacheProperties cgl_targs_zeDeviceGetCacheProperties = {{3, offsetof(struct cgl_fr_zeDeviceGetCacheProperties, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGetCacheProperties *)0)->cgl_ret), 7, cgl_targs_zeDeviceGetCacheProperties.arg, cgl_tn_zeDeviceGetCacheProperties}, {
+    {offsetof(struct cgl_fr_zeDeviceGetCacheProperties, hDevice), sizeof(((struct cgl_fr_zeDeviceGetCacheProperties *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceGetCacheProperties, pCount), sizeof(((struct cgl_fr_zeDeviceGetCacheProperties *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceGetCacheProperties, pCacheProperties), sizeof(((struct cgl_fr_zeDeviceGetCacheProperties *)0)->pCacheProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zeDeviceGetCacheProperties, (cgl_f->hDevice, cgl_f->pCount, cgl_f->pCacheProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetCacheProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_cache_properties_t *pCacheProperties)
 {
@@ -1988,11 +2856,11 @@ struct cgl_fr_zeDeviceGetImageProperties {
     ze_device_image_properties_t *pImageProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeDeviceGetImageProperties[2] = {
-    {"hDevice", offsetof(struct cgl_fr_zeDeviceGetImageProperties, hDevice), sizeof(((struct cgl_fr_zeDeviceGetImageProperties *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pImageProperties", offsetof(struct cgl_fr_zeDeviceGetImageProperties, pImageProperties), sizeof(((struct cgl_fr_zeDeviceGetImageProperties *)0)->pImageProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeDeviceGetImageProperties = {2, offsetof(struct cgl_fr_zeDeviceGetImageProperties, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGetImageProperties *)0)->cgl_ret), 7, cgl_ta_zeDeviceGetImageProperties};
+static const cg_arg_name cgl_tn_zeDeviceGetImageProperties[2] = {{"hDevice", NULL}, {"pImageProperties", NULL}};
+static const struct cgl_targs_zeDeviceGetImageProperties cgl_targs_zeDeviceGetImageProperties = {{2, offsetof(struct cgl_fr_zeDeviceGetImageProperties, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGetImageProperties *)0)->cgl_ret), 7, cgl_targs_zeDeviceGetImageProperties.arg, cgl_tn_zeDeviceGetImageProperties}, {
+    {offsetof(struct cgl_fr_zeDeviceGetImageProperties, hDevice), sizeof(((struct cgl_fr_zeDeviceGetImageProperties *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceGetImageProperties, pImageProperties), sizeof(((struct cgl_fr_zeDeviceGetImageProperties *)0)->pImageProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zeDeviceGetImageProperties, (cgl_f->hDevice, cgl_f->pImageProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetImageProperties(ze_device_handle_t hDevice, ze_device_image_properties_t *pImageProperties)
 {
@@ -2018,11 +2886,11 @@ struct cgl_fr_zeDeviceGetExternalMemoryProperties {
     ze_device_external_memory_properties_t *pExternalMemoryProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeDeviceGetExternalMemoryProperties[2] = {
-    {"hDevice", offsetof(struct cgl_fr_zeDeviceGetExternalMemoryProperties, hDevice), sizeof(((struct cgl_fr_zeDeviceGetExternalMemoryProperties *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pExternalMemoryProperties", offsetof(struct cgl_fr_zeDeviceGetExternalMemoryProperties, pExternalMemoryProperties), sizeof(((struct cgl_fr_zeDeviceGetExternalMemoryProperties *)0)->pExternalMemoryProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeDeviceGetExternalMemoryProperties = {2, offsetof(struct cgl_fr_zeDeviceGetExternalMemoryProperties, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGetExternalMemoryProperties *)0)->cgl_ret), 7, cgl_ta_zeDeviceGetExternalMemoryProperties};
+static const cg_arg_name cgl_tn_zeDeviceGetExternalMemoryProperties[2] = {{"hDevice", NULL}, {"pExternalMemoryProperties", NULL}};
+static const struct cgl_targs_zeDeviceGetExternalMemoryProperties cgl_targs_zeDeviceGetExternalMemoryProperties = {{2, offsetof(struct cgl_fr_zeDeviceGetExternalMemoryProperties, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGetExternalMemoryProperties *)0)->cgl_ret), 7, cgl_targs_zeDeviceGetExternalMemoryProperties.arg, cgl_tn_zeDeviceGetExternalMemoryProperties}, {
+    {offsetof(struct cgl_fr_zeDeviceGetExternalMemoryProperties, hDevice), sizeof(((struct cgl_fr_zeDeviceGetExternalMemoryProperties *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceGetExternalMemoryProperties, pExternalMemoryProperties), sizeof(((struct cgl_fr_zeDeviceGetExternalMemoryProperties *)0)->pExternalMemoryProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zeDeviceGetExternalMemoryProperties, (cgl_f->hDevice, cgl_f->pExternalMemoryProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetExternalMemoryProperties(ze_device_handle_t hDevice, ze_device_external_memory_properties_t *pExternalMemoryProperties)
 {
@@ -2049,12 +2917,12 @@ struct cgl_fr_zeDeviceGetP2PProperties {
     ze_device_p2p_properties_t *pP2PProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeDeviceGetP2PProperties[3] = {
-    {"hDevice", offsetof(struct cgl_fr_zeDeviceGetP2PProperties, hDevice), sizeof(((struct cgl_fr_zeDeviceGetP2PProperties *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"hPeerDevice", offsetof(struct cgl_fr_zeDeviceGetP2PProperties, hPeerDevice), sizeof(((struct cgl_fr_zeDeviceGetP2PProperties *)0)->hPeerDevice), 3, 0, 0, 0, NULL},
-    {"pP2PProperties", offsetof(struct cgl_fr_zeDeviceGetP2PProperties, pP2PProperties), sizeof(((struct cgl_fr_zeDeviceGetP2PProperties *)0)->pP2PProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeDeviceGetP2PProperties = {3, offsetof(struct cgl_fr_zeDeviceGetP2PProperties, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGetP2PProperties *)0)->cgl_ret), 7, cgl_ta_zeDeviceGetP2PProperties};
+static const cg_arg_name cgl_tn_zeDeviceGetP2PProperties[3] = {{"hDevice", NULL}, {"hPeerDevice", NULL}, {"pP2PProperties", NULL}};
+static const struct cgl_targs_zeDeviceGetP2PProperties cgl_targs_zeDeviceGetP2PProperties = {{3, offsetof(struct cgl_fr_zeDeviceGetP2PProperties, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGetP2PProperties *)0)->cgl_ret), 7, cgl_targs_zeDeviceGetP2PProperties.arg, cgl_tn_zeDeviceGetP2PProperties}, {
+    {offsetof(struct cgl_fr_zeDeviceGetP2PProperties, hDevice), sizeof(((struct cgl_fr_zeDeviceGetP2PProperties *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceGetP2PProperties, hPeerDevice), sizeof(((struct cgl_fr_zeDeviceGetP2PProperties *)0)->hPeerDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceGetP2PProperties, pP2PProperties), sizeof(((struct cgl_fr_zeDeviceGetP2PProperties *)0)->pP2PProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zeDeviceGetP2PProperties, (cgl_f->hDevice, cgl_f->hPeerDevice, cgl_f->pP2PProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetP2PProperties(ze_device_handle_t hDevice, ze_device_handle_t hPeerDevice, ze_device_p2p_properties_t *pP2PProperties)
 {
@@ -2081,12 +2949,12 @@ struct cgl_fr_zeDeviceCanAccessPeer {
     ze_bool_t *value;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeDeviceCanAccessPeer[3] = {
-    {"hDevice", offsetof(struct cgl_fr_zeDeviceCanAccessPeer, hDevice), sizeof(((struct cgl_fr_zeDeviceCanAccessPeer *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"hPeerDevice", offsetof(struct cgl_fr_zeDeviceCanAccessPeer, hPeerDevice), sizeof(((struct cgl_fr_zeDeviceCanAccessPeer *)0)->hPeerDevice), 3, 0, 0, 0, NULL},
-    {"value", offsetof(struct cgl_fr_zeDeviceCanAccessPeer, value), sizeof(((struct cgl_fr_zeDeviceCanAccessPeer *)0)->value), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeDeviceCanAccessPeer = {3, offsetof(struct cgl_fr_zeDeviceCanAccessPeer, cgl_ret), sizeof(((struct cgl_fr_zeDeviceCanAccessPeer *)0)->cgl_ret), 7, cgl_ta_zeDeviceCanAccessPeer};
+static const cg_arg_name cgl_tn_zeDeviceCanAccessPeer[3] = {{"hDevice", NULL}, {"hPeerDevice", NULL}, {"value", NULL}};
+static const struct cgl_targs_zeDeviceCanAccessPeer cgl_targs_zeDeviceCanAccessPeer = {{3, offsetof(struct cgl_fr_zeDeviceCanAccessPeer, cgl_ret), sizeof(((struct cgl_fr_zeDeviceCanAccessPeer *)0)->cgl_ret), 7, cgl_targs_zeDeviceCanAccessPeer.arg, cgl_tn_zeDeviceCanAccessPeer}, {
+    {offsetof(struct cgl_fr_zeDeviceCanAccessPeer, hDevice), sizeof(((struct cgl_fr_zeDeviceCanAccessPeer *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceCanAccessPeer, hPeerDevice), sizeof(((struct cgl_fr_zeDeviceCanAccessPeer *)0)->hPeerDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceCanAccessPeer, value), sizeof(((struct cgl_fr_zeDeviceCanAccessPeer *)0)->value), 3, 0, 0, 0},
+}};
 CG_THUNK(zeDeviceCanAccessPeer, (cgl_f->hDevice, cgl_f->hPeerDevice, cgl_f->value), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceCanAccessPeer(ze_device_handle_t hDevice, ze_device_handle_t hPeerDevice, ze_bool_t *value)
 {
@@ -2114,10 +2982,10 @@ struct cgl_fr_zeDeviceGetStatus {
 static const cg_rule cgl_rules_zeDeviceGetStatus[1] = {
     {"hDevice", offsetof(struct cgl_fr_zeDeviceGetStatus, hDevice), sizeof(((struct cgl_fr_zeDeviceGetStatus *)0)->hDevice), CG_RULE_READ},
 };
-static const cg_arg cgl_ta_zeDeviceGetStatus[1] = {
-    {"hDevice", offsetof(struct cgl_fr_zeDeviceGetStatus, hDevice), sizeof(((struct cgl_fr_zeDeviceGetStatus *)0)->hDevice), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeDeviceGetStatus = {1, offsetof(struct cgl_fr_zeDeviceGetStatus, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGetStatus *)0)->cgl_ret), 7, cgl_ta_zeDeviceGetStatus};
+static const cg_arg_name cgl_tn_zeDeviceGetStatus[1] = {{"hDevice", NULL}};
+static const struct cgl_targs_zeDeviceGetStatus cgl_targs_zeDeviceGetStatus = {{1, offsetof(struct cgl_fr_zeDeviceGetStatus, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGetStatus *)0)->cgl_ret), 7, cgl_targs_zeDeviceGetStatus.arg, cgl_tn_zeDeviceGetStatus}, {
+    {offsetof(struct cgl_fr_zeDeviceGetStatus, hDevice), sizeof(((struct cgl_fr_zeDeviceGetStatus *)0)->hDevice), 3, 0, 0, 0},
+}};
 CG_THUNK(zeDeviceGetStatus, (cgl_f->hDevice), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetStatus(ze_device_handle_t hDevice)
 {
@@ -2147,12 +3015,12 @@ struct cgl_fr_zeDeviceGetGlobalTimestamps {
 static const cg_rule cgl_rules_zeDeviceGetGlobalTimestamps[1] = {
     {"hDevice", offsetof(struct cgl_fr_zeDeviceGetGlobalTimestamps, hDevice), sizeof(((struct cgl_fr_zeDeviceGetGlobalTimestamps *)0)->hDevice), CG_RULE_READ},
 };
-static const cg_arg cgl_ta_zeDeviceGetGlobalTimestamps[3] = {
-    {"hDevice", offsetof(struct cgl_fr_zeDeviceGetGlobalTimestamps, hDevice), sizeof(((struct cgl_fr_zeDeviceGetGlobalTimestamps *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"hostTimestamp", offsetof(struct cgl_fr_zeDeviceGetGlobalTimestamps, hostTimestamp), sizeof(((struct cgl_fr_zeDeviceGetGlobalTimestamps *)0)->hostTimestamp), 3, 0, 0, 0, NULL},
-    {"deviceTimestamp", offsetof(struct cgl_fr_zeDeviceGetGlobalTimestamps, deviceTimestamp), sizeof(((struct cgl_fr_zeDeviceGetGlobalTimestamps *)0)->deviceTimestamp), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeDeviceGetGlobalTimestamps = {3, offsetof(struct cgl_fr_zeDeviceGetGlobalTimestamps, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGetGlobalTimestamps *)0)->cgl_ret), 7, cgl_ta_zeDeviceGetGlobalTimestamps};
+static const cg_arg_name cgl_tn_zeDeviceGetGlobalTimestamps[3] = {{"hDevice", NULL}, {"hostTimestamp", NULL}, {"deviceTimestamp", NULL}};
+static const struct cgl_targs_zeDeviceGetGlobalTimestamps cgl_targs_zeDeviceGetGlobalTimestamps = {{3, offsetof(struct cgl_fr_zeDeviceGetGlobalTimestamps, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGetGlobalTimestamps *)0)->cgl_ret), 7, cgl_targs_zeDeviceGetGlobalTimestamps.arg, cgl_tn_zeDeviceGetGlobalTimestamps}, {
+    {offsetof(struct cgl_fr_zeDeviceGetGlobalTimestamps, hDevice), sizeof(((struct cgl_fr_zeDeviceGetGlobalTimestamps *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceGetGlobalTimestamps, hostTimestamp), sizeof(((struct cgl_fr_zeDeviceGetGlobalTimestamps *)0)->hostTimestamp), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceGetGlobalTimestamps, deviceTimestamp), sizeof(((struct cgl_fr_zeDeviceGetGlobalTimestamps *)0)->deviceTimestamp), 3, 0, 0, 0},
+}};
 CG_THUNK(zeDeviceGetGlobalTimestamps, (cgl_f->hDevice, cgl_f->hostTimestamp, cgl_f->deviceTimestamp), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetGlobalTimestamps(ze_device_handle_t hDevice, uint64_t *hostTimestamp, uint64_t *deviceTimestamp)
 {
@@ -2179,12 +3047,12 @@ struct cgl_fr_zeContextCreate {
     ze_context_handle_t *phContext;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeContextCreate[3] = {
-    {"hDriver", offsetof(struct cgl_fr_zeContextCreate, hDriver), sizeof(((struct cgl_fr_zeContextCreate *)0)->hDriver), 3, 0, 0, 0, NULL},
-    {"desc", offsetof(struct cgl_fr_zeContextCreate, desc), sizeof(((struct cgl_fr_zeContextCreate *)0)->desc), 3, 0, 0, 0, NULL},
-    {"phContext", offsetof(struct cgl_fr_zeContextCreate, phContext), sizeof(((struct cgl_fr_zeContextCreate *)0)->phContext), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeContextCreate = {3, offsetof(struct cgl_fr_zeContextCreate, cgl_ret), sizeof(((struct cgl_fr_zeContextCreate *)0)->cgl_ret), 7, cgl_ta_zeContextCreate};
+static const cg_arg_name cgl_tn_zeContextCreate[3] = {{"hDriver", NULL}, {"desc", NULL}, {"phContext", NULL}};
+static const struct cgl_targs_zeContextCreate cgl_targs_zeContextCreate = {{3, offsetof(struct cgl_fr_zeContextCreate, cgl_ret), sizeof(((struct cgl_fr_zeContextCreate *)0)->cgl_ret), 7, cgl_targs_zeContextCreate.arg, cgl_tn_zeContextCreate}, {
+    {offsetof(struct cgl_fr_zeContextCreate, hDriver), sizeof(((struct cgl_fr_zeContextCreate *)0)->hDriver), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeContextCreate, desc), sizeof(((struct cgl_fr_zeContextCreate *)0)->desc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeContextCreate, phContext), sizeof(((struct cgl_fr_zeContextCreate *)0)->phContext), 3, 0, 0, 0},
+}};
 CG_THUNK(zeContextCreate, (cgl_f->hDriver, cgl_f->desc, cgl_f->phContext), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeContextCreate(ze_driver_handle_t hDriver, const ze_context_desc_t *desc, ze_context_handle_t *phContext)
 {
@@ -2213,14 +3081,14 @@ struct cgl_fr_zeContextCreateEx {
     ze_context_handle_t *phContext;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeContextCreateEx[5] = {
-    {"hDriver", offsetof(struct cgl_fr_zeContextCreateEx, hDriver), sizeof(((struct cgl_fr_zeContextCreateEx *)0)->hDriver), 3, 0, 0, 0, NULL},
-    {"desc", offsetof(struct cgl_fr_zeContextCreateEx, desc), sizeof(((struct cgl_fr_zeContextCreateEx *)0)->desc), 3, 0, 0, 0, NULL},
-    {"numDevices", offsetof(struct cgl_fr_zeContextCreateEx, numDevices), sizeof(((struct cgl_fr_zeContextCreateEx *)0)->numDevices), 2, 0, 0, 0, NULL},
-    {"phDevices", offsetof(struct cgl_fr_zeContextCreateEx, phDevices), sizeof(((struct cgl_fr_zeContextCreateEx *)0)->phDevices), 3, 0, 0, 0, NULL},
-    {"phContext", offsetof(struct cgl_fr_zeContextCreateEx, phContext), sizeof(((struct cgl_fr_zeContextCreateEx *)0)->phContext), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeContextCreateEx = {5, offsetof(struct cgl_fr_zeContextCreateEx, cgl_ret), sizeof(((struct cgl_fr_zeContextCreateEx *)0)->cgl_ret), 7, cgl_ta_zeContextCreateEx};
+static const cg_arg_name cgl_tn_zeContextCreateEx[5] = {{"hDriver", NULL}, {"desc", NULL}, {"numDevices", NULL}, {"phDevices", NULL}, {"phContext", NULL}};
+static const struct cgl_targs_zeContextCreateEx cgl_targs_zeContextCreateEx = {{5, offsetof(struct cgl_fr_zeContextCreateEx, cgl_ret), sizeof(((struct cgl_fr_zeContextCreateEx *)0)->cgl_ret), 7, cgl_targs_zeContextCreateEx.arg, cgl_tn_zeContextCreateEx}, {
+    {offsetof(struct cgl_fr_zeContextCreateEx, hDriver), sizeof(((struct cgl_fr_zeContextCreateEx *)0)->hDriver), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeContextCreateEx, desc), sizeof(((struct cgl_fr_zeContextCreateEx *)0)->desc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeContextCreateEx, numDevices), sizeof(((struct cgl_fr_zeContextCreateEx *)0)->numDevices), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeContextCreateEx, phDevices), sizeof(((struct cgl_fr_zeContextCreateEx *)0)->phDevices), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeContextCreateEx, phContext), sizeof(((struct cgl_fr_zeContextCreateEx *)0)->phContext), 3, 0, 0, 0},
+}};
 CG_THUNK(zeContextCreateEx, (cgl_f->hDriver, cgl_f->desc, cgl_f->numDevices, cgl_f->phDevices, cgl_f->phContext), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeContextCreateEx(ze_driver_handle_t hDriver, const ze_context_desc_t *desc, uint32_t numDevices, ze_device_handle_t *phDevices, ze_context_handle_t *phContext)
 {
@@ -2248,10 +3116,10 @@ struct cgl_fr_zeContextDestroy {
 static const cg_rule cgl_rules_zeContextDestroy[1] = {
     {"hContext", offsetof(struct cgl_fr_zeContextDestroy, hContext), sizeof(((struct cgl_fr_zeContextDestroy *)0)->hContext), CG_RULE_WRITE | CG_RULE_DESTROY},
 };
-static const cg_arg cgl_ta_zeContextDestroy[1] = {
-    {"hContext", offsetof(struct cgl_fr_zeContextDestroy, hContext), sizeof(((struct cgl_fr_zeContextDestroy *)0)->hContext), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeContextDestroy = {1, offsetof(struct cgl_fr_zeContextDestroy, cgl_ret), sizeof(((struct cgl_fr_zeContextDestroy *)0)->cgl_ret), 7, cgl_ta_zeContextDestroy};
+static const cg_arg_name cgl_tn_zeContextDestroy[1] = {{"hContext", NULL}};
+static const struct cgl_targs_zeContextDestroy cgl_targs_zeContextDestroy = {{1, offsetof(struct cgl_fr_zeContextDestroy, cgl_ret), sizeof(((struct cgl_fr_zeContextDestroy *)0)->cgl_ret), 7, cgl_targs_zeContextDestroy.arg, cgl_tn_zeContextDestroy}, {
+    {offsetof(struct cgl_fr_zeContextDestroy, hContext), sizeof(((struct cgl_fr_zeContextDestroy *)0)->hContext), 3, 0, 0, 0},
+}};
 CG_THUNK(zeContextDestroy, (cgl_f->hContext), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeContextDestroy(ze_context_handle_t hContext)
 {
@@ -2279,10 +3147,10 @@ struct cgl_fr_zeContextGetStatus {
 static const cg_rule cgl_rules_zeContextGetStatus[1] = {
     {"hContext", offsetof(struct cgl_fr_zeContextGetStatus, hContext), sizeof(((struct cgl_fr_zeContextGetStatus *)0)->hContext), CG_RULE_READ},
 };
-static const cg_arg cgl_ta_zeContextGetStatus[1] = {
-    {"hContext", offsetof(struct cgl_fr_zeContextGetStatus, hContext), sizeof(((struct cgl_fr_zeContextGetStatus *)0)->hContext), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeContextGetStatus = {1, offsetof(struct cgl_fr_zeContextGetStatus, cgl_ret), sizeof(((struct cgl_fr_zeContextGetStatus *)0)->cgl_ret), 7, cgl_ta_zeContextGetStatus};
+static const cg_arg_name cgl_tn_zeContextGetStatus[1] = {{"hContext", NULL}};
+static const struct cgl_targs_zeContextGetStatus cgl_targs_zeContextGetStatus = {{1, offsetof(struct cgl_fr_zeContextGetStatus, cgl_ret), sizeof(((struct cgl_fr_zeContextGetStatus *)0)->cgl_ret), 7, cgl_targs_zeContextGetStatus.arg, cgl_tn_zeContextGetStatus}, {
+    {offsetof(struct cgl_fr_zeContextGetStatus, hContext), sizeof(((struct cgl_fr_zeContextGetStatus *)0)->hContext), 3, 0, 0, 0},
+}};
 CG_THUNK(zeContextGetStatus, (cgl_f->hContext), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeContextGetStatus(ze_context_handle_t hContext)
 {
@@ -2310,13 +3178,13 @@ struct cgl_fr_zeCommandQueueCreate {
     ze_command_queue_handle_t *phCommandQueue;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeCommandQueueCreate[4] = {
-    {"hContext", offsetof(struct cgl_fr_zeCommandQueueCreate, hContext), sizeof(((struct cgl_fr_zeCommandQueueCreate *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"hDevice", offsetof(struct cgl_fr_zeCommandQueueCreate, hDevice), sizeof(((struct cgl_fr_zeCommandQueueCreate *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"desc", offsetof(struct cgl_fr_zeCommandQueueCreate, desc), sizeof(((struct cgl_fr_zeCommandQueueCreate *)0)->desc), 3, 0, 0, 0, NULL},
-    {"phCommandQueue", offsetof(struct cgl_fr_zeCommandQueueCreate, phCommandQueue), sizeof(((struct cgl_fr_zeCommandQueueCreate *)0)->phCommandQueue), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeCommandQueueCreate = {4, offsetof(struct cgl_fr_zeCommandQueueCreate, cgl_ret), sizeof(((struct cgl_fr_zeCommandQueueCreate *)0)->cgl_ret), 7, cgl_ta_zeCommandQueueCreate};
+static const cg_arg_name cgl_tn_zeCommandQueueCreate[4] = {{"hContext", NULL}, {"hDevice", NULL}, {"desc", NULL}, {"phCommandQueue", NULL}};
+static const struct cgl_targs_zeCommandQueueCreate cgl_targs_zeCommandQueueCreate = {{4, offsetof(struct cgl_fr_zeCommandQueueCreate, cgl_ret), sizeof(((struct cgl_fr_zeCommandQueueCreate *)0)->cgl_ret), 7, cgl_targs_zeCommandQueueCreate.arg, cgl_tn_zeCommandQueueCreate}, {
+    {offsetof(struct cgl_fr_zeCommandQueueCreate, hContext), sizeof(((struct cgl_fr_zeCommandQueueCreate *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandQueueCreate, hDevice), sizeof(((struct cgl_fr_zeCommandQueueCreate *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandQueueCreate, desc), sizeof(((struct cgl_fr_zeCommandQueueCreate *)0)->desc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandQueueCreate, phCommandQueue), sizeof(((struct cgl_fr_zeCommandQueueCreate *)0)->phCommandQueue), 3, 0, 0, 0},
+}};
 CG_THUNK(zeCommandQueueCreate, (cgl_f->hContext, cgl_f->hDevice, cgl_f->desc, cgl_f->phCommandQueue), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandQueueCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_queue_desc_t *desc, ze_command_queue_handle_t *phCommandQueue)
 {
@@ -2344,10 +3212,10 @@ struct cgl_fr_zeCommandQueueDestroy {
 static const cg_rule cgl_rules_zeCommandQueueDestroy[1] = {
     {"hCommandQueue", offsetof(struct cgl_fr_zeCommandQueueDestroy, hCommandQueue), sizeof(((struct cgl_fr_zeCommandQueueDestroy *)0)->hCommandQueue), CG_RULE_WRITE | CG_RULE_DESTROY},
 };
-static const cg_arg cgl_ta_zeCommandQueueDestroy[1] = {
-    {"hCommandQueue", offsetof(struct cgl_fr_zeCommandQueueDestroy, hCommandQueue), sizeof(((struct cgl_fr_zeCommandQueueDestroy *)0)->hCommandQueue), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeCommandQueueDestroy = {1, offsetof(struct cgl_fr_zeCommandQueueDestroy, cgl_ret), sizeof(((struct cgl_fr_zeCommandQueueDestroy *)0)->cgl_ret), 7, cgl_ta_zeCommandQueueDestroy};
+static const cg_arg_name cgl_tn_zeCommandQueueDestroy[1] = {{"hCommandQueue", NULL}};
+static const struct cgl_targs_zeCommandQueueDestroy cgl_targs_zeCommandQueueDestroy = {{1, offsetof(struct cgl_fr_zeCommandQueueDestroy, cgl_ret), sizeof(((struct cgl_fr_zeCommandQueueDestroy *)0)->cgl_ret), 7, cgl_targs_zeCommandQueueDestroy.arg, cgl_tn_zeCommandQueueDestroy}, {
+    {offsetof(struct cgl_fr_zeCommandQueueDestroy, hCommandQueue), sizeof(((struct cgl_fr_zeCommandQueueDestroy *)0)->hCommandQueue), 3, 0, 0, 0},
+}};
 CG_THUNK(zeCommandQueueDestroy, (cgl_f->hCommandQueue), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandQueueDestroy(ze_command_queue_handle_t hCommandQueue)
 {
@@ -2375,13 +3243,13 @@ struct cgl_fr_zeCommandQueueExecuteCommandLists {
     ze_fence_handle_t hFence;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeCommandQueueExecuteCommandLists[4] = {
-    {"hCommandQueue", offsetof(struct cgl_fr_zeCommandQueueExecuteCommandLists, hCommandQueue), sizeof(((struct cgl_fr_zeCommandQueueExecuteCommandLists *)0)->hCommandQueue), 3, 0, 0, 0, NULL},
-    {"numCommandLists", offsetof(struct cgl_fr_zeCommandQueueExecuteCommandLists, numCommandLists), sizeof(((struct cgl_fr_zeCommandQueueExecuteCommandLists *)0)->numCommandLists), 2, 0, 0, 0, NULL},
-    {"phCommandLists", offsetof(struct cgl_fr_zeCommandQueueExecuteCommandLists, phCommandLists), sizeof(((struct cgl_fr_zeCommandQueueExecuteCommandLists *)0)->phCommandLists), 3, 0, 0, 0, NULL},
-    {"hFence", offsetof(struct cgl_fr_zeCommandQueueExecuteCommandLists, hFence), sizeof(((struct cgl_fr_zeCommandQueueExecuteCommandLists *)0)->hFence), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeCommandQueueExecuteCommandLists = {4, offsetof(struct cgl_fr_zeCommandQueueExecuteCommandLists, cgl_ret), sizeof(((struct cgl_fr_zeCommandQueueExecuteCommandLists *)0)->cgl_ret), 7, cgl_ta_zeCommandQueueExecuteCommandLists};
+static const cg_arg_name cgl_tn_zeCommandQueueExecuteCommandLists[4] = {{"hCommandQueue", NULL}, {"numCommandLists", NULL}, {"phCommandLists", NULL}, {"hFence", NULL}};
+static const struct cgl_targs_zeCommandQueueExecuteCommandLists cgl_targs_zeCommandQueueExecuteCommandLists = {{4, offsetof(struct cgl_fr_zeCommandQueueExecuteCommandLists, cgl_ret), sizeof(((struct cgl_fr_zeCommandQueueExecuteCommandLists *)0)->cgl_ret), 7, cgl_targs_zeCommandQueueExecuteCommandLists.arg, cgl_tn_zeCommandQueueExecuteCommandLists}, {
+    {offsetof(struct cgl_fr_zeCommandQueueExecuteCommandLists, hCommandQueue), sizeof(((struct cgl_fr_zeCommandQueueExecuteCommandLists *)0)->hCommandQueue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandQueueExecuteCommandLists, numCommandLists), sizeof(((struct cgl_fr_zeCommandQueueExecuteCommandLists *)0)->numCommandLists), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandQueueExecuteCommandLists, phCommandLists), sizeof(((struct cgl_fr_zeCommandQueueExecuteCommandLists *)0)->phCommandLists), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandQueueExecuteCommandLists, hFence), sizeof(((struct cgl_fr_zeCommandQueueExecuteCommandLists *)0)->hFence), 3, 0, 0, 0},
+}};
 CG_THUNK(zeCommandQueueExecuteCommandLists, (cgl_f->hCommandQueue, cgl_f->numCommandLists, cgl_f->phCommandLists, cgl_f->hFence), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandQueueExecuteCommandLists(ze_command_queue_handle_t hCommandQueue, uint32_t numCommandLists, ze_command_list_handle_t *phCommandLists, ze_fence_handle_t hFence)
 {
@@ -2408,11 +3276,11 @@ struct cgl_fr_zeCommandQueueSynchronize {
     uint64_t timeout;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeCommandQueueSynchronize[2] = {
-    {"hCommandQueue", offsetof(struct cgl_fr_zeCommandQueueSynchronize, hCommandQueue), sizeof(((struct cgl_fr_zeCommandQueueSynchronize *)0)->hCommandQueue), 3, 0, 0, 0, NULL},
-    {"timeout", offsetof(struct cgl_fr_zeCommandQueueSynchronize, timeout), sizeof(((struct cgl_fr_zeCommandQueueSynchronize *)0)->timeout), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeCommandQueueSynchronize = {2, offsetof(struct cgl_fr_zeCommandQueueSynchronize, cgl_ret), sizeof(((struct cgl_fr_zeCommandQueueSynchronize *)0)->cgl_ret), 7, cgl_ta_zeCommandQueueSynchronize};
+static const cg_arg_name cgl_tn_zeCommandQueueSynchronize[2] = {{"hCommandQueue", NULL}, {"timeout", NULL}};
+static const struct cgl_targs_zeCommandQueueSynchronize cgl_targs_zeCommandQueueSynchronize = {{2, offsetof(struct cgl_fr_zeCommandQueueSynchronize, cgl_ret), sizeof(((struct cgl_fr_zeCommandQueueSynchronize *)0)->cgl_ret), 7, cgl_targs_zeCommandQueueSynchronize.arg, cgl_tn_zeCommandQueueSynchronize}, {
+    {offsetof(struct cgl_fr_zeCommandQueueSynchronize, hCommandQueue), sizeof(((struct cgl_fr_zeCommandQueueSynchronize *)0)->hCommandQueue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandQueueSynchronize, timeout), sizeof(((struct cgl_fr_zeCommandQueueSynchronize *)0)->timeout), 2, 0, 0, 0},
+}};
 CG_THUNK(zeCommandQueueSynchronize, (cgl_f->hCommandQueue, cgl_f->timeout), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandQueueSynchronize(ze_command_queue_handle_t hCommandQueue, uint64_t timeout)
 {
@@ -2443,13 +3311,13 @@ struct cgl_fr_zeCommandListCreate {
     ze_command_list_handle_t *phCommandList;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeCommandListCreate[4] = {
-    {"hContext", offsetof(struct cgl_fr_zeCommandListCreate, hContext), sizeof(((struct cgl_fr_zeCommandListCreate *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"hDevice", offsetof(struct cgl_fr_zeCommandListCreate, hDevice), sizeof(((struct cgl_fr_zeCommandListCreate *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"desc", offsetof(struct cgl_fr_zeCommandListCreate, desc), sizeof(((struct cgl_fr_zeCommandListCreate *)0)->desc), 3, 0, 0, 0, NULL},
-    {"phCommandList", offsetof(struct cgl_fr_zeCommandListCreate, phCommandList), sizeof(((struct cgl_fr_zeCommandListCreate *)0)->phCommandList), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeCommandListCreate = {4, offsetof(struct cgl_fr_zeCommandListCreate, cgl_ret), sizeof(((struct cgl_fr_zeCommandListCreate *)0)->cgl_ret), 7, cgl_ta_zeCommandListCreate};
+static const cg_arg_name cgl_tn_zeCommandListCreate[4] = {{"hContext", NULL}, {"hDevice", NULL}, {"desc", NULL}, {"phCommandList", NULL}};
+static const struct cgl_targs_zeCommandListCreate cgl_targs_zeCommandListCreate = {{4, offsetof(struct cgl_fr_zeCommandListCreate, cgl_ret), sizeof(((struct cgl_fr_zeCommandListCreate *)0)->cgl_ret), 7, cgl_targs_zeCommandListCreate.arg, cgl_tn_zeCommandListCreate}, {
+    {offsetof(struct cgl_fr_zeCommandListCreate, hContext), sizeof(((struct cgl_fr_zeCommandListCreate *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListCreate, hDevice), sizeof(((struct cgl_fr_zeCommandListCreate *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListCreate, desc), sizeof(((struct cgl_fr_zeCommandListCreate *)0)->desc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListCreate, phCommandList), sizeof(((struct cgl_fr_zeCommandListCreate *)0)->phCommandList), 3, 0, 0, 0},
+}};
 CG_THUNK(zeCommandListCreate, (cgl_f->hContext, cgl_f->hDevice, cgl_f->desc, cgl_f->phCommandList), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_list_desc_t *desc, ze_command_list_handle_t *phCommandList)
 {
@@ -2477,13 +3345,13 @@ struct cgl_fr_zeCommandListCreateImmediate {
     ze_command_list_handle_t *phCommandList;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeCommandListCreateImmediate[4] = {
-    {"hContext", offsetof(struct cgl_fr_zeCommandListCreateImmediate, hContext), sizeof(((struct cgl_fr_zeCommandListCreateImmediate *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"hDevice", offsetof(struct cgl_fr_zeCommandListCreateImmediate, hDevice), sizeof(((struct cgl_fr_zeCommandListCreateImmediate *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"altdesc", offsetof(struct cgl_fr_zeCommandListCreateImmediate, altdesc), sizeof(((struct cgl_fr_zeCommandListCreateImmediate *)0)->altdesc), 3, 0, 0, 0, NULL},
-    {"phCommandList", offsetof(struct cgl_fr_zeCommandListCreateImmediate, phCommandList), sizeof(((struct cgl_fr_zeCommandListCreateImmediate *)0)->phCommandList), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeCommandListCreateImmediate = {4, offsetof(struct cgl_fr_zeCommandListCreateImmediate, cgl_ret), sizeof(((struct cgl_fr_zeCommandListCreateImmediate *)0)->cgl_ret), 7, cgl_ta_zeCommandListCreateImmediate};
+static const cg_arg_name cgl_tn_zeCommandListCreateImmediate[4] = {{"hContext", NULL}, {"hDevice", NULL}, {"altdesc", NULL}, {"phCommandList", NULL}};
+static const struct cgl_targs_zeCommandListCreateImmediate cgl_targs_zeCommandListCreateImmediate = {{4, offsetof(struct cgl_fr_zeCommandListCreateImmediate, cgl_ret), sizeof(((struct cgl_fr_zeCommandListCreateImmediate *)0)->cgl_ret), 7, cgl_targs_zeCommandListCreateImmediate.arg, cgl_tn_zeCommandListCreateImmediate}, {
+    {offsetof(struct cgl_fr_zeCommandListCreateImmediate, hContext), sizeof(((struct cgl_fr_zeCommandListCreateImmediate *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListCreateImmediate, hDevice), sizeof(((struct cgl_fr_zeCommandListCreateImmediate *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListCreateImmediate, altdesc), sizeof(((struct cgl_fr_zeCommandListCreateImmediate *)0)->altdesc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListCreateImmediate, phCommandList), sizeof(((struct cgl_fr_zeCommandListCreateImmediate *)0)->phCommandList), 3, 0, 0, 0},
+}};
 CG_THUNK(zeCommandListCreateImmediate, (cgl_f->hContext, cgl_f->hDevice, cgl_f->altdesc, cgl_f->phCommandList), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListCreateImmediate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_queue_desc_t *altdesc, ze_command_list_handle_t *phCommandList)
 {
@@ -2511,10 +3379,10 @@ struct cgl_fr_zeCommandListDestroy {
 static const cg_rule cgl_rules_zeCommandListDestroy[1] = {
     {"hCommandList", offsetof(struct cgl_fr_zeCommandListDestroy, hCommandList), sizeof(((struct cgl_fr_zeCommandListDestroy *)0)->hCommandList), CG_RULE_WRITE | CG_RULE_DESTROY},
 };
-static const cg_arg cgl_ta_zeCommandListDestroy[1] = {
-    {"hCommandList", offsetof(struct cgl_fr_zeCommandListDestroy, hCommandList), sizeof(((struct cgl_fr_zeCommandListDestroy *)0)->hCommandList), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeCommandListDestroy = {1, offsetof(struct cgl_fr_zeCommandListDestroy, cgl_ret), sizeof(((struct cgl_fr_zeCommandListDestroy *)0)->cgl_ret), 7, cgl_ta_zeCommandListDestroy};
+static const cg_arg_name cgl_tn_zeCommandListDestroy[1] = {{"hCommandList", NULL}};
+static const struct cgl_targs_zeCommandListDestroy cgl_targs_zeCommandListDestroy = {{1, offsetof(struct cgl_fr_zeCommandListDestroy, cgl_ret), sizeof(((struct cgl_fr_zeCommandListDestroy *)0)->cgl_ret), 7, cgl_targs_zeCommandListDestroy.arg, cgl_tn_zeCommandListDestroy}, {
+    {offsetof(struct cgl_fr_zeCommandListDestroy, hCommandList), sizeof(((struct cgl_fr_zeCommandListDestroy *)0)->hCommandList), 3, 0, 0, 0},
+}};
 CG_THUNK(zeCommandListDestroy, (cgl_f->hCommandList), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListDestroy(ze_command_list_handle_t hCommandList)
 {
@@ -2542,10 +3410,10 @@ struct cgl_fr_zeCommandListClose {
 static const cg_rule cgl_rules_zeCommandListClose[1] = {
     {"hCommandList", offsetof(struct cgl_fr_zeCommandListClose, hCommandList), sizeof(((struct cgl_fr_zeCommandListClose *)0)->hCommandList), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zeCommandListClose[1] = {
-    {"hCommandList", offsetof(struct cgl_fr_zeCommandListClose, hCommandList), sizeof(((struct cgl_fr_zeCommandListClose *)0)->hCommandList), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeCommandListClose = {1, offsetof(struct cgl_fr_zeCommandListClose, cgl_ret), sizeof(((struct cgl_fr_zeCommandListClose *)0)->cgl_ret), 7, cgl_ta_zeCommandListClose};
+static const cg_arg_name cgl_tn_zeCommandListClose[1] = {{"hCommandList", NULL}};
+static const struct cgl_targs_zeCommandListClose cgl_targs_zeCommandListClose = {{1, offsetof(struct cgl_fr_zeCommandListClose, cgl_ret), sizeof(((struct cgl_fr_zeCommandListClose *)0)->cgl_ret), 7, cgl_targs_zeCommandListClose.arg, cgl_tn_zeCommandListClose}, {
+    {offsetof(struct cgl_fr_zeCommandListClose, hCommandList), sizeof(((struct cgl_fr_zeCommandListClose *)0)->hCommandList), 3, 0, 0, 0},
+}};
 CG_THUNK(zeCommandListClose, (cgl_f->hCommandList), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListClose(ze_command_list_handle_t hCommandList)
 {
@@ -2573,10 +3441,10 @@ struct cgl_fr_zeCommandListReset {
 static const cg_rule cgl_rules_zeCommandListReset[1] = {
     {"hCommandList", offsetof(struct cgl_fr_zeCommandListReset, hCommandList), sizeof(((struct cgl_fr_zeCommandListReset *)0)->hCommandList), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zeCommandListReset[1] = {
-    {"hCommandList", offsetof(struct cgl_fr_zeCommandListReset, hCommandList), sizeof(((struct cgl_fr_zeCommandListReset *)0)->hCommandList), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeCommandListReset = {1, offsetof(struct cgl_fr_zeCommandListReset, cgl_ret), sizeof(((struct cgl_fr_zeCommandListReset *)0)->cgl_ret), 7, cgl_ta_zeCommandListReset};
+static const cg_arg_name cgl_tn_zeCommandListReset[1] = {{"hCommandList", NULL}};
+static const struct cgl_targs_zeCommandListReset cgl_targs_zeCommandListReset = {{1, offsetof(struct cgl_fr_zeCommandListReset, cgl_ret), sizeof(((struct cgl_fr_zeCommandListReset *)0)->cgl_ret), 7, cgl_targs_zeCommandListReset.arg, cgl_tn_zeCommandListReset}, {
+    {offsetof(struct cgl_fr_zeCommandListReset, hCommandList), sizeof(((struct cgl_fr_zeCommandListReset *)0)->hCommandList), 3, 0, 0, 0},
+}};
 CG_THUNK(zeCommandListReset, (cgl_f->hCommandList), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListReset(ze_command_list_handle_t hCommandList)
 {
@@ -2608,14 +3476,14 @@ struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp {
 static const cg_rule cgl_rules_zeCommandListAppendWriteGlobalTimestamp[1] = {
     {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp *)0)->hCommandList), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zeCommandListAppendWriteGlobalTimestamp[5] = {
-    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp *)0)->hCommandList), 3, 0, 0, 0, NULL},
-    {"dstptr", offsetof(struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp, dstptr), sizeof(((struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp *)0)->dstptr), 3, 0, 0, 0, NULL},
-    {"hSignalEvent", offsetof(struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp *)0)->hSignalEvent), 3, 0, 0, 0, NULL},
-    {"numWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp *)0)->numWaitEvents), 2, 0, 0, 0, NULL},
-    {"phWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp *)0)->phWaitEvents), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeCommandListAppendWriteGlobalTimestamp = {5, offsetof(struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp *)0)->cgl_ret), 7, cgl_ta_zeCommandListAppendWriteGlobalTimestamp};
+static const cg_arg_name cgl_tn_zeCommandListAppendWriteGlobalTimestamp[5] = {{"hCommandList", NULL}, {"dstptr", NULL}, {"hSignalEvent", NULL}, {"numWaitEvents", NULL}, {"phWaitEvents", NULL}};
+static const struct cgl_targs_zeCommandListAppendWriteGlobalTimestamp cgl_targs_zeCommandListAppendWriteGlobalTimestamp = {{5, offsetof(struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp *)0)->cgl_ret), 7, cgl_targs_zeCommandListAppendWriteGlobalTimestamp.arg, cgl_tn_zeCommandListAppendWriteGlobalTimestamp}, {
+    {offsetof(struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp *)0)->hCommandList), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp, dstptr), sizeof(((struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp *)0)->dstptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp *)0)->hSignalEvent), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp *)0)->numWaitEvents), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendWriteGlobalTimestamp *)0)->phWaitEvents), 3, 0, 0, 0},
+}};
 CG_THUNK(zeCommandListAppendWriteGlobalTimestamp, (cgl_f->hCommandList, cgl_f->dstptr, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendWriteGlobalTimestamp(ze_command_list_handle_t hCommandList, uint64_t *dstptr, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -2646,13 +3514,13 @@ struct cgl_fr_zeCommandListAppendBarrier {
 static const cg_rule cgl_rules_zeCommandListAppendBarrier[1] = {
     {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendBarrier, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendBarrier *)0)->hCommandList), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zeCommandListAppendBarrier[4] = {
-    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendBarrier, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendBarrier *)0)->hCommandList), 3, 0, 0, 0, NULL},
-    {"hSignalEvent", offsetof(struct cgl_fr_zeCommandListAppendBarrier, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendBarrier *)0)->hSignalEvent), 3, 0, 0, 0, NULL},
-    {"numWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendBarrier, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendBarrier *)0)->numWaitEvents), 2, 0, 0, 0, NULL},
-    {"phWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendBarrier, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendBarrier *)0)->phWaitEvents), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeCommandListAppendBarrier = {4, offsetof(struct cgl_fr_zeCommandListAppendBarrier, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendBarrier *)0)->cgl_ret), 7, cgl_ta_zeCommandListAppendBarrier};
+static const cg_arg_name cgl_tn_zeCommandListAppendBarrier[4] = {{"hCommandList", NULL}, {"hSignalEvent", NULL}, {"numWaitEvents", NULL}, {"phWaitEvents", NULL}};
+static const struct cgl_targs_zeCommandListAppendBarrier cgl_targs_zeCommandListAppendBarrier = {{4, offsetof(struct cgl_fr_zeCommandListAppendBarrier, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendBarrier *)0)->cgl_ret), 7, cgl_targs_zeCommandListAppendBarrier.arg, cgl_tn_zeCommandListAppendBarrier}, {
+    {offsetof(struct cgl_fr_zeCommandListAppendBarrier, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendBarrier *)0)->hCommandList), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendBarrier, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendBarrier *)0)->hSignalEvent), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendBarrier, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendBarrier *)0)->numWaitEvents), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendBarrier, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendBarrier *)0)->phWaitEvents), 3, 0, 0, 0},
+}};
 CG_THUNK(zeCommandListAppendBarrier, (cgl_f->hCommandList, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendBarrier(ze_command_list_handle_t hCommandList, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -2686,16 +3554,16 @@ struct cgl_fr_zeCommandListAppendMemoryRangesBarrier {
 static const cg_rule cgl_rules_zeCommandListAppendMemoryRangesBarrier[1] = {
     {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendMemoryRangesBarrier, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemoryRangesBarrier *)0)->hCommandList), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zeCommandListAppendMemoryRangesBarrier[7] = {
-    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendMemoryRangesBarrier, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemoryRangesBarrier *)0)->hCommandList), 3, 0, 0, 0, NULL},
-    {"numRanges", offsetof(struct cgl_fr_zeCommandListAppendMemoryRangesBarrier, numRanges), sizeof(((struct cgl_fr_zeCommandListAppendMemoryRangesBarrier *)0)->numRanges), 2, 0, 0, 0, NULL},
-    {"pRangeSizes", offsetof(struct cgl_fr_zeCommandListAppendMemoryRangesBarrier, pRangeSizes), sizeof(((struct cgl_fr_zeCommandListAppendMemoryRangesBarrier *)0)->pRangeSizes), 3, 0, 0, 0, NULL},
-    {"pRanges", offsetof(struct cgl_fr_zeCommandListAppendMemoryRangesBarrier, pRanges), sizeof(((struct cgl_fr_zeCommandListAppendMemoryRangesBarrier *)0)->pRanges), 3, 0, 0, 0, NULL},
-    {"hSignalEvent", offsetof(struct cgl_fr_zeCommandListAppendMemoryRangesBarrier, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendMemoryRangesBarrier *)0)->hSignalEvent), 3, 0, 0, 0, NULL},
-    {"numWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendMemoryRangesBarrier, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendMemoryRangesBarrier *)0)->numWaitEvents), 2, 0, 0, 0, NULL},
-    {"phWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendMemoryRangesBarrier, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendMemoryRangesBarrier *)0)->phWaitEvents), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeCommandListAppendMemoryRangesBarrier = {7, offsetof(struct cgl_fr_zeCommandListAppendMemoryRangesBarrier, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendMemoryRangesBarrier *)0)->cgl_ret), 7, cgl_ta_zeCommandListAppendMemoryRangesBarrier};
+static const cg_arg_name cgl_tn_zeCommandListAppendMemoryRangesBarrier[7] = {{"hCommandList", NULL}, {"numRanges", NULL}, {"pRangeSizes", NULL}, {"pRanges", NULL}, {"hSignalEvent", NULL}, {"numWaitEvents", NULL}, {"phWaitEvents", NULL}};
+static const struct cgl_targs_zeCommandListAppendMemoryRangesBarrier cgl_targs_zeCommandListAppendMemoryRangesBarrier = {{7, offsetof(struct cgl_fr_zeCommandListAppendMemoryRangesBarrier, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendMemoryRangesBarrier *)0)->cgl_ret), 7, cgl_targs_zeCommandListAppendMemoryRangesBarrier.arg, cgl_tn_zeCommandListAppendMemoryRangesBarrier}, {
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryRangesBarrier, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemoryRangesBarrier *)0)->hCommandList), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryRangesBarrier, numRanges), sizeof(((struct cgl_fr_zeCommandListAppendMemoryRangesBarrier *)0)->numRanges), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryRangesBarrier, pRangeSizes), sizeof(((struct cgl_fr_zeCommandListAppendMemoryRangesBarrier *)0)->pRangeSizes), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryRangesBarrier, pRanges), sizeof(((struct cgl_fr_zeCommandListAppendMemoryRangesBarrier *)0)->pRanges), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryRangesBarrier, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendMemoryRangesBarrier *)0)->hSignalEvent), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryRangesBarrier, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendMemoryRangesBarrier *)0)->numWaitEvents), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryRangesBarrier, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendMemoryRangesBarrier *)0)->phWaitEvents), 3, 0, 0, 0},
+}};
 CG_THUNK(zeCommandListAppendMemoryRangesBarrier, (cgl_f->hCommandList, cgl_f->numRanges, cgl_f->pRangeSizes, cgl_f->pRanges, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemoryRangesBarrier(ze_command_list_handle_t hCommandList, uint32_t numRanges, const size_t *pRangeSizes, const void **pRanges, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -2721,11 +3589,11 @@ struct cgl_fr_zeContextSystemBarrier {
     ze_device_handle_t hDevice;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeContextSystemBarrier[2] = {
-    {"hContext", offsetof(struct cgl_fr_zeContextSystemBarrier, hContext), sizeof(((struct cgl_fr_zeContextSystemBarrier *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"hDevice", offsetof(struct cgl_fr_zeContextSystemBarrier, hDevice), sizeof(((struct cgl_fr_zeContextSystemBarrier *)0)->hDevice), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeContextSystemBarrier = {2, offsetof(struct cgl_fr_zeContextSystemBarrier, cgl_ret), sizeof(((struct cgl_fr_zeContextSystemBarrier *)0)->cgl_ret), 7, cgl_ta_zeContextSystemBarrier};
+static const cg_arg_name cgl_tn_zeContextSystemBarrier[2] = {{"hContext", NULL}, {"hDevice", NULL}};
+static const struct cgl_targs_zeContextSystemBarrier cgl_targs_zeContextSystemBarrier = {{2, offsetof(struct cgl_fr_zeContextSystemBarrier, cgl_ret), sizeof(((struct cgl_fr_zeContextSystemBarrier *)0)->cgl_ret), 7, cgl_targs_zeContextSystemBarrier.arg, cgl_tn_zeContextSystemBarrier}, {
+    {offsetof(struct cgl_fr_zeContextSystemBarrier, hContext), sizeof(((struct cgl_fr_zeContextSystemBarrier *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeContextSystemBarrier, hDevice), sizeof(((struct cgl_fr_zeContextSystemBarrier *)0)->hDevice), 3, 0, 0, 0},
+}};
 CG_THUNK(zeContextSystemBarrier, (cgl_f->hContext, cgl_f->hDevice), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeContextSystemBarrier(ze_context_handle_t hContext, ze_device_handle_t hDevice)
 {
@@ -2759,16 +3627,16 @@ struct cgl_fr_zeCommandListAppendMemoryCopy {
 static const cg_rule cgl_rules_zeCommandListAppendMemoryCopy[1] = {
     {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopy, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopy *)0)->hCommandList), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zeCommandListAppendMemoryCopy[7] = {
-    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopy, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopy *)0)->hCommandList), 3, 0, 0, 0, NULL},
-    {"dstptr", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopy, dstptr), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopy *)0)->dstptr), 3, 0, 0, 0, NULL},
-    {"srcptr", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopy, srcptr), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopy *)0)->srcptr), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopy, size), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopy *)0)->size), 2, 0, 0, 0, NULL},
-    {"hSignalEvent", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopy, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopy *)0)->hSignalEvent), 3, 0, 0, 0, NULL},
-    {"numWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopy, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopy *)0)->numWaitEvents), 2, 0, 0, 0, NULL},
-    {"phWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopy, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopy *)0)->phWaitEvents), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeCommandListAppendMemoryCopy = {7, offsetof(struct cgl_fr_zeCommandListAppendMemoryCopy, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopy *)0)->cgl_ret), 7, cgl_ta_zeCommandListAppendMemoryCopy};
+static const cg_arg_name cgl_tn_zeCommandListAppendMemoryCopy[7] = {{"hCommandList", NULL}, {"dstptr", NULL}, {"srcptr", NULL}, {"size", NULL}, {"hSignalEvent", NULL}, {"numWaitEvents", NULL}, {"phWaitEvents", NULL}};
+static const struct cgl_targs_zeCommandListAppendMemoryCopy cgl_targs_zeCommandListAppendMemoryCopy = {{7, offsetof(struct cgl_fr_zeCommandListAppendMemoryCopy, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopy *)0)->cgl_ret), 7, cgl_targs_zeCommandListAppendMemoryCopy.arg, cgl_tn_zeCommandListAppendMemoryCopy}, {
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryCopy, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopy *)0)->hCommandList), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryCopy, dstptr), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopy *)0)->dstptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryCopy, srcptr), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopy *)0)->srcptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryCopy, size), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopy *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryCopy, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopy *)0)->hSignalEvent), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryCopy, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopy *)0)->numWaitEvents), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryCopy, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopy *)0)->phWaitEvents), 3, 0, 0, 0},
+}};
 CG_THUNK(zeCommandListAppendMemoryCopy, (cgl_f->hCommandList, cgl_f->dstptr, cgl_f->srcptr, cgl_f->size, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemoryCopy(ze_command_list_handle_t hCommandList, void *dstptr, const void *srcptr, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -2803,17 +3671,17 @@ struct cgl_fr_zeCommandListAppendMemoryFill {
 static const cg_rule cgl_rules_zeCommandListAppendMemoryFill[1] = {
     {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendMemoryFill, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemoryFill *)0)->hCommandList), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zeCommandListAppendMemoryFill[8] = {
-    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendMemoryFill, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemoryFill *)0)->hCommandList), 3, 0, 0, 0, NULL},
-    {"ptr", offsetof(struct cgl_fr_zeCommandListAppendMemoryFill, ptr), sizeof(((struct cgl_fr_zeCommandListAppendMemoryFill *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"pattern", offsetof(struct cgl_fr_zeCommandListAppendMemoryFill, pattern), sizeof(((struct cgl_fr_zeCommandListAppendMemoryFill *)0)->pattern), 3, 0, 0, 0, NULL},
-    {"pattern_size", offsetof(struct cgl_fr_zeCommandListAppendMemoryFill, pattern_size), sizeof(((struct cgl_fr_zeCommandListAppendMemoryFill *)0)->pattern_size), 2, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_zeCommandListAppendMemoryFill, size), sizeof(((struct cgl_fr_zeCommandListAppendMemoryFill *)0)->size), 2, 0, 0, 0, NULL},
-    {"hSignalEvent", offsetof(struct cgl_fr_zeCommandListAppendMemoryFill, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendMemoryFill *)0)->hSignalEvent), 3, 0, 0, 0, NULL},
-    {"numWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendMemoryFill, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendMemoryFill *)0)->numWaitEvents), 2, 0, 0, 0, NULL},
-    {"phWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendMemoryFill, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendMemoryFill *)0)->phWaitEvents), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeCommandListAppendMemoryFill = {8, offsetof(struct cgl_fr_zeCommandListAppendMemoryFill, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendMemoryFill *)0)->cgl_ret), 7, cgl_ta_zeCommandListAppendMemoryFill};
+static const cg_arg_name cgl_tn_zeCommandListAppendMemoryFill[8] = {{"hCommandList", NULL}, {"ptr", NULL}, {"pattern", NULL}, {"pattern_size", NULL}, {"size", NULL}, {"hSignalEvent", NULL}, {"numWaitEvents", NULL}, {"phWaitEvents", NULL}};
+static const struct cgl_targs_zeCommandListAppendMemoryFill cgl_targs_zeCommandListAppendMemoryFill = {{8, offsetof(struct cgl_fr_zeCommandListAppendMemoryFill, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendMemoryFill *)0)->cgl_ret), 7, cgl_targs_zeCommandListAppendMemoryFill.arg, cgl_tn_zeCommandListAppendMemoryFill}, {
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryFill, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemoryFill *)0)->hCommandList), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryFill, ptr), sizeof(((struct cgl_fr_zeCommandListAppendMemoryFill *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryFill, pattern), sizeof(((struct cgl_fr_zeCommandListAppendMemoryFill *)0)->pattern), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryFill, pattern_size), sizeof(((struct cgl_fr_zeCommandListAppendMemoryFill *)0)->pattern_size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryFill, size), sizeof(((struct cgl_fr_zeCommandListAppendMemoryFill *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryFill, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendMemoryFill *)0)->hSignalEvent), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryFill, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendMemoryFill *)0)->numWaitEvents), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryFill, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendMemoryFill *)0)->phWaitEvents), 3, 0, 0, 0},
+}};
 CG_THUNK(zeCommandListAppendMemoryFill, (cgl_f->hCommandList, cgl_f->ptr, cgl_f->pattern, cgl_f->pattern_size, cgl_f->size, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemoryFill(ze_command_list_handle_t hCommandList, void *ptr, const void *pattern, size_t pattern_size, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -2852,21 +3720,21 @@ struct cgl_fr_zeCommandListAppendMemoryCopyRegion {
 static const cg_rule cgl_rules_zeCommandListAppendMemoryCopyRegion[1] = {
     {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyRegion, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyRegion *)0)->hCommandList), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zeCommandListAppendMemoryCopyRegion[12] = {
-    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyRegion, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyRegion *)0)->hCommandList), 3, 0, 0, 0, NULL},
-    {"dstptr", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyRegion, dstptr), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyRegion *)0)->dstptr), 3, 0, 0, 0, NULL},
-    {"dstRegion", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyRegion, dstRegion), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyRegion *)0)->dstRegion), 3, 0, 0, 0, NULL},
-    {"dstPitch", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyRegion, dstPitch), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyRegion *)0)->dstPitch), 2, 0, 0, 0, NULL},
-    {"dstSlicePitch", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyRegion, dstSlicePitch), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyRegion *)0)->dstSlicePitch), 2, 0, 0, 0, NULL},
-    {"srcptr", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyRegion, srcptr), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyRegion *)0)->srcptr), 3, 0, 0, 0, NULL},
-    {"srcRegion", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyRegion, srcRegion), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyRegion *)0)->srcRegion), 3, 0, 0, 0, NULL},
-    {"srcPitch", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyRegion, srcPitch), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyRegion *)0)->srcPitch), 2, 0, 0, 0, NULL},
-    {"srcSlicePitch", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyRegion, srcSlicePitch), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyRegion *)0)->srcSlicePitch), 2, 0, 0, 0, NULL},
-    {"hSignalEvent", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyRegion, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyRegion *)0)->hSignalEvent), 3, 0, 0, 0, NULL},
-    {"numWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyRegion, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyRegion *)0)->numWaitEvents), 2, 0, 0, 0, NULL},
-    {"phWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyRegion, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyRegion *)0)->phWaitEvents), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeCommandListAppendMemoryCopyRegion = {12, offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyRegion, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyRegion *)0)->cgl_ret), 7, cgl_ta_zeCommandListAppendMemoryCopyRegion};
+static const cg_arg_name cgl_tn_zeCommandListAppendMemoryCopyRegion[12] = {{"hCommandList", NULL}, {"dstptr", NULL}, {"dstRegion", NULL}, {"dstPitch", NULL}, {"dstSlicePitch", NULL}, {"srcptr", NULL}, {"srcRegion", NULL}, {"srcPitch", NULL}, {"srcSlicePitch", NULL}, {"hSignalEvent", NULL}, {"numWaitEvents", NULL}, {"phWaitEvents", NULL}};
+static const struct cgl_targs_zeCommandListAppendMemoryCopyRegion cgl_targs_zeCommandListAppendMemoryCopyRegion = {{12, offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyRegion, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyRegion *)0)->cgl_ret), 7, cgl_targs_zeCommandListAppendMemoryCopyRegion.arg, cgl_tn_zeCommandListAppendMemoryCopyRegion}, {
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyRegion, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyRegion *)0)->hCommandList), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyRegion, dstptr), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyRegion *)0)->dstptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyRegion, dstRegion), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyRegion *)0)->dstRegion), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyRegion, dstPitch), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyRegion *)0)->dstPitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyRegion, dstSlicePitch), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyRegion *)0)->dstSlicePitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyRegion, srcptr), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyRegion *)0)->srcptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyRegion, srcRegion), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyRegion *)0)->srcRegion), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyRegion, srcPitch), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyRegion *)0)->srcPitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyRegion, srcSlicePitch), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyRegion *)0)->srcSlicePitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyRegion, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyRegion *)0)->hSignalEvent), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyRegion, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyRegion *)0)->numWaitEvents), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyRegion, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyRegion *)0)->phWaitEvents), 3, 0, 0, 0},
+}};
 CG_THUNK(zeCommandListAppendMemoryCopyRegion, (cgl_f->hCommandList, cgl_f->dstptr, cgl_f->dstRegion, cgl_f->dstPitch, cgl_f->dstSlicePitch, cgl_f->srcptr, cgl_f->srcRegion, cgl_f->srcPitch, cgl_f->srcSlicePitch, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemoryCopyRegion(ze_command_list_handle_t hCommandList, void *dstptr, const ze_copy_region_t *dstRegion, uint32_t dstPitch, uint32_t dstSlicePitch, const void *srcptr, const ze_copy_region_t *srcRegion, uint32_t srcPitch, uint32_t srcSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -2901,17 +3769,17 @@ struct cgl_fr_zeCommandListAppendMemoryCopyFromContext {
 static const cg_rule cgl_rules_zeCommandListAppendMemoryCopyFromContext[1] = {
     {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyFromContext, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyFromContext *)0)->hCommandList), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zeCommandListAppendMemoryCopyFromContext[8] = {
-    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyFromContext, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyFromContext *)0)->hCommandList), 3, 0, 0, 0, NULL},
-    {"dstptr", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyFromContext, dstptr), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyFromContext *)0)->dstptr), 3, 0, 0, 0, NULL},
-    {"hContextSrc", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyFromContext, hContextSrc), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyFromContext *)0)->hContextSrc), 3, 0, 0, 0, NULL},
-    {"srcptr", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyFromContext, srcptr), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyFromContext *)0)->srcptr), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyFromContext, size), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyFromContext *)0)->size), 2, 0, 0, 0, NULL},
-    {"hSignalEvent", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyFromContext, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyFromContext *)0)->hSignalEvent), 3, 0, 0, 0, NULL},
-    {"numWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyFromContext, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyFromContext *)0)->numWaitEvents), 2, 0, 0, 0, NULL},
-    {"phWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyFromContext, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyFromContext *)0)->phWaitEvents), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeCommandListAppendMemoryCopyFromContext = {8, offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyFromContext, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyFromContext *)0)->cgl_ret), 7, cgl_ta_zeCommandListAppendMemoryCopyFromContext};
+static const cg_arg_name cgl_tn_zeCommandListAppendMemoryCopyFromContext[8] = {{"hCommandList", NULL}, {"dstptr", NULL}, {"hContextSrc", NULL}, {"srcptr", NULL}, {"size", NULL}, {"hSignalEvent", NULL}, {"numWaitEvents", NULL}, {"phWaitEvents", NULL}};
+static const struct cgl_targs_zeCommandListAppendMemoryCopyFromContext cgl_targs_zeCommandListAppendMemoryCopyFromContext = {{8, offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyFromContext, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyFromContext *)0)->cgl_ret), 7, cgl_targs_zeCommandListAppendMemoryCopyFromContext.arg, cgl_tn_zeCommandListAppendMemoryCopyFromContext}, {
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyFromContext, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyFromContext *)0)->hCommandList), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyFromContext, dstptr), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyFromContext *)0)->dstptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyFromContext, hContextSrc), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyFromContext *)0)->hContextSrc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyFromContext, srcptr), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyFromContext *)0)->srcptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyFromContext, size), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyFromContext *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyFromContext, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyFromContext *)0)->hSignalEvent), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyFromContext, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyFromContext *)0)->numWaitEvents), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryCopyFromContext, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendMemoryCopyFromContext *)0)->phWaitEvents), 3, 0, 0, 0},
+}};
 CG_THUNK(zeCommandListAppendMemoryCopyFromContext, (cgl_f->hCommandList, cgl_f->dstptr, cgl_f->hContextSrc, cgl_f->srcptr, cgl_f->size, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemoryCopyFromContext(ze_command_list_handle_t hCommandList, void *dstptr, ze_context_handle_t hContextSrc, const void *srcptr, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -2944,15 +3812,15 @@ struct cgl_fr_zeCommandListAppendImageCopy {
 static const cg_rule cgl_rules_zeCommandListAppendImageCopy[1] = {
     {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendImageCopy, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendImageCopy *)0)->hCommandList), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zeCommandListAppendImageCopy[6] = {
-    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendImageCopy, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendImageCopy *)0)->hCommandList), 3, 0, 0, 0, NULL},
-    {"hDstImage", offsetof(struct cgl_fr_zeCommandListAppendImageCopy, hDstImage), sizeof(((struct cgl_fr_zeCommandListAppendImageCopy *)0)->hDstImage), 3, 0, 0, 0, NULL},
-    {"hSrcImage", offsetof(struct cgl_fr_zeCommandListAppendImageCopy, hSrcImage), sizeof(((struct cgl_fr_zeCommandListAppendImageCopy *)0)->hSrcImage), 3, 0, 0, 0, NULL},
-    {"hSignalEvent", offsetof(struct cgl_fr_zeCommandListAppendImageCopy, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendImageCopy *)0)->hSignalEvent), 3, 0, 0, 0, NULL},
-    {"numWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendImageCopy, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendImageCopy *)0)->numWaitEvents), 2, 0, 0, 0, NULL},
-    {"phWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendImageCopy, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendImageCopy *)0)->phWaitEvents), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeCommandListAppendImageCopy = {6, offsetof(struct cgl_fr_zeCommandListAppendImageCopy, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendImageCopy *)0)->cgl_ret), 7, cgl_ta_zeCommandListAppendImageCopy};
+static const cg_arg_name cgl_tn_zeCommandListAppendImageCopy[6] = {{"hCommandList", NULL}, {"hDstImage", NULL}, {"hSrcImage", NULL}, {"hSignalEvent", NULL}, {"numWaitEvents", NULL}, {"phWaitEvents", NULL}};
+static const struct cgl_targs_zeCommandListAppendImageCopy cgl_targs_zeCommandListAppendImageCopy = {{6, offsetof(struct cgl_fr_zeCommandListAppendImageCopy, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendImageCopy *)0)->cgl_ret), 7, cgl_targs_zeCommandListAppendImageCopy.arg, cgl_tn_zeCommandListAppendImageCopy}, {
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopy, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendImageCopy *)0)->hCommandList), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopy, hDstImage), sizeof(((struct cgl_fr_zeCommandListAppendImageCopy *)0)->hDstImage), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopy, hSrcImage), sizeof(((struct cgl_fr_zeCommandListAppendImageCopy *)0)->hSrcImage), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopy, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendImageCopy *)0)->hSignalEvent), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopy, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendImageCopy *)0)->numWaitEvents), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopy, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendImageCopy *)0)->phWaitEvents), 3, 0, 0, 0},
+}};
 CG_THUNK(zeCommandListAppendImageCopy, (cgl_f->hCommandList, cgl_f->hDstImage, cgl_f->hSrcImage, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendImageCopy(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, ze_image_handle_t hSrcImage, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -2987,17 +3855,17 @@ struct cgl_fr_zeCommandListAppendImageCopyRegion {
 static const cg_rule cgl_rules_zeCommandListAppendImageCopyRegion[1] = {
     {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendImageCopyRegion, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyRegion *)0)->hCommandList), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zeCommandListAppendImageCopyRegion[8] = {
-    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendImageCopyRegion, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyRegion *)0)->hCommandList), 3, 0, 0, 0, NULL},
-    {"hDstImage", offsetof(struct cgl_fr_zeCommandListAppendImageCopyRegion, hDstImage), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyRegion *)0)->hDstImage), 3, 0, 0, 0, NULL},
-    {"hSrcImage", offsetof(struct cgl_fr_zeCommandListAppendImageCopyRegion, hSrcImage), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyRegion *)0)->hSrcImage), 3, 0, 0, 0, NULL},
-    {"pDstRegion", offsetof(struct cgl_fr_zeCommandListAppendImageCopyRegion, pDstRegion), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyRegion *)0)->pDstRegion), 3, 0, 0, 0, NULL},
-    {"pSrcRegion", offsetof(struct cgl_fr_zeCommandListAppendImageCopyRegion, pSrcRegion), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyRegion *)0)->pSrcRegion), 3, 0, 0, 0, NULL},
-    {"hSignalEvent", offsetof(struct cgl_fr_zeCommandListAppendImageCopyRegion, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyRegion *)0)->hSignalEvent), 3, 0, 0, 0, NULL},
-    {"numWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendImageCopyRegion, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyRegion *)0)->numWaitEvents), 2, 0, 0, 0, NULL},
-    {"phWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendImageCopyRegion, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyRegion *)0)->phWaitEvents), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeCommandListAppendImageCopyRegion = {8, offsetof(struct cgl_fr_zeCommandListAppendImageCopyRegion, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyRegion *)0)->cgl_ret), 7, cgl_ta_zeCommandListAppendImageCopyRegion};
+static const cg_arg_name cgl_tn_zeCommandListAppendImageCopyRegion[8] = {{"hCommandList", NULL}, {"hDstImage", NULL}, {"hSrcImage", NULL}, {"pDstRegion", NULL}, {"pSrcRegion", NULL}, {"hSignalEvent", NULL}, {"numWaitEvents", NULL}, {"phWaitEvents", NULL}};
+static const struct cgl_targs_zeCommandListAppendImageCopyRegion cgl_targs_zeCommandListAppendImageCopyRegion = {{8, offsetof(struct cgl_fr_zeCommandListAppendImageCopyRegion, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyRegion *)0)->cgl_ret), 7, cgl_targs_zeCommandListAppendImageCopyRegion.arg, cgl_tn_zeCommandListAppendImageCopyRegion}, {
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyRegion, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyRegion *)0)->hCommandList), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyRegion, hDstImage), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyRegion *)0)->hDstImage), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyRegion, hSrcImage), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyRegion *)0)->hSrcImage), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyRegion, pDstRegion), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyRegion *)0)->pDstRegion), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyRegion, pSrcRegion), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyRegion *)0)->pSrcRegion), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyRegion, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyRegion *)0)->hSignalEvent), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyRegion, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyRegion *)0)->numWaitEvents), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyRegion, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyRegion *)0)->phWaitEvents), 3, 0, 0, 0},
+}};
 CG_THUNK(zeCommandListAppendImageCopyRegion, (cgl_f->hCommandList, cgl_f->hDstImage, cgl_f->hSrcImage, cgl_f->pDstRegion, cgl_f->pSrcRegion, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendImageCopyRegion(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, ze_image_handle_t hSrcImage, const ze_image_region_t *pDstRegion, const ze_image_region_t *pSrcRegion, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -3031,16 +3899,16 @@ struct cgl_fr_zeCommandListAppendImageCopyToMemory {
 static const cg_rule cgl_rules_zeCommandListAppendImageCopyToMemory[1] = {
     {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemory, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemory *)0)->hCommandList), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zeCommandListAppendImageCopyToMemory[7] = {
-    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemory, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemory *)0)->hCommandList), 3, 0, 0, 0, NULL},
-    {"dstptr", offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemory, dstptr), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemory *)0)->dstptr), 3, 0, 0, 0, NULL},
-    {"hSrcImage", offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemory, hSrcImage), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemory *)0)->hSrcImage), 3, 0, 0, 0, NULL},
-    {"pSrcRegion", offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemory, pSrcRegion), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemory *)0)->pSrcRegion), 3, 0, 0, 0, NULL},
-    {"hSignalEvent", offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemory, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemory *)0)->hSignalEvent), 3, 0, 0, 0, NULL},
-    {"numWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemory, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemory *)0)->numWaitEvents), 2, 0, 0, 0, NULL},
-    {"phWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemory, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemory *)0)->phWaitEvents), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeCommandListAppendImageCopyToMemory = {7, offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemory, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemory *)0)->cgl_ret), 7, cgl_ta_zeCommandListAppendImageCopyToMemory};
+static const cg_arg_name cgl_tn_zeCommandListAppendImageCopyToMemory[7] = {{"hCommandList", NULL}, {"dstptr", NULL}, {"hSrcImage", NULL}, {"pSrcRegion", NULL}, {"hSignalEvent", NULL}, {"numWaitEvents", NULL}, {"phWaitEvents", NULL}};
+static const struct cgl_targs_zeCommandListAppendImageCopyToMemory cgl_targs_zeCommandListAppendImageCopyToMemory = {{7, offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemory, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemory *)0)->cgl_ret), 7, cgl_targs_zeCommandListAppendImageCopyToMemory.arg, cgl_tn_zeCommandListAppendImageCopyToMemory}, {
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemory, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemory *)0)->hCommandList), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemory, dstptr), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemory *)0)->dstptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemory, hSrcImage), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemory *)0)->hSrcImage), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemory, pSrcRegion), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemory *)0)->pSrcRegion), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemory, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemory *)0)->hSignalEvent), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemory, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemory *)0)->numWaitEvents), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemory, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemory *)0)->phWaitEvents), 3, 0, 0, 0},
+}};
 CG_THUNK(zeCommandListAppendImageCopyToMemory, (cgl_f->hCommandList, cgl_f->dstptr, cgl_f->hSrcImage, cgl_f->pSrcRegion, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendImageCopyToMemory(ze_command_list_handle_t hCommandList, void *dstptr, ze_image_handle_t hSrcImage, const ze_image_region_t *pSrcRegion, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -3074,16 +3942,16 @@ struct cgl_fr_zeCommandListAppendImageCopyFromMemory {
 static const cg_rule cgl_rules_zeCommandListAppendImageCopyFromMemory[1] = {
     {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemory, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemory *)0)->hCommandList), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zeCommandListAppendImageCopyFromMemory[7] = {
-    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemory, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemory *)0)->hCommandList), 3, 0, 0, 0, NULL},
-    {"hDstImage", offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemory, hDstImage), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemory *)0)->hDstImage), 3, 0, 0, 0, NULL},
-    {"srcptr", offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemory, srcptr), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemory *)0)->srcptr), 3, 0, 0, 0, NULL},
-    {"pDstRegion", offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemory, pDstRegion), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemory *)0)->pDstRegion), 3, 0, 0, 0, NULL},
-    {"hSignalEvent", offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemory, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemory *)0)->hSignalEvent), 3, 0, 0, 0, NULL},
-    {"numWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemory, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemory *)0)->numWaitEvents), 2, 0, 0, 0, NULL},
-    {"phWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemory, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemory *)0)->phWaitEvents), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeCommandListAppendImageCopyFromMemory = {7, offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemory, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemory *)0)->cgl_ret), 7, cgl_ta_zeCommandListAppendImageCopyFromMemory};
+static const cg_arg_name cgl_tn_zeCommandListAppendImageCopyFromMemory[7] = {{"hCommandList", NULL}, {"hDstImage", NULL}, {"srcptr", NULL}, {"pDstRegion", NULL}, {"hSignalEvent", NULL}, {"numWaitEvents", NULL}, {"phWaitEvents", NULL}};
+static const struct cgl_targs_zeCommandListAppendImageCopyFromMemory cgl_targs_zeCommandListAppendImageCopyFromMemory = {{7, offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemory, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemory *)0)->cgl_ret), 7, cgl_targs_zeCommandListAppendImageCopyFromMemory.arg, cgl_tn_zeCommandListAppendImageCopyFromMemory}, {
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemory, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemory *)0)->hCommandList), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemory, hDstImage), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemory *)0)->hDstImage), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemory, srcptr), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemory *)0)->srcptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemory, pDstRegion), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemory *)0)->pDstRegion), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemory, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemory *)0)->hSignalEvent), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemory, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemory *)0)->numWaitEvents), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemory, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemory *)0)->phWaitEvents), 3, 0, 0, 0},
+}};
 CG_THUNK(zeCommandListAppendImageCopyFromMemory, (cgl_f->hCommandList, cgl_f->hDstImage, cgl_f->srcptr, cgl_f->pDstRegion, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendImageCopyFromMemory(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, const void *srcptr, const ze_image_region_t *pDstRegion, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -3113,12 +3981,12 @@ struct cgl_fr_zeCommandListAppendMemoryPrefetch {
 static const cg_rule cgl_rules_zeCommandListAppendMemoryPrefetch[1] = {
     {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendMemoryPrefetch, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemoryPrefetch *)0)->hCommandList), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zeCommandListAppendMemoryPrefetch[3] = {
-    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendMemoryPrefetch, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemoryPrefetch *)0)->hCommandList), 3, 0, 0, 0, NULL},
-    {"ptr", offsetof(struct cgl_fr_zeCommandListAppendMemoryPrefetch, ptr), sizeof(((struct cgl_fr_zeCommandListAppendMemoryPrefetch *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_zeCommandListAppendMemoryPrefetch, size), sizeof(((struct cgl_fr_zeCommandListAppendMemoryPrefetch *)0)->size), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeCommandListAppendMemoryPrefetch = {3, offsetof(struct cgl_fr_zeCommandListAppendMemoryPrefetch, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendMemoryPrefetch *)0)->cgl_ret), 7, cgl_ta_zeCommandListAppendMemoryPrefetch};
+static const cg_arg_name cgl_tn_zeCommandListAppendMemoryPrefetch[3] = {{"hCommandList", NULL}, {"ptr", NULL}, {"size", NULL}};
+static const struct cgl_targs_zeCommandListAppendMemoryPrefetch cgl_targs_zeCommandListAppendMemoryPrefetch = {{3, offsetof(struct cgl_fr_zeCommandListAppendMemoryPrefetch, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendMemoryPrefetch *)0)->cgl_ret), 7, cgl_targs_zeCommandListAppendMemoryPrefetch.arg, cgl_tn_zeCommandListAppendMemoryPrefetch}, {
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryPrefetch, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemoryPrefetch *)0)->hCommandList), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryPrefetch, ptr), sizeof(((struct cgl_fr_zeCommandListAppendMemoryPrefetch *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemoryPrefetch, size), sizeof(((struct cgl_fr_zeCommandListAppendMemoryPrefetch *)0)->size), 2, 0, 0, 0},
+}};
 CG_THUNK(zeCommandListAppendMemoryPrefetch, (cgl_f->hCommandList, cgl_f->ptr, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemoryPrefetch(ze_command_list_handle_t hCommandList, const void *ptr, size_t size)
 {
@@ -3150,14 +4018,14 @@ struct cgl_fr_zeCommandListAppendMemAdvise {
 static const cg_rule cgl_rules_zeCommandListAppendMemAdvise[1] = {
     {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendMemAdvise, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemAdvise *)0)->hCommandList), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zeCommandListAppendMemAdvise[5] = {
-    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendMemAdvise, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemAdvise *)0)->hCommandList), 3, 0, 0, 0, NULL},
-    {"hDevice", offsetof(struct cgl_fr_zeCommandListAppendMemAdvise, hDevice), sizeof(((struct cgl_fr_zeCommandListAppendMemAdvise *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"ptr", offsetof(struct cgl_fr_zeCommandListAppendMemAdvise, ptr), sizeof(((struct cgl_fr_zeCommandListAppendMemAdvise *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_zeCommandListAppendMemAdvise, size), sizeof(((struct cgl_fr_zeCommandListAppendMemAdvise *)0)->size), 2, 0, 0, 0, NULL},
-    {"advice", offsetof(struct cgl_fr_zeCommandListAppendMemAdvise, advice), sizeof(((struct cgl_fr_zeCommandListAppendMemAdvise *)0)->advice), 4, 0, 0, sizeof cgl_en_4 / sizeof cgl_en_4[0], cgl_en_4},
-};
-static const cg_args cgl_targs_zeCommandListAppendMemAdvise = {5, offsetof(struct cgl_fr_zeCommandListAppendMemAdvise, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendMemAdvise *)0)->cgl_ret), 7, cgl_ta_zeCommandListAppendMemAdvise};
+static const cg_arg_name cgl_tn_zeCommandListAppendMemAdvise[5] = {{"hCommandList", NULL}, {"hDevice", NULL}, {"ptr", NULL}, {"size", NULL}, {"advice", cgl_en_4}};
+static const struct cgl_targs_zeCommandListAppendMemAdvise cgl_targs_zeCommandListAppendMemAdvise = {{5, offsetof(struct cgl_fr_zeCommandListAppendMemAdvise, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendMemAdvise *)0)->cgl_ret), 7, cgl_targs_zeCommandListAppendMemAdvise.arg, cgl_tn_zeCommandListAppendMemAdvise}, {
+    {offsetof(struct cgl_fr_zeCommandListAppendMemAdvise, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemAdvise *)0)->hCommandList), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemAdvise, hDevice), sizeof(((struct cgl_fr_zeCommandListAppendMemAdvise *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemAdvise, ptr), sizeof(((struct cgl_fr_zeCommandListAppendMemAdvise *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemAdvise, size), sizeof(((struct cgl_fr_zeCommandListAppendMemAdvise *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemAdvise, advice), sizeof(((struct cgl_fr_zeCommandListAppendMemAdvise *)0)->advice), 4, 0, 0, sizeof cgl_en_4 / sizeof cgl_en_4[0]},
+}};
 CG_THUNK(zeCommandListAppendMemAdvise, (cgl_f->hCommandList, cgl_f->hDevice, cgl_f->ptr, cgl_f->size, cgl_f->advice), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemAdvise(ze_command_list_handle_t hCommandList, ze_device_handle_t hDevice, const void *ptr, size_t size, ze_memory_advice_t advice)
 {
@@ -3186,14 +4054,14 @@ struct cgl_fr_zeEventPoolCreate {
     ze_event_pool_handle_t *phEventPool;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeEventPoolCreate[5] = {
-    {"hContext", offsetof(struct cgl_fr_zeEventPoolCreate, hContext), sizeof(((struct cgl_fr_zeEventPoolCreate *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"desc", offsetof(struct cgl_fr_zeEventPoolCreate, desc), sizeof(((struct cgl_fr_zeEventPoolCreate *)0)->desc), 3, 0, 0, 0, NULL},
-    {"numDevices", offsetof(struct cgl_fr_zeEventPoolCreate, numDevices), sizeof(((struct cgl_fr_zeEventPoolCreate *)0)->numDevices), 2, 0, 0, 0, NULL},
-    {"phDevices", offsetof(struct cgl_fr_zeEventPoolCreate, phDevices), sizeof(((struct cgl_fr_zeEventPoolCreate *)0)->phDevices), 3, 0, 0, 0, NULL},
-    {"phEventPool", offsetof(struct cgl_fr_zeEventPoolCreate, phEventPool), sizeof(((struct cgl_fr_zeEventPoolCreate *)0)->phEventPool), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeEventPoolCreate = {5, offsetof(struct cgl_fr_zeEventPoolCreate, cgl_ret), sizeof(((struct cgl_fr_zeEventPoolCreate *)0)->cgl_ret), 7, cgl_ta_zeEventPoolCreate};
+static const cg_arg_name cgl_tn_zeEventPoolCreate[5] = {{"hContext", NULL}, {"desc", NULL}, {"numDevices", NULL}, {"phDevices", NULL}, {"phEventPool", NULL}};
+static const struct cgl_targs_zeEventPoolCreate cgl_targs_zeEventPoolCreate = {{5, offsetof(struct cgl_fr_zeEventPoolCreate, cgl_ret), sizeof(((struct cgl_fr_zeEventPoolCreate *)0)->cgl_ret), 7, cgl_targs_zeEventPoolCreate.arg, cgl_tn_zeEventPoolCreate}, {
+    {offsetof(struct cgl_fr_zeEventPoolCreate, hContext), sizeof(((struct cgl_fr_zeEventPoolCreate *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeEventPoolCreate, desc), sizeof(((struct cgl_fr_zeEventPoolCreate *)0)->desc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeEventPoolCreate, numDevices), sizeof(((struct cgl_fr_zeEventPoolCreate *)0)->numDevices), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeEventPoolCreate, phDevices), sizeof(((struct cgl_fr_zeEventPoolCreate *)0)->phDevices), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeEventPoolCreate, phEventPool), sizeof(((struct cgl_fr_zeEventPoolCreate *)0)->phEventPool), 3, 0, 0, 0},
+}};
 CG_THUNK(zeEventPoolCreate, (cgl_f->hContext, cgl_f->desc, cgl_f->numDevices, cgl_f->phDevices, cgl_f->phEventPool), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeEventPoolCreate(ze_context_handle_t hContext, const ze_event_pool_desc_t *desc, uint32_t numDevices, ze_device_handle_t *phDevices, ze_event_pool_handle_t *phEventPool)
 {
@@ -3221,10 +4089,10 @@ struct cgl_fr_zeEventPoolDestroy {
 static const cg_rule cgl_rules_zeEventPoolDestroy[1] = {
     {"hEventPool", offsetof(struct cgl_fr_zeEventPoolDestroy, hEventPool), sizeof(((struct cgl_fr_zeEventPoolDestroy *)0)->hEventPool), CG_RULE_WRITE | CG_RULE_DESTROY},
 };
-static const cg_arg cgl_ta_zeEventPoolDestroy[1] = {
-    {"hEventPool", offsetof(struct cgl_fr_zeEventPoolDestroy, hEventPool), sizeof(((struct cgl_fr_zeEventPoolDestroy *)0)->hEventPool), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeEventPoolDestroy = {1, offsetof(struct cgl_fr_zeEventPoolDestroy, cgl_ret), sizeof(((struct cgl_fr_zeEventPoolDestroy *)0)->cgl_ret), 7, cgl_ta_zeEventPoolDestroy};
+static const cg_arg_name cgl_tn_zeEventPoolDestroy[1] = {{"hEventPool", NULL}};
+static const struct cgl_targs_zeEventPoolDestroy cgl_targs_zeEventPoolDestroy = {{1, offsetof(struct cgl_fr_zeEventPoolDestroy, cgl_ret), sizeof(((struct cgl_fr_zeEventPoolDestroy *)0)->cgl_ret), 7, cgl_targs_zeEventPoolDestroy.arg, cgl_tn_zeEventPoolDestroy}, {
+    {offsetof(struct cgl_fr_zeEventPoolDestroy, hEventPool), sizeof(((struct cgl_fr_zeEventPoolDestroy *)0)->hEventPool), 3, 0, 0, 0},
+}};
 CG_THUNK(zeEventPoolDestroy, (cgl_f->hEventPool), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeEventPoolDestroy(ze_event_pool_handle_t hEventPool)
 {
@@ -3254,12 +4122,12 @@ struct cgl_fr_zeEventCreate {
 static const cg_rule cgl_rules_zeEventCreate[1] = {
     {"hEventPool", offsetof(struct cgl_fr_zeEventCreate, hEventPool), sizeof(((struct cgl_fr_zeEventCreate *)0)->hEventPool), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zeEventCreate[3] = {
-    {"hEventPool", offsetof(struct cgl_fr_zeEventCreate, hEventPool), sizeof(((struct cgl_fr_zeEventCreate *)0)->hEventPool), 3, 0, 0, 0, NULL},
-    {"desc", offsetof(struct cgl_fr_zeEventCreate, desc), sizeof(((struct cgl_fr_zeEventCreate *)0)->desc), 3, 0, 0, 0, NULL},
-    {"phEvent", offsetof(struct cgl_fr_zeEventCreate, phEvent), sizeof(((struct cgl_fr_zeEventCreate *)0)->phEvent), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeEventCreate = {3, offsetof(struct cgl_fr_zeEventCreate, cgl_ret), sizeof(((struct cgl_fr_zeEventCreate *)0)->cgl_ret), 7, cgl_ta_zeEventCreate};
+static const cg_arg_name cgl_tn_zeEventCreate[3] = {{"hEventPool", NULL}, {"desc", NULL}, {"phEvent", NULL}};
+static const struct cgl_targs_zeEventCreate cgl_targs_zeEventCreate = {{3, offsetof(struct cgl_fr_zeEventCreate, cgl_ret), sizeof(((struct cgl_fr_zeEventCreate *)0)->cgl_ret), 7, cgl_targs_zeEventCreate.arg, cgl_tn_zeEventCreate}, {
+    {offsetof(struct cgl_fr_zeEventCreate, hEventPool), sizeof(((struct cgl_fr_zeEventCreate *)0)->hEventPool), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeEventCreate, desc), sizeof(((struct cgl_fr_zeEventCreate *)0)->desc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeEventCreate, phEvent), sizeof(((struct cgl_fr_zeEventCreate *)0)->phEvent), 3, 0, 0, 0},
+}};
 CG_THUNK(zeEventCreate, (cgl_f->hEventPool, cgl_f->desc, cgl_f->phEvent), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeEventCreate(ze_event_pool_handle_t hEventPool, const ze_event_desc_t *desc, ze_event_handle_t *phEvent)
 {
@@ -3287,10 +4155,10 @@ struct cgl_fr_zeEventDestroy {
 static const cg_rule cgl_rules_zeEventDestroy[1] = {
     {"hEvent", offsetof(struct cgl_fr_zeEventDestroy, hEvent), sizeof(((struct cgl_fr_zeEventDestroy *)0)->hEvent), CG_RULE_WRITE | CG_RULE_DESTROY},
 };
-static const cg_arg cgl_ta_zeEventDestroy[1] = {
-    {"hEvent", offsetof(struct cgl_fr_zeEventDestroy, hEvent), sizeof(((struct cgl_fr_zeEventDestroy *)0)->hEvent), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeEventDestroy = {1, offsetof(struct cgl_fr_zeEventDestroy, cgl_ret), sizeof(((struct cgl_fr_zeEventDestroy *)0)->cgl_ret), 7, cgl_ta_zeEventDestroy};
+static const cg_arg_name cgl_tn_zeEventDestroy[1] = {{"hEvent", NULL}};
+static const struct cgl_targs_zeEventDestroy cgl_targs_zeEventDestroy = {{1, offsetof(struct cgl_fr_zeEventDestroy, cgl_ret), sizeof(((struct cgl_fr_zeEventDestroy *)0)->cgl_ret), 7, cgl_targs_zeEventDestroy.arg, cgl_tn_zeEventDestroy}, {
+    {offsetof(struct cgl_fr_zeEventDestroy, hEvent), sizeof(((struct cgl_fr_zeEventDestroy *)0)->hEvent), 3, 0, 0, 0},
+}};
 CG_THUNK(zeEventDestroy, (cgl_f->hEvent), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeEventDestroy(ze_event_handle_t hEvent)
 {
@@ -3316,11 +4184,11 @@ struct cgl_fr_zeEventPoolGetIpcHandle {
     ze_ipc_event_pool_handle_t *phIpc;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeEventPoolGetIpcHandle[2] = {
-    {"hEventPool", offsetof(struct cgl_fr_zeEventPoolGetIpcHandle, hEventPool), sizeof(((struct cgl_fr_zeEventPoolGetIpcHandle *)0)->hEventPool), 3, 0, 0, 0, NULL},
-    {"phIpc", offsetof(struct cgl_fr_zeEventPoolGetIpcHandle, phIpc), sizeof(((struct cgl_fr_zeEventPoolGetIpcHandle *)0)->phIpc), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeEventPoolGetIpcHandle = {2, offsetof(struct cgl_fr_zeEventPoolGetIpcHandle, cgl_ret), sizeof(((struct cgl_fr_zeEventPoolGetIpcHandle *)0)->cgl_ret), 7, cgl_ta_zeEventPoolGetIpcHandle};
+static const cg_arg_name cgl_tn_zeEventPoolGetIpcHandle[2] = {{"hEventPool", NULL}, {"phIpc", NULL}};
+static const struct cgl_targs_zeEventPoolGetIpcHandle cgl_targs_zeEventPoolGetIpcHandle = {{2, offsetof(struct cgl_fr_zeEventPoolGetIpcHandle, cgl_ret), sizeof(((struct cgl_fr_zeEventPoolGetIpcHandle *)0)->cgl_ret), 7, cgl_targs_zeEventPoolGetIpcHandle.arg, cgl_tn_zeEventPoolGetIpcHandle}, {
+    {offsetof(struct cgl_fr_zeEventPoolGetIpcHandle, hEventPool), sizeof(((struct cgl_fr_zeEventPoolGetIpcHandle *)0)->hEventPool), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeEventPoolGetIpcHandle, phIpc), sizeof(((struct cgl_fr_zeEventPoolGetIpcHandle *)0)->phIpc), 3, 0, 0, 0},
+}};
 CG_THUNK(zeEventPoolGetIpcHandle, (cgl_f->hEventPool, cgl_f->phIpc), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeEventPoolGetIpcHandle(ze_event_pool_handle_t hEventPool, ze_ipc_event_pool_handle_t *phIpc)
 {
@@ -3347,11 +4215,11 @@ struct cgl_fr_zeEventPoolOpenIpcHandle {
     ze_event_pool_handle_t *phEventPool;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeEventPoolOpenIpcHandle[2] = {
-    {"hContext", offsetof(struct cgl_fr_zeEventPoolOpenIpcHandle, hContext), sizeof(((struct cgl_fr_zeEventPoolOpenIpcHandle *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"phEventPool", offsetof(struct cgl_fr_zeEventPoolOpenIpcHandle, phEventPool), sizeof(((struct cgl_fr_zeEventPoolOpenIpcHandle *)0)->phEventPool), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeEventPoolOpenIpcHandle = {2, offsetof(struct cgl_fr_zeEventPoolOpenIpcHandle, cgl_ret), sizeof(((struct cgl_fr_zeEventPoolOpenIpcHandle *)0)->cgl_ret), 7, cgl_ta_zeEventPoolOpenIpcHandle};
+static const cg_arg_name cgl_tn_zeEventPoolOpenIpcHandle[2] = {{"hContext", NULL}, {"phEventPool", NULL}};
+static const struct cgl_targs_zeEventPoolOpenIpcHandle cgl_targs_zeEventPoolOpenIpcHandle = {{2, offsetof(struct cgl_fr_zeEventPoolOpenIpcHandle, cgl_ret), sizeof(((struct cgl_fr_zeEventPoolOpenIpcHandle *)0)->cgl_ret), 7, cgl_targs_zeEventPoolOpenIpcHandle.arg, cgl_tn_zeEventPoolOpenIpcHandle}, {
+    {offsetof(struct cgl_fr_zeEventPoolOpenIpcHandle, hContext), sizeof(((struct cgl_fr_zeEventPoolOpenIpcHandle *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeEventPoolOpenIpcHandle, phEventPool), sizeof(((struct cgl_fr_zeEventPoolOpenIpcHandle *)0)->phEventPool), 3, 0, 0, 0},
+}};
 CG_THUNK(zeEventPoolOpenIpcHandle, (cgl_f->hContext, cgl_f->hIpc, cgl_f->phEventPool), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeEventPoolOpenIpcHandle(ze_context_handle_t hContext, ze_ipc_event_pool_handle_t hIpc, ze_event_pool_handle_t *phEventPool)
 {
@@ -3379,10 +4247,10 @@ struct cgl_fr_zeEventPoolCloseIpcHandle {
 static const cg_rule cgl_rules_zeEventPoolCloseIpcHandle[1] = {
     {"hEventPool", offsetof(struct cgl_fr_zeEventPoolCloseIpcHandle, hEventPool), sizeof(((struct cgl_fr_zeEventPoolCloseIpcHandle *)0)->hEventPool), CG_RULE_WRITE | CG_RULE_DESTROY},
 };
-static const cg_arg cgl_ta_zeEventPoolCloseIpcHandle[1] = {
-    {"hEventPool", offsetof(struct cgl_fr_zeEventPoolCloseIpcHandle, hEventPool), sizeof(((struct cgl_fr_zeEventPoolCloseIpcHandle *)0)->hEventPool), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeEventPoolCloseIpcHandle = {1, offsetof(struct cgl_fr_zeEventPoolCloseIpcHandle, cgl_ret), sizeof(((struct cgl_fr_zeEventPoolCloseIpcHandle *)0)->cgl_ret), 7, cgl_ta_zeEventPoolCloseIpcHandle};
+static const cg_arg_name cgl_tn_zeEventPoolCloseIpcHandle[1] = {{"hEventPool", NULL}};
+static const struct cgl_targs_zeEventPoolCloseIpcHandle cgl_targs_zeEventPoolCloseIpcHandle = {{1, offsetof(struct cgl_fr_zeEventPoolCloseIpcHandle, cgl_ret), sizeof(((struct cgl_fr_zeEventPoolCloseIpcHandle *)0)->cgl_ret), 7, cgl_targs_zeEventPoolCloseIpcHandle.arg, cgl_tn_zeEventPoolCloseIpcHandle}, {
+    {offsetof(struct cgl_fr_zeEventPoolCloseIpcHandle, hEventPool), sizeof(((struct cgl_fr_zeEventPoolCloseIpcHandle *)0)->hEventPool), 3, 0, 0, 0},
+}};
 CG_THUNK(zeEventPoolCloseIpcHandle, (cgl_f->hEventPool), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeEventPoolCloseIpcHandle(ze_event_pool_handle_t hEventPool)
 {
@@ -3411,11 +4279,11 @@ struct cgl_fr_zeCommandListAppendSignalEvent {
 static const cg_rule cgl_rules_zeCommandListAppendSignalEvent[1] = {
     {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendSignalEvent, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendSignalEvent *)0)->hCommandList), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zeCommandListAppendSignalEvent[2] = {
-    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendSignalEvent, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendSignalEvent *)0)->hCommandList), 3, 0, 0, 0, NULL},
-    {"hEvent", offsetof(struct cgl_fr_zeCommandListAppendSignalEvent, hEvent), sizeof(((struct cgl_fr_zeCommandListAppendSignalEvent *)0)->hEvent), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeCommandListAppendSignalEvent = {2, offsetof(struct cgl_fr_zeCommandListAppendSignalEvent, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendSignalEvent *)0)->cgl_ret), 7, cgl_ta_zeCommandListAppendSignalEvent};
+static const cg_arg_name cgl_tn_zeCommandListAppendSignalEvent[2] = {{"hCommandList", NULL}, {"hEvent", NULL}};
+static const struct cgl_targs_zeCommandListAppendSignalEvent cgl_targs_zeCommandListAppendSignalEvent = {{2, offsetof(struct cgl_fr_zeCommandListAppendSignalEvent, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendSignalEvent *)0)->cgl_ret), 7, cgl_targs_zeCommandListAppendSignalEvent.arg, cgl_tn_zeCommandListAppendSignalEvent}, {
+    {offsetof(struct cgl_fr_zeCommandListAppendSignalEvent, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendSignalEvent *)0)->hCommandList), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendSignalEvent, hEvent), sizeof(((struct cgl_fr_zeCommandListAppendSignalEvent *)0)->hEvent), 3, 0, 0, 0},
+}};
 CG_THUNK(zeCommandListAppendSignalEvent, (cgl_f->hCommandList, cgl_f->hEvent), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendSignalEvent(ze_command_list_handle_t hCommandList, ze_event_handle_t hEvent)
 {
@@ -3445,12 +4313,12 @@ struct cgl_fr_zeCommandListAppendWaitOnEvents {
 static const cg_rule cgl_rules_zeCommandListAppendWaitOnEvents[1] = {
     {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendWaitOnEvents, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendWaitOnEvents *)0)->hCommandList), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zeCommandListAppendWaitOnEvents[3] = {
-    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendWaitOnEvents, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendWaitOnEvents *)0)->hCommandList), 3, 0, 0, 0, NULL},
-    {"numEvents", offsetof(struct cgl_fr_zeCommandListAppendWaitOnEvents, numEvents), sizeof(((struct cgl_fr_zeCommandListAppendWaitOnEvents *)0)->numEvents), 2, 0, 0, 0, NULL},
-    {"phEvents", offsetof(struct cgl_fr_zeCommandListAppendWaitOnEvents, phEvents), sizeof(((struct cgl_fr_zeCommandListAppendWaitOnEvents *)0)->phEvents), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeCommandListAppendWaitOnEvents = {3, offsetof(struct cgl_fr_zeCommandListAppendWaitOnEvents, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendWaitOnEvents *)0)->cgl_ret), 7, cgl_ta_zeCommandListAppendWaitOnEvents};
+static const cg_arg_name cgl_tn_zeCommandListAppendWaitOnEvents[3] = {{"hCommandList", NULL}, {"numEvents", NULL}, {"phEvents", NULL}};
+static const struct cgl_targs_zeCommandListAppendWaitOnEvents cgl_targs_zeCommandListAppendWaitOnEvents = {{3, offsetof(struct cgl_fr_zeCommandListAppendWaitOnEvents, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendWaitOnEvents *)0)->cgl_ret), 7, cgl_targs_zeCommandListAppendWaitOnEvents.arg, cgl_tn_zeCommandListAppendWaitOnEvents}, {
+    {offsetof(struct cgl_fr_zeCommandListAppendWaitOnEvents, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendWaitOnEvents *)0)->hCommandList), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendWaitOnEvents, numEvents), sizeof(((struct cgl_fr_zeCommandListAppendWaitOnEvents *)0)->numEvents), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendWaitOnEvents, phEvents), sizeof(((struct cgl_fr_zeCommandListAppendWaitOnEvents *)0)->phEvents), 3, 0, 0, 0},
+}};
 CG_THUNK(zeCommandListAppendWaitOnEvents, (cgl_f->hCommandList, cgl_f->numEvents, cgl_f->phEvents), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendWaitOnEvents(ze_command_list_handle_t hCommandList, uint32_t numEvents, ze_event_handle_t *phEvents)
 {
@@ -3475,10 +4343,10 @@ struct cgl_fr_zeEventHostSignal {
     ze_event_handle_t hEvent;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeEventHostSignal[1] = {
-    {"hEvent", offsetof(struct cgl_fr_zeEventHostSignal, hEvent), sizeof(((struct cgl_fr_zeEventHostSignal *)0)->hEvent), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeEventHostSignal = {1, offsetof(struct cgl_fr_zeEventHostSignal, cgl_ret), sizeof(((struct cgl_fr_zeEventHostSignal *)0)->cgl_ret), 7, cgl_ta_zeEventHostSignal};
+static const cg_arg_name cgl_tn_zeEventHostSignal[1] = {{"hEvent", NULL}};
+static const struct cgl_targs_zeEventHostSignal cgl_targs_zeEventHostSignal = {{1, offsetof(struct cgl_fr_zeEventHostSignal, cgl_ret), sizeof(((struct cgl_fr_zeEventHostSignal *)0)->cgl_ret), 7, cgl_targs_zeEventHostSignal.arg, cgl_tn_zeEventHostSignal}, {
+    {offsetof(struct cgl_fr_zeEventHostSignal, hEvent), sizeof(((struct cgl_fr_zeEventHostSignal *)0)->hEvent), 3, 0, 0, 0},
+}};
 CG_THUNK(zeEventHostSignal, (cgl_f->hEvent), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeEventHostSignal(ze_event_handle_t hEvent)
 {
@@ -3504,11 +4372,11 @@ struct cgl_fr_zeEventHostSynchronize {
     uint64_t timeout;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeEventHostSynchronize[2] = {
-    {"hEvent", offsetof(struct cgl_fr_zeEventHostSynchronize, hEvent), sizeof(((struct cgl_fr_zeEventHostSynchronize *)0)->hEvent), 3, 0, 0, 0, NULL},
-    {"timeout", offsetof(struct cgl_fr_zeEventHostSynchronize, timeout), sizeof(((struct cgl_fr_zeEventHostSynchronize *)0)->timeout), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeEventHostSynchronize = {2, offsetof(struct cgl_fr_zeEventHostSynchronize, cgl_ret), sizeof(((struct cgl_fr_zeEventHostSynchronize *)0)->cgl_ret), 7, cgl_ta_zeEventHostSynchronize};
+static const cg_arg_name cgl_tn_zeEventHostSynchronize[2] = {{"hEvent", NULL}, {"timeout", NULL}};
+static const struct cgl_targs_zeEventHostSynchronize cgl_targs_zeEventHostSynchronize = {{2, offsetof(struct cgl_fr_zeEventHostSynchronize, cgl_ret), sizeof(((struct cgl_fr_zeEventHostSynchronize *)0)->cgl_ret), 7, cgl_targs_zeEventHostSynchronize.arg, cgl_tn_zeEventHostSynchronize}, {
+    {offsetof(struct cgl_fr_zeEventHostSynchronize, hEvent), sizeof(((struct cgl_fr_zeEventHostSynchronize *)0)->hEvent), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeEventHostSynchronize, timeout), sizeof(((struct cgl_fr_zeEventHostSynchronize *)0)->timeout), 2, 0, 0, 0},
+}};
 CG_THUNK(zeEventHostSynchronize, (cgl_f->hEvent, cgl_f->timeout), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeEventHostSynchronize(ze_event_handle_t hEvent, uint64_t timeout)
 {
@@ -3536,10 +4404,10 @@ struct cgl_fr_zeEventQueryStatus {
     ze_event_handle_t hEvent;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeEventQueryStatus[1] = {
-    {"hEvent", offsetof(struct cgl_fr_zeEventQueryStatus, hEvent), sizeof(((struct cgl_fr_zeEventQueryStatus *)0)->hEvent), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeEventQueryStatus = {1, offsetof(struct cgl_fr_zeEventQueryStatus, cgl_ret), sizeof(((struct cgl_fr_zeEventQueryStatus *)0)->cgl_ret), 7, cgl_ta_zeEventQueryStatus};
+static const cg_arg_name cgl_tn_zeEventQueryStatus[1] = {{"hEvent", NULL}};
+static const struct cgl_targs_zeEventQueryStatus cgl_targs_zeEventQueryStatus = {{1, offsetof(struct cgl_fr_zeEventQueryStatus, cgl_ret), sizeof(((struct cgl_fr_zeEventQueryStatus *)0)->cgl_ret), 7, cgl_targs_zeEventQueryStatus.arg, cgl_tn_zeEventQueryStatus}, {
+    {offsetof(struct cgl_fr_zeEventQueryStatus, hEvent), sizeof(((struct cgl_fr_zeEventQueryStatus *)0)->hEvent), 3, 0, 0, 0},
+}};
 CG_THUNK(zeEventQueryStatus, (cgl_f->hEvent), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeEventQueryStatus(ze_event_handle_t hEvent)
 {
@@ -3568,11 +4436,11 @@ struct cgl_fr_zeCommandListAppendEventReset {
 static const cg_rule cgl_rules_zeCommandListAppendEventReset[1] = {
     {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendEventReset, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendEventReset *)0)->hCommandList), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zeCommandListAppendEventReset[2] = {
-    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendEventReset, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendEventReset *)0)->hCommandList), 3, 0, 0, 0, NULL},
-    {"hEvent", offsetof(struct cgl_fr_zeCommandListAppendEventReset, hEvent), sizeof(((struct cgl_fr_zeCommandListAppendEventReset *)0)->hEvent), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeCommandListAppendEventReset = {2, offsetof(struct cgl_fr_zeCommandListAppendEventReset, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendEventReset *)0)->cgl_ret), 7, cgl_ta_zeCommandListAppendEventReset};
+static const cg_arg_name cgl_tn_zeCommandListAppendEventReset[2] = {{"hCommandList", NULL}, {"hEvent", NULL}};
+static const struct cgl_targs_zeCommandListAppendEventReset cgl_targs_zeCommandListAppendEventReset = {{2, offsetof(struct cgl_fr_zeCommandListAppendEventReset, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendEventReset *)0)->cgl_ret), 7, cgl_targs_zeCommandListAppendEventReset.arg, cgl_tn_zeCommandListAppendEventReset}, {
+    {offsetof(struct cgl_fr_zeCommandListAppendEventReset, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendEventReset *)0)->hCommandList), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendEventReset, hEvent), sizeof(((struct cgl_fr_zeCommandListAppendEventReset *)0)->hEvent), 3, 0, 0, 0},
+}};
 CG_THUNK(zeCommandListAppendEventReset, (cgl_f->hCommandList, cgl_f->hEvent), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendEventReset(ze_command_list_handle_t hCommandList, ze_event_handle_t hEvent)
 {
@@ -3597,10 +4465,10 @@ struct cgl_fr_zeEventHostReset {
     ze_event_handle_t hEvent;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeEventHostReset[1] = {
-    {"hEvent", offsetof(struct cgl_fr_zeEventHostReset, hEvent), sizeof(((struct cgl_fr_zeEventHostReset *)0)->hEvent), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeEventHostReset = {1, offsetof(struct cgl_fr_zeEventHostReset, cgl_ret), sizeof(((struct cgl_fr_zeEventHostReset *)0)->cgl_ret), 7, cgl_ta_zeEventHostReset};
+static const cg_arg_name cgl_tn_zeEventHostReset[1] = {{"hEvent", NULL}};
+static const struct cgl_targs_zeEventHostReset cgl_targs_zeEventHostReset = {{1, offsetof(struct cgl_fr_zeEventHostReset, cgl_ret), sizeof(((struct cgl_fr_zeEventHostReset *)0)->cgl_ret), 7, cgl_targs_zeEventHostReset.arg, cgl_tn_zeEventHostReset}, {
+    {offsetof(struct cgl_fr_zeEventHostReset, hEvent), sizeof(((struct cgl_fr_zeEventHostReset *)0)->hEvent), 3, 0, 0, 0},
+}};
 CG_THUNK(zeEventHostReset, (cgl_f->hEvent), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeEventHostReset(ze_event_handle_t hEvent)
 {
@@ -3626,11 +4494,11 @@ struct cgl_fr_zeEventQueryKernelTimestamp {
     ze_kernel_timestamp_result_t *dstptr;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeEventQueryKernelTimestamp[2] = {
-    {"hEvent", offsetof(struct cgl_fr_zeEventQueryKernelTimestamp, hEvent), sizeof(((struct cgl_fr_zeEventQueryKernelTimestamp *)0)->hEvent), 3, 0, 0, 0, NULL},
-    {"dstptr", offsetof(struct cgl_fr_zeEventQueryKernelTimestamp, dstptr), sizeof(((struct cgl_fr_zeEventQueryKernelTimestamp *)0)->dstptr), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeEventQueryKernelTimestamp = {2, offsetof(struct cgl_fr_zeEventQueryKernelTimestamp, cgl_ret), sizeof(((struct cgl_fr_zeEventQueryKernelTimestamp *)0)->cgl_ret), 7, cgl_ta_zeEventQueryKernelTimestamp};
+static const cg_arg_name cgl_tn_zeEventQueryKernelTimestamp[2] = {{"hEvent", NULL}, {"dstptr", NULL}};
+static const struct cgl_targs_zeEventQueryKernelTimestamp cgl_targs_zeEventQueryKernelTimestamp = {{2, offsetof(struct cgl_fr_zeEventQueryKernelTimestamp, cgl_ret), sizeof(((struct cgl_fr_zeEventQueryKernelTimestamp *)0)->cgl_ret), 7, cgl_targs_zeEventQueryKernelTimestamp.arg, cgl_tn_zeEventQueryKernelTimestamp}, {
+    {offsetof(struct cgl_fr_zeEventQueryKernelTimestamp, hEvent), sizeof(((struct cgl_fr_zeEventQueryKernelTimestamp *)0)->hEvent), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeEventQueryKernelTimestamp, dstptr), sizeof(((struct cgl_fr_zeEventQueryKernelTimestamp *)0)->dstptr), 3, 0, 0, 0},
+}};
 CG_THUNK(zeEventQueryKernelTimestamp, (cgl_f->hEvent, cgl_f->dstptr), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeEventQueryKernelTimestamp(ze_event_handle_t hEvent, ze_kernel_timestamp_result_t *dstptr)
 {
@@ -3665,17 +4533,17 @@ struct cgl_fr_zeCommandListAppendQueryKernelTimestamps {
 static const cg_rule cgl_rules_zeCommandListAppendQueryKernelTimestamps[1] = {
     {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendQueryKernelTimestamps, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendQueryKernelTimestamps *)0)->hCommandList), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zeCommandListAppendQueryKernelTimestamps[8] = {
-    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendQueryKernelTimestamps, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendQueryKernelTimestamps *)0)->hCommandList), 3, 0, 0, 0, NULL},
-    {"numEvents", offsetof(struct cgl_fr_zeCommandListAppendQueryKernelTimestamps, numEvents), sizeof(((struct cgl_fr_zeCommandListAppendQueryKernelTimestamps *)0)->numEvents), 2, 0, 0, 0, NULL},
-    {"phEvents", offsetof(struct cgl_fr_zeCommandListAppendQueryKernelTimestamps, phEvents), sizeof(((struct cgl_fr_zeCommandListAppendQueryKernelTimestamps *)0)->phEvents), 3, 0, 0, 0, NULL},
-    {"dstptr", offsetof(struct cgl_fr_zeCommandListAppendQueryKernelTimestamps, dstptr), sizeof(((struct cgl_fr_zeCommandListAppendQueryKernelTimestamps *)0)->dstptr), 3, 0, 0, 0, NULL},
-    {"pOffsets", offsetof(struct cgl_fr_zeCommandListAppendQueryKernelTimestamps, pOffsets), sizeof(((struct cgl_fr_zeCommandListAppendQueryKernelTimestamps *)0)->pOffsets), 3, 0, 0, 0, NULL},
-    {"hSignalEvent", offsetof(struct cgl_fr_zeCommandListAppendQueryKernelTimestamps, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendQueryKernelTimestamps *)0)->hSignalEvent), 3, 0, 0, 0, NULL},
-    {"numWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendQueryKernelTimestamps, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendQueryKernelTimestamps *)0)->numWaitEvents), 2, 0, 0, 0, NULL},
-    {"phWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendQueryKernelTimestamps, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendQueryKernelTimestamps *)0)->phWaitEvents), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeCommandListAppendQueryKernelTimestamps = {8, offsetof(struct cgl_fr_zeCommandListAppendQueryKernelTimestamps, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendQueryKernelTimestamps *)0)->cgl_ret), 7, cgl_ta_zeCommandListAppendQueryKernelTimestamps};
+static const cg_arg_name cgl_tn_zeCommandListAppendQueryKernelTimestamps[8] = {{"hCommandList", NULL}, {"numEvents", NULL}, {"phEvents", NULL}, {"dstptr", NULL}, {"pOffsets", NULL}, {"hSignalEvent", NULL}, {"numWaitEvents", NULL}, {"phWaitEvents", NULL}};
+static const struct cgl_targs_zeCommandListAppendQueryKernelTimestamps cgl_targs_zeCommandListAppendQueryKernelTimestamps = {{8, offsetof(struct cgl_fr_zeCommandListAppendQueryKernelTimestamps, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendQueryKernelTimestamps *)0)->cgl_ret), 7, cgl_targs_zeCommandListAppendQueryKernelTimestamps.arg, cgl_tn_zeCommandListAppendQueryKernelTimestamps}, {
+    {offsetof(struct cgl_fr_zeCommandListAppendQueryKernelTimestamps, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendQueryKernelTimestamps *)0)->hCommandList), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendQueryKernelTimestamps, numEvents), sizeof(((struct cgl_fr_zeCommandListAppendQueryKernelTimestamps *)0)->numEvents), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendQueryKernelTimestamps, phEvents), sizeof(((struct cgl_fr_zeCommandListAppendQueryKernelTimestamps *)0)->phEvents), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendQueryKernelTimestamps, dstptr), sizeof(((struct cgl_fr_zeCommandListAppendQueryKernelTimestamps *)0)->dstptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendQueryKernelTimestamps, pOffsets), sizeof(((struct cgl_fr_zeCommandListAppendQueryKernelTimestamps *)0)->pOffsets), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendQueryKernelTimestamps, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendQueryKernelTimestamps *)0)->hSignalEvent), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendQueryKernelTimestamps, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendQueryKernelTimestamps *)0)->numWaitEvents), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendQueryKernelTimestamps, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendQueryKernelTimestamps *)0)->phWaitEvents), 3, 0, 0, 0},
+}};
 CG_THUNK(zeCommandListAppendQueryKernelTimestamps, (cgl_f->hCommandList, cgl_f->numEvents, cgl_f->phEvents, cgl_f->dstptr, cgl_f->pOffsets, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendQueryKernelTimestamps(ze_command_list_handle_t hCommandList, uint32_t numEvents, ze_event_handle_t *phEvents, void *dstptr, const size_t *pOffsets, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -3702,12 +4570,12 @@ struct cgl_fr_zeFenceCreate {
     ze_fence_handle_t *phFence;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeFenceCreate[3] = {
-    {"hCommandQueue", offsetof(struct cgl_fr_zeFenceCreate, hCommandQueue), sizeof(((struct cgl_fr_zeFenceCreate *)0)->hCommandQueue), 3, 0, 0, 0, NULL},
-    {"desc", offsetof(struct cgl_fr_zeFenceCreate, desc), sizeof(((struct cgl_fr_zeFenceCreate *)0)->desc), 3, 0, 0, 0, NULL},
-    {"phFence", offsetof(struct cgl_fr_zeFenceCreate, phFence), sizeof(((struct cgl_fr_zeFenceCreate *)0)->phFence), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeFenceCreate = {3, offsetof(struct cgl_fr_zeFenceCreate, cgl_ret), sizeof(((struct cgl_fr_zeFenceCreate *)0)->cgl_ret), 7, cgl_ta_zeFenceCreate};
+static const cg_arg_name cgl_tn_zeFenceCreate[3] = {{"hCommandQueue", NULL}, {"desc", NULL}, {"phFence", NULL}};
+static const struct cgl_targs_zeFenceCreate cgl_targs_zeFenceCreate = {{3, offsetof(struct cgl_fr_zeFenceCreate, cgl_ret), sizeof(((struct cgl_fr_zeFenceCreate *)0)->cgl_ret), 7, cgl_targs_zeFenceCreate.arg, cgl_tn_zeFenceCreate}, {
+    {offsetof(struct cgl_fr_zeFenceCreate, hCommandQueue), sizeof(((struct cgl_fr_zeFenceCreate *)0)->hCommandQueue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeFenceCreate, desc), sizeof(((struct cgl_fr_zeFenceCreate *)0)->desc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeFenceCreate, phFence), sizeof(((struct cgl_fr_zeFenceCreate *)0)->phFence), 3, 0, 0, 0},
+}};
 CG_THUNK(zeFenceCreate, (cgl_f->hCommandQueue, cgl_f->desc, cgl_f->phFence), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeFenceCreate(ze_command_queue_handle_t hCommandQueue, const ze_fence_desc_t *desc, ze_fence_handle_t *phFence)
 {
@@ -3735,10 +4603,10 @@ struct cgl_fr_zeFenceDestroy {
 static const cg_rule cgl_rules_zeFenceDestroy[1] = {
     {"hFence", offsetof(struct cgl_fr_zeFenceDestroy, hFence), sizeof(((struct cgl_fr_zeFenceDestroy *)0)->hFence), CG_RULE_WRITE | CG_RULE_DESTROY},
 };
-static const cg_arg cgl_ta_zeFenceDestroy[1] = {
-    {"hFence", offsetof(struct cgl_fr_zeFenceDestroy, hFence), sizeof(((struct cgl_fr_zeFenceDestroy *)0)->hFence), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeFenceDestroy = {1, offsetof(struct cgl_fr_zeFenceDestroy, cgl_ret), sizeof(((struct cgl_fr_zeFenceDestroy *)0)->cgl_ret), 7, cgl_ta_zeFenceDestroy};
+static const cg_arg_name cgl_tn_zeFenceDestroy[1] = {{"hFence", NULL}};
+static const struct cgl_targs_zeFenceDestroy cgl_targs_zeFenceDestroy = {{1, offsetof(struct cgl_fr_zeFenceDestroy, cgl_ret), sizeof(((struct cgl_fr_zeFenceDestroy *)0)->cgl_ret), 7, cgl_targs_zeFenceDestroy.arg, cgl_tn_zeFenceDestroy}, {
+    {offsetof(struct cgl_fr_zeFenceDestroy, hFence), sizeof(((struct cgl_fr_zeFenceDestroy *)0)->hFence), 3, 0, 0, 0},
+}};
 CG_THUNK(zeFenceDestroy, (cgl_f->hFence), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeFenceDestroy(ze_fence_handle_t hFence)
 {
@@ -3764,11 +4632,11 @@ struct cgl_fr_zeFenceHostSynchronize {
     uint64_t timeout;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeFenceHostSynchronize[2] = {
-    {"hFence", offsetof(struct cgl_fr_zeFenceHostSynchronize, hFence), sizeof(((struct cgl_fr_zeFenceHostSynchronize *)0)->hFence), 3, 0, 0, 0, NULL},
-    {"timeout", offsetof(struct cgl_fr_zeFenceHostSynchronize, timeout), sizeof(((struct cgl_fr_zeFenceHostSynchronize *)0)->timeout), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeFenceHostSynchronize = {2, offsetof(struct cgl_fr_zeFenceHostSynchronize, cgl_ret), sizeof(((struct cgl_fr_zeFenceHostSynchronize *)0)->cgl_ret), 7, cgl_ta_zeFenceHostSynchronize};
+static const cg_arg_name cgl_tn_zeFenceHostSynchronize[2] = {{"hFence", NULL}, {"timeout", NULL}};
+static const struct cgl_targs_zeFenceHostSynchronize cgl_targs_zeFenceHostSynchronize = {{2, offsetof(struct cgl_fr_zeFenceHostSynchronize, cgl_ret), sizeof(((struct cgl_fr_zeFenceHostSynchronize *)0)->cgl_ret), 7, cgl_targs_zeFenceHostSynchronize.arg, cgl_tn_zeFenceHostSynchronize}, {
+    {offsetof(struct cgl_fr_zeFenceHostSynchronize, hFence), sizeof(((struct cgl_fr_zeFenceHostSynchronize *)0)->hFence), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeFenceHostSynchronize, timeout), sizeof(((struct cgl_fr_zeFenceHostSynchronize *)0)->timeout), 2, 0, 0, 0},
+}};
 CG_THUNK(zeFenceHostSynchronize, (cgl_f->hFence, cgl_f->timeout), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeFenceHostSynchronize(ze_fence_handle_t hFence, uint64_t timeout)
 {
@@ -3796,10 +4664,10 @@ struct cgl_fr_zeFenceQueryStatus {
     ze_fence_handle_t hFence;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeFenceQueryStatus[1] = {
-    {"hFence", offsetof(struct cgl_fr_zeFenceQueryStatus, hFence), sizeof(((struct cgl_fr_zeFenceQueryStatus *)0)->hFence), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeFenceQueryStatus = {1, offsetof(struct cgl_fr_zeFenceQueryStatus, cgl_ret), sizeof(((struct cgl_fr_zeFenceQueryStatus *)0)->cgl_ret), 7, cgl_ta_zeFenceQueryStatus};
+static const cg_arg_name cgl_tn_zeFenceQueryStatus[1] = {{"hFence", NULL}};
+static const struct cgl_targs_zeFenceQueryStatus cgl_targs_zeFenceQueryStatus = {{1, offsetof(struct cgl_fr_zeFenceQueryStatus, cgl_ret), sizeof(((struct cgl_fr_zeFenceQueryStatus *)0)->cgl_ret), 7, cgl_targs_zeFenceQueryStatus.arg, cgl_tn_zeFenceQueryStatus}, {
+    {offsetof(struct cgl_fr_zeFenceQueryStatus, hFence), sizeof(((struct cgl_fr_zeFenceQueryStatus *)0)->hFence), 3, 0, 0, 0},
+}};
 CG_THUNK(zeFenceQueryStatus, (cgl_f->hFence), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeFenceQueryStatus(ze_fence_handle_t hFence)
 {
@@ -3824,10 +4692,10 @@ struct cgl_fr_zeFenceReset {
     ze_fence_handle_t hFence;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeFenceReset[1] = {
-    {"hFence", offsetof(struct cgl_fr_zeFenceReset, hFence), sizeof(((struct cgl_fr_zeFenceReset *)0)->hFence), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeFenceReset = {1, offsetof(struct cgl_fr_zeFenceReset, cgl_ret), sizeof(((struct cgl_fr_zeFenceReset *)0)->cgl_ret), 7, cgl_ta_zeFenceReset};
+static const cg_arg_name cgl_tn_zeFenceReset[1] = {{"hFence", NULL}};
+static const struct cgl_targs_zeFenceReset cgl_targs_zeFenceReset = {{1, offsetof(struct cgl_fr_zeFenceReset, cgl_ret), sizeof(((struct cgl_fr_zeFenceReset *)0)->cgl_ret), 7, cgl_targs_zeFenceReset.arg, cgl_tn_zeFenceReset}, {
+    {offsetof(struct cgl_fr_zeFenceReset, hFence), sizeof(((struct cgl_fr_zeFenceReset *)0)->hFence), 3, 0, 0, 0},
+}};
 CG_THUNK(zeFenceReset, (cgl_f->hFence), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeFenceReset(ze_fence_handle_t hFence)
 {
@@ -3854,12 +4722,12 @@ struct cgl_fr_zeImageGetProperties {
     ze_image_properties_t *pImageProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeImageGetProperties[3] = {
-    {"hDevice", offsetof(struct cgl_fr_zeImageGetProperties, hDevice), sizeof(((struct cgl_fr_zeImageGetProperties *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"desc", offsetof(struct cgl_fr_zeImageGetProperties, desc), sizeof(((struct cgl_fr_zeImageGetProperties *)0)->desc), 3, 0, 0, 0, NULL},
-    {"pImageProperties", offsetof(struct cgl_fr_zeImageGetProperties, pImageProperties), sizeof(((struct cgl_fr_zeImageGetProperties *)0)->pImageProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeImageGetProperties = {3, offsetof(struct cgl_fr_zeImageGetProperties, cgl_ret), sizeof(((struct cgl_fr_zeImageGetProperties *)0)->cgl_ret), 7, cgl_ta_zeImageGetProperties};
+static const cg_arg_name cgl_tn_zeImageGetProperties[3] = {{"hDevice", NULL}, {"desc", NULL}, {"pImageProperties", NULL}};
+static const struct cgl_targs_zeImageGetProperties cgl_targs_zeImageGetProperties = {{3, offsetof(struct cgl_fr_zeImageGetProperties, cgl_ret), sizeof(((struct cgl_fr_zeImageGetProperties *)0)->cgl_ret), 7, cgl_targs_zeImageGetProperties.arg, cgl_tn_zeImageGetProperties}, {
+    {offsetof(struct cgl_fr_zeImageGetProperties, hDevice), sizeof(((struct cgl_fr_zeImageGetProperties *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeImageGetProperties, desc), sizeof(((struct cgl_fr_zeImageGetProperties *)0)->desc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeImageGetProperties, pImageProperties), sizeof(((struct cgl_fr_zeImageGetProperties *)0)->pImageProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zeImageGetProperties, (cgl_f->hDevice, cgl_f->desc, cgl_f->pImageProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeImageGetProperties(ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_properties_t *pImageProperties)
 {
@@ -3887,13 +4755,13 @@ struct cgl_fr_zeImageCreate {
     ze_image_handle_t *phImage;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeImageCreate[4] = {
-    {"hContext", offsetof(struct cgl_fr_zeImageCreate, hContext), sizeof(((struct cgl_fr_zeImageCreate *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"hDevice", offsetof(struct cgl_fr_zeImageCreate, hDevice), sizeof(((struct cgl_fr_zeImageCreate *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"desc", offsetof(struct cgl_fr_zeImageCreate, desc), sizeof(((struct cgl_fr_zeImageCreate *)0)->desc), 3, 0, 0, 0, NULL},
-    {"phImage", offsetof(struct cgl_fr_zeImageCreate, phImage), sizeof(((struct cgl_fr_zeImageCreate *)0)->phImage), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeImageCreate = {4, offsetof(struct cgl_fr_zeImageCreate, cgl_ret), sizeof(((struct cgl_fr_zeImageCreate *)0)->cgl_ret), 7, cgl_ta_zeImageCreate};
+static const cg_arg_name cgl_tn_zeImageCreate[4] = {{"hContext", NULL}, {"hDevice", NULL}, {"desc", NULL}, {"phImage", NULL}};
+static const struct cgl_targs_zeImageCreate cgl_targs_zeImageCreate = {{4, offsetof(struct cgl_fr_zeImageCreate, cgl_ret), sizeof(((struct cgl_fr_zeImageCreate *)0)->cgl_ret), 7, cgl_targs_zeImageCreate.arg, cgl_tn_zeImageCreate}, {
+    {offsetof(struct cgl_fr_zeImageCreate, hContext), sizeof(((struct cgl_fr_zeImageCreate *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeImageCreate, hDevice), sizeof(((struct cgl_fr_zeImageCreate *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeImageCreate, desc), sizeof(((struct cgl_fr_zeImageCreate *)0)->desc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeImageCreate, phImage), sizeof(((struct cgl_fr_zeImageCreate *)0)->phImage), 3, 0, 0, 0},
+}};
 CG_THUNK(zeImageCreate, (cgl_f->hContext, cgl_f->hDevice, cgl_f->desc, cgl_f->phImage), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeImageCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_handle_t *phImage)
 {
@@ -3921,10 +4789,10 @@ struct cgl_fr_zeImageDestroy {
 static const cg_rule cgl_rules_zeImageDestroy[1] = {
     {"hImage", offsetof(struct cgl_fr_zeImageDestroy, hImage), sizeof(((struct cgl_fr_zeImageDestroy *)0)->hImage), CG_RULE_WRITE | CG_RULE_DESTROY},
 };
-static const cg_arg cgl_ta_zeImageDestroy[1] = {
-    {"hImage", offsetof(struct cgl_fr_zeImageDestroy, hImage), sizeof(((struct cgl_fr_zeImageDestroy *)0)->hImage), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeImageDestroy = {1, offsetof(struct cgl_fr_zeImageDestroy, cgl_ret), sizeof(((struct cgl_fr_zeImageDestroy *)0)->cgl_ret), 7, cgl_ta_zeImageDestroy};
+static const cg_arg_name cgl_tn_zeImageDestroy[1] = {{"hImage", NULL}};
+static const struct cgl_targs_zeImageDestroy cgl_targs_zeImageDestroy = {{1, offsetof(struct cgl_fr_zeImageDestroy, cgl_ret), sizeof(((struct cgl_fr_zeImageDestroy *)0)->cgl_ret), 7, cgl_targs_zeImageDestroy.arg, cgl_tn_zeImageDestroy}, {
+    {offsetof(struct cgl_fr_zeImageDestroy, hImage), sizeof(((struct cgl_fr_zeImageDestroy *)0)->hImage), 3, 0, 0, 0},
+}};
 CG_THUNK(zeImageDestroy, (cgl_f->hImage), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeImageDestroy(ze_image_handle_t hImage)
 {
@@ -3955,16 +4823,16 @@ struct cgl_fr_zeMemAllocShared {
     void **pptr;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeMemAllocShared[7] = {
-    {"hContext", offsetof(struct cgl_fr_zeMemAllocShared, hContext), sizeof(((struct cgl_fr_zeMemAllocShared *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"device_desc", offsetof(struct cgl_fr_zeMemAllocShared, device_desc), sizeof(((struct cgl_fr_zeMemAllocShared *)0)->device_desc), 3, 0, 0, 0, NULL},
-    {"host_desc", offsetof(struct cgl_fr_zeMemAllocShared, host_desc), sizeof(((struct cgl_fr_zeMemAllocShared *)0)->host_desc), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_zeMemAllocShared, size), sizeof(((struct cgl_fr_zeMemAllocShared *)0)->size), 2, 0, 0, 0, NULL},
-    {"alignment", offsetof(struct cgl_fr_zeMemAllocShared, alignment), sizeof(((struct cgl_fr_zeMemAllocShared *)0)->alignment), 2, 0, 0, 0, NULL},
-    {"hDevice", offsetof(struct cgl_fr_zeMemAllocShared, hDevice), sizeof(((struct cgl_fr_zeMemAllocShared *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pptr", offsetof(struct cgl_fr_zeMemAllocShared, pptr), sizeof(((struct cgl_fr_zeMemAllocShared *)0)->pptr), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeMemAllocShared = {7, offsetof(struct cgl_fr_zeMemAllocShared, cgl_ret), sizeof(((struct cgl_fr_zeMemAllocShared *)0)->cgl_ret), 7, cgl_ta_zeMemAllocShared};
+static const cg_arg_name cgl_tn_zeMemAllocShared[7] = {{"hContext", NULL}, {"device_desc", NULL}, {"host_desc", NULL}, {"size", NULL}, {"alignment", NULL}, {"hDevice", NULL}, {"pptr", NULL}};
+static const struct cgl_targs_zeMemAllocShared cgl_targs_zeMemAllocShared = {{7, offsetof(struct cgl_fr_zeMemAllocShared, cgl_ret), sizeof(((struct cgl_fr_zeMemAllocShared *)0)->cgl_ret), 7, cgl_targs_zeMemAllocShared.arg, cgl_tn_zeMemAllocShared}, {
+    {offsetof(struct cgl_fr_zeMemAllocShared, hContext), sizeof(((struct cgl_fr_zeMemAllocShared *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemAllocShared, device_desc), sizeof(((struct cgl_fr_zeMemAllocShared *)0)->device_desc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemAllocShared, host_desc), sizeof(((struct cgl_fr_zeMemAllocShared *)0)->host_desc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemAllocShared, size), sizeof(((struct cgl_fr_zeMemAllocShared *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemAllocShared, alignment), sizeof(((struct cgl_fr_zeMemAllocShared *)0)->alignment), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemAllocShared, hDevice), sizeof(((struct cgl_fr_zeMemAllocShared *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemAllocShared, pptr), sizeof(((struct cgl_fr_zeMemAllocShared *)0)->pptr), 3, 0, 0, 0},
+}};
 CG_THUNK(zeMemAllocShared, (cgl_f->hContext, cgl_f->device_desc, cgl_f->host_desc, cgl_f->size, cgl_f->alignment, cgl_f->hDevice, cgl_f->pptr), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeMemAllocShared(ze_context_handle_t hContext, const ze_device_mem_alloc_desc_t *device_desc, const ze_host_mem_alloc_desc_t *host_desc, size_t size, size_t alignment, ze_device_handle_t hDevice, void **pptr)
 {
@@ -3994,15 +4862,15 @@ struct cgl_fr_zeMemAllocDevice {
     void **pptr;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeMemAllocDevice[6] = {
-    {"hContext", offsetof(struct cgl_fr_zeMemAllocDevice, hContext), sizeof(((struct cgl_fr_zeMemAllocDevice *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"device_desc", offsetof(struct cgl_fr_zeMemAllocDevice, device_desc), sizeof(((struct cgl_fr_zeMemAllocDevice *)0)->device_desc), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_zeMemAllocDevice, size), sizeof(((struct cgl_fr_zeMemAllocDevice *)0)->size), 2, 0, 0, 0, NULL},
-    {"alignment", offsetof(struct cgl_fr_zeMemAllocDevice, alignment), sizeof(((struct cgl_fr_zeMemAllocDevice *)0)->alignment), 2, 0, 0, 0, NULL},
-    {"hDevice", offsetof(struct cgl_fr_zeMemAllocDevice, hDevice), sizeof(((struct cgl_fr_zeMemAllocDevice *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pptr", offsetof(struct cgl_fr_zeMemAllocDevice, pptr), sizeof(((struct cgl_fr_zeMemAllocDevice *)0)->pptr), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeMemAllocDevice = {6, offsetof(struct cgl_fr_zeMemAllocDevice, cgl_ret), sizeof(((struct cgl_fr_zeMemAllocDevice *)0)->cgl_ret), 7, cgl_ta_zeMemAllocDevice};
+static const cg_arg_name cgl_tn_zeMemAllocDevice[6] = {{"hContext", NULL}, {"device_desc", NULL}, {"size", NULL}, {"alignment", NULL}, {"hDevice", NULL}, {"pptr", NULL}};
+static const struct cgl_targs_zeMemAllocDevice cgl_targs_zeMemAllocDevice = {{6, offsetof(struct cgl_fr_zeMemAllocDevice, cgl_ret), sizeof(((struct cgl_fr_zeMemAllocDevice *)0)->cgl_ret), 7, cgl_targs_zeMemAllocDevice.arg, cgl_tn_zeMemAllocDevice}, {
+    {offsetof(struct cgl_fr_zeMemAllocDevice, hContext), sizeof(((struct cgl_fr_zeMemAllocDevice *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemAllocDevice, device_desc), sizeof(((struct cgl_fr_zeMemAllocDevice *)0)->device_desc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemAllocDevice, size), sizeof(((struct cgl_fr_zeMemAllocDevice *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemAllocDevice, alignment), sizeof(((struct cgl_fr_zeMemAllocDevice *)0)->alignment), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemAllocDevice, hDevice), sizeof(((struct cgl_fr_zeMemAllocDevice *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemAllocDevice, pptr), sizeof(((struct cgl_fr_zeMemAllocDevice *)0)->pptr), 3, 0, 0, 0},
+}};
 CG_THUNK(zeMemAllocDevice, (cgl_f->hContext, cgl_f->device_desc, cgl_f->size, cgl_f->alignment, cgl_f->hDevice, cgl_f->pptr), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeMemAllocDevice(ze_context_handle_t hContext, const ze_device_mem_alloc_desc_t *device_desc, size_t size, size_t alignment, ze_device_handle_t hDevice, void **pptr)
 {
@@ -4031,14 +4899,14 @@ struct cgl_fr_zeMemAllocHost {
     void **pptr;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeMemAllocHost[5] = {
-    {"hContext", offsetof(struct cgl_fr_zeMemAllocHost, hContext), sizeof(((struct cgl_fr_zeMemAllocHost *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"host_desc", offsetof(struct cgl_fr_zeMemAllocHost, host_desc), sizeof(((struct cgl_fr_zeMemAllocHost *)0)->host_desc), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_zeMemAllocHost, size), sizeof(((struct cgl_fr_zeMemAllocHost *)0)->size), 2, 0, 0, 0, NULL},
-    {"alignment", offsetof(struct cgl_fr_zeMemAllocHost, alignment), sizeof(((struct cgl_fr_zeMemAllocHost *)0)->alignment), 2, 0, 0, 0, NULL},
-    {"pptr", offsetof(struct cgl_fr_zeMemAllocHost, pptr), sizeof(((struct cgl_fr_zeMemAllocHost *)0)->pptr), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeMemAllocHost = {5, offsetof(struct cgl_fr_zeMemAllocHost, cgl_ret), sizeof(((struct cgl_fr_zeMemAllocHost *)0)->cgl_ret), 7, cgl_ta_zeMemAllocHost};
+static const cg_arg_name cgl_tn_zeMemAllocHost[5] = {{"hContext", NULL}, {"host_desc", NULL}, {"size", NULL}, {"alignment", NULL}, {"pptr", NULL}};
+static const struct cgl_targs_zeMemAllocHost cgl_targs_zeMemAllocHost = {{5, offsetof(struct cgl_fr_zeMemAllocHost, cgl_ret), sizeof(((struct cgl_fr_zeMemAllocHost *)0)->cgl_ret), 7, cgl_targs_zeMemAllocHost.arg, cgl_tn_zeMemAllocHost}, {
+    {offsetof(struct cgl_fr_zeMemAllocHost, hContext), sizeof(((struct cgl_fr_zeMemAllocHost *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemAllocHost, host_desc), sizeof(((struct cgl_fr_zeMemAllocHost *)0)->host_desc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemAllocHost, size), sizeof(((struct cgl_fr_zeMemAllocHost *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemAllocHost, alignment), sizeof(((struct cgl_fr_zeMemAllocHost *)0)->alignment), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemAllocHost, pptr), sizeof(((struct cgl_fr_zeMemAllocHost *)0)->pptr), 3, 0, 0, 0},
+}};
 CG_THUNK(zeMemAllocHost, (cgl_f->hContext, cgl_f->host_desc, cgl_f->size, cgl_f->alignment, cgl_f->pptr), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeMemAllocHost(ze_context_handle_t hContext, const ze_host_mem_alloc_desc_t *host_desc, size_t size, size_t alignment, void **pptr)
 {
@@ -4064,11 +4932,11 @@ struct cgl_fr_zeMemFree {
     void *ptr;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeMemFree[2] = {
-    {"hContext", offsetof(struct cgl_fr_zeMemFree, hContext), sizeof(((struct cgl_fr_zeMemFree *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"ptr", offsetof(struct cgl_fr_zeMemFree, ptr), sizeof(((struct cgl_fr_zeMemFree *)0)->ptr), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeMemFree = {2, offsetof(struct cgl_fr_zeMemFree, cgl_ret), sizeof(((struct cgl_fr_zeMemFree *)0)->cgl_ret), 7, cgl_ta_zeMemFree};
+static const cg_arg_name cgl_tn_zeMemFree[2] = {{"hContext", NULL}, {"ptr", NULL}};
+static const struct cgl_targs_zeMemFree cgl_targs_zeMemFree = {{2, offsetof(struct cgl_fr_zeMemFree, cgl_ret), sizeof(((struct cgl_fr_zeMemFree *)0)->cgl_ret), 7, cgl_targs_zeMemFree.arg, cgl_tn_zeMemFree}, {
+    {offsetof(struct cgl_fr_zeMemFree, hContext), sizeof(((struct cgl_fr_zeMemFree *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemFree, ptr), sizeof(((struct cgl_fr_zeMemFree *)0)->ptr), 3, 0, 0, 0},
+}};
 CG_THUNK(zeMemFree, (cgl_f->hContext, cgl_f->ptr), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeMemFree(ze_context_handle_t hContext, void *ptr)
 {
@@ -4096,13 +4964,13 @@ struct cgl_fr_zeMemGetAllocProperties {
     ze_device_handle_t *phDevice;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeMemGetAllocProperties[4] = {
-    {"hContext", offsetof(struct cgl_fr_zeMemGetAllocProperties, hContext), sizeof(((struct cgl_fr_zeMemGetAllocProperties *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"ptr", offsetof(struct cgl_fr_zeMemGetAllocProperties, ptr), sizeof(((struct cgl_fr_zeMemGetAllocProperties *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"pMemAllocProperties", offsetof(struct cgl_fr_zeMemGetAllocProperties, pMemAllocProperties), sizeof(((struct cgl_fr_zeMemGetAllocProperties *)0)->pMemAllocProperties), 3, 0, 0, 0, NULL},
-    {"phDevice", offsetof(struct cgl_fr_zeMemGetAllocProperties, phDevice), sizeof(((struct cgl_fr_zeMemGetAllocProperties *)0)->phDevice), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeMemGetAllocProperties = {4, offsetof(struct cgl_fr_zeMemGetAllocProperties, cgl_ret), sizeof(((struct cgl_fr_zeMemGetAllocProperties *)0)->cgl_ret), 7, cgl_ta_zeMemGetAllocProperties};
+static const cg_arg_name cgl_tn_zeMemGetAllocProperties[4] = {{"hContext", NULL}, {"ptr", NULL}, {"pMemAllocProperties", NULL}, {"phDevice", NULL}};
+static const struct cgl_targs_zeMemGetAllocProperties cgl_targs_zeMemGetAllocProperties = {{4, offsetof(struct cgl_fr_zeMemGetAllocProperties, cgl_ret), sizeof(((struct cgl_fr_zeMemGetAllocProperties *)0)->cgl_ret), 7, cgl_targs_zeMemGetAllocProperties.arg, cgl_tn_zeMemGetAllocProperties}, {
+    {offsetof(struct cgl_fr_zeMemGetAllocProperties, hContext), sizeof(((struct cgl_fr_zeMemGetAllocProperties *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemGetAllocProperties, ptr), sizeof(((struct cgl_fr_zeMemGetAllocProperties *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemGetAllocProperties, pMemAllocProperties), sizeof(((struct cgl_fr_zeMemGetAllocProperties *)0)->pMemAllocProperties), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemGetAllocProperties, phDevice), sizeof(((struct cgl_fr_zeMemGetAllocProperties *)0)->phDevice), 3, 0, 0, 0},
+}};
 CG_THUNK(zeMemGetAllocProperties, (cgl_f->hContext, cgl_f->ptr, cgl_f->pMemAllocProperties, cgl_f->phDevice), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeMemGetAllocProperties(ze_context_handle_t hContext, const void *ptr, ze_memory_allocation_properties_t *pMemAllocProperties, ze_device_handle_t *phDevice)
 {
@@ -4130,13 +4998,13 @@ struct cgl_fr_zeMemGetAddressRange {
     size_t *pSize;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeMemGetAddressRange[4] = {
-    {"hContext", offsetof(struct cgl_fr_zeMemGetAddressRange, hContext), sizeof(((struct cgl_fr_zeMemGetAddressRange *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"ptr", offsetof(struct cgl_fr_zeMemGetAddressRange, ptr), sizeof(((struct cgl_fr_zeMemGetAddressRange *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"pBase", offsetof(struct cgl_fr_zeMemGetAddressRange, pBase), sizeof(((struct cgl_fr_zeMemGetAddressRange *)0)->pBase), 3, 0, 0, 0, NULL},
-    {"pSize", offsetof(struct cgl_fr_zeMemGetAddressRange, pSize), sizeof(((struct cgl_fr_zeMemGetAddressRange *)0)->pSize), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeMemGetAddressRange = {4, offsetof(struct cgl_fr_zeMemGetAddressRange, cgl_ret), sizeof(((struct cgl_fr_zeMemGetAddressRange *)0)->cgl_ret), 7, cgl_ta_zeMemGetAddressRange};
+static const cg_arg_name cgl_tn_zeMemGetAddressRange[4] = {{"hContext", NULL}, {"ptr", NULL}, {"pBase", NULL}, {"pSize", NULL}};
+static const struct cgl_targs_zeMemGetAddressRange cgl_targs_zeMemGetAddressRange = {{4, offsetof(struct cgl_fr_zeMemGetAddressRange, cgl_ret), sizeof(((struct cgl_fr_zeMemGetAddressRange *)0)->cgl_ret), 7, cgl_targs_zeMemGetAddressRange.arg, cgl_tn_zeMemGetAddressRange}, {
+    {offsetof(struct cgl_fr_zeMemGetAddressRange, hContext), sizeof(((struct cgl_fr_zeMemGetAddressRange *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemGetAddressRange, ptr), sizeof(((struct cgl_fr_zeMemGetAddressRange *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemGetAddressRange, pBase), sizeof(((struct cgl_fr_zeMemGetAddressRange *)0)->pBase), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemGetAddressRange, pSize), sizeof(((struct cgl_fr_zeMemGetAddressRange *)0)->pSize), 3, 0, 0, 0},
+}};
 CG_THUNK(zeMemGetAddressRange, (cgl_f->hContext, cgl_f->ptr, cgl_f->pBase, cgl_f->pSize), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeMemGetAddressRange(ze_context_handle_t hContext, const void *ptr, void **pBase, size_t *pSize)
 {
@@ -4163,12 +5031,12 @@ struct cgl_fr_zeMemGetIpcHandle {
     ze_ipc_mem_handle_t *pIpcHandle;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeMemGetIpcHandle[3] = {
-    {"hContext", offsetof(struct cgl_fr_zeMemGetIpcHandle, hContext), sizeof(((struct cgl_fr_zeMemGetIpcHandle *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"ptr", offsetof(struct cgl_fr_zeMemGetIpcHandle, ptr), sizeof(((struct cgl_fr_zeMemGetIpcHandle *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"pIpcHandle", offsetof(struct cgl_fr_zeMemGetIpcHandle, pIpcHandle), sizeof(((struct cgl_fr_zeMemGetIpcHandle *)0)->pIpcHandle), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeMemGetIpcHandle = {3, offsetof(struct cgl_fr_zeMemGetIpcHandle, cgl_ret), sizeof(((struct cgl_fr_zeMemGetIpcHandle *)0)->cgl_ret), 7, cgl_ta_zeMemGetIpcHandle};
+static const cg_arg_name cgl_tn_zeMemGetIpcHandle[3] = {{"hContext", NULL}, {"ptr", NULL}, {"pIpcHandle", NULL}};
+static const struct cgl_targs_zeMemGetIpcHandle cgl_targs_zeMemGetIpcHandle = {{3, offsetof(struct cgl_fr_zeMemGetIpcHandle, cgl_ret), sizeof(((struct cgl_fr_zeMemGetIpcHandle *)0)->cgl_ret), 7, cgl_targs_zeMemGetIpcHandle.arg, cgl_tn_zeMemGetIpcHandle}, {
+    {offsetof(struct cgl_fr_zeMemGetIpcHandle, hContext), sizeof(((struct cgl_fr_zeMemGetIpcHandle *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemGetIpcHandle, ptr), sizeof(((struct cgl_fr_zeMemGetIpcHandle *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemGetIpcHandle, pIpcHandle), sizeof(((struct cgl_fr_zeMemGetIpcHandle *)0)->pIpcHandle), 3, 0, 0, 0},
+}};
 CG_THUNK(zeMemGetIpcHandle, (cgl_f->hContext, cgl_f->ptr, cgl_f->pIpcHandle), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeMemGetIpcHandle(ze_context_handle_t hContext, const void *ptr, ze_ipc_mem_handle_t *pIpcHandle)
 {
@@ -4197,13 +5065,13 @@ struct cgl_fr_zeMemOpenIpcHandle {
     void **pptr;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeMemOpenIpcHandle[4] = {
-    {"hContext", offsetof(struct cgl_fr_zeMemOpenIpcHandle, hContext), sizeof(((struct cgl_fr_zeMemOpenIpcHandle *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"hDevice", offsetof(struct cgl_fr_zeMemOpenIpcHandle, hDevice), sizeof(((struct cgl_fr_zeMemOpenIpcHandle *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_zeMemOpenIpcHandle, flags), sizeof(((struct cgl_fr_zeMemOpenIpcHandle *)0)->flags), 2, 0, 0, 0, NULL},
-    {"pptr", offsetof(struct cgl_fr_zeMemOpenIpcHandle, pptr), sizeof(((struct cgl_fr_zeMemOpenIpcHandle *)0)->pptr), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeMemOpenIpcHandle = {4, offsetof(struct cgl_fr_zeMemOpenIpcHandle, cgl_ret), sizeof(((struct cgl_fr_zeMemOpenIpcHandle *)0)->cgl_ret), 7, cgl_ta_zeMemOpenIpcHandle};
+static const cg_arg_name cgl_tn_zeMemOpenIpcHandle[4] = {{"hContext", NULL}, {"hDevice", NULL}, {"flags", NULL}, {"pptr", NULL}};
+static const struct cgl_targs_zeMemOpenIpcHandle cgl_targs_zeMemOpenIpcHandle = {{4, offsetof(struct cgl_fr_zeMemOpenIpcHandle, cgl_ret), sizeof(((struct cgl_fr_zeMemOpenIpcHandle *)0)->cgl_ret), 7, cgl_targs_zeMemOpenIpcHandle.arg, cgl_tn_zeMemOpenIpcHandle}, {
+    {offsetof(struct cgl_fr_zeMemOpenIpcHandle, hContext), sizeof(((struct cgl_fr_zeMemOpenIpcHandle *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemOpenIpcHandle, hDevice), sizeof(((struct cgl_fr_zeMemOpenIpcHandle *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemOpenIpcHandle, flags), sizeof(((struct cgl_fr_zeMemOpenIpcHandle *)0)->flags), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemOpenIpcHandle, pptr), sizeof(((struct cgl_fr_zeMemOpenIpcHandle *)0)->pptr), 3, 0, 0, 0},
+}};
 CG_THUNK(zeMemOpenIpcHandle, (cgl_f->hContext, cgl_f->hDevice, cgl_f->handle, cgl_f->flags, cgl_f->pptr), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeMemOpenIpcHandle(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_ipc_mem_handle_t handle, ze_ipc_memory_flags_t flags, void **pptr)
 {
@@ -4229,11 +5097,11 @@ struct cgl_fr_zeMemCloseIpcHandle {
     const void *ptr;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeMemCloseIpcHandle[2] = {
-    {"hContext", offsetof(struct cgl_fr_zeMemCloseIpcHandle, hContext), sizeof(((struct cgl_fr_zeMemCloseIpcHandle *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"ptr", offsetof(struct cgl_fr_zeMemCloseIpcHandle, ptr), sizeof(((struct cgl_fr_zeMemCloseIpcHandle *)0)->ptr), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeMemCloseIpcHandle = {2, offsetof(struct cgl_fr_zeMemCloseIpcHandle, cgl_ret), sizeof(((struct cgl_fr_zeMemCloseIpcHandle *)0)->cgl_ret), 7, cgl_ta_zeMemCloseIpcHandle};
+static const cg_arg_name cgl_tn_zeMemCloseIpcHandle[2] = {{"hContext", NULL}, {"ptr", NULL}};
+static const struct cgl_targs_zeMemCloseIpcHandle cgl_targs_zeMemCloseIpcHandle = {{2, offsetof(struct cgl_fr_zeMemCloseIpcHandle, cgl_ret), sizeof(((struct cgl_fr_zeMemCloseIpcHandle *)0)->cgl_ret), 7, cgl_targs_zeMemCloseIpcHandle.arg, cgl_tn_zeMemCloseIpcHandle}, {
+    {offsetof(struct cgl_fr_zeMemCloseIpcHandle, hContext), sizeof(((struct cgl_fr_zeMemCloseIpcHandle *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemCloseIpcHandle, ptr), sizeof(((struct cgl_fr_zeMemCloseIpcHandle *)0)->ptr), 3, 0, 0, 0},
+}};
 CG_THUNK(zeMemCloseIpcHandle, (cgl_f->hContext, cgl_f->ptr), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeMemCloseIpcHandle(ze_context_handle_t hContext, const void *ptr)
 {
@@ -4262,14 +5130,14 @@ struct cgl_fr_zeModuleCreate {
     ze_module_build_log_handle_t *phBuildLog;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeModuleCreate[5] = {
-    {"hContext", offsetof(struct cgl_fr_zeModuleCreate, hContext), sizeof(((struct cgl_fr_zeModuleCreate *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"hDevice", offsetof(struct cgl_fr_zeModuleCreate, hDevice), sizeof(((struct cgl_fr_zeModuleCreate *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"desc", offsetof(struct cgl_fr_zeModuleCreate, desc), sizeof(((struct cgl_fr_zeModuleCreate *)0)->desc), 3, 0, 0, 0, NULL},
-    {"phModule", offsetof(struct cgl_fr_zeModuleCreate, phModule), sizeof(((struct cgl_fr_zeModuleCreate *)0)->phModule), 3, 0, 0, 0, NULL},
-    {"phBuildLog", offsetof(struct cgl_fr_zeModuleCreate, phBuildLog), sizeof(((struct cgl_fr_zeModuleCreate *)0)->phBuildLog), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeModuleCreate = {5, offsetof(struct cgl_fr_zeModuleCreate, cgl_ret), sizeof(((struct cgl_fr_zeModuleCreate *)0)->cgl_ret), 7, cgl_ta_zeModuleCreate};
+static const cg_arg_name cgl_tn_zeModuleCreate[5] = {{"hContext", NULL}, {"hDevice", NULL}, {"desc", NULL}, {"phModule", NULL}, {"phBuildLog", NULL}};
+static const struct cgl_targs_zeModuleCreate cgl_targs_zeModuleCreate = {{5, offsetof(struct cgl_fr_zeModuleCreate, cgl_ret), sizeof(((struct cgl_fr_zeModuleCreate *)0)->cgl_ret), 7, cgl_targs_zeModuleCreate.arg, cgl_tn_zeModuleCreate}, {
+    {offsetof(struct cgl_fr_zeModuleCreate, hContext), sizeof(((struct cgl_fr_zeModuleCreate *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeModuleCreate, hDevice), sizeof(((struct cgl_fr_zeModuleCreate *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeModuleCreate, desc), sizeof(((struct cgl_fr_zeModuleCreate *)0)->desc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeModuleCreate, phModule), sizeof(((struct cgl_fr_zeModuleCreate *)0)->phModule), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeModuleCreate, phBuildLog), sizeof(((struct cgl_fr_zeModuleCreate *)0)->phBuildLog), 3, 0, 0, 0},
+}};
 CG_THUNK(zeModuleCreate, (cgl_f->hContext, cgl_f->hDevice, cgl_f->desc, cgl_f->phModule, cgl_f->phBuildLog), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_module_desc_t *desc, ze_module_handle_t *phModule, ze_module_build_log_handle_t *phBuildLog)
 {
@@ -4298,10 +5166,10 @@ struct cgl_fr_zeModuleDestroy {
 static const cg_rule cgl_rules_zeModuleDestroy[1] = {
     {"hModule", offsetof(struct cgl_fr_zeModuleDestroy, hModule), sizeof(((struct cgl_fr_zeModuleDestroy *)0)->hModule), CG_RULE_WRITE | CG_RULE_DESTROY},
 };
-static const cg_arg cgl_ta_zeModuleDestroy[1] = {
-    {"hModule", offsetof(struct cgl_fr_zeModuleDestroy, hModule), sizeof(((struct cgl_fr_zeModuleDestroy *)0)->hModule), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeModuleDestroy = {1, offsetof(struct cgl_fr_zeModuleDestroy, cgl_ret), sizeof(((struct cgl_fr_zeModuleDestroy *)0)->cgl_ret), 7, cgl_ta_zeModuleDestroy};
+static const cg_arg_name cgl_tn_zeModuleDestroy[1] = {{"hModule", NULL}};
+static const struct cgl_targs_zeModuleDestroy cgl_targs_zeModuleDestroy = {{1, offsetof(struct cgl_fr_zeModuleDestroy, cgl_ret), sizeof(((struct cgl_fr_zeModuleDestroy *)0)->cgl_ret), 7, cgl_targs_zeModuleDestroy.arg, cgl_tn_zeModuleDestroy}, {
+    {offsetof(struct cgl_fr_zeModuleDestroy, hModule), sizeof(((struct cgl_fr_zeModuleDestroy *)0)->hModule), 3, 0, 0, 0},
+}};
 CG_THUNK(zeModuleDestroy, (cgl_f->hModule), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleDestroy(ze_module_handle_t hModule)
 {
@@ -4328,12 +5196,12 @@ struct cgl_fr_zeModuleDynamicLink {
     ze_module_build_log_handle_t *phLinkLog;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeModuleDynamicLink[3] = {
-    {"numModules", offsetof(struct cgl_fr_zeModuleDynamicLink, numModules), sizeof(((struct cgl_fr_zeModuleDynamicLink *)0)->numModules), 2, 0, 0, 0, NULL},
-    {"phModules", offsetof(struct cgl_fr_zeModuleDynamicLink, phModules), sizeof(((struct cgl_fr_zeModuleDynamicLink *)0)->phModules), 3, 0, 0, 0, NULL},
-    {"phLinkLog", offsetof(struct cgl_fr_zeModuleDynamicLink, phLinkLog), sizeof(((struct cgl_fr_zeModuleDynamicLink *)0)->phLinkLog), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeModuleDynamicLink = {3, offsetof(struct cgl_fr_zeModuleDynamicLink, cgl_ret), sizeof(((struct cgl_fr_zeModuleDynamicLink *)0)->cgl_ret), 7, cgl_ta_zeModuleDynamicLink};
+static const cg_arg_name cgl_tn_zeModuleDynamicLink[3] = {{"numModules", NULL}, {"phModules", NULL}, {"phLinkLog", NULL}};
+static const struct cgl_targs_zeModuleDynamicLink cgl_targs_zeModuleDynamicLink = {{3, offsetof(struct cgl_fr_zeModuleDynamicLink, cgl_ret), sizeof(((struct cgl_fr_zeModuleDynamicLink *)0)->cgl_ret), 7, cgl_targs_zeModuleDynamicLink.arg, cgl_tn_zeModuleDynamicLink}, {
+    {offsetof(struct cgl_fr_zeModuleDynamicLink, numModules), sizeof(((struct cgl_fr_zeModuleDynamicLink *)0)->numModules), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeModuleDynamicLink, phModules), sizeof(((struct cgl_fr_zeModuleDynamicLink *)0)->phModules), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeModuleDynamicLink, phLinkLog), sizeof(((struct cgl_fr_zeModuleDynamicLink *)0)->phLinkLog), 3, 0, 0, 0},
+}};
 CG_THUNK(zeModuleDynamicLink, (cgl_f->numModules, cgl_f->phModules, cgl_f->phLinkLog), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleDynamicLink(uint32_t numModules, ze_module_handle_t *phModules, ze_module_build_log_handle_t *phLinkLog)
 {
@@ -4362,10 +5230,10 @@ struct cgl_fr_zeModuleBuildLogDestroy {
 static const cg_rule cgl_rules_zeModuleBuildLogDestroy[1] = {
     {"hModuleBuildLog", offsetof(struct cgl_fr_zeModuleBuildLogDestroy, hModuleBuildLog), sizeof(((struct cgl_fr_zeModuleBuildLogDestroy *)0)->hModuleBuildLog), CG_RULE_WRITE | CG_RULE_DESTROY},
 };
-static const cg_arg cgl_ta_zeModuleBuildLogDestroy[1] = {
-    {"hModuleBuildLog", offsetof(struct cgl_fr_zeModuleBuildLogDestroy, hModuleBuildLog), sizeof(((struct cgl_fr_zeModuleBuildLogDestroy *)0)->hModuleBuildLog), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeModuleBuildLogDestroy = {1, offsetof(struct cgl_fr_zeModuleBuildLogDestroy, cgl_ret), sizeof(((struct cgl_fr_zeModuleBuildLogDestroy *)0)->cgl_ret), 7, cgl_ta_zeModuleBuildLogDestroy};
+static const cg_arg_name cgl_tn_zeModuleBuildLogDestroy[1] = {{"hModuleBuildLog", NULL}};
+static const struct cgl_targs_zeModuleBuildLogDestroy cgl_targs_zeModuleBuildLogDestroy = {{1, offsetof(struct cgl_fr_zeModuleBuildLogDestroy, cgl_ret), sizeof(((struct cgl_fr_zeModuleBuildLogDestroy *)0)->cgl_ret), 7, cgl_targs_zeModuleBuildLogDestroy.arg, cgl_tn_zeModuleBuildLogDestroy}, {
+    {offsetof(struct cgl_fr_zeModuleBuildLogDestroy, hModuleBuildLog), sizeof(((struct cgl_fr_zeModuleBuildLogDestroy *)0)->hModuleBuildLog), 3, 0, 0, 0},
+}};
 CG_THUNK(zeModuleBuildLogDestroy, (cgl_f->hModuleBuildLog), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleBuildLogDestroy(ze_module_build_log_handle_t hModuleBuildLog)
 {
@@ -4392,12 +5260,12 @@ struct cgl_fr_zeModuleBuildLogGetString {
     char *pBuildLog;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeModuleBuildLogGetString[3] = {
-    {"hModuleBuildLog", offsetof(struct cgl_fr_zeModuleBuildLogGetString, hModuleBuildLog), sizeof(((struct cgl_fr_zeModuleBuildLogGetString *)0)->hModuleBuildLog), 3, 0, 0, 0, NULL},
-    {"pSize", offsetof(struct cgl_fr_zeModuleBuildLogGetString, pSize), sizeof(((struct cgl_fr_zeModuleBuildLogGetString *)0)->pSize), 3, 0, 0, 0, NULL},
-    {"pBuildLog", offsetof(struct cgl_fr_zeModuleBuildLogGetString, pBuildLog), sizeof(((struct cgl_fr_zeModuleBuildLogGetString *)0)->pBuildLog), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeModuleBuildLogGetString = {3, offsetof(struct cgl_fr_zeModuleBuildLogGetString, cgl_ret), sizeof(((struct cgl_fr_zeModuleBuildLogGetString *)0)->cgl_ret), 7, cgl_ta_zeModuleBuildLogGetString};
+static const cg_arg_name cgl_tn_zeModuleBuildLogGetString[3] = {{"hModuleBuildLog", NULL}, {"pSize", NULL}, {"pBuildLog", NULL}};
+static const struct cgl_targs_zeModuleBuildLogGetString cgl_targs_zeModuleBuildLogGetString = {{3, offsetof(struct cgl_fr_zeModuleBuildLogGetString, cgl_ret), sizeof(((struct cgl_fr_zeModuleBuildLogGetString *)0)->cgl_ret), 7, cgl_targs_zeModuleBuildLogGetString.arg, cgl_tn_zeModuleBuildLogGetString}, {
+    {offsetof(struct cgl_fr_zeModuleBuildLogGetString, hModuleBuildLog), sizeof(((struct cgl_fr_zeModuleBuildLogGetString *)0)->hModuleBuildLog), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeModuleBuildLogGetString, pSize), sizeof(((struct cgl_fr_zeModuleBuildLogGetString *)0)->pSize), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeModuleBuildLogGetString, pBuildLog), sizeof(((struct cgl_fr_zeModuleBuildLogGetString *)0)->pBuildLog), 3, 0, 0, 0},
+}};
 CG_THUNK(zeModuleBuildLogGetString, (cgl_f->hModuleBuildLog, cgl_f->pSize, cgl_f->pBuildLog), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleBuildLogGetString(ze_module_build_log_handle_t hModuleBuildLog, size_t *pSize, char *pBuildLog)
 {
@@ -4424,12 +5292,12 @@ struct cgl_fr_zeModuleGetNativeBinary {
     uint8_t *pModuleNativeBinary;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeModuleGetNativeBinary[3] = {
-    {"hModule", offsetof(struct cgl_fr_zeModuleGetNativeBinary, hModule), sizeof(((struct cgl_fr_zeModuleGetNativeBinary *)0)->hModule), 3, 0, 0, 0, NULL},
-    {"pSize", offsetof(struct cgl_fr_zeModuleGetNativeBinary, pSize), sizeof(((struct cgl_fr_zeModuleGetNativeBinary *)0)->pSize), 3, 0, 0, 0, NULL},
-    {"pModuleNativeBinary", offsetof(struct cgl_fr_zeModuleGetNativeBinary, pModuleNativeBinary), sizeof(((struct cgl_fr_zeModuleGetNativeBinary *)0)->pModuleNativeBinary), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeModuleGetNativeBinary = {3, offsetof(struct cgl_fr_zeModuleGetNativeBinary, cgl_ret), sizeof(((struct cgl_fr_zeModuleGetNativeBinary *)0)->cgl_ret), 7, cgl_ta_zeModuleGetNativeBinary};
+static const cg_arg_name cgl_tn_zeModuleGetNativeBinary[3] = {{"hModule", NULL}, {"pSize", NULL}, {"pModuleNativeBinary", NULL}};
+static const struct cgl_targs_zeModuleGetNativeBinary cgl_targs_zeModuleGetNativeBinary = {{3, offsetof(struct cgl_fr_zeModuleGetNativeBinary, cgl_ret), sizeof(((struct cgl_fr_zeModuleGetNativeBinary *)0)->cgl_ret), 7, cgl_targs_zeModuleGetNativeBinary.arg, cgl_tn_zeModuleGetNativeBinary}, {
+    {offsetof(struct cgl_fr_zeModuleGetNativeBinary, hModule), sizeof(((struct cgl_fr_zeModuleGetNativeBinary *)0)->hModule), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeModuleGetNativeBinary, pSize), sizeof(((struct cgl_fr_zeModuleGetNativeBinary *)0)->pSize), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeModuleGetNativeBinary, pModuleNativeBinary), sizeof(((struct cgl_fr_zeModuleGetNativeBinary *)0)->pModuleNativeBinary), 3, 0, 0, 0},
+}};
 CG_THUNK(zeModuleGetNativeBinary, (cgl_f->hModule, cgl_f->pSize, cgl_f->pModuleNativeBinary), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleGetNativeBinary(ze_module_handle_t hModule, size_t *pSize, uint8_t *pModuleNativeBinary)
 {
@@ -4457,13 +5325,13 @@ struct cgl_fr_zeModuleGetGlobalPointer {
     void **pptr;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeModuleGetGlobalPointer[4] = {
-    {"hModule", offsetof(struct cgl_fr_zeModuleGetGlobalPointer, hModule), sizeof(((struct cgl_fr_zeModuleGetGlobalPointer *)0)->hModule), 3, 0, 0, 0, NULL},
-    {"pGlobalName", offsetof(struct cgl_fr_zeModuleGetGlobalPointer, pGlobalName), sizeof(((struct cgl_fr_zeModuleGetGlobalPointer *)0)->pGlobalName), 5, 0, 0, 0, NULL},
-    {"pSize", offsetof(struct cgl_fr_zeModuleGetGlobalPointer, pSize), sizeof(((struct cgl_fr_zeModuleGetGlobalPointer *)0)->pSize), 3, 0, 0, 0, NULL},
-    {"pptr", offsetof(struct cgl_fr_zeModuleGetGlobalPointer, pptr), sizeof(((struct cgl_fr_zeModuleGetGlobalPointer *)0)->pptr), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeModuleGetGlobalPointer = {4, offsetof(struct cgl_fr_zeModuleGetGlobalPointer, cgl_ret), sizeof(((struct cgl_fr_zeModuleGetGlobalPointer *)0)->cgl_ret), 7, cgl_ta_zeModuleGetGlobalPointer};
+static const cg_arg_name cgl_tn_zeModuleGetGlobalPointer[4] = {{"hModule", NULL}, {"pGlobalName", NULL}, {"pSize", NULL}, {"pptr", NULL}};
+static const struct cgl_targs_zeModuleGetGlobalPointer cgl_targs_zeModuleGetGlobalPointer = {{4, offsetof(struct cgl_fr_zeModuleGetGlobalPointer, cgl_ret), sizeof(((struct cgl_fr_zeModuleGetGlobalPointer *)0)->cgl_ret), 7, cgl_targs_zeModuleGetGlobalPointer.arg, cgl_tn_zeModuleGetGlobalPointer}, {
+    {offsetof(struct cgl_fr_zeModuleGetGlobalPointer, hModule), sizeof(((struct cgl_fr_zeModuleGetGlobalPointer *)0)->hModule), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeModuleGetGlobalPointer, pGlobalName), sizeof(((struct cgl_fr_zeModuleGetGlobalPointer *)0)->pGlobalName), 5, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeModuleGetGlobalPointer, pSize), sizeof(((struct cgl_fr_zeModuleGetGlobalPointer *)0)->pSize), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeModuleGetGlobalPointer, pptr), sizeof(((struct cgl_fr_zeModuleGetGlobalPointer *)0)->pptr), 3, 0, 0, 0},
+}};
 CG_THUNK(zeModuleGetGlobalPointer, (cgl_f->hModule, cgl_f->pGlobalName, cgl_f->pSize, cgl_f->pptr), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleGetGlobalPointer(ze_module_handle_t hModule, const char *pGlobalName, size_t *pSize, void **pptr)
 {
@@ -4490,12 +5358,12 @@ struct cgl_fr_zeModuleGetKernelNames {
     const char **pNames;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeModuleGetKernelNames[3] = {
-    {"hModule", offsetof(struct cgl_fr_zeModuleGetKernelNames, hModule), sizeof(((struct cgl_fr_zeModuleGetKernelNames *)0)->hModule), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zeModuleGetKernelNames, pCount), sizeof(((struct cgl_fr_zeModuleGetKernelNames *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"pNames", offsetof(struct cgl_fr_zeModuleGetKernelNames, pNames), sizeof(((struct cgl_fr_zeModuleGetKernelNames *)0)->pNames), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeModuleGetKernelNames = {3, offsetof(struct cgl_fr_zeModuleGetKernelNames, cgl_ret), sizeof(((struct cgl_fr_zeModuleGetKernelNames *)0)->cgl_ret), 7, cgl_ta_zeModuleGetKernelNames};
+static const cg_arg_name cgl_tn_zeModuleGetKernelNames[3] = {{"hModule", NULL}, {"pCount", NULL}, {"pNames", NULL}};
+static const struct cgl_targs_zeModuleGetKernelNames cgl_targs_zeModuleGetKernelNames = {{3, offsetof(struct cgl_fr_zeModuleGetKernelNames, cgl_ret), sizeof(((struct cgl_fr_zeModuleGetKernelNames *)0)->cgl_ret), 7, cgl_targs_zeModuleGetKernelNames.arg, cgl_tn_zeModuleGetKernelNames}, {
+    {offsetof(struct cgl_fr_zeModuleGetKernelNames, hModule), sizeof(((struct cgl_fr_zeModuleGetKernelNames *)0)->hModule), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeModuleGetKernelNames, pCount), sizeof(((struct cgl_fr_zeModuleGetKernelNames *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeModuleGetKernelNames, pNames), sizeof(((struct cgl_fr_zeModuleGetKernelNames *)0)->pNames), 3, 0, 0, 0},
+}};
 CG_THUNK(zeModuleGetKernelNames, (cgl_f->hModule, cgl_f->pCount, cgl_f->pNames), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleGetKernelNames(ze_module_handle_t hModule, uint32_t *pCount, const char **pNames)
 {
@@ -4521,11 +5389,11 @@ struct cgl_fr_zeModuleGetProperties {
     ze_module_properties_t *pModuleProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeModuleGetProperties[2] = {
-    {"hModule", offsetof(struct cgl_fr_zeModuleGetProperties, hModule), sizeof(((struct cgl_fr_zeModuleGetProperties *)0)->hModule), 3, 0, 0, 0, NULL},
-    {"pModuleProperties", offsetof(struct cgl_fr_zeModuleGetProperties, pModuleProperties), sizeof(((struct cgl_fr_zeModuleGetProperties *)0)->pModuleProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeModuleGetProperties = {2, offsetof(struct cgl_fr_zeModuleGetProperties, cgl_ret), sizeof(((struct cgl_fr_zeModuleGetProperties *)0)->cgl_ret), 7, cgl_ta_zeModuleGetProperties};
+static const cg_arg_name cgl_tn_zeModuleGetProperties[2] = {{"hModule", NULL}, {"pModuleProperties", NULL}};
+static const struct cgl_targs_zeModuleGetProperties cgl_targs_zeModuleGetProperties = {{2, offsetof(struct cgl_fr_zeModuleGetProperties, cgl_ret), sizeof(((struct cgl_fr_zeModuleGetProperties *)0)->cgl_ret), 7, cgl_targs_zeModuleGetProperties.arg, cgl_tn_zeModuleGetProperties}, {
+    {offsetof(struct cgl_fr_zeModuleGetProperties, hModule), sizeof(((struct cgl_fr_zeModuleGetProperties *)0)->hModule), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeModuleGetProperties, pModuleProperties), sizeof(((struct cgl_fr_zeModuleGetProperties *)0)->pModuleProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zeModuleGetProperties, (cgl_f->hModule, cgl_f->pModuleProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleGetProperties(ze_module_handle_t hModule, ze_module_properties_t *pModuleProperties)
 {
@@ -4552,12 +5420,12 @@ struct cgl_fr_zeKernelCreate {
     ze_kernel_handle_t *phKernel;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeKernelCreate[3] = {
-    {"hModule", offsetof(struct cgl_fr_zeKernelCreate, hModule), sizeof(((struct cgl_fr_zeKernelCreate *)0)->hModule), 3, 0, 0, 0, NULL},
-    {"desc", offsetof(struct cgl_fr_zeKernelCreate, desc), sizeof(((struct cgl_fr_zeKernelCreate *)0)->desc), 3, 0, 0, 0, NULL},
-    {"phKernel", offsetof(struct cgl_fr_zeKernelCreate, phKernel), sizeof(((struct cgl_fr_zeKernelCreate *)0)->phKernel), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeKernelCreate = {3, offsetof(struct cgl_fr_zeKernelCreate, cgl_ret), sizeof(((struct cgl_fr_zeKernelCreate *)0)->cgl_ret), 7, cgl_ta_zeKernelCreate};
+static const cg_arg_name cgl_tn_zeKernelCreate[3] = {{"hModule", NULL}, {"desc", NULL}, {"phKernel", NULL}};
+static const struct cgl_targs_zeKernelCreate cgl_targs_zeKernelCreate = {{3, offsetof(struct cgl_fr_zeKernelCreate, cgl_ret), sizeof(((struct cgl_fr_zeKernelCreate *)0)->cgl_ret), 7, cgl_targs_zeKernelCreate.arg, cgl_tn_zeKernelCreate}, {
+    {offsetof(struct cgl_fr_zeKernelCreate, hModule), sizeof(((struct cgl_fr_zeKernelCreate *)0)->hModule), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeKernelCreate, desc), sizeof(((struct cgl_fr_zeKernelCreate *)0)->desc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeKernelCreate, phKernel), sizeof(((struct cgl_fr_zeKernelCreate *)0)->phKernel), 3, 0, 0, 0},
+}};
 CG_THUNK(zeKernelCreate, (cgl_f->hModule, cgl_f->desc, cgl_f->phKernel), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_t *desc, ze_kernel_handle_t *phKernel)
 {
@@ -4585,10 +5453,10 @@ struct cgl_fr_zeKernelDestroy {
 static const cg_rule cgl_rules_zeKernelDestroy[1] = {
     {"hKernel", offsetof(struct cgl_fr_zeKernelDestroy, hKernel), sizeof(((struct cgl_fr_zeKernelDestroy *)0)->hKernel), CG_RULE_WRITE | CG_RULE_DESTROY},
 };
-static const cg_arg cgl_ta_zeKernelDestroy[1] = {
-    {"hKernel", offsetof(struct cgl_fr_zeKernelDestroy, hKernel), sizeof(((struct cgl_fr_zeKernelDestroy *)0)->hKernel), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeKernelDestroy = {1, offsetof(struct cgl_fr_zeKernelDestroy, cgl_ret), sizeof(((struct cgl_fr_zeKernelDestroy *)0)->cgl_ret), 7, cgl_ta_zeKernelDestroy};
+static const cg_arg_name cgl_tn_zeKernelDestroy[1] = {{"hKernel", NULL}};
+static const struct cgl_targs_zeKernelDestroy cgl_targs_zeKernelDestroy = {{1, offsetof(struct cgl_fr_zeKernelDestroy, cgl_ret), sizeof(((struct cgl_fr_zeKernelDestroy *)0)->cgl_ret), 7, cgl_targs_zeKernelDestroy.arg, cgl_tn_zeKernelDestroy}, {
+    {offsetof(struct cgl_fr_zeKernelDestroy, hKernel), sizeof(((struct cgl_fr_zeKernelDestroy *)0)->hKernel), 3, 0, 0, 0},
+}};
 CG_THUNK(zeKernelDestroy, (cgl_f->hKernel), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelDestroy(ze_kernel_handle_t hKernel)
 {
@@ -4615,12 +5483,12 @@ struct cgl_fr_zeModuleGetFunctionPointer {
     void **pfnFunction;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeModuleGetFunctionPointer[3] = {
-    {"hModule", offsetof(struct cgl_fr_zeModuleGetFunctionPointer, hModule), sizeof(((struct cgl_fr_zeModuleGetFunctionPointer *)0)->hModule), 3, 0, 0, 0, NULL},
-    {"pFunctionName", offsetof(struct cgl_fr_zeModuleGetFunctionPointer, pFunctionName), sizeof(((struct cgl_fr_zeModuleGetFunctionPointer *)0)->pFunctionName), 5, 0, 0, 0, NULL},
-    {"pfnFunction", offsetof(struct cgl_fr_zeModuleGetFunctionPointer, pfnFunction), sizeof(((struct cgl_fr_zeModuleGetFunctionPointer *)0)->pfnFunction), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeModuleGetFunctionPointer = {3, offsetof(struct cgl_fr_zeModuleGetFunctionPointer, cgl_ret), sizeof(((struct cgl_fr_zeModuleGetFunctionPointer *)0)->cgl_ret), 7, cgl_ta_zeModuleGetFunctionPointer};
+static const cg_arg_name cgl_tn_zeModuleGetFunctionPointer[3] = {{"hModule", NULL}, {"pFunctionName", NULL}, {"pfnFunction", NULL}};
+static const struct cgl_targs_zeModuleGetFunctionPointer cgl_targs_zeModuleGetFunctionPointer = {{3, offsetof(struct cgl_fr_zeModuleGetFunctionPointer, cgl_ret), sizeof(((struct cgl_fr_zeModuleGetFunctionPointer *)0)->cgl_ret), 7, cgl_targs_zeModuleGetFunctionPointer.arg, cgl_tn_zeModuleGetFunctionPointer}, {
+    {offsetof(struct cgl_fr_zeModuleGetFunctionPointer, hModule), sizeof(((struct cgl_fr_zeModuleGetFunctionPointer *)0)->hModule), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeModuleGetFunctionPointer, pFunctionName), sizeof(((struct cgl_fr_zeModuleGetFunctionPointer *)0)->pFunctionName), 5, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeModuleGetFunctionPointer, pfnFunction), sizeof(((struct cgl_fr_zeModuleGetFunctionPointer *)0)->pfnFunction), 3, 0, 0, 0},
+}};
 CG_THUNK(zeModuleGetFunctionPointer, (cgl_f->hModule, cgl_f->pFunctionName, cgl_f->pfnFunction), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleGetFunctionPointer(ze_module_handle_t hModule, const char *pFunctionName, void **pfnFunction)
 {
@@ -4651,13 +5519,13 @@ struct cgl_fr_zeKernelSetGroupSize {
 static const cg_rule cgl_rules_zeKernelSetGroupSize[1] = {
     {"hKernel", offsetof(struct cgl_fr_zeKernelSetGroupSize, hKernel), sizeof(((struct cgl_fr_zeKernelSetGroupSize *)0)->hKernel), CG_RULE_WRITE | CG_RULE_SETS},
 };
-static const cg_arg cgl_ta_zeKernelSetGroupSize[4] = {
-    {"hKernel", offsetof(struct cgl_fr_zeKernelSetGroupSize, hKernel), sizeof(((struct cgl_fr_zeKernelSetGroupSize *)0)->hKernel), 3, 0, 0, 0, NULL},
-    {"groupSizeX", offsetof(struct cgl_fr_zeKernelSetGroupSize, groupSizeX), sizeof(((struct cgl_fr_zeKernelSetGroupSize *)0)->groupSizeX), 2, 0, 0, 0, NULL},
-    {"groupSizeY", offsetof(struct cgl_fr_zeKernelSetGroupSize, groupSizeY), sizeof(((struct cgl_fr_zeKernelSetGroupSize *)0)->groupSizeY), 2, 0, 0, 0, NULL},
-    {"groupSizeZ", offsetof(struct cgl_fr_zeKernelSetGroupSize, groupSizeZ), sizeof(((struct cgl_fr_zeKernelSetGroupSize *)0)->groupSizeZ), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeKernelSetGroupSize = {4, offsetof(struct cgl_fr_zeKernelSetGroupSize, cgl_ret), sizeof(((struct cgl_fr_zeKernelSetGroupSize *)0)->cgl_ret), 7, cgl_ta_zeKernelSetGroupSize};
+static const cg_arg_name cgl_tn_zeKernelSetGroupSize[4] = {{"hKernel", NULL}, {"groupSizeX", NULL}, {"groupSizeY", NULL}, {"groupSizeZ", NULL}};
+static const struct cgl_targs_zeKernelSetGroupSize cgl_targs_zeKernelSetGroupSize = {{4, offsetof(struct cgl_fr_zeKernelSetGroupSize, cgl_ret), sizeof(((struct cgl_fr_zeKernelSetGroupSize *)0)->cgl_ret), 7, cgl_targs_zeKernelSetGroupSize.arg, cgl_tn_zeKernelSetGroupSize}, {
+    {offsetof(struct cgl_fr_zeKernelSetGroupSize, hKernel), sizeof(((struct cgl_fr_zeKernelSetGroupSize *)0)->hKernel), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeKernelSetGroupSize, groupSizeX), sizeof(((struct cgl_fr_zeKernelSetGroupSize *)0)->groupSizeX), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeKernelSetGroupSize, groupSizeY), sizeof(((struct cgl_fr_zeKernelSetGroupSize *)0)->groupSizeY), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeKernelSetGroupSize, groupSizeZ), sizeof(((struct cgl_fr_zeKernelSetGroupSize *)0)->groupSizeZ), 2, 0, 0, 0},
+}};
 CG_THUNK(zeKernelSetGroupSize, (cgl_f->hKernel, cgl_f->groupSizeX, cgl_f->groupSizeY, cgl_f->groupSizeZ), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSetGroupSize(ze_kernel_handle_t hKernel, uint32_t groupSizeX, uint32_t groupSizeY, uint32_t groupSizeZ)
 {
@@ -4688,16 +5556,16 @@ struct cgl_fr_zeKernelSuggestGroupSize {
     uint32_t *groupSizeZ;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeKernelSuggestGroupSize[7] = {
-    {"hKernel", offsetof(struct cgl_fr_zeKernelSuggestGroupSize, hKernel), sizeof(((struct cgl_fr_zeKernelSuggestGroupSize *)0)->hKernel), 3, 0, 0, 0, NULL},
-    {"globalSizeX", offsetof(struct cgl_fr_zeKernelSuggestGroupSize, globalSizeX), sizeof(((struct cgl_fr_zeKernelSuggestGroupSize *)0)->globalSizeX), 2, 0, 0, 0, NULL},
-    {"globalSizeY", offsetof(struct cgl_fr_zeKernelSuggestGroupSize, globalSizeY), sizeof(((struct cgl_fr_zeKernelSuggestGroupSize *)0)->globalSizeY), 2, 0, 0, 0, NULL},
-    {"globalSizeZ", offsetof(struct cgl_fr_zeKernelSuggestGroupSize, globalSizeZ), sizeof(((struct cgl_fr_zeKernelSuggestGroupSize *)0)->globalSizeZ), 2, 0, 0, 0, NULL},
-    {"groupSizeX", offsetof(struct cgl_fr_zeKernelSuggestGroupSize, groupSizeX), sizeof(((struct cgl_fr_zeKernelSuggestGroupSize *)0)->groupSizeX), 3, 0, 0, 0, NULL},
-    {"groupSizeY", offsetof(struct cgl_fr_zeKernelSuggestGroupSize, groupSizeY), sizeof(((struct cgl_fr_zeKernelSuggestGroupSize *)0)->groupSizeY), 3, 0, 0, 0, NULL},
-    {"groupSizeZ", offsetof(struct cgl_fr_zeKernelSuggestGroupSize, groupSizeZ), sizeof(((struct cgl_fr_zeKernelSuggestGroupSize *)0)->groupSizeZ), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeKernelSuggestGroupSize = {7, offsetof(struct cgl_fr_zeKernelSuggestGroupSize, cgl_ret), sizeof(((struct cgl_fr_zeKernelSuggestGroupSize *)0)->cgl_ret), 7, cgl_ta_zeKernelSuggestGroupSize};
+static const cg_arg_name cgl_tn_zeKernelSuggestGroupSize[7] = {{"hKernel", NULL}, {"globalSizeX", NULL}, {"globalSizeY", NULL}, {"globalSizeZ", NULL}, {"groupSizeX", NULL}, {"groupSizeY", NULL}, {"groupSizeZ", NULL}};
+static const struct cgl_targs_zeKernelSuggestGroupSize cgl_targs_zeKernelSuggestGroupSize = {{7, offsetof(struct cgl_fr_zeKernelSuggestGroupSize, cgl_ret), sizeof(((struct cgl_fr_zeKernelSuggestGroupSize *)0)->cgl_ret), 7, cgl_targs_zeKernelSuggestGroupSize.arg, cgl_tn_zeKernelSuggestGroupSize}, {
+    {offsetof(struct cgl_fr_zeKernelSuggestGroupSize, hKernel), sizeof(((struct cgl_fr_zeKernelSuggestGroupSize *)0)->hKernel), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeKernelSuggestGroupSize, globalSizeX), sizeof(((struct cgl_fr_zeKernelSuggestGroupSize *)0)->globalSizeX), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeKernelSuggestGroupSize, globalSizeY), sizeof(((struct cgl_fr_zeKernelSuggestGroupSize *)0)->globalSizeY), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeKernelSuggestGroupSize, globalSizeZ), sizeof(((struct cgl_fr_zeKernelSuggestGroupSize *)0)->globalSizeZ), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeKernelSuggestGroupSize, groupSizeX), sizeof(((struct cgl_fr_zeKernelSuggestGroupSize *)0)->groupSizeX), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeKernelSuggestGroupSize, groupSizeY), sizeof(((struct cgl_fr_zeKernelSuggestGroupSize *)0)->groupSizeY), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeKernelSuggestGroupSize, groupSizeZ), sizeof(((struct cgl_fr_zeKernelSuggestGroupSize *)0)->groupSizeZ), 3, 0, 0, 0},
+}};
 CG_THUNK(zeKernelSuggestGroupSize, (cgl_f->hKernel, cgl_f->globalSizeX, cgl_f->globalSizeY, cgl_f->globalSizeZ, cgl_f->groupSizeX, cgl_f->groupSizeY, cgl_f->groupSizeZ), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSuggestGroupSize(ze_kernel_handle_t hKernel, uint32_t globalSizeX, uint32_t globalSizeY, uint32_t globalSizeZ, uint32_t *groupSizeX, uint32_t *groupSizeY, uint32_t *groupSizeZ)
 {
@@ -4723,11 +5591,11 @@ struct cgl_fr_zeKernelSuggestMaxCooperativeGroupCount {
     uint32_t *totalGroupCount;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeKernelSuggestMaxCooperativeGroupCount[2] = {
-    {"hKernel", offsetof(struct cgl_fr_zeKernelSuggestMaxCooperativeGroupCount, hKernel), sizeof(((struct cgl_fr_zeKernelSuggestMaxCooperativeGroupCount *)0)->hKernel), 3, 0, 0, 0, NULL},
-    {"totalGroupCount", offsetof(struct cgl_fr_zeKernelSuggestMaxCooperativeGroupCount, totalGroupCount), sizeof(((struct cgl_fr_zeKernelSuggestMaxCooperativeGroupCount *)0)->totalGroupCount), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeKernelSuggestMaxCooperativeGroupCount = {2, offsetof(struct cgl_fr_zeKernelSuggestMaxCooperativeGroupCount, cgl_ret), sizeof(((struct cgl_fr_zeKernelSuggestMaxCooperativeGroupCount *)0)->cgl_ret), 7, cgl_ta_zeKernelSuggestMaxCooperativeGroupCount};
+static const cg_arg_name cgl_tn_zeKernelSuggestMaxCooperativeGroupCount[2] = {{"hKernel", NULL}, {"totalGroupCount", NULL}};
+static const struct cgl_targs_zeKernelSuggestMaxCooperativeGroupCount cgl_targs_zeKernelSuggestMaxCooperativeGroupCount = {{2, offsetof(struct cgl_fr_zeKernelSuggestMaxCooperativeGroupCount, cgl_ret), sizeof(((struct cgl_fr_zeKernelSuggestMaxCooperativeGroupCount *)0)->cgl_ret), 7, cgl_targs_zeKernelSuggestMaxCooperativeGroupCount.arg, cgl_tn_zeKernelSuggestMaxCooperativeGroupCount}, {
+    {offsetof(struct cgl_fr_zeKernelSuggestMaxCooperativeGroupCount, hKernel), sizeof(((struct cgl_fr_zeKernelSuggestMaxCooperativeGroupCount *)0)->hKernel), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeKernelSuggestMaxCooperativeGroupCount, totalGroupCount), sizeof(((struct cgl_fr_zeKernelSuggestMaxCooperativeGroupCount *)0)->totalGroupCount), 3, 0, 0, 0},
+}};
 CG_THUNK(zeKernelSuggestMaxCooperativeGroupCount, (cgl_f->hKernel, cgl_f->totalGroupCount), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSuggestMaxCooperativeGroupCount(ze_kernel_handle_t hKernel, uint32_t *totalGroupCount)
 {
@@ -4758,13 +5626,13 @@ struct cgl_fr_zeKernelSetArgumentValue {
 static const cg_rule cgl_rules_zeKernelSetArgumentValue[1] = {
     {"hKernel", offsetof(struct cgl_fr_zeKernelSetArgumentValue, hKernel), sizeof(((struct cgl_fr_zeKernelSetArgumentValue *)0)->hKernel), CG_RULE_WRITE | CG_RULE_SETS},
 };
-static const cg_arg cgl_ta_zeKernelSetArgumentValue[4] = {
-    {"hKernel", offsetof(struct cgl_fr_zeKernelSetArgumentValue, hKernel), sizeof(((struct cgl_fr_zeKernelSetArgumentValue *)0)->hKernel), 3, 0, 0, 0, NULL},
-    {"argIndex", offsetof(struct cgl_fr_zeKernelSetArgumentValue, argIndex), sizeof(((struct cgl_fr_zeKernelSetArgumentValue *)0)->argIndex), 2, 0, 0, 0, NULL},
-    {"argSize", offsetof(struct cgl_fr_zeKernelSetArgumentValue, argSize), sizeof(((struct cgl_fr_zeKernelSetArgumentValue *)0)->argSize), 2, 0, 0, 0, NULL},
-    {"pArgValue", offsetof(struct cgl_fr_zeKernelSetArgumentValue, pArgValue), sizeof(((struct cgl_fr_zeKernelSetArgumentValue *)0)->pArgValue), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeKernelSetArgumentValue = {4, offsetof(struct cgl_fr_zeKernelSetArgumentValue, cgl_ret), sizeof(((struct cgl_fr_zeKernelSetArgumentValue *)0)->cgl_ret), 7, cgl_ta_zeKernelSetArgumentValue};
+static const cg_arg_name cgl_tn_zeKernelSetArgumentValue[4] = {{"hKernel", NULL}, {"argIndex", NULL}, {"argSize", NULL}, {"pArgValue", NULL}};
+static const struct cgl_targs_zeKernelSetArgumentValue cgl_targs_zeKernelSetArgumentValue = {{4, offsetof(struct cgl_fr_zeKernelSetArgumentValue, cgl_ret), sizeof(((struct cgl_fr_zeKernelSetArgumentValue *)0)->cgl_ret), 7, cgl_targs_zeKernelSetArgumentValue.arg, cgl_tn_zeKernelSetArgumentValue}, {
+    {offsetof(struct cgl_fr_zeKernelSetArgumentValue, hKernel), sizeof(((struct cgl_fr_zeKernelSetArgumentValue *)0)->hKernel), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeKernelSetArgumentValue, argIndex), sizeof(((struct cgl_fr_zeKernelSetArgumentValue *)0)->argIndex), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeKernelSetArgumentValue, argSize), sizeof(((struct cgl_fr_zeKernelSetArgumentValue *)0)->argSize), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeKernelSetArgumentValue, pArgValue), sizeof(((struct cgl_fr_zeKernelSetArgumentValue *)0)->pArgValue), 3, 0, 0, 0},
+}};
 CG_THUNK(zeKernelSetArgumentValue, (cgl_f->hKernel, cgl_f->argIndex, cgl_f->argSize, cgl_f->pArgValue), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSetArgumentValue(ze_kernel_handle_t hKernel, uint32_t argIndex, size_t argSize, const void *pArgValue)
 {
@@ -4793,11 +5661,11 @@ struct cgl_fr_zeKernelSetIndirectAccess {
 static const cg_rule cgl_rules_zeKernelSetIndirectAccess[1] = {
     {"hKernel", offsetof(struct cgl_fr_zeKernelSetIndirectAccess, hKernel), sizeof(((struct cgl_fr_zeKernelSetIndirectAccess *)0)->hKernel), CG_RULE_WRITE | CG_RULE_SETS},
 };
-static const cg_arg cgl_ta_zeKernelSetIndirectAccess[2] = {
-    {"hKernel", offsetof(struct cgl_fr_zeKernelSetIndirectAccess, hKernel), sizeof(((struct cgl_fr_zeKernelSetIndirectAccess *)0)->hKernel), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_zeKernelSetIndirectAccess, flags), sizeof(((struct cgl_fr_zeKernelSetIndirectAccess *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeKernelSetIndirectAccess = {2, offsetof(struct cgl_fr_zeKernelSetIndirectAccess, cgl_ret), sizeof(((struct cgl_fr_zeKernelSetIndirectAccess *)0)->cgl_ret), 7, cgl_ta_zeKernelSetIndirectAccess};
+static const cg_arg_name cgl_tn_zeKernelSetIndirectAccess[2] = {{"hKernel", NULL}, {"flags", NULL}};
+static const struct cgl_targs_zeKernelSetIndirectAccess cgl_targs_zeKernelSetIndirectAccess = {{2, offsetof(struct cgl_fr_zeKernelSetIndirectAccess, cgl_ret), sizeof(((struct cgl_fr_zeKernelSetIndirectAccess *)0)->cgl_ret), 7, cgl_targs_zeKernelSetIndirectAccess.arg, cgl_tn_zeKernelSetIndirectAccess}, {
+    {offsetof(struct cgl_fr_zeKernelSetIndirectAccess, hKernel), sizeof(((struct cgl_fr_zeKernelSetIndirectAccess *)0)->hKernel), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeKernelSetIndirectAccess, flags), sizeof(((struct cgl_fr_zeKernelSetIndirectAccess *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(zeKernelSetIndirectAccess, (cgl_f->hKernel, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSetIndirectAccess(ze_kernel_handle_t hKernel, ze_kernel_indirect_access_flags_t flags)
 {
@@ -4826,11 +5694,11 @@ struct cgl_fr_zeKernelGetIndirectAccess {
 static const cg_rule cgl_rules_zeKernelGetIndirectAccess[1] = {
     {"hKernel", offsetof(struct cgl_fr_zeKernelGetIndirectAccess, hKernel), sizeof(((struct cgl_fr_zeKernelGetIndirectAccess *)0)->hKernel), CG_RULE_READ},
 };
-static const cg_arg cgl_ta_zeKernelGetIndirectAccess[2] = {
-    {"hKernel", offsetof(struct cgl_fr_zeKernelGetIndirectAccess, hKernel), sizeof(((struct cgl_fr_zeKernelGetIndirectAccess *)0)->hKernel), 3, 0, 0, 0, NULL},
-    {"pFlags", offsetof(struct cgl_fr_zeKernelGetIndirectAccess, pFlags), sizeof(((struct cgl_fr_zeKernelGetIndirectAccess *)0)->pFlags), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeKernelGetIndirectAccess = {2, offsetof(struct cgl_fr_zeKernelGetIndirectAccess, cgl_ret), sizeof(((struct cgl_fr_zeKernelGetIndirectAccess *)0)->cgl_ret), 7, cgl_ta_zeKernelGetIndirectAccess};
+static const cg_arg_name cgl_tn_zeKernelGetIndirectAccess[2] = {{"hKernel", NULL}, {"pFlags", NULL}};
+static const struct cgl_targs_zeKernelGetIndirectAccess cgl_targs_zeKernelGetIndirectAccess = {{2, offsetof(struct cgl_fr_zeKernelGetIndirectAccess, cgl_ret), sizeof(((struct cgl_fr_zeKernelGetIndirectAccess *)0)->cgl_ret), 7, cgl_targs_zeKernelGetIndirectAccess.arg, cgl_tn_zeKernelGetIndirectAccess}, {
+    {offsetof(struct cgl_fr_zeKernelGetIndirectAccess, hKernel), sizeof(((struct cgl_fr_zeKernelGetIndirectAccess *)0)->hKernel), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeKernelGetIndirectAccess, pFlags), sizeof(((struct cgl_fr_zeKernelGetIndirectAccess *)0)->pFlags), 3, 0, 0, 0},
+}};
 CG_THUNK(zeKernelGetIndirectAccess, (cgl_f->hKernel, cgl_f->pFlags), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelGetIndirectAccess(ze_kernel_handle_t hKernel, ze_kernel_indirect_access_flags_t *pFlags)
 {
@@ -4860,12 +5728,12 @@ struct cgl_fr_zeKernelGetSourceAttributes {
 static const cg_rule cgl_rules_zeKernelGetSourceAttributes[1] = {
     {"hKernel", offsetof(struct cgl_fr_zeKernelGetSourceAttributes, hKernel), sizeof(((struct cgl_fr_zeKernelGetSourceAttributes *)0)->hKernel), CG_RULE_READ},
 };
-static const cg_arg cgl_ta_zeKernelGetSourceAttributes[3] = {
-    {"hKernel", offsetof(struct cgl_fr_zeKernelGetSourceAttributes, hKernel), sizeof(((struct cgl_fr_zeKernelGetSourceAttributes *)0)->hKernel), 3, 0, 0, 0, NULL},
-    {"pSize", offsetof(struct cgl_fr_zeKernelGetSourceAttributes, pSize), sizeof(((struct cgl_fr_zeKernelGetSourceAttributes *)0)->pSize), 3, 0, 0, 0, NULL},
-    {"pString", offsetof(struct cgl_fr_zeKernelGetSourceAttributes, pString), sizeof(((struct cgl_fr_zeKernelGetSourceAttributes *)0)->pString), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeKernelGetSourceAttributes = {3, offsetof(struct cgl_fr_zeKernelGetSourceAttributes, cgl_ret), sizeof(((struct cgl_fr_zeKernelGetSourceAttributes *)0)->cgl_ret), 7, cgl_ta_zeKernelGetSourceAttributes};
+static const cg_arg_name cgl_tn_zeKernelGetSourceAttributes[3] = {{"hKernel", NULL}, {"pSize", NULL}, {"pString", NULL}};
+static const struct cgl_targs_zeKernelGetSourceAttributes cgl_targs_zeKernelGetSourceAttributes = {{3, offsetof(struct cgl_fr_zeKernelGetSourceAttributes, cgl_ret), sizeof(((struct cgl_fr_zeKernelGetSourceAttributes *)0)->cgl_ret), 7, cgl_targs_zeKernelGetSourceAttributes.arg, cgl_tn_zeKernelGetSourceAttributes}, {
+    {offsetof(struct cgl_fr_zeKernelGetSourceAttributes, hKernel), sizeof(((struct cgl_fr_zeKernelGetSourceAttributes *)0)->hKernel), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeKernelGetSourceAttributes, pSize), sizeof(((struct cgl_fr_zeKernelGetSourceAttributes *)0)->pSize), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeKernelGetSourceAttributes, pString), sizeof(((struct cgl_fr_zeKernelGetSourceAttributes *)0)->pString), 3, 0, 0, 0},
+}};
 CG_THUNK(zeKernelGetSourceAttributes, (cgl_f->hKernel, cgl_f->pSize, cgl_f->pString), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelGetSourceAttributes(ze_kernel_handle_t hKernel, uint32_t *pSize, char **pString)
 {
@@ -4894,11 +5762,11 @@ struct cgl_fr_zeKernelSetCacheConfig {
 static const cg_rule cgl_rules_zeKernelSetCacheConfig[1] = {
     {"hKernel", offsetof(struct cgl_fr_zeKernelSetCacheConfig, hKernel), sizeof(((struct cgl_fr_zeKernelSetCacheConfig *)0)->hKernel), CG_RULE_WRITE | CG_RULE_SETS},
 };
-static const cg_arg cgl_ta_zeKernelSetCacheConfig[2] = {
-    {"hKernel", offsetof(struct cgl_fr_zeKernelSetCacheConfig, hKernel), sizeof(((struct cgl_fr_zeKernelSetCacheConfig *)0)->hKernel), 3, 0, 0, 0, NULL},
-    {"flags", offsetof(struct cgl_fr_zeKernelSetCacheConfig, flags), sizeof(((struct cgl_fr_zeKernelSetCacheConfig *)0)->flags), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeKernelSetCacheConfig = {2, offsetof(struct cgl_fr_zeKernelSetCacheConfig, cgl_ret), sizeof(((struct cgl_fr_zeKernelSetCacheConfig *)0)->cgl_ret), 7, cgl_ta_zeKernelSetCacheConfig};
+static const cg_arg_name cgl_tn_zeKernelSetCacheConfig[2] = {{"hKernel", NULL}, {"flags", NULL}};
+static const struct cgl_targs_zeKernelSetCacheConfig cgl_targs_zeKernelSetCacheConfig = {{2, offsetof(struct cgl_fr_zeKernelSetCacheConfig, cgl_ret), sizeof(((struct cgl_fr_zeKernelSetCacheConfig *)0)->cgl_ret), 7, cgl_targs_zeKernelSetCacheConfig.arg, cgl_tn_zeKernelSetCacheConfig}, {
+    {offsetof(struct cgl_fr_zeKernelSetCacheConfig, hKernel), sizeof(((struct cgl_fr_zeKernelSetCacheConfig *)0)->hKernel), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeKernelSetCacheConfig, flags), sizeof(((struct cgl_fr_zeKernelSetCacheConfig *)0)->flags), 2, 0, 0, 0},
+}};
 CG_THUNK(zeKernelSetCacheConfig, (cgl_f->hKernel, cgl_f->flags), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSetCacheConfig(ze_kernel_handle_t hKernel, ze_cache_config_flags_t flags)
 {
@@ -4924,11 +5792,11 @@ struct cgl_fr_zeKernelGetProperties {
     ze_kernel_properties_t *pKernelProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeKernelGetProperties[2] = {
-    {"hKernel", offsetof(struct cgl_fr_zeKernelGetProperties, hKernel), sizeof(((struct cgl_fr_zeKernelGetProperties *)0)->hKernel), 3, 0, 0, 0, NULL},
-    {"pKernelProperties", offsetof(struct cgl_fr_zeKernelGetProperties, pKernelProperties), sizeof(((struct cgl_fr_zeKernelGetProperties *)0)->pKernelProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeKernelGetProperties = {2, offsetof(struct cgl_fr_zeKernelGetProperties, cgl_ret), sizeof(((struct cgl_fr_zeKernelGetProperties *)0)->cgl_ret), 7, cgl_ta_zeKernelGetProperties};
+static const cg_arg_name cgl_tn_zeKernelGetProperties[2] = {{"hKernel", NULL}, {"pKernelProperties", NULL}};
+static const struct cgl_targs_zeKernelGetProperties cgl_targs_zeKernelGetProperties = {{2, offsetof(struct cgl_fr_zeKernelGetProperties, cgl_ret), sizeof(((struct cgl_fr_zeKernelGetProperties *)0)->cgl_ret), 7, cgl_targs_zeKernelGetProperties.arg, cgl_tn_zeKernelGetProperties}, {
+    {offsetof(struct cgl_fr_zeKernelGetProperties, hKernel), sizeof(((struct cgl_fr_zeKernelGetProperties *)0)->hKernel), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeKernelGetProperties, pKernelProperties), sizeof(((struct cgl_fr_zeKernelGetProperties *)0)->pKernelProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zeKernelGetProperties, (cgl_f->hKernel, cgl_f->pKernelProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelGetProperties(ze_kernel_handle_t hKernel, ze_kernel_properties_t *pKernelProperties)
 {
@@ -4955,12 +5823,12 @@ struct cgl_fr_zeKernelGetName {
     char *pName;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeKernelGetName[3] = {
-    {"hKernel", offsetof(struct cgl_fr_zeKernelGetName, hKernel), sizeof(((struct cgl_fr_zeKernelGetName *)0)->hKernel), 3, 0, 0, 0, NULL},
-    {"pSize", offsetof(struct cgl_fr_zeKernelGetName, pSize), sizeof(((struct cgl_fr_zeKernelGetName *)0)->pSize), 3, 0, 0, 0, NULL},
-    {"pName", offsetof(struct cgl_fr_zeKernelGetName, pName), sizeof(((struct cgl_fr_zeKernelGetName *)0)->pName), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeKernelGetName = {3, offsetof(struct cgl_fr_zeKernelGetName, cgl_ret), sizeof(((struct cgl_fr_zeKernelGetName *)0)->cgl_ret), 7, cgl_ta_zeKernelGetName};
+static const cg_arg_name cgl_tn_zeKernelGetName[3] = {{"hKernel", NULL}, {"pSize", NULL}, {"pName", NULL}};
+static const struct cgl_targs_zeKernelGetName cgl_targs_zeKernelGetName = {{3, offsetof(struct cgl_fr_zeKernelGetName, cgl_ret), sizeof(((struct cgl_fr_zeKernelGetName *)0)->cgl_ret), 7, cgl_targs_zeKernelGetName.arg, cgl_tn_zeKernelGetName}, {
+    {offsetof(struct cgl_fr_zeKernelGetName, hKernel), sizeof(((struct cgl_fr_zeKernelGetName *)0)->hKernel), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeKernelGetName, pSize), sizeof(((struct cgl_fr_zeKernelGetName *)0)->pSize), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeKernelGetName, pName), sizeof(((struct cgl_fr_zeKernelGetName *)0)->pName), 3, 0, 0, 0},
+}};
 CG_THUNK(zeKernelGetName, (cgl_f->hKernel, cgl_f->pSize, cgl_f->pName), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelGetName(ze_kernel_handle_t hKernel, size_t *pSize, char *pName)
 {
@@ -4994,15 +5862,15 @@ static const cg_rule cgl_rules_zeCommandListAppendLaunchKernel[2] = {
     {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendLaunchKernel, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernel *)0)->hCommandList), CG_RULE_WRITE},
     {"hKernel", offsetof(struct cgl_fr_zeCommandListAppendLaunchKernel, hKernel), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernel *)0)->hKernel), CG_RULE_READ | CG_RULE_LAUNCHES},
 };
-static const cg_arg cgl_ta_zeCommandListAppendLaunchKernel[6] = {
-    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendLaunchKernel, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernel *)0)->hCommandList), 3, 0, 0, 0, NULL},
-    {"hKernel", offsetof(struct cgl_fr_zeCommandListAppendLaunchKernel, hKernel), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernel *)0)->hKernel), 3, 0, 0, 0, NULL},
-    {"pLaunchFuncArgs", offsetof(struct cgl_fr_zeCommandListAppendLaunchKernel, pLaunchFuncArgs), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernel *)0)->pLaunchFuncArgs), 3, 0, 0, 0, NULL},
-    {"hSignalEvent", offsetof(struct cgl_fr_zeCommandListAppendLaunchKernel, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernel *)0)->hSignalEvent), 3, 0, 0, 0, NULL},
-    {"numWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendLaunchKernel, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernel *)0)->numWaitEvents), 2, 0, 0, 0, NULL},
-    {"phWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendLaunchKernel, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernel *)0)->phWaitEvents), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeCommandListAppendLaunchKernel = {6, offsetof(struct cgl_fr_zeCommandListAppendLaunchKernel, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernel *)0)->cgl_ret), 7, cgl_ta_zeCommandListAppendLaunchKernel};
+static const cg_arg_name cgl_tn_zeCommandListAppendLaunchKernel[6] = {{"hCommandList", NULL}, {"hKernel", NULL}, {"pLaunchFuncArgs", NULL}, {"hSignalEvent", NULL}, {"numWaitEvents", NULL}, {"phWaitEvents", NULL}};
+static const struct cgl_targs_zeCommandListAppendLaunchKernel cgl_targs_zeCommandListAppendLaunchKernel = {{6, offsetof(struct cgl_fr_zeCommandListAppendLaunchKernel, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernel *)0)->cgl_ret), 7, cgl_targs_zeCommandListAppendLaunchKernel.arg, cgl_tn_zeCommandListAppendLaunchKernel}, {
+    {offsetof(struct cgl_fr_zeCommandListAppendLaunchKernel, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernel *)0)->hCommandList), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendLaunchKernel, hKernel), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernel *)0)->hKernel), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendLaunchKernel, pLaunchFuncArgs), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernel *)0)->pLaunchFuncArgs), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendLaunchKernel, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernel *)0)->hSignalEvent), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendLaunchKernel, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernel *)0)->numWaitEvents), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendLaunchKernel, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernel *)0)->phWaitEvents), 3, 0, 0, 0},
+}};
 CG_THUNK(zeCommandListAppendLaunchKernel, (cgl_f->hCommandList, cgl_f->hKernel, cgl_f->pLaunchFuncArgs, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchFuncArgs, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -5036,15 +5904,15 @@ static const cg_rule cgl_rules_zeCommandListAppendLaunchCooperativeKernel[2] = {
     {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel *)0)->hCommandList), CG_RULE_WRITE},
     {"hKernel", offsetof(struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel, hKernel), sizeof(((struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel *)0)->hKernel), CG_RULE_READ | CG_RULE_LAUNCHES},
 };
-static const cg_arg cgl_ta_zeCommandListAppendLaunchCooperativeKernel[6] = {
-    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel *)0)->hCommandList), 3, 0, 0, 0, NULL},
-    {"hKernel", offsetof(struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel, hKernel), sizeof(((struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel *)0)->hKernel), 3, 0, 0, 0, NULL},
-    {"pLaunchFuncArgs", offsetof(struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel, pLaunchFuncArgs), sizeof(((struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel *)0)->pLaunchFuncArgs), 3, 0, 0, 0, NULL},
-    {"hSignalEvent", offsetof(struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel *)0)->hSignalEvent), 3, 0, 0, 0, NULL},
-    {"numWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel *)0)->numWaitEvents), 2, 0, 0, 0, NULL},
-    {"phWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel *)0)->phWaitEvents), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeCommandListAppendLaunchCooperativeKernel = {6, offsetof(struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel *)0)->cgl_ret), 7, cgl_ta_zeCommandListAppendLaunchCooperativeKernel};
+static const cg_arg_name cgl_tn_zeCommandListAppendLaunchCooperativeKernel[6] = {{"hCommandList", NULL}, {"hKernel", NULL}, {"pLaunchFuncArgs", NULL}, {"hSignalEvent", NULL}, {"numWaitEvents", NULL}, {"phWaitEvents", NULL}};
+static const struct cgl_targs_zeCommandListAppendLaunchCooperativeKernel cgl_targs_zeCommandListAppendLaunchCooperativeKernel = {{6, offsetof(struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel *)0)->cgl_ret), 7, cgl_targs_zeCommandListAppendLaunchCooperativeKernel.arg, cgl_tn_zeCommandListAppendLaunchCooperativeKernel}, {
+    {offsetof(struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel *)0)->hCommandList), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel, hKernel), sizeof(((struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel *)0)->hKernel), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel, pLaunchFuncArgs), sizeof(((struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel *)0)->pLaunchFuncArgs), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel *)0)->hSignalEvent), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel *)0)->numWaitEvents), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendLaunchCooperativeKernel *)0)->phWaitEvents), 3, 0, 0, 0},
+}};
 CG_THUNK(zeCommandListAppendLaunchCooperativeKernel, (cgl_f->hCommandList, cgl_f->hKernel, cgl_f->pLaunchFuncArgs, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendLaunchCooperativeKernel(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchFuncArgs, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -5078,15 +5946,15 @@ static const cg_rule cgl_rules_zeCommandListAppendLaunchKernelIndirect[2] = {
     {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendLaunchKernelIndirect, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernelIndirect *)0)->hCommandList), CG_RULE_WRITE},
     {"hKernel", offsetof(struct cgl_fr_zeCommandListAppendLaunchKernelIndirect, hKernel), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernelIndirect *)0)->hKernel), CG_RULE_READ | CG_RULE_LAUNCHES},
 };
-static const cg_arg cgl_ta_zeCommandListAppendLaunchKernelIndirect[6] = {
-    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendLaunchKernelIndirect, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernelIndirect *)0)->hCommandList), 3, 0, 0, 0, NULL},
-    {"hKernel", offsetof(struct cgl_fr_zeCommandListAppendLaunchKernelIndirect, hKernel), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernelIndirect *)0)->hKernel), 3, 0, 0, 0, NULL},
-    {"pLaunchArgumentsBuffer", offsetof(struct cgl_fr_zeCommandListAppendLaunchKernelIndirect, pLaunchArgumentsBuffer), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernelIndirect *)0)->pLaunchArgumentsBuffer), 3, 0, 0, 0, NULL},
-    {"hSignalEvent", offsetof(struct cgl_fr_zeCommandListAppendLaunchKernelIndirect, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernelIndirect *)0)->hSignalEvent), 3, 0, 0, 0, NULL},
-    {"numWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendLaunchKernelIndirect, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernelIndirect *)0)->numWaitEvents), 2, 0, 0, 0, NULL},
-    {"phWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendLaunchKernelIndirect, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernelIndirect *)0)->phWaitEvents), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeCommandListAppendLaunchKernelIndirect = {6, offsetof(struct cgl_fr_zeCommandListAppendLaunchKernelIndirect, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernelIndirect *)0)->cgl_ret), 7, cgl_ta_zeCommandListAppendLaunchKernelIndirect};
+static const cg_arg_name cgl_tn_zeCommandListAppendLaunchKernelIndirect[6] = {{"hCommandList", NULL}, {"hKernel", NULL}, {"pLaunchArgumentsBuffer", NULL}, {"hSignalEvent", NULL}, {"numWaitEvents", NULL}, {"phWaitEvents", NULL}};
+static const struct cgl_targs_zeCommandListAppendLaunchKernelIndirect cgl_targs_zeCommandListAppendLaunchKernelIndirect = {{6, offsetof(struct cgl_fr_zeCommandListAppendLaunchKernelIndirect, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernelIndirect *)0)->cgl_ret), 7, cgl_targs_zeCommandListAppendLaunchKernelIndirect.arg, cgl_tn_zeCommandListAppendLaunchKernelIndirect}, {
+    {offsetof(struct cgl_fr_zeCommandListAppendLaunchKernelIndirect, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernelIndirect *)0)->hCommandList), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendLaunchKernelIndirect, hKernel), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernelIndirect *)0)->hKernel), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendLaunchKernelIndirect, pLaunchArgumentsBuffer), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernelIndirect *)0)->pLaunchArgumentsBuffer), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendLaunchKernelIndirect, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernelIndirect *)0)->hSignalEvent), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendLaunchKernelIndirect, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernelIndirect *)0)->numWaitEvents), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendLaunchKernelIndirect, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendLaunchKernelIndirect *)0)->phWaitEvents), 3, 0, 0, 0},
+}};
 CG_THUNK(zeCommandListAppendLaunchKernelIndirect, (cgl_f->hCommandList, cgl_f->hKernel, cgl_f->pLaunchArgumentsBuffer, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendLaunchKernelIndirect(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchArgumentsBuffer, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -5121,17 +5989,17 @@ struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect {
 static const cg_rule cgl_rules_zeCommandListAppendLaunchMultipleKernelsIndirect[1] = {
     {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect *)0)->hCommandList), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zeCommandListAppendLaunchMultipleKernelsIndirect[8] = {
-    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect *)0)->hCommandList), 3, 0, 0, 0, NULL},
-    {"numKernels", offsetof(struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect, numKernels), sizeof(((struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect *)0)->numKernels), 2, 0, 0, 0, NULL},
-    {"phKernels", offsetof(struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect, phKernels), sizeof(((struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect *)0)->phKernels), 3, 0, 0, 0, NULL},
-    {"pCountBuffer", offsetof(struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect, pCountBuffer), sizeof(((struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect *)0)->pCountBuffer), 3, 0, 0, 0, NULL},
-    {"pLaunchArgumentsBuffer", offsetof(struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect, pLaunchArgumentsBuffer), sizeof(((struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect *)0)->pLaunchArgumentsBuffer), 3, 0, 0, 0, NULL},
-    {"hSignalEvent", offsetof(struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect *)0)->hSignalEvent), 3, 0, 0, 0, NULL},
-    {"numWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect *)0)->numWaitEvents), 2, 0, 0, 0, NULL},
-    {"phWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect *)0)->phWaitEvents), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeCommandListAppendLaunchMultipleKernelsIndirect = {8, offsetof(struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect *)0)->cgl_ret), 7, cgl_ta_zeCommandListAppendLaunchMultipleKernelsIndirect};
+static const cg_arg_name cgl_tn_zeCommandListAppendLaunchMultipleKernelsIndirect[8] = {{"hCommandList", NULL}, {"numKernels", NULL}, {"phKernels", NULL}, {"pCountBuffer", NULL}, {"pLaunchArgumentsBuffer", NULL}, {"hSignalEvent", NULL}, {"numWaitEvents", NULL}, {"phWaitEvents", NULL}};
+static const struct cgl_targs_zeCommandListAppendLaunchMultipleKernelsIndirect cgl_targs_zeCommandListAppendLaunchMultipleKernelsIndirect = {{8, offsetof(struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect *)0)->cgl_ret), 7, cgl_targs_zeCommandListAppendLaunchMultipleKernelsIndirect.arg, cgl_tn_zeCommandListAppendLaunchMultipleKernelsIndirect}, {
+    {offsetof(struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect *)0)->hCommandList), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect, numKernels), sizeof(((struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect *)0)->numKernels), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect, phKernels), sizeof(((struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect *)0)->phKernels), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect, pCountBuffer), sizeof(((struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect *)0)->pCountBuffer), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect, pLaunchArgumentsBuffer), sizeof(((struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect *)0)->pLaunchArgumentsBuffer), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect *)0)->hSignalEvent), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect *)0)->numWaitEvents), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendLaunchMultipleKernelsIndirect *)0)->phWaitEvents), 3, 0, 0, 0},
+}};
 CG_THUNK(zeCommandListAppendLaunchMultipleKernelsIndirect, (cgl_f->hCommandList, cgl_f->numKernels, cgl_f->phKernels, cgl_f->pCountBuffer, cgl_f->pLaunchArgumentsBuffer, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendLaunchMultipleKernelsIndirect(ze_command_list_handle_t hCommandList, uint32_t numKernels, ze_kernel_handle_t *phKernels, const uint32_t *pCountBuffer, const ze_group_count_t *pLaunchArgumentsBuffer, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -5159,13 +6027,13 @@ struct cgl_fr_zeContextMakeMemoryResident {
     size_t size;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeContextMakeMemoryResident[4] = {
-    {"hContext", offsetof(struct cgl_fr_zeContextMakeMemoryResident, hContext), sizeof(((struct cgl_fr_zeContextMakeMemoryResident *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"hDevice", offsetof(struct cgl_fr_zeContextMakeMemoryResident, hDevice), sizeof(((struct cgl_fr_zeContextMakeMemoryResident *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"ptr", offsetof(struct cgl_fr_zeContextMakeMemoryResident, ptr), sizeof(((struct cgl_fr_zeContextMakeMemoryResident *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_zeContextMakeMemoryResident, size), sizeof(((struct cgl_fr_zeContextMakeMemoryResident *)0)->size), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeContextMakeMemoryResident = {4, offsetof(struct cgl_fr_zeContextMakeMemoryResident, cgl_ret), sizeof(((struct cgl_fr_zeContextMakeMemoryResident *)0)->cgl_ret), 7, cgl_ta_zeContextMakeMemoryResident};
+static const cg_arg_name cgl_tn_zeContextMakeMemoryResident[4] = {{"hContext", NULL}, {"hDevice", NULL}, {"ptr", NULL}, {"size", NULL}};
+static const struct cgl_targs_zeContextMakeMemoryResident cgl_targs_zeContextMakeMemoryResident = {{4, offsetof(struct cgl_fr_zeContextMakeMemoryResident, cgl_ret), sizeof(((struct cgl_fr_zeContextMakeMemoryResident *)0)->cgl_ret), 7, cgl_targs_zeContextMakeMemoryResident.arg, cgl_tn_zeContextMakeMemoryResident}, {
+    {offsetof(struct cgl_fr_zeContextMakeMemoryResident, hContext), sizeof(((struct cgl_fr_zeContextMakeMemoryResident *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeContextMakeMemoryResident, hDevice), sizeof(((struct cgl_fr_zeContextMakeMemoryResident *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeContextMakeMemoryResident, ptr), sizeof(((struct cgl_fr_zeContextMakeMemoryResident *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeContextMakeMemoryResident, size), sizeof(((struct cgl_fr_zeContextMakeMemoryResident *)0)->size), 2, 0, 0, 0},
+}};
 CG_THUNK(zeContextMakeMemoryResident, (cgl_f->hContext, cgl_f->hDevice, cgl_f->ptr, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeContextMakeMemoryResident(ze_context_handle_t hContext, ze_device_handle_t hDevice, void *ptr, size_t size)
 {
@@ -5193,13 +6061,13 @@ struct cgl_fr_zeContextEvictMemory {
     size_t size;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeContextEvictMemory[4] = {
-    {"hContext", offsetof(struct cgl_fr_zeContextEvictMemory, hContext), sizeof(((struct cgl_fr_zeContextEvictMemory *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"hDevice", offsetof(struct cgl_fr_zeContextEvictMemory, hDevice), sizeof(((struct cgl_fr_zeContextEvictMemory *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"ptr", offsetof(struct cgl_fr_zeContextEvictMemory, ptr), sizeof(((struct cgl_fr_zeContextEvictMemory *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_zeContextEvictMemory, size), sizeof(((struct cgl_fr_zeContextEvictMemory *)0)->size), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeContextEvictMemory = {4, offsetof(struct cgl_fr_zeContextEvictMemory, cgl_ret), sizeof(((struct cgl_fr_zeContextEvictMemory *)0)->cgl_ret), 7, cgl_ta_zeContextEvictMemory};
+static const cg_arg_name cgl_tn_zeContextEvictMemory[4] = {{"hContext", NULL}, {"hDevice", NULL}, {"ptr", NULL}, {"size", NULL}};
+static const struct cgl_targs_zeContextEvictMemory cgl_targs_zeContextEvictMemory = {{4, offsetof(struct cgl_fr_zeContextEvictMemory, cgl_ret), sizeof(((struct cgl_fr_zeContextEvictMemory *)0)->cgl_ret), 7, cgl_targs_zeContextEvictMemory.arg, cgl_tn_zeContextEvictMemory}, {
+    {offsetof(struct cgl_fr_zeContextEvictMemory, hContext), sizeof(((struct cgl_fr_zeContextEvictMemory *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeContextEvictMemory, hDevice), sizeof(((struct cgl_fr_zeContextEvictMemory *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeContextEvictMemory, ptr), sizeof(((struct cgl_fr_zeContextEvictMemory *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeContextEvictMemory, size), sizeof(((struct cgl_fr_zeContextEvictMemory *)0)->size), 2, 0, 0, 0},
+}};
 CG_THUNK(zeContextEvictMemory, (cgl_f->hContext, cgl_f->hDevice, cgl_f->ptr, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeContextEvictMemory(ze_context_handle_t hContext, ze_device_handle_t hDevice, void *ptr, size_t size)
 {
@@ -5226,12 +6094,12 @@ struct cgl_fr_zeContextMakeImageResident {
     ze_image_handle_t hImage;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeContextMakeImageResident[3] = {
-    {"hContext", offsetof(struct cgl_fr_zeContextMakeImageResident, hContext), sizeof(((struct cgl_fr_zeContextMakeImageResident *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"hDevice", offsetof(struct cgl_fr_zeContextMakeImageResident, hDevice), sizeof(((struct cgl_fr_zeContextMakeImageResident *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"hImage", offsetof(struct cgl_fr_zeContextMakeImageResident, hImage), sizeof(((struct cgl_fr_zeContextMakeImageResident *)0)->hImage), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeContextMakeImageResident = {3, offsetof(struct cgl_fr_zeContextMakeImageResident, cgl_ret), sizeof(((struct cgl_fr_zeContextMakeImageResident *)0)->cgl_ret), 7, cgl_ta_zeContextMakeImageResident};
+static const cg_arg_name cgl_tn_zeContextMakeImageResident[3] = {{"hContext", NULL}, {"hDevice", NULL}, {"hImage", NULL}};
+static const struct cgl_targs_zeContextMakeImageResident cgl_targs_zeContextMakeImageResident = {{3, offsetof(struct cgl_fr_zeContextMakeImageResident, cgl_ret), sizeof(((struct cgl_fr_zeContextMakeImageResident *)0)->cgl_ret), 7, cgl_targs_zeContextMakeImageResident.arg, cgl_tn_zeContextMakeImageResident}, {
+    {offsetof(struct cgl_fr_zeContextMakeImageResident, hContext), sizeof(((struct cgl_fr_zeContextMakeImageResident *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeContextMakeImageResident, hDevice), sizeof(((struct cgl_fr_zeContextMakeImageResident *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeContextMakeImageResident, hImage), sizeof(((struct cgl_fr_zeContextMakeImageResident *)0)->hImage), 3, 0, 0, 0},
+}};
 CG_THUNK(zeContextMakeImageResident, (cgl_f->hContext, cgl_f->hDevice, cgl_f->hImage), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeContextMakeImageResident(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_image_handle_t hImage)
 {
@@ -5258,12 +6126,12 @@ struct cgl_fr_zeContextEvictImage {
     ze_image_handle_t hImage;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeContextEvictImage[3] = {
-    {"hContext", offsetof(struct cgl_fr_zeContextEvictImage, hContext), sizeof(((struct cgl_fr_zeContextEvictImage *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"hDevice", offsetof(struct cgl_fr_zeContextEvictImage, hDevice), sizeof(((struct cgl_fr_zeContextEvictImage *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"hImage", offsetof(struct cgl_fr_zeContextEvictImage, hImage), sizeof(((struct cgl_fr_zeContextEvictImage *)0)->hImage), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeContextEvictImage = {3, offsetof(struct cgl_fr_zeContextEvictImage, cgl_ret), sizeof(((struct cgl_fr_zeContextEvictImage *)0)->cgl_ret), 7, cgl_ta_zeContextEvictImage};
+static const cg_arg_name cgl_tn_zeContextEvictImage[3] = {{"hContext", NULL}, {"hDevice", NULL}, {"hImage", NULL}};
+static const struct cgl_targs_zeContextEvictImage cgl_targs_zeContextEvictImage = {{3, offsetof(struct cgl_fr_zeContextEvictImage, cgl_ret), sizeof(((struct cgl_fr_zeContextEvictImage *)0)->cgl_ret), 7, cgl_targs_zeContextEvictImage.arg, cgl_tn_zeContextEvictImage}, {
+    {offsetof(struct cgl_fr_zeContextEvictImage, hContext), sizeof(((struct cgl_fr_zeContextEvictImage *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeContextEvictImage, hDevice), sizeof(((struct cgl_fr_zeContextEvictImage *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeContextEvictImage, hImage), sizeof(((struct cgl_fr_zeContextEvictImage *)0)->hImage), 3, 0, 0, 0},
+}};
 CG_THUNK(zeContextEvictImage, (cgl_f->hContext, cgl_f->hDevice, cgl_f->hImage), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeContextEvictImage(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_image_handle_t hImage)
 {
@@ -5291,13 +6159,13 @@ struct cgl_fr_zeSamplerCreate {
     ze_sampler_handle_t *phSampler;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeSamplerCreate[4] = {
-    {"hContext", offsetof(struct cgl_fr_zeSamplerCreate, hContext), sizeof(((struct cgl_fr_zeSamplerCreate *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"hDevice", offsetof(struct cgl_fr_zeSamplerCreate, hDevice), sizeof(((struct cgl_fr_zeSamplerCreate *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"desc", offsetof(struct cgl_fr_zeSamplerCreate, desc), sizeof(((struct cgl_fr_zeSamplerCreate *)0)->desc), 3, 0, 0, 0, NULL},
-    {"phSampler", offsetof(struct cgl_fr_zeSamplerCreate, phSampler), sizeof(((struct cgl_fr_zeSamplerCreate *)0)->phSampler), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeSamplerCreate = {4, offsetof(struct cgl_fr_zeSamplerCreate, cgl_ret), sizeof(((struct cgl_fr_zeSamplerCreate *)0)->cgl_ret), 7, cgl_ta_zeSamplerCreate};
+static const cg_arg_name cgl_tn_zeSamplerCreate[4] = {{"hContext", NULL}, {"hDevice", NULL}, {"desc", NULL}, {"phSampler", NULL}};
+static const struct cgl_targs_zeSamplerCreate cgl_targs_zeSamplerCreate = {{4, offsetof(struct cgl_fr_zeSamplerCreate, cgl_ret), sizeof(((struct cgl_fr_zeSamplerCreate *)0)->cgl_ret), 7, cgl_targs_zeSamplerCreate.arg, cgl_tn_zeSamplerCreate}, {
+    {offsetof(struct cgl_fr_zeSamplerCreate, hContext), sizeof(((struct cgl_fr_zeSamplerCreate *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeSamplerCreate, hDevice), sizeof(((struct cgl_fr_zeSamplerCreate *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeSamplerCreate, desc), sizeof(((struct cgl_fr_zeSamplerCreate *)0)->desc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeSamplerCreate, phSampler), sizeof(((struct cgl_fr_zeSamplerCreate *)0)->phSampler), 3, 0, 0, 0},
+}};
 CG_THUNK(zeSamplerCreate, (cgl_f->hContext, cgl_f->hDevice, cgl_f->desc, cgl_f->phSampler), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeSamplerCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_sampler_desc_t *desc, ze_sampler_handle_t *phSampler)
 {
@@ -5325,10 +6193,10 @@ struct cgl_fr_zeSamplerDestroy {
 static const cg_rule cgl_rules_zeSamplerDestroy[1] = {
     {"hSampler", offsetof(struct cgl_fr_zeSamplerDestroy, hSampler), sizeof(((struct cgl_fr_zeSamplerDestroy *)0)->hSampler), CG_RULE_WRITE | CG_RULE_DESTROY},
 };
-static const cg_arg cgl_ta_zeSamplerDestroy[1] = {
-    {"hSampler", offsetof(struct cgl_fr_zeSamplerDestroy, hSampler), sizeof(((struct cgl_fr_zeSamplerDestroy *)0)->hSampler), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeSamplerDestroy = {1, offsetof(struct cgl_fr_zeSamplerDestroy, cgl_ret), sizeof(((struct cgl_fr_zeSamplerDestroy *)0)->cgl_ret), 7, cgl_ta_zeSamplerDestroy};
+static const cg_arg_name cgl_tn_zeSamplerDestroy[1] = {{"hSampler", NULL}};
+static const struct cgl_targs_zeSamplerDestroy cgl_targs_zeSamplerDestroy = {{1, offsetof(struct cgl_fr_zeSamplerDestroy, cgl_ret), sizeof(((struct cgl_fr_zeSamplerDestroy *)0)->cgl_ret), 7, cgl_targs_zeSamplerDestroy.arg, cgl_tn_zeSamplerDestroy}, {
+    {offsetof(struct cgl_fr_zeSamplerDestroy, hSampler), sizeof(((struct cgl_fr_zeSamplerDestroy *)0)->hSampler), 3, 0, 0, 0},
+}};
 CG_THUNK(zeSamplerDestroy, (cgl_f->hSampler), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeSamplerDestroy(ze_sampler_handle_t hSampler)
 {
@@ -5356,13 +6224,13 @@ struct cgl_fr_zeVirtualMemReserve {
     void **pptr;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeVirtualMemReserve[4] = {
-    {"hContext", offsetof(struct cgl_fr_zeVirtualMemReserve, hContext), sizeof(((struct cgl_fr_zeVirtualMemReserve *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"pStart", offsetof(struct cgl_fr_zeVirtualMemReserve, pStart), sizeof(((struct cgl_fr_zeVirtualMemReserve *)0)->pStart), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_zeVirtualMemReserve, size), sizeof(((struct cgl_fr_zeVirtualMemReserve *)0)->size), 2, 0, 0, 0, NULL},
-    {"pptr", offsetof(struct cgl_fr_zeVirtualMemReserve, pptr), sizeof(((struct cgl_fr_zeVirtualMemReserve *)0)->pptr), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeVirtualMemReserve = {4, offsetof(struct cgl_fr_zeVirtualMemReserve, cgl_ret), sizeof(((struct cgl_fr_zeVirtualMemReserve *)0)->cgl_ret), 7, cgl_ta_zeVirtualMemReserve};
+static const cg_arg_name cgl_tn_zeVirtualMemReserve[4] = {{"hContext", NULL}, {"pStart", NULL}, {"size", NULL}, {"pptr", NULL}};
+static const struct cgl_targs_zeVirtualMemReserve cgl_targs_zeVirtualMemReserve = {{4, offsetof(struct cgl_fr_zeVirtualMemReserve, cgl_ret), sizeof(((struct cgl_fr_zeVirtualMemReserve *)0)->cgl_ret), 7, cgl_targs_zeVirtualMemReserve.arg, cgl_tn_zeVirtualMemReserve}, {
+    {offsetof(struct cgl_fr_zeVirtualMemReserve, hContext), sizeof(((struct cgl_fr_zeVirtualMemReserve *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeVirtualMemReserve, pStart), sizeof(((struct cgl_fr_zeVirtualMemReserve *)0)->pStart), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeVirtualMemReserve, size), sizeof(((struct cgl_fr_zeVirtualMemReserve *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeVirtualMemReserve, pptr), sizeof(((struct cgl_fr_zeVirtualMemReserve *)0)->pptr), 3, 0, 0, 0},
+}};
 CG_THUNK(zeVirtualMemReserve, (cgl_f->hContext, cgl_f->pStart, cgl_f->size, cgl_f->pptr), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemReserve(ze_context_handle_t hContext, const void *pStart, size_t size, void **pptr)
 {
@@ -5389,12 +6257,12 @@ struct cgl_fr_zeVirtualMemFree {
     size_t size;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeVirtualMemFree[3] = {
-    {"hContext", offsetof(struct cgl_fr_zeVirtualMemFree, hContext), sizeof(((struct cgl_fr_zeVirtualMemFree *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"ptr", offsetof(struct cgl_fr_zeVirtualMemFree, ptr), sizeof(((struct cgl_fr_zeVirtualMemFree *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_zeVirtualMemFree, size), sizeof(((struct cgl_fr_zeVirtualMemFree *)0)->size), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeVirtualMemFree = {3, offsetof(struct cgl_fr_zeVirtualMemFree, cgl_ret), sizeof(((struct cgl_fr_zeVirtualMemFree *)0)->cgl_ret), 7, cgl_ta_zeVirtualMemFree};
+static const cg_arg_name cgl_tn_zeVirtualMemFree[3] = {{"hContext", NULL}, {"ptr", NULL}, {"size", NULL}};
+static const struct cgl_targs_zeVirtualMemFree cgl_targs_zeVirtualMemFree = {{3, offsetof(struct cgl_fr_zeVirtualMemFree, cgl_ret), sizeof(((struct cgl_fr_zeVirtualMemFree *)0)->cgl_ret), 7, cgl_targs_zeVirtualMemFree.arg, cgl_tn_zeVirtualMemFree}, {
+    {offsetof(struct cgl_fr_zeVirtualMemFree, hContext), sizeof(((struct cgl_fr_zeVirtualMemFree *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeVirtualMemFree, ptr), sizeof(((struct cgl_fr_zeVirtualMemFree *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeVirtualMemFree, size), sizeof(((struct cgl_fr_zeVirtualMemFree *)0)->size), 2, 0, 0, 0},
+}};
 CG_THUNK(zeVirtualMemFree, (cgl_f->hContext, cgl_f->ptr, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemFree(ze_context_handle_t hContext, const void *ptr, size_t size)
 {
@@ -5422,13 +6290,13 @@ struct cgl_fr_zeVirtualMemQueryPageSize {
     size_t *pagesize;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeVirtualMemQueryPageSize[4] = {
-    {"hContext", offsetof(struct cgl_fr_zeVirtualMemQueryPageSize, hContext), sizeof(((struct cgl_fr_zeVirtualMemQueryPageSize *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"hDevice", offsetof(struct cgl_fr_zeVirtualMemQueryPageSize, hDevice), sizeof(((struct cgl_fr_zeVirtualMemQueryPageSize *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_zeVirtualMemQueryPageSize, size), sizeof(((struct cgl_fr_zeVirtualMemQueryPageSize *)0)->size), 2, 0, 0, 0, NULL},
-    {"pagesize", offsetof(struct cgl_fr_zeVirtualMemQueryPageSize, pagesize), sizeof(((struct cgl_fr_zeVirtualMemQueryPageSize *)0)->pagesize), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeVirtualMemQueryPageSize = {4, offsetof(struct cgl_fr_zeVirtualMemQueryPageSize, cgl_ret), sizeof(((struct cgl_fr_zeVirtualMemQueryPageSize *)0)->cgl_ret), 7, cgl_ta_zeVirtualMemQueryPageSize};
+static const cg_arg_name cgl_tn_zeVirtualMemQueryPageSize[4] = {{"hContext", NULL}, {"hDevice", NULL}, {"size", NULL}, {"pagesize", NULL}};
+static const struct cgl_targs_zeVirtualMemQueryPageSize cgl_targs_zeVirtualMemQueryPageSize = {{4, offsetof(struct cgl_fr_zeVirtualMemQueryPageSize, cgl_ret), sizeof(((struct cgl_fr_zeVirtualMemQueryPageSize *)0)->cgl_ret), 7, cgl_targs_zeVirtualMemQueryPageSize.arg, cgl_tn_zeVirtualMemQueryPageSize}, {
+    {offsetof(struct cgl_fr_zeVirtualMemQueryPageSize, hContext), sizeof(((struct cgl_fr_zeVirtualMemQueryPageSize *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeVirtualMemQueryPageSize, hDevice), sizeof(((struct cgl_fr_zeVirtualMemQueryPageSize *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeVirtualMemQueryPageSize, size), sizeof(((struct cgl_fr_zeVirtualMemQueryPageSize *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeVirtualMemQueryPageSize, pagesize), sizeof(((struct cgl_fr_zeVirtualMemQueryPageSize *)0)->pagesize), 3, 0, 0, 0},
+}};
 CG_THUNK(zeVirtualMemQueryPageSize, (cgl_f->hContext, cgl_f->hDevice, cgl_f->size, cgl_f->pagesize), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemQueryPageSize(ze_context_handle_t hContext, ze_device_handle_t hDevice, size_t size, size_t *pagesize)
 {
@@ -5456,13 +6324,13 @@ struct cgl_fr_zePhysicalMemCreate {
     ze_physical_mem_handle_t *phPhysicalMemory;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zePhysicalMemCreate[4] = {
-    {"hContext", offsetof(struct cgl_fr_zePhysicalMemCreate, hContext), sizeof(((struct cgl_fr_zePhysicalMemCreate *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"hDevice", offsetof(struct cgl_fr_zePhysicalMemCreate, hDevice), sizeof(((struct cgl_fr_zePhysicalMemCreate *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"desc", offsetof(struct cgl_fr_zePhysicalMemCreate, desc), sizeof(((struct cgl_fr_zePhysicalMemCreate *)0)->desc), 3, 0, 0, 0, NULL},
-    {"phPhysicalMemory", offsetof(struct cgl_fr_zePhysicalMemCreate, phPhysicalMemory), sizeof(((struct cgl_fr_zePhysicalMemCreate *)0)->phPhysicalMemory), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zePhysicalMemCreate = {4, offsetof(struct cgl_fr_zePhysicalMemCreate, cgl_ret), sizeof(((struct cgl_fr_zePhysicalMemCreate *)0)->cgl_ret), 7, cgl_ta_zePhysicalMemCreate};
+static const cg_arg_name cgl_tn_zePhysicalMemCreate[4] = {{"hContext", NULL}, {"hDevice", NULL}, {"desc", NULL}, {"phPhysicalMemory", NULL}};
+static const struct cgl_targs_zePhysicalMemCreate cgl_targs_zePhysicalMemCreate = {{4, offsetof(struct cgl_fr_zePhysicalMemCreate, cgl_ret), sizeof(((struct cgl_fr_zePhysicalMemCreate *)0)->cgl_ret), 7, cgl_targs_zePhysicalMemCreate.arg, cgl_tn_zePhysicalMemCreate}, {
+    {offsetof(struct cgl_fr_zePhysicalMemCreate, hContext), sizeof(((struct cgl_fr_zePhysicalMemCreate *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zePhysicalMemCreate, hDevice), sizeof(((struct cgl_fr_zePhysicalMemCreate *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zePhysicalMemCreate, desc), sizeof(((struct cgl_fr_zePhysicalMemCreate *)0)->desc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zePhysicalMemCreate, phPhysicalMemory), sizeof(((struct cgl_fr_zePhysicalMemCreate *)0)->phPhysicalMemory), 3, 0, 0, 0},
+}};
 CG_THUNK(zePhysicalMemCreate, (cgl_f->hContext, cgl_f->hDevice, cgl_f->desc, cgl_f->phPhysicalMemory), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zePhysicalMemCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_physical_mem_desc_t *desc, ze_physical_mem_handle_t *phPhysicalMemory)
 {
@@ -5491,11 +6359,11 @@ struct cgl_fr_zePhysicalMemDestroy {
 static const cg_rule cgl_rules_zePhysicalMemDestroy[1] = {
     {"hPhysicalMemory", offsetof(struct cgl_fr_zePhysicalMemDestroy, hPhysicalMemory), sizeof(((struct cgl_fr_zePhysicalMemDestroy *)0)->hPhysicalMemory), CG_RULE_WRITE | CG_RULE_DESTROY},
 };
-static const cg_arg cgl_ta_zePhysicalMemDestroy[2] = {
-    {"hContext", offsetof(struct cgl_fr_zePhysicalMemDestroy, hContext), sizeof(((struct cgl_fr_zePhysicalMemDestroy *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"hPhysicalMemory", offsetof(struct cgl_fr_zePhysicalMemDestroy, hPhysicalMemory), sizeof(((struct cgl_fr_zePhysicalMemDestroy *)0)->hPhysicalMemory), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zePhysicalMemDestroy = {2, offsetof(struct cgl_fr_zePhysicalMemDestroy, cgl_ret), sizeof(((struct cgl_fr_zePhysicalMemDestroy *)0)->cgl_ret), 7, cgl_ta_zePhysicalMemDestroy};
+static const cg_arg_name cgl_tn_zePhysicalMemDestroy[2] = {{"hContext", NULL}, {"hPhysicalMemory", NULL}};
+static const struct cgl_targs_zePhysicalMemDestroy cgl_targs_zePhysicalMemDestroy = {{2, offsetof(struct cgl_fr_zePhysicalMemDestroy, cgl_ret), sizeof(((struct cgl_fr_zePhysicalMemDestroy *)0)->cgl_ret), 7, cgl_targs_zePhysicalMemDestroy.arg, cgl_tn_zePhysicalMemDestroy}, {
+    {offsetof(struct cgl_fr_zePhysicalMemDestroy, hContext), sizeof(((struct cgl_fr_zePhysicalMemDestroy *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zePhysicalMemDestroy, hPhysicalMemory), sizeof(((struct cgl_fr_zePhysicalMemDestroy *)0)->hPhysicalMemory), 3, 0, 0, 0},
+}};
 CG_THUNK(zePhysicalMemDestroy, (cgl_f->hContext, cgl_f->hPhysicalMemory), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zePhysicalMemDestroy(ze_context_handle_t hContext, ze_physical_mem_handle_t hPhysicalMemory)
 {
@@ -5525,15 +6393,15 @@ struct cgl_fr_zeVirtualMemMap {
     ze_memory_access_attribute_t access;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeVirtualMemMap[6] = {
-    {"hContext", offsetof(struct cgl_fr_zeVirtualMemMap, hContext), sizeof(((struct cgl_fr_zeVirtualMemMap *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"ptr", offsetof(struct cgl_fr_zeVirtualMemMap, ptr), sizeof(((struct cgl_fr_zeVirtualMemMap *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_zeVirtualMemMap, size), sizeof(((struct cgl_fr_zeVirtualMemMap *)0)->size), 2, 0, 0, 0, NULL},
-    {"hPhysicalMemory", offsetof(struct cgl_fr_zeVirtualMemMap, hPhysicalMemory), sizeof(((struct cgl_fr_zeVirtualMemMap *)0)->hPhysicalMemory), 3, 0, 0, 0, NULL},
-    {"offset", offsetof(struct cgl_fr_zeVirtualMemMap, offset), sizeof(((struct cgl_fr_zeVirtualMemMap *)0)->offset), 2, 0, 0, 0, NULL},
-    {"access", offsetof(struct cgl_fr_zeVirtualMemMap, access), sizeof(((struct cgl_fr_zeVirtualMemMap *)0)->access), 4, 0, 0, sizeof cgl_en_8 / sizeof cgl_en_8[0], cgl_en_8},
-};
-static const cg_args cgl_targs_zeVirtualMemMap = {6, offsetof(struct cgl_fr_zeVirtualMemMap, cgl_ret), sizeof(((struct cgl_fr_zeVirtualMemMap *)0)->cgl_ret), 7, cgl_ta_zeVirtualMemMap};
+static const cg_arg_name cgl_tn_zeVirtualMemMap[6] = {{"hContext", NULL}, {"ptr", NULL}, {"size", NULL}, {"hPhysicalMemory", NULL}, {"offset", NULL}, {"access", cgl_en_8}};
+static const struct cgl_targs_zeVirtualMemMap cgl_targs_zeVirtualMemMap = {{6, offsetof(struct cgl_fr_zeVirtualMemMap, cgl_ret), sizeof(((struct cgl_fr_zeVirtualMemMap *)0)->cgl_ret), 7, cgl_targs_zeVirtualMemMap.arg, cgl_tn_zeVirtualMemMap}, {
+    {offsetof(struct cgl_fr_zeVirtualMemMap, hContext), sizeof(((struct cgl_fr_zeVirtualMemMap *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeVirtualMemMap, ptr), sizeof(((struct cgl_fr_zeVirtualMemMap *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeVirtualMemMap, size), sizeof(((struct cgl_fr_zeVirtualMemMap *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeVirtualMemMap, hPhysicalMemory), sizeof(((struct cgl_fr_zeVirtualMemMap *)0)->hPhysicalMemory), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeVirtualMemMap, offset), sizeof(((struct cgl_fr_zeVirtualMemMap *)0)->offset), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeVirtualMemMap, access), sizeof(((struct cgl_fr_zeVirtualMemMap *)0)->access), 4, 0, 0, sizeof cgl_en_8 / sizeof cgl_en_8[0]},
+}};
 CG_THUNK(zeVirtualMemMap, (cgl_f->hContext, cgl_f->ptr, cgl_f->size, cgl_f->hPhysicalMemory, cgl_f->offset, cgl_f->access), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemMap(ze_context_handle_t hContext, const void *ptr, size_t size, ze_physical_mem_handle_t hPhysicalMemory, size_t offset, ze_memory_access_attribute_t access)
 {
@@ -5560,12 +6428,12 @@ struct cgl_fr_zeVirtualMemUnmap {
     size_t size;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeVirtualMemUnmap[3] = {
-    {"hContext", offsetof(struct cgl_fr_zeVirtualMemUnmap, hContext), sizeof(((struct cgl_fr_zeVirtualMemUnmap *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"ptr", offsetof(struct cgl_fr_zeVirtualMemUnmap, ptr), sizeof(((struct cgl_fr_zeVirtualMemUnmap *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_zeVirtualMemUnmap, size), sizeof(((struct cgl_fr_zeVirtualMemUnmap *)0)->size), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeVirtualMemUnmap = {3, offsetof(struct cgl_fr_zeVirtualMemUnmap, cgl_ret), sizeof(((struct cgl_fr_zeVirtualMemUnmap *)0)->cgl_ret), 7, cgl_ta_zeVirtualMemUnmap};
+static const cg_arg_name cgl_tn_zeVirtualMemUnmap[3] = {{"hContext", NULL}, {"ptr", NULL}, {"size", NULL}};
+static const struct cgl_targs_zeVirtualMemUnmap cgl_targs_zeVirtualMemUnmap = {{3, offsetof(struct cgl_fr_zeVirtualMemUnmap, cgl_ret), sizeof(((struct cgl_fr_zeVirtualMemUnmap *)0)->cgl_ret), 7, cgl_targs_zeVirtualMemUnmap.arg, cgl_tn_zeVirtualMemUnmap}, {
+    {offsetof(struct cgl_fr_zeVirtualMemUnmap, hContext), sizeof(((struct cgl_fr_zeVirtualMemUnmap *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeVirtualMemUnmap, ptr), sizeof(((struct cgl_fr_zeVirtualMemUnmap *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeVirtualMemUnmap, size), sizeof(((struct cgl_fr_zeVirtualMemUnmap *)0)->size), 2, 0, 0, 0},
+}};
 CG_THUNK(zeVirtualMemUnmap, (cgl_f->hContext, cgl_f->ptr, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemUnmap(ze_context_handle_t hContext, const void *ptr, size_t size)
 {
@@ -5593,13 +6461,13 @@ struct cgl_fr_zeVirtualMemSetAccessAttribute {
     ze_memory_access_attribute_t access;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeVirtualMemSetAccessAttribute[4] = {
-    {"hContext", offsetof(struct cgl_fr_zeVirtualMemSetAccessAttribute, hContext), sizeof(((struct cgl_fr_zeVirtualMemSetAccessAttribute *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"ptr", offsetof(struct cgl_fr_zeVirtualMemSetAccessAttribute, ptr), sizeof(((struct cgl_fr_zeVirtualMemSetAccessAttribute *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_zeVirtualMemSetAccessAttribute, size), sizeof(((struct cgl_fr_zeVirtualMemSetAccessAttribute *)0)->size), 2, 0, 0, 0, NULL},
-    {"access", offsetof(struct cgl_fr_zeVirtualMemSetAccessAttribute, access), sizeof(((struct cgl_fr_zeVirtualMemSetAccessAttribute *)0)->access), 4, 0, 0, sizeof cgl_en_8 / sizeof cgl_en_8[0], cgl_en_8},
-};
-static const cg_args cgl_targs_zeVirtualMemSetAccessAttribute = {4, offsetof(struct cgl_fr_zeVirtualMemSetAccessAttribute, cgl_ret), sizeof(((struct cgl_fr_zeVirtualMemSetAccessAttribute *)0)->cgl_ret), 7, cgl_ta_zeVirtualMemSetAccessAttribute};
+static const cg_arg_name cgl_tn_zeVirtualMemSetAccessAttribute[4] = {{"hContext", NULL}, {"ptr", NULL}, {"size", NULL}, {"access", cgl_en_8}};
+static const struct cgl_targs_zeVirtualMemSetAccessAttribute cgl_targs_zeVirtualMemSetAccessAttribute = {{4, offsetof(struct cgl_fr_zeVirtualMemSetAccessAttribute, cgl_ret), sizeof(((struct cgl_fr_zeVirtualMemSetAccessAttribute *)0)->cgl_ret), 7, cgl_targs_zeVirtualMemSetAccessAttribute.arg, cgl_tn_zeVirtualMemSetAccessAttribute}, {
+    {offsetof(struct cgl_fr_zeVirtualMemSetAccessAttribute, hContext), sizeof(((struct cgl_fr_zeVirtualMemSetAccessAttribute *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeVirtualMemSetAccessAttribute, ptr), sizeof(((struct cgl_fr_zeVirtualMemSetAccessAttribute *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeVirtualMemSetAccessAttribute, size), sizeof(((struct cgl_fr_zeVirtualMemSetAccessAttribute *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeVirtualMemSetAccessAttribute, access), sizeof(((struct cgl_fr_zeVirtualMemSetAccessAttribute *)0)->access), 4, 0, 0, sizeof cgl_en_8 / sizeof cgl_en_8[0]},
+}};
 CG_THUNK(zeVirtualMemSetAccessAttribute, (cgl_f->hContext, cgl_f->ptr, cgl_f->size, cgl_f->access), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemSetAccessAttribute(ze_context_handle_t hContext, const void *ptr, size_t size, ze_memory_access_attribute_t access)
 {
@@ -5628,14 +6496,14 @@ struct cgl_fr_zeVirtualMemGetAccessAttribute {
     size_t *outSize;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeVirtualMemGetAccessAttribute[5] = {
-    {"hContext", offsetof(struct cgl_fr_zeVirtualMemGetAccessAttribute, hContext), sizeof(((struct cgl_fr_zeVirtualMemGetAccessAttribute *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"ptr", offsetof(struct cgl_fr_zeVirtualMemGetAccessAttribute, ptr), sizeof(((struct cgl_fr_zeVirtualMemGetAccessAttribute *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_zeVirtualMemGetAccessAttribute, size), sizeof(((struct cgl_fr_zeVirtualMemGetAccessAttribute *)0)->size), 2, 0, 0, 0, NULL},
-    {"access", offsetof(struct cgl_fr_zeVirtualMemGetAccessAttribute, access), sizeof(((struct cgl_fr_zeVirtualMemGetAccessAttribute *)0)->access), 3, 0, 0, 0, NULL},
-    {"outSize", offsetof(struct cgl_fr_zeVirtualMemGetAccessAttribute, outSize), sizeof(((struct cgl_fr_zeVirtualMemGetAccessAttribute *)0)->outSize), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeVirtualMemGetAccessAttribute = {5, offsetof(struct cgl_fr_zeVirtualMemGetAccessAttribute, cgl_ret), sizeof(((struct cgl_fr_zeVirtualMemGetAccessAttribute *)0)->cgl_ret), 7, cgl_ta_zeVirtualMemGetAccessAttribute};
+static const cg_arg_name cgl_tn_zeVirtualMemGetAccessAttribute[5] = {{"hContext", NULL}, {"ptr", NULL}, {"size", NULL}, {"access", NULL}, {"outSize", NULL}};
+static const struct cgl_targs_zeVirtualMemGetAccessAttribute cgl_targs_zeVirtualMemGetAccessAttribute = {{5, offsetof(struct cgl_fr_zeVirtualMemGetAccessAttribute, cgl_ret), sizeof(((struct cgl_fr_zeVirtualMemGetAccessAttribute *)0)->cgl_ret), 7, cgl_targs_zeVirtualMemGetAccessAttribute.arg, cgl_tn_zeVirtualMemGetAccessAttribute}, {
+    {offsetof(struct cgl_fr_zeVirtualMemGetAccessAttribute, hContext), sizeof(((struct cgl_fr_zeVirtualMemGetAccessAttribute *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeVirtualMemGetAccessAttribute, ptr), sizeof(((struct cgl_fr_zeVirtualMemGetAccessAttribute *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeVirtualMemGetAccessAttribute, size), sizeof(((struct cgl_fr_zeVirtualMemGetAccessAttribute *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeVirtualMemGetAccessAttribute, access), sizeof(((struct cgl_fr_zeVirtualMemGetAccessAttribute *)0)->access), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeVirtualMemGetAccessAttribute, outSize), sizeof(((struct cgl_fr_zeVirtualMemGetAccessAttribute *)0)->outSize), 3, 0, 0, 0},
+}};
 CG_THUNK(zeVirtualMemGetAccessAttribute, (cgl_f->hContext, cgl_f->ptr, cgl_f->size, cgl_f->access, cgl_f->outSize), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemGetAccessAttribute(ze_context_handle_t hContext, const void *ptr, size_t size, ze_memory_access_attribute_t *access, size_t *outSize)
 {
@@ -5666,13 +6534,13 @@ struct cgl_fr_zeKernelSetGlobalOffsetExp {
 static const cg_rule cgl_rules_zeKernelSetGlobalOffsetExp[1] = {
     {"hKernel", offsetof(struct cgl_fr_zeKernelSetGlobalOffsetExp, hKernel), sizeof(((struct cgl_fr_zeKernelSetGlobalOffsetExp *)0)->hKernel), CG_RULE_WRITE | CG_RULE_SETS},
 };
-static const cg_arg cgl_ta_zeKernelSetGlobalOffsetExp[4] = {
-    {"hKernel", offsetof(struct cgl_fr_zeKernelSetGlobalOffsetExp, hKernel), sizeof(((struct cgl_fr_zeKernelSetGlobalOffsetExp *)0)->hKernel), 3, 0, 0, 0, NULL},
-    {"offsetX", offsetof(struct cgl_fr_zeKernelSetGlobalOffsetExp, offsetX), sizeof(((struct cgl_fr_zeKernelSetGlobalOffsetExp *)0)->offsetX), 2, 0, 0, 0, NULL},
-    {"offsetY", offsetof(struct cgl_fr_zeKernelSetGlobalOffsetExp, offsetY), sizeof(((struct cgl_fr_zeKernelSetGlobalOffsetExp *)0)->offsetY), 2, 0, 0, 0, NULL},
-    {"offsetZ", offsetof(struct cgl_fr_zeKernelSetGlobalOffsetExp, offsetZ), sizeof(((struct cgl_fr_zeKernelSetGlobalOffsetExp *)0)->offsetZ), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeKernelSetGlobalOffsetExp = {4, offsetof(struct cgl_fr_zeKernelSetGlobalOffsetExp, cgl_ret), sizeof(((struct cgl_fr_zeKernelSetGlobalOffsetExp *)0)->cgl_ret), 7, cgl_ta_zeKernelSetGlobalOffsetExp};
+static const cg_arg_name cgl_tn_zeKernelSetGlobalOffsetExp[4] = {{"hKernel", NULL}, {"offsetX", NULL}, {"offsetY", NULL}, {"offsetZ", NULL}};
+static const struct cgl_targs_zeKernelSetGlobalOffsetExp cgl_targs_zeKernelSetGlobalOffsetExp = {{4, offsetof(struct cgl_fr_zeKernelSetGlobalOffsetExp, cgl_ret), sizeof(((struct cgl_fr_zeKernelSetGlobalOffsetExp *)0)->cgl_ret), 7, cgl_targs_zeKernelSetGlobalOffsetExp.arg, cgl_tn_zeKernelSetGlobalOffsetExp}, {
+    {offsetof(struct cgl_fr_zeKernelSetGlobalOffsetExp, hKernel), sizeof(((struct cgl_fr_zeKernelSetGlobalOffsetExp *)0)->hKernel), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeKernelSetGlobalOffsetExp, offsetX), sizeof(((struct cgl_fr_zeKernelSetGlobalOffsetExp *)0)->offsetX), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeKernelSetGlobalOffsetExp, offsetY), sizeof(((struct cgl_fr_zeKernelSetGlobalOffsetExp *)0)->offsetY), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeKernelSetGlobalOffsetExp, offsetZ), sizeof(((struct cgl_fr_zeKernelSetGlobalOffsetExp *)0)->offsetZ), 2, 0, 0, 0},
+}};
 CG_THUNK(zeKernelSetGlobalOffsetExp, (cgl_f->hKernel, cgl_f->offsetX, cgl_f->offsetY, cgl_f->offsetZ), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSetGlobalOffsetExp(ze_kernel_handle_t hKernel, uint32_t offsetX, uint32_t offsetY, uint32_t offsetZ)
 {
@@ -5699,12 +6567,12 @@ struct cgl_fr_zeDeviceReserveCacheExt {
     size_t cacheReservationSize;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeDeviceReserveCacheExt[3] = {
-    {"hDevice", offsetof(struct cgl_fr_zeDeviceReserveCacheExt, hDevice), sizeof(((struct cgl_fr_zeDeviceReserveCacheExt *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"cacheLevel", offsetof(struct cgl_fr_zeDeviceReserveCacheExt, cacheLevel), sizeof(((struct cgl_fr_zeDeviceReserveCacheExt *)0)->cacheLevel), 2, 0, 0, 0, NULL},
-    {"cacheReservationSize", offsetof(struct cgl_fr_zeDeviceReserveCacheExt, cacheReservationSize), sizeof(((struct cgl_fr_zeDeviceReserveCacheExt *)0)->cacheReservationSize), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeDeviceReserveCacheExt = {3, offsetof(struct cgl_fr_zeDeviceReserveCacheExt, cgl_ret), sizeof(((struct cgl_fr_zeDeviceReserveCacheExt *)0)->cgl_ret), 7, cgl_ta_zeDeviceReserveCacheExt};
+static const cg_arg_name cgl_tn_zeDeviceReserveCacheExt[3] = {{"hDevice", NULL}, {"cacheLevel", NULL}, {"cacheReservationSize", NULL}};
+static const struct cgl_targs_zeDeviceReserveCacheExt cgl_targs_zeDeviceReserveCacheExt = {{3, offsetof(struct cgl_fr_zeDeviceReserveCacheExt, cgl_ret), sizeof(((struct cgl_fr_zeDeviceReserveCacheExt *)0)->cgl_ret), 7, cgl_targs_zeDeviceReserveCacheExt.arg, cgl_tn_zeDeviceReserveCacheExt}, {
+    {offsetof(struct cgl_fr_zeDeviceReserveCacheExt, hDevice), sizeof(((struct cgl_fr_zeDeviceReserveCacheExt *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceReserveCacheExt, cacheLevel), sizeof(((struct cgl_fr_zeDeviceReserveCacheExt *)0)->cacheLevel), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceReserveCacheExt, cacheReservationSize), sizeof(((struct cgl_fr_zeDeviceReserveCacheExt *)0)->cacheReservationSize), 2, 0, 0, 0},
+}};
 CG_THUNK(zeDeviceReserveCacheExt, (cgl_f->hDevice, cgl_f->cacheLevel, cgl_f->cacheReservationSize), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceReserveCacheExt(ze_device_handle_t hDevice, size_t cacheLevel, size_t cacheReservationSize)
 {
@@ -5732,13 +6600,13 @@ struct cgl_fr_zeDeviceSetCacheAdviceExt {
     ze_cache_ext_region_t cacheRegion;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeDeviceSetCacheAdviceExt[4] = {
-    {"hDevice", offsetof(struct cgl_fr_zeDeviceSetCacheAdviceExt, hDevice), sizeof(((struct cgl_fr_zeDeviceSetCacheAdviceExt *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"ptr", offsetof(struct cgl_fr_zeDeviceSetCacheAdviceExt, ptr), sizeof(((struct cgl_fr_zeDeviceSetCacheAdviceExt *)0)->ptr), 3, 0, 0, 0, NULL},
-    {"regionSize", offsetof(struct cgl_fr_zeDeviceSetCacheAdviceExt, regionSize), sizeof(((struct cgl_fr_zeDeviceSetCacheAdviceExt *)0)->regionSize), 2, 0, 0, 0, NULL},
-    {"cacheRegion", offsetof(struct cgl_fr_zeDeviceSetCacheAdviceExt, cacheRegion), sizeof(((struct cgl_fr_zeDeviceSetCacheAdviceExt *)0)->cacheRegion), 4, 0, 0, sizeof cgl_en_9 / sizeof cgl_en_9[0], cgl_en_9},
-};
-static const cg_args cgl_targs_zeDeviceSetCacheAdviceExt = {4, offsetof(struct cgl_fr_zeDeviceSetCacheAdviceExt, cgl_ret), sizeof(((struct cgl_fr_zeDeviceSetCacheAdviceExt *)0)->cgl_ret), 7, cgl_ta_zeDeviceSetCacheAdviceExt};
+static const cg_arg_name cgl_tn_zeDeviceSetCacheAdviceExt[4] = {{"hDevice", NULL}, {"ptr", NULL}, {"regionSize", NULL}, {"cacheRegion", cgl_en_9}};
+static const struct cgl_targs_zeDeviceSetCacheAdviceExt cgl_targs_zeDeviceSetCacheAdviceExt = {{4, offsetof(struct cgl_fr_zeDeviceSetCacheAdviceExt, cgl_ret), sizeof(((struct cgl_fr_zeDeviceSetCacheAdviceExt *)0)->cgl_ret), 7, cgl_targs_zeDeviceSetCacheAdviceExt.arg, cgl_tn_zeDeviceSetCacheAdviceExt}, {
+    {offsetof(struct cgl_fr_zeDeviceSetCacheAdviceExt, hDevice), sizeof(((struct cgl_fr_zeDeviceSetCacheAdviceExt *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceSetCacheAdviceExt, ptr), sizeof(((struct cgl_fr_zeDeviceSetCacheAdviceExt *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceSetCacheAdviceExt, regionSize), sizeof(((struct cgl_fr_zeDeviceSetCacheAdviceExt *)0)->regionSize), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceSetCacheAdviceExt, cacheRegion), sizeof(((struct cgl_fr_zeDeviceSetCacheAdviceExt *)0)->cacheRegion), 4, 0, 0, sizeof cgl_en_9 / sizeof cgl_en_9[0]},
+}};
 CG_THUNK(zeDeviceSetCacheAdviceExt, (cgl_f->hDevice, cgl_f->ptr, cgl_f->regionSize, cgl_f->cacheRegion), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceSetCacheAdviceExt(ze_device_handle_t hDevice, void *ptr, size_t regionSize, ze_cache_ext_region_t cacheRegion)
 {
@@ -5766,13 +6634,13 @@ struct cgl_fr_zeEventQueryTimestampsExp {
     ze_kernel_timestamp_result_t *pTimestamps;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeEventQueryTimestampsExp[4] = {
-    {"hEvent", offsetof(struct cgl_fr_zeEventQueryTimestampsExp, hEvent), sizeof(((struct cgl_fr_zeEventQueryTimestampsExp *)0)->hEvent), 3, 0, 0, 0, NULL},
-    {"hDevice", offsetof(struct cgl_fr_zeEventQueryTimestampsExp, hDevice), sizeof(((struct cgl_fr_zeEventQueryTimestampsExp *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zeEventQueryTimestampsExp, pCount), sizeof(((struct cgl_fr_zeEventQueryTimestampsExp *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"pTimestamps", offsetof(struct cgl_fr_zeEventQueryTimestampsExp, pTimestamps), sizeof(((struct cgl_fr_zeEventQueryTimestampsExp *)0)->pTimestamps), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeEventQueryTimestampsExp = {4, offsetof(struct cgl_fr_zeEventQueryTimestampsExp, cgl_ret), sizeof(((struct cgl_fr_zeEventQueryTimestampsExp *)0)->cgl_ret), 7, cgl_ta_zeEventQueryTimestampsExp};
+static const cg_arg_name cgl_tn_zeEventQueryTimestampsExp[4] = {{"hEvent", NULL}, {"hDevice", NULL}, {"pCount", NULL}, {"pTimestamps", NULL}};
+static const struct cgl_targs_zeEventQueryTimestampsExp cgl_targs_zeEventQueryTimestampsExp = {{4, offsetof(struct cgl_fr_zeEventQueryTimestampsExp, cgl_ret), sizeof(((struct cgl_fr_zeEventQueryTimestampsExp *)0)->cgl_ret), 7, cgl_targs_zeEventQueryTimestampsExp.arg, cgl_tn_zeEventQueryTimestampsExp}, {
+    {offsetof(struct cgl_fr_zeEventQueryTimestampsExp, hEvent), sizeof(((struct cgl_fr_zeEventQueryTimestampsExp *)0)->hEvent), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeEventQueryTimestampsExp, hDevice), sizeof(((struct cgl_fr_zeEventQueryTimestampsExp *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeEventQueryTimestampsExp, pCount), sizeof(((struct cgl_fr_zeEventQueryTimestampsExp *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeEventQueryTimestampsExp, pTimestamps), sizeof(((struct cgl_fr_zeEventQueryTimestampsExp *)0)->pTimestamps), 3, 0, 0, 0},
+}};
 CG_THUNK(zeEventQueryTimestampsExp, (cgl_f->hEvent, cgl_f->hDevice, cgl_f->pCount, cgl_f->pTimestamps), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeEventQueryTimestampsExp(ze_event_handle_t hEvent, ze_device_handle_t hDevice, uint32_t *pCount, ze_kernel_timestamp_result_t *pTimestamps)
 {
@@ -5798,11 +6666,11 @@ struct cgl_fr_zeImageGetMemoryPropertiesExp {
     ze_image_memory_properties_exp_t *pMemoryProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeImageGetMemoryPropertiesExp[2] = {
-    {"hImage", offsetof(struct cgl_fr_zeImageGetMemoryPropertiesExp, hImage), sizeof(((struct cgl_fr_zeImageGetMemoryPropertiesExp *)0)->hImage), 3, 0, 0, 0, NULL},
-    {"pMemoryProperties", offsetof(struct cgl_fr_zeImageGetMemoryPropertiesExp, pMemoryProperties), sizeof(((struct cgl_fr_zeImageGetMemoryPropertiesExp *)0)->pMemoryProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeImageGetMemoryPropertiesExp = {2, offsetof(struct cgl_fr_zeImageGetMemoryPropertiesExp, cgl_ret), sizeof(((struct cgl_fr_zeImageGetMemoryPropertiesExp *)0)->cgl_ret), 7, cgl_ta_zeImageGetMemoryPropertiesExp};
+static const cg_arg_name cgl_tn_zeImageGetMemoryPropertiesExp[2] = {{"hImage", NULL}, {"pMemoryProperties", NULL}};
+static const struct cgl_targs_zeImageGetMemoryPropertiesExp cgl_targs_zeImageGetMemoryPropertiesExp = {{2, offsetof(struct cgl_fr_zeImageGetMemoryPropertiesExp, cgl_ret), sizeof(((struct cgl_fr_zeImageGetMemoryPropertiesExp *)0)->cgl_ret), 7, cgl_targs_zeImageGetMemoryPropertiesExp.arg, cgl_tn_zeImageGetMemoryPropertiesExp}, {
+    {offsetof(struct cgl_fr_zeImageGetMemoryPropertiesExp, hImage), sizeof(((struct cgl_fr_zeImageGetMemoryPropertiesExp *)0)->hImage), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeImageGetMemoryPropertiesExp, pMemoryProperties), sizeof(((struct cgl_fr_zeImageGetMemoryPropertiesExp *)0)->pMemoryProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zeImageGetMemoryPropertiesExp, (cgl_f->hImage, cgl_f->pMemoryProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeImageGetMemoryPropertiesExp(ze_image_handle_t hImage, ze_image_memory_properties_exp_t *pMemoryProperties)
 {
@@ -5831,14 +6699,14 @@ struct cgl_fr_zeImageViewCreateExp {
     ze_image_handle_t *phImageView;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeImageViewCreateExp[5] = {
-    {"hContext", offsetof(struct cgl_fr_zeImageViewCreateExp, hContext), sizeof(((struct cgl_fr_zeImageViewCreateExp *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"hDevice", offsetof(struct cgl_fr_zeImageViewCreateExp, hDevice), sizeof(((struct cgl_fr_zeImageViewCreateExp *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"desc", offsetof(struct cgl_fr_zeImageViewCreateExp, desc), sizeof(((struct cgl_fr_zeImageViewCreateExp *)0)->desc), 3, 0, 0, 0, NULL},
-    {"hImage", offsetof(struct cgl_fr_zeImageViewCreateExp, hImage), sizeof(((struct cgl_fr_zeImageViewCreateExp *)0)->hImage), 3, 0, 0, 0, NULL},
-    {"phImageView", offsetof(struct cgl_fr_zeImageViewCreateExp, phImageView), sizeof(((struct cgl_fr_zeImageViewCreateExp *)0)->phImageView), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeImageViewCreateExp = {5, offsetof(struct cgl_fr_zeImageViewCreateExp, cgl_ret), sizeof(((struct cgl_fr_zeImageViewCreateExp *)0)->cgl_ret), 7, cgl_ta_zeImageViewCreateExp};
+static const cg_arg_name cgl_tn_zeImageViewCreateExp[5] = {{"hContext", NULL}, {"hDevice", NULL}, {"desc", NULL}, {"hImage", NULL}, {"phImageView", NULL}};
+static const struct cgl_targs_zeImageViewCreateExp cgl_targs_zeImageViewCreateExp = {{5, offsetof(struct cgl_fr_zeImageViewCreateExp, cgl_ret), sizeof(((struct cgl_fr_zeImageViewCreateExp *)0)->cgl_ret), 7, cgl_targs_zeImageViewCreateExp.arg, cgl_tn_zeImageViewCreateExp}, {
+    {offsetof(struct cgl_fr_zeImageViewCreateExp, hContext), sizeof(((struct cgl_fr_zeImageViewCreateExp *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeImageViewCreateExp, hDevice), sizeof(((struct cgl_fr_zeImageViewCreateExp *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeImageViewCreateExp, desc), sizeof(((struct cgl_fr_zeImageViewCreateExp *)0)->desc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeImageViewCreateExp, hImage), sizeof(((struct cgl_fr_zeImageViewCreateExp *)0)->hImage), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeImageViewCreateExp, phImageView), sizeof(((struct cgl_fr_zeImageViewCreateExp *)0)->phImageView), 3, 0, 0, 0},
+}};
 CG_THUNK(zeImageViewCreateExp, (cgl_f->hContext, cgl_f->hDevice, cgl_f->desc, cgl_f->hImage, cgl_f->phImageView), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeImageViewCreateExp(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_handle_t hImage, ze_image_handle_t *phImageView)
 {
@@ -5867,11 +6735,11 @@ struct cgl_fr_zeKernelSchedulingHintExp {
 static const cg_rule cgl_rules_zeKernelSchedulingHintExp[1] = {
     {"hKernel", offsetof(struct cgl_fr_zeKernelSchedulingHintExp, hKernel), sizeof(((struct cgl_fr_zeKernelSchedulingHintExp *)0)->hKernel), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zeKernelSchedulingHintExp[2] = {
-    {"hKernel", offsetof(struct cgl_fr_zeKernelSchedulingHintExp, hKernel), sizeof(((struct cgl_fr_zeKernelSchedulingHintExp *)0)->hKernel), 3, 0, 0, 0, NULL},
-    {"pHint", offsetof(struct cgl_fr_zeKernelSchedulingHintExp, pHint), sizeof(((struct cgl_fr_zeKernelSchedulingHintExp *)0)->pHint), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeKernelSchedulingHintExp = {2, offsetof(struct cgl_fr_zeKernelSchedulingHintExp, cgl_ret), sizeof(((struct cgl_fr_zeKernelSchedulingHintExp *)0)->cgl_ret), 7, cgl_ta_zeKernelSchedulingHintExp};
+static const cg_arg_name cgl_tn_zeKernelSchedulingHintExp[2] = {{"hKernel", NULL}, {"pHint", NULL}};
+static const struct cgl_targs_zeKernelSchedulingHintExp cgl_targs_zeKernelSchedulingHintExp = {{2, offsetof(struct cgl_fr_zeKernelSchedulingHintExp, cgl_ret), sizeof(((struct cgl_fr_zeKernelSchedulingHintExp *)0)->cgl_ret), 7, cgl_targs_zeKernelSchedulingHintExp.arg, cgl_tn_zeKernelSchedulingHintExp}, {
+    {offsetof(struct cgl_fr_zeKernelSchedulingHintExp, hKernel), sizeof(((struct cgl_fr_zeKernelSchedulingHintExp *)0)->hKernel), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeKernelSchedulingHintExp, pHint), sizeof(((struct cgl_fr_zeKernelSchedulingHintExp *)0)->pHint), 3, 0, 0, 0},
+}};
 CG_THUNK(zeKernelSchedulingHintExp, (cgl_f->hKernel, cgl_f->pHint), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSchedulingHintExp(ze_kernel_handle_t hKernel, ze_scheduling_hint_exp_desc_t *pHint)
 {
@@ -5897,11 +6765,11 @@ struct cgl_fr_zeDevicePciGetPropertiesExt {
     ze_pci_ext_properties_t *pPciProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeDevicePciGetPropertiesExt[2] = {
-    {"hDevice", offsetof(struct cgl_fr_zeDevicePciGetPropertiesExt, hDevice), sizeof(((struct cgl_fr_zeDevicePciGetPropertiesExt *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pPciProperties", offsetof(struct cgl_fr_zeDevicePciGetPropertiesExt, pPciProperties), sizeof(((struct cgl_fr_zeDevicePciGetPropertiesExt *)0)->pPciProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeDevicePciGetPropertiesExt = {2, offsetof(struct cgl_fr_zeDevicePciGetPropertiesExt, cgl_ret), sizeof(((struct cgl_fr_zeDevicePciGetPropertiesExt *)0)->cgl_ret), 7, cgl_ta_zeDevicePciGetPropertiesExt};
+static const cg_arg_name cgl_tn_zeDevicePciGetPropertiesExt[2] = {{"hDevice", NULL}, {"pPciProperties", NULL}};
+static const struct cgl_targs_zeDevicePciGetPropertiesExt cgl_targs_zeDevicePciGetPropertiesExt = {{2, offsetof(struct cgl_fr_zeDevicePciGetPropertiesExt, cgl_ret), sizeof(((struct cgl_fr_zeDevicePciGetPropertiesExt *)0)->cgl_ret), 7, cgl_targs_zeDevicePciGetPropertiesExt.arg, cgl_tn_zeDevicePciGetPropertiesExt}, {
+    {offsetof(struct cgl_fr_zeDevicePciGetPropertiesExt, hDevice), sizeof(((struct cgl_fr_zeDevicePciGetPropertiesExt *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDevicePciGetPropertiesExt, pPciProperties), sizeof(((struct cgl_fr_zeDevicePciGetPropertiesExt *)0)->pPciProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zeDevicePciGetPropertiesExt, (cgl_f->hDevice, cgl_f->pPciProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDevicePciGetPropertiesExt(ze_device_handle_t hDevice, ze_pci_ext_properties_t *pPciProperties)
 {
@@ -5937,18 +6805,18 @@ struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt {
 static const cg_rule cgl_rules_zeCommandListAppendImageCopyToMemoryExt[1] = {
     {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt *)0)->hCommandList), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zeCommandListAppendImageCopyToMemoryExt[9] = {
-    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt *)0)->hCommandList), 3, 0, 0, 0, NULL},
-    {"dstptr", offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt, dstptr), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt *)0)->dstptr), 3, 0, 0, 0, NULL},
-    {"hSrcImage", offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt, hSrcImage), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt *)0)->hSrcImage), 3, 0, 0, 0, NULL},
-    {"pSrcRegion", offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt, pSrcRegion), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt *)0)->pSrcRegion), 3, 0, 0, 0, NULL},
-    {"destRowPitch", offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt, destRowPitch), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt *)0)->destRowPitch), 2, 0, 0, 0, NULL},
-    {"destSlicePitch", offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt, destSlicePitch), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt *)0)->destSlicePitch), 2, 0, 0, 0, NULL},
-    {"hSignalEvent", offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt *)0)->hSignalEvent), 3, 0, 0, 0, NULL},
-    {"numWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt *)0)->numWaitEvents), 2, 0, 0, 0, NULL},
-    {"phWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt *)0)->phWaitEvents), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeCommandListAppendImageCopyToMemoryExt = {9, offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt *)0)->cgl_ret), 7, cgl_ta_zeCommandListAppendImageCopyToMemoryExt};
+static const cg_arg_name cgl_tn_zeCommandListAppendImageCopyToMemoryExt[9] = {{"hCommandList", NULL}, {"dstptr", NULL}, {"hSrcImage", NULL}, {"pSrcRegion", NULL}, {"destRowPitch", NULL}, {"destSlicePitch", NULL}, {"hSignalEvent", NULL}, {"numWaitEvents", NULL}, {"phWaitEvents", NULL}};
+static const struct cgl_targs_zeCommandListAppendImageCopyToMemoryExt cgl_targs_zeCommandListAppendImageCopyToMemoryExt = {{9, offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt *)0)->cgl_ret), 7, cgl_targs_zeCommandListAppendImageCopyToMemoryExt.arg, cgl_tn_zeCommandListAppendImageCopyToMemoryExt}, {
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt *)0)->hCommandList), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt, dstptr), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt *)0)->dstptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt, hSrcImage), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt *)0)->hSrcImage), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt, pSrcRegion), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt *)0)->pSrcRegion), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt, destRowPitch), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt *)0)->destRowPitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt, destSlicePitch), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt *)0)->destSlicePitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt *)0)->hSignalEvent), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt *)0)->numWaitEvents), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyToMemoryExt *)0)->phWaitEvents), 3, 0, 0, 0},
+}};
 CG_THUNK(zeCommandListAppendImageCopyToMemoryExt, (cgl_f->hCommandList, cgl_f->dstptr, cgl_f->hSrcImage, cgl_f->pSrcRegion, cgl_f->destRowPitch, cgl_f->destSlicePitch, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendImageCopyToMemoryExt(ze_command_list_handle_t hCommandList, void *dstptr, ze_image_handle_t hSrcImage, const ze_image_region_t *pSrcRegion, uint32_t destRowPitch, uint32_t destSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -5984,18 +6852,18 @@ struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt {
 static const cg_rule cgl_rules_zeCommandListAppendImageCopyFromMemoryExt[1] = {
     {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt *)0)->hCommandList), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zeCommandListAppendImageCopyFromMemoryExt[9] = {
-    {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt *)0)->hCommandList), 3, 0, 0, 0, NULL},
-    {"hDstImage", offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt, hDstImage), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt *)0)->hDstImage), 3, 0, 0, 0, NULL},
-    {"srcptr", offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt, srcptr), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt *)0)->srcptr), 3, 0, 0, 0, NULL},
-    {"pDstRegion", offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt, pDstRegion), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt *)0)->pDstRegion), 3, 0, 0, 0, NULL},
-    {"srcRowPitch", offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt, srcRowPitch), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt *)0)->srcRowPitch), 2, 0, 0, 0, NULL},
-    {"srcSlicePitch", offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt, srcSlicePitch), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt *)0)->srcSlicePitch), 2, 0, 0, 0, NULL},
-    {"hSignalEvent", offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt *)0)->hSignalEvent), 3, 0, 0, 0, NULL},
-    {"numWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt *)0)->numWaitEvents), 2, 0, 0, 0, NULL},
-    {"phWaitEvents", offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt *)0)->phWaitEvents), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeCommandListAppendImageCopyFromMemoryExt = {9, offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt *)0)->cgl_ret), 7, cgl_ta_zeCommandListAppendImageCopyFromMemoryExt};
+static const cg_arg_name cgl_tn_zeCommandListAppendImageCopyFromMemoryExt[9] = {{"hCommandList", NULL}, {"hDstImage", NULL}, {"srcptr", NULL}, {"pDstRegion", NULL}, {"srcRowPitch", NULL}, {"srcSlicePitch", NULL}, {"hSignalEvent", NULL}, {"numWaitEvents", NULL}, {"phWaitEvents", NULL}};
+static const struct cgl_targs_zeCommandListAppendImageCopyFromMemoryExt cgl_targs_zeCommandListAppendImageCopyFromMemoryExt = {{9, offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt *)0)->cgl_ret), 7, cgl_targs_zeCommandListAppendImageCopyFromMemoryExt.arg, cgl_tn_zeCommandListAppendImageCopyFromMemoryExt}, {
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt *)0)->hCommandList), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt, hDstImage), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt *)0)->hDstImage), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt, srcptr), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt *)0)->srcptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt, pDstRegion), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt *)0)->pDstRegion), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt, srcRowPitch), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt *)0)->srcRowPitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt, srcSlicePitch), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt *)0)->srcSlicePitch), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt, hSignalEvent), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt *)0)->hSignalEvent), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt, numWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt *)0)->numWaitEvents), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt, phWaitEvents), sizeof(((struct cgl_fr_zeCommandListAppendImageCopyFromMemoryExt *)0)->phWaitEvents), 3, 0, 0, 0},
+}};
 CG_THUNK(zeCommandListAppendImageCopyFromMemoryExt, (cgl_f->hCommandList, cgl_f->hDstImage, cgl_f->srcptr, cgl_f->pDstRegion, cgl_f->srcRowPitch, cgl_f->srcSlicePitch, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendImageCopyFromMemoryExt(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, const void *srcptr, const ze_image_region_t *pDstRegion, uint32_t srcRowPitch, uint32_t srcSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -6022,12 +6890,12 @@ struct cgl_fr_zeImageGetAllocPropertiesExt {
     ze_image_allocation_ext_properties_t *pImageAllocProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeImageGetAllocPropertiesExt[3] = {
-    {"hContext", offsetof(struct cgl_fr_zeImageGetAllocPropertiesExt, hContext), sizeof(((struct cgl_fr_zeImageGetAllocPropertiesExt *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"hImage", offsetof(struct cgl_fr_zeImageGetAllocPropertiesExt, hImage), sizeof(((struct cgl_fr_zeImageGetAllocPropertiesExt *)0)->hImage), 3, 0, 0, 0, NULL},
-    {"pImageAllocProperties", offsetof(struct cgl_fr_zeImageGetAllocPropertiesExt, pImageAllocProperties), sizeof(((struct cgl_fr_zeImageGetAllocPropertiesExt *)0)->pImageAllocProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeImageGetAllocPropertiesExt = {3, offsetof(struct cgl_fr_zeImageGetAllocPropertiesExt, cgl_ret), sizeof(((struct cgl_fr_zeImageGetAllocPropertiesExt *)0)->cgl_ret), 7, cgl_ta_zeImageGetAllocPropertiesExt};
+static const cg_arg_name cgl_tn_zeImageGetAllocPropertiesExt[3] = {{"hContext", NULL}, {"hImage", NULL}, {"pImageAllocProperties", NULL}};
+static const struct cgl_targs_zeImageGetAllocPropertiesExt cgl_targs_zeImageGetAllocPropertiesExt = {{3, offsetof(struct cgl_fr_zeImageGetAllocPropertiesExt, cgl_ret), sizeof(((struct cgl_fr_zeImageGetAllocPropertiesExt *)0)->cgl_ret), 7, cgl_targs_zeImageGetAllocPropertiesExt.arg, cgl_tn_zeImageGetAllocPropertiesExt}, {
+    {offsetof(struct cgl_fr_zeImageGetAllocPropertiesExt, hContext), sizeof(((struct cgl_fr_zeImageGetAllocPropertiesExt *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeImageGetAllocPropertiesExt, hImage), sizeof(((struct cgl_fr_zeImageGetAllocPropertiesExt *)0)->hImage), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeImageGetAllocPropertiesExt, pImageAllocProperties), sizeof(((struct cgl_fr_zeImageGetAllocPropertiesExt *)0)->pImageAllocProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zeImageGetAllocPropertiesExt, (cgl_f->hContext, cgl_f->hImage, cgl_f->pImageAllocProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeImageGetAllocPropertiesExt(ze_context_handle_t hContext, ze_image_handle_t hImage, ze_image_allocation_ext_properties_t *pImageAllocProperties)
 {
@@ -6055,13 +6923,13 @@ struct cgl_fr_zeModuleInspectLinkageExt {
     ze_module_build_log_handle_t *phLog;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeModuleInspectLinkageExt[4] = {
-    {"pInspectDesc", offsetof(struct cgl_fr_zeModuleInspectLinkageExt, pInspectDesc), sizeof(((struct cgl_fr_zeModuleInspectLinkageExt *)0)->pInspectDesc), 3, 0, 0, 0, NULL},
-    {"numModules", offsetof(struct cgl_fr_zeModuleInspectLinkageExt, numModules), sizeof(((struct cgl_fr_zeModuleInspectLinkageExt *)0)->numModules), 2, 0, 0, 0, NULL},
-    {"phModules", offsetof(struct cgl_fr_zeModuleInspectLinkageExt, phModules), sizeof(((struct cgl_fr_zeModuleInspectLinkageExt *)0)->phModules), 3, 0, 0, 0, NULL},
-    {"phLog", offsetof(struct cgl_fr_zeModuleInspectLinkageExt, phLog), sizeof(((struct cgl_fr_zeModuleInspectLinkageExt *)0)->phLog), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeModuleInspectLinkageExt = {4, offsetof(struct cgl_fr_zeModuleInspectLinkageExt, cgl_ret), sizeof(((struct cgl_fr_zeModuleInspectLinkageExt *)0)->cgl_ret), 7, cgl_ta_zeModuleInspectLinkageExt};
+static const cg_arg_name cgl_tn_zeModuleInspectLinkageExt[4] = {{"pInspectDesc", NULL}, {"numModules", NULL}, {"phModules", NULL}, {"phLog", NULL}};
+static const struct cgl_targs_zeModuleInspectLinkageExt cgl_targs_zeModuleInspectLinkageExt = {{4, offsetof(struct cgl_fr_zeModuleInspectLinkageExt, cgl_ret), sizeof(((struct cgl_fr_zeModuleInspectLinkageExt *)0)->cgl_ret), 7, cgl_targs_zeModuleInspectLinkageExt.arg, cgl_tn_zeModuleInspectLinkageExt}, {
+    {offsetof(struct cgl_fr_zeModuleInspectLinkageExt, pInspectDesc), sizeof(((struct cgl_fr_zeModuleInspectLinkageExt *)0)->pInspectDesc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeModuleInspectLinkageExt, numModules), sizeof(((struct cgl_fr_zeModuleInspectLinkageExt *)0)->numModules), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeModuleInspectLinkageExt, phModules), sizeof(((struct cgl_fr_zeModuleInspectLinkageExt *)0)->phModules), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeModuleInspectLinkageExt, phLog), sizeof(((struct cgl_fr_zeModuleInspectLinkageExt *)0)->phLog), 3, 0, 0, 0},
+}};
 CG_THUNK(zeModuleInspectLinkageExt, (cgl_f->pInspectDesc, cgl_f->numModules, cgl_f->phModules, cgl_f->phLog), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleInspectLinkageExt(ze_linkage_inspection_ext_desc_t *pInspectDesc, uint32_t numModules, ze_module_handle_t *phModules, ze_module_build_log_handle_t *phLog)
 {
@@ -6088,12 +6956,12 @@ struct cgl_fr_zeMemFreeExt {
     void *ptr;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeMemFreeExt[3] = {
-    {"hContext", offsetof(struct cgl_fr_zeMemFreeExt, hContext), sizeof(((struct cgl_fr_zeMemFreeExt *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"pMemFreeDesc", offsetof(struct cgl_fr_zeMemFreeExt, pMemFreeDesc), sizeof(((struct cgl_fr_zeMemFreeExt *)0)->pMemFreeDesc), 3, 0, 0, 0, NULL},
-    {"ptr", offsetof(struct cgl_fr_zeMemFreeExt, ptr), sizeof(((struct cgl_fr_zeMemFreeExt *)0)->ptr), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeMemFreeExt = {3, offsetof(struct cgl_fr_zeMemFreeExt, cgl_ret), sizeof(((struct cgl_fr_zeMemFreeExt *)0)->cgl_ret), 7, cgl_ta_zeMemFreeExt};
+static const cg_arg_name cgl_tn_zeMemFreeExt[3] = {{"hContext", NULL}, {"pMemFreeDesc", NULL}, {"ptr", NULL}};
+static const struct cgl_targs_zeMemFreeExt cgl_targs_zeMemFreeExt = {{3, offsetof(struct cgl_fr_zeMemFreeExt, cgl_ret), sizeof(((struct cgl_fr_zeMemFreeExt *)0)->cgl_ret), 7, cgl_targs_zeMemFreeExt.arg, cgl_tn_zeMemFreeExt}, {
+    {offsetof(struct cgl_fr_zeMemFreeExt, hContext), sizeof(((struct cgl_fr_zeMemFreeExt *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemFreeExt, pMemFreeDesc), sizeof(((struct cgl_fr_zeMemFreeExt *)0)->pMemFreeDesc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemFreeExt, ptr), sizeof(((struct cgl_fr_zeMemFreeExt *)0)->ptr), 3, 0, 0, 0},
+}};
 CG_THUNK(zeMemFreeExt, (cgl_f->hContext, cgl_f->pMemFreeDesc, cgl_f->ptr), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeMemFreeExt(ze_context_handle_t hContext, const ze_memory_free_ext_desc_t *pMemFreeDesc, void *ptr)
 {
@@ -6121,12 +6989,12 @@ struct cgl_fr_zeFabricVertexGetExp {
     ze_fabric_vertex_handle_t *phVertices;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeFabricVertexGetExp[3] = {
-    {"hDriver", offsetof(struct cgl_fr_zeFabricVertexGetExp, hDriver), sizeof(((struct cgl_fr_zeFabricVertexGetExp *)0)->hDriver), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zeFabricVertexGetExp, pCount), sizeof(((struct cgl_fr_zeFabricVertexGetExp *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"phVertices", offsetof(struct cgl_fr_zeFabricVertexGetExp, phVertices), sizeof(((struct cgl_fr_zeFabricVertexGetExp *)0)->phVertices), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeFabricVertexGetExp = {3, offsetof(struct cgl_fr_zeFabricVertexGetExp, cgl_ret), sizeof(((struct cgl_fr_zeFabricVertexGetExp *)0)->cgl_ret), 7, cgl_ta_zeFabricVertexGetExp};
+static const cg_arg_name cgl_tn_zeFabricVertexGetExp[3] = {{"hDriver", NULL}, {"pCount", NULL}, {"phVertices", NULL}};
+static const struct cgl_targs_zeFabricVertexGetExp cgl_targs_zeFabricVertexGetExp = {{3, offsetof(struct cgl_fr_zeFabricVertexGetExp, cgl_ret), sizeof(((struct cgl_fr_zeFabricVertexGetExp *)0)->cgl_ret), 7, cgl_targs_zeFabricVertexGetExp.arg, cgl_tn_zeFabricVertexGetExp}, {
+    {offsetof(struct cgl_fr_zeFabricVertexGetExp, hDriver), sizeof(((struct cgl_fr_zeFabricVertexGetExp *)0)->hDriver), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeFabricVertexGetExp, pCount), sizeof(((struct cgl_fr_zeFabricVertexGetExp *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeFabricVertexGetExp, phVertices), sizeof(((struct cgl_fr_zeFabricVertexGetExp *)0)->phVertices), 3, 0, 0, 0},
+}};
 CG_THUNK(zeFabricVertexGetExp, (cgl_f->hDriver, cgl_f->pCount, cgl_f->phVertices), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricVertexGetExp(ze_driver_handle_t hDriver, uint32_t *pCount, ze_fabric_vertex_handle_t *phVertices)
 {
@@ -6153,12 +7021,12 @@ struct cgl_fr_zeFabricVertexGetSubVerticesExp {
     ze_fabric_vertex_handle_t *phSubvertices;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeFabricVertexGetSubVerticesExp[3] = {
-    {"hVertex", offsetof(struct cgl_fr_zeFabricVertexGetSubVerticesExp, hVertex), sizeof(((struct cgl_fr_zeFabricVertexGetSubVerticesExp *)0)->hVertex), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zeFabricVertexGetSubVerticesExp, pCount), sizeof(((struct cgl_fr_zeFabricVertexGetSubVerticesExp *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"phSubvertices", offsetof(struct cgl_fr_zeFabricVertexGetSubVerticesExp, phSubvertices), sizeof(((struct cgl_fr_zeFabricVertexGetSubVerticesExp *)0)->phSubvertices), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeFabricVertexGetSubVerticesExp = {3, offsetof(struct cgl_fr_zeFabricVertexGetSubVerticesExp, cgl_ret), sizeof(((struct cgl_fr_zeFabricVertexGetSubVerticesExp *)0)->cgl_ret), 7, cgl_ta_zeFabricVertexGetSubVerticesExp};
+static const cg_arg_name cgl_tn_zeFabricVertexGetSubVerticesExp[3] = {{"hVertex", NULL}, {"pCount", NULL}, {"phSubvertices", NULL}};
+static const struct cgl_targs_zeFabricVertexGetSubVerticesExp cgl_targs_zeFabricVertexGetSubVerticesExp = {{3, offsetof(struct cgl_fr_zeFabricVertexGetSubVerticesExp, cgl_ret), sizeof(((struct cgl_fr_zeFabricVertexGetSubVerticesExp *)0)->cgl_ret), 7, cgl_targs_zeFabricVertexGetSubVerticesExp.arg, cgl_tn_zeFabricVertexGetSubVerticesExp}, {
+    {offsetof(struct cgl_fr_zeFabricVertexGetSubVerticesExp, hVertex), sizeof(((struct cgl_fr_zeFabricVertexGetSubVerticesExp *)0)->hVertex), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeFabricVertexGetSubVerticesExp, pCount), sizeof(((struct cgl_fr_zeFabricVertexGetSubVerticesExp *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeFabricVertexGetSubVerticesExp, phSubvertices), sizeof(((struct cgl_fr_zeFabricVertexGetSubVerticesExp *)0)->phSubvertices), 3, 0, 0, 0},
+}};
 CG_THUNK(zeFabricVertexGetSubVerticesExp, (cgl_f->hVertex, cgl_f->pCount, cgl_f->phSubvertices), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricVertexGetSubVerticesExp(ze_fabric_vertex_handle_t hVertex, uint32_t *pCount, ze_fabric_vertex_handle_t *phSubvertices)
 {
@@ -6184,11 +7052,11 @@ struct cgl_fr_zeFabricVertexGetPropertiesExp {
     ze_fabric_vertex_exp_properties_t *pVertexProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeFabricVertexGetPropertiesExp[2] = {
-    {"hVertex", offsetof(struct cgl_fr_zeFabricVertexGetPropertiesExp, hVertex), sizeof(((struct cgl_fr_zeFabricVertexGetPropertiesExp *)0)->hVertex), 3, 0, 0, 0, NULL},
-    {"pVertexProperties", offsetof(struct cgl_fr_zeFabricVertexGetPropertiesExp, pVertexProperties), sizeof(((struct cgl_fr_zeFabricVertexGetPropertiesExp *)0)->pVertexProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeFabricVertexGetPropertiesExp = {2, offsetof(struct cgl_fr_zeFabricVertexGetPropertiesExp, cgl_ret), sizeof(((struct cgl_fr_zeFabricVertexGetPropertiesExp *)0)->cgl_ret), 7, cgl_ta_zeFabricVertexGetPropertiesExp};
+static const cg_arg_name cgl_tn_zeFabricVertexGetPropertiesExp[2] = {{"hVertex", NULL}, {"pVertexProperties", NULL}};
+static const struct cgl_targs_zeFabricVertexGetPropertiesExp cgl_targs_zeFabricVertexGetPropertiesExp = {{2, offsetof(struct cgl_fr_zeFabricVertexGetPropertiesExp, cgl_ret), sizeof(((struct cgl_fr_zeFabricVertexGetPropertiesExp *)0)->cgl_ret), 7, cgl_targs_zeFabricVertexGetPropertiesExp.arg, cgl_tn_zeFabricVertexGetPropertiesExp}, {
+    {offsetof(struct cgl_fr_zeFabricVertexGetPropertiesExp, hVertex), sizeof(((struct cgl_fr_zeFabricVertexGetPropertiesExp *)0)->hVertex), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeFabricVertexGetPropertiesExp, pVertexProperties), sizeof(((struct cgl_fr_zeFabricVertexGetPropertiesExp *)0)->pVertexProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zeFabricVertexGetPropertiesExp, (cgl_f->hVertex, cgl_f->pVertexProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricVertexGetPropertiesExp(ze_fabric_vertex_handle_t hVertex, ze_fabric_vertex_exp_properties_t *pVertexProperties)
 {
@@ -6214,11 +7082,11 @@ struct cgl_fr_zeFabricVertexGetDeviceExp {
     ze_device_handle_t *phDevice;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeFabricVertexGetDeviceExp[2] = {
-    {"hVertex", offsetof(struct cgl_fr_zeFabricVertexGetDeviceExp, hVertex), sizeof(((struct cgl_fr_zeFabricVertexGetDeviceExp *)0)->hVertex), 3, 0, 0, 0, NULL},
-    {"phDevice", offsetof(struct cgl_fr_zeFabricVertexGetDeviceExp, phDevice), sizeof(((struct cgl_fr_zeFabricVertexGetDeviceExp *)0)->phDevice), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeFabricVertexGetDeviceExp = {2, offsetof(struct cgl_fr_zeFabricVertexGetDeviceExp, cgl_ret), sizeof(((struct cgl_fr_zeFabricVertexGetDeviceExp *)0)->cgl_ret), 7, cgl_ta_zeFabricVertexGetDeviceExp};
+static const cg_arg_name cgl_tn_zeFabricVertexGetDeviceExp[2] = {{"hVertex", NULL}, {"phDevice", NULL}};
+static const struct cgl_targs_zeFabricVertexGetDeviceExp cgl_targs_zeFabricVertexGetDeviceExp = {{2, offsetof(struct cgl_fr_zeFabricVertexGetDeviceExp, cgl_ret), sizeof(((struct cgl_fr_zeFabricVertexGetDeviceExp *)0)->cgl_ret), 7, cgl_targs_zeFabricVertexGetDeviceExp.arg, cgl_tn_zeFabricVertexGetDeviceExp}, {
+    {offsetof(struct cgl_fr_zeFabricVertexGetDeviceExp, hVertex), sizeof(((struct cgl_fr_zeFabricVertexGetDeviceExp *)0)->hVertex), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeFabricVertexGetDeviceExp, phDevice), sizeof(((struct cgl_fr_zeFabricVertexGetDeviceExp *)0)->phDevice), 3, 0, 0, 0},
+}};
 CG_THUNK(zeFabricVertexGetDeviceExp, (cgl_f->hVertex, cgl_f->phDevice), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricVertexGetDeviceExp(ze_fabric_vertex_handle_t hVertex, ze_device_handle_t *phDevice)
 {
@@ -6244,11 +7112,11 @@ struct cgl_fr_zeDeviceGetFabricVertexExp {
     ze_fabric_vertex_handle_t *phVertex;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeDeviceGetFabricVertexExp[2] = {
-    {"hDevice", offsetof(struct cgl_fr_zeDeviceGetFabricVertexExp, hDevice), sizeof(((struct cgl_fr_zeDeviceGetFabricVertexExp *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"phVertex", offsetof(struct cgl_fr_zeDeviceGetFabricVertexExp, phVertex), sizeof(((struct cgl_fr_zeDeviceGetFabricVertexExp *)0)->phVertex), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeDeviceGetFabricVertexExp = {2, offsetof(struct cgl_fr_zeDeviceGetFabricVertexExp, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGetFabricVertexExp *)0)->cgl_ret), 7, cgl_ta_zeDeviceGetFabricVertexExp};
+static const cg_arg_name cgl_tn_zeDeviceGetFabricVertexExp[2] = {{"hDevice", NULL}, {"phVertex", NULL}};
+static const struct cgl_targs_zeDeviceGetFabricVertexExp cgl_targs_zeDeviceGetFabricVertexExp = {{2, offsetof(struct cgl_fr_zeDeviceGetFabricVertexExp, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGetFabricVertexExp *)0)->cgl_ret), 7, cgl_targs_zeDeviceGetFabricVertexExp.arg, cgl_tn_zeDeviceGetFabricVertexExp}, {
+    {offsetof(struct cgl_fr_zeDeviceGetFabricVertexExp, hDevice), sizeof(((struct cgl_fr_zeDeviceGetFabricVertexExp *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceGetFabricVertexExp, phVertex), sizeof(((struct cgl_fr_zeDeviceGetFabricVertexExp *)0)->phVertex), 3, 0, 0, 0},
+}};
 CG_THUNK(zeDeviceGetFabricVertexExp, (cgl_f->hDevice, cgl_f->phVertex), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetFabricVertexExp(ze_device_handle_t hDevice, ze_fabric_vertex_handle_t *phVertex)
 {
@@ -6276,13 +7144,13 @@ struct cgl_fr_zeFabricEdgeGetExp {
     ze_fabric_edge_handle_t *phEdges;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeFabricEdgeGetExp[4] = {
-    {"hVertexA", offsetof(struct cgl_fr_zeFabricEdgeGetExp, hVertexA), sizeof(((struct cgl_fr_zeFabricEdgeGetExp *)0)->hVertexA), 3, 0, 0, 0, NULL},
-    {"hVertexB", offsetof(struct cgl_fr_zeFabricEdgeGetExp, hVertexB), sizeof(((struct cgl_fr_zeFabricEdgeGetExp *)0)->hVertexB), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zeFabricEdgeGetExp, pCount), sizeof(((struct cgl_fr_zeFabricEdgeGetExp *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"phEdges", offsetof(struct cgl_fr_zeFabricEdgeGetExp, phEdges), sizeof(((struct cgl_fr_zeFabricEdgeGetExp *)0)->phEdges), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeFabricEdgeGetExp = {4, offsetof(struct cgl_fr_zeFabricEdgeGetExp, cgl_ret), sizeof(((struct cgl_fr_zeFabricEdgeGetExp *)0)->cgl_ret), 7, cgl_ta_zeFabricEdgeGetExp};
+static const cg_arg_name cgl_tn_zeFabricEdgeGetExp[4] = {{"hVertexA", NULL}, {"hVertexB", NULL}, {"pCount", NULL}, {"phEdges", NULL}};
+static const struct cgl_targs_zeFabricEdgeGetExp cgl_targs_zeFabricEdgeGetExp = {{4, offsetof(struct cgl_fr_zeFabricEdgeGetExp, cgl_ret), sizeof(((struct cgl_fr_zeFabricEdgeGetExp *)0)->cgl_ret), 7, cgl_targs_zeFabricEdgeGetExp.arg, cgl_tn_zeFabricEdgeGetExp}, {
+    {offsetof(struct cgl_fr_zeFabricEdgeGetExp, hVertexA), sizeof(((struct cgl_fr_zeFabricEdgeGetExp *)0)->hVertexA), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeFabricEdgeGetExp, hVertexB), sizeof(((struct cgl_fr_zeFabricEdgeGetExp *)0)->hVertexB), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeFabricEdgeGetExp, pCount), sizeof(((struct cgl_fr_zeFabricEdgeGetExp *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeFabricEdgeGetExp, phEdges), sizeof(((struct cgl_fr_zeFabricEdgeGetExp *)0)->phEdges), 3, 0, 0, 0},
+}};
 CG_THUNK(zeFabricEdgeGetExp, (cgl_f->hVertexA, cgl_f->hVertexB, cgl_f->pCount, cgl_f->phEdges), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricEdgeGetExp(ze_fabric_vertex_handle_t hVertexA, ze_fabric_vertex_handle_t hVertexB, uint32_t *pCount, ze_fabric_edge_handle_t *phEdges)
 {
@@ -6309,12 +7177,12 @@ struct cgl_fr_zeFabricEdgeGetVerticesExp {
     ze_fabric_vertex_handle_t *phVertexB;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeFabricEdgeGetVerticesExp[3] = {
-    {"hEdge", offsetof(struct cgl_fr_zeFabricEdgeGetVerticesExp, hEdge), sizeof(((struct cgl_fr_zeFabricEdgeGetVerticesExp *)0)->hEdge), 3, 0, 0, 0, NULL},
-    {"phVertexA", offsetof(struct cgl_fr_zeFabricEdgeGetVerticesExp, phVertexA), sizeof(((struct cgl_fr_zeFabricEdgeGetVerticesExp *)0)->phVertexA), 3, 0, 0, 0, NULL},
-    {"phVertexB", offsetof(struct cgl_fr_zeFabricEdgeGetVerticesExp, phVertexB), sizeof(((struct cgl_fr_zeFabricEdgeGetVerticesExp *)0)->phVertexB), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeFabricEdgeGetVerticesExp = {3, offsetof(struct cgl_fr_zeFabricEdgeGetVerticesExp, cgl_ret), sizeof(((struct cgl_fr_zeFabricEdgeGetVerticesExp *)0)->cgl_ret), 7, cgl_ta_zeFabricEdgeGetVerticesExp};
+static const cg_arg_name cgl_tn_zeFabricEdgeGetVerticesExp[3] = {{"hEdge", NULL}, {"phVertexA", NULL}, {"phVertexB", NULL}};
+static const struct cgl_targs_zeFabricEdgeGetVerticesExp cgl_targs_zeFabricEdgeGetVerticesExp = {{3, offsetof(struct cgl_fr_zeFabricEdgeGetVerticesExp, cgl_ret), sizeof(((struct cgl_fr_zeFabricEdgeGetVerticesExp *)0)->cgl_ret), 7, cgl_targs_zeFabricEdgeGetVerticesExp.arg, cgl_tn_zeFabricEdgeGetVerticesExp}, {
+    {offsetof(struct cgl_fr_zeFabricEdgeGetVerticesExp, hEdge), sizeof(((struct cgl_fr_zeFabricEdgeGetVerticesExp *)0)->hEdge), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeFabricEdgeGetVerticesExp, phVertexA), sizeof(((struct cgl_fr_zeFabricEdgeGetVerticesExp *)0)->phVertexA), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeFabricEdgeGetVerticesExp, phVertexB), sizeof(((struct cgl_fr_zeFabricEdgeGetVerticesExp *)0)->phVertexB), 3, 0, 0, 0},
+}};
 CG_THUNK(zeFabricEdgeGetVerticesExp, (cgl_f->hEdge, cgl_f->phVertexA, cgl_f->phVertexB), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricEdgeGetVerticesExp(ze_fabric_edge_handle_t hEdge, ze_fabric_vertex_handle_t *phVertexA, ze_fabric_vertex_handle_t *phVertexB)
 {
@@ -6340,11 +7208,11 @@ struct cgl_fr_zeFabricEdgeGetPropertiesExp {
     ze_fabric_edge_exp_properties_t *pEdgeProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zeFabricEdgeGetPropertiesExp[2] = {
-    {"hEdge", offsetof(struct cgl_fr_zeFabricEdgeGetPropertiesExp, hEdge), sizeof(((struct cgl_fr_zeFabricEdgeGetPropertiesExp *)0)->hEdge), 3, 0, 0, 0, NULL},
-    {"pEdgeProperties", offsetof(struct cgl_fr_zeFabricEdgeGetPropertiesExp, pEdgeProperties), sizeof(((struct cgl_fr_zeFabricEdgeGetPropertiesExp *)0)->pEdgeProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zeFabricEdgeGetPropertiesExp = {2, offsetof(struct cgl_fr_zeFabricEdgeGetPropertiesExp, cgl_ret), sizeof(((struct cgl_fr_zeFabricEdgeGetPropertiesExp *)0)->cgl_ret), 7, cgl_ta_zeFabricEdgeGetPropertiesExp};
+static const cg_arg_name cgl_tn_zeFabricEdgeGetPropertiesExp[2] = {{"hEdge", NULL}, {"pEdgeProperties", NULL}};
+static const struct cgl_targs_zeFabricEdgeGetPropertiesExp cgl_targs_zeFabricEdgeGetPropertiesExp = {{2, offsetof(struct cgl_fr_zeFabricEdgeGetPropertiesExp, cgl_ret), sizeof(((struct cgl_fr_zeFabricEdgeGetPropertiesExp *)0)->cgl_ret), 7, cgl_targs_zeFabricEdgeGetPropertiesExp.arg, cgl_tn_zeFabricEdgeGetPropertiesExp}, {
+    {offsetof(struct cgl_fr_zeFabricEdgeGetPropertiesExp, hEdge), sizeof(((struct cgl_fr_zeFabricEdgeGetPropertiesExp *)0)->hEdge), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeFabricEdgeGetPropertiesExp, pEdgeProperties), sizeof(((struct cgl_fr_zeFabricEdgeGetPropertiesExp *)0)->pEdgeProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zeFabricEdgeGetPropertiesExp, (cgl_f->hEdge, cgl_f->pEdgeProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricEdgeGetPropertiesExp(ze_fabric_edge_handle_t hEdge, ze_fabric_edge_exp_properties_t *pEdgeProperties)
 {
@@ -6372,13 +7240,13 @@ struct cgl_fr_zetModuleGetDebugInfo {
     uint8_t *pDebugInfo;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zetModuleGetDebugInfo[4] = {
-    {"hModule", offsetof(struct cgl_fr_zetModuleGetDebugInfo, hModule), sizeof(((struct cgl_fr_zetModuleGetDebugInfo *)0)->hModule), 3, 0, 0, 0, NULL},
-    {"format", offsetof(struct cgl_fr_zetModuleGetDebugInfo, format), sizeof(((struct cgl_fr_zetModuleGetDebugInfo *)0)->format), 4, 0, 0, sizeof cgl_en_10 / sizeof cgl_en_10[0], cgl_en_10},
-    {"pSize", offsetof(struct cgl_fr_zetModuleGetDebugInfo, pSize), sizeof(((struct cgl_fr_zetModuleGetDebugInfo *)0)->pSize), 3, 0, 0, 0, NULL},
-    {"pDebugInfo", offsetof(struct cgl_fr_zetModuleGetDebugInfo, pDebugInfo), sizeof(((struct cgl_fr_zetModuleGetDebugInfo *)0)->pDebugInfo), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetModuleGetDebugInfo = {4, offsetof(struct cgl_fr_zetModuleGetDebugInfo, cgl_ret), sizeof(((struct cgl_fr_zetModuleGetDebugInfo *)0)->cgl_ret), 7, cgl_ta_zetModuleGetDebugInfo};
+static const cg_arg_name cgl_tn_zetModuleGetDebugInfo[4] = {{"hModule", NULL}, {"format", cgl_en_10}, {"pSize", NULL}, {"pDebugInfo", NULL}};
+static const struct cgl_targs_zetModuleGetDebugInfo cgl_targs_zetModuleGetDebugInfo = {{4, offsetof(struct cgl_fr_zetModuleGetDebugInfo, cgl_ret), sizeof(((struct cgl_fr_zetModuleGetDebugInfo *)0)->cgl_ret), 7, cgl_targs_zetModuleGetDebugInfo.arg, cgl_tn_zetModuleGetDebugInfo}, {
+    {offsetof(struct cgl_fr_zetModuleGetDebugInfo, hModule), sizeof(((struct cgl_fr_zetModuleGetDebugInfo *)0)->hModule), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetModuleGetDebugInfo, format), sizeof(((struct cgl_fr_zetModuleGetDebugInfo *)0)->format), 4, 0, 0, sizeof cgl_en_10 / sizeof cgl_en_10[0]},
+    {offsetof(struct cgl_fr_zetModuleGetDebugInfo, pSize), sizeof(((struct cgl_fr_zetModuleGetDebugInfo *)0)->pSize), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetModuleGetDebugInfo, pDebugInfo), sizeof(((struct cgl_fr_zetModuleGetDebugInfo *)0)->pDebugInfo), 3, 0, 0, 0},
+}};
 CG_THUNK(zetModuleGetDebugInfo, (cgl_f->hModule, cgl_f->format, cgl_f->pSize, cgl_f->pDebugInfo), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetModuleGetDebugInfo(zet_module_handle_t hModule, zet_module_debug_info_format_t format, size_t *pSize, uint8_t *pDebugInfo)
 {
@@ -6404,11 +7272,11 @@ struct cgl_fr_zetDeviceGetDebugProperties {
     zet_device_debug_properties_t *pDebugProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zetDeviceGetDebugProperties[2] = {
-    {"hDevice", offsetof(struct cgl_fr_zetDeviceGetDebugProperties, hDevice), sizeof(((struct cgl_fr_zetDeviceGetDebugProperties *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pDebugProperties", offsetof(struct cgl_fr_zetDeviceGetDebugProperties, pDebugProperties), sizeof(((struct cgl_fr_zetDeviceGetDebugProperties *)0)->pDebugProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetDeviceGetDebugProperties = {2, offsetof(struct cgl_fr_zetDeviceGetDebugProperties, cgl_ret), sizeof(((struct cgl_fr_zetDeviceGetDebugProperties *)0)->cgl_ret), 7, cgl_ta_zetDeviceGetDebugProperties};
+static const cg_arg_name cgl_tn_zetDeviceGetDebugProperties[2] = {{"hDevice", NULL}, {"pDebugProperties", NULL}};
+static const struct cgl_targs_zetDeviceGetDebugProperties cgl_targs_zetDeviceGetDebugProperties = {{2, offsetof(struct cgl_fr_zetDeviceGetDebugProperties, cgl_ret), sizeof(((struct cgl_fr_zetDeviceGetDebugProperties *)0)->cgl_ret), 7, cgl_targs_zetDeviceGetDebugProperties.arg, cgl_tn_zetDeviceGetDebugProperties}, {
+    {offsetof(struct cgl_fr_zetDeviceGetDebugProperties, hDevice), sizeof(((struct cgl_fr_zetDeviceGetDebugProperties *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetDeviceGetDebugProperties, pDebugProperties), sizeof(((struct cgl_fr_zetDeviceGetDebugProperties *)0)->pDebugProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zetDeviceGetDebugProperties, (cgl_f->hDevice, cgl_f->pDebugProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetDeviceGetDebugProperties(zet_device_handle_t hDevice, zet_device_debug_properties_t *pDebugProperties)
 {
@@ -6435,12 +7303,12 @@ struct cgl_fr_zetDebugAttach {
     zet_debug_session_handle_t *phDebug;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zetDebugAttach[3] = {
-    {"hDevice", offsetof(struct cgl_fr_zetDebugAttach, hDevice), sizeof(((struct cgl_fr_zetDebugAttach *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"config", offsetof(struct cgl_fr_zetDebugAttach, config), sizeof(((struct cgl_fr_zetDebugAttach *)0)->config), 3, 0, 0, 0, NULL},
-    {"phDebug", offsetof(struct cgl_fr_zetDebugAttach, phDebug), sizeof(((struct cgl_fr_zetDebugAttach *)0)->phDebug), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetDebugAttach = {3, offsetof(struct cgl_fr_zetDebugAttach, cgl_ret), sizeof(((struct cgl_fr_zetDebugAttach *)0)->cgl_ret), 7, cgl_ta_zetDebugAttach};
+static const cg_arg_name cgl_tn_zetDebugAttach[3] = {{"hDevice", NULL}, {"config", NULL}, {"phDebug", NULL}};
+static const struct cgl_targs_zetDebugAttach cgl_targs_zetDebugAttach = {{3, offsetof(struct cgl_fr_zetDebugAttach, cgl_ret), sizeof(((struct cgl_fr_zetDebugAttach *)0)->cgl_ret), 7, cgl_targs_zetDebugAttach.arg, cgl_tn_zetDebugAttach}, {
+    {offsetof(struct cgl_fr_zetDebugAttach, hDevice), sizeof(((struct cgl_fr_zetDebugAttach *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetDebugAttach, config), sizeof(((struct cgl_fr_zetDebugAttach *)0)->config), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetDebugAttach, phDebug), sizeof(((struct cgl_fr_zetDebugAttach *)0)->phDebug), 3, 0, 0, 0},
+}};
 CG_THUNK(zetDebugAttach, (cgl_f->hDevice, cgl_f->config, cgl_f->phDebug), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugAttach(zet_device_handle_t hDevice, const zet_debug_config_t *config, zet_debug_session_handle_t *phDebug)
 {
@@ -6465,10 +7333,10 @@ struct cgl_fr_zetDebugDetach {
     zet_debug_session_handle_t hDebug;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zetDebugDetach[1] = {
-    {"hDebug", offsetof(struct cgl_fr_zetDebugDetach, hDebug), sizeof(((struct cgl_fr_zetDebugDetach *)0)->hDebug), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetDebugDetach = {1, offsetof(struct cgl_fr_zetDebugDetach, cgl_ret), sizeof(((struct cgl_fr_zetDebugDetach *)0)->cgl_ret), 7, cgl_ta_zetDebugDetach};
+static const cg_arg_name cgl_tn_zetDebugDetach[1] = {{"hDebug", NULL}};
+static const struct cgl_targs_zetDebugDetach cgl_targs_zetDebugDetach = {{1, offsetof(struct cgl_fr_zetDebugDetach, cgl_ret), sizeof(((struct cgl_fr_zetDebugDetach *)0)->cgl_ret), 7, cgl_targs_zetDebugDetach.arg, cgl_tn_zetDebugDetach}, {
+    {offsetof(struct cgl_fr_zetDebugDetach, hDebug), sizeof(((struct cgl_fr_zetDebugDetach *)0)->hDebug), 3, 0, 0, 0},
+}};
 CG_THUNK(zetDebugDetach, (cgl_f->hDebug), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugDetach(zet_debug_session_handle_t hDebug)
 {
@@ -6495,12 +7363,12 @@ struct cgl_fr_zetDebugReadEvent {
     zet_debug_event_t *event;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zetDebugReadEvent[3] = {
-    {"hDebug", offsetof(struct cgl_fr_zetDebugReadEvent, hDebug), sizeof(((struct cgl_fr_zetDebugReadEvent *)0)->hDebug), 3, 0, 0, 0, NULL},
-    {"timeout", offsetof(struct cgl_fr_zetDebugReadEvent, timeout), sizeof(((struct cgl_fr_zetDebugReadEvent *)0)->timeout), 2, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_zetDebugReadEvent, event), sizeof(((struct cgl_fr_zetDebugReadEvent *)0)->event), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetDebugReadEvent = {3, offsetof(struct cgl_fr_zetDebugReadEvent, cgl_ret), sizeof(((struct cgl_fr_zetDebugReadEvent *)0)->cgl_ret), 7, cgl_ta_zetDebugReadEvent};
+static const cg_arg_name cgl_tn_zetDebugReadEvent[3] = {{"hDebug", NULL}, {"timeout", NULL}, {"event", NULL}};
+static const struct cgl_targs_zetDebugReadEvent cgl_targs_zetDebugReadEvent = {{3, offsetof(struct cgl_fr_zetDebugReadEvent, cgl_ret), sizeof(((struct cgl_fr_zetDebugReadEvent *)0)->cgl_ret), 7, cgl_targs_zetDebugReadEvent.arg, cgl_tn_zetDebugReadEvent}, {
+    {offsetof(struct cgl_fr_zetDebugReadEvent, hDebug), sizeof(((struct cgl_fr_zetDebugReadEvent *)0)->hDebug), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetDebugReadEvent, timeout), sizeof(((struct cgl_fr_zetDebugReadEvent *)0)->timeout), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetDebugReadEvent, event), sizeof(((struct cgl_fr_zetDebugReadEvent *)0)->event), 3, 0, 0, 0},
+}};
 CG_THUNK(zetDebugReadEvent, (cgl_f->hDebug, cgl_f->timeout, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugReadEvent(zet_debug_session_handle_t hDebug, uint64_t timeout, zet_debug_event_t *event)
 {
@@ -6527,11 +7395,11 @@ struct cgl_fr_zetDebugAcknowledgeEvent {
     const zet_debug_event_t *event;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zetDebugAcknowledgeEvent[2] = {
-    {"hDebug", offsetof(struct cgl_fr_zetDebugAcknowledgeEvent, hDebug), sizeof(((struct cgl_fr_zetDebugAcknowledgeEvent *)0)->hDebug), 3, 0, 0, 0, NULL},
-    {"event", offsetof(struct cgl_fr_zetDebugAcknowledgeEvent, event), sizeof(((struct cgl_fr_zetDebugAcknowledgeEvent *)0)->event), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetDebugAcknowledgeEvent = {2, offsetof(struct cgl_fr_zetDebugAcknowledgeEvent, cgl_ret), sizeof(((struct cgl_fr_zetDebugAcknowledgeEvent *)0)->cgl_ret), 7, cgl_ta_zetDebugAcknowledgeEvent};
+static const cg_arg_name cgl_tn_zetDebugAcknowledgeEvent[2] = {{"hDebug", NULL}, {"event", NULL}};
+static const struct cgl_targs_zetDebugAcknowledgeEvent cgl_targs_zetDebugAcknowledgeEvent = {{2, offsetof(struct cgl_fr_zetDebugAcknowledgeEvent, cgl_ret), sizeof(((struct cgl_fr_zetDebugAcknowledgeEvent *)0)->cgl_ret), 7, cgl_targs_zetDebugAcknowledgeEvent.arg, cgl_tn_zetDebugAcknowledgeEvent}, {
+    {offsetof(struct cgl_fr_zetDebugAcknowledgeEvent, hDebug), sizeof(((struct cgl_fr_zetDebugAcknowledgeEvent *)0)->hDebug), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetDebugAcknowledgeEvent, event), sizeof(((struct cgl_fr_zetDebugAcknowledgeEvent *)0)->event), 3, 0, 0, 0},
+}};
 CG_THUNK(zetDebugAcknowledgeEvent, (cgl_f->hDebug, cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugAcknowledgeEvent(zet_debug_session_handle_t hDebug, const zet_debug_event_t *event)
 {
@@ -6557,10 +7425,10 @@ struct cgl_fr_zetDebugInterrupt {
     ze_device_thread_t thread;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zetDebugInterrupt[1] = {
-    {"hDebug", offsetof(struct cgl_fr_zetDebugInterrupt, hDebug), sizeof(((struct cgl_fr_zetDebugInterrupt *)0)->hDebug), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetDebugInterrupt = {1, offsetof(struct cgl_fr_zetDebugInterrupt, cgl_ret), sizeof(((struct cgl_fr_zetDebugInterrupt *)0)->cgl_ret), 7, cgl_ta_zetDebugInterrupt};
+static const cg_arg_name cgl_tn_zetDebugInterrupt[1] = {{"hDebug", NULL}};
+static const struct cgl_targs_zetDebugInterrupt cgl_targs_zetDebugInterrupt = {{1, offsetof(struct cgl_fr_zetDebugInterrupt, cgl_ret), sizeof(((struct cgl_fr_zetDebugInterrupt *)0)->cgl_ret), 7, cgl_targs_zetDebugInterrupt.arg, cgl_tn_zetDebugInterrupt}, {
+    {offsetof(struct cgl_fr_zetDebugInterrupt, hDebug), sizeof(((struct cgl_fr_zetDebugInterrupt *)0)->hDebug), 3, 0, 0, 0},
+}};
 CG_THUNK(zetDebugInterrupt, (cgl_f->hDebug, cgl_f->thread), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugInterrupt(zet_debug_session_handle_t hDebug, ze_device_thread_t thread)
 {
@@ -6586,10 +7454,10 @@ struct cgl_fr_zetDebugResume {
     ze_device_thread_t thread;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zetDebugResume[1] = {
-    {"hDebug", offsetof(struct cgl_fr_zetDebugResume, hDebug), sizeof(((struct cgl_fr_zetDebugResume *)0)->hDebug), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetDebugResume = {1, offsetof(struct cgl_fr_zetDebugResume, cgl_ret), sizeof(((struct cgl_fr_zetDebugResume *)0)->cgl_ret), 7, cgl_ta_zetDebugResume};
+static const cg_arg_name cgl_tn_zetDebugResume[1] = {{"hDebug", NULL}};
+static const struct cgl_targs_zetDebugResume cgl_targs_zetDebugResume = {{1, offsetof(struct cgl_fr_zetDebugResume, cgl_ret), sizeof(((struct cgl_fr_zetDebugResume *)0)->cgl_ret), 7, cgl_targs_zetDebugResume.arg, cgl_tn_zetDebugResume}, {
+    {offsetof(struct cgl_fr_zetDebugResume, hDebug), sizeof(((struct cgl_fr_zetDebugResume *)0)->hDebug), 3, 0, 0, 0},
+}};
 CG_THUNK(zetDebugResume, (cgl_f->hDebug, cgl_f->thread), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugResume(zet_debug_session_handle_t hDebug, ze_device_thread_t thread)
 {
@@ -6618,13 +7486,13 @@ struct cgl_fr_zetDebugReadMemory {
     void *buffer;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zetDebugReadMemory[4] = {
-    {"hDebug", offsetof(struct cgl_fr_zetDebugReadMemory, hDebug), sizeof(((struct cgl_fr_zetDebugReadMemory *)0)->hDebug), 3, 0, 0, 0, NULL},
-    {"desc", offsetof(struct cgl_fr_zetDebugReadMemory, desc), sizeof(((struct cgl_fr_zetDebugReadMemory *)0)->desc), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_zetDebugReadMemory, size), sizeof(((struct cgl_fr_zetDebugReadMemory *)0)->size), 2, 0, 0, 0, NULL},
-    {"buffer", offsetof(struct cgl_fr_zetDebugReadMemory, buffer), sizeof(((struct cgl_fr_zetDebugReadMemory *)0)->buffer), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetDebugReadMemory = {4, offsetof(struct cgl_fr_zetDebugReadMemory, cgl_ret), sizeof(((struct cgl_fr_zetDebugReadMemory *)0)->cgl_ret), 7, cgl_ta_zetDebugReadMemory};
+static const cg_arg_name cgl_tn_zetDebugReadMemory[4] = {{"hDebug", NULL}, {"desc", NULL}, {"size", NULL}, {"buffer", NULL}};
+static const struct cgl_targs_zetDebugReadMemory cgl_targs_zetDebugReadMemory = {{4, offsetof(struct cgl_fr_zetDebugReadMemory, cgl_ret), sizeof(((struct cgl_fr_zetDebugReadMemory *)0)->cgl_ret), 7, cgl_targs_zetDebugReadMemory.arg, cgl_tn_zetDebugReadMemory}, {
+    {offsetof(struct cgl_fr_zetDebugReadMemory, hDebug), sizeof(((struct cgl_fr_zetDebugReadMemory *)0)->hDebug), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetDebugReadMemory, desc), sizeof(((struct cgl_fr_zetDebugReadMemory *)0)->desc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetDebugReadMemory, size), sizeof(((struct cgl_fr_zetDebugReadMemory *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetDebugReadMemory, buffer), sizeof(((struct cgl_fr_zetDebugReadMemory *)0)->buffer), 3, 0, 0, 0},
+}};
 CG_THUNK(zetDebugReadMemory, (cgl_f->hDebug, cgl_f->thread, cgl_f->desc, cgl_f->size, cgl_f->buffer), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugReadMemory(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, const zet_debug_memory_space_desc_t *desc, size_t size, void *buffer)
 {
@@ -6653,13 +7521,13 @@ struct cgl_fr_zetDebugWriteMemory {
     const void *buffer;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zetDebugWriteMemory[4] = {
-    {"hDebug", offsetof(struct cgl_fr_zetDebugWriteMemory, hDebug), sizeof(((struct cgl_fr_zetDebugWriteMemory *)0)->hDebug), 3, 0, 0, 0, NULL},
-    {"desc", offsetof(struct cgl_fr_zetDebugWriteMemory, desc), sizeof(((struct cgl_fr_zetDebugWriteMemory *)0)->desc), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_zetDebugWriteMemory, size), sizeof(((struct cgl_fr_zetDebugWriteMemory *)0)->size), 2, 0, 0, 0, NULL},
-    {"buffer", offsetof(struct cgl_fr_zetDebugWriteMemory, buffer), sizeof(((struct cgl_fr_zetDebugWriteMemory *)0)->buffer), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetDebugWriteMemory = {4, offsetof(struct cgl_fr_zetDebugWriteMemory, cgl_ret), sizeof(((struct cgl_fr_zetDebugWriteMemory *)0)->cgl_ret), 7, cgl_ta_zetDebugWriteMemory};
+static const cg_arg_name cgl_tn_zetDebugWriteMemory[4] = {{"hDebug", NULL}, {"desc", NULL}, {"size", NULL}, {"buffer", NULL}};
+static const struct cgl_targs_zetDebugWriteMemory cgl_targs_zetDebugWriteMemory = {{4, offsetof(struct cgl_fr_zetDebugWriteMemory, cgl_ret), sizeof(((struct cgl_fr_zetDebugWriteMemory *)0)->cgl_ret), 7, cgl_targs_zetDebugWriteMemory.arg, cgl_tn_zetDebugWriteMemory}, {
+    {offsetof(struct cgl_fr_zetDebugWriteMemory, hDebug), sizeof(((struct cgl_fr_zetDebugWriteMemory *)0)->hDebug), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetDebugWriteMemory, desc), sizeof(((struct cgl_fr_zetDebugWriteMemory *)0)->desc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetDebugWriteMemory, size), sizeof(((struct cgl_fr_zetDebugWriteMemory *)0)->size), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetDebugWriteMemory, buffer), sizeof(((struct cgl_fr_zetDebugWriteMemory *)0)->buffer), 3, 0, 0, 0},
+}};
 CG_THUNK(zetDebugWriteMemory, (cgl_f->hDebug, cgl_f->thread, cgl_f->desc, cgl_f->size, cgl_f->buffer), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugWriteMemory(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, const zet_debug_memory_space_desc_t *desc, size_t size, const void *buffer)
 {
@@ -6686,12 +7554,12 @@ struct cgl_fr_zetDebugGetRegisterSetProperties {
     zet_debug_regset_properties_t *pRegisterSetProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zetDebugGetRegisterSetProperties[3] = {
-    {"hDevice", offsetof(struct cgl_fr_zetDebugGetRegisterSetProperties, hDevice), sizeof(((struct cgl_fr_zetDebugGetRegisterSetProperties *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zetDebugGetRegisterSetProperties, pCount), sizeof(((struct cgl_fr_zetDebugGetRegisterSetProperties *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"pRegisterSetProperties", offsetof(struct cgl_fr_zetDebugGetRegisterSetProperties, pRegisterSetProperties), sizeof(((struct cgl_fr_zetDebugGetRegisterSetProperties *)0)->pRegisterSetProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetDebugGetRegisterSetProperties = {3, offsetof(struct cgl_fr_zetDebugGetRegisterSetProperties, cgl_ret), sizeof(((struct cgl_fr_zetDebugGetRegisterSetProperties *)0)->cgl_ret), 7, cgl_ta_zetDebugGetRegisterSetProperties};
+static const cg_arg_name cgl_tn_zetDebugGetRegisterSetProperties[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"pRegisterSetProperties", NULL}};
+static const struct cgl_targs_zetDebugGetRegisterSetProperties cgl_targs_zetDebugGetRegisterSetProperties = {{3, offsetof(struct cgl_fr_zetDebugGetRegisterSetProperties, cgl_ret), sizeof(((struct cgl_fr_zetDebugGetRegisterSetProperties *)0)->cgl_ret), 7, cgl_targs_zetDebugGetRegisterSetProperties.arg, cgl_tn_zetDebugGetRegisterSetProperties}, {
+    {offsetof(struct cgl_fr_zetDebugGetRegisterSetProperties, hDevice), sizeof(((struct cgl_fr_zetDebugGetRegisterSetProperties *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetDebugGetRegisterSetProperties, pCount), sizeof(((struct cgl_fr_zetDebugGetRegisterSetProperties *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetDebugGetRegisterSetProperties, pRegisterSetProperties), sizeof(((struct cgl_fr_zetDebugGetRegisterSetProperties *)0)->pRegisterSetProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zetDebugGetRegisterSetProperties, (cgl_f->hDevice, cgl_f->pCount, cgl_f->pRegisterSetProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugGetRegisterSetProperties(zet_device_handle_t hDevice, uint32_t *pCount, zet_debug_regset_properties_t *pRegisterSetProperties)
 {
@@ -6721,14 +7589,14 @@ struct cgl_fr_zetDebugReadRegisters {
     void *pRegisterValues;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zetDebugReadRegisters[5] = {
-    {"hDebug", offsetof(struct cgl_fr_zetDebugReadRegisters, hDebug), sizeof(((struct cgl_fr_zetDebugReadRegisters *)0)->hDebug), 3, 0, 0, 0, NULL},
-    {"type", offsetof(struct cgl_fr_zetDebugReadRegisters, type), sizeof(((struct cgl_fr_zetDebugReadRegisters *)0)->type), 2, 0, 0, 0, NULL},
-    {"start", offsetof(struct cgl_fr_zetDebugReadRegisters, start), sizeof(((struct cgl_fr_zetDebugReadRegisters *)0)->start), 2, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_zetDebugReadRegisters, count), sizeof(((struct cgl_fr_zetDebugReadRegisters *)0)->count), 2, 0, 0, 0, NULL},
-    {"pRegisterValues", offsetof(struct cgl_fr_zetDebugReadRegisters, pRegisterValues), sizeof(((struct cgl_fr_zetDebugReadRegisters *)0)->pRegisterValues), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetDebugReadRegisters = {5, offsetof(struct cgl_fr_zetDebugReadRegisters, cgl_ret), sizeof(((struct cgl_fr_zetDebugReadRegisters *)0)->cgl_ret), 7, cgl_ta_zetDebugReadRegisters};
+static const cg_arg_name cgl_tn_zetDebugReadRegisters[5] = {{"hDebug", NULL}, {"type", NULL}, {"start", NULL}, {"count", NULL}, {"pRegisterValues", NULL}};
+static const struct cgl_targs_zetDebugReadRegisters cgl_targs_zetDebugReadRegisters = {{5, offsetof(struct cgl_fr_zetDebugReadRegisters, cgl_ret), sizeof(((struct cgl_fr_zetDebugReadRegisters *)0)->cgl_ret), 7, cgl_targs_zetDebugReadRegisters.arg, cgl_tn_zetDebugReadRegisters}, {
+    {offsetof(struct cgl_fr_zetDebugReadRegisters, hDebug), sizeof(((struct cgl_fr_zetDebugReadRegisters *)0)->hDebug), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetDebugReadRegisters, type), sizeof(((struct cgl_fr_zetDebugReadRegisters *)0)->type), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetDebugReadRegisters, start), sizeof(((struct cgl_fr_zetDebugReadRegisters *)0)->start), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetDebugReadRegisters, count), sizeof(((struct cgl_fr_zetDebugReadRegisters *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetDebugReadRegisters, pRegisterValues), sizeof(((struct cgl_fr_zetDebugReadRegisters *)0)->pRegisterValues), 3, 0, 0, 0},
+}};
 CG_THUNK(zetDebugReadRegisters, (cgl_f->hDebug, cgl_f->thread, cgl_f->type, cgl_f->start, cgl_f->count, cgl_f->pRegisterValues), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugReadRegisters(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, uint32_t type, uint32_t start, uint32_t count, void *pRegisterValues)
 {
@@ -6758,14 +7626,14 @@ struct cgl_fr_zetDebugWriteRegisters {
     void *pRegisterValues;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zetDebugWriteRegisters[5] = {
-    {"hDebug", offsetof(struct cgl_fr_zetDebugWriteRegisters, hDebug), sizeof(((struct cgl_fr_zetDebugWriteRegisters *)0)->hDebug), 3, 0, 0, 0, NULL},
-    {"type", offsetof(struct cgl_fr_zetDebugWriteRegisters, type), sizeof(((struct cgl_fr_zetDebugWriteRegisters *)0)->type), 2, 0, 0, 0, NULL},
-    {"start", offsetof(struct cgl_fr_zetDebugWriteRegisters, start), sizeof(((struct cgl_fr_zetDebugWriteRegisters *)0)->start), 2, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_zetDebugWriteRegisters, count), sizeof(((struct cgl_fr_zetDebugWriteRegisters *)0)->count), 2, 0, 0, 0, NULL},
-    {"pRegisterValues", offsetof(struct cgl_fr_zetDebugWriteRegisters, pRegisterValues), sizeof(((struct cgl_fr_zetDebugWriteRegisters *)0)->pRegisterValues), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetDebugWriteRegisters = {5, offsetof(struct cgl_fr_zetDebugWriteRegisters, cgl_ret), sizeof(((struct cgl_fr_zetDebugWriteRegisters *)0)->cgl_ret), 7, cgl_ta_zetDebugWriteRegisters};
+static const cg_arg_name cgl_tn_zetDebugWriteRegisters[5] = {{"hDebug", NULL}, {"type", NULL}, {"start", NULL}, {"count", NULL}, {"pRegisterValues", NULL}};
+static const struct cgl_targs_zetDebugWriteRegisters cgl_targs_zetDebugWriteRegisters = {{5, offsetof(struct cgl_fr_zetDebugWriteRegisters, cgl_ret), sizeof(((struct cgl_fr_zetDebugWriteRegisters *)0)->cgl_ret), 7, cgl_targs_zetDebugWriteRegisters.arg, cgl_tn_zetDebugWriteRegisters}, {
+    {offsetof(struct cgl_fr_zetDebugWriteRegisters, hDebug), sizeof(((struct cgl_fr_zetDebugWriteRegisters *)0)->hDebug), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetDebugWriteRegisters, type), sizeof(((struct cgl_fr_zetDebugWriteRegisters *)0)->type), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetDebugWriteRegisters, start), sizeof(((struct cgl_fr_zetDebugWriteRegisters *)0)->start), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetDebugWriteRegisters, count), sizeof(((struct cgl_fr_zetDebugWriteRegisters *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetDebugWriteRegisters, pRegisterValues), sizeof(((struct cgl_fr_zetDebugWriteRegisters *)0)->pRegisterValues), 3, 0, 0, 0},
+}};
 CG_THUNK(zetDebugWriteRegisters, (cgl_f->hDebug, cgl_f->thread, cgl_f->type, cgl_f->start, cgl_f->count, cgl_f->pRegisterValues), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugWriteRegisters(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, uint32_t type, uint32_t start, uint32_t count, void *pRegisterValues)
 {
@@ -6792,12 +7660,12 @@ struct cgl_fr_zetMetricGroupGet {
     zet_metric_group_handle_t *phMetricGroups;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zetMetricGroupGet[3] = {
-    {"hDevice", offsetof(struct cgl_fr_zetMetricGroupGet, hDevice), sizeof(((struct cgl_fr_zetMetricGroupGet *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zetMetricGroupGet, pCount), sizeof(((struct cgl_fr_zetMetricGroupGet *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"phMetricGroups", offsetof(struct cgl_fr_zetMetricGroupGet, phMetricGroups), sizeof(((struct cgl_fr_zetMetricGroupGet *)0)->phMetricGroups), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetMetricGroupGet = {3, offsetof(struct cgl_fr_zetMetricGroupGet, cgl_ret), sizeof(((struct cgl_fr_zetMetricGroupGet *)0)->cgl_ret), 7, cgl_ta_zetMetricGroupGet};
+static const cg_arg_name cgl_tn_zetMetricGroupGet[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phMetricGroups", NULL}};
+static const struct cgl_targs_zetMetricGroupGet cgl_targs_zetMetricGroupGet = {{3, offsetof(struct cgl_fr_zetMetricGroupGet, cgl_ret), sizeof(((struct cgl_fr_zetMetricGroupGet *)0)->cgl_ret), 7, cgl_targs_zetMetricGroupGet.arg, cgl_tn_zetMetricGroupGet}, {
+    {offsetof(struct cgl_fr_zetMetricGroupGet, hDevice), sizeof(((struct cgl_fr_zetMetricGroupGet *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricGroupGet, pCount), sizeof(((struct cgl_fr_zetMetricGroupGet *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricGroupGet, phMetricGroups), sizeof(((struct cgl_fr_zetMetricGroupGet *)0)->phMetricGroups), 3, 0, 0, 0},
+}};
 CG_THUNK(zetMetricGroupGet, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phMetricGroups), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricGroupGet(zet_device_handle_t hDevice, uint32_t *pCount, zet_metric_group_handle_t *phMetricGroups)
 {
@@ -6823,11 +7691,11 @@ struct cgl_fr_zetMetricGroupGetProperties {
     zet_metric_group_properties_t *pProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zetMetricGroupGetProperties[2] = {
-    {"hMetricGroup", offsetof(struct cgl_fr_zetMetricGroupGetProperties, hMetricGroup), sizeof(((struct cgl_fr_zetMetricGroupGetProperties *)0)->hMetricGroup), 3, 0, 0, 0, NULL},
-    {"pProperties", offsetof(struct cgl_fr_zetMetricGroupGetProperties, pProperties), sizeof(((struct cgl_fr_zetMetricGroupGetProperties *)0)->pProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetMetricGroupGetProperties = {2, offsetof(struct cgl_fr_zetMetricGroupGetProperties, cgl_ret), sizeof(((struct cgl_fr_zetMetricGroupGetProperties *)0)->cgl_ret), 7, cgl_ta_zetMetricGroupGetProperties};
+static const cg_arg_name cgl_tn_zetMetricGroupGetProperties[2] = {{"hMetricGroup", NULL}, {"pProperties", NULL}};
+static const struct cgl_targs_zetMetricGroupGetProperties cgl_targs_zetMetricGroupGetProperties = {{2, offsetof(struct cgl_fr_zetMetricGroupGetProperties, cgl_ret), sizeof(((struct cgl_fr_zetMetricGroupGetProperties *)0)->cgl_ret), 7, cgl_targs_zetMetricGroupGetProperties.arg, cgl_tn_zetMetricGroupGetProperties}, {
+    {offsetof(struct cgl_fr_zetMetricGroupGetProperties, hMetricGroup), sizeof(((struct cgl_fr_zetMetricGroupGetProperties *)0)->hMetricGroup), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricGroupGetProperties, pProperties), sizeof(((struct cgl_fr_zetMetricGroupGetProperties *)0)->pProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zetMetricGroupGetProperties, (cgl_f->hMetricGroup, cgl_f->pProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricGroupGetProperties(zet_metric_group_handle_t hMetricGroup, zet_metric_group_properties_t *pProperties)
 {
@@ -6857,15 +7725,15 @@ struct cgl_fr_zetMetricGroupCalculateMetricValues {
     zet_typed_value_t *pMetricValues;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zetMetricGroupCalculateMetricValues[6] = {
-    {"hMetricGroup", offsetof(struct cgl_fr_zetMetricGroupCalculateMetricValues, hMetricGroup), sizeof(((struct cgl_fr_zetMetricGroupCalculateMetricValues *)0)->hMetricGroup), 3, 0, 0, 0, NULL},
-    {"type", offsetof(struct cgl_fr_zetMetricGroupCalculateMetricValues, type), sizeof(((struct cgl_fr_zetMetricGroupCalculateMetricValues *)0)->type), 4, 0, 0, sizeof cgl_en_11 / sizeof cgl_en_11[0], cgl_en_11},
-    {"rawDataSize", offsetof(struct cgl_fr_zetMetricGroupCalculateMetricValues, rawDataSize), sizeof(((struct cgl_fr_zetMetricGroupCalculateMetricValues *)0)->rawDataSize), 2, 0, 0, 0, NULL},
-    {"pRawData", offsetof(struct cgl_fr_zetMetricGroupCalculateMetricValues, pRawData), sizeof(((struct cgl_fr_zetMetricGroupCalculateMetricValues *)0)->pRawData), 3, 0, 0, 0, NULL},
-    {"pMetricValueCount", offsetof(struct cgl_fr_zetMetricGroupCalculateMetricValues, pMetricValueCount), sizeof(((struct cgl_fr_zetMetricGroupCalculateMetricValues *)0)->pMetricValueCount), 3, 0, 0, 0, NULL},
-    {"pMetricValues", offsetof(struct cgl_fr_zetMetricGroupCalculateMetricValues, pMetricValues), sizeof(((struct cgl_fr_zetMetricGroupCalculateMetricValues *)0)->pMetricValues), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetMetricGroupCalculateMetricValues = {6, offsetof(struct cgl_fr_zetMetricGroupCalculateMetricValues, cgl_ret), sizeof(((struct cgl_fr_zetMetricGroupCalculateMetricValues *)0)->cgl_ret), 7, cgl_ta_zetMetricGroupCalculateMetricValues};
+static const cg_arg_name cgl_tn_zetMetricGroupCalculateMetricValues[6] = {{"hMetricGroup", NULL}, {"type", cgl_en_11}, {"rawDataSize", NULL}, {"pRawData", NULL}, {"pMetricValueCount", NULL}, {"pMetricValues", NULL}};
+static const struct cgl_targs_zetMetricGroupCalculateMetricValues cgl_targs_zetMetricGroupCalculateMetricValues = {{6, offsetof(struct cgl_fr_zetMetricGroupCalculateMetricValues, cgl_ret), sizeof(((struct cgl_fr_zetMetricGroupCalculateMetricValues *)0)->cgl_ret), 7, cgl_targs_zetMetricGroupCalculateMetricValues.arg, cgl_tn_zetMetricGroupCalculateMetricValues}, {
+    {offsetof(struct cgl_fr_zetMetricGroupCalculateMetricValues, hMetricGroup), sizeof(((struct cgl_fr_zetMetricGroupCalculateMetricValues *)0)->hMetricGroup), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricGroupCalculateMetricValues, type), sizeof(((struct cgl_fr_zetMetricGroupCalculateMetricValues *)0)->type), 4, 0, 0, sizeof cgl_en_11 / sizeof cgl_en_11[0]},
+    {offsetof(struct cgl_fr_zetMetricGroupCalculateMetricValues, rawDataSize), sizeof(((struct cgl_fr_zetMetricGroupCalculateMetricValues *)0)->rawDataSize), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricGroupCalculateMetricValues, pRawData), sizeof(((struct cgl_fr_zetMetricGroupCalculateMetricValues *)0)->pRawData), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricGroupCalculateMetricValues, pMetricValueCount), sizeof(((struct cgl_fr_zetMetricGroupCalculateMetricValues *)0)->pMetricValueCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricGroupCalculateMetricValues, pMetricValues), sizeof(((struct cgl_fr_zetMetricGroupCalculateMetricValues *)0)->pMetricValues), 3, 0, 0, 0},
+}};
 CG_THUNK(zetMetricGroupCalculateMetricValues, (cgl_f->hMetricGroup, cgl_f->type, cgl_f->rawDataSize, cgl_f->pRawData, cgl_f->pMetricValueCount, cgl_f->pMetricValues), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricGroupCalculateMetricValues(zet_metric_group_handle_t hMetricGroup, zet_metric_group_calculation_type_t type, size_t rawDataSize, const uint8_t *pRawData, uint32_t *pMetricValueCount, zet_typed_value_t *pMetricValues)
 {
@@ -6892,12 +7760,12 @@ struct cgl_fr_zetMetricGet {
     zet_metric_handle_t *phMetrics;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zetMetricGet[3] = {
-    {"hMetricGroup", offsetof(struct cgl_fr_zetMetricGet, hMetricGroup), sizeof(((struct cgl_fr_zetMetricGet *)0)->hMetricGroup), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zetMetricGet, pCount), sizeof(((struct cgl_fr_zetMetricGet *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"phMetrics", offsetof(struct cgl_fr_zetMetricGet, phMetrics), sizeof(((struct cgl_fr_zetMetricGet *)0)->phMetrics), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetMetricGet = {3, offsetof(struct cgl_fr_zetMetricGet, cgl_ret), sizeof(((struct cgl_fr_zetMetricGet *)0)->cgl_ret), 7, cgl_ta_zetMetricGet};
+static const cg_arg_name cgl_tn_zetMetricGet[3] = {{"hMetricGroup", NULL}, {"pCount", NULL}, {"phMetrics", NULL}};
+static const struct cgl_targs_zetMetricGet cgl_targs_zetMetricGet = {{3, offsetof(struct cgl_fr_zetMetricGet, cgl_ret), sizeof(((struct cgl_fr_zetMetricGet *)0)->cgl_ret), 7, cgl_targs_zetMetricGet.arg, cgl_tn_zetMetricGet}, {
+    {offsetof(struct cgl_fr_zetMetricGet, hMetricGroup), sizeof(((struct cgl_fr_zetMetricGet *)0)->hMetricGroup), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricGet, pCount), sizeof(((struct cgl_fr_zetMetricGet *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricGet, phMetrics), sizeof(((struct cgl_fr_zetMetricGet *)0)->phMetrics), 3, 0, 0, 0},
+}};
 CG_THUNK(zetMetricGet, (cgl_f->hMetricGroup, cgl_f->pCount, cgl_f->phMetrics), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricGet(zet_metric_group_handle_t hMetricGroup, uint32_t *pCount, zet_metric_handle_t *phMetrics)
 {
@@ -6923,11 +7791,11 @@ struct cgl_fr_zetMetricGetProperties {
     zet_metric_properties_t *pProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zetMetricGetProperties[2] = {
-    {"hMetric", offsetof(struct cgl_fr_zetMetricGetProperties, hMetric), sizeof(((struct cgl_fr_zetMetricGetProperties *)0)->hMetric), 3, 0, 0, 0, NULL},
-    {"pProperties", offsetof(struct cgl_fr_zetMetricGetProperties, pProperties), sizeof(((struct cgl_fr_zetMetricGetProperties *)0)->pProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetMetricGetProperties = {2, offsetof(struct cgl_fr_zetMetricGetProperties, cgl_ret), sizeof(((struct cgl_fr_zetMetricGetProperties *)0)->cgl_ret), 7, cgl_ta_zetMetricGetProperties};
+static const cg_arg_name cgl_tn_zetMetricGetProperties[2] = {{"hMetric", NULL}, {"pProperties", NULL}};
+static const struct cgl_targs_zetMetricGetProperties cgl_targs_zetMetricGetProperties = {{2, offsetof(struct cgl_fr_zetMetricGetProperties, cgl_ret), sizeof(((struct cgl_fr_zetMetricGetProperties *)0)->cgl_ret), 7, cgl_targs_zetMetricGetProperties.arg, cgl_tn_zetMetricGetProperties}, {
+    {offsetof(struct cgl_fr_zetMetricGetProperties, hMetric), sizeof(((struct cgl_fr_zetMetricGetProperties *)0)->hMetric), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricGetProperties, pProperties), sizeof(((struct cgl_fr_zetMetricGetProperties *)0)->pProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zetMetricGetProperties, (cgl_f->hMetric, cgl_f->pProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricGetProperties(zet_metric_handle_t hMetric, zet_metric_properties_t *pProperties)
 {
@@ -6958,13 +7826,13 @@ struct cgl_fr_zetContextActivateMetricGroups {
 static const cg_rule cgl_rules_zetContextActivateMetricGroups[1] = {
     {"hDevice", offsetof(struct cgl_fr_zetContextActivateMetricGroups, hDevice), sizeof(((struct cgl_fr_zetContextActivateMetricGroups *)0)->hDevice), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zetContextActivateMetricGroups[4] = {
-    {"hContext", offsetof(struct cgl_fr_zetContextActivateMetricGroups, hContext), sizeof(((struct cgl_fr_zetContextActivateMetricGroups *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"hDevice", offsetof(struct cgl_fr_zetContextActivateMetricGroups, hDevice), sizeof(((struct cgl_fr_zetContextActivateMetricGroups *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_zetContextActivateMetricGroups, count), sizeof(((struct cgl_fr_zetContextActivateMetricGroups *)0)->count), 2, 0, 0, 0, NULL},
-    {"phMetricGroups", offsetof(struct cgl_fr_zetContextActivateMetricGroups, phMetricGroups), sizeof(((struct cgl_fr_zetContextActivateMetricGroups *)0)->phMetricGroups), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetContextActivateMetricGroups = {4, offsetof(struct cgl_fr_zetContextActivateMetricGroups, cgl_ret), sizeof(((struct cgl_fr_zetContextActivateMetricGroups *)0)->cgl_ret), 7, cgl_ta_zetContextActivateMetricGroups};
+static const cg_arg_name cgl_tn_zetContextActivateMetricGroups[4] = {{"hContext", NULL}, {"hDevice", NULL}, {"count", NULL}, {"phMetricGroups", NULL}};
+static const struct cgl_targs_zetContextActivateMetricGroups cgl_targs_zetContextActivateMetricGroups = {{4, offsetof(struct cgl_fr_zetContextActivateMetricGroups, cgl_ret), sizeof(((struct cgl_fr_zetContextActivateMetricGroups *)0)->cgl_ret), 7, cgl_targs_zetContextActivateMetricGroups.arg, cgl_tn_zetContextActivateMetricGroups}, {
+    {offsetof(struct cgl_fr_zetContextActivateMetricGroups, hContext), sizeof(((struct cgl_fr_zetContextActivateMetricGroups *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetContextActivateMetricGroups, hDevice), sizeof(((struct cgl_fr_zetContextActivateMetricGroups *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetContextActivateMetricGroups, count), sizeof(((struct cgl_fr_zetContextActivateMetricGroups *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetContextActivateMetricGroups, phMetricGroups), sizeof(((struct cgl_fr_zetContextActivateMetricGroups *)0)->phMetricGroups), 3, 0, 0, 0},
+}};
 CG_THUNK(zetContextActivateMetricGroups, (cgl_f->hContext, cgl_f->hDevice, cgl_f->count, cgl_f->phMetricGroups), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetContextActivateMetricGroups(zet_context_handle_t hContext, zet_device_handle_t hDevice, uint32_t count, zet_metric_group_handle_t *phMetricGroups)
 {
@@ -6997,15 +7865,15 @@ struct cgl_fr_zetMetricStreamerOpen {
 static const cg_rule cgl_rules_zetMetricStreamerOpen[1] = {
     {"hDevice", offsetof(struct cgl_fr_zetMetricStreamerOpen, hDevice), sizeof(((struct cgl_fr_zetMetricStreamerOpen *)0)->hDevice), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zetMetricStreamerOpen[6] = {
-    {"hContext", offsetof(struct cgl_fr_zetMetricStreamerOpen, hContext), sizeof(((struct cgl_fr_zetMetricStreamerOpen *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"hDevice", offsetof(struct cgl_fr_zetMetricStreamerOpen, hDevice), sizeof(((struct cgl_fr_zetMetricStreamerOpen *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"hMetricGroup", offsetof(struct cgl_fr_zetMetricStreamerOpen, hMetricGroup), sizeof(((struct cgl_fr_zetMetricStreamerOpen *)0)->hMetricGroup), 3, 0, 0, 0, NULL},
-    {"desc", offsetof(struct cgl_fr_zetMetricStreamerOpen, desc), sizeof(((struct cgl_fr_zetMetricStreamerOpen *)0)->desc), 3, 0, 0, 0, NULL},
-    {"hNotificationEvent", offsetof(struct cgl_fr_zetMetricStreamerOpen, hNotificationEvent), sizeof(((struct cgl_fr_zetMetricStreamerOpen *)0)->hNotificationEvent), 3, 0, 0, 0, NULL},
-    {"phMetricStreamer", offsetof(struct cgl_fr_zetMetricStreamerOpen, phMetricStreamer), sizeof(((struct cgl_fr_zetMetricStreamerOpen *)0)->phMetricStreamer), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetMetricStreamerOpen = {6, offsetof(struct cgl_fr_zetMetricStreamerOpen, cgl_ret), sizeof(((struct cgl_fr_zetMetricStreamerOpen *)0)->cgl_ret), 7, cgl_ta_zetMetricStreamerOpen};
+static const cg_arg_name cgl_tn_zetMetricStreamerOpen[6] = {{"hContext", NULL}, {"hDevice", NULL}, {"hMetricGroup", NULL}, {"desc", NULL}, {"hNotificationEvent", NULL}, {"phMetricStreamer", NULL}};
+static const struct cgl_targs_zetMetricStreamerOpen cgl_targs_zetMetricStreamerOpen = {{6, offsetof(struct cgl_fr_zetMetricStreamerOpen, cgl_ret), sizeof(((struct cgl_fr_zetMetricStreamerOpen *)0)->cgl_ret), 7, cgl_targs_zetMetricStreamerOpen.arg, cgl_tn_zetMetricStreamerOpen}, {
+    {offsetof(struct cgl_fr_zetMetricStreamerOpen, hContext), sizeof(((struct cgl_fr_zetMetricStreamerOpen *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricStreamerOpen, hDevice), sizeof(((struct cgl_fr_zetMetricStreamerOpen *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricStreamerOpen, hMetricGroup), sizeof(((struct cgl_fr_zetMetricStreamerOpen *)0)->hMetricGroup), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricStreamerOpen, desc), sizeof(((struct cgl_fr_zetMetricStreamerOpen *)0)->desc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricStreamerOpen, hNotificationEvent), sizeof(((struct cgl_fr_zetMetricStreamerOpen *)0)->hNotificationEvent), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricStreamerOpen, phMetricStreamer), sizeof(((struct cgl_fr_zetMetricStreamerOpen *)0)->phMetricStreamer), 3, 0, 0, 0},
+}};
 CG_THUNK(zetMetricStreamerOpen, (cgl_f->hContext, cgl_f->hDevice, cgl_f->hMetricGroup, cgl_f->desc, cgl_f->hNotificationEvent, cgl_f->phMetricStreamer), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricStreamerOpen(zet_context_handle_t hContext, zet_device_handle_t hDevice, zet_metric_group_handle_t hMetricGroup, zet_metric_streamer_desc_t *desc, ze_event_handle_t hNotificationEvent, zet_metric_streamer_handle_t *phMetricStreamer)
 {
@@ -7035,12 +7903,12 @@ struct cgl_fr_zetCommandListAppendMetricStreamerMarker {
 static const cg_rule cgl_rules_zetCommandListAppendMetricStreamerMarker[1] = {
     {"hCommandList", offsetof(struct cgl_fr_zetCommandListAppendMetricStreamerMarker, hCommandList), sizeof(((struct cgl_fr_zetCommandListAppendMetricStreamerMarker *)0)->hCommandList), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zetCommandListAppendMetricStreamerMarker[3] = {
-    {"hCommandList", offsetof(struct cgl_fr_zetCommandListAppendMetricStreamerMarker, hCommandList), sizeof(((struct cgl_fr_zetCommandListAppendMetricStreamerMarker *)0)->hCommandList), 3, 0, 0, 0, NULL},
-    {"hMetricStreamer", offsetof(struct cgl_fr_zetCommandListAppendMetricStreamerMarker, hMetricStreamer), sizeof(((struct cgl_fr_zetCommandListAppendMetricStreamerMarker *)0)->hMetricStreamer), 3, 0, 0, 0, NULL},
-    {"value", offsetof(struct cgl_fr_zetCommandListAppendMetricStreamerMarker, value), sizeof(((struct cgl_fr_zetCommandListAppendMetricStreamerMarker *)0)->value), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetCommandListAppendMetricStreamerMarker = {3, offsetof(struct cgl_fr_zetCommandListAppendMetricStreamerMarker, cgl_ret), sizeof(((struct cgl_fr_zetCommandListAppendMetricStreamerMarker *)0)->cgl_ret), 7, cgl_ta_zetCommandListAppendMetricStreamerMarker};
+static const cg_arg_name cgl_tn_zetCommandListAppendMetricStreamerMarker[3] = {{"hCommandList", NULL}, {"hMetricStreamer", NULL}, {"value", NULL}};
+static const struct cgl_targs_zetCommandListAppendMetricStreamerMarker cgl_targs_zetCommandListAppendMetricStreamerMarker = {{3, offsetof(struct cgl_fr_zetCommandListAppendMetricStreamerMarker, cgl_ret), sizeof(((struct cgl_fr_zetCommandListAppendMetricStreamerMarker *)0)->cgl_ret), 7, cgl_targs_zetCommandListAppendMetricStreamerMarker.arg, cgl_tn_zetCommandListAppendMetricStreamerMarker}, {
+    {offsetof(struct cgl_fr_zetCommandListAppendMetricStreamerMarker, hCommandList), sizeof(((struct cgl_fr_zetCommandListAppendMetricStreamerMarker *)0)->hCommandList), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetCommandListAppendMetricStreamerMarker, hMetricStreamer), sizeof(((struct cgl_fr_zetCommandListAppendMetricStreamerMarker *)0)->hMetricStreamer), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetCommandListAppendMetricStreamerMarker, value), sizeof(((struct cgl_fr_zetCommandListAppendMetricStreamerMarker *)0)->value), 2, 0, 0, 0},
+}};
 CG_THUNK(zetCommandListAppendMetricStreamerMarker, (cgl_f->hCommandList, cgl_f->hMetricStreamer, cgl_f->value), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetCommandListAppendMetricStreamerMarker(zet_command_list_handle_t hCommandList, zet_metric_streamer_handle_t hMetricStreamer, uint32_t value)
 {
@@ -7068,10 +7936,10 @@ struct cgl_fr_zetMetricStreamerClose {
 static const cg_rule cgl_rules_zetMetricStreamerClose[1] = {
     {"hMetricStreamer", offsetof(struct cgl_fr_zetMetricStreamerClose, hMetricStreamer), sizeof(((struct cgl_fr_zetMetricStreamerClose *)0)->hMetricStreamer), CG_RULE_WRITE | CG_RULE_DESTROY},
 };
-static const cg_arg cgl_ta_zetMetricStreamerClose[1] = {
-    {"hMetricStreamer", offsetof(struct cgl_fr_zetMetricStreamerClose, hMetricStreamer), sizeof(((struct cgl_fr_zetMetricStreamerClose *)0)->hMetricStreamer), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetMetricStreamerClose = {1, offsetof(struct cgl_fr_zetMetricStreamerClose, cgl_ret), sizeof(((struct cgl_fr_zetMetricStreamerClose *)0)->cgl_ret), 7, cgl_ta_zetMetricStreamerClose};
+static const cg_arg_name cgl_tn_zetMetricStreamerClose[1] = {{"hMetricStreamer", NULL}};
+static const struct cgl_targs_zetMetricStreamerClose cgl_targs_zetMetricStreamerClose = {{1, offsetof(struct cgl_fr_zetMetricStreamerClose, cgl_ret), sizeof(((struct cgl_fr_zetMetricStreamerClose *)0)->cgl_ret), 7, cgl_targs_zetMetricStreamerClose.arg, cgl_tn_zetMetricStreamerClose}, {
+    {offsetof(struct cgl_fr_zetMetricStreamerClose, hMetricStreamer), sizeof(((struct cgl_fr_zetMetricStreamerClose *)0)->hMetricStreamer), 3, 0, 0, 0},
+}};
 CG_THUNK(zetMetricStreamerClose, (cgl_f->hMetricStreamer), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricStreamerClose(zet_metric_streamer_handle_t hMetricStreamer)
 {
@@ -7099,13 +7967,13 @@ struct cgl_fr_zetMetricStreamerReadData {
     uint8_t *pRawData;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zetMetricStreamerReadData[4] = {
-    {"hMetricStreamer", offsetof(struct cgl_fr_zetMetricStreamerReadData, hMetricStreamer), sizeof(((struct cgl_fr_zetMetricStreamerReadData *)0)->hMetricStreamer), 3, 0, 0, 0, NULL},
-    {"maxReportCount", offsetof(struct cgl_fr_zetMetricStreamerReadData, maxReportCount), sizeof(((struct cgl_fr_zetMetricStreamerReadData *)0)->maxReportCount), 2, 0, 0, 0, NULL},
-    {"pRawDataSize", offsetof(struct cgl_fr_zetMetricStreamerReadData, pRawDataSize), sizeof(((struct cgl_fr_zetMetricStreamerReadData *)0)->pRawDataSize), 3, 0, 0, 0, NULL},
-    {"pRawData", offsetof(struct cgl_fr_zetMetricStreamerReadData, pRawData), sizeof(((struct cgl_fr_zetMetricStreamerReadData *)0)->pRawData), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetMetricStreamerReadData = {4, offsetof(struct cgl_fr_zetMetricStreamerReadData, cgl_ret), sizeof(((struct cgl_fr_zetMetricStreamerReadData *)0)->cgl_ret), 7, cgl_ta_zetMetricStreamerReadData};
+static const cg_arg_name cgl_tn_zetMetricStreamerReadData[4] = {{"hMetricStreamer", NULL}, {"maxReportCount", NULL}, {"pRawDataSize", NULL}, {"pRawData", NULL}};
+static const struct cgl_targs_zetMetricStreamerReadData cgl_targs_zetMetricStreamerReadData = {{4, offsetof(struct cgl_fr_zetMetricStreamerReadData, cgl_ret), sizeof(((struct cgl_fr_zetMetricStreamerReadData *)0)->cgl_ret), 7, cgl_targs_zetMetricStreamerReadData.arg, cgl_tn_zetMetricStreamerReadData}, {
+    {offsetof(struct cgl_fr_zetMetricStreamerReadData, hMetricStreamer), sizeof(((struct cgl_fr_zetMetricStreamerReadData *)0)->hMetricStreamer), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricStreamerReadData, maxReportCount), sizeof(((struct cgl_fr_zetMetricStreamerReadData *)0)->maxReportCount), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricStreamerReadData, pRawDataSize), sizeof(((struct cgl_fr_zetMetricStreamerReadData *)0)->pRawDataSize), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricStreamerReadData, pRawData), sizeof(((struct cgl_fr_zetMetricStreamerReadData *)0)->pRawData), 3, 0, 0, 0},
+}};
 CG_THUNK(zetMetricStreamerReadData, (cgl_f->hMetricStreamer, cgl_f->maxReportCount, cgl_f->pRawDataSize, cgl_f->pRawData), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricStreamerReadData(zet_metric_streamer_handle_t hMetricStreamer, uint32_t maxReportCount, size_t *pRawDataSize, uint8_t *pRawData)
 {
@@ -7134,14 +8002,14 @@ struct cgl_fr_zetMetricQueryPoolCreate {
     zet_metric_query_pool_handle_t *phMetricQueryPool;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zetMetricQueryPoolCreate[5] = {
-    {"hContext", offsetof(struct cgl_fr_zetMetricQueryPoolCreate, hContext), sizeof(((struct cgl_fr_zetMetricQueryPoolCreate *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"hDevice", offsetof(struct cgl_fr_zetMetricQueryPoolCreate, hDevice), sizeof(((struct cgl_fr_zetMetricQueryPoolCreate *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"hMetricGroup", offsetof(struct cgl_fr_zetMetricQueryPoolCreate, hMetricGroup), sizeof(((struct cgl_fr_zetMetricQueryPoolCreate *)0)->hMetricGroup), 3, 0, 0, 0, NULL},
-    {"desc", offsetof(struct cgl_fr_zetMetricQueryPoolCreate, desc), sizeof(((struct cgl_fr_zetMetricQueryPoolCreate *)0)->desc), 3, 0, 0, 0, NULL},
-    {"phMetricQueryPool", offsetof(struct cgl_fr_zetMetricQueryPoolCreate, phMetricQueryPool), sizeof(((struct cgl_fr_zetMetricQueryPoolCreate *)0)->phMetricQueryPool), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetMetricQueryPoolCreate = {5, offsetof(struct cgl_fr_zetMetricQueryPoolCreate, cgl_ret), sizeof(((struct cgl_fr_zetMetricQueryPoolCreate *)0)->cgl_ret), 7, cgl_ta_zetMetricQueryPoolCreate};
+static const cg_arg_name cgl_tn_zetMetricQueryPoolCreate[5] = {{"hContext", NULL}, {"hDevice", NULL}, {"hMetricGroup", NULL}, {"desc", NULL}, {"phMetricQueryPool", NULL}};
+static const struct cgl_targs_zetMetricQueryPoolCreate cgl_targs_zetMetricQueryPoolCreate = {{5, offsetof(struct cgl_fr_zetMetricQueryPoolCreate, cgl_ret), sizeof(((struct cgl_fr_zetMetricQueryPoolCreate *)0)->cgl_ret), 7, cgl_targs_zetMetricQueryPoolCreate.arg, cgl_tn_zetMetricQueryPoolCreate}, {
+    {offsetof(struct cgl_fr_zetMetricQueryPoolCreate, hContext), sizeof(((struct cgl_fr_zetMetricQueryPoolCreate *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricQueryPoolCreate, hDevice), sizeof(((struct cgl_fr_zetMetricQueryPoolCreate *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricQueryPoolCreate, hMetricGroup), sizeof(((struct cgl_fr_zetMetricQueryPoolCreate *)0)->hMetricGroup), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricQueryPoolCreate, desc), sizeof(((struct cgl_fr_zetMetricQueryPoolCreate *)0)->desc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricQueryPoolCreate, phMetricQueryPool), sizeof(((struct cgl_fr_zetMetricQueryPoolCreate *)0)->phMetricQueryPool), 3, 0, 0, 0},
+}};
 CG_THUNK(zetMetricQueryPoolCreate, (cgl_f->hContext, cgl_f->hDevice, cgl_f->hMetricGroup, cgl_f->desc, cgl_f->phMetricQueryPool), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricQueryPoolCreate(zet_context_handle_t hContext, zet_device_handle_t hDevice, zet_metric_group_handle_t hMetricGroup, const zet_metric_query_pool_desc_t *desc, zet_metric_query_pool_handle_t *phMetricQueryPool)
 {
@@ -7169,10 +8037,10 @@ struct cgl_fr_zetMetricQueryPoolDestroy {
 static const cg_rule cgl_rules_zetMetricQueryPoolDestroy[1] = {
     {"hMetricQueryPool", offsetof(struct cgl_fr_zetMetricQueryPoolDestroy, hMetricQueryPool), sizeof(((struct cgl_fr_zetMetricQueryPoolDestroy *)0)->hMetricQueryPool), CG_RULE_WRITE | CG_RULE_DESTROY},
 };
-static const cg_arg cgl_ta_zetMetricQueryPoolDestroy[1] = {
-    {"hMetricQueryPool", offsetof(struct cgl_fr_zetMetricQueryPoolDestroy, hMetricQueryPool), sizeof(((struct cgl_fr_zetMetricQueryPoolDestroy *)0)->hMetricQueryPool), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetMetricQueryPoolDestroy = {1, offsetof(struct cgl_fr_zetMetricQueryPoolDestroy, cgl_ret), sizeof(((struct cgl_fr_zetMetricQueryPoolDestroy *)0)->cgl_ret), 7, cgl_ta_zetMetricQueryPoolDestroy};
+static const cg_arg_name cgl_tn_zetMetricQueryPoolDestroy[1] = {{"hMetricQueryPool", NULL}};
+static const struct cgl_targs_zetMetricQueryPoolDestroy cgl_targs_zetMetricQueryPoolDestroy = {{1, offsetof(struct cgl_fr_zetMetricQueryPoolDestroy, cgl_ret), sizeof(((struct cgl_fr_zetMetricQueryPoolDestroy *)0)->cgl_ret), 7, cgl_targs_zetMetricQueryPoolDestroy.arg, cgl_tn_zetMetricQueryPoolDestroy}, {
+    {offsetof(struct cgl_fr_zetMetricQueryPoolDestroy, hMetricQueryPool), sizeof(((struct cgl_fr_zetMetricQueryPoolDestroy *)0)->hMetricQueryPool), 3, 0, 0, 0},
+}};
 CG_THUNK(zetMetricQueryPoolDestroy, (cgl_f->hMetricQueryPool), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricQueryPoolDestroy(zet_metric_query_pool_handle_t hMetricQueryPool)
 {
@@ -7199,12 +8067,12 @@ struct cgl_fr_zetMetricQueryCreate {
     zet_metric_query_handle_t *phMetricQuery;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zetMetricQueryCreate[3] = {
-    {"hMetricQueryPool", offsetof(struct cgl_fr_zetMetricQueryCreate, hMetricQueryPool), sizeof(((struct cgl_fr_zetMetricQueryCreate *)0)->hMetricQueryPool), 3, 0, 0, 0, NULL},
-    {"index", offsetof(struct cgl_fr_zetMetricQueryCreate, index), sizeof(((struct cgl_fr_zetMetricQueryCreate *)0)->index), 2, 0, 0, 0, NULL},
-    {"phMetricQuery", offsetof(struct cgl_fr_zetMetricQueryCreate, phMetricQuery), sizeof(((struct cgl_fr_zetMetricQueryCreate *)0)->phMetricQuery), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetMetricQueryCreate = {3, offsetof(struct cgl_fr_zetMetricQueryCreate, cgl_ret), sizeof(((struct cgl_fr_zetMetricQueryCreate *)0)->cgl_ret), 7, cgl_ta_zetMetricQueryCreate};
+static const cg_arg_name cgl_tn_zetMetricQueryCreate[3] = {{"hMetricQueryPool", NULL}, {"index", NULL}, {"phMetricQuery", NULL}};
+static const struct cgl_targs_zetMetricQueryCreate cgl_targs_zetMetricQueryCreate = {{3, offsetof(struct cgl_fr_zetMetricQueryCreate, cgl_ret), sizeof(((struct cgl_fr_zetMetricQueryCreate *)0)->cgl_ret), 7, cgl_targs_zetMetricQueryCreate.arg, cgl_tn_zetMetricQueryCreate}, {
+    {offsetof(struct cgl_fr_zetMetricQueryCreate, hMetricQueryPool), sizeof(((struct cgl_fr_zetMetricQueryCreate *)0)->hMetricQueryPool), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricQueryCreate, index), sizeof(((struct cgl_fr_zetMetricQueryCreate *)0)->index), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricQueryCreate, phMetricQuery), sizeof(((struct cgl_fr_zetMetricQueryCreate *)0)->phMetricQuery), 3, 0, 0, 0},
+}};
 CG_THUNK(zetMetricQueryCreate, (cgl_f->hMetricQueryPool, cgl_f->index, cgl_f->phMetricQuery), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricQueryCreate(zet_metric_query_pool_handle_t hMetricQueryPool, uint32_t index, zet_metric_query_handle_t *phMetricQuery)
 {
@@ -7232,10 +8100,10 @@ struct cgl_fr_zetMetricQueryDestroy {
 static const cg_rule cgl_rules_zetMetricQueryDestroy[1] = {
     {"hMetricQuery", offsetof(struct cgl_fr_zetMetricQueryDestroy, hMetricQuery), sizeof(((struct cgl_fr_zetMetricQueryDestroy *)0)->hMetricQuery), CG_RULE_WRITE | CG_RULE_DESTROY},
 };
-static const cg_arg cgl_ta_zetMetricQueryDestroy[1] = {
-    {"hMetricQuery", offsetof(struct cgl_fr_zetMetricQueryDestroy, hMetricQuery), sizeof(((struct cgl_fr_zetMetricQueryDestroy *)0)->hMetricQuery), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetMetricQueryDestroy = {1, offsetof(struct cgl_fr_zetMetricQueryDestroy, cgl_ret), sizeof(((struct cgl_fr_zetMetricQueryDestroy *)0)->cgl_ret), 7, cgl_ta_zetMetricQueryDestroy};
+static const cg_arg_name cgl_tn_zetMetricQueryDestroy[1] = {{"hMetricQuery", NULL}};
+static const struct cgl_targs_zetMetricQueryDestroy cgl_targs_zetMetricQueryDestroy = {{1, offsetof(struct cgl_fr_zetMetricQueryDestroy, cgl_ret), sizeof(((struct cgl_fr_zetMetricQueryDestroy *)0)->cgl_ret), 7, cgl_targs_zetMetricQueryDestroy.arg, cgl_tn_zetMetricQueryDestroy}, {
+    {offsetof(struct cgl_fr_zetMetricQueryDestroy, hMetricQuery), sizeof(((struct cgl_fr_zetMetricQueryDestroy *)0)->hMetricQuery), 3, 0, 0, 0},
+}};
 CG_THUNK(zetMetricQueryDestroy, (cgl_f->hMetricQuery), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricQueryDestroy(zet_metric_query_handle_t hMetricQuery)
 {
@@ -7263,10 +8131,10 @@ struct cgl_fr_zetMetricQueryReset {
 static const cg_rule cgl_rules_zetMetricQueryReset[1] = {
     {"hMetricQuery", offsetof(struct cgl_fr_zetMetricQueryReset, hMetricQuery), sizeof(((struct cgl_fr_zetMetricQueryReset *)0)->hMetricQuery), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zetMetricQueryReset[1] = {
-    {"hMetricQuery", offsetof(struct cgl_fr_zetMetricQueryReset, hMetricQuery), sizeof(((struct cgl_fr_zetMetricQueryReset *)0)->hMetricQuery), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetMetricQueryReset = {1, offsetof(struct cgl_fr_zetMetricQueryReset, cgl_ret), sizeof(((struct cgl_fr_zetMetricQueryReset *)0)->cgl_ret), 7, cgl_ta_zetMetricQueryReset};
+static const cg_arg_name cgl_tn_zetMetricQueryReset[1] = {{"hMetricQuery", NULL}};
+static const struct cgl_targs_zetMetricQueryReset cgl_targs_zetMetricQueryReset = {{1, offsetof(struct cgl_fr_zetMetricQueryReset, cgl_ret), sizeof(((struct cgl_fr_zetMetricQueryReset *)0)->cgl_ret), 7, cgl_targs_zetMetricQueryReset.arg, cgl_tn_zetMetricQueryReset}, {
+    {offsetof(struct cgl_fr_zetMetricQueryReset, hMetricQuery), sizeof(((struct cgl_fr_zetMetricQueryReset *)0)->hMetricQuery), 3, 0, 0, 0},
+}};
 CG_THUNK(zetMetricQueryReset, (cgl_f->hMetricQuery), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricQueryReset(zet_metric_query_handle_t hMetricQuery)
 {
@@ -7295,11 +8163,11 @@ struct cgl_fr_zetCommandListAppendMetricQueryBegin {
 static const cg_rule cgl_rules_zetCommandListAppendMetricQueryBegin[1] = {
     {"hCommandList", offsetof(struct cgl_fr_zetCommandListAppendMetricQueryBegin, hCommandList), sizeof(((struct cgl_fr_zetCommandListAppendMetricQueryBegin *)0)->hCommandList), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zetCommandListAppendMetricQueryBegin[2] = {
-    {"hCommandList", offsetof(struct cgl_fr_zetCommandListAppendMetricQueryBegin, hCommandList), sizeof(((struct cgl_fr_zetCommandListAppendMetricQueryBegin *)0)->hCommandList), 3, 0, 0, 0, NULL},
-    {"hMetricQuery", offsetof(struct cgl_fr_zetCommandListAppendMetricQueryBegin, hMetricQuery), sizeof(((struct cgl_fr_zetCommandListAppendMetricQueryBegin *)0)->hMetricQuery), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetCommandListAppendMetricQueryBegin = {2, offsetof(struct cgl_fr_zetCommandListAppendMetricQueryBegin, cgl_ret), sizeof(((struct cgl_fr_zetCommandListAppendMetricQueryBegin *)0)->cgl_ret), 7, cgl_ta_zetCommandListAppendMetricQueryBegin};
+static const cg_arg_name cgl_tn_zetCommandListAppendMetricQueryBegin[2] = {{"hCommandList", NULL}, {"hMetricQuery", NULL}};
+static const struct cgl_targs_zetCommandListAppendMetricQueryBegin cgl_targs_zetCommandListAppendMetricQueryBegin = {{2, offsetof(struct cgl_fr_zetCommandListAppendMetricQueryBegin, cgl_ret), sizeof(((struct cgl_fr_zetCommandListAppendMetricQueryBegin *)0)->cgl_ret), 7, cgl_targs_zetCommandListAppendMetricQueryBegin.arg, cgl_tn_zetCommandListAppendMetricQueryBegin}, {
+    {offsetof(struct cgl_fr_zetCommandListAppendMetricQueryBegin, hCommandList), sizeof(((struct cgl_fr_zetCommandListAppendMetricQueryBegin *)0)->hCommandList), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetCommandListAppendMetricQueryBegin, hMetricQuery), sizeof(((struct cgl_fr_zetCommandListAppendMetricQueryBegin *)0)->hMetricQuery), 3, 0, 0, 0},
+}};
 CG_THUNK(zetCommandListAppendMetricQueryBegin, (cgl_f->hCommandList, cgl_f->hMetricQuery), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetCommandListAppendMetricQueryBegin(zet_command_list_handle_t hCommandList, zet_metric_query_handle_t hMetricQuery)
 {
@@ -7331,14 +8199,14 @@ struct cgl_fr_zetCommandListAppendMetricQueryEnd {
 static const cg_rule cgl_rules_zetCommandListAppendMetricQueryEnd[1] = {
     {"hCommandList", offsetof(struct cgl_fr_zetCommandListAppendMetricQueryEnd, hCommandList), sizeof(((struct cgl_fr_zetCommandListAppendMetricQueryEnd *)0)->hCommandList), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zetCommandListAppendMetricQueryEnd[5] = {
-    {"hCommandList", offsetof(struct cgl_fr_zetCommandListAppendMetricQueryEnd, hCommandList), sizeof(((struct cgl_fr_zetCommandListAppendMetricQueryEnd *)0)->hCommandList), 3, 0, 0, 0, NULL},
-    {"hMetricQuery", offsetof(struct cgl_fr_zetCommandListAppendMetricQueryEnd, hMetricQuery), sizeof(((struct cgl_fr_zetCommandListAppendMetricQueryEnd *)0)->hMetricQuery), 3, 0, 0, 0, NULL},
-    {"hSignalEvent", offsetof(struct cgl_fr_zetCommandListAppendMetricQueryEnd, hSignalEvent), sizeof(((struct cgl_fr_zetCommandListAppendMetricQueryEnd *)0)->hSignalEvent), 3, 0, 0, 0, NULL},
-    {"numWaitEvents", offsetof(struct cgl_fr_zetCommandListAppendMetricQueryEnd, numWaitEvents), sizeof(((struct cgl_fr_zetCommandListAppendMetricQueryEnd *)0)->numWaitEvents), 2, 0, 0, 0, NULL},
-    {"phWaitEvents", offsetof(struct cgl_fr_zetCommandListAppendMetricQueryEnd, phWaitEvents), sizeof(((struct cgl_fr_zetCommandListAppendMetricQueryEnd *)0)->phWaitEvents), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetCommandListAppendMetricQueryEnd = {5, offsetof(struct cgl_fr_zetCommandListAppendMetricQueryEnd, cgl_ret), sizeof(((struct cgl_fr_zetCommandListAppendMetricQueryEnd *)0)->cgl_ret), 7, cgl_ta_zetCommandListAppendMetricQueryEnd};
+static const cg_arg_name cgl_tn_zetCommandListAppendMetricQueryEnd[5] = {{"hCommandList", NULL}, {"hMetricQuery", NULL}, {"hSignalEvent", NULL}, {"numWaitEvents", NULL}, {"phWaitEvents", NULL}};
+static const struct cgl_targs_zetCommandListAppendMetricQueryEnd cgl_targs_zetCommandListAppendMetricQueryEnd = {{5, offsetof(struct cgl_fr_zetCommandListAppendMetricQueryEnd, cgl_ret), sizeof(((struct cgl_fr_zetCommandListAppendMetricQueryEnd *)0)->cgl_ret), 7, cgl_targs_zetCommandListAppendMetricQueryEnd.arg, cgl_tn_zetCommandListAppendMetricQueryEnd}, {
+    {offsetof(struct cgl_fr_zetCommandListAppendMetricQueryEnd, hCommandList), sizeof(((struct cgl_fr_zetCommandListAppendMetricQueryEnd *)0)->hCommandList), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetCommandListAppendMetricQueryEnd, hMetricQuery), sizeof(((struct cgl_fr_zetCommandListAppendMetricQueryEnd *)0)->hMetricQuery), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetCommandListAppendMetricQueryEnd, hSignalEvent), sizeof(((struct cgl_fr_zetCommandListAppendMetricQueryEnd *)0)->hSignalEvent), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetCommandListAppendMetricQueryEnd, numWaitEvents), sizeof(((struct cgl_fr_zetCommandListAppendMetricQueryEnd *)0)->numWaitEvents), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetCommandListAppendMetricQueryEnd, phWaitEvents), sizeof(((struct cgl_fr_zetCommandListAppendMetricQueryEnd *)0)->phWaitEvents), 3, 0, 0, 0},
+}};
 CG_THUNK(zetCommandListAppendMetricQueryEnd, (cgl_f->hCommandList, cgl_f->hMetricQuery, cgl_f->hSignalEvent, cgl_f->numWaitEvents, cgl_f->phWaitEvents), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetCommandListAppendMetricQueryEnd(zet_command_list_handle_t hCommandList, zet_metric_query_handle_t hMetricQuery, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
@@ -7366,10 +8234,10 @@ struct cgl_fr_zetCommandListAppendMetricMemoryBarrier {
 static const cg_rule cgl_rules_zetCommandListAppendMetricMemoryBarrier[1] = {
     {"hCommandList", offsetof(struct cgl_fr_zetCommandListAppendMetricMemoryBarrier, hCommandList), sizeof(((struct cgl_fr_zetCommandListAppendMetricMemoryBarrier *)0)->hCommandList), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zetCommandListAppendMetricMemoryBarrier[1] = {
-    {"hCommandList", offsetof(struct cgl_fr_zetCommandListAppendMetricMemoryBarrier, hCommandList), sizeof(((struct cgl_fr_zetCommandListAppendMetricMemoryBarrier *)0)->hCommandList), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetCommandListAppendMetricMemoryBarrier = {1, offsetof(struct cgl_fr_zetCommandListAppendMetricMemoryBarrier, cgl_ret), sizeof(((struct cgl_fr_zetCommandListAppendMetricMemoryBarrier *)0)->cgl_ret), 7, cgl_ta_zetCommandListAppendMetricMemoryBarrier};
+static const cg_arg_name cgl_tn_zetCommandListAppendMetricMemoryBarrier[1] = {{"hCommandList", NULL}};
+static const struct cgl_targs_zetCommandListAppendMetricMemoryBarrier cgl_targs_zetCommandListAppendMetricMemoryBarrier = {{1, offsetof(struct cgl_fr_zetCommandListAppendMetricMemoryBarrier, cgl_ret), sizeof(((struct cgl_fr_zetCommandListAppendMetricMemoryBarrier *)0)->cgl_ret), 7, cgl_targs_zetCommandListAppendMetricMemoryBarrier.arg, cgl_tn_zetCommandListAppendMetricMemoryBarrier}, {
+    {offsetof(struct cgl_fr_zetCommandListAppendMetricMemoryBarrier, hCommandList), sizeof(((struct cgl_fr_zetCommandListAppendMetricMemoryBarrier *)0)->hCommandList), 3, 0, 0, 0},
+}};
 CG_THUNK(zetCommandListAppendMetricMemoryBarrier, (cgl_f->hCommandList), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetCommandListAppendMetricMemoryBarrier(zet_command_list_handle_t hCommandList)
 {
@@ -7396,12 +8264,12 @@ struct cgl_fr_zetMetricQueryGetData {
     uint8_t *pRawData;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zetMetricQueryGetData[3] = {
-    {"hMetricQuery", offsetof(struct cgl_fr_zetMetricQueryGetData, hMetricQuery), sizeof(((struct cgl_fr_zetMetricQueryGetData *)0)->hMetricQuery), 3, 0, 0, 0, NULL},
-    {"pRawDataSize", offsetof(struct cgl_fr_zetMetricQueryGetData, pRawDataSize), sizeof(((struct cgl_fr_zetMetricQueryGetData *)0)->pRawDataSize), 3, 0, 0, 0, NULL},
-    {"pRawData", offsetof(struct cgl_fr_zetMetricQueryGetData, pRawData), sizeof(((struct cgl_fr_zetMetricQueryGetData *)0)->pRawData), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetMetricQueryGetData = {3, offsetof(struct cgl_fr_zetMetricQueryGetData, cgl_ret), sizeof(((struct cgl_fr_zetMetricQueryGetData *)0)->cgl_ret), 7, cgl_ta_zetMetricQueryGetData};
+static const cg_arg_name cgl_tn_zetMetricQueryGetData[3] = {{"hMetricQuery", NULL}, {"pRawDataSize", NULL}, {"pRawData", NULL}};
+static const struct cgl_targs_zetMetricQueryGetData cgl_targs_zetMetricQueryGetData = {{3, offsetof(struct cgl_fr_zetMetricQueryGetData, cgl_ret), sizeof(((struct cgl_fr_zetMetricQueryGetData *)0)->cgl_ret), 7, cgl_targs_zetMetricQueryGetData.arg, cgl_tn_zetMetricQueryGetData}, {
+    {offsetof(struct cgl_fr_zetMetricQueryGetData, hMetricQuery), sizeof(((struct cgl_fr_zetMetricQueryGetData *)0)->hMetricQuery), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricQueryGetData, pRawDataSize), sizeof(((struct cgl_fr_zetMetricQueryGetData *)0)->pRawDataSize), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricQueryGetData, pRawData), sizeof(((struct cgl_fr_zetMetricQueryGetData *)0)->pRawData), 3, 0, 0, 0},
+}};
 CG_THUNK(zetMetricQueryGetData, (cgl_f->hMetricQuery, cgl_f->pRawDataSize, cgl_f->pRawData), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricQueryGetData(zet_metric_query_handle_t hMetricQuery, size_t *pRawDataSize, uint8_t *pRawData)
 {
@@ -7427,11 +8295,11 @@ struct cgl_fr_zetKernelGetProfileInfo {
     zet_profile_properties_t *pProfileProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zetKernelGetProfileInfo[2] = {
-    {"hKernel", offsetof(struct cgl_fr_zetKernelGetProfileInfo, hKernel), sizeof(((struct cgl_fr_zetKernelGetProfileInfo *)0)->hKernel), 3, 0, 0, 0, NULL},
-    {"pProfileProperties", offsetof(struct cgl_fr_zetKernelGetProfileInfo, pProfileProperties), sizeof(((struct cgl_fr_zetKernelGetProfileInfo *)0)->pProfileProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetKernelGetProfileInfo = {2, offsetof(struct cgl_fr_zetKernelGetProfileInfo, cgl_ret), sizeof(((struct cgl_fr_zetKernelGetProfileInfo *)0)->cgl_ret), 7, cgl_ta_zetKernelGetProfileInfo};
+static const cg_arg_name cgl_tn_zetKernelGetProfileInfo[2] = {{"hKernel", NULL}, {"pProfileProperties", NULL}};
+static const struct cgl_targs_zetKernelGetProfileInfo cgl_targs_zetKernelGetProfileInfo = {{2, offsetof(struct cgl_fr_zetKernelGetProfileInfo, cgl_ret), sizeof(((struct cgl_fr_zetKernelGetProfileInfo *)0)->cgl_ret), 7, cgl_targs_zetKernelGetProfileInfo.arg, cgl_tn_zetKernelGetProfileInfo}, {
+    {offsetof(struct cgl_fr_zetKernelGetProfileInfo, hKernel), sizeof(((struct cgl_fr_zetKernelGetProfileInfo *)0)->hKernel), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetKernelGetProfileInfo, pProfileProperties), sizeof(((struct cgl_fr_zetKernelGetProfileInfo *)0)->pProfileProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zetKernelGetProfileInfo, (cgl_f->hKernel, cgl_f->pProfileProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetKernelGetProfileInfo(zet_kernel_handle_t hKernel, zet_profile_properties_t *pProfileProperties)
 {
@@ -7458,12 +8326,12 @@ struct cgl_fr_zetTracerExpCreate {
     zet_tracer_exp_handle_t *phTracer;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zetTracerExpCreate[3] = {
-    {"hContext", offsetof(struct cgl_fr_zetTracerExpCreate, hContext), sizeof(((struct cgl_fr_zetTracerExpCreate *)0)->hContext), 3, 0, 0, 0, NULL},
-    {"desc", offsetof(struct cgl_fr_zetTracerExpCreate, desc), sizeof(((struct cgl_fr_zetTracerExpCreate *)0)->desc), 3, 0, 0, 0, NULL},
-    {"phTracer", offsetof(struct cgl_fr_zetTracerExpCreate, phTracer), sizeof(((struct cgl_fr_zetTracerExpCreate *)0)->phTracer), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetTracerExpCreate = {3, offsetof(struct cgl_fr_zetTracerExpCreate, cgl_ret), sizeof(((struct cgl_fr_zetTracerExpCreate *)0)->cgl_ret), 7, cgl_ta_zetTracerExpCreate};
+static const cg_arg_name cgl_tn_zetTracerExpCreate[3] = {{"hContext", NULL}, {"desc", NULL}, {"phTracer", NULL}};
+static const struct cgl_targs_zetTracerExpCreate cgl_targs_zetTracerExpCreate = {{3, offsetof(struct cgl_fr_zetTracerExpCreate, cgl_ret), sizeof(((struct cgl_fr_zetTracerExpCreate *)0)->cgl_ret), 7, cgl_targs_zetTracerExpCreate.arg, cgl_tn_zetTracerExpCreate}, {
+    {offsetof(struct cgl_fr_zetTracerExpCreate, hContext), sizeof(((struct cgl_fr_zetTracerExpCreate *)0)->hContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetTracerExpCreate, desc), sizeof(((struct cgl_fr_zetTracerExpCreate *)0)->desc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetTracerExpCreate, phTracer), sizeof(((struct cgl_fr_zetTracerExpCreate *)0)->phTracer), 3, 0, 0, 0},
+}};
 CG_THUNK(zetTracerExpCreate, (cgl_f->hContext, cgl_f->desc, cgl_f->phTracer), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetTracerExpCreate(zet_context_handle_t hContext, const zet_tracer_exp_desc_t *desc, zet_tracer_exp_handle_t *phTracer)
 {
@@ -7491,10 +8359,10 @@ struct cgl_fr_zetTracerExpDestroy {
 static const cg_rule cgl_rules_zetTracerExpDestroy[1] = {
     {"hTracer", offsetof(struct cgl_fr_zetTracerExpDestroy, hTracer), sizeof(((struct cgl_fr_zetTracerExpDestroy *)0)->hTracer), CG_RULE_WRITE | CG_RULE_DESTROY},
 };
-static const cg_arg cgl_ta_zetTracerExpDestroy[1] = {
-    {"hTracer", offsetof(struct cgl_fr_zetTracerExpDestroy, hTracer), sizeof(((struct cgl_fr_zetTracerExpDestroy *)0)->hTracer), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetTracerExpDestroy = {1, offsetof(struct cgl_fr_zetTracerExpDestroy, cgl_ret), sizeof(((struct cgl_fr_zetTracerExpDestroy *)0)->cgl_ret), 7, cgl_ta_zetTracerExpDestroy};
+static const cg_arg_name cgl_tn_zetTracerExpDestroy[1] = {{"hTracer", NULL}};
+static const struct cgl_targs_zetTracerExpDestroy cgl_targs_zetTracerExpDestroy = {{1, offsetof(struct cgl_fr_zetTracerExpDestroy, cgl_ret), sizeof(((struct cgl_fr_zetTracerExpDestroy *)0)->cgl_ret), 7, cgl_targs_zetTracerExpDestroy.arg, cgl_tn_zetTracerExpDestroy}, {
+    {offsetof(struct cgl_fr_zetTracerExpDestroy, hTracer), sizeof(((struct cgl_fr_zetTracerExpDestroy *)0)->hTracer), 3, 0, 0, 0},
+}};
 CG_THUNK(zetTracerExpDestroy, (cgl_f->hTracer), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetTracerExpDestroy(zet_tracer_exp_handle_t hTracer)
 {
@@ -7523,11 +8391,11 @@ struct cgl_fr_zetTracerExpSetPrologues {
 static const cg_rule cgl_rules_zetTracerExpSetPrologues[1] = {
     {"hTracer", offsetof(struct cgl_fr_zetTracerExpSetPrologues, hTracer), sizeof(((struct cgl_fr_zetTracerExpSetPrologues *)0)->hTracer), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zetTracerExpSetPrologues[2] = {
-    {"hTracer", offsetof(struct cgl_fr_zetTracerExpSetPrologues, hTracer), sizeof(((struct cgl_fr_zetTracerExpSetPrologues *)0)->hTracer), 3, 0, 0, 0, NULL},
-    {"pCoreCbs", offsetof(struct cgl_fr_zetTracerExpSetPrologues, pCoreCbs), sizeof(((struct cgl_fr_zetTracerExpSetPrologues *)0)->pCoreCbs), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetTracerExpSetPrologues = {2, offsetof(struct cgl_fr_zetTracerExpSetPrologues, cgl_ret), sizeof(((struct cgl_fr_zetTracerExpSetPrologues *)0)->cgl_ret), 7, cgl_ta_zetTracerExpSetPrologues};
+static const cg_arg_name cgl_tn_zetTracerExpSetPrologues[2] = {{"hTracer", NULL}, {"pCoreCbs", NULL}};
+static const struct cgl_targs_zetTracerExpSetPrologues cgl_targs_zetTracerExpSetPrologues = {{2, offsetof(struct cgl_fr_zetTracerExpSetPrologues, cgl_ret), sizeof(((struct cgl_fr_zetTracerExpSetPrologues *)0)->cgl_ret), 7, cgl_targs_zetTracerExpSetPrologues.arg, cgl_tn_zetTracerExpSetPrologues}, {
+    {offsetof(struct cgl_fr_zetTracerExpSetPrologues, hTracer), sizeof(((struct cgl_fr_zetTracerExpSetPrologues *)0)->hTracer), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetTracerExpSetPrologues, pCoreCbs), sizeof(((struct cgl_fr_zetTracerExpSetPrologues *)0)->pCoreCbs), 3, 0, 0, 0},
+}};
 CG_THUNK(zetTracerExpSetPrologues, (cgl_f->hTracer, cgl_f->pCoreCbs), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetTracerExpSetPrologues(zet_tracer_exp_handle_t hTracer, zet_core_callbacks_t *pCoreCbs)
 {
@@ -7556,11 +8424,11 @@ struct cgl_fr_zetTracerExpSetEpilogues {
 static const cg_rule cgl_rules_zetTracerExpSetEpilogues[1] = {
     {"hTracer", offsetof(struct cgl_fr_zetTracerExpSetEpilogues, hTracer), sizeof(((struct cgl_fr_zetTracerExpSetEpilogues *)0)->hTracer), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zetTracerExpSetEpilogues[2] = {
-    {"hTracer", offsetof(struct cgl_fr_zetTracerExpSetEpilogues, hTracer), sizeof(((struct cgl_fr_zetTracerExpSetEpilogues *)0)->hTracer), 3, 0, 0, 0, NULL},
-    {"pCoreCbs", offsetof(struct cgl_fr_zetTracerExpSetEpilogues, pCoreCbs), sizeof(((struct cgl_fr_zetTracerExpSetEpilogues *)0)->pCoreCbs), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetTracerExpSetEpilogues = {2, offsetof(struct cgl_fr_zetTracerExpSetEpilogues, cgl_ret), sizeof(((struct cgl_fr_zetTracerExpSetEpilogues *)0)->cgl_ret), 7, cgl_ta_zetTracerExpSetEpilogues};
+static const cg_arg_name cgl_tn_zetTracerExpSetEpilogues[2] = {{"hTracer", NULL}, {"pCoreCbs", NULL}};
+static const struct cgl_targs_zetTracerExpSetEpilogues cgl_targs_zetTracerExpSetEpilogues = {{2, offsetof(struct cgl_fr_zetTracerExpSetEpilogues, cgl_ret), sizeof(((struct cgl_fr_zetTracerExpSetEpilogues *)0)->cgl_ret), 7, cgl_targs_zetTracerExpSetEpilogues.arg, cgl_tn_zetTracerExpSetEpilogues}, {
+    {offsetof(struct cgl_fr_zetTracerExpSetEpilogues, hTracer), sizeof(((struct cgl_fr_zetTracerExpSetEpilogues *)0)->hTracer), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetTracerExpSetEpilogues, pCoreCbs), sizeof(((struct cgl_fr_zetTracerExpSetEpilogues *)0)->pCoreCbs), 3, 0, 0, 0},
+}};
 CG_THUNK(zetTracerExpSetEpilogues, (cgl_f->hTracer, cgl_f->pCoreCbs), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetTracerExpSetEpilogues(zet_tracer_exp_handle_t hTracer, zet_core_callbacks_t *pCoreCbs)
 {
@@ -7589,11 +8457,11 @@ struct cgl_fr_zetTracerExpSetEnabled {
 static const cg_rule cgl_rules_zetTracerExpSetEnabled[1] = {
     {"hTracer", offsetof(struct cgl_fr_zetTracerExpSetEnabled, hTracer), sizeof(((struct cgl_fr_zetTracerExpSetEnabled *)0)->hTracer), CG_RULE_WRITE},
 };
-static const cg_arg cgl_ta_zetTracerExpSetEnabled[2] = {
-    {"hTracer", offsetof(struct cgl_fr_zetTracerExpSetEnabled, hTracer), sizeof(((struct cgl_fr_zetTracerExpSetEnabled *)0)->hTracer), 3, 0, 0, 0, NULL},
-    {"enable", offsetof(struct cgl_fr_zetTracerExpSetEnabled, enable), sizeof(((struct cgl_fr_zetTracerExpSetEnabled *)0)->enable), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetTracerExpSetEnabled = {2, offsetof(struct cgl_fr_zetTracerExpSetEnabled, cgl_ret), sizeof(((struct cgl_fr_zetTracerExpSetEnabled *)0)->cgl_ret), 7, cgl_ta_zetTracerExpSetEnabled};
+static const cg_arg_name cgl_tn_zetTracerExpSetEnabled[2] = {{"hTracer", NULL}, {"enable", NULL}};
+static const struct cgl_targs_zetTracerExpSetEnabled cgl_targs_zetTracerExpSetEnabled = {{2, offsetof(struct cgl_fr_zetTracerExpSetEnabled, cgl_ret), sizeof(((struct cgl_fr_zetTracerExpSetEnabled *)0)->cgl_ret), 7, cgl_targs_zetTracerExpSetEnabled.arg, cgl_tn_zetTracerExpSetEnabled}, {
+    {offsetof(struct cgl_fr_zetTracerExpSetEnabled, hTracer), sizeof(((struct cgl_fr_zetTracerExpSetEnabled *)0)->hTracer), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetTracerExpSetEnabled, enable), sizeof(((struct cgl_fr_zetTracerExpSetEnabled *)0)->enable), 2, 0, 0, 0},
+}};
 CG_THUNK(zetTracerExpSetEnabled, (cgl_f->hTracer, cgl_f->enable), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetTracerExpSetEnabled(zet_tracer_exp_handle_t hTracer, ze_bool_t enable)
 {
@@ -7625,17 +8493,17 @@ struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp {
     zet_typed_value_t *pMetricValues;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zetMetricGroupCalculateMultipleMetricValuesExp[8] = {
-    {"hMetricGroup", offsetof(struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp, hMetricGroup), sizeof(((struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp *)0)->hMetricGroup), 3, 0, 0, 0, NULL},
-    {"type", offsetof(struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp, type), sizeof(((struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp *)0)->type), 4, 0, 0, sizeof cgl_en_11 / sizeof cgl_en_11[0], cgl_en_11},
-    {"rawDataSize", offsetof(struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp, rawDataSize), sizeof(((struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp *)0)->rawDataSize), 2, 0, 0, 0, NULL},
-    {"pRawData", offsetof(struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp, pRawData), sizeof(((struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp *)0)->pRawData), 3, 0, 0, 0, NULL},
-    {"pSetCount", offsetof(struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp, pSetCount), sizeof(((struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp *)0)->pSetCount), 3, 0, 0, 0, NULL},
-    {"pTotalMetricValueCount", offsetof(struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp, pTotalMetricValueCount), sizeof(((struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp *)0)->pTotalMetricValueCount), 3, 0, 0, 0, NULL},
-    {"pMetricCounts", offsetof(struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp, pMetricCounts), sizeof(((struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp *)0)->pMetricCounts), 3, 0, 0, 0, NULL},
-    {"pMetricValues", offsetof(struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp, pMetricValues), sizeof(((struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp *)0)->pMetricValues), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zetMetricGroupCalculateMultipleMetricValuesExp = {8, offsetof(struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp, cgl_ret), sizeof(((struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp *)0)->cgl_ret), 7, cgl_ta_zetMetricGroupCalculateMultipleMetricValuesExp};
+static const cg_arg_name cgl_tn_zetMetricGroupCalculateMultipleMetricValuesExp[8] = {{"hMetricGroup", NULL}, {"type", cgl_en_11}, {"rawDataSize", NULL}, {"pRawData", NULL}, {"pSetCount", NULL}, {"pTotalMetricValueCount", NULL}, {"pMetricCounts", NULL}, {"pMetricValues", NULL}};
+static const struct cgl_targs_zetMetricGroupCalculateMultipleMetricValuesExp cgl_targs_zetMetricGroupCalculateMultipleMetricValuesExp = {{8, offsetof(struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp, cgl_ret), sizeof(((struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp *)0)->cgl_ret), 7, cgl_targs_zetMetricGroupCalculateMultipleMetricValuesExp.arg, cgl_tn_zetMetricGroupCalculateMultipleMetricValuesExp}, {
+    {offsetof(struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp, hMetricGroup), sizeof(((struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp *)0)->hMetricGroup), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp, type), sizeof(((struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp *)0)->type), 4, 0, 0, sizeof cgl_en_11 / sizeof cgl_en_11[0]},
+    {offsetof(struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp, rawDataSize), sizeof(((struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp *)0)->rawDataSize), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp, pRawData), sizeof(((struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp *)0)->pRawData), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp, pSetCount), sizeof(((struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp *)0)->pSetCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp, pTotalMetricValueCount), sizeof(((struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp *)0)->pTotalMetricValueCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp, pMetricCounts), sizeof(((struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp *)0)->pMetricCounts), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp, pMetricValues), sizeof(((struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp *)0)->pMetricValues), 3, 0, 0, 0},
+}};
 CG_THUNK(zetMetricGroupCalculateMultipleMetricValuesExp, (cgl_f->hMetricGroup, cgl_f->type, cgl_f->rawDataSize, cgl_f->pRawData, cgl_f->pSetCount, cgl_f->pTotalMetricValueCount, cgl_f->pMetricCounts, cgl_f->pMetricValues), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricGroupCalculateMultipleMetricValuesExp(zet_metric_group_handle_t hMetricGroup, zet_metric_group_calculation_type_t type, size_t rawDataSize, const uint8_t *pRawData, uint32_t *pSetCount, uint32_t *pTotalMetricValueCount, uint32_t *pMetricCounts, zet_typed_value_t *pMetricValues)
 {
@@ -7661,11 +8529,11 @@ struct cgl_fr_zesDeviceGetProperties {
     zes_device_properties_t *pProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDeviceGetProperties[2] = {
-    {"hDevice", offsetof(struct cgl_fr_zesDeviceGetProperties, hDevice), sizeof(((struct cgl_fr_zesDeviceGetProperties *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pProperties", offsetof(struct cgl_fr_zesDeviceGetProperties, pProperties), sizeof(((struct cgl_fr_zesDeviceGetProperties *)0)->pProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDeviceGetProperties = {2, offsetof(struct cgl_fr_zesDeviceGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesDeviceGetProperties *)0)->cgl_ret), 7, cgl_ta_zesDeviceGetProperties};
+static const cg_arg_name cgl_tn_zesDeviceGetProperties[2] = {{"hDevice", NULL}, {"pProperties", NULL}};
+static const struct cgl_targs_zesDeviceGetProperties cgl_targs_zesDeviceGetProperties = {{2, offsetof(struct cgl_fr_zesDeviceGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesDeviceGetProperties *)0)->cgl_ret), 7, cgl_targs_zesDeviceGetProperties.arg, cgl_tn_zesDeviceGetProperties}, {
+    {offsetof(struct cgl_fr_zesDeviceGetProperties, hDevice), sizeof(((struct cgl_fr_zesDeviceGetProperties *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceGetProperties, pProperties), sizeof(((struct cgl_fr_zesDeviceGetProperties *)0)->pProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zesDeviceGetProperties, (cgl_f->hDevice, cgl_f->pProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceGetProperties(zes_device_handle_t hDevice, zes_device_properties_t *pProperties)
 {
@@ -7691,11 +8559,11 @@ struct cgl_fr_zesDeviceGetState {
     zes_device_state_t *pState;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDeviceGetState[2] = {
-    {"hDevice", offsetof(struct cgl_fr_zesDeviceGetState, hDevice), sizeof(((struct cgl_fr_zesDeviceGetState *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pState", offsetof(struct cgl_fr_zesDeviceGetState, pState), sizeof(((struct cgl_fr_zesDeviceGetState *)0)->pState), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDeviceGetState = {2, offsetof(struct cgl_fr_zesDeviceGetState, cgl_ret), sizeof(((struct cgl_fr_zesDeviceGetState *)0)->cgl_ret), 7, cgl_ta_zesDeviceGetState};
+static const cg_arg_name cgl_tn_zesDeviceGetState[2] = {{"hDevice", NULL}, {"pState", NULL}};
+static const struct cgl_targs_zesDeviceGetState cgl_targs_zesDeviceGetState = {{2, offsetof(struct cgl_fr_zesDeviceGetState, cgl_ret), sizeof(((struct cgl_fr_zesDeviceGetState *)0)->cgl_ret), 7, cgl_targs_zesDeviceGetState.arg, cgl_tn_zesDeviceGetState}, {
+    {offsetof(struct cgl_fr_zesDeviceGetState, hDevice), sizeof(((struct cgl_fr_zesDeviceGetState *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceGetState, pState), sizeof(((struct cgl_fr_zesDeviceGetState *)0)->pState), 3, 0, 0, 0},
+}};
 CG_THUNK(zesDeviceGetState, (cgl_f->hDevice, cgl_f->pState), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceGetState(zes_device_handle_t hDevice, zes_device_state_t *pState)
 {
@@ -7721,11 +8589,11 @@ struct cgl_fr_zesDeviceReset {
     ze_bool_t force;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDeviceReset[2] = {
-    {"hDevice", offsetof(struct cgl_fr_zesDeviceReset, hDevice), sizeof(((struct cgl_fr_zesDeviceReset *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"force", offsetof(struct cgl_fr_zesDeviceReset, force), sizeof(((struct cgl_fr_zesDeviceReset *)0)->force), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDeviceReset = {2, offsetof(struct cgl_fr_zesDeviceReset, cgl_ret), sizeof(((struct cgl_fr_zesDeviceReset *)0)->cgl_ret), 7, cgl_ta_zesDeviceReset};
+static const cg_arg_name cgl_tn_zesDeviceReset[2] = {{"hDevice", NULL}, {"force", NULL}};
+static const struct cgl_targs_zesDeviceReset cgl_targs_zesDeviceReset = {{2, offsetof(struct cgl_fr_zesDeviceReset, cgl_ret), sizeof(((struct cgl_fr_zesDeviceReset *)0)->cgl_ret), 7, cgl_targs_zesDeviceReset.arg, cgl_tn_zesDeviceReset}, {
+    {offsetof(struct cgl_fr_zesDeviceReset, hDevice), sizeof(((struct cgl_fr_zesDeviceReset *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceReset, force), sizeof(((struct cgl_fr_zesDeviceReset *)0)->force), 2, 0, 0, 0},
+}};
 CG_THUNK(zesDeviceReset, (cgl_f->hDevice, cgl_f->force), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceReset(zes_device_handle_t hDevice, ze_bool_t force)
 {
@@ -7753,12 +8621,12 @@ struct cgl_fr_zesDeviceProcessesGetState {
     zes_process_state_t *pProcesses;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDeviceProcessesGetState[3] = {
-    {"hDevice", offsetof(struct cgl_fr_zesDeviceProcessesGetState, hDevice), sizeof(((struct cgl_fr_zesDeviceProcessesGetState *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zesDeviceProcessesGetState, pCount), sizeof(((struct cgl_fr_zesDeviceProcessesGetState *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"pProcesses", offsetof(struct cgl_fr_zesDeviceProcessesGetState, pProcesses), sizeof(((struct cgl_fr_zesDeviceProcessesGetState *)0)->pProcesses), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDeviceProcessesGetState = {3, offsetof(struct cgl_fr_zesDeviceProcessesGetState, cgl_ret), sizeof(((struct cgl_fr_zesDeviceProcessesGetState *)0)->cgl_ret), 7, cgl_ta_zesDeviceProcessesGetState};
+static const cg_arg_name cgl_tn_zesDeviceProcessesGetState[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"pProcesses", NULL}};
+static const struct cgl_targs_zesDeviceProcessesGetState cgl_targs_zesDeviceProcessesGetState = {{3, offsetof(struct cgl_fr_zesDeviceProcessesGetState, cgl_ret), sizeof(((struct cgl_fr_zesDeviceProcessesGetState *)0)->cgl_ret), 7, cgl_targs_zesDeviceProcessesGetState.arg, cgl_tn_zesDeviceProcessesGetState}, {
+    {offsetof(struct cgl_fr_zesDeviceProcessesGetState, hDevice), sizeof(((struct cgl_fr_zesDeviceProcessesGetState *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceProcessesGetState, pCount), sizeof(((struct cgl_fr_zesDeviceProcessesGetState *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceProcessesGetState, pProcesses), sizeof(((struct cgl_fr_zesDeviceProcessesGetState *)0)->pProcesses), 3, 0, 0, 0},
+}};
 CG_THUNK(zesDeviceProcessesGetState, (cgl_f->hDevice, cgl_f->pCount, cgl_f->pProcesses), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceProcessesGetState(zes_device_handle_t hDevice, uint32_t *pCount, zes_process_state_t *pProcesses)
 {
@@ -7784,11 +8652,11 @@ struct cgl_fr_zesDevicePciGetProperties {
     zes_pci_properties_t *pProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDevicePciGetProperties[2] = {
-    {"hDevice", offsetof(struct cgl_fr_zesDevicePciGetProperties, hDevice), sizeof(((struct cgl_fr_zesDevicePciGetProperties *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pProperties", offsetof(struct cgl_fr_zesDevicePciGetProperties, pProperties), sizeof(((struct cgl_fr_zesDevicePciGetProperties *)0)->pProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDevicePciGetProperties = {2, offsetof(struct cgl_fr_zesDevicePciGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesDevicePciGetProperties *)0)->cgl_ret), 7, cgl_ta_zesDevicePciGetProperties};
+static const cg_arg_name cgl_tn_zesDevicePciGetProperties[2] = {{"hDevice", NULL}, {"pProperties", NULL}};
+static const struct cgl_targs_zesDevicePciGetProperties cgl_targs_zesDevicePciGetProperties = {{2, offsetof(struct cgl_fr_zesDevicePciGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesDevicePciGetProperties *)0)->cgl_ret), 7, cgl_targs_zesDevicePciGetProperties.arg, cgl_tn_zesDevicePciGetProperties}, {
+    {offsetof(struct cgl_fr_zesDevicePciGetProperties, hDevice), sizeof(((struct cgl_fr_zesDevicePciGetProperties *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDevicePciGetProperties, pProperties), sizeof(((struct cgl_fr_zesDevicePciGetProperties *)0)->pProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zesDevicePciGetProperties, (cgl_f->hDevice, cgl_f->pProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDevicePciGetProperties(zes_device_handle_t hDevice, zes_pci_properties_t *pProperties)
 {
@@ -7814,11 +8682,11 @@ struct cgl_fr_zesDevicePciGetState {
     zes_pci_state_t *pState;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDevicePciGetState[2] = {
-    {"hDevice", offsetof(struct cgl_fr_zesDevicePciGetState, hDevice), sizeof(((struct cgl_fr_zesDevicePciGetState *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pState", offsetof(struct cgl_fr_zesDevicePciGetState, pState), sizeof(((struct cgl_fr_zesDevicePciGetState *)0)->pState), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDevicePciGetState = {2, offsetof(struct cgl_fr_zesDevicePciGetState, cgl_ret), sizeof(((struct cgl_fr_zesDevicePciGetState *)0)->cgl_ret), 7, cgl_ta_zesDevicePciGetState};
+static const cg_arg_name cgl_tn_zesDevicePciGetState[2] = {{"hDevice", NULL}, {"pState", NULL}};
+static const struct cgl_targs_zesDevicePciGetState cgl_targs_zesDevicePciGetState = {{2, offsetof(struct cgl_fr_zesDevicePciGetState, cgl_ret), sizeof(((struct cgl_fr_zesDevicePciGetState *)0)->cgl_ret), 7, cgl_targs_zesDevicePciGetState.arg, cgl_tn_zesDevicePciGetState}, {
+    {offsetof(struct cgl_fr_zesDevicePciGetState, hDevice), sizeof(((struct cgl_fr_zesDevicePciGetState *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDevicePciGetState, pState), sizeof(((struct cgl_fr_zesDevicePciGetState *)0)->pState), 3, 0, 0, 0},
+}};
 CG_THUNK(zesDevicePciGetState, (cgl_f->hDevice, cgl_f->pState), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDevicePciGetState(zes_device_handle_t hDevice, zes_pci_state_t *pState)
 {
@@ -7845,12 +8713,12 @@ struct cgl_fr_zesDevicePciGetBars {
     zes_pci_bar_properties_t *pProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDevicePciGetBars[3] = {
-    {"hDevice", offsetof(struct cgl_fr_zesDevicePciGetBars, hDevice), sizeof(((struct cgl_fr_zesDevicePciGetBars *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zesDevicePciGetBars, pCount), sizeof(((struct cgl_fr_zesDevicePciGetBars *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"pProperties", offsetof(struct cgl_fr_zesDevicePciGetBars, pProperties), sizeof(((struct cgl_fr_zesDevicePciGetBars *)0)->pProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDevicePciGetBars = {3, offsetof(struct cgl_fr_zesDevicePciGetBars, cgl_ret), sizeof(((struct cgl_fr_zesDevicePciGetBars *)0)->cgl_ret), 7, cgl_ta_zesDevicePciGetBars};
+static const cg_arg_name cgl_tn_zesDevicePciGetBars[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"pProperties", NULL}};
+static const struct cgl_targs_zesDevicePciGetBars cgl_targs_zesDevicePciGetBars = {{3, offsetof(struct cgl_fr_zesDevicePciGetBars, cgl_ret), sizeof(((struct cgl_fr_zesDevicePciGetBars *)0)->cgl_ret), 7, cgl_targs_zesDevicePciGetBars.arg, cgl_tn_zesDevicePciGetBars}, {
+    {offsetof(struct cgl_fr_zesDevicePciGetBars, hDevice), sizeof(((struct cgl_fr_zesDevicePciGetBars *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDevicePciGetBars, pCount), sizeof(((struct cgl_fr_zesDevicePciGetBars *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDevicePciGetBars, pProperties), sizeof(((struct cgl_fr_zesDevicePciGetBars *)0)->pProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zesDevicePciGetBars, (cgl_f->hDevice, cgl_f->pCount, cgl_f->pProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDevicePciGetBars(zes_device_handle_t hDevice, uint32_t *pCount, zes_pci_bar_properties_t *pProperties)
 {
@@ -7876,11 +8744,11 @@ struct cgl_fr_zesDevicePciGetStats {
     zes_pci_stats_t *pStats;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDevicePciGetStats[2] = {
-    {"hDevice", offsetof(struct cgl_fr_zesDevicePciGetStats, hDevice), sizeof(((struct cgl_fr_zesDevicePciGetStats *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pStats", offsetof(struct cgl_fr_zesDevicePciGetStats, pStats), sizeof(((struct cgl_fr_zesDevicePciGetStats *)0)->pStats), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDevicePciGetStats = {2, offsetof(struct cgl_fr_zesDevicePciGetStats, cgl_ret), sizeof(((struct cgl_fr_zesDevicePciGetStats *)0)->cgl_ret), 7, cgl_ta_zesDevicePciGetStats};
+static const cg_arg_name cgl_tn_zesDevicePciGetStats[2] = {{"hDevice", NULL}, {"pStats", NULL}};
+static const struct cgl_targs_zesDevicePciGetStats cgl_targs_zesDevicePciGetStats = {{2, offsetof(struct cgl_fr_zesDevicePciGetStats, cgl_ret), sizeof(((struct cgl_fr_zesDevicePciGetStats *)0)->cgl_ret), 7, cgl_targs_zesDevicePciGetStats.arg, cgl_tn_zesDevicePciGetStats}, {
+    {offsetof(struct cgl_fr_zesDevicePciGetStats, hDevice), sizeof(((struct cgl_fr_zesDevicePciGetStats *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDevicePciGetStats, pStats), sizeof(((struct cgl_fr_zesDevicePciGetStats *)0)->pStats), 3, 0, 0, 0},
+}};
 CG_THUNK(zesDevicePciGetStats, (cgl_f->hDevice, cgl_f->pStats), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDevicePciGetStats(zes_device_handle_t hDevice, zes_pci_stats_t *pStats)
 {
@@ -7907,12 +8775,12 @@ struct cgl_fr_zesDeviceEnumDiagnosticTestSuites {
     zes_diag_handle_t *phDiagnostics;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDeviceEnumDiagnosticTestSuites[3] = {
-    {"hDevice", offsetof(struct cgl_fr_zesDeviceEnumDiagnosticTestSuites, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumDiagnosticTestSuites *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zesDeviceEnumDiagnosticTestSuites, pCount), sizeof(((struct cgl_fr_zesDeviceEnumDiagnosticTestSuites *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"phDiagnostics", offsetof(struct cgl_fr_zesDeviceEnumDiagnosticTestSuites, phDiagnostics), sizeof(((struct cgl_fr_zesDeviceEnumDiagnosticTestSuites *)0)->phDiagnostics), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDeviceEnumDiagnosticTestSuites = {3, offsetof(struct cgl_fr_zesDeviceEnumDiagnosticTestSuites, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumDiagnosticTestSuites *)0)->cgl_ret), 7, cgl_ta_zesDeviceEnumDiagnosticTestSuites};
+static const cg_arg_name cgl_tn_zesDeviceEnumDiagnosticTestSuites[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phDiagnostics", NULL}};
+static const struct cgl_targs_zesDeviceEnumDiagnosticTestSuites cgl_targs_zesDeviceEnumDiagnosticTestSuites = {{3, offsetof(struct cgl_fr_zesDeviceEnumDiagnosticTestSuites, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumDiagnosticTestSuites *)0)->cgl_ret), 7, cgl_targs_zesDeviceEnumDiagnosticTestSuites.arg, cgl_tn_zesDeviceEnumDiagnosticTestSuites}, {
+    {offsetof(struct cgl_fr_zesDeviceEnumDiagnosticTestSuites, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumDiagnosticTestSuites *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumDiagnosticTestSuites, pCount), sizeof(((struct cgl_fr_zesDeviceEnumDiagnosticTestSuites *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumDiagnosticTestSuites, phDiagnostics), sizeof(((struct cgl_fr_zesDeviceEnumDiagnosticTestSuites *)0)->phDiagnostics), 3, 0, 0, 0},
+}};
 CG_THUNK(zesDeviceEnumDiagnosticTestSuites, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phDiagnostics), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumDiagnosticTestSuites(zes_device_handle_t hDevice, uint32_t *pCount, zes_diag_handle_t *phDiagnostics)
 {
@@ -7938,11 +8806,11 @@ struct cgl_fr_zesDiagnosticsGetProperties {
     zes_diag_properties_t *pProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDiagnosticsGetProperties[2] = {
-    {"hDiagnostics", offsetof(struct cgl_fr_zesDiagnosticsGetProperties, hDiagnostics), sizeof(((struct cgl_fr_zesDiagnosticsGetProperties *)0)->hDiagnostics), 3, 0, 0, 0, NULL},
-    {"pProperties", offsetof(struct cgl_fr_zesDiagnosticsGetProperties, pProperties), sizeof(((struct cgl_fr_zesDiagnosticsGetProperties *)0)->pProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDiagnosticsGetProperties = {2, offsetof(struct cgl_fr_zesDiagnosticsGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesDiagnosticsGetProperties *)0)->cgl_ret), 7, cgl_ta_zesDiagnosticsGetProperties};
+static const cg_arg_name cgl_tn_zesDiagnosticsGetProperties[2] = {{"hDiagnostics", NULL}, {"pProperties", NULL}};
+static const struct cgl_targs_zesDiagnosticsGetProperties cgl_targs_zesDiagnosticsGetProperties = {{2, offsetof(struct cgl_fr_zesDiagnosticsGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesDiagnosticsGetProperties *)0)->cgl_ret), 7, cgl_targs_zesDiagnosticsGetProperties.arg, cgl_tn_zesDiagnosticsGetProperties}, {
+    {offsetof(struct cgl_fr_zesDiagnosticsGetProperties, hDiagnostics), sizeof(((struct cgl_fr_zesDiagnosticsGetProperties *)0)->hDiagnostics), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDiagnosticsGetProperties, pProperties), sizeof(((struct cgl_fr_zesDiagnosticsGetProperties *)0)->pProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zesDiagnosticsGetProperties, (cgl_f->hDiagnostics, cgl_f->pProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDiagnosticsGetProperties(zes_diag_handle_t hDiagnostics, zes_diag_properties_t *pProperties)
 {
@@ -7969,12 +8837,12 @@ struct cgl_fr_zesDiagnosticsGetTests {
     zes_diag_test_t *pTests;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDiagnosticsGetTests[3] = {
-    {"hDiagnostics", offsetof(struct cgl_fr_zesDiagnosticsGetTests, hDiagnostics), sizeof(((struct cgl_fr_zesDiagnosticsGetTests *)0)->hDiagnostics), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zesDiagnosticsGetTests, pCount), sizeof(((struct cgl_fr_zesDiagnosticsGetTests *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"pTests", offsetof(struct cgl_fr_zesDiagnosticsGetTests, pTests), sizeof(((struct cgl_fr_zesDiagnosticsGetTests *)0)->pTests), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDiagnosticsGetTests = {3, offsetof(struct cgl_fr_zesDiagnosticsGetTests, cgl_ret), sizeof(((struct cgl_fr_zesDiagnosticsGetTests *)0)->cgl_ret), 7, cgl_ta_zesDiagnosticsGetTests};
+static const cg_arg_name cgl_tn_zesDiagnosticsGetTests[3] = {{"hDiagnostics", NULL}, {"pCount", NULL}, {"pTests", NULL}};
+static const struct cgl_targs_zesDiagnosticsGetTests cgl_targs_zesDiagnosticsGetTests = {{3, offsetof(struct cgl_fr_zesDiagnosticsGetTests, cgl_ret), sizeof(((struct cgl_fr_zesDiagnosticsGetTests *)0)->cgl_ret), 7, cgl_targs_zesDiagnosticsGetTests.arg, cgl_tn_zesDiagnosticsGetTests}, {
+    {offsetof(struct cgl_fr_zesDiagnosticsGetTests, hDiagnostics), sizeof(((struct cgl_fr_zesDiagnosticsGetTests *)0)->hDiagnostics), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDiagnosticsGetTests, pCount), sizeof(((struct cgl_fr_zesDiagnosticsGetTests *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDiagnosticsGetTests, pTests), sizeof(((struct cgl_fr_zesDiagnosticsGetTests *)0)->pTests), 3, 0, 0, 0},
+}};
 CG_THUNK(zesDiagnosticsGetTests, (cgl_f->hDiagnostics, cgl_f->pCount, cgl_f->pTests), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDiagnosticsGetTests(zes_diag_handle_t hDiagnostics, uint32_t *pCount, zes_diag_test_t *pTests)
 {
@@ -8002,13 +8870,13 @@ struct cgl_fr_zesDiagnosticsRunTests {
     zes_diag_result_t *pResult;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDiagnosticsRunTests[4] = {
-    {"hDiagnostics", offsetof(struct cgl_fr_zesDiagnosticsRunTests, hDiagnostics), sizeof(((struct cgl_fr_zesDiagnosticsRunTests *)0)->hDiagnostics), 3, 0, 0, 0, NULL},
-    {"startIndex", offsetof(struct cgl_fr_zesDiagnosticsRunTests, startIndex), sizeof(((struct cgl_fr_zesDiagnosticsRunTests *)0)->startIndex), 2, 0, 0, 0, NULL},
-    {"endIndex", offsetof(struct cgl_fr_zesDiagnosticsRunTests, endIndex), sizeof(((struct cgl_fr_zesDiagnosticsRunTests *)0)->endIndex), 2, 0, 0, 0, NULL},
-    {"pResult", offsetof(struct cgl_fr_zesDiagnosticsRunTests, pResult), sizeof(((struct cgl_fr_zesDiagnosticsRunTests *)0)->pResult), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDiagnosticsRunTests = {4, offsetof(struct cgl_fr_zesDiagnosticsRunTests, cgl_ret), sizeof(((struct cgl_fr_zesDiagnosticsRunTests *)0)->cgl_ret), 7, cgl_ta_zesDiagnosticsRunTests};
+static const cg_arg_name cgl_tn_zesDiagnosticsRunTests[4] = {{"hDiagnostics", NULL}, {"startIndex", NULL}, {"endIndex", NULL}, {"pResult", NULL}};
+static const struct cgl_targs_zesDiagnosticsRunTests cgl_targs_zesDiagnosticsRunTests = {{4, offsetof(struct cgl_fr_zesDiagnosticsRunTests, cgl_ret), sizeof(((struct cgl_fr_zesDiagnosticsRunTests *)0)->cgl_ret), 7, cgl_targs_zesDiagnosticsRunTests.arg, cgl_tn_zesDiagnosticsRunTests}, {
+    {offsetof(struct cgl_fr_zesDiagnosticsRunTests, hDiagnostics), sizeof(((struct cgl_fr_zesDiagnosticsRunTests *)0)->hDiagnostics), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDiagnosticsRunTests, startIndex), sizeof(((struct cgl_fr_zesDiagnosticsRunTests *)0)->startIndex), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDiagnosticsRunTests, endIndex), sizeof(((struct cgl_fr_zesDiagnosticsRunTests *)0)->endIndex), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDiagnosticsRunTests, pResult), sizeof(((struct cgl_fr_zesDiagnosticsRunTests *)0)->pResult), 3, 0, 0, 0},
+}};
 CG_THUNK(zesDiagnosticsRunTests, (cgl_f->hDiagnostics, cgl_f->startIndex, cgl_f->endIndex, cgl_f->pResult), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDiagnosticsRunTests(zes_diag_handle_t hDiagnostics, uint32_t startIndex, uint32_t endIndex, zes_diag_result_t *pResult)
 {
@@ -8035,11 +8903,11 @@ struct cgl_fr_zesDeviceEccAvailable {
     ze_bool_t *pAvailable;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDeviceEccAvailable[2] = {
-    {"hDevice", offsetof(struct cgl_fr_zesDeviceEccAvailable, hDevice), sizeof(((struct cgl_fr_zesDeviceEccAvailable *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pAvailable", offsetof(struct cgl_fr_zesDeviceEccAvailable, pAvailable), sizeof(((struct cgl_fr_zesDeviceEccAvailable *)0)->pAvailable), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDeviceEccAvailable = {2, offsetof(struct cgl_fr_zesDeviceEccAvailable, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEccAvailable *)0)->cgl_ret), 7, cgl_ta_zesDeviceEccAvailable};
+static const cg_arg_name cgl_tn_zesDeviceEccAvailable[2] = {{"hDevice", NULL}, {"pAvailable", NULL}};
+static const struct cgl_targs_zesDeviceEccAvailable cgl_targs_zesDeviceEccAvailable = {{2, offsetof(struct cgl_fr_zesDeviceEccAvailable, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEccAvailable *)0)->cgl_ret), 7, cgl_targs_zesDeviceEccAvailable.arg, cgl_tn_zesDeviceEccAvailable}, {
+    {offsetof(struct cgl_fr_zesDeviceEccAvailable, hDevice), sizeof(((struct cgl_fr_zesDeviceEccAvailable *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEccAvailable, pAvailable), sizeof(((struct cgl_fr_zesDeviceEccAvailable *)0)->pAvailable), 3, 0, 0, 0},
+}};
 CG_THUNK(zesDeviceEccAvailable, (cgl_f->hDevice, cgl_f->pAvailable), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEccAvailable(zes_device_handle_t hDevice, ze_bool_t *pAvailable)
 {
@@ -8065,11 +8933,11 @@ struct cgl_fr_zesDeviceEccConfigurable {
     ze_bool_t *pConfigurable;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDeviceEccConfigurable[2] = {
-    {"hDevice", offsetof(struct cgl_fr_zesDeviceEccConfigurable, hDevice), sizeof(((struct cgl_fr_zesDeviceEccConfigurable *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pConfigurable", offsetof(struct cgl_fr_zesDeviceEccConfigurable, pConfigurable), sizeof(((struct cgl_fr_zesDeviceEccConfigurable *)0)->pConfigurable), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDeviceEccConfigurable = {2, offsetof(struct cgl_fr_zesDeviceEccConfigurable, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEccConfigurable *)0)->cgl_ret), 7, cgl_ta_zesDeviceEccConfigurable};
+static const cg_arg_name cgl_tn_zesDeviceEccConfigurable[2] = {{"hDevice", NULL}, {"pConfigurable", NULL}};
+static const struct cgl_targs_zesDeviceEccConfigurable cgl_targs_zesDeviceEccConfigurable = {{2, offsetof(struct cgl_fr_zesDeviceEccConfigurable, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEccConfigurable *)0)->cgl_ret), 7, cgl_targs_zesDeviceEccConfigurable.arg, cgl_tn_zesDeviceEccConfigurable}, {
+    {offsetof(struct cgl_fr_zesDeviceEccConfigurable, hDevice), sizeof(((struct cgl_fr_zesDeviceEccConfigurable *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEccConfigurable, pConfigurable), sizeof(((struct cgl_fr_zesDeviceEccConfigurable *)0)->pConfigurable), 3, 0, 0, 0},
+}};
 CG_THUNK(zesDeviceEccConfigurable, (cgl_f->hDevice, cgl_f->pConfigurable), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEccConfigurable(zes_device_handle_t hDevice, ze_bool_t *pConfigurable)
 {
@@ -8095,11 +8963,11 @@ struct cgl_fr_zesDeviceGetEccState {
     zes_device_ecc_properties_t *pState;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDeviceGetEccState[2] = {
-    {"hDevice", offsetof(struct cgl_fr_zesDeviceGetEccState, hDevice), sizeof(((struct cgl_fr_zesDeviceGetEccState *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pState", offsetof(struct cgl_fr_zesDeviceGetEccState, pState), sizeof(((struct cgl_fr_zesDeviceGetEccState *)0)->pState), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDeviceGetEccState = {2, offsetof(struct cgl_fr_zesDeviceGetEccState, cgl_ret), sizeof(((struct cgl_fr_zesDeviceGetEccState *)0)->cgl_ret), 7, cgl_ta_zesDeviceGetEccState};
+static const cg_arg_name cgl_tn_zesDeviceGetEccState[2] = {{"hDevice", NULL}, {"pState", NULL}};
+static const struct cgl_targs_zesDeviceGetEccState cgl_targs_zesDeviceGetEccState = {{2, offsetof(struct cgl_fr_zesDeviceGetEccState, cgl_ret), sizeof(((struct cgl_fr_zesDeviceGetEccState *)0)->cgl_ret), 7, cgl_targs_zesDeviceGetEccState.arg, cgl_tn_zesDeviceGetEccState}, {
+    {offsetof(struct cgl_fr_zesDeviceGetEccState, hDevice), sizeof(((struct cgl_fr_zesDeviceGetEccState *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceGetEccState, pState), sizeof(((struct cgl_fr_zesDeviceGetEccState *)0)->pState), 3, 0, 0, 0},
+}};
 CG_THUNK(zesDeviceGetEccState, (cgl_f->hDevice, cgl_f->pState), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceGetEccState(zes_device_handle_t hDevice, zes_device_ecc_properties_t *pState)
 {
@@ -8126,12 +8994,12 @@ struct cgl_fr_zesDeviceSetEccState {
     zes_device_ecc_properties_t *pState;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDeviceSetEccState[3] = {
-    {"hDevice", offsetof(struct cgl_fr_zesDeviceSetEccState, hDevice), sizeof(((struct cgl_fr_zesDeviceSetEccState *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"newState", offsetof(struct cgl_fr_zesDeviceSetEccState, newState), sizeof(((struct cgl_fr_zesDeviceSetEccState *)0)->newState), 3, 0, 0, 0, NULL},
-    {"pState", offsetof(struct cgl_fr_zesDeviceSetEccState, pState), sizeof(((struct cgl_fr_zesDeviceSetEccState *)0)->pState), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDeviceSetEccState = {3, offsetof(struct cgl_fr_zesDeviceSetEccState, cgl_ret), sizeof(((struct cgl_fr_zesDeviceSetEccState *)0)->cgl_ret), 7, cgl_ta_zesDeviceSetEccState};
+static const cg_arg_name cgl_tn_zesDeviceSetEccState[3] = {{"hDevice", NULL}, {"newState", NULL}, {"pState", NULL}};
+static const struct cgl_targs_zesDeviceSetEccState cgl_targs_zesDeviceSetEccState = {{3, offsetof(struct cgl_fr_zesDeviceSetEccState, cgl_ret), sizeof(((struct cgl_fr_zesDeviceSetEccState *)0)->cgl_ret), 7, cgl_targs_zesDeviceSetEccState.arg, cgl_tn_zesDeviceSetEccState}, {
+    {offsetof(struct cgl_fr_zesDeviceSetEccState, hDevice), sizeof(((struct cgl_fr_zesDeviceSetEccState *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceSetEccState, newState), sizeof(((struct cgl_fr_zesDeviceSetEccState *)0)->newState), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceSetEccState, pState), sizeof(((struct cgl_fr_zesDeviceSetEccState *)0)->pState), 3, 0, 0, 0},
+}};
 CG_THUNK(zesDeviceSetEccState, (cgl_f->hDevice, cgl_f->newState, cgl_f->pState), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceSetEccState(zes_device_handle_t hDevice, const zes_device_ecc_desc_t *newState, zes_device_ecc_properties_t *pState)
 {
@@ -8158,12 +9026,12 @@ struct cgl_fr_zesDeviceEnumEngineGroups {
     zes_engine_handle_t *phEngine;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDeviceEnumEngineGroups[3] = {
-    {"hDevice", offsetof(struct cgl_fr_zesDeviceEnumEngineGroups, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumEngineGroups *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zesDeviceEnumEngineGroups, pCount), sizeof(((struct cgl_fr_zesDeviceEnumEngineGroups *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"phEngine", offsetof(struct cgl_fr_zesDeviceEnumEngineGroups, phEngine), sizeof(((struct cgl_fr_zesDeviceEnumEngineGroups *)0)->phEngine), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDeviceEnumEngineGroups = {3, offsetof(struct cgl_fr_zesDeviceEnumEngineGroups, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumEngineGroups *)0)->cgl_ret), 7, cgl_ta_zesDeviceEnumEngineGroups};
+static const cg_arg_name cgl_tn_zesDeviceEnumEngineGroups[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phEngine", NULL}};
+static const struct cgl_targs_zesDeviceEnumEngineGroups cgl_targs_zesDeviceEnumEngineGroups = {{3, offsetof(struct cgl_fr_zesDeviceEnumEngineGroups, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumEngineGroups *)0)->cgl_ret), 7, cgl_targs_zesDeviceEnumEngineGroups.arg, cgl_tn_zesDeviceEnumEngineGroups}, {
+    {offsetof(struct cgl_fr_zesDeviceEnumEngineGroups, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumEngineGroups *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumEngineGroups, pCount), sizeof(((struct cgl_fr_zesDeviceEnumEngineGroups *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumEngineGroups, phEngine), sizeof(((struct cgl_fr_zesDeviceEnumEngineGroups *)0)->phEngine), 3, 0, 0, 0},
+}};
 CG_THUNK(zesDeviceEnumEngineGroups, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phEngine), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumEngineGroups(zes_device_handle_t hDevice, uint32_t *pCount, zes_engine_handle_t *phEngine)
 {
@@ -8189,11 +9057,11 @@ struct cgl_fr_zesEngineGetProperties {
     zes_engine_properties_t *pProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesEngineGetProperties[2] = {
-    {"hEngine", offsetof(struct cgl_fr_zesEngineGetProperties, hEngine), sizeof(((struct cgl_fr_zesEngineGetProperties *)0)->hEngine), 3, 0, 0, 0, NULL},
-    {"pProperties", offsetof(struct cgl_fr_zesEngineGetProperties, pProperties), sizeof(((struct cgl_fr_zesEngineGetProperties *)0)->pProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesEngineGetProperties = {2, offsetof(struct cgl_fr_zesEngineGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesEngineGetProperties *)0)->cgl_ret), 7, cgl_ta_zesEngineGetProperties};
+static const cg_arg_name cgl_tn_zesEngineGetProperties[2] = {{"hEngine", NULL}, {"pProperties", NULL}};
+static const struct cgl_targs_zesEngineGetProperties cgl_targs_zesEngineGetProperties = {{2, offsetof(struct cgl_fr_zesEngineGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesEngineGetProperties *)0)->cgl_ret), 7, cgl_targs_zesEngineGetProperties.arg, cgl_tn_zesEngineGetProperties}, {
+    {offsetof(struct cgl_fr_zesEngineGetProperties, hEngine), sizeof(((struct cgl_fr_zesEngineGetProperties *)0)->hEngine), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesEngineGetProperties, pProperties), sizeof(((struct cgl_fr_zesEngineGetProperties *)0)->pProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zesEngineGetProperties, (cgl_f->hEngine, cgl_f->pProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesEngineGetProperties(zes_engine_handle_t hEngine, zes_engine_properties_t *pProperties)
 {
@@ -8219,11 +9087,11 @@ struct cgl_fr_zesEngineGetActivity {
     zes_engine_stats_t *pStats;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesEngineGetActivity[2] = {
-    {"hEngine", offsetof(struct cgl_fr_zesEngineGetActivity, hEngine), sizeof(((struct cgl_fr_zesEngineGetActivity *)0)->hEngine), 3, 0, 0, 0, NULL},
-    {"pStats", offsetof(struct cgl_fr_zesEngineGetActivity, pStats), sizeof(((struct cgl_fr_zesEngineGetActivity *)0)->pStats), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesEngineGetActivity = {2, offsetof(struct cgl_fr_zesEngineGetActivity, cgl_ret), sizeof(((struct cgl_fr_zesEngineGetActivity *)0)->cgl_ret), 7, cgl_ta_zesEngineGetActivity};
+static const cg_arg_name cgl_tn_zesEngineGetActivity[2] = {{"hEngine", NULL}, {"pStats", NULL}};
+static const struct cgl_targs_zesEngineGetActivity cgl_targs_zesEngineGetActivity = {{2, offsetof(struct cgl_fr_zesEngineGetActivity, cgl_ret), sizeof(((struct cgl_fr_zesEngineGetActivity *)0)->cgl_ret), 7, cgl_targs_zesEngineGetActivity.arg, cgl_tn_zesEngineGetActivity}, {
+    {offsetof(struct cgl_fr_zesEngineGetActivity, hEngine), sizeof(((struct cgl_fr_zesEngineGetActivity *)0)->hEngine), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesEngineGetActivity, pStats), sizeof(((struct cgl_fr_zesEngineGetActivity *)0)->pStats), 3, 0, 0, 0},
+}};
 CG_THUNK(zesEngineGetActivity, (cgl_f->hEngine, cgl_f->pStats), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesEngineGetActivity(zes_engine_handle_t hEngine, zes_engine_stats_t *pStats)
 {
@@ -8249,11 +9117,11 @@ struct cgl_fr_zesDeviceEventRegister {
     zes_event_type_flags_t events;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDeviceEventRegister[2] = {
-    {"hDevice", offsetof(struct cgl_fr_zesDeviceEventRegister, hDevice), sizeof(((struct cgl_fr_zesDeviceEventRegister *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"events", offsetof(struct cgl_fr_zesDeviceEventRegister, events), sizeof(((struct cgl_fr_zesDeviceEventRegister *)0)->events), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDeviceEventRegister = {2, offsetof(struct cgl_fr_zesDeviceEventRegister, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEventRegister *)0)->cgl_ret), 7, cgl_ta_zesDeviceEventRegister};
+static const cg_arg_name cgl_tn_zesDeviceEventRegister[2] = {{"hDevice", NULL}, {"events", NULL}};
+static const struct cgl_targs_zesDeviceEventRegister cgl_targs_zesDeviceEventRegister = {{2, offsetof(struct cgl_fr_zesDeviceEventRegister, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEventRegister *)0)->cgl_ret), 7, cgl_targs_zesDeviceEventRegister.arg, cgl_tn_zesDeviceEventRegister}, {
+    {offsetof(struct cgl_fr_zesDeviceEventRegister, hDevice), sizeof(((struct cgl_fr_zesDeviceEventRegister *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEventRegister, events), sizeof(((struct cgl_fr_zesDeviceEventRegister *)0)->events), 2, 0, 0, 0},
+}};
 CG_THUNK(zesDeviceEventRegister, (cgl_f->hDevice, cgl_f->events), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEventRegister(zes_device_handle_t hDevice, zes_event_type_flags_t events)
 {
@@ -8283,15 +9151,15 @@ struct cgl_fr_zesDriverEventListen {
     zes_event_type_flags_t *pEvents;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDriverEventListen[6] = {
-    {"hDriver", offsetof(struct cgl_fr_zesDriverEventListen, hDriver), sizeof(((struct cgl_fr_zesDriverEventListen *)0)->hDriver), 3, 0, 0, 0, NULL},
-    {"timeout", offsetof(struct cgl_fr_zesDriverEventListen, timeout), sizeof(((struct cgl_fr_zesDriverEventListen *)0)->timeout), 2, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_zesDriverEventListen, count), sizeof(((struct cgl_fr_zesDriverEventListen *)0)->count), 2, 0, 0, 0, NULL},
-    {"phDevices", offsetof(struct cgl_fr_zesDriverEventListen, phDevices), sizeof(((struct cgl_fr_zesDriverEventListen *)0)->phDevices), 3, 0, 0, 0, NULL},
-    {"pNumDeviceEvents", offsetof(struct cgl_fr_zesDriverEventListen, pNumDeviceEvents), sizeof(((struct cgl_fr_zesDriverEventListen *)0)->pNumDeviceEvents), 3, 0, 0, 0, NULL},
-    {"pEvents", offsetof(struct cgl_fr_zesDriverEventListen, pEvents), sizeof(((struct cgl_fr_zesDriverEventListen *)0)->pEvents), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDriverEventListen = {6, offsetof(struct cgl_fr_zesDriverEventListen, cgl_ret), sizeof(((struct cgl_fr_zesDriverEventListen *)0)->cgl_ret), 7, cgl_ta_zesDriverEventListen};
+static const cg_arg_name cgl_tn_zesDriverEventListen[6] = {{"hDriver", NULL}, {"timeout", NULL}, {"count", NULL}, {"phDevices", NULL}, {"pNumDeviceEvents", NULL}, {"pEvents", NULL}};
+static const struct cgl_targs_zesDriverEventListen cgl_targs_zesDriverEventListen = {{6, offsetof(struct cgl_fr_zesDriverEventListen, cgl_ret), sizeof(((struct cgl_fr_zesDriverEventListen *)0)->cgl_ret), 7, cgl_targs_zesDriverEventListen.arg, cgl_tn_zesDriverEventListen}, {
+    {offsetof(struct cgl_fr_zesDriverEventListen, hDriver), sizeof(((struct cgl_fr_zesDriverEventListen *)0)->hDriver), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDriverEventListen, timeout), sizeof(((struct cgl_fr_zesDriverEventListen *)0)->timeout), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDriverEventListen, count), sizeof(((struct cgl_fr_zesDriverEventListen *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDriverEventListen, phDevices), sizeof(((struct cgl_fr_zesDriverEventListen *)0)->phDevices), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDriverEventListen, pNumDeviceEvents), sizeof(((struct cgl_fr_zesDriverEventListen *)0)->pNumDeviceEvents), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDriverEventListen, pEvents), sizeof(((struct cgl_fr_zesDriverEventListen *)0)->pEvents), 3, 0, 0, 0},
+}};
 CG_THUNK(zesDriverEventListen, (cgl_f->hDriver, cgl_f->timeout, cgl_f->count, cgl_f->phDevices, cgl_f->pNumDeviceEvents, cgl_f->pEvents), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDriverEventListen(ze_driver_handle_t hDriver, uint32_t timeout, uint32_t count, zes_device_handle_t *phDevices, uint32_t *pNumDeviceEvents, zes_event_type_flags_t *pEvents)
 {
@@ -8322,15 +9190,15 @@ struct cgl_fr_zesDriverEventListenEx {
     zes_event_type_flags_t *pEvents;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDriverEventListenEx[6] = {
-    {"hDriver", offsetof(struct cgl_fr_zesDriverEventListenEx, hDriver), sizeof(((struct cgl_fr_zesDriverEventListenEx *)0)->hDriver), 3, 0, 0, 0, NULL},
-    {"timeout", offsetof(struct cgl_fr_zesDriverEventListenEx, timeout), sizeof(((struct cgl_fr_zesDriverEventListenEx *)0)->timeout), 2, 0, 0, 0, NULL},
-    {"count", offsetof(struct cgl_fr_zesDriverEventListenEx, count), sizeof(((struct cgl_fr_zesDriverEventListenEx *)0)->count), 2, 0, 0, 0, NULL},
-    {"phDevices", offsetof(struct cgl_fr_zesDriverEventListenEx, phDevices), sizeof(((struct cgl_fr_zesDriverEventListenEx *)0)->phDevices), 3, 0, 0, 0, NULL},
-    {"pNumDeviceEvents", offsetof(struct cgl_fr_zesDriverEventListenEx, pNumDeviceEvents), sizeof(((struct cgl_fr_zesDriverEventListenEx *)0)->pNumDeviceEvents), 3, 0, 0, 0, NULL},
-    {"pEvents", offsetof(struct cgl_fr_zesDriverEventListenEx, pEvents), sizeof(((struct cgl_fr_zesDriverEventListenEx *)0)->pEvents), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDriverEventListenEx = {6, offsetof(struct cgl_fr_zesDriverEventListenEx, cgl_ret), sizeof(((struct cgl_fr_zesDriverEventListenEx *)0)->cgl_ret), 7, cgl_ta_zesDriverEventListenEx};
+static const cg_arg_name cgl_tn_zesDriverEventListenEx[6] = {{"hDriver", NULL}, {"timeout", NULL}, {"count", NULL}, {"phDevices", NULL}, {"pNumDeviceEvents", NULL}, {"pEvents", NULL}};
+static const struct cgl_targs_zesDriverEventListenEx cgl_targs_zesDriverEventListenEx = {{6, offsetof(struct cgl_fr_zesDriverEventListenEx, cgl_ret), sizeof(((struct cgl_fr_zesDriverEventListenEx *)0)->cgl_ret), 7, cgl_targs_zesDriverEventListenEx.arg, cgl_tn_zesDriverEventListenEx}, {
+    {offsetof(struct cgl_fr_zesDriverEventListenEx, hDriver), sizeof(((struct cgl_fr_zesDriverEventListenEx *)0)->hDriver), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDriverEventListenEx, timeout), sizeof(((struct cgl_fr_zesDriverEventListenEx *)0)->timeout), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDriverEventListenEx, count), sizeof(((struct cgl_fr_zesDriverEventListenEx *)0)->count), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDriverEventListenEx, phDevices), sizeof(((struct cgl_fr_zesDriverEventListenEx *)0)->phDevices), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDriverEventListenEx, pNumDeviceEvents), sizeof(((struct cgl_fr_zesDriverEventListenEx *)0)->pNumDeviceEvents), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDriverEventListenEx, pEvents), sizeof(((struct cgl_fr_zesDriverEventListenEx *)0)->pEvents), 3, 0, 0, 0},
+}};
 CG_THUNK(zesDriverEventListenEx, (cgl_f->hDriver, cgl_f->timeout, cgl_f->count, cgl_f->phDevices, cgl_f->pNumDeviceEvents, cgl_f->pEvents), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDriverEventListenEx(ze_driver_handle_t hDriver, uint64_t timeout, uint32_t count, zes_device_handle_t *phDevices, uint32_t *pNumDeviceEvents, zes_event_type_flags_t *pEvents)
 {
@@ -8358,12 +9226,12 @@ struct cgl_fr_zesDeviceEnumFabricPorts {
     zes_fabric_port_handle_t *phPort;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDeviceEnumFabricPorts[3] = {
-    {"hDevice", offsetof(struct cgl_fr_zesDeviceEnumFabricPorts, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumFabricPorts *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zesDeviceEnumFabricPorts, pCount), sizeof(((struct cgl_fr_zesDeviceEnumFabricPorts *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"phPort", offsetof(struct cgl_fr_zesDeviceEnumFabricPorts, phPort), sizeof(((struct cgl_fr_zesDeviceEnumFabricPorts *)0)->phPort), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDeviceEnumFabricPorts = {3, offsetof(struct cgl_fr_zesDeviceEnumFabricPorts, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumFabricPorts *)0)->cgl_ret), 7, cgl_ta_zesDeviceEnumFabricPorts};
+static const cg_arg_name cgl_tn_zesDeviceEnumFabricPorts[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phPort", NULL}};
+static const struct cgl_targs_zesDeviceEnumFabricPorts cgl_targs_zesDeviceEnumFabricPorts = {{3, offsetof(struct cgl_fr_zesDeviceEnumFabricPorts, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumFabricPorts *)0)->cgl_ret), 7, cgl_targs_zesDeviceEnumFabricPorts.arg, cgl_tn_zesDeviceEnumFabricPorts}, {
+    {offsetof(struct cgl_fr_zesDeviceEnumFabricPorts, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumFabricPorts *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumFabricPorts, pCount), sizeof(((struct cgl_fr_zesDeviceEnumFabricPorts *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumFabricPorts, phPort), sizeof(((struct cgl_fr_zesDeviceEnumFabricPorts *)0)->phPort), 3, 0, 0, 0},
+}};
 CG_THUNK(zesDeviceEnumFabricPorts, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phPort), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumFabricPorts(zes_device_handle_t hDevice, uint32_t *pCount, zes_fabric_port_handle_t *phPort)
 {
@@ -8389,11 +9257,11 @@ struct cgl_fr_zesFabricPortGetProperties {
     zes_fabric_port_properties_t *pProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesFabricPortGetProperties[2] = {
-    {"hPort", offsetof(struct cgl_fr_zesFabricPortGetProperties, hPort), sizeof(((struct cgl_fr_zesFabricPortGetProperties *)0)->hPort), 3, 0, 0, 0, NULL},
-    {"pProperties", offsetof(struct cgl_fr_zesFabricPortGetProperties, pProperties), sizeof(((struct cgl_fr_zesFabricPortGetProperties *)0)->pProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesFabricPortGetProperties = {2, offsetof(struct cgl_fr_zesFabricPortGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesFabricPortGetProperties *)0)->cgl_ret), 7, cgl_ta_zesFabricPortGetProperties};
+static const cg_arg_name cgl_tn_zesFabricPortGetProperties[2] = {{"hPort", NULL}, {"pProperties", NULL}};
+static const struct cgl_targs_zesFabricPortGetProperties cgl_targs_zesFabricPortGetProperties = {{2, offsetof(struct cgl_fr_zesFabricPortGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesFabricPortGetProperties *)0)->cgl_ret), 7, cgl_targs_zesFabricPortGetProperties.arg, cgl_tn_zesFabricPortGetProperties}, {
+    {offsetof(struct cgl_fr_zesFabricPortGetProperties, hPort), sizeof(((struct cgl_fr_zesFabricPortGetProperties *)0)->hPort), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFabricPortGetProperties, pProperties), sizeof(((struct cgl_fr_zesFabricPortGetProperties *)0)->pProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zesFabricPortGetProperties, (cgl_f->hPort, cgl_f->pProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFabricPortGetProperties(zes_fabric_port_handle_t hPort, zes_fabric_port_properties_t *pProperties)
 {
@@ -8419,11 +9287,11 @@ struct cgl_fr_zesFabricPortGetLinkType {
     zes_fabric_link_type_t *pLinkType;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesFabricPortGetLinkType[2] = {
-    {"hPort", offsetof(struct cgl_fr_zesFabricPortGetLinkType, hPort), sizeof(((struct cgl_fr_zesFabricPortGetLinkType *)0)->hPort), 3, 0, 0, 0, NULL},
-    {"pLinkType", offsetof(struct cgl_fr_zesFabricPortGetLinkType, pLinkType), sizeof(((struct cgl_fr_zesFabricPortGetLinkType *)0)->pLinkType), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesFabricPortGetLinkType = {2, offsetof(struct cgl_fr_zesFabricPortGetLinkType, cgl_ret), sizeof(((struct cgl_fr_zesFabricPortGetLinkType *)0)->cgl_ret), 7, cgl_ta_zesFabricPortGetLinkType};
+static const cg_arg_name cgl_tn_zesFabricPortGetLinkType[2] = {{"hPort", NULL}, {"pLinkType", NULL}};
+static const struct cgl_targs_zesFabricPortGetLinkType cgl_targs_zesFabricPortGetLinkType = {{2, offsetof(struct cgl_fr_zesFabricPortGetLinkType, cgl_ret), sizeof(((struct cgl_fr_zesFabricPortGetLinkType *)0)->cgl_ret), 7, cgl_targs_zesFabricPortGetLinkType.arg, cgl_tn_zesFabricPortGetLinkType}, {
+    {offsetof(struct cgl_fr_zesFabricPortGetLinkType, hPort), sizeof(((struct cgl_fr_zesFabricPortGetLinkType *)0)->hPort), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFabricPortGetLinkType, pLinkType), sizeof(((struct cgl_fr_zesFabricPortGetLinkType *)0)->pLinkType), 3, 0, 0, 0},
+}};
 CG_THUNK(zesFabricPortGetLinkType, (cgl_f->hPort, cgl_f->pLinkType), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFabricPortGetLinkType(zes_fabric_port_handle_t hPort, zes_fabric_link_type_t *pLinkType)
 {
@@ -8449,11 +9317,11 @@ struct cgl_fr_zesFabricPortGetConfig {
     zes_fabric_port_config_t *pConfig;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesFabricPortGetConfig[2] = {
-    {"hPort", offsetof(struct cgl_fr_zesFabricPortGetConfig, hPort), sizeof(((struct cgl_fr_zesFabricPortGetConfig *)0)->hPort), 3, 0, 0, 0, NULL},
-    {"pConfig", offsetof(struct cgl_fr_zesFabricPortGetConfig, pConfig), sizeof(((struct cgl_fr_zesFabricPortGetConfig *)0)->pConfig), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesFabricPortGetConfig = {2, offsetof(struct cgl_fr_zesFabricPortGetConfig, cgl_ret), sizeof(((struct cgl_fr_zesFabricPortGetConfig *)0)->cgl_ret), 7, cgl_ta_zesFabricPortGetConfig};
+static const cg_arg_name cgl_tn_zesFabricPortGetConfig[2] = {{"hPort", NULL}, {"pConfig", NULL}};
+static const struct cgl_targs_zesFabricPortGetConfig cgl_targs_zesFabricPortGetConfig = {{2, offsetof(struct cgl_fr_zesFabricPortGetConfig, cgl_ret), sizeof(((struct cgl_fr_zesFabricPortGetConfig *)0)->cgl_ret), 7, cgl_targs_zesFabricPortGetConfig.arg, cgl_tn_zesFabricPortGetConfig}, {
+    {offsetof(struct cgl_fr_zesFabricPortGetConfig, hPort), sizeof(((struct cgl_fr_zesFabricPortGetConfig *)0)->hPort), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFabricPortGetConfig, pConfig), sizeof(((struct cgl_fr_zesFabricPortGetConfig *)0)->pConfig), 3, 0, 0, 0},
+}};
 CG_THUNK(zesFabricPortGetConfig, (cgl_f->hPort, cgl_f->pConfig), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFabricPortGetConfig(zes_fabric_port_handle_t hPort, zes_fabric_port_config_t *pConfig)
 {
@@ -8479,11 +9347,11 @@ struct cgl_fr_zesFabricPortSetConfig {
     const zes_fabric_port_config_t *pConfig;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesFabricPortSetConfig[2] = {
-    {"hPort", offsetof(struct cgl_fr_zesFabricPortSetConfig, hPort), sizeof(((struct cgl_fr_zesFabricPortSetConfig *)0)->hPort), 3, 0, 0, 0, NULL},
-    {"pConfig", offsetof(struct cgl_fr_zesFabricPortSetConfig, pConfig), sizeof(((struct cgl_fr_zesFabricPortSetConfig *)0)->pConfig), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesFabricPortSetConfig = {2, offsetof(struct cgl_fr_zesFabricPortSetConfig, cgl_ret), sizeof(((struct cgl_fr_zesFabricPortSetConfig *)0)->cgl_ret), 7, cgl_ta_zesFabricPortSetConfig};
+static const cg_arg_name cgl_tn_zesFabricPortSetConfig[2] = {{"hPort", NULL}, {"pConfig", NULL}};
+static const struct cgl_targs_zesFabricPortSetConfig cgl_targs_zesFabricPortSetConfig = {{2, offsetof(struct cgl_fr_zesFabricPortSetConfig, cgl_ret), sizeof(((struct cgl_fr_zesFabricPortSetConfig *)0)->cgl_ret), 7, cgl_targs_zesFabricPortSetConfig.arg, cgl_tn_zesFabricPortSetConfig}, {
+    {offsetof(struct cgl_fr_zesFabricPortSetConfig, hPort), sizeof(((struct cgl_fr_zesFabricPortSetConfig *)0)->hPort), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFabricPortSetConfig, pConfig), sizeof(((struct cgl_fr_zesFabricPortSetConfig *)0)->pConfig), 3, 0, 0, 0},
+}};
 CG_THUNK(zesFabricPortSetConfig, (cgl_f->hPort, cgl_f->pConfig), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFabricPortSetConfig(zes_fabric_port_handle_t hPort, const zes_fabric_port_config_t *pConfig)
 {
@@ -8509,11 +9377,11 @@ struct cgl_fr_zesFabricPortGetState {
     zes_fabric_port_state_t *pState;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesFabricPortGetState[2] = {
-    {"hPort", offsetof(struct cgl_fr_zesFabricPortGetState, hPort), sizeof(((struct cgl_fr_zesFabricPortGetState *)0)->hPort), 3, 0, 0, 0, NULL},
-    {"pState", offsetof(struct cgl_fr_zesFabricPortGetState, pState), sizeof(((struct cgl_fr_zesFabricPortGetState *)0)->pState), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesFabricPortGetState = {2, offsetof(struct cgl_fr_zesFabricPortGetState, cgl_ret), sizeof(((struct cgl_fr_zesFabricPortGetState *)0)->cgl_ret), 7, cgl_ta_zesFabricPortGetState};
+static const cg_arg_name cgl_tn_zesFabricPortGetState[2] = {{"hPort", NULL}, {"pState", NULL}};
+static const struct cgl_targs_zesFabricPortGetState cgl_targs_zesFabricPortGetState = {{2, offsetof(struct cgl_fr_zesFabricPortGetState, cgl_ret), sizeof(((struct cgl_fr_zesFabricPortGetState *)0)->cgl_ret), 7, cgl_targs_zesFabricPortGetState.arg, cgl_tn_zesFabricPortGetState}, {
+    {offsetof(struct cgl_fr_zesFabricPortGetState, hPort), sizeof(((struct cgl_fr_zesFabricPortGetState *)0)->hPort), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFabricPortGetState, pState), sizeof(((struct cgl_fr_zesFabricPortGetState *)0)->pState), 3, 0, 0, 0},
+}};
 CG_THUNK(zesFabricPortGetState, (cgl_f->hPort, cgl_f->pState), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFabricPortGetState(zes_fabric_port_handle_t hPort, zes_fabric_port_state_t *pState)
 {
@@ -8539,11 +9407,11 @@ struct cgl_fr_zesFabricPortGetThroughput {
     zes_fabric_port_throughput_t *pThroughput;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesFabricPortGetThroughput[2] = {
-    {"hPort", offsetof(struct cgl_fr_zesFabricPortGetThroughput, hPort), sizeof(((struct cgl_fr_zesFabricPortGetThroughput *)0)->hPort), 3, 0, 0, 0, NULL},
-    {"pThroughput", offsetof(struct cgl_fr_zesFabricPortGetThroughput, pThroughput), sizeof(((struct cgl_fr_zesFabricPortGetThroughput *)0)->pThroughput), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesFabricPortGetThroughput = {2, offsetof(struct cgl_fr_zesFabricPortGetThroughput, cgl_ret), sizeof(((struct cgl_fr_zesFabricPortGetThroughput *)0)->cgl_ret), 7, cgl_ta_zesFabricPortGetThroughput};
+static const cg_arg_name cgl_tn_zesFabricPortGetThroughput[2] = {{"hPort", NULL}, {"pThroughput", NULL}};
+static const struct cgl_targs_zesFabricPortGetThroughput cgl_targs_zesFabricPortGetThroughput = {{2, offsetof(struct cgl_fr_zesFabricPortGetThroughput, cgl_ret), sizeof(((struct cgl_fr_zesFabricPortGetThroughput *)0)->cgl_ret), 7, cgl_targs_zesFabricPortGetThroughput.arg, cgl_tn_zesFabricPortGetThroughput}, {
+    {offsetof(struct cgl_fr_zesFabricPortGetThroughput, hPort), sizeof(((struct cgl_fr_zesFabricPortGetThroughput *)0)->hPort), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFabricPortGetThroughput, pThroughput), sizeof(((struct cgl_fr_zesFabricPortGetThroughput *)0)->pThroughput), 3, 0, 0, 0},
+}};
 CG_THUNK(zesFabricPortGetThroughput, (cgl_f->hPort, cgl_f->pThroughput), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFabricPortGetThroughput(zes_fabric_port_handle_t hPort, zes_fabric_port_throughput_t *pThroughput)
 {
@@ -8570,12 +9438,12 @@ struct cgl_fr_zesDeviceEnumFans {
     zes_fan_handle_t *phFan;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDeviceEnumFans[3] = {
-    {"hDevice", offsetof(struct cgl_fr_zesDeviceEnumFans, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumFans *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zesDeviceEnumFans, pCount), sizeof(((struct cgl_fr_zesDeviceEnumFans *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"phFan", offsetof(struct cgl_fr_zesDeviceEnumFans, phFan), sizeof(((struct cgl_fr_zesDeviceEnumFans *)0)->phFan), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDeviceEnumFans = {3, offsetof(struct cgl_fr_zesDeviceEnumFans, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumFans *)0)->cgl_ret), 7, cgl_ta_zesDeviceEnumFans};
+static const cg_arg_name cgl_tn_zesDeviceEnumFans[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phFan", NULL}};
+static const struct cgl_targs_zesDeviceEnumFans cgl_targs_zesDeviceEnumFans = {{3, offsetof(struct cgl_fr_zesDeviceEnumFans, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumFans *)0)->cgl_ret), 7, cgl_targs_zesDeviceEnumFans.arg, cgl_tn_zesDeviceEnumFans}, {
+    {offsetof(struct cgl_fr_zesDeviceEnumFans, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumFans *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumFans, pCount), sizeof(((struct cgl_fr_zesDeviceEnumFans *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumFans, phFan), sizeof(((struct cgl_fr_zesDeviceEnumFans *)0)->phFan), 3, 0, 0, 0},
+}};
 CG_THUNK(zesDeviceEnumFans, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phFan), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumFans(zes_device_handle_t hDevice, uint32_t *pCount, zes_fan_handle_t *phFan)
 {
@@ -8601,11 +9469,11 @@ struct cgl_fr_zesFanGetProperties {
     zes_fan_properties_t *pProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesFanGetProperties[2] = {
-    {"hFan", offsetof(struct cgl_fr_zesFanGetProperties, hFan), sizeof(((struct cgl_fr_zesFanGetProperties *)0)->hFan), 3, 0, 0, 0, NULL},
-    {"pProperties", offsetof(struct cgl_fr_zesFanGetProperties, pProperties), sizeof(((struct cgl_fr_zesFanGetProperties *)0)->pProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesFanGetProperties = {2, offsetof(struct cgl_fr_zesFanGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesFanGetProperties *)0)->cgl_ret), 7, cgl_ta_zesFanGetProperties};
+static const cg_arg_name cgl_tn_zesFanGetProperties[2] = {{"hFan", NULL}, {"pProperties", NULL}};
+static const struct cgl_targs_zesFanGetProperties cgl_targs_zesFanGetProperties = {{2, offsetof(struct cgl_fr_zesFanGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesFanGetProperties *)0)->cgl_ret), 7, cgl_targs_zesFanGetProperties.arg, cgl_tn_zesFanGetProperties}, {
+    {offsetof(struct cgl_fr_zesFanGetProperties, hFan), sizeof(((struct cgl_fr_zesFanGetProperties *)0)->hFan), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFanGetProperties, pProperties), sizeof(((struct cgl_fr_zesFanGetProperties *)0)->pProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zesFanGetProperties, (cgl_f->hFan, cgl_f->pProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFanGetProperties(zes_fan_handle_t hFan, zes_fan_properties_t *pProperties)
 {
@@ -8631,11 +9499,11 @@ struct cgl_fr_zesFanGetConfig {
     zes_fan_config_t *pConfig;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesFanGetConfig[2] = {
-    {"hFan", offsetof(struct cgl_fr_zesFanGetConfig, hFan), sizeof(((struct cgl_fr_zesFanGetConfig *)0)->hFan), 3, 0, 0, 0, NULL},
-    {"pConfig", offsetof(struct cgl_fr_zesFanGetConfig, pConfig), sizeof(((struct cgl_fr_zesFanGetConfig *)0)->pConfig), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesFanGetConfig = {2, offsetof(struct cgl_fr_zesFanGetConfig, cgl_ret), sizeof(((struct cgl_fr_zesFanGetConfig *)0)->cgl_ret), 7, cgl_ta_zesFanGetConfig};
+static const cg_arg_name cgl_tn_zesFanGetConfig[2] = {{"hFan", NULL}, {"pConfig", NULL}};
+static const struct cgl_targs_zesFanGetConfig cgl_targs_zesFanGetConfig = {{2, offsetof(struct cgl_fr_zesFanGetConfig, cgl_ret), sizeof(((struct cgl_fr_zesFanGetConfig *)0)->cgl_ret), 7, cgl_targs_zesFanGetConfig.arg, cgl_tn_zesFanGetConfig}, {
+    {offsetof(struct cgl_fr_zesFanGetConfig, hFan), sizeof(((struct cgl_fr_zesFanGetConfig *)0)->hFan), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFanGetConfig, pConfig), sizeof(((struct cgl_fr_zesFanGetConfig *)0)->pConfig), 3, 0, 0, 0},
+}};
 CG_THUNK(zesFanGetConfig, (cgl_f->hFan, cgl_f->pConfig), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFanGetConfig(zes_fan_handle_t hFan, zes_fan_config_t *pConfig)
 {
@@ -8660,10 +9528,10 @@ struct cgl_fr_zesFanSetDefaultMode {
     zes_fan_handle_t hFan;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesFanSetDefaultMode[1] = {
-    {"hFan", offsetof(struct cgl_fr_zesFanSetDefaultMode, hFan), sizeof(((struct cgl_fr_zesFanSetDefaultMode *)0)->hFan), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesFanSetDefaultMode = {1, offsetof(struct cgl_fr_zesFanSetDefaultMode, cgl_ret), sizeof(((struct cgl_fr_zesFanSetDefaultMode *)0)->cgl_ret), 7, cgl_ta_zesFanSetDefaultMode};
+static const cg_arg_name cgl_tn_zesFanSetDefaultMode[1] = {{"hFan", NULL}};
+static const struct cgl_targs_zesFanSetDefaultMode cgl_targs_zesFanSetDefaultMode = {{1, offsetof(struct cgl_fr_zesFanSetDefaultMode, cgl_ret), sizeof(((struct cgl_fr_zesFanSetDefaultMode *)0)->cgl_ret), 7, cgl_targs_zesFanSetDefaultMode.arg, cgl_tn_zesFanSetDefaultMode}, {
+    {offsetof(struct cgl_fr_zesFanSetDefaultMode, hFan), sizeof(((struct cgl_fr_zesFanSetDefaultMode *)0)->hFan), 3, 0, 0, 0},
+}};
 CG_THUNK(zesFanSetDefaultMode, (cgl_f->hFan), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFanSetDefaultMode(zes_fan_handle_t hFan)
 {
@@ -8689,11 +9557,11 @@ struct cgl_fr_zesFanSetFixedSpeedMode {
     const zes_fan_speed_t *speed;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesFanSetFixedSpeedMode[2] = {
-    {"hFan", offsetof(struct cgl_fr_zesFanSetFixedSpeedMode, hFan), sizeof(((struct cgl_fr_zesFanSetFixedSpeedMode *)0)->hFan), 3, 0, 0, 0, NULL},
-    {"speed", offsetof(struct cgl_fr_zesFanSetFixedSpeedMode, speed), sizeof(((struct cgl_fr_zesFanSetFixedSpeedMode *)0)->speed), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesFanSetFixedSpeedMode = {2, offsetof(struct cgl_fr_zesFanSetFixedSpeedMode, cgl_ret), sizeof(((struct cgl_fr_zesFanSetFixedSpeedMode *)0)->cgl_ret), 7, cgl_ta_zesFanSetFixedSpeedMode};
+static const cg_arg_name cgl_tn_zesFanSetFixedSpeedMode[2] = {{"hFan", NULL}, {"speed", NULL}};
+static const struct cgl_targs_zesFanSetFixedSpeedMode cgl_targs_zesFanSetFixedSpeedMode = {{2, offsetof(struct cgl_fr_zesFanSetFixedSpeedMode, cgl_ret), sizeof(((struct cgl_fr_zesFanSetFixedSpeedMode *)0)->cgl_ret), 7, cgl_targs_zesFanSetFixedSpeedMode.arg, cgl_tn_zesFanSetFixedSpeedMode}, {
+    {offsetof(struct cgl_fr_zesFanSetFixedSpeedMode, hFan), sizeof(((struct cgl_fr_zesFanSetFixedSpeedMode *)0)->hFan), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFanSetFixedSpeedMode, speed), sizeof(((struct cgl_fr_zesFanSetFixedSpeedMode *)0)->speed), 3, 0, 0, 0},
+}};
 CG_THUNK(zesFanSetFixedSpeedMode, (cgl_f->hFan, cgl_f->speed), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFanSetFixedSpeedMode(zes_fan_handle_t hFan, const zes_fan_speed_t *speed)
 {
@@ -8719,11 +9587,11 @@ struct cgl_fr_zesFanSetSpeedTableMode {
     const zes_fan_speed_table_t *speedTable;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesFanSetSpeedTableMode[2] = {
-    {"hFan", offsetof(struct cgl_fr_zesFanSetSpeedTableMode, hFan), sizeof(((struct cgl_fr_zesFanSetSpeedTableMode *)0)->hFan), 3, 0, 0, 0, NULL},
-    {"speedTable", offsetof(struct cgl_fr_zesFanSetSpeedTableMode, speedTable), sizeof(((struct cgl_fr_zesFanSetSpeedTableMode *)0)->speedTable), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesFanSetSpeedTableMode = {2, offsetof(struct cgl_fr_zesFanSetSpeedTableMode, cgl_ret), sizeof(((struct cgl_fr_zesFanSetSpeedTableMode *)0)->cgl_ret), 7, cgl_ta_zesFanSetSpeedTableMode};
+static const cg_arg_name cgl_tn_zesFanSetSpeedTableMode[2] = {{"hFan", NULL}, {"speedTable", NULL}};
+static const struct cgl_targs_zesFanSetSpeedTableMode cgl_targs_zesFanSetSpeedTableMode = {{2, offsetof(struct cgl_fr_zesFanSetSpeedTableMode, cgl_ret), sizeof(((struct cgl_fr_zesFanSetSpeedTableMode *)0)->cgl_ret), 7, cgl_targs_zesFanSetSpeedTableMode.arg, cgl_tn_zesFanSetSpeedTableMode}, {
+    {offsetof(struct cgl_fr_zesFanSetSpeedTableMode, hFan), sizeof(((struct cgl_fr_zesFanSetSpeedTableMode *)0)->hFan), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFanSetSpeedTableMode, speedTable), sizeof(((struct cgl_fr_zesFanSetSpeedTableMode *)0)->speedTable), 3, 0, 0, 0},
+}};
 CG_THUNK(zesFanSetSpeedTableMode, (cgl_f->hFan, cgl_f->speedTable), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFanSetSpeedTableMode(zes_fan_handle_t hFan, const zes_fan_speed_table_t *speedTable)
 {
@@ -8750,12 +9618,12 @@ struct cgl_fr_zesFanGetState {
     int32_t *pSpeed;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesFanGetState[3] = {
-    {"hFan", offsetof(struct cgl_fr_zesFanGetState, hFan), sizeof(((struct cgl_fr_zesFanGetState *)0)->hFan), 3, 0, 0, 0, NULL},
-    {"units", offsetof(struct cgl_fr_zesFanGetState, units), sizeof(((struct cgl_fr_zesFanGetState *)0)->units), 4, 0, 0, sizeof cgl_en_14 / sizeof cgl_en_14[0], cgl_en_14},
-    {"pSpeed", offsetof(struct cgl_fr_zesFanGetState, pSpeed), sizeof(((struct cgl_fr_zesFanGetState *)0)->pSpeed), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesFanGetState = {3, offsetof(struct cgl_fr_zesFanGetState, cgl_ret), sizeof(((struct cgl_fr_zesFanGetState *)0)->cgl_ret), 7, cgl_ta_zesFanGetState};
+static const cg_arg_name cgl_tn_zesFanGetState[3] = {{"hFan", NULL}, {"units", cgl_en_14}, {"pSpeed", NULL}};
+static const struct cgl_targs_zesFanGetState cgl_targs_zesFanGetState = {{3, offsetof(struct cgl_fr_zesFanGetState, cgl_ret), sizeof(((struct cgl_fr_zesFanGetState *)0)->cgl_ret), 7, cgl_targs_zesFanGetState.arg, cgl_tn_zesFanGetState}, {
+    {offsetof(struct cgl_fr_zesFanGetState, hFan), sizeof(((struct cgl_fr_zesFanGetState *)0)->hFan), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFanGetState, units), sizeof(((struct cgl_fr_zesFanGetState *)0)->units), 4, 0, 0, sizeof cgl_en_14 / sizeof cgl_en_14[0]},
+    {offsetof(struct cgl_fr_zesFanGetState, pSpeed), sizeof(((struct cgl_fr_zesFanGetState *)0)->pSpeed), 3, 0, 0, 0},
+}};
 CG_THUNK(zesFanGetState, (cgl_f->hFan, cgl_f->units, cgl_f->pSpeed), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFanGetState(zes_fan_handle_t hFan, zes_fan_speed_units_t units, int32_t *pSpeed)
 {
@@ -8782,12 +9650,12 @@ struct cgl_fr_zesDeviceEnumFirmwares {
     zes_firmware_handle_t *phFirmware;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDeviceEnumFirmwares[3] = {
-    {"hDevice", offsetof(struct cgl_fr_zesDeviceEnumFirmwares, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumFirmwares *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zesDeviceEnumFirmwares, pCount), sizeof(((struct cgl_fr_zesDeviceEnumFirmwares *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"phFirmware", offsetof(struct cgl_fr_zesDeviceEnumFirmwares, phFirmware), sizeof(((struct cgl_fr_zesDeviceEnumFirmwares *)0)->phFirmware), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDeviceEnumFirmwares = {3, offsetof(struct cgl_fr_zesDeviceEnumFirmwares, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumFirmwares *)0)->cgl_ret), 7, cgl_ta_zesDeviceEnumFirmwares};
+static const cg_arg_name cgl_tn_zesDeviceEnumFirmwares[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phFirmware", NULL}};
+static const struct cgl_targs_zesDeviceEnumFirmwares cgl_targs_zesDeviceEnumFirmwares = {{3, offsetof(struct cgl_fr_zesDeviceEnumFirmwares, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumFirmwares *)0)->cgl_ret), 7, cgl_targs_zesDeviceEnumFirmwares.arg, cgl_tn_zesDeviceEnumFirmwares}, {
+    {offsetof(struct cgl_fr_zesDeviceEnumFirmwares, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumFirmwares *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumFirmwares, pCount), sizeof(((struct cgl_fr_zesDeviceEnumFirmwares *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumFirmwares, phFirmware), sizeof(((struct cgl_fr_zesDeviceEnumFirmwares *)0)->phFirmware), 3, 0, 0, 0},
+}};
 CG_THUNK(zesDeviceEnumFirmwares, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phFirmware), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumFirmwares(zes_device_handle_t hDevice, uint32_t *pCount, zes_firmware_handle_t *phFirmware)
 {
@@ -8813,11 +9681,11 @@ struct cgl_fr_zesFirmwareGetProperties {
     zes_firmware_properties_t *pProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesFirmwareGetProperties[2] = {
-    {"hFirmware", offsetof(struct cgl_fr_zesFirmwareGetProperties, hFirmware), sizeof(((struct cgl_fr_zesFirmwareGetProperties *)0)->hFirmware), 3, 0, 0, 0, NULL},
-    {"pProperties", offsetof(struct cgl_fr_zesFirmwareGetProperties, pProperties), sizeof(((struct cgl_fr_zesFirmwareGetProperties *)0)->pProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesFirmwareGetProperties = {2, offsetof(struct cgl_fr_zesFirmwareGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesFirmwareGetProperties *)0)->cgl_ret), 7, cgl_ta_zesFirmwareGetProperties};
+static const cg_arg_name cgl_tn_zesFirmwareGetProperties[2] = {{"hFirmware", NULL}, {"pProperties", NULL}};
+static const struct cgl_targs_zesFirmwareGetProperties cgl_targs_zesFirmwareGetProperties = {{2, offsetof(struct cgl_fr_zesFirmwareGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesFirmwareGetProperties *)0)->cgl_ret), 7, cgl_targs_zesFirmwareGetProperties.arg, cgl_tn_zesFirmwareGetProperties}, {
+    {offsetof(struct cgl_fr_zesFirmwareGetProperties, hFirmware), sizeof(((struct cgl_fr_zesFirmwareGetProperties *)0)->hFirmware), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFirmwareGetProperties, pProperties), sizeof(((struct cgl_fr_zesFirmwareGetProperties *)0)->pProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zesFirmwareGetProperties, (cgl_f->hFirmware, cgl_f->pProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFirmwareGetProperties(zes_firmware_handle_t hFirmware, zes_firmware_properties_t *pProperties)
 {
@@ -8844,12 +9712,12 @@ struct cgl_fr_zesFirmwareFlash {
     uint32_t size;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesFirmwareFlash[3] = {
-    {"hFirmware", offsetof(struct cgl_fr_zesFirmwareFlash, hFirmware), sizeof(((struct cgl_fr_zesFirmwareFlash *)0)->hFirmware), 3, 0, 0, 0, NULL},
-    {"pImage", offsetof(struct cgl_fr_zesFirmwareFlash, pImage), sizeof(((struct cgl_fr_zesFirmwareFlash *)0)->pImage), 3, 0, 0, 0, NULL},
-    {"size", offsetof(struct cgl_fr_zesFirmwareFlash, size), sizeof(((struct cgl_fr_zesFirmwareFlash *)0)->size), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesFirmwareFlash = {3, offsetof(struct cgl_fr_zesFirmwareFlash, cgl_ret), sizeof(((struct cgl_fr_zesFirmwareFlash *)0)->cgl_ret), 7, cgl_ta_zesFirmwareFlash};
+static const cg_arg_name cgl_tn_zesFirmwareFlash[3] = {{"hFirmware", NULL}, {"pImage", NULL}, {"size", NULL}};
+static const struct cgl_targs_zesFirmwareFlash cgl_targs_zesFirmwareFlash = {{3, offsetof(struct cgl_fr_zesFirmwareFlash, cgl_ret), sizeof(((struct cgl_fr_zesFirmwareFlash *)0)->cgl_ret), 7, cgl_targs_zesFirmwareFlash.arg, cgl_tn_zesFirmwareFlash}, {
+    {offsetof(struct cgl_fr_zesFirmwareFlash, hFirmware), sizeof(((struct cgl_fr_zesFirmwareFlash *)0)->hFirmware), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFirmwareFlash, pImage), sizeof(((struct cgl_fr_zesFirmwareFlash *)0)->pImage), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFirmwareFlash, size), sizeof(((struct cgl_fr_zesFirmwareFlash *)0)->size), 2, 0, 0, 0},
+}};
 CG_THUNK(zesFirmwareFlash, (cgl_f->hFirmware, cgl_f->pImage, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFirmwareFlash(zes_firmware_handle_t hFirmware, void *pImage, uint32_t size)
 {
@@ -8877,12 +9745,12 @@ struct cgl_fr_zesDeviceEnumFrequencyDomains {
     zes_freq_handle_t *phFrequency;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDeviceEnumFrequencyDomains[3] = {
-    {"hDevice", offsetof(struct cgl_fr_zesDeviceEnumFrequencyDomains, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumFrequencyDomains *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zesDeviceEnumFrequencyDomains, pCount), sizeof(((struct cgl_fr_zesDeviceEnumFrequencyDomains *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"phFrequency", offsetof(struct cgl_fr_zesDeviceEnumFrequencyDomains, phFrequency), sizeof(((struct cgl_fr_zesDeviceEnumFrequencyDomains *)0)->phFrequency), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDeviceEnumFrequencyDomains = {3, offsetof(struct cgl_fr_zesDeviceEnumFrequencyDomains, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumFrequencyDomains *)0)->cgl_ret), 7, cgl_ta_zesDeviceEnumFrequencyDomains};
+static const cg_arg_name cgl_tn_zesDeviceEnumFrequencyDomains[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phFrequency", NULL}};
+static const struct cgl_targs_zesDeviceEnumFrequencyDomains cgl_targs_zesDeviceEnumFrequencyDomains = {{3, offsetof(struct cgl_fr_zesDeviceEnumFrequencyDomains, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumFrequencyDomains *)0)->cgl_ret), 7, cgl_targs_zesDeviceEnumFrequencyDomains.arg, cgl_tn_zesDeviceEnumFrequencyDomains}, {
+    {offsetof(struct cgl_fr_zesDeviceEnumFrequencyDomains, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumFrequencyDomains *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumFrequencyDomains, pCount), sizeof(((struct cgl_fr_zesDeviceEnumFrequencyDomains *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumFrequencyDomains, phFrequency), sizeof(((struct cgl_fr_zesDeviceEnumFrequencyDomains *)0)->phFrequency), 3, 0, 0, 0},
+}};
 CG_THUNK(zesDeviceEnumFrequencyDomains, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phFrequency), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumFrequencyDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_freq_handle_t *phFrequency)
 {
@@ -8908,11 +9776,11 @@ struct cgl_fr_zesFrequencyGetProperties {
     zes_freq_properties_t *pProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesFrequencyGetProperties[2] = {
-    {"hFrequency", offsetof(struct cgl_fr_zesFrequencyGetProperties, hFrequency), sizeof(((struct cgl_fr_zesFrequencyGetProperties *)0)->hFrequency), 3, 0, 0, 0, NULL},
-    {"pProperties", offsetof(struct cgl_fr_zesFrequencyGetProperties, pProperties), sizeof(((struct cgl_fr_zesFrequencyGetProperties *)0)->pProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesFrequencyGetProperties = {2, offsetof(struct cgl_fr_zesFrequencyGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyGetProperties *)0)->cgl_ret), 7, cgl_ta_zesFrequencyGetProperties};
+static const cg_arg_name cgl_tn_zesFrequencyGetProperties[2] = {{"hFrequency", NULL}, {"pProperties", NULL}};
+static const struct cgl_targs_zesFrequencyGetProperties cgl_targs_zesFrequencyGetProperties = {{2, offsetof(struct cgl_fr_zesFrequencyGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyGetProperties *)0)->cgl_ret), 7, cgl_targs_zesFrequencyGetProperties.arg, cgl_tn_zesFrequencyGetProperties}, {
+    {offsetof(struct cgl_fr_zesFrequencyGetProperties, hFrequency), sizeof(((struct cgl_fr_zesFrequencyGetProperties *)0)->hFrequency), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFrequencyGetProperties, pProperties), sizeof(((struct cgl_fr_zesFrequencyGetProperties *)0)->pProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zesFrequencyGetProperties, (cgl_f->hFrequency, cgl_f->pProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyGetProperties(zes_freq_handle_t hFrequency, zes_freq_properties_t *pProperties)
 {
@@ -8939,12 +9807,12 @@ struct cgl_fr_zesFrequencyGetAvailableClocks {
     double *phFrequency;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesFrequencyGetAvailableClocks[3] = {
-    {"hFrequency", offsetof(struct cgl_fr_zesFrequencyGetAvailableClocks, hFrequency), sizeof(((struct cgl_fr_zesFrequencyGetAvailableClocks *)0)->hFrequency), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zesFrequencyGetAvailableClocks, pCount), sizeof(((struct cgl_fr_zesFrequencyGetAvailableClocks *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"phFrequency", offsetof(struct cgl_fr_zesFrequencyGetAvailableClocks, phFrequency), sizeof(((struct cgl_fr_zesFrequencyGetAvailableClocks *)0)->phFrequency), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesFrequencyGetAvailableClocks = {3, offsetof(struct cgl_fr_zesFrequencyGetAvailableClocks, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyGetAvailableClocks *)0)->cgl_ret), 7, cgl_ta_zesFrequencyGetAvailableClocks};
+static const cg_arg_name cgl_tn_zesFrequencyGetAvailableClocks[3] = {{"hFrequency", NULL}, {"pCount", NULL}, {"phFrequency", NULL}};
+static const struct cgl_targs_zesFrequencyGetAvailableClocks cgl_targs_zesFrequencyGetAvailableClocks = {{3, offsetof(struct cgl_fr_zesFrequencyGetAvailableClocks, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyGetAvailableClocks *)0)->cgl_ret), 7, cgl_targs_zesFrequencyGetAvailableClocks.arg, cgl_tn_zesFrequencyGetAvailableClocks}, {
+    {offsetof(struct cgl_fr_zesFrequencyGetAvailableClocks, hFrequency), sizeof(((struct cgl_fr_zesFrequencyGetAvailableClocks *)0)->hFrequency), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFrequencyGetAvailableClocks, pCount), sizeof(((struct cgl_fr_zesFrequencyGetAvailableClocks *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFrequencyGetAvailableClocks, phFrequency), sizeof(((struct cgl_fr_zesFrequencyGetAvailableClocks *)0)->phFrequency), 3, 0, 0, 0},
+}};
 CG_THUNK(zesFrequencyGetAvailableClocks, (cgl_f->hFrequency, cgl_f->pCount, cgl_f->phFrequency), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyGetAvailableClocks(zes_freq_handle_t hFrequency, uint32_t *pCount, double *phFrequency)
 {
@@ -8970,11 +9838,11 @@ struct cgl_fr_zesFrequencyGetRange {
     zes_freq_range_t *pLimits;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesFrequencyGetRange[2] = {
-    {"hFrequency", offsetof(struct cgl_fr_zesFrequencyGetRange, hFrequency), sizeof(((struct cgl_fr_zesFrequencyGetRange *)0)->hFrequency), 3, 0, 0, 0, NULL},
-    {"pLimits", offsetof(struct cgl_fr_zesFrequencyGetRange, pLimits), sizeof(((struct cgl_fr_zesFrequencyGetRange *)0)->pLimits), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesFrequencyGetRange = {2, offsetof(struct cgl_fr_zesFrequencyGetRange, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyGetRange *)0)->cgl_ret), 7, cgl_ta_zesFrequencyGetRange};
+static const cg_arg_name cgl_tn_zesFrequencyGetRange[2] = {{"hFrequency", NULL}, {"pLimits", NULL}};
+static const struct cgl_targs_zesFrequencyGetRange cgl_targs_zesFrequencyGetRange = {{2, offsetof(struct cgl_fr_zesFrequencyGetRange, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyGetRange *)0)->cgl_ret), 7, cgl_targs_zesFrequencyGetRange.arg, cgl_tn_zesFrequencyGetRange}, {
+    {offsetof(struct cgl_fr_zesFrequencyGetRange, hFrequency), sizeof(((struct cgl_fr_zesFrequencyGetRange *)0)->hFrequency), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFrequencyGetRange, pLimits), sizeof(((struct cgl_fr_zesFrequencyGetRange *)0)->pLimits), 3, 0, 0, 0},
+}};
 CG_THUNK(zesFrequencyGetRange, (cgl_f->hFrequency, cgl_f->pLimits), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyGetRange(zes_freq_handle_t hFrequency, zes_freq_range_t *pLimits)
 {
@@ -9000,11 +9868,11 @@ struct cgl_fr_zesFrequencySetRange {
     const zes_freq_range_t *pLimits;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesFrequencySetRange[2] = {
-    {"hFrequency", offsetof(struct cgl_fr_zesFrequencySetRange, hFrequency), sizeof(((struct cgl_fr_zesFrequencySetRange *)0)->hFrequency), 3, 0, 0, 0, NULL},
-    {"pLimits", offsetof(struct cgl_fr_zesFrequencySetRange, pLimits), sizeof(((struct cgl_fr_zesFrequencySetRange *)0)->pLimits), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesFrequencySetRange = {2, offsetof(struct cgl_fr_zesFrequencySetRange, cgl_ret), sizeof(((struct cgl_fr_zesFrequencySetRange *)0)->cgl_ret), 7, cgl_ta_zesFrequencySetRange};
+static const cg_arg_name cgl_tn_zesFrequencySetRange[2] = {{"hFrequency", NULL}, {"pLimits", NULL}};
+static const struct cgl_targs_zesFrequencySetRange cgl_targs_zesFrequencySetRange = {{2, offsetof(struct cgl_fr_zesFrequencySetRange, cgl_ret), sizeof(((struct cgl_fr_zesFrequencySetRange *)0)->cgl_ret), 7, cgl_targs_zesFrequencySetRange.arg, cgl_tn_zesFrequencySetRange}, {
+    {offsetof(struct cgl_fr_zesFrequencySetRange, hFrequency), sizeof(((struct cgl_fr_zesFrequencySetRange *)0)->hFrequency), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFrequencySetRange, pLimits), sizeof(((struct cgl_fr_zesFrequencySetRange *)0)->pLimits), 3, 0, 0, 0},
+}};
 CG_THUNK(zesFrequencySetRange, (cgl_f->hFrequency, cgl_f->pLimits), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencySetRange(zes_freq_handle_t hFrequency, const zes_freq_range_t *pLimits)
 {
@@ -9030,11 +9898,11 @@ struct cgl_fr_zesFrequencyGetState {
     zes_freq_state_t *pState;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesFrequencyGetState[2] = {
-    {"hFrequency", offsetof(struct cgl_fr_zesFrequencyGetState, hFrequency), sizeof(((struct cgl_fr_zesFrequencyGetState *)0)->hFrequency), 3, 0, 0, 0, NULL},
-    {"pState", offsetof(struct cgl_fr_zesFrequencyGetState, pState), sizeof(((struct cgl_fr_zesFrequencyGetState *)0)->pState), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesFrequencyGetState = {2, offsetof(struct cgl_fr_zesFrequencyGetState, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyGetState *)0)->cgl_ret), 7, cgl_ta_zesFrequencyGetState};
+static const cg_arg_name cgl_tn_zesFrequencyGetState[2] = {{"hFrequency", NULL}, {"pState", NULL}};
+static const struct cgl_targs_zesFrequencyGetState cgl_targs_zesFrequencyGetState = {{2, offsetof(struct cgl_fr_zesFrequencyGetState, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyGetState *)0)->cgl_ret), 7, cgl_targs_zesFrequencyGetState.arg, cgl_tn_zesFrequencyGetState}, {
+    {offsetof(struct cgl_fr_zesFrequencyGetState, hFrequency), sizeof(((struct cgl_fr_zesFrequencyGetState *)0)->hFrequency), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFrequencyGetState, pState), sizeof(((struct cgl_fr_zesFrequencyGetState *)0)->pState), 3, 0, 0, 0},
+}};
 CG_THUNK(zesFrequencyGetState, (cgl_f->hFrequency, cgl_f->pState), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyGetState(zes_freq_handle_t hFrequency, zes_freq_state_t *pState)
 {
@@ -9060,11 +9928,11 @@ struct cgl_fr_zesFrequencyGetThrottleTime {
     zes_freq_throttle_time_t *pThrottleTime;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesFrequencyGetThrottleTime[2] = {
-    {"hFrequency", offsetof(struct cgl_fr_zesFrequencyGetThrottleTime, hFrequency), sizeof(((struct cgl_fr_zesFrequencyGetThrottleTime *)0)->hFrequency), 3, 0, 0, 0, NULL},
-    {"pThrottleTime", offsetof(struct cgl_fr_zesFrequencyGetThrottleTime, pThrottleTime), sizeof(((struct cgl_fr_zesFrequencyGetThrottleTime *)0)->pThrottleTime), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesFrequencyGetThrottleTime = {2, offsetof(struct cgl_fr_zesFrequencyGetThrottleTime, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyGetThrottleTime *)0)->cgl_ret), 7, cgl_ta_zesFrequencyGetThrottleTime};
+static const cg_arg_name cgl_tn_zesFrequencyGetThrottleTime[2] = {{"hFrequency", NULL}, {"pThrottleTime", NULL}};
+static const struct cgl_targs_zesFrequencyGetThrottleTime cgl_targs_zesFrequencyGetThrottleTime = {{2, offsetof(struct cgl_fr_zesFrequencyGetThrottleTime, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyGetThrottleTime *)0)->cgl_ret), 7, cgl_targs_zesFrequencyGetThrottleTime.arg, cgl_tn_zesFrequencyGetThrottleTime}, {
+    {offsetof(struct cgl_fr_zesFrequencyGetThrottleTime, hFrequency), sizeof(((struct cgl_fr_zesFrequencyGetThrottleTime *)0)->hFrequency), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFrequencyGetThrottleTime, pThrottleTime), sizeof(((struct cgl_fr_zesFrequencyGetThrottleTime *)0)->pThrottleTime), 3, 0, 0, 0},
+}};
 CG_THUNK(zesFrequencyGetThrottleTime, (cgl_f->hFrequency, cgl_f->pThrottleTime), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyGetThrottleTime(zes_freq_handle_t hFrequency, zes_freq_throttle_time_t *pThrottleTime)
 {
@@ -9090,11 +9958,11 @@ struct cgl_fr_zesFrequencyOcGetCapabilities {
     zes_oc_capabilities_t *pOcCapabilities;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesFrequencyOcGetCapabilities[2] = {
-    {"hFrequency", offsetof(struct cgl_fr_zesFrequencyOcGetCapabilities, hFrequency), sizeof(((struct cgl_fr_zesFrequencyOcGetCapabilities *)0)->hFrequency), 3, 0, 0, 0, NULL},
-    {"pOcCapabilities", offsetof(struct cgl_fr_zesFrequencyOcGetCapabilities, pOcCapabilities), sizeof(((struct cgl_fr_zesFrequencyOcGetCapabilities *)0)->pOcCapabilities), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesFrequencyOcGetCapabilities = {2, offsetof(struct cgl_fr_zesFrequencyOcGetCapabilities, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyOcGetCapabilities *)0)->cgl_ret), 7, cgl_ta_zesFrequencyOcGetCapabilities};
+static const cg_arg_name cgl_tn_zesFrequencyOcGetCapabilities[2] = {{"hFrequency", NULL}, {"pOcCapabilities", NULL}};
+static const struct cgl_targs_zesFrequencyOcGetCapabilities cgl_targs_zesFrequencyOcGetCapabilities = {{2, offsetof(struct cgl_fr_zesFrequencyOcGetCapabilities, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyOcGetCapabilities *)0)->cgl_ret), 7, cgl_targs_zesFrequencyOcGetCapabilities.arg, cgl_tn_zesFrequencyOcGetCapabilities}, {
+    {offsetof(struct cgl_fr_zesFrequencyOcGetCapabilities, hFrequency), sizeof(((struct cgl_fr_zesFrequencyOcGetCapabilities *)0)->hFrequency), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFrequencyOcGetCapabilities, pOcCapabilities), sizeof(((struct cgl_fr_zesFrequencyOcGetCapabilities *)0)->pOcCapabilities), 3, 0, 0, 0},
+}};
 CG_THUNK(zesFrequencyOcGetCapabilities, (cgl_f->hFrequency, cgl_f->pOcCapabilities), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcGetCapabilities(zes_freq_handle_t hFrequency, zes_oc_capabilities_t *pOcCapabilities)
 {
@@ -9120,11 +9988,11 @@ struct cgl_fr_zesFrequencyOcGetFrequencyTarget {
     double *pCurrentOcFrequency;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesFrequencyOcGetFrequencyTarget[2] = {
-    {"hFrequency", offsetof(struct cgl_fr_zesFrequencyOcGetFrequencyTarget, hFrequency), sizeof(((struct cgl_fr_zesFrequencyOcGetFrequencyTarget *)0)->hFrequency), 3, 0, 0, 0, NULL},
-    {"pCurrentOcFrequency", offsetof(struct cgl_fr_zesFrequencyOcGetFrequencyTarget, pCurrentOcFrequency), sizeof(((struct cgl_fr_zesFrequencyOcGetFrequencyTarget *)0)->pCurrentOcFrequency), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesFrequencyOcGetFrequencyTarget = {2, offsetof(struct cgl_fr_zesFrequencyOcGetFrequencyTarget, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyOcGetFrequencyTarget *)0)->cgl_ret), 7, cgl_ta_zesFrequencyOcGetFrequencyTarget};
+static const cg_arg_name cgl_tn_zesFrequencyOcGetFrequencyTarget[2] = {{"hFrequency", NULL}, {"pCurrentOcFrequency", NULL}};
+static const struct cgl_targs_zesFrequencyOcGetFrequencyTarget cgl_targs_zesFrequencyOcGetFrequencyTarget = {{2, offsetof(struct cgl_fr_zesFrequencyOcGetFrequencyTarget, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyOcGetFrequencyTarget *)0)->cgl_ret), 7, cgl_targs_zesFrequencyOcGetFrequencyTarget.arg, cgl_tn_zesFrequencyOcGetFrequencyTarget}, {
+    {offsetof(struct cgl_fr_zesFrequencyOcGetFrequencyTarget, hFrequency), sizeof(((struct cgl_fr_zesFrequencyOcGetFrequencyTarget *)0)->hFrequency), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFrequencyOcGetFrequencyTarget, pCurrentOcFrequency), sizeof(((struct cgl_fr_zesFrequencyOcGetFrequencyTarget *)0)->pCurrentOcFrequency), 3, 0, 0, 0},
+}};
 CG_THUNK(zesFrequencyOcGetFrequencyTarget, (cgl_f->hFrequency, cgl_f->pCurrentOcFrequency), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcGetFrequencyTarget(zes_freq_handle_t hFrequency, double *pCurrentOcFrequency)
 {
@@ -9150,11 +10018,11 @@ struct cgl_fr_zesFrequencyOcSetFrequencyTarget {
     double CurrentOcFrequency;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesFrequencyOcSetFrequencyTarget[2] = {
-    {"hFrequency", offsetof(struct cgl_fr_zesFrequencyOcSetFrequencyTarget, hFrequency), sizeof(((struct cgl_fr_zesFrequencyOcSetFrequencyTarget *)0)->hFrequency), 3, 0, 0, 0, NULL},
-    {"CurrentOcFrequency", offsetof(struct cgl_fr_zesFrequencyOcSetFrequencyTarget, CurrentOcFrequency), sizeof(((struct cgl_fr_zesFrequencyOcSetFrequencyTarget *)0)->CurrentOcFrequency), 8, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesFrequencyOcSetFrequencyTarget = {2, offsetof(struct cgl_fr_zesFrequencyOcSetFrequencyTarget, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyOcSetFrequencyTarget *)0)->cgl_ret), 7, cgl_ta_zesFrequencyOcSetFrequencyTarget};
+static const cg_arg_name cgl_tn_zesFrequencyOcSetFrequencyTarget[2] = {{"hFrequency", NULL}, {"CurrentOcFrequency", NULL}};
+static const struct cgl_targs_zesFrequencyOcSetFrequencyTarget cgl_targs_zesFrequencyOcSetFrequencyTarget = {{2, offsetof(struct cgl_fr_zesFrequencyOcSetFrequencyTarget, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyOcSetFrequencyTarget *)0)->cgl_ret), 7, cgl_targs_zesFrequencyOcSetFrequencyTarget.arg, cgl_tn_zesFrequencyOcSetFrequencyTarget}, {
+    {offsetof(struct cgl_fr_zesFrequencyOcSetFrequencyTarget, hFrequency), sizeof(((struct cgl_fr_zesFrequencyOcSetFrequencyTarget *)0)->hFrequency), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFrequencyOcSetFrequencyTarget, CurrentOcFrequency), sizeof(((struct cgl_fr_zesFrequencyOcSetFrequencyTarget *)0)->CurrentOcFrequency), 8, 0, 0, 0},
+}};
 CG_THUNK(zesFrequencyOcSetFrequencyTarget, (cgl_f->hFrequency, cgl_f->CurrentOcFrequency), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcSetFrequencyTarget(zes_freq_handle_t hFrequency, double CurrentOcFrequency)
 {
@@ -9181,12 +10049,12 @@ struct cgl_fr_zesFrequencyOcGetVoltageTarget {
     double *pCurrentVoltageOffset;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesFrequencyOcGetVoltageTarget[3] = {
-    {"hFrequency", offsetof(struct cgl_fr_zesFrequencyOcGetVoltageTarget, hFrequency), sizeof(((struct cgl_fr_zesFrequencyOcGetVoltageTarget *)0)->hFrequency), 3, 0, 0, 0, NULL},
-    {"pCurrentVoltageTarget", offsetof(struct cgl_fr_zesFrequencyOcGetVoltageTarget, pCurrentVoltageTarget), sizeof(((struct cgl_fr_zesFrequencyOcGetVoltageTarget *)0)->pCurrentVoltageTarget), 3, 0, 0, 0, NULL},
-    {"pCurrentVoltageOffset", offsetof(struct cgl_fr_zesFrequencyOcGetVoltageTarget, pCurrentVoltageOffset), sizeof(((struct cgl_fr_zesFrequencyOcGetVoltageTarget *)0)->pCurrentVoltageOffset), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesFrequencyOcGetVoltageTarget = {3, offsetof(struct cgl_fr_zesFrequencyOcGetVoltageTarget, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyOcGetVoltageTarget *)0)->cgl_ret), 7, cgl_ta_zesFrequencyOcGetVoltageTarget};
+static const cg_arg_name cgl_tn_zesFrequencyOcGetVoltageTarget[3] = {{"hFrequency", NULL}, {"pCurrentVoltageTarget", NULL}, {"pCurrentVoltageOffset", NULL}};
+static const struct cgl_targs_zesFrequencyOcGetVoltageTarget cgl_targs_zesFrequencyOcGetVoltageTarget = {{3, offsetof(struct cgl_fr_zesFrequencyOcGetVoltageTarget, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyOcGetVoltageTarget *)0)->cgl_ret), 7, cgl_targs_zesFrequencyOcGetVoltageTarget.arg, cgl_tn_zesFrequencyOcGetVoltageTarget}, {
+    {offsetof(struct cgl_fr_zesFrequencyOcGetVoltageTarget, hFrequency), sizeof(((struct cgl_fr_zesFrequencyOcGetVoltageTarget *)0)->hFrequency), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFrequencyOcGetVoltageTarget, pCurrentVoltageTarget), sizeof(((struct cgl_fr_zesFrequencyOcGetVoltageTarget *)0)->pCurrentVoltageTarget), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFrequencyOcGetVoltageTarget, pCurrentVoltageOffset), sizeof(((struct cgl_fr_zesFrequencyOcGetVoltageTarget *)0)->pCurrentVoltageOffset), 3, 0, 0, 0},
+}};
 CG_THUNK(zesFrequencyOcGetVoltageTarget, (cgl_f->hFrequency, cgl_f->pCurrentVoltageTarget, cgl_f->pCurrentVoltageOffset), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcGetVoltageTarget(zes_freq_handle_t hFrequency, double *pCurrentVoltageTarget, double *pCurrentVoltageOffset)
 {
@@ -9213,12 +10081,12 @@ struct cgl_fr_zesFrequencyOcSetVoltageTarget {
     double CurrentVoltageOffset;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesFrequencyOcSetVoltageTarget[3] = {
-    {"hFrequency", offsetof(struct cgl_fr_zesFrequencyOcSetVoltageTarget, hFrequency), sizeof(((struct cgl_fr_zesFrequencyOcSetVoltageTarget *)0)->hFrequency), 3, 0, 0, 0, NULL},
-    {"CurrentVoltageTarget", offsetof(struct cgl_fr_zesFrequencyOcSetVoltageTarget, CurrentVoltageTarget), sizeof(((struct cgl_fr_zesFrequencyOcSetVoltageTarget *)0)->CurrentVoltageTarget), 8, 0, 0, 0, NULL},
-    {"CurrentVoltageOffset", offsetof(struct cgl_fr_zesFrequencyOcSetVoltageTarget, CurrentVoltageOffset), sizeof(((struct cgl_fr_zesFrequencyOcSetVoltageTarget *)0)->CurrentVoltageOffset), 8, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesFrequencyOcSetVoltageTarget = {3, offsetof(struct cgl_fr_zesFrequencyOcSetVoltageTarget, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyOcSetVoltageTarget *)0)->cgl_ret), 7, cgl_ta_zesFrequencyOcSetVoltageTarget};
+static const cg_arg_name cgl_tn_zesFrequencyOcSetVoltageTarget[3] = {{"hFrequency", NULL}, {"CurrentVoltageTarget", NULL}, {"CurrentVoltageOffset", NULL}};
+static const struct cgl_targs_zesFrequencyOcSetVoltageTarget cgl_targs_zesFrequencyOcSetVoltageTarget = {{3, offsetof(struct cgl_fr_zesFrequencyOcSetVoltageTarget, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyOcSetVoltageTarget *)0)->cgl_ret), 7, cgl_targs_zesFrequencyOcSetVoltageTarget.arg, cgl_tn_zesFrequencyOcSetVoltageTarget}, {
+    {offsetof(struct cgl_fr_zesFrequencyOcSetVoltageTarget, hFrequency), sizeof(((struct cgl_fr_zesFrequencyOcSetVoltageTarget *)0)->hFrequency), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFrequencyOcSetVoltageTarget, CurrentVoltageTarget), sizeof(((struct cgl_fr_zesFrequencyOcSetVoltageTarget *)0)->CurrentVoltageTarget), 8, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFrequencyOcSetVoltageTarget, CurrentVoltageOffset), sizeof(((struct cgl_fr_zesFrequencyOcSetVoltageTarget *)0)->CurrentVoltageOffset), 8, 0, 0, 0},
+}};
 CG_THUNK(zesFrequencyOcSetVoltageTarget, (cgl_f->hFrequency, cgl_f->CurrentVoltageTarget, cgl_f->CurrentVoltageOffset), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcSetVoltageTarget(zes_freq_handle_t hFrequency, double CurrentVoltageTarget, double CurrentVoltageOffset)
 {
@@ -9244,11 +10112,11 @@ struct cgl_fr_zesFrequencyOcSetMode {
     zes_oc_mode_t CurrentOcMode;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesFrequencyOcSetMode[2] = {
-    {"hFrequency", offsetof(struct cgl_fr_zesFrequencyOcSetMode, hFrequency), sizeof(((struct cgl_fr_zesFrequencyOcSetMode *)0)->hFrequency), 3, 0, 0, 0, NULL},
-    {"CurrentOcMode", offsetof(struct cgl_fr_zesFrequencyOcSetMode, CurrentOcMode), sizeof(((struct cgl_fr_zesFrequencyOcSetMode *)0)->CurrentOcMode), 4, 0, 0, sizeof cgl_en_15 / sizeof cgl_en_15[0], cgl_en_15},
-};
-static const cg_args cgl_targs_zesFrequencyOcSetMode = {2, offsetof(struct cgl_fr_zesFrequencyOcSetMode, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyOcSetMode *)0)->cgl_ret), 7, cgl_ta_zesFrequencyOcSetMode};
+static const cg_arg_name cgl_tn_zesFrequencyOcSetMode[2] = {{"hFrequency", NULL}, {"CurrentOcMode", cgl_en_15}};
+static const struct cgl_targs_zesFrequencyOcSetMode cgl_targs_zesFrequencyOcSetMode = {{2, offsetof(struct cgl_fr_zesFrequencyOcSetMode, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyOcSetMode *)0)->cgl_ret), 7, cgl_targs_zesFrequencyOcSetMode.arg, cgl_tn_zesFrequencyOcSetMode}, {
+    {offsetof(struct cgl_fr_zesFrequencyOcSetMode, hFrequency), sizeof(((struct cgl_fr_zesFrequencyOcSetMode *)0)->hFrequency), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFrequencyOcSetMode, CurrentOcMode), sizeof(((struct cgl_fr_zesFrequencyOcSetMode *)0)->CurrentOcMode), 4, 0, 0, sizeof cgl_en_15 / sizeof cgl_en_15[0]},
+}};
 CG_THUNK(zesFrequencyOcSetMode, (cgl_f->hFrequency, cgl_f->CurrentOcMode), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcSetMode(zes_freq_handle_t hFrequency, zes_oc_mode_t CurrentOcMode)
 {
@@ -9274,11 +10142,11 @@ struct cgl_fr_zesFrequencyOcGetMode {
     zes_oc_mode_t *pCurrentOcMode;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesFrequencyOcGetMode[2] = {
-    {"hFrequency", offsetof(struct cgl_fr_zesFrequencyOcGetMode, hFrequency), sizeof(((struct cgl_fr_zesFrequencyOcGetMode *)0)->hFrequency), 3, 0, 0, 0, NULL},
-    {"pCurrentOcMode", offsetof(struct cgl_fr_zesFrequencyOcGetMode, pCurrentOcMode), sizeof(((struct cgl_fr_zesFrequencyOcGetMode *)0)->pCurrentOcMode), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesFrequencyOcGetMode = {2, offsetof(struct cgl_fr_zesFrequencyOcGetMode, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyOcGetMode *)0)->cgl_ret), 7, cgl_ta_zesFrequencyOcGetMode};
+static const cg_arg_name cgl_tn_zesFrequencyOcGetMode[2] = {{"hFrequency", NULL}, {"pCurrentOcMode", NULL}};
+static const struct cgl_targs_zesFrequencyOcGetMode cgl_targs_zesFrequencyOcGetMode = {{2, offsetof(struct cgl_fr_zesFrequencyOcGetMode, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyOcGetMode *)0)->cgl_ret), 7, cgl_targs_zesFrequencyOcGetMode.arg, cgl_tn_zesFrequencyOcGetMode}, {
+    {offsetof(struct cgl_fr_zesFrequencyOcGetMode, hFrequency), sizeof(((struct cgl_fr_zesFrequencyOcGetMode *)0)->hFrequency), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFrequencyOcGetMode, pCurrentOcMode), sizeof(((struct cgl_fr_zesFrequencyOcGetMode *)0)->pCurrentOcMode), 3, 0, 0, 0},
+}};
 CG_THUNK(zesFrequencyOcGetMode, (cgl_f->hFrequency, cgl_f->pCurrentOcMode), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcGetMode(zes_freq_handle_t hFrequency, zes_oc_mode_t *pCurrentOcMode)
 {
@@ -9304,11 +10172,11 @@ struct cgl_fr_zesFrequencyOcGetIccMax {
     double *pOcIccMax;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesFrequencyOcGetIccMax[2] = {
-    {"hFrequency", offsetof(struct cgl_fr_zesFrequencyOcGetIccMax, hFrequency), sizeof(((struct cgl_fr_zesFrequencyOcGetIccMax *)0)->hFrequency), 3, 0, 0, 0, NULL},
-    {"pOcIccMax", offsetof(struct cgl_fr_zesFrequencyOcGetIccMax, pOcIccMax), sizeof(((struct cgl_fr_zesFrequencyOcGetIccMax *)0)->pOcIccMax), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesFrequencyOcGetIccMax = {2, offsetof(struct cgl_fr_zesFrequencyOcGetIccMax, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyOcGetIccMax *)0)->cgl_ret), 7, cgl_ta_zesFrequencyOcGetIccMax};
+static const cg_arg_name cgl_tn_zesFrequencyOcGetIccMax[2] = {{"hFrequency", NULL}, {"pOcIccMax", NULL}};
+static const struct cgl_targs_zesFrequencyOcGetIccMax cgl_targs_zesFrequencyOcGetIccMax = {{2, offsetof(struct cgl_fr_zesFrequencyOcGetIccMax, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyOcGetIccMax *)0)->cgl_ret), 7, cgl_targs_zesFrequencyOcGetIccMax.arg, cgl_tn_zesFrequencyOcGetIccMax}, {
+    {offsetof(struct cgl_fr_zesFrequencyOcGetIccMax, hFrequency), sizeof(((struct cgl_fr_zesFrequencyOcGetIccMax *)0)->hFrequency), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFrequencyOcGetIccMax, pOcIccMax), sizeof(((struct cgl_fr_zesFrequencyOcGetIccMax *)0)->pOcIccMax), 3, 0, 0, 0},
+}};
 CG_THUNK(zesFrequencyOcGetIccMax, (cgl_f->hFrequency, cgl_f->pOcIccMax), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcGetIccMax(zes_freq_handle_t hFrequency, double *pOcIccMax)
 {
@@ -9334,11 +10202,11 @@ struct cgl_fr_zesFrequencyOcSetIccMax {
     double ocIccMax;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesFrequencyOcSetIccMax[2] = {
-    {"hFrequency", offsetof(struct cgl_fr_zesFrequencyOcSetIccMax, hFrequency), sizeof(((struct cgl_fr_zesFrequencyOcSetIccMax *)0)->hFrequency), 3, 0, 0, 0, NULL},
-    {"ocIccMax", offsetof(struct cgl_fr_zesFrequencyOcSetIccMax, ocIccMax), sizeof(((struct cgl_fr_zesFrequencyOcSetIccMax *)0)->ocIccMax), 8, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesFrequencyOcSetIccMax = {2, offsetof(struct cgl_fr_zesFrequencyOcSetIccMax, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyOcSetIccMax *)0)->cgl_ret), 7, cgl_ta_zesFrequencyOcSetIccMax};
+static const cg_arg_name cgl_tn_zesFrequencyOcSetIccMax[2] = {{"hFrequency", NULL}, {"ocIccMax", NULL}};
+static const struct cgl_targs_zesFrequencyOcSetIccMax cgl_targs_zesFrequencyOcSetIccMax = {{2, offsetof(struct cgl_fr_zesFrequencyOcSetIccMax, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyOcSetIccMax *)0)->cgl_ret), 7, cgl_targs_zesFrequencyOcSetIccMax.arg, cgl_tn_zesFrequencyOcSetIccMax}, {
+    {offsetof(struct cgl_fr_zesFrequencyOcSetIccMax, hFrequency), sizeof(((struct cgl_fr_zesFrequencyOcSetIccMax *)0)->hFrequency), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFrequencyOcSetIccMax, ocIccMax), sizeof(((struct cgl_fr_zesFrequencyOcSetIccMax *)0)->ocIccMax), 8, 0, 0, 0},
+}};
 CG_THUNK(zesFrequencyOcSetIccMax, (cgl_f->hFrequency, cgl_f->ocIccMax), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcSetIccMax(zes_freq_handle_t hFrequency, double ocIccMax)
 {
@@ -9364,11 +10232,11 @@ struct cgl_fr_zesFrequencyOcGetTjMax {
     double *pOcTjMax;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesFrequencyOcGetTjMax[2] = {
-    {"hFrequency", offsetof(struct cgl_fr_zesFrequencyOcGetTjMax, hFrequency), sizeof(((struct cgl_fr_zesFrequencyOcGetTjMax *)0)->hFrequency), 3, 0, 0, 0, NULL},
-    {"pOcTjMax", offsetof(struct cgl_fr_zesFrequencyOcGetTjMax, pOcTjMax), sizeof(((struct cgl_fr_zesFrequencyOcGetTjMax *)0)->pOcTjMax), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesFrequencyOcGetTjMax = {2, offsetof(struct cgl_fr_zesFrequencyOcGetTjMax, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyOcGetTjMax *)0)->cgl_ret), 7, cgl_ta_zesFrequencyOcGetTjMax};
+static const cg_arg_name cgl_tn_zesFrequencyOcGetTjMax[2] = {{"hFrequency", NULL}, {"pOcTjMax", NULL}};
+static const struct cgl_targs_zesFrequencyOcGetTjMax cgl_targs_zesFrequencyOcGetTjMax = {{2, offsetof(struct cgl_fr_zesFrequencyOcGetTjMax, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyOcGetTjMax *)0)->cgl_ret), 7, cgl_targs_zesFrequencyOcGetTjMax.arg, cgl_tn_zesFrequencyOcGetTjMax}, {
+    {offsetof(struct cgl_fr_zesFrequencyOcGetTjMax, hFrequency), sizeof(((struct cgl_fr_zesFrequencyOcGetTjMax *)0)->hFrequency), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFrequencyOcGetTjMax, pOcTjMax), sizeof(((struct cgl_fr_zesFrequencyOcGetTjMax *)0)->pOcTjMax), 3, 0, 0, 0},
+}};
 CG_THUNK(zesFrequencyOcGetTjMax, (cgl_f->hFrequency, cgl_f->pOcTjMax), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcGetTjMax(zes_freq_handle_t hFrequency, double *pOcTjMax)
 {
@@ -9394,11 +10262,11 @@ struct cgl_fr_zesFrequencyOcSetTjMax {
     double ocTjMax;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesFrequencyOcSetTjMax[2] = {
-    {"hFrequency", offsetof(struct cgl_fr_zesFrequencyOcSetTjMax, hFrequency), sizeof(((struct cgl_fr_zesFrequencyOcSetTjMax *)0)->hFrequency), 3, 0, 0, 0, NULL},
-    {"ocTjMax", offsetof(struct cgl_fr_zesFrequencyOcSetTjMax, ocTjMax), sizeof(((struct cgl_fr_zesFrequencyOcSetTjMax *)0)->ocTjMax), 8, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesFrequencyOcSetTjMax = {2, offsetof(struct cgl_fr_zesFrequencyOcSetTjMax, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyOcSetTjMax *)0)->cgl_ret), 7, cgl_ta_zesFrequencyOcSetTjMax};
+static const cg_arg_name cgl_tn_zesFrequencyOcSetTjMax[2] = {{"hFrequency", NULL}, {"ocTjMax", NULL}};
+static const struct cgl_targs_zesFrequencyOcSetTjMax cgl_targs_zesFrequencyOcSetTjMax = {{2, offsetof(struct cgl_fr_zesFrequencyOcSetTjMax, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyOcSetTjMax *)0)->cgl_ret), 7, cgl_targs_zesFrequencyOcSetTjMax.arg, cgl_tn_zesFrequencyOcSetTjMax}, {
+    {offsetof(struct cgl_fr_zesFrequencyOcSetTjMax, hFrequency), sizeof(((struct cgl_fr_zesFrequencyOcSetTjMax *)0)->hFrequency), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFrequencyOcSetTjMax, ocTjMax), sizeof(((struct cgl_fr_zesFrequencyOcSetTjMax *)0)->ocTjMax), 8, 0, 0, 0},
+}};
 CG_THUNK(zesFrequencyOcSetTjMax, (cgl_f->hFrequency, cgl_f->ocTjMax), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcSetTjMax(zes_freq_handle_t hFrequency, double ocTjMax)
 {
@@ -9425,12 +10293,12 @@ struct cgl_fr_zesDeviceEnumLeds {
     zes_led_handle_t *phLed;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDeviceEnumLeds[3] = {
-    {"hDevice", offsetof(struct cgl_fr_zesDeviceEnumLeds, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumLeds *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zesDeviceEnumLeds, pCount), sizeof(((struct cgl_fr_zesDeviceEnumLeds *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"phLed", offsetof(struct cgl_fr_zesDeviceEnumLeds, phLed), sizeof(((struct cgl_fr_zesDeviceEnumLeds *)0)->phLed), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDeviceEnumLeds = {3, offsetof(struct cgl_fr_zesDeviceEnumLeds, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumLeds *)0)->cgl_ret), 7, cgl_ta_zesDeviceEnumLeds};
+static const cg_arg_name cgl_tn_zesDeviceEnumLeds[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phLed", NULL}};
+static const struct cgl_targs_zesDeviceEnumLeds cgl_targs_zesDeviceEnumLeds = {{3, offsetof(struct cgl_fr_zesDeviceEnumLeds, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumLeds *)0)->cgl_ret), 7, cgl_targs_zesDeviceEnumLeds.arg, cgl_tn_zesDeviceEnumLeds}, {
+    {offsetof(struct cgl_fr_zesDeviceEnumLeds, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumLeds *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumLeds, pCount), sizeof(((struct cgl_fr_zesDeviceEnumLeds *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumLeds, phLed), sizeof(((struct cgl_fr_zesDeviceEnumLeds *)0)->phLed), 3, 0, 0, 0},
+}};
 CG_THUNK(zesDeviceEnumLeds, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phLed), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumLeds(zes_device_handle_t hDevice, uint32_t *pCount, zes_led_handle_t *phLed)
 {
@@ -9456,11 +10324,11 @@ struct cgl_fr_zesLedGetProperties {
     zes_led_properties_t *pProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesLedGetProperties[2] = {
-    {"hLed", offsetof(struct cgl_fr_zesLedGetProperties, hLed), sizeof(((struct cgl_fr_zesLedGetProperties *)0)->hLed), 3, 0, 0, 0, NULL},
-    {"pProperties", offsetof(struct cgl_fr_zesLedGetProperties, pProperties), sizeof(((struct cgl_fr_zesLedGetProperties *)0)->pProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesLedGetProperties = {2, offsetof(struct cgl_fr_zesLedGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesLedGetProperties *)0)->cgl_ret), 7, cgl_ta_zesLedGetProperties};
+static const cg_arg_name cgl_tn_zesLedGetProperties[2] = {{"hLed", NULL}, {"pProperties", NULL}};
+static const struct cgl_targs_zesLedGetProperties cgl_targs_zesLedGetProperties = {{2, offsetof(struct cgl_fr_zesLedGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesLedGetProperties *)0)->cgl_ret), 7, cgl_targs_zesLedGetProperties.arg, cgl_tn_zesLedGetProperties}, {
+    {offsetof(struct cgl_fr_zesLedGetProperties, hLed), sizeof(((struct cgl_fr_zesLedGetProperties *)0)->hLed), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesLedGetProperties, pProperties), sizeof(((struct cgl_fr_zesLedGetProperties *)0)->pProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zesLedGetProperties, (cgl_f->hLed, cgl_f->pProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesLedGetProperties(zes_led_handle_t hLed, zes_led_properties_t *pProperties)
 {
@@ -9486,11 +10354,11 @@ struct cgl_fr_zesLedGetState {
     zes_led_state_t *pState;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesLedGetState[2] = {
-    {"hLed", offsetof(struct cgl_fr_zesLedGetState, hLed), sizeof(((struct cgl_fr_zesLedGetState *)0)->hLed), 3, 0, 0, 0, NULL},
-    {"pState", offsetof(struct cgl_fr_zesLedGetState, pState), sizeof(((struct cgl_fr_zesLedGetState *)0)->pState), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesLedGetState = {2, offsetof(struct cgl_fr_zesLedGetState, cgl_ret), sizeof(((struct cgl_fr_zesLedGetState *)0)->cgl_ret), 7, cgl_ta_zesLedGetState};
+static const cg_arg_name cgl_tn_zesLedGetState[2] = {{"hLed", NULL}, {"pState", NULL}};
+static const struct cgl_targs_zesLedGetState cgl_targs_zesLedGetState = {{2, offsetof(struct cgl_fr_zesLedGetState, cgl_ret), sizeof(((struct cgl_fr_zesLedGetState *)0)->cgl_ret), 7, cgl_targs_zesLedGetState.arg, cgl_tn_zesLedGetState}, {
+    {offsetof(struct cgl_fr_zesLedGetState, hLed), sizeof(((struct cgl_fr_zesLedGetState *)0)->hLed), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesLedGetState, pState), sizeof(((struct cgl_fr_zesLedGetState *)0)->pState), 3, 0, 0, 0},
+}};
 CG_THUNK(zesLedGetState, (cgl_f->hLed, cgl_f->pState), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesLedGetState(zes_led_handle_t hLed, zes_led_state_t *pState)
 {
@@ -9516,11 +10384,11 @@ struct cgl_fr_zesLedSetState {
     ze_bool_t enable;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesLedSetState[2] = {
-    {"hLed", offsetof(struct cgl_fr_zesLedSetState, hLed), sizeof(((struct cgl_fr_zesLedSetState *)0)->hLed), 3, 0, 0, 0, NULL},
-    {"enable", offsetof(struct cgl_fr_zesLedSetState, enable), sizeof(((struct cgl_fr_zesLedSetState *)0)->enable), 2, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesLedSetState = {2, offsetof(struct cgl_fr_zesLedSetState, cgl_ret), sizeof(((struct cgl_fr_zesLedSetState *)0)->cgl_ret), 7, cgl_ta_zesLedSetState};
+static const cg_arg_name cgl_tn_zesLedSetState[2] = {{"hLed", NULL}, {"enable", NULL}};
+static const struct cgl_targs_zesLedSetState cgl_targs_zesLedSetState = {{2, offsetof(struct cgl_fr_zesLedSetState, cgl_ret), sizeof(((struct cgl_fr_zesLedSetState *)0)->cgl_ret), 7, cgl_targs_zesLedSetState.arg, cgl_tn_zesLedSetState}, {
+    {offsetof(struct cgl_fr_zesLedSetState, hLed), sizeof(((struct cgl_fr_zesLedSetState *)0)->hLed), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesLedSetState, enable), sizeof(((struct cgl_fr_zesLedSetState *)0)->enable), 2, 0, 0, 0},
+}};
 CG_THUNK(zesLedSetState, (cgl_f->hLed, cgl_f->enable), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesLedSetState(zes_led_handle_t hLed, ze_bool_t enable)
 {
@@ -9546,11 +10414,11 @@ struct cgl_fr_zesLedSetColor {
     const zes_led_color_t *pColor;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesLedSetColor[2] = {
-    {"hLed", offsetof(struct cgl_fr_zesLedSetColor, hLed), sizeof(((struct cgl_fr_zesLedSetColor *)0)->hLed), 3, 0, 0, 0, NULL},
-    {"pColor", offsetof(struct cgl_fr_zesLedSetColor, pColor), sizeof(((struct cgl_fr_zesLedSetColor *)0)->pColor), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesLedSetColor = {2, offsetof(struct cgl_fr_zesLedSetColor, cgl_ret), sizeof(((struct cgl_fr_zesLedSetColor *)0)->cgl_ret), 7, cgl_ta_zesLedSetColor};
+static const cg_arg_name cgl_tn_zesLedSetColor[2] = {{"hLed", NULL}, {"pColor", NULL}};
+static const struct cgl_targs_zesLedSetColor cgl_targs_zesLedSetColor = {{2, offsetof(struct cgl_fr_zesLedSetColor, cgl_ret), sizeof(((struct cgl_fr_zesLedSetColor *)0)->cgl_ret), 7, cgl_targs_zesLedSetColor.arg, cgl_tn_zesLedSetColor}, {
+    {offsetof(struct cgl_fr_zesLedSetColor, hLed), sizeof(((struct cgl_fr_zesLedSetColor *)0)->hLed), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesLedSetColor, pColor), sizeof(((struct cgl_fr_zesLedSetColor *)0)->pColor), 3, 0, 0, 0},
+}};
 CG_THUNK(zesLedSetColor, (cgl_f->hLed, cgl_f->pColor), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesLedSetColor(zes_led_handle_t hLed, const zes_led_color_t *pColor)
 {
@@ -9577,12 +10445,12 @@ struct cgl_fr_zesDeviceEnumMemoryModules {
     zes_mem_handle_t *phMemory;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDeviceEnumMemoryModules[3] = {
-    {"hDevice", offsetof(struct cgl_fr_zesDeviceEnumMemoryModules, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumMemoryModules *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zesDeviceEnumMemoryModules, pCount), sizeof(((struct cgl_fr_zesDeviceEnumMemoryModules *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"phMemory", offsetof(struct cgl_fr_zesDeviceEnumMemoryModules, phMemory), sizeof(((struct cgl_fr_zesDeviceEnumMemoryModules *)0)->phMemory), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDeviceEnumMemoryModules = {3, offsetof(struct cgl_fr_zesDeviceEnumMemoryModules, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumMemoryModules *)0)->cgl_ret), 7, cgl_ta_zesDeviceEnumMemoryModules};
+static const cg_arg_name cgl_tn_zesDeviceEnumMemoryModules[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phMemory", NULL}};
+static const struct cgl_targs_zesDeviceEnumMemoryModules cgl_targs_zesDeviceEnumMemoryModules = {{3, offsetof(struct cgl_fr_zesDeviceEnumMemoryModules, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumMemoryModules *)0)->cgl_ret), 7, cgl_targs_zesDeviceEnumMemoryModules.arg, cgl_tn_zesDeviceEnumMemoryModules}, {
+    {offsetof(struct cgl_fr_zesDeviceEnumMemoryModules, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumMemoryModules *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumMemoryModules, pCount), sizeof(((struct cgl_fr_zesDeviceEnumMemoryModules *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumMemoryModules, phMemory), sizeof(((struct cgl_fr_zesDeviceEnumMemoryModules *)0)->phMemory), 3, 0, 0, 0},
+}};
 CG_THUNK(zesDeviceEnumMemoryModules, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phMemory), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumMemoryModules(zes_device_handle_t hDevice, uint32_t *pCount, zes_mem_handle_t *phMemory)
 {
@@ -9608,11 +10476,11 @@ struct cgl_fr_zesMemoryGetProperties {
     zes_mem_properties_t *pProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesMemoryGetProperties[2] = {
-    {"hMemory", offsetof(struct cgl_fr_zesMemoryGetProperties, hMemory), sizeof(((struct cgl_fr_zesMemoryGetProperties *)0)->hMemory), 3, 0, 0, 0, NULL},
-    {"pProperties", offsetof(struct cgl_fr_zesMemoryGetProperties, pProperties), sizeof(((struct cgl_fr_zesMemoryGetProperties *)0)->pProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesMemoryGetProperties = {2, offsetof(struct cgl_fr_zesMemoryGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesMemoryGetProperties *)0)->cgl_ret), 7, cgl_ta_zesMemoryGetProperties};
+static const cg_arg_name cgl_tn_zesMemoryGetProperties[2] = {{"hMemory", NULL}, {"pProperties", NULL}};
+static const struct cgl_targs_zesMemoryGetProperties cgl_targs_zesMemoryGetProperties = {{2, offsetof(struct cgl_fr_zesMemoryGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesMemoryGetProperties *)0)->cgl_ret), 7, cgl_targs_zesMemoryGetProperties.arg, cgl_tn_zesMemoryGetProperties}, {
+    {offsetof(struct cgl_fr_zesMemoryGetProperties, hMemory), sizeof(((struct cgl_fr_zesMemoryGetProperties *)0)->hMemory), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesMemoryGetProperties, pProperties), sizeof(((struct cgl_fr_zesMemoryGetProperties *)0)->pProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zesMemoryGetProperties, (cgl_f->hMemory, cgl_f->pProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesMemoryGetProperties(zes_mem_handle_t hMemory, zes_mem_properties_t *pProperties)
 {
@@ -9638,11 +10506,11 @@ struct cgl_fr_zesMemoryGetState {
     zes_mem_state_t *pState;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesMemoryGetState[2] = {
-    {"hMemory", offsetof(struct cgl_fr_zesMemoryGetState, hMemory), sizeof(((struct cgl_fr_zesMemoryGetState *)0)->hMemory), 3, 0, 0, 0, NULL},
-    {"pState", offsetof(struct cgl_fr_zesMemoryGetState, pState), sizeof(((struct cgl_fr_zesMemoryGetState *)0)->pState), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesMemoryGetState = {2, offsetof(struct cgl_fr_zesMemoryGetState, cgl_ret), sizeof(((struct cgl_fr_zesMemoryGetState *)0)->cgl_ret), 7, cgl_ta_zesMemoryGetState};
+static const cg_arg_name cgl_tn_zesMemoryGetState[2] = {{"hMemory", NULL}, {"pState", NULL}};
+static const struct cgl_targs_zesMemoryGetState cgl_targs_zesMemoryGetState = {{2, offsetof(struct cgl_fr_zesMemoryGetState, cgl_ret), sizeof(((struct cgl_fr_zesMemoryGetState *)0)->cgl_ret), 7, cgl_targs_zesMemoryGetState.arg, cgl_tn_zesMemoryGetState}, {
+    {offsetof(struct cgl_fr_zesMemoryGetState, hMemory), sizeof(((struct cgl_fr_zesMemoryGetState *)0)->hMemory), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesMemoryGetState, pState), sizeof(((struct cgl_fr_zesMemoryGetState *)0)->pState), 3, 0, 0, 0},
+}};
 CG_THUNK(zesMemoryGetState, (cgl_f->hMemory, cgl_f->pState), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesMemoryGetState(zes_mem_handle_t hMemory, zes_mem_state_t *pState)
 {
@@ -9668,11 +10536,11 @@ struct cgl_fr_zesMemoryGetBandwidth {
     zes_mem_bandwidth_t *pBandwidth;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesMemoryGetBandwidth[2] = {
-    {"hMemory", offsetof(struct cgl_fr_zesMemoryGetBandwidth, hMemory), sizeof(((struct cgl_fr_zesMemoryGetBandwidth *)0)->hMemory), 3, 0, 0, 0, NULL},
-    {"pBandwidth", offsetof(struct cgl_fr_zesMemoryGetBandwidth, pBandwidth), sizeof(((struct cgl_fr_zesMemoryGetBandwidth *)0)->pBandwidth), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesMemoryGetBandwidth = {2, offsetof(struct cgl_fr_zesMemoryGetBandwidth, cgl_ret), sizeof(((struct cgl_fr_zesMemoryGetBandwidth *)0)->cgl_ret), 7, cgl_ta_zesMemoryGetBandwidth};
+static const cg_arg_name cgl_tn_zesMemoryGetBandwidth[2] = {{"hMemory", NULL}, {"pBandwidth", NULL}};
+static const struct cgl_targs_zesMemoryGetBandwidth cgl_targs_zesMemoryGetBandwidth = {{2, offsetof(struct cgl_fr_zesMemoryGetBandwidth, cgl_ret), sizeof(((struct cgl_fr_zesMemoryGetBandwidth *)0)->cgl_ret), 7, cgl_targs_zesMemoryGetBandwidth.arg, cgl_tn_zesMemoryGetBandwidth}, {
+    {offsetof(struct cgl_fr_zesMemoryGetBandwidth, hMemory), sizeof(((struct cgl_fr_zesMemoryGetBandwidth *)0)->hMemory), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesMemoryGetBandwidth, pBandwidth), sizeof(((struct cgl_fr_zesMemoryGetBandwidth *)0)->pBandwidth), 3, 0, 0, 0},
+}};
 CG_THUNK(zesMemoryGetBandwidth, (cgl_f->hMemory, cgl_f->pBandwidth), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesMemoryGetBandwidth(zes_mem_handle_t hMemory, zes_mem_bandwidth_t *pBandwidth)
 {
@@ -9699,12 +10567,12 @@ struct cgl_fr_zesDeviceEnumPerformanceFactorDomains {
     zes_perf_handle_t *phPerf;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDeviceEnumPerformanceFactorDomains[3] = {
-    {"hDevice", offsetof(struct cgl_fr_zesDeviceEnumPerformanceFactorDomains, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumPerformanceFactorDomains *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zesDeviceEnumPerformanceFactorDomains, pCount), sizeof(((struct cgl_fr_zesDeviceEnumPerformanceFactorDomains *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"phPerf", offsetof(struct cgl_fr_zesDeviceEnumPerformanceFactorDomains, phPerf), sizeof(((struct cgl_fr_zesDeviceEnumPerformanceFactorDomains *)0)->phPerf), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDeviceEnumPerformanceFactorDomains = {3, offsetof(struct cgl_fr_zesDeviceEnumPerformanceFactorDomains, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumPerformanceFactorDomains *)0)->cgl_ret), 7, cgl_ta_zesDeviceEnumPerformanceFactorDomains};
+static const cg_arg_name cgl_tn_zesDeviceEnumPerformanceFactorDomains[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phPerf", NULL}};
+static const struct cgl_targs_zesDeviceEnumPerformanceFactorDomains cgl_targs_zesDeviceEnumPerformanceFactorDomains = {{3, offsetof(struct cgl_fr_zesDeviceEnumPerformanceFactorDomains, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumPerformanceFactorDomains *)0)->cgl_ret), 7, cgl_targs_zesDeviceEnumPerformanceFactorDomains.arg, cgl_tn_zesDeviceEnumPerformanceFactorDomains}, {
+    {offsetof(struct cgl_fr_zesDeviceEnumPerformanceFactorDomains, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumPerformanceFactorDomains *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumPerformanceFactorDomains, pCount), sizeof(((struct cgl_fr_zesDeviceEnumPerformanceFactorDomains *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumPerformanceFactorDomains, phPerf), sizeof(((struct cgl_fr_zesDeviceEnumPerformanceFactorDomains *)0)->phPerf), 3, 0, 0, 0},
+}};
 CG_THUNK(zesDeviceEnumPerformanceFactorDomains, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phPerf), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumPerformanceFactorDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_perf_handle_t *phPerf)
 {
@@ -9730,11 +10598,11 @@ struct cgl_fr_zesPerformanceFactorGetProperties {
     zes_perf_properties_t *pProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesPerformanceFactorGetProperties[2] = {
-    {"hPerf", offsetof(struct cgl_fr_zesPerformanceFactorGetProperties, hPerf), sizeof(((struct cgl_fr_zesPerformanceFactorGetProperties *)0)->hPerf), 3, 0, 0, 0, NULL},
-    {"pProperties", offsetof(struct cgl_fr_zesPerformanceFactorGetProperties, pProperties), sizeof(((struct cgl_fr_zesPerformanceFactorGetProperties *)0)->pProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesPerformanceFactorGetProperties = {2, offsetof(struct cgl_fr_zesPerformanceFactorGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesPerformanceFactorGetProperties *)0)->cgl_ret), 7, cgl_ta_zesPerformanceFactorGetProperties};
+static const cg_arg_name cgl_tn_zesPerformanceFactorGetProperties[2] = {{"hPerf", NULL}, {"pProperties", NULL}};
+static const struct cgl_targs_zesPerformanceFactorGetProperties cgl_targs_zesPerformanceFactorGetProperties = {{2, offsetof(struct cgl_fr_zesPerformanceFactorGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesPerformanceFactorGetProperties *)0)->cgl_ret), 7, cgl_targs_zesPerformanceFactorGetProperties.arg, cgl_tn_zesPerformanceFactorGetProperties}, {
+    {offsetof(struct cgl_fr_zesPerformanceFactorGetProperties, hPerf), sizeof(((struct cgl_fr_zesPerformanceFactorGetProperties *)0)->hPerf), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesPerformanceFactorGetProperties, pProperties), sizeof(((struct cgl_fr_zesPerformanceFactorGetProperties *)0)->pProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zesPerformanceFactorGetProperties, (cgl_f->hPerf, cgl_f->pProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesPerformanceFactorGetProperties(zes_perf_handle_t hPerf, zes_perf_properties_t *pProperties)
 {
@@ -9760,11 +10628,11 @@ struct cgl_fr_zesPerformanceFactorGetConfig {
     double *pFactor;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesPerformanceFactorGetConfig[2] = {
-    {"hPerf", offsetof(struct cgl_fr_zesPerformanceFactorGetConfig, hPerf), sizeof(((struct cgl_fr_zesPerformanceFactorGetConfig *)0)->hPerf), 3, 0, 0, 0, NULL},
-    {"pFactor", offsetof(struct cgl_fr_zesPerformanceFactorGetConfig, pFactor), sizeof(((struct cgl_fr_zesPerformanceFactorGetConfig *)0)->pFactor), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesPerformanceFactorGetConfig = {2, offsetof(struct cgl_fr_zesPerformanceFactorGetConfig, cgl_ret), sizeof(((struct cgl_fr_zesPerformanceFactorGetConfig *)0)->cgl_ret), 7, cgl_ta_zesPerformanceFactorGetConfig};
+static const cg_arg_name cgl_tn_zesPerformanceFactorGetConfig[2] = {{"hPerf", NULL}, {"pFactor", NULL}};
+static const struct cgl_targs_zesPerformanceFactorGetConfig cgl_targs_zesPerformanceFactorGetConfig = {{2, offsetof(struct cgl_fr_zesPerformanceFactorGetConfig, cgl_ret), sizeof(((struct cgl_fr_zesPerformanceFactorGetConfig *)0)->cgl_ret), 7, cgl_targs_zesPerformanceFactorGetConfig.arg, cgl_tn_zesPerformanceFactorGetConfig}, {
+    {offsetof(struct cgl_fr_zesPerformanceFactorGetConfig, hPerf), sizeof(((struct cgl_fr_zesPerformanceFactorGetConfig *)0)->hPerf), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesPerformanceFactorGetConfig, pFactor), sizeof(((struct cgl_fr_zesPerformanceFactorGetConfig *)0)->pFactor), 3, 0, 0, 0},
+}};
 CG_THUNK(zesPerformanceFactorGetConfig, (cgl_f->hPerf, cgl_f->pFactor), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesPerformanceFactorGetConfig(zes_perf_handle_t hPerf, double *pFactor)
 {
@@ -9790,11 +10658,11 @@ struct cgl_fr_zesPerformanceFactorSetConfig {
     double factor;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesPerformanceFactorSetConfig[2] = {
-    {"hPerf", offsetof(struct cgl_fr_zesPerformanceFactorSetConfig, hPerf), sizeof(((struct cgl_fr_zesPerformanceFactorSetConfig *)0)->hPerf), 3, 0, 0, 0, NULL},
-    {"factor", offsetof(struct cgl_fr_zesPerformanceFactorSetConfig, factor), sizeof(((struct cgl_fr_zesPerformanceFactorSetConfig *)0)->factor), 8, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesPerformanceFactorSetConfig = {2, offsetof(struct cgl_fr_zesPerformanceFactorSetConfig, cgl_ret), sizeof(((struct cgl_fr_zesPerformanceFactorSetConfig *)0)->cgl_ret), 7, cgl_ta_zesPerformanceFactorSetConfig};
+static const cg_arg_name cgl_tn_zesPerformanceFactorSetConfig[2] = {{"hPerf", NULL}, {"factor", NULL}};
+static const struct cgl_targs_zesPerformanceFactorSetConfig cgl_targs_zesPerformanceFactorSetConfig = {{2, offsetof(struct cgl_fr_zesPerformanceFactorSetConfig, cgl_ret), sizeof(((struct cgl_fr_zesPerformanceFactorSetConfig *)0)->cgl_ret), 7, cgl_targs_zesPerformanceFactorSetConfig.arg, cgl_tn_zesPerformanceFactorSetConfig}, {
+    {offsetof(struct cgl_fr_zesPerformanceFactorSetConfig, hPerf), sizeof(((struct cgl_fr_zesPerformanceFactorSetConfig *)0)->hPerf), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesPerformanceFactorSetConfig, factor), sizeof(((struct cgl_fr_zesPerformanceFactorSetConfig *)0)->factor), 8, 0, 0, 0},
+}};
 CG_THUNK(zesPerformanceFactorSetConfig, (cgl_f->hPerf, cgl_f->factor), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesPerformanceFactorSetConfig(zes_perf_handle_t hPerf, double factor)
 {
@@ -9821,12 +10689,12 @@ struct cgl_fr_zesDeviceEnumPowerDomains {
     zes_pwr_handle_t *phPower;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDeviceEnumPowerDomains[3] = {
-    {"hDevice", offsetof(struct cgl_fr_zesDeviceEnumPowerDomains, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumPowerDomains *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zesDeviceEnumPowerDomains, pCount), sizeof(((struct cgl_fr_zesDeviceEnumPowerDomains *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"phPower", offsetof(struct cgl_fr_zesDeviceEnumPowerDomains, phPower), sizeof(((struct cgl_fr_zesDeviceEnumPowerDomains *)0)->phPower), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDeviceEnumPowerDomains = {3, offsetof(struct cgl_fr_zesDeviceEnumPowerDomains, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumPowerDomains *)0)->cgl_ret), 7, cgl_ta_zesDeviceEnumPowerDomains};
+static const cg_arg_name cgl_tn_zesDeviceEnumPowerDomains[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phPower", NULL}};
+static const struct cgl_targs_zesDeviceEnumPowerDomains cgl_targs_zesDeviceEnumPowerDomains = {{3, offsetof(struct cgl_fr_zesDeviceEnumPowerDomains, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumPowerDomains *)0)->cgl_ret), 7, cgl_targs_zesDeviceEnumPowerDomains.arg, cgl_tn_zesDeviceEnumPowerDomains}, {
+    {offsetof(struct cgl_fr_zesDeviceEnumPowerDomains, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumPowerDomains *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumPowerDomains, pCount), sizeof(((struct cgl_fr_zesDeviceEnumPowerDomains *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumPowerDomains, phPower), sizeof(((struct cgl_fr_zesDeviceEnumPowerDomains *)0)->phPower), 3, 0, 0, 0},
+}};
 CG_THUNK(zesDeviceEnumPowerDomains, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phPower), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumPowerDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_pwr_handle_t *phPower)
 {
@@ -9852,11 +10720,11 @@ struct cgl_fr_zesDeviceGetCardPowerDomain {
     zes_pwr_handle_t *phPower;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDeviceGetCardPowerDomain[2] = {
-    {"hDevice", offsetof(struct cgl_fr_zesDeviceGetCardPowerDomain, hDevice), sizeof(((struct cgl_fr_zesDeviceGetCardPowerDomain *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"phPower", offsetof(struct cgl_fr_zesDeviceGetCardPowerDomain, phPower), sizeof(((struct cgl_fr_zesDeviceGetCardPowerDomain *)0)->phPower), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDeviceGetCardPowerDomain = {2, offsetof(struct cgl_fr_zesDeviceGetCardPowerDomain, cgl_ret), sizeof(((struct cgl_fr_zesDeviceGetCardPowerDomain *)0)->cgl_ret), 7, cgl_ta_zesDeviceGetCardPowerDomain};
+static const cg_arg_name cgl_tn_zesDeviceGetCardPowerDomain[2] = {{"hDevice", NULL}, {"phPower", NULL}};
+static const struct cgl_targs_zesDeviceGetCardPowerDomain cgl_targs_zesDeviceGetCardPowerDomain = {{2, offsetof(struct cgl_fr_zesDeviceGetCardPowerDomain, cgl_ret), sizeof(((struct cgl_fr_zesDeviceGetCardPowerDomain *)0)->cgl_ret), 7, cgl_targs_zesDeviceGetCardPowerDomain.arg, cgl_tn_zesDeviceGetCardPowerDomain}, {
+    {offsetof(struct cgl_fr_zesDeviceGetCardPowerDomain, hDevice), sizeof(((struct cgl_fr_zesDeviceGetCardPowerDomain *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceGetCardPowerDomain, phPower), sizeof(((struct cgl_fr_zesDeviceGetCardPowerDomain *)0)->phPower), 3, 0, 0, 0},
+}};
 CG_THUNK(zesDeviceGetCardPowerDomain, (cgl_f->hDevice, cgl_f->phPower), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceGetCardPowerDomain(zes_device_handle_t hDevice, zes_pwr_handle_t *phPower)
 {
@@ -9882,11 +10750,11 @@ struct cgl_fr_zesPowerGetProperties {
     zes_power_properties_t *pProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesPowerGetProperties[2] = {
-    {"hPower", offsetof(struct cgl_fr_zesPowerGetProperties, hPower), sizeof(((struct cgl_fr_zesPowerGetProperties *)0)->hPower), 3, 0, 0, 0, NULL},
-    {"pProperties", offsetof(struct cgl_fr_zesPowerGetProperties, pProperties), sizeof(((struct cgl_fr_zesPowerGetProperties *)0)->pProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesPowerGetProperties = {2, offsetof(struct cgl_fr_zesPowerGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesPowerGetProperties *)0)->cgl_ret), 7, cgl_ta_zesPowerGetProperties};
+static const cg_arg_name cgl_tn_zesPowerGetProperties[2] = {{"hPower", NULL}, {"pProperties", NULL}};
+static const struct cgl_targs_zesPowerGetProperties cgl_targs_zesPowerGetProperties = {{2, offsetof(struct cgl_fr_zesPowerGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesPowerGetProperties *)0)->cgl_ret), 7, cgl_targs_zesPowerGetProperties.arg, cgl_tn_zesPowerGetProperties}, {
+    {offsetof(struct cgl_fr_zesPowerGetProperties, hPower), sizeof(((struct cgl_fr_zesPowerGetProperties *)0)->hPower), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesPowerGetProperties, pProperties), sizeof(((struct cgl_fr_zesPowerGetProperties *)0)->pProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zesPowerGetProperties, (cgl_f->hPower, cgl_f->pProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerGetProperties(zes_pwr_handle_t hPower, zes_power_properties_t *pProperties)
 {
@@ -9912,11 +10780,11 @@ struct cgl_fr_zesPowerGetEnergyCounter {
     zes_power_energy_counter_t *pEnergy;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesPowerGetEnergyCounter[2] = {
-    {"hPower", offsetof(struct cgl_fr_zesPowerGetEnergyCounter, hPower), sizeof(((struct cgl_fr_zesPowerGetEnergyCounter *)0)->hPower), 3, 0, 0, 0, NULL},
-    {"pEnergy", offsetof(struct cgl_fr_zesPowerGetEnergyCounter, pEnergy), sizeof(((struct cgl_fr_zesPowerGetEnergyCounter *)0)->pEnergy), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesPowerGetEnergyCounter = {2, offsetof(struct cgl_fr_zesPowerGetEnergyCounter, cgl_ret), sizeof(((struct cgl_fr_zesPowerGetEnergyCounter *)0)->cgl_ret), 7, cgl_ta_zesPowerGetEnergyCounter};
+static const cg_arg_name cgl_tn_zesPowerGetEnergyCounter[2] = {{"hPower", NULL}, {"pEnergy", NULL}};
+static const struct cgl_targs_zesPowerGetEnergyCounter cgl_targs_zesPowerGetEnergyCounter = {{2, offsetof(struct cgl_fr_zesPowerGetEnergyCounter, cgl_ret), sizeof(((struct cgl_fr_zesPowerGetEnergyCounter *)0)->cgl_ret), 7, cgl_targs_zesPowerGetEnergyCounter.arg, cgl_tn_zesPowerGetEnergyCounter}, {
+    {offsetof(struct cgl_fr_zesPowerGetEnergyCounter, hPower), sizeof(((struct cgl_fr_zesPowerGetEnergyCounter *)0)->hPower), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesPowerGetEnergyCounter, pEnergy), sizeof(((struct cgl_fr_zesPowerGetEnergyCounter *)0)->pEnergy), 3, 0, 0, 0},
+}};
 CG_THUNK(zesPowerGetEnergyCounter, (cgl_f->hPower, cgl_f->pEnergy), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerGetEnergyCounter(zes_pwr_handle_t hPower, zes_power_energy_counter_t *pEnergy)
 {
@@ -9944,13 +10812,13 @@ struct cgl_fr_zesPowerGetLimits {
     zes_power_peak_limit_t *pPeak;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesPowerGetLimits[4] = {
-    {"hPower", offsetof(struct cgl_fr_zesPowerGetLimits, hPower), sizeof(((struct cgl_fr_zesPowerGetLimits *)0)->hPower), 3, 0, 0, 0, NULL},
-    {"pSustained", offsetof(struct cgl_fr_zesPowerGetLimits, pSustained), sizeof(((struct cgl_fr_zesPowerGetLimits *)0)->pSustained), 3, 0, 0, 0, NULL},
-    {"pBurst", offsetof(struct cgl_fr_zesPowerGetLimits, pBurst), sizeof(((struct cgl_fr_zesPowerGetLimits *)0)->pBurst), 3, 0, 0, 0, NULL},
-    {"pPeak", offsetof(struct cgl_fr_zesPowerGetLimits, pPeak), sizeof(((struct cgl_fr_zesPowerGetLimits *)0)->pPeak), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesPowerGetLimits = {4, offsetof(struct cgl_fr_zesPowerGetLimits, cgl_ret), sizeof(((struct cgl_fr_zesPowerGetLimits *)0)->cgl_ret), 7, cgl_ta_zesPowerGetLimits};
+static const cg_arg_name cgl_tn_zesPowerGetLimits[4] = {{"hPower", NULL}, {"pSustained", NULL}, {"pBurst", NULL}, {"pPeak", NULL}};
+static const struct cgl_targs_zesPowerGetLimits cgl_targs_zesPowerGetLimits = {{4, offsetof(struct cgl_fr_zesPowerGetLimits, cgl_ret), sizeof(((struct cgl_fr_zesPowerGetLimits *)0)->cgl_ret), 7, cgl_targs_zesPowerGetLimits.arg, cgl_tn_zesPowerGetLimits}, {
+    {offsetof(struct cgl_fr_zesPowerGetLimits, hPower), sizeof(((struct cgl_fr_zesPowerGetLimits *)0)->hPower), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesPowerGetLimits, pSustained), sizeof(((struct cgl_fr_zesPowerGetLimits *)0)->pSustained), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesPowerGetLimits, pBurst), sizeof(((struct cgl_fr_zesPowerGetLimits *)0)->pBurst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesPowerGetLimits, pPeak), sizeof(((struct cgl_fr_zesPowerGetLimits *)0)->pPeak), 3, 0, 0, 0},
+}};
 CG_THUNK(zesPowerGetLimits, (cgl_f->hPower, cgl_f->pSustained, cgl_f->pBurst, cgl_f->pPeak), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerGetLimits(zes_pwr_handle_t hPower, zes_power_sustained_limit_t *pSustained, zes_power_burst_limit_t *pBurst, zes_power_peak_limit_t *pPeak)
 {
@@ -9978,13 +10846,13 @@ struct cgl_fr_zesPowerSetLimits {
     const zes_power_peak_limit_t *pPeak;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesPowerSetLimits[4] = {
-    {"hPower", offsetof(struct cgl_fr_zesPowerSetLimits, hPower), sizeof(((struct cgl_fr_zesPowerSetLimits *)0)->hPower), 3, 0, 0, 0, NULL},
-    {"pSustained", offsetof(struct cgl_fr_zesPowerSetLimits, pSustained), sizeof(((struct cgl_fr_zesPowerSetLimits *)0)->pSustained), 3, 0, 0, 0, NULL},
-    {"pBurst", offsetof(struct cgl_fr_zesPowerSetLimits, pBurst), sizeof(((struct cgl_fr_zesPowerSetLimits *)0)->pBurst), 3, 0, 0, 0, NULL},
-    {"pPeak", offsetof(struct cgl_fr_zesPowerSetLimits, pPeak), sizeof(((struct cgl_fr_zesPowerSetLimits *)0)->pPeak), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesPowerSetLimits = {4, offsetof(struct cgl_fr_zesPowerSetLimits, cgl_ret), sizeof(((struct cgl_fr_zesPowerSetLimits *)0)->cgl_ret), 7, cgl_ta_zesPowerSetLimits};
+static const cg_arg_name cgl_tn_zesPowerSetLimits[4] = {{"hPower", NULL}, {"pSustained", NULL}, {"pBurst", NULL}, {"pPeak", NULL}};
+static const struct cgl_targs_zesPowerSetLimits cgl_targs_zesPowerSetLimits = {{4, offsetof(struct cgl_fr_zesPowerSetLimits, cgl_ret), sizeof(((struct cgl_fr_zesPowerSetLimits *)0)->cgl_ret), 7, cgl_targs_zesPowerSetLimits.arg, cgl_tn_zesPowerSetLimits}, {
+    {offsetof(struct cgl_fr_zesPowerSetLimits, hPower), sizeof(((struct cgl_fr_zesPowerSetLimits *)0)->hPower), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesPowerSetLimits, pSustained), sizeof(((struct cgl_fr_zesPowerSetLimits *)0)->pSustained), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesPowerSetLimits, pBurst), sizeof(((struct cgl_fr_zesPowerSetLimits *)0)->pBurst), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesPowerSetLimits, pPeak), sizeof(((struct cgl_fr_zesPowerSetLimits *)0)->pPeak), 3, 0, 0, 0},
+}};
 CG_THUNK(zesPowerSetLimits, (cgl_f->hPower, cgl_f->pSustained, cgl_f->pBurst, cgl_f->pPeak), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerSetLimits(zes_pwr_handle_t hPower, const zes_power_sustained_limit_t *pSustained, const zes_power_burst_limit_t *pBurst, const zes_power_peak_limit_t *pPeak)
 {
@@ -10010,11 +10878,11 @@ struct cgl_fr_zesPowerGetEnergyThreshold {
     zes_energy_threshold_t *pThreshold;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesPowerGetEnergyThreshold[2] = {
-    {"hPower", offsetof(struct cgl_fr_zesPowerGetEnergyThreshold, hPower), sizeof(((struct cgl_fr_zesPowerGetEnergyThreshold *)0)->hPower), 3, 0, 0, 0, NULL},
-    {"pThreshold", offsetof(struct cgl_fr_zesPowerGetEnergyThreshold, pThreshold), sizeof(((struct cgl_fr_zesPowerGetEnergyThreshold *)0)->pThreshold), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesPowerGetEnergyThreshold = {2, offsetof(struct cgl_fr_zesPowerGetEnergyThreshold, cgl_ret), sizeof(((struct cgl_fr_zesPowerGetEnergyThreshold *)0)->cgl_ret), 7, cgl_ta_zesPowerGetEnergyThreshold};
+static const cg_arg_name cgl_tn_zesPowerGetEnergyThreshold[2] = {{"hPower", NULL}, {"pThreshold", NULL}};
+static const struct cgl_targs_zesPowerGetEnergyThreshold cgl_targs_zesPowerGetEnergyThreshold = {{2, offsetof(struct cgl_fr_zesPowerGetEnergyThreshold, cgl_ret), sizeof(((struct cgl_fr_zesPowerGetEnergyThreshold *)0)->cgl_ret), 7, cgl_targs_zesPowerGetEnergyThreshold.arg, cgl_tn_zesPowerGetEnergyThreshold}, {
+    {offsetof(struct cgl_fr_zesPowerGetEnergyThreshold, hPower), sizeof(((struct cgl_fr_zesPowerGetEnergyThreshold *)0)->hPower), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesPowerGetEnergyThreshold, pThreshold), sizeof(((struct cgl_fr_zesPowerGetEnergyThreshold *)0)->pThreshold), 3, 0, 0, 0},
+}};
 CG_THUNK(zesPowerGetEnergyThreshold, (cgl_f->hPower, cgl_f->pThreshold), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerGetEnergyThreshold(zes_pwr_handle_t hPower, zes_energy_threshold_t *pThreshold)
 {
@@ -10040,11 +10908,11 @@ struct cgl_fr_zesPowerSetEnergyThreshold {
     double threshold;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesPowerSetEnergyThreshold[2] = {
-    {"hPower", offsetof(struct cgl_fr_zesPowerSetEnergyThreshold, hPower), sizeof(((struct cgl_fr_zesPowerSetEnergyThreshold *)0)->hPower), 3, 0, 0, 0, NULL},
-    {"threshold", offsetof(struct cgl_fr_zesPowerSetEnergyThreshold, threshold), sizeof(((struct cgl_fr_zesPowerSetEnergyThreshold *)0)->threshold), 8, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesPowerSetEnergyThreshold = {2, offsetof(struct cgl_fr_zesPowerSetEnergyThreshold, cgl_ret), sizeof(((struct cgl_fr_zesPowerSetEnergyThreshold *)0)->cgl_ret), 7, cgl_ta_zesPowerSetEnergyThreshold};
+static const cg_arg_name cgl_tn_zesPowerSetEnergyThreshold[2] = {{"hPower", NULL}, {"threshold", NULL}};
+static const struct cgl_targs_zesPowerSetEnergyThreshold cgl_targs_zesPowerSetEnergyThreshold = {{2, offsetof(struct cgl_fr_zesPowerSetEnergyThreshold, cgl_ret), sizeof(((struct cgl_fr_zesPowerSetEnergyThreshold *)0)->cgl_ret), 7, cgl_targs_zesPowerSetEnergyThreshold.arg, cgl_tn_zesPowerSetEnergyThreshold}, {
+    {offsetof(struct cgl_fr_zesPowerSetEnergyThreshold, hPower), sizeof(((struct cgl_fr_zesPowerSetEnergyThreshold *)0)->hPower), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesPowerSetEnergyThreshold, threshold), sizeof(((struct cgl_fr_zesPowerSetEnergyThreshold *)0)->threshold), 8, 0, 0, 0},
+}};
 CG_THUNK(zesPowerSetEnergyThreshold, (cgl_f->hPower, cgl_f->threshold), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerSetEnergyThreshold(zes_pwr_handle_t hPower, double threshold)
 {
@@ -10071,12 +10939,12 @@ struct cgl_fr_zesDeviceEnumPsus {
     zes_psu_handle_t *phPsu;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDeviceEnumPsus[3] = {
-    {"hDevice", offsetof(struct cgl_fr_zesDeviceEnumPsus, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumPsus *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zesDeviceEnumPsus, pCount), sizeof(((struct cgl_fr_zesDeviceEnumPsus *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"phPsu", offsetof(struct cgl_fr_zesDeviceEnumPsus, phPsu), sizeof(((struct cgl_fr_zesDeviceEnumPsus *)0)->phPsu), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDeviceEnumPsus = {3, offsetof(struct cgl_fr_zesDeviceEnumPsus, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumPsus *)0)->cgl_ret), 7, cgl_ta_zesDeviceEnumPsus};
+static const cg_arg_name cgl_tn_zesDeviceEnumPsus[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phPsu", NULL}};
+static const struct cgl_targs_zesDeviceEnumPsus cgl_targs_zesDeviceEnumPsus = {{3, offsetof(struct cgl_fr_zesDeviceEnumPsus, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumPsus *)0)->cgl_ret), 7, cgl_targs_zesDeviceEnumPsus.arg, cgl_tn_zesDeviceEnumPsus}, {
+    {offsetof(struct cgl_fr_zesDeviceEnumPsus, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumPsus *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumPsus, pCount), sizeof(((struct cgl_fr_zesDeviceEnumPsus *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumPsus, phPsu), sizeof(((struct cgl_fr_zesDeviceEnumPsus *)0)->phPsu), 3, 0, 0, 0},
+}};
 CG_THUNK(zesDeviceEnumPsus, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phPsu), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumPsus(zes_device_handle_t hDevice, uint32_t *pCount, zes_psu_handle_t *phPsu)
 {
@@ -10102,11 +10970,11 @@ struct cgl_fr_zesPsuGetProperties {
     zes_psu_properties_t *pProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesPsuGetProperties[2] = {
-    {"hPsu", offsetof(struct cgl_fr_zesPsuGetProperties, hPsu), sizeof(((struct cgl_fr_zesPsuGetProperties *)0)->hPsu), 3, 0, 0, 0, NULL},
-    {"pProperties", offsetof(struct cgl_fr_zesPsuGetProperties, pProperties), sizeof(((struct cgl_fr_zesPsuGetProperties *)0)->pProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesPsuGetProperties = {2, offsetof(struct cgl_fr_zesPsuGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesPsuGetProperties *)0)->cgl_ret), 7, cgl_ta_zesPsuGetProperties};
+static const cg_arg_name cgl_tn_zesPsuGetProperties[2] = {{"hPsu", NULL}, {"pProperties", NULL}};
+static const struct cgl_targs_zesPsuGetProperties cgl_targs_zesPsuGetProperties = {{2, offsetof(struct cgl_fr_zesPsuGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesPsuGetProperties *)0)->cgl_ret), 7, cgl_targs_zesPsuGetProperties.arg, cgl_tn_zesPsuGetProperties}, {
+    {offsetof(struct cgl_fr_zesPsuGetProperties, hPsu), sizeof(((struct cgl_fr_zesPsuGetProperties *)0)->hPsu), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesPsuGetProperties, pProperties), sizeof(((struct cgl_fr_zesPsuGetProperties *)0)->pProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zesPsuGetProperties, (cgl_f->hPsu, cgl_f->pProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesPsuGetProperties(zes_psu_handle_t hPsu, zes_psu_properties_t *pProperties)
 {
@@ -10132,11 +11000,11 @@ struct cgl_fr_zesPsuGetState {
     zes_psu_state_t *pState;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesPsuGetState[2] = {
-    {"hPsu", offsetof(struct cgl_fr_zesPsuGetState, hPsu), sizeof(((struct cgl_fr_zesPsuGetState *)0)->hPsu), 3, 0, 0, 0, NULL},
-    {"pState", offsetof(struct cgl_fr_zesPsuGetState, pState), sizeof(((struct cgl_fr_zesPsuGetState *)0)->pState), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesPsuGetState = {2, offsetof(struct cgl_fr_zesPsuGetState, cgl_ret), sizeof(((struct cgl_fr_zesPsuGetState *)0)->cgl_ret), 7, cgl_ta_zesPsuGetState};
+static const cg_arg_name cgl_tn_zesPsuGetState[2] = {{"hPsu", NULL}, {"pState", NULL}};
+static const struct cgl_targs_zesPsuGetState cgl_targs_zesPsuGetState = {{2, offsetof(struct cgl_fr_zesPsuGetState, cgl_ret), sizeof(((struct cgl_fr_zesPsuGetState *)0)->cgl_ret), 7, cgl_targs_zesPsuGetState.arg, cgl_tn_zesPsuGetState}, {
+    {offsetof(struct cgl_fr_zesPsuGetState, hPsu), sizeof(((struct cgl_fr_zesPsuGetState *)0)->hPsu), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesPsuGetState, pState), sizeof(((struct cgl_fr_zesPsuGetState *)0)->pState), 3, 0, 0, 0},
+}};
 CG_THUNK(zesPsuGetState, (cgl_f->hPsu, cgl_f->pState), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesPsuGetState(zes_psu_handle_t hPsu, zes_psu_state_t *pState)
 {
@@ -10163,12 +11031,12 @@ struct cgl_fr_zesDeviceEnumRasErrorSets {
     zes_ras_handle_t *phRas;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDeviceEnumRasErrorSets[3] = {
-    {"hDevice", offsetof(struct cgl_fr_zesDeviceEnumRasErrorSets, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumRasErrorSets *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zesDeviceEnumRasErrorSets, pCount), sizeof(((struct cgl_fr_zesDeviceEnumRasErrorSets *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"phRas", offsetof(struct cgl_fr_zesDeviceEnumRasErrorSets, phRas), sizeof(((struct cgl_fr_zesDeviceEnumRasErrorSets *)0)->phRas), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDeviceEnumRasErrorSets = {3, offsetof(struct cgl_fr_zesDeviceEnumRasErrorSets, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumRasErrorSets *)0)->cgl_ret), 7, cgl_ta_zesDeviceEnumRasErrorSets};
+static const cg_arg_name cgl_tn_zesDeviceEnumRasErrorSets[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phRas", NULL}};
+static const struct cgl_targs_zesDeviceEnumRasErrorSets cgl_targs_zesDeviceEnumRasErrorSets = {{3, offsetof(struct cgl_fr_zesDeviceEnumRasErrorSets, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumRasErrorSets *)0)->cgl_ret), 7, cgl_targs_zesDeviceEnumRasErrorSets.arg, cgl_tn_zesDeviceEnumRasErrorSets}, {
+    {offsetof(struct cgl_fr_zesDeviceEnumRasErrorSets, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumRasErrorSets *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumRasErrorSets, pCount), sizeof(((struct cgl_fr_zesDeviceEnumRasErrorSets *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumRasErrorSets, phRas), sizeof(((struct cgl_fr_zesDeviceEnumRasErrorSets *)0)->phRas), 3, 0, 0, 0},
+}};
 CG_THUNK(zesDeviceEnumRasErrorSets, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phRas), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumRasErrorSets(zes_device_handle_t hDevice, uint32_t *pCount, zes_ras_handle_t *phRas)
 {
@@ -10194,11 +11062,11 @@ struct cgl_fr_zesRasGetProperties {
     zes_ras_properties_t *pProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesRasGetProperties[2] = {
-    {"hRas", offsetof(struct cgl_fr_zesRasGetProperties, hRas), sizeof(((struct cgl_fr_zesRasGetProperties *)0)->hRas), 3, 0, 0, 0, NULL},
-    {"pProperties", offsetof(struct cgl_fr_zesRasGetProperties, pProperties), sizeof(((struct cgl_fr_zesRasGetProperties *)0)->pProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesRasGetProperties = {2, offsetof(struct cgl_fr_zesRasGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesRasGetProperties *)0)->cgl_ret), 7, cgl_ta_zesRasGetProperties};
+static const cg_arg_name cgl_tn_zesRasGetProperties[2] = {{"hRas", NULL}, {"pProperties", NULL}};
+static const struct cgl_targs_zesRasGetProperties cgl_targs_zesRasGetProperties = {{2, offsetof(struct cgl_fr_zesRasGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesRasGetProperties *)0)->cgl_ret), 7, cgl_targs_zesRasGetProperties.arg, cgl_tn_zesRasGetProperties}, {
+    {offsetof(struct cgl_fr_zesRasGetProperties, hRas), sizeof(((struct cgl_fr_zesRasGetProperties *)0)->hRas), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesRasGetProperties, pProperties), sizeof(((struct cgl_fr_zesRasGetProperties *)0)->pProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zesRasGetProperties, (cgl_f->hRas, cgl_f->pProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesRasGetProperties(zes_ras_handle_t hRas, zes_ras_properties_t *pProperties)
 {
@@ -10224,11 +11092,11 @@ struct cgl_fr_zesRasGetConfig {
     zes_ras_config_t *pConfig;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesRasGetConfig[2] = {
-    {"hRas", offsetof(struct cgl_fr_zesRasGetConfig, hRas), sizeof(((struct cgl_fr_zesRasGetConfig *)0)->hRas), 3, 0, 0, 0, NULL},
-    {"pConfig", offsetof(struct cgl_fr_zesRasGetConfig, pConfig), sizeof(((struct cgl_fr_zesRasGetConfig *)0)->pConfig), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesRasGetConfig = {2, offsetof(struct cgl_fr_zesRasGetConfig, cgl_ret), sizeof(((struct cgl_fr_zesRasGetConfig *)0)->cgl_ret), 7, cgl_ta_zesRasGetConfig};
+static const cg_arg_name cgl_tn_zesRasGetConfig[2] = {{"hRas", NULL}, {"pConfig", NULL}};
+static const struct cgl_targs_zesRasGetConfig cgl_targs_zesRasGetConfig = {{2, offsetof(struct cgl_fr_zesRasGetConfig, cgl_ret), sizeof(((struct cgl_fr_zesRasGetConfig *)0)->cgl_ret), 7, cgl_targs_zesRasGetConfig.arg, cgl_tn_zesRasGetConfig}, {
+    {offsetof(struct cgl_fr_zesRasGetConfig, hRas), sizeof(((struct cgl_fr_zesRasGetConfig *)0)->hRas), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesRasGetConfig, pConfig), sizeof(((struct cgl_fr_zesRasGetConfig *)0)->pConfig), 3, 0, 0, 0},
+}};
 CG_THUNK(zesRasGetConfig, (cgl_f->hRas, cgl_f->pConfig), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesRasGetConfig(zes_ras_handle_t hRas, zes_ras_config_t *pConfig)
 {
@@ -10254,11 +11122,11 @@ struct cgl_fr_zesRasSetConfig {
     const zes_ras_config_t *pConfig;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesRasSetConfig[2] = {
-    {"hRas", offsetof(struct cgl_fr_zesRasSetConfig, hRas), sizeof(((struct cgl_fr_zesRasSetConfig *)0)->hRas), 3, 0, 0, 0, NULL},
-    {"pConfig", offsetof(struct cgl_fr_zesRasSetConfig, pConfig), sizeof(((struct cgl_fr_zesRasSetConfig *)0)->pConfig), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesRasSetConfig = {2, offsetof(struct cgl_fr_zesRasSetConfig, cgl_ret), sizeof(((struct cgl_fr_zesRasSetConfig *)0)->cgl_ret), 7, cgl_ta_zesRasSetConfig};
+static const cg_arg_name cgl_tn_zesRasSetConfig[2] = {{"hRas", NULL}, {"pConfig", NULL}};
+static const struct cgl_targs_zesRasSetConfig cgl_targs_zesRasSetConfig = {{2, offsetof(struct cgl_fr_zesRasSetConfig, cgl_ret), sizeof(((struct cgl_fr_zesRasSetConfig *)0)->cgl_ret), 7, cgl_targs_zesRasSetConfig.arg, cgl_tn_zesRasSetConfig}, {
+    {offsetof(struct cgl_fr_zesRasSetConfig, hRas), sizeof(((struct cgl_fr_zesRasSetConfig *)0)->hRas), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesRasSetConfig, pConfig), sizeof(((struct cgl_fr_zesRasSetConfig *)0)->pConfig), 3, 0, 0, 0},
+}};
 CG_THUNK(zesRasSetConfig, (cgl_f->hRas, cgl_f->pConfig), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesRasSetConfig(zes_ras_handle_t hRas, const zes_ras_config_t *pConfig)
 {
@@ -10285,12 +11153,12 @@ struct cgl_fr_zesRasGetState {
     zes_ras_state_t *pState;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesRasGetState[3] = {
-    {"hRas", offsetof(struct cgl_fr_zesRasGetState, hRas), sizeof(((struct cgl_fr_zesRasGetState *)0)->hRas), 3, 0, 0, 0, NULL},
-    {"clear", offsetof(struct cgl_fr_zesRasGetState, clear), sizeof(((struct cgl_fr_zesRasGetState *)0)->clear), 2, 0, 0, 0, NULL},
-    {"pState", offsetof(struct cgl_fr_zesRasGetState, pState), sizeof(((struct cgl_fr_zesRasGetState *)0)->pState), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesRasGetState = {3, offsetof(struct cgl_fr_zesRasGetState, cgl_ret), sizeof(((struct cgl_fr_zesRasGetState *)0)->cgl_ret), 7, cgl_ta_zesRasGetState};
+static const cg_arg_name cgl_tn_zesRasGetState[3] = {{"hRas", NULL}, {"clear", NULL}, {"pState", NULL}};
+static const struct cgl_targs_zesRasGetState cgl_targs_zesRasGetState = {{3, offsetof(struct cgl_fr_zesRasGetState, cgl_ret), sizeof(((struct cgl_fr_zesRasGetState *)0)->cgl_ret), 7, cgl_targs_zesRasGetState.arg, cgl_tn_zesRasGetState}, {
+    {offsetof(struct cgl_fr_zesRasGetState, hRas), sizeof(((struct cgl_fr_zesRasGetState *)0)->hRas), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesRasGetState, clear), sizeof(((struct cgl_fr_zesRasGetState *)0)->clear), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesRasGetState, pState), sizeof(((struct cgl_fr_zesRasGetState *)0)->pState), 3, 0, 0, 0},
+}};
 CG_THUNK(zesRasGetState, (cgl_f->hRas, cgl_f->clear, cgl_f->pState), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesRasGetState(zes_ras_handle_t hRas, ze_bool_t clear, zes_ras_state_t *pState)
 {
@@ -10317,12 +11185,12 @@ struct cgl_fr_zesDeviceEnumSchedulers {
     zes_sched_handle_t *phScheduler;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDeviceEnumSchedulers[3] = {
-    {"hDevice", offsetof(struct cgl_fr_zesDeviceEnumSchedulers, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumSchedulers *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zesDeviceEnumSchedulers, pCount), sizeof(((struct cgl_fr_zesDeviceEnumSchedulers *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"phScheduler", offsetof(struct cgl_fr_zesDeviceEnumSchedulers, phScheduler), sizeof(((struct cgl_fr_zesDeviceEnumSchedulers *)0)->phScheduler), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDeviceEnumSchedulers = {3, offsetof(struct cgl_fr_zesDeviceEnumSchedulers, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumSchedulers *)0)->cgl_ret), 7, cgl_ta_zesDeviceEnumSchedulers};
+static const cg_arg_name cgl_tn_zesDeviceEnumSchedulers[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phScheduler", NULL}};
+static const struct cgl_targs_zesDeviceEnumSchedulers cgl_targs_zesDeviceEnumSchedulers = {{3, offsetof(struct cgl_fr_zesDeviceEnumSchedulers, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumSchedulers *)0)->cgl_ret), 7, cgl_targs_zesDeviceEnumSchedulers.arg, cgl_tn_zesDeviceEnumSchedulers}, {
+    {offsetof(struct cgl_fr_zesDeviceEnumSchedulers, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumSchedulers *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumSchedulers, pCount), sizeof(((struct cgl_fr_zesDeviceEnumSchedulers *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumSchedulers, phScheduler), sizeof(((struct cgl_fr_zesDeviceEnumSchedulers *)0)->phScheduler), 3, 0, 0, 0},
+}};
 CG_THUNK(zesDeviceEnumSchedulers, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phScheduler), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumSchedulers(zes_device_handle_t hDevice, uint32_t *pCount, zes_sched_handle_t *phScheduler)
 {
@@ -10348,11 +11216,11 @@ struct cgl_fr_zesSchedulerGetProperties {
     zes_sched_properties_t *pProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesSchedulerGetProperties[2] = {
-    {"hScheduler", offsetof(struct cgl_fr_zesSchedulerGetProperties, hScheduler), sizeof(((struct cgl_fr_zesSchedulerGetProperties *)0)->hScheduler), 3, 0, 0, 0, NULL},
-    {"pProperties", offsetof(struct cgl_fr_zesSchedulerGetProperties, pProperties), sizeof(((struct cgl_fr_zesSchedulerGetProperties *)0)->pProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesSchedulerGetProperties = {2, offsetof(struct cgl_fr_zesSchedulerGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesSchedulerGetProperties *)0)->cgl_ret), 7, cgl_ta_zesSchedulerGetProperties};
+static const cg_arg_name cgl_tn_zesSchedulerGetProperties[2] = {{"hScheduler", NULL}, {"pProperties", NULL}};
+static const struct cgl_targs_zesSchedulerGetProperties cgl_targs_zesSchedulerGetProperties = {{2, offsetof(struct cgl_fr_zesSchedulerGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesSchedulerGetProperties *)0)->cgl_ret), 7, cgl_targs_zesSchedulerGetProperties.arg, cgl_tn_zesSchedulerGetProperties}, {
+    {offsetof(struct cgl_fr_zesSchedulerGetProperties, hScheduler), sizeof(((struct cgl_fr_zesSchedulerGetProperties *)0)->hScheduler), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesSchedulerGetProperties, pProperties), sizeof(((struct cgl_fr_zesSchedulerGetProperties *)0)->pProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zesSchedulerGetProperties, (cgl_f->hScheduler, cgl_f->pProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerGetProperties(zes_sched_handle_t hScheduler, zes_sched_properties_t *pProperties)
 {
@@ -10378,11 +11246,11 @@ struct cgl_fr_zesSchedulerGetCurrentMode {
     zes_sched_mode_t *pMode;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesSchedulerGetCurrentMode[2] = {
-    {"hScheduler", offsetof(struct cgl_fr_zesSchedulerGetCurrentMode, hScheduler), sizeof(((struct cgl_fr_zesSchedulerGetCurrentMode *)0)->hScheduler), 3, 0, 0, 0, NULL},
-    {"pMode", offsetof(struct cgl_fr_zesSchedulerGetCurrentMode, pMode), sizeof(((struct cgl_fr_zesSchedulerGetCurrentMode *)0)->pMode), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesSchedulerGetCurrentMode = {2, offsetof(struct cgl_fr_zesSchedulerGetCurrentMode, cgl_ret), sizeof(((struct cgl_fr_zesSchedulerGetCurrentMode *)0)->cgl_ret), 7, cgl_ta_zesSchedulerGetCurrentMode};
+static const cg_arg_name cgl_tn_zesSchedulerGetCurrentMode[2] = {{"hScheduler", NULL}, {"pMode", NULL}};
+static const struct cgl_targs_zesSchedulerGetCurrentMode cgl_targs_zesSchedulerGetCurrentMode = {{2, offsetof(struct cgl_fr_zesSchedulerGetCurrentMode, cgl_ret), sizeof(((struct cgl_fr_zesSchedulerGetCurrentMode *)0)->cgl_ret), 7, cgl_targs_zesSchedulerGetCurrentMode.arg, cgl_tn_zesSchedulerGetCurrentMode}, {
+    {offsetof(struct cgl_fr_zesSchedulerGetCurrentMode, hScheduler), sizeof(((struct cgl_fr_zesSchedulerGetCurrentMode *)0)->hScheduler), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesSchedulerGetCurrentMode, pMode), sizeof(((struct cgl_fr_zesSchedulerGetCurrentMode *)0)->pMode), 3, 0, 0, 0},
+}};
 CG_THUNK(zesSchedulerGetCurrentMode, (cgl_f->hScheduler, cgl_f->pMode), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerGetCurrentMode(zes_sched_handle_t hScheduler, zes_sched_mode_t *pMode)
 {
@@ -10409,12 +11277,12 @@ struct cgl_fr_zesSchedulerGetTimeoutModeProperties {
     zes_sched_timeout_properties_t *pConfig;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesSchedulerGetTimeoutModeProperties[3] = {
-    {"hScheduler", offsetof(struct cgl_fr_zesSchedulerGetTimeoutModeProperties, hScheduler), sizeof(((struct cgl_fr_zesSchedulerGetTimeoutModeProperties *)0)->hScheduler), 3, 0, 0, 0, NULL},
-    {"getDefaults", offsetof(struct cgl_fr_zesSchedulerGetTimeoutModeProperties, getDefaults), sizeof(((struct cgl_fr_zesSchedulerGetTimeoutModeProperties *)0)->getDefaults), 2, 0, 0, 0, NULL},
-    {"pConfig", offsetof(struct cgl_fr_zesSchedulerGetTimeoutModeProperties, pConfig), sizeof(((struct cgl_fr_zesSchedulerGetTimeoutModeProperties *)0)->pConfig), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesSchedulerGetTimeoutModeProperties = {3, offsetof(struct cgl_fr_zesSchedulerGetTimeoutModeProperties, cgl_ret), sizeof(((struct cgl_fr_zesSchedulerGetTimeoutModeProperties *)0)->cgl_ret), 7, cgl_ta_zesSchedulerGetTimeoutModeProperties};
+static const cg_arg_name cgl_tn_zesSchedulerGetTimeoutModeProperties[3] = {{"hScheduler", NULL}, {"getDefaults", NULL}, {"pConfig", NULL}};
+static const struct cgl_targs_zesSchedulerGetTimeoutModeProperties cgl_targs_zesSchedulerGetTimeoutModeProperties = {{3, offsetof(struct cgl_fr_zesSchedulerGetTimeoutModeProperties, cgl_ret), sizeof(((struct cgl_fr_zesSchedulerGetTimeoutModeProperties *)0)->cgl_ret), 7, cgl_targs_zesSchedulerGetTimeoutModeProperties.arg, cgl_tn_zesSchedulerGetTimeoutModeProperties}, {
+    {offsetof(struct cgl_fr_zesSchedulerGetTimeoutModeProperties, hScheduler), sizeof(((struct cgl_fr_zesSchedulerGetTimeoutModeProperties *)0)->hScheduler), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesSchedulerGetTimeoutModeProperties, getDefaults), sizeof(((struct cgl_fr_zesSchedulerGetTimeoutModeProperties *)0)->getDefaults), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesSchedulerGetTimeoutModeProperties, pConfig), sizeof(((struct cgl_fr_zesSchedulerGetTimeoutModeProperties *)0)->pConfig), 3, 0, 0, 0},
+}};
 CG_THUNK(zesSchedulerGetTimeoutModeProperties, (cgl_f->hScheduler, cgl_f->getDefaults, cgl_f->pConfig), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerGetTimeoutModeProperties(zes_sched_handle_t hScheduler, ze_bool_t getDefaults, zes_sched_timeout_properties_t *pConfig)
 {
@@ -10441,12 +11309,12 @@ struct cgl_fr_zesSchedulerGetTimesliceModeProperties {
     zes_sched_timeslice_properties_t *pConfig;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesSchedulerGetTimesliceModeProperties[3] = {
-    {"hScheduler", offsetof(struct cgl_fr_zesSchedulerGetTimesliceModeProperties, hScheduler), sizeof(((struct cgl_fr_zesSchedulerGetTimesliceModeProperties *)0)->hScheduler), 3, 0, 0, 0, NULL},
-    {"getDefaults", offsetof(struct cgl_fr_zesSchedulerGetTimesliceModeProperties, getDefaults), sizeof(((struct cgl_fr_zesSchedulerGetTimesliceModeProperties *)0)->getDefaults), 2, 0, 0, 0, NULL},
-    {"pConfig", offsetof(struct cgl_fr_zesSchedulerGetTimesliceModeProperties, pConfig), sizeof(((struct cgl_fr_zesSchedulerGetTimesliceModeProperties *)0)->pConfig), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesSchedulerGetTimesliceModeProperties = {3, offsetof(struct cgl_fr_zesSchedulerGetTimesliceModeProperties, cgl_ret), sizeof(((struct cgl_fr_zesSchedulerGetTimesliceModeProperties *)0)->cgl_ret), 7, cgl_ta_zesSchedulerGetTimesliceModeProperties};
+static const cg_arg_name cgl_tn_zesSchedulerGetTimesliceModeProperties[3] = {{"hScheduler", NULL}, {"getDefaults", NULL}, {"pConfig", NULL}};
+static const struct cgl_targs_zesSchedulerGetTimesliceModeProperties cgl_targs_zesSchedulerGetTimesliceModeProperties = {{3, offsetof(struct cgl_fr_zesSchedulerGetTimesliceModeProperties, cgl_ret), sizeof(((struct cgl_fr_zesSchedulerGetTimesliceModeProperties *)0)->cgl_ret), 7, cgl_targs_zesSchedulerGetTimesliceModeProperties.arg, cgl_tn_zesSchedulerGetTimesliceModeProperties}, {
+    {offsetof(struct cgl_fr_zesSchedulerGetTimesliceModeProperties, hScheduler), sizeof(((struct cgl_fr_zesSchedulerGetTimesliceModeProperties *)0)->hScheduler), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesSchedulerGetTimesliceModeProperties, getDefaults), sizeof(((struct cgl_fr_zesSchedulerGetTimesliceModeProperties *)0)->getDefaults), 2, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesSchedulerGetTimesliceModeProperties, pConfig), sizeof(((struct cgl_fr_zesSchedulerGetTimesliceModeProperties *)0)->pConfig), 3, 0, 0, 0},
+}};
 CG_THUNK(zesSchedulerGetTimesliceModeProperties, (cgl_f->hScheduler, cgl_f->getDefaults, cgl_f->pConfig), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerGetTimesliceModeProperties(zes_sched_handle_t hScheduler, ze_bool_t getDefaults, zes_sched_timeslice_properties_t *pConfig)
 {
@@ -10473,12 +11341,12 @@ struct cgl_fr_zesSchedulerSetTimeoutMode {
     ze_bool_t *pNeedReload;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesSchedulerSetTimeoutMode[3] = {
-    {"hScheduler", offsetof(struct cgl_fr_zesSchedulerSetTimeoutMode, hScheduler), sizeof(((struct cgl_fr_zesSchedulerSetTimeoutMode *)0)->hScheduler), 3, 0, 0, 0, NULL},
-    {"pProperties", offsetof(struct cgl_fr_zesSchedulerSetTimeoutMode, pProperties), sizeof(((struct cgl_fr_zesSchedulerSetTimeoutMode *)0)->pProperties), 3, 0, 0, 0, NULL},
-    {"pNeedReload", offsetof(struct cgl_fr_zesSchedulerSetTimeoutMode, pNeedReload), sizeof(((struct cgl_fr_zesSchedulerSetTimeoutMode *)0)->pNeedReload), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesSchedulerSetTimeoutMode = {3, offsetof(struct cgl_fr_zesSchedulerSetTimeoutMode, cgl_ret), sizeof(((struct cgl_fr_zesSchedulerSetTimeoutMode *)0)->cgl_ret), 7, cgl_ta_zesSchedulerSetTimeoutMode};
+static const cg_arg_name cgl_tn_zesSchedulerSetTimeoutMode[3] = {{"hScheduler", NULL}, {"pProperties", NULL}, {"pNeedReload", NULL}};
+static const struct cgl_targs_zesSchedulerSetTimeoutMode cgl_targs_zesSchedulerSetTimeoutMode = {{3, offsetof(struct cgl_fr_zesSchedulerSetTimeoutMode, cgl_ret), sizeof(((struct cgl_fr_zesSchedulerSetTimeoutMode *)0)->cgl_ret), 7, cgl_targs_zesSchedulerSetTimeoutMode.arg, cgl_tn_zesSchedulerSetTimeoutMode}, {
+    {offsetof(struct cgl_fr_zesSchedulerSetTimeoutMode, hScheduler), sizeof(((struct cgl_fr_zesSchedulerSetTimeoutMode *)0)->hScheduler), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesSchedulerSetTimeoutMode, pProperties), sizeof(((struct cgl_fr_zesSchedulerSetTimeoutMode *)0)->pProperties), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesSchedulerSetTimeoutMode, pNeedReload), sizeof(((struct cgl_fr_zesSchedulerSetTimeoutMode *)0)->pNeedReload), 3, 0, 0, 0},
+}};
 CG_THUNK(zesSchedulerSetTimeoutMode, (cgl_f->hScheduler, cgl_f->pProperties, cgl_f->pNeedReload), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerSetTimeoutMode(zes_sched_handle_t hScheduler, zes_sched_timeout_properties_t *pProperties, ze_bool_t *pNeedReload)
 {
@@ -10505,12 +11373,12 @@ struct cgl_fr_zesSchedulerSetTimesliceMode {
     ze_bool_t *pNeedReload;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesSchedulerSetTimesliceMode[3] = {
-    {"hScheduler", offsetof(struct cgl_fr_zesSchedulerSetTimesliceMode, hScheduler), sizeof(((struct cgl_fr_zesSchedulerSetTimesliceMode *)0)->hScheduler), 3, 0, 0, 0, NULL},
-    {"pProperties", offsetof(struct cgl_fr_zesSchedulerSetTimesliceMode, pProperties), sizeof(((struct cgl_fr_zesSchedulerSetTimesliceMode *)0)->pProperties), 3, 0, 0, 0, NULL},
-    {"pNeedReload", offsetof(struct cgl_fr_zesSchedulerSetTimesliceMode, pNeedReload), sizeof(((struct cgl_fr_zesSchedulerSetTimesliceMode *)0)->pNeedReload), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesSchedulerSetTimesliceMode = {3, offsetof(struct cgl_fr_zesSchedulerSetTimesliceMode, cgl_ret), sizeof(((struct cgl_fr_zesSchedulerSetTimesliceMode *)0)->cgl_ret), 7, cgl_ta_zesSchedulerSetTimesliceMode};
+static const cg_arg_name cgl_tn_zesSchedulerSetTimesliceMode[3] = {{"hScheduler", NULL}, {"pProperties", NULL}, {"pNeedReload", NULL}};
+static const struct cgl_targs_zesSchedulerSetTimesliceMode cgl_targs_zesSchedulerSetTimesliceMode = {{3, offsetof(struct cgl_fr_zesSchedulerSetTimesliceMode, cgl_ret), sizeof(((struct cgl_fr_zesSchedulerSetTimesliceMode *)0)->cgl_ret), 7, cgl_targs_zesSchedulerSetTimesliceMode.arg, cgl_tn_zesSchedulerSetTimesliceMode}, {
+    {offsetof(struct cgl_fr_zesSchedulerSetTimesliceMode, hScheduler), sizeof(((struct cgl_fr_zesSchedulerSetTimesliceMode *)0)->hScheduler), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesSchedulerSetTimesliceMode, pProperties), sizeof(((struct cgl_fr_zesSchedulerSetTimesliceMode *)0)->pProperties), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesSchedulerSetTimesliceMode, pNeedReload), sizeof(((struct cgl_fr_zesSchedulerSetTimesliceMode *)0)->pNeedReload), 3, 0, 0, 0},
+}};
 CG_THUNK(zesSchedulerSetTimesliceMode, (cgl_f->hScheduler, cgl_f->pProperties, cgl_f->pNeedReload), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerSetTimesliceMode(zes_sched_handle_t hScheduler, zes_sched_timeslice_properties_t *pProperties, ze_bool_t *pNeedReload)
 {
@@ -10536,11 +11404,11 @@ struct cgl_fr_zesSchedulerSetExclusiveMode {
     ze_bool_t *pNeedReload;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesSchedulerSetExclusiveMode[2] = {
-    {"hScheduler", offsetof(struct cgl_fr_zesSchedulerSetExclusiveMode, hScheduler), sizeof(((struct cgl_fr_zesSchedulerSetExclusiveMode *)0)->hScheduler), 3, 0, 0, 0, NULL},
-    {"pNeedReload", offsetof(struct cgl_fr_zesSchedulerSetExclusiveMode, pNeedReload), sizeof(((struct cgl_fr_zesSchedulerSetExclusiveMode *)0)->pNeedReload), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesSchedulerSetExclusiveMode = {2, offsetof(struct cgl_fr_zesSchedulerSetExclusiveMode, cgl_ret), sizeof(((struct cgl_fr_zesSchedulerSetExclusiveMode *)0)->cgl_ret), 7, cgl_ta_zesSchedulerSetExclusiveMode};
+static const cg_arg_name cgl_tn_zesSchedulerSetExclusiveMode[2] = {{"hScheduler", NULL}, {"pNeedReload", NULL}};
+static const struct cgl_targs_zesSchedulerSetExclusiveMode cgl_targs_zesSchedulerSetExclusiveMode = {{2, offsetof(struct cgl_fr_zesSchedulerSetExclusiveMode, cgl_ret), sizeof(((struct cgl_fr_zesSchedulerSetExclusiveMode *)0)->cgl_ret), 7, cgl_targs_zesSchedulerSetExclusiveMode.arg, cgl_tn_zesSchedulerSetExclusiveMode}, {
+    {offsetof(struct cgl_fr_zesSchedulerSetExclusiveMode, hScheduler), sizeof(((struct cgl_fr_zesSchedulerSetExclusiveMode *)0)->hScheduler), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesSchedulerSetExclusiveMode, pNeedReload), sizeof(((struct cgl_fr_zesSchedulerSetExclusiveMode *)0)->pNeedReload), 3, 0, 0, 0},
+}};
 CG_THUNK(zesSchedulerSetExclusiveMode, (cgl_f->hScheduler, cgl_f->pNeedReload), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerSetExclusiveMode(zes_sched_handle_t hScheduler, ze_bool_t *pNeedReload)
 {
@@ -10566,11 +11434,11 @@ struct cgl_fr_zesSchedulerSetComputeUnitDebugMode {
     ze_bool_t *pNeedReload;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesSchedulerSetComputeUnitDebugMode[2] = {
-    {"hScheduler", offsetof(struct cgl_fr_zesSchedulerSetComputeUnitDebugMode, hScheduler), sizeof(((struct cgl_fr_zesSchedulerSetComputeUnitDebugMode *)0)->hScheduler), 3, 0, 0, 0, NULL},
-    {"pNeedReload", offsetof(struct cgl_fr_zesSchedulerSetComputeUnitDebugMode, pNeedReload), sizeof(((struct cgl_fr_zesSchedulerSetComputeUnitDebugMode *)0)->pNeedReload), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesSchedulerSetComputeUnitDebugMode = {2, offsetof(struct cgl_fr_zesSchedulerSetComputeUnitDebugMode, cgl_ret), sizeof(((struct cgl_fr_zesSchedulerSetComputeUnitDebugMode *)0)->cgl_ret), 7, cgl_ta_zesSchedulerSetComputeUnitDebugMode};
+static const cg_arg_name cgl_tn_zesSchedulerSetComputeUnitDebugMode[2] = {{"hScheduler", NULL}, {"pNeedReload", NULL}};
+static const struct cgl_targs_zesSchedulerSetComputeUnitDebugMode cgl_targs_zesSchedulerSetComputeUnitDebugMode = {{2, offsetof(struct cgl_fr_zesSchedulerSetComputeUnitDebugMode, cgl_ret), sizeof(((struct cgl_fr_zesSchedulerSetComputeUnitDebugMode *)0)->cgl_ret), 7, cgl_targs_zesSchedulerSetComputeUnitDebugMode.arg, cgl_tn_zesSchedulerSetComputeUnitDebugMode}, {
+    {offsetof(struct cgl_fr_zesSchedulerSetComputeUnitDebugMode, hScheduler), sizeof(((struct cgl_fr_zesSchedulerSetComputeUnitDebugMode *)0)->hScheduler), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesSchedulerSetComputeUnitDebugMode, pNeedReload), sizeof(((struct cgl_fr_zesSchedulerSetComputeUnitDebugMode *)0)->pNeedReload), 3, 0, 0, 0},
+}};
 CG_THUNK(zesSchedulerSetComputeUnitDebugMode, (cgl_f->hScheduler, cgl_f->pNeedReload), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerSetComputeUnitDebugMode(zes_sched_handle_t hScheduler, ze_bool_t *pNeedReload)
 {
@@ -10597,12 +11465,12 @@ struct cgl_fr_zesDeviceEnumStandbyDomains {
     zes_standby_handle_t *phStandby;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDeviceEnumStandbyDomains[3] = {
-    {"hDevice", offsetof(struct cgl_fr_zesDeviceEnumStandbyDomains, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumStandbyDomains *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zesDeviceEnumStandbyDomains, pCount), sizeof(((struct cgl_fr_zesDeviceEnumStandbyDomains *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"phStandby", offsetof(struct cgl_fr_zesDeviceEnumStandbyDomains, phStandby), sizeof(((struct cgl_fr_zesDeviceEnumStandbyDomains *)0)->phStandby), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDeviceEnumStandbyDomains = {3, offsetof(struct cgl_fr_zesDeviceEnumStandbyDomains, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumStandbyDomains *)0)->cgl_ret), 7, cgl_ta_zesDeviceEnumStandbyDomains};
+static const cg_arg_name cgl_tn_zesDeviceEnumStandbyDomains[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phStandby", NULL}};
+static const struct cgl_targs_zesDeviceEnumStandbyDomains cgl_targs_zesDeviceEnumStandbyDomains = {{3, offsetof(struct cgl_fr_zesDeviceEnumStandbyDomains, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumStandbyDomains *)0)->cgl_ret), 7, cgl_targs_zesDeviceEnumStandbyDomains.arg, cgl_tn_zesDeviceEnumStandbyDomains}, {
+    {offsetof(struct cgl_fr_zesDeviceEnumStandbyDomains, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumStandbyDomains *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumStandbyDomains, pCount), sizeof(((struct cgl_fr_zesDeviceEnumStandbyDomains *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumStandbyDomains, phStandby), sizeof(((struct cgl_fr_zesDeviceEnumStandbyDomains *)0)->phStandby), 3, 0, 0, 0},
+}};
 CG_THUNK(zesDeviceEnumStandbyDomains, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phStandby), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumStandbyDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_standby_handle_t *phStandby)
 {
@@ -10628,11 +11496,11 @@ struct cgl_fr_zesStandbyGetProperties {
     zes_standby_properties_t *pProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesStandbyGetProperties[2] = {
-    {"hStandby", offsetof(struct cgl_fr_zesStandbyGetProperties, hStandby), sizeof(((struct cgl_fr_zesStandbyGetProperties *)0)->hStandby), 3, 0, 0, 0, NULL},
-    {"pProperties", offsetof(struct cgl_fr_zesStandbyGetProperties, pProperties), sizeof(((struct cgl_fr_zesStandbyGetProperties *)0)->pProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesStandbyGetProperties = {2, offsetof(struct cgl_fr_zesStandbyGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesStandbyGetProperties *)0)->cgl_ret), 7, cgl_ta_zesStandbyGetProperties};
+static const cg_arg_name cgl_tn_zesStandbyGetProperties[2] = {{"hStandby", NULL}, {"pProperties", NULL}};
+static const struct cgl_targs_zesStandbyGetProperties cgl_targs_zesStandbyGetProperties = {{2, offsetof(struct cgl_fr_zesStandbyGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesStandbyGetProperties *)0)->cgl_ret), 7, cgl_targs_zesStandbyGetProperties.arg, cgl_tn_zesStandbyGetProperties}, {
+    {offsetof(struct cgl_fr_zesStandbyGetProperties, hStandby), sizeof(((struct cgl_fr_zesStandbyGetProperties *)0)->hStandby), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesStandbyGetProperties, pProperties), sizeof(((struct cgl_fr_zesStandbyGetProperties *)0)->pProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zesStandbyGetProperties, (cgl_f->hStandby, cgl_f->pProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesStandbyGetProperties(zes_standby_handle_t hStandby, zes_standby_properties_t *pProperties)
 {
@@ -10658,11 +11526,11 @@ struct cgl_fr_zesStandbyGetMode {
     zes_standby_promo_mode_t *pMode;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesStandbyGetMode[2] = {
-    {"hStandby", offsetof(struct cgl_fr_zesStandbyGetMode, hStandby), sizeof(((struct cgl_fr_zesStandbyGetMode *)0)->hStandby), 3, 0, 0, 0, NULL},
-    {"pMode", offsetof(struct cgl_fr_zesStandbyGetMode, pMode), sizeof(((struct cgl_fr_zesStandbyGetMode *)0)->pMode), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesStandbyGetMode = {2, offsetof(struct cgl_fr_zesStandbyGetMode, cgl_ret), sizeof(((struct cgl_fr_zesStandbyGetMode *)0)->cgl_ret), 7, cgl_ta_zesStandbyGetMode};
+static const cg_arg_name cgl_tn_zesStandbyGetMode[2] = {{"hStandby", NULL}, {"pMode", NULL}};
+static const struct cgl_targs_zesStandbyGetMode cgl_targs_zesStandbyGetMode = {{2, offsetof(struct cgl_fr_zesStandbyGetMode, cgl_ret), sizeof(((struct cgl_fr_zesStandbyGetMode *)0)->cgl_ret), 7, cgl_targs_zesStandbyGetMode.arg, cgl_tn_zesStandbyGetMode}, {
+    {offsetof(struct cgl_fr_zesStandbyGetMode, hStandby), sizeof(((struct cgl_fr_zesStandbyGetMode *)0)->hStandby), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesStandbyGetMode, pMode), sizeof(((struct cgl_fr_zesStandbyGetMode *)0)->pMode), 3, 0, 0, 0},
+}};
 CG_THUNK(zesStandbyGetMode, (cgl_f->hStandby, cgl_f->pMode), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesStandbyGetMode(zes_standby_handle_t hStandby, zes_standby_promo_mode_t *pMode)
 {
@@ -10688,11 +11556,11 @@ struct cgl_fr_zesStandbySetMode {
     zes_standby_promo_mode_t mode;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesStandbySetMode[2] = {
-    {"hStandby", offsetof(struct cgl_fr_zesStandbySetMode, hStandby), sizeof(((struct cgl_fr_zesStandbySetMode *)0)->hStandby), 3, 0, 0, 0, NULL},
-    {"mode", offsetof(struct cgl_fr_zesStandbySetMode, mode), sizeof(((struct cgl_fr_zesStandbySetMode *)0)->mode), 4, 0, 0, sizeof cgl_en_16 / sizeof cgl_en_16[0], cgl_en_16},
-};
-static const cg_args cgl_targs_zesStandbySetMode = {2, offsetof(struct cgl_fr_zesStandbySetMode, cgl_ret), sizeof(((struct cgl_fr_zesStandbySetMode *)0)->cgl_ret), 7, cgl_ta_zesStandbySetMode};
+static const cg_arg_name cgl_tn_zesStandbySetMode[2] = {{"hStandby", NULL}, {"mode", cgl_en_16}};
+static const struct cgl_targs_zesStandbySetMode cgl_targs_zesStandbySetMode = {{2, offsetof(struct cgl_fr_zesStandbySetMode, cgl_ret), sizeof(((struct cgl_fr_zesStandbySetMode *)0)->cgl_ret), 7, cgl_targs_zesStandbySetMode.arg, cgl_tn_zesStandbySetMode}, {
+    {offsetof(struct cgl_fr_zesStandbySetMode, hStandby), sizeof(((struct cgl_fr_zesStandbySetMode *)0)->hStandby), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesStandbySetMode, mode), sizeof(((struct cgl_fr_zesStandbySetMode *)0)->mode), 4, 0, 0, sizeof cgl_en_16 / sizeof cgl_en_16[0]},
+}};
 CG_THUNK(zesStandbySetMode, (cgl_f->hStandby, cgl_f->mode), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesStandbySetMode(zes_standby_handle_t hStandby, zes_standby_promo_mode_t mode)
 {
@@ -10719,12 +11587,12 @@ struct cgl_fr_zesDeviceEnumTemperatureSensors {
     zes_temp_handle_t *phTemperature;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesDeviceEnumTemperatureSensors[3] = {
-    {"hDevice", offsetof(struct cgl_fr_zesDeviceEnumTemperatureSensors, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumTemperatureSensors *)0)->hDevice), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zesDeviceEnumTemperatureSensors, pCount), sizeof(((struct cgl_fr_zesDeviceEnumTemperatureSensors *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"phTemperature", offsetof(struct cgl_fr_zesDeviceEnumTemperatureSensors, phTemperature), sizeof(((struct cgl_fr_zesDeviceEnumTemperatureSensors *)0)->phTemperature), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesDeviceEnumTemperatureSensors = {3, offsetof(struct cgl_fr_zesDeviceEnumTemperatureSensors, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumTemperatureSensors *)0)->cgl_ret), 7, cgl_ta_zesDeviceEnumTemperatureSensors};
+static const cg_arg_name cgl_tn_zesDeviceEnumTemperatureSensors[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phTemperature", NULL}};
+static const struct cgl_targs_zesDeviceEnumTemperatureSensors cgl_targs_zesDeviceEnumTemperatureSensors = {{3, offsetof(struct cgl_fr_zesDeviceEnumTemperatureSensors, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumTemperatureSensors *)0)->cgl_ret), 7, cgl_targs_zesDeviceEnumTemperatureSensors.arg, cgl_tn_zesDeviceEnumTemperatureSensors}, {
+    {offsetof(struct cgl_fr_zesDeviceEnumTemperatureSensors, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumTemperatureSensors *)0)->hDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumTemperatureSensors, pCount), sizeof(((struct cgl_fr_zesDeviceEnumTemperatureSensors *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumTemperatureSensors, phTemperature), sizeof(((struct cgl_fr_zesDeviceEnumTemperatureSensors *)0)->phTemperature), 3, 0, 0, 0},
+}};
 CG_THUNK(zesDeviceEnumTemperatureSensors, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phTemperature), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumTemperatureSensors(zes_device_handle_t hDevice, uint32_t *pCount, zes_temp_handle_t *phTemperature)
 {
@@ -10750,11 +11618,11 @@ struct cgl_fr_zesTemperatureGetProperties {
     zes_temp_properties_t *pProperties;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesTemperatureGetProperties[2] = {
-    {"hTemperature", offsetof(struct cgl_fr_zesTemperatureGetProperties, hTemperature), sizeof(((struct cgl_fr_zesTemperatureGetProperties *)0)->hTemperature), 3, 0, 0, 0, NULL},
-    {"pProperties", offsetof(struct cgl_fr_zesTemperatureGetProperties, pProperties), sizeof(((struct cgl_fr_zesTemperatureGetProperties *)0)->pProperties), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesTemperatureGetProperties = {2, offsetof(struct cgl_fr_zesTemperatureGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesTemperatureGetProperties *)0)->cgl_ret), 7, cgl_ta_zesTemperatureGetProperties};
+static const cg_arg_name cgl_tn_zesTemperatureGetProperties[2] = {{"hTemperature", NULL}, {"pProperties", NULL}};
+static const struct cgl_targs_zesTemperatureGetProperties cgl_targs_zesTemperatureGetProperties = {{2, offsetof(struct cgl_fr_zesTemperatureGetProperties, cgl_ret), sizeof(((struct cgl_fr_zesTemperatureGetProperties *)0)->cgl_ret), 7, cgl_targs_zesTemperatureGetProperties.arg, cgl_tn_zesTemperatureGetProperties}, {
+    {offsetof(struct cgl_fr_zesTemperatureGetProperties, hTemperature), sizeof(((struct cgl_fr_zesTemperatureGetProperties *)0)->hTemperature), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesTemperatureGetProperties, pProperties), sizeof(((struct cgl_fr_zesTemperatureGetProperties *)0)->pProperties), 3, 0, 0, 0},
+}};
 CG_THUNK(zesTemperatureGetProperties, (cgl_f->hTemperature, cgl_f->pProperties), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesTemperatureGetProperties(zes_temp_handle_t hTemperature, zes_temp_properties_t *pProperties)
 {
@@ -10780,11 +11648,11 @@ struct cgl_fr_zesTemperatureGetConfig {
     zes_temp_config_t *pConfig;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesTemperatureGetConfig[2] = {
-    {"hTemperature", offsetof(struct cgl_fr_zesTemperatureGetConfig, hTemperature), sizeof(((struct cgl_fr_zesTemperatureGetConfig *)0)->hTemperature), 3, 0, 0, 0, NULL},
-    {"pConfig", offsetof(struct cgl_fr_zesTemperatureGetConfig, pConfig), sizeof(((struct cgl_fr_zesTemperatureGetConfig *)0)->pConfig), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesTemperatureGetConfig = {2, offsetof(struct cgl_fr_zesTemperatureGetConfig, cgl_ret), sizeof(((struct cgl_fr_zesTemperatureGetConfig *)0)->cgl_ret), 7, cgl_ta_zesTemperatureGetConfig};
+static const cg_arg_name cgl_tn_zesTemperatureGetConfig[2] = {{"hTemperature", NULL}, {"pConfig", NULL}};
+static const struct cgl_targs_zesTemperatureGetConfig cgl_targs_zesTemperatureGetConfig = {{2, offsetof(struct cgl_fr_zesTemperatureGetConfig, cgl_ret), sizeof(((struct cgl_fr_zesTemperatureGetConfig *)0)->cgl_ret), 7, cgl_targs_zesTemperatureGetConfig.arg, cgl_tn_zesTemperatureGetConfig}, {
+    {offsetof(struct cgl_fr_zesTemperatureGetConfig, hTemperature), sizeof(((struct cgl_fr_zesTemperatureGetConfig *)0)->hTemperature), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesTemperatureGetConfig, pConfig), sizeof(((struct cgl_fr_zesTemperatureGetConfig *)0)->pConfig), 3, 0, 0, 0},
+}};
 CG_THUNK(zesTemperatureGetConfig, (cgl_f->hTemperature, cgl_f->pConfig), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesTemperatureGetConfig(zes_temp_handle_t hTemperature, zes_temp_config_t *pConfig)
 {
@@ -10810,11 +11678,11 @@ struct cgl_fr_zesTemperatureSetConfig {
     const zes_temp_config_t *pConfig;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesTemperatureSetConfig[2] = {
-    {"hTemperature", offsetof(struct cgl_fr_zesTemperatureSetConfig, hTemperature), sizeof(((struct cgl_fr_zesTemperatureSetConfig *)0)->hTemperature), 3, 0, 0, 0, NULL},
-    {"pConfig", offsetof(struct cgl_fr_zesTemperatureSetConfig, pConfig), sizeof(((struct cgl_fr_zesTemperatureSetConfig *)0)->pConfig), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesTemperatureSetConfig = {2, offsetof(struct cgl_fr_zesTemperatureSetConfig, cgl_ret), sizeof(((struct cgl_fr_zesTemperatureSetConfig *)0)->cgl_ret), 7, cgl_ta_zesTemperatureSetConfig};
+static const cg_arg_name cgl_tn_zesTemperatureSetConfig[2] = {{"hTemperature", NULL}, {"pConfig", NULL}};
+static const struct cgl_targs_zesTemperatureSetConfig cgl_targs_zesTemperatureSetConfig = {{2, offsetof(struct cgl_fr_zesTemperatureSetConfig, cgl_ret), sizeof(((struct cgl_fr_zesTemperatureSetConfig *)0)->cgl_ret), 7, cgl_targs_zesTemperatureSetConfig.arg, cgl_tn_zesTemperatureSetConfig}, {
+    {offsetof(struct cgl_fr_zesTemperatureSetConfig, hTemperature), sizeof(((struct cgl_fr_zesTemperatureSetConfig *)0)->hTemperature), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesTemperatureSetConfig, pConfig), sizeof(((struct cgl_fr_zesTemperatureSetConfig *)0)->pConfig), 3, 0, 0, 0},
+}};
 CG_THUNK(zesTemperatureSetConfig, (cgl_f->hTemperature, cgl_f->pConfig), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesTemperatureSetConfig(zes_temp_handle_t hTemperature, const zes_temp_config_t *pConfig)
 {
@@ -10840,11 +11708,11 @@ struct cgl_fr_zesTemperatureGetState {
     double *pTemperature;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesTemperatureGetState[2] = {
-    {"hTemperature", offsetof(struct cgl_fr_zesTemperatureGetState, hTemperature), sizeof(((struct cgl_fr_zesTemperatureGetState *)0)->hTemperature), 3, 0, 0, 0, NULL},
-    {"pTemperature", offsetof(struct cgl_fr_zesTemperatureGetState, pTemperature), sizeof(((struct cgl_fr_zesTemperatureGetState *)0)->pTemperature), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesTemperatureGetState = {2, offsetof(struct cgl_fr_zesTemperatureGetState, cgl_ret), sizeof(((struct cgl_fr_zesTemperatureGetState *)0)->cgl_ret), 7, cgl_ta_zesTemperatureGetState};
+static const cg_arg_name cgl_tn_zesTemperatureGetState[2] = {{"hTemperature", NULL}, {"pTemperature", NULL}};
+static const struct cgl_targs_zesTemperatureGetState cgl_targs_zesTemperatureGetState = {{2, offsetof(struct cgl_fr_zesTemperatureGetState, cgl_ret), sizeof(((struct cgl_fr_zesTemperatureGetState *)0)->cgl_ret), 7, cgl_targs_zesTemperatureGetState.arg, cgl_tn_zesTemperatureGetState}, {
+    {offsetof(struct cgl_fr_zesTemperatureGetState, hTemperature), sizeof(((struct cgl_fr_zesTemperatureGetState *)0)->hTemperature), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesTemperatureGetState, pTemperature), sizeof(((struct cgl_fr_zesTemperatureGetState *)0)->pTemperature), 3, 0, 0, 0},
+}};
 CG_THUNK(zesTemperatureGetState, (cgl_f->hTemperature, cgl_f->pTemperature), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesTemperatureGetState(zes_temp_handle_t hTemperature, double *pTemperature)
 {
@@ -10871,12 +11739,12 @@ struct cgl_fr_zesPowerGetLimitsExt {
     zes_power_limit_ext_desc_t *pSustained;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesPowerGetLimitsExt[3] = {
-    {"hPower", offsetof(struct cgl_fr_zesPowerGetLimitsExt, hPower), sizeof(((struct cgl_fr_zesPowerGetLimitsExt *)0)->hPower), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zesPowerGetLimitsExt, pCount), sizeof(((struct cgl_fr_zesPowerGetLimitsExt *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"pSustained", offsetof(struct cgl_fr_zesPowerGetLimitsExt, pSustained), sizeof(((struct cgl_fr_zesPowerGetLimitsExt *)0)->pSustained), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesPowerGetLimitsExt = {3, offsetof(struct cgl_fr_zesPowerGetLimitsExt, cgl_ret), sizeof(((struct cgl_fr_zesPowerGetLimitsExt *)0)->cgl_ret), 7, cgl_ta_zesPowerGetLimitsExt};
+static const cg_arg_name cgl_tn_zesPowerGetLimitsExt[3] = {{"hPower", NULL}, {"pCount", NULL}, {"pSustained", NULL}};
+static const struct cgl_targs_zesPowerGetLimitsExt cgl_targs_zesPowerGetLimitsExt = {{3, offsetof(struct cgl_fr_zesPowerGetLimitsExt, cgl_ret), sizeof(((struct cgl_fr_zesPowerGetLimitsExt *)0)->cgl_ret), 7, cgl_targs_zesPowerGetLimitsExt.arg, cgl_tn_zesPowerGetLimitsExt}, {
+    {offsetof(struct cgl_fr_zesPowerGetLimitsExt, hPower), sizeof(((struct cgl_fr_zesPowerGetLimitsExt *)0)->hPower), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesPowerGetLimitsExt, pCount), sizeof(((struct cgl_fr_zesPowerGetLimitsExt *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesPowerGetLimitsExt, pSustained), sizeof(((struct cgl_fr_zesPowerGetLimitsExt *)0)->pSustained), 3, 0, 0, 0},
+}};
 CG_THUNK(zesPowerGetLimitsExt, (cgl_f->hPower, cgl_f->pCount, cgl_f->pSustained), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerGetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pCount, zes_power_limit_ext_desc_t *pSustained)
 {
@@ -10903,12 +11771,12 @@ struct cgl_fr_zesPowerSetLimitsExt {
     zes_power_limit_ext_desc_t *pSustained;
     ze_result_t cgl_ret;
 };
-static const cg_arg cgl_ta_zesPowerSetLimitsExt[3] = {
-    {"hPower", offsetof(struct cgl_fr_zesPowerSetLimitsExt, hPower), sizeof(((struct cgl_fr_zesPowerSetLimitsExt *)0)->hPower), 3, 0, 0, 0, NULL},
-    {"pCount", offsetof(struct cgl_fr_zesPowerSetLimitsExt, pCount), sizeof(((struct cgl_fr_zesPowerSetLimitsExt *)0)->pCount), 3, 0, 0, 0, NULL},
-    {"pSustained", offsetof(struct cgl_fr_zesPowerSetLimitsExt, pSustained), sizeof(((struct cgl_fr_zesPowerSetLimitsExt *)0)->pSustained), 3, 0, 0, 0, NULL},
-};
-static const cg_args cgl_targs_zesPowerSetLimitsExt = {3, offsetof(struct cgl_fr_zesPowerSetLimitsExt, cgl_ret), sizeof(((struct cgl_fr_zesPowerSetLimitsExt *)0)->cgl_ret), 7, cgl_ta_zesPowerSetLimitsExt};
+static const cg_arg_name cgl_tn_zesPowerSetLimitsExt[3] = {{"hPower", NULL}, {"pCount", NULL}, {"pSustained", NULL}};
+static const struct cgl_targs_zesPowerSetLimitsExt cgl_targs_zesPowerSetLimitsExt = {{3, offsetof(struct cgl_fr_zesPowerSetLimitsExt, cgl_ret), sizeof(((struct cgl_fr_zesPowerSetLimitsExt *)0)->cgl_ret), 7, cgl_targs_zesPowerSetLimitsExt.arg, cgl_tn_zesPowerSetLimitsExt}, {
+    {offsetof(struct cgl_fr_zesPowerSetLimitsExt, hPower), sizeof(((struct cgl_fr_zesPowerSetLimitsExt *)0)->hPower), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesPowerSetLimitsExt, pCount), sizeof(((struct cgl_fr_zesPowerSetLimitsExt *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesPowerSetLimitsExt, pSustained), sizeof(((struct cgl_fr_zesPowerSetLimitsExt *)0)->pSustained), 3, 0, 0, 0},
+}};
 CG_THUNK(zesPowerSetLimitsExt, (cgl_f->hPower, cgl_f->pCount, cgl_f->pSustained), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerSetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pCount, zes_power_limit_ext_desc_t *pSustained)
 {
