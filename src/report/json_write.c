@@ -456,12 +456,13 @@ static void cgi_json_totals(FILE *out, const cgi_totals *t, int lead)
 }
 
 /* The entry points its policy leaves uncounted with statistics on (`count =
- * no`): their calls are in no row, and the report says so. */
+ * no`), whose calls are in no row: the report says so. One that was counted
+ * all the same (under --trace, serialized, leaving the runtime) has its row. */
 static void cgi_json_uncounted(FILE *out, const cgi_stats_region *r)
 {
     size_t n = 0;
     for (uint32_t k = 0; k < cgi_nrec(r); k++) {
-        if (!r->r[k].uncounted) continue;
+        if (!r->r[k].uncounted || cgi_ctr_calls(&r->r[k].c)) continue;
         fputs(n++ ? ", " : ",\n     \"uncounted\": [", out);
         cgi_json_str(out, r->r[k].name);
     }
@@ -519,7 +520,7 @@ void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, s
             fputc('}', out);
         }
         fprintf(out, "\n     ]");
-        cgi_json_uncounted(out, r);
+        if (!p->have_trace) cgi_json_uncounted(out, r); /* traced: every call counted */
         cgi_json_stalls_and_in_flight(out, r);
         cgi_json_timing_and_hang(out, r);
         cgi_json_late_calls(out, r);

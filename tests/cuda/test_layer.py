@@ -353,19 +353,20 @@ def cuda_getters_are_not_counted_unless_a_policy_file_counts_them():
     """apis/cuda.ini's pure getters (cuCtxGetDevice, cuCtxGetCurrent, cuDevicePrimaryCtxGetState: count = no)
     go straight to the driver with statistics on: no row of theirs, and the report names them as not counted
     (JSON "uncounted", a line of the text); a policy file's `count = yes` counts one of them again, call for
-    call, and `[defaults] count = yes` every one."""
+    call, and `[defaults] count = yes` every one. Under --trace every call is counted (the timeline keeps
+    them), and the getters have their rows instead of the line."""
     job = os.path.join(TMP, "getters.py")
     with open(job, "w") as f:
         f.write(GETTERS_JOB)
 
-    def counted(policy):
+    def counted(policy, *opts):
         path = os.path.join(TMP, "getters%d.json" % len(os.listdir(TMP)))
         env = {"CALLGUARD_CUDA_LIBRARY": E["CG_STANDIN"]}
         if policy:
             env["CALLGUARD_POLICY"] = os.path.join(TMP, "count%d.ini" % len(os.listdir(TMP)))
             with open(env["CALLGUARD_POLICY"], "w") as f:
                 f.write(policy)
-        r = run([E["CG_CLI"], "run", "--api", "cuda", "--report", path, "--", sys.executable, job], env)
+        r = run([E["CG_CLI"], "run", "--api", "cuda", *opts, "--report", path, "--", sys.executable, job], env)
         check(r.returncode == 0 and r.stdout == "ok\n", "the job runs", r)
         with open(path) as f:
             procs = json.load(f)["processes"]
@@ -386,6 +387,9 @@ def cuda_getters_are_not_counted_unless_a_policy_file_counts_them():
     rows, uncounted, _ = counted("[defaults]\ncount = yes\n")
     check(rows.get("cuCtxGetDevice") == 5 and rows.get("cuCtxGetCurrent") == 5 and not uncounted,
           "[defaults] count = yes counts every one: %s %s" % (rows, uncounted))
+    rows, uncounted, text = counted(None, "--trace", os.path.join(TMP, "getters-trace.json"))
+    check(rows.get("cuCtxGetDevice") == 5 and rows.get("cuCtxGetCurrent") == 5 and not uncounted and
+          "not counted" not in text, "under --trace they are counted: %s %s\n%s" % (rows, uncounted, text))
 
 
 # ---- through the libcuda.so.1 shim (callguard run), when the build has one ----
