@@ -455,16 +455,14 @@ static void cgi_json_totals(FILE *out, const cgi_totals *t, int lead)
 #undef CGI_TOTAL_JSON
 }
 
-/* The entry points its policy leaves uncounted with statistics on (`count =
- * no`), whose calls are in no row: the report says so. One that was counted
- * all the same (under --trace, serialized, leaving the runtime) has its row. */
-static void cgi_json_uncounted(FILE *out, const cgi_stats_region *r)
+/* The entry points left uncounted and without a row (report.h): "uncounted". */
+static void cgi_json_uncounted(FILE *out, const cgi_proc_view *p)
 {
     size_t n = 0;
-    for (uint32_t k = 0; k < cgi_nrec(r); k++) {
-        if (!r->r[k].uncounted || cgi_ctr_calls(&r->r[k].c)) continue;
+    for (uint32_t k = 0; k < cgi_nrec(p->region); k++) {
+        if (!cgi_left_uncounted(p, k)) continue;
         fputs(n++ ? ", " : ",\n     \"uncounted\": [", out);
-        cgi_json_str(out, r->r[k].name);
+        cgi_json_str(out, p->region->r[k].name);
     }
     if (n) fputc(']', out);
 }
@@ -520,7 +518,7 @@ void cgi_json_process(FILE *out, const cgi_proc_view *p, const cgi_totals *pt, s
             fputc('}', out);
         }
         fprintf(out, "\n     ]");
-        if (!p->have_trace) cgi_json_uncounted(out, r); /* traced: every call counted */
+        cgi_json_uncounted(out, p);
         cgi_json_stalls_and_in_flight(out, r);
         cgi_json_timing_and_hang(out, r);
         cgi_json_late_calls(out, r);

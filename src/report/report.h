@@ -17,6 +17,16 @@ typedef struct cgi_proc_view {
     uint64_t trace_events, trace_dropped;
 } cgi_proc_view;
 
+/* Is record k of p's region one its policy leaves uncounted (`count = no`)
+ * that has no row? One counted all the same (serialized, leaving the
+ * runtime) has its row; a process that recorded a timeline counted every
+ * call. The JSON's "uncounted" and the text's line list these. */
+static inline int cgi_left_uncounted(const cgi_proc_view *p, uint32_t k)
+{
+    const cgi_stats_record *r = &p->region->r[k];
+    return r->uncounted && !p->have_trace && cgi_ctr_calls(&r->c) == 0;
+}
+
 /* A report written one process at a time (report.c): each process is
  * written, and folded into the totals and the combined table, when it is
  * added; the caller may reuse its region right after. Memory grows only with

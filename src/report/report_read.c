@@ -127,17 +127,30 @@ static void cgi_read_site_member(cgi_json *j, const char *key, void *ctx)
     cgi_lex_skip(j);
 }
 
+/* The region's next record, cleared (the region is reused: the last
+ * process's record), or NULL when it has no more (j failed). Counted once
+ * its reader filled it (cgi_record_add). */
+static cgi_stats_record *cgi_record_next(cgi_json *j, cgi_stats_region *r)
+{
+    uint32_t n = atomic_load(&r->h.nrecords);
+    if (n >= CGI_STATS_MAX_RECORDS) return cgi_lex_fail(j, "too many sites"), NULL;
+    memset(&r->r[n], 0, sizeof r->r[n]);
+    return &r->r[n];
+}
+static void cgi_record_add(cgi_stats_region *r, cgi_stats_record *rec)
+{
+    rec->used = 1;
+    atomic_store(&r->h.nrecords, (uint32_t)(rec - r->r) + 1);
+}
+
 static void cgi_read_site(cgi_json *j, void *ctx)
 {
     cgi_stats_region *r = ctx;
-    uint32_t n = atomic_load(&r->h.nrecords);
-    if (n >= CGI_STATS_MAX_RECORDS) return cgi_lex_fail(j, "too many sites");
-    cgi_site_read sr = {.rec = &r->r[n]};
-    memset(sr.rec, 0, sizeof *sr.rec); /* the region is reused: the last process's record */
+    cgi_site_read sr = {.rec = cgi_record_next(j, r)};
+    if (!sr.rec) return;
     cgi_read_object(j, cgi_read_site_member, &sr);
     if (!j->err && (!sr.have_name || !sr.have_calls)) return cgi_lex_fail(j, "a site without \"name\" or \"calls\"");
-    sr.rec->used = 1;
-    atomic_store(&r->h.nrecords, n + 1);
+    cgi_record_add(r, sr.rec);
 }
 
 /* "rank" or "local_rank": null, or a whole number up to CGI_RANK_MAX (a
@@ -235,13 +248,10 @@ static void cgi_read_probed_item(cgi_json *j, void *ctx)
 static void cgi_read_uncounted_item(cgi_json *j, void *ctx)
 {
     cgi_stats_region *r = ctx;
-    uint32_t n = atomic_load(&r->h.nrecords);
-    if (n >= CGI_STATS_MAX_RECORDS) return cgi_lex_fail(j, "too many sites");
-    cgi_stats_record *rec = &r->r[n];
-    memset(rec, 0, sizeof *rec); /* the region is reused: the last process's record */
-    if (!cgi_lex_str(j, rec->name, sizeof rec->name)) return;
-    rec->uncounted = 1, rec->used = 1;
-    atomic_store(&r->h.nrecords, n + 1);
+    cgi_stats_record *rec = cgi_record_next(j, r);
+    if (!rec || !cgi_lex_str(j, rec->name, sizeof rec->name)) return;
+    rec->uncounted = 1;
+    cgi_record_add(r, rec);
 }
 
 static void cgi_read_violation_item(cgi_json *j, void *ctx)

@@ -411,15 +411,16 @@ static int cgi_text_table(FILE *out, const cgi_proc_view *p, const cgi_totals *p
     return 0;
 }
 
-/* The entry points left uncounted by their policy (`count = no`) and
- * without a row (none counted all the same): one line, cut to the width. */
-static void cgi_text_uncounted(FILE *out, const cgi_stats_region *r, int width)
+/* The entry points left uncounted and without a row (report.h): one line,
+ * cut to the width. */
+static void cgi_text_uncounted(FILE *out, const cgi_proc_view *p, int width)
 {
+    const cgi_stats_region *r = p->region;
     char line[1024];
     size_t len = (size_t)snprintf(line, sizeof line, "  not counted (their policy's count = no):");
     size_t n = 0;
     for (uint32_t k = 0; k < cgi_nrec(r) && len < sizeof line; k++)
-        if (r->r[k].uncounted && !cgi_ctr_calls(&r->r[k].c))
+        if (cgi_left_uncounted(p, k))
             len += (size_t)snprintf(line + len, sizeof line - len, "%s %s", n++ ? "," : "", r->r[k].name);
     if (!n) return;
     if (len >= sizeof line) len = sizeof line - 1;
@@ -449,7 +450,7 @@ static int cgi_text_section(FILE *out, const cgi_proc_view *p, const cgi_totals 
         fprintf(out, " (left out by --trace-max or a full disk; threads past the first %u keep none)",
                 CGI_TRACE_MAX_THREADS);
     if (p->have_trace) fputc('\n', out);
-    if (!p->have_trace) cgi_text_uncounted(out, p->region, width); /* traced: every call counted */
+    cgi_text_uncounted(out, p, width);
     return 0;
 }
 
