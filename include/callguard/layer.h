@@ -107,8 +107,9 @@ extern "C" {
  * reads (`direct`, `real`, `counted`, `peaks`, the first state, the slot's
  * place from the thread pointer), and sites are 64-byte aligned: a call
  * touches one line of its site (cg_site_slot; cg_slot_state takes the site).
- * 13: each site's arguments for the timeline (layer_args.h; `args`). */
-#define CG_LAYER_ABI 13
+ * 13: each site's arguments for the timeline (layer_args.h; `args`).
+ * 14: the short path records them itself (layer_args.h, CG_ARGS_CALL). */
+#define CG_LAYER_ABI 14
 
 #define CG_EXPORT __attribute__((visibility("default")))
 #define CG_LIKELY(x) __builtin_expect(!!(x), 1)

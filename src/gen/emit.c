@@ -600,6 +600,41 @@ static void emit_wait_args(FILE *out, const gen_func *f)
     fputs(");\n", out);
 }
 
+/* A call whose event carries its arguments (layer_args.h, CG_ARGS_CALL), before cg_enter is asked: the
+ * words stored one by one in the table's order (the result, each argument, each output's value). Not for
+ * a string, an output of a call with no result code (an errcode_ret says whether it succeeded), or past
+ * the event's words: the general path makes those events from the table. */
+static void emit_args_path(FILE *out, const policy *p, const gen_func *f)
+{
+    if (!traces_args(p, f)) return;
+    size_t n = traced_params(f), outs = 0;
+    for (size_t i = 0; i < f->nparams; i++) {
+        int k = f->params[i].trace_kind;
+        if (k == 5 || (k == 6 && f->ret_trace_kind != 7)) return; /* CG_ARG_STR; an OUT read out of line */
+        outs += k == 6;
+    }
+    size_t words = (f->ret_trace_kind != 0) + n + outs;
+    if (n > 16 || words > 32 || words == 0) return; /* CGI_TRACE_WORDS_MAX: its half for the arguments */
+    fprintf(out, "    CG_ARGS_CALL%s(%s, ", f->ret_void ? "_VOID" : "", f->name);
+    emit_args(out, f, "");
+    if (!f->ret_void) {
+        fputs(f->ret_result ? ", cgl_thunk_code" : ", CG_NO_CODE", out);
+        fprintf(out, ", %zu, %d, (", words, outs != 0);
+        for (size_t i = 0; i < f->nparams; i++)
+            fprintf(out, "%s, ", f->params[i].name);
+        fputs("cgl_ret)", out);
+    } else {
+        fprintf(out, ", %zu", words);
+    }
+    size_t w = 0, k = 0;
+    if (f->ret_trace_kind) fprintf(out, ", CG_ARG_WORD(%zu, cgl_ret)", w++);
+    for (size_t i = 0; i < f->nparams; i++)
+        if (f->params[i].trace_kind) fprintf(out, "%sCG_ARG_WORD(%zu, %s)", w ? "; " : ", ", w, f->params[i].name), w++;
+    for (size_t i = 0; i < f->nparams; i++)
+        if (f->params[i].trace_kind == 6) fprintf(out, "; CG_OUT_WORD(%zu, %zu, %s)", w++, k++, f->params[i].name);
+    fputs(");\n", out);
+}
+
 /* The short paths (layer.h, cg_enter), after the wrapper's fast path and out of line: the
  * registers it keeps across cg_enter are saved here, not on the fast path. First a blocking
  * site's counted call, made here (cg_site_peaks, its threads inside counted), only where the
@@ -613,6 +648,7 @@ static void emit_short(FILE *out, const policy *p, const gen_func *f)
     const site_policy *sp = policy_find_site(p, f->base ? f->base : f->name);
     emit_wait_args(out, f);
     if (sp && sp->blocking == 1) emit_path(out, f, "CG_BLOCKING_CALL", PATH_CODE_LEFT);
+    emit_args_path(out, p, f);
     emit_path(out, f, "CG_SHORT_CALL", PATH_CODE);
     emit_tail_call(out, f, "cgl_gp_");
 }

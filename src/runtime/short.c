@@ -212,6 +212,55 @@ int cgi_call_traced(cg_site *s, cg_thunk thunk, void *args)
     return 1;
 }
 
+/* ---- a site's call with its arguments on the timeline (layer_args.h) --------
+ * The layer's short path makes the call and stores the event's words
+ * itself; these are CGI_MODE_TRACED's entry and leaving around it, and
+ * cgi_call_traced's after a code other than success. */
+_Static_assert(CGI_MODE_TRACED_ARGS == CG_MODE_TRACED_ARGS, "layer_args.h's mode");
+uintptr_t cg_enter_args(cg_site *s)
+{
+    cgi_slot *slot = cgi_my_slot;
+    if (atomic_load_explicit(&slot->counters, memory_order_relaxed)) return 0;
+    cgi_enter_timed(s, slot);
+    return (uintptr_t)slot;
+}
+
+void cg_leave_args(uintptr_t tok, const uint64_t *w, uint32_t n, uint32_t outs)
+{
+    cgi_slot *slot = (cgi_slot *)tok;
+    cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
+    uint64_t t0 = atomic_load_explicit(&slot->entered, memory_order_relaxed);
+    uint64_t ns = cgi_count_out(slot, c, t0);
+    if (__builtin_expect(ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed), 0)) cgi_max_loop(c, ns);
+    if (atomic_load_explicit(&cgi_cfg.adapter, memory_order_relaxed) && cgi_counted_held(NULL, c, t0, ns))
+        outs |= CGI_EV_HELD;
+    (void)cgi_trace_words(c, t0, ns, outs, w, n);
+}
+
+void cg_leave_args_code(uintptr_t tok, int code, const uint64_t *w, uint32_t n)
+{
+    cgi_slot *slot = (cgi_slot *)tok;
+    cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
+    int err = cgi_count_code(slot, c, code);
+    uint64_t t0 = atomic_load_explicit(&slot->entered, memory_order_relaxed);
+    uint64_t ns = cgi_count_out(slot, c, t0);
+    if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_max_loop(c, ns);
+    int held = atomic_load_explicit(&cgi_cfg.adapter, memory_order_relaxed) && cgi_counted_held(NULL, c, t0, ns);
+    (void)cgi_trace_words(c, t0, ns, (err ? CGI_EV_ERROR : 0) | (held ? CGI_EV_HELD : 0), w, n);
+}
+
+void cg_leave_args_frame(cg_site *s, uintptr_t tok, int code, const void *frame)
+{
+    cgi_slot *slot = (cgi_slot *)tok;
+    cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
+    int err = cgi_count_code(slot, c, code);
+    uint64_t t0 = atomic_load_explicit(&slot->entered, memory_order_relaxed);
+    uint64_t ns = cgi_count_out(slot, c, t0);
+    if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_max_loop(c, ns);
+    int held = atomic_load_explicit(&cgi_cfg.adapter, memory_order_relaxed) ? cgi_counted_held(s, c, t0, ns) : 0;
+    (void)cgi_trace_call_frame(s, frame, t0, ns, 0, err, held);
+}
+
 /* ---- cg_enter / cg_leave: the short paths without a frame (layer.h) ----------
  * The wrapper makes the real call itself between the two. The token says
  * what cg_enter did, so cg_leave reads no configuration to undo it: its low

@@ -566,6 +566,19 @@ int cgi_trace_call_frame(const cg_site *s, const void *frame, uint64_t t0, uint6
     return 0;
 }
 
+int cgi_trace_words(cg_counters *c, uint64_t t0, uint64_t call_ns, uint32_t flags, const uint64_t *w, unsigned n)
+{
+    flags = CGI_EV_ARGS | (flags & ~(uint32_t)0xffff) |
+            cgi_trace_flags(call_ns, 0, flags & CGI_EV_ERROR, flags & CGI_EV_HELD);
+    if (n > CGI_TRACE_WORDS_MAX) n = CGI_TRACE_WORDS_MAX;
+    int on = atomic_load_explicit(&cgi_cfg.trace_on, memory_order_relaxed);
+    cgi_trace_slot *me = cgi_trace_me;
+    if (__builtin_expect(on != CGI_TRACE_TIMELINE || !me || me->pos + sizeof(cgi_trace_event) + n * 8u > me->limit, 0))
+        return cgi_trace_call_slow(c, t0, call_ns, 0, flags & CGI_EV_ERROR, w, n, flags);
+    cgi_trace_put(me, c, t0, call_ns, 0, flags, w, n);
+    return 0;
+}
+
 int cgi_trace_set_max(const char *value)
 {
     char *end;

@@ -34,6 +34,11 @@ CGI_HIDDEN int cgi_trace_call(cg_counters *c, uint64_t t0, uint64_t call_ns, uin
  * with the event where the site has them (cg_args) and they are on. */
 CGI_HIDDEN int cgi_trace_call_frame(const cg_site *s, const void *frame, uint64_t t0, uint64_t call_ns,
                                     uint64_t wait_ns, int err, int held);
+/* The same for a call whose layer made the event's words itself (layer_args.h,
+ * cg_leave_args): `flags` CGI_EV_ERROR and CGI_EV_HELD where they apply and
+ * the outputs' bits (CGI_EV_OUTS). */
+CGI_HIDDEN int cgi_trace_words(cg_counters *c, uint64_t t0, uint64_t call_ns, uint32_t flags, const uint64_t *w,
+                               unsigned n);
 /* CALLGUARD_TRACE_MAX=SIZE[:latest|:first]: each process's trace file at
  * most about SIZE, keeping its latest or its first events. */
 CGI_HIDDEN int cgi_trace_set_max(const char *value);

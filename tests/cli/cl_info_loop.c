@@ -3,7 +3,8 @@
  * timeline's test of a long run (every call an event, with its arguments).
  * Prints the name and the size the last call returned. `bad`: two calls
  * that fail before reading a bad string pointer or writing an output (no
- * program; an unknown param_name), which the timeline must not read. */
+ * program; an unknown param_name), which the timeline must not read, and
+ * one with no output that fails (clRetainContext of no context). */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
 #include <stdio.h>
@@ -19,7 +20,8 @@ int main(int argc, char **argv)
         cl_device_id d;
         if (clGetPlatformIDs(1, &p, NULL) != CL_SUCCESS || clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL)) return 1;
         cl_int info = clGetDeviceInfo(d, 0x7fff, 0, NULL, (size_t *)16);
-        printf("%s %d %d\n", k ? "kernel" : "none", err, info);
+        cl_int retain = clRetainContext(NULL); /* fails, a call with no output */
+        printf("%s %d %d %d\n", k ? "kernel" : "none", err, info, retain);
         return 0;
     }
     long n = argc > 1 ? atol(argv[1]) : 200000;

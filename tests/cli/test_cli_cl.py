@@ -240,7 +240,7 @@ def run_trace_reads_no_string_or_output_of_a_failed_call():
     """A call that fails before reading its string (clCreateKernel of no program, kernel_name a bad pointer) or
     writing its output (clGetDeviceInfo of an unknown param_name, param_value_size_ret a bad pointer): under
     --trace the program runs as plainly (the timeline reads neither), and the events show the pointers and the
-    results by name."""
+    results by name; so does a failed call with no output (clRetainContext of no context)."""
     prog = os.environ["CL_INFO_LOOP"]
     plain = run([prog, "bad"])
     check(plain.returncode == 0, plain.stderr)
@@ -252,6 +252,9 @@ def run_trace_reads_no_string_or_output_of_a_failed_call():
     k, i = ev["clCreateKernel"], ev["clGetDeviceInfo"]
     check(k["kernel_name"] == "0x10" and k["errcode_ret"] == "CL_INVALID_PROGRAM" and k["return"] is None, k)
     check(i["param_name"] == 32767 and i["param_value_size_ret"] == "0x10" and i["result"] == "CL_INVALID_VALUE", i)
+    # a failure of a call with no output: its words made by the layer's path (layer_args.h), the result named
+    c = ev["clRetainContext"]
+    check(c["context"] is None and c["result"] == "CL_INVALID_CONTEXT" and c["result_code"] == -34 and c["error"], c)
 
 
 def run_quirk_reaches_a_program_that_dlopens_libopencl():

@@ -1,6 +1,7 @@
 /* Calls pass-through names of a generated layer. The layer's runtime calls
  * (cg_layer_register, cg_enter, cg_leave, cg_leave_code, cg_call,
- * cg_resolve_passthrough, cg_my_slot) are defined here, so
+ * cg_enter_args and its leaves, cg_resolve_passthrough, cg_my_slot) are
+ * defined here, so
  * the test needs no libcallguard: cg_resolve_passthrough hands out the
  * "real" functions below and counts how often it is asked. */
 #include <callguard/layer.h>
@@ -22,6 +23,14 @@ uintptr_t cg_enter(cg_site *s)
 }
 void cg_leave(uintptr_t t) { (void)t; }
 void cg_leave_code(uintptr_t t, int c) { (void)t, (void)c; }
+uintptr_t cg_enter_args(cg_site *s)
+{
+    (void)s;
+    return 0;
+}
+void cg_leave_args(uintptr_t t, const uint64_t *w, uint32_t n, uint32_t o) { (void)t, (void)w, (void)n, (void)o; }
+void cg_leave_args_code(uintptr_t t, int c, const uint64_t *w, uint32_t n) { (void)t, (void)c, (void)w, (void)n; }
+void cg_leave_args_frame(cg_site *s, uintptr_t t, int c, const void *f) { (void)s, (void)t, (void)c, (void)f; }
 __thread cg_slot *cg_my_slot; /* never read: no site is a counted one here */
 
 /* Every argument register and the stack, varargs included (al = number of vector registers). */
