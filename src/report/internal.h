@@ -389,6 +389,7 @@ struct cgi_report_writer {
     /* The job was stuck (`callguard run --stuck`): the view as a JSON
      * object, and its "headline" for the text; NULL when not. */
     char *stuck, *stuck_line;
+    cgi_not_counted not_counted;
 };
 #define CGI_REPORT_MAX_ENDED 1024
 

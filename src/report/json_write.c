@@ -680,6 +680,16 @@ void cgi_json_end(FILE *out, size_t nproc, const cgi_totals *pall, size_t lost, 
     const cgi_totals all = *pall;
     fprintf(out, "%s]", nproc ? "\n  " : "");
     if (lost) fprintf(out, ",\n  \"processes_without_statistics\": %zu", lost);
+    const cgi_not_counted *nc = &w->not_counted;
+    if (nc->processes) {
+        fprintf(out, ",\n  \"not_counted\": {\"processes\": %" PRIu64 ", \"entry_points\": %" PRIu64 ", \"such_as\": [",
+                nc->processes, nc->entry_points);
+        for (size_t i = 0; i < nc->nnames; i++) {
+            if (i) fputs(", ", out);
+            cgi_json_str(out, nc->names[i]);
+        }
+        fputs("]}", out);
+    }
     cgi_json_across_ranks(out, w);
     cgi_json_ended_groups(out, w);
     if (w->stuck) fprintf(out, ",\n  \"stuck\": %s", w->stuck);

@@ -126,10 +126,36 @@ static void cgi_report_keep_ended(cgi_report_writer *w, const cgi_stats_region *
     cgi_status_take(r, 0, &w->ended[w->nended++]);
 }
 
+void cgi_report_not_counted(cgi_report_writer *w, const cgi_not_counted *nc)
+{
+    cgi_not_counted *m = &w->not_counted;
+    m->processes += nc->processes;
+    if (nc->entry_points <= m->entry_points) return;
+    m->entry_points = nc->entry_points, m->nnames = nc->nnames;
+    memcpy(m->names, nc->names, sizeof m->names);
+}
+
+/* A process that made no counted call is not listed; the entry points its
+ * policy leaves uncounted are said all the same (it may have called them). */
+static void cgi_report_unlisted(cgi_report_writer *w, const cgi_proc_view *p)
+{
+    cgi_not_counted nc = {.processes = 1};
+    const cgi_stats_region *r = p->region;
+    for (uint32_t k = 0; k < cgi_nrec(r); k++) {
+        if (!cgi_left_uncounted(p, k)) continue;
+        if (nc.nnames < CGI_NOT_COUNTED_NAMES) snprintf(nc.names[nc.nnames++], CGI_NAME_MAX, "%s", r->r[k].name);
+        nc.entry_points++;
+    }
+    if (nc.entry_points) cgi_report_not_counted(w, &nc);
+}
+
 void cgi_report_add(cgi_report_writer *w, const cgi_proc_view *p)
 {
     cgi_totals t = cgi_proc_totals(p->region);
-    if (t.calls == 0) return; /* a process that made no guarded call is not listed */
+    if (t.calls == 0) {
+        cgi_report_unlisted(w, p);
+        return;
+    }
     if (w->format == CG_REPORT_JSON) {
         cgi_json_process(w->o.f, p, &t, w->nproc);
     } else if (!w->oom) {

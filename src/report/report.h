@@ -41,6 +41,19 @@ CGI_HIDDEN void cgi_report_sources(cgi_report_writer *w, const char *const *path
  * cg_report_set_stuck or a saved report) for w, unless it has one already:
  * 0, or -1 when it is not one object or memory ran out. */
 CGI_HIDDEN int cgi_report_keep_stuck(cgi_report_writer *w, const char *json, size_t len);
+/* The processes not listed (no counted call) whose policy leaves entry
+ * points uncounted (`count = no`): how many, the most entry points one
+ * left, and the first few of its names ("not_counted"; the summary's
+ * head when no process is listed). */
+#define CGI_NOT_COUNTED_NAMES 3
+typedef struct cgi_not_counted {
+    uint64_t processes, entry_points;
+    size_t nnames;
+    char names[CGI_NOT_COUNTED_NAMES][CGI_NAME_MAX];
+} cgi_not_counted;
+
+/* Adds a saved report's "not_counted". */
+CGI_HIDDEN void cgi_report_not_counted(cgi_report_writer *w, const cgi_not_counted *nc);
 /* How a run's processes ended (kept, not copied), those that made no
  * guarded call included: the text says so when none made one. */
 CGI_HIDDEN void cgi_report_exits(cgi_report_writer *w, const cg_proc_exit *exits, size_t n);

@@ -425,6 +425,28 @@ static int cgi_report_load(const char *json_path, char **ptext, size_t *plen)
     return CG_OK;
 }
 
+/* "not_counted" (internal.h, cgi_not_counted); its names past the first few are skipped. */
+static void cgi_read_not_counted_name(cgi_json *j, void *ctx)
+{
+    cgi_not_counted *nc = ctx;
+    if (nc->nnames < CGI_NOT_COUNTED_NAMES)
+        cgi_lex_str(j, nc->names[nc->nnames++], CGI_NAME_MAX);
+    else
+        cgi_lex_skip(j);
+}
+static void cgi_read_not_counted_member(cgi_json *j, const char *key, void *ctx)
+{
+    cgi_not_counted *nc = ctx;
+    if (strcmp(key, "processes") == 0)
+        cgi_lex_count(j, key, &nc->processes);
+    else if (strcmp(key, "entry_points") == 0)
+        cgi_lex_count(j, key, &nc->entry_points);
+    else if (strcmp(key, "such_as") == 0)
+        cgi_read_array(j, cgi_read_not_counted_name, nc);
+    else
+        cgi_lex_skip(j);
+}
+
 /* Reads one saved report; each process goes to w as it is read (w NULL:
  * the report is only checked), and its processes_without_statistics is
  * added to *lost. */
@@ -458,6 +480,10 @@ static int cgi_report_parse(const char *json_path, const char *text, size_t len,
                 } while (!j.err && cgi_lex_lit(&j, ','));
                 cgi_lex_expect(&j, ']');
             }
+        } else if (strcmp(key, "not_counted") == 0) {
+            cgi_not_counted nc = {0};
+            cgi_read_object(&j, cgi_read_not_counted_member, &nc);
+            if (!j.err && w) cgi_report_not_counted(w, &nc);
         } else if (strcmp(key, "stuck") == 0) {
             /* The job's view when it was stuck: kept as it was written (the first report's). */
             cgi_lex_ws(&j);

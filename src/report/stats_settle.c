@@ -74,10 +74,11 @@ static void cgi_keep(unsigned char *keep, size_t off, size_t len)
         keep[p] = 1;
 }
 
-/* The pages the report reads of r (keep[page] = 1); 0 when it made no call. */
+/* The pages the report reads of r (keep[page] = 1); 0 when it made no call
+ * and has no record its policy left uncounted (its first call made the file). */
 static uint64_t cgi_settle_pages(const cgi_stats_region *r, unsigned char *keep)
 {
-    uint64_t calls = 0;
+    uint64_t calls = 0, uncounted = 0;
     memset(keep, 0, CGI_PAGES);
     cgi_keep(keep, 0, sizeof r->h);
     uint32_t n = atomic_load(&r->h.nrecords);
@@ -85,7 +86,7 @@ static uint64_t cgi_settle_pages(const cgi_stats_region *r, unsigned char *keep)
         uint64_t c = cgi_ctr_calls(&r->r[k].c);
         /* A record its policy leaves uncounted is kept too: the report names it (`count = no`). */
         if (c || r->r[k].uncounted) cgi_keep(keep, offsetof(cgi_stats_region, r) + k * sizeof r->r[k], sizeof r->r[k]);
-        calls += c;
+        calls += c, uncounted |= r->r[k].uncounted;
     }
     for (unsigned i = 0; i < CGI_STATS_MAX_STALLS; i++)
         if (atomic_load(&r->stall[i].valid))
@@ -106,7 +107,7 @@ static uint64_t cgi_settle_pages(const cgi_stats_region *r, unsigned char *keep)
             cgi_keep(keep, offsetof(cgi_stats_region, quirk) + i * sizeof r->quirk[i], sizeof r->quirk[i]);
     if (atomic_load(&r->hang.reports)) cgi_keep(keep, offsetof(cgi_stats_region, hang), sizeof r->hang);
     if (atomic_load(&r->late.count)) cgi_keep(keep, offsetof(cgi_stats_region, late), sizeof r->late);
-    return calls;
+    return calls ? calls : uncounted;
 }
 
 int cgi_stats_settle(int dfd, const char *name, cgi_stats_region *r)

@@ -114,13 +114,28 @@ static void cgi_summary_head(FILE *out, const cgi_report_writer *w)
             cgi_text_signal(e->status, sig, sizeof sig), snprintf(how, sizeof how, "was killed by %s", sig);
         else if (e)
             snprintf(how, sizeof how, "exited with status %d", e->status);
+        /* Its calls may all have been to entry points its policy leaves uncounted: then say so, not "guarded". */
+        const cgi_not_counted *nc = &w->not_counted;
+        const char *what = nc->processes ? "counted" : "guarded";
+        if (nc->processes && e && !e->signaled && !e->status) e = NULL; /* ended well: the policy is the why */
         if (!e)
-            fputs("callguard: no process made a guarded driver call\n", out);
+            fprintf(out, "callguard: no process made a %s driver call\n", what);
         else if (w->nexits == 1)
-            fprintf(out, "callguard: the program %s before any guarded driver call\n", how);
+            fprintf(out, "callguard: the program %s before any %s driver call\n", how, what);
         else
-            fprintf(out, "callguard: none of %zu processes made a guarded driver call (pid %d %s)\n", w->nexits, e->pid,
-                    how);
+            fprintf(out, "callguard: none of %zu processes made a %s driver call (pid %d %s)\n", w->nexits, what,
+                    e->pid, how);
+        if (nc->processes) {
+            int n = snprintf(line, sizeof line, "  %s policy leaves %" PRIu64 " entry point%s uncounted (count = no):",
+                             nc->processes == 1 ? "its" : "their", nc->entry_points, nc->entry_points == 1 ? "" : "s");
+            for (size_t i = 0; i < nc->nnames && n > 0 && (size_t)n < sizeof line; i++)
+                n += snprintf(line + n, sizeof line - (size_t)n, "%s %s", i ? "," : "", nc->names[i]);
+            if (n > 0 && (size_t)n < sizeof line && nc->entry_points > nc->nnames)
+                n += snprintf(line + n, sizeof line - (size_t)n, ", ...");
+            cgi_text_fit(out, line, n > 0 && (size_t)n < sizeof line ? (size_t)n : strlen(line), w->width);
+            fputs("  a policy file's count = yes counts them (docs/configuration.md)\n", out);
+            return;
+        }
         fputs("  check that it calls an API of a chosen layer (callguard list) and that nothing\n"
               "  cleared LD_PRELOAD on the way (a setuid program, a launcher that sets the environment)\n",
               out);

@@ -412,17 +412,26 @@ static int cgi_text_table(FILE *out, const cgi_proc_view *p, const cgi_totals *p
 }
 
 /* The entry points left uncounted and without a row (report.h): one line,
- * cut to the width. */
+ * cut to the width; past a few (a policy's `[defaults] count = no`), how
+ * many and the first (the JSON's "uncounted" has them all). */
+#define CGI_UNCOUNTED_NAMED 8
 static void cgi_text_uncounted(FILE *out, const cgi_proc_view *p, int width)
 {
     const cgi_stats_region *r = p->region;
     char line[1024];
-    size_t len = (size_t)snprintf(line, sizeof line, "  not counted (their policy's count = no):");
-    size_t n = 0;
-    for (uint32_t k = 0; k < cgi_nrec(r) && len < sizeof line; k++)
+    size_t all = 0;
+    for (uint32_t k = 0; k < cgi_nrec(r); k++)
+        all += cgi_left_uncounted(p, k);
+    if (!all) return;
+    size_t len =
+        all > CGI_UNCOUNTED_NAMED
+            ? (size_t)snprintf(line, sizeof line, "  not counted (their policy's count = no): %zu entry points:", all)
+            : (size_t)snprintf(line, sizeof line, "  not counted (their policy's count = no):");
+    size_t n = 0, named = all > CGI_UNCOUNTED_NAMED ? 3 : all;
+    for (uint32_t k = 0; k < cgi_nrec(r) && len < sizeof line && n < named; k++)
         if (cgi_left_uncounted(p, k))
             len += (size_t)snprintf(line + len, sizeof line - len, "%s %s", n++ ? "," : "", r->r[k].name);
-    if (!n) return;
+    if (n < all && len < sizeof line) len += (size_t)snprintf(line + len, sizeof line - len, ", ...");
     if (len >= sizeof line) len = sizeof line - 1;
     cgi_text_fit(out, line, len, width);
 }

@@ -203,6 +203,9 @@ __attribute__((noinline, cold)) static int cgi_site_first_call(cg_site *s)
     pthread_mutex_lock(&cgi_cfg_lock);
     atomic_store_explicit(&s->real, real, memory_order_release);
     cgi_site_refresh(s);
+    /* Its policy leaves it uncounted (count = no): the process made a guarded call all the same, and gets
+     * its statistics file, whose records name what went uncounted (the report's "not_counted"). */
+    if (atomic_load(&s->uncounted) && atomic_load(&cgi_cfg.stats_on)) cgi_stats_keep();
     pthread_mutex_unlock(&cgi_cfg_lock);
     return 0;
 }
