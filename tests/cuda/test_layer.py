@@ -392,6 +392,36 @@ def cuda_getters_are_not_counted_unless_a_policy_file_counts_them():
           "not counted" not in text, "under --trace they are counted: %s %s\n%s" % (rows, uncounted, text))
 
 
+def cuda_trace_shows_the_values_the_pointers_returned():
+    """apis/cuda.ini's outputs: under --trace, a call's event shows what its output pointers returned (the
+    context cuCtxCreate made, the device cuDeviceGet found, the version), read after the call succeeded, not the
+    addresses of the caller's variables; a call that failed reads none."""
+    job = os.path.join(TMP, "outputs.py")
+    with open(job, "w") as f:
+        f.write("""import ctypes
+cu = ctypes.CDLL("libcuda.so.1")
+dev, ctx, v = ctypes.c_int(), ctypes.c_void_p(), ctypes.c_int()
+assert cu.cuInit(0) == 0 and cu.cuDeviceGet(ctypes.byref(dev), 0) == 0
+assert cu.cuCtxCreate_v2(ctypes.byref(ctx), 0, dev) == 0 and cu.cuDriverGetVersion(ctypes.byref(v)) == 0
+assert cu.cuDeviceGet(ctypes.byref(dev), 7) != 0
+print(hex(ctx.value), dev.value, v.value, hex(ctypes.addressof(ctx)))
+""")
+    path = os.path.join(TMP, "outputs-trace.json")
+    r = run([E["CG_CLI"], "run", "--api", "cuda", "--trace", path, "--", sys.executable, job],
+            {"CALLGUARD_CUDA_LIBRARY": E["CG_STANDIN"]})
+    check(r.returncode == 0, "the job runs", r)
+    ctx, dev, version, where = r.stdout.split()
+    with open(path) as f:
+        ev = [e for e in json.load(f)["traceEvents"] if e["ph"] == "X"]
+    by = {}
+    for e in ev:
+        by.setdefault(e["name"], []).append(e["args"])
+    c, d, v = by["cuCtxCreate"][0], by["cuDeviceGet"], by["cuDriverGetVersion"][0]
+    check(c["pctx"] == ctx and c["pctx"] != where and c["result"] == "CUDA_SUCCESS", "pctx: %s, made %s" % (c, ctx))
+    check(d[0]["device"] == int(dev) and v["driverVersion"] == int(version), "device, version: %s %s" % (d, v))
+    check(d[1]["result"] != "CUDA_SUCCESS" and d[1]["device"] not in (0, int(dev)), "a failed call reads none: %s" % d)
+
+
 # ---- through the libcuda.so.1 shim (callguard run), when the build has one ----
 
 def cuda_callguard_run_guards_a_program_that_dlopens_libcuda():

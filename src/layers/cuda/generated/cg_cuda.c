@@ -757,7 +757,7 @@ static const cg_rule cgl_rules_cuGraphInstantiate[1];
 static const cg_rule cgl_rules_cuGraphInstantiate_v2[1];
 
 /* The timeline's names of values (layer.h, cg_enum_name), by value. */
-static const cg_enum_name cgl_en_3[52] = { /* CUarray_format */
+static const cg_enum_name cgl_en_4[52] = { /* CUarray_format */
     {1LL, "CU_AD_FORMAT_UNSIGNED_INT8"},
     {2LL, "CU_AD_FORMAT_UNSIGNED_INT16"},
     {3LL, "CU_AD_FORMAT_UNSIGNED_INT32"},
@@ -811,7 +811,7 @@ static const cg_enum_name cgl_en_3[52] = { /* CUarray_format */
     {203LL, "CU_AD_FORMAT_SNORM_INT16X4"},
     {2147483647LL, "CU_AD_FORMAT_MAX"},
 };
-static const cg_enum_name cgl_en_4[148] = { /* CUdevice_attribute */
+static const cg_enum_name cgl_en_5[148] = { /* CUdevice_attribute */
     {1LL, "CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK"},
     {2LL, "CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X"},
     {3LL, "CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y"},
@@ -961,18 +961,18 @@ static const cg_enum_name cgl_en_4[148] = { /* CUdevice_attribute */
     {147LL, "CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED"},
     {148LL, "CU_DEVICE_ATTRIBUTE_MAX"},
 };
-static const cg_enum_name cgl_en_5[2] = { /* CUexecAffinityType */
+static const cg_enum_name cgl_en_6[2] = { /* CUexecAffinityType */
     {0LL, "CU_EXEC_AFFINITY_TYPE_SM_COUNT"},
     {1LL, "CU_EXEC_AFFINITY_TYPE_MAX"},
 };
-static const cg_enum_name cgl_en_6[1] = { /* CUflushGPUDirectRDMAWritesTarget */
+static const cg_enum_name cgl_en_7[1] = { /* CUflushGPUDirectRDMAWritesTarget */
     {0LL, "CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TARGET_CURRENT_CTX"},
 };
-static const cg_enum_name cgl_en_7[2] = { /* CUflushGPUDirectRDMAWritesScope */
+static const cg_enum_name cgl_en_8[2] = { /* CUflushGPUDirectRDMAWritesScope */
     {100LL, "CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_OWNER"},
     {200LL, "CU_FLUSH_GPU_DIRECT_RDMA_WRITES_TO_ALL_DEVICES"},
 };
-static const cg_enum_name cgl_en_8[11] = { /* CUlimit */
+static const cg_enum_name cgl_en_9[11] = { /* CUlimit */
     {0LL, "CU_LIMIT_STACK_SIZE"},
     {1LL, "CU_LIMIT_PRINTF_FIFO_SIZE"},
     {2LL, "CU_LIMIT_MALLOC_HEAP_SIZE"},
@@ -996,7 +996,7 @@ static const cg_enum_name cgl_en_11[3] = { /* CUsharedconfig */
     {1LL, "CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE"},
     {2LL, "CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE"},
 };
-static const cg_enum_name cgl_en_12[7] = { /* CUjitInputType */
+static const cg_enum_name cgl_en_13[7] = { /* CUjitInputType */
     {0LL, "CU_JIT_INPUT_CUBIN"},
     {1LL, "CU_JIT_INPUT_PTX"},
     {2LL, "CU_JIT_INPUT_FATBINARY"},
@@ -1005,7 +1005,7 @@ static const cg_enum_name cgl_en_12[7] = { /* CUjitInputType */
     {5LL, "CU_JIT_INPUT_NVVM"},
     {6LL, "CU_JIT_NUM_INPUT_TYPES"},
 };
-static const cg_enum_name cgl_en_13[17] = { /* CUfunction_attribute */
+static const cg_enum_name cgl_en_14[17] = { /* CUfunction_attribute */
     {0LL, "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK"},
     {1LL, "CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES"},
     {2LL, "CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES"},
@@ -5425,7 +5425,7 @@ struct cgl_fr_cuDriverGetVersion {
 };
 static const cg_arg_name cgl_tn_cuDriverGetVersion[1] = {{"driverVersion", NULL}};
 static const struct cgl_targs_cuDriverGetVersion cgl_targs_cuDriverGetVersion = {{1, offsetof(struct cgl_fr_cuDriverGetVersion, cgl_ret), sizeof(((struct cgl_fr_cuDriverGetVersion *)0)->cgl_ret), 7, cgl_targs_cuDriverGetVersion.arg, cgl_tn_cuDriverGetVersion}, {
-    {offsetof(struct cgl_fr_cuDriverGetVersion, driverVersion), sizeof(((struct cgl_fr_cuDriverGetVersion *)0)->driverVersion), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuDriverGetVersion, driverVersion), sizeof(((struct cgl_fr_cuDriverGetVersion *)0)->driverVersion), 6, 1, 4, 0},
 }};
 CG_THUNK(cuDriverGetVersion, (cgl_f->driverVersion), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDriverGetVersion(int *driverVersion)
@@ -5436,7 +5436,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDriverGetVersion(int *driverV
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDriverGetVersion(int *driverVersion)
 {
-    CG_ARGS_CALL(cuDriverGetVersion, (driverVersion), cgl_thunk_code, 2, 0, (driverVersion, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, driverVersion));
+    CG_ARGS_CALL(cuDriverGetVersion, (driverVersion), cgl_thunk_code, 3, 1, (driverVersion, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, driverVersion); CG_OUT_WORD(2, 0, driverVersion));
     CG_SHORT_CALL(cuDriverGetVersion, (driverVersion), cgl_thunk_code);
     return cgl_gp_cuDriverGetVersion(driverVersion);
 }
@@ -5455,7 +5455,7 @@ struct cgl_fr_cuDeviceGet {
 };
 static const cg_arg_name cgl_tn_cuDeviceGet[2] = {{"device", NULL}, {"ordinal", NULL}};
 static const struct cgl_targs_cuDeviceGet cgl_targs_cuDeviceGet = {{2, offsetof(struct cgl_fr_cuDeviceGet, cgl_ret), sizeof(((struct cgl_fr_cuDeviceGet *)0)->cgl_ret), 7, cgl_targs_cuDeviceGet.arg, cgl_tn_cuDeviceGet}, {
-    {offsetof(struct cgl_fr_cuDeviceGet, device), sizeof(((struct cgl_fr_cuDeviceGet *)0)->device), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuDeviceGet, device), sizeof(((struct cgl_fr_cuDeviceGet *)0)->device), 6, 1, 4, 0},
     {offsetof(struct cgl_fr_cuDeviceGet, ordinal), sizeof(((struct cgl_fr_cuDeviceGet *)0)->ordinal), 1, 0, 0, 0},
 }};
 CG_THUNK(cuDeviceGet, (cgl_f->device, cgl_f->ordinal), cgl_thunk_code);
@@ -5467,7 +5467,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGet(CUdevice *device, i
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGet(CUdevice *device, int ordinal)
 {
-    CG_ARGS_CALL(cuDeviceGet, (device, ordinal), cgl_thunk_code, 3, 0, (device, ordinal, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, ordinal));
+    CG_ARGS_CALL(cuDeviceGet, (device, ordinal), cgl_thunk_code, 4, 1, (device, ordinal, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, ordinal); CG_OUT_WORD(3, 0, device));
     CG_SHORT_CALL(cuDeviceGet, (device, ordinal), cgl_thunk_code);
     return cgl_gp_cuDeviceGet(device, ordinal);
 }
@@ -5485,7 +5485,7 @@ struct cgl_fr_cuDeviceGetCount {
 };
 static const cg_arg_name cgl_tn_cuDeviceGetCount[1] = {{"count", NULL}};
 static const struct cgl_targs_cuDeviceGetCount cgl_targs_cuDeviceGetCount = {{1, offsetof(struct cgl_fr_cuDeviceGetCount, cgl_ret), sizeof(((struct cgl_fr_cuDeviceGetCount *)0)->cgl_ret), 7, cgl_targs_cuDeviceGetCount.arg, cgl_tn_cuDeviceGetCount}, {
-    {offsetof(struct cgl_fr_cuDeviceGetCount, count), sizeof(((struct cgl_fr_cuDeviceGetCount *)0)->count), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuDeviceGetCount, count), sizeof(((struct cgl_fr_cuDeviceGetCount *)0)->count), 6, 1, 4, 0},
 }};
 CG_THUNK(cuDeviceGetCount, (cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetCount(int *count)
@@ -5496,7 +5496,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetCount(int *count)
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetCount(int *count)
 {
-    CG_ARGS_CALL(cuDeviceGetCount, (count), cgl_thunk_code, 2, 0, (count, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count));
+    CG_ARGS_CALL(cuDeviceGetCount, (count), cgl_thunk_code, 3, 1, (count, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_OUT_WORD(2, 0, count));
     CG_SHORT_CALL(cuDeviceGetCount, (count), cgl_thunk_code);
     return cgl_gp_cuDeviceGetCount(count);
 }
@@ -5612,7 +5612,7 @@ struct cgl_fr_cuDeviceTotalMem_v2 {
 };
 static const cg_arg_name cgl_tn_cuDeviceTotalMem_v2[2] = {{"bytes", NULL}, {"dev", NULL}};
 static const struct cgl_targs_cuDeviceTotalMem_v2 cgl_targs_cuDeviceTotalMem_v2 = {{2, offsetof(struct cgl_fr_cuDeviceTotalMem_v2, cgl_ret), sizeof(((struct cgl_fr_cuDeviceTotalMem_v2 *)0)->cgl_ret), 7, cgl_targs_cuDeviceTotalMem_v2.arg, cgl_tn_cuDeviceTotalMem_v2}, {
-    {offsetof(struct cgl_fr_cuDeviceTotalMem_v2, bytes), sizeof(((struct cgl_fr_cuDeviceTotalMem_v2 *)0)->bytes), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuDeviceTotalMem_v2, bytes), sizeof(((struct cgl_fr_cuDeviceTotalMem_v2 *)0)->bytes), 6, 2, 8, 0},
     {offsetof(struct cgl_fr_cuDeviceTotalMem_v2, dev), sizeof(((struct cgl_fr_cuDeviceTotalMem_v2 *)0)->dev), 1, 0, 0, 0},
 }};
 CG_THUNK(cuDeviceTotalMem_v2, (cgl_f->bytes, cgl_f->dev), cgl_thunk_code);
@@ -5624,7 +5624,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceTotalMem_v2(size_t *byt
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 {
-    CG_ARGS_CALL(cuDeviceTotalMem_v2, (bytes, dev), cgl_thunk_code, 3, 0, (bytes, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, bytes); CG_ARG_WORD(2, dev));
+    CG_ARGS_CALL(cuDeviceTotalMem_v2, (bytes, dev), cgl_thunk_code, 4, 1, (bytes, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, bytes); CG_ARG_WORD(2, dev); CG_OUT_WORD(3, 0, bytes));
     CG_SHORT_CALL(cuDeviceTotalMem_v2, (bytes, dev), cgl_thunk_code);
     return cgl_gp_cuDeviceTotalMem_v2(bytes, dev);
 }
@@ -5643,10 +5643,10 @@ struct cgl_fr_cuDeviceGetTexture1DLinearMaxWidth {
     CUdevice dev;
     CUresult cgl_ret;
 };
-static const cg_arg_name cgl_tn_cuDeviceGetTexture1DLinearMaxWidth[4] = {{"maxWidthInElements", NULL}, {"format", cgl_en_3}, {"numChannels", NULL}, {"dev", NULL}};
+static const cg_arg_name cgl_tn_cuDeviceGetTexture1DLinearMaxWidth[4] = {{"maxWidthInElements", NULL}, {"format", cgl_en_4}, {"numChannels", NULL}, {"dev", NULL}};
 static const struct cgl_targs_cuDeviceGetTexture1DLinearMaxWidth cgl_targs_cuDeviceGetTexture1DLinearMaxWidth = {{4, offsetof(struct cgl_fr_cuDeviceGetTexture1DLinearMaxWidth, cgl_ret), sizeof(((struct cgl_fr_cuDeviceGetTexture1DLinearMaxWidth *)0)->cgl_ret), 7, cgl_targs_cuDeviceGetTexture1DLinearMaxWidth.arg, cgl_tn_cuDeviceGetTexture1DLinearMaxWidth}, {
     {offsetof(struct cgl_fr_cuDeviceGetTexture1DLinearMaxWidth, maxWidthInElements), sizeof(((struct cgl_fr_cuDeviceGetTexture1DLinearMaxWidth *)0)->maxWidthInElements), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_cuDeviceGetTexture1DLinearMaxWidth, format), sizeof(((struct cgl_fr_cuDeviceGetTexture1DLinearMaxWidth *)0)->format), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+    {offsetof(struct cgl_fr_cuDeviceGetTexture1DLinearMaxWidth, format), sizeof(((struct cgl_fr_cuDeviceGetTexture1DLinearMaxWidth *)0)->format), 4, 0, 0, sizeof cgl_en_4 / sizeof cgl_en_4[0]},
     {offsetof(struct cgl_fr_cuDeviceGetTexture1DLinearMaxWidth, numChannels), sizeof(((struct cgl_fr_cuDeviceGetTexture1DLinearMaxWidth *)0)->numChannels), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_cuDeviceGetTexture1DLinearMaxWidth, dev), sizeof(((struct cgl_fr_cuDeviceGetTexture1DLinearMaxWidth *)0)->dev), 1, 0, 0, 0},
 }};
@@ -5677,10 +5677,10 @@ struct cgl_fr_cuDeviceGetAttribute {
     CUdevice dev;
     CUresult cgl_ret;
 };
-static const cg_arg_name cgl_tn_cuDeviceGetAttribute[3] = {{"pi", NULL}, {"attrib", cgl_en_4}, {"dev", NULL}};
+static const cg_arg_name cgl_tn_cuDeviceGetAttribute[3] = {{"pi", NULL}, {"attrib", cgl_en_5}, {"dev", NULL}};
 static const struct cgl_targs_cuDeviceGetAttribute cgl_targs_cuDeviceGetAttribute = {{3, offsetof(struct cgl_fr_cuDeviceGetAttribute, cgl_ret), sizeof(((struct cgl_fr_cuDeviceGetAttribute *)0)->cgl_ret), 7, cgl_targs_cuDeviceGetAttribute.arg, cgl_tn_cuDeviceGetAttribute}, {
-    {offsetof(struct cgl_fr_cuDeviceGetAttribute, pi), sizeof(((struct cgl_fr_cuDeviceGetAttribute *)0)->pi), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_cuDeviceGetAttribute, attrib), sizeof(((struct cgl_fr_cuDeviceGetAttribute *)0)->attrib), 4, 0, 0, sizeof cgl_en_4 / sizeof cgl_en_4[0]},
+    {offsetof(struct cgl_fr_cuDeviceGetAttribute, pi), sizeof(((struct cgl_fr_cuDeviceGetAttribute *)0)->pi), 6, 1, 4, 0},
+    {offsetof(struct cgl_fr_cuDeviceGetAttribute, attrib), sizeof(((struct cgl_fr_cuDeviceGetAttribute *)0)->attrib), 4, 0, 0, sizeof cgl_en_5 / sizeof cgl_en_5[0]},
     {offsetof(struct cgl_fr_cuDeviceGetAttribute, dev), sizeof(((struct cgl_fr_cuDeviceGetAttribute *)0)->dev), 1, 0, 0, 0},
 }};
 CG_THUNK(cuDeviceGetAttribute, (cgl_f->pi, cgl_f->attrib, cgl_f->dev), cgl_thunk_code);
@@ -5692,7 +5692,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetAttribute(int *pi, C
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
 {
-    CG_ARGS_CALL(cuDeviceGetAttribute, (pi, attrib, dev), cgl_thunk_code, 4, 0, (pi, attrib, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pi); CG_ARG_WORD(2, attrib); CG_ARG_WORD(3, dev));
+    CG_ARGS_CALL(cuDeviceGetAttribute, (pi, attrib, dev), cgl_thunk_code, 5, 1, (pi, attrib, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pi); CG_ARG_WORD(2, attrib); CG_ARG_WORD(3, dev); CG_OUT_WORD(4, 0, pi));
     CG_SHORT_CALL(cuDeviceGetAttribute, (pi, attrib, dev), cgl_thunk_code);
     return cgl_gp_cuDeviceGetAttribute(pi, attrib, dev);
 }
@@ -5810,7 +5810,7 @@ struct cgl_fr_cuDeviceGetMemPool {
 };
 static const cg_arg_name cgl_tn_cuDeviceGetMemPool[2] = {{"pool", NULL}, {"dev", NULL}};
 static const struct cgl_targs_cuDeviceGetMemPool cgl_targs_cuDeviceGetMemPool = {{2, offsetof(struct cgl_fr_cuDeviceGetMemPool, cgl_ret), sizeof(((struct cgl_fr_cuDeviceGetMemPool *)0)->cgl_ret), 7, cgl_targs_cuDeviceGetMemPool.arg, cgl_tn_cuDeviceGetMemPool}, {
-    {offsetof(struct cgl_fr_cuDeviceGetMemPool, pool), sizeof(((struct cgl_fr_cuDeviceGetMemPool *)0)->pool), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuDeviceGetMemPool, pool), sizeof(((struct cgl_fr_cuDeviceGetMemPool *)0)->pool), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuDeviceGetMemPool, dev), sizeof(((struct cgl_fr_cuDeviceGetMemPool *)0)->dev), 1, 0, 0, 0},
 }};
 CG_THUNK(cuDeviceGetMemPool, (cgl_f->pool, cgl_f->dev), cgl_thunk_code);
@@ -5822,7 +5822,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetMemPool(CUmemoryPool
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
 {
-    CG_ARGS_CALL(cuDeviceGetMemPool, (pool, dev), cgl_thunk_code, 3, 0, (pool, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool); CG_ARG_WORD(2, dev));
+    CG_ARGS_CALL(cuDeviceGetMemPool, (pool, dev), cgl_thunk_code, 4, 1, (pool, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool); CG_ARG_WORD(2, dev); CG_OUT_WORD(3, 0, pool));
     CG_SHORT_CALL(cuDeviceGetMemPool, (pool, dev), cgl_thunk_code);
     return cgl_gp_cuDeviceGetMemPool(pool, dev);
 }
@@ -5841,7 +5841,7 @@ struct cgl_fr_cuDeviceGetDefaultMemPool {
 };
 static const cg_arg_name cgl_tn_cuDeviceGetDefaultMemPool[2] = {{"pool_out", NULL}, {"dev", NULL}};
 static const struct cgl_targs_cuDeviceGetDefaultMemPool cgl_targs_cuDeviceGetDefaultMemPool = {{2, offsetof(struct cgl_fr_cuDeviceGetDefaultMemPool, cgl_ret), sizeof(((struct cgl_fr_cuDeviceGetDefaultMemPool *)0)->cgl_ret), 7, cgl_targs_cuDeviceGetDefaultMemPool.arg, cgl_tn_cuDeviceGetDefaultMemPool}, {
-    {offsetof(struct cgl_fr_cuDeviceGetDefaultMemPool, pool_out), sizeof(((struct cgl_fr_cuDeviceGetDefaultMemPool *)0)->pool_out), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuDeviceGetDefaultMemPool, pool_out), sizeof(((struct cgl_fr_cuDeviceGetDefaultMemPool *)0)->pool_out), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuDeviceGetDefaultMemPool, dev), sizeof(((struct cgl_fr_cuDeviceGetDefaultMemPool *)0)->dev), 1, 0, 0, 0},
 }};
 CG_THUNK(cuDeviceGetDefaultMemPool, (cgl_f->pool_out, cgl_f->dev), cgl_thunk_code);
@@ -5853,7 +5853,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetDefaultMemPool(CUmem
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
 {
-    CG_ARGS_CALL(cuDeviceGetDefaultMemPool, (pool_out, dev), cgl_thunk_code, 3, 0, (pool_out, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool_out); CG_ARG_WORD(2, dev));
+    CG_ARGS_CALL(cuDeviceGetDefaultMemPool, (pool_out, dev), cgl_thunk_code, 4, 1, (pool_out, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool_out); CG_ARG_WORD(2, dev); CG_OUT_WORD(3, 0, pool_out));
     CG_SHORT_CALL(cuDeviceGetDefaultMemPool, (pool_out, dev), cgl_thunk_code);
     return cgl_gp_cuDeviceGetDefaultMemPool(pool_out, dev);
 }
@@ -5871,10 +5871,10 @@ struct cgl_fr_cuDeviceGetExecAffinitySupport {
     CUdevice dev;
     CUresult cgl_ret;
 };
-static const cg_arg_name cgl_tn_cuDeviceGetExecAffinitySupport[3] = {{"pi", NULL}, {"type", cgl_en_5}, {"dev", NULL}};
+static const cg_arg_name cgl_tn_cuDeviceGetExecAffinitySupport[3] = {{"pi", NULL}, {"type", cgl_en_6}, {"dev", NULL}};
 static const struct cgl_targs_cuDeviceGetExecAffinitySupport cgl_targs_cuDeviceGetExecAffinitySupport = {{3, offsetof(struct cgl_fr_cuDeviceGetExecAffinitySupport, cgl_ret), sizeof(((struct cgl_fr_cuDeviceGetExecAffinitySupport *)0)->cgl_ret), 7, cgl_targs_cuDeviceGetExecAffinitySupport.arg, cgl_tn_cuDeviceGetExecAffinitySupport}, {
-    {offsetof(struct cgl_fr_cuDeviceGetExecAffinitySupport, pi), sizeof(((struct cgl_fr_cuDeviceGetExecAffinitySupport *)0)->pi), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_cuDeviceGetExecAffinitySupport, type), sizeof(((struct cgl_fr_cuDeviceGetExecAffinitySupport *)0)->type), 4, 0, 0, sizeof cgl_en_5 / sizeof cgl_en_5[0]},
+    {offsetof(struct cgl_fr_cuDeviceGetExecAffinitySupport, pi), sizeof(((struct cgl_fr_cuDeviceGetExecAffinitySupport *)0)->pi), 6, 1, 4, 0},
+    {offsetof(struct cgl_fr_cuDeviceGetExecAffinitySupport, type), sizeof(((struct cgl_fr_cuDeviceGetExecAffinitySupport *)0)->type), 4, 0, 0, sizeof cgl_en_6 / sizeof cgl_en_6[0]},
     {offsetof(struct cgl_fr_cuDeviceGetExecAffinitySupport, dev), sizeof(((struct cgl_fr_cuDeviceGetExecAffinitySupport *)0)->dev), 1, 0, 0, 0},
 }};
 CG_THUNK(cuDeviceGetExecAffinitySupport, (cgl_f->pi, cgl_f->type, cgl_f->dev), cgl_thunk_code);
@@ -5886,7 +5886,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetExecAffinitySupport(
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType type, CUdevice dev)
 {
-    CG_ARGS_CALL(cuDeviceGetExecAffinitySupport, (pi, type, dev), cgl_thunk_code, 4, 0, (pi, type, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pi); CG_ARG_WORD(2, type); CG_ARG_WORD(3, dev));
+    CG_ARGS_CALL(cuDeviceGetExecAffinitySupport, (pi, type, dev), cgl_thunk_code, 5, 1, (pi, type, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pi); CG_ARG_WORD(2, type); CG_ARG_WORD(3, dev); CG_OUT_WORD(4, 0, pi));
     CG_SHORT_CALL(cuDeviceGetExecAffinitySupport, (pi, type, dev), cgl_thunk_code);
     return cgl_gp_cuDeviceGetExecAffinitySupport(pi, type, dev);
 }
@@ -5903,10 +5903,10 @@ struct cgl_fr_cuFlushGPUDirectRDMAWrites {
     CUflushGPUDirectRDMAWritesScope scope;
     CUresult cgl_ret;
 };
-static const cg_arg_name cgl_tn_cuFlushGPUDirectRDMAWrites[2] = {{"target", cgl_en_6}, {"scope", cgl_en_7}};
+static const cg_arg_name cgl_tn_cuFlushGPUDirectRDMAWrites[2] = {{"target", cgl_en_7}, {"scope", cgl_en_8}};
 static const struct cgl_targs_cuFlushGPUDirectRDMAWrites cgl_targs_cuFlushGPUDirectRDMAWrites = {{2, offsetof(struct cgl_fr_cuFlushGPUDirectRDMAWrites, cgl_ret), sizeof(((struct cgl_fr_cuFlushGPUDirectRDMAWrites *)0)->cgl_ret), 7, cgl_targs_cuFlushGPUDirectRDMAWrites.arg, cgl_tn_cuFlushGPUDirectRDMAWrites}, {
-    {offsetof(struct cgl_fr_cuFlushGPUDirectRDMAWrites, target), sizeof(((struct cgl_fr_cuFlushGPUDirectRDMAWrites *)0)->target), 4, 0, 0, sizeof cgl_en_6 / sizeof cgl_en_6[0]},
-    {offsetof(struct cgl_fr_cuFlushGPUDirectRDMAWrites, scope), sizeof(((struct cgl_fr_cuFlushGPUDirectRDMAWrites *)0)->scope), 4, 0, 0, sizeof cgl_en_7 / sizeof cgl_en_7[0]},
+    {offsetof(struct cgl_fr_cuFlushGPUDirectRDMAWrites, target), sizeof(((struct cgl_fr_cuFlushGPUDirectRDMAWrites *)0)->target), 4, 0, 0, sizeof cgl_en_7 / sizeof cgl_en_7[0]},
+    {offsetof(struct cgl_fr_cuFlushGPUDirectRDMAWrites, scope), sizeof(((struct cgl_fr_cuFlushGPUDirectRDMAWrites *)0)->scope), 4, 0, 0, sizeof cgl_en_8 / sizeof cgl_en_8[0]},
 }};
 CG_THUNK(cuFlushGPUDirectRDMAWrites, (cgl_f->target, cgl_f->scope), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope)
@@ -6000,7 +6000,7 @@ struct cgl_fr_cuDevicePrimaryCtxRetain {
 };
 static const cg_arg_name cgl_tn_cuDevicePrimaryCtxRetain[2] = {{"pctx", NULL}, {"dev", NULL}};
 static const struct cgl_targs_cuDevicePrimaryCtxRetain cgl_targs_cuDevicePrimaryCtxRetain = {{2, offsetof(struct cgl_fr_cuDevicePrimaryCtxRetain, cgl_ret), sizeof(((struct cgl_fr_cuDevicePrimaryCtxRetain *)0)->cgl_ret), 7, cgl_targs_cuDevicePrimaryCtxRetain.arg, cgl_tn_cuDevicePrimaryCtxRetain}, {
-    {offsetof(struct cgl_fr_cuDevicePrimaryCtxRetain, pctx), sizeof(((struct cgl_fr_cuDevicePrimaryCtxRetain *)0)->pctx), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuDevicePrimaryCtxRetain, pctx), sizeof(((struct cgl_fr_cuDevicePrimaryCtxRetain *)0)->pctx), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuDevicePrimaryCtxRetain, dev), sizeof(((struct cgl_fr_cuDevicePrimaryCtxRetain *)0)->dev), 1, 0, 0, 0},
 }};
 CG_THUNK(cuDevicePrimaryCtxRetain, (cgl_f->pctx, cgl_f->dev), cgl_thunk_code);
@@ -6013,7 +6013,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDevicePrimaryCtxRetain(CUcont
 static __attribute__((noinline)) CUresult cgl_sl_cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
     CG_BLOCKING_CALL(cuDevicePrimaryCtxRetain, (pctx, dev), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuDevicePrimaryCtxRetain, (pctx, dev), cgl_thunk_code, 3, 0, (pctx, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_ARG_WORD(2, dev));
+    CG_ARGS_CALL(cuDevicePrimaryCtxRetain, (pctx, dev), cgl_thunk_code, 4, 1, (pctx, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_ARG_WORD(2, dev); CG_OUT_WORD(3, 0, pctx));
     CG_SHORT_CALL(cuDevicePrimaryCtxRetain, (pctx, dev), cgl_thunk_code);
     return cgl_gp_cuDevicePrimaryCtxRetain(pctx, dev);
 }
@@ -6158,7 +6158,7 @@ struct cgl_fr_cuCtxCreate_v4 {
 };
 static const cg_arg_name cgl_tn_cuCtxCreate_v4[4] = {{"pctx", NULL}, {"ctxCreateParams", NULL}, {"flags", NULL}, {"dev", NULL}};
 static const struct cgl_targs_cuCtxCreate_v4 cgl_targs_cuCtxCreate_v4 = {{4, offsetof(struct cgl_fr_cuCtxCreate_v4, cgl_ret), sizeof(((struct cgl_fr_cuCtxCreate_v4 *)0)->cgl_ret), 7, cgl_targs_cuCtxCreate_v4.arg, cgl_tn_cuCtxCreate_v4}, {
-    {offsetof(struct cgl_fr_cuCtxCreate_v4, pctx), sizeof(((struct cgl_fr_cuCtxCreate_v4 *)0)->pctx), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuCtxCreate_v4, pctx), sizeof(((struct cgl_fr_cuCtxCreate_v4 *)0)->pctx), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuCtxCreate_v4, ctxCreateParams), sizeof(((struct cgl_fr_cuCtxCreate_v4 *)0)->ctxCreateParams), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuCtxCreate_v4, flags), sizeof(((struct cgl_fr_cuCtxCreate_v4 *)0)->flags), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_cuCtxCreate_v4, dev), sizeof(((struct cgl_fr_cuCtxCreate_v4 *)0)->dev), 1, 0, 0, 0},
@@ -6173,7 +6173,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxCreate_v4(CUcontext *pctx,
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev)
 {
     CG_BLOCKING_CALL(cuCtxCreate_v4, (pctx, ctxCreateParams, flags, dev), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuCtxCreate_v4, (pctx, ctxCreateParams, flags, dev), cgl_thunk_code, 5, 0, (pctx, ctxCreateParams, flags, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_ARG_WORD(2, ctxCreateParams); CG_ARG_WORD(3, flags); CG_ARG_WORD(4, dev));
+    CG_ARGS_CALL(cuCtxCreate_v4, (pctx, ctxCreateParams, flags, dev), cgl_thunk_code, 6, 1, (pctx, ctxCreateParams, flags, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_ARG_WORD(2, ctxCreateParams); CG_ARG_WORD(3, flags); CG_ARG_WORD(4, dev); CG_OUT_WORD(5, 0, pctx));
     CG_SHORT_CALL(cuCtxCreate_v4, (pctx, ctxCreateParams, flags, dev), cgl_thunk_code);
     return cgl_gp_cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev);
 }
@@ -6250,7 +6250,7 @@ struct cgl_fr_cuCtxPopCurrent_v2 {
 };
 static const cg_arg_name cgl_tn_cuCtxPopCurrent_v2[1] = {{"pctx", NULL}};
 static const struct cgl_targs_cuCtxPopCurrent_v2 cgl_targs_cuCtxPopCurrent_v2 = {{1, offsetof(struct cgl_fr_cuCtxPopCurrent_v2, cgl_ret), sizeof(((struct cgl_fr_cuCtxPopCurrent_v2 *)0)->cgl_ret), 7, cgl_targs_cuCtxPopCurrent_v2.arg, cgl_tn_cuCtxPopCurrent_v2}, {
-    {offsetof(struct cgl_fr_cuCtxPopCurrent_v2, pctx), sizeof(((struct cgl_fr_cuCtxPopCurrent_v2 *)0)->pctx), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuCtxPopCurrent_v2, pctx), sizeof(((struct cgl_fr_cuCtxPopCurrent_v2 *)0)->pctx), 6, 3, 8, 0},
 }};
 CG_THUNK(cuCtxPopCurrent_v2, (cgl_f->pctx), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxPopCurrent_v2(CUcontext *pctx)
@@ -6261,7 +6261,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxPopCurrent_v2(CUcontext *p
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxPopCurrent_v2(CUcontext *pctx)
 {
-    CG_ARGS_CALL(cuCtxPopCurrent_v2, (pctx), cgl_thunk_code, 2, 0, (pctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx));
+    CG_ARGS_CALL(cuCtxPopCurrent_v2, (pctx), cgl_thunk_code, 3, 1, (pctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_OUT_WORD(2, 0, pctx));
     CG_SHORT_CALL(cuCtxPopCurrent_v2, (pctx), cgl_thunk_code);
     return cgl_gp_cuCtxPopCurrent_v2(pctx);
 }
@@ -6308,7 +6308,7 @@ struct cgl_fr_cuCtxGetCurrent {
 };
 static const cg_arg_name cgl_tn_cuCtxGetCurrent[1] = {{"pctx", NULL}};
 static const struct cgl_targs_cuCtxGetCurrent cgl_targs_cuCtxGetCurrent = {{1, offsetof(struct cgl_fr_cuCtxGetCurrent, cgl_ret), sizeof(((struct cgl_fr_cuCtxGetCurrent *)0)->cgl_ret), 7, cgl_targs_cuCtxGetCurrent.arg, cgl_tn_cuCtxGetCurrent}, {
-    {offsetof(struct cgl_fr_cuCtxGetCurrent, pctx), sizeof(((struct cgl_fr_cuCtxGetCurrent *)0)->pctx), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuCtxGetCurrent, pctx), sizeof(((struct cgl_fr_cuCtxGetCurrent *)0)->pctx), 6, 3, 8, 0},
 }};
 CG_THUNK(cuCtxGetCurrent, (cgl_f->pctx), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetCurrent(CUcontext *pctx)
@@ -6319,7 +6319,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetCurrent(CUcontext *pctx
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetCurrent(CUcontext *pctx)
 {
-    CG_ARGS_CALL(cuCtxGetCurrent, (pctx), cgl_thunk_code, 2, 0, (pctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx));
+    CG_ARGS_CALL(cuCtxGetCurrent, (pctx), cgl_thunk_code, 3, 1, (pctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_OUT_WORD(2, 0, pctx));
     CG_SHORT_CALL(cuCtxGetCurrent, (pctx), cgl_thunk_code);
     return cgl_gp_cuCtxGetCurrent(pctx);
 }
@@ -6337,7 +6337,7 @@ struct cgl_fr_cuCtxGetDevice {
 };
 static const cg_arg_name cgl_tn_cuCtxGetDevice[1] = {{"device", NULL}};
 static const struct cgl_targs_cuCtxGetDevice cgl_targs_cuCtxGetDevice = {{1, offsetof(struct cgl_fr_cuCtxGetDevice, cgl_ret), sizeof(((struct cgl_fr_cuCtxGetDevice *)0)->cgl_ret), 7, cgl_targs_cuCtxGetDevice.arg, cgl_tn_cuCtxGetDevice}, {
-    {offsetof(struct cgl_fr_cuCtxGetDevice, device), sizeof(((struct cgl_fr_cuCtxGetDevice *)0)->device), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuCtxGetDevice, device), sizeof(((struct cgl_fr_cuCtxGetDevice *)0)->device), 6, 1, 4, 0},
 }};
 CG_THUNK(cuCtxGetDevice, (cgl_f->device), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetDevice(CUdevice *device)
@@ -6348,7 +6348,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetDevice(CUdevice *device
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetDevice(CUdevice *device)
 {
-    CG_ARGS_CALL(cuCtxGetDevice, (device), cgl_thunk_code, 2, 0, (device, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device));
+    CG_ARGS_CALL(cuCtxGetDevice, (device), cgl_thunk_code, 3, 1, (device, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_OUT_WORD(2, 0, device));
     CG_SHORT_CALL(cuCtxGetDevice, (device), cgl_thunk_code);
     return cgl_gp_cuCtxGetDevice(device);
 }
@@ -6367,7 +6367,7 @@ struct cgl_fr_cuCtxGetDevice_v2 {
 };
 static const cg_arg_name cgl_tn_cuCtxGetDevice_v2[2] = {{"device", NULL}, {"ctx", NULL}};
 static const struct cgl_targs_cuCtxGetDevice_v2 cgl_targs_cuCtxGetDevice_v2 = {{2, offsetof(struct cgl_fr_cuCtxGetDevice_v2, cgl_ret), sizeof(((struct cgl_fr_cuCtxGetDevice_v2 *)0)->cgl_ret), 7, cgl_targs_cuCtxGetDevice_v2.arg, cgl_tn_cuCtxGetDevice_v2}, {
-    {offsetof(struct cgl_fr_cuCtxGetDevice_v2, device), sizeof(((struct cgl_fr_cuCtxGetDevice_v2 *)0)->device), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuCtxGetDevice_v2, device), sizeof(((struct cgl_fr_cuCtxGetDevice_v2 *)0)->device), 6, 1, 4, 0},
     {offsetof(struct cgl_fr_cuCtxGetDevice_v2, ctx), sizeof(((struct cgl_fr_cuCtxGetDevice_v2 *)0)->ctx), 3, 0, 0, 0},
 }};
 CG_THUNK(cuCtxGetDevice_v2, (cgl_f->device, cgl_f->ctx), cgl_thunk_code);
@@ -6379,7 +6379,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetDevice_v2(CUdevice *dev
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
 {
-    CG_ARGS_CALL(cuCtxGetDevice_v2, (device, ctx), cgl_thunk_code, 3, 0, (device, ctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, ctx));
+    CG_ARGS_CALL(cuCtxGetDevice_v2, (device, ctx), cgl_thunk_code, 4, 1, (device, ctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, ctx); CG_OUT_WORD(3, 0, device));
     CG_SHORT_CALL(cuCtxGetDevice_v2, (device, ctx), cgl_thunk_code);
     return cgl_gp_cuCtxGetDevice_v2(device, ctx);
 }
@@ -6541,9 +6541,9 @@ struct cgl_fr_cuCtxSetLimit {
     size_t value;
     CUresult cgl_ret;
 };
-static const cg_arg_name cgl_tn_cuCtxSetLimit[2] = {{"limit", cgl_en_8}, {"value", NULL}};
+static const cg_arg_name cgl_tn_cuCtxSetLimit[2] = {{"limit", cgl_en_9}, {"value", NULL}};
 static const struct cgl_targs_cuCtxSetLimit cgl_targs_cuCtxSetLimit = {{2, offsetof(struct cgl_fr_cuCtxSetLimit, cgl_ret), sizeof(((struct cgl_fr_cuCtxSetLimit *)0)->cgl_ret), 7, cgl_targs_cuCtxSetLimit.arg, cgl_tn_cuCtxSetLimit}, {
-    {offsetof(struct cgl_fr_cuCtxSetLimit, limit), sizeof(((struct cgl_fr_cuCtxSetLimit *)0)->limit), 4, 0, 0, sizeof cgl_en_8 / sizeof cgl_en_8[0]},
+    {offsetof(struct cgl_fr_cuCtxSetLimit, limit), sizeof(((struct cgl_fr_cuCtxSetLimit *)0)->limit), 4, 0, 0, sizeof cgl_en_9 / sizeof cgl_en_9[0]},
     {offsetof(struct cgl_fr_cuCtxSetLimit, value), sizeof(((struct cgl_fr_cuCtxSetLimit *)0)->value), 2, 0, 0, 0},
 }};
 CG_THUNK(cuCtxSetLimit, (cgl_f->limit, cgl_f->value), cgl_thunk_code);
@@ -6572,10 +6572,10 @@ struct cgl_fr_cuCtxGetLimit {
     CUlimit limit;
     CUresult cgl_ret;
 };
-static const cg_arg_name cgl_tn_cuCtxGetLimit[2] = {{"pvalue", NULL}, {"limit", cgl_en_8}};
+static const cg_arg_name cgl_tn_cuCtxGetLimit[2] = {{"pvalue", NULL}, {"limit", cgl_en_9}};
 static const struct cgl_targs_cuCtxGetLimit cgl_targs_cuCtxGetLimit = {{2, offsetof(struct cgl_fr_cuCtxGetLimit, cgl_ret), sizeof(((struct cgl_fr_cuCtxGetLimit *)0)->cgl_ret), 7, cgl_targs_cuCtxGetLimit.arg, cgl_tn_cuCtxGetLimit}, {
     {offsetof(struct cgl_fr_cuCtxGetLimit, pvalue), sizeof(((struct cgl_fr_cuCtxGetLimit *)0)->pvalue), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_cuCtxGetLimit, limit), sizeof(((struct cgl_fr_cuCtxGetLimit *)0)->limit), 4, 0, 0, sizeof cgl_en_8 / sizeof cgl_en_8[0]},
+    {offsetof(struct cgl_fr_cuCtxGetLimit, limit), sizeof(((struct cgl_fr_cuCtxGetLimit *)0)->limit), 4, 0, 0, sizeof cgl_en_9 / sizeof cgl_en_9[0]},
 }};
 CG_THUNK(cuCtxGetLimit, (cgl_f->pvalue, cgl_f->limit), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetLimit(size_t *pvalue, CUlimit limit)
@@ -6664,7 +6664,7 @@ struct cgl_fr_cuCtxGetApiVersion {
 static const cg_arg_name cgl_tn_cuCtxGetApiVersion[2] = {{"ctx", NULL}, {"version", NULL}};
 static const struct cgl_targs_cuCtxGetApiVersion cgl_targs_cuCtxGetApiVersion = {{2, offsetof(struct cgl_fr_cuCtxGetApiVersion, cgl_ret), sizeof(((struct cgl_fr_cuCtxGetApiVersion *)0)->cgl_ret), 7, cgl_targs_cuCtxGetApiVersion.arg, cgl_tn_cuCtxGetApiVersion}, {
     {offsetof(struct cgl_fr_cuCtxGetApiVersion, ctx), sizeof(((struct cgl_fr_cuCtxGetApiVersion *)0)->ctx), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_cuCtxGetApiVersion, version), sizeof(((struct cgl_fr_cuCtxGetApiVersion *)0)->version), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuCtxGetApiVersion, version), sizeof(((struct cgl_fr_cuCtxGetApiVersion *)0)->version), 6, 2, 4, 0},
 }};
 CG_THUNK(cuCtxGetApiVersion, (cgl_f->ctx, cgl_f->version), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
@@ -6675,7 +6675,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetApiVersion(CUcontext ct
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
 {
-    CG_ARGS_CALL(cuCtxGetApiVersion, (ctx, version), cgl_thunk_code, 3, 0, (ctx, version, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx); CG_ARG_WORD(2, version));
+    CG_ARGS_CALL(cuCtxGetApiVersion, (ctx, version), cgl_thunk_code, 4, 1, (ctx, version, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx); CG_ARG_WORD(2, version); CG_OUT_WORD(3, 0, version));
     CG_SHORT_CALL(cuCtxGetApiVersion, (ctx, version), cgl_thunk_code);
     return cgl_gp_cuCtxGetApiVersion(ctx, version);
 }
@@ -6748,10 +6748,10 @@ struct cgl_fr_cuCtxGetExecAffinity {
     CUexecAffinityType type;
     CUresult cgl_ret;
 };
-static const cg_arg_name cgl_tn_cuCtxGetExecAffinity[2] = {{"pExecAffinity", NULL}, {"type", cgl_en_5}};
+static const cg_arg_name cgl_tn_cuCtxGetExecAffinity[2] = {{"pExecAffinity", NULL}, {"type", cgl_en_6}};
 static const struct cgl_targs_cuCtxGetExecAffinity cgl_targs_cuCtxGetExecAffinity = {{2, offsetof(struct cgl_fr_cuCtxGetExecAffinity, cgl_ret), sizeof(((struct cgl_fr_cuCtxGetExecAffinity *)0)->cgl_ret), 7, cgl_targs_cuCtxGetExecAffinity.arg, cgl_tn_cuCtxGetExecAffinity}, {
     {offsetof(struct cgl_fr_cuCtxGetExecAffinity, pExecAffinity), sizeof(((struct cgl_fr_cuCtxGetExecAffinity *)0)->pExecAffinity), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_cuCtxGetExecAffinity, type), sizeof(((struct cgl_fr_cuCtxGetExecAffinity *)0)->type), 4, 0, 0, sizeof cgl_en_5 / sizeof cgl_en_5[0]},
+    {offsetof(struct cgl_fr_cuCtxGetExecAffinity, type), sizeof(((struct cgl_fr_cuCtxGetExecAffinity *)0)->type), 4, 0, 0, sizeof cgl_en_6 / sizeof cgl_en_6[0]},
 }};
 CG_THUNK(cuCtxGetExecAffinity, (cgl_f->pExecAffinity, cgl_f->type), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type)
@@ -6843,7 +6843,7 @@ struct cgl_fr_cuCtxAttach {
 };
 static const cg_arg_name cgl_tn_cuCtxAttach[2] = {{"pctx", NULL}, {"flags", NULL}};
 static const struct cgl_targs_cuCtxAttach cgl_targs_cuCtxAttach = {{2, offsetof(struct cgl_fr_cuCtxAttach, cgl_ret), sizeof(((struct cgl_fr_cuCtxAttach *)0)->cgl_ret), 7, cgl_targs_cuCtxAttach.arg, cgl_tn_cuCtxAttach}, {
-    {offsetof(struct cgl_fr_cuCtxAttach, pctx), sizeof(((struct cgl_fr_cuCtxAttach *)0)->pctx), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuCtxAttach, pctx), sizeof(((struct cgl_fr_cuCtxAttach *)0)->pctx), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuCtxAttach, flags), sizeof(((struct cgl_fr_cuCtxAttach *)0)->flags), 2, 0, 0, 0},
 }};
 CG_THUNK(cuCtxAttach, (cgl_f->pctx, cgl_f->flags), cgl_thunk_code);
@@ -6855,7 +6855,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxAttach(CUcontext *pctx, un
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxAttach(CUcontext *pctx, unsigned int flags)
 {
-    CG_ARGS_CALL(cuCtxAttach, (pctx, flags), cgl_thunk_code, 3, 0, (pctx, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_ARG_WORD(2, flags));
+    CG_ARGS_CALL(cuCtxAttach, (pctx, flags), cgl_thunk_code, 4, 1, (pctx, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_ARG_WORD(2, flags); CG_OUT_WORD(3, 0, pctx));
     CG_SHORT_CALL(cuCtxAttach, (pctx, flags), cgl_thunk_code);
     return cgl_gp_cuCtxAttach(pctx, flags);
 }
@@ -6961,7 +6961,7 @@ struct cgl_fr_cuModuleLoad {
 };
 static const cg_arg_name cgl_tn_cuModuleLoad[2] = {{"module", NULL}, {"fname", NULL}};
 static const struct cgl_targs_cuModuleLoad cgl_targs_cuModuleLoad = {{2, offsetof(struct cgl_fr_cuModuleLoad, cgl_ret), sizeof(((struct cgl_fr_cuModuleLoad *)0)->cgl_ret), 7, cgl_targs_cuModuleLoad.arg, cgl_tn_cuModuleLoad}, {
-    {offsetof(struct cgl_fr_cuModuleLoad, module), sizeof(((struct cgl_fr_cuModuleLoad *)0)->module), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuModuleLoad, module), sizeof(((struct cgl_fr_cuModuleLoad *)0)->module), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuModuleLoad, fname), sizeof(((struct cgl_fr_cuModuleLoad *)0)->fname), 5, 0, 0, 0},
 }};
 CG_THUNK(cuModuleLoad, (cgl_f->module, cgl_f->fname), cgl_thunk_code);
@@ -6992,7 +6992,7 @@ struct cgl_fr_cuModuleLoadData {
 };
 static const cg_arg_name cgl_tn_cuModuleLoadData[2] = {{"module", NULL}, {"image", NULL}};
 static const struct cgl_targs_cuModuleLoadData cgl_targs_cuModuleLoadData = {{2, offsetof(struct cgl_fr_cuModuleLoadData, cgl_ret), sizeof(((struct cgl_fr_cuModuleLoadData *)0)->cgl_ret), 7, cgl_targs_cuModuleLoadData.arg, cgl_tn_cuModuleLoadData}, {
-    {offsetof(struct cgl_fr_cuModuleLoadData, module), sizeof(((struct cgl_fr_cuModuleLoadData *)0)->module), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuModuleLoadData, module), sizeof(((struct cgl_fr_cuModuleLoadData *)0)->module), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuModuleLoadData, image), sizeof(((struct cgl_fr_cuModuleLoadData *)0)->image), 3, 0, 0, 0},
 }};
 CG_THUNK(cuModuleLoadData, (cgl_f->module, cgl_f->image), cgl_thunk_code);
@@ -7005,7 +7005,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuModuleLoadData(CUmodule *modu
 static __attribute__((noinline)) CUresult cgl_sl_cuModuleLoadData(CUmodule *module, const void *image)
 {
     CG_BLOCKING_CALL(cuModuleLoadData, (module, image), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuModuleLoadData, (module, image), cgl_thunk_code, 3, 0, (module, image, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, module); CG_ARG_WORD(2, image));
+    CG_ARGS_CALL(cuModuleLoadData, (module, image), cgl_thunk_code, 4, 1, (module, image, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, module); CG_ARG_WORD(2, image); CG_OUT_WORD(3, 0, module));
     CG_SHORT_CALL(cuModuleLoadData, (module, image), cgl_thunk_code);
     return cgl_gp_cuModuleLoadData(module, image);
 }
@@ -7027,7 +7027,7 @@ struct cgl_fr_cuModuleLoadDataEx {
 };
 static const cg_arg_name cgl_tn_cuModuleLoadDataEx[5] = {{"module", NULL}, {"image", NULL}, {"numOptions", NULL}, {"options", NULL}, {"optionValues", NULL}};
 static const struct cgl_targs_cuModuleLoadDataEx cgl_targs_cuModuleLoadDataEx = {{5, offsetof(struct cgl_fr_cuModuleLoadDataEx, cgl_ret), sizeof(((struct cgl_fr_cuModuleLoadDataEx *)0)->cgl_ret), 7, cgl_targs_cuModuleLoadDataEx.arg, cgl_tn_cuModuleLoadDataEx}, {
-    {offsetof(struct cgl_fr_cuModuleLoadDataEx, module), sizeof(((struct cgl_fr_cuModuleLoadDataEx *)0)->module), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuModuleLoadDataEx, module), sizeof(((struct cgl_fr_cuModuleLoadDataEx *)0)->module), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuModuleLoadDataEx, image), sizeof(((struct cgl_fr_cuModuleLoadDataEx *)0)->image), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuModuleLoadDataEx, numOptions), sizeof(((struct cgl_fr_cuModuleLoadDataEx *)0)->numOptions), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_cuModuleLoadDataEx, options), sizeof(((struct cgl_fr_cuModuleLoadDataEx *)0)->options), 3, 0, 0, 0},
@@ -7043,7 +7043,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuModuleLoadDataEx(CUmodule *mo
 static __attribute__((noinline)) CUresult cgl_sl_cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions, CUjit_option *options, void **optionValues)
 {
     CG_BLOCKING_CALL(cuModuleLoadDataEx, (module, image, numOptions, options, optionValues), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuModuleLoadDataEx, (module, image, numOptions, options, optionValues), cgl_thunk_code, 6, 0, (module, image, numOptions, options, optionValues, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, module); CG_ARG_WORD(2, image); CG_ARG_WORD(3, numOptions); CG_ARG_WORD(4, options); CG_ARG_WORD(5, optionValues));
+    CG_ARGS_CALL(cuModuleLoadDataEx, (module, image, numOptions, options, optionValues), cgl_thunk_code, 7, 1, (module, image, numOptions, options, optionValues, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, module); CG_ARG_WORD(2, image); CG_ARG_WORD(3, numOptions); CG_ARG_WORD(4, options); CG_ARG_WORD(5, optionValues); CG_OUT_WORD(6, 0, module));
     CG_SHORT_CALL(cuModuleLoadDataEx, (module, image, numOptions, options, optionValues), cgl_thunk_code);
     return cgl_gp_cuModuleLoadDataEx(module, image, numOptions, options, optionValues);
 }
@@ -7062,7 +7062,7 @@ struct cgl_fr_cuModuleLoadFatBinary {
 };
 static const cg_arg_name cgl_tn_cuModuleLoadFatBinary[2] = {{"module", NULL}, {"fatCubin", NULL}};
 static const struct cgl_targs_cuModuleLoadFatBinary cgl_targs_cuModuleLoadFatBinary = {{2, offsetof(struct cgl_fr_cuModuleLoadFatBinary, cgl_ret), sizeof(((struct cgl_fr_cuModuleLoadFatBinary *)0)->cgl_ret), 7, cgl_targs_cuModuleLoadFatBinary.arg, cgl_tn_cuModuleLoadFatBinary}, {
-    {offsetof(struct cgl_fr_cuModuleLoadFatBinary, module), sizeof(((struct cgl_fr_cuModuleLoadFatBinary *)0)->module), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuModuleLoadFatBinary, module), sizeof(((struct cgl_fr_cuModuleLoadFatBinary *)0)->module), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuModuleLoadFatBinary, fatCubin), sizeof(((struct cgl_fr_cuModuleLoadFatBinary *)0)->fatCubin), 3, 0, 0, 0},
 }};
 CG_THUNK(cuModuleLoadFatBinary, (cgl_f->module, cgl_f->fatCubin), cgl_thunk_code);
@@ -7075,7 +7075,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuModuleLoadFatBinary(CUmodule 
 static __attribute__((noinline)) CUresult cgl_sl_cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
 {
     CG_BLOCKING_CALL(cuModuleLoadFatBinary, (module, fatCubin), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuModuleLoadFatBinary, (module, fatCubin), cgl_thunk_code, 3, 0, (module, fatCubin, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, module); CG_ARG_WORD(2, fatCubin));
+    CG_ARGS_CALL(cuModuleLoadFatBinary, (module, fatCubin), cgl_thunk_code, 4, 1, (module, fatCubin, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, module); CG_ARG_WORD(2, fatCubin); CG_OUT_WORD(3, 0, module));
     CG_SHORT_CALL(cuModuleLoadFatBinary, (module, fatCubin), cgl_thunk_code);
     return cgl_gp_cuModuleLoadFatBinary(module, fatCubin);
 }
@@ -7154,7 +7154,7 @@ struct cgl_fr_cuModuleGetFunction {
 };
 static const cg_arg_name cgl_tn_cuModuleGetFunction[3] = {{"hfunc", NULL}, {"hmod", NULL}, {"name", NULL}};
 static const struct cgl_targs_cuModuleGetFunction cgl_targs_cuModuleGetFunction = {{3, offsetof(struct cgl_fr_cuModuleGetFunction, cgl_ret), sizeof(((struct cgl_fr_cuModuleGetFunction *)0)->cgl_ret), 7, cgl_targs_cuModuleGetFunction.arg, cgl_tn_cuModuleGetFunction}, {
-    {offsetof(struct cgl_fr_cuModuleGetFunction, hfunc), sizeof(((struct cgl_fr_cuModuleGetFunction *)0)->hfunc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuModuleGetFunction, hfunc), sizeof(((struct cgl_fr_cuModuleGetFunction *)0)->hfunc), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuModuleGetFunction, hmod), sizeof(((struct cgl_fr_cuModuleGetFunction *)0)->hmod), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuModuleGetFunction, name), sizeof(((struct cgl_fr_cuModuleGetFunction *)0)->name), 5, 0, 0, 0},
 }};
@@ -7186,7 +7186,7 @@ struct cgl_fr_cuModuleGetFunctionCount {
 };
 static const cg_arg_name cgl_tn_cuModuleGetFunctionCount[2] = {{"count", NULL}, {"mod", NULL}};
 static const struct cgl_targs_cuModuleGetFunctionCount cgl_targs_cuModuleGetFunctionCount = {{2, offsetof(struct cgl_fr_cuModuleGetFunctionCount, cgl_ret), sizeof(((struct cgl_fr_cuModuleGetFunctionCount *)0)->cgl_ret), 7, cgl_targs_cuModuleGetFunctionCount.arg, cgl_tn_cuModuleGetFunctionCount}, {
-    {offsetof(struct cgl_fr_cuModuleGetFunctionCount, count), sizeof(((struct cgl_fr_cuModuleGetFunctionCount *)0)->count), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuModuleGetFunctionCount, count), sizeof(((struct cgl_fr_cuModuleGetFunctionCount *)0)->count), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_cuModuleGetFunctionCount, mod), sizeof(((struct cgl_fr_cuModuleGetFunctionCount *)0)->mod), 3, 0, 0, 0},
 }};
 CG_THUNK(cuModuleGetFunctionCount, (cgl_f->count, cgl_f->mod), cgl_thunk_code);
@@ -7198,7 +7198,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuModuleGetFunctionCount(unsign
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
 {
-    CG_ARGS_CALL(cuModuleGetFunctionCount, (count, mod), cgl_thunk_code, 3, 0, (count, mod, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, mod));
+    CG_ARGS_CALL(cuModuleGetFunctionCount, (count, mod), cgl_thunk_code, 4, 1, (count, mod, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, mod); CG_OUT_WORD(3, 0, count));
     CG_SHORT_CALL(cuModuleGetFunctionCount, (count, mod), cgl_thunk_code);
     return cgl_gp_cuModuleGetFunctionCount(count, mod);
 }
@@ -7252,8 +7252,8 @@ struct cgl_fr_cuModuleGetGlobal_v2 {
 };
 static const cg_arg_name cgl_tn_cuModuleGetGlobal_v2[4] = {{"dptr", NULL}, {"bytes", NULL}, {"hmod", NULL}, {"name", NULL}};
 static const struct cgl_targs_cuModuleGetGlobal_v2 cgl_targs_cuModuleGetGlobal_v2 = {{4, offsetof(struct cgl_fr_cuModuleGetGlobal_v2, cgl_ret), sizeof(((struct cgl_fr_cuModuleGetGlobal_v2 *)0)->cgl_ret), 7, cgl_targs_cuModuleGetGlobal_v2.arg, cgl_tn_cuModuleGetGlobal_v2}, {
-    {offsetof(struct cgl_fr_cuModuleGetGlobal_v2, dptr), sizeof(((struct cgl_fr_cuModuleGetGlobal_v2 *)0)->dptr), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_cuModuleGetGlobal_v2, bytes), sizeof(((struct cgl_fr_cuModuleGetGlobal_v2 *)0)->bytes), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuModuleGetGlobal_v2, dptr), sizeof(((struct cgl_fr_cuModuleGetGlobal_v2 *)0)->dptr), 6, 2, 8, 0},
+    {offsetof(struct cgl_fr_cuModuleGetGlobal_v2, bytes), sizeof(((struct cgl_fr_cuModuleGetGlobal_v2 *)0)->bytes), 6, 2, 8, 0},
     {offsetof(struct cgl_fr_cuModuleGetGlobal_v2, hmod), sizeof(((struct cgl_fr_cuModuleGetGlobal_v2 *)0)->hmod), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuModuleGetGlobal_v2, name), sizeof(((struct cgl_fr_cuModuleGetGlobal_v2 *)0)->name), 5, 0, 0, 0},
 }};
@@ -7324,10 +7324,10 @@ struct cgl_fr_cuLinkAddData_v2 {
     void **optionValues;
     CUresult cgl_ret;
 };
-static const cg_arg_name cgl_tn_cuLinkAddData_v2[8] = {{"state", NULL}, {"type", cgl_en_12}, {"data", NULL}, {"size", NULL}, {"name", NULL}, {"numOptions", NULL}, {"options", NULL}, {"optionValues", NULL}};
+static const cg_arg_name cgl_tn_cuLinkAddData_v2[8] = {{"state", NULL}, {"type", cgl_en_13}, {"data", NULL}, {"size", NULL}, {"name", NULL}, {"numOptions", NULL}, {"options", NULL}, {"optionValues", NULL}};
 static const struct cgl_targs_cuLinkAddData_v2 cgl_targs_cuLinkAddData_v2 = {{8, offsetof(struct cgl_fr_cuLinkAddData_v2, cgl_ret), sizeof(((struct cgl_fr_cuLinkAddData_v2 *)0)->cgl_ret), 7, cgl_targs_cuLinkAddData_v2.arg, cgl_tn_cuLinkAddData_v2}, {
     {offsetof(struct cgl_fr_cuLinkAddData_v2, state), sizeof(((struct cgl_fr_cuLinkAddData_v2 *)0)->state), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_cuLinkAddData_v2, type), sizeof(((struct cgl_fr_cuLinkAddData_v2 *)0)->type), 4, 0, 0, sizeof cgl_en_12 / sizeof cgl_en_12[0]},
+    {offsetof(struct cgl_fr_cuLinkAddData_v2, type), sizeof(((struct cgl_fr_cuLinkAddData_v2 *)0)->type), 4, 0, 0, sizeof cgl_en_13 / sizeof cgl_en_13[0]},
     {offsetof(struct cgl_fr_cuLinkAddData_v2, data), sizeof(((struct cgl_fr_cuLinkAddData_v2 *)0)->data), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuLinkAddData_v2, size), sizeof(((struct cgl_fr_cuLinkAddData_v2 *)0)->size), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_cuLinkAddData_v2, name), sizeof(((struct cgl_fr_cuLinkAddData_v2 *)0)->name), 5, 0, 0, 0},
@@ -7365,10 +7365,10 @@ struct cgl_fr_cuLinkAddFile_v2 {
     void **optionValues;
     CUresult cgl_ret;
 };
-static const cg_arg_name cgl_tn_cuLinkAddFile_v2[6] = {{"state", NULL}, {"type", cgl_en_12}, {"path", NULL}, {"numOptions", NULL}, {"options", NULL}, {"optionValues", NULL}};
+static const cg_arg_name cgl_tn_cuLinkAddFile_v2[6] = {{"state", NULL}, {"type", cgl_en_13}, {"path", NULL}, {"numOptions", NULL}, {"options", NULL}, {"optionValues", NULL}};
 static const struct cgl_targs_cuLinkAddFile_v2 cgl_targs_cuLinkAddFile_v2 = {{6, offsetof(struct cgl_fr_cuLinkAddFile_v2, cgl_ret), sizeof(((struct cgl_fr_cuLinkAddFile_v2 *)0)->cgl_ret), 7, cgl_targs_cuLinkAddFile_v2.arg, cgl_tn_cuLinkAddFile_v2}, {
     {offsetof(struct cgl_fr_cuLinkAddFile_v2, state), sizeof(((struct cgl_fr_cuLinkAddFile_v2 *)0)->state), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_cuLinkAddFile_v2, type), sizeof(((struct cgl_fr_cuLinkAddFile_v2 *)0)->type), 4, 0, 0, sizeof cgl_en_12 / sizeof cgl_en_12[0]},
+    {offsetof(struct cgl_fr_cuLinkAddFile_v2, type), sizeof(((struct cgl_fr_cuLinkAddFile_v2 *)0)->type), 4, 0, 0, sizeof cgl_en_13 / sizeof cgl_en_13[0]},
     {offsetof(struct cgl_fr_cuLinkAddFile_v2, path), sizeof(((struct cgl_fr_cuLinkAddFile_v2 *)0)->path), 5, 0, 0, 0},
     {offsetof(struct cgl_fr_cuLinkAddFile_v2, numOptions), sizeof(((struct cgl_fr_cuLinkAddFile_v2 *)0)->numOptions), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_cuLinkAddFile_v2, options), sizeof(((struct cgl_fr_cuLinkAddFile_v2 *)0)->options), 3, 0, 0, 0},
@@ -7535,7 +7535,7 @@ struct cgl_fr_cuLibraryLoadData {
 };
 static const cg_arg_name cgl_tn_cuLibraryLoadData[8] = {{"library", NULL}, {"code", NULL}, {"jitOptions", NULL}, {"jitOptionsValues", NULL}, {"numJitOptions", NULL}, {"libraryOptions", NULL}, {"libraryOptionValues", NULL}, {"numLibraryOptions", NULL}};
 static const struct cgl_targs_cuLibraryLoadData cgl_targs_cuLibraryLoadData = {{8, offsetof(struct cgl_fr_cuLibraryLoadData, cgl_ret), sizeof(((struct cgl_fr_cuLibraryLoadData *)0)->cgl_ret), 7, cgl_targs_cuLibraryLoadData.arg, cgl_tn_cuLibraryLoadData}, {
-    {offsetof(struct cgl_fr_cuLibraryLoadData, library), sizeof(((struct cgl_fr_cuLibraryLoadData *)0)->library), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuLibraryLoadData, library), sizeof(((struct cgl_fr_cuLibraryLoadData *)0)->library), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuLibraryLoadData, code), sizeof(((struct cgl_fr_cuLibraryLoadData *)0)->code), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuLibraryLoadData, jitOptions), sizeof(((struct cgl_fr_cuLibraryLoadData *)0)->jitOptions), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuLibraryLoadData, jitOptionsValues), sizeof(((struct cgl_fr_cuLibraryLoadData *)0)->jitOptionsValues), 3, 0, 0, 0},
@@ -7554,7 +7554,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuLibraryLoadData(CUlibrary *li
 static __attribute__((noinline)) CUresult cgl_sl_cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
     CG_BLOCKING_CALL(cuLibraryLoadData, (library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuLibraryLoadData, (library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions), cgl_thunk_code, 9, 0, (library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, library); CG_ARG_WORD(2, code); CG_ARG_WORD(3, jitOptions); CG_ARG_WORD(4, jitOptionsValues); CG_ARG_WORD(5, numJitOptions); CG_ARG_WORD(6, libraryOptions); CG_ARG_WORD(7, libraryOptionValues); CG_ARG_WORD(8, numLibraryOptions));
+    CG_ARGS_CALL(cuLibraryLoadData, (library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions), cgl_thunk_code, 10, 1, (library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, library); CG_ARG_WORD(2, code); CG_ARG_WORD(3, jitOptions); CG_ARG_WORD(4, jitOptionsValues); CG_ARG_WORD(5, numJitOptions); CG_ARG_WORD(6, libraryOptions); CG_ARG_WORD(7, libraryOptionValues); CG_ARG_WORD(8, numLibraryOptions); CG_OUT_WORD(9, 0, library));
     CG_SHORT_CALL(cuLibraryLoadData, (library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions), cgl_thunk_code);
     return cgl_gp_cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
 }
@@ -7579,7 +7579,7 @@ struct cgl_fr_cuLibraryLoadFromFile {
 };
 static const cg_arg_name cgl_tn_cuLibraryLoadFromFile[8] = {{"library", NULL}, {"fileName", NULL}, {"jitOptions", NULL}, {"jitOptionsValues", NULL}, {"numJitOptions", NULL}, {"libraryOptions", NULL}, {"libraryOptionValues", NULL}, {"numLibraryOptions", NULL}};
 static const struct cgl_targs_cuLibraryLoadFromFile cgl_targs_cuLibraryLoadFromFile = {{8, offsetof(struct cgl_fr_cuLibraryLoadFromFile, cgl_ret), sizeof(((struct cgl_fr_cuLibraryLoadFromFile *)0)->cgl_ret), 7, cgl_targs_cuLibraryLoadFromFile.arg, cgl_tn_cuLibraryLoadFromFile}, {
-    {offsetof(struct cgl_fr_cuLibraryLoadFromFile, library), sizeof(((struct cgl_fr_cuLibraryLoadFromFile *)0)->library), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuLibraryLoadFromFile, library), sizeof(((struct cgl_fr_cuLibraryLoadFromFile *)0)->library), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuLibraryLoadFromFile, fileName), sizeof(((struct cgl_fr_cuLibraryLoadFromFile *)0)->fileName), 5, 0, 0, 0},
     {offsetof(struct cgl_fr_cuLibraryLoadFromFile, jitOptions), sizeof(((struct cgl_fr_cuLibraryLoadFromFile *)0)->jitOptions), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuLibraryLoadFromFile, jitOptionsValues), sizeof(((struct cgl_fr_cuLibraryLoadFromFile *)0)->jitOptionsValues), 3, 0, 0, 0},
@@ -7647,7 +7647,7 @@ struct cgl_fr_cuLibraryGetKernel {
 };
 static const cg_arg_name cgl_tn_cuLibraryGetKernel[3] = {{"pKernel", NULL}, {"library", NULL}, {"name", NULL}};
 static const struct cgl_targs_cuLibraryGetKernel cgl_targs_cuLibraryGetKernel = {{3, offsetof(struct cgl_fr_cuLibraryGetKernel, cgl_ret), sizeof(((struct cgl_fr_cuLibraryGetKernel *)0)->cgl_ret), 7, cgl_targs_cuLibraryGetKernel.arg, cgl_tn_cuLibraryGetKernel}, {
-    {offsetof(struct cgl_fr_cuLibraryGetKernel, pKernel), sizeof(((struct cgl_fr_cuLibraryGetKernel *)0)->pKernel), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuLibraryGetKernel, pKernel), sizeof(((struct cgl_fr_cuLibraryGetKernel *)0)->pKernel), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuLibraryGetKernel, library), sizeof(((struct cgl_fr_cuLibraryGetKernel *)0)->library), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuLibraryGetKernel, name), sizeof(((struct cgl_fr_cuLibraryGetKernel *)0)->name), 5, 0, 0, 0},
 }};
@@ -7679,7 +7679,7 @@ struct cgl_fr_cuLibraryGetKernelCount {
 };
 static const cg_arg_name cgl_tn_cuLibraryGetKernelCount[2] = {{"count", NULL}, {"lib", NULL}};
 static const struct cgl_targs_cuLibraryGetKernelCount cgl_targs_cuLibraryGetKernelCount = {{2, offsetof(struct cgl_fr_cuLibraryGetKernelCount, cgl_ret), sizeof(((struct cgl_fr_cuLibraryGetKernelCount *)0)->cgl_ret), 7, cgl_targs_cuLibraryGetKernelCount.arg, cgl_tn_cuLibraryGetKernelCount}, {
-    {offsetof(struct cgl_fr_cuLibraryGetKernelCount, count), sizeof(((struct cgl_fr_cuLibraryGetKernelCount *)0)->count), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuLibraryGetKernelCount, count), sizeof(((struct cgl_fr_cuLibraryGetKernelCount *)0)->count), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_cuLibraryGetKernelCount, lib), sizeof(((struct cgl_fr_cuLibraryGetKernelCount *)0)->lib), 3, 0, 0, 0},
 }};
 CG_THUNK(cuLibraryGetKernelCount, (cgl_f->count, cgl_f->lib), cgl_thunk_code);
@@ -7691,7 +7691,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuLibraryGetKernelCount(unsigne
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)
 {
-    CG_ARGS_CALL(cuLibraryGetKernelCount, (count, lib), cgl_thunk_code, 3, 0, (count, lib, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, lib));
+    CG_ARGS_CALL(cuLibraryGetKernelCount, (count, lib), cgl_thunk_code, 4, 1, (count, lib, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, lib); CG_OUT_WORD(3, 0, count));
     CG_SHORT_CALL(cuLibraryGetKernelCount, (count, lib), cgl_thunk_code);
     return cgl_gp_cuLibraryGetKernelCount(count, lib);
 }
@@ -7774,7 +7774,7 @@ struct cgl_fr_cuKernelGetFunction {
 };
 static const cg_arg_name cgl_tn_cuKernelGetFunction[2] = {{"pFunc", NULL}, {"kernel", NULL}};
 static const struct cgl_targs_cuKernelGetFunction cgl_targs_cuKernelGetFunction = {{2, offsetof(struct cgl_fr_cuKernelGetFunction, cgl_ret), sizeof(((struct cgl_fr_cuKernelGetFunction *)0)->cgl_ret), 7, cgl_targs_cuKernelGetFunction.arg, cgl_tn_cuKernelGetFunction}, {
-    {offsetof(struct cgl_fr_cuKernelGetFunction, pFunc), sizeof(((struct cgl_fr_cuKernelGetFunction *)0)->pFunc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuKernelGetFunction, pFunc), sizeof(((struct cgl_fr_cuKernelGetFunction *)0)->pFunc), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuKernelGetFunction, kernel), sizeof(((struct cgl_fr_cuKernelGetFunction *)0)->kernel), 3, 0, 0, 0},
 }};
 CG_THUNK(cuKernelGetFunction, (cgl_f->pFunc, cgl_f->kernel), cgl_thunk_code);
@@ -7787,7 +7787,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuKernelGetFunction(CUfunction 
 static __attribute__((noinline)) CUresult cgl_sl_cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
 {
     CG_BLOCKING_CALL(cuKernelGetFunction, (pFunc, kernel), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuKernelGetFunction, (pFunc, kernel), cgl_thunk_code, 3, 0, (pFunc, kernel, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pFunc); CG_ARG_WORD(2, kernel));
+    CG_ARGS_CALL(cuKernelGetFunction, (pFunc, kernel), cgl_thunk_code, 4, 1, (pFunc, kernel, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pFunc); CG_ARG_WORD(2, kernel); CG_OUT_WORD(3, 0, pFunc));
     CG_SHORT_CALL(cuKernelGetFunction, (pFunc, kernel), cgl_thunk_code);
     return cgl_gp_cuKernelGetFunction(pFunc, kernel);
 }
@@ -7839,8 +7839,8 @@ struct cgl_fr_cuLibraryGetGlobal {
 };
 static const cg_arg_name cgl_tn_cuLibraryGetGlobal[4] = {{"dptr", NULL}, {"bytes", NULL}, {"library", NULL}, {"name", NULL}};
 static const struct cgl_targs_cuLibraryGetGlobal cgl_targs_cuLibraryGetGlobal = {{4, offsetof(struct cgl_fr_cuLibraryGetGlobal, cgl_ret), sizeof(((struct cgl_fr_cuLibraryGetGlobal *)0)->cgl_ret), 7, cgl_targs_cuLibraryGetGlobal.arg, cgl_tn_cuLibraryGetGlobal}, {
-    {offsetof(struct cgl_fr_cuLibraryGetGlobal, dptr), sizeof(((struct cgl_fr_cuLibraryGetGlobal *)0)->dptr), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_cuLibraryGetGlobal, bytes), sizeof(((struct cgl_fr_cuLibraryGetGlobal *)0)->bytes), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuLibraryGetGlobal, dptr), sizeof(((struct cgl_fr_cuLibraryGetGlobal *)0)->dptr), 6, 2, 8, 0},
+    {offsetof(struct cgl_fr_cuLibraryGetGlobal, bytes), sizeof(((struct cgl_fr_cuLibraryGetGlobal *)0)->bytes), 6, 2, 8, 0},
     {offsetof(struct cgl_fr_cuLibraryGetGlobal, library), sizeof(((struct cgl_fr_cuLibraryGetGlobal *)0)->library), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuLibraryGetGlobal, name), sizeof(((struct cgl_fr_cuLibraryGetGlobal *)0)->name), 5, 0, 0, 0},
 }};
@@ -7873,8 +7873,8 @@ struct cgl_fr_cuLibraryGetManaged {
 };
 static const cg_arg_name cgl_tn_cuLibraryGetManaged[4] = {{"dptr", NULL}, {"bytes", NULL}, {"library", NULL}, {"name", NULL}};
 static const struct cgl_targs_cuLibraryGetManaged cgl_targs_cuLibraryGetManaged = {{4, offsetof(struct cgl_fr_cuLibraryGetManaged, cgl_ret), sizeof(((struct cgl_fr_cuLibraryGetManaged *)0)->cgl_ret), 7, cgl_targs_cuLibraryGetManaged.arg, cgl_tn_cuLibraryGetManaged}, {
-    {offsetof(struct cgl_fr_cuLibraryGetManaged, dptr), sizeof(((struct cgl_fr_cuLibraryGetManaged *)0)->dptr), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_cuLibraryGetManaged, bytes), sizeof(((struct cgl_fr_cuLibraryGetManaged *)0)->bytes), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuLibraryGetManaged, dptr), sizeof(((struct cgl_fr_cuLibraryGetManaged *)0)->dptr), 6, 2, 8, 0},
+    {offsetof(struct cgl_fr_cuLibraryGetManaged, bytes), sizeof(((struct cgl_fr_cuLibraryGetManaged *)0)->bytes), 6, 2, 8, 0},
     {offsetof(struct cgl_fr_cuLibraryGetManaged, library), sizeof(((struct cgl_fr_cuLibraryGetManaged *)0)->library), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuLibraryGetManaged, name), sizeof(((struct cgl_fr_cuLibraryGetManaged *)0)->name), 5, 0, 0, 0},
 }};
@@ -7937,10 +7937,10 @@ struct cgl_fr_cuKernelGetAttribute {
     CUdevice dev;
     CUresult cgl_ret;
 };
-static const cg_arg_name cgl_tn_cuKernelGetAttribute[4] = {{"pi", NULL}, {"attrib", cgl_en_13}, {"kernel", NULL}, {"dev", NULL}};
+static const cg_arg_name cgl_tn_cuKernelGetAttribute[4] = {{"pi", NULL}, {"attrib", cgl_en_14}, {"kernel", NULL}, {"dev", NULL}};
 static const struct cgl_targs_cuKernelGetAttribute cgl_targs_cuKernelGetAttribute = {{4, offsetof(struct cgl_fr_cuKernelGetAttribute, cgl_ret), sizeof(((struct cgl_fr_cuKernelGetAttribute *)0)->cgl_ret), 7, cgl_targs_cuKernelGetAttribute.arg, cgl_tn_cuKernelGetAttribute}, {
-    {offsetof(struct cgl_fr_cuKernelGetAttribute, pi), sizeof(((struct cgl_fr_cuKernelGetAttribute *)0)->pi), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_cuKernelGetAttribute, attrib), sizeof(((struct cgl_fr_cuKernelGetAttribute *)0)->attrib), 4, 0, 0, sizeof cgl_en_13 / sizeof cgl_en_13[0]},
+    {offsetof(struct cgl_fr_cuKernelGetAttribute, pi), sizeof(((struct cgl_fr_cuKernelGetAttribute *)0)->pi), 6, 1, 4, 0},
+    {offsetof(struct cgl_fr_cuKernelGetAttribute, attrib), sizeof(((struct cgl_fr_cuKernelGetAttribute *)0)->attrib), 4, 0, 0, sizeof cgl_en_14 / sizeof cgl_en_14[0]},
     {offsetof(struct cgl_fr_cuKernelGetAttribute, kernel), sizeof(((struct cgl_fr_cuKernelGetAttribute *)0)->kernel), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuKernelGetAttribute, dev), sizeof(((struct cgl_fr_cuKernelGetAttribute *)0)->dev), 1, 0, 0, 0},
 }};
@@ -7953,7 +7953,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuKernelGetAttribute(int *pi, C
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev)
 {
-    CG_ARGS_CALL(cuKernelGetAttribute, (pi, attrib, kernel, dev), cgl_thunk_code, 5, 0, (pi, attrib, kernel, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pi); CG_ARG_WORD(2, attrib); CG_ARG_WORD(3, kernel); CG_ARG_WORD(4, dev));
+    CG_ARGS_CALL(cuKernelGetAttribute, (pi, attrib, kernel, dev), cgl_thunk_code, 6, 1, (pi, attrib, kernel, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pi); CG_ARG_WORD(2, attrib); CG_ARG_WORD(3, kernel); CG_ARG_WORD(4, dev); CG_OUT_WORD(5, 0, pi));
     CG_SHORT_CALL(cuKernelGetAttribute, (pi, attrib, kernel, dev), cgl_thunk_code);
     return cgl_gp_cuKernelGetAttribute(pi, attrib, kernel, dev);
 }
@@ -7972,9 +7972,9 @@ struct cgl_fr_cuKernelSetAttribute {
     CUdevice dev;
     CUresult cgl_ret;
 };
-static const cg_arg_name cgl_tn_cuKernelSetAttribute[4] = {{"attrib", cgl_en_13}, {"val", NULL}, {"kernel", NULL}, {"dev", NULL}};
+static const cg_arg_name cgl_tn_cuKernelSetAttribute[4] = {{"attrib", cgl_en_14}, {"val", NULL}, {"kernel", NULL}, {"dev", NULL}};
 static const struct cgl_targs_cuKernelSetAttribute cgl_targs_cuKernelSetAttribute = {{4, offsetof(struct cgl_fr_cuKernelSetAttribute, cgl_ret), sizeof(((struct cgl_fr_cuKernelSetAttribute *)0)->cgl_ret), 7, cgl_targs_cuKernelSetAttribute.arg, cgl_tn_cuKernelSetAttribute}, {
-    {offsetof(struct cgl_fr_cuKernelSetAttribute, attrib), sizeof(((struct cgl_fr_cuKernelSetAttribute *)0)->attrib), 4, 0, 0, sizeof cgl_en_13 / sizeof cgl_en_13[0]},
+    {offsetof(struct cgl_fr_cuKernelSetAttribute, attrib), sizeof(((struct cgl_fr_cuKernelSetAttribute *)0)->attrib), 4, 0, 0, sizeof cgl_en_14 / sizeof cgl_en_14[0]},
     {offsetof(struct cgl_fr_cuKernelSetAttribute, val), sizeof(((struct cgl_fr_cuKernelSetAttribute *)0)->val), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_cuKernelSetAttribute, kernel), sizeof(((struct cgl_fr_cuKernelSetAttribute *)0)->kernel), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuKernelSetAttribute, dev), sizeof(((struct cgl_fr_cuKernelSetAttribute *)0)->dev), 1, 0, 0, 0},
@@ -8137,7 +8137,7 @@ struct cgl_fr_cuMemAlloc_v2 {
 };
 static const cg_arg_name cgl_tn_cuMemAlloc_v2[2] = {{"dptr", NULL}, {"bytesize", NULL}};
 static const struct cgl_targs_cuMemAlloc_v2 cgl_targs_cuMemAlloc_v2 = {{2, offsetof(struct cgl_fr_cuMemAlloc_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemAlloc_v2 *)0)->cgl_ret), 7, cgl_targs_cuMemAlloc_v2.arg, cgl_tn_cuMemAlloc_v2}, {
-    {offsetof(struct cgl_fr_cuMemAlloc_v2, dptr), sizeof(((struct cgl_fr_cuMemAlloc_v2 *)0)->dptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuMemAlloc_v2, dptr), sizeof(((struct cgl_fr_cuMemAlloc_v2 *)0)->dptr), 6, 2, 8, 0},
     {offsetof(struct cgl_fr_cuMemAlloc_v2, bytesize), sizeof(((struct cgl_fr_cuMemAlloc_v2 *)0)->bytesize), 2, 0, 0, 0},
 }};
 CG_THUNK(cuMemAlloc_v2, (cgl_f->dptr, cgl_f->bytesize), cgl_thunk_code);
@@ -8149,7 +8149,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemAlloc_v2(CUdeviceptr *dptr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
-    CG_ARGS_CALL(cuMemAlloc_v2, (dptr, bytesize), cgl_thunk_code, 3, 0, (dptr, bytesize, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, bytesize));
+    CG_ARGS_CALL(cuMemAlloc_v2, (dptr, bytesize), cgl_thunk_code, 4, 1, (dptr, bytesize, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, bytesize); CG_OUT_WORD(3, 0, dptr));
     CG_SHORT_CALL(cuMemAlloc_v2, (dptr, bytesize), cgl_thunk_code);
     return cgl_gp_cuMemAlloc_v2(dptr, bytesize);
 }
@@ -8171,7 +8171,7 @@ struct cgl_fr_cuMemAllocPitch_v2 {
 };
 static const cg_arg_name cgl_tn_cuMemAllocPitch_v2[5] = {{"dptr", NULL}, {"pPitch", NULL}, {"WidthInBytes", NULL}, {"Height", NULL}, {"ElementSizeBytes", NULL}};
 static const struct cgl_targs_cuMemAllocPitch_v2 cgl_targs_cuMemAllocPitch_v2 = {{5, offsetof(struct cgl_fr_cuMemAllocPitch_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemAllocPitch_v2 *)0)->cgl_ret), 7, cgl_targs_cuMemAllocPitch_v2.arg, cgl_tn_cuMemAllocPitch_v2}, {
-    {offsetof(struct cgl_fr_cuMemAllocPitch_v2, dptr), sizeof(((struct cgl_fr_cuMemAllocPitch_v2 *)0)->dptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuMemAllocPitch_v2, dptr), sizeof(((struct cgl_fr_cuMemAllocPitch_v2 *)0)->dptr), 6, 2, 8, 0},
     {offsetof(struct cgl_fr_cuMemAllocPitch_v2, pPitch), sizeof(((struct cgl_fr_cuMemAllocPitch_v2 *)0)->pPitch), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuMemAllocPitch_v2, WidthInBytes), sizeof(((struct cgl_fr_cuMemAllocPitch_v2 *)0)->WidthInBytes), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_cuMemAllocPitch_v2, Height), sizeof(((struct cgl_fr_cuMemAllocPitch_v2 *)0)->Height), 2, 0, 0, 0},
@@ -8186,7 +8186,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocPitch_v2(CUdeviceptr 
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)
 {
-    CG_ARGS_CALL(cuMemAllocPitch_v2, (dptr, pPitch, WidthInBytes, Height, ElementSizeBytes), cgl_thunk_code, 6, 0, (dptr, pPitch, WidthInBytes, Height, ElementSizeBytes, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, pPitch); CG_ARG_WORD(3, WidthInBytes); CG_ARG_WORD(4, Height); CG_ARG_WORD(5, ElementSizeBytes));
+    CG_ARGS_CALL(cuMemAllocPitch_v2, (dptr, pPitch, WidthInBytes, Height, ElementSizeBytes), cgl_thunk_code, 7, 1, (dptr, pPitch, WidthInBytes, Height, ElementSizeBytes, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, pPitch); CG_ARG_WORD(3, WidthInBytes); CG_ARG_WORD(4, Height); CG_ARG_WORD(5, ElementSizeBytes); CG_OUT_WORD(6, 0, dptr));
     CG_SHORT_CALL(cuMemAllocPitch_v2, (dptr, pPitch, WidthInBytes, Height, ElementSizeBytes), cgl_thunk_code);
     return cgl_gp_cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
 }
@@ -8365,7 +8365,7 @@ struct cgl_fr_cuMemHostGetDevicePointer_v2 {
 };
 static const cg_arg_name cgl_tn_cuMemHostGetDevicePointer_v2[3] = {{"pdptr", NULL}, {"p", NULL}, {"Flags", NULL}};
 static const struct cgl_targs_cuMemHostGetDevicePointer_v2 cgl_targs_cuMemHostGetDevicePointer_v2 = {{3, offsetof(struct cgl_fr_cuMemHostGetDevicePointer_v2, cgl_ret), sizeof(((struct cgl_fr_cuMemHostGetDevicePointer_v2 *)0)->cgl_ret), 7, cgl_targs_cuMemHostGetDevicePointer_v2.arg, cgl_tn_cuMemHostGetDevicePointer_v2}, {
-    {offsetof(struct cgl_fr_cuMemHostGetDevicePointer_v2, pdptr), sizeof(((struct cgl_fr_cuMemHostGetDevicePointer_v2 *)0)->pdptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuMemHostGetDevicePointer_v2, pdptr), sizeof(((struct cgl_fr_cuMemHostGetDevicePointer_v2 *)0)->pdptr), 6, 2, 8, 0},
     {offsetof(struct cgl_fr_cuMemHostGetDevicePointer_v2, p), sizeof(((struct cgl_fr_cuMemHostGetDevicePointer_v2 *)0)->p), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuMemHostGetDevicePointer_v2, Flags), sizeof(((struct cgl_fr_cuMemHostGetDevicePointer_v2 *)0)->Flags), 2, 0, 0, 0},
 }};
@@ -8378,7 +8378,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemHostGetDevicePointer_v2(CU
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)
 {
-    CG_ARGS_CALL(cuMemHostGetDevicePointer_v2, (pdptr, p, Flags), cgl_thunk_code, 4, 0, (pdptr, p, Flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pdptr); CG_ARG_WORD(2, p); CG_ARG_WORD(3, Flags));
+    CG_ARGS_CALL(cuMemHostGetDevicePointer_v2, (pdptr, p, Flags), cgl_thunk_code, 5, 1, (pdptr, p, Flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pdptr); CG_ARG_WORD(2, p); CG_ARG_WORD(3, Flags); CG_OUT_WORD(4, 0, pdptr));
     CG_SHORT_CALL(cuMemHostGetDevicePointer_v2, (pdptr, p, Flags), cgl_thunk_code);
     return cgl_gp_cuMemHostGetDevicePointer_v2(pdptr, p, Flags);
 }
@@ -8429,7 +8429,7 @@ struct cgl_fr_cuMemAllocManaged {
 };
 static const cg_arg_name cgl_tn_cuMemAllocManaged[3] = {{"dptr", NULL}, {"bytesize", NULL}, {"flags", NULL}};
 static const struct cgl_targs_cuMemAllocManaged cgl_targs_cuMemAllocManaged = {{3, offsetof(struct cgl_fr_cuMemAllocManaged, cgl_ret), sizeof(((struct cgl_fr_cuMemAllocManaged *)0)->cgl_ret), 7, cgl_targs_cuMemAllocManaged.arg, cgl_tn_cuMemAllocManaged}, {
-    {offsetof(struct cgl_fr_cuMemAllocManaged, dptr), sizeof(((struct cgl_fr_cuMemAllocManaged *)0)->dptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuMemAllocManaged, dptr), sizeof(((struct cgl_fr_cuMemAllocManaged *)0)->dptr), 6, 2, 8, 0},
     {offsetof(struct cgl_fr_cuMemAllocManaged, bytesize), sizeof(((struct cgl_fr_cuMemAllocManaged *)0)->bytesize), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_cuMemAllocManaged, flags), sizeof(((struct cgl_fr_cuMemAllocManaged *)0)->flags), 2, 0, 0, 0},
 }};
@@ -8442,7 +8442,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocManaged(CUdeviceptr *
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
 {
-    CG_ARGS_CALL(cuMemAllocManaged, (dptr, bytesize, flags), cgl_thunk_code, 4, 0, (dptr, bytesize, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, bytesize); CG_ARG_WORD(3, flags));
+    CG_ARGS_CALL(cuMemAllocManaged, (dptr, bytesize, flags), cgl_thunk_code, 5, 1, (dptr, bytesize, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, bytesize); CG_ARG_WORD(3, flags); CG_OUT_WORD(4, 0, dptr));
     CG_SHORT_CALL(cuMemAllocManaged, (dptr, bytesize, flags), cgl_thunk_code);
     return cgl_gp_cuMemAllocManaged(dptr, bytesize, flags);
 }
@@ -8621,7 +8621,7 @@ struct cgl_fr_cuIpcOpenEventHandle {
 };
 static const cg_arg_name cgl_tn_cuIpcOpenEventHandle[1] = {{"phEvent", NULL}};
 static const struct cgl_targs_cuIpcOpenEventHandle cgl_targs_cuIpcOpenEventHandle = {{1, offsetof(struct cgl_fr_cuIpcOpenEventHandle, cgl_ret), sizeof(((struct cgl_fr_cuIpcOpenEventHandle *)0)->cgl_ret), 7, cgl_targs_cuIpcOpenEventHandle.arg, cgl_tn_cuIpcOpenEventHandle}, {
-    {offsetof(struct cgl_fr_cuIpcOpenEventHandle, phEvent), sizeof(((struct cgl_fr_cuIpcOpenEventHandle *)0)->phEvent), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuIpcOpenEventHandle, phEvent), sizeof(((struct cgl_fr_cuIpcOpenEventHandle *)0)->phEvent), 6, 3, 8, 0},
 }};
 CG_THUNK(cuIpcOpenEventHandle, (cgl_f->phEvent, cgl_f->handle), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)
@@ -8632,7 +8632,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuIpcOpenEventHandle(CUevent *p
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)
 {
-    CG_ARGS_CALL(cuIpcOpenEventHandle, (phEvent, handle), cgl_thunk_code, 2, 0, (phEvent, handle, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phEvent));
+    CG_ARGS_CALL(cuIpcOpenEventHandle, (phEvent, handle), cgl_thunk_code, 3, 1, (phEvent, handle, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phEvent); CG_OUT_WORD(2, 0, phEvent));
     CG_SHORT_CALL(cuIpcOpenEventHandle, (phEvent, handle), cgl_thunk_code);
     return cgl_gp_cuIpcOpenEventHandle(phEvent, handle);
 }
@@ -8683,7 +8683,7 @@ struct cgl_fr_cuIpcOpenMemHandle_v2 {
 };
 static const cg_arg_name cgl_tn_cuIpcOpenMemHandle_v2[2] = {{"pdptr", NULL}, {"Flags", NULL}};
 static const struct cgl_targs_cuIpcOpenMemHandle_v2 cgl_targs_cuIpcOpenMemHandle_v2 = {{2, offsetof(struct cgl_fr_cuIpcOpenMemHandle_v2, cgl_ret), sizeof(((struct cgl_fr_cuIpcOpenMemHandle_v2 *)0)->cgl_ret), 7, cgl_targs_cuIpcOpenMemHandle_v2.arg, cgl_tn_cuIpcOpenMemHandle_v2}, {
-    {offsetof(struct cgl_fr_cuIpcOpenMemHandle_v2, pdptr), sizeof(((struct cgl_fr_cuIpcOpenMemHandle_v2 *)0)->pdptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuIpcOpenMemHandle_v2, pdptr), sizeof(((struct cgl_fr_cuIpcOpenMemHandle_v2 *)0)->pdptr), 6, 2, 8, 0},
     {offsetof(struct cgl_fr_cuIpcOpenMemHandle_v2, Flags), sizeof(((struct cgl_fr_cuIpcOpenMemHandle_v2 *)0)->Flags), 2, 0, 0, 0},
 }};
 CG_THUNK(cuIpcOpenMemHandle_v2, (cgl_f->pdptr, cgl_f->handle, cgl_f->Flags), cgl_thunk_code);
@@ -8695,7 +8695,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuIpcOpenMemHandle_v2(CUdevicep
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)
 {
-    CG_ARGS_CALL(cuIpcOpenMemHandle_v2, (pdptr, handle, Flags), cgl_thunk_code, 3, 0, (pdptr, handle, Flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pdptr); CG_ARG_WORD(2, Flags));
+    CG_ARGS_CALL(cuIpcOpenMemHandle_v2, (pdptr, handle, Flags), cgl_thunk_code, 4, 1, (pdptr, handle, Flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pdptr); CG_ARG_WORD(2, Flags); CG_OUT_WORD(3, 0, pdptr));
     CG_SHORT_CALL(cuIpcOpenMemHandle_v2, (pdptr, handle, Flags), cgl_thunk_code);
     return cgl_gp_cuIpcOpenMemHandle_v2(pdptr, handle, Flags);
 }
@@ -11129,7 +11129,7 @@ struct cgl_fr_cuMemAllocAsync_ptsz {
 };
 static const cg_arg_name cgl_tn_cuMemAllocAsync_ptsz[3] = {{"dptr", NULL}, {"bytesize", NULL}, {"hStream", NULL}};
 static const struct cgl_targs_cuMemAllocAsync_ptsz cgl_targs_cuMemAllocAsync_ptsz = {{3, offsetof(struct cgl_fr_cuMemAllocAsync_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuMemAllocAsync_ptsz *)0)->cgl_ret), 7, cgl_targs_cuMemAllocAsync_ptsz.arg, cgl_tn_cuMemAllocAsync_ptsz}, {
-    {offsetof(struct cgl_fr_cuMemAllocAsync_ptsz, dptr), sizeof(((struct cgl_fr_cuMemAllocAsync_ptsz *)0)->dptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuMemAllocAsync_ptsz, dptr), sizeof(((struct cgl_fr_cuMemAllocAsync_ptsz *)0)->dptr), 6, 2, 8, 0},
     {offsetof(struct cgl_fr_cuMemAllocAsync_ptsz, bytesize), sizeof(((struct cgl_fr_cuMemAllocAsync_ptsz *)0)->bytesize), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_cuMemAllocAsync_ptsz, hStream), sizeof(((struct cgl_fr_cuMemAllocAsync_ptsz *)0)->hStream), 3, 0, 0, 0},
 }};
@@ -11142,7 +11142,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocAsync_ptsz(CUdevicept
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemAllocAsync_ptsz, (dptr, bytesize, hStream), cgl_thunk_code, 4, 0, (dptr, bytesize, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, bytesize); CG_ARG_WORD(3, hStream));
+    CG_ARGS_CALL(cuMemAllocAsync_ptsz, (dptr, bytesize, hStream), cgl_thunk_code, 5, 1, (dptr, bytesize, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, bytesize); CG_ARG_WORD(3, hStream); CG_OUT_WORD(4, 0, dptr));
     CG_SHORT_CALL(cuMemAllocAsync_ptsz, (dptr, bytesize, hStream), cgl_thunk_code);
     return cgl_gp_cuMemAllocAsync_ptsz(dptr, bytesize, hStream);
 }
@@ -11324,7 +11324,7 @@ struct cgl_fr_cuMemPoolCreate {
 };
 static const cg_arg_name cgl_tn_cuMemPoolCreate[2] = {{"pool", NULL}, {"poolProps", NULL}};
 static const struct cgl_targs_cuMemPoolCreate cgl_targs_cuMemPoolCreate = {{2, offsetof(struct cgl_fr_cuMemPoolCreate, cgl_ret), sizeof(((struct cgl_fr_cuMemPoolCreate *)0)->cgl_ret), 7, cgl_targs_cuMemPoolCreate.arg, cgl_tn_cuMemPoolCreate}, {
-    {offsetof(struct cgl_fr_cuMemPoolCreate, pool), sizeof(((struct cgl_fr_cuMemPoolCreate *)0)->pool), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuMemPoolCreate, pool), sizeof(((struct cgl_fr_cuMemPoolCreate *)0)->pool), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuMemPoolCreate, poolProps), sizeof(((struct cgl_fr_cuMemPoolCreate *)0)->poolProps), 3, 0, 0, 0},
 }};
 CG_THUNK(cuMemPoolCreate, (cgl_f->pool, cgl_f->poolProps), cgl_thunk_code);
@@ -11336,7 +11336,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolCreate(CUmemoryPool *p
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
 {
-    CG_ARGS_CALL(cuMemPoolCreate, (pool, poolProps), cgl_thunk_code, 3, 0, (pool, poolProps, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool); CG_ARG_WORD(2, poolProps));
+    CG_ARGS_CALL(cuMemPoolCreate, (pool, poolProps), cgl_thunk_code, 4, 1, (pool, poolProps, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool); CG_ARG_WORD(2, poolProps); CG_OUT_WORD(3, 0, pool));
     CG_SHORT_CALL(cuMemPoolCreate, (pool, poolProps), cgl_thunk_code);
     return cgl_gp_cuMemPoolCreate(pool, poolProps);
 }
@@ -11385,7 +11385,7 @@ struct cgl_fr_cuMemGetDefaultMemPool {
 };
 static const cg_arg_name cgl_tn_cuMemGetDefaultMemPool[3] = {{"pool_out", NULL}, {"location", NULL}, {"type", cgl_en_23}};
 static const struct cgl_targs_cuMemGetDefaultMemPool cgl_targs_cuMemGetDefaultMemPool = {{3, offsetof(struct cgl_fr_cuMemGetDefaultMemPool, cgl_ret), sizeof(((struct cgl_fr_cuMemGetDefaultMemPool *)0)->cgl_ret), 7, cgl_targs_cuMemGetDefaultMemPool.arg, cgl_tn_cuMemGetDefaultMemPool}, {
-    {offsetof(struct cgl_fr_cuMemGetDefaultMemPool, pool_out), sizeof(((struct cgl_fr_cuMemGetDefaultMemPool *)0)->pool_out), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuMemGetDefaultMemPool, pool_out), sizeof(((struct cgl_fr_cuMemGetDefaultMemPool *)0)->pool_out), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuMemGetDefaultMemPool, location), sizeof(((struct cgl_fr_cuMemGetDefaultMemPool *)0)->location), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuMemGetDefaultMemPool, type), sizeof(((struct cgl_fr_cuMemGetDefaultMemPool *)0)->type), 4, 0, 0, sizeof cgl_en_23 / sizeof cgl_en_23[0]},
 }};
@@ -11398,7 +11398,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemGetDefaultMemPool(CUmemory
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemGetDefaultMemPool(CUmemoryPool *pool_out, CUmemLocation *location, CUmemAllocationType type)
 {
-    CG_ARGS_CALL(cuMemGetDefaultMemPool, (pool_out, location, type), cgl_thunk_code, 4, 0, (pool_out, location, type, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool_out); CG_ARG_WORD(2, location); CG_ARG_WORD(3, type));
+    CG_ARGS_CALL(cuMemGetDefaultMemPool, (pool_out, location, type), cgl_thunk_code, 5, 1, (pool_out, location, type, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool_out); CG_ARG_WORD(2, location); CG_ARG_WORD(3, type); CG_OUT_WORD(4, 0, pool_out));
     CG_SHORT_CALL(cuMemGetDefaultMemPool, (pool_out, location, type), cgl_thunk_code);
     return cgl_gp_cuMemGetDefaultMemPool(pool_out, location, type);
 }
@@ -11418,7 +11418,7 @@ struct cgl_fr_cuMemGetMemPool {
 };
 static const cg_arg_name cgl_tn_cuMemGetMemPool[3] = {{"pool", NULL}, {"location", NULL}, {"type", cgl_en_23}};
 static const struct cgl_targs_cuMemGetMemPool cgl_targs_cuMemGetMemPool = {{3, offsetof(struct cgl_fr_cuMemGetMemPool, cgl_ret), sizeof(((struct cgl_fr_cuMemGetMemPool *)0)->cgl_ret), 7, cgl_targs_cuMemGetMemPool.arg, cgl_tn_cuMemGetMemPool}, {
-    {offsetof(struct cgl_fr_cuMemGetMemPool, pool), sizeof(((struct cgl_fr_cuMemGetMemPool *)0)->pool), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuMemGetMemPool, pool), sizeof(((struct cgl_fr_cuMemGetMemPool *)0)->pool), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuMemGetMemPool, location), sizeof(((struct cgl_fr_cuMemGetMemPool *)0)->location), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuMemGetMemPool, type), sizeof(((struct cgl_fr_cuMemGetMemPool *)0)->type), 4, 0, 0, sizeof cgl_en_23 / sizeof cgl_en_23[0]},
 }};
@@ -11431,7 +11431,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemGetMemPool(CUmemoryPool *p
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location, CUmemAllocationType type)
 {
-    CG_ARGS_CALL(cuMemGetMemPool, (pool, location, type), cgl_thunk_code, 4, 0, (pool, location, type, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool); CG_ARG_WORD(2, location); CG_ARG_WORD(3, type));
+    CG_ARGS_CALL(cuMemGetMemPool, (pool, location, type), cgl_thunk_code, 5, 1, (pool, location, type, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool); CG_ARG_WORD(2, location); CG_ARG_WORD(3, type); CG_OUT_WORD(4, 0, pool));
     CG_SHORT_CALL(cuMemGetMemPool, (pool, location, type), cgl_thunk_code);
     return cgl_gp_cuMemGetMemPool(pool, location, type);
 }
@@ -11485,7 +11485,7 @@ struct cgl_fr_cuMemAllocFromPoolAsync_ptsz {
 };
 static const cg_arg_name cgl_tn_cuMemAllocFromPoolAsync_ptsz[4] = {{"dptr", NULL}, {"bytesize", NULL}, {"pool", NULL}, {"hStream", NULL}};
 static const struct cgl_targs_cuMemAllocFromPoolAsync_ptsz cgl_targs_cuMemAllocFromPoolAsync_ptsz = {{4, offsetof(struct cgl_fr_cuMemAllocFromPoolAsync_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuMemAllocFromPoolAsync_ptsz *)0)->cgl_ret), 7, cgl_targs_cuMemAllocFromPoolAsync_ptsz.arg, cgl_tn_cuMemAllocFromPoolAsync_ptsz}, {
-    {offsetof(struct cgl_fr_cuMemAllocFromPoolAsync_ptsz, dptr), sizeof(((struct cgl_fr_cuMemAllocFromPoolAsync_ptsz *)0)->dptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuMemAllocFromPoolAsync_ptsz, dptr), sizeof(((struct cgl_fr_cuMemAllocFromPoolAsync_ptsz *)0)->dptr), 6, 2, 8, 0},
     {offsetof(struct cgl_fr_cuMemAllocFromPoolAsync_ptsz, bytesize), sizeof(((struct cgl_fr_cuMemAllocFromPoolAsync_ptsz *)0)->bytesize), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_cuMemAllocFromPoolAsync_ptsz, pool), sizeof(((struct cgl_fr_cuMemAllocFromPoolAsync_ptsz *)0)->pool), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuMemAllocFromPoolAsync_ptsz, hStream), sizeof(((struct cgl_fr_cuMemAllocFromPoolAsync_ptsz *)0)->hStream), 3, 0, 0, 0},
@@ -11499,7 +11499,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocFromPoolAsync_ptsz(CU
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemAllocFromPoolAsync_ptsz, (dptr, bytesize, pool, hStream), cgl_thunk_code, 5, 0, (dptr, bytesize, pool, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, bytesize); CG_ARG_WORD(3, pool); CG_ARG_WORD(4, hStream));
+    CG_ARGS_CALL(cuMemAllocFromPoolAsync_ptsz, (dptr, bytesize, pool, hStream), cgl_thunk_code, 6, 1, (dptr, bytesize, pool, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, bytesize); CG_ARG_WORD(3, pool); CG_ARG_WORD(4, hStream); CG_OUT_WORD(5, 0, dptr));
     CG_SHORT_CALL(cuMemAllocFromPoolAsync_ptsz, (dptr, bytesize, pool, hStream), cgl_thunk_code);
     return cgl_gp_cuMemAllocFromPoolAsync_ptsz(dptr, bytesize, pool, hStream);
 }
@@ -11555,7 +11555,7 @@ struct cgl_fr_cuMemPoolImportFromShareableHandle {
 };
 static const cg_arg_name cgl_tn_cuMemPoolImportFromShareableHandle[4] = {{"pool_out", NULL}, {"handle", NULL}, {"handleType", cgl_en_20}, {"flags", NULL}};
 static const struct cgl_targs_cuMemPoolImportFromShareableHandle cgl_targs_cuMemPoolImportFromShareableHandle = {{4, offsetof(struct cgl_fr_cuMemPoolImportFromShareableHandle, cgl_ret), sizeof(((struct cgl_fr_cuMemPoolImportFromShareableHandle *)0)->cgl_ret), 7, cgl_targs_cuMemPoolImportFromShareableHandle.arg, cgl_tn_cuMemPoolImportFromShareableHandle}, {
-    {offsetof(struct cgl_fr_cuMemPoolImportFromShareableHandle, pool_out), sizeof(((struct cgl_fr_cuMemPoolImportFromShareableHandle *)0)->pool_out), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuMemPoolImportFromShareableHandle, pool_out), sizeof(((struct cgl_fr_cuMemPoolImportFromShareableHandle *)0)->pool_out), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuMemPoolImportFromShareableHandle, handle), sizeof(((struct cgl_fr_cuMemPoolImportFromShareableHandle *)0)->handle), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuMemPoolImportFromShareableHandle, handleType), sizeof(((struct cgl_fr_cuMemPoolImportFromShareableHandle *)0)->handleType), 4, 0, 0, sizeof cgl_en_20 / sizeof cgl_en_20[0]},
     {offsetof(struct cgl_fr_cuMemPoolImportFromShareableHandle, flags), sizeof(((struct cgl_fr_cuMemPoolImportFromShareableHandle *)0)->flags), 2, 0, 0, 0},
@@ -11569,7 +11569,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolImportFromShareableHan
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags)
 {
-    CG_ARGS_CALL(cuMemPoolImportFromShareableHandle, (pool_out, handle, handleType, flags), cgl_thunk_code, 5, 0, (pool_out, handle, handleType, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool_out); CG_ARG_WORD(2, handle); CG_ARG_WORD(3, handleType); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(cuMemPoolImportFromShareableHandle, (pool_out, handle, handleType, flags), cgl_thunk_code, 6, 1, (pool_out, handle, handleType, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool_out); CG_ARG_WORD(2, handle); CG_ARG_WORD(3, handleType); CG_ARG_WORD(4, flags); CG_OUT_WORD(5, 0, pool_out));
     CG_SHORT_CALL(cuMemPoolImportFromShareableHandle, (pool_out, handle, handleType, flags), cgl_thunk_code);
     return cgl_gp_cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags);
 }
@@ -12228,7 +12228,7 @@ struct cgl_fr_cuStreamCreate {
 };
 static const cg_arg_name cgl_tn_cuStreamCreate[2] = {{"phStream", NULL}, {"Flags", NULL}};
 static const struct cgl_targs_cuStreamCreate cgl_targs_cuStreamCreate = {{2, offsetof(struct cgl_fr_cuStreamCreate, cgl_ret), sizeof(((struct cgl_fr_cuStreamCreate *)0)->cgl_ret), 7, cgl_targs_cuStreamCreate.arg, cgl_tn_cuStreamCreate}, {
-    {offsetof(struct cgl_fr_cuStreamCreate, phStream), sizeof(((struct cgl_fr_cuStreamCreate *)0)->phStream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuStreamCreate, phStream), sizeof(((struct cgl_fr_cuStreamCreate *)0)->phStream), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuStreamCreate, Flags), sizeof(((struct cgl_fr_cuStreamCreate *)0)->Flags), 2, 0, 0, 0},
 }};
 CG_THUNK(cuStreamCreate, (cgl_f->phStream, cgl_f->Flags), cgl_thunk_code);
@@ -12240,7 +12240,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamCreate(CUstream *phStre
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamCreate(CUstream *phStream, unsigned int Flags)
 {
-    CG_ARGS_CALL(cuStreamCreate, (phStream, Flags), cgl_thunk_code, 3, 0, (phStream, Flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phStream); CG_ARG_WORD(2, Flags));
+    CG_ARGS_CALL(cuStreamCreate, (phStream, Flags), cgl_thunk_code, 4, 1, (phStream, Flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phStream); CG_ARG_WORD(2, Flags); CG_OUT_WORD(3, 0, phStream));
     CG_SHORT_CALL(cuStreamCreate, (phStream, Flags), cgl_thunk_code);
     return cgl_gp_cuStreamCreate(phStream, Flags);
 }
@@ -12260,7 +12260,7 @@ struct cgl_fr_cuStreamCreateWithPriority {
 };
 static const cg_arg_name cgl_tn_cuStreamCreateWithPriority[3] = {{"phStream", NULL}, {"flags", NULL}, {"priority", NULL}};
 static const struct cgl_targs_cuStreamCreateWithPriority cgl_targs_cuStreamCreateWithPriority = {{3, offsetof(struct cgl_fr_cuStreamCreateWithPriority, cgl_ret), sizeof(((struct cgl_fr_cuStreamCreateWithPriority *)0)->cgl_ret), 7, cgl_targs_cuStreamCreateWithPriority.arg, cgl_tn_cuStreamCreateWithPriority}, {
-    {offsetof(struct cgl_fr_cuStreamCreateWithPriority, phStream), sizeof(((struct cgl_fr_cuStreamCreateWithPriority *)0)->phStream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuStreamCreateWithPriority, phStream), sizeof(((struct cgl_fr_cuStreamCreateWithPriority *)0)->phStream), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuStreamCreateWithPriority, flags), sizeof(((struct cgl_fr_cuStreamCreateWithPriority *)0)->flags), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_cuStreamCreateWithPriority, priority), sizeof(((struct cgl_fr_cuStreamCreateWithPriority *)0)->priority), 1, 0, 0, 0},
 }};
@@ -12273,7 +12273,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamCreateWithPriority(CUst
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)
 {
-    CG_ARGS_CALL(cuStreamCreateWithPriority, (phStream, flags, priority), cgl_thunk_code, 4, 0, (phStream, flags, priority, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phStream); CG_ARG_WORD(2, flags); CG_ARG_WORD(3, priority));
+    CG_ARGS_CALL(cuStreamCreateWithPriority, (phStream, flags, priority), cgl_thunk_code, 5, 1, (phStream, flags, priority, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phStream); CG_ARG_WORD(2, flags); CG_ARG_WORD(3, priority); CG_OUT_WORD(4, 0, phStream));
     CG_SHORT_CALL(cuStreamCreateWithPriority, (phStream, flags, priority), cgl_thunk_code);
     return cgl_gp_cuStreamCreateWithPriority(phStream, flags, priority);
 }
@@ -12293,7 +12293,7 @@ struct cgl_fr_cuStreamGetPriority_ptsz {
 static const cg_arg_name cgl_tn_cuStreamGetPriority_ptsz[2] = {{"hStream", NULL}, {"priority", NULL}};
 static const struct cgl_targs_cuStreamGetPriority_ptsz cgl_targs_cuStreamGetPriority_ptsz = {{2, offsetof(struct cgl_fr_cuStreamGetPriority_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamGetPriority_ptsz *)0)->cgl_ret), 7, cgl_targs_cuStreamGetPriority_ptsz.arg, cgl_tn_cuStreamGetPriority_ptsz}, {
     {offsetof(struct cgl_fr_cuStreamGetPriority_ptsz, hStream), sizeof(((struct cgl_fr_cuStreamGetPriority_ptsz *)0)->hStream), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_cuStreamGetPriority_ptsz, priority), sizeof(((struct cgl_fr_cuStreamGetPriority_ptsz *)0)->priority), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuStreamGetPriority_ptsz, priority), sizeof(((struct cgl_fr_cuStreamGetPriority_ptsz *)0)->priority), 6, 1, 4, 0},
 }};
 CG_THUNK(cuStreamGetPriority_ptsz, (cgl_f->hStream, cgl_f->priority), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetPriority_ptsz(CUstream hStream, int *priority)
@@ -12304,7 +12304,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetPriority_ptsz(CUstre
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetPriority_ptsz(CUstream hStream, int *priority)
 {
-    CG_ARGS_CALL(cuStreamGetPriority_ptsz, (hStream, priority), cgl_thunk_code, 3, 0, (hStream, priority, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, priority));
+    CG_ARGS_CALL(cuStreamGetPriority_ptsz, (hStream, priority), cgl_thunk_code, 4, 1, (hStream, priority, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, priority); CG_OUT_WORD(3, 0, priority));
     CG_SHORT_CALL(cuStreamGetPriority_ptsz, (hStream, priority), cgl_thunk_code);
     return cgl_gp_cuStreamGetPriority_ptsz(hStream, priority);
 }
@@ -12324,7 +12324,7 @@ struct cgl_fr_cuStreamGetDevice_ptsz {
 static const cg_arg_name cgl_tn_cuStreamGetDevice_ptsz[2] = {{"hStream", NULL}, {"device", NULL}};
 static const struct cgl_targs_cuStreamGetDevice_ptsz cgl_targs_cuStreamGetDevice_ptsz = {{2, offsetof(struct cgl_fr_cuStreamGetDevice_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamGetDevice_ptsz *)0)->cgl_ret), 7, cgl_targs_cuStreamGetDevice_ptsz.arg, cgl_tn_cuStreamGetDevice_ptsz}, {
     {offsetof(struct cgl_fr_cuStreamGetDevice_ptsz, hStream), sizeof(((struct cgl_fr_cuStreamGetDevice_ptsz *)0)->hStream), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_cuStreamGetDevice_ptsz, device), sizeof(((struct cgl_fr_cuStreamGetDevice_ptsz *)0)->device), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuStreamGetDevice_ptsz, device), sizeof(((struct cgl_fr_cuStreamGetDevice_ptsz *)0)->device), 6, 1, 4, 0},
 }};
 CG_THUNK(cuStreamGetDevice_ptsz, (cgl_f->hStream, cgl_f->device), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device)
@@ -12335,7 +12335,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetDevice_ptsz(CUstream
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device)
 {
-    CG_ARGS_CALL(cuStreamGetDevice_ptsz, (hStream, device), cgl_thunk_code, 3, 0, (hStream, device, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, device));
+    CG_ARGS_CALL(cuStreamGetDevice_ptsz, (hStream, device), cgl_thunk_code, 4, 1, (hStream, device, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, device); CG_OUT_WORD(3, 0, device));
     CG_SHORT_CALL(cuStreamGetDevice_ptsz, (hStream, device), cgl_thunk_code);
     return cgl_gp_cuStreamGetDevice_ptsz(hStream, device);
 }
@@ -12417,7 +12417,7 @@ struct cgl_fr_cuStreamGetCtx_ptsz {
 static const cg_arg_name cgl_tn_cuStreamGetCtx_ptsz[2] = {{"hStream", NULL}, {"pctx", NULL}};
 static const struct cgl_targs_cuStreamGetCtx_ptsz cgl_targs_cuStreamGetCtx_ptsz = {{2, offsetof(struct cgl_fr_cuStreamGetCtx_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamGetCtx_ptsz *)0)->cgl_ret), 7, cgl_targs_cuStreamGetCtx_ptsz.arg, cgl_tn_cuStreamGetCtx_ptsz}, {
     {offsetof(struct cgl_fr_cuStreamGetCtx_ptsz, hStream), sizeof(((struct cgl_fr_cuStreamGetCtx_ptsz *)0)->hStream), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_cuStreamGetCtx_ptsz, pctx), sizeof(((struct cgl_fr_cuStreamGetCtx_ptsz *)0)->pctx), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuStreamGetCtx_ptsz, pctx), sizeof(((struct cgl_fr_cuStreamGetCtx_ptsz *)0)->pctx), 6, 3, 8, 0},
 }};
 CG_THUNK(cuStreamGetCtx_ptsz, (cgl_f->hStream, cgl_f->pctx), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pctx)
@@ -12428,7 +12428,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCtx_ptsz(CUstream hS
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pctx)
 {
-    CG_ARGS_CALL(cuStreamGetCtx_ptsz, (hStream, pctx), cgl_thunk_code, 3, 0, (hStream, pctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, pctx));
+    CG_ARGS_CALL(cuStreamGetCtx_ptsz, (hStream, pctx), cgl_thunk_code, 4, 1, (hStream, pctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, pctx); CG_OUT_WORD(3, 0, pctx));
     CG_SHORT_CALL(cuStreamGetCtx_ptsz, (hStream, pctx), cgl_thunk_code);
     return cgl_gp_cuStreamGetCtx_ptsz(hStream, pctx);
 }
@@ -12651,7 +12651,7 @@ struct cgl_fr_cuStreamEndCapture_ptsz {
 static const cg_arg_name cgl_tn_cuStreamEndCapture_ptsz[2] = {{"hStream", NULL}, {"phGraph", NULL}};
 static const struct cgl_targs_cuStreamEndCapture_ptsz cgl_targs_cuStreamEndCapture_ptsz = {{2, offsetof(struct cgl_fr_cuStreamEndCapture_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuStreamEndCapture_ptsz *)0)->cgl_ret), 7, cgl_targs_cuStreamEndCapture_ptsz.arg, cgl_tn_cuStreamEndCapture_ptsz}, {
     {offsetof(struct cgl_fr_cuStreamEndCapture_ptsz, hStream), sizeof(((struct cgl_fr_cuStreamEndCapture_ptsz *)0)->hStream), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_cuStreamEndCapture_ptsz, phGraph), sizeof(((struct cgl_fr_cuStreamEndCapture_ptsz *)0)->phGraph), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuStreamEndCapture_ptsz, phGraph), sizeof(((struct cgl_fr_cuStreamEndCapture_ptsz *)0)->phGraph), 6, 3, 8, 0},
 }};
 CG_THUNK(cuStreamEndCapture_ptsz, (cgl_f->hStream, cgl_f->phGraph), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph)
@@ -12662,7 +12662,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamEndCapture_ptsz(CUstrea
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph)
 {
-    CG_ARGS_CALL(cuStreamEndCapture_ptsz, (hStream, phGraph), cgl_thunk_code, 3, 0, (hStream, phGraph, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, phGraph));
+    CG_ARGS_CALL(cuStreamEndCapture_ptsz, (hStream, phGraph), cgl_thunk_code, 4, 1, (hStream, phGraph, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, phGraph); CG_OUT_WORD(3, 0, phGraph));
     CG_SHORT_CALL(cuStreamEndCapture_ptsz, (hStream, phGraph), cgl_thunk_code);
     return cgl_gp_cuStreamEndCapture_ptsz(hStream, phGraph);
 }
@@ -13012,7 +13012,7 @@ struct cgl_fr_cuEventCreate {
 };
 static const cg_arg_name cgl_tn_cuEventCreate[2] = {{"phEvent", NULL}, {"Flags", NULL}};
 static const struct cgl_targs_cuEventCreate cgl_targs_cuEventCreate = {{2, offsetof(struct cgl_fr_cuEventCreate, cgl_ret), sizeof(((struct cgl_fr_cuEventCreate *)0)->cgl_ret), 7, cgl_targs_cuEventCreate.arg, cgl_tn_cuEventCreate}, {
-    {offsetof(struct cgl_fr_cuEventCreate, phEvent), sizeof(((struct cgl_fr_cuEventCreate *)0)->phEvent), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuEventCreate, phEvent), sizeof(((struct cgl_fr_cuEventCreate *)0)->phEvent), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuEventCreate, Flags), sizeof(((struct cgl_fr_cuEventCreate *)0)->Flags), 2, 0, 0, 0},
 }};
 CG_THUNK(cuEventCreate, (cgl_f->phEvent, cgl_f->Flags), cgl_thunk_code);
@@ -13024,7 +13024,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuEventCreate(CUevent *phEvent,
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuEventCreate(CUevent *phEvent, unsigned int Flags)
 {
-    CG_ARGS_CALL(cuEventCreate, (phEvent, Flags), cgl_thunk_code, 3, 0, (phEvent, Flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phEvent); CG_ARG_WORD(2, Flags));
+    CG_ARGS_CALL(cuEventCreate, (phEvent, Flags), cgl_thunk_code, 4, 1, (phEvent, Flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phEvent); CG_ARG_WORD(2, Flags); CG_OUT_WORD(3, 0, phEvent));
     CG_SHORT_CALL(cuEventCreate, (phEvent, Flags), cgl_thunk_code);
     return cgl_gp_cuEventCreate(phEvent, Flags);
 }
@@ -13660,10 +13660,10 @@ struct cgl_fr_cuFuncGetAttribute {
     CUfunction hfunc;
     CUresult cgl_ret;
 };
-static const cg_arg_name cgl_tn_cuFuncGetAttribute[3] = {{"pi", NULL}, {"attrib", cgl_en_13}, {"hfunc", NULL}};
+static const cg_arg_name cgl_tn_cuFuncGetAttribute[3] = {{"pi", NULL}, {"attrib", cgl_en_14}, {"hfunc", NULL}};
 static const struct cgl_targs_cuFuncGetAttribute cgl_targs_cuFuncGetAttribute = {{3, offsetof(struct cgl_fr_cuFuncGetAttribute, cgl_ret), sizeof(((struct cgl_fr_cuFuncGetAttribute *)0)->cgl_ret), 7, cgl_targs_cuFuncGetAttribute.arg, cgl_tn_cuFuncGetAttribute}, {
-    {offsetof(struct cgl_fr_cuFuncGetAttribute, pi), sizeof(((struct cgl_fr_cuFuncGetAttribute *)0)->pi), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_cuFuncGetAttribute, attrib), sizeof(((struct cgl_fr_cuFuncGetAttribute *)0)->attrib), 4, 0, 0, sizeof cgl_en_13 / sizeof cgl_en_13[0]},
+    {offsetof(struct cgl_fr_cuFuncGetAttribute, pi), sizeof(((struct cgl_fr_cuFuncGetAttribute *)0)->pi), 6, 1, 4, 0},
+    {offsetof(struct cgl_fr_cuFuncGetAttribute, attrib), sizeof(((struct cgl_fr_cuFuncGetAttribute *)0)->attrib), 4, 0, 0, sizeof cgl_en_14 / sizeof cgl_en_14[0]},
     {offsetof(struct cgl_fr_cuFuncGetAttribute, hfunc), sizeof(((struct cgl_fr_cuFuncGetAttribute *)0)->hfunc), 3, 0, 0, 0},
 }};
 CG_THUNK(cuFuncGetAttribute, (cgl_f->pi, cgl_f->attrib, cgl_f->hfunc), cgl_thunk_code);
@@ -13675,7 +13675,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuFuncGetAttribute(int *pi, CUf
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)
 {
-    CG_ARGS_CALL(cuFuncGetAttribute, (pi, attrib, hfunc), cgl_thunk_code, 4, 0, (pi, attrib, hfunc, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pi); CG_ARG_WORD(2, attrib); CG_ARG_WORD(3, hfunc));
+    CG_ARGS_CALL(cuFuncGetAttribute, (pi, attrib, hfunc), cgl_thunk_code, 5, 1, (pi, attrib, hfunc, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pi); CG_ARG_WORD(2, attrib); CG_ARG_WORD(3, hfunc); CG_OUT_WORD(4, 0, pi));
     CG_SHORT_CALL(cuFuncGetAttribute, (pi, attrib, hfunc), cgl_thunk_code);
     return cgl_gp_cuFuncGetAttribute(pi, attrib, hfunc);
 }
@@ -13693,10 +13693,10 @@ struct cgl_fr_cuFuncSetAttribute {
     int value;
     CUresult cgl_ret;
 };
-static const cg_arg_name cgl_tn_cuFuncSetAttribute[3] = {{"hfunc", NULL}, {"attrib", cgl_en_13}, {"value", NULL}};
+static const cg_arg_name cgl_tn_cuFuncSetAttribute[3] = {{"hfunc", NULL}, {"attrib", cgl_en_14}, {"value", NULL}};
 static const struct cgl_targs_cuFuncSetAttribute cgl_targs_cuFuncSetAttribute = {{3, offsetof(struct cgl_fr_cuFuncSetAttribute, cgl_ret), sizeof(((struct cgl_fr_cuFuncSetAttribute *)0)->cgl_ret), 7, cgl_targs_cuFuncSetAttribute.arg, cgl_tn_cuFuncSetAttribute}, {
     {offsetof(struct cgl_fr_cuFuncSetAttribute, hfunc), sizeof(((struct cgl_fr_cuFuncSetAttribute *)0)->hfunc), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_cuFuncSetAttribute, attrib), sizeof(((struct cgl_fr_cuFuncSetAttribute *)0)->attrib), 4, 0, 0, sizeof cgl_en_13 / sizeof cgl_en_13[0]},
+    {offsetof(struct cgl_fr_cuFuncSetAttribute, attrib), sizeof(((struct cgl_fr_cuFuncSetAttribute *)0)->attrib), 4, 0, 0, sizeof cgl_en_14 / sizeof cgl_en_14[0]},
     {offsetof(struct cgl_fr_cuFuncSetAttribute, value), sizeof(((struct cgl_fr_cuFuncSetAttribute *)0)->value), 1, 0, 0, 0},
 }};
 CG_THUNK(cuFuncSetAttribute, (cgl_f->hfunc, cgl_f->attrib, cgl_f->value), cgl_thunk_code);
@@ -14476,7 +14476,7 @@ struct cgl_fr_cuGraphCreate {
 };
 static const cg_arg_name cgl_tn_cuGraphCreate[2] = {{"phGraph", NULL}, {"flags", NULL}};
 static const struct cgl_targs_cuGraphCreate cgl_targs_cuGraphCreate = {{2, offsetof(struct cgl_fr_cuGraphCreate, cgl_ret), sizeof(((struct cgl_fr_cuGraphCreate *)0)->cgl_ret), 7, cgl_targs_cuGraphCreate.arg, cgl_tn_cuGraphCreate}, {
-    {offsetof(struct cgl_fr_cuGraphCreate, phGraph), sizeof(((struct cgl_fr_cuGraphCreate *)0)->phGraph), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuGraphCreate, phGraph), sizeof(((struct cgl_fr_cuGraphCreate *)0)->phGraph), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuGraphCreate, flags), sizeof(((struct cgl_fr_cuGraphCreate *)0)->flags), 2, 0, 0, 0},
 }};
 CG_THUNK(cuGraphCreate, (cgl_f->phGraph, cgl_f->flags), cgl_thunk_code);
@@ -14488,7 +14488,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphCreate(CUgraph *phGraph,
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphCreate(CUgraph *phGraph, unsigned int flags)
 {
-    CG_ARGS_CALL(cuGraphCreate, (phGraph, flags), cgl_thunk_code, 3, 0, (phGraph, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraph); CG_ARG_WORD(2, flags));
+    CG_ARGS_CALL(cuGraphCreate, (phGraph, flags), cgl_thunk_code, 4, 1, (phGraph, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraph); CG_ARG_WORD(2, flags); CG_OUT_WORD(3, 0, phGraph));
     CG_SHORT_CALL(cuGraphCreate, (phGraph, flags), cgl_thunk_code);
     return cgl_gp_cuGraphCreate(phGraph, flags);
 }
@@ -14513,7 +14513,7 @@ static const cg_rule cgl_rules_cuGraphAddKernelNode_v2[1] = {
 };
 static const cg_arg_name cgl_tn_cuGraphAddKernelNode_v2[5] = {{"phGraphNode", NULL}, {"hGraph", NULL}, {"dependencies", NULL}, {"numDependencies", NULL}, {"nodeParams", NULL}};
 static const struct cgl_targs_cuGraphAddKernelNode_v2 cgl_targs_cuGraphAddKernelNode_v2 = {{5, offsetof(struct cgl_fr_cuGraphAddKernelNode_v2, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddKernelNode_v2 *)0)->cgl_ret), 7, cgl_targs_cuGraphAddKernelNode_v2.arg, cgl_tn_cuGraphAddKernelNode_v2}, {
-    {offsetof(struct cgl_fr_cuGraphAddKernelNode_v2, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddKernelNode_v2 *)0)->phGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuGraphAddKernelNode_v2, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddKernelNode_v2 *)0)->phGraphNode), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuGraphAddKernelNode_v2, hGraph), sizeof(((struct cgl_fr_cuGraphAddKernelNode_v2 *)0)->hGraph), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphAddKernelNode_v2, dependencies), sizeof(((struct cgl_fr_cuGraphAddKernelNode_v2 *)0)->dependencies), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphAddKernelNode_v2, numDependencies), sizeof(((struct cgl_fr_cuGraphAddKernelNode_v2 *)0)->numDependencies), 2, 0, 0, 0},
@@ -14528,7 +14528,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddKernelNode_v2(CUgraph
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphAddKernelNode_v2, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code, 6, 0, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, nodeParams));
+    CG_ARGS_CALL(cuGraphAddKernelNode_v2, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code, 7, 1, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, nodeParams); CG_OUT_WORD(6, 0, phGraphNode));
     CG_SHORT_CALL(cuGraphAddKernelNode_v2, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
@@ -14622,7 +14622,7 @@ static const cg_rule cgl_rules_cuGraphAddMemcpyNode[1] = {
 };
 static const cg_arg_name cgl_tn_cuGraphAddMemcpyNode[6] = {{"phGraphNode", NULL}, {"hGraph", NULL}, {"dependencies", NULL}, {"numDependencies", NULL}, {"copyParams", NULL}, {"ctx", NULL}};
 static const struct cgl_targs_cuGraphAddMemcpyNode cgl_targs_cuGraphAddMemcpyNode = {{6, offsetof(struct cgl_fr_cuGraphAddMemcpyNode, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddMemcpyNode *)0)->cgl_ret), 7, cgl_targs_cuGraphAddMemcpyNode.arg, cgl_tn_cuGraphAddMemcpyNode}, {
-    {offsetof(struct cgl_fr_cuGraphAddMemcpyNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddMemcpyNode *)0)->phGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuGraphAddMemcpyNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddMemcpyNode *)0)->phGraphNode), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuGraphAddMemcpyNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddMemcpyNode *)0)->hGraph), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphAddMemcpyNode, dependencies), sizeof(((struct cgl_fr_cuGraphAddMemcpyNode *)0)->dependencies), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphAddMemcpyNode, numDependencies), sizeof(((struct cgl_fr_cuGraphAddMemcpyNode *)0)->numDependencies), 2, 0, 0, 0},
@@ -14638,7 +14638,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddMemcpyNode(CUgraphNod
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)
 {
-    CG_ARGS_CALL(cuGraphAddMemcpyNode, (phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx), cgl_thunk_code, 7, 0, (phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, copyParams); CG_ARG_WORD(6, ctx));
+    CG_ARGS_CALL(cuGraphAddMemcpyNode, (phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx), cgl_thunk_code, 8, 1, (phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, copyParams); CG_ARG_WORD(6, ctx); CG_OUT_WORD(7, 0, phGraphNode));
     CG_SHORT_CALL(cuGraphAddMemcpyNode, (phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx), cgl_thunk_code);
     return cgl_gp_cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
 }
@@ -14732,7 +14732,7 @@ static const cg_rule cgl_rules_cuGraphAddMemsetNode[1] = {
 };
 static const cg_arg_name cgl_tn_cuGraphAddMemsetNode[6] = {{"phGraphNode", NULL}, {"hGraph", NULL}, {"dependencies", NULL}, {"numDependencies", NULL}, {"memsetParams", NULL}, {"ctx", NULL}};
 static const struct cgl_targs_cuGraphAddMemsetNode cgl_targs_cuGraphAddMemsetNode = {{6, offsetof(struct cgl_fr_cuGraphAddMemsetNode, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddMemsetNode *)0)->cgl_ret), 7, cgl_targs_cuGraphAddMemsetNode.arg, cgl_tn_cuGraphAddMemsetNode}, {
-    {offsetof(struct cgl_fr_cuGraphAddMemsetNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddMemsetNode *)0)->phGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuGraphAddMemsetNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddMemsetNode *)0)->phGraphNode), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuGraphAddMemsetNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddMemsetNode *)0)->hGraph), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphAddMemsetNode, dependencies), sizeof(((struct cgl_fr_cuGraphAddMemsetNode *)0)->dependencies), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphAddMemsetNode, numDependencies), sizeof(((struct cgl_fr_cuGraphAddMemsetNode *)0)->numDependencies), 2, 0, 0, 0},
@@ -14748,7 +14748,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddMemsetNode(CUgraphNod
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)
 {
-    CG_ARGS_CALL(cuGraphAddMemsetNode, (phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx), cgl_thunk_code, 7, 0, (phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, memsetParams); CG_ARG_WORD(6, ctx));
+    CG_ARGS_CALL(cuGraphAddMemsetNode, (phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx), cgl_thunk_code, 8, 1, (phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, memsetParams); CG_ARG_WORD(6, ctx); CG_OUT_WORD(7, 0, phGraphNode));
     CG_SHORT_CALL(cuGraphAddMemsetNode, (phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx), cgl_thunk_code);
     return cgl_gp_cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
 }
@@ -14841,7 +14841,7 @@ static const cg_rule cgl_rules_cuGraphAddHostNode[1] = {
 };
 static const cg_arg_name cgl_tn_cuGraphAddHostNode[5] = {{"phGraphNode", NULL}, {"hGraph", NULL}, {"dependencies", NULL}, {"numDependencies", NULL}, {"nodeParams", NULL}};
 static const struct cgl_targs_cuGraphAddHostNode cgl_targs_cuGraphAddHostNode = {{5, offsetof(struct cgl_fr_cuGraphAddHostNode, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddHostNode *)0)->cgl_ret), 7, cgl_targs_cuGraphAddHostNode.arg, cgl_tn_cuGraphAddHostNode}, {
-    {offsetof(struct cgl_fr_cuGraphAddHostNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddHostNode *)0)->phGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuGraphAddHostNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddHostNode *)0)->phGraphNode), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuGraphAddHostNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddHostNode *)0)->hGraph), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphAddHostNode, dependencies), sizeof(((struct cgl_fr_cuGraphAddHostNode *)0)->dependencies), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphAddHostNode, numDependencies), sizeof(((struct cgl_fr_cuGraphAddHostNode *)0)->numDependencies), 2, 0, 0, 0},
@@ -14856,7 +14856,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddHostNode(CUgraphNode 
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphAddHostNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code, 6, 0, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, nodeParams));
+    CG_ARGS_CALL(cuGraphAddHostNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code, 7, 1, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, nodeParams); CG_OUT_WORD(6, 0, phGraphNode));
     CG_SHORT_CALL(cuGraphAddHostNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
@@ -14950,7 +14950,7 @@ static const cg_rule cgl_rules_cuGraphAddChildGraphNode[2] = {
 };
 static const cg_arg_name cgl_tn_cuGraphAddChildGraphNode[5] = {{"phGraphNode", NULL}, {"hGraph", NULL}, {"dependencies", NULL}, {"numDependencies", NULL}, {"childGraph", NULL}};
 static const struct cgl_targs_cuGraphAddChildGraphNode cgl_targs_cuGraphAddChildGraphNode = {{5, offsetof(struct cgl_fr_cuGraphAddChildGraphNode, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddChildGraphNode *)0)->cgl_ret), 7, cgl_targs_cuGraphAddChildGraphNode.arg, cgl_tn_cuGraphAddChildGraphNode}, {
-    {offsetof(struct cgl_fr_cuGraphAddChildGraphNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddChildGraphNode *)0)->phGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuGraphAddChildGraphNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddChildGraphNode *)0)->phGraphNode), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuGraphAddChildGraphNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddChildGraphNode *)0)->hGraph), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphAddChildGraphNode, dependencies), sizeof(((struct cgl_fr_cuGraphAddChildGraphNode *)0)->dependencies), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphAddChildGraphNode, numDependencies), sizeof(((struct cgl_fr_cuGraphAddChildGraphNode *)0)->numDependencies), 2, 0, 0, 0},
@@ -14965,7 +14965,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddChildGraphNode(CUgrap
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph)
 {
-    CG_ARGS_CALL(cuGraphAddChildGraphNode, (phGraphNode, hGraph, dependencies, numDependencies, childGraph), cgl_thunk_code, 6, 0, (phGraphNode, hGraph, dependencies, numDependencies, childGraph, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, childGraph));
+    CG_ARGS_CALL(cuGraphAddChildGraphNode, (phGraphNode, hGraph, dependencies, numDependencies, childGraph), cgl_thunk_code, 7, 1, (phGraphNode, hGraph, dependencies, numDependencies, childGraph, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, childGraph); CG_OUT_WORD(6, 0, phGraphNode));
     CG_SHORT_CALL(cuGraphAddChildGraphNode, (phGraphNode, hGraph, dependencies, numDependencies, childGraph), cgl_thunk_code);
     return cgl_gp_cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
 }
@@ -14988,7 +14988,7 @@ static const cg_rule cgl_rules_cuGraphChildGraphNodeGetGraph[1] = {
 static const cg_arg_name cgl_tn_cuGraphChildGraphNodeGetGraph[2] = {{"hNode", NULL}, {"phGraph", NULL}};
 static const struct cgl_targs_cuGraphChildGraphNodeGetGraph cgl_targs_cuGraphChildGraphNodeGetGraph = {{2, offsetof(struct cgl_fr_cuGraphChildGraphNodeGetGraph, cgl_ret), sizeof(((struct cgl_fr_cuGraphChildGraphNodeGetGraph *)0)->cgl_ret), 7, cgl_targs_cuGraphChildGraphNodeGetGraph.arg, cgl_tn_cuGraphChildGraphNodeGetGraph}, {
     {offsetof(struct cgl_fr_cuGraphChildGraphNodeGetGraph, hNode), sizeof(((struct cgl_fr_cuGraphChildGraphNodeGetGraph *)0)->hNode), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_cuGraphChildGraphNodeGetGraph, phGraph), sizeof(((struct cgl_fr_cuGraphChildGraphNodeGetGraph *)0)->phGraph), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuGraphChildGraphNodeGetGraph, phGraph), sizeof(((struct cgl_fr_cuGraphChildGraphNodeGetGraph *)0)->phGraph), 6, 3, 8, 0},
 }};
 CG_THUNK(cuGraphChildGraphNodeGetGraph, (cgl_f->hNode, cgl_f->phGraph), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph)
@@ -14999,7 +14999,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphChildGraphNodeGetGraph(C
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph)
 {
-    CG_ARGS_CALL(cuGraphChildGraphNodeGetGraph, (hNode, phGraph), cgl_thunk_code, 3, 0, (hNode, phGraph, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, phGraph));
+    CG_ARGS_CALL(cuGraphChildGraphNodeGetGraph, (hNode, phGraph), cgl_thunk_code, 4, 1, (hNode, phGraph, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, phGraph); CG_OUT_WORD(3, 0, phGraph));
     CG_SHORT_CALL(cuGraphChildGraphNodeGetGraph, (hNode, phGraph), cgl_thunk_code);
     return cgl_gp_cuGraphChildGraphNodeGetGraph(hNode, phGraph);
 }
@@ -15023,7 +15023,7 @@ static const cg_rule cgl_rules_cuGraphAddEmptyNode[1] = {
 };
 static const cg_arg_name cgl_tn_cuGraphAddEmptyNode[4] = {{"phGraphNode", NULL}, {"hGraph", NULL}, {"dependencies", NULL}, {"numDependencies", NULL}};
 static const struct cgl_targs_cuGraphAddEmptyNode cgl_targs_cuGraphAddEmptyNode = {{4, offsetof(struct cgl_fr_cuGraphAddEmptyNode, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddEmptyNode *)0)->cgl_ret), 7, cgl_targs_cuGraphAddEmptyNode.arg, cgl_tn_cuGraphAddEmptyNode}, {
-    {offsetof(struct cgl_fr_cuGraphAddEmptyNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddEmptyNode *)0)->phGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuGraphAddEmptyNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddEmptyNode *)0)->phGraphNode), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuGraphAddEmptyNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddEmptyNode *)0)->hGraph), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphAddEmptyNode, dependencies), sizeof(((struct cgl_fr_cuGraphAddEmptyNode *)0)->dependencies), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphAddEmptyNode, numDependencies), sizeof(((struct cgl_fr_cuGraphAddEmptyNode *)0)->numDependencies), 2, 0, 0, 0},
@@ -15037,7 +15037,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddEmptyNode(CUgraphNode
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)
 {
-    CG_ARGS_CALL(cuGraphAddEmptyNode, (phGraphNode, hGraph, dependencies, numDependencies), cgl_thunk_code, 5, 0, (phGraphNode, hGraph, dependencies, numDependencies, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies));
+    CG_ARGS_CALL(cuGraphAddEmptyNode, (phGraphNode, hGraph, dependencies, numDependencies), cgl_thunk_code, 6, 1, (phGraphNode, hGraph, dependencies, numDependencies, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_OUT_WORD(5, 0, phGraphNode));
     CG_SHORT_CALL(cuGraphAddEmptyNode, (phGraphNode, hGraph, dependencies, numDependencies), cgl_thunk_code);
     return cgl_gp_cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies);
 }
@@ -15062,7 +15062,7 @@ static const cg_rule cgl_rules_cuGraphAddEventRecordNode[1] = {
 };
 static const cg_arg_name cgl_tn_cuGraphAddEventRecordNode[5] = {{"phGraphNode", NULL}, {"hGraph", NULL}, {"dependencies", NULL}, {"numDependencies", NULL}, {"event", NULL}};
 static const struct cgl_targs_cuGraphAddEventRecordNode cgl_targs_cuGraphAddEventRecordNode = {{5, offsetof(struct cgl_fr_cuGraphAddEventRecordNode, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddEventRecordNode *)0)->cgl_ret), 7, cgl_targs_cuGraphAddEventRecordNode.arg, cgl_tn_cuGraphAddEventRecordNode}, {
-    {offsetof(struct cgl_fr_cuGraphAddEventRecordNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddEventRecordNode *)0)->phGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuGraphAddEventRecordNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddEventRecordNode *)0)->phGraphNode), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuGraphAddEventRecordNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddEventRecordNode *)0)->hGraph), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphAddEventRecordNode, dependencies), sizeof(((struct cgl_fr_cuGraphAddEventRecordNode *)0)->dependencies), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphAddEventRecordNode, numDependencies), sizeof(((struct cgl_fr_cuGraphAddEventRecordNode *)0)->numDependencies), 2, 0, 0, 0},
@@ -15077,7 +15077,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddEventRecordNode(CUgra
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)
 {
-    CG_ARGS_CALL(cuGraphAddEventRecordNode, (phGraphNode, hGraph, dependencies, numDependencies, event), cgl_thunk_code, 6, 0, (phGraphNode, hGraph, dependencies, numDependencies, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, event));
+    CG_ARGS_CALL(cuGraphAddEventRecordNode, (phGraphNode, hGraph, dependencies, numDependencies, event), cgl_thunk_code, 7, 1, (phGraphNode, hGraph, dependencies, numDependencies, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, event); CG_OUT_WORD(6, 0, phGraphNode));
     CG_SHORT_CALL(cuGraphAddEventRecordNode, (phGraphNode, hGraph, dependencies, numDependencies, event), cgl_thunk_code);
     return cgl_gp_cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event);
 }
@@ -15170,7 +15170,7 @@ static const cg_rule cgl_rules_cuGraphAddEventWaitNode[1] = {
 };
 static const cg_arg_name cgl_tn_cuGraphAddEventWaitNode[5] = {{"phGraphNode", NULL}, {"hGraph", NULL}, {"dependencies", NULL}, {"numDependencies", NULL}, {"event", NULL}};
 static const struct cgl_targs_cuGraphAddEventWaitNode cgl_targs_cuGraphAddEventWaitNode = {{5, offsetof(struct cgl_fr_cuGraphAddEventWaitNode, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddEventWaitNode *)0)->cgl_ret), 7, cgl_targs_cuGraphAddEventWaitNode.arg, cgl_tn_cuGraphAddEventWaitNode}, {
-    {offsetof(struct cgl_fr_cuGraphAddEventWaitNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddEventWaitNode *)0)->phGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuGraphAddEventWaitNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddEventWaitNode *)0)->phGraphNode), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuGraphAddEventWaitNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddEventWaitNode *)0)->hGraph), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphAddEventWaitNode, dependencies), sizeof(((struct cgl_fr_cuGraphAddEventWaitNode *)0)->dependencies), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphAddEventWaitNode, numDependencies), sizeof(((struct cgl_fr_cuGraphAddEventWaitNode *)0)->numDependencies), 2, 0, 0, 0},
@@ -15185,7 +15185,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddEventWaitNode(CUgraph
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)
 {
-    CG_ARGS_CALL(cuGraphAddEventWaitNode, (phGraphNode, hGraph, dependencies, numDependencies, event), cgl_thunk_code, 6, 0, (phGraphNode, hGraph, dependencies, numDependencies, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, event));
+    CG_ARGS_CALL(cuGraphAddEventWaitNode, (phGraphNode, hGraph, dependencies, numDependencies, event), cgl_thunk_code, 7, 1, (phGraphNode, hGraph, dependencies, numDependencies, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, event); CG_OUT_WORD(6, 0, phGraphNode));
     CG_SHORT_CALL(cuGraphAddEventWaitNode, (phGraphNode, hGraph, dependencies, numDependencies, event), cgl_thunk_code);
     return cgl_gp_cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event);
 }
@@ -15278,7 +15278,7 @@ static const cg_rule cgl_rules_cuGraphAddExternalSemaphoresSignalNode[1] = {
 };
 static const cg_arg_name cgl_tn_cuGraphAddExternalSemaphoresSignalNode[5] = {{"phGraphNode", NULL}, {"hGraph", NULL}, {"dependencies", NULL}, {"numDependencies", NULL}, {"nodeParams", NULL}};
 static const struct cgl_targs_cuGraphAddExternalSemaphoresSignalNode cgl_targs_cuGraphAddExternalSemaphoresSignalNode = {{5, offsetof(struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode *)0)->cgl_ret), 7, cgl_targs_cuGraphAddExternalSemaphoresSignalNode.arg, cgl_tn_cuGraphAddExternalSemaphoresSignalNode}, {
-    {offsetof(struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode *)0)->phGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode *)0)->phGraphNode), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode *)0)->hGraph), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode, dependencies), sizeof(((struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode *)0)->dependencies), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode, numDependencies), sizeof(((struct cgl_fr_cuGraphAddExternalSemaphoresSignalNode *)0)->numDependencies), 2, 0, 0, 0},
@@ -15293,7 +15293,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddExternalSemaphoresSig
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphAddExternalSemaphoresSignalNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code, 6, 0, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, nodeParams));
+    CG_ARGS_CALL(cuGraphAddExternalSemaphoresSignalNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code, 7, 1, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, nodeParams); CG_OUT_WORD(6, 0, phGraphNode));
     CG_SHORT_CALL(cuGraphAddExternalSemaphoresSignalNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
@@ -15386,7 +15386,7 @@ static const cg_rule cgl_rules_cuGraphAddExternalSemaphoresWaitNode[1] = {
 };
 static const cg_arg_name cgl_tn_cuGraphAddExternalSemaphoresWaitNode[5] = {{"phGraphNode", NULL}, {"hGraph", NULL}, {"dependencies", NULL}, {"numDependencies", NULL}, {"nodeParams", NULL}};
 static const struct cgl_targs_cuGraphAddExternalSemaphoresWaitNode cgl_targs_cuGraphAddExternalSemaphoresWaitNode = {{5, offsetof(struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode *)0)->cgl_ret), 7, cgl_targs_cuGraphAddExternalSemaphoresWaitNode.arg, cgl_tn_cuGraphAddExternalSemaphoresWaitNode}, {
-    {offsetof(struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode *)0)->phGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode *)0)->phGraphNode), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode *)0)->hGraph), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode, dependencies), sizeof(((struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode *)0)->dependencies), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode, numDependencies), sizeof(((struct cgl_fr_cuGraphAddExternalSemaphoresWaitNode *)0)->numDependencies), 2, 0, 0, 0},
@@ -15401,7 +15401,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddExternalSemaphoresWai
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphAddExternalSemaphoresWaitNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code, 6, 0, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, nodeParams));
+    CG_ARGS_CALL(cuGraphAddExternalSemaphoresWaitNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code, 7, 1, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, nodeParams); CG_OUT_WORD(6, 0, phGraphNode));
     CG_SHORT_CALL(cuGraphAddExternalSemaphoresWaitNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
@@ -15494,7 +15494,7 @@ static const cg_rule cgl_rules_cuGraphAddBatchMemOpNode[1] = {
 };
 static const cg_arg_name cgl_tn_cuGraphAddBatchMemOpNode[5] = {{"phGraphNode", NULL}, {"hGraph", NULL}, {"dependencies", NULL}, {"numDependencies", NULL}, {"nodeParams", NULL}};
 static const struct cgl_targs_cuGraphAddBatchMemOpNode cgl_targs_cuGraphAddBatchMemOpNode = {{5, offsetof(struct cgl_fr_cuGraphAddBatchMemOpNode, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddBatchMemOpNode *)0)->cgl_ret), 7, cgl_targs_cuGraphAddBatchMemOpNode.arg, cgl_tn_cuGraphAddBatchMemOpNode}, {
-    {offsetof(struct cgl_fr_cuGraphAddBatchMemOpNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddBatchMemOpNode *)0)->phGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuGraphAddBatchMemOpNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddBatchMemOpNode *)0)->phGraphNode), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuGraphAddBatchMemOpNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddBatchMemOpNode *)0)->hGraph), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphAddBatchMemOpNode, dependencies), sizeof(((struct cgl_fr_cuGraphAddBatchMemOpNode *)0)->dependencies), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphAddBatchMemOpNode, numDependencies), sizeof(((struct cgl_fr_cuGraphAddBatchMemOpNode *)0)->numDependencies), 2, 0, 0, 0},
@@ -15509,7 +15509,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddBatchMemOpNode(CUgrap
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphAddBatchMemOpNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code, 6, 0, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, nodeParams));
+    CG_ARGS_CALL(cuGraphAddBatchMemOpNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code, 7, 1, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, nodeParams); CG_OUT_WORD(6, 0, phGraphNode));
     CG_SHORT_CALL(cuGraphAddBatchMemOpNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
@@ -15639,7 +15639,7 @@ static const cg_rule cgl_rules_cuGraphAddMemAllocNode[1] = {
 };
 static const cg_arg_name cgl_tn_cuGraphAddMemAllocNode[5] = {{"phGraphNode", NULL}, {"hGraph", NULL}, {"dependencies", NULL}, {"numDependencies", NULL}, {"nodeParams", NULL}};
 static const struct cgl_targs_cuGraphAddMemAllocNode cgl_targs_cuGraphAddMemAllocNode = {{5, offsetof(struct cgl_fr_cuGraphAddMemAllocNode, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddMemAllocNode *)0)->cgl_ret), 7, cgl_targs_cuGraphAddMemAllocNode.arg, cgl_tn_cuGraphAddMemAllocNode}, {
-    {offsetof(struct cgl_fr_cuGraphAddMemAllocNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddMemAllocNode *)0)->phGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuGraphAddMemAllocNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddMemAllocNode *)0)->phGraphNode), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuGraphAddMemAllocNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddMemAllocNode *)0)->hGraph), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphAddMemAllocNode, dependencies), sizeof(((struct cgl_fr_cuGraphAddMemAllocNode *)0)->dependencies), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphAddMemAllocNode, numDependencies), sizeof(((struct cgl_fr_cuGraphAddMemAllocNode *)0)->numDependencies), 2, 0, 0, 0},
@@ -15654,7 +15654,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddMemAllocNode(CUgraphN
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphAddMemAllocNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code, 6, 0, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, nodeParams));
+    CG_ARGS_CALL(cuGraphAddMemAllocNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code, 7, 1, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, nodeParams); CG_OUT_WORD(6, 0, phGraphNode));
     CG_SHORT_CALL(cuGraphAddMemAllocNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
@@ -15713,7 +15713,7 @@ static const cg_rule cgl_rules_cuGraphAddMemFreeNode[1] = {
 };
 static const cg_arg_name cgl_tn_cuGraphAddMemFreeNode[5] = {{"phGraphNode", NULL}, {"hGraph", NULL}, {"dependencies", NULL}, {"numDependencies", NULL}, {"dptr", NULL}};
 static const struct cgl_targs_cuGraphAddMemFreeNode cgl_targs_cuGraphAddMemFreeNode = {{5, offsetof(struct cgl_fr_cuGraphAddMemFreeNode, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddMemFreeNode *)0)->cgl_ret), 7, cgl_targs_cuGraphAddMemFreeNode.arg, cgl_tn_cuGraphAddMemFreeNode}, {
-    {offsetof(struct cgl_fr_cuGraphAddMemFreeNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddMemFreeNode *)0)->phGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuGraphAddMemFreeNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddMemFreeNode *)0)->phGraphNode), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuGraphAddMemFreeNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddMemFreeNode *)0)->hGraph), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphAddMemFreeNode, dependencies), sizeof(((struct cgl_fr_cuGraphAddMemFreeNode *)0)->dependencies), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphAddMemFreeNode, numDependencies), sizeof(((struct cgl_fr_cuGraphAddMemFreeNode *)0)->numDependencies), 2, 0, 0, 0},
@@ -15728,7 +15728,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddMemFreeNode(CUgraphNo
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUdeviceptr dptr)
 {
-    CG_ARGS_CALL(cuGraphAddMemFreeNode, (phGraphNode, hGraph, dependencies, numDependencies, dptr), cgl_thunk_code, 6, 0, (phGraphNode, hGraph, dependencies, numDependencies, dptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, dptr));
+    CG_ARGS_CALL(cuGraphAddMemFreeNode, (phGraphNode, hGraph, dependencies, numDependencies, dptr), cgl_thunk_code, 7, 1, (phGraphNode, hGraph, dependencies, numDependencies, dptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, dptr); CG_OUT_WORD(6, 0, phGraphNode));
     CG_SHORT_CALL(cuGraphAddMemFreeNode, (phGraphNode, hGraph, dependencies, numDependencies, dptr), cgl_thunk_code);
     return cgl_gp_cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr);
 }
@@ -15879,7 +15879,7 @@ static const cg_rule cgl_rules_cuGraphClone[1] = {
 };
 static const cg_arg_name cgl_tn_cuGraphClone[2] = {{"phGraphClone", NULL}, {"originalGraph", NULL}};
 static const struct cgl_targs_cuGraphClone cgl_targs_cuGraphClone = {{2, offsetof(struct cgl_fr_cuGraphClone, cgl_ret), sizeof(((struct cgl_fr_cuGraphClone *)0)->cgl_ret), 7, cgl_targs_cuGraphClone.arg, cgl_tn_cuGraphClone}, {
-    {offsetof(struct cgl_fr_cuGraphClone, phGraphClone), sizeof(((struct cgl_fr_cuGraphClone *)0)->phGraphClone), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuGraphClone, phGraphClone), sizeof(((struct cgl_fr_cuGraphClone *)0)->phGraphClone), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuGraphClone, originalGraph), sizeof(((struct cgl_fr_cuGraphClone *)0)->originalGraph), 3, 0, 0, 0},
 }};
 CG_THUNK(cuGraphClone, (cgl_f->phGraphClone, cgl_f->originalGraph), cgl_thunk_code);
@@ -15891,7 +15891,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphClone(CUgraph *phGraphCl
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
 {
-    CG_ARGS_CALL(cuGraphClone, (phGraphClone, originalGraph), cgl_thunk_code, 3, 0, (phGraphClone, originalGraph, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphClone); CG_ARG_WORD(2, originalGraph));
+    CG_ARGS_CALL(cuGraphClone, (phGraphClone, originalGraph), cgl_thunk_code, 4, 1, (phGraphClone, originalGraph, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphClone); CG_ARG_WORD(2, originalGraph); CG_OUT_WORD(3, 0, phGraphClone));
     CG_SHORT_CALL(cuGraphClone, (phGraphClone, originalGraph), cgl_thunk_code);
     return cgl_gp_cuGraphClone(phGraphClone, originalGraph);
 }
@@ -15915,7 +15915,7 @@ static const cg_rule cgl_rules_cuGraphNodeFindInClone[2] = {
 };
 static const cg_arg_name cgl_tn_cuGraphNodeFindInClone[3] = {{"phNode", NULL}, {"hOriginalNode", NULL}, {"hClonedGraph", NULL}};
 static const struct cgl_targs_cuGraphNodeFindInClone cgl_targs_cuGraphNodeFindInClone = {{3, offsetof(struct cgl_fr_cuGraphNodeFindInClone, cgl_ret), sizeof(((struct cgl_fr_cuGraphNodeFindInClone *)0)->cgl_ret), 7, cgl_targs_cuGraphNodeFindInClone.arg, cgl_tn_cuGraphNodeFindInClone}, {
-    {offsetof(struct cgl_fr_cuGraphNodeFindInClone, phNode), sizeof(((struct cgl_fr_cuGraphNodeFindInClone *)0)->phNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuGraphNodeFindInClone, phNode), sizeof(((struct cgl_fr_cuGraphNodeFindInClone *)0)->phNode), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuGraphNodeFindInClone, hOriginalNode), sizeof(((struct cgl_fr_cuGraphNodeFindInClone *)0)->hOriginalNode), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphNodeFindInClone, hClonedGraph), sizeof(((struct cgl_fr_cuGraphNodeFindInClone *)0)->hClonedGraph), 3, 0, 0, 0},
 }};
@@ -15928,7 +15928,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphNodeFindInClone(CUgraphN
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)
 {
-    CG_ARGS_CALL(cuGraphNodeFindInClone, (phNode, hOriginalNode, hClonedGraph), cgl_thunk_code, 4, 0, (phNode, hOriginalNode, hClonedGraph, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phNode); CG_ARG_WORD(2, hOriginalNode); CG_ARG_WORD(3, hClonedGraph));
+    CG_ARGS_CALL(cuGraphNodeFindInClone, (phNode, hOriginalNode, hClonedGraph), cgl_thunk_code, 5, 1, (phNode, hOriginalNode, hClonedGraph, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phNode); CG_ARG_WORD(2, hOriginalNode); CG_ARG_WORD(3, hClonedGraph); CG_OUT_WORD(4, 0, phNode));
     CG_SHORT_CALL(cuGraphNodeFindInClone, (phNode, hOriginalNode, hClonedGraph), cgl_thunk_code);
     return cgl_gp_cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph);
 }
@@ -16285,7 +16285,7 @@ static const cg_rule cgl_rules_cuGraphInstantiateWithFlags[1] = {
 };
 static const cg_arg_name cgl_tn_cuGraphInstantiateWithFlags[3] = {{"phGraphExec", NULL}, {"hGraph", NULL}, {"flags", NULL}};
 static const struct cgl_targs_cuGraphInstantiateWithFlags cgl_targs_cuGraphInstantiateWithFlags = {{3, offsetof(struct cgl_fr_cuGraphInstantiateWithFlags, cgl_ret), sizeof(((struct cgl_fr_cuGraphInstantiateWithFlags *)0)->cgl_ret), 7, cgl_targs_cuGraphInstantiateWithFlags.arg, cgl_tn_cuGraphInstantiateWithFlags}, {
-    {offsetof(struct cgl_fr_cuGraphInstantiateWithFlags, phGraphExec), sizeof(((struct cgl_fr_cuGraphInstantiateWithFlags *)0)->phGraphExec), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuGraphInstantiateWithFlags, phGraphExec), sizeof(((struct cgl_fr_cuGraphInstantiateWithFlags *)0)->phGraphExec), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuGraphInstantiateWithFlags, hGraph), sizeof(((struct cgl_fr_cuGraphInstantiateWithFlags *)0)->hGraph), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphInstantiateWithFlags, flags), sizeof(((struct cgl_fr_cuGraphInstantiateWithFlags *)0)->flags), 2, 0, 0, 0},
 }};
@@ -16299,7 +16299,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphInstantiateWithFlags(CUg
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)
 {
     CG_BLOCKING_CALL(cuGraphInstantiateWithFlags, (phGraphExec, hGraph, flags), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuGraphInstantiateWithFlags, (phGraphExec, hGraph, flags), cgl_thunk_code, 4, 0, (phGraphExec, hGraph, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphExec); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, flags));
+    CG_ARGS_CALL(cuGraphInstantiateWithFlags, (phGraphExec, hGraph, flags), cgl_thunk_code, 5, 1, (phGraphExec, hGraph, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphExec); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, flags); CG_OUT_WORD(4, 0, phGraphExec));
     CG_SHORT_CALL(cuGraphInstantiateWithFlags, (phGraphExec, hGraph, flags), cgl_thunk_code);
     return cgl_gp_cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags);
 }
@@ -16322,7 +16322,7 @@ static const cg_rule cgl_rules_cuGraphInstantiateWithParams_ptsz[1] = {
 };
 static const cg_arg_name cgl_tn_cuGraphInstantiateWithParams_ptsz[3] = {{"phGraphExec", NULL}, {"hGraph", NULL}, {"instantiateParams", NULL}};
 static const struct cgl_targs_cuGraphInstantiateWithParams_ptsz cgl_targs_cuGraphInstantiateWithParams_ptsz = {{3, offsetof(struct cgl_fr_cuGraphInstantiateWithParams_ptsz, cgl_ret), sizeof(((struct cgl_fr_cuGraphInstantiateWithParams_ptsz *)0)->cgl_ret), 7, cgl_targs_cuGraphInstantiateWithParams_ptsz.arg, cgl_tn_cuGraphInstantiateWithParams_ptsz}, {
-    {offsetof(struct cgl_fr_cuGraphInstantiateWithParams_ptsz, phGraphExec), sizeof(((struct cgl_fr_cuGraphInstantiateWithParams_ptsz *)0)->phGraphExec), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuGraphInstantiateWithParams_ptsz, phGraphExec), sizeof(((struct cgl_fr_cuGraphInstantiateWithParams_ptsz *)0)->phGraphExec), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuGraphInstantiateWithParams_ptsz, hGraph), sizeof(((struct cgl_fr_cuGraphInstantiateWithParams_ptsz *)0)->hGraph), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphInstantiateWithParams_ptsz, instantiateParams), sizeof(((struct cgl_fr_cuGraphInstantiateWithParams_ptsz *)0)->instantiateParams), 3, 0, 0, 0},
 }};
@@ -16336,7 +16336,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphInstantiateWithParams_pt
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphInstantiateWithParams_ptsz(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
 {
     CG_BLOCKING_CALL(cuGraphInstantiateWithParams_ptsz, (phGraphExec, hGraph, instantiateParams), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuGraphInstantiateWithParams_ptsz, (phGraphExec, hGraph, instantiateParams), cgl_thunk_code, 4, 0, (phGraphExec, hGraph, instantiateParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphExec); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, instantiateParams));
+    CG_ARGS_CALL(cuGraphInstantiateWithParams_ptsz, (phGraphExec, hGraph, instantiateParams), cgl_thunk_code, 5, 1, (phGraphExec, hGraph, instantiateParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphExec); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, instantiateParams); CG_OUT_WORD(4, 0, phGraphExec));
     CG_SHORT_CALL(cuGraphInstantiateWithParams_ptsz, (phGraphExec, hGraph, instantiateParams), cgl_thunk_code);
     return cgl_gp_cuGraphInstantiateWithParams_ptsz(phGraphExec, hGraph, instantiateParams);
 }
@@ -17294,7 +17294,7 @@ static const cg_rule cgl_rules_cuGraphAddNode_v2[1] = {
 };
 static const cg_arg_name cgl_tn_cuGraphAddNode_v2[6] = {{"phGraphNode", NULL}, {"hGraph", NULL}, {"dependencies", NULL}, {"dependencyData", NULL}, {"numDependencies", NULL}, {"nodeParams", NULL}};
 static const struct cgl_targs_cuGraphAddNode_v2 cgl_targs_cuGraphAddNode_v2 = {{6, offsetof(struct cgl_fr_cuGraphAddNode_v2, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddNode_v2 *)0)->cgl_ret), 7, cgl_targs_cuGraphAddNode_v2.arg, cgl_tn_cuGraphAddNode_v2}, {
-    {offsetof(struct cgl_fr_cuGraphAddNode_v2, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddNode_v2 *)0)->phGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuGraphAddNode_v2, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddNode_v2 *)0)->phGraphNode), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuGraphAddNode_v2, hGraph), sizeof(((struct cgl_fr_cuGraphAddNode_v2 *)0)->hGraph), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphAddNode_v2, dependencies), sizeof(((struct cgl_fr_cuGraphAddNode_v2 *)0)->dependencies), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphAddNode_v2, dependencyData), sizeof(((struct cgl_fr_cuGraphAddNode_v2 *)0)->dependencyData), 3, 0, 0, 0},
@@ -17310,7 +17310,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddNode_v2(CUgraphNode *
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphAddNode_v2, (phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams), cgl_thunk_code, 7, 0, (phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, dependencyData); CG_ARG_WORD(5, numDependencies); CG_ARG_WORD(6, nodeParams));
+    CG_ARGS_CALL(cuGraphAddNode_v2, (phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams), cgl_thunk_code, 8, 1, (phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, dependencyData); CG_ARG_WORD(5, numDependencies); CG_ARG_WORD(6, nodeParams); CG_OUT_WORD(7, 0, phGraphNode));
     CG_SHORT_CALL(cuGraphAddNode_v2, (phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
 }
@@ -17828,10 +17828,10 @@ struct cgl_fr_cuTexRefSetFormat {
     int NumPackedComponents;
     CUresult cgl_ret;
 };
-static const cg_arg_name cgl_tn_cuTexRefSetFormat[3] = {{"hTexRef", NULL}, {"fmt", cgl_en_3}, {"NumPackedComponents", NULL}};
+static const cg_arg_name cgl_tn_cuTexRefSetFormat[3] = {{"hTexRef", NULL}, {"fmt", cgl_en_4}, {"NumPackedComponents", NULL}};
 static const struct cgl_targs_cuTexRefSetFormat cgl_targs_cuTexRefSetFormat = {{3, offsetof(struct cgl_fr_cuTexRefSetFormat, cgl_ret), sizeof(((struct cgl_fr_cuTexRefSetFormat *)0)->cgl_ret), 7, cgl_targs_cuTexRefSetFormat.arg, cgl_tn_cuTexRefSetFormat}, {
     {offsetof(struct cgl_fr_cuTexRefSetFormat, hTexRef), sizeof(((struct cgl_fr_cuTexRefSetFormat *)0)->hTexRef), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_cuTexRefSetFormat, fmt), sizeof(((struct cgl_fr_cuTexRefSetFormat *)0)->fmt), 4, 0, 0, sizeof cgl_en_3 / sizeof cgl_en_3[0]},
+    {offsetof(struct cgl_fr_cuTexRefSetFormat, fmt), sizeof(((struct cgl_fr_cuTexRefSetFormat *)0)->fmt), 4, 0, 0, sizeof cgl_en_4 / sizeof cgl_en_4[0]},
     {offsetof(struct cgl_fr_cuTexRefSetFormat, NumPackedComponents), sizeof(((struct cgl_fr_cuTexRefSetFormat *)0)->NumPackedComponents), 1, 0, 0, 0},
 }};
 CG_THUNK(cuTexRefSetFormat, (cgl_f->hTexRef, cgl_f->fmt, cgl_f->NumPackedComponents), cgl_thunk_code);
@@ -18114,7 +18114,7 @@ struct cgl_fr_cuTexRefGetAddress_v2 {
 };
 static const cg_arg_name cgl_tn_cuTexRefGetAddress_v2[2] = {{"pdptr", NULL}, {"hTexRef", NULL}};
 static const struct cgl_targs_cuTexRefGetAddress_v2 cgl_targs_cuTexRefGetAddress_v2 = {{2, offsetof(struct cgl_fr_cuTexRefGetAddress_v2, cgl_ret), sizeof(((struct cgl_fr_cuTexRefGetAddress_v2 *)0)->cgl_ret), 7, cgl_targs_cuTexRefGetAddress_v2.arg, cgl_tn_cuTexRefGetAddress_v2}, {
-    {offsetof(struct cgl_fr_cuTexRefGetAddress_v2, pdptr), sizeof(((struct cgl_fr_cuTexRefGetAddress_v2 *)0)->pdptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuTexRefGetAddress_v2, pdptr), sizeof(((struct cgl_fr_cuTexRefGetAddress_v2 *)0)->pdptr), 6, 2, 8, 0},
     {offsetof(struct cgl_fr_cuTexRefGetAddress_v2, hTexRef), sizeof(((struct cgl_fr_cuTexRefGetAddress_v2 *)0)->hTexRef), 3, 0, 0, 0},
 }};
 CG_THUNK(cuTexRefGetAddress_v2, (cgl_f->pdptr, cgl_f->hTexRef), cgl_thunk_code);
@@ -18126,7 +18126,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetAddress_v2(CUdevicep
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)
 {
-    CG_ARGS_CALL(cuTexRefGetAddress_v2, (pdptr, hTexRef), cgl_thunk_code, 3, 0, (pdptr, hTexRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pdptr); CG_ARG_WORD(2, hTexRef));
+    CG_ARGS_CALL(cuTexRefGetAddress_v2, (pdptr, hTexRef), cgl_thunk_code, 4, 1, (pdptr, hTexRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pdptr); CG_ARG_WORD(2, hTexRef); CG_OUT_WORD(3, 0, pdptr));
     CG_SHORT_CALL(cuTexRefGetAddress_v2, (pdptr, hTexRef), cgl_thunk_code);
     return cgl_gp_cuTexRefGetAddress_v2(pdptr, hTexRef);
 }
@@ -18145,7 +18145,7 @@ struct cgl_fr_cuTexRefGetArray {
 };
 static const cg_arg_name cgl_tn_cuTexRefGetArray[2] = {{"phArray", NULL}, {"hTexRef", NULL}};
 static const struct cgl_targs_cuTexRefGetArray cgl_targs_cuTexRefGetArray = {{2, offsetof(struct cgl_fr_cuTexRefGetArray, cgl_ret), sizeof(((struct cgl_fr_cuTexRefGetArray *)0)->cgl_ret), 7, cgl_targs_cuTexRefGetArray.arg, cgl_tn_cuTexRefGetArray}, {
-    {offsetof(struct cgl_fr_cuTexRefGetArray, phArray), sizeof(((struct cgl_fr_cuTexRefGetArray *)0)->phArray), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuTexRefGetArray, phArray), sizeof(((struct cgl_fr_cuTexRefGetArray *)0)->phArray), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuTexRefGetArray, hTexRef), sizeof(((struct cgl_fr_cuTexRefGetArray *)0)->hTexRef), 3, 0, 0, 0},
 }};
 CG_THUNK(cuTexRefGetArray, (cgl_f->phArray, cgl_f->hTexRef), cgl_thunk_code);
@@ -18157,7 +18157,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetArray(CUarray *phArr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)
 {
-    CG_ARGS_CALL(cuTexRefGetArray, (phArray, hTexRef), cgl_thunk_code, 3, 0, (phArray, hTexRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phArray); CG_ARG_WORD(2, hTexRef));
+    CG_ARGS_CALL(cuTexRefGetArray, (phArray, hTexRef), cgl_thunk_code, 4, 1, (phArray, hTexRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phArray); CG_ARG_WORD(2, hTexRef); CG_OUT_WORD(3, 0, phArray));
     CG_SHORT_CALL(cuTexRefGetArray, (phArray, hTexRef), cgl_thunk_code);
     return cgl_gp_cuTexRefGetArray(phArray, hTexRef);
 }
@@ -18176,7 +18176,7 @@ struct cgl_fr_cuTexRefGetMipmappedArray {
 };
 static const cg_arg_name cgl_tn_cuTexRefGetMipmappedArray[2] = {{"phMipmappedArray", NULL}, {"hTexRef", NULL}};
 static const struct cgl_targs_cuTexRefGetMipmappedArray cgl_targs_cuTexRefGetMipmappedArray = {{2, offsetof(struct cgl_fr_cuTexRefGetMipmappedArray, cgl_ret), sizeof(((struct cgl_fr_cuTexRefGetMipmappedArray *)0)->cgl_ret), 7, cgl_targs_cuTexRefGetMipmappedArray.arg, cgl_tn_cuTexRefGetMipmappedArray}, {
-    {offsetof(struct cgl_fr_cuTexRefGetMipmappedArray, phMipmappedArray), sizeof(((struct cgl_fr_cuTexRefGetMipmappedArray *)0)->phMipmappedArray), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuTexRefGetMipmappedArray, phMipmappedArray), sizeof(((struct cgl_fr_cuTexRefGetMipmappedArray *)0)->phMipmappedArray), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuTexRefGetMipmappedArray, hTexRef), sizeof(((struct cgl_fr_cuTexRefGetMipmappedArray *)0)->hTexRef), 3, 0, 0, 0},
 }};
 CG_THUNK(cuTexRefGetMipmappedArray, (cgl_f->phMipmappedArray, cgl_f->hTexRef), cgl_thunk_code);
@@ -18188,7 +18188,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetMipmappedArray(CUmip
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef)
 {
-    CG_ARGS_CALL(cuTexRefGetMipmappedArray, (phMipmappedArray, hTexRef), cgl_thunk_code, 3, 0, (phMipmappedArray, hTexRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phMipmappedArray); CG_ARG_WORD(2, hTexRef));
+    CG_ARGS_CALL(cuTexRefGetMipmappedArray, (phMipmappedArray, hTexRef), cgl_thunk_code, 4, 1, (phMipmappedArray, hTexRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phMipmappedArray); CG_ARG_WORD(2, hTexRef); CG_OUT_WORD(3, 0, phMipmappedArray));
     CG_SHORT_CALL(cuTexRefGetMipmappedArray, (phMipmappedArray, hTexRef), cgl_thunk_code);
     return cgl_gp_cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef);
 }
@@ -18583,7 +18583,7 @@ struct cgl_fr_cuSurfRefGetArray {
 };
 static const cg_arg_name cgl_tn_cuSurfRefGetArray[2] = {{"phArray", NULL}, {"hSurfRef", NULL}};
 static const struct cgl_targs_cuSurfRefGetArray cgl_targs_cuSurfRefGetArray = {{2, offsetof(struct cgl_fr_cuSurfRefGetArray, cgl_ret), sizeof(((struct cgl_fr_cuSurfRefGetArray *)0)->cgl_ret), 7, cgl_targs_cuSurfRefGetArray.arg, cgl_tn_cuSurfRefGetArray}, {
-    {offsetof(struct cgl_fr_cuSurfRefGetArray, phArray), sizeof(((struct cgl_fr_cuSurfRefGetArray *)0)->phArray), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuSurfRefGetArray, phArray), sizeof(((struct cgl_fr_cuSurfRefGetArray *)0)->phArray), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuSurfRefGetArray, hSurfRef), sizeof(((struct cgl_fr_cuSurfRefGetArray *)0)->hSurfRef), 3, 0, 0, 0},
 }};
 CG_THUNK(cuSurfRefGetArray, (cgl_f->phArray, cgl_f->hSurfRef), cgl_thunk_code);
@@ -18595,7 +18595,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuSurfRefGetArray(CUarray *phAr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)
 {
-    CG_ARGS_CALL(cuSurfRefGetArray, (phArray, hSurfRef), cgl_thunk_code, 3, 0, (phArray, hSurfRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phArray); CG_ARG_WORD(2, hSurfRef));
+    CG_ARGS_CALL(cuSurfRefGetArray, (phArray, hSurfRef), cgl_thunk_code, 4, 1, (phArray, hSurfRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phArray); CG_ARG_WORD(2, hSurfRef); CG_OUT_WORD(3, 0, phArray));
     CG_SHORT_CALL(cuSurfRefGetArray, (phArray, hSurfRef), cgl_thunk_code);
     return cgl_gp_cuSurfRefGetArray(phArray, hSurfRef);
 }
@@ -19622,7 +19622,7 @@ struct cgl_fr_cuGreenCtxCreate {
 };
 static const cg_arg_name cgl_tn_cuGreenCtxCreate[4] = {{"phCtx", NULL}, {"desc", NULL}, {"dev", NULL}, {"flags", NULL}};
 static const struct cgl_targs_cuGreenCtxCreate cgl_targs_cuGreenCtxCreate = {{4, offsetof(struct cgl_fr_cuGreenCtxCreate, cgl_ret), sizeof(((struct cgl_fr_cuGreenCtxCreate *)0)->cgl_ret), 7, cgl_targs_cuGreenCtxCreate.arg, cgl_tn_cuGreenCtxCreate}, {
-    {offsetof(struct cgl_fr_cuGreenCtxCreate, phCtx), sizeof(((struct cgl_fr_cuGreenCtxCreate *)0)->phCtx), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuGreenCtxCreate, phCtx), sizeof(((struct cgl_fr_cuGreenCtxCreate *)0)->phCtx), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuGreenCtxCreate, desc), sizeof(((struct cgl_fr_cuGreenCtxCreate *)0)->desc), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGreenCtxCreate, dev), sizeof(((struct cgl_fr_cuGreenCtxCreate *)0)->dev), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGreenCtxCreate, flags), sizeof(((struct cgl_fr_cuGreenCtxCreate *)0)->flags), 2, 0, 0, 0},
@@ -19637,7 +19637,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGreenCtxCreate(CUgreenCtx *ph
 static __attribute__((noinline)) CUresult cgl_sl_cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags)
 {
     CG_BLOCKING_CALL(cuGreenCtxCreate, (phCtx, desc, dev, flags), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuGreenCtxCreate, (phCtx, desc, dev, flags), cgl_thunk_code, 5, 0, (phCtx, desc, dev, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phCtx); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, dev); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(cuGreenCtxCreate, (phCtx, desc, dev, flags), cgl_thunk_code, 6, 1, (phCtx, desc, dev, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phCtx); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, dev); CG_ARG_WORD(4, flags); CG_OUT_WORD(5, 0, phCtx));
     CG_SHORT_CALL(cuGreenCtxCreate, (phCtx, desc, dev, flags), cgl_thunk_code);
     return cgl_gp_cuGreenCtxCreate(phCtx, desc, dev, flags);
 }
@@ -19856,7 +19856,7 @@ struct cgl_fr_cuDevResourceGenerateDesc {
 };
 static const cg_arg_name cgl_tn_cuDevResourceGenerateDesc[3] = {{"phDesc", NULL}, {"resources", NULL}, {"nbResources", NULL}};
 static const struct cgl_targs_cuDevResourceGenerateDesc cgl_targs_cuDevResourceGenerateDesc = {{3, offsetof(struct cgl_fr_cuDevResourceGenerateDesc, cgl_ret), sizeof(((struct cgl_fr_cuDevResourceGenerateDesc *)0)->cgl_ret), 7, cgl_targs_cuDevResourceGenerateDesc.arg, cgl_tn_cuDevResourceGenerateDesc}, {
-    {offsetof(struct cgl_fr_cuDevResourceGenerateDesc, phDesc), sizeof(((struct cgl_fr_cuDevResourceGenerateDesc *)0)->phDesc), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuDevResourceGenerateDesc, phDesc), sizeof(((struct cgl_fr_cuDevResourceGenerateDesc *)0)->phDesc), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuDevResourceGenerateDesc, resources), sizeof(((struct cgl_fr_cuDevResourceGenerateDesc *)0)->resources), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuDevResourceGenerateDesc, nbResources), sizeof(((struct cgl_fr_cuDevResourceGenerateDesc *)0)->nbResources), 2, 0, 0, 0},
 }};
@@ -19869,7 +19869,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDevResourceGenerateDesc(CUdev
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, CUdevResource *resources, unsigned int nbResources)
 {
-    CG_ARGS_CALL(cuDevResourceGenerateDesc, (phDesc, resources, nbResources), cgl_thunk_code, 4, 0, (phDesc, resources, nbResources, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phDesc); CG_ARG_WORD(2, resources); CG_ARG_WORD(3, nbResources));
+    CG_ARGS_CALL(cuDevResourceGenerateDesc, (phDesc, resources, nbResources), cgl_thunk_code, 5, 1, (phDesc, resources, nbResources, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phDesc); CG_ARG_WORD(2, resources); CG_ARG_WORD(3, nbResources); CG_OUT_WORD(4, 0, phDesc));
     CG_SHORT_CALL(cuDevResourceGenerateDesc, (phDesc, resources, nbResources), cgl_thunk_code);
     return cgl_gp_cuDevResourceGenerateDesc(phDesc, resources, nbResources);
 }
@@ -19951,7 +19951,7 @@ struct cgl_fr_cuStreamGetGreenCtx {
 static const cg_arg_name cgl_tn_cuStreamGetGreenCtx[2] = {{"hStream", NULL}, {"phCtx", NULL}};
 static const struct cgl_targs_cuStreamGetGreenCtx cgl_targs_cuStreamGetGreenCtx = {{2, offsetof(struct cgl_fr_cuStreamGetGreenCtx, cgl_ret), sizeof(((struct cgl_fr_cuStreamGetGreenCtx *)0)->cgl_ret), 7, cgl_targs_cuStreamGetGreenCtx.arg, cgl_tn_cuStreamGetGreenCtx}, {
     {offsetof(struct cgl_fr_cuStreamGetGreenCtx, hStream), sizeof(((struct cgl_fr_cuStreamGetGreenCtx *)0)->hStream), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_cuStreamGetGreenCtx, phCtx), sizeof(((struct cgl_fr_cuStreamGetGreenCtx *)0)->phCtx), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuStreamGetGreenCtx, phCtx), sizeof(((struct cgl_fr_cuStreamGetGreenCtx *)0)->phCtx), 6, 3, 8, 0},
 }};
 CG_THUNK(cuStreamGetGreenCtx, (cgl_f->hStream, cgl_f->phCtx), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)
@@ -19962,7 +19962,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetGreenCtx(CUstream hS
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)
 {
-    CG_ARGS_CALL(cuStreamGetGreenCtx, (hStream, phCtx), cgl_thunk_code, 3, 0, (hStream, phCtx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, phCtx));
+    CG_ARGS_CALL(cuStreamGetGreenCtx, (hStream, phCtx), cgl_thunk_code, 4, 1, (hStream, phCtx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, phCtx); CG_OUT_WORD(3, 0, phCtx));
     CG_SHORT_CALL(cuStreamGetGreenCtx, (hStream, phCtx), cgl_thunk_code);
     return cgl_gp_cuStreamGetGreenCtx(hStream, phCtx);
 }
@@ -19983,7 +19983,7 @@ struct cgl_fr_cuGreenCtxStreamCreate {
 };
 static const cg_arg_name cgl_tn_cuGreenCtxStreamCreate[4] = {{"phStream", NULL}, {"greenCtx", NULL}, {"flags", NULL}, {"priority", NULL}};
 static const struct cgl_targs_cuGreenCtxStreamCreate cgl_targs_cuGreenCtxStreamCreate = {{4, offsetof(struct cgl_fr_cuGreenCtxStreamCreate, cgl_ret), sizeof(((struct cgl_fr_cuGreenCtxStreamCreate *)0)->cgl_ret), 7, cgl_targs_cuGreenCtxStreamCreate.arg, cgl_tn_cuGreenCtxStreamCreate}, {
-    {offsetof(struct cgl_fr_cuGreenCtxStreamCreate, phStream), sizeof(((struct cgl_fr_cuGreenCtxStreamCreate *)0)->phStream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuGreenCtxStreamCreate, phStream), sizeof(((struct cgl_fr_cuGreenCtxStreamCreate *)0)->phStream), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuGreenCtxStreamCreate, greenCtx), sizeof(((struct cgl_fr_cuGreenCtxStreamCreate *)0)->greenCtx), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGreenCtxStreamCreate, flags), sizeof(((struct cgl_fr_cuGreenCtxStreamCreate *)0)->flags), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGreenCtxStreamCreate, priority), sizeof(((struct cgl_fr_cuGreenCtxStreamCreate *)0)->priority), 1, 0, 0, 0},
@@ -19997,7 +19997,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGreenCtxStreamCreate(CUstream
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority)
 {
-    CG_ARGS_CALL(cuGreenCtxStreamCreate, (phStream, greenCtx, flags, priority), cgl_thunk_code, 5, 0, (phStream, greenCtx, flags, priority, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phStream); CG_ARG_WORD(2, greenCtx); CG_ARG_WORD(3, flags); CG_ARG_WORD(4, priority));
+    CG_ARGS_CALL(cuGreenCtxStreamCreate, (phStream, greenCtx, flags, priority), cgl_thunk_code, 6, 1, (phStream, greenCtx, flags, priority, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phStream); CG_ARG_WORD(2, greenCtx); CG_ARG_WORD(3, flags); CG_ARG_WORD(4, priority); CG_OUT_WORD(5, 0, phStream));
     CG_SHORT_CALL(cuGreenCtxStreamCreate, (phStream, greenCtx, flags, priority), cgl_thunk_code);
     return cgl_gp_cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority);
 }
@@ -20312,10 +20312,10 @@ struct cgl_fr_cuLinkAddData {
     void **optionValues;
     CUresult cgl_ret;
 };
-static const cg_arg_name cgl_tn_cuLinkAddData[8] = {{"state", NULL}, {"type", cgl_en_12}, {"data", NULL}, {"size", NULL}, {"name", NULL}, {"numOptions", NULL}, {"options", NULL}, {"optionValues", NULL}};
+static const cg_arg_name cgl_tn_cuLinkAddData[8] = {{"state", NULL}, {"type", cgl_en_13}, {"data", NULL}, {"size", NULL}, {"name", NULL}, {"numOptions", NULL}, {"options", NULL}, {"optionValues", NULL}};
 static const struct cgl_targs_cuLinkAddData cgl_targs_cuLinkAddData = {{8, offsetof(struct cgl_fr_cuLinkAddData, cgl_ret), sizeof(((struct cgl_fr_cuLinkAddData *)0)->cgl_ret), 7, cgl_targs_cuLinkAddData.arg, cgl_tn_cuLinkAddData}, {
     {offsetof(struct cgl_fr_cuLinkAddData, state), sizeof(((struct cgl_fr_cuLinkAddData *)0)->state), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_cuLinkAddData, type), sizeof(((struct cgl_fr_cuLinkAddData *)0)->type), 4, 0, 0, sizeof cgl_en_12 / sizeof cgl_en_12[0]},
+    {offsetof(struct cgl_fr_cuLinkAddData, type), sizeof(((struct cgl_fr_cuLinkAddData *)0)->type), 4, 0, 0, sizeof cgl_en_13 / sizeof cgl_en_13[0]},
     {offsetof(struct cgl_fr_cuLinkAddData, data), sizeof(((struct cgl_fr_cuLinkAddData *)0)->data), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuLinkAddData, size), sizeof(((struct cgl_fr_cuLinkAddData *)0)->size), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_cuLinkAddData, name), sizeof(((struct cgl_fr_cuLinkAddData *)0)->name), 5, 0, 0, 0},
@@ -20353,10 +20353,10 @@ struct cgl_fr_cuLinkAddFile {
     void **optionValues;
     CUresult cgl_ret;
 };
-static const cg_arg_name cgl_tn_cuLinkAddFile[6] = {{"state", NULL}, {"type", cgl_en_12}, {"path", NULL}, {"numOptions", NULL}, {"options", NULL}, {"optionValues", NULL}};
+static const cg_arg_name cgl_tn_cuLinkAddFile[6] = {{"state", NULL}, {"type", cgl_en_13}, {"path", NULL}, {"numOptions", NULL}, {"options", NULL}, {"optionValues", NULL}};
 static const struct cgl_targs_cuLinkAddFile cgl_targs_cuLinkAddFile = {{6, offsetof(struct cgl_fr_cuLinkAddFile, cgl_ret), sizeof(((struct cgl_fr_cuLinkAddFile *)0)->cgl_ret), 7, cgl_targs_cuLinkAddFile.arg, cgl_tn_cuLinkAddFile}, {
     {offsetof(struct cgl_fr_cuLinkAddFile, state), sizeof(((struct cgl_fr_cuLinkAddFile *)0)->state), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_cuLinkAddFile, type), sizeof(((struct cgl_fr_cuLinkAddFile *)0)->type), 4, 0, 0, sizeof cgl_en_12 / sizeof cgl_en_12[0]},
+    {offsetof(struct cgl_fr_cuLinkAddFile, type), sizeof(((struct cgl_fr_cuLinkAddFile *)0)->type), 4, 0, 0, sizeof cgl_en_13 / sizeof cgl_en_13[0]},
     {offsetof(struct cgl_fr_cuLinkAddFile, path), sizeof(((struct cgl_fr_cuLinkAddFile *)0)->path), 5, 0, 0, 0},
     {offsetof(struct cgl_fr_cuLinkAddFile, numOptions), sizeof(((struct cgl_fr_cuLinkAddFile *)0)->numOptions), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_cuLinkAddFile, options), sizeof(((struct cgl_fr_cuLinkAddFile *)0)->options), 3, 0, 0, 0},
@@ -20425,7 +20425,7 @@ struct cgl_fr_cuDeviceTotalMem {
 };
 static const cg_arg_name cgl_tn_cuDeviceTotalMem[2] = {{"bytes", NULL}, {"dev", NULL}};
 static const struct cgl_targs_cuDeviceTotalMem cgl_targs_cuDeviceTotalMem = {{2, offsetof(struct cgl_fr_cuDeviceTotalMem, cgl_ret), sizeof(((struct cgl_fr_cuDeviceTotalMem *)0)->cgl_ret), 7, cgl_targs_cuDeviceTotalMem.arg, cgl_tn_cuDeviceTotalMem}, {
-    {offsetof(struct cgl_fr_cuDeviceTotalMem, bytes), sizeof(((struct cgl_fr_cuDeviceTotalMem *)0)->bytes), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuDeviceTotalMem, bytes), sizeof(((struct cgl_fr_cuDeviceTotalMem *)0)->bytes), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_cuDeviceTotalMem, dev), sizeof(((struct cgl_fr_cuDeviceTotalMem *)0)->dev), 1, 0, 0, 0},
 }};
 CG_THUNK(cuDeviceTotalMem, (cgl_f->bytes, cgl_f->dev), cgl_thunk_code);
@@ -20437,7 +20437,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceTotalMem(unsigned int *
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceTotalMem(unsigned int *bytes, CUdevice dev)
 {
-    CG_ARGS_CALL(cuDeviceTotalMem, (bytes, dev), cgl_thunk_code, 3, 0, (bytes, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, bytes); CG_ARG_WORD(2, dev));
+    CG_ARGS_CALL(cuDeviceTotalMem, (bytes, dev), cgl_thunk_code, 4, 1, (bytes, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, bytes); CG_ARG_WORD(2, dev); CG_OUT_WORD(3, 0, bytes));
     CG_SHORT_CALL(cuDeviceTotalMem, (bytes, dev), cgl_thunk_code);
     return cgl_gp_cuDeviceTotalMem(bytes, dev);
 }
@@ -20457,7 +20457,7 @@ struct cgl_fr_cuCtxCreate {
 };
 static const cg_arg_name cgl_tn_cuCtxCreate[3] = {{"pctx", NULL}, {"flags", NULL}, {"dev", NULL}};
 static const struct cgl_targs_cuCtxCreate cgl_targs_cuCtxCreate = {{3, offsetof(struct cgl_fr_cuCtxCreate, cgl_ret), sizeof(((struct cgl_fr_cuCtxCreate *)0)->cgl_ret), 7, cgl_targs_cuCtxCreate.arg, cgl_tn_cuCtxCreate}, {
-    {offsetof(struct cgl_fr_cuCtxCreate, pctx), sizeof(((struct cgl_fr_cuCtxCreate *)0)->pctx), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuCtxCreate, pctx), sizeof(((struct cgl_fr_cuCtxCreate *)0)->pctx), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuCtxCreate, flags), sizeof(((struct cgl_fr_cuCtxCreate *)0)->flags), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_cuCtxCreate, dev), sizeof(((struct cgl_fr_cuCtxCreate *)0)->dev), 1, 0, 0, 0},
 }};
@@ -20471,7 +20471,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxCreate(CUcontext *pctx, un
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxCreate(CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
     CG_BLOCKING_CALL(cuCtxCreate, (pctx, flags, dev), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuCtxCreate, (pctx, flags, dev), cgl_thunk_code, 4, 0, (pctx, flags, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_ARG_WORD(2, flags); CG_ARG_WORD(3, dev));
+    CG_ARGS_CALL(cuCtxCreate, (pctx, flags, dev), cgl_thunk_code, 5, 1, (pctx, flags, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_ARG_WORD(2, flags); CG_ARG_WORD(3, dev); CG_OUT_WORD(4, 0, pctx));
     CG_SHORT_CALL(cuCtxCreate, (pctx, flags, dev), cgl_thunk_code);
     return cgl_gp_cuCtxCreate(pctx, flags, dev);
 }
@@ -20491,7 +20491,7 @@ struct cgl_fr_cuCtxCreate_v2 {
 };
 static const cg_arg_name cgl_tn_cuCtxCreate_v2[3] = {{"pctx", NULL}, {"flags", NULL}, {"dev", NULL}};
 static const struct cgl_targs_cuCtxCreate_v2 cgl_targs_cuCtxCreate_v2 = {{3, offsetof(struct cgl_fr_cuCtxCreate_v2, cgl_ret), sizeof(((struct cgl_fr_cuCtxCreate_v2 *)0)->cgl_ret), 7, cgl_targs_cuCtxCreate_v2.arg, cgl_tn_cuCtxCreate_v2}, {
-    {offsetof(struct cgl_fr_cuCtxCreate_v2, pctx), sizeof(((struct cgl_fr_cuCtxCreate_v2 *)0)->pctx), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuCtxCreate_v2, pctx), sizeof(((struct cgl_fr_cuCtxCreate_v2 *)0)->pctx), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuCtxCreate_v2, flags), sizeof(((struct cgl_fr_cuCtxCreate_v2 *)0)->flags), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_cuCtxCreate_v2, dev), sizeof(((struct cgl_fr_cuCtxCreate_v2 *)0)->dev), 1, 0, 0, 0},
 }};
@@ -20505,7 +20505,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxCreate_v2(CUcontext *pctx,
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
     CG_BLOCKING_CALL(cuCtxCreate_v2, (pctx, flags, dev), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuCtxCreate_v2, (pctx, flags, dev), cgl_thunk_code, 4, 0, (pctx, flags, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_ARG_WORD(2, flags); CG_ARG_WORD(3, dev));
+    CG_ARGS_CALL(cuCtxCreate_v2, (pctx, flags, dev), cgl_thunk_code, 5, 1, (pctx, flags, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_ARG_WORD(2, flags); CG_ARG_WORD(3, dev); CG_OUT_WORD(4, 0, pctx));
     CG_SHORT_CALL(cuCtxCreate_v2, (pctx, flags, dev), cgl_thunk_code);
     return cgl_gp_cuCtxCreate_v2(pctx, flags, dev);
 }
@@ -20527,7 +20527,7 @@ struct cgl_fr_cuCtxCreate_v3 {
 };
 static const cg_arg_name cgl_tn_cuCtxCreate_v3[5] = {{"pctx", NULL}, {"paramsArray", NULL}, {"numParams", NULL}, {"flags", NULL}, {"dev", NULL}};
 static const struct cgl_targs_cuCtxCreate_v3 cgl_targs_cuCtxCreate_v3 = {{5, offsetof(struct cgl_fr_cuCtxCreate_v3, cgl_ret), sizeof(((struct cgl_fr_cuCtxCreate_v3 *)0)->cgl_ret), 7, cgl_targs_cuCtxCreate_v3.arg, cgl_tn_cuCtxCreate_v3}, {
-    {offsetof(struct cgl_fr_cuCtxCreate_v3, pctx), sizeof(((struct cgl_fr_cuCtxCreate_v3 *)0)->pctx), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuCtxCreate_v3, pctx), sizeof(((struct cgl_fr_cuCtxCreate_v3 *)0)->pctx), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuCtxCreate_v3, paramsArray), sizeof(((struct cgl_fr_cuCtxCreate_v3 *)0)->paramsArray), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuCtxCreate_v3, numParams), sizeof(((struct cgl_fr_cuCtxCreate_v3 *)0)->numParams), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_cuCtxCreate_v3, flags), sizeof(((struct cgl_fr_cuCtxCreate_v3 *)0)->flags), 2, 0, 0, 0},
@@ -20543,7 +20543,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxCreate_v3(CUcontext *pctx,
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams, unsigned int flags, CUdevice dev)
 {
     CG_BLOCKING_CALL(cuCtxCreate_v3, (pctx, paramsArray, numParams, flags, dev), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuCtxCreate_v3, (pctx, paramsArray, numParams, flags, dev), cgl_thunk_code, 6, 0, (pctx, paramsArray, numParams, flags, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_ARG_WORD(2, paramsArray); CG_ARG_WORD(3, numParams); CG_ARG_WORD(4, flags); CG_ARG_WORD(5, dev));
+    CG_ARGS_CALL(cuCtxCreate_v3, (pctx, paramsArray, numParams, flags, dev), cgl_thunk_code, 7, 1, (pctx, paramsArray, numParams, flags, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_ARG_WORD(2, paramsArray); CG_ARG_WORD(3, numParams); CG_ARG_WORD(4, flags); CG_ARG_WORD(5, dev); CG_OUT_WORD(6, 0, pctx));
     CG_SHORT_CALL(cuCtxCreate_v3, (pctx, paramsArray, numParams, flags, dev), cgl_thunk_code);
     return cgl_gp_cuCtxCreate_v3(pctx, paramsArray, numParams, flags, dev);
 }
@@ -20564,8 +20564,8 @@ struct cgl_fr_cuModuleGetGlobal {
 };
 static const cg_arg_name cgl_tn_cuModuleGetGlobal[4] = {{"dptr", NULL}, {"bytes", NULL}, {"hmod", NULL}, {"name", NULL}};
 static const struct cgl_targs_cuModuleGetGlobal cgl_targs_cuModuleGetGlobal = {{4, offsetof(struct cgl_fr_cuModuleGetGlobal, cgl_ret), sizeof(((struct cgl_fr_cuModuleGetGlobal *)0)->cgl_ret), 7, cgl_targs_cuModuleGetGlobal.arg, cgl_tn_cuModuleGetGlobal}, {
-    {offsetof(struct cgl_fr_cuModuleGetGlobal, dptr), sizeof(((struct cgl_fr_cuModuleGetGlobal *)0)->dptr), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_cuModuleGetGlobal, bytes), sizeof(((struct cgl_fr_cuModuleGetGlobal *)0)->bytes), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuModuleGetGlobal, dptr), sizeof(((struct cgl_fr_cuModuleGetGlobal *)0)->dptr), 6, 2, 4, 0},
+    {offsetof(struct cgl_fr_cuModuleGetGlobal, bytes), sizeof(((struct cgl_fr_cuModuleGetGlobal *)0)->bytes), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_cuModuleGetGlobal, hmod), sizeof(((struct cgl_fr_cuModuleGetGlobal *)0)->hmod), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuModuleGetGlobal, name), sizeof(((struct cgl_fr_cuModuleGetGlobal *)0)->name), 5, 0, 0, 0},
 }};
@@ -20627,7 +20627,7 @@ struct cgl_fr_cuMemAlloc {
 };
 static const cg_arg_name cgl_tn_cuMemAlloc[2] = {{"dptr", NULL}, {"bytesize", NULL}};
 static const struct cgl_targs_cuMemAlloc cgl_targs_cuMemAlloc = {{2, offsetof(struct cgl_fr_cuMemAlloc, cgl_ret), sizeof(((struct cgl_fr_cuMemAlloc *)0)->cgl_ret), 7, cgl_targs_cuMemAlloc.arg, cgl_tn_cuMemAlloc}, {
-    {offsetof(struct cgl_fr_cuMemAlloc, dptr), sizeof(((struct cgl_fr_cuMemAlloc *)0)->dptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuMemAlloc, dptr), sizeof(((struct cgl_fr_cuMemAlloc *)0)->dptr), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_cuMemAlloc, bytesize), sizeof(((struct cgl_fr_cuMemAlloc *)0)->bytesize), 2, 0, 0, 0},
 }};
 CG_THUNK(cuMemAlloc, (cgl_f->dptr, cgl_f->bytesize), cgl_thunk_code);
@@ -20639,7 +20639,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemAlloc(CUdeviceptr_v1 *dptr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
 {
-    CG_ARGS_CALL(cuMemAlloc, (dptr, bytesize), cgl_thunk_code, 3, 0, (dptr, bytesize, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, bytesize));
+    CG_ARGS_CALL(cuMemAlloc, (dptr, bytesize), cgl_thunk_code, 4, 1, (dptr, bytesize, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, bytesize); CG_OUT_WORD(3, 0, dptr));
     CG_SHORT_CALL(cuMemAlloc, (dptr, bytesize), cgl_thunk_code);
     return cgl_gp_cuMemAlloc(dptr, bytesize);
 }
@@ -20661,7 +20661,7 @@ struct cgl_fr_cuMemAllocPitch {
 };
 static const cg_arg_name cgl_tn_cuMemAllocPitch[5] = {{"dptr", NULL}, {"pPitch", NULL}, {"WidthInBytes", NULL}, {"Height", NULL}, {"ElementSizeBytes", NULL}};
 static const struct cgl_targs_cuMemAllocPitch cgl_targs_cuMemAllocPitch = {{5, offsetof(struct cgl_fr_cuMemAllocPitch, cgl_ret), sizeof(((struct cgl_fr_cuMemAllocPitch *)0)->cgl_ret), 7, cgl_targs_cuMemAllocPitch.arg, cgl_tn_cuMemAllocPitch}, {
-    {offsetof(struct cgl_fr_cuMemAllocPitch, dptr), sizeof(((struct cgl_fr_cuMemAllocPitch *)0)->dptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuMemAllocPitch, dptr), sizeof(((struct cgl_fr_cuMemAllocPitch *)0)->dptr), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_cuMemAllocPitch, pPitch), sizeof(((struct cgl_fr_cuMemAllocPitch *)0)->pPitch), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuMemAllocPitch, WidthInBytes), sizeof(((struct cgl_fr_cuMemAllocPitch *)0)->WidthInBytes), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_cuMemAllocPitch, Height), sizeof(((struct cgl_fr_cuMemAllocPitch *)0)->Height), 2, 0, 0, 0},
@@ -20676,7 +20676,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocPitch(CUdeviceptr_v1 
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocPitch(CUdeviceptr_v1 *dptr, unsigned int *pPitch, unsigned int WidthInBytes, unsigned int Height, unsigned int ElementSizeBytes)
 {
-    CG_ARGS_CALL(cuMemAllocPitch, (dptr, pPitch, WidthInBytes, Height, ElementSizeBytes), cgl_thunk_code, 6, 0, (dptr, pPitch, WidthInBytes, Height, ElementSizeBytes, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, pPitch); CG_ARG_WORD(3, WidthInBytes); CG_ARG_WORD(4, Height); CG_ARG_WORD(5, ElementSizeBytes));
+    CG_ARGS_CALL(cuMemAllocPitch, (dptr, pPitch, WidthInBytes, Height, ElementSizeBytes), cgl_thunk_code, 7, 1, (dptr, pPitch, WidthInBytes, Height, ElementSizeBytes, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, pPitch); CG_ARG_WORD(3, WidthInBytes); CG_ARG_WORD(4, Height); CG_ARG_WORD(5, ElementSizeBytes); CG_OUT_WORD(6, 0, dptr));
     CG_SHORT_CALL(cuMemAllocPitch, (dptr, pPitch, WidthInBytes, Height, ElementSizeBytes), cgl_thunk_code);
     return cgl_gp_cuMemAllocPitch(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
 }
@@ -20791,7 +20791,7 @@ struct cgl_fr_cuMemHostGetDevicePointer {
 };
 static const cg_arg_name cgl_tn_cuMemHostGetDevicePointer[3] = {{"pdptr", NULL}, {"p", NULL}, {"Flags", NULL}};
 static const struct cgl_targs_cuMemHostGetDevicePointer cgl_targs_cuMemHostGetDevicePointer = {{3, offsetof(struct cgl_fr_cuMemHostGetDevicePointer, cgl_ret), sizeof(((struct cgl_fr_cuMemHostGetDevicePointer *)0)->cgl_ret), 7, cgl_targs_cuMemHostGetDevicePointer.arg, cgl_tn_cuMemHostGetDevicePointer}, {
-    {offsetof(struct cgl_fr_cuMemHostGetDevicePointer, pdptr), sizeof(((struct cgl_fr_cuMemHostGetDevicePointer *)0)->pdptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuMemHostGetDevicePointer, pdptr), sizeof(((struct cgl_fr_cuMemHostGetDevicePointer *)0)->pdptr), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_cuMemHostGetDevicePointer, p), sizeof(((struct cgl_fr_cuMemHostGetDevicePointer *)0)->p), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuMemHostGetDevicePointer, Flags), sizeof(((struct cgl_fr_cuMemHostGetDevicePointer *)0)->Flags), 2, 0, 0, 0},
 }};
@@ -20804,7 +20804,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemHostGetDevicePointer(CUdev
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemHostGetDevicePointer(CUdeviceptr_v1 *pdptr, void *p, unsigned int Flags)
 {
-    CG_ARGS_CALL(cuMemHostGetDevicePointer, (pdptr, p, Flags), cgl_thunk_code, 4, 0, (pdptr, p, Flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pdptr); CG_ARG_WORD(2, p); CG_ARG_WORD(3, Flags));
+    CG_ARGS_CALL(cuMemHostGetDevicePointer, (pdptr, p, Flags), cgl_thunk_code, 5, 1, (pdptr, p, Flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pdptr); CG_ARG_WORD(2, p); CG_ARG_WORD(3, Flags); CG_OUT_WORD(4, 0, pdptr));
     CG_SHORT_CALL(cuMemHostGetDevicePointer, (pdptr, p, Flags), cgl_thunk_code);
     return cgl_gp_cuMemHostGetDevicePointer(pdptr, p, Flags);
 }
@@ -21852,7 +21852,7 @@ struct cgl_fr_cuTexRefGetAddress {
 };
 static const cg_arg_name cgl_tn_cuTexRefGetAddress[2] = {{"pdptr", NULL}, {"hTexRef", NULL}};
 static const struct cgl_targs_cuTexRefGetAddress cgl_targs_cuTexRefGetAddress = {{2, offsetof(struct cgl_fr_cuTexRefGetAddress, cgl_ret), sizeof(((struct cgl_fr_cuTexRefGetAddress *)0)->cgl_ret), 7, cgl_targs_cuTexRefGetAddress.arg, cgl_tn_cuTexRefGetAddress}, {
-    {offsetof(struct cgl_fr_cuTexRefGetAddress, pdptr), sizeof(((struct cgl_fr_cuTexRefGetAddress *)0)->pdptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuTexRefGetAddress, pdptr), sizeof(((struct cgl_fr_cuTexRefGetAddress *)0)->pdptr), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_cuTexRefGetAddress, hTexRef), sizeof(((struct cgl_fr_cuTexRefGetAddress *)0)->hTexRef), 3, 0, 0, 0},
 }};
 CG_THUNK(cuTexRefGetAddress, (cgl_f->pdptr, cgl_f->hTexRef), cgl_thunk_code);
@@ -21864,7 +21864,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetAddress(CUdeviceptr_
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetAddress(CUdeviceptr_v1 *pdptr, CUtexref hTexRef)
 {
-    CG_ARGS_CALL(cuTexRefGetAddress, (pdptr, hTexRef), cgl_thunk_code, 3, 0, (pdptr, hTexRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pdptr); CG_ARG_WORD(2, hTexRef));
+    CG_ARGS_CALL(cuTexRefGetAddress, (pdptr, hTexRef), cgl_thunk_code, 4, 1, (pdptr, hTexRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pdptr); CG_ARG_WORD(2, hTexRef); CG_OUT_WORD(3, 0, pdptr));
     CG_SHORT_CALL(cuTexRefGetAddress, (pdptr, hTexRef), cgl_thunk_code);
     return cgl_gp_cuTexRefGetAddress(pdptr, hTexRef);
 }
@@ -21945,7 +21945,7 @@ struct cgl_fr_cuCtxPopCurrent {
 };
 static const cg_arg_name cgl_tn_cuCtxPopCurrent[1] = {{"pctx", NULL}};
 static const struct cgl_targs_cuCtxPopCurrent cgl_targs_cuCtxPopCurrent = {{1, offsetof(struct cgl_fr_cuCtxPopCurrent, cgl_ret), sizeof(((struct cgl_fr_cuCtxPopCurrent *)0)->cgl_ret), 7, cgl_targs_cuCtxPopCurrent.arg, cgl_tn_cuCtxPopCurrent}, {
-    {offsetof(struct cgl_fr_cuCtxPopCurrent, pctx), sizeof(((struct cgl_fr_cuCtxPopCurrent *)0)->pctx), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuCtxPopCurrent, pctx), sizeof(((struct cgl_fr_cuCtxPopCurrent *)0)->pctx), 6, 3, 8, 0},
 }};
 CG_THUNK(cuCtxPopCurrent, (cgl_f->pctx), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuCtxPopCurrent(CUcontext *pctx)
@@ -21956,7 +21956,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxPopCurrent(CUcontext *pctx
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxPopCurrent(CUcontext *pctx)
 {
-    CG_ARGS_CALL(cuCtxPopCurrent, (pctx), cgl_thunk_code, 2, 0, (pctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx));
+    CG_ARGS_CALL(cuCtxPopCurrent, (pctx), cgl_thunk_code, 3, 1, (pctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_OUT_WORD(2, 0, pctx));
     CG_SHORT_CALL(cuCtxPopCurrent, (pctx), cgl_thunk_code);
     return cgl_gp_cuCtxPopCurrent(pctx);
 }
@@ -23725,7 +23725,7 @@ struct cgl_fr_cuStreamGetPriority {
 static const cg_arg_name cgl_tn_cuStreamGetPriority[2] = {{"hStream", NULL}, {"priority", NULL}};
 static const struct cgl_targs_cuStreamGetPriority cgl_targs_cuStreamGetPriority = {{2, offsetof(struct cgl_fr_cuStreamGetPriority, cgl_ret), sizeof(((struct cgl_fr_cuStreamGetPriority *)0)->cgl_ret), 7, cgl_targs_cuStreamGetPriority.arg, cgl_tn_cuStreamGetPriority}, {
     {offsetof(struct cgl_fr_cuStreamGetPriority, hStream), sizeof(((struct cgl_fr_cuStreamGetPriority *)0)->hStream), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_cuStreamGetPriority, priority), sizeof(((struct cgl_fr_cuStreamGetPriority *)0)->priority), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuStreamGetPriority, priority), sizeof(((struct cgl_fr_cuStreamGetPriority *)0)->priority), 6, 1, 4, 0},
 }};
 CG_THUNK(cuStreamGetPriority, (cgl_f->hStream, cgl_f->priority), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetPriority(CUstream hStream, int *priority)
@@ -23736,7 +23736,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetPriority(CUstream hS
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetPriority(CUstream hStream, int *priority)
 {
-    CG_ARGS_CALL(cuStreamGetPriority, (hStream, priority), cgl_thunk_code, 3, 0, (hStream, priority, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, priority));
+    CG_ARGS_CALL(cuStreamGetPriority, (hStream, priority), cgl_thunk_code, 4, 1, (hStream, priority, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, priority); CG_OUT_WORD(3, 0, priority));
     CG_SHORT_CALL(cuStreamGetPriority, (hStream, priority), cgl_thunk_code);
     return cgl_gp_cuStreamGetPriority(hStream, priority);
 }
@@ -23818,7 +23818,7 @@ struct cgl_fr_cuStreamGetDevice {
 static const cg_arg_name cgl_tn_cuStreamGetDevice[2] = {{"hStream", NULL}, {"device", NULL}};
 static const struct cgl_targs_cuStreamGetDevice cgl_targs_cuStreamGetDevice = {{2, offsetof(struct cgl_fr_cuStreamGetDevice, cgl_ret), sizeof(((struct cgl_fr_cuStreamGetDevice *)0)->cgl_ret), 7, cgl_targs_cuStreamGetDevice.arg, cgl_tn_cuStreamGetDevice}, {
     {offsetof(struct cgl_fr_cuStreamGetDevice, hStream), sizeof(((struct cgl_fr_cuStreamGetDevice *)0)->hStream), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_cuStreamGetDevice, device), sizeof(((struct cgl_fr_cuStreamGetDevice *)0)->device), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuStreamGetDevice, device), sizeof(((struct cgl_fr_cuStreamGetDevice *)0)->device), 6, 1, 4, 0},
 }};
 CG_THUNK(cuStreamGetDevice, (cgl_f->hStream, cgl_f->device), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetDevice(CUstream hStream, CUdevice *device)
@@ -23829,7 +23829,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetDevice(CUstream hStr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetDevice(CUstream hStream, CUdevice *device)
 {
-    CG_ARGS_CALL(cuStreamGetDevice, (hStream, device), cgl_thunk_code, 3, 0, (hStream, device, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, device));
+    CG_ARGS_CALL(cuStreamGetDevice, (hStream, device), cgl_thunk_code, 4, 1, (hStream, device, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, device); CG_OUT_WORD(3, 0, device));
     CG_SHORT_CALL(cuStreamGetDevice, (hStream, device), cgl_thunk_code);
     return cgl_gp_cuStreamGetDevice(hStream, device);
 }
@@ -23849,7 +23849,7 @@ struct cgl_fr_cuStreamGetCtx {
 static const cg_arg_name cgl_tn_cuStreamGetCtx[2] = {{"hStream", NULL}, {"pctx", NULL}};
 static const struct cgl_targs_cuStreamGetCtx cgl_targs_cuStreamGetCtx = {{2, offsetof(struct cgl_fr_cuStreamGetCtx, cgl_ret), sizeof(((struct cgl_fr_cuStreamGetCtx *)0)->cgl_ret), 7, cgl_targs_cuStreamGetCtx.arg, cgl_tn_cuStreamGetCtx}, {
     {offsetof(struct cgl_fr_cuStreamGetCtx, hStream), sizeof(((struct cgl_fr_cuStreamGetCtx *)0)->hStream), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_cuStreamGetCtx, pctx), sizeof(((struct cgl_fr_cuStreamGetCtx *)0)->pctx), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuStreamGetCtx, pctx), sizeof(((struct cgl_fr_cuStreamGetCtx *)0)->pctx), 6, 3, 8, 0},
 }};
 CG_THUNK(cuStreamGetCtx, (cgl_f->hStream, cgl_f->pctx), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
@@ -23860,7 +23860,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCtx(CUstream hStream
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
 {
-    CG_ARGS_CALL(cuStreamGetCtx, (hStream, pctx), cgl_thunk_code, 3, 0, (hStream, pctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, pctx));
+    CG_ARGS_CALL(cuStreamGetCtx, (hStream, pctx), cgl_thunk_code, 4, 1, (hStream, pctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, pctx); CG_OUT_WORD(3, 0, pctx));
     CG_SHORT_CALL(cuStreamGetCtx, (hStream, pctx), cgl_thunk_code);
     return cgl_gp_cuStreamGetCtx(hStream, pctx);
 }
@@ -25366,7 +25366,7 @@ struct cgl_fr_cuStreamEndCapture {
 static const cg_arg_name cgl_tn_cuStreamEndCapture[2] = {{"hStream", NULL}, {"phGraph", NULL}};
 static const struct cgl_targs_cuStreamEndCapture cgl_targs_cuStreamEndCapture = {{2, offsetof(struct cgl_fr_cuStreamEndCapture, cgl_ret), sizeof(((struct cgl_fr_cuStreamEndCapture *)0)->cgl_ret), 7, cgl_targs_cuStreamEndCapture.arg, cgl_tn_cuStreamEndCapture}, {
     {offsetof(struct cgl_fr_cuStreamEndCapture, hStream), sizeof(((struct cgl_fr_cuStreamEndCapture *)0)->hStream), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_cuStreamEndCapture, phGraph), sizeof(((struct cgl_fr_cuStreamEndCapture *)0)->phGraph), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuStreamEndCapture, phGraph), sizeof(((struct cgl_fr_cuStreamEndCapture *)0)->phGraph), 6, 3, 8, 0},
 }};
 CG_THUNK(cuStreamEndCapture, (cgl_f->hStream, cgl_f->phGraph), cgl_thunk_code);
 static __attribute__((noinline)) CUresult cgl_gp_cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
@@ -25377,7 +25377,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamEndCapture(CUstream hSt
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
 {
-    CG_ARGS_CALL(cuStreamEndCapture, (hStream, phGraph), cgl_thunk_code, 3, 0, (hStream, phGraph, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, phGraph));
+    CG_ARGS_CALL(cuStreamEndCapture, (hStream, phGraph), cgl_thunk_code, 4, 1, (hStream, phGraph, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, phGraph); CG_OUT_WORD(3, 0, phGraph));
     CG_SHORT_CALL(cuStreamEndCapture, (hStream, phGraph), cgl_thunk_code);
     return cgl_gp_cuStreamEndCapture(hStream, phGraph);
 }
@@ -25618,7 +25618,7 @@ static const cg_rule cgl_rules_cuGraphAddKernelNode[1] = {
 };
 static const cg_arg_name cgl_tn_cuGraphAddKernelNode[5] = {{"phGraphNode", NULL}, {"hGraph", NULL}, {"dependencies", NULL}, {"numDependencies", NULL}, {"nodeParams", NULL}};
 static const struct cgl_targs_cuGraphAddKernelNode cgl_targs_cuGraphAddKernelNode = {{5, offsetof(struct cgl_fr_cuGraphAddKernelNode, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddKernelNode *)0)->cgl_ret), 7, cgl_targs_cuGraphAddKernelNode.arg, cgl_tn_cuGraphAddKernelNode}, {
-    {offsetof(struct cgl_fr_cuGraphAddKernelNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddKernelNode *)0)->phGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuGraphAddKernelNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddKernelNode *)0)->phGraphNode), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuGraphAddKernelNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddKernelNode *)0)->hGraph), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphAddKernelNode, dependencies), sizeof(((struct cgl_fr_cuGraphAddKernelNode *)0)->dependencies), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphAddKernelNode, numDependencies), sizeof(((struct cgl_fr_cuGraphAddKernelNode *)0)->numDependencies), 2, 0, 0, 0},
@@ -25633,7 +25633,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddKernelNode(CUgraphNod
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddKernelNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphAddKernelNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code, 6, 0, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, nodeParams));
+    CG_ARGS_CALL(cuGraphAddKernelNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code, 7, 1, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, nodeParams); CG_OUT_WORD(6, 0, phGraphNode));
     CG_SHORT_CALL(cuGraphAddKernelNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphAddKernelNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
@@ -25761,7 +25761,7 @@ static const cg_rule cgl_rules_cuGraphInstantiateWithParams[1] = {
 };
 static const cg_arg_name cgl_tn_cuGraphInstantiateWithParams[3] = {{"phGraphExec", NULL}, {"hGraph", NULL}, {"instantiateParams", NULL}};
 static const struct cgl_targs_cuGraphInstantiateWithParams cgl_targs_cuGraphInstantiateWithParams = {{3, offsetof(struct cgl_fr_cuGraphInstantiateWithParams, cgl_ret), sizeof(((struct cgl_fr_cuGraphInstantiateWithParams *)0)->cgl_ret), 7, cgl_targs_cuGraphInstantiateWithParams.arg, cgl_tn_cuGraphInstantiateWithParams}, {
-    {offsetof(struct cgl_fr_cuGraphInstantiateWithParams, phGraphExec), sizeof(((struct cgl_fr_cuGraphInstantiateWithParams *)0)->phGraphExec), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuGraphInstantiateWithParams, phGraphExec), sizeof(((struct cgl_fr_cuGraphInstantiateWithParams *)0)->phGraphExec), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuGraphInstantiateWithParams, hGraph), sizeof(((struct cgl_fr_cuGraphInstantiateWithParams *)0)->hGraph), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphInstantiateWithParams, instantiateParams), sizeof(((struct cgl_fr_cuGraphInstantiateWithParams *)0)->instantiateParams), 3, 0, 0, 0},
 }};
@@ -25775,7 +25775,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphInstantiateWithParams(CU
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
 {
     CG_BLOCKING_CALL(cuGraphInstantiateWithParams, (phGraphExec, hGraph, instantiateParams), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuGraphInstantiateWithParams, (phGraphExec, hGraph, instantiateParams), cgl_thunk_code, 4, 0, (phGraphExec, hGraph, instantiateParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphExec); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, instantiateParams));
+    CG_ARGS_CALL(cuGraphInstantiateWithParams, (phGraphExec, hGraph, instantiateParams), cgl_thunk_code, 5, 1, (phGraphExec, hGraph, instantiateParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphExec); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, instantiateParams); CG_OUT_WORD(4, 0, phGraphExec));
     CG_SHORT_CALL(cuGraphInstantiateWithParams, (phGraphExec, hGraph, instantiateParams), cgl_thunk_code);
     return cgl_gp_cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams);
 }
@@ -26095,7 +26095,7 @@ static const cg_rule cgl_rules_cuGraphAddNode[1] = {
 };
 static const cg_arg_name cgl_tn_cuGraphAddNode[5] = {{"phGraphNode", NULL}, {"hGraph", NULL}, {"dependencies", NULL}, {"numDependencies", NULL}, {"nodeParams", NULL}};
 static const struct cgl_targs_cuGraphAddNode cgl_targs_cuGraphAddNode = {{5, offsetof(struct cgl_fr_cuGraphAddNode, cgl_ret), sizeof(((struct cgl_fr_cuGraphAddNode *)0)->cgl_ret), 7, cgl_targs_cuGraphAddNode.arg, cgl_tn_cuGraphAddNode}, {
-    {offsetof(struct cgl_fr_cuGraphAddNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddNode *)0)->phGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuGraphAddNode, phGraphNode), sizeof(((struct cgl_fr_cuGraphAddNode *)0)->phGraphNode), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuGraphAddNode, hGraph), sizeof(((struct cgl_fr_cuGraphAddNode *)0)->hGraph), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphAddNode, dependencies), sizeof(((struct cgl_fr_cuGraphAddNode *)0)->dependencies), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphAddNode, numDependencies), sizeof(((struct cgl_fr_cuGraphAddNode *)0)->numDependencies), 2, 0, 0, 0},
@@ -26110,7 +26110,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddNode(CUgraphNode *phG
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraphNodeParams *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphAddNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code, 6, 0, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, nodeParams));
+    CG_ARGS_CALL(cuGraphAddNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code, 7, 1, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, nodeParams); CG_OUT_WORD(6, 0, phGraphNode));
     CG_SHORT_CALL(cuGraphAddNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphAddNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
@@ -26227,7 +26227,7 @@ struct cgl_fr_cuIpcOpenMemHandle {
 };
 static const cg_arg_name cgl_tn_cuIpcOpenMemHandle[2] = {{"pdptr", NULL}, {"Flags", NULL}};
 static const struct cgl_targs_cuIpcOpenMemHandle cgl_targs_cuIpcOpenMemHandle = {{2, offsetof(struct cgl_fr_cuIpcOpenMemHandle, cgl_ret), sizeof(((struct cgl_fr_cuIpcOpenMemHandle *)0)->cgl_ret), 7, cgl_targs_cuIpcOpenMemHandle.arg, cgl_tn_cuIpcOpenMemHandle}, {
-    {offsetof(struct cgl_fr_cuIpcOpenMemHandle, pdptr), sizeof(((struct cgl_fr_cuIpcOpenMemHandle *)0)->pdptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuIpcOpenMemHandle, pdptr), sizeof(((struct cgl_fr_cuIpcOpenMemHandle *)0)->pdptr), 6, 2, 8, 0},
     {offsetof(struct cgl_fr_cuIpcOpenMemHandle, Flags), sizeof(((struct cgl_fr_cuIpcOpenMemHandle *)0)->Flags), 2, 0, 0, 0},
 }};
 CG_THUNK(cuIpcOpenMemHandle, (cgl_f->pdptr, cgl_f->handle, cgl_f->Flags), cgl_thunk_code);
@@ -26239,7 +26239,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuIpcOpenMemHandle(CUdeviceptr 
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuIpcOpenMemHandle(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)
 {
-    CG_ARGS_CALL(cuIpcOpenMemHandle, (pdptr, handle, Flags), cgl_thunk_code, 3, 0, (pdptr, handle, Flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pdptr); CG_ARG_WORD(2, Flags));
+    CG_ARGS_CALL(cuIpcOpenMemHandle, (pdptr, handle, Flags), cgl_thunk_code, 4, 1, (pdptr, handle, Flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pdptr); CG_ARG_WORD(2, Flags); CG_OUT_WORD(3, 0, pdptr));
     CG_SHORT_CALL(cuIpcOpenMemHandle, (pdptr, handle, Flags), cgl_thunk_code);
     return cgl_gp_cuIpcOpenMemHandle(pdptr, handle, Flags);
 }
@@ -26264,9 +26264,9 @@ static const cg_rule cgl_rules_cuGraphInstantiate[1] = {
 };
 static const cg_arg_name cgl_tn_cuGraphInstantiate[5] = {{"phGraphExec", NULL}, {"hGraph", NULL}, {"phErrorNode", NULL}, {"logBuffer", NULL}, {"bufferSize", NULL}};
 static const struct cgl_targs_cuGraphInstantiate cgl_targs_cuGraphInstantiate = {{5, offsetof(struct cgl_fr_cuGraphInstantiate, cgl_ret), sizeof(((struct cgl_fr_cuGraphInstantiate *)0)->cgl_ret), 7, cgl_targs_cuGraphInstantiate.arg, cgl_tn_cuGraphInstantiate}, {
-    {offsetof(struct cgl_fr_cuGraphInstantiate, phGraphExec), sizeof(((struct cgl_fr_cuGraphInstantiate *)0)->phGraphExec), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuGraphInstantiate, phGraphExec), sizeof(((struct cgl_fr_cuGraphInstantiate *)0)->phGraphExec), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuGraphInstantiate, hGraph), sizeof(((struct cgl_fr_cuGraphInstantiate *)0)->hGraph), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_cuGraphInstantiate, phErrorNode), sizeof(((struct cgl_fr_cuGraphInstantiate *)0)->phErrorNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuGraphInstantiate, phErrorNode), sizeof(((struct cgl_fr_cuGraphInstantiate *)0)->phErrorNode), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuGraphInstantiate, logBuffer), sizeof(((struct cgl_fr_cuGraphInstantiate *)0)->logBuffer), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphInstantiate, bufferSize), sizeof(((struct cgl_fr_cuGraphInstantiate *)0)->bufferSize), 2, 0, 0, 0},
 }};
@@ -26280,7 +26280,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphInstantiate(CUgraphExec 
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphInstantiate(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode, char *logBuffer, size_t bufferSize)
 {
     CG_BLOCKING_CALL(cuGraphInstantiate, (phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuGraphInstantiate, (phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize), cgl_thunk_code, 6, 0, (phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphExec); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, phErrorNode); CG_ARG_WORD(4, logBuffer); CG_ARG_WORD(5, bufferSize));
+    CG_ARGS_CALL(cuGraphInstantiate, (phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize), cgl_thunk_code, 8, 1, (phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphExec); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, phErrorNode); CG_ARG_WORD(4, logBuffer); CG_ARG_WORD(5, bufferSize); CG_OUT_WORD(6, 0, phGraphExec); CG_OUT_WORD(7, 1, phErrorNode));
     CG_SHORT_CALL(cuGraphInstantiate, (phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize), cgl_thunk_code);
     return cgl_gp_cuGraphInstantiate(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
 }
@@ -26305,9 +26305,9 @@ static const cg_rule cgl_rules_cuGraphInstantiate_v2[1] = {
 };
 static const cg_arg_name cgl_tn_cuGraphInstantiate_v2[5] = {{"phGraphExec", NULL}, {"hGraph", NULL}, {"phErrorNode", NULL}, {"logBuffer", NULL}, {"bufferSize", NULL}};
 static const struct cgl_targs_cuGraphInstantiate_v2 cgl_targs_cuGraphInstantiate_v2 = {{5, offsetof(struct cgl_fr_cuGraphInstantiate_v2, cgl_ret), sizeof(((struct cgl_fr_cuGraphInstantiate_v2 *)0)->cgl_ret), 7, cgl_targs_cuGraphInstantiate_v2.arg, cgl_tn_cuGraphInstantiate_v2}, {
-    {offsetof(struct cgl_fr_cuGraphInstantiate_v2, phGraphExec), sizeof(((struct cgl_fr_cuGraphInstantiate_v2 *)0)->phGraphExec), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuGraphInstantiate_v2, phGraphExec), sizeof(((struct cgl_fr_cuGraphInstantiate_v2 *)0)->phGraphExec), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuGraphInstantiate_v2, hGraph), sizeof(((struct cgl_fr_cuGraphInstantiate_v2 *)0)->hGraph), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_cuGraphInstantiate_v2, phErrorNode), sizeof(((struct cgl_fr_cuGraphInstantiate_v2 *)0)->phErrorNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuGraphInstantiate_v2, phErrorNode), sizeof(((struct cgl_fr_cuGraphInstantiate_v2 *)0)->phErrorNode), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_cuGraphInstantiate_v2, logBuffer), sizeof(((struct cgl_fr_cuGraphInstantiate_v2 *)0)->logBuffer), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuGraphInstantiate_v2, bufferSize), sizeof(((struct cgl_fr_cuGraphInstantiate_v2 *)0)->bufferSize), 2, 0, 0, 0},
 }};
@@ -26321,7 +26321,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphInstantiate_v2(CUgraphEx
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode, char *logBuffer, size_t bufferSize)
 {
     CG_BLOCKING_CALL(cuGraphInstantiate_v2, (phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuGraphInstantiate_v2, (phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize), cgl_thunk_code, 6, 0, (phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphExec); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, phErrorNode); CG_ARG_WORD(4, logBuffer); CG_ARG_WORD(5, bufferSize));
+    CG_ARGS_CALL(cuGraphInstantiate_v2, (phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize), cgl_thunk_code, 8, 1, (phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphExec); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, phErrorNode); CG_ARG_WORD(4, logBuffer); CG_ARG_WORD(5, bufferSize); CG_OUT_WORD(6, 0, phGraphExec); CG_OUT_WORD(7, 1, phErrorNode));
     CG_SHORT_CALL(cuGraphInstantiate_v2, (phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize), cgl_thunk_code);
     return cgl_gp_cuGraphInstantiate_v2(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
 }
@@ -26405,7 +26405,7 @@ struct cgl_fr_cuMemAllocAsync {
 };
 static const cg_arg_name cgl_tn_cuMemAllocAsync[3] = {{"dptr", NULL}, {"bytesize", NULL}, {"hStream", NULL}};
 static const struct cgl_targs_cuMemAllocAsync cgl_targs_cuMemAllocAsync = {{3, offsetof(struct cgl_fr_cuMemAllocAsync, cgl_ret), sizeof(((struct cgl_fr_cuMemAllocAsync *)0)->cgl_ret), 7, cgl_targs_cuMemAllocAsync.arg, cgl_tn_cuMemAllocAsync}, {
-    {offsetof(struct cgl_fr_cuMemAllocAsync, dptr), sizeof(((struct cgl_fr_cuMemAllocAsync *)0)->dptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuMemAllocAsync, dptr), sizeof(((struct cgl_fr_cuMemAllocAsync *)0)->dptr), 6, 2, 8, 0},
     {offsetof(struct cgl_fr_cuMemAllocAsync, bytesize), sizeof(((struct cgl_fr_cuMemAllocAsync *)0)->bytesize), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_cuMemAllocAsync, hStream), sizeof(((struct cgl_fr_cuMemAllocAsync *)0)->hStream), 3, 0, 0, 0},
 }};
@@ -26418,7 +26418,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocAsync(CUdeviceptr *dp
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemAllocAsync, (dptr, bytesize, hStream), cgl_thunk_code, 4, 0, (dptr, bytesize, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, bytesize); CG_ARG_WORD(3, hStream));
+    CG_ARGS_CALL(cuMemAllocAsync, (dptr, bytesize, hStream), cgl_thunk_code, 5, 1, (dptr, bytesize, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, bytesize); CG_ARG_WORD(3, hStream); CG_OUT_WORD(4, 0, dptr));
     CG_SHORT_CALL(cuMemAllocAsync, (dptr, bytesize, hStream), cgl_thunk_code);
     return cgl_gp_cuMemAllocAsync(dptr, bytesize, hStream);
 }
@@ -26439,7 +26439,7 @@ struct cgl_fr_cuMemAllocFromPoolAsync {
 };
 static const cg_arg_name cgl_tn_cuMemAllocFromPoolAsync[4] = {{"dptr", NULL}, {"bytesize", NULL}, {"pool", NULL}, {"hStream", NULL}};
 static const struct cgl_targs_cuMemAllocFromPoolAsync cgl_targs_cuMemAllocFromPoolAsync = {{4, offsetof(struct cgl_fr_cuMemAllocFromPoolAsync, cgl_ret), sizeof(((struct cgl_fr_cuMemAllocFromPoolAsync *)0)->cgl_ret), 7, cgl_targs_cuMemAllocFromPoolAsync.arg, cgl_tn_cuMemAllocFromPoolAsync}, {
-    {offsetof(struct cgl_fr_cuMemAllocFromPoolAsync, dptr), sizeof(((struct cgl_fr_cuMemAllocFromPoolAsync *)0)->dptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_cuMemAllocFromPoolAsync, dptr), sizeof(((struct cgl_fr_cuMemAllocFromPoolAsync *)0)->dptr), 6, 2, 8, 0},
     {offsetof(struct cgl_fr_cuMemAllocFromPoolAsync, bytesize), sizeof(((struct cgl_fr_cuMemAllocFromPoolAsync *)0)->bytesize), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_cuMemAllocFromPoolAsync, pool), sizeof(((struct cgl_fr_cuMemAllocFromPoolAsync *)0)->pool), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_cuMemAllocFromPoolAsync, hStream), sizeof(((struct cgl_fr_cuMemAllocFromPoolAsync *)0)->hStream), 3, 0, 0, 0},
@@ -26453,7 +26453,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocFromPoolAsync(CUdevic
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemAllocFromPoolAsync, (dptr, bytesize, pool, hStream), cgl_thunk_code, 5, 0, (dptr, bytesize, pool, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, bytesize); CG_ARG_WORD(3, pool); CG_ARG_WORD(4, hStream));
+    CG_ARGS_CALL(cuMemAllocFromPoolAsync, (dptr, bytesize, pool, hStream), cgl_thunk_code, 6, 1, (dptr, bytesize, pool, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, bytesize); CG_ARG_WORD(3, pool); CG_ARG_WORD(4, hStream); CG_OUT_WORD(5, 0, dptr));
     CG_SHORT_CALL(cuMemAllocFromPoolAsync, (dptr, bytesize, pool, hStream), cgl_thunk_code);
     return cgl_gp_cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream);
 }

@@ -380,7 +380,15 @@ static const cg_rule cgl_rules_zetTracerExpSetEpilogues[1];
 static const cg_rule cgl_rules_zetTracerExpSetEnabled[1];
 
 /* The timeline's names of values (layer.h, cg_enum_name), by value. */
-static const cg_enum_name cgl_en_4[9] = { /* ze_memory_advice_t */
+static const cg_enum_name cgl_en_2[6] = { /* ze_api_version_t */
+    {65536LL, "ZE_API_VERSION_1_0"},
+    {65537LL, "ZE_API_VERSION_1_1"},
+    {65538LL, "ZE_API_VERSION_1_2"},
+    {65539LL, "ZE_API_VERSION_1_3"},
+    {65540LL, "ZE_API_VERSION_1_4"},
+    {2147483647LL, "ZE_API_VERSION_FORCE_UINT32"},
+};
+static const cg_enum_name cgl_en_5[9] = { /* ze_memory_advice_t */
     {0LL, "ZE_MEMORY_ADVICE_SET_READ_MOSTLY"},
     {1LL, "ZE_MEMORY_ADVICE_CLEAR_READ_MOSTLY"},
     {2LL, "ZE_MEMORY_ADVICE_SET_PREFERRED_LOCATION"},
@@ -391,40 +399,40 @@ static const cg_enum_name cgl_en_4[9] = { /* ze_memory_advice_t */
     {7LL, "ZE_MEMORY_ADVICE_BIAS_UNCACHED"},
     {2147483647LL, "ZE_MEMORY_ADVICE_FORCE_UINT32"},
 };
-static const cg_enum_name cgl_en_8[4] = { /* ze_memory_access_attribute_t */
+static const cg_enum_name cgl_en_9[4] = { /* ze_memory_access_attribute_t */
     {0LL, "ZE_MEMORY_ACCESS_ATTRIBUTE_NONE"},
     {1LL, "ZE_MEMORY_ACCESS_ATTRIBUTE_READWRITE"},
     {2LL, "ZE_MEMORY_ACCESS_ATTRIBUTE_READONLY"},
     {2147483647LL, "ZE_MEMORY_ACCESS_ATTRIBUTE_FORCE_UINT32"},
 };
-static const cg_enum_name cgl_en_9[4] = { /* ze_cache_ext_region_t */
+static const cg_enum_name cgl_en_10[4] = { /* ze_cache_ext_region_t */
     {0LL, "ZE_CACHE_EXT_REGION_ZE_CACHE_REGION_DEFAULT"},
     {1LL, "ZE_CACHE_EXT_REGION_ZE_CACHE_RESERVE_REGION"},
     {2LL, "ZE_CACHE_EXT_REGION_ZE_CACHE_NON_RESERVED_REGION"},
     {2147483647LL, "ZE_CACHE_EXT_REGION_FORCE_UINT32"},
 };
-static const cg_enum_name cgl_en_10[2] = { /* zet_module_debug_info_format_t */
+static const cg_enum_name cgl_en_11[2] = { /* zet_module_debug_info_format_t */
     {0LL, "ZET_MODULE_DEBUG_INFO_FORMAT_ELF_DWARF"},
     {2147483647LL, "ZET_MODULE_DEBUG_INFO_FORMAT_FORCE_UINT32"},
 };
-static const cg_enum_name cgl_en_11[3] = { /* zet_metric_group_calculation_type_t */
+static const cg_enum_name cgl_en_12[3] = { /* zet_metric_group_calculation_type_t */
     {0LL, "ZET_METRIC_GROUP_CALCULATION_TYPE_METRIC_VALUES"},
     {1LL, "ZET_METRIC_GROUP_CALCULATION_TYPE_MAX_METRIC_VALUES"},
     {2147483647LL, "ZET_METRIC_GROUP_CALCULATION_TYPE_FORCE_UINT32"},
 };
-static const cg_enum_name cgl_en_14[3] = { /* zes_fan_speed_units_t */
+static const cg_enum_name cgl_en_15[3] = { /* zes_fan_speed_units_t */
     {0LL, "ZES_FAN_SPEED_UNITS_RPM"},
     {1LL, "ZES_FAN_SPEED_UNITS_PERCENT"},
     {2147483647LL, "ZES_FAN_SPEED_UNITS_FORCE_UINT32"},
 };
-static const cg_enum_name cgl_en_15[5] = { /* zes_oc_mode_t */
+static const cg_enum_name cgl_en_16[5] = { /* zes_oc_mode_t */
     {0LL, "ZES_OC_MODE_OFF"},
     {1LL, "ZES_OC_MODE_OVERRIDE"},
     {2LL, "ZES_OC_MODE_INTERPOLATIVE"},
     {3LL, "ZES_OC_MODE_FIXED"},
     {2147483647LL, "ZES_OC_MODE_FORCE_UINT32"},
 };
-static const cg_enum_name cgl_en_16[3] = { /* zes_standby_promo_mode_t */
+static const cg_enum_name cgl_en_17[3] = { /* zes_standby_promo_mode_t */
     {0LL, "ZES_STANDBY_PROMO_MODE_DEFAULT"},
     {1LL, "ZES_STANDBY_PROMO_MODE_NEVER"},
     {2147483647LL, "ZES_STANDBY_PROMO_MODE_FORCE_UINT32"},
@@ -2395,7 +2403,7 @@ struct cgl_fr_zeDriverGet {
 };
 static const cg_arg_name cgl_tn_zeDriverGet[2] = {{"pCount", NULL}, {"phDrivers", NULL}};
 static const struct cgl_targs_zeDriverGet cgl_targs_zeDriverGet = {{2, offsetof(struct cgl_fr_zeDriverGet, cgl_ret), sizeof(((struct cgl_fr_zeDriverGet *)0)->cgl_ret), 7, cgl_targs_zeDriverGet.arg, cgl_tn_zeDriverGet}, {
-    {offsetof(struct cgl_fr_zeDriverGet, pCount), sizeof(((struct cgl_fr_zeDriverGet *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDriverGet, pCount), sizeof(((struct cgl_fr_zeDriverGet *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zeDriverGet, phDrivers), sizeof(((struct cgl_fr_zeDriverGet *)0)->phDrivers), 3, 0, 0, 0},
 }};
 CG_THUNK(zeDriverGet, (cgl_f->pCount, cgl_f->phDrivers), cgl_thunk_code);
@@ -2407,7 +2415,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDriverGet(uint32_t *pCount
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGet(uint32_t *pCount, ze_driver_handle_t *phDrivers)
 {
-    CG_ARGS_CALL(zeDriverGet, (pCount, phDrivers), cgl_thunk_code, 3, 0, (pCount, phDrivers, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCount); CG_ARG_WORD(2, phDrivers));
+    CG_ARGS_CALL(zeDriverGet, (pCount, phDrivers), cgl_thunk_code, 4, 1, (pCount, phDrivers, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCount); CG_ARG_WORD(2, phDrivers); CG_OUT_WORD(3, 0, pCount));
     CG_SHORT_CALL(zeDriverGet, (pCount, phDrivers), cgl_thunk_code);
     return cgl_gp_zeDriverGet(pCount, phDrivers);
 }
@@ -2424,10 +2432,10 @@ struct cgl_fr_zeDriverGetApiVersion {
     ze_api_version_t *version;
     ze_result_t cgl_ret;
 };
-static const cg_arg_name cgl_tn_zeDriverGetApiVersion[2] = {{"hDriver", NULL}, {"version", NULL}};
+static const cg_arg_name cgl_tn_zeDriverGetApiVersion[2] = {{"hDriver", NULL}, {"version", cgl_en_2}};
 static const struct cgl_targs_zeDriverGetApiVersion cgl_targs_zeDriverGetApiVersion = {{2, offsetof(struct cgl_fr_zeDriverGetApiVersion, cgl_ret), sizeof(((struct cgl_fr_zeDriverGetApiVersion *)0)->cgl_ret), 7, cgl_targs_zeDriverGetApiVersion.arg, cgl_tn_zeDriverGetApiVersion}, {
     {offsetof(struct cgl_fr_zeDriverGetApiVersion, hDriver), sizeof(((struct cgl_fr_zeDriverGetApiVersion *)0)->hDriver), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeDriverGetApiVersion, version), sizeof(((struct cgl_fr_zeDriverGetApiVersion *)0)->version), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDriverGetApiVersion, version), sizeof(((struct cgl_fr_zeDriverGetApiVersion *)0)->version), 6, 4, 4, sizeof cgl_en_2 / sizeof cgl_en_2[0]},
 }};
 CG_THUNK(zeDriverGetApiVersion, (cgl_f->hDriver, cgl_f->version), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDriverGetApiVersion(ze_driver_handle_t hDriver, ze_api_version_t *version)
@@ -2438,7 +2446,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDriverGetApiVersion(ze_dri
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetApiVersion(ze_driver_handle_t hDriver, ze_api_version_t *version)
 {
-    CG_ARGS_CALL(zeDriverGetApiVersion, (hDriver, version), cgl_thunk_code, 3, 0, (hDriver, version, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDriver); CG_ARG_WORD(2, version));
+    CG_ARGS_CALL(zeDriverGetApiVersion, (hDriver, version), cgl_thunk_code, 4, 1, (hDriver, version, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDriver); CG_ARG_WORD(2, version); CG_OUT_WORD(3, 0, version));
     CG_SHORT_CALL(zeDriverGetApiVersion, (hDriver, version), cgl_thunk_code);
     return cgl_gp_zeDriverGetApiVersion(hDriver, version);
 }
@@ -2521,7 +2529,7 @@ struct cgl_fr_zeDriverGetExtensionProperties {
 static const cg_arg_name cgl_tn_zeDriverGetExtensionProperties[3] = {{"hDriver", NULL}, {"pCount", NULL}, {"pExtensionProperties", NULL}};
 static const struct cgl_targs_zeDriverGetExtensionProperties cgl_targs_zeDriverGetExtensionProperties = {{3, offsetof(struct cgl_fr_zeDriverGetExtensionProperties, cgl_ret), sizeof(((struct cgl_fr_zeDriverGetExtensionProperties *)0)->cgl_ret), 7, cgl_targs_zeDriverGetExtensionProperties.arg, cgl_tn_zeDriverGetExtensionProperties}, {
     {offsetof(struct cgl_fr_zeDriverGetExtensionProperties, hDriver), sizeof(((struct cgl_fr_zeDriverGetExtensionProperties *)0)->hDriver), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeDriverGetExtensionProperties, pCount), sizeof(((struct cgl_fr_zeDriverGetExtensionProperties *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDriverGetExtensionProperties, pCount), sizeof(((struct cgl_fr_zeDriverGetExtensionProperties *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zeDriverGetExtensionProperties, pExtensionProperties), sizeof(((struct cgl_fr_zeDriverGetExtensionProperties *)0)->pExtensionProperties), 3, 0, 0, 0},
 }};
 CG_THUNK(zeDriverGetExtensionProperties, (cgl_f->hDriver, cgl_f->pCount, cgl_f->pExtensionProperties), cgl_thunk_code);
@@ -2533,7 +2541,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDriverGetExtensionProperti
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetExtensionProperties(ze_driver_handle_t hDriver, uint32_t *pCount, ze_driver_extension_properties_t *pExtensionProperties)
 {
-    CG_ARGS_CALL(zeDriverGetExtensionProperties, (hDriver, pCount, pExtensionProperties), cgl_thunk_code, 4, 0, (hDriver, pCount, pExtensionProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDriver); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pExtensionProperties));
+    CG_ARGS_CALL(zeDriverGetExtensionProperties, (hDriver, pCount, pExtensionProperties), cgl_thunk_code, 5, 1, (hDriver, pCount, pExtensionProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDriver); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pExtensionProperties); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zeDriverGetExtensionProperties, (hDriver, pCount, pExtensionProperties), cgl_thunk_code);
     return cgl_gp_zeDriverGetExtensionProperties(hDriver, pCount, pExtensionProperties);
 }
@@ -2586,7 +2594,7 @@ struct cgl_fr_zeDeviceGet {
 static const cg_arg_name cgl_tn_zeDeviceGet[3] = {{"hDriver", NULL}, {"pCount", NULL}, {"phDevices", NULL}};
 static const struct cgl_targs_zeDeviceGet cgl_targs_zeDeviceGet = {{3, offsetof(struct cgl_fr_zeDeviceGet, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGet *)0)->cgl_ret), 7, cgl_targs_zeDeviceGet.arg, cgl_tn_zeDeviceGet}, {
     {offsetof(struct cgl_fr_zeDeviceGet, hDriver), sizeof(((struct cgl_fr_zeDeviceGet *)0)->hDriver), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeDeviceGet, pCount), sizeof(((struct cgl_fr_zeDeviceGet *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceGet, pCount), sizeof(((struct cgl_fr_zeDeviceGet *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zeDeviceGet, phDevices), sizeof(((struct cgl_fr_zeDeviceGet *)0)->phDevices), 3, 0, 0, 0},
 }};
 CG_THUNK(zeDeviceGet, (cgl_f->hDriver, cgl_f->pCount, cgl_f->phDevices), cgl_thunk_code);
@@ -2598,7 +2606,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGet(ze_driver_handle
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGet(ze_driver_handle_t hDriver, uint32_t *pCount, ze_device_handle_t *phDevices)
 {
-    CG_ARGS_CALL(zeDeviceGet, (hDriver, pCount, phDevices), cgl_thunk_code, 4, 0, (hDriver, pCount, phDevices, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDriver); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phDevices));
+    CG_ARGS_CALL(zeDeviceGet, (hDriver, pCount, phDevices), cgl_thunk_code, 5, 1, (hDriver, pCount, phDevices, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDriver); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phDevices); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zeDeviceGet, (hDriver, pCount, phDevices), cgl_thunk_code);
     return cgl_gp_zeDeviceGet(hDriver, pCount, phDevices);
 }
@@ -2619,7 +2627,7 @@ struct cgl_fr_zeDeviceGetSubDevices {
 static const cg_arg_name cgl_tn_zeDeviceGetSubDevices[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phSubdevices", NULL}};
 static const struct cgl_targs_zeDeviceGetSubDevices cgl_targs_zeDeviceGetSubDevices = {{3, offsetof(struct cgl_fr_zeDeviceGetSubDevices, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGetSubDevices *)0)->cgl_ret), 7, cgl_targs_zeDeviceGetSubDevices.arg, cgl_tn_zeDeviceGetSubDevices}, {
     {offsetof(struct cgl_fr_zeDeviceGetSubDevices, hDevice), sizeof(((struct cgl_fr_zeDeviceGetSubDevices *)0)->hDevice), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeDeviceGetSubDevices, pCount), sizeof(((struct cgl_fr_zeDeviceGetSubDevices *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceGetSubDevices, pCount), sizeof(((struct cgl_fr_zeDeviceGetSubDevices *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zeDeviceGetSubDevices, phSubdevices), sizeof(((struct cgl_fr_zeDeviceGetSubDevices *)0)->phSubdevices), 3, 0, 0, 0},
 }};
 CG_THUNK(zeDeviceGetSubDevices, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phSubdevices), cgl_thunk_code);
@@ -2631,7 +2639,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetSubDevices(ze_dev
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetSubDevices(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_handle_t *phSubdevices)
 {
-    CG_ARGS_CALL(zeDeviceGetSubDevices, (hDevice, pCount, phSubdevices), cgl_thunk_code, 4, 0, (hDevice, pCount, phSubdevices, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phSubdevices));
+    CG_ARGS_CALL(zeDeviceGetSubDevices, (hDevice, pCount, phSubdevices), cgl_thunk_code, 5, 1, (hDevice, pCount, phSubdevices, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phSubdevices); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zeDeviceGetSubDevices, (hDevice, pCount, phSubdevices), cgl_thunk_code);
     return cgl_gp_zeDeviceGetSubDevices(hDevice, pCount, phSubdevices);
 }
@@ -2745,7 +2753,7 @@ struct cgl_fr_zeDeviceGetCommandQueueGroupProperties {
 static const cg_arg_name cgl_tn_zeDeviceGetCommandQueueGroupProperties[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"pCommandQueueGroupProperties", NULL}};
 static const struct cgl_targs_zeDeviceGetCommandQueueGroupProperties cgl_targs_zeDeviceGetCommandQueueGroupProperties = {{3, offsetof(struct cgl_fr_zeDeviceGetCommandQueueGroupProperties, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGetCommandQueueGroupProperties *)0)->cgl_ret), 7, cgl_targs_zeDeviceGetCommandQueueGroupProperties.arg, cgl_tn_zeDeviceGetCommandQueueGroupProperties}, {
     {offsetof(struct cgl_fr_zeDeviceGetCommandQueueGroupProperties, hDevice), sizeof(((struct cgl_fr_zeDeviceGetCommandQueueGroupProperties *)0)->hDevice), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeDeviceGetCommandQueueGroupProperties, pCount), sizeof(((struct cgl_fr_zeDeviceGetCommandQueueGroupProperties *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceGetCommandQueueGroupProperties, pCount), sizeof(((struct cgl_fr_zeDeviceGetCommandQueueGroupProperties *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zeDeviceGetCommandQueueGroupProperties, pCommandQueueGroupProperties), sizeof(((struct cgl_fr_zeDeviceGetCommandQueueGroupProperties *)0)->pCommandQueueGroupProperties), 3, 0, 0, 0},
 }};
 CG_THUNK(zeDeviceGetCommandQueueGroupProperties, (cgl_f->hDevice, cgl_f->pCount, cgl_f->pCommandQueueGroupProperties), cgl_thunk_code);
@@ -2757,7 +2765,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetCommandQueueGroup
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetCommandQueueGroupProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_command_queue_group_properties_t *pCommandQueueGroupProperties)
 {
-    CG_ARGS_CALL(zeDeviceGetCommandQueueGroupProperties, (hDevice, pCount, pCommandQueueGroupProperties), cgl_thunk_code, 4, 0, (hDevice, pCount, pCommandQueueGroupProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pCommandQueueGroupProperties));
+    CG_ARGS_CALL(zeDeviceGetCommandQueueGroupProperties, (hDevice, pCount, pCommandQueueGroupProperties), cgl_thunk_code, 5, 1, (hDevice, pCount, pCommandQueueGroupProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pCommandQueueGroupProperties); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zeDeviceGetCommandQueueGroupProperties, (hDevice, pCount, pCommandQueueGroupProperties), cgl_thunk_code);
     return cgl_gp_zeDeviceGetCommandQueueGroupProperties(hDevice, pCount, pCommandQueueGroupProperties);
 }
@@ -2778,7 +2786,7 @@ struct cgl_fr_zeDeviceGetMemoryProperties {
 static const cg_arg_name cgl_tn_zeDeviceGetMemoryProperties[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"pMemProperties", NULL}};
 static const struct cgl_targs_zeDeviceGetMemoryProperties cgl_targs_zeDeviceGetMemoryProperties = {{3, offsetof(struct cgl_fr_zeDeviceGetMemoryProperties, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGetMemoryProperties *)0)->cgl_ret), 7, cgl_targs_zeDeviceGetMemoryProperties.arg, cgl_tn_zeDeviceGetMemoryProperties}, {
     {offsetof(struct cgl_fr_zeDeviceGetMemoryProperties, hDevice), sizeof(((struct cgl_fr_zeDeviceGetMemoryProperties *)0)->hDevice), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeDeviceGetMemoryProperties, pCount), sizeof(((struct cgl_fr_zeDeviceGetMemoryProperties *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceGetMemoryProperties, pCount), sizeof(((struct cgl_fr_zeDeviceGetMemoryProperties *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zeDeviceGetMemoryProperties, pMemProperties), sizeof(((struct cgl_fr_zeDeviceGetMemoryProperties *)0)->pMemProperties), 3, 0, 0, 0},
 }};
 CG_THUNK(zeDeviceGetMemoryProperties, (cgl_f->hDevice, cgl_f->pCount, cgl_f->pMemProperties), cgl_thunk_code);
@@ -2790,7 +2798,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetMemoryProperties(
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetMemoryProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_memory_properties_t *pMemProperties)
 {
-    CG_ARGS_CALL(zeDeviceGetMemoryProperties, (hDevice, pCount, pMemProperties), cgl_thunk_code, 4, 0, (hDevice, pCount, pMemProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pMemProperties));
+    CG_ARGS_CALL(zeDeviceGetMemoryProperties, (hDevice, pCount, pMemProperties), cgl_thunk_code, 5, 1, (hDevice, pCount, pMemProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pMemProperties); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zeDeviceGetMemoryProperties, (hDevice, pCount, pMemProperties), cgl_thunk_code);
     return cgl_gp_zeDeviceGetMemoryProperties(hDevice, pCount, pMemProperties);
 }
@@ -2842,7 +2850,7 @@ struct cgl_fr_zeDeviceGetCacheProperties {
 static const cg_arg_name cgl_tn_zeDeviceGetCacheProperties[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"pCacheProperties", NULL}};
 static const struct cgl_targs_zeDeviceGetCacheProperties cgl_targs_zeDeviceGetCacheProperties = {{3, offsetof(struct cgl_fr_zeDeviceGetCacheProperties, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGetCacheProperties *)0)->cgl_ret), 7, cgl_targs_zeDeviceGetCacheProperties.arg, cgl_tn_zeDeviceGetCacheProperties}, {
     {offsetof(struct cgl_fr_zeDeviceGetCacheProperties, hDevice), sizeof(((struct cgl_fr_zeDeviceGetCacheProperties *)0)->hDevice), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeDeviceGetCacheProperties, pCount), sizeof(((struct cgl_fr_zeDeviceGetCacheProperties *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceGetCacheProperties, pCount), sizeof(((struct cgl_fr_zeDeviceGetCacheProperties *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zeDeviceGetCacheProperties, pCacheProperties), sizeof(((struct cgl_fr_zeDeviceGetCacheProperties *)0)->pCacheProperties), 3, 0, 0, 0},
 }};
 CG_THUNK(zeDeviceGetCacheProperties, (cgl_f->hDevice, cgl_f->pCount, cgl_f->pCacheProperties), cgl_thunk_code);
@@ -2854,7 +2862,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetCacheProperties(z
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetCacheProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_cache_properties_t *pCacheProperties)
 {
-    CG_ARGS_CALL(zeDeviceGetCacheProperties, (hDevice, pCount, pCacheProperties), cgl_thunk_code, 4, 0, (hDevice, pCount, pCacheProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pCacheProperties));
+    CG_ARGS_CALL(zeDeviceGetCacheProperties, (hDevice, pCount, pCacheProperties), cgl_thunk_code, 5, 1, (hDevice, pCount, pCacheProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pCacheProperties); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zeDeviceGetCacheProperties, (hDevice, pCount, pCacheProperties), cgl_thunk_code);
     return cgl_gp_zeDeviceGetCacheProperties(hDevice, pCount, pCacheProperties);
 }
@@ -3038,8 +3046,8 @@ static const cg_rule cgl_rules_zeDeviceGetGlobalTimestamps[1] = {
 static const cg_arg_name cgl_tn_zeDeviceGetGlobalTimestamps[3] = {{"hDevice", NULL}, {"hostTimestamp", NULL}, {"deviceTimestamp", NULL}};
 static const struct cgl_targs_zeDeviceGetGlobalTimestamps cgl_targs_zeDeviceGetGlobalTimestamps = {{3, offsetof(struct cgl_fr_zeDeviceGetGlobalTimestamps, cgl_ret), sizeof(((struct cgl_fr_zeDeviceGetGlobalTimestamps *)0)->cgl_ret), 7, cgl_targs_zeDeviceGetGlobalTimestamps.arg, cgl_tn_zeDeviceGetGlobalTimestamps}, {
     {offsetof(struct cgl_fr_zeDeviceGetGlobalTimestamps, hDevice), sizeof(((struct cgl_fr_zeDeviceGetGlobalTimestamps *)0)->hDevice), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeDeviceGetGlobalTimestamps, hostTimestamp), sizeof(((struct cgl_fr_zeDeviceGetGlobalTimestamps *)0)->hostTimestamp), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeDeviceGetGlobalTimestamps, deviceTimestamp), sizeof(((struct cgl_fr_zeDeviceGetGlobalTimestamps *)0)->deviceTimestamp), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeDeviceGetGlobalTimestamps, hostTimestamp), sizeof(((struct cgl_fr_zeDeviceGetGlobalTimestamps *)0)->hostTimestamp), 6, 2, 8, 0},
+    {offsetof(struct cgl_fr_zeDeviceGetGlobalTimestamps, deviceTimestamp), sizeof(((struct cgl_fr_zeDeviceGetGlobalTimestamps *)0)->deviceTimestamp), 6, 2, 8, 0},
 }};
 CG_THUNK(zeDeviceGetGlobalTimestamps, (cgl_f->hDevice, cgl_f->hostTimestamp, cgl_f->deviceTimestamp), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetGlobalTimestamps(ze_device_handle_t hDevice, uint64_t *hostTimestamp, uint64_t *deviceTimestamp)
@@ -3050,7 +3058,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetGlobalTimestamps(
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetGlobalTimestamps(ze_device_handle_t hDevice, uint64_t *hostTimestamp, uint64_t *deviceTimestamp)
 {
-    CG_ARGS_CALL(zeDeviceGetGlobalTimestamps, (hDevice, hostTimestamp, deviceTimestamp), cgl_thunk_code, 4, 0, (hDevice, hostTimestamp, deviceTimestamp, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, hostTimestamp); CG_ARG_WORD(3, deviceTimestamp));
+    CG_ARGS_CALL(zeDeviceGetGlobalTimestamps, (hDevice, hostTimestamp, deviceTimestamp), cgl_thunk_code, 6, 1, (hDevice, hostTimestamp, deviceTimestamp, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, hostTimestamp); CG_ARG_WORD(3, deviceTimestamp); CG_OUT_WORD(4, 0, hostTimestamp); CG_OUT_WORD(5, 1, deviceTimestamp));
     CG_SHORT_CALL(zeDeviceGetGlobalTimestamps, (hDevice, hostTimestamp, deviceTimestamp), cgl_thunk_code);
     return cgl_gp_zeDeviceGetGlobalTimestamps(hDevice, hostTimestamp, deviceTimestamp);
 }
@@ -3072,7 +3080,7 @@ static const cg_arg_name cgl_tn_zeContextCreate[3] = {{"hDriver", NULL}, {"desc"
 static const struct cgl_targs_zeContextCreate cgl_targs_zeContextCreate = {{3, offsetof(struct cgl_fr_zeContextCreate, cgl_ret), sizeof(((struct cgl_fr_zeContextCreate *)0)->cgl_ret), 7, cgl_targs_zeContextCreate.arg, cgl_tn_zeContextCreate}, {
     {offsetof(struct cgl_fr_zeContextCreate, hDriver), sizeof(((struct cgl_fr_zeContextCreate *)0)->hDriver), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeContextCreate, desc), sizeof(((struct cgl_fr_zeContextCreate *)0)->desc), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeContextCreate, phContext), sizeof(((struct cgl_fr_zeContextCreate *)0)->phContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeContextCreate, phContext), sizeof(((struct cgl_fr_zeContextCreate *)0)->phContext), 6, 3, 8, 0},
 }};
 CG_THUNK(zeContextCreate, (cgl_f->hDriver, cgl_f->desc, cgl_f->phContext), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeContextCreate(ze_driver_handle_t hDriver, const ze_context_desc_t *desc, ze_context_handle_t *phContext)
@@ -3083,7 +3091,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeContextCreate(ze_driver_ha
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeContextCreate(ze_driver_handle_t hDriver, const ze_context_desc_t *desc, ze_context_handle_t *phContext)
 {
-    CG_ARGS_CALL(zeContextCreate, (hDriver, desc, phContext), cgl_thunk_code, 4, 0, (hDriver, desc, phContext, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDriver); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, phContext));
+    CG_ARGS_CALL(zeContextCreate, (hDriver, desc, phContext), cgl_thunk_code, 5, 1, (hDriver, desc, phContext, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDriver); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, phContext); CG_OUT_WORD(4, 0, phContext));
     CG_SHORT_CALL(zeContextCreate, (hDriver, desc, phContext), cgl_thunk_code);
     return cgl_gp_zeContextCreate(hDriver, desc, phContext);
 }
@@ -3109,7 +3117,7 @@ static const struct cgl_targs_zeContextCreateEx cgl_targs_zeContextCreateEx = {{
     {offsetof(struct cgl_fr_zeContextCreateEx, desc), sizeof(((struct cgl_fr_zeContextCreateEx *)0)->desc), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeContextCreateEx, numDevices), sizeof(((struct cgl_fr_zeContextCreateEx *)0)->numDevices), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_zeContextCreateEx, phDevices), sizeof(((struct cgl_fr_zeContextCreateEx *)0)->phDevices), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeContextCreateEx, phContext), sizeof(((struct cgl_fr_zeContextCreateEx *)0)->phContext), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeContextCreateEx, phContext), sizeof(((struct cgl_fr_zeContextCreateEx *)0)->phContext), 6, 3, 8, 0},
 }};
 CG_THUNK(zeContextCreateEx, (cgl_f->hDriver, cgl_f->desc, cgl_f->numDevices, cgl_f->phDevices, cgl_f->phContext), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeContextCreateEx(ze_driver_handle_t hDriver, const ze_context_desc_t *desc, uint32_t numDevices, ze_device_handle_t *phDevices, ze_context_handle_t *phContext)
@@ -3120,7 +3128,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeContextCreateEx(ze_driver_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeContextCreateEx(ze_driver_handle_t hDriver, const ze_context_desc_t *desc, uint32_t numDevices, ze_device_handle_t *phDevices, ze_context_handle_t *phContext)
 {
-    CG_ARGS_CALL(zeContextCreateEx, (hDriver, desc, numDevices, phDevices, phContext), cgl_thunk_code, 6, 0, (hDriver, desc, numDevices, phDevices, phContext, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDriver); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, numDevices); CG_ARG_WORD(4, phDevices); CG_ARG_WORD(5, phContext));
+    CG_ARGS_CALL(zeContextCreateEx, (hDriver, desc, numDevices, phDevices, phContext), cgl_thunk_code, 7, 1, (hDriver, desc, numDevices, phDevices, phContext, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDriver); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, numDevices); CG_ARG_WORD(4, phDevices); CG_ARG_WORD(5, phContext); CG_OUT_WORD(6, 0, phContext));
     CG_SHORT_CALL(zeContextCreateEx, (hDriver, desc, numDevices, phDevices, phContext), cgl_thunk_code);
     return cgl_gp_zeContextCreateEx(hDriver, desc, numDevices, phDevices, phContext);
 }
@@ -3208,7 +3216,7 @@ static const struct cgl_targs_zeCommandQueueCreate cgl_targs_zeCommandQueueCreat
     {offsetof(struct cgl_fr_zeCommandQueueCreate, hContext), sizeof(((struct cgl_fr_zeCommandQueueCreate *)0)->hContext), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeCommandQueueCreate, hDevice), sizeof(((struct cgl_fr_zeCommandQueueCreate *)0)->hDevice), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeCommandQueueCreate, desc), sizeof(((struct cgl_fr_zeCommandQueueCreate *)0)->desc), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeCommandQueueCreate, phCommandQueue), sizeof(((struct cgl_fr_zeCommandQueueCreate *)0)->phCommandQueue), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandQueueCreate, phCommandQueue), sizeof(((struct cgl_fr_zeCommandQueueCreate *)0)->phCommandQueue), 6, 3, 8, 0},
 }};
 CG_THUNK(zeCommandQueueCreate, (cgl_f->hContext, cgl_f->hDevice, cgl_f->desc, cgl_f->phCommandQueue), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandQueueCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_queue_desc_t *desc, ze_command_queue_handle_t *phCommandQueue)
@@ -3219,7 +3227,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandQueueCreate(ze_cont
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_queue_desc_t *desc, ze_command_queue_handle_t *phCommandQueue)
 {
-    CG_ARGS_CALL(zeCommandQueueCreate, (hContext, hDevice, desc, phCommandQueue), cgl_thunk_code, 5, 0, (hContext, hDevice, desc, phCommandQueue, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, desc); CG_ARG_WORD(4, phCommandQueue));
+    CG_ARGS_CALL(zeCommandQueueCreate, (hContext, hDevice, desc, phCommandQueue), cgl_thunk_code, 6, 1, (hContext, hDevice, desc, phCommandQueue, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, desc); CG_ARG_WORD(4, phCommandQueue); CG_OUT_WORD(5, 0, phCommandQueue));
     CG_SHORT_CALL(zeCommandQueueCreate, (hContext, hDevice, desc, phCommandQueue), cgl_thunk_code);
     return cgl_gp_zeCommandQueueCreate(hContext, hDevice, desc, phCommandQueue);
 }
@@ -3345,7 +3353,7 @@ static const struct cgl_targs_zeCommandListCreate cgl_targs_zeCommandListCreate 
     {offsetof(struct cgl_fr_zeCommandListCreate, hContext), sizeof(((struct cgl_fr_zeCommandListCreate *)0)->hContext), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeCommandListCreate, hDevice), sizeof(((struct cgl_fr_zeCommandListCreate *)0)->hDevice), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeCommandListCreate, desc), sizeof(((struct cgl_fr_zeCommandListCreate *)0)->desc), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeCommandListCreate, phCommandList), sizeof(((struct cgl_fr_zeCommandListCreate *)0)->phCommandList), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListCreate, phCommandList), sizeof(((struct cgl_fr_zeCommandListCreate *)0)->phCommandList), 6, 3, 8, 0},
 }};
 CG_THUNK(zeCommandListCreate, (cgl_f->hContext, cgl_f->hDevice, cgl_f->desc, cgl_f->phCommandList), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_list_desc_t *desc, ze_command_list_handle_t *phCommandList)
@@ -3356,7 +3364,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListCreate(ze_conte
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_list_desc_t *desc, ze_command_list_handle_t *phCommandList)
 {
-    CG_ARGS_CALL(zeCommandListCreate, (hContext, hDevice, desc, phCommandList), cgl_thunk_code, 5, 0, (hContext, hDevice, desc, phCommandList, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, desc); CG_ARG_WORD(4, phCommandList));
+    CG_ARGS_CALL(zeCommandListCreate, (hContext, hDevice, desc, phCommandList), cgl_thunk_code, 6, 1, (hContext, hDevice, desc, phCommandList, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, desc); CG_ARG_WORD(4, phCommandList); CG_OUT_WORD(5, 0, phCommandList));
     CG_SHORT_CALL(zeCommandListCreate, (hContext, hDevice, desc, phCommandList), cgl_thunk_code);
     return cgl_gp_zeCommandListCreate(hContext, hDevice, desc, phCommandList);
 }
@@ -3380,7 +3388,7 @@ static const struct cgl_targs_zeCommandListCreateImmediate cgl_targs_zeCommandLi
     {offsetof(struct cgl_fr_zeCommandListCreateImmediate, hContext), sizeof(((struct cgl_fr_zeCommandListCreateImmediate *)0)->hContext), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeCommandListCreateImmediate, hDevice), sizeof(((struct cgl_fr_zeCommandListCreateImmediate *)0)->hDevice), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeCommandListCreateImmediate, altdesc), sizeof(((struct cgl_fr_zeCommandListCreateImmediate *)0)->altdesc), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeCommandListCreateImmediate, phCommandList), sizeof(((struct cgl_fr_zeCommandListCreateImmediate *)0)->phCommandList), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeCommandListCreateImmediate, phCommandList), sizeof(((struct cgl_fr_zeCommandListCreateImmediate *)0)->phCommandList), 6, 3, 8, 0},
 }};
 CG_THUNK(zeCommandListCreateImmediate, (cgl_f->hContext, cgl_f->hDevice, cgl_f->altdesc, cgl_f->phCommandList), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListCreateImmediate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_queue_desc_t *altdesc, ze_command_list_handle_t *phCommandList)
@@ -3391,7 +3399,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListCreateImmediate
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListCreateImmediate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_queue_desc_t *altdesc, ze_command_list_handle_t *phCommandList)
 {
-    CG_ARGS_CALL(zeCommandListCreateImmediate, (hContext, hDevice, altdesc, phCommandList), cgl_thunk_code, 5, 0, (hContext, hDevice, altdesc, phCommandList, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, altdesc); CG_ARG_WORD(4, phCommandList));
+    CG_ARGS_CALL(zeCommandListCreateImmediate, (hContext, hDevice, altdesc, phCommandList), cgl_thunk_code, 6, 1, (hContext, hDevice, altdesc, phCommandList, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, altdesc); CG_ARG_WORD(4, phCommandList); CG_OUT_WORD(5, 0, phCommandList));
     CG_SHORT_CALL(zeCommandListCreateImmediate, (hContext, hDevice, altdesc, phCommandList), cgl_thunk_code);
     return cgl_gp_zeCommandListCreateImmediate(hContext, hDevice, altdesc, phCommandList);
 }
@@ -4065,13 +4073,13 @@ struct cgl_fr_zeCommandListAppendMemAdvise {
 static const cg_rule cgl_rules_zeCommandListAppendMemAdvise[1] = {
     {"hCommandList", offsetof(struct cgl_fr_zeCommandListAppendMemAdvise, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemAdvise *)0)->hCommandList), CG_RULE_WRITE},
 };
-static const cg_arg_name cgl_tn_zeCommandListAppendMemAdvise[5] = {{"hCommandList", NULL}, {"hDevice", NULL}, {"ptr", NULL}, {"size", NULL}, {"advice", cgl_en_4}};
+static const cg_arg_name cgl_tn_zeCommandListAppendMemAdvise[5] = {{"hCommandList", NULL}, {"hDevice", NULL}, {"ptr", NULL}, {"size", NULL}, {"advice", cgl_en_5}};
 static const struct cgl_targs_zeCommandListAppendMemAdvise cgl_targs_zeCommandListAppendMemAdvise = {{5, offsetof(struct cgl_fr_zeCommandListAppendMemAdvise, cgl_ret), sizeof(((struct cgl_fr_zeCommandListAppendMemAdvise *)0)->cgl_ret), 7, cgl_targs_zeCommandListAppendMemAdvise.arg, cgl_tn_zeCommandListAppendMemAdvise}, {
     {offsetof(struct cgl_fr_zeCommandListAppendMemAdvise, hCommandList), sizeof(((struct cgl_fr_zeCommandListAppendMemAdvise *)0)->hCommandList), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeCommandListAppendMemAdvise, hDevice), sizeof(((struct cgl_fr_zeCommandListAppendMemAdvise *)0)->hDevice), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeCommandListAppendMemAdvise, ptr), sizeof(((struct cgl_fr_zeCommandListAppendMemAdvise *)0)->ptr), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeCommandListAppendMemAdvise, size), sizeof(((struct cgl_fr_zeCommandListAppendMemAdvise *)0)->size), 2, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeCommandListAppendMemAdvise, advice), sizeof(((struct cgl_fr_zeCommandListAppendMemAdvise *)0)->advice), 4, 0, 0, sizeof cgl_en_4 / sizeof cgl_en_4[0]},
+    {offsetof(struct cgl_fr_zeCommandListAppendMemAdvise, advice), sizeof(((struct cgl_fr_zeCommandListAppendMemAdvise *)0)->advice), 4, 0, 0, sizeof cgl_en_5 / sizeof cgl_en_5[0]},
 }};
 CG_THUNK(zeCommandListAppendMemAdvise, (cgl_f->hCommandList, cgl_f->hDevice, cgl_f->ptr, cgl_f->size, cgl_f->advice), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemAdvise(ze_command_list_handle_t hCommandList, ze_device_handle_t hDevice, const void *ptr, size_t size, ze_memory_advice_t advice)
@@ -4108,7 +4116,7 @@ static const struct cgl_targs_zeEventPoolCreate cgl_targs_zeEventPoolCreate = {{
     {offsetof(struct cgl_fr_zeEventPoolCreate, desc), sizeof(((struct cgl_fr_zeEventPoolCreate *)0)->desc), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeEventPoolCreate, numDevices), sizeof(((struct cgl_fr_zeEventPoolCreate *)0)->numDevices), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_zeEventPoolCreate, phDevices), sizeof(((struct cgl_fr_zeEventPoolCreate *)0)->phDevices), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeEventPoolCreate, phEventPool), sizeof(((struct cgl_fr_zeEventPoolCreate *)0)->phEventPool), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeEventPoolCreate, phEventPool), sizeof(((struct cgl_fr_zeEventPoolCreate *)0)->phEventPool), 6, 3, 8, 0},
 }};
 CG_THUNK(zeEventPoolCreate, (cgl_f->hContext, cgl_f->desc, cgl_f->numDevices, cgl_f->phDevices, cgl_f->phEventPool), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeEventPoolCreate(ze_context_handle_t hContext, const ze_event_pool_desc_t *desc, uint32_t numDevices, ze_device_handle_t *phDevices, ze_event_pool_handle_t *phEventPool)
@@ -4119,7 +4127,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeEventPoolCreate(ze_context
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolCreate(ze_context_handle_t hContext, const ze_event_pool_desc_t *desc, uint32_t numDevices, ze_device_handle_t *phDevices, ze_event_pool_handle_t *phEventPool)
 {
-    CG_ARGS_CALL(zeEventPoolCreate, (hContext, desc, numDevices, phDevices, phEventPool), cgl_thunk_code, 6, 0, (hContext, desc, numDevices, phDevices, phEventPool, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, numDevices); CG_ARG_WORD(4, phDevices); CG_ARG_WORD(5, phEventPool));
+    CG_ARGS_CALL(zeEventPoolCreate, (hContext, desc, numDevices, phDevices, phEventPool), cgl_thunk_code, 7, 1, (hContext, desc, numDevices, phDevices, phEventPool, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, numDevices); CG_ARG_WORD(4, phDevices); CG_ARG_WORD(5, phEventPool); CG_OUT_WORD(6, 0, phEventPool));
     CG_SHORT_CALL(zeEventPoolCreate, (hContext, desc, numDevices, phDevices, phEventPool), cgl_thunk_code);
     return cgl_gp_zeEventPoolCreate(hContext, desc, numDevices, phDevices, phEventPool);
 }
@@ -4176,7 +4184,7 @@ static const cg_arg_name cgl_tn_zeEventCreate[3] = {{"hEventPool", NULL}, {"desc
 static const struct cgl_targs_zeEventCreate cgl_targs_zeEventCreate = {{3, offsetof(struct cgl_fr_zeEventCreate, cgl_ret), sizeof(((struct cgl_fr_zeEventCreate *)0)->cgl_ret), 7, cgl_targs_zeEventCreate.arg, cgl_tn_zeEventCreate}, {
     {offsetof(struct cgl_fr_zeEventCreate, hEventPool), sizeof(((struct cgl_fr_zeEventCreate *)0)->hEventPool), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeEventCreate, desc), sizeof(((struct cgl_fr_zeEventCreate *)0)->desc), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeEventCreate, phEvent), sizeof(((struct cgl_fr_zeEventCreate *)0)->phEvent), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeEventCreate, phEvent), sizeof(((struct cgl_fr_zeEventCreate *)0)->phEvent), 6, 3, 8, 0},
 }};
 CG_THUNK(zeEventCreate, (cgl_f->hEventPool, cgl_f->desc, cgl_f->phEvent), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeEventCreate(ze_event_pool_handle_t hEventPool, const ze_event_desc_t *desc, ze_event_handle_t *phEvent)
@@ -4187,7 +4195,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeEventCreate(ze_event_pool_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeEventCreate(ze_event_pool_handle_t hEventPool, const ze_event_desc_t *desc, ze_event_handle_t *phEvent)
 {
-    CG_ARGS_CALL(zeEventCreate, (hEventPool, desc, phEvent), cgl_thunk_code, 4, 0, (hEventPool, desc, phEvent, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEventPool); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, phEvent));
+    CG_ARGS_CALL(zeEventCreate, (hEventPool, desc, phEvent), cgl_thunk_code, 5, 1, (hEventPool, desc, phEvent, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEventPool); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, phEvent); CG_OUT_WORD(4, 0, phEvent));
     CG_SHORT_CALL(zeEventCreate, (hEventPool, desc, phEvent), cgl_thunk_code);
     return cgl_gp_zeEventCreate(hEventPool, desc, phEvent);
 }
@@ -4271,7 +4279,7 @@ struct cgl_fr_zeEventPoolOpenIpcHandle {
 static const cg_arg_name cgl_tn_zeEventPoolOpenIpcHandle[2] = {{"hContext", NULL}, {"phEventPool", NULL}};
 static const struct cgl_targs_zeEventPoolOpenIpcHandle cgl_targs_zeEventPoolOpenIpcHandle = {{2, offsetof(struct cgl_fr_zeEventPoolOpenIpcHandle, cgl_ret), sizeof(((struct cgl_fr_zeEventPoolOpenIpcHandle *)0)->cgl_ret), 7, cgl_targs_zeEventPoolOpenIpcHandle.arg, cgl_tn_zeEventPoolOpenIpcHandle}, {
     {offsetof(struct cgl_fr_zeEventPoolOpenIpcHandle, hContext), sizeof(((struct cgl_fr_zeEventPoolOpenIpcHandle *)0)->hContext), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeEventPoolOpenIpcHandle, phEventPool), sizeof(((struct cgl_fr_zeEventPoolOpenIpcHandle *)0)->phEventPool), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeEventPoolOpenIpcHandle, phEventPool), sizeof(((struct cgl_fr_zeEventPoolOpenIpcHandle *)0)->phEventPool), 6, 3, 8, 0},
 }};
 CG_THUNK(zeEventPoolOpenIpcHandle, (cgl_f->hContext, cgl_f->hIpc, cgl_f->phEventPool), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeEventPoolOpenIpcHandle(ze_context_handle_t hContext, ze_ipc_event_pool_handle_t hIpc, ze_event_pool_handle_t *phEventPool)
@@ -4282,7 +4290,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeEventPoolOpenIpcHandle(ze_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolOpenIpcHandle(ze_context_handle_t hContext, ze_ipc_event_pool_handle_t hIpc, ze_event_pool_handle_t *phEventPool)
 {
-    CG_ARGS_CALL(zeEventPoolOpenIpcHandle, (hContext, hIpc, phEventPool), cgl_thunk_code, 3, 0, (hContext, hIpc, phEventPool, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, phEventPool));
+    CG_ARGS_CALL(zeEventPoolOpenIpcHandle, (hContext, hIpc, phEventPool), cgl_thunk_code, 4, 1, (hContext, hIpc, phEventPool, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, phEventPool); CG_OUT_WORD(3, 0, phEventPool));
     CG_SHORT_CALL(zeEventPoolOpenIpcHandle, (hContext, hIpc, phEventPool), cgl_thunk_code);
     return cgl_gp_zeEventPoolOpenIpcHandle(hContext, hIpc, phEventPool);
 }
@@ -4638,7 +4646,7 @@ static const cg_arg_name cgl_tn_zeFenceCreate[3] = {{"hCommandQueue", NULL}, {"d
 static const struct cgl_targs_zeFenceCreate cgl_targs_zeFenceCreate = {{3, offsetof(struct cgl_fr_zeFenceCreate, cgl_ret), sizeof(((struct cgl_fr_zeFenceCreate *)0)->cgl_ret), 7, cgl_targs_zeFenceCreate.arg, cgl_tn_zeFenceCreate}, {
     {offsetof(struct cgl_fr_zeFenceCreate, hCommandQueue), sizeof(((struct cgl_fr_zeFenceCreate *)0)->hCommandQueue), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeFenceCreate, desc), sizeof(((struct cgl_fr_zeFenceCreate *)0)->desc), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeFenceCreate, phFence), sizeof(((struct cgl_fr_zeFenceCreate *)0)->phFence), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeFenceCreate, phFence), sizeof(((struct cgl_fr_zeFenceCreate *)0)->phFence), 6, 3, 8, 0},
 }};
 CG_THUNK(zeFenceCreate, (cgl_f->hCommandQueue, cgl_f->desc, cgl_f->phFence), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeFenceCreate(ze_command_queue_handle_t hCommandQueue, const ze_fence_desc_t *desc, ze_fence_handle_t *phFence)
@@ -4649,7 +4657,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeFenceCreate(ze_command_que
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceCreate(ze_command_queue_handle_t hCommandQueue, const ze_fence_desc_t *desc, ze_fence_handle_t *phFence)
 {
-    CG_ARGS_CALL(zeFenceCreate, (hCommandQueue, desc, phFence), cgl_thunk_code, 4, 0, (hCommandQueue, desc, phFence, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandQueue); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, phFence));
+    CG_ARGS_CALL(zeFenceCreate, (hCommandQueue, desc, phFence), cgl_thunk_code, 5, 1, (hCommandQueue, desc, phFence, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandQueue); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, phFence); CG_OUT_WORD(4, 0, phFence));
     CG_SHORT_CALL(zeFenceCreate, (hCommandQueue, desc, phFence), cgl_thunk_code);
     return cgl_gp_zeFenceCreate(hCommandQueue, desc, phFence);
 }
@@ -4830,7 +4838,7 @@ static const struct cgl_targs_zeImageCreate cgl_targs_zeImageCreate = {{4, offse
     {offsetof(struct cgl_fr_zeImageCreate, hContext), sizeof(((struct cgl_fr_zeImageCreate *)0)->hContext), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeImageCreate, hDevice), sizeof(((struct cgl_fr_zeImageCreate *)0)->hDevice), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeImageCreate, desc), sizeof(((struct cgl_fr_zeImageCreate *)0)->desc), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeImageCreate, phImage), sizeof(((struct cgl_fr_zeImageCreate *)0)->phImage), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeImageCreate, phImage), sizeof(((struct cgl_fr_zeImageCreate *)0)->phImage), 6, 3, 8, 0},
 }};
 CG_THUNK(zeImageCreate, (cgl_f->hContext, cgl_f->hDevice, cgl_f->desc, cgl_f->phImage), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeImageCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_handle_t *phImage)
@@ -4841,7 +4849,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeImageCreate(ze_context_han
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeImageCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_handle_t *phImage)
 {
-    CG_ARGS_CALL(zeImageCreate, (hContext, hDevice, desc, phImage), cgl_thunk_code, 5, 0, (hContext, hDevice, desc, phImage, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, desc); CG_ARG_WORD(4, phImage));
+    CG_ARGS_CALL(zeImageCreate, (hContext, hDevice, desc, phImage), cgl_thunk_code, 6, 1, (hContext, hDevice, desc, phImage, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, desc); CG_ARG_WORD(4, phImage); CG_OUT_WORD(5, 0, phImage));
     CG_SHORT_CALL(zeImageCreate, (hContext, hDevice, desc, phImage), cgl_thunk_code);
     return cgl_gp_zeImageCreate(hContext, hDevice, desc, phImage);
 }
@@ -4903,7 +4911,7 @@ static const struct cgl_targs_zeMemAllocShared cgl_targs_zeMemAllocShared = {{7,
     {offsetof(struct cgl_fr_zeMemAllocShared, size), sizeof(((struct cgl_fr_zeMemAllocShared *)0)->size), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_zeMemAllocShared, alignment), sizeof(((struct cgl_fr_zeMemAllocShared *)0)->alignment), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_zeMemAllocShared, hDevice), sizeof(((struct cgl_fr_zeMemAllocShared *)0)->hDevice), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeMemAllocShared, pptr), sizeof(((struct cgl_fr_zeMemAllocShared *)0)->pptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemAllocShared, pptr), sizeof(((struct cgl_fr_zeMemAllocShared *)0)->pptr), 6, 3, 8, 0},
 }};
 CG_THUNK(zeMemAllocShared, (cgl_f->hContext, cgl_f->device_desc, cgl_f->host_desc, cgl_f->size, cgl_f->alignment, cgl_f->hDevice, cgl_f->pptr), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeMemAllocShared(ze_context_handle_t hContext, const ze_device_mem_alloc_desc_t *device_desc, const ze_host_mem_alloc_desc_t *host_desc, size_t size, size_t alignment, ze_device_handle_t hDevice, void **pptr)
@@ -4914,7 +4922,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeMemAllocShared(ze_context_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeMemAllocShared(ze_context_handle_t hContext, const ze_device_mem_alloc_desc_t *device_desc, const ze_host_mem_alloc_desc_t *host_desc, size_t size, size_t alignment, ze_device_handle_t hDevice, void **pptr)
 {
-    CG_ARGS_CALL(zeMemAllocShared, (hContext, device_desc, host_desc, size, alignment, hDevice, pptr), cgl_thunk_code, 8, 0, (hContext, device_desc, host_desc, size, alignment, hDevice, pptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, device_desc); CG_ARG_WORD(3, host_desc); CG_ARG_WORD(4, size); CG_ARG_WORD(5, alignment); CG_ARG_WORD(6, hDevice); CG_ARG_WORD(7, pptr));
+    CG_ARGS_CALL(zeMemAllocShared, (hContext, device_desc, host_desc, size, alignment, hDevice, pptr), cgl_thunk_code, 9, 1, (hContext, device_desc, host_desc, size, alignment, hDevice, pptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, device_desc); CG_ARG_WORD(3, host_desc); CG_ARG_WORD(4, size); CG_ARG_WORD(5, alignment); CG_ARG_WORD(6, hDevice); CG_ARG_WORD(7, pptr); CG_OUT_WORD(8, 0, pptr));
     CG_SHORT_CALL(zeMemAllocShared, (hContext, device_desc, host_desc, size, alignment, hDevice, pptr), cgl_thunk_code);
     return cgl_gp_zeMemAllocShared(hContext, device_desc, host_desc, size, alignment, hDevice, pptr);
 }
@@ -4942,7 +4950,7 @@ static const struct cgl_targs_zeMemAllocDevice cgl_targs_zeMemAllocDevice = {{6,
     {offsetof(struct cgl_fr_zeMemAllocDevice, size), sizeof(((struct cgl_fr_zeMemAllocDevice *)0)->size), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_zeMemAllocDevice, alignment), sizeof(((struct cgl_fr_zeMemAllocDevice *)0)->alignment), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_zeMemAllocDevice, hDevice), sizeof(((struct cgl_fr_zeMemAllocDevice *)0)->hDevice), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeMemAllocDevice, pptr), sizeof(((struct cgl_fr_zeMemAllocDevice *)0)->pptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemAllocDevice, pptr), sizeof(((struct cgl_fr_zeMemAllocDevice *)0)->pptr), 6, 3, 8, 0},
 }};
 CG_THUNK(zeMemAllocDevice, (cgl_f->hContext, cgl_f->device_desc, cgl_f->size, cgl_f->alignment, cgl_f->hDevice, cgl_f->pptr), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeMemAllocDevice(ze_context_handle_t hContext, const ze_device_mem_alloc_desc_t *device_desc, size_t size, size_t alignment, ze_device_handle_t hDevice, void **pptr)
@@ -4953,7 +4961,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeMemAllocDevice(ze_context_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeMemAllocDevice(ze_context_handle_t hContext, const ze_device_mem_alloc_desc_t *device_desc, size_t size, size_t alignment, ze_device_handle_t hDevice, void **pptr)
 {
-    CG_ARGS_CALL(zeMemAllocDevice, (hContext, device_desc, size, alignment, hDevice, pptr), cgl_thunk_code, 7, 0, (hContext, device_desc, size, alignment, hDevice, pptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, device_desc); CG_ARG_WORD(3, size); CG_ARG_WORD(4, alignment); CG_ARG_WORD(5, hDevice); CG_ARG_WORD(6, pptr));
+    CG_ARGS_CALL(zeMemAllocDevice, (hContext, device_desc, size, alignment, hDevice, pptr), cgl_thunk_code, 8, 1, (hContext, device_desc, size, alignment, hDevice, pptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, device_desc); CG_ARG_WORD(3, size); CG_ARG_WORD(4, alignment); CG_ARG_WORD(5, hDevice); CG_ARG_WORD(6, pptr); CG_OUT_WORD(7, 0, pptr));
     CG_SHORT_CALL(zeMemAllocDevice, (hContext, device_desc, size, alignment, hDevice, pptr), cgl_thunk_code);
     return cgl_gp_zeMemAllocDevice(hContext, device_desc, size, alignment, hDevice, pptr);
 }
@@ -4979,7 +4987,7 @@ static const struct cgl_targs_zeMemAllocHost cgl_targs_zeMemAllocHost = {{5, off
     {offsetof(struct cgl_fr_zeMemAllocHost, host_desc), sizeof(((struct cgl_fr_zeMemAllocHost *)0)->host_desc), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeMemAllocHost, size), sizeof(((struct cgl_fr_zeMemAllocHost *)0)->size), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_zeMemAllocHost, alignment), sizeof(((struct cgl_fr_zeMemAllocHost *)0)->alignment), 2, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeMemAllocHost, pptr), sizeof(((struct cgl_fr_zeMemAllocHost *)0)->pptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemAllocHost, pptr), sizeof(((struct cgl_fr_zeMemAllocHost *)0)->pptr), 6, 3, 8, 0},
 }};
 CG_THUNK(zeMemAllocHost, (cgl_f->hContext, cgl_f->host_desc, cgl_f->size, cgl_f->alignment, cgl_f->pptr), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeMemAllocHost(ze_context_handle_t hContext, const ze_host_mem_alloc_desc_t *host_desc, size_t size, size_t alignment, void **pptr)
@@ -4990,7 +4998,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeMemAllocHost(ze_context_ha
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeMemAllocHost(ze_context_handle_t hContext, const ze_host_mem_alloc_desc_t *host_desc, size_t size, size_t alignment, void **pptr)
 {
-    CG_ARGS_CALL(zeMemAllocHost, (hContext, host_desc, size, alignment, pptr), cgl_thunk_code, 6, 0, (hContext, host_desc, size, alignment, pptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, host_desc); CG_ARG_WORD(3, size); CG_ARG_WORD(4, alignment); CG_ARG_WORD(5, pptr));
+    CG_ARGS_CALL(zeMemAllocHost, (hContext, host_desc, size, alignment, pptr), cgl_thunk_code, 7, 1, (hContext, host_desc, size, alignment, pptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, host_desc); CG_ARG_WORD(3, size); CG_ARG_WORD(4, alignment); CG_ARG_WORD(5, pptr); CG_OUT_WORD(6, 0, pptr));
     CG_SHORT_CALL(zeMemAllocHost, (hContext, host_desc, size, alignment, pptr), cgl_thunk_code);
     return cgl_gp_zeMemAllocHost(hContext, host_desc, size, alignment, pptr);
 }
@@ -5045,7 +5053,7 @@ static const struct cgl_targs_zeMemGetAllocProperties cgl_targs_zeMemGetAllocPro
     {offsetof(struct cgl_fr_zeMemGetAllocProperties, hContext), sizeof(((struct cgl_fr_zeMemGetAllocProperties *)0)->hContext), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeMemGetAllocProperties, ptr), sizeof(((struct cgl_fr_zeMemGetAllocProperties *)0)->ptr), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeMemGetAllocProperties, pMemAllocProperties), sizeof(((struct cgl_fr_zeMemGetAllocProperties *)0)->pMemAllocProperties), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeMemGetAllocProperties, phDevice), sizeof(((struct cgl_fr_zeMemGetAllocProperties *)0)->phDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemGetAllocProperties, phDevice), sizeof(((struct cgl_fr_zeMemGetAllocProperties *)0)->phDevice), 6, 3, 8, 0},
 }};
 CG_THUNK(zeMemGetAllocProperties, (cgl_f->hContext, cgl_f->ptr, cgl_f->pMemAllocProperties, cgl_f->phDevice), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeMemGetAllocProperties(ze_context_handle_t hContext, const void *ptr, ze_memory_allocation_properties_t *pMemAllocProperties, ze_device_handle_t *phDevice)
@@ -5056,7 +5064,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeMemGetAllocProperties(ze_c
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeMemGetAllocProperties(ze_context_handle_t hContext, const void *ptr, ze_memory_allocation_properties_t *pMemAllocProperties, ze_device_handle_t *phDevice)
 {
-    CG_ARGS_CALL(zeMemGetAllocProperties, (hContext, ptr, pMemAllocProperties, phDevice), cgl_thunk_code, 5, 0, (hContext, ptr, pMemAllocProperties, phDevice, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, pMemAllocProperties); CG_ARG_WORD(4, phDevice));
+    CG_ARGS_CALL(zeMemGetAllocProperties, (hContext, ptr, pMemAllocProperties, phDevice), cgl_thunk_code, 6, 1, (hContext, ptr, pMemAllocProperties, phDevice, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, pMemAllocProperties); CG_ARG_WORD(4, phDevice); CG_OUT_WORD(5, 0, phDevice));
     CG_SHORT_CALL(zeMemGetAllocProperties, (hContext, ptr, pMemAllocProperties, phDevice), cgl_thunk_code);
     return cgl_gp_zeMemGetAllocProperties(hContext, ptr, pMemAllocProperties, phDevice);
 }
@@ -5080,7 +5088,7 @@ static const struct cgl_targs_zeMemGetAddressRange cgl_targs_zeMemGetAddressRang
     {offsetof(struct cgl_fr_zeMemGetAddressRange, hContext), sizeof(((struct cgl_fr_zeMemGetAddressRange *)0)->hContext), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeMemGetAddressRange, ptr), sizeof(((struct cgl_fr_zeMemGetAddressRange *)0)->ptr), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeMemGetAddressRange, pBase), sizeof(((struct cgl_fr_zeMemGetAddressRange *)0)->pBase), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeMemGetAddressRange, pSize), sizeof(((struct cgl_fr_zeMemGetAddressRange *)0)->pSize), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemGetAddressRange, pSize), sizeof(((struct cgl_fr_zeMemGetAddressRange *)0)->pSize), 6, 2, 8, 0},
 }};
 CG_THUNK(zeMemGetAddressRange, (cgl_f->hContext, cgl_f->ptr, cgl_f->pBase, cgl_f->pSize), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeMemGetAddressRange(ze_context_handle_t hContext, const void *ptr, void **pBase, size_t *pSize)
@@ -5091,7 +5099,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeMemGetAddressRange(ze_cont
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeMemGetAddressRange(ze_context_handle_t hContext, const void *ptr, void **pBase, size_t *pSize)
 {
-    CG_ARGS_CALL(zeMemGetAddressRange, (hContext, ptr, pBase, pSize), cgl_thunk_code, 5, 0, (hContext, ptr, pBase, pSize, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, pBase); CG_ARG_WORD(4, pSize));
+    CG_ARGS_CALL(zeMemGetAddressRange, (hContext, ptr, pBase, pSize), cgl_thunk_code, 6, 1, (hContext, ptr, pBase, pSize, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, pBase); CG_ARG_WORD(4, pSize); CG_OUT_WORD(5, 0, pSize));
     CG_SHORT_CALL(zeMemGetAddressRange, (hContext, ptr, pBase, pSize), cgl_thunk_code);
     return cgl_gp_zeMemGetAddressRange(hContext, ptr, pBase, pSize);
 }
@@ -5149,7 +5157,7 @@ static const struct cgl_targs_zeMemOpenIpcHandle cgl_targs_zeMemOpenIpcHandle = 
     {offsetof(struct cgl_fr_zeMemOpenIpcHandle, hContext), sizeof(((struct cgl_fr_zeMemOpenIpcHandle *)0)->hContext), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeMemOpenIpcHandle, hDevice), sizeof(((struct cgl_fr_zeMemOpenIpcHandle *)0)->hDevice), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeMemOpenIpcHandle, flags), sizeof(((struct cgl_fr_zeMemOpenIpcHandle *)0)->flags), 2, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeMemOpenIpcHandle, pptr), sizeof(((struct cgl_fr_zeMemOpenIpcHandle *)0)->pptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeMemOpenIpcHandle, pptr), sizeof(((struct cgl_fr_zeMemOpenIpcHandle *)0)->pptr), 6, 3, 8, 0},
 }};
 CG_THUNK(zeMemOpenIpcHandle, (cgl_f->hContext, cgl_f->hDevice, cgl_f->handle, cgl_f->flags, cgl_f->pptr), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeMemOpenIpcHandle(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_ipc_mem_handle_t handle, ze_ipc_memory_flags_t flags, void **pptr)
@@ -5160,7 +5168,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeMemOpenIpcHandle(ze_contex
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeMemOpenIpcHandle(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_ipc_mem_handle_t handle, ze_ipc_memory_flags_t flags, void **pptr)
 {
-    CG_ARGS_CALL(zeMemOpenIpcHandle, (hContext, hDevice, handle, flags, pptr), cgl_thunk_code, 5, 0, (hContext, hDevice, handle, flags, pptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, flags); CG_ARG_WORD(4, pptr));
+    CG_ARGS_CALL(zeMemOpenIpcHandle, (hContext, hDevice, handle, flags, pptr), cgl_thunk_code, 6, 1, (hContext, hDevice, handle, flags, pptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, flags); CG_ARG_WORD(4, pptr); CG_OUT_WORD(5, 0, pptr));
     CG_SHORT_CALL(zeMemOpenIpcHandle, (hContext, hDevice, handle, flags, pptr), cgl_thunk_code);
     return cgl_gp_zeMemOpenIpcHandle(hContext, hDevice, handle, flags, pptr);
 }
@@ -5216,8 +5224,8 @@ static const struct cgl_targs_zeModuleCreate cgl_targs_zeModuleCreate = {{5, off
     {offsetof(struct cgl_fr_zeModuleCreate, hContext), sizeof(((struct cgl_fr_zeModuleCreate *)0)->hContext), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeModuleCreate, hDevice), sizeof(((struct cgl_fr_zeModuleCreate *)0)->hDevice), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeModuleCreate, desc), sizeof(((struct cgl_fr_zeModuleCreate *)0)->desc), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeModuleCreate, phModule), sizeof(((struct cgl_fr_zeModuleCreate *)0)->phModule), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeModuleCreate, phBuildLog), sizeof(((struct cgl_fr_zeModuleCreate *)0)->phBuildLog), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeModuleCreate, phModule), sizeof(((struct cgl_fr_zeModuleCreate *)0)->phModule), 6, 3, 8, 0},
+    {offsetof(struct cgl_fr_zeModuleCreate, phBuildLog), sizeof(((struct cgl_fr_zeModuleCreate *)0)->phBuildLog), 6, 3, 8, 0},
 }};
 CG_THUNK(zeModuleCreate, (cgl_f->hContext, cgl_f->hDevice, cgl_f->desc, cgl_f->phModule, cgl_f->phBuildLog), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_module_desc_t *desc, ze_module_handle_t *phModule, ze_module_build_log_handle_t *phBuildLog)
@@ -5229,7 +5237,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleCreate(ze_context_ha
 static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_module_desc_t *desc, ze_module_handle_t *phModule, ze_module_build_log_handle_t *phBuildLog)
 {
     CG_BLOCKING_CALL(zeModuleCreate, (hContext, hDevice, desc, phModule, phBuildLog), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(zeModuleCreate, (hContext, hDevice, desc, phModule, phBuildLog), cgl_thunk_code, 6, 0, (hContext, hDevice, desc, phModule, phBuildLog, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, desc); CG_ARG_WORD(4, phModule); CG_ARG_WORD(5, phBuildLog));
+    CG_ARGS_CALL(zeModuleCreate, (hContext, hDevice, desc, phModule, phBuildLog), cgl_thunk_code, 8, 1, (hContext, hDevice, desc, phModule, phBuildLog, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, desc); CG_ARG_WORD(4, phModule); CG_ARG_WORD(5, phBuildLog); CG_OUT_WORD(6, 0, phModule); CG_OUT_WORD(7, 1, phBuildLog));
     CG_SHORT_CALL(zeModuleCreate, (hContext, hDevice, desc, phModule, phBuildLog), cgl_thunk_code);
     return cgl_gp_zeModuleCreate(hContext, hDevice, desc, phModule, phBuildLog);
 }
@@ -5348,7 +5356,7 @@ struct cgl_fr_zeModuleBuildLogGetString {
 static const cg_arg_name cgl_tn_zeModuleBuildLogGetString[3] = {{"hModuleBuildLog", NULL}, {"pSize", NULL}, {"pBuildLog", NULL}};
 static const struct cgl_targs_zeModuleBuildLogGetString cgl_targs_zeModuleBuildLogGetString = {{3, offsetof(struct cgl_fr_zeModuleBuildLogGetString, cgl_ret), sizeof(((struct cgl_fr_zeModuleBuildLogGetString *)0)->cgl_ret), 7, cgl_targs_zeModuleBuildLogGetString.arg, cgl_tn_zeModuleBuildLogGetString}, {
     {offsetof(struct cgl_fr_zeModuleBuildLogGetString, hModuleBuildLog), sizeof(((struct cgl_fr_zeModuleBuildLogGetString *)0)->hModuleBuildLog), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeModuleBuildLogGetString, pSize), sizeof(((struct cgl_fr_zeModuleBuildLogGetString *)0)->pSize), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeModuleBuildLogGetString, pSize), sizeof(((struct cgl_fr_zeModuleBuildLogGetString *)0)->pSize), 6, 2, 8, 0},
     {offsetof(struct cgl_fr_zeModuleBuildLogGetString, pBuildLog), sizeof(((struct cgl_fr_zeModuleBuildLogGetString *)0)->pBuildLog), 3, 0, 0, 0},
 }};
 CG_THUNK(zeModuleBuildLogGetString, (cgl_f->hModuleBuildLog, cgl_f->pSize, cgl_f->pBuildLog), cgl_thunk_code);
@@ -5360,7 +5368,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleBuildLogGetString(ze
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleBuildLogGetString(ze_module_build_log_handle_t hModuleBuildLog, size_t *pSize, char *pBuildLog)
 {
-    CG_ARGS_CALL(zeModuleBuildLogGetString, (hModuleBuildLog, pSize, pBuildLog), cgl_thunk_code, 4, 0, (hModuleBuildLog, pSize, pBuildLog, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hModuleBuildLog); CG_ARG_WORD(2, pSize); CG_ARG_WORD(3, pBuildLog));
+    CG_ARGS_CALL(zeModuleBuildLogGetString, (hModuleBuildLog, pSize, pBuildLog), cgl_thunk_code, 5, 1, (hModuleBuildLog, pSize, pBuildLog, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hModuleBuildLog); CG_ARG_WORD(2, pSize); CG_ARG_WORD(3, pBuildLog); CG_OUT_WORD(4, 0, pSize));
     CG_SHORT_CALL(zeModuleBuildLogGetString, (hModuleBuildLog, pSize, pBuildLog), cgl_thunk_code);
     return cgl_gp_zeModuleBuildLogGetString(hModuleBuildLog, pSize, pBuildLog);
 }
@@ -5381,7 +5389,7 @@ struct cgl_fr_zeModuleGetNativeBinary {
 static const cg_arg_name cgl_tn_zeModuleGetNativeBinary[3] = {{"hModule", NULL}, {"pSize", NULL}, {"pModuleNativeBinary", NULL}};
 static const struct cgl_targs_zeModuleGetNativeBinary cgl_targs_zeModuleGetNativeBinary = {{3, offsetof(struct cgl_fr_zeModuleGetNativeBinary, cgl_ret), sizeof(((struct cgl_fr_zeModuleGetNativeBinary *)0)->cgl_ret), 7, cgl_targs_zeModuleGetNativeBinary.arg, cgl_tn_zeModuleGetNativeBinary}, {
     {offsetof(struct cgl_fr_zeModuleGetNativeBinary, hModule), sizeof(((struct cgl_fr_zeModuleGetNativeBinary *)0)->hModule), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeModuleGetNativeBinary, pSize), sizeof(((struct cgl_fr_zeModuleGetNativeBinary *)0)->pSize), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeModuleGetNativeBinary, pSize), sizeof(((struct cgl_fr_zeModuleGetNativeBinary *)0)->pSize), 6, 2, 8, 0},
     {offsetof(struct cgl_fr_zeModuleGetNativeBinary, pModuleNativeBinary), sizeof(((struct cgl_fr_zeModuleGetNativeBinary *)0)->pModuleNativeBinary), 3, 0, 0, 0},
 }};
 CG_THUNK(zeModuleGetNativeBinary, (cgl_f->hModule, cgl_f->pSize, cgl_f->pModuleNativeBinary), cgl_thunk_code);
@@ -5393,7 +5401,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleGetNativeBinary(ze_m
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetNativeBinary(ze_module_handle_t hModule, size_t *pSize, uint8_t *pModuleNativeBinary)
 {
-    CG_ARGS_CALL(zeModuleGetNativeBinary, (hModule, pSize, pModuleNativeBinary), cgl_thunk_code, 4, 0, (hModule, pSize, pModuleNativeBinary, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hModule); CG_ARG_WORD(2, pSize); CG_ARG_WORD(3, pModuleNativeBinary));
+    CG_ARGS_CALL(zeModuleGetNativeBinary, (hModule, pSize, pModuleNativeBinary), cgl_thunk_code, 5, 1, (hModule, pSize, pModuleNativeBinary, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hModule); CG_ARG_WORD(2, pSize); CG_ARG_WORD(3, pModuleNativeBinary); CG_OUT_WORD(4, 0, pSize));
     CG_SHORT_CALL(zeModuleGetNativeBinary, (hModule, pSize, pModuleNativeBinary), cgl_thunk_code);
     return cgl_gp_zeModuleGetNativeBinary(hModule, pSize, pModuleNativeBinary);
 }
@@ -5416,8 +5424,8 @@ static const cg_arg_name cgl_tn_zeModuleGetGlobalPointer[4] = {{"hModule", NULL}
 static const struct cgl_targs_zeModuleGetGlobalPointer cgl_targs_zeModuleGetGlobalPointer = {{4, offsetof(struct cgl_fr_zeModuleGetGlobalPointer, cgl_ret), sizeof(((struct cgl_fr_zeModuleGetGlobalPointer *)0)->cgl_ret), 7, cgl_targs_zeModuleGetGlobalPointer.arg, cgl_tn_zeModuleGetGlobalPointer}, {
     {offsetof(struct cgl_fr_zeModuleGetGlobalPointer, hModule), sizeof(((struct cgl_fr_zeModuleGetGlobalPointer *)0)->hModule), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeModuleGetGlobalPointer, pGlobalName), sizeof(((struct cgl_fr_zeModuleGetGlobalPointer *)0)->pGlobalName), 5, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeModuleGetGlobalPointer, pSize), sizeof(((struct cgl_fr_zeModuleGetGlobalPointer *)0)->pSize), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeModuleGetGlobalPointer, pptr), sizeof(((struct cgl_fr_zeModuleGetGlobalPointer *)0)->pptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeModuleGetGlobalPointer, pSize), sizeof(((struct cgl_fr_zeModuleGetGlobalPointer *)0)->pSize), 6, 2, 8, 0},
+    {offsetof(struct cgl_fr_zeModuleGetGlobalPointer, pptr), sizeof(((struct cgl_fr_zeModuleGetGlobalPointer *)0)->pptr), 6, 3, 8, 0},
 }};
 CG_THUNK(zeModuleGetGlobalPointer, (cgl_f->hModule, cgl_f->pGlobalName, cgl_f->pSize, cgl_f->pptr), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleGetGlobalPointer(ze_module_handle_t hModule, const char *pGlobalName, size_t *pSize, void **pptr)
@@ -5448,7 +5456,7 @@ struct cgl_fr_zeModuleGetKernelNames {
 static const cg_arg_name cgl_tn_zeModuleGetKernelNames[3] = {{"hModule", NULL}, {"pCount", NULL}, {"pNames", NULL}};
 static const struct cgl_targs_zeModuleGetKernelNames cgl_targs_zeModuleGetKernelNames = {{3, offsetof(struct cgl_fr_zeModuleGetKernelNames, cgl_ret), sizeof(((struct cgl_fr_zeModuleGetKernelNames *)0)->cgl_ret), 7, cgl_targs_zeModuleGetKernelNames.arg, cgl_tn_zeModuleGetKernelNames}, {
     {offsetof(struct cgl_fr_zeModuleGetKernelNames, hModule), sizeof(((struct cgl_fr_zeModuleGetKernelNames *)0)->hModule), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeModuleGetKernelNames, pCount), sizeof(((struct cgl_fr_zeModuleGetKernelNames *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeModuleGetKernelNames, pCount), sizeof(((struct cgl_fr_zeModuleGetKernelNames *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zeModuleGetKernelNames, pNames), sizeof(((struct cgl_fr_zeModuleGetKernelNames *)0)->pNames), 3, 0, 0, 0},
 }};
 CG_THUNK(zeModuleGetKernelNames, (cgl_f->hModule, cgl_f->pCount, cgl_f->pNames), cgl_thunk_code);
@@ -5460,7 +5468,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleGetKernelNames(ze_mo
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetKernelNames(ze_module_handle_t hModule, uint32_t *pCount, const char **pNames)
 {
-    CG_ARGS_CALL(zeModuleGetKernelNames, (hModule, pCount, pNames), cgl_thunk_code, 4, 0, (hModule, pCount, pNames, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hModule); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pNames));
+    CG_ARGS_CALL(zeModuleGetKernelNames, (hModule, pCount, pNames), cgl_thunk_code, 5, 1, (hModule, pCount, pNames, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hModule); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pNames); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zeModuleGetKernelNames, (hModule, pCount, pNames), cgl_thunk_code);
     return cgl_gp_zeModuleGetKernelNames(hModule, pCount, pNames);
 }
@@ -5513,7 +5521,7 @@ static const cg_arg_name cgl_tn_zeKernelCreate[3] = {{"hModule", NULL}, {"desc",
 static const struct cgl_targs_zeKernelCreate cgl_targs_zeKernelCreate = {{3, offsetof(struct cgl_fr_zeKernelCreate, cgl_ret), sizeof(((struct cgl_fr_zeKernelCreate *)0)->cgl_ret), 7, cgl_targs_zeKernelCreate.arg, cgl_tn_zeKernelCreate}, {
     {offsetof(struct cgl_fr_zeKernelCreate, hModule), sizeof(((struct cgl_fr_zeKernelCreate *)0)->hModule), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeKernelCreate, desc), sizeof(((struct cgl_fr_zeKernelCreate *)0)->desc), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeKernelCreate, phKernel), sizeof(((struct cgl_fr_zeKernelCreate *)0)->phKernel), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeKernelCreate, phKernel), sizeof(((struct cgl_fr_zeKernelCreate *)0)->phKernel), 6, 3, 8, 0},
 }};
 CG_THUNK(zeKernelCreate, (cgl_f->hModule, cgl_f->desc, cgl_f->phKernel), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_t *desc, ze_kernel_handle_t *phKernel)
@@ -5524,7 +5532,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelCreate(ze_module_han
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_t *desc, ze_kernel_handle_t *phKernel)
 {
-    CG_ARGS_CALL(zeKernelCreate, (hModule, desc, phKernel), cgl_thunk_code, 4, 0, (hModule, desc, phKernel, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hModule); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, phKernel));
+    CG_ARGS_CALL(zeKernelCreate, (hModule, desc, phKernel), cgl_thunk_code, 5, 1, (hModule, desc, phKernel, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hModule); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, phKernel); CG_OUT_WORD(4, 0, phKernel));
     CG_SHORT_CALL(zeKernelCreate, (hModule, desc, phKernel), cgl_thunk_code);
     return cgl_gp_zeKernelCreate(hModule, desc, phKernel);
 }
@@ -5654,9 +5662,9 @@ static const struct cgl_targs_zeKernelSuggestGroupSize cgl_targs_zeKernelSuggest
     {offsetof(struct cgl_fr_zeKernelSuggestGroupSize, globalSizeX), sizeof(((struct cgl_fr_zeKernelSuggestGroupSize *)0)->globalSizeX), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_zeKernelSuggestGroupSize, globalSizeY), sizeof(((struct cgl_fr_zeKernelSuggestGroupSize *)0)->globalSizeY), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_zeKernelSuggestGroupSize, globalSizeZ), sizeof(((struct cgl_fr_zeKernelSuggestGroupSize *)0)->globalSizeZ), 2, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeKernelSuggestGroupSize, groupSizeX), sizeof(((struct cgl_fr_zeKernelSuggestGroupSize *)0)->groupSizeX), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeKernelSuggestGroupSize, groupSizeY), sizeof(((struct cgl_fr_zeKernelSuggestGroupSize *)0)->groupSizeY), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeKernelSuggestGroupSize, groupSizeZ), sizeof(((struct cgl_fr_zeKernelSuggestGroupSize *)0)->groupSizeZ), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeKernelSuggestGroupSize, groupSizeX), sizeof(((struct cgl_fr_zeKernelSuggestGroupSize *)0)->groupSizeX), 6, 2, 4, 0},
+    {offsetof(struct cgl_fr_zeKernelSuggestGroupSize, groupSizeY), sizeof(((struct cgl_fr_zeKernelSuggestGroupSize *)0)->groupSizeY), 6, 2, 4, 0},
+    {offsetof(struct cgl_fr_zeKernelSuggestGroupSize, groupSizeZ), sizeof(((struct cgl_fr_zeKernelSuggestGroupSize *)0)->groupSizeZ), 6, 2, 4, 0},
 }};
 CG_THUNK(zeKernelSuggestGroupSize, (cgl_f->hKernel, cgl_f->globalSizeX, cgl_f->globalSizeY, cgl_f->globalSizeZ, cgl_f->groupSizeX, cgl_f->groupSizeY, cgl_f->groupSizeZ), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSuggestGroupSize(ze_kernel_handle_t hKernel, uint32_t globalSizeX, uint32_t globalSizeY, uint32_t globalSizeZ, uint32_t *groupSizeX, uint32_t *groupSizeY, uint32_t *groupSizeZ)
@@ -5667,7 +5675,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSuggestGroupSize(ze_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSuggestGroupSize(ze_kernel_handle_t hKernel, uint32_t globalSizeX, uint32_t globalSizeY, uint32_t globalSizeZ, uint32_t *groupSizeX, uint32_t *groupSizeY, uint32_t *groupSizeZ)
 {
-    CG_ARGS_CALL(zeKernelSuggestGroupSize, (hKernel, globalSizeX, globalSizeY, globalSizeZ, groupSizeX, groupSizeY, groupSizeZ), cgl_thunk_code, 8, 0, (hKernel, globalSizeX, globalSizeY, globalSizeZ, groupSizeX, groupSizeY, groupSizeZ, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel); CG_ARG_WORD(2, globalSizeX); CG_ARG_WORD(3, globalSizeY); CG_ARG_WORD(4, globalSizeZ); CG_ARG_WORD(5, groupSizeX); CG_ARG_WORD(6, groupSizeY); CG_ARG_WORD(7, groupSizeZ));
+    CG_ARGS_CALL(zeKernelSuggestGroupSize, (hKernel, globalSizeX, globalSizeY, globalSizeZ, groupSizeX, groupSizeY, groupSizeZ), cgl_thunk_code, 11, 1, (hKernel, globalSizeX, globalSizeY, globalSizeZ, groupSizeX, groupSizeY, groupSizeZ, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel); CG_ARG_WORD(2, globalSizeX); CG_ARG_WORD(3, globalSizeY); CG_ARG_WORD(4, globalSizeZ); CG_ARG_WORD(5, groupSizeX); CG_ARG_WORD(6, groupSizeY); CG_ARG_WORD(7, groupSizeZ); CG_OUT_WORD(8, 0, groupSizeX); CG_OUT_WORD(9, 1, groupSizeY); CG_OUT_WORD(10, 2, groupSizeZ));
     CG_SHORT_CALL(zeKernelSuggestGroupSize, (hKernel, globalSizeX, globalSizeY, globalSizeZ, groupSizeX, groupSizeY, groupSizeZ), cgl_thunk_code);
     return cgl_gp_zeKernelSuggestGroupSize(hKernel, globalSizeX, globalSizeY, globalSizeZ, groupSizeX, groupSizeY, groupSizeZ);
 }
@@ -5828,7 +5836,7 @@ static const cg_rule cgl_rules_zeKernelGetSourceAttributes[1] = {
 static const cg_arg_name cgl_tn_zeKernelGetSourceAttributes[3] = {{"hKernel", NULL}, {"pSize", NULL}, {"pString", NULL}};
 static const struct cgl_targs_zeKernelGetSourceAttributes cgl_targs_zeKernelGetSourceAttributes = {{3, offsetof(struct cgl_fr_zeKernelGetSourceAttributes, cgl_ret), sizeof(((struct cgl_fr_zeKernelGetSourceAttributes *)0)->cgl_ret), 7, cgl_targs_zeKernelGetSourceAttributes.arg, cgl_tn_zeKernelGetSourceAttributes}, {
     {offsetof(struct cgl_fr_zeKernelGetSourceAttributes, hKernel), sizeof(((struct cgl_fr_zeKernelGetSourceAttributes *)0)->hKernel), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeKernelGetSourceAttributes, pSize), sizeof(((struct cgl_fr_zeKernelGetSourceAttributes *)0)->pSize), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeKernelGetSourceAttributes, pSize), sizeof(((struct cgl_fr_zeKernelGetSourceAttributes *)0)->pSize), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zeKernelGetSourceAttributes, pString), sizeof(((struct cgl_fr_zeKernelGetSourceAttributes *)0)->pString), 3, 0, 0, 0},
 }};
 CG_THUNK(zeKernelGetSourceAttributes, (cgl_f->hKernel, cgl_f->pSize, cgl_f->pString), cgl_thunk_code);
@@ -5840,7 +5848,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelGetSourceAttributes(
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetSourceAttributes(ze_kernel_handle_t hKernel, uint32_t *pSize, char **pString)
 {
-    CG_ARGS_CALL(zeKernelGetSourceAttributes, (hKernel, pSize, pString), cgl_thunk_code, 4, 0, (hKernel, pSize, pString, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel); CG_ARG_WORD(2, pSize); CG_ARG_WORD(3, pString));
+    CG_ARGS_CALL(zeKernelGetSourceAttributes, (hKernel, pSize, pString), cgl_thunk_code, 5, 1, (hKernel, pSize, pString, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel); CG_ARG_WORD(2, pSize); CG_ARG_WORD(3, pString); CG_OUT_WORD(4, 0, pSize));
     CG_SHORT_CALL(zeKernelGetSourceAttributes, (hKernel, pSize, pString), cgl_thunk_code);
     return cgl_gp_zeKernelGetSourceAttributes(hKernel, pSize, pString);
 }
@@ -5926,7 +5934,7 @@ struct cgl_fr_zeKernelGetName {
 static const cg_arg_name cgl_tn_zeKernelGetName[3] = {{"hKernel", NULL}, {"pSize", NULL}, {"pName", NULL}};
 static const struct cgl_targs_zeKernelGetName cgl_targs_zeKernelGetName = {{3, offsetof(struct cgl_fr_zeKernelGetName, cgl_ret), sizeof(((struct cgl_fr_zeKernelGetName *)0)->cgl_ret), 7, cgl_targs_zeKernelGetName.arg, cgl_tn_zeKernelGetName}, {
     {offsetof(struct cgl_fr_zeKernelGetName, hKernel), sizeof(((struct cgl_fr_zeKernelGetName *)0)->hKernel), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeKernelGetName, pSize), sizeof(((struct cgl_fr_zeKernelGetName *)0)->pSize), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeKernelGetName, pSize), sizeof(((struct cgl_fr_zeKernelGetName *)0)->pSize), 6, 2, 8, 0},
     {offsetof(struct cgl_fr_zeKernelGetName, pName), sizeof(((struct cgl_fr_zeKernelGetName *)0)->pName), 3, 0, 0, 0},
 }};
 CG_THUNK(zeKernelGetName, (cgl_f->hKernel, cgl_f->pSize, cgl_f->pName), cgl_thunk_code);
@@ -5938,7 +5946,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelGetName(ze_kernel_ha
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetName(ze_kernel_handle_t hKernel, size_t *pSize, char *pName)
 {
-    CG_ARGS_CALL(zeKernelGetName, (hKernel, pSize, pName), cgl_thunk_code, 4, 0, (hKernel, pSize, pName, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel); CG_ARG_WORD(2, pSize); CG_ARG_WORD(3, pName));
+    CG_ARGS_CALL(zeKernelGetName, (hKernel, pSize, pName), cgl_thunk_code, 5, 1, (hKernel, pSize, pName, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel); CG_ARG_WORD(2, pSize); CG_ARG_WORD(3, pName); CG_OUT_WORD(4, 0, pSize));
     CG_SHORT_CALL(zeKernelGetName, (hKernel, pSize, pName), cgl_thunk_code);
     return cgl_gp_zeKernelGetName(hKernel, pSize, pName);
 }
@@ -6273,7 +6281,7 @@ static const struct cgl_targs_zeSamplerCreate cgl_targs_zeSamplerCreate = {{4, o
     {offsetof(struct cgl_fr_zeSamplerCreate, hContext), sizeof(((struct cgl_fr_zeSamplerCreate *)0)->hContext), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeSamplerCreate, hDevice), sizeof(((struct cgl_fr_zeSamplerCreate *)0)->hDevice), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeSamplerCreate, desc), sizeof(((struct cgl_fr_zeSamplerCreate *)0)->desc), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeSamplerCreate, phSampler), sizeof(((struct cgl_fr_zeSamplerCreate *)0)->phSampler), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeSamplerCreate, phSampler), sizeof(((struct cgl_fr_zeSamplerCreate *)0)->phSampler), 6, 3, 8, 0},
 }};
 CG_THUNK(zeSamplerCreate, (cgl_f->hContext, cgl_f->hDevice, cgl_f->desc, cgl_f->phSampler), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeSamplerCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_sampler_desc_t *desc, ze_sampler_handle_t *phSampler)
@@ -6284,7 +6292,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeSamplerCreate(ze_context_h
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeSamplerCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_sampler_desc_t *desc, ze_sampler_handle_t *phSampler)
 {
-    CG_ARGS_CALL(zeSamplerCreate, (hContext, hDevice, desc, phSampler), cgl_thunk_code, 5, 0, (hContext, hDevice, desc, phSampler, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, desc); CG_ARG_WORD(4, phSampler));
+    CG_ARGS_CALL(zeSamplerCreate, (hContext, hDevice, desc, phSampler), cgl_thunk_code, 6, 1, (hContext, hDevice, desc, phSampler, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, desc); CG_ARG_WORD(4, phSampler); CG_OUT_WORD(5, 0, phSampler));
     CG_SHORT_CALL(zeSamplerCreate, (hContext, hDevice, desc, phSampler), cgl_thunk_code);
     return cgl_gp_zeSamplerCreate(hContext, hDevice, desc, phSampler);
 }
@@ -6340,7 +6348,7 @@ static const struct cgl_targs_zeVirtualMemReserve cgl_targs_zeVirtualMemReserve 
     {offsetof(struct cgl_fr_zeVirtualMemReserve, hContext), sizeof(((struct cgl_fr_zeVirtualMemReserve *)0)->hContext), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeVirtualMemReserve, pStart), sizeof(((struct cgl_fr_zeVirtualMemReserve *)0)->pStart), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeVirtualMemReserve, size), sizeof(((struct cgl_fr_zeVirtualMemReserve *)0)->size), 2, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeVirtualMemReserve, pptr), sizeof(((struct cgl_fr_zeVirtualMemReserve *)0)->pptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeVirtualMemReserve, pptr), sizeof(((struct cgl_fr_zeVirtualMemReserve *)0)->pptr), 6, 3, 8, 0},
 }};
 CG_THUNK(zeVirtualMemReserve, (cgl_f->hContext, cgl_f->pStart, cgl_f->size, cgl_f->pptr), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemReserve(ze_context_handle_t hContext, const void *pStart, size_t size, void **pptr)
@@ -6351,7 +6359,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemReserve(ze_conte
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemReserve(ze_context_handle_t hContext, const void *pStart, size_t size, void **pptr)
 {
-    CG_ARGS_CALL(zeVirtualMemReserve, (hContext, pStart, size, pptr), cgl_thunk_code, 5, 0, (hContext, pStart, size, pptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, pStart); CG_ARG_WORD(3, size); CG_ARG_WORD(4, pptr));
+    CG_ARGS_CALL(zeVirtualMemReserve, (hContext, pStart, size, pptr), cgl_thunk_code, 6, 1, (hContext, pStart, size, pptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, pStart); CG_ARG_WORD(3, size); CG_ARG_WORD(4, pptr); CG_OUT_WORD(5, 0, pptr));
     CG_SHORT_CALL(zeVirtualMemReserve, (hContext, pStart, size, pptr), cgl_thunk_code);
     return cgl_gp_zeVirtualMemReserve(hContext, pStart, size, pptr);
 }
@@ -6509,14 +6517,14 @@ struct cgl_fr_zeVirtualMemMap {
     ze_memory_access_attribute_t access;
     ze_result_t cgl_ret;
 };
-static const cg_arg_name cgl_tn_zeVirtualMemMap[6] = {{"hContext", NULL}, {"ptr", NULL}, {"size", NULL}, {"hPhysicalMemory", NULL}, {"offset", NULL}, {"access", cgl_en_8}};
+static const cg_arg_name cgl_tn_zeVirtualMemMap[6] = {{"hContext", NULL}, {"ptr", NULL}, {"size", NULL}, {"hPhysicalMemory", NULL}, {"offset", NULL}, {"access", cgl_en_9}};
 static const struct cgl_targs_zeVirtualMemMap cgl_targs_zeVirtualMemMap = {{6, offsetof(struct cgl_fr_zeVirtualMemMap, cgl_ret), sizeof(((struct cgl_fr_zeVirtualMemMap *)0)->cgl_ret), 7, cgl_targs_zeVirtualMemMap.arg, cgl_tn_zeVirtualMemMap}, {
     {offsetof(struct cgl_fr_zeVirtualMemMap, hContext), sizeof(((struct cgl_fr_zeVirtualMemMap *)0)->hContext), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeVirtualMemMap, ptr), sizeof(((struct cgl_fr_zeVirtualMemMap *)0)->ptr), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeVirtualMemMap, size), sizeof(((struct cgl_fr_zeVirtualMemMap *)0)->size), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_zeVirtualMemMap, hPhysicalMemory), sizeof(((struct cgl_fr_zeVirtualMemMap *)0)->hPhysicalMemory), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeVirtualMemMap, offset), sizeof(((struct cgl_fr_zeVirtualMemMap *)0)->offset), 2, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeVirtualMemMap, access), sizeof(((struct cgl_fr_zeVirtualMemMap *)0)->access), 4, 0, 0, sizeof cgl_en_8 / sizeof cgl_en_8[0]},
+    {offsetof(struct cgl_fr_zeVirtualMemMap, access), sizeof(((struct cgl_fr_zeVirtualMemMap *)0)->access), 4, 0, 0, sizeof cgl_en_9 / sizeof cgl_en_9[0]},
 }};
 CG_THUNK(zeVirtualMemMap, (cgl_f->hContext, cgl_f->ptr, cgl_f->size, cgl_f->hPhysicalMemory, cgl_f->offset, cgl_f->access), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemMap(ze_context_handle_t hContext, const void *ptr, size_t size, ze_physical_mem_handle_t hPhysicalMemory, size_t offset, ze_memory_access_attribute_t access)
@@ -6579,12 +6587,12 @@ struct cgl_fr_zeVirtualMemSetAccessAttribute {
     ze_memory_access_attribute_t access;
     ze_result_t cgl_ret;
 };
-static const cg_arg_name cgl_tn_zeVirtualMemSetAccessAttribute[4] = {{"hContext", NULL}, {"ptr", NULL}, {"size", NULL}, {"access", cgl_en_8}};
+static const cg_arg_name cgl_tn_zeVirtualMemSetAccessAttribute[4] = {{"hContext", NULL}, {"ptr", NULL}, {"size", NULL}, {"access", cgl_en_9}};
 static const struct cgl_targs_zeVirtualMemSetAccessAttribute cgl_targs_zeVirtualMemSetAccessAttribute = {{4, offsetof(struct cgl_fr_zeVirtualMemSetAccessAttribute, cgl_ret), sizeof(((struct cgl_fr_zeVirtualMemSetAccessAttribute *)0)->cgl_ret), 7, cgl_targs_zeVirtualMemSetAccessAttribute.arg, cgl_tn_zeVirtualMemSetAccessAttribute}, {
     {offsetof(struct cgl_fr_zeVirtualMemSetAccessAttribute, hContext), sizeof(((struct cgl_fr_zeVirtualMemSetAccessAttribute *)0)->hContext), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeVirtualMemSetAccessAttribute, ptr), sizeof(((struct cgl_fr_zeVirtualMemSetAccessAttribute *)0)->ptr), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeVirtualMemSetAccessAttribute, size), sizeof(((struct cgl_fr_zeVirtualMemSetAccessAttribute *)0)->size), 2, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeVirtualMemSetAccessAttribute, access), sizeof(((struct cgl_fr_zeVirtualMemSetAccessAttribute *)0)->access), 4, 0, 0, sizeof cgl_en_8 / sizeof cgl_en_8[0]},
+    {offsetof(struct cgl_fr_zeVirtualMemSetAccessAttribute, access), sizeof(((struct cgl_fr_zeVirtualMemSetAccessAttribute *)0)->access), 4, 0, 0, sizeof cgl_en_9 / sizeof cgl_en_9[0]},
 }};
 CG_THUNK(zeVirtualMemSetAccessAttribute, (cgl_f->hContext, cgl_f->ptr, cgl_f->size, cgl_f->access), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemSetAccessAttribute(ze_context_handle_t hContext, const void *ptr, size_t size, ze_memory_access_attribute_t access)
@@ -6722,12 +6730,12 @@ struct cgl_fr_zeDeviceSetCacheAdviceExt {
     ze_cache_ext_region_t cacheRegion;
     ze_result_t cgl_ret;
 };
-static const cg_arg_name cgl_tn_zeDeviceSetCacheAdviceExt[4] = {{"hDevice", NULL}, {"ptr", NULL}, {"regionSize", NULL}, {"cacheRegion", cgl_en_9}};
+static const cg_arg_name cgl_tn_zeDeviceSetCacheAdviceExt[4] = {{"hDevice", NULL}, {"ptr", NULL}, {"regionSize", NULL}, {"cacheRegion", cgl_en_10}};
 static const struct cgl_targs_zeDeviceSetCacheAdviceExt cgl_targs_zeDeviceSetCacheAdviceExt = {{4, offsetof(struct cgl_fr_zeDeviceSetCacheAdviceExt, cgl_ret), sizeof(((struct cgl_fr_zeDeviceSetCacheAdviceExt *)0)->cgl_ret), 7, cgl_targs_zeDeviceSetCacheAdviceExt.arg, cgl_tn_zeDeviceSetCacheAdviceExt}, {
     {offsetof(struct cgl_fr_zeDeviceSetCacheAdviceExt, hDevice), sizeof(((struct cgl_fr_zeDeviceSetCacheAdviceExt *)0)->hDevice), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeDeviceSetCacheAdviceExt, ptr), sizeof(((struct cgl_fr_zeDeviceSetCacheAdviceExt *)0)->ptr), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeDeviceSetCacheAdviceExt, regionSize), sizeof(((struct cgl_fr_zeDeviceSetCacheAdviceExt *)0)->regionSize), 2, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeDeviceSetCacheAdviceExt, cacheRegion), sizeof(((struct cgl_fr_zeDeviceSetCacheAdviceExt *)0)->cacheRegion), 4, 0, 0, sizeof cgl_en_9 / sizeof cgl_en_9[0]},
+    {offsetof(struct cgl_fr_zeDeviceSetCacheAdviceExt, cacheRegion), sizeof(((struct cgl_fr_zeDeviceSetCacheAdviceExt *)0)->cacheRegion), 4, 0, 0, sizeof cgl_en_10 / sizeof cgl_en_10[0]},
 }};
 CG_THUNK(zeDeviceSetCacheAdviceExt, (cgl_f->hDevice, cgl_f->ptr, cgl_f->regionSize, cgl_f->cacheRegion), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceSetCacheAdviceExt(ze_device_handle_t hDevice, void *ptr, size_t regionSize, ze_cache_ext_region_t cacheRegion)
@@ -6761,7 +6769,7 @@ static const cg_arg_name cgl_tn_zeEventQueryTimestampsExp[4] = {{"hEvent", NULL}
 static const struct cgl_targs_zeEventQueryTimestampsExp cgl_targs_zeEventQueryTimestampsExp = {{4, offsetof(struct cgl_fr_zeEventQueryTimestampsExp, cgl_ret), sizeof(((struct cgl_fr_zeEventQueryTimestampsExp *)0)->cgl_ret), 7, cgl_targs_zeEventQueryTimestampsExp.arg, cgl_tn_zeEventQueryTimestampsExp}, {
     {offsetof(struct cgl_fr_zeEventQueryTimestampsExp, hEvent), sizeof(((struct cgl_fr_zeEventQueryTimestampsExp *)0)->hEvent), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeEventQueryTimestampsExp, hDevice), sizeof(((struct cgl_fr_zeEventQueryTimestampsExp *)0)->hDevice), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeEventQueryTimestampsExp, pCount), sizeof(((struct cgl_fr_zeEventQueryTimestampsExp *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeEventQueryTimestampsExp, pCount), sizeof(((struct cgl_fr_zeEventQueryTimestampsExp *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zeEventQueryTimestampsExp, pTimestamps), sizeof(((struct cgl_fr_zeEventQueryTimestampsExp *)0)->pTimestamps), 3, 0, 0, 0},
 }};
 CG_THUNK(zeEventQueryTimestampsExp, (cgl_f->hEvent, cgl_f->hDevice, cgl_f->pCount, cgl_f->pTimestamps), cgl_thunk_code);
@@ -6773,7 +6781,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeEventQueryTimestampsExp(ze
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeEventQueryTimestampsExp(ze_event_handle_t hEvent, ze_device_handle_t hDevice, uint32_t *pCount, ze_kernel_timestamp_result_t *pTimestamps)
 {
-    CG_ARGS_CALL(zeEventQueryTimestampsExp, (hEvent, hDevice, pCount, pTimestamps), cgl_thunk_code, 5, 0, (hEvent, hDevice, pCount, pTimestamps, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEvent); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, pCount); CG_ARG_WORD(4, pTimestamps));
+    CG_ARGS_CALL(zeEventQueryTimestampsExp, (hEvent, hDevice, pCount, pTimestamps), cgl_thunk_code, 6, 1, (hEvent, hDevice, pCount, pTimestamps, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEvent); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, pCount); CG_ARG_WORD(4, pTimestamps); CG_OUT_WORD(5, 0, pCount));
     CG_SHORT_CALL(zeEventQueryTimestampsExp, (hEvent, hDevice, pCount, pTimestamps), cgl_thunk_code);
     return cgl_gp_zeEventQueryTimestampsExp(hEvent, hDevice, pCount, pTimestamps);
 }
@@ -7125,7 +7133,7 @@ struct cgl_fr_zeFabricVertexGetExp {
 static const cg_arg_name cgl_tn_zeFabricVertexGetExp[3] = {{"hDriver", NULL}, {"pCount", NULL}, {"phVertices", NULL}};
 static const struct cgl_targs_zeFabricVertexGetExp cgl_targs_zeFabricVertexGetExp = {{3, offsetof(struct cgl_fr_zeFabricVertexGetExp, cgl_ret), sizeof(((struct cgl_fr_zeFabricVertexGetExp *)0)->cgl_ret), 7, cgl_targs_zeFabricVertexGetExp.arg, cgl_tn_zeFabricVertexGetExp}, {
     {offsetof(struct cgl_fr_zeFabricVertexGetExp, hDriver), sizeof(((struct cgl_fr_zeFabricVertexGetExp *)0)->hDriver), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeFabricVertexGetExp, pCount), sizeof(((struct cgl_fr_zeFabricVertexGetExp *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeFabricVertexGetExp, pCount), sizeof(((struct cgl_fr_zeFabricVertexGetExp *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zeFabricVertexGetExp, phVertices), sizeof(((struct cgl_fr_zeFabricVertexGetExp *)0)->phVertices), 3, 0, 0, 0},
 }};
 CG_THUNK(zeFabricVertexGetExp, (cgl_f->hDriver, cgl_f->pCount, cgl_f->phVertices), cgl_thunk_code);
@@ -7137,7 +7145,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricVertexGetExp(ze_driv
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetExp(ze_driver_handle_t hDriver, uint32_t *pCount, ze_fabric_vertex_handle_t *phVertices)
 {
-    CG_ARGS_CALL(zeFabricVertexGetExp, (hDriver, pCount, phVertices), cgl_thunk_code, 4, 0, (hDriver, pCount, phVertices, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDriver); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phVertices));
+    CG_ARGS_CALL(zeFabricVertexGetExp, (hDriver, pCount, phVertices), cgl_thunk_code, 5, 1, (hDriver, pCount, phVertices, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDriver); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phVertices); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zeFabricVertexGetExp, (hDriver, pCount, phVertices), cgl_thunk_code);
     return cgl_gp_zeFabricVertexGetExp(hDriver, pCount, phVertices);
 }
@@ -7158,7 +7166,7 @@ struct cgl_fr_zeFabricVertexGetSubVerticesExp {
 static const cg_arg_name cgl_tn_zeFabricVertexGetSubVerticesExp[3] = {{"hVertex", NULL}, {"pCount", NULL}, {"phSubvertices", NULL}};
 static const struct cgl_targs_zeFabricVertexGetSubVerticesExp cgl_targs_zeFabricVertexGetSubVerticesExp = {{3, offsetof(struct cgl_fr_zeFabricVertexGetSubVerticesExp, cgl_ret), sizeof(((struct cgl_fr_zeFabricVertexGetSubVerticesExp *)0)->cgl_ret), 7, cgl_targs_zeFabricVertexGetSubVerticesExp.arg, cgl_tn_zeFabricVertexGetSubVerticesExp}, {
     {offsetof(struct cgl_fr_zeFabricVertexGetSubVerticesExp, hVertex), sizeof(((struct cgl_fr_zeFabricVertexGetSubVerticesExp *)0)->hVertex), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeFabricVertexGetSubVerticesExp, pCount), sizeof(((struct cgl_fr_zeFabricVertexGetSubVerticesExp *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeFabricVertexGetSubVerticesExp, pCount), sizeof(((struct cgl_fr_zeFabricVertexGetSubVerticesExp *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zeFabricVertexGetSubVerticesExp, phSubvertices), sizeof(((struct cgl_fr_zeFabricVertexGetSubVerticesExp *)0)->phSubvertices), 3, 0, 0, 0},
 }};
 CG_THUNK(zeFabricVertexGetSubVerticesExp, (cgl_f->hVertex, cgl_f->pCount, cgl_f->phSubvertices), cgl_thunk_code);
@@ -7170,7 +7178,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricVertexGetSubVertices
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetSubVerticesExp(ze_fabric_vertex_handle_t hVertex, uint32_t *pCount, ze_fabric_vertex_handle_t *phSubvertices)
 {
-    CG_ARGS_CALL(zeFabricVertexGetSubVerticesExp, (hVertex, pCount, phSubvertices), cgl_thunk_code, 4, 0, (hVertex, pCount, phSubvertices, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hVertex); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phSubvertices));
+    CG_ARGS_CALL(zeFabricVertexGetSubVerticesExp, (hVertex, pCount, phSubvertices), cgl_thunk_code, 5, 1, (hVertex, pCount, phSubvertices, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hVertex); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phSubvertices); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zeFabricVertexGetSubVerticesExp, (hVertex, pCount, phSubvertices), cgl_thunk_code);
     return cgl_gp_zeFabricVertexGetSubVerticesExp(hVertex, pCount, phSubvertices);
 }
@@ -7221,7 +7229,7 @@ struct cgl_fr_zeFabricVertexGetDeviceExp {
 static const cg_arg_name cgl_tn_zeFabricVertexGetDeviceExp[2] = {{"hVertex", NULL}, {"phDevice", NULL}};
 static const struct cgl_targs_zeFabricVertexGetDeviceExp cgl_targs_zeFabricVertexGetDeviceExp = {{2, offsetof(struct cgl_fr_zeFabricVertexGetDeviceExp, cgl_ret), sizeof(((struct cgl_fr_zeFabricVertexGetDeviceExp *)0)->cgl_ret), 7, cgl_targs_zeFabricVertexGetDeviceExp.arg, cgl_tn_zeFabricVertexGetDeviceExp}, {
     {offsetof(struct cgl_fr_zeFabricVertexGetDeviceExp, hVertex), sizeof(((struct cgl_fr_zeFabricVertexGetDeviceExp *)0)->hVertex), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeFabricVertexGetDeviceExp, phDevice), sizeof(((struct cgl_fr_zeFabricVertexGetDeviceExp *)0)->phDevice), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeFabricVertexGetDeviceExp, phDevice), sizeof(((struct cgl_fr_zeFabricVertexGetDeviceExp *)0)->phDevice), 6, 3, 8, 0},
 }};
 CG_THUNK(zeFabricVertexGetDeviceExp, (cgl_f->hVertex, cgl_f->phDevice), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricVertexGetDeviceExp(ze_fabric_vertex_handle_t hVertex, ze_device_handle_t *phDevice)
@@ -7232,7 +7240,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricVertexGetDeviceExp(z
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetDeviceExp(ze_fabric_vertex_handle_t hVertex, ze_device_handle_t *phDevice)
 {
-    CG_ARGS_CALL(zeFabricVertexGetDeviceExp, (hVertex, phDevice), cgl_thunk_code, 3, 0, (hVertex, phDevice, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hVertex); CG_ARG_WORD(2, phDevice));
+    CG_ARGS_CALL(zeFabricVertexGetDeviceExp, (hVertex, phDevice), cgl_thunk_code, 4, 1, (hVertex, phDevice, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hVertex); CG_ARG_WORD(2, phDevice); CG_OUT_WORD(3, 0, phDevice));
     CG_SHORT_CALL(zeFabricVertexGetDeviceExp, (hVertex, phDevice), cgl_thunk_code);
     return cgl_gp_zeFabricVertexGetDeviceExp(hVertex, phDevice);
 }
@@ -7286,7 +7294,7 @@ static const cg_arg_name cgl_tn_zeFabricEdgeGetExp[4] = {{"hVertexA", NULL}, {"h
 static const struct cgl_targs_zeFabricEdgeGetExp cgl_targs_zeFabricEdgeGetExp = {{4, offsetof(struct cgl_fr_zeFabricEdgeGetExp, cgl_ret), sizeof(((struct cgl_fr_zeFabricEdgeGetExp *)0)->cgl_ret), 7, cgl_targs_zeFabricEdgeGetExp.arg, cgl_tn_zeFabricEdgeGetExp}, {
     {offsetof(struct cgl_fr_zeFabricEdgeGetExp, hVertexA), sizeof(((struct cgl_fr_zeFabricEdgeGetExp *)0)->hVertexA), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zeFabricEdgeGetExp, hVertexB), sizeof(((struct cgl_fr_zeFabricEdgeGetExp *)0)->hVertexB), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zeFabricEdgeGetExp, pCount), sizeof(((struct cgl_fr_zeFabricEdgeGetExp *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zeFabricEdgeGetExp, pCount), sizeof(((struct cgl_fr_zeFabricEdgeGetExp *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zeFabricEdgeGetExp, phEdges), sizeof(((struct cgl_fr_zeFabricEdgeGetExp *)0)->phEdges), 3, 0, 0, 0},
 }};
 CG_THUNK(zeFabricEdgeGetExp, (cgl_f->hVertexA, cgl_f->hVertexB, cgl_f->pCount, cgl_f->phEdges), cgl_thunk_code);
@@ -7298,7 +7306,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricEdgeGetExp(ze_fabric
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricEdgeGetExp(ze_fabric_vertex_handle_t hVertexA, ze_fabric_vertex_handle_t hVertexB, uint32_t *pCount, ze_fabric_edge_handle_t *phEdges)
 {
-    CG_ARGS_CALL(zeFabricEdgeGetExp, (hVertexA, hVertexB, pCount, phEdges), cgl_thunk_code, 5, 0, (hVertexA, hVertexB, pCount, phEdges, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hVertexA); CG_ARG_WORD(2, hVertexB); CG_ARG_WORD(3, pCount); CG_ARG_WORD(4, phEdges));
+    CG_ARGS_CALL(zeFabricEdgeGetExp, (hVertexA, hVertexB, pCount, phEdges), cgl_thunk_code, 6, 1, (hVertexA, hVertexB, pCount, phEdges, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hVertexA); CG_ARG_WORD(2, hVertexB); CG_ARG_WORD(3, pCount); CG_ARG_WORD(4, phEdges); CG_OUT_WORD(5, 0, pCount));
     CG_SHORT_CALL(zeFabricEdgeGetExp, (hVertexA, hVertexB, pCount, phEdges), cgl_thunk_code);
     return cgl_gp_zeFabricEdgeGetExp(hVertexA, hVertexB, pCount, phEdges);
 }
@@ -7381,11 +7389,11 @@ struct cgl_fr_zetModuleGetDebugInfo {
     uint8_t *pDebugInfo;
     ze_result_t cgl_ret;
 };
-static const cg_arg_name cgl_tn_zetModuleGetDebugInfo[4] = {{"hModule", NULL}, {"format", cgl_en_10}, {"pSize", NULL}, {"pDebugInfo", NULL}};
+static const cg_arg_name cgl_tn_zetModuleGetDebugInfo[4] = {{"hModule", NULL}, {"format", cgl_en_11}, {"pSize", NULL}, {"pDebugInfo", NULL}};
 static const struct cgl_targs_zetModuleGetDebugInfo cgl_targs_zetModuleGetDebugInfo = {{4, offsetof(struct cgl_fr_zetModuleGetDebugInfo, cgl_ret), sizeof(((struct cgl_fr_zetModuleGetDebugInfo *)0)->cgl_ret), 7, cgl_targs_zetModuleGetDebugInfo.arg, cgl_tn_zetModuleGetDebugInfo}, {
     {offsetof(struct cgl_fr_zetModuleGetDebugInfo, hModule), sizeof(((struct cgl_fr_zetModuleGetDebugInfo *)0)->hModule), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zetModuleGetDebugInfo, format), sizeof(((struct cgl_fr_zetModuleGetDebugInfo *)0)->format), 4, 0, 0, sizeof cgl_en_10 / sizeof cgl_en_10[0]},
-    {offsetof(struct cgl_fr_zetModuleGetDebugInfo, pSize), sizeof(((struct cgl_fr_zetModuleGetDebugInfo *)0)->pSize), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetModuleGetDebugInfo, format), sizeof(((struct cgl_fr_zetModuleGetDebugInfo *)0)->format), 4, 0, 0, sizeof cgl_en_11 / sizeof cgl_en_11[0]},
+    {offsetof(struct cgl_fr_zetModuleGetDebugInfo, pSize), sizeof(((struct cgl_fr_zetModuleGetDebugInfo *)0)->pSize), 6, 2, 8, 0},
     {offsetof(struct cgl_fr_zetModuleGetDebugInfo, pDebugInfo), sizeof(((struct cgl_fr_zetModuleGetDebugInfo *)0)->pDebugInfo), 3, 0, 0, 0},
 }};
 CG_THUNK(zetModuleGetDebugInfo, (cgl_f->hModule, cgl_f->format, cgl_f->pSize, cgl_f->pDebugInfo), cgl_thunk_code);
@@ -7397,7 +7405,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetModuleGetDebugInfo(zet_mo
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetModuleGetDebugInfo(zet_module_handle_t hModule, zet_module_debug_info_format_t format, size_t *pSize, uint8_t *pDebugInfo)
 {
-    CG_ARGS_CALL(zetModuleGetDebugInfo, (hModule, format, pSize, pDebugInfo), cgl_thunk_code, 5, 0, (hModule, format, pSize, pDebugInfo, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hModule); CG_ARG_WORD(2, format); CG_ARG_WORD(3, pSize); CG_ARG_WORD(4, pDebugInfo));
+    CG_ARGS_CALL(zetModuleGetDebugInfo, (hModule, format, pSize, pDebugInfo), cgl_thunk_code, 6, 1, (hModule, format, pSize, pDebugInfo, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hModule); CG_ARG_WORD(2, format); CG_ARG_WORD(3, pSize); CG_ARG_WORD(4, pDebugInfo); CG_OUT_WORD(5, 0, pSize));
     CG_SHORT_CALL(zetModuleGetDebugInfo, (hModule, format, pSize, pDebugInfo), cgl_thunk_code);
     return cgl_gp_zetModuleGetDebugInfo(hModule, format, pSize, pDebugInfo);
 }
@@ -7708,7 +7716,7 @@ struct cgl_fr_zetDebugGetRegisterSetProperties {
 static const cg_arg_name cgl_tn_zetDebugGetRegisterSetProperties[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"pRegisterSetProperties", NULL}};
 static const struct cgl_targs_zetDebugGetRegisterSetProperties cgl_targs_zetDebugGetRegisterSetProperties = {{3, offsetof(struct cgl_fr_zetDebugGetRegisterSetProperties, cgl_ret), sizeof(((struct cgl_fr_zetDebugGetRegisterSetProperties *)0)->cgl_ret), 7, cgl_targs_zetDebugGetRegisterSetProperties.arg, cgl_tn_zetDebugGetRegisterSetProperties}, {
     {offsetof(struct cgl_fr_zetDebugGetRegisterSetProperties, hDevice), sizeof(((struct cgl_fr_zetDebugGetRegisterSetProperties *)0)->hDevice), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zetDebugGetRegisterSetProperties, pCount), sizeof(((struct cgl_fr_zetDebugGetRegisterSetProperties *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetDebugGetRegisterSetProperties, pCount), sizeof(((struct cgl_fr_zetDebugGetRegisterSetProperties *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zetDebugGetRegisterSetProperties, pRegisterSetProperties), sizeof(((struct cgl_fr_zetDebugGetRegisterSetProperties *)0)->pRegisterSetProperties), 3, 0, 0, 0},
 }};
 CG_THUNK(zetDebugGetRegisterSetProperties, (cgl_f->hDevice, cgl_f->pCount, cgl_f->pRegisterSetProperties), cgl_thunk_code);
@@ -7720,7 +7728,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugGetRegisterSetProper
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugGetRegisterSetProperties(zet_device_handle_t hDevice, uint32_t *pCount, zet_debug_regset_properties_t *pRegisterSetProperties)
 {
-    CG_ARGS_CALL(zetDebugGetRegisterSetProperties, (hDevice, pCount, pRegisterSetProperties), cgl_thunk_code, 4, 0, (hDevice, pCount, pRegisterSetProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pRegisterSetProperties));
+    CG_ARGS_CALL(zetDebugGetRegisterSetProperties, (hDevice, pCount, pRegisterSetProperties), cgl_thunk_code, 5, 1, (hDevice, pCount, pRegisterSetProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pRegisterSetProperties); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zetDebugGetRegisterSetProperties, (hDevice, pCount, pRegisterSetProperties), cgl_thunk_code);
     return cgl_gp_zetDebugGetRegisterSetProperties(hDevice, pCount, pRegisterSetProperties);
 }
@@ -7817,7 +7825,7 @@ struct cgl_fr_zetMetricGroupGet {
 static const cg_arg_name cgl_tn_zetMetricGroupGet[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phMetricGroups", NULL}};
 static const struct cgl_targs_zetMetricGroupGet cgl_targs_zetMetricGroupGet = {{3, offsetof(struct cgl_fr_zetMetricGroupGet, cgl_ret), sizeof(((struct cgl_fr_zetMetricGroupGet *)0)->cgl_ret), 7, cgl_targs_zetMetricGroupGet.arg, cgl_tn_zetMetricGroupGet}, {
     {offsetof(struct cgl_fr_zetMetricGroupGet, hDevice), sizeof(((struct cgl_fr_zetMetricGroupGet *)0)->hDevice), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zetMetricGroupGet, pCount), sizeof(((struct cgl_fr_zetMetricGroupGet *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricGroupGet, pCount), sizeof(((struct cgl_fr_zetMetricGroupGet *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zetMetricGroupGet, phMetricGroups), sizeof(((struct cgl_fr_zetMetricGroupGet *)0)->phMetricGroups), 3, 0, 0, 0},
 }};
 CG_THUNK(zetMetricGroupGet, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phMetricGroups), cgl_thunk_code);
@@ -7829,7 +7837,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricGroupGet(zet_device
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGroupGet(zet_device_handle_t hDevice, uint32_t *pCount, zet_metric_group_handle_t *phMetricGroups)
 {
-    CG_ARGS_CALL(zetMetricGroupGet, (hDevice, pCount, phMetricGroups), cgl_thunk_code, 4, 0, (hDevice, pCount, phMetricGroups, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phMetricGroups));
+    CG_ARGS_CALL(zetMetricGroupGet, (hDevice, pCount, phMetricGroups), cgl_thunk_code, 5, 1, (hDevice, pCount, phMetricGroups, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phMetricGroups); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zetMetricGroupGet, (hDevice, pCount, phMetricGroups), cgl_thunk_code);
     return cgl_gp_zetMetricGroupGet(hDevice, pCount, phMetricGroups);
 }
@@ -7881,10 +7889,10 @@ struct cgl_fr_zetMetricGroupCalculateMetricValues {
     zet_typed_value_t *pMetricValues;
     ze_result_t cgl_ret;
 };
-static const cg_arg_name cgl_tn_zetMetricGroupCalculateMetricValues[6] = {{"hMetricGroup", NULL}, {"type", cgl_en_11}, {"rawDataSize", NULL}, {"pRawData", NULL}, {"pMetricValueCount", NULL}, {"pMetricValues", NULL}};
+static const cg_arg_name cgl_tn_zetMetricGroupCalculateMetricValues[6] = {{"hMetricGroup", NULL}, {"type", cgl_en_12}, {"rawDataSize", NULL}, {"pRawData", NULL}, {"pMetricValueCount", NULL}, {"pMetricValues", NULL}};
 static const struct cgl_targs_zetMetricGroupCalculateMetricValues cgl_targs_zetMetricGroupCalculateMetricValues = {{6, offsetof(struct cgl_fr_zetMetricGroupCalculateMetricValues, cgl_ret), sizeof(((struct cgl_fr_zetMetricGroupCalculateMetricValues *)0)->cgl_ret), 7, cgl_targs_zetMetricGroupCalculateMetricValues.arg, cgl_tn_zetMetricGroupCalculateMetricValues}, {
     {offsetof(struct cgl_fr_zetMetricGroupCalculateMetricValues, hMetricGroup), sizeof(((struct cgl_fr_zetMetricGroupCalculateMetricValues *)0)->hMetricGroup), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zetMetricGroupCalculateMetricValues, type), sizeof(((struct cgl_fr_zetMetricGroupCalculateMetricValues *)0)->type), 4, 0, 0, sizeof cgl_en_11 / sizeof cgl_en_11[0]},
+    {offsetof(struct cgl_fr_zetMetricGroupCalculateMetricValues, type), sizeof(((struct cgl_fr_zetMetricGroupCalculateMetricValues *)0)->type), 4, 0, 0, sizeof cgl_en_12 / sizeof cgl_en_12[0]},
     {offsetof(struct cgl_fr_zetMetricGroupCalculateMetricValues, rawDataSize), sizeof(((struct cgl_fr_zetMetricGroupCalculateMetricValues *)0)->rawDataSize), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_zetMetricGroupCalculateMetricValues, pRawData), sizeof(((struct cgl_fr_zetMetricGroupCalculateMetricValues *)0)->pRawData), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zetMetricGroupCalculateMetricValues, pMetricValueCount), sizeof(((struct cgl_fr_zetMetricGroupCalculateMetricValues *)0)->pMetricValueCount), 3, 0, 0, 0},
@@ -7920,7 +7928,7 @@ struct cgl_fr_zetMetricGet {
 static const cg_arg_name cgl_tn_zetMetricGet[3] = {{"hMetricGroup", NULL}, {"pCount", NULL}, {"phMetrics", NULL}};
 static const struct cgl_targs_zetMetricGet cgl_targs_zetMetricGet = {{3, offsetof(struct cgl_fr_zetMetricGet, cgl_ret), sizeof(((struct cgl_fr_zetMetricGet *)0)->cgl_ret), 7, cgl_targs_zetMetricGet.arg, cgl_tn_zetMetricGet}, {
     {offsetof(struct cgl_fr_zetMetricGet, hMetricGroup), sizeof(((struct cgl_fr_zetMetricGet *)0)->hMetricGroup), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zetMetricGet, pCount), sizeof(((struct cgl_fr_zetMetricGet *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zetMetricGet, pCount), sizeof(((struct cgl_fr_zetMetricGet *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zetMetricGet, phMetrics), sizeof(((struct cgl_fr_zetMetricGet *)0)->phMetrics), 3, 0, 0, 0},
 }};
 CG_THUNK(zetMetricGet, (cgl_f->hMetricGroup, cgl_f->pCount, cgl_f->phMetrics), cgl_thunk_code);
@@ -7932,7 +7940,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricGet(zet_metric_grou
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGet(zet_metric_group_handle_t hMetricGroup, uint32_t *pCount, zet_metric_handle_t *phMetrics)
 {
-    CG_ARGS_CALL(zetMetricGet, (hMetricGroup, pCount, phMetrics), cgl_thunk_code, 4, 0, (hMetricGroup, pCount, phMetrics, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMetricGroup); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phMetrics));
+    CG_ARGS_CALL(zetMetricGet, (hMetricGroup, pCount, phMetrics), cgl_thunk_code, 5, 1, (hMetricGroup, pCount, phMetrics, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMetricGroup); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phMetrics); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zetMetricGet, (hMetricGroup, pCount, phMetrics), cgl_thunk_code);
     return cgl_gp_zetMetricGet(hMetricGroup, pCount, phMetrics);
 }
@@ -8672,10 +8680,10 @@ struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp {
     zet_typed_value_t *pMetricValues;
     ze_result_t cgl_ret;
 };
-static const cg_arg_name cgl_tn_zetMetricGroupCalculateMultipleMetricValuesExp[8] = {{"hMetricGroup", NULL}, {"type", cgl_en_11}, {"rawDataSize", NULL}, {"pRawData", NULL}, {"pSetCount", NULL}, {"pTotalMetricValueCount", NULL}, {"pMetricCounts", NULL}, {"pMetricValues", NULL}};
+static const cg_arg_name cgl_tn_zetMetricGroupCalculateMultipleMetricValuesExp[8] = {{"hMetricGroup", NULL}, {"type", cgl_en_12}, {"rawDataSize", NULL}, {"pRawData", NULL}, {"pSetCount", NULL}, {"pTotalMetricValueCount", NULL}, {"pMetricCounts", NULL}, {"pMetricValues", NULL}};
 static const struct cgl_targs_zetMetricGroupCalculateMultipleMetricValuesExp cgl_targs_zetMetricGroupCalculateMultipleMetricValuesExp = {{8, offsetof(struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp, cgl_ret), sizeof(((struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp *)0)->cgl_ret), 7, cgl_targs_zetMetricGroupCalculateMultipleMetricValuesExp.arg, cgl_tn_zetMetricGroupCalculateMultipleMetricValuesExp}, {
     {offsetof(struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp, hMetricGroup), sizeof(((struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp *)0)->hMetricGroup), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp, type), sizeof(((struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp *)0)->type), 4, 0, 0, sizeof cgl_en_11 / sizeof cgl_en_11[0]},
+    {offsetof(struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp, type), sizeof(((struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp *)0)->type), 4, 0, 0, sizeof cgl_en_12 / sizeof cgl_en_12[0]},
     {offsetof(struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp, rawDataSize), sizeof(((struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp *)0)->rawDataSize), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp, pRawData), sizeof(((struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp *)0)->pRawData), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp, pSetCount), sizeof(((struct cgl_fr_zetMetricGroupCalculateMultipleMetricValuesExp *)0)->pSetCount), 3, 0, 0, 0},
@@ -8807,7 +8815,7 @@ struct cgl_fr_zesDeviceProcessesGetState {
 static const cg_arg_name cgl_tn_zesDeviceProcessesGetState[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"pProcesses", NULL}};
 static const struct cgl_targs_zesDeviceProcessesGetState cgl_targs_zesDeviceProcessesGetState = {{3, offsetof(struct cgl_fr_zesDeviceProcessesGetState, cgl_ret), sizeof(((struct cgl_fr_zesDeviceProcessesGetState *)0)->cgl_ret), 7, cgl_targs_zesDeviceProcessesGetState.arg, cgl_tn_zesDeviceProcessesGetState}, {
     {offsetof(struct cgl_fr_zesDeviceProcessesGetState, hDevice), sizeof(((struct cgl_fr_zesDeviceProcessesGetState *)0)->hDevice), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zesDeviceProcessesGetState, pCount), sizeof(((struct cgl_fr_zesDeviceProcessesGetState *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceProcessesGetState, pCount), sizeof(((struct cgl_fr_zesDeviceProcessesGetState *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zesDeviceProcessesGetState, pProcesses), sizeof(((struct cgl_fr_zesDeviceProcessesGetState *)0)->pProcesses), 3, 0, 0, 0},
 }};
 CG_THUNK(zesDeviceProcessesGetState, (cgl_f->hDevice, cgl_f->pCount, cgl_f->pProcesses), cgl_thunk_code);
@@ -8819,7 +8827,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceProcessesGetState(z
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceProcessesGetState(zes_device_handle_t hDevice, uint32_t *pCount, zes_process_state_t *pProcesses)
 {
-    CG_ARGS_CALL(zesDeviceProcessesGetState, (hDevice, pCount, pProcesses), cgl_thunk_code, 4, 0, (hDevice, pCount, pProcesses, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pProcesses));
+    CG_ARGS_CALL(zesDeviceProcessesGetState, (hDevice, pCount, pProcesses), cgl_thunk_code, 5, 1, (hDevice, pCount, pProcesses, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pProcesses); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDeviceProcessesGetState, (hDevice, pCount, pProcesses), cgl_thunk_code);
     return cgl_gp_zesDeviceProcessesGetState(hDevice, pCount, pProcesses);
 }
@@ -8902,7 +8910,7 @@ struct cgl_fr_zesDevicePciGetBars {
 static const cg_arg_name cgl_tn_zesDevicePciGetBars[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"pProperties", NULL}};
 static const struct cgl_targs_zesDevicePciGetBars cgl_targs_zesDevicePciGetBars = {{3, offsetof(struct cgl_fr_zesDevicePciGetBars, cgl_ret), sizeof(((struct cgl_fr_zesDevicePciGetBars *)0)->cgl_ret), 7, cgl_targs_zesDevicePciGetBars.arg, cgl_tn_zesDevicePciGetBars}, {
     {offsetof(struct cgl_fr_zesDevicePciGetBars, hDevice), sizeof(((struct cgl_fr_zesDevicePciGetBars *)0)->hDevice), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zesDevicePciGetBars, pCount), sizeof(((struct cgl_fr_zesDevicePciGetBars *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDevicePciGetBars, pCount), sizeof(((struct cgl_fr_zesDevicePciGetBars *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zesDevicePciGetBars, pProperties), sizeof(((struct cgl_fr_zesDevicePciGetBars *)0)->pProperties), 3, 0, 0, 0},
 }};
 CG_THUNK(zesDevicePciGetBars, (cgl_f->hDevice, cgl_f->pCount, cgl_f->pProperties), cgl_thunk_code);
@@ -8914,7 +8922,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDevicePciGetBars(zes_devi
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDevicePciGetBars(zes_device_handle_t hDevice, uint32_t *pCount, zes_pci_bar_properties_t *pProperties)
 {
-    CG_ARGS_CALL(zesDevicePciGetBars, (hDevice, pCount, pProperties), cgl_thunk_code, 4, 0, (hDevice, pCount, pProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pProperties));
+    CG_ARGS_CALL(zesDevicePciGetBars, (hDevice, pCount, pProperties), cgl_thunk_code, 5, 1, (hDevice, pCount, pProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pProperties); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDevicePciGetBars, (hDevice, pCount, pProperties), cgl_thunk_code);
     return cgl_gp_zesDevicePciGetBars(hDevice, pCount, pProperties);
 }
@@ -8966,7 +8974,7 @@ struct cgl_fr_zesDeviceEnumDiagnosticTestSuites {
 static const cg_arg_name cgl_tn_zesDeviceEnumDiagnosticTestSuites[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phDiagnostics", NULL}};
 static const struct cgl_targs_zesDeviceEnumDiagnosticTestSuites cgl_targs_zesDeviceEnumDiagnosticTestSuites = {{3, offsetof(struct cgl_fr_zesDeviceEnumDiagnosticTestSuites, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumDiagnosticTestSuites *)0)->cgl_ret), 7, cgl_targs_zesDeviceEnumDiagnosticTestSuites.arg, cgl_tn_zesDeviceEnumDiagnosticTestSuites}, {
     {offsetof(struct cgl_fr_zesDeviceEnumDiagnosticTestSuites, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumDiagnosticTestSuites *)0)->hDevice), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zesDeviceEnumDiagnosticTestSuites, pCount), sizeof(((struct cgl_fr_zesDeviceEnumDiagnosticTestSuites *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumDiagnosticTestSuites, pCount), sizeof(((struct cgl_fr_zesDeviceEnumDiagnosticTestSuites *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zesDeviceEnumDiagnosticTestSuites, phDiagnostics), sizeof(((struct cgl_fr_zesDeviceEnumDiagnosticTestSuites *)0)->phDiagnostics), 3, 0, 0, 0},
 }};
 CG_THUNK(zesDeviceEnumDiagnosticTestSuites, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phDiagnostics), cgl_thunk_code);
@@ -8978,7 +8986,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumDiagnosticTestS
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumDiagnosticTestSuites(zes_device_handle_t hDevice, uint32_t *pCount, zes_diag_handle_t *phDiagnostics)
 {
-    CG_ARGS_CALL(zesDeviceEnumDiagnosticTestSuites, (hDevice, pCount, phDiagnostics), cgl_thunk_code, 4, 0, (hDevice, pCount, phDiagnostics, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phDiagnostics));
+    CG_ARGS_CALL(zesDeviceEnumDiagnosticTestSuites, (hDevice, pCount, phDiagnostics), cgl_thunk_code, 5, 1, (hDevice, pCount, phDiagnostics, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phDiagnostics); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDeviceEnumDiagnosticTestSuites, (hDevice, pCount, phDiagnostics), cgl_thunk_code);
     return cgl_gp_zesDeviceEnumDiagnosticTestSuites(hDevice, pCount, phDiagnostics);
 }
@@ -9030,7 +9038,7 @@ struct cgl_fr_zesDiagnosticsGetTests {
 static const cg_arg_name cgl_tn_zesDiagnosticsGetTests[3] = {{"hDiagnostics", NULL}, {"pCount", NULL}, {"pTests", NULL}};
 static const struct cgl_targs_zesDiagnosticsGetTests cgl_targs_zesDiagnosticsGetTests = {{3, offsetof(struct cgl_fr_zesDiagnosticsGetTests, cgl_ret), sizeof(((struct cgl_fr_zesDiagnosticsGetTests *)0)->cgl_ret), 7, cgl_targs_zesDiagnosticsGetTests.arg, cgl_tn_zesDiagnosticsGetTests}, {
     {offsetof(struct cgl_fr_zesDiagnosticsGetTests, hDiagnostics), sizeof(((struct cgl_fr_zesDiagnosticsGetTests *)0)->hDiagnostics), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zesDiagnosticsGetTests, pCount), sizeof(((struct cgl_fr_zesDiagnosticsGetTests *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDiagnosticsGetTests, pCount), sizeof(((struct cgl_fr_zesDiagnosticsGetTests *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zesDiagnosticsGetTests, pTests), sizeof(((struct cgl_fr_zesDiagnosticsGetTests *)0)->pTests), 3, 0, 0, 0},
 }};
 CG_THUNK(zesDiagnosticsGetTests, (cgl_f->hDiagnostics, cgl_f->pCount, cgl_f->pTests), cgl_thunk_code);
@@ -9042,7 +9050,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDiagnosticsGetTests(zes_d
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDiagnosticsGetTests(zes_diag_handle_t hDiagnostics, uint32_t *pCount, zes_diag_test_t *pTests)
 {
-    CG_ARGS_CALL(zesDiagnosticsGetTests, (hDiagnostics, pCount, pTests), cgl_thunk_code, 4, 0, (hDiagnostics, pCount, pTests, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDiagnostics); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pTests));
+    CG_ARGS_CALL(zesDiagnosticsGetTests, (hDiagnostics, pCount, pTests), cgl_thunk_code, 5, 1, (hDiagnostics, pCount, pTests, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDiagnostics); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pTests); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDiagnosticsGetTests, (hDiagnostics, pCount, pTests), cgl_thunk_code);
     return cgl_gp_zesDiagnosticsGetTests(hDiagnostics, pCount, pTests);
 }
@@ -9225,7 +9233,7 @@ struct cgl_fr_zesDeviceEnumEngineGroups {
 static const cg_arg_name cgl_tn_zesDeviceEnumEngineGroups[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phEngine", NULL}};
 static const struct cgl_targs_zesDeviceEnumEngineGroups cgl_targs_zesDeviceEnumEngineGroups = {{3, offsetof(struct cgl_fr_zesDeviceEnumEngineGroups, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumEngineGroups *)0)->cgl_ret), 7, cgl_targs_zesDeviceEnumEngineGroups.arg, cgl_tn_zesDeviceEnumEngineGroups}, {
     {offsetof(struct cgl_fr_zesDeviceEnumEngineGroups, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumEngineGroups *)0)->hDevice), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zesDeviceEnumEngineGroups, pCount), sizeof(((struct cgl_fr_zesDeviceEnumEngineGroups *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumEngineGroups, pCount), sizeof(((struct cgl_fr_zesDeviceEnumEngineGroups *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zesDeviceEnumEngineGroups, phEngine), sizeof(((struct cgl_fr_zesDeviceEnumEngineGroups *)0)->phEngine), 3, 0, 0, 0},
 }};
 CG_THUNK(zesDeviceEnumEngineGroups, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phEngine), cgl_thunk_code);
@@ -9237,7 +9245,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumEngineGroups(ze
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumEngineGroups(zes_device_handle_t hDevice, uint32_t *pCount, zes_engine_handle_t *phEngine)
 {
-    CG_ARGS_CALL(zesDeviceEnumEngineGroups, (hDevice, pCount, phEngine), cgl_thunk_code, 4, 0, (hDevice, pCount, phEngine, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phEngine));
+    CG_ARGS_CALL(zesDeviceEnumEngineGroups, (hDevice, pCount, phEngine), cgl_thunk_code, 5, 1, (hDevice, pCount, phEngine, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phEngine); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDeviceEnumEngineGroups, (hDevice, pCount, phEngine), cgl_thunk_code);
     return cgl_gp_zesDeviceEnumEngineGroups(hDevice, pCount, phEngine);
 }
@@ -9431,7 +9439,7 @@ struct cgl_fr_zesDeviceEnumFabricPorts {
 static const cg_arg_name cgl_tn_zesDeviceEnumFabricPorts[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phPort", NULL}};
 static const struct cgl_targs_zesDeviceEnumFabricPorts cgl_targs_zesDeviceEnumFabricPorts = {{3, offsetof(struct cgl_fr_zesDeviceEnumFabricPorts, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumFabricPorts *)0)->cgl_ret), 7, cgl_targs_zesDeviceEnumFabricPorts.arg, cgl_tn_zesDeviceEnumFabricPorts}, {
     {offsetof(struct cgl_fr_zesDeviceEnumFabricPorts, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumFabricPorts *)0)->hDevice), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zesDeviceEnumFabricPorts, pCount), sizeof(((struct cgl_fr_zesDeviceEnumFabricPorts *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumFabricPorts, pCount), sizeof(((struct cgl_fr_zesDeviceEnumFabricPorts *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zesDeviceEnumFabricPorts, phPort), sizeof(((struct cgl_fr_zesDeviceEnumFabricPorts *)0)->phPort), 3, 0, 0, 0},
 }};
 CG_THUNK(zesDeviceEnumFabricPorts, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phPort), cgl_thunk_code);
@@ -9443,7 +9451,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumFabricPorts(zes
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFabricPorts(zes_device_handle_t hDevice, uint32_t *pCount, zes_fabric_port_handle_t *phPort)
 {
-    CG_ARGS_CALL(zesDeviceEnumFabricPorts, (hDevice, pCount, phPort), cgl_thunk_code, 4, 0, (hDevice, pCount, phPort, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phPort));
+    CG_ARGS_CALL(zesDeviceEnumFabricPorts, (hDevice, pCount, phPort), cgl_thunk_code, 5, 1, (hDevice, pCount, phPort, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phPort); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDeviceEnumFabricPorts, (hDevice, pCount, phPort), cgl_thunk_code);
     return cgl_gp_zesDeviceEnumFabricPorts(hDevice, pCount, phPort);
 }
@@ -9650,7 +9658,7 @@ struct cgl_fr_zesDeviceEnumFans {
 static const cg_arg_name cgl_tn_zesDeviceEnumFans[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phFan", NULL}};
 static const struct cgl_targs_zesDeviceEnumFans cgl_targs_zesDeviceEnumFans = {{3, offsetof(struct cgl_fr_zesDeviceEnumFans, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumFans *)0)->cgl_ret), 7, cgl_targs_zesDeviceEnumFans.arg, cgl_tn_zesDeviceEnumFans}, {
     {offsetof(struct cgl_fr_zesDeviceEnumFans, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumFans *)0)->hDevice), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zesDeviceEnumFans, pCount), sizeof(((struct cgl_fr_zesDeviceEnumFans *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumFans, pCount), sizeof(((struct cgl_fr_zesDeviceEnumFans *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zesDeviceEnumFans, phFan), sizeof(((struct cgl_fr_zesDeviceEnumFans *)0)->phFan), 3, 0, 0, 0},
 }};
 CG_THUNK(zesDeviceEnumFans, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phFan), cgl_thunk_code);
@@ -9662,7 +9670,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumFans(zes_device
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFans(zes_device_handle_t hDevice, uint32_t *pCount, zes_fan_handle_t *phFan)
 {
-    CG_ARGS_CALL(zesDeviceEnumFans, (hDevice, pCount, phFan), cgl_thunk_code, 4, 0, (hDevice, pCount, phFan, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phFan));
+    CG_ARGS_CALL(zesDeviceEnumFans, (hDevice, pCount, phFan), cgl_thunk_code, 5, 1, (hDevice, pCount, phFan, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phFan); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDeviceEnumFans, (hDevice, pCount, phFan), cgl_thunk_code);
     return cgl_gp_zesDeviceEnumFans(hDevice, pCount, phFan);
 }
@@ -9833,10 +9841,10 @@ struct cgl_fr_zesFanGetState {
     int32_t *pSpeed;
     ze_result_t cgl_ret;
 };
-static const cg_arg_name cgl_tn_zesFanGetState[3] = {{"hFan", NULL}, {"units", cgl_en_14}, {"pSpeed", NULL}};
+static const cg_arg_name cgl_tn_zesFanGetState[3] = {{"hFan", NULL}, {"units", cgl_en_15}, {"pSpeed", NULL}};
 static const struct cgl_targs_zesFanGetState cgl_targs_zesFanGetState = {{3, offsetof(struct cgl_fr_zesFanGetState, cgl_ret), sizeof(((struct cgl_fr_zesFanGetState *)0)->cgl_ret), 7, cgl_targs_zesFanGetState.arg, cgl_tn_zesFanGetState}, {
     {offsetof(struct cgl_fr_zesFanGetState, hFan), sizeof(((struct cgl_fr_zesFanGetState *)0)->hFan), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zesFanGetState, units), sizeof(((struct cgl_fr_zesFanGetState *)0)->units), 4, 0, 0, sizeof cgl_en_14 / sizeof cgl_en_14[0]},
+    {offsetof(struct cgl_fr_zesFanGetState, units), sizeof(((struct cgl_fr_zesFanGetState *)0)->units), 4, 0, 0, sizeof cgl_en_15 / sizeof cgl_en_15[0]},
     {offsetof(struct cgl_fr_zesFanGetState, pSpeed), sizeof(((struct cgl_fr_zesFanGetState *)0)->pSpeed), 3, 0, 0, 0},
 }};
 CG_THUNK(zesFanGetState, (cgl_f->hFan, cgl_f->units, cgl_f->pSpeed), cgl_thunk_code);
@@ -9869,7 +9877,7 @@ struct cgl_fr_zesDeviceEnumFirmwares {
 static const cg_arg_name cgl_tn_zesDeviceEnumFirmwares[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phFirmware", NULL}};
 static const struct cgl_targs_zesDeviceEnumFirmwares cgl_targs_zesDeviceEnumFirmwares = {{3, offsetof(struct cgl_fr_zesDeviceEnumFirmwares, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumFirmwares *)0)->cgl_ret), 7, cgl_targs_zesDeviceEnumFirmwares.arg, cgl_tn_zesDeviceEnumFirmwares}, {
     {offsetof(struct cgl_fr_zesDeviceEnumFirmwares, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumFirmwares *)0)->hDevice), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zesDeviceEnumFirmwares, pCount), sizeof(((struct cgl_fr_zesDeviceEnumFirmwares *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumFirmwares, pCount), sizeof(((struct cgl_fr_zesDeviceEnumFirmwares *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zesDeviceEnumFirmwares, phFirmware), sizeof(((struct cgl_fr_zesDeviceEnumFirmwares *)0)->phFirmware), 3, 0, 0, 0},
 }};
 CG_THUNK(zesDeviceEnumFirmwares, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phFirmware), cgl_thunk_code);
@@ -9881,7 +9889,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumFirmwares(zes_d
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFirmwares(zes_device_handle_t hDevice, uint32_t *pCount, zes_firmware_handle_t *phFirmware)
 {
-    CG_ARGS_CALL(zesDeviceEnumFirmwares, (hDevice, pCount, phFirmware), cgl_thunk_code, 4, 0, (hDevice, pCount, phFirmware, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phFirmware));
+    CG_ARGS_CALL(zesDeviceEnumFirmwares, (hDevice, pCount, phFirmware), cgl_thunk_code, 5, 1, (hDevice, pCount, phFirmware, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phFirmware); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDeviceEnumFirmwares, (hDevice, pCount, phFirmware), cgl_thunk_code);
     return cgl_gp_zesDeviceEnumFirmwares(hDevice, pCount, phFirmware);
 }
@@ -9967,7 +9975,7 @@ struct cgl_fr_zesDeviceEnumFrequencyDomains {
 static const cg_arg_name cgl_tn_zesDeviceEnumFrequencyDomains[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phFrequency", NULL}};
 static const struct cgl_targs_zesDeviceEnumFrequencyDomains cgl_targs_zesDeviceEnumFrequencyDomains = {{3, offsetof(struct cgl_fr_zesDeviceEnumFrequencyDomains, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumFrequencyDomains *)0)->cgl_ret), 7, cgl_targs_zesDeviceEnumFrequencyDomains.arg, cgl_tn_zesDeviceEnumFrequencyDomains}, {
     {offsetof(struct cgl_fr_zesDeviceEnumFrequencyDomains, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumFrequencyDomains *)0)->hDevice), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zesDeviceEnumFrequencyDomains, pCount), sizeof(((struct cgl_fr_zesDeviceEnumFrequencyDomains *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumFrequencyDomains, pCount), sizeof(((struct cgl_fr_zesDeviceEnumFrequencyDomains *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zesDeviceEnumFrequencyDomains, phFrequency), sizeof(((struct cgl_fr_zesDeviceEnumFrequencyDomains *)0)->phFrequency), 3, 0, 0, 0},
 }};
 CG_THUNK(zesDeviceEnumFrequencyDomains, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phFrequency), cgl_thunk_code);
@@ -9979,7 +9987,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumFrequencyDomain
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFrequencyDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_freq_handle_t *phFrequency)
 {
-    CG_ARGS_CALL(zesDeviceEnumFrequencyDomains, (hDevice, pCount, phFrequency), cgl_thunk_code, 4, 0, (hDevice, pCount, phFrequency, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phFrequency));
+    CG_ARGS_CALL(zesDeviceEnumFrequencyDomains, (hDevice, pCount, phFrequency), cgl_thunk_code, 5, 1, (hDevice, pCount, phFrequency, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phFrequency); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDeviceEnumFrequencyDomains, (hDevice, pCount, phFrequency), cgl_thunk_code);
     return cgl_gp_zesDeviceEnumFrequencyDomains(hDevice, pCount, phFrequency);
 }
@@ -10031,7 +10039,7 @@ struct cgl_fr_zesFrequencyGetAvailableClocks {
 static const cg_arg_name cgl_tn_zesFrequencyGetAvailableClocks[3] = {{"hFrequency", NULL}, {"pCount", NULL}, {"phFrequency", NULL}};
 static const struct cgl_targs_zesFrequencyGetAvailableClocks cgl_targs_zesFrequencyGetAvailableClocks = {{3, offsetof(struct cgl_fr_zesFrequencyGetAvailableClocks, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyGetAvailableClocks *)0)->cgl_ret), 7, cgl_targs_zesFrequencyGetAvailableClocks.arg, cgl_tn_zesFrequencyGetAvailableClocks}, {
     {offsetof(struct cgl_fr_zesFrequencyGetAvailableClocks, hFrequency), sizeof(((struct cgl_fr_zesFrequencyGetAvailableClocks *)0)->hFrequency), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zesFrequencyGetAvailableClocks, pCount), sizeof(((struct cgl_fr_zesFrequencyGetAvailableClocks *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesFrequencyGetAvailableClocks, pCount), sizeof(((struct cgl_fr_zesFrequencyGetAvailableClocks *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zesFrequencyGetAvailableClocks, phFrequency), sizeof(((struct cgl_fr_zesFrequencyGetAvailableClocks *)0)->phFrequency), 3, 0, 0, 0},
 }};
 CG_THUNK(zesFrequencyGetAvailableClocks, (cgl_f->hFrequency, cgl_f->pCount, cgl_f->phFrequency), cgl_thunk_code);
@@ -10043,7 +10051,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyGetAvailableCloc
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetAvailableClocks(zes_freq_handle_t hFrequency, uint32_t *pCount, double *phFrequency)
 {
-    CG_ARGS_CALL(zesFrequencyGetAvailableClocks, (hFrequency, pCount, phFrequency), cgl_thunk_code, 4, 0, (hFrequency, pCount, phFrequency, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phFrequency));
+    CG_ARGS_CALL(zesFrequencyGetAvailableClocks, (hFrequency, pCount, phFrequency), cgl_thunk_code, 5, 1, (hFrequency, pCount, phFrequency, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phFrequency); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesFrequencyGetAvailableClocks, (hFrequency, pCount, phFrequency), cgl_thunk_code);
     return cgl_gp_zesFrequencyGetAvailableClocks(hFrequency, pCount, phFrequency);
 }
@@ -10343,10 +10351,10 @@ struct cgl_fr_zesFrequencyOcSetMode {
     zes_oc_mode_t CurrentOcMode;
     ze_result_t cgl_ret;
 };
-static const cg_arg_name cgl_tn_zesFrequencyOcSetMode[2] = {{"hFrequency", NULL}, {"CurrentOcMode", cgl_en_15}};
+static const cg_arg_name cgl_tn_zesFrequencyOcSetMode[2] = {{"hFrequency", NULL}, {"CurrentOcMode", cgl_en_16}};
 static const struct cgl_targs_zesFrequencyOcSetMode cgl_targs_zesFrequencyOcSetMode = {{2, offsetof(struct cgl_fr_zesFrequencyOcSetMode, cgl_ret), sizeof(((struct cgl_fr_zesFrequencyOcSetMode *)0)->cgl_ret), 7, cgl_targs_zesFrequencyOcSetMode.arg, cgl_tn_zesFrequencyOcSetMode}, {
     {offsetof(struct cgl_fr_zesFrequencyOcSetMode, hFrequency), sizeof(((struct cgl_fr_zesFrequencyOcSetMode *)0)->hFrequency), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zesFrequencyOcSetMode, CurrentOcMode), sizeof(((struct cgl_fr_zesFrequencyOcSetMode *)0)->CurrentOcMode), 4, 0, 0, sizeof cgl_en_15 / sizeof cgl_en_15[0]},
+    {offsetof(struct cgl_fr_zesFrequencyOcSetMode, CurrentOcMode), sizeof(((struct cgl_fr_zesFrequencyOcSetMode *)0)->CurrentOcMode), 4, 0, 0, sizeof cgl_en_16 / sizeof cgl_en_16[0]},
 }};
 CG_THUNK(zesFrequencyOcSetMode, (cgl_f->hFrequency, cgl_f->CurrentOcMode), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcSetMode(zes_freq_handle_t hFrequency, zes_oc_mode_t CurrentOcMode)
@@ -10533,7 +10541,7 @@ struct cgl_fr_zesDeviceEnumLeds {
 static const cg_arg_name cgl_tn_zesDeviceEnumLeds[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phLed", NULL}};
 static const struct cgl_targs_zesDeviceEnumLeds cgl_targs_zesDeviceEnumLeds = {{3, offsetof(struct cgl_fr_zesDeviceEnumLeds, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumLeds *)0)->cgl_ret), 7, cgl_targs_zesDeviceEnumLeds.arg, cgl_tn_zesDeviceEnumLeds}, {
     {offsetof(struct cgl_fr_zesDeviceEnumLeds, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumLeds *)0)->hDevice), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zesDeviceEnumLeds, pCount), sizeof(((struct cgl_fr_zesDeviceEnumLeds *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumLeds, pCount), sizeof(((struct cgl_fr_zesDeviceEnumLeds *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zesDeviceEnumLeds, phLed), sizeof(((struct cgl_fr_zesDeviceEnumLeds *)0)->phLed), 3, 0, 0, 0},
 }};
 CG_THUNK(zesDeviceEnumLeds, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phLed), cgl_thunk_code);
@@ -10545,7 +10553,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumLeds(zes_device
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumLeds(zes_device_handle_t hDevice, uint32_t *pCount, zes_led_handle_t *phLed)
 {
-    CG_ARGS_CALL(zesDeviceEnumLeds, (hDevice, pCount, phLed), cgl_thunk_code, 4, 0, (hDevice, pCount, phLed, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phLed));
+    CG_ARGS_CALL(zesDeviceEnumLeds, (hDevice, pCount, phLed), cgl_thunk_code, 5, 1, (hDevice, pCount, phLed, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phLed); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDeviceEnumLeds, (hDevice, pCount, phLed), cgl_thunk_code);
     return cgl_gp_zesDeviceEnumLeds(hDevice, pCount, phLed);
 }
@@ -10690,7 +10698,7 @@ struct cgl_fr_zesDeviceEnumMemoryModules {
 static const cg_arg_name cgl_tn_zesDeviceEnumMemoryModules[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phMemory", NULL}};
 static const struct cgl_targs_zesDeviceEnumMemoryModules cgl_targs_zesDeviceEnumMemoryModules = {{3, offsetof(struct cgl_fr_zesDeviceEnumMemoryModules, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumMemoryModules *)0)->cgl_ret), 7, cgl_targs_zesDeviceEnumMemoryModules.arg, cgl_tn_zesDeviceEnumMemoryModules}, {
     {offsetof(struct cgl_fr_zesDeviceEnumMemoryModules, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumMemoryModules *)0)->hDevice), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zesDeviceEnumMemoryModules, pCount), sizeof(((struct cgl_fr_zesDeviceEnumMemoryModules *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumMemoryModules, pCount), sizeof(((struct cgl_fr_zesDeviceEnumMemoryModules *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zesDeviceEnumMemoryModules, phMemory), sizeof(((struct cgl_fr_zesDeviceEnumMemoryModules *)0)->phMemory), 3, 0, 0, 0},
 }};
 CG_THUNK(zesDeviceEnumMemoryModules, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phMemory), cgl_thunk_code);
@@ -10702,7 +10710,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumMemoryModules(z
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumMemoryModules(zes_device_handle_t hDevice, uint32_t *pCount, zes_mem_handle_t *phMemory)
 {
-    CG_ARGS_CALL(zesDeviceEnumMemoryModules, (hDevice, pCount, phMemory), cgl_thunk_code, 4, 0, (hDevice, pCount, phMemory, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phMemory));
+    CG_ARGS_CALL(zesDeviceEnumMemoryModules, (hDevice, pCount, phMemory), cgl_thunk_code, 5, 1, (hDevice, pCount, phMemory, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phMemory); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDeviceEnumMemoryModules, (hDevice, pCount, phMemory), cgl_thunk_code);
     return cgl_gp_zesDeviceEnumMemoryModules(hDevice, pCount, phMemory);
 }
@@ -10816,7 +10824,7 @@ struct cgl_fr_zesDeviceEnumPerformanceFactorDomains {
 static const cg_arg_name cgl_tn_zesDeviceEnumPerformanceFactorDomains[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phPerf", NULL}};
 static const struct cgl_targs_zesDeviceEnumPerformanceFactorDomains cgl_targs_zesDeviceEnumPerformanceFactorDomains = {{3, offsetof(struct cgl_fr_zesDeviceEnumPerformanceFactorDomains, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumPerformanceFactorDomains *)0)->cgl_ret), 7, cgl_targs_zesDeviceEnumPerformanceFactorDomains.arg, cgl_tn_zesDeviceEnumPerformanceFactorDomains}, {
     {offsetof(struct cgl_fr_zesDeviceEnumPerformanceFactorDomains, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumPerformanceFactorDomains *)0)->hDevice), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zesDeviceEnumPerformanceFactorDomains, pCount), sizeof(((struct cgl_fr_zesDeviceEnumPerformanceFactorDomains *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumPerformanceFactorDomains, pCount), sizeof(((struct cgl_fr_zesDeviceEnumPerformanceFactorDomains *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zesDeviceEnumPerformanceFactorDomains, phPerf), sizeof(((struct cgl_fr_zesDeviceEnumPerformanceFactorDomains *)0)->phPerf), 3, 0, 0, 0},
 }};
 CG_THUNK(zesDeviceEnumPerformanceFactorDomains, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phPerf), cgl_thunk_code);
@@ -10828,7 +10836,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumPerformanceFact
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumPerformanceFactorDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_perf_handle_t *phPerf)
 {
-    CG_ARGS_CALL(zesDeviceEnumPerformanceFactorDomains, (hDevice, pCount, phPerf), cgl_thunk_code, 4, 0, (hDevice, pCount, phPerf, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phPerf));
+    CG_ARGS_CALL(zesDeviceEnumPerformanceFactorDomains, (hDevice, pCount, phPerf), cgl_thunk_code, 5, 1, (hDevice, pCount, phPerf, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phPerf); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDeviceEnumPerformanceFactorDomains, (hDevice, pCount, phPerf), cgl_thunk_code);
     return cgl_gp_zesDeviceEnumPerformanceFactorDomains(hDevice, pCount, phPerf);
 }
@@ -10942,7 +10950,7 @@ struct cgl_fr_zesDeviceEnumPowerDomains {
 static const cg_arg_name cgl_tn_zesDeviceEnumPowerDomains[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phPower", NULL}};
 static const struct cgl_targs_zesDeviceEnumPowerDomains cgl_targs_zesDeviceEnumPowerDomains = {{3, offsetof(struct cgl_fr_zesDeviceEnumPowerDomains, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumPowerDomains *)0)->cgl_ret), 7, cgl_targs_zesDeviceEnumPowerDomains.arg, cgl_tn_zesDeviceEnumPowerDomains}, {
     {offsetof(struct cgl_fr_zesDeviceEnumPowerDomains, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumPowerDomains *)0)->hDevice), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zesDeviceEnumPowerDomains, pCount), sizeof(((struct cgl_fr_zesDeviceEnumPowerDomains *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumPowerDomains, pCount), sizeof(((struct cgl_fr_zesDeviceEnumPowerDomains *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zesDeviceEnumPowerDomains, phPower), sizeof(((struct cgl_fr_zesDeviceEnumPowerDomains *)0)->phPower), 3, 0, 0, 0},
 }};
 CG_THUNK(zesDeviceEnumPowerDomains, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phPower), cgl_thunk_code);
@@ -10954,7 +10962,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumPowerDomains(ze
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumPowerDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_pwr_handle_t *phPower)
 {
-    CG_ARGS_CALL(zesDeviceEnumPowerDomains, (hDevice, pCount, phPower), cgl_thunk_code, 4, 0, (hDevice, pCount, phPower, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phPower));
+    CG_ARGS_CALL(zesDeviceEnumPowerDomains, (hDevice, pCount, phPower), cgl_thunk_code, 5, 1, (hDevice, pCount, phPower, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phPower); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDeviceEnumPowerDomains, (hDevice, pCount, phPower), cgl_thunk_code);
     return cgl_gp_zesDeviceEnumPowerDomains(hDevice, pCount, phPower);
 }
@@ -11200,7 +11208,7 @@ struct cgl_fr_zesDeviceEnumPsus {
 static const cg_arg_name cgl_tn_zesDeviceEnumPsus[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phPsu", NULL}};
 static const struct cgl_targs_zesDeviceEnumPsus cgl_targs_zesDeviceEnumPsus = {{3, offsetof(struct cgl_fr_zesDeviceEnumPsus, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumPsus *)0)->cgl_ret), 7, cgl_targs_zesDeviceEnumPsus.arg, cgl_tn_zesDeviceEnumPsus}, {
     {offsetof(struct cgl_fr_zesDeviceEnumPsus, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumPsus *)0)->hDevice), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zesDeviceEnumPsus, pCount), sizeof(((struct cgl_fr_zesDeviceEnumPsus *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumPsus, pCount), sizeof(((struct cgl_fr_zesDeviceEnumPsus *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zesDeviceEnumPsus, phPsu), sizeof(((struct cgl_fr_zesDeviceEnumPsus *)0)->phPsu), 3, 0, 0, 0},
 }};
 CG_THUNK(zesDeviceEnumPsus, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phPsu), cgl_thunk_code);
@@ -11212,7 +11220,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumPsus(zes_device
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumPsus(zes_device_handle_t hDevice, uint32_t *pCount, zes_psu_handle_t *phPsu)
 {
-    CG_ARGS_CALL(zesDeviceEnumPsus, (hDevice, pCount, phPsu), cgl_thunk_code, 4, 0, (hDevice, pCount, phPsu, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phPsu));
+    CG_ARGS_CALL(zesDeviceEnumPsus, (hDevice, pCount, phPsu), cgl_thunk_code, 5, 1, (hDevice, pCount, phPsu, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phPsu); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDeviceEnumPsus, (hDevice, pCount, phPsu), cgl_thunk_code);
     return cgl_gp_zesDeviceEnumPsus(hDevice, pCount, phPsu);
 }
@@ -11295,7 +11303,7 @@ struct cgl_fr_zesDeviceEnumRasErrorSets {
 static const cg_arg_name cgl_tn_zesDeviceEnumRasErrorSets[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phRas", NULL}};
 static const struct cgl_targs_zesDeviceEnumRasErrorSets cgl_targs_zesDeviceEnumRasErrorSets = {{3, offsetof(struct cgl_fr_zesDeviceEnumRasErrorSets, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumRasErrorSets *)0)->cgl_ret), 7, cgl_targs_zesDeviceEnumRasErrorSets.arg, cgl_tn_zesDeviceEnumRasErrorSets}, {
     {offsetof(struct cgl_fr_zesDeviceEnumRasErrorSets, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumRasErrorSets *)0)->hDevice), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zesDeviceEnumRasErrorSets, pCount), sizeof(((struct cgl_fr_zesDeviceEnumRasErrorSets *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumRasErrorSets, pCount), sizeof(((struct cgl_fr_zesDeviceEnumRasErrorSets *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zesDeviceEnumRasErrorSets, phRas), sizeof(((struct cgl_fr_zesDeviceEnumRasErrorSets *)0)->phRas), 3, 0, 0, 0},
 }};
 CG_THUNK(zesDeviceEnumRasErrorSets, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phRas), cgl_thunk_code);
@@ -11307,7 +11315,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumRasErrorSets(ze
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumRasErrorSets(zes_device_handle_t hDevice, uint32_t *pCount, zes_ras_handle_t *phRas)
 {
-    CG_ARGS_CALL(zesDeviceEnumRasErrorSets, (hDevice, pCount, phRas), cgl_thunk_code, 4, 0, (hDevice, pCount, phRas, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phRas));
+    CG_ARGS_CALL(zesDeviceEnumRasErrorSets, (hDevice, pCount, phRas), cgl_thunk_code, 5, 1, (hDevice, pCount, phRas, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phRas); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDeviceEnumRasErrorSets, (hDevice, pCount, phRas), cgl_thunk_code);
     return cgl_gp_zesDeviceEnumRasErrorSets(hDevice, pCount, phRas);
 }
@@ -11454,7 +11462,7 @@ struct cgl_fr_zesDeviceEnumSchedulers {
 static const cg_arg_name cgl_tn_zesDeviceEnumSchedulers[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phScheduler", NULL}};
 static const struct cgl_targs_zesDeviceEnumSchedulers cgl_targs_zesDeviceEnumSchedulers = {{3, offsetof(struct cgl_fr_zesDeviceEnumSchedulers, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumSchedulers *)0)->cgl_ret), 7, cgl_targs_zesDeviceEnumSchedulers.arg, cgl_tn_zesDeviceEnumSchedulers}, {
     {offsetof(struct cgl_fr_zesDeviceEnumSchedulers, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumSchedulers *)0)->hDevice), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zesDeviceEnumSchedulers, pCount), sizeof(((struct cgl_fr_zesDeviceEnumSchedulers *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumSchedulers, pCount), sizeof(((struct cgl_fr_zesDeviceEnumSchedulers *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zesDeviceEnumSchedulers, phScheduler), sizeof(((struct cgl_fr_zesDeviceEnumSchedulers *)0)->phScheduler), 3, 0, 0, 0},
 }};
 CG_THUNK(zesDeviceEnumSchedulers, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phScheduler), cgl_thunk_code);
@@ -11466,7 +11474,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumSchedulers(zes_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumSchedulers(zes_device_handle_t hDevice, uint32_t *pCount, zes_sched_handle_t *phScheduler)
 {
-    CG_ARGS_CALL(zesDeviceEnumSchedulers, (hDevice, pCount, phScheduler), cgl_thunk_code, 4, 0, (hDevice, pCount, phScheduler, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phScheduler));
+    CG_ARGS_CALL(zesDeviceEnumSchedulers, (hDevice, pCount, phScheduler), cgl_thunk_code, 5, 1, (hDevice, pCount, phScheduler, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phScheduler); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDeviceEnumSchedulers, (hDevice, pCount, phScheduler), cgl_thunk_code);
     return cgl_gp_zesDeviceEnumSchedulers(hDevice, pCount, phScheduler);
 }
@@ -11743,7 +11751,7 @@ struct cgl_fr_zesDeviceEnumStandbyDomains {
 static const cg_arg_name cgl_tn_zesDeviceEnumStandbyDomains[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phStandby", NULL}};
 static const struct cgl_targs_zesDeviceEnumStandbyDomains cgl_targs_zesDeviceEnumStandbyDomains = {{3, offsetof(struct cgl_fr_zesDeviceEnumStandbyDomains, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumStandbyDomains *)0)->cgl_ret), 7, cgl_targs_zesDeviceEnumStandbyDomains.arg, cgl_tn_zesDeviceEnumStandbyDomains}, {
     {offsetof(struct cgl_fr_zesDeviceEnumStandbyDomains, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumStandbyDomains *)0)->hDevice), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zesDeviceEnumStandbyDomains, pCount), sizeof(((struct cgl_fr_zesDeviceEnumStandbyDomains *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumStandbyDomains, pCount), sizeof(((struct cgl_fr_zesDeviceEnumStandbyDomains *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zesDeviceEnumStandbyDomains, phStandby), sizeof(((struct cgl_fr_zesDeviceEnumStandbyDomains *)0)->phStandby), 3, 0, 0, 0},
 }};
 CG_THUNK(zesDeviceEnumStandbyDomains, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phStandby), cgl_thunk_code);
@@ -11755,7 +11763,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumStandbyDomains(
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumStandbyDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_standby_handle_t *phStandby)
 {
-    CG_ARGS_CALL(zesDeviceEnumStandbyDomains, (hDevice, pCount, phStandby), cgl_thunk_code, 4, 0, (hDevice, pCount, phStandby, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phStandby));
+    CG_ARGS_CALL(zesDeviceEnumStandbyDomains, (hDevice, pCount, phStandby), cgl_thunk_code, 5, 1, (hDevice, pCount, phStandby, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phStandby); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDeviceEnumStandbyDomains, (hDevice, pCount, phStandby), cgl_thunk_code);
     return cgl_gp_zesDeviceEnumStandbyDomains(hDevice, pCount, phStandby);
 }
@@ -11834,10 +11842,10 @@ struct cgl_fr_zesStandbySetMode {
     zes_standby_promo_mode_t mode;
     ze_result_t cgl_ret;
 };
-static const cg_arg_name cgl_tn_zesStandbySetMode[2] = {{"hStandby", NULL}, {"mode", cgl_en_16}};
+static const cg_arg_name cgl_tn_zesStandbySetMode[2] = {{"hStandby", NULL}, {"mode", cgl_en_17}};
 static const struct cgl_targs_zesStandbySetMode cgl_targs_zesStandbySetMode = {{2, offsetof(struct cgl_fr_zesStandbySetMode, cgl_ret), sizeof(((struct cgl_fr_zesStandbySetMode *)0)->cgl_ret), 7, cgl_targs_zesStandbySetMode.arg, cgl_tn_zesStandbySetMode}, {
     {offsetof(struct cgl_fr_zesStandbySetMode, hStandby), sizeof(((struct cgl_fr_zesStandbySetMode *)0)->hStandby), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zesStandbySetMode, mode), sizeof(((struct cgl_fr_zesStandbySetMode *)0)->mode), 4, 0, 0, sizeof cgl_en_16 / sizeof cgl_en_16[0]},
+    {offsetof(struct cgl_fr_zesStandbySetMode, mode), sizeof(((struct cgl_fr_zesStandbySetMode *)0)->mode), 4, 0, 0, sizeof cgl_en_17 / sizeof cgl_en_17[0]},
 }};
 CG_THUNK(zesStandbySetMode, (cgl_f->hStandby, cgl_f->mode), cgl_thunk_code);
 static __attribute__((noinline)) ze_result_t cgl_gp_zesStandbySetMode(zes_standby_handle_t hStandby, zes_standby_promo_mode_t mode)
@@ -11869,7 +11877,7 @@ struct cgl_fr_zesDeviceEnumTemperatureSensors {
 static const cg_arg_name cgl_tn_zesDeviceEnumTemperatureSensors[3] = {{"hDevice", NULL}, {"pCount", NULL}, {"phTemperature", NULL}};
 static const struct cgl_targs_zesDeviceEnumTemperatureSensors cgl_targs_zesDeviceEnumTemperatureSensors = {{3, offsetof(struct cgl_fr_zesDeviceEnumTemperatureSensors, cgl_ret), sizeof(((struct cgl_fr_zesDeviceEnumTemperatureSensors *)0)->cgl_ret), 7, cgl_targs_zesDeviceEnumTemperatureSensors.arg, cgl_tn_zesDeviceEnumTemperatureSensors}, {
     {offsetof(struct cgl_fr_zesDeviceEnumTemperatureSensors, hDevice), sizeof(((struct cgl_fr_zesDeviceEnumTemperatureSensors *)0)->hDevice), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zesDeviceEnumTemperatureSensors, pCount), sizeof(((struct cgl_fr_zesDeviceEnumTemperatureSensors *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesDeviceEnumTemperatureSensors, pCount), sizeof(((struct cgl_fr_zesDeviceEnumTemperatureSensors *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zesDeviceEnumTemperatureSensors, phTemperature), sizeof(((struct cgl_fr_zesDeviceEnumTemperatureSensors *)0)->phTemperature), 3, 0, 0, 0},
 }};
 CG_THUNK(zesDeviceEnumTemperatureSensors, (cgl_f->hDevice, cgl_f->pCount, cgl_f->phTemperature), cgl_thunk_code);
@@ -11881,7 +11889,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumTemperatureSens
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumTemperatureSensors(zes_device_handle_t hDevice, uint32_t *pCount, zes_temp_handle_t *phTemperature)
 {
-    CG_ARGS_CALL(zesDeviceEnumTemperatureSensors, (hDevice, pCount, phTemperature), cgl_thunk_code, 4, 0, (hDevice, pCount, phTemperature, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phTemperature));
+    CG_ARGS_CALL(zesDeviceEnumTemperatureSensors, (hDevice, pCount, phTemperature), cgl_thunk_code, 5, 1, (hDevice, pCount, phTemperature, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phTemperature); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDeviceEnumTemperatureSensors, (hDevice, pCount, phTemperature), cgl_thunk_code);
     return cgl_gp_zesDeviceEnumTemperatureSensors(hDevice, pCount, phTemperature);
 }
@@ -12026,7 +12034,7 @@ struct cgl_fr_zesPowerGetLimitsExt {
 static const cg_arg_name cgl_tn_zesPowerGetLimitsExt[3] = {{"hPower", NULL}, {"pCount", NULL}, {"pSustained", NULL}};
 static const struct cgl_targs_zesPowerGetLimitsExt cgl_targs_zesPowerGetLimitsExt = {{3, offsetof(struct cgl_fr_zesPowerGetLimitsExt, cgl_ret), sizeof(((struct cgl_fr_zesPowerGetLimitsExt *)0)->cgl_ret), 7, cgl_targs_zesPowerGetLimitsExt.arg, cgl_tn_zesPowerGetLimitsExt}, {
     {offsetof(struct cgl_fr_zesPowerGetLimitsExt, hPower), sizeof(((struct cgl_fr_zesPowerGetLimitsExt *)0)->hPower), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zesPowerGetLimitsExt, pCount), sizeof(((struct cgl_fr_zesPowerGetLimitsExt *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesPowerGetLimitsExt, pCount), sizeof(((struct cgl_fr_zesPowerGetLimitsExt *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zesPowerGetLimitsExt, pSustained), sizeof(((struct cgl_fr_zesPowerGetLimitsExt *)0)->pSustained), 3, 0, 0, 0},
 }};
 CG_THUNK(zesPowerGetLimitsExt, (cgl_f->hPower, cgl_f->pCount, cgl_f->pSustained), cgl_thunk_code);
@@ -12038,7 +12046,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerGetLimitsExt(zes_pwr
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pCount, zes_power_limit_ext_desc_t *pSustained)
 {
-    CG_ARGS_CALL(zesPowerGetLimitsExt, (hPower, pCount, pSustained), cgl_thunk_code, 4, 0, (hPower, pCount, pSustained, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPower); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pSustained));
+    CG_ARGS_CALL(zesPowerGetLimitsExt, (hPower, pCount, pSustained), cgl_thunk_code, 5, 1, (hPower, pCount, pSustained, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPower); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pSustained); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesPowerGetLimitsExt, (hPower, pCount, pSustained), cgl_thunk_code);
     return cgl_gp_zesPowerGetLimitsExt(hPower, pCount, pSustained);
 }
@@ -12059,7 +12067,7 @@ struct cgl_fr_zesPowerSetLimitsExt {
 static const cg_arg_name cgl_tn_zesPowerSetLimitsExt[3] = {{"hPower", NULL}, {"pCount", NULL}, {"pSustained", NULL}};
 static const struct cgl_targs_zesPowerSetLimitsExt cgl_targs_zesPowerSetLimitsExt = {{3, offsetof(struct cgl_fr_zesPowerSetLimitsExt, cgl_ret), sizeof(((struct cgl_fr_zesPowerSetLimitsExt *)0)->cgl_ret), 7, cgl_targs_zesPowerSetLimitsExt.arg, cgl_tn_zesPowerSetLimitsExt}, {
     {offsetof(struct cgl_fr_zesPowerSetLimitsExt, hPower), sizeof(((struct cgl_fr_zesPowerSetLimitsExt *)0)->hPower), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_zesPowerSetLimitsExt, pCount), sizeof(((struct cgl_fr_zesPowerSetLimitsExt *)0)->pCount), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_zesPowerSetLimitsExt, pCount), sizeof(((struct cgl_fr_zesPowerSetLimitsExt *)0)->pCount), 6, 2, 4, 0},
     {offsetof(struct cgl_fr_zesPowerSetLimitsExt, pSustained), sizeof(((struct cgl_fr_zesPowerSetLimitsExt *)0)->pSustained), 3, 0, 0, 0},
 }};
 CG_THUNK(zesPowerSetLimitsExt, (cgl_f->hPower, cgl_f->pCount, cgl_f->pSustained), cgl_thunk_code);
@@ -12071,7 +12079,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerSetLimitsExt(zes_pwr
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerSetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pCount, zes_power_limit_ext_desc_t *pSustained)
 {
-    CG_ARGS_CALL(zesPowerSetLimitsExt, (hPower, pCount, pSustained), cgl_thunk_code, 4, 0, (hPower, pCount, pSustained, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPower); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pSustained));
+    CG_ARGS_CALL(zesPowerSetLimitsExt, (hPower, pCount, pSustained), cgl_thunk_code, 5, 1, (hPower, pCount, pSustained, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPower); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pSustained); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesPowerSetLimitsExt, (hPower, pCount, pSustained), cgl_thunk_code);
     return cgl_gp_zesPowerSetLimitsExt(hPower, pCount, pSustained);
 }
