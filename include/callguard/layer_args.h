@@ -61,14 +61,11 @@ typedef struct cg_args {
  * first in the layer's short path, while the site's mode is
  * CG_MODE_TRACED_ARGS (its events carry its arguments: the timeline on),
  * the wrapper asks cg_enter_args, which takes the call unless the thread is
- * inside a guarded call; it then makes the real call and hands the runtime the event's words
- * (layout: src/common/trace_file.h) made by generated code, one store
- * each: no table is read and no frame is packed. A call that returned a
- * code other than success goes to cg_leave_args_code
- * with the same words, or, where the site has outputs, to
- * cg_leave_args_frame with its frame (struct cgl_fr_<name>), whose words
- * the runtime reads from the site's table as the general path does (the
- * code may be a state, after which outputs are read). */
+ * inside a guarded call; it then makes the real call and hands the runtime
+ * the event's words (layout: src/common/trace_file.h) made by generated
+ * code, one store each: no table is read and no frame is packed. After a
+ * code other than success the outputs are left to the runtime
+ * (cg_leave_args_code), which reads them where the code is a state. */
 struct cg_site;
 #pragma GCC visibility push(default)
 #if defined(__GNUC__) && !defined(__clang__)
@@ -81,11 +78,9 @@ struct cg_site;
 CG_ARGS_NOPLT uintptr_t cg_enter_args(struct cg_site *site);
 /* After success: the event with `n` words at w; `outs` the bits (1 << 16 + k) of the outputs read. */
 CG_ARGS_NOPLT void cg_leave_args(uintptr_t token, const uint64_t *w, uint32_t n, uint32_t outs);
-/* After another code (as a thunk returns it) of a site with no output: counted, the same words. */
-CG_ARGS_NOPLT void cg_leave_args_code(uintptr_t token, int code, const uint64_t *w, uint32_t n);
-/* After another code of a site with outputs (read only where the code is a state): counted, the event's
- * words read from `frame` (struct cgl_fr_<name>, the result in it) by the site's table. */
-CG_ARGS_NOPLT void cg_leave_args_frame(struct cg_site *site, uintptr_t token, int code, const void *frame);
+/* After another code (as a thunk returns it): counted, the same words, the outputs' unread (0): the
+ * runtime reads them by the site's table where the code is a state, or an output is a result code. */
+CG_ARGS_NOPLT void cg_leave_args_code(struct cg_site *site, uintptr_t token, int code, const uint64_t *w, uint32_t n);
 #pragma GCC visibility pop
 
 /* A value as an event's word: its bytes, zero-extended (what the table's
@@ -108,38 +103,33 @@ static inline uint64_t cg_word_of(const void *p, unsigned size)
 
 /* The path in the layer's short path (cgl_sl_NAME), written by the
  * generator: NAME, ARGS and CODE as layer.h's paths; N the event's words;
- * OUTS 1 where the site has outputs; FRAME the frame's initializer in
- * parentheses (the arguments, then cgl_ret); PACK the statements that fill
- * cgl_w[0..N) and set cgl_outs (CG_ARG_WORD, CG_OUT_WORD: outputs last, left
- * out after a code other than success). The _VOID form has no result and no
- * FRAME. */
+ * PACK the statements that fill cgl_w[0..N) and set cgl_outs (CG_ARG_WORD,
+ * CG_OUT_WORD: the outputs last, read only after success). The _VOID form
+ * has no result. */
 #define CG_MODE_TRACED_ARGS 12u /* a site's mode (filled in by the runtime): the path below; ABI */
 #define CG_SITE_TRACES_ARGS(name)                                                                                      \
     __builtin_expect(atomic_load_explicit(&cgl_sites[CGL_##name].mode, memory_order_acquire) == CG_MODE_TRACED_ARGS, 0)
-#define CG_UNPAREN_(...) __VA_ARGS__
 #define CG_ARG_WORD(i, v) cgl_w[i] = CG_WORD(v)
 #define CG_OUT_WORD(i, k, p)                                                                                           \
     do {                                                                                                               \
-        cgl_w[i] = (p) ? cg_word_of((p), (unsigned)sizeof *(p)) : 0;                                                   \
-        cgl_outs |= (uint32_t)((p) != 0) << (16 + (k));                                                                \
+        int cgl_read = (p) != 0 && cgl_code == 0;                                                                      \
+        cgl_w[i] = cgl_read ? cg_word_of((p), (unsigned)sizeof *(p)) : 0;                                              \
+        cgl_outs |= (uint32_t)cgl_read << (16 + (k));                                                                  \
     } while (0)
-#define CG_ARGS_CALL(name, args, code, n, outs, frame, pack)                                                           \
+#define CG_ARGS_CALL(name, args, code, n, pack)                                                                        \
     do {                                                                                                               \
         uintptr_t cgl_tok = CG_SITE_TRACES_ARGS(name) ? cg_enter_args(&cgl_sites[CGL_##name]) : 0;                     \
         if (cgl_tok != 0) {                                                                                            \
             __auto_type cgl_ret = CG_SITE_REAL(&cgl_sites[CGL_##name], name) args;                                     \
             int cgl_code = code(cgl_ret);                                                                              \
-            if (CG_LIKELY(cgl_code == 0) || !(outs)) {                                                                 \
-                uint64_t cgl_w[n];                                                                                     \
-                uint32_t cgl_outs = 0;                                                                                 \
+            uint64_t cgl_w[n];                                                                                         \
+            uint32_t cgl_outs = 0;                                                                                     \
+            if (CG_LIKELY(cgl_code == 0)) {                                                                            \
                 pack;                                                                                                  \
-                if (CG_LIKELY(cgl_code == 0))                                                                          \
-                    cg_leave_args(cgl_tok, cgl_w, n, cgl_outs);                                                        \
-                else                                                                                                   \
-                    cg_leave_args_code(cgl_tok, cgl_code, cgl_w, n);                                                   \
+                cg_leave_args(cgl_tok, cgl_w, n, cgl_outs);                                                            \
             } else {                                                                                                   \
-                struct cgl_fr_##name cgl_fr = {CG_UNPAREN_ frame};                                                     \
-                cg_leave_args_frame(&cgl_sites[CGL_##name], cgl_tok, cgl_code, &cgl_fr);                               \
+                pack;                                                                                                  \
+                cg_leave_args_code(&cgl_sites[CGL_##name], cgl_tok, cgl_code, cgl_w, n);                               \
             }                                                                                                          \
             return cgl_ret;                                                                                            \
         }                                                                                                              \
@@ -149,9 +139,11 @@ static inline uint64_t cg_word_of(const void *p, unsigned size)
         uintptr_t cgl_tok = CG_SITE_TRACES_ARGS(name) ? cg_enter_args(&cgl_sites[CGL_##name]) : 0;                     \
         if (cgl_tok != 0) {                                                                                            \
             CG_SITE_REAL(&cgl_sites[CGL_##name], name) args;                                                           \
+            const int cgl_code = 0;                                                                                    \
             uint64_t cgl_w[n];                                                                                         \
             uint32_t cgl_outs = 0;                                                                                     \
             pack;                                                                                                      \
+            (void)cgl_code;                                                                                            \
             cg_leave_args(cgl_tok, cgl_w, n, cgl_outs);                                                                \
             return;                                                                                                    \
         }                                                                                                              \

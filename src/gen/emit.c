@@ -617,15 +617,8 @@ static void emit_args_path(FILE *out, const policy *p, const gen_func *f)
     if (n > 16 || words > 32 || words == 0) return; /* CGI_TRACE_WORDS_MAX: its half for the arguments */
     fprintf(out, "    CG_ARGS_CALL%s(%s, ", f->ret_void ? "_VOID" : "", f->name);
     emit_args(out, f, "");
-    if (!f->ret_void) {
-        fputs(f->ret_result ? ", cgl_thunk_code" : ", CG_NO_CODE", out);
-        fprintf(out, ", %zu, %d, (", words, outs != 0);
-        for (size_t i = 0; i < f->nparams; i++)
-            fprintf(out, "%s, ", f->params[i].name);
-        fputs("cgl_ret)", out);
-    } else {
-        fprintf(out, ", %zu", words);
-    }
+    if (!f->ret_void) fputs(f->ret_result ? ", cgl_thunk_code" : ", CG_NO_CODE", out);
+    fprintf(out, ", %zu", words);
     size_t w = 0, k = 0;
     if (f->ret_trace_kind) fprintf(out, ", CG_ARG_WORD(%zu, cgl_ret)", w++);
     for (size_t i = 0; i < f->nparams; i++)

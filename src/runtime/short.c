@@ -237,7 +237,7 @@ void cg_leave_args(uintptr_t tok, const uint64_t *w, uint32_t n, uint32_t outs)
     (void)cgi_trace_words(c, t0, ns, outs, w, n);
 }
 
-void cg_leave_args_code(uintptr_t tok, int code, const uint64_t *w, uint32_t n)
+void cg_leave_args_code(cg_site *s, uintptr_t tok, int code, const uint64_t *w, uint32_t n)
 {
     cgi_slot *slot = (cgi_slot *)tok;
     cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
@@ -245,20 +245,8 @@ void cg_leave_args_code(uintptr_t tok, int code, const uint64_t *w, uint32_t n)
     uint64_t t0 = atomic_load_explicit(&slot->entered, memory_order_relaxed);
     uint64_t ns = cgi_count_out(slot, c, t0);
     if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_max_loop(c, ns);
-    int held = atomic_load_explicit(&cgi_cfg.adapter, memory_order_relaxed) && cgi_counted_held(NULL, c, t0, ns);
-    (void)cgi_trace_words(c, t0, ns, (err ? CGI_EV_ERROR : 0) | (held ? CGI_EV_HELD : 0), w, n);
-}
-
-void cg_leave_args_frame(cg_site *s, uintptr_t tok, int code, const void *frame)
-{
-    cgi_slot *slot = (cgi_slot *)tok;
-    cg_counters *c = atomic_load_explicit(&slot->counters, memory_order_relaxed);
-    int err = cgi_count_code(slot, c, code);
-    uint64_t t0 = atomic_load_explicit(&slot->entered, memory_order_relaxed);
-    uint64_t ns = cgi_count_out(slot, c, t0);
-    if (ns > atomic_load_explicit(&c->max_ns, memory_order_relaxed)) cgi_max_loop(c, ns);
-    int held = atomic_load_explicit(&cgi_cfg.adapter, memory_order_relaxed) ? cgi_counted_held(s, c, t0, ns) : 0;
-    (void)cgi_trace_call_frame(s, frame, t0, ns, 0, err, held);
+    int held = atomic_load_explicit(&cgi_cfg.adapter, memory_order_relaxed) && cgi_counted_held(s, c, t0, ns);
+    (void)cgi_trace_words_code(s->args, c, t0, ns, (err ? CGI_EV_ERROR : 0) | (held ? CGI_EV_HELD : 0), w, n);
 }
 
 /* ---- cg_enter / cg_leave: the short paths without a frame (layer.h) ----------

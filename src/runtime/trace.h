@@ -39,6 +39,10 @@ CGI_HIDDEN int cgi_trace_call_frame(const cg_site *s, const void *frame, uint64_
  * the outputs' bits (CGI_EV_OUTS). */
 CGI_HIDDEN int cgi_trace_words(cg_counters *c, uint64_t t0, uint64_t call_ns, uint32_t flags, const uint64_t *w,
                                unsigned n);
+/* The same after a code other than success (cg_leave_args_code): the outputs, which the layer left unread,
+ * read by the site's table `a` where the code is a state. */
+CGI_HIDDEN int cgi_trace_words_code(const cg_args *a, cg_counters *c, uint64_t t0, uint64_t call_ns, uint32_t flags,
+                                    const uint64_t *w, unsigned n);
 /* CALLGUARD_TRACE_MAX=SIZE[:latest|:first]: each process's trace file at
  * most about SIZE, keeping its latest or its first events. */
 CGI_HIDDEN int cgi_trace_set_max(const char *value);

@@ -86,8 +86,7 @@ gen_forwards_passthrough_names() {
         'void cg_leave(uintptr_t t) { (void)t; }' 'void cg_leave_code(uintptr_t t, int c) { (void)t, (void)c; }' \
         'uintptr_t cg_enter_args(cg_site *s) { (void)s; return 0; }' \
         'void cg_leave_args(uintptr_t t, const uint64_t *w, uint32_t n, uint32_t o) { (void)t, (void)w, (void)n, (void)o; }' \
-        'void cg_leave_args_code(uintptr_t t, int c, const uint64_t *w, uint32_t n) { (void)t, (void)c, (void)w, (void)n; }' \
-        'void cg_leave_args_frame(cg_site *s, uintptr_t t, int c, const void *f) { (void)s, (void)t, (void)c, (void)f; }' \
+        'void cg_leave_args_code(cg_site *s, uintptr_t t, int c, const uint64_t *w, uint32_t n) { (void)s, (void)t, (void)c, (void)w, (void)n; }' \
         'void *cg_resolve_passthrough(cg_layer *l, const char *n) { (void)l, (void)n; return 0; }' \
         '__thread cg_slot *cg_my_slot;' >"$WORK/stubs.c"
     "$CC" -std=gnu11 -Wall -Wextra -Werror -Wno-deprecated-declarations -fPIC -fvisibility=hidden -shared \

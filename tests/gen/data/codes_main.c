@@ -62,15 +62,11 @@ void cg_leave_args(uintptr_t t, const uint64_t *w, uint32_t n, uint32_t outs)
     memcpy(words, w, (n < 2 ? n : 2) * sizeof *w);
     how = LEFT, code = 0;
 }
-void cg_leave_args_code(uintptr_t t, int c, const uint64_t *w, uint32_t n)
+void cg_leave_args_code(cg_site *s, uintptr_t t, int c, const uint64_t *w, uint32_t n)
 {
+    (void)s;
     cg_leave_args(t, w, n, 0);
     how = LEFT_CODE, code = c;
-}
-void cg_leave_args_frame(cg_site *s, uintptr_t t, int c, const void *frame)
-{
-    (void)s, (void)t, (void)frame;
-    how = THUNK, code = c; /* no site of codes.h has an output */
 }
 int cg_call(cg_site *s, const void *k, cg_thunk t, void *f)
 {

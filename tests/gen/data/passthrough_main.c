@@ -29,8 +29,10 @@ uintptr_t cg_enter_args(cg_site *s)
     return 0;
 }
 void cg_leave_args(uintptr_t t, const uint64_t *w, uint32_t n, uint32_t o) { (void)t, (void)w, (void)n, (void)o; }
-void cg_leave_args_code(uintptr_t t, int c, const uint64_t *w, uint32_t n) { (void)t, (void)c, (void)w, (void)n; }
-void cg_leave_args_frame(cg_site *s, uintptr_t t, int c, const void *f) { (void)s, (void)t, (void)c, (void)f; }
+void cg_leave_args_code(cg_site *s, uintptr_t t, int c, const uint64_t *w, uint32_t n)
+{
+    (void)s, (void)t, (void)c, (void)w, (void)n;
+}
 __thread cg_slot *cg_my_slot; /* never read: no site is a counted one here */
 
 /* Every argument register and the stack, varargs included (al = number of vector registers). */

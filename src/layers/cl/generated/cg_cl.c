@@ -1353,7 +1353,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetPlatformIDs(cl_uint num_entr
 static __attribute__((noinline)) cl_int cgl_sl_clGetPlatformIDs(cl_uint num_entries, cl_platform_id *platforms, cl_uint *num_platforms)
 {
     CG_BLOCKING_CALL(clGetPlatformIDs, (num_entries, platforms, num_platforms), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(clGetPlatformIDs, (num_entries, platforms, num_platforms), cgl_thunk_code, 5, 1, (num_entries, platforms, num_platforms, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, num_entries); CG_ARG_WORD(2, platforms); CG_ARG_WORD(3, num_platforms); CG_OUT_WORD(4, 0, num_platforms));
+    CG_ARGS_CALL(clGetPlatformIDs, (num_entries, platforms, num_platforms), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, num_entries); CG_ARG_WORD(2, platforms); CG_ARG_WORD(3, num_platforms); CG_OUT_WORD(4, 0, num_platforms));
     CG_SHORT_CALL(clGetPlatformIDs, (num_entries, platforms, num_platforms), cgl_thunk_code);
     return cgl_gp_clGetPlatformIDs(num_entries, platforms, num_platforms);
 }
@@ -1390,7 +1390,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetPlatformInfo(cl_platform_id 
 }
 static __attribute__((noinline)) cl_int cgl_sl_clGetPlatformInfo(cl_platform_id platform, cl_platform_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    CG_ARGS_CALL(clGetPlatformInfo, (platform, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, 7, 1, (platform, param_name, param_value_size, param_value, param_value_size_ret, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, platform); CG_ARG_WORD(2, param_name); CG_ARG_WORD(3, param_value_size); CG_ARG_WORD(4, param_value); CG_ARG_WORD(5, param_value_size_ret); CG_OUT_WORD(6, 0, param_value_size_ret));
+    CG_ARGS_CALL(clGetPlatformInfo, (platform, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, platform); CG_ARG_WORD(2, param_name); CG_ARG_WORD(3, param_value_size); CG_ARG_WORD(4, param_value); CG_ARG_WORD(5, param_value_size_ret); CG_OUT_WORD(6, 0, param_value_size_ret));
     CG_SHORT_CALL(clGetPlatformInfo, (platform, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code);
     return cgl_gp_clGetPlatformInfo(platform, param_name, param_value_size, param_value, param_value_size_ret);
 }
@@ -1427,7 +1427,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetDeviceIDs(cl_platform_id pla
 }
 static __attribute__((noinline)) cl_int cgl_sl_clGetDeviceIDs(cl_platform_id platform, cl_device_type device_type, cl_uint num_entries, cl_device_id *devices, cl_uint *num_devices)
 {
-    CG_ARGS_CALL(clGetDeviceIDs, (platform, device_type, num_entries, devices, num_devices), cgl_thunk_code, 7, 1, (platform, device_type, num_entries, devices, num_devices, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, platform); CG_ARG_WORD(2, device_type); CG_ARG_WORD(3, num_entries); CG_ARG_WORD(4, devices); CG_ARG_WORD(5, num_devices); CG_OUT_WORD(6, 0, num_devices));
+    CG_ARGS_CALL(clGetDeviceIDs, (platform, device_type, num_entries, devices, num_devices), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, platform); CG_ARG_WORD(2, device_type); CG_ARG_WORD(3, num_entries); CG_ARG_WORD(4, devices); CG_ARG_WORD(5, num_devices); CG_OUT_WORD(6, 0, num_devices));
     CG_SHORT_CALL(clGetDeviceIDs, (platform, device_type, num_entries, devices, num_devices), cgl_thunk_code);
     return cgl_gp_clGetDeviceIDs(platform, device_type, num_entries, devices, num_devices);
 }
@@ -1464,7 +1464,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetDeviceInfo(cl_device_id devi
 }
 static __attribute__((noinline)) cl_int cgl_sl_clGetDeviceInfo(cl_device_id device, cl_device_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    CG_ARGS_CALL(clGetDeviceInfo, (device, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, 7, 1, (device, param_name, param_value_size, param_value, param_value_size_ret, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, param_name); CG_ARG_WORD(3, param_value_size); CG_ARG_WORD(4, param_value); CG_ARG_WORD(5, param_value_size_ret); CG_OUT_WORD(6, 0, param_value_size_ret));
+    CG_ARGS_CALL(clGetDeviceInfo, (device, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, param_name); CG_ARG_WORD(3, param_value_size); CG_ARG_WORD(4, param_value); CG_ARG_WORD(5, param_value_size_ret); CG_OUT_WORD(6, 0, param_value_size_ret));
     CG_SHORT_CALL(clGetDeviceInfo, (device, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code);
     return cgl_gp_clGetDeviceInfo(device, param_name, param_value_size, param_value, param_value_size_ret);
 }
@@ -1501,7 +1501,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clCreateSubDevices(cl_device_id i
 }
 static __attribute__((noinline)) cl_int cgl_sl_clCreateSubDevices(cl_device_id in_device, const cl_device_partition_property *properties, cl_uint num_devices, cl_device_id *out_devices, cl_uint *num_devices_ret)
 {
-    CG_ARGS_CALL(clCreateSubDevices, (in_device, properties, num_devices, out_devices, num_devices_ret), cgl_thunk_code, 7, 1, (in_device, properties, num_devices, out_devices, num_devices_ret, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, in_device); CG_ARG_WORD(2, properties); CG_ARG_WORD(3, num_devices); CG_ARG_WORD(4, out_devices); CG_ARG_WORD(5, num_devices_ret); CG_OUT_WORD(6, 0, num_devices_ret));
+    CG_ARGS_CALL(clCreateSubDevices, (in_device, properties, num_devices, out_devices, num_devices_ret), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, in_device); CG_ARG_WORD(2, properties); CG_ARG_WORD(3, num_devices); CG_ARG_WORD(4, out_devices); CG_ARG_WORD(5, num_devices_ret); CG_OUT_WORD(6, 0, num_devices_ret));
     CG_SHORT_CALL(clCreateSubDevices, (in_device, properties, num_devices, out_devices, num_devices_ret), cgl_thunk_code);
     return cgl_gp_clCreateSubDevices(in_device, properties, num_devices, out_devices, num_devices_ret);
 }
@@ -1530,7 +1530,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clRetainDevice(cl_device_id devic
 }
 static __attribute__((noinline)) cl_int cgl_sl_clRetainDevice(cl_device_id device)
 {
-    CG_ARGS_CALL(clRetainDevice, (device), cgl_thunk_code, 2, 0, (device, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device));
+    CG_ARGS_CALL(clRetainDevice, (device), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device));
     CG_SHORT_CALL(clRetainDevice, (device), cgl_thunk_code);
     return cgl_gp_clRetainDevice(device);
 }
@@ -1559,7 +1559,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clReleaseDevice(cl_device_id devi
 }
 static __attribute__((noinline)) cl_int cgl_sl_clReleaseDevice(cl_device_id device)
 {
-    CG_ARGS_CALL(clReleaseDevice, (device), cgl_thunk_code, 2, 0, (device, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device));
+    CG_ARGS_CALL(clReleaseDevice, (device), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device));
     CG_SHORT_CALL(clReleaseDevice, (device), cgl_thunk_code);
     return cgl_gp_clReleaseDevice(device);
 }
@@ -1592,7 +1592,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clSetDefaultDeviceCommandQueue(cl
 }
 static __attribute__((noinline)) cl_int cgl_sl_clSetDefaultDeviceCommandQueue(cl_context context, cl_device_id device, cl_command_queue command_queue)
 {
-    CG_ARGS_CALL(clSetDefaultDeviceCommandQueue, (context, device, command_queue), cgl_thunk_code, 4, 0, (context, device, command_queue, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, context); CG_ARG_WORD(2, device); CG_ARG_WORD(3, command_queue));
+    CG_ARGS_CALL(clSetDefaultDeviceCommandQueue, (context, device, command_queue), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, context); CG_ARG_WORD(2, device); CG_ARG_WORD(3, command_queue));
     CG_SHORT_CALL(clSetDefaultDeviceCommandQueue, (context, device, command_queue), cgl_thunk_code);
     return cgl_gp_clSetDefaultDeviceCommandQueue(context, device, command_queue);
 }
@@ -1625,7 +1625,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetDeviceAndHostTimer(cl_device
 }
 static __attribute__((noinline)) cl_int cgl_sl_clGetDeviceAndHostTimer(cl_device_id device, cl_ulong *device_timestamp, cl_ulong *host_timestamp)
 {
-    CG_ARGS_CALL(clGetDeviceAndHostTimer, (device, device_timestamp, host_timestamp), cgl_thunk_code, 4, 0, (device, device_timestamp, host_timestamp, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, device_timestamp); CG_ARG_WORD(3, host_timestamp));
+    CG_ARGS_CALL(clGetDeviceAndHostTimer, (device, device_timestamp, host_timestamp), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, device_timestamp); CG_ARG_WORD(3, host_timestamp));
     CG_SHORT_CALL(clGetDeviceAndHostTimer, (device, device_timestamp, host_timestamp), cgl_thunk_code);
     return cgl_gp_clGetDeviceAndHostTimer(device, device_timestamp, host_timestamp);
 }
@@ -1656,7 +1656,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetHostTimer(cl_device_id devic
 }
 static __attribute__((noinline)) cl_int cgl_sl_clGetHostTimer(cl_device_id device, cl_ulong *host_timestamp)
 {
-    CG_ARGS_CALL(clGetHostTimer, (device, host_timestamp), cgl_thunk_code, 3, 0, (device, host_timestamp, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, host_timestamp));
+    CG_ARGS_CALL(clGetHostTimer, (device, host_timestamp), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, host_timestamp));
     CG_SHORT_CALL(clGetHostTimer, (device, host_timestamp), cgl_thunk_code);
     return cgl_gp_clGetHostTimer(device, host_timestamp);
 }
@@ -1767,7 +1767,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clRetainContext(cl_context contex
 }
 static __attribute__((noinline)) cl_int cgl_sl_clRetainContext(cl_context context)
 {
-    CG_ARGS_CALL(clRetainContext, (context), cgl_thunk_code, 2, 0, (context, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, context));
+    CG_ARGS_CALL(clRetainContext, (context), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, context));
     CG_SHORT_CALL(clRetainContext, (context), cgl_thunk_code);
     return cgl_gp_clRetainContext(context);
 }
@@ -1796,7 +1796,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clReleaseContext(cl_context conte
 }
 static __attribute__((noinline)) cl_int cgl_sl_clReleaseContext(cl_context context)
 {
-    CG_ARGS_CALL(clReleaseContext, (context), cgl_thunk_code, 2, 0, (context, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, context));
+    CG_ARGS_CALL(clReleaseContext, (context), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, context));
     CG_SHORT_CALL(clReleaseContext, (context), cgl_thunk_code);
     return cgl_gp_clReleaseContext(context);
 }
@@ -1833,7 +1833,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetContextInfo(cl_context conte
 }
 static __attribute__((noinline)) cl_int cgl_sl_clGetContextInfo(cl_context context, cl_context_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    CG_ARGS_CALL(clGetContextInfo, (context, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, 7, 1, (context, param_name, param_value_size, param_value, param_value_size_ret, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, context); CG_ARG_WORD(2, param_name); CG_ARG_WORD(3, param_value_size); CG_ARG_WORD(4, param_value); CG_ARG_WORD(5, param_value_size_ret); CG_OUT_WORD(6, 0, param_value_size_ret));
+    CG_ARGS_CALL(clGetContextInfo, (context, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, context); CG_ARG_WORD(2, param_name); CG_ARG_WORD(3, param_value_size); CG_ARG_WORD(4, param_value); CG_ARG_WORD(5, param_value_size_ret); CG_OUT_WORD(6, 0, param_value_size_ret));
     CG_SHORT_CALL(clGetContextInfo, (context, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code);
     return cgl_gp_clGetContextInfo(context, param_name, param_value_size, param_value, param_value_size_ret);
 }
@@ -1866,7 +1866,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clSetContextDestructorCallback(cl
 }
 static __attribute__((noinline)) cl_int cgl_sl_clSetContextDestructorCallback(cl_context context, void (*pfn_notify)(cl_context, void *), void *user_data)
 {
-    CG_ARGS_CALL(clSetContextDestructorCallback, (context, pfn_notify, user_data), cgl_thunk_code, 4, 0, (context, pfn_notify, user_data, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, context); CG_ARG_WORD(2, pfn_notify); CG_ARG_WORD(3, user_data));
+    CG_ARGS_CALL(clSetContextDestructorCallback, (context, pfn_notify, user_data), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, context); CG_ARG_WORD(2, pfn_notify); CG_ARG_WORD(3, user_data));
     CG_SHORT_CALL(clSetContextDestructorCallback, (context, pfn_notify, user_data), cgl_thunk_code);
     return cgl_gp_clSetContextDestructorCallback(context, pfn_notify, user_data);
 }
@@ -1933,7 +1933,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clRetainCommandQueue(cl_command_q
 }
 static __attribute__((noinline)) cl_int cgl_sl_clRetainCommandQueue(cl_command_queue command_queue)
 {
-    CG_ARGS_CALL(clRetainCommandQueue, (command_queue), cgl_thunk_code, 2, 0, (command_queue, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue));
+    CG_ARGS_CALL(clRetainCommandQueue, (command_queue), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue));
     CG_SHORT_CALL(clRetainCommandQueue, (command_queue), cgl_thunk_code);
     return cgl_gp_clRetainCommandQueue(command_queue);
 }
@@ -1963,7 +1963,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clReleaseCommandQueue(cl_command_
 static __attribute__((noinline)) cl_int cgl_sl_clReleaseCommandQueue(cl_command_queue command_queue)
 {
     CG_BLOCKING_CALL(clReleaseCommandQueue, (command_queue), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(clReleaseCommandQueue, (command_queue), cgl_thunk_code, 2, 0, (command_queue, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue));
+    CG_ARGS_CALL(clReleaseCommandQueue, (command_queue), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue));
     CG_SHORT_CALL(clReleaseCommandQueue, (command_queue), cgl_thunk_code);
     return cgl_gp_clReleaseCommandQueue(command_queue);
 }
@@ -2000,7 +2000,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetCommandQueueInfo(cl_command_
 }
 static __attribute__((noinline)) cl_int cgl_sl_clGetCommandQueueInfo(cl_command_queue command_queue, cl_command_queue_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    CG_ARGS_CALL(clGetCommandQueueInfo, (command_queue, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, 7, 1, (command_queue, param_name, param_value_size, param_value, param_value_size_ret, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, param_name); CG_ARG_WORD(3, param_value_size); CG_ARG_WORD(4, param_value); CG_ARG_WORD(5, param_value_size_ret); CG_OUT_WORD(6, 0, param_value_size_ret));
+    CG_ARGS_CALL(clGetCommandQueueInfo, (command_queue, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, param_name); CG_ARG_WORD(3, param_value_size); CG_ARG_WORD(4, param_value); CG_ARG_WORD(5, param_value_size_ret); CG_OUT_WORD(6, 0, param_value_size_ret));
     CG_SHORT_CALL(clGetCommandQueueInfo, (command_queue, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code);
     return cgl_gp_clGetCommandQueueInfo(command_queue, param_name, param_value_size, param_value, param_value_size_ret);
 }
@@ -2279,7 +2279,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clRetainMemObject(cl_mem memobj)
 }
 static __attribute__((noinline)) cl_int cgl_sl_clRetainMemObject(cl_mem memobj)
 {
-    CG_ARGS_CALL(clRetainMemObject, (memobj), cgl_thunk_code, 2, 0, (memobj, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, memobj));
+    CG_ARGS_CALL(clRetainMemObject, (memobj), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, memobj));
     CG_SHORT_CALL(clRetainMemObject, (memobj), cgl_thunk_code);
     return cgl_gp_clRetainMemObject(memobj);
 }
@@ -2308,7 +2308,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clReleaseMemObject(cl_mem memobj)
 }
 static __attribute__((noinline)) cl_int cgl_sl_clReleaseMemObject(cl_mem memobj)
 {
-    CG_ARGS_CALL(clReleaseMemObject, (memobj), cgl_thunk_code, 2, 0, (memobj, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, memobj));
+    CG_ARGS_CALL(clReleaseMemObject, (memobj), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, memobj));
     CG_SHORT_CALL(clReleaseMemObject, (memobj), cgl_thunk_code);
     return cgl_gp_clReleaseMemObject(memobj);
 }
@@ -2347,7 +2347,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetSupportedImageFormats(cl_con
 }
 static __attribute__((noinline)) cl_int cgl_sl_clGetSupportedImageFormats(cl_context context, cl_mem_flags flags, cl_mem_object_type image_type, cl_uint num_entries, cl_image_format *image_formats, cl_uint *num_image_formats)
 {
-    CG_ARGS_CALL(clGetSupportedImageFormats, (context, flags, image_type, num_entries, image_formats, num_image_formats), cgl_thunk_code, 7, 0, (context, flags, image_type, num_entries, image_formats, num_image_formats, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, context); CG_ARG_WORD(2, flags); CG_ARG_WORD(3, image_type); CG_ARG_WORD(4, num_entries); CG_ARG_WORD(5, image_formats); CG_ARG_WORD(6, num_image_formats));
+    CG_ARGS_CALL(clGetSupportedImageFormats, (context, flags, image_type, num_entries, image_formats, num_image_formats), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, context); CG_ARG_WORD(2, flags); CG_ARG_WORD(3, image_type); CG_ARG_WORD(4, num_entries); CG_ARG_WORD(5, image_formats); CG_ARG_WORD(6, num_image_formats));
     CG_SHORT_CALL(clGetSupportedImageFormats, (context, flags, image_type, num_entries, image_formats, num_image_formats), cgl_thunk_code);
     return cgl_gp_clGetSupportedImageFormats(context, flags, image_type, num_entries, image_formats, num_image_formats);
 }
@@ -2384,7 +2384,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetMemObjectInfo(cl_mem memobj,
 }
 static __attribute__((noinline)) cl_int cgl_sl_clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    CG_ARGS_CALL(clGetMemObjectInfo, (memobj, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, 7, 1, (memobj, param_name, param_value_size, param_value, param_value_size_ret, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, memobj); CG_ARG_WORD(2, param_name); CG_ARG_WORD(3, param_value_size); CG_ARG_WORD(4, param_value); CG_ARG_WORD(5, param_value_size_ret); CG_OUT_WORD(6, 0, param_value_size_ret));
+    CG_ARGS_CALL(clGetMemObjectInfo, (memobj, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, memobj); CG_ARG_WORD(2, param_name); CG_ARG_WORD(3, param_value_size); CG_ARG_WORD(4, param_value); CG_ARG_WORD(5, param_value_size_ret); CG_OUT_WORD(6, 0, param_value_size_ret));
     CG_SHORT_CALL(clGetMemObjectInfo, (memobj, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code);
     return cgl_gp_clGetMemObjectInfo(memobj, param_name, param_value_size, param_value, param_value_size_ret);
 }
@@ -2421,7 +2421,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetImageInfo(cl_mem image, cl_i
 }
 static __attribute__((noinline)) cl_int cgl_sl_clGetImageInfo(cl_mem image, cl_image_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    CG_ARGS_CALL(clGetImageInfo, (image, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, 7, 1, (image, param_name, param_value_size, param_value, param_value_size_ret, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, image); CG_ARG_WORD(2, param_name); CG_ARG_WORD(3, param_value_size); CG_ARG_WORD(4, param_value); CG_ARG_WORD(5, param_value_size_ret); CG_OUT_WORD(6, 0, param_value_size_ret));
+    CG_ARGS_CALL(clGetImageInfo, (image, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, image); CG_ARG_WORD(2, param_name); CG_ARG_WORD(3, param_value_size); CG_ARG_WORD(4, param_value); CG_ARG_WORD(5, param_value_size_ret); CG_OUT_WORD(6, 0, param_value_size_ret));
     CG_SHORT_CALL(clGetImageInfo, (image, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code);
     return cgl_gp_clGetImageInfo(image, param_name, param_value_size, param_value, param_value_size_ret);
 }
@@ -2458,7 +2458,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetPipeInfo(cl_mem pipe, cl_pip
 }
 static __attribute__((noinline)) cl_int cgl_sl_clGetPipeInfo(cl_mem pipe, cl_pipe_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    CG_ARGS_CALL(clGetPipeInfo, (pipe, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, 7, 1, (pipe, param_name, param_value_size, param_value, param_value_size_ret, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pipe); CG_ARG_WORD(2, param_name); CG_ARG_WORD(3, param_value_size); CG_ARG_WORD(4, param_value); CG_ARG_WORD(5, param_value_size_ret); CG_OUT_WORD(6, 0, param_value_size_ret));
+    CG_ARGS_CALL(clGetPipeInfo, (pipe, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pipe); CG_ARG_WORD(2, param_name); CG_ARG_WORD(3, param_value_size); CG_ARG_WORD(4, param_value); CG_ARG_WORD(5, param_value_size_ret); CG_OUT_WORD(6, 0, param_value_size_ret));
     CG_SHORT_CALL(clGetPipeInfo, (pipe, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code);
     return cgl_gp_clGetPipeInfo(pipe, param_name, param_value_size, param_value, param_value_size_ret);
 }
@@ -2491,7 +2491,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clSetMemObjectDestructorCallback(
 }
 static __attribute__((noinline)) cl_int cgl_sl_clSetMemObjectDestructorCallback(cl_mem memobj, void (*pfn_notify)(cl_mem, void *), void *user_data)
 {
-    CG_ARGS_CALL(clSetMemObjectDestructorCallback, (memobj, pfn_notify, user_data), cgl_thunk_code, 4, 0, (memobj, pfn_notify, user_data, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, memobj); CG_ARG_WORD(2, pfn_notify); CG_ARG_WORD(3, user_data));
+    CG_ARGS_CALL(clSetMemObjectDestructorCallback, (memobj, pfn_notify, user_data), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, memobj); CG_ARG_WORD(2, pfn_notify); CG_ARG_WORD(3, user_data));
     CG_SHORT_CALL(clSetMemObjectDestructorCallback, (memobj, pfn_notify, user_data), cgl_thunk_code);
     return cgl_gp_clSetMemObjectDestructorCallback(memobj, pfn_notify, user_data);
 }
@@ -2527,7 +2527,7 @@ static __attribute__((noinline)) void *cgl_gp_clSVMAlloc(cl_context context, cl_
 CG_LEFT_FUNCTION(cgl_left_clSVMAlloc, __typeof__(((struct cgl_fr_clSVMAlloc *)0)->cgl_ret));
 static __attribute__((noinline)) void *cgl_sl_clSVMAlloc(cl_context context, cl_svm_mem_flags flags, size_t size, cl_uint alignment)
 {
-    CG_ARGS_CALL(clSVMAlloc, (context, flags, size, alignment), CG_NO_CODE, 5, 0, (context, flags, size, alignment, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, context); CG_ARG_WORD(2, flags); CG_ARG_WORD(3, size); CG_ARG_WORD(4, alignment));
+    CG_ARGS_CALL(clSVMAlloc, (context, flags, size, alignment), CG_NO_CODE, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, context); CG_ARG_WORD(2, flags); CG_ARG_WORD(3, size); CG_ARG_WORD(4, alignment));
     CG_SHORT_CALL(clSVMAlloc, (context, flags, size, alignment), CG_NO_CODE);
     return cgl_gp_clSVMAlloc(context, flags, size, alignment);
 }
@@ -2621,7 +2621,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clRetainSampler(cl_sampler sample
 }
 static __attribute__((noinline)) cl_int cgl_sl_clRetainSampler(cl_sampler sampler)
 {
-    CG_ARGS_CALL(clRetainSampler, (sampler), cgl_thunk_code, 2, 0, (sampler, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sampler));
+    CG_ARGS_CALL(clRetainSampler, (sampler), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sampler));
     CG_SHORT_CALL(clRetainSampler, (sampler), cgl_thunk_code);
     return cgl_gp_clRetainSampler(sampler);
 }
@@ -2650,7 +2650,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clReleaseSampler(cl_sampler sampl
 }
 static __attribute__((noinline)) cl_int cgl_sl_clReleaseSampler(cl_sampler sampler)
 {
-    CG_ARGS_CALL(clReleaseSampler, (sampler), cgl_thunk_code, 2, 0, (sampler, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sampler));
+    CG_ARGS_CALL(clReleaseSampler, (sampler), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sampler));
     CG_SHORT_CALL(clReleaseSampler, (sampler), cgl_thunk_code);
     return cgl_gp_clReleaseSampler(sampler);
 }
@@ -2687,7 +2687,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetSamplerInfo(cl_sampler sampl
 }
 static __attribute__((noinline)) cl_int cgl_sl_clGetSamplerInfo(cl_sampler sampler, cl_sampler_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    CG_ARGS_CALL(clGetSamplerInfo, (sampler, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, 7, 1, (sampler, param_name, param_value_size, param_value, param_value_size_ret, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sampler); CG_ARG_WORD(2, param_name); CG_ARG_WORD(3, param_value_size); CG_ARG_WORD(4, param_value); CG_ARG_WORD(5, param_value_size_ret); CG_OUT_WORD(6, 0, param_value_size_ret));
+    CG_ARGS_CALL(clGetSamplerInfo, (sampler, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sampler); CG_ARG_WORD(2, param_name); CG_ARG_WORD(3, param_value_size); CG_ARG_WORD(4, param_value); CG_ARG_WORD(5, param_value_size_ret); CG_OUT_WORD(6, 0, param_value_size_ret));
     CG_SHORT_CALL(clGetSamplerInfo, (sampler, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code);
     return cgl_gp_clGetSamplerInfo(sampler, param_name, param_value_size, param_value, param_value_size_ret);
 }
@@ -2880,7 +2880,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clRetainProgram(cl_program progra
 }
 static __attribute__((noinline)) cl_int cgl_sl_clRetainProgram(cl_program program)
 {
-    CG_ARGS_CALL(clRetainProgram, (program), cgl_thunk_code, 2, 0, (program, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, program));
+    CG_ARGS_CALL(clRetainProgram, (program), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, program));
     CG_SHORT_CALL(clRetainProgram, (program), cgl_thunk_code);
     return cgl_gp_clRetainProgram(program);
 }
@@ -2909,7 +2909,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clReleaseProgram(cl_program progr
 }
 static __attribute__((noinline)) cl_int cgl_sl_clReleaseProgram(cl_program program)
 {
-    CG_ARGS_CALL(clReleaseProgram, (program), cgl_thunk_code, 2, 0, (program, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, program));
+    CG_ARGS_CALL(clReleaseProgram, (program), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, program));
     CG_SHORT_CALL(clReleaseProgram, (program), cgl_thunk_code);
     return cgl_gp_clReleaseProgram(program);
 }
@@ -3075,7 +3075,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clSetProgramReleaseCallback(cl_pr
 }
 static __attribute__((noinline)) cl_int cgl_sl_clSetProgramReleaseCallback(cl_program program, void (*pfn_notify)(cl_program, void *), void *user_data)
 {
-    CG_ARGS_CALL(clSetProgramReleaseCallback, (program, pfn_notify, user_data), cgl_thunk_code, 4, 0, (program, pfn_notify, user_data, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, program); CG_ARG_WORD(2, pfn_notify); CG_ARG_WORD(3, user_data));
+    CG_ARGS_CALL(clSetProgramReleaseCallback, (program, pfn_notify, user_data), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, program); CG_ARG_WORD(2, pfn_notify); CG_ARG_WORD(3, user_data));
     CG_SHORT_CALL(clSetProgramReleaseCallback, (program, pfn_notify, user_data), cgl_thunk_code);
     return cgl_gp_clSetProgramReleaseCallback(program, pfn_notify, user_data);
 }
@@ -3110,7 +3110,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clSetProgramSpecializationConstan
 }
 static __attribute__((noinline)) cl_int cgl_sl_clSetProgramSpecializationConstant(cl_program program, cl_uint spec_id, size_t spec_size, const void *spec_value)
 {
-    CG_ARGS_CALL(clSetProgramSpecializationConstant, (program, spec_id, spec_size, spec_value), cgl_thunk_code, 5, 0, (program, spec_id, spec_size, spec_value, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, program); CG_ARG_WORD(2, spec_id); CG_ARG_WORD(3, spec_size); CG_ARG_WORD(4, spec_value));
+    CG_ARGS_CALL(clSetProgramSpecializationConstant, (program, spec_id, spec_size, spec_value), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, program); CG_ARG_WORD(2, spec_id); CG_ARG_WORD(3, spec_size); CG_ARG_WORD(4, spec_value));
     CG_SHORT_CALL(clSetProgramSpecializationConstant, (program, spec_id, spec_size, spec_value), cgl_thunk_code);
     return cgl_gp_clSetProgramSpecializationConstant(program, spec_id, spec_size, spec_value);
 }
@@ -3140,7 +3140,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clUnloadPlatformCompiler(cl_platf
 static __attribute__((noinline)) cl_int cgl_sl_clUnloadPlatformCompiler(cl_platform_id platform)
 {
     CG_BLOCKING_CALL(clUnloadPlatformCompiler, (platform), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(clUnloadPlatformCompiler, (platform), cgl_thunk_code, 2, 0, (platform, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, platform));
+    CG_ARGS_CALL(clUnloadPlatformCompiler, (platform), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, platform));
     CG_SHORT_CALL(clUnloadPlatformCompiler, (platform), cgl_thunk_code);
     return cgl_gp_clUnloadPlatformCompiler(platform);
 }
@@ -3177,7 +3177,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetProgramInfo(cl_program progr
 }
 static __attribute__((noinline)) cl_int cgl_sl_clGetProgramInfo(cl_program program, cl_program_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    CG_ARGS_CALL(clGetProgramInfo, (program, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, 7, 1, (program, param_name, param_value_size, param_value, param_value_size_ret, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, program); CG_ARG_WORD(2, param_name); CG_ARG_WORD(3, param_value_size); CG_ARG_WORD(4, param_value); CG_ARG_WORD(5, param_value_size_ret); CG_OUT_WORD(6, 0, param_value_size_ret));
+    CG_ARGS_CALL(clGetProgramInfo, (program, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, program); CG_ARG_WORD(2, param_name); CG_ARG_WORD(3, param_value_size); CG_ARG_WORD(4, param_value); CG_ARG_WORD(5, param_value_size_ret); CG_OUT_WORD(6, 0, param_value_size_ret));
     CG_SHORT_CALL(clGetProgramInfo, (program, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code);
     return cgl_gp_clGetProgramInfo(program, param_name, param_value_size, param_value, param_value_size_ret);
 }
@@ -3216,7 +3216,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetProgramBuildInfo(cl_program 
 }
 static __attribute__((noinline)) cl_int cgl_sl_clGetProgramBuildInfo(cl_program program, cl_device_id device, cl_program_build_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    CG_ARGS_CALL(clGetProgramBuildInfo, (program, device, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, 8, 1, (program, device, param_name, param_value_size, param_value, param_value_size_ret, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, program); CG_ARG_WORD(2, device); CG_ARG_WORD(3, param_name); CG_ARG_WORD(4, param_value_size); CG_ARG_WORD(5, param_value); CG_ARG_WORD(6, param_value_size_ret); CG_OUT_WORD(7, 0, param_value_size_ret));
+    CG_ARGS_CALL(clGetProgramBuildInfo, (program, device, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, program); CG_ARG_WORD(2, device); CG_ARG_WORD(3, param_name); CG_ARG_WORD(4, param_value_size); CG_ARG_WORD(5, param_value); CG_ARG_WORD(6, param_value_size_ret); CG_OUT_WORD(7, 0, param_value_size_ret));
     CG_SHORT_CALL(clGetProgramBuildInfo, (program, device, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code);
     return cgl_gp_clGetProgramBuildInfo(program, device, param_name, param_value_size, param_value, param_value_size_ret);
 }
@@ -3288,7 +3288,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clCreateKernelsInProgram(cl_progr
 static __attribute__((noinline)) cl_int cgl_sl_clCreateKernelsInProgram(cl_program program, cl_uint num_kernels, cl_kernel *kernels, cl_uint *num_kernels_ret)
 {
     CG_BLOCKING_CALL(clCreateKernelsInProgram, (program, num_kernels, kernels, num_kernels_ret), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(clCreateKernelsInProgram, (program, num_kernels, kernels, num_kernels_ret), cgl_thunk_code, 6, 1, (program, num_kernels, kernels, num_kernels_ret, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, program); CG_ARG_WORD(2, num_kernels); CG_ARG_WORD(3, kernels); CG_ARG_WORD(4, num_kernels_ret); CG_OUT_WORD(5, 0, num_kernels_ret));
+    CG_ARGS_CALL(clCreateKernelsInProgram, (program, num_kernels, kernels, num_kernels_ret), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, program); CG_ARG_WORD(2, num_kernels); CG_ARG_WORD(3, kernels); CG_ARG_WORD(4, num_kernels_ret); CG_OUT_WORD(5, 0, num_kernels_ret));
     CG_SHORT_CALL(clCreateKernelsInProgram, (program, num_kernels, kernels, num_kernels_ret), cgl_thunk_code);
     return cgl_gp_clCreateKernelsInProgram(program, num_kernels, kernels, num_kernels_ret);
 }
@@ -3354,7 +3354,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clRetainKernel(cl_kernel kernel)
 }
 static __attribute__((noinline)) cl_int cgl_sl_clRetainKernel(cl_kernel kernel)
 {
-    CG_ARGS_CALL(clRetainKernel, (kernel), cgl_thunk_code, 2, 0, (kernel, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, kernel));
+    CG_ARGS_CALL(clRetainKernel, (kernel), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, kernel));
     CG_SHORT_CALL(clRetainKernel, (kernel), cgl_thunk_code);
     return cgl_gp_clRetainKernel(kernel);
 }
@@ -3383,7 +3383,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clReleaseKernel(cl_kernel kernel)
 }
 static __attribute__((noinline)) cl_int cgl_sl_clReleaseKernel(cl_kernel kernel)
 {
-    CG_ARGS_CALL(clReleaseKernel, (kernel), cgl_thunk_code, 2, 0, (kernel, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, kernel));
+    CG_ARGS_CALL(clReleaseKernel, (kernel), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, kernel));
     CG_SHORT_CALL(clReleaseKernel, (kernel), cgl_thunk_code);
     return cgl_gp_clReleaseKernel(kernel);
 }
@@ -3421,7 +3421,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clSetKernelArg(cl_kernel kernel, 
 }
 static __attribute__((noinline)) cl_int cgl_sl_clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size, const void *arg_value)
 {
-    CG_ARGS_CALL(clSetKernelArg, (kernel, arg_index, arg_size, arg_value), cgl_thunk_code, 5, 0, (kernel, arg_index, arg_size, arg_value, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, kernel); CG_ARG_WORD(2, arg_index); CG_ARG_WORD(3, arg_size); CG_ARG_WORD(4, arg_value));
+    CG_ARGS_CALL(clSetKernelArg, (kernel, arg_index, arg_size, arg_value), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, kernel); CG_ARG_WORD(2, arg_index); CG_ARG_WORD(3, arg_size); CG_ARG_WORD(4, arg_value));
     CG_SHORT_CALL(clSetKernelArg, (kernel, arg_index, arg_size, arg_value), cgl_thunk_code);
     return cgl_gp_clSetKernelArg(kernel, arg_index, arg_size, arg_value);
 }
@@ -3457,7 +3457,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clSetKernelArgSVMPointer(cl_kerne
 }
 static __attribute__((noinline)) cl_int cgl_sl_clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint arg_index, const void *arg_value)
 {
-    CG_ARGS_CALL(clSetKernelArgSVMPointer, (kernel, arg_index, arg_value), cgl_thunk_code, 4, 0, (kernel, arg_index, arg_value, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, kernel); CG_ARG_WORD(2, arg_index); CG_ARG_WORD(3, arg_value));
+    CG_ARGS_CALL(clSetKernelArgSVMPointer, (kernel, arg_index, arg_value), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, kernel); CG_ARG_WORD(2, arg_index); CG_ARG_WORD(3, arg_value));
     CG_SHORT_CALL(clSetKernelArgSVMPointer, (kernel, arg_index, arg_value), cgl_thunk_code);
     return cgl_gp_clSetKernelArgSVMPointer(kernel, arg_index, arg_value);
 }
@@ -3495,7 +3495,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clSetKernelExecInfo(cl_kernel ker
 }
 static __attribute__((noinline)) cl_int cgl_sl_clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_name, size_t param_value_size, const void *param_value)
 {
-    CG_ARGS_CALL(clSetKernelExecInfo, (kernel, param_name, param_value_size, param_value), cgl_thunk_code, 5, 0, (kernel, param_name, param_value_size, param_value, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, kernel); CG_ARG_WORD(2, param_name); CG_ARG_WORD(3, param_value_size); CG_ARG_WORD(4, param_value));
+    CG_ARGS_CALL(clSetKernelExecInfo, (kernel, param_name, param_value_size, param_value), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, kernel); CG_ARG_WORD(2, param_name); CG_ARG_WORD(3, param_value_size); CG_ARG_WORD(4, param_value));
     CG_SHORT_CALL(clSetKernelExecInfo, (kernel, param_name, param_value_size, param_value), cgl_thunk_code);
     return cgl_gp_clSetKernelExecInfo(kernel, param_name, param_value_size, param_value);
 }
@@ -3532,7 +3532,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetKernelInfo(cl_kernel kernel,
 }
 static __attribute__((noinline)) cl_int cgl_sl_clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    CG_ARGS_CALL(clGetKernelInfo, (kernel, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, 7, 1, (kernel, param_name, param_value_size, param_value, param_value_size_ret, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, kernel); CG_ARG_WORD(2, param_name); CG_ARG_WORD(3, param_value_size); CG_ARG_WORD(4, param_value); CG_ARG_WORD(5, param_value_size_ret); CG_OUT_WORD(6, 0, param_value_size_ret));
+    CG_ARGS_CALL(clGetKernelInfo, (kernel, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, kernel); CG_ARG_WORD(2, param_name); CG_ARG_WORD(3, param_value_size); CG_ARG_WORD(4, param_value); CG_ARG_WORD(5, param_value_size_ret); CG_OUT_WORD(6, 0, param_value_size_ret));
     CG_SHORT_CALL(clGetKernelInfo, (kernel, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code);
     return cgl_gp_clGetKernelInfo(kernel, param_name, param_value_size, param_value, param_value_size_ret);
 }
@@ -3571,7 +3571,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetKernelArgInfo(cl_kernel kern
 }
 static __attribute__((noinline)) cl_int cgl_sl_clGetKernelArgInfo(cl_kernel kernel, cl_uint arg_indx, cl_kernel_arg_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    CG_ARGS_CALL(clGetKernelArgInfo, (kernel, arg_indx, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, 8, 1, (kernel, arg_indx, param_name, param_value_size, param_value, param_value_size_ret, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, kernel); CG_ARG_WORD(2, arg_indx); CG_ARG_WORD(3, param_name); CG_ARG_WORD(4, param_value_size); CG_ARG_WORD(5, param_value); CG_ARG_WORD(6, param_value_size_ret); CG_OUT_WORD(7, 0, param_value_size_ret));
+    CG_ARGS_CALL(clGetKernelArgInfo, (kernel, arg_indx, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, kernel); CG_ARG_WORD(2, arg_indx); CG_ARG_WORD(3, param_name); CG_ARG_WORD(4, param_value_size); CG_ARG_WORD(5, param_value); CG_ARG_WORD(6, param_value_size_ret); CG_OUT_WORD(7, 0, param_value_size_ret));
     CG_SHORT_CALL(clGetKernelArgInfo, (kernel, arg_indx, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code);
     return cgl_gp_clGetKernelArgInfo(kernel, arg_indx, param_name, param_value_size, param_value, param_value_size_ret);
 }
@@ -3610,7 +3610,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetKernelWorkGroupInfo(cl_kerne
 }
 static __attribute__((noinline)) cl_int cgl_sl_clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id device, cl_kernel_work_group_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    CG_ARGS_CALL(clGetKernelWorkGroupInfo, (kernel, device, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, 8, 1, (kernel, device, param_name, param_value_size, param_value, param_value_size_ret, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, kernel); CG_ARG_WORD(2, device); CG_ARG_WORD(3, param_name); CG_ARG_WORD(4, param_value_size); CG_ARG_WORD(5, param_value); CG_ARG_WORD(6, param_value_size_ret); CG_OUT_WORD(7, 0, param_value_size_ret));
+    CG_ARGS_CALL(clGetKernelWorkGroupInfo, (kernel, device, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, kernel); CG_ARG_WORD(2, device); CG_ARG_WORD(3, param_name); CG_ARG_WORD(4, param_value_size); CG_ARG_WORD(5, param_value); CG_ARG_WORD(6, param_value_size_ret); CG_OUT_WORD(7, 0, param_value_size_ret));
     CG_SHORT_CALL(clGetKernelWorkGroupInfo, (kernel, device, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code);
     return cgl_gp_clGetKernelWorkGroupInfo(kernel, device, param_name, param_value_size, param_value, param_value_size_ret);
 }
@@ -3653,7 +3653,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetKernelSubGroupInfo(cl_kernel
 }
 static __attribute__((noinline)) cl_int cgl_sl_clGetKernelSubGroupInfo(cl_kernel kernel, cl_device_id device, cl_kernel_sub_group_info param_name, size_t input_value_size, const void *input_value, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    CG_ARGS_CALL(clGetKernelSubGroupInfo, (kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, 10, 1, (kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, kernel); CG_ARG_WORD(2, device); CG_ARG_WORD(3, param_name); CG_ARG_WORD(4, input_value_size); CG_ARG_WORD(5, input_value); CG_ARG_WORD(6, param_value_size); CG_ARG_WORD(7, param_value); CG_ARG_WORD(8, param_value_size_ret); CG_OUT_WORD(9, 0, param_value_size_ret));
+    CG_ARGS_CALL(clGetKernelSubGroupInfo, (kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, 10, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, kernel); CG_ARG_WORD(2, device); CG_ARG_WORD(3, param_name); CG_ARG_WORD(4, input_value_size); CG_ARG_WORD(5, input_value); CG_ARG_WORD(6, param_value_size); CG_ARG_WORD(7, param_value); CG_ARG_WORD(8, param_value_size_ret); CG_OUT_WORD(9, 0, param_value_size_ret));
     CG_SHORT_CALL(clGetKernelSubGroupInfo, (kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret), cgl_thunk_code);
     return cgl_gp_clGetKernelSubGroupInfo(kernel, device, param_name, input_value_size, input_value, param_value_size, param_value, param_value_size_ret);
 }
@@ -3687,7 +3687,7 @@ static __attribute__((noinline)) cl_int cgl_sl_clWaitForEvents(cl_uint num_event
 {
     CG_WAIT_ARGS(clWaitForEvents, (uint64_t)num_events, (uint64_t)(uintptr_t)event_list);
     CG_BLOCKING_CALL(clWaitForEvents, (num_events, event_list), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(clWaitForEvents, (num_events, event_list), cgl_thunk_code, 3, 0, (num_events, event_list, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, num_events); CG_ARG_WORD(2, event_list));
+    CG_ARGS_CALL(clWaitForEvents, (num_events, event_list), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, num_events); CG_ARG_WORD(2, event_list));
     CG_SHORT_CALL(clWaitForEvents, (num_events, event_list), cgl_thunk_code);
     return cgl_gp_clWaitForEvents(num_events, event_list);
 }
@@ -3724,7 +3724,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetEventInfo(cl_event event, cl
 }
 static __attribute__((noinline)) cl_int cgl_sl_clGetEventInfo(cl_event event, cl_event_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    CG_ARGS_CALL(clGetEventInfo, (event, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, 7, 1, (event, param_name, param_value_size, param_value, param_value_size_ret, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, event); CG_ARG_WORD(2, param_name); CG_ARG_WORD(3, param_value_size); CG_ARG_WORD(4, param_value); CG_ARG_WORD(5, param_value_size_ret); CG_OUT_WORD(6, 0, param_value_size_ret));
+    CG_ARGS_CALL(clGetEventInfo, (event, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, event); CG_ARG_WORD(2, param_name); CG_ARG_WORD(3, param_value_size); CG_ARG_WORD(4, param_value); CG_ARG_WORD(5, param_value_size_ret); CG_OUT_WORD(6, 0, param_value_size_ret));
     CG_SHORT_CALL(clGetEventInfo, (event, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code);
     return cgl_gp_clGetEventInfo(event, param_name, param_value_size, param_value, param_value_size_ret);
 }
@@ -3787,7 +3787,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clRetainEvent(cl_event event)
 }
 static __attribute__((noinline)) cl_int cgl_sl_clRetainEvent(cl_event event)
 {
-    CG_ARGS_CALL(clRetainEvent, (event), cgl_thunk_code, 2, 0, (event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, event));
+    CG_ARGS_CALL(clRetainEvent, (event), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, event));
     CG_SHORT_CALL(clRetainEvent, (event), cgl_thunk_code);
     return cgl_gp_clRetainEvent(event);
 }
@@ -3816,7 +3816,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clReleaseEvent(cl_event event)
 }
 static __attribute__((noinline)) cl_int cgl_sl_clReleaseEvent(cl_event event)
 {
-    CG_ARGS_CALL(clReleaseEvent, (event), cgl_thunk_code, 2, 0, (event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, event));
+    CG_ARGS_CALL(clReleaseEvent, (event), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, event));
     CG_SHORT_CALL(clReleaseEvent, (event), cgl_thunk_code);
     return cgl_gp_clReleaseEvent(event);
 }
@@ -3847,7 +3847,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clSetUserEventStatus(cl_event eve
 }
 static __attribute__((noinline)) cl_int cgl_sl_clSetUserEventStatus(cl_event event, cl_int execution_status)
 {
-    CG_ARGS_CALL(clSetUserEventStatus, (event, execution_status), cgl_thunk_code, 3, 0, (event, execution_status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, event); CG_ARG_WORD(2, execution_status));
+    CG_ARGS_CALL(clSetUserEventStatus, (event, execution_status), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, event); CG_ARG_WORD(2, execution_status));
     CG_SHORT_CALL(clSetUserEventStatus, (event, execution_status), cgl_thunk_code);
     return cgl_gp_clSetUserEventStatus(event, execution_status);
 }
@@ -3882,7 +3882,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clSetEventCallback(cl_event event
 }
 static __attribute__((noinline)) cl_int cgl_sl_clSetEventCallback(cl_event event, cl_int command_exec_callback_type, void (*pfn_notify)(cl_event, cl_int, void *), void *user_data)
 {
-    CG_ARGS_CALL(clSetEventCallback, (event, command_exec_callback_type, pfn_notify, user_data), cgl_thunk_code, 5, 0, (event, command_exec_callback_type, pfn_notify, user_data, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, event); CG_ARG_WORD(2, command_exec_callback_type); CG_ARG_WORD(3, pfn_notify); CG_ARG_WORD(4, user_data));
+    CG_ARGS_CALL(clSetEventCallback, (event, command_exec_callback_type, pfn_notify, user_data), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, event); CG_ARG_WORD(2, command_exec_callback_type); CG_ARG_WORD(3, pfn_notify); CG_ARG_WORD(4, user_data));
     CG_SHORT_CALL(clSetEventCallback, (event, command_exec_callback_type, pfn_notify, user_data), cgl_thunk_code);
     return cgl_gp_clSetEventCallback(event, command_exec_callback_type, pfn_notify, user_data);
 }
@@ -3919,7 +3919,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clGetEventProfilingInfo(cl_event 
 }
 static __attribute__((noinline)) cl_int cgl_sl_clGetEventProfilingInfo(cl_event event, cl_profiling_info param_name, size_t param_value_size, void *param_value, size_t *param_value_size_ret)
 {
-    CG_ARGS_CALL(clGetEventProfilingInfo, (event, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, 7, 1, (event, param_name, param_value_size, param_value, param_value_size_ret, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, event); CG_ARG_WORD(2, param_name); CG_ARG_WORD(3, param_value_size); CG_ARG_WORD(4, param_value); CG_ARG_WORD(5, param_value_size_ret); CG_OUT_WORD(6, 0, param_value_size_ret));
+    CG_ARGS_CALL(clGetEventProfilingInfo, (event, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, event); CG_ARG_WORD(2, param_name); CG_ARG_WORD(3, param_value_size); CG_ARG_WORD(4, param_value); CG_ARG_WORD(5, param_value_size_ret); CG_OUT_WORD(6, 0, param_value_size_ret));
     CG_SHORT_CALL(clGetEventProfilingInfo, (event, param_name, param_value_size, param_value, param_value_size_ret), cgl_thunk_code);
     return cgl_gp_clGetEventProfilingInfo(event, param_name, param_value_size, param_value, param_value_size_ret);
 }
@@ -3949,7 +3949,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clFlush(cl_command_queue command_
 static __attribute__((noinline)) cl_int cgl_sl_clFlush(cl_command_queue command_queue)
 {
     CG_BLOCKING_CALL(clFlush, (command_queue), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(clFlush, (command_queue), cgl_thunk_code, 2, 0, (command_queue, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue));
+    CG_ARGS_CALL(clFlush, (command_queue), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue));
     CG_SHORT_CALL(clFlush, (command_queue), cgl_thunk_code);
     return cgl_gp_clFlush(command_queue);
 }
@@ -3981,7 +3981,7 @@ static __attribute__((noinline)) cl_int cgl_sl_clFinish(cl_command_queue command
 {
     CG_WAIT_ARGS(clFinish, (uint64_t)(uintptr_t)command_queue);
     CG_BLOCKING_CALL(clFinish, (command_queue), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(clFinish, (command_queue), cgl_thunk_code, 2, 0, (command_queue, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue));
+    CG_ARGS_CALL(clFinish, (command_queue), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue));
     CG_SHORT_CALL(clFinish, (command_queue), cgl_thunk_code);
     return cgl_gp_clFinish(command_queue);
 }
@@ -4027,7 +4027,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueReadBuffer(cl_command_qu
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read, size_t offset, size_t size, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     CG_BLOCKING_CALL(clEnqueueReadBuffer, (command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(clEnqueueReadBuffer, (command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 11, 1, (command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, buffer); CG_ARG_WORD(3, blocking_read); CG_ARG_WORD(4, offset); CG_ARG_WORD(5, size); CG_ARG_WORD(6, ptr); CG_ARG_WORD(7, num_events_in_wait_list); CG_ARG_WORD(8, event_wait_list); CG_ARG_WORD(9, event); CG_OUT_WORD(10, 0, event));
+    CG_ARGS_CALL(clEnqueueReadBuffer, (command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 11, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, buffer); CG_ARG_WORD(3, blocking_read); CG_ARG_WORD(4, offset); CG_ARG_WORD(5, size); CG_ARG_WORD(6, ptr); CG_ARG_WORD(7, num_events_in_wait_list); CG_ARG_WORD(8, event_wait_list); CG_ARG_WORD(9, event); CG_OUT_WORD(10, 0, event));
     CG_SHORT_CALL(clEnqueueReadBuffer, (command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueReadBuffer(command_queue, buffer, blocking_read, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
 }
@@ -4083,7 +4083,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueReadBufferRect(cl_comman
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueReadBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_read, const size_t *buffer_origin, const size_t *host_origin, const size_t *region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     CG_BLOCKING_CALL(clEnqueueReadBufferRect, (command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(clEnqueueReadBufferRect, (command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 16, 1, (command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, buffer); CG_ARG_WORD(3, blocking_read); CG_ARG_WORD(4, buffer_origin); CG_ARG_WORD(5, host_origin); CG_ARG_WORD(6, region); CG_ARG_WORD(7, buffer_row_pitch); CG_ARG_WORD(8, buffer_slice_pitch); CG_ARG_WORD(9, host_row_pitch); CG_ARG_WORD(10, host_slice_pitch); CG_ARG_WORD(11, ptr); CG_ARG_WORD(12, num_events_in_wait_list); CG_ARG_WORD(13, event_wait_list); CG_ARG_WORD(14, event); CG_OUT_WORD(15, 0, event));
+    CG_ARGS_CALL(clEnqueueReadBufferRect, (command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 16, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, buffer); CG_ARG_WORD(3, blocking_read); CG_ARG_WORD(4, buffer_origin); CG_ARG_WORD(5, host_origin); CG_ARG_WORD(6, region); CG_ARG_WORD(7, buffer_row_pitch); CG_ARG_WORD(8, buffer_slice_pitch); CG_ARG_WORD(9, host_row_pitch); CG_ARG_WORD(10, host_slice_pitch); CG_ARG_WORD(11, ptr); CG_ARG_WORD(12, num_events_in_wait_list); CG_ARG_WORD(13, event_wait_list); CG_ARG_WORD(14, event); CG_OUT_WORD(15, 0, event));
     CG_SHORT_CALL(clEnqueueReadBufferRect, (command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueReadBufferRect(command_queue, buffer, blocking_read, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
 }
@@ -4129,7 +4129,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueWriteBuffer(cl_command_q
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write, size_t offset, size_t size, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     CG_BLOCKING_CALL(clEnqueueWriteBuffer, (command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(clEnqueueWriteBuffer, (command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 11, 1, (command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, buffer); CG_ARG_WORD(3, blocking_write); CG_ARG_WORD(4, offset); CG_ARG_WORD(5, size); CG_ARG_WORD(6, ptr); CG_ARG_WORD(7, num_events_in_wait_list); CG_ARG_WORD(8, event_wait_list); CG_ARG_WORD(9, event); CG_OUT_WORD(10, 0, event));
+    CG_ARGS_CALL(clEnqueueWriteBuffer, (command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 11, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, buffer); CG_ARG_WORD(3, blocking_write); CG_ARG_WORD(4, offset); CG_ARG_WORD(5, size); CG_ARG_WORD(6, ptr); CG_ARG_WORD(7, num_events_in_wait_list); CG_ARG_WORD(8, event_wait_list); CG_ARG_WORD(9, event); CG_OUT_WORD(10, 0, event));
     CG_SHORT_CALL(clEnqueueWriteBuffer, (command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueWriteBuffer(command_queue, buffer, blocking_write, offset, size, ptr, num_events_in_wait_list, event_wait_list, event);
 }
@@ -4185,7 +4185,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueWriteBufferRect(cl_comma
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueWriteBufferRect(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write, const size_t *buffer_origin, const size_t *host_origin, const size_t *region, size_t buffer_row_pitch, size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     CG_BLOCKING_CALL(clEnqueueWriteBufferRect, (command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(clEnqueueWriteBufferRect, (command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 16, 1, (command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, buffer); CG_ARG_WORD(3, blocking_write); CG_ARG_WORD(4, buffer_origin); CG_ARG_WORD(5, host_origin); CG_ARG_WORD(6, region); CG_ARG_WORD(7, buffer_row_pitch); CG_ARG_WORD(8, buffer_slice_pitch); CG_ARG_WORD(9, host_row_pitch); CG_ARG_WORD(10, host_slice_pitch); CG_ARG_WORD(11, ptr); CG_ARG_WORD(12, num_events_in_wait_list); CG_ARG_WORD(13, event_wait_list); CG_ARG_WORD(14, event); CG_OUT_WORD(15, 0, event));
+    CG_ARGS_CALL(clEnqueueWriteBufferRect, (command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 16, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, buffer); CG_ARG_WORD(3, blocking_write); CG_ARG_WORD(4, buffer_origin); CG_ARG_WORD(5, host_origin); CG_ARG_WORD(6, region); CG_ARG_WORD(7, buffer_row_pitch); CG_ARG_WORD(8, buffer_slice_pitch); CG_ARG_WORD(9, host_row_pitch); CG_ARG_WORD(10, host_slice_pitch); CG_ARG_WORD(11, ptr); CG_ARG_WORD(12, num_events_in_wait_list); CG_ARG_WORD(13, event_wait_list); CG_ARG_WORD(14, event); CG_OUT_WORD(15, 0, event));
     CG_SHORT_CALL(clEnqueueWriteBufferRect, (command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueWriteBufferRect(command_queue, buffer, blocking_write, buffer_origin, host_origin, region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
 }
@@ -4230,7 +4230,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueFillBuffer(cl_command_qu
 }
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer, const void *pattern, size_t pattern_size, size_t offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    CG_ARGS_CALL(clEnqueueFillBuffer, (command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 11, 1, (command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, buffer); CG_ARG_WORD(3, pattern); CG_ARG_WORD(4, pattern_size); CG_ARG_WORD(5, offset); CG_ARG_WORD(6, size); CG_ARG_WORD(7, num_events_in_wait_list); CG_ARG_WORD(8, event_wait_list); CG_ARG_WORD(9, event); CG_OUT_WORD(10, 0, event));
+    CG_ARGS_CALL(clEnqueueFillBuffer, (command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 11, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, buffer); CG_ARG_WORD(3, pattern); CG_ARG_WORD(4, pattern_size); CG_ARG_WORD(5, offset); CG_ARG_WORD(6, size); CG_ARG_WORD(7, num_events_in_wait_list); CG_ARG_WORD(8, event_wait_list); CG_ARG_WORD(9, event); CG_OUT_WORD(10, 0, event));
     CG_SHORT_CALL(clEnqueueFillBuffer, (command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueFillBuffer(command_queue, buffer, pattern, pattern_size, offset, size, num_events_in_wait_list, event_wait_list, event);
 }
@@ -4275,7 +4275,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyBuffer(cl_command_qu
 }
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer, size_t src_offset, size_t dst_offset, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    CG_ARGS_CALL(clEnqueueCopyBuffer, (command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 11, 1, (command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, src_buffer); CG_ARG_WORD(3, dst_buffer); CG_ARG_WORD(4, src_offset); CG_ARG_WORD(5, dst_offset); CG_ARG_WORD(6, size); CG_ARG_WORD(7, num_events_in_wait_list); CG_ARG_WORD(8, event_wait_list); CG_ARG_WORD(9, event); CG_OUT_WORD(10, 0, event));
+    CG_ARGS_CALL(clEnqueueCopyBuffer, (command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 11, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, src_buffer); CG_ARG_WORD(3, dst_buffer); CG_ARG_WORD(4, src_offset); CG_ARG_WORD(5, dst_offset); CG_ARG_WORD(6, size); CG_ARG_WORD(7, num_events_in_wait_list); CG_ARG_WORD(8, event_wait_list); CG_ARG_WORD(9, event); CG_OUT_WORD(10, 0, event));
     CG_SHORT_CALL(clEnqueueCopyBuffer, (command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueCopyBuffer(command_queue, src_buffer, dst_buffer, src_offset, dst_offset, size, num_events_in_wait_list, event_wait_list, event);
 }
@@ -4328,7 +4328,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyBufferRect(cl_comman
 }
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyBufferRect(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_buffer, const size_t *src_origin, const size_t *dst_origin, const size_t *region, size_t src_row_pitch, size_t src_slice_pitch, size_t dst_row_pitch, size_t dst_slice_pitch, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    CG_ARGS_CALL(clEnqueueCopyBufferRect, (command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 15, 1, (command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, src_buffer); CG_ARG_WORD(3, dst_buffer); CG_ARG_WORD(4, src_origin); CG_ARG_WORD(5, dst_origin); CG_ARG_WORD(6, region); CG_ARG_WORD(7, src_row_pitch); CG_ARG_WORD(8, src_slice_pitch); CG_ARG_WORD(9, dst_row_pitch); CG_ARG_WORD(10, dst_slice_pitch); CG_ARG_WORD(11, num_events_in_wait_list); CG_ARG_WORD(12, event_wait_list); CG_ARG_WORD(13, event); CG_OUT_WORD(14, 0, event));
+    CG_ARGS_CALL(clEnqueueCopyBufferRect, (command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 15, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, src_buffer); CG_ARG_WORD(3, dst_buffer); CG_ARG_WORD(4, src_origin); CG_ARG_WORD(5, dst_origin); CG_ARG_WORD(6, region); CG_ARG_WORD(7, src_row_pitch); CG_ARG_WORD(8, src_slice_pitch); CG_ARG_WORD(9, dst_row_pitch); CG_ARG_WORD(10, dst_slice_pitch); CG_ARG_WORD(11, num_events_in_wait_list); CG_ARG_WORD(12, event_wait_list); CG_ARG_WORD(13, event); CG_OUT_WORD(14, 0, event));
     CG_SHORT_CALL(clEnqueueCopyBufferRect, (command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueCopyBufferRect(command_queue, src_buffer, dst_buffer, src_origin, dst_origin, region, src_row_pitch, src_slice_pitch, dst_row_pitch, dst_slice_pitch, num_events_in_wait_list, event_wait_list, event);
 }
@@ -4378,7 +4378,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueReadImage(cl_command_que
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueReadImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_read, const size_t *origin, const size_t *region, size_t row_pitch, size_t slice_pitch, void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     CG_BLOCKING_CALL(clEnqueueReadImage, (command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(clEnqueueReadImage, (command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 13, 1, (command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, image); CG_ARG_WORD(3, blocking_read); CG_ARG_WORD(4, origin); CG_ARG_WORD(5, region); CG_ARG_WORD(6, row_pitch); CG_ARG_WORD(7, slice_pitch); CG_ARG_WORD(8, ptr); CG_ARG_WORD(9, num_events_in_wait_list); CG_ARG_WORD(10, event_wait_list); CG_ARG_WORD(11, event); CG_OUT_WORD(12, 0, event));
+    CG_ARGS_CALL(clEnqueueReadImage, (command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 13, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, image); CG_ARG_WORD(3, blocking_read); CG_ARG_WORD(4, origin); CG_ARG_WORD(5, region); CG_ARG_WORD(6, row_pitch); CG_ARG_WORD(7, slice_pitch); CG_ARG_WORD(8, ptr); CG_ARG_WORD(9, num_events_in_wait_list); CG_ARG_WORD(10, event_wait_list); CG_ARG_WORD(11, event); CG_OUT_WORD(12, 0, event));
     CG_SHORT_CALL(clEnqueueReadImage, (command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueReadImage(command_queue, image, blocking_read, origin, region, row_pitch, slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
 }
@@ -4428,7 +4428,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueWriteImage(cl_command_qu
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueWriteImage(cl_command_queue command_queue, cl_mem image, cl_bool blocking_write, const size_t *origin, const size_t *region, size_t input_row_pitch, size_t input_slice_pitch, const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     CG_BLOCKING_CALL(clEnqueueWriteImage, (command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(clEnqueueWriteImage, (command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 13, 1, (command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, image); CG_ARG_WORD(3, blocking_write); CG_ARG_WORD(4, origin); CG_ARG_WORD(5, region); CG_ARG_WORD(6, input_row_pitch); CG_ARG_WORD(7, input_slice_pitch); CG_ARG_WORD(8, ptr); CG_ARG_WORD(9, num_events_in_wait_list); CG_ARG_WORD(10, event_wait_list); CG_ARG_WORD(11, event); CG_OUT_WORD(12, 0, event));
+    CG_ARGS_CALL(clEnqueueWriteImage, (command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 13, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, image); CG_ARG_WORD(3, blocking_write); CG_ARG_WORD(4, origin); CG_ARG_WORD(5, region); CG_ARG_WORD(6, input_row_pitch); CG_ARG_WORD(7, input_slice_pitch); CG_ARG_WORD(8, ptr); CG_ARG_WORD(9, num_events_in_wait_list); CG_ARG_WORD(10, event_wait_list); CG_ARG_WORD(11, event); CG_OUT_WORD(12, 0, event));
     CG_SHORT_CALL(clEnqueueWriteImage, (command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueWriteImage(command_queue, image, blocking_write, origin, region, input_row_pitch, input_slice_pitch, ptr, num_events_in_wait_list, event_wait_list, event);
 }
@@ -4471,7 +4471,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueFillImage(cl_command_que
 }
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueFillImage(cl_command_queue command_queue, cl_mem image, const void *fill_color, const size_t *origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    CG_ARGS_CALL(clEnqueueFillImage, (command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 10, 1, (command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, image); CG_ARG_WORD(3, fill_color); CG_ARG_WORD(4, origin); CG_ARG_WORD(5, region); CG_ARG_WORD(6, num_events_in_wait_list); CG_ARG_WORD(7, event_wait_list); CG_ARG_WORD(8, event); CG_OUT_WORD(9, 0, event));
+    CG_ARGS_CALL(clEnqueueFillImage, (command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 10, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, image); CG_ARG_WORD(3, fill_color); CG_ARG_WORD(4, origin); CG_ARG_WORD(5, region); CG_ARG_WORD(6, num_events_in_wait_list); CG_ARG_WORD(7, event_wait_list); CG_ARG_WORD(8, event); CG_OUT_WORD(9, 0, event));
     CG_SHORT_CALL(clEnqueueFillImage, (command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueFillImage(command_queue, image, fill_color, origin, region, num_events_in_wait_list, event_wait_list, event);
 }
@@ -4516,7 +4516,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyImage(cl_command_que
 }
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyImage(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_image, const size_t *src_origin, const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    CG_ARGS_CALL(clEnqueueCopyImage, (command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 11, 1, (command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, src_image); CG_ARG_WORD(3, dst_image); CG_ARG_WORD(4, src_origin); CG_ARG_WORD(5, dst_origin); CG_ARG_WORD(6, region); CG_ARG_WORD(7, num_events_in_wait_list); CG_ARG_WORD(8, event_wait_list); CG_ARG_WORD(9, event); CG_OUT_WORD(10, 0, event));
+    CG_ARGS_CALL(clEnqueueCopyImage, (command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 11, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, src_image); CG_ARG_WORD(3, dst_image); CG_ARG_WORD(4, src_origin); CG_ARG_WORD(5, dst_origin); CG_ARG_WORD(6, region); CG_ARG_WORD(7, num_events_in_wait_list); CG_ARG_WORD(8, event_wait_list); CG_ARG_WORD(9, event); CG_OUT_WORD(10, 0, event));
     CG_SHORT_CALL(clEnqueueCopyImage, (command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueCopyImage(command_queue, src_image, dst_image, src_origin, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
 }
@@ -4561,7 +4561,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyImageToBuffer(cl_com
 }
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyImageToBuffer(cl_command_queue command_queue, cl_mem src_image, cl_mem dst_buffer, const size_t *src_origin, const size_t *region, size_t dst_offset, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    CG_ARGS_CALL(clEnqueueCopyImageToBuffer, (command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 11, 1, (command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, src_image); CG_ARG_WORD(3, dst_buffer); CG_ARG_WORD(4, src_origin); CG_ARG_WORD(5, region); CG_ARG_WORD(6, dst_offset); CG_ARG_WORD(7, num_events_in_wait_list); CG_ARG_WORD(8, event_wait_list); CG_ARG_WORD(9, event); CG_OUT_WORD(10, 0, event));
+    CG_ARGS_CALL(clEnqueueCopyImageToBuffer, (command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 11, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, src_image); CG_ARG_WORD(3, dst_buffer); CG_ARG_WORD(4, src_origin); CG_ARG_WORD(5, region); CG_ARG_WORD(6, dst_offset); CG_ARG_WORD(7, num_events_in_wait_list); CG_ARG_WORD(8, event_wait_list); CG_ARG_WORD(9, event); CG_OUT_WORD(10, 0, event));
     CG_SHORT_CALL(clEnqueueCopyImageToBuffer, (command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueCopyImageToBuffer(command_queue, src_image, dst_buffer, src_origin, region, dst_offset, num_events_in_wait_list, event_wait_list, event);
 }
@@ -4606,7 +4606,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueCopyBufferToImage(cl_com
 }
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueCopyBufferToImage(cl_command_queue command_queue, cl_mem src_buffer, cl_mem dst_image, size_t src_offset, const size_t *dst_origin, const size_t *region, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    CG_ARGS_CALL(clEnqueueCopyBufferToImage, (command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 11, 1, (command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, src_buffer); CG_ARG_WORD(3, dst_image); CG_ARG_WORD(4, src_offset); CG_ARG_WORD(5, dst_origin); CG_ARG_WORD(6, region); CG_ARG_WORD(7, num_events_in_wait_list); CG_ARG_WORD(8, event_wait_list); CG_ARG_WORD(9, event); CG_OUT_WORD(10, 0, event));
+    CG_ARGS_CALL(clEnqueueCopyBufferToImage, (command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 11, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, src_buffer); CG_ARG_WORD(3, dst_image); CG_ARG_WORD(4, src_offset); CG_ARG_WORD(5, dst_origin); CG_ARG_WORD(6, region); CG_ARG_WORD(7, num_events_in_wait_list); CG_ARG_WORD(8, event_wait_list); CG_ARG_WORD(9, event); CG_OUT_WORD(10, 0, event));
     CG_SHORT_CALL(clEnqueueCopyBufferToImage, (command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueCopyBufferToImage(command_queue, src_buffer, dst_image, src_offset, dst_origin, region, num_events_in_wait_list, event_wait_list, event);
 }
@@ -4751,7 +4751,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueUnmapMemObject(cl_comman
 }
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueUnmapMemObject(cl_command_queue command_queue, cl_mem memobj, void *mapped_ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    CG_ARGS_CALL(clEnqueueUnmapMemObject, (command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 8, 1, (command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, memobj); CG_ARG_WORD(3, mapped_ptr); CG_ARG_WORD(4, num_events_in_wait_list); CG_ARG_WORD(5, event_wait_list); CG_ARG_WORD(6, event); CG_OUT_WORD(7, 0, event));
+    CG_ARGS_CALL(clEnqueueUnmapMemObject, (command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, memobj); CG_ARG_WORD(3, mapped_ptr); CG_ARG_WORD(4, num_events_in_wait_list); CG_ARG_WORD(5, event_wait_list); CG_ARG_WORD(6, event); CG_OUT_WORD(7, 0, event));
     CG_SHORT_CALL(clEnqueueUnmapMemObject, (command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueUnmapMemObject(command_queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
 }
@@ -4792,7 +4792,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueMigrateMemObjects(cl_com
 }
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueMigrateMemObjects(cl_command_queue command_queue, cl_uint num_mem_objects, const cl_mem *mem_objects, cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    CG_ARGS_CALL(clEnqueueMigrateMemObjects, (command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 9, 1, (command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, num_mem_objects); CG_ARG_WORD(3, mem_objects); CG_ARG_WORD(4, flags); CG_ARG_WORD(5, num_events_in_wait_list); CG_ARG_WORD(6, event_wait_list); CG_ARG_WORD(7, event); CG_OUT_WORD(8, 0, event));
+    CG_ARGS_CALL(clEnqueueMigrateMemObjects, (command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, num_mem_objects); CG_ARG_WORD(3, mem_objects); CG_ARG_WORD(4, flags); CG_ARG_WORD(5, num_events_in_wait_list); CG_ARG_WORD(6, event_wait_list); CG_ARG_WORD(7, event); CG_OUT_WORD(8, 0, event));
     CG_SHORT_CALL(clEnqueueMigrateMemObjects, (command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueMigrateMemObjects(command_queue, num_mem_objects, mem_objects, flags, num_events_in_wait_list, event_wait_list, event);
 }
@@ -4841,7 +4841,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueNDRangeKernel(cl_command
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueNDRangeKernel(cl_command_queue command_queue, cl_kernel kernel, cl_uint work_dim, const size_t *global_work_offset, const size_t *global_work_size, const size_t *local_work_size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     CG_BLOCKING_CALL(clEnqueueNDRangeKernel, (command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(clEnqueueNDRangeKernel, (command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 11, 1, (command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, kernel); CG_ARG_WORD(3, work_dim); CG_ARG_WORD(4, global_work_offset); CG_ARG_WORD(5, global_work_size); CG_ARG_WORD(6, local_work_size); CG_ARG_WORD(7, num_events_in_wait_list); CG_ARG_WORD(8, event_wait_list); CG_ARG_WORD(9, event); CG_OUT_WORD(10, 0, event));
+    CG_ARGS_CALL(clEnqueueNDRangeKernel, (command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 11, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, kernel); CG_ARG_WORD(3, work_dim); CG_ARG_WORD(4, global_work_offset); CG_ARG_WORD(5, global_work_size); CG_ARG_WORD(6, local_work_size); CG_ARG_WORD(7, num_events_in_wait_list); CG_ARG_WORD(8, event_wait_list); CG_ARG_WORD(9, event); CG_OUT_WORD(10, 0, event));
     CG_SHORT_CALL(clEnqueueNDRangeKernel, (command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueNDRangeKernel(command_queue, kernel, work_dim, global_work_offset, global_work_size, local_work_size, num_events_in_wait_list, event_wait_list, event);
 }
@@ -4888,7 +4888,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueNativeKernel(cl_command_
 }
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueNativeKernel(cl_command_queue command_queue, void (*user_func)(void *), void *args, size_t cb_args, cl_uint num_mem_objects, const cl_mem *mem_list, const void **args_mem_loc, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    CG_ARGS_CALL(clEnqueueNativeKernel, (command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 12, 1, (command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, user_func); CG_ARG_WORD(3, args); CG_ARG_WORD(4, cb_args); CG_ARG_WORD(5, num_mem_objects); CG_ARG_WORD(6, mem_list); CG_ARG_WORD(7, args_mem_loc); CG_ARG_WORD(8, num_events_in_wait_list); CG_ARG_WORD(9, event_wait_list); CG_ARG_WORD(10, event); CG_OUT_WORD(11, 0, event));
+    CG_ARGS_CALL(clEnqueueNativeKernel, (command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 12, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, user_func); CG_ARG_WORD(3, args); CG_ARG_WORD(4, cb_args); CG_ARG_WORD(5, num_mem_objects); CG_ARG_WORD(6, mem_list); CG_ARG_WORD(7, args_mem_loc); CG_ARG_WORD(8, num_events_in_wait_list); CG_ARG_WORD(9, event_wait_list); CG_ARG_WORD(10, event); CG_OUT_WORD(11, 0, event));
     CG_SHORT_CALL(clEnqueueNativeKernel, (command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueNativeKernel(command_queue, user_func, args, cb_args, num_mem_objects, mem_list, args_mem_loc, num_events_in_wait_list, event_wait_list, event);
 }
@@ -4923,7 +4923,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueMarkerWithWaitList(cl_co
 }
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueMarkerWithWaitList(cl_command_queue command_queue, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    CG_ARGS_CALL(clEnqueueMarkerWithWaitList, (command_queue, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 6, 1, (command_queue, num_events_in_wait_list, event_wait_list, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, num_events_in_wait_list); CG_ARG_WORD(3, event_wait_list); CG_ARG_WORD(4, event); CG_OUT_WORD(5, 0, event));
+    CG_ARGS_CALL(clEnqueueMarkerWithWaitList, (command_queue, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, num_events_in_wait_list); CG_ARG_WORD(3, event_wait_list); CG_ARG_WORD(4, event); CG_OUT_WORD(5, 0, event));
     CG_SHORT_CALL(clEnqueueMarkerWithWaitList, (command_queue, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueMarkerWithWaitList(command_queue, num_events_in_wait_list, event_wait_list, event);
 }
@@ -4958,7 +4958,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueBarrierWithWaitList(cl_c
 }
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueBarrierWithWaitList(cl_command_queue command_queue, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    CG_ARGS_CALL(clEnqueueBarrierWithWaitList, (command_queue, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 6, 1, (command_queue, num_events_in_wait_list, event_wait_list, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, num_events_in_wait_list); CG_ARG_WORD(3, event_wait_list); CG_ARG_WORD(4, event); CG_OUT_WORD(5, 0, event));
+    CG_ARGS_CALL(clEnqueueBarrierWithWaitList, (command_queue, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, num_events_in_wait_list); CG_ARG_WORD(3, event_wait_list); CG_ARG_WORD(4, event); CG_OUT_WORD(5, 0, event));
     CG_SHORT_CALL(clEnqueueBarrierWithWaitList, (command_queue, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueBarrierWithWaitList(command_queue, num_events_in_wait_list, event_wait_list, event);
 }
@@ -5000,7 +5000,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMFree(cl_command_queue
 }
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMFree(cl_command_queue command_queue, cl_uint num_svm_pointers, void *svm_pointers[], void (*pfn_free_func)(cl_command_queue, cl_uint, void *[], void *), void *user_data, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    CG_ARGS_CALL(clEnqueueSVMFree, (command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 9, 1, (command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, num_svm_pointers); CG_ARG_WORD(3, pfn_free_func); CG_ARG_WORD(4, user_data); CG_ARG_WORD(5, num_events_in_wait_list); CG_ARG_WORD(6, event_wait_list); CG_ARG_WORD(7, event); CG_OUT_WORD(8, 0, event));
+    CG_ARGS_CALL(clEnqueueSVMFree, (command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, num_svm_pointers); CG_ARG_WORD(3, pfn_free_func); CG_ARG_WORD(4, user_data); CG_ARG_WORD(5, num_events_in_wait_list); CG_ARG_WORD(6, event_wait_list); CG_ARG_WORD(7, event); CG_OUT_WORD(8, 0, event));
     CG_SHORT_CALL(clEnqueueSVMFree, (command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueSVMFree(command_queue, num_svm_pointers, svm_pointers, pfn_free_func, user_data, num_events_in_wait_list, event_wait_list, event);
 }
@@ -5044,7 +5044,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMMemcpy(cl_command_que
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMMemcpy(cl_command_queue command_queue, cl_bool blocking_copy, void *dst_ptr, const void *src_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     CG_BLOCKING_CALL(clEnqueueSVMMemcpy, (command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(clEnqueueSVMMemcpy, (command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 10, 1, (command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, blocking_copy); CG_ARG_WORD(3, dst_ptr); CG_ARG_WORD(4, src_ptr); CG_ARG_WORD(5, size); CG_ARG_WORD(6, num_events_in_wait_list); CG_ARG_WORD(7, event_wait_list); CG_ARG_WORD(8, event); CG_OUT_WORD(9, 0, event));
+    CG_ARGS_CALL(clEnqueueSVMMemcpy, (command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 10, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, blocking_copy); CG_ARG_WORD(3, dst_ptr); CG_ARG_WORD(4, src_ptr); CG_ARG_WORD(5, size); CG_ARG_WORD(6, num_events_in_wait_list); CG_ARG_WORD(7, event_wait_list); CG_ARG_WORD(8, event); CG_OUT_WORD(9, 0, event));
     CG_SHORT_CALL(clEnqueueSVMMemcpy, (command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueSVMMemcpy(command_queue, blocking_copy, dst_ptr, src_ptr, size, num_events_in_wait_list, event_wait_list, event);
 }
@@ -5087,7 +5087,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMMemFill(cl_command_qu
 }
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMMemFill(cl_command_queue command_queue, void *svm_ptr, const void *pattern, size_t pattern_size, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    CG_ARGS_CALL(clEnqueueSVMMemFill, (command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 10, 1, (command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, svm_ptr); CG_ARG_WORD(3, pattern); CG_ARG_WORD(4, pattern_size); CG_ARG_WORD(5, size); CG_ARG_WORD(6, num_events_in_wait_list); CG_ARG_WORD(7, event_wait_list); CG_ARG_WORD(8, event); CG_OUT_WORD(9, 0, event));
+    CG_ARGS_CALL(clEnqueueSVMMemFill, (command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 10, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, svm_ptr); CG_ARG_WORD(3, pattern); CG_ARG_WORD(4, pattern_size); CG_ARG_WORD(5, size); CG_ARG_WORD(6, num_events_in_wait_list); CG_ARG_WORD(7, event_wait_list); CG_ARG_WORD(8, event); CG_OUT_WORD(9, 0, event));
     CG_SHORT_CALL(clEnqueueSVMMemFill, (command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueSVMMemFill(command_queue, svm_ptr, pattern, pattern_size, size, num_events_in_wait_list, event_wait_list, event);
 }
@@ -5131,7 +5131,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMMap(cl_command_queue 
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMMap(cl_command_queue command_queue, cl_bool blocking_map, cl_map_flags flags, void *svm_ptr, size_t size, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     CG_BLOCKING_CALL(clEnqueueSVMMap, (command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(clEnqueueSVMMap, (command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 10, 1, (command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, blocking_map); CG_ARG_WORD(3, flags); CG_ARG_WORD(4, svm_ptr); CG_ARG_WORD(5, size); CG_ARG_WORD(6, num_events_in_wait_list); CG_ARG_WORD(7, event_wait_list); CG_ARG_WORD(8, event); CG_OUT_WORD(9, 0, event));
+    CG_ARGS_CALL(clEnqueueSVMMap, (command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 10, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, blocking_map); CG_ARG_WORD(3, flags); CG_ARG_WORD(4, svm_ptr); CG_ARG_WORD(5, size); CG_ARG_WORD(6, num_events_in_wait_list); CG_ARG_WORD(7, event_wait_list); CG_ARG_WORD(8, event); CG_OUT_WORD(9, 0, event));
     CG_SHORT_CALL(clEnqueueSVMMap, (command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueSVMMap(command_queue, blocking_map, flags, svm_ptr, size, num_events_in_wait_list, event_wait_list, event);
 }
@@ -5168,7 +5168,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMUnmap(cl_command_queu
 }
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMUnmap(cl_command_queue command_queue, void *svm_ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    CG_ARGS_CALL(clEnqueueSVMUnmap, (command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 7, 1, (command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, svm_ptr); CG_ARG_WORD(3, num_events_in_wait_list); CG_ARG_WORD(4, event_wait_list); CG_ARG_WORD(5, event); CG_OUT_WORD(6, 0, event));
+    CG_ARGS_CALL(clEnqueueSVMUnmap, (command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, svm_ptr); CG_ARG_WORD(3, num_events_in_wait_list); CG_ARG_WORD(4, event_wait_list); CG_ARG_WORD(5, event); CG_OUT_WORD(6, 0, event));
     CG_SHORT_CALL(clEnqueueSVMUnmap, (command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueSVMUnmap(command_queue, svm_ptr, num_events_in_wait_list, event_wait_list, event);
 }
@@ -5211,7 +5211,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueSVMMigrateMem(cl_command
 }
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueSVMMigrateMem(cl_command_queue command_queue, cl_uint num_svm_pointers, const void **svm_pointers, const size_t *sizes, cl_mem_migration_flags flags, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
-    CG_ARGS_CALL(clEnqueueSVMMigrateMem, (command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 10, 1, (command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, num_svm_pointers); CG_ARG_WORD(3, svm_pointers); CG_ARG_WORD(4, sizes); CG_ARG_WORD(5, flags); CG_ARG_WORD(6, num_events_in_wait_list); CG_ARG_WORD(7, event_wait_list); CG_ARG_WORD(8, event); CG_OUT_WORD(9, 0, event));
+    CG_ARGS_CALL(clEnqueueSVMMigrateMem, (command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 10, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, num_svm_pointers); CG_ARG_WORD(3, svm_pointers); CG_ARG_WORD(4, sizes); CG_ARG_WORD(5, flags); CG_ARG_WORD(6, num_events_in_wait_list); CG_ARG_WORD(7, event_wait_list); CG_ARG_WORD(8, event); CG_OUT_WORD(9, 0, event));
     CG_SHORT_CALL(clEnqueueSVMMigrateMem, (command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueSVMMigrateMem(command_queue, num_svm_pointers, svm_pointers, sizes, flags, num_events_in_wait_list, event_wait_list, event);
 }
@@ -5277,7 +5277,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clSetCommandQueueProperty(cl_comm
 }
 static __attribute__((noinline)) cl_int cgl_sl_clSetCommandQueueProperty(cl_command_queue command_queue, cl_command_queue_properties properties, cl_bool enable, cl_command_queue_properties *old_properties)
 {
-    CG_ARGS_CALL(clSetCommandQueueProperty, (command_queue, properties, enable, old_properties), cgl_thunk_code, 5, 0, (command_queue, properties, enable, old_properties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, properties); CG_ARG_WORD(3, enable); CG_ARG_WORD(4, old_properties));
+    CG_ARGS_CALL(clSetCommandQueueProperty, (command_queue, properties, enable, old_properties), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, properties); CG_ARG_WORD(3, enable); CG_ARG_WORD(4, old_properties));
     CG_SHORT_CALL(clSetCommandQueueProperty, (command_queue, properties, enable, old_properties), cgl_thunk_code);
     return cgl_gp_clSetCommandQueueProperty(command_queue, properties, enable, old_properties);
 }
@@ -5404,7 +5404,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueMarker(cl_command_queue 
 }
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueMarker(cl_command_queue command_queue, cl_event *event)
 {
-    CG_ARGS_CALL(clEnqueueMarker, (command_queue, event), cgl_thunk_code, 4, 1, (command_queue, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, event); CG_OUT_WORD(3, 0, event));
+    CG_ARGS_CALL(clEnqueueMarker, (command_queue, event), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, event); CG_OUT_WORD(3, 0, event));
     CG_SHORT_CALL(clEnqueueMarker, (command_queue, event), cgl_thunk_code);
     return cgl_gp_clEnqueueMarker(command_queue, event);
 }
@@ -5437,7 +5437,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueWaitForEvents(cl_command
 }
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueWaitForEvents(cl_command_queue command_queue, cl_uint num_events, const cl_event *event_list)
 {
-    CG_ARGS_CALL(clEnqueueWaitForEvents, (command_queue, num_events, event_list), cgl_thunk_code, 4, 0, (command_queue, num_events, event_list, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, num_events); CG_ARG_WORD(3, event_list));
+    CG_ARGS_CALL(clEnqueueWaitForEvents, (command_queue, num_events, event_list), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, num_events); CG_ARG_WORD(3, event_list));
     CG_SHORT_CALL(clEnqueueWaitForEvents, (command_queue, num_events, event_list), cgl_thunk_code);
     return cgl_gp_clEnqueueWaitForEvents(command_queue, num_events, event_list);
 }
@@ -5466,7 +5466,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueBarrier(cl_command_queue
 }
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueBarrier(cl_command_queue command_queue)
 {
-    CG_ARGS_CALL(clEnqueueBarrier, (command_queue), cgl_thunk_code, 2, 0, (command_queue, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue));
+    CG_ARGS_CALL(clEnqueueBarrier, (command_queue), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue));
     CG_SHORT_CALL(clEnqueueBarrier, (command_queue), cgl_thunk_code);
     return cgl_gp_clEnqueueBarrier(command_queue);
 }
@@ -5492,7 +5492,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clUnloadCompiler(void)
 static __attribute__((noinline)) cl_int cgl_sl_clUnloadCompiler(void)
 {
     CG_BLOCKING_CALL(clUnloadCompiler, (), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(clUnloadCompiler, (), cgl_thunk_code, 1, 0, (cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(clUnloadCompiler, (), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(clUnloadCompiler, (), cgl_thunk_code);
     return cgl_gp_clUnloadCompiler();
 }
@@ -5640,7 +5640,7 @@ static __attribute__((noinline)) cl_int cgl_gp_clEnqueueTask(cl_command_queue co
 static __attribute__((noinline)) cl_int cgl_sl_clEnqueueTask(cl_command_queue command_queue, cl_kernel kernel, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event)
 {
     CG_BLOCKING_CALL(clEnqueueTask, (command_queue, kernel, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(clEnqueueTask, (command_queue, kernel, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 7, 1, (command_queue, kernel, num_events_in_wait_list, event_wait_list, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, kernel); CG_ARG_WORD(3, num_events_in_wait_list); CG_ARG_WORD(4, event_wait_list); CG_ARG_WORD(5, event); CG_OUT_WORD(6, 0, event));
+    CG_ARGS_CALL(clEnqueueTask, (command_queue, kernel, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, command_queue); CG_ARG_WORD(2, kernel); CG_ARG_WORD(3, num_events_in_wait_list); CG_ARG_WORD(4, event_wait_list); CG_ARG_WORD(5, event); CG_OUT_WORD(6, 0, event));
     CG_SHORT_CALL(clEnqueueTask, (command_queue, kernel, num_events_in_wait_list, event_wait_list, event), cgl_thunk_code);
     return cgl_gp_clEnqueueTask(command_queue, kernel, num_events_in_wait_list, event_wait_list, event);
 }

@@ -5346,7 +5346,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGetErrorString(CUresult error
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGetErrorString(CUresult error, const char **pStr)
 {
-    CG_ARGS_CALL(cuGetErrorString, (error, pStr), cgl_thunk_code, 3, 0, (error, pStr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, error); CG_ARG_WORD(2, pStr));
+    CG_ARGS_CALL(cuGetErrorString, (error, pStr), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, error); CG_ARG_WORD(2, pStr));
     CG_SHORT_CALL(cuGetErrorString, (error, pStr), cgl_thunk_code);
     return cgl_gp_cuGetErrorString(error, pStr);
 }
@@ -5377,7 +5377,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGetErrorName(CUresult error, 
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGetErrorName(CUresult error, const char **pStr)
 {
-    CG_ARGS_CALL(cuGetErrorName, (error, pStr), cgl_thunk_code, 3, 0, (error, pStr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, error); CG_ARG_WORD(2, pStr));
+    CG_ARGS_CALL(cuGetErrorName, (error, pStr), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, error); CG_ARG_WORD(2, pStr));
     CG_SHORT_CALL(cuGetErrorName, (error, pStr), cgl_thunk_code);
     return cgl_gp_cuGetErrorName(error, pStr);
 }
@@ -5407,7 +5407,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuInit(unsigned int Flags)
 static __attribute__((noinline)) CUresult cgl_sl_cuInit(unsigned int Flags)
 {
     CG_BLOCKING_CALL(cuInit, (Flags), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuInit, (Flags), cgl_thunk_code, 2, 0, (Flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, Flags));
+    CG_ARGS_CALL(cuInit, (Flags), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, Flags));
     CG_SHORT_CALL(cuInit, (Flags), cgl_thunk_code);
     return cgl_gp_cuInit(Flags);
 }
@@ -5436,7 +5436,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDriverGetVersion(int *driverV
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDriverGetVersion(int *driverVersion)
 {
-    CG_ARGS_CALL(cuDriverGetVersion, (driverVersion), cgl_thunk_code, 3, 1, (driverVersion, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, driverVersion); CG_OUT_WORD(2, 0, driverVersion));
+    CG_ARGS_CALL(cuDriverGetVersion, (driverVersion), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, driverVersion); CG_OUT_WORD(2, 0, driverVersion));
     CG_SHORT_CALL(cuDriverGetVersion, (driverVersion), cgl_thunk_code);
     return cgl_gp_cuDriverGetVersion(driverVersion);
 }
@@ -5467,7 +5467,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGet(CUdevice *device, i
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGet(CUdevice *device, int ordinal)
 {
-    CG_ARGS_CALL(cuDeviceGet, (device, ordinal), cgl_thunk_code, 4, 1, (device, ordinal, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, ordinal); CG_OUT_WORD(3, 0, device));
+    CG_ARGS_CALL(cuDeviceGet, (device, ordinal), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, ordinal); CG_OUT_WORD(3, 0, device));
     CG_SHORT_CALL(cuDeviceGet, (device, ordinal), cgl_thunk_code);
     return cgl_gp_cuDeviceGet(device, ordinal);
 }
@@ -5496,7 +5496,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetCount(int *count)
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetCount(int *count)
 {
-    CG_ARGS_CALL(cuDeviceGetCount, (count), cgl_thunk_code, 3, 1, (count, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_OUT_WORD(2, 0, count));
+    CG_ARGS_CALL(cuDeviceGetCount, (count), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_OUT_WORD(2, 0, count));
     CG_SHORT_CALL(cuDeviceGetCount, (count), cgl_thunk_code);
     return cgl_gp_cuDeviceGetCount(count);
 }
@@ -5529,7 +5529,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetName(char *name, int
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetName(char *name, int len, CUdevice dev)
 {
-    CG_ARGS_CALL(cuDeviceGetName, (name, len, dev), cgl_thunk_code, 4, 0, (name, len, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, name); CG_ARG_WORD(2, len); CG_ARG_WORD(3, dev));
+    CG_ARGS_CALL(cuDeviceGetName, (name, len, dev), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, name); CG_ARG_WORD(2, len); CG_ARG_WORD(3, dev));
     CG_SHORT_CALL(cuDeviceGetName, (name, len, dev), cgl_thunk_code);
     return cgl_gp_cuDeviceGetName(name, len, dev);
 }
@@ -5560,7 +5560,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetUuid_v2(CUuuid *uuid
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
 {
-    CG_ARGS_CALL(cuDeviceGetUuid_v2, (uuid, dev), cgl_thunk_code, 3, 0, (uuid, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, uuid); CG_ARG_WORD(2, dev));
+    CG_ARGS_CALL(cuDeviceGetUuid_v2, (uuid, dev), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, uuid); CG_ARG_WORD(2, dev));
     CG_SHORT_CALL(cuDeviceGetUuid_v2, (uuid, dev), cgl_thunk_code);
     return cgl_gp_cuDeviceGetUuid_v2(uuid, dev);
 }
@@ -5593,7 +5593,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetLuid(char *luid, uns
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetLuid(char *luid, unsigned int *deviceNodeMask, CUdevice dev)
 {
-    CG_ARGS_CALL(cuDeviceGetLuid, (luid, deviceNodeMask, dev), cgl_thunk_code, 4, 0, (luid, deviceNodeMask, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, luid); CG_ARG_WORD(2, deviceNodeMask); CG_ARG_WORD(3, dev));
+    CG_ARGS_CALL(cuDeviceGetLuid, (luid, deviceNodeMask, dev), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, luid); CG_ARG_WORD(2, deviceNodeMask); CG_ARG_WORD(3, dev));
     CG_SHORT_CALL(cuDeviceGetLuid, (luid, deviceNodeMask, dev), cgl_thunk_code);
     return cgl_gp_cuDeviceGetLuid(luid, deviceNodeMask, dev);
 }
@@ -5624,7 +5624,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceTotalMem_v2(size_t *byt
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 {
-    CG_ARGS_CALL(cuDeviceTotalMem_v2, (bytes, dev), cgl_thunk_code, 4, 1, (bytes, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, bytes); CG_ARG_WORD(2, dev); CG_OUT_WORD(3, 0, bytes));
+    CG_ARGS_CALL(cuDeviceTotalMem_v2, (bytes, dev), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, bytes); CG_ARG_WORD(2, dev); CG_OUT_WORD(3, 0, bytes));
     CG_SHORT_CALL(cuDeviceTotalMem_v2, (bytes, dev), cgl_thunk_code);
     return cgl_gp_cuDeviceTotalMem_v2(bytes, dev);
 }
@@ -5659,7 +5659,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetTexture1DLinearMaxWi
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetTexture1DLinearMaxWidth(size_t *maxWidthInElements, CUarray_format format, unsigned int numChannels, CUdevice dev)
 {
-    CG_ARGS_CALL(cuDeviceGetTexture1DLinearMaxWidth, (maxWidthInElements, format, numChannels, dev), cgl_thunk_code, 5, 0, (maxWidthInElements, format, numChannels, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, maxWidthInElements); CG_ARG_WORD(2, format); CG_ARG_WORD(3, numChannels); CG_ARG_WORD(4, dev));
+    CG_ARGS_CALL(cuDeviceGetTexture1DLinearMaxWidth, (maxWidthInElements, format, numChannels, dev), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, maxWidthInElements); CG_ARG_WORD(2, format); CG_ARG_WORD(3, numChannels); CG_ARG_WORD(4, dev));
     CG_SHORT_CALL(cuDeviceGetTexture1DLinearMaxWidth, (maxWidthInElements, format, numChannels, dev), cgl_thunk_code);
     return cgl_gp_cuDeviceGetTexture1DLinearMaxWidth(maxWidthInElements, format, numChannels, dev);
 }
@@ -5692,7 +5692,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetAttribute(int *pi, C
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
 {
-    CG_ARGS_CALL(cuDeviceGetAttribute, (pi, attrib, dev), cgl_thunk_code, 5, 1, (pi, attrib, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pi); CG_ARG_WORD(2, attrib); CG_ARG_WORD(3, dev); CG_OUT_WORD(4, 0, pi));
+    CG_ARGS_CALL(cuDeviceGetAttribute, (pi, attrib, dev), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pi); CG_ARG_WORD(2, attrib); CG_ARG_WORD(3, dev); CG_OUT_WORD(4, 0, pi));
     CG_SHORT_CALL(cuDeviceGetAttribute, (pi, attrib, dev), cgl_thunk_code);
     return cgl_gp_cuDeviceGetAttribute(pi, attrib, dev);
 }
@@ -5727,7 +5727,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetHostAtomicCapabiliti
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetHostAtomicCapabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice dev)
 {
-    CG_ARGS_CALL(cuDeviceGetHostAtomicCapabilities, (capabilities, operations, count, dev), cgl_thunk_code, 5, 0, (capabilities, operations, count, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, capabilities); CG_ARG_WORD(2, operations); CG_ARG_WORD(3, count); CG_ARG_WORD(4, dev));
+    CG_ARGS_CALL(cuDeviceGetHostAtomicCapabilities, (capabilities, operations, count, dev), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, capabilities); CG_ARG_WORD(2, operations); CG_ARG_WORD(3, count); CG_ARG_WORD(4, dev));
     CG_SHORT_CALL(cuDeviceGetHostAtomicCapabilities, (capabilities, operations, count, dev), cgl_thunk_code);
     return cgl_gp_cuDeviceGetHostAtomicCapabilities(capabilities, operations, count, dev);
 }
@@ -5760,7 +5760,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetNvSciSyncAttributes(
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetNvSciSyncAttributes(void *nvSciSyncAttrList, CUdevice dev, int flags)
 {
-    CG_ARGS_CALL(cuDeviceGetNvSciSyncAttributes, (nvSciSyncAttrList, dev, flags), cgl_thunk_code, 4, 0, (nvSciSyncAttrList, dev, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, nvSciSyncAttrList); CG_ARG_WORD(2, dev); CG_ARG_WORD(3, flags));
+    CG_ARGS_CALL(cuDeviceGetNvSciSyncAttributes, (nvSciSyncAttrList, dev, flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, nvSciSyncAttrList); CG_ARG_WORD(2, dev); CG_ARG_WORD(3, flags));
     CG_SHORT_CALL(cuDeviceGetNvSciSyncAttributes, (nvSciSyncAttrList, dev, flags), cgl_thunk_code);
     return cgl_gp_cuDeviceGetNvSciSyncAttributes(nvSciSyncAttrList, dev, flags);
 }
@@ -5791,7 +5791,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceSetMemPool(CUdevice dev
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
 {
-    CG_ARGS_CALL(cuDeviceSetMemPool, (dev, pool), cgl_thunk_code, 3, 0, (dev, pool, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev); CG_ARG_WORD(2, pool));
+    CG_ARGS_CALL(cuDeviceSetMemPool, (dev, pool), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev); CG_ARG_WORD(2, pool));
     CG_SHORT_CALL(cuDeviceSetMemPool, (dev, pool), cgl_thunk_code);
     return cgl_gp_cuDeviceSetMemPool(dev, pool);
 }
@@ -5822,7 +5822,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetMemPool(CUmemoryPool
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
 {
-    CG_ARGS_CALL(cuDeviceGetMemPool, (pool, dev), cgl_thunk_code, 4, 1, (pool, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool); CG_ARG_WORD(2, dev); CG_OUT_WORD(3, 0, pool));
+    CG_ARGS_CALL(cuDeviceGetMemPool, (pool, dev), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool); CG_ARG_WORD(2, dev); CG_OUT_WORD(3, 0, pool));
     CG_SHORT_CALL(cuDeviceGetMemPool, (pool, dev), cgl_thunk_code);
     return cgl_gp_cuDeviceGetMemPool(pool, dev);
 }
@@ -5853,7 +5853,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetDefaultMemPool(CUmem
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
 {
-    CG_ARGS_CALL(cuDeviceGetDefaultMemPool, (pool_out, dev), cgl_thunk_code, 4, 1, (pool_out, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool_out); CG_ARG_WORD(2, dev); CG_OUT_WORD(3, 0, pool_out));
+    CG_ARGS_CALL(cuDeviceGetDefaultMemPool, (pool_out, dev), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool_out); CG_ARG_WORD(2, dev); CG_OUT_WORD(3, 0, pool_out));
     CG_SHORT_CALL(cuDeviceGetDefaultMemPool, (pool_out, dev), cgl_thunk_code);
     return cgl_gp_cuDeviceGetDefaultMemPool(pool_out, dev);
 }
@@ -5886,7 +5886,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetExecAffinitySupport(
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetExecAffinitySupport(int *pi, CUexecAffinityType type, CUdevice dev)
 {
-    CG_ARGS_CALL(cuDeviceGetExecAffinitySupport, (pi, type, dev), cgl_thunk_code, 5, 1, (pi, type, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pi); CG_ARG_WORD(2, type); CG_ARG_WORD(3, dev); CG_OUT_WORD(4, 0, pi));
+    CG_ARGS_CALL(cuDeviceGetExecAffinitySupport, (pi, type, dev), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pi); CG_ARG_WORD(2, type); CG_ARG_WORD(3, dev); CG_OUT_WORD(4, 0, pi));
     CG_SHORT_CALL(cuDeviceGetExecAffinitySupport, (pi, type, dev), cgl_thunk_code);
     return cgl_gp_cuDeviceGetExecAffinitySupport(pi, type, dev);
 }
@@ -5917,7 +5917,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuFlushGPUDirectRDMAWrites(CUfl
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuFlushGPUDirectRDMAWrites(CUflushGPUDirectRDMAWritesTarget target, CUflushGPUDirectRDMAWritesScope scope)
 {
-    CG_ARGS_CALL(cuFlushGPUDirectRDMAWrites, (target, scope), cgl_thunk_code, 3, 0, (target, scope, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, target); CG_ARG_WORD(2, scope));
+    CG_ARGS_CALL(cuFlushGPUDirectRDMAWrites, (target, scope), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, target); CG_ARG_WORD(2, scope));
     CG_SHORT_CALL(cuFlushGPUDirectRDMAWrites, (target, scope), cgl_thunk_code);
     return cgl_gp_cuFlushGPUDirectRDMAWrites(target, scope);
 }
@@ -5948,7 +5948,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetProperties(CUdevprop
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetProperties(CUdevprop *prop, CUdevice dev)
 {
-    CG_ARGS_CALL(cuDeviceGetProperties, (prop, dev), cgl_thunk_code, 3, 0, (prop, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, prop); CG_ARG_WORD(2, dev));
+    CG_ARGS_CALL(cuDeviceGetProperties, (prop, dev), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, prop); CG_ARG_WORD(2, dev));
     CG_SHORT_CALL(cuDeviceGetProperties, (prop, dev), cgl_thunk_code);
     return cgl_gp_cuDeviceGetProperties(prop, dev);
 }
@@ -5981,7 +5981,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceComputeCapability(int *
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)
 {
-    CG_ARGS_CALL(cuDeviceComputeCapability, (major, minor, dev), cgl_thunk_code, 4, 0, (major, minor, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, major); CG_ARG_WORD(2, minor); CG_ARG_WORD(3, dev));
+    CG_ARGS_CALL(cuDeviceComputeCapability, (major, minor, dev), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, major); CG_ARG_WORD(2, minor); CG_ARG_WORD(3, dev));
     CG_SHORT_CALL(cuDeviceComputeCapability, (major, minor, dev), cgl_thunk_code);
     return cgl_gp_cuDeviceComputeCapability(major, minor, dev);
 }
@@ -6013,7 +6013,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDevicePrimaryCtxRetain(CUcont
 static __attribute__((noinline)) CUresult cgl_sl_cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
     CG_BLOCKING_CALL(cuDevicePrimaryCtxRetain, (pctx, dev), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuDevicePrimaryCtxRetain, (pctx, dev), cgl_thunk_code, 4, 1, (pctx, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_ARG_WORD(2, dev); CG_OUT_WORD(3, 0, pctx));
+    CG_ARGS_CALL(cuDevicePrimaryCtxRetain, (pctx, dev), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_ARG_WORD(2, dev); CG_OUT_WORD(3, 0, pctx));
     CG_SHORT_CALL(cuDevicePrimaryCtxRetain, (pctx, dev), cgl_thunk_code);
     return cgl_gp_cuDevicePrimaryCtxRetain(pctx, dev);
 }
@@ -6043,7 +6043,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDevicePrimaryCtxRelease_v2(CU
 static __attribute__((noinline)) CUresult cgl_sl_cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
     CG_BLOCKING_CALL(cuDevicePrimaryCtxRelease_v2, (dev), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuDevicePrimaryCtxRelease_v2, (dev), cgl_thunk_code, 2, 0, (dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev));
+    CG_ARGS_CALL(cuDevicePrimaryCtxRelease_v2, (dev), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev));
     CG_SHORT_CALL(cuDevicePrimaryCtxRelease_v2, (dev), cgl_thunk_code);
     return cgl_gp_cuDevicePrimaryCtxRelease_v2(dev);
 }
@@ -6074,7 +6074,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDevicePrimaryCtxSetFlags_v2(C
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)
 {
-    CG_ARGS_CALL(cuDevicePrimaryCtxSetFlags_v2, (dev, flags), cgl_thunk_code, 3, 0, (dev, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev); CG_ARG_WORD(2, flags));
+    CG_ARGS_CALL(cuDevicePrimaryCtxSetFlags_v2, (dev, flags), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev); CG_ARG_WORD(2, flags));
     CG_SHORT_CALL(cuDevicePrimaryCtxSetFlags_v2, (dev, flags), cgl_thunk_code);
     return cgl_gp_cuDevicePrimaryCtxSetFlags_v2(dev, flags);
 }
@@ -6107,7 +6107,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDevicePrimaryCtxGetState(CUde
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
 {
-    CG_ARGS_CALL(cuDevicePrimaryCtxGetState, (dev, flags, active), cgl_thunk_code, 4, 0, (dev, flags, active, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev); CG_ARG_WORD(2, flags); CG_ARG_WORD(3, active));
+    CG_ARGS_CALL(cuDevicePrimaryCtxGetState, (dev, flags, active), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev); CG_ARG_WORD(2, flags); CG_ARG_WORD(3, active));
     CG_SHORT_CALL(cuDevicePrimaryCtxGetState, (dev, flags, active), cgl_thunk_code);
     return cgl_gp_cuDevicePrimaryCtxGetState(dev, flags, active);
 }
@@ -6137,7 +6137,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDevicePrimaryCtxReset_v2(CUde
 static __attribute__((noinline)) CUresult cgl_sl_cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
     CG_BLOCKING_CALL(cuDevicePrimaryCtxReset_v2, (dev), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuDevicePrimaryCtxReset_v2, (dev), cgl_thunk_code, 2, 0, (dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev));
+    CG_ARGS_CALL(cuDevicePrimaryCtxReset_v2, (dev), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev));
     CG_SHORT_CALL(cuDevicePrimaryCtxReset_v2, (dev), cgl_thunk_code);
     return cgl_gp_cuDevicePrimaryCtxReset_v2(dev);
 }
@@ -6173,7 +6173,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxCreate_v4(CUcontext *pctx,
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags, CUdevice dev)
 {
     CG_BLOCKING_CALL(cuCtxCreate_v4, (pctx, ctxCreateParams, flags, dev), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuCtxCreate_v4, (pctx, ctxCreateParams, flags, dev), cgl_thunk_code, 6, 1, (pctx, ctxCreateParams, flags, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_ARG_WORD(2, ctxCreateParams); CG_ARG_WORD(3, flags); CG_ARG_WORD(4, dev); CG_OUT_WORD(5, 0, pctx));
+    CG_ARGS_CALL(cuCtxCreate_v4, (pctx, ctxCreateParams, flags, dev), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_ARG_WORD(2, ctxCreateParams); CG_ARG_WORD(3, flags); CG_ARG_WORD(4, dev); CG_OUT_WORD(5, 0, pctx));
     CG_SHORT_CALL(cuCtxCreate_v4, (pctx, ctxCreateParams, flags, dev), cgl_thunk_code);
     return cgl_gp_cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev);
 }
@@ -6203,7 +6203,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxDestroy_v2(CUcontext ctx)
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxDestroy_v2(CUcontext ctx)
 {
     CG_BLOCKING_CALL(cuCtxDestroy_v2, (ctx), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuCtxDestroy_v2, (ctx), cgl_thunk_code, 2, 0, (ctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx));
+    CG_ARGS_CALL(cuCtxDestroy_v2, (ctx), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx));
     CG_SHORT_CALL(cuCtxDestroy_v2, (ctx), cgl_thunk_code);
     return cgl_gp_cuCtxDestroy_v2(ctx);
 }
@@ -6232,7 +6232,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxPushCurrent_v2(CUcontext c
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxPushCurrent_v2(CUcontext ctx)
 {
-    CG_ARGS_CALL(cuCtxPushCurrent_v2, (ctx), cgl_thunk_code, 2, 0, (ctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx));
+    CG_ARGS_CALL(cuCtxPushCurrent_v2, (ctx), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx));
     CG_SHORT_CALL(cuCtxPushCurrent_v2, (ctx), cgl_thunk_code);
     return cgl_gp_cuCtxPushCurrent_v2(ctx);
 }
@@ -6261,7 +6261,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxPopCurrent_v2(CUcontext *p
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxPopCurrent_v2(CUcontext *pctx)
 {
-    CG_ARGS_CALL(cuCtxPopCurrent_v2, (pctx), cgl_thunk_code, 3, 1, (pctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_OUT_WORD(2, 0, pctx));
+    CG_ARGS_CALL(cuCtxPopCurrent_v2, (pctx), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_OUT_WORD(2, 0, pctx));
     CG_SHORT_CALL(cuCtxPopCurrent_v2, (pctx), cgl_thunk_code);
     return cgl_gp_cuCtxPopCurrent_v2(pctx);
 }
@@ -6290,7 +6290,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxSetCurrent(CUcontext ctx)
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxSetCurrent(CUcontext ctx)
 {
-    CG_ARGS_CALL(cuCtxSetCurrent, (ctx), cgl_thunk_code, 2, 0, (ctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx));
+    CG_ARGS_CALL(cuCtxSetCurrent, (ctx), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx));
     CG_SHORT_CALL(cuCtxSetCurrent, (ctx), cgl_thunk_code);
     return cgl_gp_cuCtxSetCurrent(ctx);
 }
@@ -6319,7 +6319,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetCurrent(CUcontext *pctx
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetCurrent(CUcontext *pctx)
 {
-    CG_ARGS_CALL(cuCtxGetCurrent, (pctx), cgl_thunk_code, 3, 1, (pctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_OUT_WORD(2, 0, pctx));
+    CG_ARGS_CALL(cuCtxGetCurrent, (pctx), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_OUT_WORD(2, 0, pctx));
     CG_SHORT_CALL(cuCtxGetCurrent, (pctx), cgl_thunk_code);
     return cgl_gp_cuCtxGetCurrent(pctx);
 }
@@ -6348,7 +6348,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetDevice(CUdevice *device
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetDevice(CUdevice *device)
 {
-    CG_ARGS_CALL(cuCtxGetDevice, (device), cgl_thunk_code, 3, 1, (device, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_OUT_WORD(2, 0, device));
+    CG_ARGS_CALL(cuCtxGetDevice, (device), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_OUT_WORD(2, 0, device));
     CG_SHORT_CALL(cuCtxGetDevice, (device), cgl_thunk_code);
     return cgl_gp_cuCtxGetDevice(device);
 }
@@ -6379,7 +6379,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetDevice_v2(CUdevice *dev
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
 {
-    CG_ARGS_CALL(cuCtxGetDevice_v2, (device, ctx), cgl_thunk_code, 4, 1, (device, ctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, ctx); CG_OUT_WORD(3, 0, device));
+    CG_ARGS_CALL(cuCtxGetDevice_v2, (device, ctx), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, ctx); CG_OUT_WORD(3, 0, device));
     CG_SHORT_CALL(cuCtxGetDevice_v2, (device, ctx), cgl_thunk_code);
     return cgl_gp_cuCtxGetDevice_v2(device, ctx);
 }
@@ -6408,7 +6408,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetFlags(unsigned int *fla
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetFlags(unsigned int *flags)
 {
-    CG_ARGS_CALL(cuCtxGetFlags, (flags), cgl_thunk_code, 2, 0, (flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flags));
+    CG_ARGS_CALL(cuCtxGetFlags, (flags), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flags));
     CG_SHORT_CALL(cuCtxGetFlags, (flags), cgl_thunk_code);
     return cgl_gp_cuCtxGetFlags(flags);
 }
@@ -6437,7 +6437,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxSetFlags(unsigned int flag
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxSetFlags(unsigned int flags)
 {
-    CG_ARGS_CALL(cuCtxSetFlags, (flags), cgl_thunk_code, 2, 0, (flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flags));
+    CG_ARGS_CALL(cuCtxSetFlags, (flags), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flags));
     CG_SHORT_CALL(cuCtxSetFlags, (flags), cgl_thunk_code);
     return cgl_gp_cuCtxSetFlags(flags);
 }
@@ -6468,7 +6468,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetId(CUcontext ctx, unsig
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
 {
-    CG_ARGS_CALL(cuCtxGetId, (ctx, ctxId), cgl_thunk_code, 3, 0, (ctx, ctxId, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx); CG_ARG_WORD(2, ctxId));
+    CG_ARGS_CALL(cuCtxGetId, (ctx, ctxId), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx); CG_ARG_WORD(2, ctxId));
     CG_SHORT_CALL(cuCtxGetId, (ctx, ctxId), cgl_thunk_code);
     return cgl_gp_cuCtxGetId(ctx, ctxId);
 }
@@ -6494,7 +6494,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxSynchronize(void)
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxSynchronize(void)
 {
     CG_BLOCKING_CALL(cuCtxSynchronize, (), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuCtxSynchronize, (), cgl_thunk_code, 1, 0, (cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(cuCtxSynchronize, (), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(cuCtxSynchronize, (), cgl_thunk_code);
     return cgl_gp_cuCtxSynchronize();
 }
@@ -6524,7 +6524,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxSynchronize_v2(CUcontext c
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxSynchronize_v2(CUcontext ctx)
 {
     CG_BLOCKING_CALL(cuCtxSynchronize_v2, (ctx), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuCtxSynchronize_v2, (ctx), cgl_thunk_code, 2, 0, (ctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx));
+    CG_ARGS_CALL(cuCtxSynchronize_v2, (ctx), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx));
     CG_SHORT_CALL(cuCtxSynchronize_v2, (ctx), cgl_thunk_code);
     return cgl_gp_cuCtxSynchronize_v2(ctx);
 }
@@ -6555,7 +6555,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxSetLimit(CUlimit limit, si
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxSetLimit(CUlimit limit, size_t value)
 {
-    CG_ARGS_CALL(cuCtxSetLimit, (limit, value), cgl_thunk_code, 3, 0, (limit, value, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, limit); CG_ARG_WORD(2, value));
+    CG_ARGS_CALL(cuCtxSetLimit, (limit, value), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, limit); CG_ARG_WORD(2, value));
     CG_SHORT_CALL(cuCtxSetLimit, (limit, value), cgl_thunk_code);
     return cgl_gp_cuCtxSetLimit(limit, value);
 }
@@ -6586,7 +6586,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetLimit(size_t *pvalue, C
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetLimit(size_t *pvalue, CUlimit limit)
 {
-    CG_ARGS_CALL(cuCtxGetLimit, (pvalue, limit), cgl_thunk_code, 3, 0, (pvalue, limit, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pvalue); CG_ARG_WORD(2, limit));
+    CG_ARGS_CALL(cuCtxGetLimit, (pvalue, limit), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pvalue); CG_ARG_WORD(2, limit));
     CG_SHORT_CALL(cuCtxGetLimit, (pvalue, limit), cgl_thunk_code);
     return cgl_gp_cuCtxGetLimit(pvalue, limit);
 }
@@ -6615,7 +6615,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetCacheConfig(CUfunc_cach
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetCacheConfig(CUfunc_cache *pconfig)
 {
-    CG_ARGS_CALL(cuCtxGetCacheConfig, (pconfig), cgl_thunk_code, 2, 0, (pconfig, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pconfig));
+    CG_ARGS_CALL(cuCtxGetCacheConfig, (pconfig), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pconfig));
     CG_SHORT_CALL(cuCtxGetCacheConfig, (pconfig), cgl_thunk_code);
     return cgl_gp_cuCtxGetCacheConfig(pconfig);
 }
@@ -6644,7 +6644,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxSetCacheConfig(CUfunc_cach
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxSetCacheConfig(CUfunc_cache config)
 {
-    CG_ARGS_CALL(cuCtxSetCacheConfig, (config), cgl_thunk_code, 2, 0, (config, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, config));
+    CG_ARGS_CALL(cuCtxSetCacheConfig, (config), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, config));
     CG_SHORT_CALL(cuCtxSetCacheConfig, (config), cgl_thunk_code);
     return cgl_gp_cuCtxSetCacheConfig(config);
 }
@@ -6675,7 +6675,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetApiVersion(CUcontext ct
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
 {
-    CG_ARGS_CALL(cuCtxGetApiVersion, (ctx, version), cgl_thunk_code, 4, 1, (ctx, version, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx); CG_ARG_WORD(2, version); CG_OUT_WORD(3, 0, version));
+    CG_ARGS_CALL(cuCtxGetApiVersion, (ctx, version), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx); CG_ARG_WORD(2, version); CG_OUT_WORD(3, 0, version));
     CG_SHORT_CALL(cuCtxGetApiVersion, (ctx, version), cgl_thunk_code);
     return cgl_gp_cuCtxGetApiVersion(ctx, version);
 }
@@ -6706,7 +6706,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetStreamPriorityRange(int
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
 {
-    CG_ARGS_CALL(cuCtxGetStreamPriorityRange, (leastPriority, greatestPriority), cgl_thunk_code, 3, 0, (leastPriority, greatestPriority, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, leastPriority); CG_ARG_WORD(2, greatestPriority));
+    CG_ARGS_CALL(cuCtxGetStreamPriorityRange, (leastPriority, greatestPriority), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, leastPriority); CG_ARG_WORD(2, greatestPriority));
     CG_SHORT_CALL(cuCtxGetStreamPriorityRange, (leastPriority, greatestPriority), cgl_thunk_code);
     return cgl_gp_cuCtxGetStreamPriorityRange(leastPriority, greatestPriority);
 }
@@ -6731,7 +6731,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxResetPersistingL2Cache(voi
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxResetPersistingL2Cache(void)
 {
-    CG_ARGS_CALL(cuCtxResetPersistingL2Cache, (), cgl_thunk_code, 1, 0, (cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(cuCtxResetPersistingL2Cache, (), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(cuCtxResetPersistingL2Cache, (), cgl_thunk_code);
     return cgl_gp_cuCtxResetPersistingL2Cache();
 }
@@ -6762,7 +6762,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetExecAffinity(CUexecAffi
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetExecAffinity(CUexecAffinityParam *pExecAffinity, CUexecAffinityType type)
 {
-    CG_ARGS_CALL(cuCtxGetExecAffinity, (pExecAffinity, type), cgl_thunk_code, 3, 0, (pExecAffinity, type, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pExecAffinity); CG_ARG_WORD(2, type));
+    CG_ARGS_CALL(cuCtxGetExecAffinity, (pExecAffinity, type), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pExecAffinity); CG_ARG_WORD(2, type));
     CG_SHORT_CALL(cuCtxGetExecAffinity, (pExecAffinity, type), cgl_thunk_code);
     return cgl_gp_cuCtxGetExecAffinity(pExecAffinity, type);
 }
@@ -6793,7 +6793,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxRecordEvent(CUcontext hCtx
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxRecordEvent(CUcontext hCtx, CUevent hEvent)
 {
-    CG_ARGS_CALL(cuCtxRecordEvent, (hCtx, hEvent), cgl_thunk_code, 3, 0, (hCtx, hEvent, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCtx); CG_ARG_WORD(2, hEvent));
+    CG_ARGS_CALL(cuCtxRecordEvent, (hCtx, hEvent), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCtx); CG_ARG_WORD(2, hEvent));
     CG_SHORT_CALL(cuCtxRecordEvent, (hCtx, hEvent), cgl_thunk_code);
     return cgl_gp_cuCtxRecordEvent(hCtx, hEvent);
 }
@@ -6824,7 +6824,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxWaitEvent(CUcontext hCtx, 
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxWaitEvent(CUcontext hCtx, CUevent hEvent)
 {
-    CG_ARGS_CALL(cuCtxWaitEvent, (hCtx, hEvent), cgl_thunk_code, 3, 0, (hCtx, hEvent, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCtx); CG_ARG_WORD(2, hEvent));
+    CG_ARGS_CALL(cuCtxWaitEvent, (hCtx, hEvent), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCtx); CG_ARG_WORD(2, hEvent));
     CG_SHORT_CALL(cuCtxWaitEvent, (hCtx, hEvent), cgl_thunk_code);
     return cgl_gp_cuCtxWaitEvent(hCtx, hEvent);
 }
@@ -6855,7 +6855,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxAttach(CUcontext *pctx, un
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxAttach(CUcontext *pctx, unsigned int flags)
 {
-    CG_ARGS_CALL(cuCtxAttach, (pctx, flags), cgl_thunk_code, 4, 1, (pctx, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_ARG_WORD(2, flags); CG_OUT_WORD(3, 0, pctx));
+    CG_ARGS_CALL(cuCtxAttach, (pctx, flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_ARG_WORD(2, flags); CG_OUT_WORD(3, 0, pctx));
     CG_SHORT_CALL(cuCtxAttach, (pctx, flags), cgl_thunk_code);
     return cgl_gp_cuCtxAttach(pctx, flags);
 }
@@ -6884,7 +6884,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxDetach(CUcontext ctx)
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxDetach(CUcontext ctx)
 {
-    CG_ARGS_CALL(cuCtxDetach, (ctx), cgl_thunk_code, 2, 0, (ctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx));
+    CG_ARGS_CALL(cuCtxDetach, (ctx), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx));
     CG_SHORT_CALL(cuCtxDetach, (ctx), cgl_thunk_code);
     return cgl_gp_cuCtxDetach(ctx);
 }
@@ -6913,7 +6913,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetSharedMemConfig(CUshare
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)
 {
-    CG_ARGS_CALL(cuCtxGetSharedMemConfig, (pConfig), cgl_thunk_code, 2, 0, (pConfig, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pConfig));
+    CG_ARGS_CALL(cuCtxGetSharedMemConfig, (pConfig), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pConfig));
     CG_SHORT_CALL(cuCtxGetSharedMemConfig, (pConfig), cgl_thunk_code);
     return cgl_gp_cuCtxGetSharedMemConfig(pConfig);
 }
@@ -6942,7 +6942,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxSetSharedMemConfig(CUshare
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxSetSharedMemConfig(CUsharedconfig config)
 {
-    CG_ARGS_CALL(cuCtxSetSharedMemConfig, (config), cgl_thunk_code, 2, 0, (config, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, config));
+    CG_ARGS_CALL(cuCtxSetSharedMemConfig, (config), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, config));
     CG_SHORT_CALL(cuCtxSetSharedMemConfig, (config), cgl_thunk_code);
     return cgl_gp_cuCtxSetSharedMemConfig(config);
 }
@@ -7005,7 +7005,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuModuleLoadData(CUmodule *modu
 static __attribute__((noinline)) CUresult cgl_sl_cuModuleLoadData(CUmodule *module, const void *image)
 {
     CG_BLOCKING_CALL(cuModuleLoadData, (module, image), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuModuleLoadData, (module, image), cgl_thunk_code, 4, 1, (module, image, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, module); CG_ARG_WORD(2, image); CG_OUT_WORD(3, 0, module));
+    CG_ARGS_CALL(cuModuleLoadData, (module, image), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, module); CG_ARG_WORD(2, image); CG_OUT_WORD(3, 0, module));
     CG_SHORT_CALL(cuModuleLoadData, (module, image), cgl_thunk_code);
     return cgl_gp_cuModuleLoadData(module, image);
 }
@@ -7043,7 +7043,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuModuleLoadDataEx(CUmodule *mo
 static __attribute__((noinline)) CUresult cgl_sl_cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions, CUjit_option *options, void **optionValues)
 {
     CG_BLOCKING_CALL(cuModuleLoadDataEx, (module, image, numOptions, options, optionValues), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuModuleLoadDataEx, (module, image, numOptions, options, optionValues), cgl_thunk_code, 7, 1, (module, image, numOptions, options, optionValues, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, module); CG_ARG_WORD(2, image); CG_ARG_WORD(3, numOptions); CG_ARG_WORD(4, options); CG_ARG_WORD(5, optionValues); CG_OUT_WORD(6, 0, module));
+    CG_ARGS_CALL(cuModuleLoadDataEx, (module, image, numOptions, options, optionValues), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, module); CG_ARG_WORD(2, image); CG_ARG_WORD(3, numOptions); CG_ARG_WORD(4, options); CG_ARG_WORD(5, optionValues); CG_OUT_WORD(6, 0, module));
     CG_SHORT_CALL(cuModuleLoadDataEx, (module, image, numOptions, options, optionValues), cgl_thunk_code);
     return cgl_gp_cuModuleLoadDataEx(module, image, numOptions, options, optionValues);
 }
@@ -7075,7 +7075,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuModuleLoadFatBinary(CUmodule 
 static __attribute__((noinline)) CUresult cgl_sl_cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
 {
     CG_BLOCKING_CALL(cuModuleLoadFatBinary, (module, fatCubin), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuModuleLoadFatBinary, (module, fatCubin), cgl_thunk_code, 4, 1, (module, fatCubin, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, module); CG_ARG_WORD(2, fatCubin); CG_OUT_WORD(3, 0, module));
+    CG_ARGS_CALL(cuModuleLoadFatBinary, (module, fatCubin), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, module); CG_ARG_WORD(2, fatCubin); CG_OUT_WORD(3, 0, module));
     CG_SHORT_CALL(cuModuleLoadFatBinary, (module, fatCubin), cgl_thunk_code);
     return cgl_gp_cuModuleLoadFatBinary(module, fatCubin);
 }
@@ -7105,7 +7105,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuModuleUnload(CUmodule hmod)
 static __attribute__((noinline)) CUresult cgl_sl_cuModuleUnload(CUmodule hmod)
 {
     CG_BLOCKING_CALL(cuModuleUnload, (hmod), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuModuleUnload, (hmod), cgl_thunk_code, 2, 0, (hmod, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hmod));
+    CG_ARGS_CALL(cuModuleUnload, (hmod), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hmod));
     CG_SHORT_CALL(cuModuleUnload, (hmod), cgl_thunk_code);
     return cgl_gp_cuModuleUnload(hmod);
 }
@@ -7134,7 +7134,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuModuleGetLoadingMode(CUmodule
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
 {
-    CG_ARGS_CALL(cuModuleGetLoadingMode, (mode), cgl_thunk_code, 2, 0, (mode, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mode));
+    CG_ARGS_CALL(cuModuleGetLoadingMode, (mode), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mode));
     CG_SHORT_CALL(cuModuleGetLoadingMode, (mode), cgl_thunk_code);
     return cgl_gp_cuModuleGetLoadingMode(mode);
 }
@@ -7198,7 +7198,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuModuleGetFunctionCount(unsign
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
 {
-    CG_ARGS_CALL(cuModuleGetFunctionCount, (count, mod), cgl_thunk_code, 4, 1, (count, mod, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, mod); CG_OUT_WORD(3, 0, count));
+    CG_ARGS_CALL(cuModuleGetFunctionCount, (count, mod), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, mod); CG_OUT_WORD(3, 0, count));
     CG_SHORT_CALL(cuModuleGetFunctionCount, (count, mod), cgl_thunk_code);
     return cgl_gp_cuModuleGetFunctionCount(count, mod);
 }
@@ -7231,7 +7231,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuModuleEnumerateFunctions(CUfu
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuModuleEnumerateFunctions(CUfunction *functions, unsigned int numFunctions, CUmodule mod)
 {
-    CG_ARGS_CALL(cuModuleEnumerateFunctions, (functions, numFunctions, mod), cgl_thunk_code, 4, 0, (functions, numFunctions, mod, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, functions); CG_ARG_WORD(2, numFunctions); CG_ARG_WORD(3, mod));
+    CG_ARGS_CALL(cuModuleEnumerateFunctions, (functions, numFunctions, mod), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, functions); CG_ARG_WORD(2, numFunctions); CG_ARG_WORD(3, mod));
     CG_SHORT_CALL(cuModuleEnumerateFunctions, (functions, numFunctions, mod), cgl_thunk_code);
     return cgl_gp_cuModuleEnumerateFunctions(functions, numFunctions, mod);
 }
@@ -7301,7 +7301,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuLinkCreate_v2(unsigned int nu
 static __attribute__((noinline)) CUresult cgl_sl_cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut)
 {
     CG_BLOCKING_CALL(cuLinkCreate_v2, (numOptions, options, optionValues, stateOut), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuLinkCreate_v2, (numOptions, options, optionValues, stateOut), cgl_thunk_code, 5, 0, (numOptions, options, optionValues, stateOut, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, numOptions); CG_ARG_WORD(2, options); CG_ARG_WORD(3, optionValues); CG_ARG_WORD(4, stateOut));
+    CG_ARGS_CALL(cuLinkCreate_v2, (numOptions, options, optionValues, stateOut), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, numOptions); CG_ARG_WORD(2, options); CG_ARG_WORD(3, optionValues); CG_ARG_WORD(4, stateOut));
     CG_SHORT_CALL(cuLinkCreate_v2, (numOptions, options, optionValues, stateOut), cgl_thunk_code);
     return cgl_gp_cuLinkCreate_v2(numOptions, options, optionValues, stateOut);
 }
@@ -7417,7 +7417,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuLinkComplete(CUlinkState stat
 static __attribute__((noinline)) CUresult cgl_sl_cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)
 {
     CG_BLOCKING_CALL(cuLinkComplete, (state, cubinOut, sizeOut), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuLinkComplete, (state, cubinOut, sizeOut), cgl_thunk_code, 4, 0, (state, cubinOut, sizeOut, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, state); CG_ARG_WORD(2, cubinOut); CG_ARG_WORD(3, sizeOut));
+    CG_ARGS_CALL(cuLinkComplete, (state, cubinOut, sizeOut), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, state); CG_ARG_WORD(2, cubinOut); CG_ARG_WORD(3, sizeOut));
     CG_SHORT_CALL(cuLinkComplete, (state, cubinOut, sizeOut), cgl_thunk_code);
     return cgl_gp_cuLinkComplete(state, cubinOut, sizeOut);
 }
@@ -7446,7 +7446,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuLinkDestroy(CUlinkState state
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuLinkDestroy(CUlinkState state)
 {
-    CG_ARGS_CALL(cuLinkDestroy, (state), cgl_thunk_code, 2, 0, (state, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, state));
+    CG_ARGS_CALL(cuLinkDestroy, (state), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, state));
     CG_SHORT_CALL(cuLinkDestroy, (state), cgl_thunk_code);
     return cgl_gp_cuLinkDestroy(state);
 }
@@ -7554,7 +7554,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuLibraryLoadData(CUlibrary *li
 static __attribute__((noinline)) CUresult cgl_sl_cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions, CUlibraryOption *libraryOptions, void **libraryOptionValues, unsigned int numLibraryOptions)
 {
     CG_BLOCKING_CALL(cuLibraryLoadData, (library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuLibraryLoadData, (library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions), cgl_thunk_code, 10, 1, (library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, library); CG_ARG_WORD(2, code); CG_ARG_WORD(3, jitOptions); CG_ARG_WORD(4, jitOptionsValues); CG_ARG_WORD(5, numJitOptions); CG_ARG_WORD(6, libraryOptions); CG_ARG_WORD(7, libraryOptionValues); CG_ARG_WORD(8, numLibraryOptions); CG_OUT_WORD(9, 0, library));
+    CG_ARGS_CALL(cuLibraryLoadData, (library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions), cgl_thunk_code, 10, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, library); CG_ARG_WORD(2, code); CG_ARG_WORD(3, jitOptions); CG_ARG_WORD(4, jitOptionsValues); CG_ARG_WORD(5, numJitOptions); CG_ARG_WORD(6, libraryOptions); CG_ARG_WORD(7, libraryOptionValues); CG_ARG_WORD(8, numLibraryOptions); CG_OUT_WORD(9, 0, library));
     CG_SHORT_CALL(cuLibraryLoadData, (library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions), cgl_thunk_code);
     return cgl_gp_cuLibraryLoadData(library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions);
 }
@@ -7627,7 +7627,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuLibraryUnload(CUlibrary libra
 static __attribute__((noinline)) CUresult cgl_sl_cuLibraryUnload(CUlibrary library)
 {
     CG_BLOCKING_CALL(cuLibraryUnload, (library), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuLibraryUnload, (library), cgl_thunk_code, 2, 0, (library, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, library));
+    CG_ARGS_CALL(cuLibraryUnload, (library), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, library));
     CG_SHORT_CALL(cuLibraryUnload, (library), cgl_thunk_code);
     return cgl_gp_cuLibraryUnload(library);
 }
@@ -7691,7 +7691,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuLibraryGetKernelCount(unsigne
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)
 {
-    CG_ARGS_CALL(cuLibraryGetKernelCount, (count, lib), cgl_thunk_code, 4, 1, (count, lib, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, lib); CG_OUT_WORD(3, 0, count));
+    CG_ARGS_CALL(cuLibraryGetKernelCount, (count, lib), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, lib); CG_OUT_WORD(3, 0, count));
     CG_SHORT_CALL(cuLibraryGetKernelCount, (count, lib), cgl_thunk_code);
     return cgl_gp_cuLibraryGetKernelCount(count, lib);
 }
@@ -7724,7 +7724,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuLibraryEnumerateKernels(CUker
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int numKernels, CUlibrary lib)
 {
-    CG_ARGS_CALL(cuLibraryEnumerateKernels, (kernels, numKernels, lib), cgl_thunk_code, 4, 0, (kernels, numKernels, lib, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, kernels); CG_ARG_WORD(2, numKernels); CG_ARG_WORD(3, lib));
+    CG_ARGS_CALL(cuLibraryEnumerateKernels, (kernels, numKernels, lib), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, kernels); CG_ARG_WORD(2, numKernels); CG_ARG_WORD(3, lib));
     CG_SHORT_CALL(cuLibraryEnumerateKernels, (kernels, numKernels, lib), cgl_thunk_code);
     return cgl_gp_cuLibraryEnumerateKernels(kernels, numKernels, lib);
 }
@@ -7755,7 +7755,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuLibraryGetModule(CUmodule *pM
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuLibraryGetModule(CUmodule *pMod, CUlibrary library)
 {
-    CG_ARGS_CALL(cuLibraryGetModule, (pMod, library), cgl_thunk_code, 3, 0, (pMod, library, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pMod); CG_ARG_WORD(2, library));
+    CG_ARGS_CALL(cuLibraryGetModule, (pMod, library), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pMod); CG_ARG_WORD(2, library));
     CG_SHORT_CALL(cuLibraryGetModule, (pMod, library), cgl_thunk_code);
     return cgl_gp_cuLibraryGetModule(pMod, library);
 }
@@ -7787,7 +7787,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuKernelGetFunction(CUfunction 
 static __attribute__((noinline)) CUresult cgl_sl_cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
 {
     CG_BLOCKING_CALL(cuKernelGetFunction, (pFunc, kernel), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuKernelGetFunction, (pFunc, kernel), cgl_thunk_code, 4, 1, (pFunc, kernel, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pFunc); CG_ARG_WORD(2, kernel); CG_OUT_WORD(3, 0, pFunc));
+    CG_ARGS_CALL(cuKernelGetFunction, (pFunc, kernel), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pFunc); CG_ARG_WORD(2, kernel); CG_OUT_WORD(3, 0, pFunc));
     CG_SHORT_CALL(cuKernelGetFunction, (pFunc, kernel), cgl_thunk_code);
     return cgl_gp_cuKernelGetFunction(pFunc, kernel);
 }
@@ -7818,7 +7818,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuKernelGetLibrary(CUlibrary *p
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)
 {
-    CG_ARGS_CALL(cuKernelGetLibrary, (pLib, kernel), cgl_thunk_code, 3, 0, (pLib, kernel, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pLib); CG_ARG_WORD(2, kernel));
+    CG_ARGS_CALL(cuKernelGetLibrary, (pLib, kernel), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pLib); CG_ARG_WORD(2, kernel));
     CG_SHORT_CALL(cuKernelGetLibrary, (pLib, kernel), cgl_thunk_code);
     return cgl_gp_cuKernelGetLibrary(pLib, kernel);
 }
@@ -7953,7 +7953,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuKernelGetAttribute(int *pi, C
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev)
 {
-    CG_ARGS_CALL(cuKernelGetAttribute, (pi, attrib, kernel, dev), cgl_thunk_code, 6, 1, (pi, attrib, kernel, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pi); CG_ARG_WORD(2, attrib); CG_ARG_WORD(3, kernel); CG_ARG_WORD(4, dev); CG_OUT_WORD(5, 0, pi));
+    CG_ARGS_CALL(cuKernelGetAttribute, (pi, attrib, kernel, dev), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pi); CG_ARG_WORD(2, attrib); CG_ARG_WORD(3, kernel); CG_ARG_WORD(4, dev); CG_OUT_WORD(5, 0, pi));
     CG_SHORT_CALL(cuKernelGetAttribute, (pi, attrib, kernel, dev), cgl_thunk_code);
     return cgl_gp_cuKernelGetAttribute(pi, attrib, kernel, dev);
 }
@@ -7988,7 +7988,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuKernelSetAttribute(CUfunction
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev)
 {
-    CG_ARGS_CALL(cuKernelSetAttribute, (attrib, val, kernel, dev), cgl_thunk_code, 5, 0, (attrib, val, kernel, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, attrib); CG_ARG_WORD(2, val); CG_ARG_WORD(3, kernel); CG_ARG_WORD(4, dev));
+    CG_ARGS_CALL(cuKernelSetAttribute, (attrib, val, kernel, dev), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, attrib); CG_ARG_WORD(2, val); CG_ARG_WORD(3, kernel); CG_ARG_WORD(4, dev));
     CG_SHORT_CALL(cuKernelSetAttribute, (attrib, val, kernel, dev), cgl_thunk_code);
     return cgl_gp_cuKernelSetAttribute(attrib, val, kernel, dev);
 }
@@ -8021,7 +8021,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuKernelSetCacheConfig(CUkernel
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev)
 {
-    CG_ARGS_CALL(cuKernelSetCacheConfig, (kernel, config, dev), cgl_thunk_code, 4, 0, (kernel, config, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, kernel); CG_ARG_WORD(2, config); CG_ARG_WORD(3, dev));
+    CG_ARGS_CALL(cuKernelSetCacheConfig, (kernel, config, dev), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, kernel); CG_ARG_WORD(2, config); CG_ARG_WORD(3, dev));
     CG_SHORT_CALL(cuKernelSetCacheConfig, (kernel, config, dev), cgl_thunk_code);
     return cgl_gp_cuKernelSetCacheConfig(kernel, config, dev);
 }
@@ -8052,7 +8052,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuKernelGetName(const char **na
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuKernelGetName(const char **name, CUkernel hfunc)
 {
-    CG_ARGS_CALL(cuKernelGetName, (name, hfunc), cgl_thunk_code, 3, 0, (name, hfunc, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, name); CG_ARG_WORD(2, hfunc));
+    CG_ARGS_CALL(cuKernelGetName, (name, hfunc), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, name); CG_ARG_WORD(2, hfunc));
     CG_SHORT_CALL(cuKernelGetName, (name, hfunc), cgl_thunk_code);
     return cgl_gp_cuKernelGetName(name, hfunc);
 }
@@ -8087,7 +8087,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuKernelGetParamInfo(CUkernel k
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
 {
-    CG_ARGS_CALL(cuKernelGetParamInfo, (kernel, paramIndex, paramOffset, paramSize), cgl_thunk_code, 5, 0, (kernel, paramIndex, paramOffset, paramSize, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, kernel); CG_ARG_WORD(2, paramIndex); CG_ARG_WORD(3, paramOffset); CG_ARG_WORD(4, paramSize));
+    CG_ARGS_CALL(cuKernelGetParamInfo, (kernel, paramIndex, paramOffset, paramSize), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, kernel); CG_ARG_WORD(2, paramIndex); CG_ARG_WORD(3, paramOffset); CG_ARG_WORD(4, paramSize));
     CG_SHORT_CALL(cuKernelGetParamInfo, (kernel, paramIndex, paramOffset, paramSize), cgl_thunk_code);
     return cgl_gp_cuKernelGetParamInfo(kernel, paramIndex, paramOffset, paramSize);
 }
@@ -8118,7 +8118,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemGetInfo_v2(size_t *free, s
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemGetInfo_v2(size_t *free, size_t *total)
 {
-    CG_ARGS_CALL(cuMemGetInfo_v2, (free, total), cgl_thunk_code, 3, 0, (free, total, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, free); CG_ARG_WORD(2, total));
+    CG_ARGS_CALL(cuMemGetInfo_v2, (free, total), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, free); CG_ARG_WORD(2, total));
     CG_SHORT_CALL(cuMemGetInfo_v2, (free, total), cgl_thunk_code);
     return cgl_gp_cuMemGetInfo_v2(free, total);
 }
@@ -8149,7 +8149,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemAlloc_v2(CUdeviceptr *dptr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
-    CG_ARGS_CALL(cuMemAlloc_v2, (dptr, bytesize), cgl_thunk_code, 4, 1, (dptr, bytesize, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, bytesize); CG_OUT_WORD(3, 0, dptr));
+    CG_ARGS_CALL(cuMemAlloc_v2, (dptr, bytesize), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, bytesize); CG_OUT_WORD(3, 0, dptr));
     CG_SHORT_CALL(cuMemAlloc_v2, (dptr, bytesize), cgl_thunk_code);
     return cgl_gp_cuMemAlloc_v2(dptr, bytesize);
 }
@@ -8186,7 +8186,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocPitch_v2(CUdeviceptr 
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)
 {
-    CG_ARGS_CALL(cuMemAllocPitch_v2, (dptr, pPitch, WidthInBytes, Height, ElementSizeBytes), cgl_thunk_code, 7, 1, (dptr, pPitch, WidthInBytes, Height, ElementSizeBytes, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, pPitch); CG_ARG_WORD(3, WidthInBytes); CG_ARG_WORD(4, Height); CG_ARG_WORD(5, ElementSizeBytes); CG_OUT_WORD(6, 0, dptr));
+    CG_ARGS_CALL(cuMemAllocPitch_v2, (dptr, pPitch, WidthInBytes, Height, ElementSizeBytes), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, pPitch); CG_ARG_WORD(3, WidthInBytes); CG_ARG_WORD(4, Height); CG_ARG_WORD(5, ElementSizeBytes); CG_OUT_WORD(6, 0, dptr));
     CG_SHORT_CALL(cuMemAllocPitch_v2, (dptr, pPitch, WidthInBytes, Height, ElementSizeBytes), cgl_thunk_code);
     return cgl_gp_cuMemAllocPitch_v2(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
 }
@@ -8216,7 +8216,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemFree_v2(CUdeviceptr dptr)
 static __attribute__((noinline)) CUresult cgl_sl_cuMemFree_v2(CUdeviceptr dptr)
 {
     CG_BLOCKING_CALL(cuMemFree_v2, (dptr), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemFree_v2, (dptr), cgl_thunk_code, 2, 0, (dptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr));
+    CG_ARGS_CALL(cuMemFree_v2, (dptr), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr));
     CG_SHORT_CALL(cuMemFree_v2, (dptr), cgl_thunk_code);
     return cgl_gp_cuMemFree_v2(dptr);
 }
@@ -8249,7 +8249,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemGetAddressRange_v2(CUdevic
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
 {
-    CG_ARGS_CALL(cuMemGetAddressRange_v2, (pbase, psize, dptr), cgl_thunk_code, 4, 0, (pbase, psize, dptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pbase); CG_ARG_WORD(2, psize); CG_ARG_WORD(3, dptr));
+    CG_ARGS_CALL(cuMemGetAddressRange_v2, (pbase, psize, dptr), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pbase); CG_ARG_WORD(2, psize); CG_ARG_WORD(3, dptr));
     CG_SHORT_CALL(cuMemGetAddressRange_v2, (pbase, psize, dptr), cgl_thunk_code);
     return cgl_gp_cuMemGetAddressRange_v2(pbase, psize, dptr);
 }
@@ -8281,7 +8281,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocHost_v2(void **pp, si
 static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocHost_v2(void **pp, size_t bytesize)
 {
     CG_BLOCKING_CALL(cuMemAllocHost_v2, (pp, bytesize), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemAllocHost_v2, (pp, bytesize), cgl_thunk_code, 3, 0, (pp, bytesize, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pp); CG_ARG_WORD(2, bytesize));
+    CG_ARGS_CALL(cuMemAllocHost_v2, (pp, bytesize), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pp); CG_ARG_WORD(2, bytesize));
     CG_SHORT_CALL(cuMemAllocHost_v2, (pp, bytesize), cgl_thunk_code);
     return cgl_gp_cuMemAllocHost_v2(pp, bytesize);
 }
@@ -8311,7 +8311,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemFreeHost(void *p)
 static __attribute__((noinline)) CUresult cgl_sl_cuMemFreeHost(void *p)
 {
     CG_BLOCKING_CALL(cuMemFreeHost, (p), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemFreeHost, (p), cgl_thunk_code, 2, 0, (p, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, p));
+    CG_ARGS_CALL(cuMemFreeHost, (p), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, p));
     CG_SHORT_CALL(cuMemFreeHost, (p), cgl_thunk_code);
     return cgl_gp_cuMemFreeHost(p);
 }
@@ -8345,7 +8345,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemHostAlloc(void **pp, size_
 static __attribute__((noinline)) CUresult cgl_sl_cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
 {
     CG_BLOCKING_CALL(cuMemHostAlloc, (pp, bytesize, Flags), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemHostAlloc, (pp, bytesize, Flags), cgl_thunk_code, 4, 0, (pp, bytesize, Flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pp); CG_ARG_WORD(2, bytesize); CG_ARG_WORD(3, Flags));
+    CG_ARGS_CALL(cuMemHostAlloc, (pp, bytesize, Flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pp); CG_ARG_WORD(2, bytesize); CG_ARG_WORD(3, Flags));
     CG_SHORT_CALL(cuMemHostAlloc, (pp, bytesize, Flags), cgl_thunk_code);
     return cgl_gp_cuMemHostAlloc(pp, bytesize, Flags);
 }
@@ -8378,7 +8378,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemHostGetDevicePointer_v2(CU
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)
 {
-    CG_ARGS_CALL(cuMemHostGetDevicePointer_v2, (pdptr, p, Flags), cgl_thunk_code, 5, 1, (pdptr, p, Flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pdptr); CG_ARG_WORD(2, p); CG_ARG_WORD(3, Flags); CG_OUT_WORD(4, 0, pdptr));
+    CG_ARGS_CALL(cuMemHostGetDevicePointer_v2, (pdptr, p, Flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pdptr); CG_ARG_WORD(2, p); CG_ARG_WORD(3, Flags); CG_OUT_WORD(4, 0, pdptr));
     CG_SHORT_CALL(cuMemHostGetDevicePointer_v2, (pdptr, p, Flags), cgl_thunk_code);
     return cgl_gp_cuMemHostGetDevicePointer_v2(pdptr, p, Flags);
 }
@@ -8409,7 +8409,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemHostGetFlags(unsigned int 
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemHostGetFlags(unsigned int *pFlags, void *p)
 {
-    CG_ARGS_CALL(cuMemHostGetFlags, (pFlags, p), cgl_thunk_code, 3, 0, (pFlags, p, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pFlags); CG_ARG_WORD(2, p));
+    CG_ARGS_CALL(cuMemHostGetFlags, (pFlags, p), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pFlags); CG_ARG_WORD(2, p));
     CG_SHORT_CALL(cuMemHostGetFlags, (pFlags, p), cgl_thunk_code);
     return cgl_gp_cuMemHostGetFlags(pFlags, p);
 }
@@ -8442,7 +8442,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocManaged(CUdeviceptr *
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
 {
-    CG_ARGS_CALL(cuMemAllocManaged, (dptr, bytesize, flags), cgl_thunk_code, 5, 1, (dptr, bytesize, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, bytesize); CG_ARG_WORD(3, flags); CG_OUT_WORD(4, 0, dptr));
+    CG_ARGS_CALL(cuMemAllocManaged, (dptr, bytesize, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, bytesize); CG_ARG_WORD(3, flags); CG_OUT_WORD(4, 0, dptr));
     CG_SHORT_CALL(cuMemAllocManaged, (dptr, bytesize, flags), cgl_thunk_code);
     return cgl_gp_cuMemAllocManaged(dptr, bytesize, flags);
 }
@@ -8477,7 +8477,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceRegisterAsyncNotificati
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceRegisterAsyncNotification(CUdevice device, CUasyncCallback callbackFunc, void *userData, CUasyncCallbackHandle *callback)
 {
-    CG_ARGS_CALL(cuDeviceRegisterAsyncNotification, (device, callbackFunc, userData, callback), cgl_thunk_code, 5, 0, (device, callbackFunc, userData, callback, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, callbackFunc); CG_ARG_WORD(3, userData); CG_ARG_WORD(4, callback));
+    CG_ARGS_CALL(cuDeviceRegisterAsyncNotification, (device, callbackFunc, userData, callback), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, callbackFunc); CG_ARG_WORD(3, userData); CG_ARG_WORD(4, callback));
     CG_SHORT_CALL(cuDeviceRegisterAsyncNotification, (device, callbackFunc, userData, callback), cgl_thunk_code);
     return cgl_gp_cuDeviceRegisterAsyncNotification(device, callbackFunc, userData, callback);
 }
@@ -8508,7 +8508,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceUnregisterAsyncNotifica
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceUnregisterAsyncNotification(CUdevice device, CUasyncCallbackHandle callback)
 {
-    CG_ARGS_CALL(cuDeviceUnregisterAsyncNotification, (device, callback), cgl_thunk_code, 3, 0, (device, callback, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, callback));
+    CG_ARGS_CALL(cuDeviceUnregisterAsyncNotification, (device, callback), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, callback));
     CG_SHORT_CALL(cuDeviceUnregisterAsyncNotification, (device, callback), cgl_thunk_code);
     return cgl_gp_cuDeviceUnregisterAsyncNotification(device, callback);
 }
@@ -8571,7 +8571,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetPCIBusId(char *pciBu
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
 {
-    CG_ARGS_CALL(cuDeviceGetPCIBusId, (pciBusId, len, dev), cgl_thunk_code, 4, 0, (pciBusId, len, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pciBusId); CG_ARG_WORD(2, len); CG_ARG_WORD(3, dev));
+    CG_ARGS_CALL(cuDeviceGetPCIBusId, (pciBusId, len, dev), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pciBusId); CG_ARG_WORD(2, len); CG_ARG_WORD(3, dev));
     CG_SHORT_CALL(cuDeviceGetPCIBusId, (pciBusId, len, dev), cgl_thunk_code);
     return cgl_gp_cuDeviceGetPCIBusId(pciBusId, len, dev);
 }
@@ -8602,7 +8602,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuIpcGetEventHandle(CUipcEventH
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)
 {
-    CG_ARGS_CALL(cuIpcGetEventHandle, (pHandle, event), cgl_thunk_code, 3, 0, (pHandle, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pHandle); CG_ARG_WORD(2, event));
+    CG_ARGS_CALL(cuIpcGetEventHandle, (pHandle, event), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pHandle); CG_ARG_WORD(2, event));
     CG_SHORT_CALL(cuIpcGetEventHandle, (pHandle, event), cgl_thunk_code);
     return cgl_gp_cuIpcGetEventHandle(pHandle, event);
 }
@@ -8632,7 +8632,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuIpcOpenEventHandle(CUevent *p
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)
 {
-    CG_ARGS_CALL(cuIpcOpenEventHandle, (phEvent, handle), cgl_thunk_code, 3, 1, (phEvent, handle, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phEvent); CG_OUT_WORD(2, 0, phEvent));
+    CG_ARGS_CALL(cuIpcOpenEventHandle, (phEvent, handle), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phEvent); CG_OUT_WORD(2, 0, phEvent));
     CG_SHORT_CALL(cuIpcOpenEventHandle, (phEvent, handle), cgl_thunk_code);
     return cgl_gp_cuIpcOpenEventHandle(phEvent, handle);
 }
@@ -8663,7 +8663,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuIpcGetMemHandle(CUipcMemHandl
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
 {
-    CG_ARGS_CALL(cuIpcGetMemHandle, (pHandle, dptr), cgl_thunk_code, 3, 0, (pHandle, dptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pHandle); CG_ARG_WORD(2, dptr));
+    CG_ARGS_CALL(cuIpcGetMemHandle, (pHandle, dptr), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pHandle); CG_ARG_WORD(2, dptr));
     CG_SHORT_CALL(cuIpcGetMemHandle, (pHandle, dptr), cgl_thunk_code);
     return cgl_gp_cuIpcGetMemHandle(pHandle, dptr);
 }
@@ -8695,7 +8695,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuIpcOpenMemHandle_v2(CUdevicep
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)
 {
-    CG_ARGS_CALL(cuIpcOpenMemHandle_v2, (pdptr, handle, Flags), cgl_thunk_code, 4, 1, (pdptr, handle, Flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pdptr); CG_ARG_WORD(2, Flags); CG_OUT_WORD(3, 0, pdptr));
+    CG_ARGS_CALL(cuIpcOpenMemHandle_v2, (pdptr, handle, Flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pdptr); CG_ARG_WORD(2, Flags); CG_OUT_WORD(3, 0, pdptr));
     CG_SHORT_CALL(cuIpcOpenMemHandle_v2, (pdptr, handle, Flags), cgl_thunk_code);
     return cgl_gp_cuIpcOpenMemHandle_v2(pdptr, handle, Flags);
 }
@@ -8724,7 +8724,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuIpcCloseMemHandle(CUdeviceptr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuIpcCloseMemHandle(CUdeviceptr dptr)
 {
-    CG_ARGS_CALL(cuIpcCloseMemHandle, (dptr), cgl_thunk_code, 2, 0, (dptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr));
+    CG_ARGS_CALL(cuIpcCloseMemHandle, (dptr), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr));
     CG_SHORT_CALL(cuIpcCloseMemHandle, (dptr), cgl_thunk_code);
     return cgl_gp_cuIpcCloseMemHandle(dptr);
 }
@@ -8758,7 +8758,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemHostRegister_v2(void *p, s
 static __attribute__((noinline)) CUresult cgl_sl_cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)
 {
     CG_BLOCKING_CALL(cuMemHostRegister_v2, (p, bytesize, Flags), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemHostRegister_v2, (p, bytesize, Flags), cgl_thunk_code, 4, 0, (p, bytesize, Flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, p); CG_ARG_WORD(2, bytesize); CG_ARG_WORD(3, Flags));
+    CG_ARGS_CALL(cuMemHostRegister_v2, (p, bytesize, Flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, p); CG_ARG_WORD(2, bytesize); CG_ARG_WORD(3, Flags));
     CG_SHORT_CALL(cuMemHostRegister_v2, (p, bytesize, Flags), cgl_thunk_code);
     return cgl_gp_cuMemHostRegister_v2(p, bytesize, Flags);
 }
@@ -8788,7 +8788,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemHostUnregister(void *p)
 static __attribute__((noinline)) CUresult cgl_sl_cuMemHostUnregister(void *p)
 {
     CG_BLOCKING_CALL(cuMemHostUnregister, (p), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemHostUnregister, (p), cgl_thunk_code, 2, 0, (p, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, p));
+    CG_ARGS_CALL(cuMemHostUnregister, (p), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, p));
     CG_SHORT_CALL(cuMemHostUnregister, (p), cgl_thunk_code);
     return cgl_gp_cuMemHostUnregister(p);
 }
@@ -8822,7 +8822,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy_ptds(CUdeviceptr dst, 
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
 {
     CG_BLOCKING_CALL(cuMemcpy_ptds, (dst, src, ByteCount), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpy_ptds, (dst, src, ByteCount), cgl_thunk_code, 4, 0, (dst, src, ByteCount, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src); CG_ARG_WORD(3, ByteCount));
+    CG_ARGS_CALL(cuMemcpy_ptds, (dst, src, ByteCount), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src); CG_ARG_WORD(3, ByteCount));
     CG_SHORT_CALL(cuMemcpy_ptds, (dst, src, ByteCount), cgl_thunk_code);
     return cgl_gp_cuMemcpy_ptds(dst, src, ByteCount);
 }
@@ -8860,7 +8860,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyPeer_ptds(CUdeviceptr d
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyPeer_ptds(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount)
 {
     CG_BLOCKING_CALL(cuMemcpyPeer_ptds, (dstDevice, dstContext, srcDevice, srcContext, ByteCount), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyPeer_ptds, (dstDevice, dstContext, srcDevice, srcContext, ByteCount), cgl_thunk_code, 6, 0, (dstDevice, dstContext, srcDevice, srcContext, ByteCount, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstContext); CG_ARG_WORD(3, srcDevice); CG_ARG_WORD(4, srcContext); CG_ARG_WORD(5, ByteCount));
+    CG_ARGS_CALL(cuMemcpyPeer_ptds, (dstDevice, dstContext, srcDevice, srcContext, ByteCount), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstContext); CG_ARG_WORD(3, srcDevice); CG_ARG_WORD(4, srcContext); CG_ARG_WORD(5, ByteCount));
     CG_SHORT_CALL(cuMemcpyPeer_ptds, (dstDevice, dstContext, srcDevice, srcContext, ByteCount), cgl_thunk_code);
     return cgl_gp_cuMemcpyPeer_ptds(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
 }
@@ -8894,7 +8894,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoD_v2_ptds(CUdevicept
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
     CG_BLOCKING_CALL(cuMemcpyHtoD_v2_ptds, (dstDevice, srcHost, ByteCount), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyHtoD_v2_ptds, (dstDevice, srcHost, ByteCount), cgl_thunk_code, 4, 0, (dstDevice, srcHost, ByteCount, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, srcHost); CG_ARG_WORD(3, ByteCount));
+    CG_ARGS_CALL(cuMemcpyHtoD_v2_ptds, (dstDevice, srcHost, ByteCount), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, srcHost); CG_ARG_WORD(3, ByteCount));
     CG_SHORT_CALL(cuMemcpyHtoD_v2_ptds, (dstDevice, srcHost, ByteCount), cgl_thunk_code);
     return cgl_gp_cuMemcpyHtoD_v2_ptds(dstDevice, srcHost, ByteCount);
 }
@@ -8928,7 +8928,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoH_v2_ptds(void *dstH
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoH_v2_ptds(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
 {
     CG_BLOCKING_CALL(cuMemcpyDtoH_v2_ptds, (dstHost, srcDevice, ByteCount), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyDtoH_v2_ptds, (dstHost, srcDevice, ByteCount), cgl_thunk_code, 4, 0, (dstHost, srcDevice, ByteCount, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstHost); CG_ARG_WORD(2, srcDevice); CG_ARG_WORD(3, ByteCount));
+    CG_ARGS_CALL(cuMemcpyDtoH_v2_ptds, (dstHost, srcDevice, ByteCount), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstHost); CG_ARG_WORD(2, srcDevice); CG_ARG_WORD(3, ByteCount));
     CG_SHORT_CALL(cuMemcpyDtoH_v2_ptds, (dstHost, srcDevice, ByteCount), cgl_thunk_code);
     return cgl_gp_cuMemcpyDtoH_v2_ptds(dstHost, srcDevice, ByteCount);
 }
@@ -8962,7 +8962,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoD_v2_ptds(CUdevicept
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoD_v2_ptds(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
 {
     CG_BLOCKING_CALL(cuMemcpyDtoD_v2_ptds, (dstDevice, srcDevice, ByteCount), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyDtoD_v2_ptds, (dstDevice, srcDevice, ByteCount), cgl_thunk_code, 4, 0, (dstDevice, srcDevice, ByteCount, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, srcDevice); CG_ARG_WORD(3, ByteCount));
+    CG_ARGS_CALL(cuMemcpyDtoD_v2_ptds, (dstDevice, srcDevice, ByteCount), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, srcDevice); CG_ARG_WORD(3, ByteCount));
     CG_SHORT_CALL(cuMemcpyDtoD_v2_ptds, (dstDevice, srcDevice, ByteCount), cgl_thunk_code);
     return cgl_gp_cuMemcpyDtoD_v2_ptds(dstDevice, srcDevice, ByteCount);
 }
@@ -8998,7 +8998,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoA_v2_ptds(CUarray ds
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoA_v2_ptds(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)
 {
     CG_BLOCKING_CALL(cuMemcpyDtoA_v2_ptds, (dstArray, dstOffset, srcDevice, ByteCount), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyDtoA_v2_ptds, (dstArray, dstOffset, srcDevice, ByteCount), cgl_thunk_code, 5, 0, (dstArray, dstOffset, srcDevice, ByteCount, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstArray); CG_ARG_WORD(2, dstOffset); CG_ARG_WORD(3, srcDevice); CG_ARG_WORD(4, ByteCount));
+    CG_ARGS_CALL(cuMemcpyDtoA_v2_ptds, (dstArray, dstOffset, srcDevice, ByteCount), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstArray); CG_ARG_WORD(2, dstOffset); CG_ARG_WORD(3, srcDevice); CG_ARG_WORD(4, ByteCount));
     CG_SHORT_CALL(cuMemcpyDtoA_v2_ptds, (dstArray, dstOffset, srcDevice, ByteCount), cgl_thunk_code);
     return cgl_gp_cuMemcpyDtoA_v2_ptds(dstArray, dstOffset, srcDevice, ByteCount);
 }
@@ -9034,7 +9034,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoD_v2_ptds(CUdevicept
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoD_v2_ptds(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
     CG_BLOCKING_CALL(cuMemcpyAtoD_v2_ptds, (dstDevice, srcArray, srcOffset, ByteCount), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyAtoD_v2_ptds, (dstDevice, srcArray, srcOffset, ByteCount), cgl_thunk_code, 5, 0, (dstDevice, srcArray, srcOffset, ByteCount, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, srcArray); CG_ARG_WORD(3, srcOffset); CG_ARG_WORD(4, ByteCount));
+    CG_ARGS_CALL(cuMemcpyAtoD_v2_ptds, (dstDevice, srcArray, srcOffset, ByteCount), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, srcArray); CG_ARG_WORD(3, srcOffset); CG_ARG_WORD(4, ByteCount));
     CG_SHORT_CALL(cuMemcpyAtoD_v2_ptds, (dstDevice, srcArray, srcOffset, ByteCount), cgl_thunk_code);
     return cgl_gp_cuMemcpyAtoD_v2_ptds(dstDevice, srcArray, srcOffset, ByteCount);
 }
@@ -9070,7 +9070,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoA_v2_ptds(CUarray ds
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoA_v2_ptds(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount)
 {
     CG_BLOCKING_CALL(cuMemcpyHtoA_v2_ptds, (dstArray, dstOffset, srcHost, ByteCount), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyHtoA_v2_ptds, (dstArray, dstOffset, srcHost, ByteCount), cgl_thunk_code, 5, 0, (dstArray, dstOffset, srcHost, ByteCount, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstArray); CG_ARG_WORD(2, dstOffset); CG_ARG_WORD(3, srcHost); CG_ARG_WORD(4, ByteCount));
+    CG_ARGS_CALL(cuMemcpyHtoA_v2_ptds, (dstArray, dstOffset, srcHost, ByteCount), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstArray); CG_ARG_WORD(2, dstOffset); CG_ARG_WORD(3, srcHost); CG_ARG_WORD(4, ByteCount));
     CG_SHORT_CALL(cuMemcpyHtoA_v2_ptds, (dstArray, dstOffset, srcHost, ByteCount), cgl_thunk_code);
     return cgl_gp_cuMemcpyHtoA_v2_ptds(dstArray, dstOffset, srcHost, ByteCount);
 }
@@ -9106,7 +9106,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoH_v2_ptds(void *dstH
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoH_v2_ptds(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
     CG_BLOCKING_CALL(cuMemcpyAtoH_v2_ptds, (dstHost, srcArray, srcOffset, ByteCount), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyAtoH_v2_ptds, (dstHost, srcArray, srcOffset, ByteCount), cgl_thunk_code, 5, 0, (dstHost, srcArray, srcOffset, ByteCount, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstHost); CG_ARG_WORD(2, srcArray); CG_ARG_WORD(3, srcOffset); CG_ARG_WORD(4, ByteCount));
+    CG_ARGS_CALL(cuMemcpyAtoH_v2_ptds, (dstHost, srcArray, srcOffset, ByteCount), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstHost); CG_ARG_WORD(2, srcArray); CG_ARG_WORD(3, srcOffset); CG_ARG_WORD(4, ByteCount));
     CG_SHORT_CALL(cuMemcpyAtoH_v2_ptds, (dstHost, srcArray, srcOffset, ByteCount), cgl_thunk_code);
     return cgl_gp_cuMemcpyAtoH_v2_ptds(dstHost, srcArray, srcOffset, ByteCount);
 }
@@ -9144,7 +9144,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoA_v2_ptds(CUarray ds
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoA_v2_ptds(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
     CG_BLOCKING_CALL(cuMemcpyAtoA_v2_ptds, (dstArray, dstOffset, srcArray, srcOffset, ByteCount), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyAtoA_v2_ptds, (dstArray, dstOffset, srcArray, srcOffset, ByteCount), cgl_thunk_code, 6, 0, (dstArray, dstOffset, srcArray, srcOffset, ByteCount, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstArray); CG_ARG_WORD(2, dstOffset); CG_ARG_WORD(3, srcArray); CG_ARG_WORD(4, srcOffset); CG_ARG_WORD(5, ByteCount));
+    CG_ARGS_CALL(cuMemcpyAtoA_v2_ptds, (dstArray, dstOffset, srcArray, srcOffset, ByteCount), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstArray); CG_ARG_WORD(2, dstOffset); CG_ARG_WORD(3, srcArray); CG_ARG_WORD(4, srcOffset); CG_ARG_WORD(5, ByteCount));
     CG_SHORT_CALL(cuMemcpyAtoA_v2_ptds, (dstArray, dstOffset, srcArray, srcOffset, ByteCount), cgl_thunk_code);
     return cgl_gp_cuMemcpyAtoA_v2_ptds(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
 }
@@ -9174,7 +9174,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy2D_v2_ptds(const CUDA_M
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *pCopy)
 {
     CG_BLOCKING_CALL(cuMemcpy2D_v2_ptds, (pCopy), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpy2D_v2_ptds, (pCopy), cgl_thunk_code, 2, 0, (pCopy, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy));
+    CG_ARGS_CALL(cuMemcpy2D_v2_ptds, (pCopy), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy));
     CG_SHORT_CALL(cuMemcpy2D_v2_ptds, (pCopy), cgl_thunk_code);
     return cgl_gp_cuMemcpy2D_v2_ptds(pCopy);
 }
@@ -9204,7 +9204,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy2DUnaligned_v2_ptds(con
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D *pCopy)
 {
     CG_BLOCKING_CALL(cuMemcpy2DUnaligned_v2_ptds, (pCopy), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpy2DUnaligned_v2_ptds, (pCopy), cgl_thunk_code, 2, 0, (pCopy, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy));
+    CG_ARGS_CALL(cuMemcpy2DUnaligned_v2_ptds, (pCopy), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy));
     CG_SHORT_CALL(cuMemcpy2DUnaligned_v2_ptds, (pCopy), cgl_thunk_code);
     return cgl_gp_cuMemcpy2DUnaligned_v2_ptds(pCopy);
 }
@@ -9234,7 +9234,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3D_v2_ptds(const CUDA_M
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D *pCopy)
 {
     CG_BLOCKING_CALL(cuMemcpy3D_v2_ptds, (pCopy), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpy3D_v2_ptds, (pCopy), cgl_thunk_code, 2, 0, (pCopy, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy));
+    CG_ARGS_CALL(cuMemcpy3D_v2_ptds, (pCopy), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy));
     CG_SHORT_CALL(cuMemcpy3D_v2_ptds, (pCopy), cgl_thunk_code);
     return cgl_gp_cuMemcpy3D_v2_ptds(pCopy);
 }
@@ -9264,7 +9264,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3DPeer_ptds(const CUDA_
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DPeer_ptds(const CUDA_MEMCPY3D_PEER *pCopy)
 {
     CG_BLOCKING_CALL(cuMemcpy3DPeer_ptds, (pCopy), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpy3DPeer_ptds, (pCopy), cgl_thunk_code, 2, 0, (pCopy, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy));
+    CG_ARGS_CALL(cuMemcpy3DPeer_ptds, (pCopy), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy));
     CG_SHORT_CALL(cuMemcpy3DPeer_ptds, (pCopy), cgl_thunk_code);
     return cgl_gp_cuMemcpy3DPeer_ptds(pCopy);
 }
@@ -9300,7 +9300,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAsync_ptsz(CUdeviceptr 
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)
 {
     CG_BLOCKING_CALL(cuMemcpyAsync_ptsz, (dst, src, ByteCount, hStream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyAsync_ptsz, (dst, src, ByteCount, hStream), cgl_thunk_code, 5, 0, (dst, src, ByteCount, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src); CG_ARG_WORD(3, ByteCount); CG_ARG_WORD(4, hStream));
+    CG_ARGS_CALL(cuMemcpyAsync_ptsz, (dst, src, ByteCount, hStream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src); CG_ARG_WORD(3, ByteCount); CG_ARG_WORD(4, hStream));
     CG_SHORT_CALL(cuMemcpyAsync_ptsz, (dst, src, ByteCount, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpyAsync_ptsz(dst, src, ByteCount, hStream);
 }
@@ -9339,7 +9339,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyPeerAsync_ptsz(CUdevice
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyPeerAsync_ptsz(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemcpyPeerAsync_ptsz, (dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream), cgl_thunk_code, 7, 0, (dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstContext); CG_ARG_WORD(3, srcDevice); CG_ARG_WORD(4, srcContext); CG_ARG_WORD(5, ByteCount); CG_ARG_WORD(6, hStream));
+    CG_ARGS_CALL(cuMemcpyPeerAsync_ptsz, (dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstContext); CG_ARG_WORD(3, srcDevice); CG_ARG_WORD(4, srcContext); CG_ARG_WORD(5, ByteCount); CG_ARG_WORD(6, hStream));
     CG_SHORT_CALL(cuMemcpyPeerAsync_ptsz, (dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpyPeerAsync_ptsz(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
 }
@@ -9375,7 +9375,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoDAsync_v2_ptsz(CUdev
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)
 {
     CG_BLOCKING_CALL(cuMemcpyHtoDAsync_v2_ptsz, (dstDevice, srcHost, ByteCount, hStream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyHtoDAsync_v2_ptsz, (dstDevice, srcHost, ByteCount, hStream), cgl_thunk_code, 5, 0, (dstDevice, srcHost, ByteCount, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, srcHost); CG_ARG_WORD(3, ByteCount); CG_ARG_WORD(4, hStream));
+    CG_ARGS_CALL(cuMemcpyHtoDAsync_v2_ptsz, (dstDevice, srcHost, ByteCount, hStream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, srcHost); CG_ARG_WORD(3, ByteCount); CG_ARG_WORD(4, hStream));
     CG_SHORT_CALL(cuMemcpyHtoDAsync_v2_ptsz, (dstDevice, srcHost, ByteCount, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpyHtoDAsync_v2_ptsz(dstDevice, srcHost, ByteCount, hStream);
 }
@@ -9411,7 +9411,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoHAsync_v2_ptsz(void 
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoHAsync_v2_ptsz(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
 {
     CG_BLOCKING_CALL(cuMemcpyDtoHAsync_v2_ptsz, (dstHost, srcDevice, ByteCount, hStream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyDtoHAsync_v2_ptsz, (dstHost, srcDevice, ByteCount, hStream), cgl_thunk_code, 5, 0, (dstHost, srcDevice, ByteCount, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstHost); CG_ARG_WORD(2, srcDevice); CG_ARG_WORD(3, ByteCount); CG_ARG_WORD(4, hStream));
+    CG_ARGS_CALL(cuMemcpyDtoHAsync_v2_ptsz, (dstHost, srcDevice, ByteCount, hStream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstHost); CG_ARG_WORD(2, srcDevice); CG_ARG_WORD(3, ByteCount); CG_ARG_WORD(4, hStream));
     CG_SHORT_CALL(cuMemcpyDtoHAsync_v2_ptsz, (dstHost, srcDevice, ByteCount, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpyDtoHAsync_v2_ptsz(dstHost, srcDevice, ByteCount, hStream);
 }
@@ -9446,7 +9446,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoDAsync_v2_ptsz(CUdev
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemcpyDtoDAsync_v2_ptsz, (dstDevice, srcDevice, ByteCount, hStream), cgl_thunk_code, 5, 0, (dstDevice, srcDevice, ByteCount, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, srcDevice); CG_ARG_WORD(3, ByteCount); CG_ARG_WORD(4, hStream));
+    CG_ARGS_CALL(cuMemcpyDtoDAsync_v2_ptsz, (dstDevice, srcDevice, ByteCount, hStream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, srcDevice); CG_ARG_WORD(3, ByteCount); CG_ARG_WORD(4, hStream));
     CG_SHORT_CALL(cuMemcpyDtoDAsync_v2_ptsz, (dstDevice, srcDevice, ByteCount, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpyDtoDAsync_v2_ptsz(dstDevice, srcDevice, ByteCount, hStream);
 }
@@ -9483,7 +9483,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoAAsync_v2_ptsz(CUarr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoAAsync_v2_ptsz(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemcpyHtoAAsync_v2_ptsz, (dstArray, dstOffset, srcHost, ByteCount, hStream), cgl_thunk_code, 6, 0, (dstArray, dstOffset, srcHost, ByteCount, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstArray); CG_ARG_WORD(2, dstOffset); CG_ARG_WORD(3, srcHost); CG_ARG_WORD(4, ByteCount); CG_ARG_WORD(5, hStream));
+    CG_ARGS_CALL(cuMemcpyHtoAAsync_v2_ptsz, (dstArray, dstOffset, srcHost, ByteCount, hStream), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstArray); CG_ARG_WORD(2, dstOffset); CG_ARG_WORD(3, srcHost); CG_ARG_WORD(4, ByteCount); CG_ARG_WORD(5, hStream));
     CG_SHORT_CALL(cuMemcpyHtoAAsync_v2_ptsz, (dstArray, dstOffset, srcHost, ByteCount, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpyHtoAAsync_v2_ptsz(dstArray, dstOffset, srcHost, ByteCount, hStream);
 }
@@ -9520,7 +9520,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoHAsync_v2_ptsz(void 
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoHAsync_v2_ptsz(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemcpyAtoHAsync_v2_ptsz, (dstHost, srcArray, srcOffset, ByteCount, hStream), cgl_thunk_code, 6, 0, (dstHost, srcArray, srcOffset, ByteCount, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstHost); CG_ARG_WORD(2, srcArray); CG_ARG_WORD(3, srcOffset); CG_ARG_WORD(4, ByteCount); CG_ARG_WORD(5, hStream));
+    CG_ARGS_CALL(cuMemcpyAtoHAsync_v2_ptsz, (dstHost, srcArray, srcOffset, ByteCount, hStream), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstHost); CG_ARG_WORD(2, srcArray); CG_ARG_WORD(3, srcOffset); CG_ARG_WORD(4, ByteCount); CG_ARG_WORD(5, hStream));
     CG_SHORT_CALL(cuMemcpyAtoHAsync_v2_ptsz, (dstHost, srcArray, srcOffset, ByteCount, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpyAtoHAsync_v2_ptsz(dstHost, srcArray, srcOffset, ByteCount, hStream);
 }
@@ -9552,7 +9552,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy2DAsync_v2_ptsz(const C
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *pCopy, CUstream hStream)
 {
     CG_BLOCKING_CALL(cuMemcpy2DAsync_v2_ptsz, (pCopy, hStream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpy2DAsync_v2_ptsz, (pCopy, hStream), cgl_thunk_code, 3, 0, (pCopy, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy); CG_ARG_WORD(2, hStream));
+    CG_ARGS_CALL(cuMemcpy2DAsync_v2_ptsz, (pCopy, hStream), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy); CG_ARG_WORD(2, hStream));
     CG_SHORT_CALL(cuMemcpy2DAsync_v2_ptsz, (pCopy, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpy2DAsync_v2_ptsz(pCopy, hStream);
 }
@@ -9584,7 +9584,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3DAsync_v2_ptsz(const C
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *pCopy, CUstream hStream)
 {
     CG_BLOCKING_CALL(cuMemcpy3DAsync_v2_ptsz, (pCopy, hStream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpy3DAsync_v2_ptsz, (pCopy, hStream), cgl_thunk_code, 3, 0, (pCopy, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy); CG_ARG_WORD(2, hStream));
+    CG_ARGS_CALL(cuMemcpy3DAsync_v2_ptsz, (pCopy, hStream), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy); CG_ARG_WORD(2, hStream));
     CG_SHORT_CALL(cuMemcpy3DAsync_v2_ptsz, (pCopy, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpy3DAsync_v2_ptsz(pCopy, hStream);
 }
@@ -9615,7 +9615,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3DPeerAsync_ptsz(const 
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DPeerAsync_ptsz(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemcpy3DPeerAsync_ptsz, (pCopy, hStream), cgl_thunk_code, 3, 0, (pCopy, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy); CG_ARG_WORD(2, hStream));
+    CG_ARGS_CALL(cuMemcpy3DPeerAsync_ptsz, (pCopy, hStream), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy); CG_ARG_WORD(2, hStream));
     CG_SHORT_CALL(cuMemcpy3DPeerAsync_ptsz, (pCopy, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpy3DPeerAsync_ptsz(pCopy, hStream);
 }
@@ -9658,7 +9658,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyBatchAsync_v2_ptsz(CUde
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyBatchAsync_v2_ptsz(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemcpyBatchAsync_v2_ptsz, (dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream), cgl_thunk_code, 9, 0, (dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dsts); CG_ARG_WORD(2, srcs); CG_ARG_WORD(3, sizes); CG_ARG_WORD(4, count); CG_ARG_WORD(5, attrs); CG_ARG_WORD(6, attrsIdxs); CG_ARG_WORD(7, numAttrs); CG_ARG_WORD(8, hStream));
+    CG_ARGS_CALL(cuMemcpyBatchAsync_v2_ptsz, (dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dsts); CG_ARG_WORD(2, srcs); CG_ARG_WORD(3, sizes); CG_ARG_WORD(4, count); CG_ARG_WORD(5, attrs); CG_ARG_WORD(6, attrsIdxs); CG_ARG_WORD(7, numAttrs); CG_ARG_WORD(8, hStream));
     CG_SHORT_CALL(cuMemcpyBatchAsync_v2_ptsz, (dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpyBatchAsync_v2_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
 }
@@ -9693,7 +9693,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3DBatchAsync_v2_ptsz(si
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DBatchAsync_v2_ptsz(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, unsigned long long flags, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemcpy3DBatchAsync_v2_ptsz, (numOps, opList, flags, hStream), cgl_thunk_code, 5, 0, (numOps, opList, flags, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, numOps); CG_ARG_WORD(2, opList); CG_ARG_WORD(3, flags); CG_ARG_WORD(4, hStream));
+    CG_ARGS_CALL(cuMemcpy3DBatchAsync_v2_ptsz, (numOps, opList, flags, hStream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, numOps); CG_ARG_WORD(2, opList); CG_ARG_WORD(3, flags); CG_ARG_WORD(4, hStream));
     CG_SHORT_CALL(cuMemcpy3DBatchAsync_v2_ptsz, (numOps, opList, flags, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpy3DBatchAsync_v2_ptsz(numOps, opList, flags, hStream);
 }
@@ -9727,7 +9727,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD8_v2_ptds(CUdeviceptr 
 static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD8_v2_ptds(CUdeviceptr dstDevice, unsigned char uc, size_t N)
 {
     CG_BLOCKING_CALL(cuMemsetD8_v2_ptds, (dstDevice, uc, N), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemsetD8_v2_ptds, (dstDevice, uc, N), cgl_thunk_code, 4, 0, (dstDevice, uc, N, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, uc); CG_ARG_WORD(3, N));
+    CG_ARGS_CALL(cuMemsetD8_v2_ptds, (dstDevice, uc, N), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, uc); CG_ARG_WORD(3, N));
     CG_SHORT_CALL(cuMemsetD8_v2_ptds, (dstDevice, uc, N), cgl_thunk_code);
     return cgl_gp_cuMemsetD8_v2_ptds(dstDevice, uc, N);
 }
@@ -9761,7 +9761,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD16_v2_ptds(CUdeviceptr
 static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD16_v2_ptds(CUdeviceptr dstDevice, unsigned short us, size_t N)
 {
     CG_BLOCKING_CALL(cuMemsetD16_v2_ptds, (dstDevice, us, N), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemsetD16_v2_ptds, (dstDevice, us, N), cgl_thunk_code, 4, 0, (dstDevice, us, N, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, us); CG_ARG_WORD(3, N));
+    CG_ARGS_CALL(cuMemsetD16_v2_ptds, (dstDevice, us, N), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, us); CG_ARG_WORD(3, N));
     CG_SHORT_CALL(cuMemsetD16_v2_ptds, (dstDevice, us, N), cgl_thunk_code);
     return cgl_gp_cuMemsetD16_v2_ptds(dstDevice, us, N);
 }
@@ -9795,7 +9795,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD32_v2_ptds(CUdeviceptr
 static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD32_v2_ptds(CUdeviceptr dstDevice, unsigned int ui, size_t N)
 {
     CG_BLOCKING_CALL(cuMemsetD32_v2_ptds, (dstDevice, ui, N), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemsetD32_v2_ptds, (dstDevice, ui, N), cgl_thunk_code, 4, 0, (dstDevice, ui, N, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, ui); CG_ARG_WORD(3, N));
+    CG_ARGS_CALL(cuMemsetD32_v2_ptds, (dstDevice, ui, N), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, ui); CG_ARG_WORD(3, N));
     CG_SHORT_CALL(cuMemsetD32_v2_ptds, (dstDevice, ui, N), cgl_thunk_code);
     return cgl_gp_cuMemsetD32_v2_ptds(dstDevice, ui, N);
 }
@@ -9833,7 +9833,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D8_v2_ptds(CUdevicept
 static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D8_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)
 {
     CG_BLOCKING_CALL(cuMemsetD2D8_v2_ptds, (dstDevice, dstPitch, uc, Width, Height), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemsetD2D8_v2_ptds, (dstDevice, dstPitch, uc, Width, Height), cgl_thunk_code, 6, 0, (dstDevice, dstPitch, uc, Width, Height, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstPitch); CG_ARG_WORD(3, uc); CG_ARG_WORD(4, Width); CG_ARG_WORD(5, Height));
+    CG_ARGS_CALL(cuMemsetD2D8_v2_ptds, (dstDevice, dstPitch, uc, Width, Height), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstPitch); CG_ARG_WORD(3, uc); CG_ARG_WORD(4, Width); CG_ARG_WORD(5, Height));
     CG_SHORT_CALL(cuMemsetD2D8_v2_ptds, (dstDevice, dstPitch, uc, Width, Height), cgl_thunk_code);
     return cgl_gp_cuMemsetD2D8_v2_ptds(dstDevice, dstPitch, uc, Width, Height);
 }
@@ -9871,7 +9871,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D16_v2_ptds(CUdevicep
 static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D16_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)
 {
     CG_BLOCKING_CALL(cuMemsetD2D16_v2_ptds, (dstDevice, dstPitch, us, Width, Height), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemsetD2D16_v2_ptds, (dstDevice, dstPitch, us, Width, Height), cgl_thunk_code, 6, 0, (dstDevice, dstPitch, us, Width, Height, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstPitch); CG_ARG_WORD(3, us); CG_ARG_WORD(4, Width); CG_ARG_WORD(5, Height));
+    CG_ARGS_CALL(cuMemsetD2D16_v2_ptds, (dstDevice, dstPitch, us, Width, Height), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstPitch); CG_ARG_WORD(3, us); CG_ARG_WORD(4, Width); CG_ARG_WORD(5, Height));
     CG_SHORT_CALL(cuMemsetD2D16_v2_ptds, (dstDevice, dstPitch, us, Width, Height), cgl_thunk_code);
     return cgl_gp_cuMemsetD2D16_v2_ptds(dstDevice, dstPitch, us, Width, Height);
 }
@@ -9909,7 +9909,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D32_v2_ptds(CUdevicep
 static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D32_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)
 {
     CG_BLOCKING_CALL(cuMemsetD2D32_v2_ptds, (dstDevice, dstPitch, ui, Width, Height), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemsetD2D32_v2_ptds, (dstDevice, dstPitch, ui, Width, Height), cgl_thunk_code, 6, 0, (dstDevice, dstPitch, ui, Width, Height, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstPitch); CG_ARG_WORD(3, ui); CG_ARG_WORD(4, Width); CG_ARG_WORD(5, Height));
+    CG_ARGS_CALL(cuMemsetD2D32_v2_ptds, (dstDevice, dstPitch, ui, Width, Height), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstPitch); CG_ARG_WORD(3, ui); CG_ARG_WORD(4, Width); CG_ARG_WORD(5, Height));
     CG_SHORT_CALL(cuMemsetD2D32_v2_ptds, (dstDevice, dstPitch, ui, Width, Height), cgl_thunk_code);
     return cgl_gp_cuMemsetD2D32_v2_ptds(dstDevice, dstPitch, ui, Width, Height);
 }
@@ -9944,7 +9944,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD8Async_ptsz(CUdevicept
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD8Async_ptsz(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemsetD8Async_ptsz, (dstDevice, uc, N, hStream), cgl_thunk_code, 5, 0, (dstDevice, uc, N, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, uc); CG_ARG_WORD(3, N); CG_ARG_WORD(4, hStream));
+    CG_ARGS_CALL(cuMemsetD8Async_ptsz, (dstDevice, uc, N, hStream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, uc); CG_ARG_WORD(3, N); CG_ARG_WORD(4, hStream));
     CG_SHORT_CALL(cuMemsetD8Async_ptsz, (dstDevice, uc, N, hStream), cgl_thunk_code);
     return cgl_gp_cuMemsetD8Async_ptsz(dstDevice, uc, N, hStream);
 }
@@ -9979,7 +9979,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD16Async_ptsz(CUdevicep
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD16Async_ptsz(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemsetD16Async_ptsz, (dstDevice, us, N, hStream), cgl_thunk_code, 5, 0, (dstDevice, us, N, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, us); CG_ARG_WORD(3, N); CG_ARG_WORD(4, hStream));
+    CG_ARGS_CALL(cuMemsetD16Async_ptsz, (dstDevice, us, N, hStream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, us); CG_ARG_WORD(3, N); CG_ARG_WORD(4, hStream));
     CG_SHORT_CALL(cuMemsetD16Async_ptsz, (dstDevice, us, N, hStream), cgl_thunk_code);
     return cgl_gp_cuMemsetD16Async_ptsz(dstDevice, us, N, hStream);
 }
@@ -10014,7 +10014,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD32Async_ptsz(CUdevicep
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD32Async_ptsz(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemsetD32Async_ptsz, (dstDevice, ui, N, hStream), cgl_thunk_code, 5, 0, (dstDevice, ui, N, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, ui); CG_ARG_WORD(3, N); CG_ARG_WORD(4, hStream));
+    CG_ARGS_CALL(cuMemsetD32Async_ptsz, (dstDevice, ui, N, hStream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, ui); CG_ARG_WORD(3, N); CG_ARG_WORD(4, hStream));
     CG_SHORT_CALL(cuMemsetD32Async_ptsz, (dstDevice, ui, N, hStream), cgl_thunk_code);
     return cgl_gp_cuMemsetD32Async_ptsz(dstDevice, ui, N, hStream);
 }
@@ -10053,7 +10053,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D8Async_ptsz(CUdevice
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D8Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemsetD2D8Async_ptsz, (dstDevice, dstPitch, uc, Width, Height, hStream), cgl_thunk_code, 7, 0, (dstDevice, dstPitch, uc, Width, Height, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstPitch); CG_ARG_WORD(3, uc); CG_ARG_WORD(4, Width); CG_ARG_WORD(5, Height); CG_ARG_WORD(6, hStream));
+    CG_ARGS_CALL(cuMemsetD2D8Async_ptsz, (dstDevice, dstPitch, uc, Width, Height, hStream), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstPitch); CG_ARG_WORD(3, uc); CG_ARG_WORD(4, Width); CG_ARG_WORD(5, Height); CG_ARG_WORD(6, hStream));
     CG_SHORT_CALL(cuMemsetD2D8Async_ptsz, (dstDevice, dstPitch, uc, Width, Height, hStream), cgl_thunk_code);
     return cgl_gp_cuMemsetD2D8Async_ptsz(dstDevice, dstPitch, uc, Width, Height, hStream);
 }
@@ -10092,7 +10092,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D16Async_ptsz(CUdevic
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D16Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemsetD2D16Async_ptsz, (dstDevice, dstPitch, us, Width, Height, hStream), cgl_thunk_code, 7, 0, (dstDevice, dstPitch, us, Width, Height, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstPitch); CG_ARG_WORD(3, us); CG_ARG_WORD(4, Width); CG_ARG_WORD(5, Height); CG_ARG_WORD(6, hStream));
+    CG_ARGS_CALL(cuMemsetD2D16Async_ptsz, (dstDevice, dstPitch, us, Width, Height, hStream), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstPitch); CG_ARG_WORD(3, us); CG_ARG_WORD(4, Width); CG_ARG_WORD(5, Height); CG_ARG_WORD(6, hStream));
     CG_SHORT_CALL(cuMemsetD2D16Async_ptsz, (dstDevice, dstPitch, us, Width, Height, hStream), cgl_thunk_code);
     return cgl_gp_cuMemsetD2D16Async_ptsz(dstDevice, dstPitch, us, Width, Height, hStream);
 }
@@ -10131,7 +10131,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D32Async_ptsz(CUdevic
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D32Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemsetD2D32Async_ptsz, (dstDevice, dstPitch, ui, Width, Height, hStream), cgl_thunk_code, 7, 0, (dstDevice, dstPitch, ui, Width, Height, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstPitch); CG_ARG_WORD(3, ui); CG_ARG_WORD(4, Width); CG_ARG_WORD(5, Height); CG_ARG_WORD(6, hStream));
+    CG_ARGS_CALL(cuMemsetD2D32Async_ptsz, (dstDevice, dstPitch, ui, Width, Height, hStream), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstPitch); CG_ARG_WORD(3, ui); CG_ARG_WORD(4, Width); CG_ARG_WORD(5, Height); CG_ARG_WORD(6, hStream));
     CG_SHORT_CALL(cuMemsetD2D32Async_ptsz, (dstDevice, dstPitch, ui, Width, Height, hStream), cgl_thunk_code);
     return cgl_gp_cuMemsetD2D32Async_ptsz(dstDevice, dstPitch, ui, Width, Height, hStream);
 }
@@ -10162,7 +10162,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuArrayCreate_v2(CUarray *pHand
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *pAllocateArray)
 {
-    CG_ARGS_CALL(cuArrayCreate_v2, (pHandle, pAllocateArray), cgl_thunk_code, 3, 0, (pHandle, pAllocateArray, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pHandle); CG_ARG_WORD(2, pAllocateArray));
+    CG_ARGS_CALL(cuArrayCreate_v2, (pHandle, pAllocateArray), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pHandle); CG_ARG_WORD(2, pAllocateArray));
     CG_SHORT_CALL(cuArrayCreate_v2, (pHandle, pAllocateArray), cgl_thunk_code);
     return cgl_gp_cuArrayCreate_v2(pHandle, pAllocateArray);
 }
@@ -10193,7 +10193,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuArrayGetDescriptor_v2(CUDA_AR
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor, CUarray hArray)
 {
-    CG_ARGS_CALL(cuArrayGetDescriptor_v2, (pArrayDescriptor, hArray), cgl_thunk_code, 3, 0, (pArrayDescriptor, hArray, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pArrayDescriptor); CG_ARG_WORD(2, hArray));
+    CG_ARGS_CALL(cuArrayGetDescriptor_v2, (pArrayDescriptor, hArray), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pArrayDescriptor); CG_ARG_WORD(2, hArray));
     CG_SHORT_CALL(cuArrayGetDescriptor_v2, (pArrayDescriptor, hArray), cgl_thunk_code);
     return cgl_gp_cuArrayGetDescriptor_v2(pArrayDescriptor, hArray);
 }
@@ -10224,7 +10224,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuArrayGetSparseProperties(CUDA
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUarray array)
 {
-    CG_ARGS_CALL(cuArrayGetSparseProperties, (sparseProperties, array), cgl_thunk_code, 3, 0, (sparseProperties, array, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sparseProperties); CG_ARG_WORD(2, array));
+    CG_ARGS_CALL(cuArrayGetSparseProperties, (sparseProperties, array), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sparseProperties); CG_ARG_WORD(2, array));
     CG_SHORT_CALL(cuArrayGetSparseProperties, (sparseProperties, array), cgl_thunk_code);
     return cgl_gp_cuArrayGetSparseProperties(sparseProperties, array);
 }
@@ -10255,7 +10255,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMipmappedArrayGetSparseProper
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMipmappedArrayGetSparseProperties(CUDA_ARRAY_SPARSE_PROPERTIES *sparseProperties, CUmipmappedArray mipmap)
 {
-    CG_ARGS_CALL(cuMipmappedArrayGetSparseProperties, (sparseProperties, mipmap), cgl_thunk_code, 3, 0, (sparseProperties, mipmap, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sparseProperties); CG_ARG_WORD(2, mipmap));
+    CG_ARGS_CALL(cuMipmappedArrayGetSparseProperties, (sparseProperties, mipmap), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sparseProperties); CG_ARG_WORD(2, mipmap));
     CG_SHORT_CALL(cuMipmappedArrayGetSparseProperties, (sparseProperties, mipmap), cgl_thunk_code);
     return cgl_gp_cuMipmappedArrayGetSparseProperties(sparseProperties, mipmap);
 }
@@ -10288,7 +10288,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuArrayGetMemoryRequirements(CU
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUarray array, CUdevice device)
 {
-    CG_ARGS_CALL(cuArrayGetMemoryRequirements, (memoryRequirements, array, device), cgl_thunk_code, 4, 0, (memoryRequirements, array, device, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, memoryRequirements); CG_ARG_WORD(2, array); CG_ARG_WORD(3, device));
+    CG_ARGS_CALL(cuArrayGetMemoryRequirements, (memoryRequirements, array, device), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, memoryRequirements); CG_ARG_WORD(2, array); CG_ARG_WORD(3, device));
     CG_SHORT_CALL(cuArrayGetMemoryRequirements, (memoryRequirements, array, device), cgl_thunk_code);
     return cgl_gp_cuArrayGetMemoryRequirements(memoryRequirements, array, device);
 }
@@ -10321,7 +10321,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMipmappedArrayGetMemoryRequir
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMipmappedArrayGetMemoryRequirements(CUDA_ARRAY_MEMORY_REQUIREMENTS *memoryRequirements, CUmipmappedArray mipmap, CUdevice device)
 {
-    CG_ARGS_CALL(cuMipmappedArrayGetMemoryRequirements, (memoryRequirements, mipmap, device), cgl_thunk_code, 4, 0, (memoryRequirements, mipmap, device, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, memoryRequirements); CG_ARG_WORD(2, mipmap); CG_ARG_WORD(3, device));
+    CG_ARGS_CALL(cuMipmappedArrayGetMemoryRequirements, (memoryRequirements, mipmap, device), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, memoryRequirements); CG_ARG_WORD(2, mipmap); CG_ARG_WORD(3, device));
     CG_SHORT_CALL(cuMipmappedArrayGetMemoryRequirements, (memoryRequirements, mipmap, device), cgl_thunk_code);
     return cgl_gp_cuMipmappedArrayGetMemoryRequirements(memoryRequirements, mipmap, device);
 }
@@ -10354,7 +10354,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuArrayGetPlane(CUarray *pPlane
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuArrayGetPlane(CUarray *pPlaneArray, CUarray hArray, unsigned int planeIdx)
 {
-    CG_ARGS_CALL(cuArrayGetPlane, (pPlaneArray, hArray, planeIdx), cgl_thunk_code, 4, 0, (pPlaneArray, hArray, planeIdx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pPlaneArray); CG_ARG_WORD(2, hArray); CG_ARG_WORD(3, planeIdx));
+    CG_ARGS_CALL(cuArrayGetPlane, (pPlaneArray, hArray, planeIdx), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pPlaneArray); CG_ARG_WORD(2, hArray); CG_ARG_WORD(3, planeIdx));
     CG_SHORT_CALL(cuArrayGetPlane, (pPlaneArray, hArray, planeIdx), cgl_thunk_code);
     return cgl_gp_cuArrayGetPlane(pPlaneArray, hArray, planeIdx);
 }
@@ -10383,7 +10383,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuArrayDestroy(CUarray hArray)
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuArrayDestroy(CUarray hArray)
 {
-    CG_ARGS_CALL(cuArrayDestroy, (hArray), cgl_thunk_code, 2, 0, (hArray, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hArray));
+    CG_ARGS_CALL(cuArrayDestroy, (hArray), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hArray));
     CG_SHORT_CALL(cuArrayDestroy, (hArray), cgl_thunk_code);
     return cgl_gp_cuArrayDestroy(hArray);
 }
@@ -10414,7 +10414,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuArray3DCreate_v2(CUarray *pHa
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pAllocateArray)
 {
-    CG_ARGS_CALL(cuArray3DCreate_v2, (pHandle, pAllocateArray), cgl_thunk_code, 3, 0, (pHandle, pAllocateArray, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pHandle); CG_ARG_WORD(2, pAllocateArray));
+    CG_ARGS_CALL(cuArray3DCreate_v2, (pHandle, pAllocateArray), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pHandle); CG_ARG_WORD(2, pAllocateArray));
     CG_SHORT_CALL(cuArray3DCreate_v2, (pHandle, pAllocateArray), cgl_thunk_code);
     return cgl_gp_cuArray3DCreate_v2(pHandle, pAllocateArray);
 }
@@ -10445,7 +10445,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuArray3DGetDescriptor_v2(CUDA_
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *pArrayDescriptor, CUarray hArray)
 {
-    CG_ARGS_CALL(cuArray3DGetDescriptor_v2, (pArrayDescriptor, hArray), cgl_thunk_code, 3, 0, (pArrayDescriptor, hArray, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pArrayDescriptor); CG_ARG_WORD(2, hArray));
+    CG_ARGS_CALL(cuArray3DGetDescriptor_v2, (pArrayDescriptor, hArray), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pArrayDescriptor); CG_ARG_WORD(2, hArray));
     CG_SHORT_CALL(cuArray3DGetDescriptor_v2, (pArrayDescriptor, hArray), cgl_thunk_code);
     return cgl_gp_cuArray3DGetDescriptor_v2(pArrayDescriptor, hArray);
 }
@@ -10478,7 +10478,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMipmappedArrayCreate(CUmipmap
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMipmappedArrayCreate(CUmipmappedArray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)
 {
-    CG_ARGS_CALL(cuMipmappedArrayCreate, (pHandle, pMipmappedArrayDesc, numMipmapLevels), cgl_thunk_code, 4, 0, (pHandle, pMipmappedArrayDesc, numMipmapLevels, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pHandle); CG_ARG_WORD(2, pMipmappedArrayDesc); CG_ARG_WORD(3, numMipmapLevels));
+    CG_ARGS_CALL(cuMipmappedArrayCreate, (pHandle, pMipmappedArrayDesc, numMipmapLevels), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pHandle); CG_ARG_WORD(2, pMipmappedArrayDesc); CG_ARG_WORD(3, numMipmapLevels));
     CG_SHORT_CALL(cuMipmappedArrayCreate, (pHandle, pMipmappedArrayDesc, numMipmapLevels), cgl_thunk_code);
     return cgl_gp_cuMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels);
 }
@@ -10511,7 +10511,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMipmappedArrayGetLevel(CUarra
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMipmappedArrayGetLevel(CUarray *pLevelArray, CUmipmappedArray hMipmappedArray, unsigned int level)
 {
-    CG_ARGS_CALL(cuMipmappedArrayGetLevel, (pLevelArray, hMipmappedArray, level), cgl_thunk_code, 4, 0, (pLevelArray, hMipmappedArray, level, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pLevelArray); CG_ARG_WORD(2, hMipmappedArray); CG_ARG_WORD(3, level));
+    CG_ARGS_CALL(cuMipmappedArrayGetLevel, (pLevelArray, hMipmappedArray, level), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pLevelArray); CG_ARG_WORD(2, hMipmappedArray); CG_ARG_WORD(3, level));
     CG_SHORT_CALL(cuMipmappedArrayGetLevel, (pLevelArray, hMipmappedArray, level), cgl_thunk_code);
     return cgl_gp_cuMipmappedArrayGetLevel(pLevelArray, hMipmappedArray, level);
 }
@@ -10540,7 +10540,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMipmappedArrayDestroy(CUmipma
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)
 {
-    CG_ARGS_CALL(cuMipmappedArrayDestroy, (hMipmappedArray), cgl_thunk_code, 2, 0, (hMipmappedArray, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMipmappedArray));
+    CG_ARGS_CALL(cuMipmappedArrayDestroy, (hMipmappedArray), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMipmappedArray));
     CG_SHORT_CALL(cuMipmappedArrayDestroy, (hMipmappedArray), cgl_thunk_code);
     return cgl_gp_cuMipmappedArrayDestroy(hMipmappedArray);
 }
@@ -10577,7 +10577,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemGetHandleForAddressRange(v
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr, size_t size, CUmemRangeHandleType handleType, unsigned long long flags)
 {
-    CG_ARGS_CALL(cuMemGetHandleForAddressRange, (handle, dptr, size, handleType, flags), cgl_thunk_code, 6, 0, (handle, dptr, size, handleType, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, handle); CG_ARG_WORD(2, dptr); CG_ARG_WORD(3, size); CG_ARG_WORD(4, handleType); CG_ARG_WORD(5, flags));
+    CG_ARGS_CALL(cuMemGetHandleForAddressRange, (handle, dptr, size, handleType, flags), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, handle); CG_ARG_WORD(2, dptr); CG_ARG_WORD(3, size); CG_ARG_WORD(4, handleType); CG_ARG_WORD(5, flags));
     CG_SHORT_CALL(cuMemGetHandleForAddressRange, (handle, dptr, size, handleType, flags), cgl_thunk_code);
     return cgl_gp_cuMemGetHandleForAddressRange(handle, dptr, size, handleType, flags);
 }
@@ -10614,7 +10614,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemBatchDecompressAsync_ptsz(
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemBatchDecompressAsync_ptsz(CUmemDecompressParams *paramsArray, size_t count, unsigned int flags, size_t *errorIndex, CUstream stream)
 {
-    CG_ARGS_CALL(cuMemBatchDecompressAsync_ptsz, (paramsArray, count, flags, errorIndex, stream), cgl_thunk_code, 6, 0, (paramsArray, count, flags, errorIndex, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, paramsArray); CG_ARG_WORD(2, count); CG_ARG_WORD(3, flags); CG_ARG_WORD(4, errorIndex); CG_ARG_WORD(5, stream));
+    CG_ARGS_CALL(cuMemBatchDecompressAsync_ptsz, (paramsArray, count, flags, errorIndex, stream), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, paramsArray); CG_ARG_WORD(2, count); CG_ARG_WORD(3, flags); CG_ARG_WORD(4, errorIndex); CG_ARG_WORD(5, stream));
     CG_SHORT_CALL(cuMemBatchDecompressAsync_ptsz, (paramsArray, count, flags, errorIndex, stream), cgl_thunk_code);
     return cgl_gp_cuMemBatchDecompressAsync_ptsz(paramsArray, count, flags, errorIndex, stream);
 }
@@ -10651,7 +10651,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemAddressReserve(CUdeviceptr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr, unsigned long long flags)
 {
-    CG_ARGS_CALL(cuMemAddressReserve, (ptr, size, alignment, addr, flags), cgl_thunk_code, 6, 0, (ptr, size, alignment, addr, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, alignment); CG_ARG_WORD(4, addr); CG_ARG_WORD(5, flags));
+    CG_ARGS_CALL(cuMemAddressReserve, (ptr, size, alignment, addr, flags), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, alignment); CG_ARG_WORD(4, addr); CG_ARG_WORD(5, flags));
     CG_SHORT_CALL(cuMemAddressReserve, (ptr, size, alignment, addr, flags), cgl_thunk_code);
     return cgl_gp_cuMemAddressReserve(ptr, size, alignment, addr, flags);
 }
@@ -10682,7 +10682,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemAddressFree(CUdeviceptr pt
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemAddressFree(CUdeviceptr ptr, size_t size)
 {
-    CG_ARGS_CALL(cuMemAddressFree, (ptr, size), cgl_thunk_code, 3, 0, (ptr, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size));
+    CG_ARGS_CALL(cuMemAddressFree, (ptr, size), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size));
     CG_SHORT_CALL(cuMemAddressFree, (ptr, size), cgl_thunk_code);
     return cgl_gp_cuMemAddressFree(ptr, size);
 }
@@ -10717,7 +10717,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemCreate(CUmemGenericAllocat
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop, unsigned long long flags)
 {
-    CG_ARGS_CALL(cuMemCreate, (handle, size, prop, flags), cgl_thunk_code, 5, 0, (handle, size, prop, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, handle); CG_ARG_WORD(2, size); CG_ARG_WORD(3, prop); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(cuMemCreate, (handle, size, prop, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, handle); CG_ARG_WORD(2, size); CG_ARG_WORD(3, prop); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(cuMemCreate, (handle, size, prop, flags), cgl_thunk_code);
     return cgl_gp_cuMemCreate(handle, size, prop, flags);
 }
@@ -10746,7 +10746,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemRelease(CUmemGenericAlloca
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemRelease(CUmemGenericAllocationHandle handle)
 {
-    CG_ARGS_CALL(cuMemRelease, (handle), cgl_thunk_code, 2, 0, (handle, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, handle));
+    CG_ARGS_CALL(cuMemRelease, (handle), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, handle));
     CG_SHORT_CALL(cuMemRelease, (handle), cgl_thunk_code);
     return cgl_gp_cuMemRelease(handle);
 }
@@ -10783,7 +10783,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemMap(CUdeviceptr ptr, size_
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle, unsigned long long flags)
 {
-    CG_ARGS_CALL(cuMemMap, (ptr, size, offset, handle, flags), cgl_thunk_code, 6, 0, (ptr, size, offset, handle, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, offset); CG_ARG_WORD(4, handle); CG_ARG_WORD(5, flags));
+    CG_ARGS_CALL(cuMemMap, (ptr, size, offset, handle, flags), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, offset); CG_ARG_WORD(4, handle); CG_ARG_WORD(5, flags));
     CG_SHORT_CALL(cuMemMap, (ptr, size, offset, handle, flags), cgl_thunk_code);
     return cgl_gp_cuMemMap(ptr, size, offset, handle, flags);
 }
@@ -10816,7 +10816,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemMapArrayAsync_ptsz(CUarray
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemMapArrayAsync_ptsz(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemMapArrayAsync_ptsz, (mapInfoList, count, hStream), cgl_thunk_code, 4, 0, (mapInfoList, count, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mapInfoList); CG_ARG_WORD(2, count); CG_ARG_WORD(3, hStream));
+    CG_ARGS_CALL(cuMemMapArrayAsync_ptsz, (mapInfoList, count, hStream), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mapInfoList); CG_ARG_WORD(2, count); CG_ARG_WORD(3, hStream));
     CG_SHORT_CALL(cuMemMapArrayAsync_ptsz, (mapInfoList, count, hStream), cgl_thunk_code);
     return cgl_gp_cuMemMapArrayAsync_ptsz(mapInfoList, count, hStream);
 }
@@ -10847,7 +10847,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemUnmap(CUdeviceptr ptr, siz
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemUnmap(CUdeviceptr ptr, size_t size)
 {
-    CG_ARGS_CALL(cuMemUnmap, (ptr, size), cgl_thunk_code, 3, 0, (ptr, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size));
+    CG_ARGS_CALL(cuMemUnmap, (ptr, size), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size));
     CG_SHORT_CALL(cuMemUnmap, (ptr, size), cgl_thunk_code);
     return cgl_gp_cuMemUnmap(ptr, size);
 }
@@ -10882,7 +10882,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemSetAccess(CUdeviceptr ptr,
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)
 {
-    CG_ARGS_CALL(cuMemSetAccess, (ptr, size, desc, count), cgl_thunk_code, 5, 0, (ptr, size, desc, count, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, desc); CG_ARG_WORD(4, count));
+    CG_ARGS_CALL(cuMemSetAccess, (ptr, size, desc, count), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, desc); CG_ARG_WORD(4, count));
     CG_SHORT_CALL(cuMemSetAccess, (ptr, size, desc, count), cgl_thunk_code);
     return cgl_gp_cuMemSetAccess(ptr, size, desc, count);
 }
@@ -10915,7 +10915,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemGetAccess(unsigned long lo
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemGetAccess(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr)
 {
-    CG_ARGS_CALL(cuMemGetAccess, (flags, location, ptr), cgl_thunk_code, 4, 0, (flags, location, ptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flags); CG_ARG_WORD(2, location); CG_ARG_WORD(3, ptr));
+    CG_ARGS_CALL(cuMemGetAccess, (flags, location, ptr), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flags); CG_ARG_WORD(2, location); CG_ARG_WORD(3, ptr));
     CG_SHORT_CALL(cuMemGetAccess, (flags, location, ptr), cgl_thunk_code);
     return cgl_gp_cuMemGetAccess(flags, location, ptr);
 }
@@ -10950,7 +10950,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemExportToShareableHandle(vo
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle, CUmemAllocationHandleType handleType, unsigned long long flags)
 {
-    CG_ARGS_CALL(cuMemExportToShareableHandle, (shareableHandle, handle, handleType, flags), cgl_thunk_code, 5, 0, (shareableHandle, handle, handleType, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, shareableHandle); CG_ARG_WORD(2, handle); CG_ARG_WORD(3, handleType); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(cuMemExportToShareableHandle, (shareableHandle, handle, handleType, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, shareableHandle); CG_ARG_WORD(2, handle); CG_ARG_WORD(3, handleType); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(cuMemExportToShareableHandle, (shareableHandle, handle, handleType, flags), cgl_thunk_code);
     return cgl_gp_cuMemExportToShareableHandle(shareableHandle, handle, handleType, flags);
 }
@@ -10983,7 +10983,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemImportFromShareableHandle(
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle, CUmemAllocationHandleType shHandleType)
 {
-    CG_ARGS_CALL(cuMemImportFromShareableHandle, (handle, osHandle, shHandleType), cgl_thunk_code, 4, 0, (handle, osHandle, shHandleType, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, handle); CG_ARG_WORD(2, osHandle); CG_ARG_WORD(3, shHandleType));
+    CG_ARGS_CALL(cuMemImportFromShareableHandle, (handle, osHandle, shHandleType), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, handle); CG_ARG_WORD(2, osHandle); CG_ARG_WORD(3, shHandleType));
     CG_SHORT_CALL(cuMemImportFromShareableHandle, (handle, osHandle, shHandleType), cgl_thunk_code);
     return cgl_gp_cuMemImportFromShareableHandle(handle, osHandle, shHandleType);
 }
@@ -11016,7 +11016,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemGetAllocationGranularity(s
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop, CUmemAllocationGranularity_flags option)
 {
-    CG_ARGS_CALL(cuMemGetAllocationGranularity, (granularity, prop, option), cgl_thunk_code, 4, 0, (granularity, prop, option, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, granularity); CG_ARG_WORD(2, prop); CG_ARG_WORD(3, option));
+    CG_ARGS_CALL(cuMemGetAllocationGranularity, (granularity, prop, option), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, granularity); CG_ARG_WORD(2, prop); CG_ARG_WORD(3, option));
     CG_SHORT_CALL(cuMemGetAllocationGranularity, (granularity, prop, option), cgl_thunk_code);
     return cgl_gp_cuMemGetAllocationGranularity(granularity, prop, option);
 }
@@ -11047,7 +11047,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemGetAllocationPropertiesFro
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)
 {
-    CG_ARGS_CALL(cuMemGetAllocationPropertiesFromHandle, (prop, handle), cgl_thunk_code, 3, 0, (prop, handle, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, prop); CG_ARG_WORD(2, handle));
+    CG_ARGS_CALL(cuMemGetAllocationPropertiesFromHandle, (prop, handle), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, prop); CG_ARG_WORD(2, handle));
     CG_SHORT_CALL(cuMemGetAllocationPropertiesFromHandle, (prop, handle), cgl_thunk_code);
     return cgl_gp_cuMemGetAllocationPropertiesFromHandle(prop, handle);
 }
@@ -11078,7 +11078,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemRetainAllocationHandle(CUm
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)
 {
-    CG_ARGS_CALL(cuMemRetainAllocationHandle, (handle, addr), cgl_thunk_code, 3, 0, (handle, addr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, handle); CG_ARG_WORD(2, addr));
+    CG_ARGS_CALL(cuMemRetainAllocationHandle, (handle, addr), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, handle); CG_ARG_WORD(2, addr));
     CG_SHORT_CALL(cuMemRetainAllocationHandle, (handle, addr), cgl_thunk_code);
     return cgl_gp_cuMemRetainAllocationHandle(handle, addr);
 }
@@ -11109,7 +11109,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemFreeAsync_ptsz(CUdeviceptr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemFreeAsync_ptsz, (dptr, hStream), cgl_thunk_code, 3, 0, (dptr, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, hStream));
+    CG_ARGS_CALL(cuMemFreeAsync_ptsz, (dptr, hStream), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, hStream));
     CG_SHORT_CALL(cuMemFreeAsync_ptsz, (dptr, hStream), cgl_thunk_code);
     return cgl_gp_cuMemFreeAsync_ptsz(dptr, hStream);
 }
@@ -11142,7 +11142,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocAsync_ptsz(CUdevicept
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemAllocAsync_ptsz, (dptr, bytesize, hStream), cgl_thunk_code, 5, 1, (dptr, bytesize, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, bytesize); CG_ARG_WORD(3, hStream); CG_OUT_WORD(4, 0, dptr));
+    CG_ARGS_CALL(cuMemAllocAsync_ptsz, (dptr, bytesize, hStream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, bytesize); CG_ARG_WORD(3, hStream); CG_OUT_WORD(4, 0, dptr));
     CG_SHORT_CALL(cuMemAllocAsync_ptsz, (dptr, bytesize, hStream), cgl_thunk_code);
     return cgl_gp_cuMemAllocAsync_ptsz(dptr, bytesize, hStream);
 }
@@ -11173,7 +11173,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolTrimTo(CUmemoryPool po
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
 {
-    CG_ARGS_CALL(cuMemPoolTrimTo, (pool, minBytesToKeep), cgl_thunk_code, 3, 0, (pool, minBytesToKeep, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool); CG_ARG_WORD(2, minBytesToKeep));
+    CG_ARGS_CALL(cuMemPoolTrimTo, (pool, minBytesToKeep), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool); CG_ARG_WORD(2, minBytesToKeep));
     CG_SHORT_CALL(cuMemPoolTrimTo, (pool, minBytesToKeep), cgl_thunk_code);
     return cgl_gp_cuMemPoolTrimTo(pool, minBytesToKeep);
 }
@@ -11206,7 +11206,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolSetAttribute(CUmemoryP
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
 {
-    CG_ARGS_CALL(cuMemPoolSetAttribute, (pool, attr, value), cgl_thunk_code, 4, 0, (pool, attr, value, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, value));
+    CG_ARGS_CALL(cuMemPoolSetAttribute, (pool, attr, value), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, value));
     CG_SHORT_CALL(cuMemPoolSetAttribute, (pool, attr, value), cgl_thunk_code);
     return cgl_gp_cuMemPoolSetAttribute(pool, attr, value);
 }
@@ -11239,7 +11239,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolGetAttribute(CUmemoryP
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
 {
-    CG_ARGS_CALL(cuMemPoolGetAttribute, (pool, attr, value), cgl_thunk_code, 4, 0, (pool, attr, value, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, value));
+    CG_ARGS_CALL(cuMemPoolGetAttribute, (pool, attr, value), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, value));
     CG_SHORT_CALL(cuMemPoolGetAttribute, (pool, attr, value), cgl_thunk_code);
     return cgl_gp_cuMemPoolGetAttribute(pool, attr, value);
 }
@@ -11272,7 +11272,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolSetAccess(CUmemoryPool
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)
 {
-    CG_ARGS_CALL(cuMemPoolSetAccess, (pool, map, count), cgl_thunk_code, 4, 0, (pool, map, count, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool); CG_ARG_WORD(2, map); CG_ARG_WORD(3, count));
+    CG_ARGS_CALL(cuMemPoolSetAccess, (pool, map, count), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool); CG_ARG_WORD(2, map); CG_ARG_WORD(3, count));
     CG_SHORT_CALL(cuMemPoolSetAccess, (pool, map, count), cgl_thunk_code);
     return cgl_gp_cuMemPoolSetAccess(pool, map, count);
 }
@@ -11305,7 +11305,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolGetAccess(CUmemAccess_
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool, CUmemLocation *location)
 {
-    CG_ARGS_CALL(cuMemPoolGetAccess, (flags, memPool, location), cgl_thunk_code, 4, 0, (flags, memPool, location, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flags); CG_ARG_WORD(2, memPool); CG_ARG_WORD(3, location));
+    CG_ARGS_CALL(cuMemPoolGetAccess, (flags, memPool, location), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flags); CG_ARG_WORD(2, memPool); CG_ARG_WORD(3, location));
     CG_SHORT_CALL(cuMemPoolGetAccess, (flags, memPool, location), cgl_thunk_code);
     return cgl_gp_cuMemPoolGetAccess(flags, memPool, location);
 }
@@ -11336,7 +11336,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolCreate(CUmemoryPool *p
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
 {
-    CG_ARGS_CALL(cuMemPoolCreate, (pool, poolProps), cgl_thunk_code, 4, 1, (pool, poolProps, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool); CG_ARG_WORD(2, poolProps); CG_OUT_WORD(3, 0, pool));
+    CG_ARGS_CALL(cuMemPoolCreate, (pool, poolProps), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool); CG_ARG_WORD(2, poolProps); CG_OUT_WORD(3, 0, pool));
     CG_SHORT_CALL(cuMemPoolCreate, (pool, poolProps), cgl_thunk_code);
     return cgl_gp_cuMemPoolCreate(pool, poolProps);
 }
@@ -11365,7 +11365,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolDestroy(CUmemoryPool p
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolDestroy(CUmemoryPool pool)
 {
-    CG_ARGS_CALL(cuMemPoolDestroy, (pool), cgl_thunk_code, 2, 0, (pool, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool));
+    CG_ARGS_CALL(cuMemPoolDestroy, (pool), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool));
     CG_SHORT_CALL(cuMemPoolDestroy, (pool), cgl_thunk_code);
     return cgl_gp_cuMemPoolDestroy(pool);
 }
@@ -11398,7 +11398,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemGetDefaultMemPool(CUmemory
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemGetDefaultMemPool(CUmemoryPool *pool_out, CUmemLocation *location, CUmemAllocationType type)
 {
-    CG_ARGS_CALL(cuMemGetDefaultMemPool, (pool_out, location, type), cgl_thunk_code, 5, 1, (pool_out, location, type, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool_out); CG_ARG_WORD(2, location); CG_ARG_WORD(3, type); CG_OUT_WORD(4, 0, pool_out));
+    CG_ARGS_CALL(cuMemGetDefaultMemPool, (pool_out, location, type), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool_out); CG_ARG_WORD(2, location); CG_ARG_WORD(3, type); CG_OUT_WORD(4, 0, pool_out));
     CG_SHORT_CALL(cuMemGetDefaultMemPool, (pool_out, location, type), cgl_thunk_code);
     return cgl_gp_cuMemGetDefaultMemPool(pool_out, location, type);
 }
@@ -11431,7 +11431,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemGetMemPool(CUmemoryPool *p
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location, CUmemAllocationType type)
 {
-    CG_ARGS_CALL(cuMemGetMemPool, (pool, location, type), cgl_thunk_code, 5, 1, (pool, location, type, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool); CG_ARG_WORD(2, location); CG_ARG_WORD(3, type); CG_OUT_WORD(4, 0, pool));
+    CG_ARGS_CALL(cuMemGetMemPool, (pool, location, type), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool); CG_ARG_WORD(2, location); CG_ARG_WORD(3, type); CG_OUT_WORD(4, 0, pool));
     CG_SHORT_CALL(cuMemGetMemPool, (pool, location, type), cgl_thunk_code);
     return cgl_gp_cuMemGetMemPool(pool, location, type);
 }
@@ -11464,7 +11464,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemSetMemPool(CUmemLocation *
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemSetMemPool(CUmemLocation *location, CUmemAllocationType type, CUmemoryPool pool)
 {
-    CG_ARGS_CALL(cuMemSetMemPool, (location, type, pool), cgl_thunk_code, 4, 0, (location, type, pool, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, location); CG_ARG_WORD(2, type); CG_ARG_WORD(3, pool));
+    CG_ARGS_CALL(cuMemSetMemPool, (location, type, pool), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, location); CG_ARG_WORD(2, type); CG_ARG_WORD(3, pool));
     CG_SHORT_CALL(cuMemSetMemPool, (location, type, pool), cgl_thunk_code);
     return cgl_gp_cuMemSetMemPool(location, type, pool);
 }
@@ -11499,7 +11499,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocFromPoolAsync_ptsz(CU
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemAllocFromPoolAsync_ptsz, (dptr, bytesize, pool, hStream), cgl_thunk_code, 6, 1, (dptr, bytesize, pool, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, bytesize); CG_ARG_WORD(3, pool); CG_ARG_WORD(4, hStream); CG_OUT_WORD(5, 0, dptr));
+    CG_ARGS_CALL(cuMemAllocFromPoolAsync_ptsz, (dptr, bytesize, pool, hStream), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, bytesize); CG_ARG_WORD(3, pool); CG_ARG_WORD(4, hStream); CG_OUT_WORD(5, 0, dptr));
     CG_SHORT_CALL(cuMemAllocFromPoolAsync_ptsz, (dptr, bytesize, pool, hStream), cgl_thunk_code);
     return cgl_gp_cuMemAllocFromPoolAsync_ptsz(dptr, bytesize, pool, hStream);
 }
@@ -11534,7 +11534,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolExportToShareableHandl
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType, unsigned long long flags)
 {
-    CG_ARGS_CALL(cuMemPoolExportToShareableHandle, (handle_out, pool, handleType, flags), cgl_thunk_code, 5, 0, (handle_out, pool, handleType, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, handle_out); CG_ARG_WORD(2, pool); CG_ARG_WORD(3, handleType); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(cuMemPoolExportToShareableHandle, (handle_out, pool, handleType, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, handle_out); CG_ARG_WORD(2, pool); CG_ARG_WORD(3, handleType); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(cuMemPoolExportToShareableHandle, (handle_out, pool, handleType, flags), cgl_thunk_code);
     return cgl_gp_cuMemPoolExportToShareableHandle(handle_out, pool, handleType, flags);
 }
@@ -11569,7 +11569,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolImportFromShareableHan
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType, unsigned long long flags)
 {
-    CG_ARGS_CALL(cuMemPoolImportFromShareableHandle, (pool_out, handle, handleType, flags), cgl_thunk_code, 6, 1, (pool_out, handle, handleType, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool_out); CG_ARG_WORD(2, handle); CG_ARG_WORD(3, handleType); CG_ARG_WORD(4, flags); CG_OUT_WORD(5, 0, pool_out));
+    CG_ARGS_CALL(cuMemPoolImportFromShareableHandle, (pool_out, handle, handleType, flags), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pool_out); CG_ARG_WORD(2, handle); CG_ARG_WORD(3, handleType); CG_ARG_WORD(4, flags); CG_OUT_WORD(5, 0, pool_out));
     CG_SHORT_CALL(cuMemPoolImportFromShareableHandle, (pool_out, handle, handleType, flags), cgl_thunk_code);
     return cgl_gp_cuMemPoolImportFromShareableHandle(pool_out, handle, handleType, flags);
 }
@@ -11600,7 +11600,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolExportPointer(CUmemPoo
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr)
 {
-    CG_ARGS_CALL(cuMemPoolExportPointer, (shareData_out, ptr), cgl_thunk_code, 3, 0, (shareData_out, ptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, shareData_out); CG_ARG_WORD(2, ptr));
+    CG_ARGS_CALL(cuMemPoolExportPointer, (shareData_out, ptr), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, shareData_out); CG_ARG_WORD(2, ptr));
     CG_SHORT_CALL(cuMemPoolExportPointer, (shareData_out, ptr), cgl_thunk_code);
     return cgl_gp_cuMemPoolExportPointer(shareData_out, ptr);
 }
@@ -11633,7 +11633,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemPoolImportPointer(CUdevice
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)
 {
-    CG_ARGS_CALL(cuMemPoolImportPointer, (ptr_out, pool, shareData), cgl_thunk_code, 4, 0, (ptr_out, pool, shareData, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr_out); CG_ARG_WORD(2, pool); CG_ARG_WORD(3, shareData));
+    CG_ARGS_CALL(cuMemPoolImportPointer, (ptr_out, pool, shareData), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr_out); CG_ARG_WORD(2, pool); CG_ARG_WORD(3, shareData));
     CG_SHORT_CALL(cuMemPoolImportPointer, (ptr_out, pool, shareData), cgl_thunk_code);
     return cgl_gp_cuMemPoolImportPointer(ptr_out, pool, shareData);
 }
@@ -11664,7 +11664,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMulticastCreate(CUmemGenericA
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle, const CUmulticastObjectProp *prop)
 {
-    CG_ARGS_CALL(cuMulticastCreate, (mcHandle, prop), cgl_thunk_code, 3, 0, (mcHandle, prop, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mcHandle); CG_ARG_WORD(2, prop));
+    CG_ARGS_CALL(cuMulticastCreate, (mcHandle, prop), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mcHandle); CG_ARG_WORD(2, prop));
     CG_SHORT_CALL(cuMulticastCreate, (mcHandle, prop), cgl_thunk_code);
     return cgl_gp_cuMulticastCreate(mcHandle, prop);
 }
@@ -11695,7 +11695,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMulticastAddDevice(CUmemGener
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle, CUdevice dev)
 {
-    CG_ARGS_CALL(cuMulticastAddDevice, (mcHandle, dev), cgl_thunk_code, 3, 0, (mcHandle, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mcHandle); CG_ARG_WORD(2, dev));
+    CG_ARGS_CALL(cuMulticastAddDevice, (mcHandle, dev), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mcHandle); CG_ARG_WORD(2, dev));
     CG_SHORT_CALL(cuMulticastAddDevice, (mcHandle, dev), cgl_thunk_code);
     return cgl_gp_cuMulticastAddDevice(mcHandle, dev);
 }
@@ -11734,7 +11734,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMulticastBindMem(CUmemGeneric
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUmemGenericAllocationHandle memHandle, size_t memOffset, size_t size, unsigned long long flags)
 {
-    CG_ARGS_CALL(cuMulticastBindMem, (mcHandle, mcOffset, memHandle, memOffset, size, flags), cgl_thunk_code, 7, 0, (mcHandle, mcOffset, memHandle, memOffset, size, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mcHandle); CG_ARG_WORD(2, mcOffset); CG_ARG_WORD(3, memHandle); CG_ARG_WORD(4, memOffset); CG_ARG_WORD(5, size); CG_ARG_WORD(6, flags));
+    CG_ARGS_CALL(cuMulticastBindMem, (mcHandle, mcOffset, memHandle, memOffset, size, flags), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mcHandle); CG_ARG_WORD(2, mcOffset); CG_ARG_WORD(3, memHandle); CG_ARG_WORD(4, memOffset); CG_ARG_WORD(5, size); CG_ARG_WORD(6, flags));
     CG_SHORT_CALL(cuMulticastBindMem, (mcHandle, mcOffset, memHandle, memOffset, size, flags), cgl_thunk_code);
     return cgl_gp_cuMulticastBindMem(mcHandle, mcOffset, memHandle, memOffset, size, flags);
 }
@@ -11771,7 +11771,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMulticastBindAddr(CUmemGeneri
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle, size_t mcOffset, CUdeviceptr memptr, size_t size, unsigned long long flags)
 {
-    CG_ARGS_CALL(cuMulticastBindAddr, (mcHandle, mcOffset, memptr, size, flags), cgl_thunk_code, 6, 0, (mcHandle, mcOffset, memptr, size, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mcHandle); CG_ARG_WORD(2, mcOffset); CG_ARG_WORD(3, memptr); CG_ARG_WORD(4, size); CG_ARG_WORD(5, flags));
+    CG_ARGS_CALL(cuMulticastBindAddr, (mcHandle, mcOffset, memptr, size, flags), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mcHandle); CG_ARG_WORD(2, mcOffset); CG_ARG_WORD(3, memptr); CG_ARG_WORD(4, size); CG_ARG_WORD(5, flags));
     CG_SHORT_CALL(cuMulticastBindAddr, (mcHandle, mcOffset, memptr, size, flags), cgl_thunk_code);
     return cgl_gp_cuMulticastBindAddr(mcHandle, mcOffset, memptr, size, flags);
 }
@@ -11806,7 +11806,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMulticastUnbind(CUmemGenericA
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle, CUdevice dev, size_t mcOffset, size_t size)
 {
-    CG_ARGS_CALL(cuMulticastUnbind, (mcHandle, dev, mcOffset, size), cgl_thunk_code, 5, 0, (mcHandle, dev, mcOffset, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mcHandle); CG_ARG_WORD(2, dev); CG_ARG_WORD(3, mcOffset); CG_ARG_WORD(4, size));
+    CG_ARGS_CALL(cuMulticastUnbind, (mcHandle, dev, mcOffset, size), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mcHandle); CG_ARG_WORD(2, dev); CG_ARG_WORD(3, mcOffset); CG_ARG_WORD(4, size));
     CG_SHORT_CALL(cuMulticastUnbind, (mcHandle, dev, mcOffset, size), cgl_thunk_code);
     return cgl_gp_cuMulticastUnbind(mcHandle, dev, mcOffset, size);
 }
@@ -11839,7 +11839,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMulticastGetGranularity(size_
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMulticastGetGranularity(size_t *granularity, const CUmulticastObjectProp *prop, CUmulticastGranularity_flags option)
 {
-    CG_ARGS_CALL(cuMulticastGetGranularity, (granularity, prop, option), cgl_thunk_code, 4, 0, (granularity, prop, option, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, granularity); CG_ARG_WORD(2, prop); CG_ARG_WORD(3, option));
+    CG_ARGS_CALL(cuMulticastGetGranularity, (granularity, prop, option), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, granularity); CG_ARG_WORD(2, prop); CG_ARG_WORD(3, option));
     CG_SHORT_CALL(cuMulticastGetGranularity, (granularity, prop, option), cgl_thunk_code);
     return cgl_gp_cuMulticastGetGranularity(granularity, prop, option);
 }
@@ -11872,7 +11872,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuPointerGetAttribute(void *dat
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)
 {
-    CG_ARGS_CALL(cuPointerGetAttribute, (data, attribute, ptr), cgl_thunk_code, 4, 0, (data, attribute, ptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, data); CG_ARG_WORD(2, attribute); CG_ARG_WORD(3, ptr));
+    CG_ARGS_CALL(cuPointerGetAttribute, (data, attribute, ptr), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, data); CG_ARG_WORD(2, attribute); CG_ARG_WORD(3, ptr));
     CG_SHORT_CALL(cuPointerGetAttribute, (data, attribute, ptr), cgl_thunk_code);
     return cgl_gp_cuPointerGetAttribute(data, attribute, ptr);
 }
@@ -11908,7 +11908,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemPrefetchAsync_v2_ptsz(CUde
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemPrefetchAsync_v2_ptsz, (devPtr, count, location, flags, hStream), cgl_thunk_code, 5, 0, (devPtr, count, location, flags, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, devPtr); CG_ARG_WORD(2, count); CG_ARG_WORD(3, flags); CG_ARG_WORD(4, hStream));
+    CG_ARGS_CALL(cuMemPrefetchAsync_v2_ptsz, (devPtr, count, location, flags, hStream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, devPtr); CG_ARG_WORD(2, count); CG_ARG_WORD(3, flags); CG_ARG_WORD(4, hStream));
     CG_SHORT_CALL(cuMemPrefetchAsync_v2_ptsz, (devPtr, count, location, flags, hStream), cgl_thunk_code);
     return cgl_gp_cuMemPrefetchAsync_v2_ptsz(devPtr, count, location, flags, hStream);
 }
@@ -11942,7 +11942,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemAdvise_v2(CUdeviceptr devP
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location)
 {
-    CG_ARGS_CALL(cuMemAdvise_v2, (devPtr, count, advice, location), cgl_thunk_code, 4, 0, (devPtr, count, advice, location, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, devPtr); CG_ARG_WORD(2, count); CG_ARG_WORD(3, advice));
+    CG_ARGS_CALL(cuMemAdvise_v2, (devPtr, count, advice, location), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, devPtr); CG_ARG_WORD(2, count); CG_ARG_WORD(3, advice));
     CG_SHORT_CALL(cuMemAdvise_v2, (devPtr, count, advice, location), cgl_thunk_code);
     return cgl_gp_cuMemAdvise_v2(devPtr, count, advice, location);
 }
@@ -11985,7 +11985,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemPrefetchBatchAsync_ptsz(CU
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemPrefetchBatchAsync_ptsz(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemPrefetchBatchAsync_ptsz, (dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream), cgl_thunk_code, 9, 0, (dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptrs); CG_ARG_WORD(2, sizes); CG_ARG_WORD(3, count); CG_ARG_WORD(4, prefetchLocs); CG_ARG_WORD(5, prefetchLocIdxs); CG_ARG_WORD(6, numPrefetchLocs); CG_ARG_WORD(7, flags); CG_ARG_WORD(8, hStream));
+    CG_ARGS_CALL(cuMemPrefetchBatchAsync_ptsz, (dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptrs); CG_ARG_WORD(2, sizes); CG_ARG_WORD(3, count); CG_ARG_WORD(4, prefetchLocs); CG_ARG_WORD(5, prefetchLocIdxs); CG_ARG_WORD(6, numPrefetchLocs); CG_ARG_WORD(7, flags); CG_ARG_WORD(8, hStream));
     CG_SHORT_CALL(cuMemPrefetchBatchAsync_ptsz, (dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream), cgl_thunk_code);
     return cgl_gp_cuMemPrefetchBatchAsync_ptsz(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
 }
@@ -12022,7 +12022,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemDiscardBatchAsync_ptsz(CUd
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemDiscardBatchAsync_ptsz(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemDiscardBatchAsync_ptsz, (dptrs, sizes, count, flags, hStream), cgl_thunk_code, 6, 0, (dptrs, sizes, count, flags, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptrs); CG_ARG_WORD(2, sizes); CG_ARG_WORD(3, count); CG_ARG_WORD(4, flags); CG_ARG_WORD(5, hStream));
+    CG_ARGS_CALL(cuMemDiscardBatchAsync_ptsz, (dptrs, sizes, count, flags, hStream), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptrs); CG_ARG_WORD(2, sizes); CG_ARG_WORD(3, count); CG_ARG_WORD(4, flags); CG_ARG_WORD(5, hStream));
     CG_SHORT_CALL(cuMemDiscardBatchAsync_ptsz, (dptrs, sizes, count, flags, hStream), cgl_thunk_code);
     return cgl_gp_cuMemDiscardBatchAsync_ptsz(dptrs, sizes, count, flags, hStream);
 }
@@ -12065,7 +12065,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemDiscardAndPrefetchBatchAsy
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemDiscardAndPrefetchBatchAsync_ptsz(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemDiscardAndPrefetchBatchAsync_ptsz, (dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream), cgl_thunk_code, 9, 0, (dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptrs); CG_ARG_WORD(2, sizes); CG_ARG_WORD(3, count); CG_ARG_WORD(4, prefetchLocs); CG_ARG_WORD(5, prefetchLocIdxs); CG_ARG_WORD(6, numPrefetchLocs); CG_ARG_WORD(7, flags); CG_ARG_WORD(8, hStream));
+    CG_ARGS_CALL(cuMemDiscardAndPrefetchBatchAsync_ptsz, (dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptrs); CG_ARG_WORD(2, sizes); CG_ARG_WORD(3, count); CG_ARG_WORD(4, prefetchLocs); CG_ARG_WORD(5, prefetchLocIdxs); CG_ARG_WORD(6, numPrefetchLocs); CG_ARG_WORD(7, flags); CG_ARG_WORD(8, hStream));
     CG_SHORT_CALL(cuMemDiscardAndPrefetchBatchAsync_ptsz, (dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream), cgl_thunk_code);
     return cgl_gp_cuMemDiscardAndPrefetchBatchAsync_ptsz(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
 }
@@ -12102,7 +12102,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemRangeGetAttribute(void *da
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr, size_t count)
 {
-    CG_ARGS_CALL(cuMemRangeGetAttribute, (data, dataSize, attribute, devPtr, count), cgl_thunk_code, 6, 0, (data, dataSize, attribute, devPtr, count, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, data); CG_ARG_WORD(2, dataSize); CG_ARG_WORD(3, attribute); CG_ARG_WORD(4, devPtr); CG_ARG_WORD(5, count));
+    CG_ARGS_CALL(cuMemRangeGetAttribute, (data, dataSize, attribute, devPtr, count), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, data); CG_ARG_WORD(2, dataSize); CG_ARG_WORD(3, attribute); CG_ARG_WORD(4, devPtr); CG_ARG_WORD(5, count));
     CG_SHORT_CALL(cuMemRangeGetAttribute, (data, dataSize, attribute, devPtr, count), cgl_thunk_code);
     return cgl_gp_cuMemRangeGetAttribute(data, dataSize, attribute, devPtr, count);
 }
@@ -12141,7 +12141,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemRangeGetAttributes(void **
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_range_attribute *attributes, size_t numAttributes, CUdeviceptr devPtr, size_t count)
 {
-    CG_ARGS_CALL(cuMemRangeGetAttributes, (data, dataSizes, attributes, numAttributes, devPtr, count), cgl_thunk_code, 7, 0, (data, dataSizes, attributes, numAttributes, devPtr, count, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, data); CG_ARG_WORD(2, dataSizes); CG_ARG_WORD(3, attributes); CG_ARG_WORD(4, numAttributes); CG_ARG_WORD(5, devPtr); CG_ARG_WORD(6, count));
+    CG_ARGS_CALL(cuMemRangeGetAttributes, (data, dataSizes, attributes, numAttributes, devPtr, count), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, data); CG_ARG_WORD(2, dataSizes); CG_ARG_WORD(3, attributes); CG_ARG_WORD(4, numAttributes); CG_ARG_WORD(5, devPtr); CG_ARG_WORD(6, count));
     CG_SHORT_CALL(cuMemRangeGetAttributes, (data, dataSizes, attributes, numAttributes, devPtr, count), cgl_thunk_code);
     return cgl_gp_cuMemRangeGetAttributes(data, dataSizes, attributes, numAttributes, devPtr, count);
 }
@@ -12174,7 +12174,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuPointerSetAttribute(const voi
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuPointerSetAttribute(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr)
 {
-    CG_ARGS_CALL(cuPointerSetAttribute, (value, attribute, ptr), cgl_thunk_code, 4, 0, (value, attribute, ptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, value); CG_ARG_WORD(2, attribute); CG_ARG_WORD(3, ptr));
+    CG_ARGS_CALL(cuPointerSetAttribute, (value, attribute, ptr), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, value); CG_ARG_WORD(2, attribute); CG_ARG_WORD(3, ptr));
     CG_SHORT_CALL(cuPointerSetAttribute, (value, attribute, ptr), cgl_thunk_code);
     return cgl_gp_cuPointerSetAttribute(value, attribute, ptr);
 }
@@ -12209,7 +12209,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuPointerGetAttributes(unsigned
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes, void **data, CUdeviceptr ptr)
 {
-    CG_ARGS_CALL(cuPointerGetAttributes, (numAttributes, attributes, data, ptr), cgl_thunk_code, 5, 0, (numAttributes, attributes, data, ptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, numAttributes); CG_ARG_WORD(2, attributes); CG_ARG_WORD(3, data); CG_ARG_WORD(4, ptr));
+    CG_ARGS_CALL(cuPointerGetAttributes, (numAttributes, attributes, data, ptr), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, numAttributes); CG_ARG_WORD(2, attributes); CG_ARG_WORD(3, data); CG_ARG_WORD(4, ptr));
     CG_SHORT_CALL(cuPointerGetAttributes, (numAttributes, attributes, data, ptr), cgl_thunk_code);
     return cgl_gp_cuPointerGetAttributes(numAttributes, attributes, data, ptr);
 }
@@ -12240,7 +12240,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamCreate(CUstream *phStre
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamCreate(CUstream *phStream, unsigned int Flags)
 {
-    CG_ARGS_CALL(cuStreamCreate, (phStream, Flags), cgl_thunk_code, 4, 1, (phStream, Flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phStream); CG_ARG_WORD(2, Flags); CG_OUT_WORD(3, 0, phStream));
+    CG_ARGS_CALL(cuStreamCreate, (phStream, Flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phStream); CG_ARG_WORD(2, Flags); CG_OUT_WORD(3, 0, phStream));
     CG_SHORT_CALL(cuStreamCreate, (phStream, Flags), cgl_thunk_code);
     return cgl_gp_cuStreamCreate(phStream, Flags);
 }
@@ -12273,7 +12273,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamCreateWithPriority(CUst
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)
 {
-    CG_ARGS_CALL(cuStreamCreateWithPriority, (phStream, flags, priority), cgl_thunk_code, 5, 1, (phStream, flags, priority, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phStream); CG_ARG_WORD(2, flags); CG_ARG_WORD(3, priority); CG_OUT_WORD(4, 0, phStream));
+    CG_ARGS_CALL(cuStreamCreateWithPriority, (phStream, flags, priority), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phStream); CG_ARG_WORD(2, flags); CG_ARG_WORD(3, priority); CG_OUT_WORD(4, 0, phStream));
     CG_SHORT_CALL(cuStreamCreateWithPriority, (phStream, flags, priority), cgl_thunk_code);
     return cgl_gp_cuStreamCreateWithPriority(phStream, flags, priority);
 }
@@ -12304,7 +12304,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetPriority_ptsz(CUstre
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetPriority_ptsz(CUstream hStream, int *priority)
 {
-    CG_ARGS_CALL(cuStreamGetPriority_ptsz, (hStream, priority), cgl_thunk_code, 4, 1, (hStream, priority, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, priority); CG_OUT_WORD(3, 0, priority));
+    CG_ARGS_CALL(cuStreamGetPriority_ptsz, (hStream, priority), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, priority); CG_OUT_WORD(3, 0, priority));
     CG_SHORT_CALL(cuStreamGetPriority_ptsz, (hStream, priority), cgl_thunk_code);
     return cgl_gp_cuStreamGetPriority_ptsz(hStream, priority);
 }
@@ -12335,7 +12335,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetDevice_ptsz(CUstream
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device)
 {
-    CG_ARGS_CALL(cuStreamGetDevice_ptsz, (hStream, device), cgl_thunk_code, 4, 1, (hStream, device, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, device); CG_OUT_WORD(3, 0, device));
+    CG_ARGS_CALL(cuStreamGetDevice_ptsz, (hStream, device), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, device); CG_OUT_WORD(3, 0, device));
     CG_SHORT_CALL(cuStreamGetDevice_ptsz, (hStream, device), cgl_thunk_code);
     return cgl_gp_cuStreamGetDevice_ptsz(hStream, device);
 }
@@ -12366,7 +12366,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetFlags_ptsz(CUstream 
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags)
 {
-    CG_ARGS_CALL(cuStreamGetFlags_ptsz, (hStream, flags), cgl_thunk_code, 3, 0, (hStream, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, flags));
+    CG_ARGS_CALL(cuStreamGetFlags_ptsz, (hStream, flags), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, flags));
     CG_SHORT_CALL(cuStreamGetFlags_ptsz, (hStream, flags), cgl_thunk_code);
     return cgl_gp_cuStreamGetFlags_ptsz(hStream, flags);
 }
@@ -12397,7 +12397,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetId_ptsz(CUstream hSt
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetId_ptsz(CUstream hStream, unsigned long long *streamId)
 {
-    CG_ARGS_CALL(cuStreamGetId_ptsz, (hStream, streamId), cgl_thunk_code, 3, 0, (hStream, streamId, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, streamId));
+    CG_ARGS_CALL(cuStreamGetId_ptsz, (hStream, streamId), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, streamId));
     CG_SHORT_CALL(cuStreamGetId_ptsz, (hStream, streamId), cgl_thunk_code);
     return cgl_gp_cuStreamGetId_ptsz(hStream, streamId);
 }
@@ -12428,7 +12428,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCtx_ptsz(CUstream hS
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pctx)
 {
-    CG_ARGS_CALL(cuStreamGetCtx_ptsz, (hStream, pctx), cgl_thunk_code, 4, 1, (hStream, pctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, pctx); CG_OUT_WORD(3, 0, pctx));
+    CG_ARGS_CALL(cuStreamGetCtx_ptsz, (hStream, pctx), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, pctx); CG_OUT_WORD(3, 0, pctx));
     CG_SHORT_CALL(cuStreamGetCtx_ptsz, (hStream, pctx), cgl_thunk_code);
     return cgl_gp_cuStreamGetCtx_ptsz(hStream, pctx);
 }
@@ -12461,7 +12461,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCtx_v2_ptsz(CUstream
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
 {
-    CG_ARGS_CALL(cuStreamGetCtx_v2_ptsz, (hStream, pCtx, pGreenCtx), cgl_thunk_code, 4, 0, (hStream, pCtx, pGreenCtx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, pCtx); CG_ARG_WORD(3, pGreenCtx));
+    CG_ARGS_CALL(cuStreamGetCtx_v2_ptsz, (hStream, pCtx, pGreenCtx), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, pCtx); CG_ARG_WORD(3, pGreenCtx));
     CG_SHORT_CALL(cuStreamGetCtx_v2_ptsz, (hStream, pCtx, pGreenCtx), cgl_thunk_code);
     return cgl_gp_cuStreamGetCtx_v2_ptsz(hStream, pCtx, pGreenCtx);
 }
@@ -12494,7 +12494,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamWaitEvent_ptsz(CUstream
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent, unsigned int Flags)
 {
-    CG_ARGS_CALL(cuStreamWaitEvent_ptsz, (hStream, hEvent, Flags), cgl_thunk_code, 4, 0, (hStream, hEvent, Flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, hEvent); CG_ARG_WORD(3, Flags));
+    CG_ARGS_CALL(cuStreamWaitEvent_ptsz, (hStream, hEvent, Flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, hEvent); CG_ARG_WORD(3, Flags));
     CG_SHORT_CALL(cuStreamWaitEvent_ptsz, (hStream, hEvent, Flags), cgl_thunk_code);
     return cgl_gp_cuStreamWaitEvent_ptsz(hStream, hEvent, Flags);
 }
@@ -12529,7 +12529,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamAddCallback_ptsz(CUstre
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)
 {
-    CG_ARGS_CALL(cuStreamAddCallback_ptsz, (hStream, callback, userData, flags), cgl_thunk_code, 5, 0, (hStream, callback, userData, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, callback); CG_ARG_WORD(3, userData); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(cuStreamAddCallback_ptsz, (hStream, callback, userData, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, callback); CG_ARG_WORD(3, userData); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(cuStreamAddCallback_ptsz, (hStream, callback, userData, flags), cgl_thunk_code);
     return cgl_gp_cuStreamAddCallback_ptsz(hStream, callback, userData, flags);
 }
@@ -12560,7 +12560,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamBeginCapture_v2_ptsz(CU
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode)
 {
-    CG_ARGS_CALL(cuStreamBeginCapture_v2_ptsz, (hStream, mode), cgl_thunk_code, 3, 0, (hStream, mode, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, mode));
+    CG_ARGS_CALL(cuStreamBeginCapture_v2_ptsz, (hStream, mode), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, mode));
     CG_SHORT_CALL(cuStreamBeginCapture_v2_ptsz, (hStream, mode), cgl_thunk_code);
     return cgl_gp_cuStreamBeginCapture_v2_ptsz(hStream, mode);
 }
@@ -12602,7 +12602,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamBeginCaptureToGraph_pts
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamBeginCaptureToGraph_ptsz(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode)
 {
-    CG_ARGS_CALL(cuStreamBeginCaptureToGraph_ptsz, (hStream, hGraph, dependencies, dependencyData, numDependencies, mode), cgl_thunk_code, 7, 0, (hStream, hGraph, dependencies, dependencyData, numDependencies, mode, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, dependencyData); CG_ARG_WORD(5, numDependencies); CG_ARG_WORD(6, mode));
+    CG_ARGS_CALL(cuStreamBeginCaptureToGraph_ptsz, (hStream, hGraph, dependencies, dependencyData, numDependencies, mode), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, dependencyData); CG_ARG_WORD(5, numDependencies); CG_ARG_WORD(6, mode));
     CG_SHORT_CALL(cuStreamBeginCaptureToGraph_ptsz, (hStream, hGraph, dependencies, dependencyData, numDependencies, mode), cgl_thunk_code);
     return cgl_gp_cuStreamBeginCaptureToGraph_ptsz(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
 }
@@ -12631,7 +12631,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuThreadExchangeStreamCaptureMo
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
 {
-    CG_ARGS_CALL(cuThreadExchangeStreamCaptureMode, (mode), cgl_thunk_code, 2, 0, (mode, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mode));
+    CG_ARGS_CALL(cuThreadExchangeStreamCaptureMode, (mode), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mode));
     CG_SHORT_CALL(cuThreadExchangeStreamCaptureMode, (mode), cgl_thunk_code);
     return cgl_gp_cuThreadExchangeStreamCaptureMode(mode);
 }
@@ -12662,7 +12662,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamEndCapture_ptsz(CUstrea
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph)
 {
-    CG_ARGS_CALL(cuStreamEndCapture_ptsz, (hStream, phGraph), cgl_thunk_code, 4, 1, (hStream, phGraph, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, phGraph); CG_OUT_WORD(3, 0, phGraph));
+    CG_ARGS_CALL(cuStreamEndCapture_ptsz, (hStream, phGraph), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, phGraph); CG_OUT_WORD(3, 0, phGraph));
     CG_SHORT_CALL(cuStreamEndCapture_ptsz, (hStream, phGraph), cgl_thunk_code);
     return cgl_gp_cuStreamEndCapture_ptsz(hStream, phGraph);
 }
@@ -12693,7 +12693,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamIsCapturing_ptsz(CUstre
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus)
 {
-    CG_ARGS_CALL(cuStreamIsCapturing_ptsz, (hStream, captureStatus), cgl_thunk_code, 3, 0, (hStream, captureStatus, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, captureStatus));
+    CG_ARGS_CALL(cuStreamIsCapturing_ptsz, (hStream, captureStatus), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, captureStatus));
     CG_SHORT_CALL(cuStreamIsCapturing_ptsz, (hStream, captureStatus), cgl_thunk_code);
     return cgl_gp_cuStreamIsCapturing_ptsz(hStream, captureStatus);
 }
@@ -12734,7 +12734,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCaptureInfo_v3_ptsz(
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)
 {
-    CG_ARGS_CALL(cuStreamGetCaptureInfo_v3_ptsz, (hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out), cgl_thunk_code, 8, 0, (hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, captureStatus_out); CG_ARG_WORD(3, id_out); CG_ARG_WORD(4, graph_out); CG_ARG_WORD(5, dependencies_out); CG_ARG_WORD(6, edgeData_out); CG_ARG_WORD(7, numDependencies_out));
+    CG_ARGS_CALL(cuStreamGetCaptureInfo_v3_ptsz, (hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, captureStatus_out); CG_ARG_WORD(3, id_out); CG_ARG_WORD(4, graph_out); CG_ARG_WORD(5, dependencies_out); CG_ARG_WORD(6, edgeData_out); CG_ARG_WORD(7, numDependencies_out));
     CG_SHORT_CALL(cuStreamGetCaptureInfo_v3_ptsz, (hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out), cgl_thunk_code);
     return cgl_gp_cuStreamGetCaptureInfo_v3_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
 }
@@ -12771,7 +12771,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamUpdateCaptureDependenci
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamUpdateCaptureDependencies_v2_ptsz(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)
 {
-    CG_ARGS_CALL(cuStreamUpdateCaptureDependencies_v2_ptsz, (hStream, dependencies, dependencyData, numDependencies, flags), cgl_thunk_code, 6, 0, (hStream, dependencies, dependencyData, numDependencies, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, dependencies); CG_ARG_WORD(3, dependencyData); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, flags));
+    CG_ARGS_CALL(cuStreamUpdateCaptureDependencies_v2_ptsz, (hStream, dependencies, dependencyData, numDependencies, flags), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, dependencies); CG_ARG_WORD(3, dependencyData); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, flags));
     CG_SHORT_CALL(cuStreamUpdateCaptureDependencies_v2_ptsz, (hStream, dependencies, dependencyData, numDependencies, flags), cgl_thunk_code);
     return cgl_gp_cuStreamUpdateCaptureDependencies_v2_ptsz(hStream, dependencies, dependencyData, numDependencies, flags);
 }
@@ -12806,7 +12806,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamAttachMemAsync_ptsz(CUs
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamAttachMemAsync_ptsz(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags)
 {
-    CG_ARGS_CALL(cuStreamAttachMemAsync_ptsz, (hStream, dptr, length, flags), cgl_thunk_code, 5, 0, (hStream, dptr, length, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, dptr); CG_ARG_WORD(3, length); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(cuStreamAttachMemAsync_ptsz, (hStream, dptr, length, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, dptr); CG_ARG_WORD(3, length); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(cuStreamAttachMemAsync_ptsz, (hStream, dptr, length, flags), cgl_thunk_code);
     return cgl_gp_cuStreamAttachMemAsync_ptsz(hStream, dptr, length, flags);
 }
@@ -12835,7 +12835,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamQuery_ptsz(CUstream hSt
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamQuery_ptsz(CUstream hStream)
 {
-    CG_ARGS_CALL(cuStreamQuery_ptsz, (hStream), cgl_thunk_code, 2, 0, (hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream));
+    CG_ARGS_CALL(cuStreamQuery_ptsz, (hStream), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream));
     CG_SHORT_CALL(cuStreamQuery_ptsz, (hStream), cgl_thunk_code);
     return cgl_gp_cuStreamQuery_ptsz(hStream);
 }
@@ -12867,7 +12867,7 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamSynchronize_ptsz(CUstre
 {
     CG_WAIT_ARGS(cuStreamSynchronize_ptsz, (uint64_t)(uintptr_t)hStream);
     CG_BLOCKING_CALL(cuStreamSynchronize_ptsz, (hStream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuStreamSynchronize_ptsz, (hStream), cgl_thunk_code, 2, 0, (hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream));
+    CG_ARGS_CALL(cuStreamSynchronize_ptsz, (hStream), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream));
     CG_SHORT_CALL(cuStreamSynchronize_ptsz, (hStream), cgl_thunk_code);
     return cgl_gp_cuStreamSynchronize_ptsz(hStream);
 }
@@ -12896,7 +12896,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamDestroy_v2(CUstream hSt
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamDestroy_v2(CUstream hStream)
 {
-    CG_ARGS_CALL(cuStreamDestroy_v2, (hStream), cgl_thunk_code, 2, 0, (hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream));
+    CG_ARGS_CALL(cuStreamDestroy_v2, (hStream), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream));
     CG_SHORT_CALL(cuStreamDestroy_v2, (hStream), cgl_thunk_code);
     return cgl_gp_cuStreamDestroy_v2(hStream);
 }
@@ -12927,7 +12927,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamCopyAttributes_ptsz(CUs
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamCopyAttributes_ptsz(CUstream dst, CUstream src)
 {
-    CG_ARGS_CALL(cuStreamCopyAttributes_ptsz, (dst, src), cgl_thunk_code, 3, 0, (dst, src, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src));
+    CG_ARGS_CALL(cuStreamCopyAttributes_ptsz, (dst, src), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src));
     CG_SHORT_CALL(cuStreamCopyAttributes_ptsz, (dst, src), cgl_thunk_code);
     return cgl_gp_cuStreamCopyAttributes_ptsz(dst, src);
 }
@@ -12960,7 +12960,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetAttribute_ptsz(CUstr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)
 {
-    CG_ARGS_CALL(cuStreamGetAttribute_ptsz, (hStream, attr, value_out), cgl_thunk_code, 4, 0, (hStream, attr, value_out, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, value_out));
+    CG_ARGS_CALL(cuStreamGetAttribute_ptsz, (hStream, attr, value_out), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, value_out));
     CG_SHORT_CALL(cuStreamGetAttribute_ptsz, (hStream, attr, value_out), cgl_thunk_code);
     return cgl_gp_cuStreamGetAttribute_ptsz(hStream, attr, value_out);
 }
@@ -12993,7 +12993,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamSetAttribute_ptsz(CUstr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamSetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value)
 {
-    CG_ARGS_CALL(cuStreamSetAttribute_ptsz, (hStream, attr, value), cgl_thunk_code, 4, 0, (hStream, attr, value, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, value));
+    CG_ARGS_CALL(cuStreamSetAttribute_ptsz, (hStream, attr, value), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, value));
     CG_SHORT_CALL(cuStreamSetAttribute_ptsz, (hStream, attr, value), cgl_thunk_code);
     return cgl_gp_cuStreamSetAttribute_ptsz(hStream, attr, value);
 }
@@ -13024,7 +13024,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuEventCreate(CUevent *phEvent,
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuEventCreate(CUevent *phEvent, unsigned int Flags)
 {
-    CG_ARGS_CALL(cuEventCreate, (phEvent, Flags), cgl_thunk_code, 4, 1, (phEvent, Flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phEvent); CG_ARG_WORD(2, Flags); CG_OUT_WORD(3, 0, phEvent));
+    CG_ARGS_CALL(cuEventCreate, (phEvent, Flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phEvent); CG_ARG_WORD(2, Flags); CG_OUT_WORD(3, 0, phEvent));
     CG_SHORT_CALL(cuEventCreate, (phEvent, Flags), cgl_thunk_code);
     return cgl_gp_cuEventCreate(phEvent, Flags);
 }
@@ -13055,7 +13055,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuEventRecord_ptsz(CUevent hEve
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuEventRecord_ptsz(CUevent hEvent, CUstream hStream)
 {
-    CG_ARGS_CALL(cuEventRecord_ptsz, (hEvent, hStream), cgl_thunk_code, 3, 0, (hEvent, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEvent); CG_ARG_WORD(2, hStream));
+    CG_ARGS_CALL(cuEventRecord_ptsz, (hEvent, hStream), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEvent); CG_ARG_WORD(2, hStream));
     CG_SHORT_CALL(cuEventRecord_ptsz, (hEvent, hStream), cgl_thunk_code);
     return cgl_gp_cuEventRecord_ptsz(hEvent, hStream);
 }
@@ -13088,7 +13088,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuEventRecordWithFlags_ptsz(CUe
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream, unsigned int flags)
 {
-    CG_ARGS_CALL(cuEventRecordWithFlags_ptsz, (hEvent, hStream, flags), cgl_thunk_code, 4, 0, (hEvent, hStream, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEvent); CG_ARG_WORD(2, hStream); CG_ARG_WORD(3, flags));
+    CG_ARGS_CALL(cuEventRecordWithFlags_ptsz, (hEvent, hStream, flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEvent); CG_ARG_WORD(2, hStream); CG_ARG_WORD(3, flags));
     CG_SHORT_CALL(cuEventRecordWithFlags_ptsz, (hEvent, hStream, flags), cgl_thunk_code);
     return cgl_gp_cuEventRecordWithFlags_ptsz(hEvent, hStream, flags);
 }
@@ -13117,7 +13117,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuEventQuery(CUevent hEvent)
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuEventQuery(CUevent hEvent)
 {
-    CG_ARGS_CALL(cuEventQuery, (hEvent), cgl_thunk_code, 2, 0, (hEvent, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEvent));
+    CG_ARGS_CALL(cuEventQuery, (hEvent), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEvent));
     CG_SHORT_CALL(cuEventQuery, (hEvent), cgl_thunk_code);
     return cgl_gp_cuEventQuery(hEvent);
 }
@@ -13149,7 +13149,7 @@ static __attribute__((noinline)) CUresult cgl_sl_cuEventSynchronize(CUevent hEve
 {
     CG_WAIT_ARGS(cuEventSynchronize, (uint64_t)(uintptr_t)hEvent);
     CG_BLOCKING_CALL(cuEventSynchronize, (hEvent), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuEventSynchronize, (hEvent), cgl_thunk_code, 2, 0, (hEvent, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEvent));
+    CG_ARGS_CALL(cuEventSynchronize, (hEvent), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEvent));
     CG_SHORT_CALL(cuEventSynchronize, (hEvent), cgl_thunk_code);
     return cgl_gp_cuEventSynchronize(hEvent);
 }
@@ -13178,7 +13178,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuEventDestroy_v2(CUevent hEven
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuEventDestroy_v2(CUevent hEvent)
 {
-    CG_ARGS_CALL(cuEventDestroy_v2, (hEvent), cgl_thunk_code, 2, 0, (hEvent, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEvent));
+    CG_ARGS_CALL(cuEventDestroy_v2, (hEvent), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEvent));
     CG_SHORT_CALL(cuEventDestroy_v2, (hEvent), cgl_thunk_code);
     return cgl_gp_cuEventDestroy_v2(hEvent);
 }
@@ -13211,7 +13211,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuEventElapsedTime_v2(float *pM
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd)
 {
-    CG_ARGS_CALL(cuEventElapsedTime_v2, (pMilliseconds, hStart, hEnd), cgl_thunk_code, 4, 0, (pMilliseconds, hStart, hEnd, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pMilliseconds); CG_ARG_WORD(2, hStart); CG_ARG_WORD(3, hEnd));
+    CG_ARGS_CALL(cuEventElapsedTime_v2, (pMilliseconds, hStart, hEnd), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pMilliseconds); CG_ARG_WORD(2, hStart); CG_ARG_WORD(3, hEnd));
     CG_SHORT_CALL(cuEventElapsedTime_v2, (pMilliseconds, hStart, hEnd), cgl_thunk_code);
     return cgl_gp_cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
 }
@@ -13242,7 +13242,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuImportExternalMemory(CUextern
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuImportExternalMemory(CUexternalMemory *extMem_out, const CUDA_EXTERNAL_MEMORY_HANDLE_DESC *memHandleDesc)
 {
-    CG_ARGS_CALL(cuImportExternalMemory, (extMem_out, memHandleDesc), cgl_thunk_code, 3, 0, (extMem_out, memHandleDesc, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, extMem_out); CG_ARG_WORD(2, memHandleDesc));
+    CG_ARGS_CALL(cuImportExternalMemory, (extMem_out, memHandleDesc), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, extMem_out); CG_ARG_WORD(2, memHandleDesc));
     CG_SHORT_CALL(cuImportExternalMemory, (extMem_out, memHandleDesc), cgl_thunk_code);
     return cgl_gp_cuImportExternalMemory(extMem_out, memHandleDesc);
 }
@@ -13275,7 +13275,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuExternalMemoryGetMappedBuffer
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuExternalMemoryGetMappedBuffer(CUdeviceptr *devPtr, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_BUFFER_DESC *bufferDesc)
 {
-    CG_ARGS_CALL(cuExternalMemoryGetMappedBuffer, (devPtr, extMem, bufferDesc), cgl_thunk_code, 4, 0, (devPtr, extMem, bufferDesc, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, devPtr); CG_ARG_WORD(2, extMem); CG_ARG_WORD(3, bufferDesc));
+    CG_ARGS_CALL(cuExternalMemoryGetMappedBuffer, (devPtr, extMem, bufferDesc), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, devPtr); CG_ARG_WORD(2, extMem); CG_ARG_WORD(3, bufferDesc));
     CG_SHORT_CALL(cuExternalMemoryGetMappedBuffer, (devPtr, extMem, bufferDesc), cgl_thunk_code);
     return cgl_gp_cuExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
 }
@@ -13308,7 +13308,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuExternalMemoryGetMappedMipmap
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuExternalMemoryGetMappedMipmappedArray(CUmipmappedArray *mipmap, CUexternalMemory extMem, const CUDA_EXTERNAL_MEMORY_MIPMAPPED_ARRAY_DESC *mipmapDesc)
 {
-    CG_ARGS_CALL(cuExternalMemoryGetMappedMipmappedArray, (mipmap, extMem, mipmapDesc), cgl_thunk_code, 4, 0, (mipmap, extMem, mipmapDesc, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mipmap); CG_ARG_WORD(2, extMem); CG_ARG_WORD(3, mipmapDesc));
+    CG_ARGS_CALL(cuExternalMemoryGetMappedMipmappedArray, (mipmap, extMem, mipmapDesc), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mipmap); CG_ARG_WORD(2, extMem); CG_ARG_WORD(3, mipmapDesc));
     CG_SHORT_CALL(cuExternalMemoryGetMappedMipmappedArray, (mipmap, extMem, mipmapDesc), cgl_thunk_code);
     return cgl_gp_cuExternalMemoryGetMappedMipmappedArray(mipmap, extMem, mipmapDesc);
 }
@@ -13337,7 +13337,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDestroyExternalMemory(CUexter
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDestroyExternalMemory(CUexternalMemory extMem)
 {
-    CG_ARGS_CALL(cuDestroyExternalMemory, (extMem), cgl_thunk_code, 2, 0, (extMem, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, extMem));
+    CG_ARGS_CALL(cuDestroyExternalMemory, (extMem), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, extMem));
     CG_SHORT_CALL(cuDestroyExternalMemory, (extMem), cgl_thunk_code);
     return cgl_gp_cuDestroyExternalMemory(extMem);
 }
@@ -13368,7 +13368,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuImportExternalSemaphore(CUext
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuImportExternalSemaphore(CUexternalSemaphore *extSem_out, const CUDA_EXTERNAL_SEMAPHORE_HANDLE_DESC *semHandleDesc)
 {
-    CG_ARGS_CALL(cuImportExternalSemaphore, (extSem_out, semHandleDesc), cgl_thunk_code, 3, 0, (extSem_out, semHandleDesc, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, extSem_out); CG_ARG_WORD(2, semHandleDesc));
+    CG_ARGS_CALL(cuImportExternalSemaphore, (extSem_out, semHandleDesc), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, extSem_out); CG_ARG_WORD(2, semHandleDesc));
     CG_SHORT_CALL(cuImportExternalSemaphore, (extSem_out, semHandleDesc), cgl_thunk_code);
     return cgl_gp_cuImportExternalSemaphore(extSem_out, semHandleDesc);
 }
@@ -13403,7 +13403,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuSignalExternalSemaphoresAsync
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuSignalExternalSemaphoresAsync_ptsz(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)
 {
-    CG_ARGS_CALL(cuSignalExternalSemaphoresAsync_ptsz, (extSemArray, paramsArray, numExtSems, stream), cgl_thunk_code, 5, 0, (extSemArray, paramsArray, numExtSems, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, extSemArray); CG_ARG_WORD(2, paramsArray); CG_ARG_WORD(3, numExtSems); CG_ARG_WORD(4, stream));
+    CG_ARGS_CALL(cuSignalExternalSemaphoresAsync_ptsz, (extSemArray, paramsArray, numExtSems, stream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, extSemArray); CG_ARG_WORD(2, paramsArray); CG_ARG_WORD(3, numExtSems); CG_ARG_WORD(4, stream));
     CG_SHORT_CALL(cuSignalExternalSemaphoresAsync_ptsz, (extSemArray, paramsArray, numExtSems, stream), cgl_thunk_code);
     return cgl_gp_cuSignalExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
 }
@@ -13438,7 +13438,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuWaitExternalSemaphoresAsync_p
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuWaitExternalSemaphoresAsync_ptsz(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)
 {
-    CG_ARGS_CALL(cuWaitExternalSemaphoresAsync_ptsz, (extSemArray, paramsArray, numExtSems, stream), cgl_thunk_code, 5, 0, (extSemArray, paramsArray, numExtSems, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, extSemArray); CG_ARG_WORD(2, paramsArray); CG_ARG_WORD(3, numExtSems); CG_ARG_WORD(4, stream));
+    CG_ARGS_CALL(cuWaitExternalSemaphoresAsync_ptsz, (extSemArray, paramsArray, numExtSems, stream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, extSemArray); CG_ARG_WORD(2, paramsArray); CG_ARG_WORD(3, numExtSems); CG_ARG_WORD(4, stream));
     CG_SHORT_CALL(cuWaitExternalSemaphoresAsync_ptsz, (extSemArray, paramsArray, numExtSems, stream), cgl_thunk_code);
     return cgl_gp_cuWaitExternalSemaphoresAsync_ptsz(extSemArray, paramsArray, numExtSems, stream);
 }
@@ -13467,7 +13467,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDestroyExternalSemaphore(CUex
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDestroyExternalSemaphore(CUexternalSemaphore extSem)
 {
-    CG_ARGS_CALL(cuDestroyExternalSemaphore, (extSem), cgl_thunk_code, 2, 0, (extSem, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, extSem));
+    CG_ARGS_CALL(cuDestroyExternalSemaphore, (extSem), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, extSem));
     CG_SHORT_CALL(cuDestroyExternalSemaphore, (extSem), cgl_thunk_code);
     return cgl_gp_cuDestroyExternalSemaphore(extSem);
 }
@@ -13502,7 +13502,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamWaitValue32_v2_ptsz(CUs
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
-    CG_ARGS_CALL(cuStreamWaitValue32_v2_ptsz, (stream, addr, value, flags), cgl_thunk_code, 5, 0, (stream, addr, value, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, addr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(cuStreamWaitValue32_v2_ptsz, (stream, addr, value, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, addr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(cuStreamWaitValue32_v2_ptsz, (stream, addr, value, flags), cgl_thunk_code);
     return cgl_gp_cuStreamWaitValue32_v2_ptsz(stream, addr, value, flags);
 }
@@ -13537,7 +13537,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamWaitValue64_v2_ptsz(CUs
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitValue64_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
-    CG_ARGS_CALL(cuStreamWaitValue64_v2_ptsz, (stream, addr, value, flags), cgl_thunk_code, 5, 0, (stream, addr, value, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, addr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(cuStreamWaitValue64_v2_ptsz, (stream, addr, value, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, addr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(cuStreamWaitValue64_v2_ptsz, (stream, addr, value, flags), cgl_thunk_code);
     return cgl_gp_cuStreamWaitValue64_v2_ptsz(stream, addr, value, flags);
 }
@@ -13572,7 +13572,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamWriteValue32_v2_ptsz(CU
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamWriteValue32_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
-    CG_ARGS_CALL(cuStreamWriteValue32_v2_ptsz, (stream, addr, value, flags), cgl_thunk_code, 5, 0, (stream, addr, value, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, addr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(cuStreamWriteValue32_v2_ptsz, (stream, addr, value, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, addr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(cuStreamWriteValue32_v2_ptsz, (stream, addr, value, flags), cgl_thunk_code);
     return cgl_gp_cuStreamWriteValue32_v2_ptsz(stream, addr, value, flags);
 }
@@ -13607,7 +13607,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamWriteValue64_v2_ptsz(CU
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamWriteValue64_v2_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
-    CG_ARGS_CALL(cuStreamWriteValue64_v2_ptsz, (stream, addr, value, flags), cgl_thunk_code, 5, 0, (stream, addr, value, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, addr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(cuStreamWriteValue64_v2_ptsz, (stream, addr, value, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, addr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(cuStreamWriteValue64_v2_ptsz, (stream, addr, value, flags), cgl_thunk_code);
     return cgl_gp_cuStreamWriteValue64_v2_ptsz(stream, addr, value, flags);
 }
@@ -13642,7 +13642,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamBatchMemOp_v2_ptsz(CUst
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamBatchMemOp_v2_ptsz(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)
 {
-    CG_ARGS_CALL(cuStreamBatchMemOp_v2_ptsz, (stream, count, paramArray, flags), cgl_thunk_code, 5, 0, (stream, count, paramArray, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, count); CG_ARG_WORD(3, paramArray); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(cuStreamBatchMemOp_v2_ptsz, (stream, count, paramArray, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, count); CG_ARG_WORD(3, paramArray); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(cuStreamBatchMemOp_v2_ptsz, (stream, count, paramArray, flags), cgl_thunk_code);
     return cgl_gp_cuStreamBatchMemOp_v2_ptsz(stream, count, paramArray, flags);
 }
@@ -13675,7 +13675,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuFuncGetAttribute(int *pi, CUf
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)
 {
-    CG_ARGS_CALL(cuFuncGetAttribute, (pi, attrib, hfunc), cgl_thunk_code, 5, 1, (pi, attrib, hfunc, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pi); CG_ARG_WORD(2, attrib); CG_ARG_WORD(3, hfunc); CG_OUT_WORD(4, 0, pi));
+    CG_ARGS_CALL(cuFuncGetAttribute, (pi, attrib, hfunc), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pi); CG_ARG_WORD(2, attrib); CG_ARG_WORD(3, hfunc); CG_OUT_WORD(4, 0, pi));
     CG_SHORT_CALL(cuFuncGetAttribute, (pi, attrib, hfunc), cgl_thunk_code);
     return cgl_gp_cuFuncGetAttribute(pi, attrib, hfunc);
 }
@@ -13708,7 +13708,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuFuncSetAttribute(CUfunction h
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
 {
-    CG_ARGS_CALL(cuFuncSetAttribute, (hfunc, attrib, value), cgl_thunk_code, 4, 0, (hfunc, attrib, value, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hfunc); CG_ARG_WORD(2, attrib); CG_ARG_WORD(3, value));
+    CG_ARGS_CALL(cuFuncSetAttribute, (hfunc, attrib, value), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hfunc); CG_ARG_WORD(2, attrib); CG_ARG_WORD(3, value));
     CG_SHORT_CALL(cuFuncSetAttribute, (hfunc, attrib, value), cgl_thunk_code);
     return cgl_gp_cuFuncSetAttribute(hfunc, attrib, value);
 }
@@ -13739,7 +13739,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuFuncSetCacheConfig(CUfunction
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
 {
-    CG_ARGS_CALL(cuFuncSetCacheConfig, (hfunc, config), cgl_thunk_code, 3, 0, (hfunc, config, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hfunc); CG_ARG_WORD(2, config));
+    CG_ARGS_CALL(cuFuncSetCacheConfig, (hfunc, config), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hfunc); CG_ARG_WORD(2, config));
     CG_SHORT_CALL(cuFuncSetCacheConfig, (hfunc, config), cgl_thunk_code);
     return cgl_gp_cuFuncSetCacheConfig(hfunc, config);
 }
@@ -13770,7 +13770,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuFuncGetModule(CUmodule *hmod,
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
 {
-    CG_ARGS_CALL(cuFuncGetModule, (hmod, hfunc), cgl_thunk_code, 3, 0, (hmod, hfunc, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hmod); CG_ARG_WORD(2, hfunc));
+    CG_ARGS_CALL(cuFuncGetModule, (hmod, hfunc), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hmod); CG_ARG_WORD(2, hfunc));
     CG_SHORT_CALL(cuFuncGetModule, (hmod, hfunc), cgl_thunk_code);
     return cgl_gp_cuFuncGetModule(hmod, hfunc);
 }
@@ -13801,7 +13801,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuFuncGetName(const char **name
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuFuncGetName(const char **name, CUfunction hfunc)
 {
-    CG_ARGS_CALL(cuFuncGetName, (name, hfunc), cgl_thunk_code, 3, 0, (name, hfunc, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, name); CG_ARG_WORD(2, hfunc));
+    CG_ARGS_CALL(cuFuncGetName, (name, hfunc), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, name); CG_ARG_WORD(2, hfunc));
     CG_SHORT_CALL(cuFuncGetName, (name, hfunc), cgl_thunk_code);
     return cgl_gp_cuFuncGetName(name, hfunc);
 }
@@ -13836,7 +13836,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuFuncGetParamInfo(CUfunction f
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
 {
-    CG_ARGS_CALL(cuFuncGetParamInfo, (func, paramIndex, paramOffset, paramSize), cgl_thunk_code, 5, 0, (func, paramIndex, paramOffset, paramSize, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, func); CG_ARG_WORD(2, paramIndex); CG_ARG_WORD(3, paramOffset); CG_ARG_WORD(4, paramSize));
+    CG_ARGS_CALL(cuFuncGetParamInfo, (func, paramIndex, paramOffset, paramSize), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, func); CG_ARG_WORD(2, paramIndex); CG_ARG_WORD(3, paramOffset); CG_ARG_WORD(4, paramSize));
     CG_SHORT_CALL(cuFuncGetParamInfo, (func, paramIndex, paramOffset, paramSize), cgl_thunk_code);
     return cgl_gp_cuFuncGetParamInfo(func, paramIndex, paramOffset, paramSize);
 }
@@ -13867,7 +13867,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuFuncIsLoaded(CUfunctionLoadin
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function)
 {
-    CG_ARGS_CALL(cuFuncIsLoaded, (state, function), cgl_thunk_code, 3, 0, (state, function, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, state); CG_ARG_WORD(2, function));
+    CG_ARGS_CALL(cuFuncIsLoaded, (state, function), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, state); CG_ARG_WORD(2, function));
     CG_SHORT_CALL(cuFuncIsLoaded, (state, function), cgl_thunk_code);
     return cgl_gp_cuFuncIsLoaded(state, function);
 }
@@ -13897,7 +13897,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuFuncLoad(CUfunction function)
 static __attribute__((noinline)) CUresult cgl_sl_cuFuncLoad(CUfunction function)
 {
     CG_BLOCKING_CALL(cuFuncLoad, (function), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuFuncLoad, (function), cgl_thunk_code, 2, 0, (function, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, function));
+    CG_ARGS_CALL(cuFuncLoad, (function), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, function));
     CG_SHORT_CALL(cuFuncLoad, (function), cgl_thunk_code);
     return cgl_gp_cuFuncLoad(function);
 }
@@ -13947,7 +13947,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuLaunchKernel_ptsz(CUfunction 
 static __attribute__((noinline)) CUresult cgl_sl_cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
 {
     CG_BLOCKING_CALL(cuLaunchKernel_ptsz, (f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuLaunchKernel_ptsz, (f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra), cgl_thunk_code, 12, 0, (f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, f); CG_ARG_WORD(2, gridDimX); CG_ARG_WORD(3, gridDimY); CG_ARG_WORD(4, gridDimZ); CG_ARG_WORD(5, blockDimX); CG_ARG_WORD(6, blockDimY); CG_ARG_WORD(7, blockDimZ); CG_ARG_WORD(8, sharedMemBytes); CG_ARG_WORD(9, hStream); CG_ARG_WORD(10, kernelParams); CG_ARG_WORD(11, extra));
+    CG_ARGS_CALL(cuLaunchKernel_ptsz, (f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra), cgl_thunk_code, 12, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, f); CG_ARG_WORD(2, gridDimX); CG_ARG_WORD(3, gridDimY); CG_ARG_WORD(4, gridDimZ); CG_ARG_WORD(5, blockDimX); CG_ARG_WORD(6, blockDimY); CG_ARG_WORD(7, blockDimZ); CG_ARG_WORD(8, sharedMemBytes); CG_ARG_WORD(9, hStream); CG_ARG_WORD(10, kernelParams); CG_ARG_WORD(11, extra));
     CG_SHORT_CALL(cuLaunchKernel_ptsz, (f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra), cgl_thunk_code);
     return cgl_gp_cuLaunchKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
 }
@@ -13983,7 +13983,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuLaunchKernelEx_ptsz(const CUl
 static __attribute__((noinline)) CUresult cgl_sl_cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
 {
     CG_BLOCKING_CALL(cuLaunchKernelEx_ptsz, (config, f, kernelParams, extra), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuLaunchKernelEx_ptsz, (config, f, kernelParams, extra), cgl_thunk_code, 5, 0, (config, f, kernelParams, extra, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, config); CG_ARG_WORD(2, f); CG_ARG_WORD(3, kernelParams); CG_ARG_WORD(4, extra));
+    CG_ARGS_CALL(cuLaunchKernelEx_ptsz, (config, f, kernelParams, extra), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, config); CG_ARG_WORD(2, f); CG_ARG_WORD(3, kernelParams); CG_ARG_WORD(4, extra));
     CG_SHORT_CALL(cuLaunchKernelEx_ptsz, (config, f, kernelParams, extra), cgl_thunk_code);
     return cgl_gp_cuLaunchKernelEx_ptsz(config, f, kernelParams, extra);
 }
@@ -14031,7 +14031,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuLaunchCooperativeKernel_ptsz(
 static __attribute__((noinline)) CUresult cgl_sl_cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)
 {
     CG_BLOCKING_CALL(cuLaunchCooperativeKernel_ptsz, (f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuLaunchCooperativeKernel_ptsz, (f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams), cgl_thunk_code, 11, 0, (f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, f); CG_ARG_WORD(2, gridDimX); CG_ARG_WORD(3, gridDimY); CG_ARG_WORD(4, gridDimZ); CG_ARG_WORD(5, blockDimX); CG_ARG_WORD(6, blockDimY); CG_ARG_WORD(7, blockDimZ); CG_ARG_WORD(8, sharedMemBytes); CG_ARG_WORD(9, hStream); CG_ARG_WORD(10, kernelParams));
+    CG_ARGS_CALL(cuLaunchCooperativeKernel_ptsz, (f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams), cgl_thunk_code, 11, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, f); CG_ARG_WORD(2, gridDimX); CG_ARG_WORD(3, gridDimY); CG_ARG_WORD(4, gridDimZ); CG_ARG_WORD(5, blockDimX); CG_ARG_WORD(6, blockDimY); CG_ARG_WORD(7, blockDimZ); CG_ARG_WORD(8, sharedMemBytes); CG_ARG_WORD(9, hStream); CG_ARG_WORD(10, kernelParams));
     CG_SHORT_CALL(cuLaunchCooperativeKernel_ptsz, (f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams), cgl_thunk_code);
     return cgl_gp_cuLaunchCooperativeKernel_ptsz(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
 }
@@ -14065,7 +14065,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuLaunchCooperativeKernelMultiD
 static __attribute__((noinline)) CUresult cgl_sl_cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launchParamsList, unsigned int numDevices, unsigned int flags)
 {
     CG_BLOCKING_CALL(cuLaunchCooperativeKernelMultiDevice, (launchParamsList, numDevices, flags), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuLaunchCooperativeKernelMultiDevice, (launchParamsList, numDevices, flags), cgl_thunk_code, 4, 0, (launchParamsList, numDevices, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, launchParamsList); CG_ARG_WORD(2, numDevices); CG_ARG_WORD(3, flags));
+    CG_ARGS_CALL(cuLaunchCooperativeKernelMultiDevice, (launchParamsList, numDevices, flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, launchParamsList); CG_ARG_WORD(2, numDevices); CG_ARG_WORD(3, flags));
     CG_SHORT_CALL(cuLaunchCooperativeKernelMultiDevice, (launchParamsList, numDevices, flags), cgl_thunk_code);
     return cgl_gp_cuLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags);
 }
@@ -14098,7 +14098,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuLaunchHostFunc_ptsz(CUstream 
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn, void *userData)
 {
-    CG_ARGS_CALL(cuLaunchHostFunc_ptsz, (hStream, fn, userData), cgl_thunk_code, 4, 0, (hStream, fn, userData, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, fn); CG_ARG_WORD(3, userData));
+    CG_ARGS_CALL(cuLaunchHostFunc_ptsz, (hStream, fn, userData), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, fn); CG_ARG_WORD(3, userData));
     CG_SHORT_CALL(cuLaunchHostFunc_ptsz, (hStream, fn, userData), cgl_thunk_code);
     return cgl_gp_cuLaunchHostFunc_ptsz(hStream, fn, userData);
 }
@@ -14133,7 +14133,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuFuncSetBlockShape(CUfunction 
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuFuncSetBlockShape(CUfunction hfunc, int x, int y, int z)
 {
-    CG_ARGS_CALL(cuFuncSetBlockShape, (hfunc, x, y, z), cgl_thunk_code, 5, 0, (hfunc, x, y, z, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hfunc); CG_ARG_WORD(2, x); CG_ARG_WORD(3, y); CG_ARG_WORD(4, z));
+    CG_ARGS_CALL(cuFuncSetBlockShape, (hfunc, x, y, z), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hfunc); CG_ARG_WORD(2, x); CG_ARG_WORD(3, y); CG_ARG_WORD(4, z));
     CG_SHORT_CALL(cuFuncSetBlockShape, (hfunc, x, y, z), cgl_thunk_code);
     return cgl_gp_cuFuncSetBlockShape(hfunc, x, y, z);
 }
@@ -14164,7 +14164,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuFuncSetSharedSize(CUfunction 
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuFuncSetSharedSize(CUfunction hfunc, unsigned int bytes)
 {
-    CG_ARGS_CALL(cuFuncSetSharedSize, (hfunc, bytes), cgl_thunk_code, 3, 0, (hfunc, bytes, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hfunc); CG_ARG_WORD(2, bytes));
+    CG_ARGS_CALL(cuFuncSetSharedSize, (hfunc, bytes), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hfunc); CG_ARG_WORD(2, bytes));
     CG_SHORT_CALL(cuFuncSetSharedSize, (hfunc, bytes), cgl_thunk_code);
     return cgl_gp_cuFuncSetSharedSize(hfunc, bytes);
 }
@@ -14195,7 +14195,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuParamSetSize(CUfunction hfunc
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuParamSetSize(CUfunction hfunc, unsigned int numbytes)
 {
-    CG_ARGS_CALL(cuParamSetSize, (hfunc, numbytes), cgl_thunk_code, 3, 0, (hfunc, numbytes, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hfunc); CG_ARG_WORD(2, numbytes));
+    CG_ARGS_CALL(cuParamSetSize, (hfunc, numbytes), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hfunc); CG_ARG_WORD(2, numbytes));
     CG_SHORT_CALL(cuParamSetSize, (hfunc, numbytes), cgl_thunk_code);
     return cgl_gp_cuParamSetSize(hfunc, numbytes);
 }
@@ -14228,7 +14228,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuParamSeti(CUfunction hfunc, i
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuParamSeti(CUfunction hfunc, int offset, unsigned int value)
 {
-    CG_ARGS_CALL(cuParamSeti, (hfunc, offset, value), cgl_thunk_code, 4, 0, (hfunc, offset, value, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hfunc); CG_ARG_WORD(2, offset); CG_ARG_WORD(3, value));
+    CG_ARGS_CALL(cuParamSeti, (hfunc, offset, value), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hfunc); CG_ARG_WORD(2, offset); CG_ARG_WORD(3, value));
     CG_SHORT_CALL(cuParamSeti, (hfunc, offset, value), cgl_thunk_code);
     return cgl_gp_cuParamSeti(hfunc, offset, value);
 }
@@ -14261,7 +14261,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuParamSetf(CUfunction hfunc, i
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuParamSetf(CUfunction hfunc, int offset, float value)
 {
-    CG_ARGS_CALL(cuParamSetf, (hfunc, offset, value), cgl_thunk_code, 4, 0, (hfunc, offset, value, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hfunc); CG_ARG_WORD(2, offset); CG_ARG_WORD(3, value));
+    CG_ARGS_CALL(cuParamSetf, (hfunc, offset, value), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hfunc); CG_ARG_WORD(2, offset); CG_ARG_WORD(3, value));
     CG_SHORT_CALL(cuParamSetf, (hfunc, offset, value), cgl_thunk_code);
     return cgl_gp_cuParamSetf(hfunc, offset, value);
 }
@@ -14296,7 +14296,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuParamSetv(CUfunction hfunc, i
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuParamSetv(CUfunction hfunc, int offset, void *ptr, unsigned int numbytes)
 {
-    CG_ARGS_CALL(cuParamSetv, (hfunc, offset, ptr, numbytes), cgl_thunk_code, 5, 0, (hfunc, offset, ptr, numbytes, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hfunc); CG_ARG_WORD(2, offset); CG_ARG_WORD(3, ptr); CG_ARG_WORD(4, numbytes));
+    CG_ARGS_CALL(cuParamSetv, (hfunc, offset, ptr, numbytes), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hfunc); CG_ARG_WORD(2, offset); CG_ARG_WORD(3, ptr); CG_ARG_WORD(4, numbytes));
     CG_SHORT_CALL(cuParamSetv, (hfunc, offset, ptr, numbytes), cgl_thunk_code);
     return cgl_gp_cuParamSetv(hfunc, offset, ptr, numbytes);
 }
@@ -14325,7 +14325,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuLaunch(CUfunction f)
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuLaunch(CUfunction f)
 {
-    CG_ARGS_CALL(cuLaunch, (f), cgl_thunk_code, 2, 0, (f, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, f));
+    CG_ARGS_CALL(cuLaunch, (f), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, f));
     CG_SHORT_CALL(cuLaunch, (f), cgl_thunk_code);
     return cgl_gp_cuLaunch(f);
 }
@@ -14358,7 +14358,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuLaunchGrid(CUfunction f, int 
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuLaunchGrid(CUfunction f, int grid_width, int grid_height)
 {
-    CG_ARGS_CALL(cuLaunchGrid, (f, grid_width, grid_height), cgl_thunk_code, 4, 0, (f, grid_width, grid_height, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, f); CG_ARG_WORD(2, grid_width); CG_ARG_WORD(3, grid_height));
+    CG_ARGS_CALL(cuLaunchGrid, (f, grid_width, grid_height), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, f); CG_ARG_WORD(2, grid_width); CG_ARG_WORD(3, grid_height));
     CG_SHORT_CALL(cuLaunchGrid, (f, grid_width, grid_height), cgl_thunk_code);
     return cgl_gp_cuLaunchGrid(f, grid_width, grid_height);
 }
@@ -14393,7 +14393,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuLaunchGridAsync(CUfunction f,
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream hStream)
 {
-    CG_ARGS_CALL(cuLaunchGridAsync, (f, grid_width, grid_height, hStream), cgl_thunk_code, 5, 0, (f, grid_width, grid_height, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, f); CG_ARG_WORD(2, grid_width); CG_ARG_WORD(3, grid_height); CG_ARG_WORD(4, hStream));
+    CG_ARGS_CALL(cuLaunchGridAsync, (f, grid_width, grid_height, hStream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, f); CG_ARG_WORD(2, grid_width); CG_ARG_WORD(3, grid_height); CG_ARG_WORD(4, hStream));
     CG_SHORT_CALL(cuLaunchGridAsync, (f, grid_width, grid_height, hStream), cgl_thunk_code);
     return cgl_gp_cuLaunchGridAsync(f, grid_width, grid_height, hStream);
 }
@@ -14426,7 +14426,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuParamSetTexRef(CUfunction hfu
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuParamSetTexRef(CUfunction hfunc, int texunit, CUtexref hTexRef)
 {
-    CG_ARGS_CALL(cuParamSetTexRef, (hfunc, texunit, hTexRef), cgl_thunk_code, 4, 0, (hfunc, texunit, hTexRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hfunc); CG_ARG_WORD(2, texunit); CG_ARG_WORD(3, hTexRef));
+    CG_ARGS_CALL(cuParamSetTexRef, (hfunc, texunit, hTexRef), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hfunc); CG_ARG_WORD(2, texunit); CG_ARG_WORD(3, hTexRef));
     CG_SHORT_CALL(cuParamSetTexRef, (hfunc, texunit, hTexRef), cgl_thunk_code);
     return cgl_gp_cuParamSetTexRef(hfunc, texunit, hTexRef);
 }
@@ -14457,7 +14457,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuFuncSetSharedMemConfig(CUfunc
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config)
 {
-    CG_ARGS_CALL(cuFuncSetSharedMemConfig, (hfunc, config), cgl_thunk_code, 3, 0, (hfunc, config, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hfunc); CG_ARG_WORD(2, config));
+    CG_ARGS_CALL(cuFuncSetSharedMemConfig, (hfunc, config), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hfunc); CG_ARG_WORD(2, config));
     CG_SHORT_CALL(cuFuncSetSharedMemConfig, (hfunc, config), cgl_thunk_code);
     return cgl_gp_cuFuncSetSharedMemConfig(hfunc, config);
 }
@@ -14488,7 +14488,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphCreate(CUgraph *phGraph,
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphCreate(CUgraph *phGraph, unsigned int flags)
 {
-    CG_ARGS_CALL(cuGraphCreate, (phGraph, flags), cgl_thunk_code, 4, 1, (phGraph, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraph); CG_ARG_WORD(2, flags); CG_OUT_WORD(3, 0, phGraph));
+    CG_ARGS_CALL(cuGraphCreate, (phGraph, flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraph); CG_ARG_WORD(2, flags); CG_OUT_WORD(3, 0, phGraph));
     CG_SHORT_CALL(cuGraphCreate, (phGraph, flags), cgl_thunk_code);
     return cgl_gp_cuGraphCreate(phGraph, flags);
 }
@@ -14528,7 +14528,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddKernelNode_v2(CUgraph
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphAddKernelNode_v2, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code, 7, 1, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, nodeParams); CG_OUT_WORD(6, 0, phGraphNode));
+    CG_ARGS_CALL(cuGraphAddKernelNode_v2, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, nodeParams); CG_OUT_WORD(6, 0, phGraphNode));
     CG_SHORT_CALL(cuGraphAddKernelNode_v2, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphAddKernelNode_v2(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
@@ -14562,7 +14562,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphKernelNodeGetParams_v2(C
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphKernelNodeGetParams_v2, (hNode, nodeParams), cgl_thunk_code, 3, 0, (hNode, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, nodeParams));
+    CG_ARGS_CALL(cuGraphKernelNodeGetParams_v2, (hNode, nodeParams), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, nodeParams));
     CG_SHORT_CALL(cuGraphKernelNodeGetParams_v2, (hNode, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphKernelNodeGetParams_v2(hNode, nodeParams);
 }
@@ -14596,7 +14596,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphKernelNodeSetParams_v2(C
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphKernelNodeSetParams_v2, (hNode, nodeParams), cgl_thunk_code, 3, 0, (hNode, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, nodeParams));
+    CG_ARGS_CALL(cuGraphKernelNodeSetParams_v2, (hNode, nodeParams), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, nodeParams));
     CG_SHORT_CALL(cuGraphKernelNodeSetParams_v2, (hNode, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphKernelNodeSetParams_v2(hNode, nodeParams);
 }
@@ -14638,7 +14638,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddMemcpyNode(CUgraphNod
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)
 {
-    CG_ARGS_CALL(cuGraphAddMemcpyNode, (phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx), cgl_thunk_code, 8, 1, (phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, copyParams); CG_ARG_WORD(6, ctx); CG_OUT_WORD(7, 0, phGraphNode));
+    CG_ARGS_CALL(cuGraphAddMemcpyNode, (phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, copyParams); CG_ARG_WORD(6, ctx); CG_OUT_WORD(7, 0, phGraphNode));
     CG_SHORT_CALL(cuGraphAddMemcpyNode, (phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx), cgl_thunk_code);
     return cgl_gp_cuGraphAddMemcpyNode(phGraphNode, hGraph, dependencies, numDependencies, copyParams, ctx);
 }
@@ -14672,7 +14672,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphMemcpyNodeGetParams(CUgr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphMemcpyNodeGetParams, (hNode, nodeParams), cgl_thunk_code, 3, 0, (hNode, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, nodeParams));
+    CG_ARGS_CALL(cuGraphMemcpyNodeGetParams, (hNode, nodeParams), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, nodeParams));
     CG_SHORT_CALL(cuGraphMemcpyNodeGetParams, (hNode, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphMemcpyNodeGetParams(hNode, nodeParams);
 }
@@ -14706,7 +14706,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphMemcpyNodeSetParams(CUgr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphMemcpyNodeSetParams, (hNode, nodeParams), cgl_thunk_code, 3, 0, (hNode, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, nodeParams));
+    CG_ARGS_CALL(cuGraphMemcpyNodeSetParams, (hNode, nodeParams), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, nodeParams));
     CG_SHORT_CALL(cuGraphMemcpyNodeSetParams, (hNode, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphMemcpyNodeSetParams(hNode, nodeParams);
 }
@@ -14748,7 +14748,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddMemsetNode(CUgraphNod
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)
 {
-    CG_ARGS_CALL(cuGraphAddMemsetNode, (phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx), cgl_thunk_code, 8, 1, (phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, memsetParams); CG_ARG_WORD(6, ctx); CG_OUT_WORD(7, 0, phGraphNode));
+    CG_ARGS_CALL(cuGraphAddMemsetNode, (phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, memsetParams); CG_ARG_WORD(6, ctx); CG_OUT_WORD(7, 0, phGraphNode));
     CG_SHORT_CALL(cuGraphAddMemsetNode, (phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx), cgl_thunk_code);
     return cgl_gp_cuGraphAddMemsetNode(phGraphNode, hGraph, dependencies, numDependencies, memsetParams, ctx);
 }
@@ -14782,7 +14782,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphMemsetNodeGetParams(CUgr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphMemsetNodeGetParams, (hNode, nodeParams), cgl_thunk_code, 3, 0, (hNode, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, nodeParams));
+    CG_ARGS_CALL(cuGraphMemsetNodeGetParams, (hNode, nodeParams), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, nodeParams));
     CG_SHORT_CALL(cuGraphMemsetNodeGetParams, (hNode, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphMemsetNodeGetParams(hNode, nodeParams);
 }
@@ -14816,7 +14816,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphMemsetNodeSetParams(CUgr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphMemsetNodeSetParams, (hNode, nodeParams), cgl_thunk_code, 3, 0, (hNode, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, nodeParams));
+    CG_ARGS_CALL(cuGraphMemsetNodeSetParams, (hNode, nodeParams), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, nodeParams));
     CG_SHORT_CALL(cuGraphMemsetNodeSetParams, (hNode, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphMemsetNodeSetParams(hNode, nodeParams);
 }
@@ -14856,7 +14856,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddHostNode(CUgraphNode 
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_HOST_NODE_PARAMS *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphAddHostNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code, 7, 1, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, nodeParams); CG_OUT_WORD(6, 0, phGraphNode));
+    CG_ARGS_CALL(cuGraphAddHostNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, nodeParams); CG_OUT_WORD(6, 0, phGraphNode));
     CG_SHORT_CALL(cuGraphAddHostNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphAddHostNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
@@ -14890,7 +14890,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphHostNodeGetParams(CUgrap
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphHostNodeGetParams, (hNode, nodeParams), cgl_thunk_code, 3, 0, (hNode, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, nodeParams));
+    CG_ARGS_CALL(cuGraphHostNodeGetParams, (hNode, nodeParams), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, nodeParams));
     CG_SHORT_CALL(cuGraphHostNodeGetParams, (hNode, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphHostNodeGetParams(hNode, nodeParams);
 }
@@ -14924,7 +14924,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphHostNodeSetParams(CUgrap
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphHostNodeSetParams, (hNode, nodeParams), cgl_thunk_code, 3, 0, (hNode, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, nodeParams));
+    CG_ARGS_CALL(cuGraphHostNodeSetParams, (hNode, nodeParams), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, nodeParams));
     CG_SHORT_CALL(cuGraphHostNodeSetParams, (hNode, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphHostNodeSetParams(hNode, nodeParams);
 }
@@ -14965,7 +14965,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddChildGraphNode(CUgrap
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraph childGraph)
 {
-    CG_ARGS_CALL(cuGraphAddChildGraphNode, (phGraphNode, hGraph, dependencies, numDependencies, childGraph), cgl_thunk_code, 7, 1, (phGraphNode, hGraph, dependencies, numDependencies, childGraph, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, childGraph); CG_OUT_WORD(6, 0, phGraphNode));
+    CG_ARGS_CALL(cuGraphAddChildGraphNode, (phGraphNode, hGraph, dependencies, numDependencies, childGraph), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, childGraph); CG_OUT_WORD(6, 0, phGraphNode));
     CG_SHORT_CALL(cuGraphAddChildGraphNode, (phGraphNode, hGraph, dependencies, numDependencies, childGraph), cgl_thunk_code);
     return cgl_gp_cuGraphAddChildGraphNode(phGraphNode, hGraph, dependencies, numDependencies, childGraph);
 }
@@ -14999,7 +14999,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphChildGraphNodeGetGraph(C
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph)
 {
-    CG_ARGS_CALL(cuGraphChildGraphNodeGetGraph, (hNode, phGraph), cgl_thunk_code, 4, 1, (hNode, phGraph, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, phGraph); CG_OUT_WORD(3, 0, phGraph));
+    CG_ARGS_CALL(cuGraphChildGraphNodeGetGraph, (hNode, phGraph), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, phGraph); CG_OUT_WORD(3, 0, phGraph));
     CG_SHORT_CALL(cuGraphChildGraphNodeGetGraph, (hNode, phGraph), cgl_thunk_code);
     return cgl_gp_cuGraphChildGraphNodeGetGraph(hNode, phGraph);
 }
@@ -15037,7 +15037,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddEmptyNode(CUgraphNode
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies)
 {
-    CG_ARGS_CALL(cuGraphAddEmptyNode, (phGraphNode, hGraph, dependencies, numDependencies), cgl_thunk_code, 6, 1, (phGraphNode, hGraph, dependencies, numDependencies, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_OUT_WORD(5, 0, phGraphNode));
+    CG_ARGS_CALL(cuGraphAddEmptyNode, (phGraphNode, hGraph, dependencies, numDependencies), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_OUT_WORD(5, 0, phGraphNode));
     CG_SHORT_CALL(cuGraphAddEmptyNode, (phGraphNode, hGraph, dependencies, numDependencies), cgl_thunk_code);
     return cgl_gp_cuGraphAddEmptyNode(phGraphNode, hGraph, dependencies, numDependencies);
 }
@@ -15077,7 +15077,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddEventRecordNode(CUgra
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)
 {
-    CG_ARGS_CALL(cuGraphAddEventRecordNode, (phGraphNode, hGraph, dependencies, numDependencies, event), cgl_thunk_code, 7, 1, (phGraphNode, hGraph, dependencies, numDependencies, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, event); CG_OUT_WORD(6, 0, phGraphNode));
+    CG_ARGS_CALL(cuGraphAddEventRecordNode, (phGraphNode, hGraph, dependencies, numDependencies, event), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, event); CG_OUT_WORD(6, 0, phGraphNode));
     CG_SHORT_CALL(cuGraphAddEventRecordNode, (phGraphNode, hGraph, dependencies, numDependencies, event), cgl_thunk_code);
     return cgl_gp_cuGraphAddEventRecordNode(phGraphNode, hGraph, dependencies, numDependencies, event);
 }
@@ -15111,7 +15111,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphEventRecordNodeGetEvent(
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *event_out)
 {
-    CG_ARGS_CALL(cuGraphEventRecordNodeGetEvent, (hNode, event_out), cgl_thunk_code, 3, 0, (hNode, event_out, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, event_out));
+    CG_ARGS_CALL(cuGraphEventRecordNodeGetEvent, (hNode, event_out), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, event_out));
     CG_SHORT_CALL(cuGraphEventRecordNodeGetEvent, (hNode, event_out), cgl_thunk_code);
     return cgl_gp_cuGraphEventRecordNodeGetEvent(hNode, event_out);
 }
@@ -15145,7 +15145,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphEventRecordNodeSetEvent(
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event)
 {
-    CG_ARGS_CALL(cuGraphEventRecordNodeSetEvent, (hNode, event), cgl_thunk_code, 3, 0, (hNode, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, event));
+    CG_ARGS_CALL(cuGraphEventRecordNodeSetEvent, (hNode, event), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, event));
     CG_SHORT_CALL(cuGraphEventRecordNodeSetEvent, (hNode, event), cgl_thunk_code);
     return cgl_gp_cuGraphEventRecordNodeSetEvent(hNode, event);
 }
@@ -15185,7 +15185,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddEventWaitNode(CUgraph
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUevent event)
 {
-    CG_ARGS_CALL(cuGraphAddEventWaitNode, (phGraphNode, hGraph, dependencies, numDependencies, event), cgl_thunk_code, 7, 1, (phGraphNode, hGraph, dependencies, numDependencies, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, event); CG_OUT_WORD(6, 0, phGraphNode));
+    CG_ARGS_CALL(cuGraphAddEventWaitNode, (phGraphNode, hGraph, dependencies, numDependencies, event), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, event); CG_OUT_WORD(6, 0, phGraphNode));
     CG_SHORT_CALL(cuGraphAddEventWaitNode, (phGraphNode, hGraph, dependencies, numDependencies, event), cgl_thunk_code);
     return cgl_gp_cuGraphAddEventWaitNode(phGraphNode, hGraph, dependencies, numDependencies, event);
 }
@@ -15219,7 +15219,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphEventWaitNodeGetEvent(CU
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event_out)
 {
-    CG_ARGS_CALL(cuGraphEventWaitNodeGetEvent, (hNode, event_out), cgl_thunk_code, 3, 0, (hNode, event_out, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, event_out));
+    CG_ARGS_CALL(cuGraphEventWaitNodeGetEvent, (hNode, event_out), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, event_out));
     CG_SHORT_CALL(cuGraphEventWaitNodeGetEvent, (hNode, event_out), cgl_thunk_code);
     return cgl_gp_cuGraphEventWaitNodeGetEvent(hNode, event_out);
 }
@@ -15253,7 +15253,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphEventWaitNodeSetEvent(CU
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event)
 {
-    CG_ARGS_CALL(cuGraphEventWaitNodeSetEvent, (hNode, event), cgl_thunk_code, 3, 0, (hNode, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, event));
+    CG_ARGS_CALL(cuGraphEventWaitNodeSetEvent, (hNode, event), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, event));
     CG_SHORT_CALL(cuGraphEventWaitNodeSetEvent, (hNode, event), cgl_thunk_code);
     return cgl_gp_cuGraphEventWaitNodeSetEvent(hNode, event);
 }
@@ -15293,7 +15293,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddExternalSemaphoresSig
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddExternalSemaphoresSignalNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphAddExternalSemaphoresSignalNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code, 7, 1, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, nodeParams); CG_OUT_WORD(6, 0, phGraphNode));
+    CG_ARGS_CALL(cuGraphAddExternalSemaphoresSignalNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, nodeParams); CG_OUT_WORD(6, 0, phGraphNode));
     CG_SHORT_CALL(cuGraphAddExternalSemaphoresSignalNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphAddExternalSemaphoresSignalNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
@@ -15327,7 +15327,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphExternalSemaphoresSignal
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphExternalSemaphoresSignalNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *params_out)
 {
-    CG_ARGS_CALL(cuGraphExternalSemaphoresSignalNodeGetParams, (hNode, params_out), cgl_thunk_code, 3, 0, (hNode, params_out, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, params_out));
+    CG_ARGS_CALL(cuGraphExternalSemaphoresSignalNodeGetParams, (hNode, params_out), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, params_out));
     CG_SHORT_CALL(cuGraphExternalSemaphoresSignalNodeGetParams, (hNode, params_out), cgl_thunk_code);
     return cgl_gp_cuGraphExternalSemaphoresSignalNodeGetParams(hNode, params_out);
 }
@@ -15361,7 +15361,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphExternalSemaphoresSignal
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphExternalSemaphoresSignalNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphExternalSemaphoresSignalNodeSetParams, (hNode, nodeParams), cgl_thunk_code, 3, 0, (hNode, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, nodeParams));
+    CG_ARGS_CALL(cuGraphExternalSemaphoresSignalNodeSetParams, (hNode, nodeParams), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, nodeParams));
     CG_SHORT_CALL(cuGraphExternalSemaphoresSignalNodeSetParams, (hNode, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphExternalSemaphoresSignalNodeSetParams(hNode, nodeParams);
 }
@@ -15401,7 +15401,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddExternalSemaphoresWai
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddExternalSemaphoresWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphAddExternalSemaphoresWaitNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code, 7, 1, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, nodeParams); CG_OUT_WORD(6, 0, phGraphNode));
+    CG_ARGS_CALL(cuGraphAddExternalSemaphoresWaitNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, nodeParams); CG_OUT_WORD(6, 0, phGraphNode));
     CG_SHORT_CALL(cuGraphAddExternalSemaphoresWaitNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphAddExternalSemaphoresWaitNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
@@ -15435,7 +15435,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphExternalSemaphoresWaitNo
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphExternalSemaphoresWaitNodeGetParams(CUgraphNode hNode, CUDA_EXT_SEM_WAIT_NODE_PARAMS *params_out)
 {
-    CG_ARGS_CALL(cuGraphExternalSemaphoresWaitNodeGetParams, (hNode, params_out), cgl_thunk_code, 3, 0, (hNode, params_out, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, params_out));
+    CG_ARGS_CALL(cuGraphExternalSemaphoresWaitNodeGetParams, (hNode, params_out), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, params_out));
     CG_SHORT_CALL(cuGraphExternalSemaphoresWaitNodeGetParams, (hNode, params_out), cgl_thunk_code);
     return cgl_gp_cuGraphExternalSemaphoresWaitNodeGetParams(hNode, params_out);
 }
@@ -15469,7 +15469,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphExternalSemaphoresWaitNo
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphExternalSemaphoresWaitNodeSetParams(CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphExternalSemaphoresWaitNodeSetParams, (hNode, nodeParams), cgl_thunk_code, 3, 0, (hNode, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, nodeParams));
+    CG_ARGS_CALL(cuGraphExternalSemaphoresWaitNodeSetParams, (hNode, nodeParams), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, nodeParams));
     CG_SHORT_CALL(cuGraphExternalSemaphoresWaitNodeSetParams, (hNode, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphExternalSemaphoresWaitNodeSetParams(hNode, nodeParams);
 }
@@ -15509,7 +15509,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddBatchMemOpNode(CUgrap
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddBatchMemOpNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphAddBatchMemOpNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code, 7, 1, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, nodeParams); CG_OUT_WORD(6, 0, phGraphNode));
+    CG_ARGS_CALL(cuGraphAddBatchMemOpNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, nodeParams); CG_OUT_WORD(6, 0, phGraphNode));
     CG_SHORT_CALL(cuGraphAddBatchMemOpNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphAddBatchMemOpNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
@@ -15543,7 +15543,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphBatchMemOpNodeGetParams(
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphBatchMemOpNodeGetParams(CUgraphNode hNode, CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams_out)
 {
-    CG_ARGS_CALL(cuGraphBatchMemOpNodeGetParams, (hNode, nodeParams_out), cgl_thunk_code, 3, 0, (hNode, nodeParams_out, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, nodeParams_out));
+    CG_ARGS_CALL(cuGraphBatchMemOpNodeGetParams, (hNode, nodeParams_out), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, nodeParams_out));
     CG_SHORT_CALL(cuGraphBatchMemOpNodeGetParams, (hNode, nodeParams_out), cgl_thunk_code);
     return cgl_gp_cuGraphBatchMemOpNodeGetParams(hNode, nodeParams_out);
 }
@@ -15577,7 +15577,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphBatchMemOpNodeSetParams(
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphBatchMemOpNodeSetParams(CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphBatchMemOpNodeSetParams, (hNode, nodeParams), cgl_thunk_code, 3, 0, (hNode, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, nodeParams));
+    CG_ARGS_CALL(cuGraphBatchMemOpNodeSetParams, (hNode, nodeParams), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, nodeParams));
     CG_SHORT_CALL(cuGraphBatchMemOpNodeSetParams, (hNode, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphBatchMemOpNodeSetParams(hNode, nodeParams);
 }
@@ -15614,7 +15614,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecBatchMemOpNodeSetPar
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecBatchMemOpNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_BATCH_MEM_OP_NODE_PARAMS *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphExecBatchMemOpNodeSetParams, (hGraphExec, hNode, nodeParams), cgl_thunk_code, 4, 0, (hGraphExec, hNode, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hNode); CG_ARG_WORD(3, nodeParams));
+    CG_ARGS_CALL(cuGraphExecBatchMemOpNodeSetParams, (hGraphExec, hNode, nodeParams), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hNode); CG_ARG_WORD(3, nodeParams));
     CG_SHORT_CALL(cuGraphExecBatchMemOpNodeSetParams, (hGraphExec, hNode, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphExecBatchMemOpNodeSetParams(hGraphExec, hNode, nodeParams);
 }
@@ -15654,7 +15654,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddMemAllocNode(CUgraphN
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphAddMemAllocNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code, 7, 1, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, nodeParams); CG_OUT_WORD(6, 0, phGraphNode));
+    CG_ARGS_CALL(cuGraphAddMemAllocNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, nodeParams); CG_OUT_WORD(6, 0, phGraphNode));
     CG_SHORT_CALL(cuGraphAddMemAllocNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphAddMemAllocNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
@@ -15688,7 +15688,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphMemAllocNodeGetParams(CU
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)
 {
-    CG_ARGS_CALL(cuGraphMemAllocNodeGetParams, (hNode, params_out), cgl_thunk_code, 3, 0, (hNode, params_out, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, params_out));
+    CG_ARGS_CALL(cuGraphMemAllocNodeGetParams, (hNode, params_out), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, params_out));
     CG_SHORT_CALL(cuGraphMemAllocNodeGetParams, (hNode, params_out), cgl_thunk_code);
     return cgl_gp_cuGraphMemAllocNodeGetParams(hNode, params_out);
 }
@@ -15728,7 +15728,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddMemFreeNode(CUgraphNo
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUdeviceptr dptr)
 {
-    CG_ARGS_CALL(cuGraphAddMemFreeNode, (phGraphNode, hGraph, dependencies, numDependencies, dptr), cgl_thunk_code, 7, 1, (phGraphNode, hGraph, dependencies, numDependencies, dptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, dptr); CG_OUT_WORD(6, 0, phGraphNode));
+    CG_ARGS_CALL(cuGraphAddMemFreeNode, (phGraphNode, hGraph, dependencies, numDependencies, dptr), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, dptr); CG_OUT_WORD(6, 0, phGraphNode));
     CG_SHORT_CALL(cuGraphAddMemFreeNode, (phGraphNode, hGraph, dependencies, numDependencies, dptr), cgl_thunk_code);
     return cgl_gp_cuGraphAddMemFreeNode(phGraphNode, hGraph, dependencies, numDependencies, dptr);
 }
@@ -15762,7 +15762,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphMemFreeNodeGetParams(CUg
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dptr_out)
 {
-    CG_ARGS_CALL(cuGraphMemFreeNodeGetParams, (hNode, dptr_out), cgl_thunk_code, 3, 0, (hNode, dptr_out, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, dptr_out));
+    CG_ARGS_CALL(cuGraphMemFreeNodeGetParams, (hNode, dptr_out), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, dptr_out));
     CG_SHORT_CALL(cuGraphMemFreeNodeGetParams, (hNode, dptr_out), cgl_thunk_code);
     return cgl_gp_cuGraphMemFreeNodeGetParams(hNode, dptr_out);
 }
@@ -15791,7 +15791,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGraphMemTrim(CUdevice d
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGraphMemTrim(CUdevice device)
 {
-    CG_ARGS_CALL(cuDeviceGraphMemTrim, (device), cgl_thunk_code, 2, 0, (device, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device));
+    CG_ARGS_CALL(cuDeviceGraphMemTrim, (device), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device));
     CG_SHORT_CALL(cuDeviceGraphMemTrim, (device), cgl_thunk_code);
     return cgl_gp_cuDeviceGraphMemTrim(device);
 }
@@ -15824,7 +15824,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetGraphMemAttribute(CU
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)
 {
-    CG_ARGS_CALL(cuDeviceGetGraphMemAttribute, (device, attr, value), cgl_thunk_code, 4, 0, (device, attr, value, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, value));
+    CG_ARGS_CALL(cuDeviceGetGraphMemAttribute, (device, attr, value), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, value));
     CG_SHORT_CALL(cuDeviceGetGraphMemAttribute, (device, attr, value), cgl_thunk_code);
     return cgl_gp_cuDeviceGetGraphMemAttribute(device, attr, value);
 }
@@ -15857,7 +15857,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceSetGraphMemAttribute(CU
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceSetGraphMemAttribute(CUdevice device, CUgraphMem_attribute attr, void *value)
 {
-    CG_ARGS_CALL(cuDeviceSetGraphMemAttribute, (device, attr, value), cgl_thunk_code, 4, 0, (device, attr, value, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, value));
+    CG_ARGS_CALL(cuDeviceSetGraphMemAttribute, (device, attr, value), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, value));
     CG_SHORT_CALL(cuDeviceSetGraphMemAttribute, (device, attr, value), cgl_thunk_code);
     return cgl_gp_cuDeviceSetGraphMemAttribute(device, attr, value);
 }
@@ -15891,7 +15891,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphClone(CUgraph *phGraphCl
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
 {
-    CG_ARGS_CALL(cuGraphClone, (phGraphClone, originalGraph), cgl_thunk_code, 4, 1, (phGraphClone, originalGraph, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphClone); CG_ARG_WORD(2, originalGraph); CG_OUT_WORD(3, 0, phGraphClone));
+    CG_ARGS_CALL(cuGraphClone, (phGraphClone, originalGraph), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphClone); CG_ARG_WORD(2, originalGraph); CG_OUT_WORD(3, 0, phGraphClone));
     CG_SHORT_CALL(cuGraphClone, (phGraphClone, originalGraph), cgl_thunk_code);
     return cgl_gp_cuGraphClone(phGraphClone, originalGraph);
 }
@@ -15928,7 +15928,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphNodeFindInClone(CUgraphN
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)
 {
-    CG_ARGS_CALL(cuGraphNodeFindInClone, (phNode, hOriginalNode, hClonedGraph), cgl_thunk_code, 5, 1, (phNode, hOriginalNode, hClonedGraph, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phNode); CG_ARG_WORD(2, hOriginalNode); CG_ARG_WORD(3, hClonedGraph); CG_OUT_WORD(4, 0, phNode));
+    CG_ARGS_CALL(cuGraphNodeFindInClone, (phNode, hOriginalNode, hClonedGraph), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phNode); CG_ARG_WORD(2, hOriginalNode); CG_ARG_WORD(3, hClonedGraph); CG_OUT_WORD(4, 0, phNode));
     CG_SHORT_CALL(cuGraphNodeFindInClone, (phNode, hOriginalNode, hClonedGraph), cgl_thunk_code);
     return cgl_gp_cuGraphNodeFindInClone(phNode, hOriginalNode, hClonedGraph);
 }
@@ -15962,7 +15962,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphNodeGetType(CUgraphNode 
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)
 {
-    CG_ARGS_CALL(cuGraphNodeGetType, (hNode, type), cgl_thunk_code, 3, 0, (hNode, type, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, type));
+    CG_ARGS_CALL(cuGraphNodeGetType, (hNode, type), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, type));
     CG_SHORT_CALL(cuGraphNodeGetType, (hNode, type), cgl_thunk_code);
     return cgl_gp_cuGraphNodeGetType(hNode, type);
 }
@@ -15998,7 +15998,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphGetNodes(CUgraph hGraph,
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)
 {
-    CG_ARGS_CALL(cuGraphGetNodes, (hGraph, nodes, numNodes), cgl_thunk_code, 4, 0, (hGraph, nodes, numNodes, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraph); CG_ARG_WORD(2, nodes); CG_ARG_WORD(3, numNodes));
+    CG_ARGS_CALL(cuGraphGetNodes, (hGraph, nodes, numNodes), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraph); CG_ARG_WORD(2, nodes); CG_ARG_WORD(3, numNodes));
     CG_SHORT_CALL(cuGraphGetNodes, (hGraph, nodes, numNodes), cgl_thunk_code);
     return cgl_gp_cuGraphGetNodes(hGraph, nodes, numNodes);
 }
@@ -16034,7 +16034,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphGetRootNodes(CUgraph hGr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode *rootNodes, size_t *numRootNodes)
 {
-    CG_ARGS_CALL(cuGraphGetRootNodes, (hGraph, rootNodes, numRootNodes), cgl_thunk_code, 4, 0, (hGraph, rootNodes, numRootNodes, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraph); CG_ARG_WORD(2, rootNodes); CG_ARG_WORD(3, numRootNodes));
+    CG_ARGS_CALL(cuGraphGetRootNodes, (hGraph, rootNodes, numRootNodes), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraph); CG_ARG_WORD(2, rootNodes); CG_ARG_WORD(3, numRootNodes));
     CG_SHORT_CALL(cuGraphGetRootNodes, (hGraph, rootNodes, numRootNodes), cgl_thunk_code);
     return cgl_gp_cuGraphGetRootNodes(hGraph, rootNodes, numRootNodes);
 }
@@ -16074,7 +16074,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphGetEdges_v2(CUgraph hGra
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData, size_t *numEdges)
 {
-    CG_ARGS_CALL(cuGraphGetEdges_v2, (hGraph, from, to, edgeData, numEdges), cgl_thunk_code, 6, 0, (hGraph, from, to, edgeData, numEdges, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraph); CG_ARG_WORD(2, from); CG_ARG_WORD(3, to); CG_ARG_WORD(4, edgeData); CG_ARG_WORD(5, numEdges));
+    CG_ARGS_CALL(cuGraphGetEdges_v2, (hGraph, from, to, edgeData, numEdges), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraph); CG_ARG_WORD(2, from); CG_ARG_WORD(3, to); CG_ARG_WORD(4, edgeData); CG_ARG_WORD(5, numEdges));
     CG_SHORT_CALL(cuGraphGetEdges_v2, (hGraph, from, to, edgeData, numEdges), cgl_thunk_code);
     return cgl_gp_cuGraphGetEdges_v2(hGraph, from, to, edgeData, numEdges);
 }
@@ -16112,7 +16112,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphNodeGetDependencies_v2(C
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode *dependencies, CUgraphEdgeData *edgeData, size_t *numDependencies)
 {
-    CG_ARGS_CALL(cuGraphNodeGetDependencies_v2, (hNode, dependencies, edgeData, numDependencies), cgl_thunk_code, 5, 0, (hNode, dependencies, edgeData, numDependencies, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, dependencies); CG_ARG_WORD(3, edgeData); CG_ARG_WORD(4, numDependencies));
+    CG_ARGS_CALL(cuGraphNodeGetDependencies_v2, (hNode, dependencies, edgeData, numDependencies), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, dependencies); CG_ARG_WORD(3, edgeData); CG_ARG_WORD(4, numDependencies));
     CG_SHORT_CALL(cuGraphNodeGetDependencies_v2, (hNode, dependencies, edgeData, numDependencies), cgl_thunk_code);
     return cgl_gp_cuGraphNodeGetDependencies_v2(hNode, dependencies, edgeData, numDependencies);
 }
@@ -16150,7 +16150,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphNodeGetDependentNodes_v2
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData, size_t *numDependentNodes)
 {
-    CG_ARGS_CALL(cuGraphNodeGetDependentNodes_v2, (hNode, dependentNodes, edgeData, numDependentNodes), cgl_thunk_code, 5, 0, (hNode, dependentNodes, edgeData, numDependentNodes, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, dependentNodes); CG_ARG_WORD(3, edgeData); CG_ARG_WORD(4, numDependentNodes));
+    CG_ARGS_CALL(cuGraphNodeGetDependentNodes_v2, (hNode, dependentNodes, edgeData, numDependentNodes), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, dependentNodes); CG_ARG_WORD(3, edgeData); CG_ARG_WORD(4, numDependentNodes));
     CG_SHORT_CALL(cuGraphNodeGetDependentNodes_v2, (hNode, dependentNodes, edgeData, numDependentNodes), cgl_thunk_code);
     return cgl_gp_cuGraphNodeGetDependentNodes_v2(hNode, dependentNodes, edgeData, numDependentNodes);
 }
@@ -16190,7 +16190,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddDependencies_v2(CUgra
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)
 {
-    CG_ARGS_CALL(cuGraphAddDependencies_v2, (hGraph, from, to, edgeData, numDependencies), cgl_thunk_code, 6, 0, (hGraph, from, to, edgeData, numDependencies, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraph); CG_ARG_WORD(2, from); CG_ARG_WORD(3, to); CG_ARG_WORD(4, edgeData); CG_ARG_WORD(5, numDependencies));
+    CG_ARGS_CALL(cuGraphAddDependencies_v2, (hGraph, from, to, edgeData, numDependencies), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraph); CG_ARG_WORD(2, from); CG_ARG_WORD(3, to); CG_ARG_WORD(4, edgeData); CG_ARG_WORD(5, numDependencies));
     CG_SHORT_CALL(cuGraphAddDependencies_v2, (hGraph, from, to, edgeData, numDependencies), cgl_thunk_code);
     return cgl_gp_cuGraphAddDependencies_v2(hGraph, from, to, edgeData, numDependencies);
 }
@@ -16230,7 +16230,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphRemoveDependencies_v2(CU
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, const CUgraphEdgeData *edgeData, size_t numDependencies)
 {
-    CG_ARGS_CALL(cuGraphRemoveDependencies_v2, (hGraph, from, to, edgeData, numDependencies), cgl_thunk_code, 6, 0, (hGraph, from, to, edgeData, numDependencies, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraph); CG_ARG_WORD(2, from); CG_ARG_WORD(3, to); CG_ARG_WORD(4, edgeData); CG_ARG_WORD(5, numDependencies));
+    CG_ARGS_CALL(cuGraphRemoveDependencies_v2, (hGraph, from, to, edgeData, numDependencies), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraph); CG_ARG_WORD(2, from); CG_ARG_WORD(3, to); CG_ARG_WORD(4, edgeData); CG_ARG_WORD(5, numDependencies));
     CG_SHORT_CALL(cuGraphRemoveDependencies_v2, (hGraph, from, to, edgeData, numDependencies), cgl_thunk_code);
     return cgl_gp_cuGraphRemoveDependencies_v2(hGraph, from, to, edgeData, numDependencies);
 }
@@ -16262,7 +16262,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphDestroyNode(CUgraphNode 
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphDestroyNode(CUgraphNode hNode)
 {
-    CG_ARGS_CALL(cuGraphDestroyNode, (hNode), cgl_thunk_code, 2, 0, (hNode, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode));
+    CG_ARGS_CALL(cuGraphDestroyNode, (hNode), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode));
     CG_SHORT_CALL(cuGraphDestroyNode, (hNode), cgl_thunk_code);
     return cgl_gp_cuGraphDestroyNode(hNode);
 }
@@ -16299,7 +16299,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphInstantiateWithFlags(CUg
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)
 {
     CG_BLOCKING_CALL(cuGraphInstantiateWithFlags, (phGraphExec, hGraph, flags), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuGraphInstantiateWithFlags, (phGraphExec, hGraph, flags), cgl_thunk_code, 5, 1, (phGraphExec, hGraph, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphExec); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, flags); CG_OUT_WORD(4, 0, phGraphExec));
+    CG_ARGS_CALL(cuGraphInstantiateWithFlags, (phGraphExec, hGraph, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphExec); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, flags); CG_OUT_WORD(4, 0, phGraphExec));
     CG_SHORT_CALL(cuGraphInstantiateWithFlags, (phGraphExec, hGraph, flags), cgl_thunk_code);
     return cgl_gp_cuGraphInstantiateWithFlags(phGraphExec, hGraph, flags);
 }
@@ -16336,7 +16336,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphInstantiateWithParams_pt
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphInstantiateWithParams_ptsz(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
 {
     CG_BLOCKING_CALL(cuGraphInstantiateWithParams_ptsz, (phGraphExec, hGraph, instantiateParams), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuGraphInstantiateWithParams_ptsz, (phGraphExec, hGraph, instantiateParams), cgl_thunk_code, 5, 1, (phGraphExec, hGraph, instantiateParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphExec); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, instantiateParams); CG_OUT_WORD(4, 0, phGraphExec));
+    CG_ARGS_CALL(cuGraphInstantiateWithParams_ptsz, (phGraphExec, hGraph, instantiateParams), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphExec); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, instantiateParams); CG_OUT_WORD(4, 0, phGraphExec));
     CG_SHORT_CALL(cuGraphInstantiateWithParams_ptsz, (phGraphExec, hGraph, instantiateParams), cgl_thunk_code);
     return cgl_gp_cuGraphInstantiateWithParams_ptsz(phGraphExec, hGraph, instantiateParams);
 }
@@ -16370,7 +16370,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecGetFlags(CUgraphExec
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t *flags)
 {
-    CG_ARGS_CALL(cuGraphExecGetFlags, (hGraphExec, flags), cgl_thunk_code, 3, 0, (hGraphExec, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, flags));
+    CG_ARGS_CALL(cuGraphExecGetFlags, (hGraphExec, flags), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, flags));
     CG_SHORT_CALL(cuGraphExecGetFlags, (hGraphExec, flags), cgl_thunk_code);
     return cgl_gp_cuGraphExecGetFlags(hGraphExec, flags);
 }
@@ -16407,7 +16407,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecKernelNodeSetParams_
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphExecKernelNodeSetParams_v2, (hGraphExec, hNode, nodeParams), cgl_thunk_code, 4, 0, (hGraphExec, hNode, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hNode); CG_ARG_WORD(3, nodeParams));
+    CG_ARGS_CALL(cuGraphExecKernelNodeSetParams_v2, (hGraphExec, hNode, nodeParams), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hNode); CG_ARG_WORD(3, nodeParams));
     CG_SHORT_CALL(cuGraphExecKernelNodeSetParams_v2, (hGraphExec, hNode, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, nodeParams);
 }
@@ -16446,7 +16446,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecMemcpyNodeSetParams(
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams, CUcontext ctx)
 {
-    CG_ARGS_CALL(cuGraphExecMemcpyNodeSetParams, (hGraphExec, hNode, copyParams, ctx), cgl_thunk_code, 5, 0, (hGraphExec, hNode, copyParams, ctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hNode); CG_ARG_WORD(3, copyParams); CG_ARG_WORD(4, ctx));
+    CG_ARGS_CALL(cuGraphExecMemcpyNodeSetParams, (hGraphExec, hNode, copyParams, ctx), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hNode); CG_ARG_WORD(3, copyParams); CG_ARG_WORD(4, ctx));
     CG_SHORT_CALL(cuGraphExecMemcpyNodeSetParams, (hGraphExec, hNode, copyParams, ctx), cgl_thunk_code);
     return cgl_gp_cuGraphExecMemcpyNodeSetParams(hGraphExec, hNode, copyParams, ctx);
 }
@@ -16485,7 +16485,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecMemsetNodeSetParams(
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx)
 {
-    CG_ARGS_CALL(cuGraphExecMemsetNodeSetParams, (hGraphExec, hNode, memsetParams, ctx), cgl_thunk_code, 5, 0, (hGraphExec, hNode, memsetParams, ctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hNode); CG_ARG_WORD(3, memsetParams); CG_ARG_WORD(4, ctx));
+    CG_ARGS_CALL(cuGraphExecMemsetNodeSetParams, (hGraphExec, hNode, memsetParams, ctx), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hNode); CG_ARG_WORD(3, memsetParams); CG_ARG_WORD(4, ctx));
     CG_SHORT_CALL(cuGraphExecMemsetNodeSetParams, (hGraphExec, hNode, memsetParams, ctx), cgl_thunk_code);
     return cgl_gp_cuGraphExecMemsetNodeSetParams(hGraphExec, hNode, memsetParams, ctx);
 }
@@ -16522,7 +16522,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecHostNodeSetParams(CU
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphExecHostNodeSetParams, (hGraphExec, hNode, nodeParams), cgl_thunk_code, 4, 0, (hGraphExec, hNode, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hNode); CG_ARG_WORD(3, nodeParams));
+    CG_ARGS_CALL(cuGraphExecHostNodeSetParams, (hGraphExec, hNode, nodeParams), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hNode); CG_ARG_WORD(3, nodeParams));
     CG_SHORT_CALL(cuGraphExecHostNodeSetParams, (hGraphExec, hNode, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphExecHostNodeSetParams(hGraphExec, hNode, nodeParams);
 }
@@ -16560,7 +16560,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecChildGraphNodeSetPar
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecChildGraphNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraph childGraph)
 {
-    CG_ARGS_CALL(cuGraphExecChildGraphNodeSetParams, (hGraphExec, hNode, childGraph), cgl_thunk_code, 4, 0, (hGraphExec, hNode, childGraph, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hNode); CG_ARG_WORD(3, childGraph));
+    CG_ARGS_CALL(cuGraphExecChildGraphNodeSetParams, (hGraphExec, hNode, childGraph), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hNode); CG_ARG_WORD(3, childGraph));
     CG_SHORT_CALL(cuGraphExecChildGraphNodeSetParams, (hGraphExec, hNode, childGraph), cgl_thunk_code);
     return cgl_gp_cuGraphExecChildGraphNodeSetParams(hGraphExec, hNode, childGraph);
 }
@@ -16597,7 +16597,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecEventRecordNodeSetEv
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecEventRecordNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
 {
-    CG_ARGS_CALL(cuGraphExecEventRecordNodeSetEvent, (hGraphExec, hNode, event), cgl_thunk_code, 4, 0, (hGraphExec, hNode, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hNode); CG_ARG_WORD(3, event));
+    CG_ARGS_CALL(cuGraphExecEventRecordNodeSetEvent, (hGraphExec, hNode, event), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hNode); CG_ARG_WORD(3, event));
     CG_SHORT_CALL(cuGraphExecEventRecordNodeSetEvent, (hGraphExec, hNode, event), cgl_thunk_code);
     return cgl_gp_cuGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
 }
@@ -16634,7 +16634,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecEventWaitNodeSetEven
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecEventWaitNodeSetEvent(CUgraphExec hGraphExec, CUgraphNode hNode, CUevent event)
 {
-    CG_ARGS_CALL(cuGraphExecEventWaitNodeSetEvent, (hGraphExec, hNode, event), cgl_thunk_code, 4, 0, (hGraphExec, hNode, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hNode); CG_ARG_WORD(3, event));
+    CG_ARGS_CALL(cuGraphExecEventWaitNodeSetEvent, (hGraphExec, hNode, event), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hNode); CG_ARG_WORD(3, event));
     CG_SHORT_CALL(cuGraphExecEventWaitNodeSetEvent, (hGraphExec, hNode, event), cgl_thunk_code);
     return cgl_gp_cuGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
 }
@@ -16671,7 +16671,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecExternalSemaphoresSi
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecExternalSemaphoresSignalNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_SIGNAL_NODE_PARAMS *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphExecExternalSemaphoresSignalNodeSetParams, (hGraphExec, hNode, nodeParams), cgl_thunk_code, 4, 0, (hGraphExec, hNode, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hNode); CG_ARG_WORD(3, nodeParams));
+    CG_ARGS_CALL(cuGraphExecExternalSemaphoresSignalNodeSetParams, (hGraphExec, hNode, nodeParams), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hNode); CG_ARG_WORD(3, nodeParams));
     CG_SHORT_CALL(cuGraphExecExternalSemaphoresSignalNodeSetParams, (hGraphExec, hNode, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphExecExternalSemaphoresSignalNodeSetParams(hGraphExec, hNode, nodeParams);
 }
@@ -16708,7 +16708,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecExternalSemaphoresWa
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecExternalSemaphoresWaitNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_EXT_SEM_WAIT_NODE_PARAMS *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphExecExternalSemaphoresWaitNodeSetParams, (hGraphExec, hNode, nodeParams), cgl_thunk_code, 4, 0, (hGraphExec, hNode, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hNode); CG_ARG_WORD(3, nodeParams));
+    CG_ARGS_CALL(cuGraphExecExternalSemaphoresWaitNodeSetParams, (hGraphExec, hNode, nodeParams), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hNode); CG_ARG_WORD(3, nodeParams));
     CG_SHORT_CALL(cuGraphExecExternalSemaphoresWaitNodeSetParams, (hGraphExec, hNode, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphExecExternalSemaphoresWaitNodeSetParams(hGraphExec, hNode, nodeParams);
 }
@@ -16745,7 +16745,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphNodeSetEnabled(CUgraphEx
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeSetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int isEnabled)
 {
-    CG_ARGS_CALL(cuGraphNodeSetEnabled, (hGraphExec, hNode, isEnabled), cgl_thunk_code, 4, 0, (hGraphExec, hNode, isEnabled, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hNode); CG_ARG_WORD(3, isEnabled));
+    CG_ARGS_CALL(cuGraphNodeSetEnabled, (hGraphExec, hNode, isEnabled), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hNode); CG_ARG_WORD(3, isEnabled));
     CG_SHORT_CALL(cuGraphNodeSetEnabled, (hGraphExec, hNode, isEnabled), cgl_thunk_code);
     return cgl_gp_cuGraphNodeSetEnabled(hGraphExec, hNode, isEnabled);
 }
@@ -16782,7 +16782,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphNodeGetEnabled(CUgraphEx
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeGetEnabled(CUgraphExec hGraphExec, CUgraphNode hNode, unsigned int *isEnabled)
 {
-    CG_ARGS_CALL(cuGraphNodeGetEnabled, (hGraphExec, hNode, isEnabled), cgl_thunk_code, 4, 0, (hGraphExec, hNode, isEnabled, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hNode); CG_ARG_WORD(3, isEnabled));
+    CG_ARGS_CALL(cuGraphNodeGetEnabled, (hGraphExec, hNode, isEnabled), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hNode); CG_ARG_WORD(3, isEnabled));
     CG_SHORT_CALL(cuGraphNodeGetEnabled, (hGraphExec, hNode, isEnabled), cgl_thunk_code);
     return cgl_gp_cuGraphNodeGetEnabled(hGraphExec, hNode, isEnabled);
 }
@@ -16817,7 +16817,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphUpload_ptsz(CUgraphExec 
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream)
 {
     CG_BLOCKING_CALL(cuGraphUpload_ptsz, (hGraphExec, hStream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuGraphUpload_ptsz, (hGraphExec, hStream), cgl_thunk_code, 3, 0, (hGraphExec, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hStream));
+    CG_ARGS_CALL(cuGraphUpload_ptsz, (hGraphExec, hStream), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hStream));
     CG_SHORT_CALL(cuGraphUpload_ptsz, (hGraphExec, hStream), cgl_thunk_code);
     return cgl_gp_cuGraphUpload_ptsz(hGraphExec, hStream);
 }
@@ -16852,7 +16852,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphLaunch_ptsz(CUgraphExec 
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream)
 {
     CG_BLOCKING_CALL(cuGraphLaunch_ptsz, (hGraphExec, hStream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuGraphLaunch_ptsz, (hGraphExec, hStream), cgl_thunk_code, 3, 0, (hGraphExec, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hStream));
+    CG_ARGS_CALL(cuGraphLaunch_ptsz, (hGraphExec, hStream), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hStream));
     CG_SHORT_CALL(cuGraphLaunch_ptsz, (hGraphExec, hStream), cgl_thunk_code);
     return cgl_gp_cuGraphLaunch_ptsz(hGraphExec, hStream);
 }
@@ -16884,7 +16884,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecDestroy(CUgraphExec 
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecDestroy(CUgraphExec hGraphExec)
 {
-    CG_ARGS_CALL(cuGraphExecDestroy, (hGraphExec), cgl_thunk_code, 2, 0, (hGraphExec, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec));
+    CG_ARGS_CALL(cuGraphExecDestroy, (hGraphExec), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec));
     CG_SHORT_CALL(cuGraphExecDestroy, (hGraphExec), cgl_thunk_code);
     return cgl_gp_cuGraphExecDestroy(hGraphExec);
 }
@@ -16916,7 +16916,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphDestroy(CUgraph hGraph)
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphDestroy(CUgraph hGraph)
 {
-    CG_ARGS_CALL(cuGraphDestroy, (hGraph), cgl_thunk_code, 2, 0, (hGraph, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraph));
+    CG_ARGS_CALL(cuGraphDestroy, (hGraph), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraph));
     CG_SHORT_CALL(cuGraphDestroy, (hGraph), cgl_thunk_code);
     return cgl_gp_cuGraphDestroy(hGraph);
 }
@@ -16953,7 +16953,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecUpdate_v2(CUgraphExe
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphExecUpdateResultInfo *resultInfo)
 {
-    CG_ARGS_CALL(cuGraphExecUpdate_v2, (hGraphExec, hGraph, resultInfo), cgl_thunk_code, 4, 0, (hGraphExec, hGraph, resultInfo, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, resultInfo));
+    CG_ARGS_CALL(cuGraphExecUpdate_v2, (hGraphExec, hGraph, resultInfo), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, resultInfo));
     CG_SHORT_CALL(cuGraphExecUpdate_v2, (hGraphExec, hGraph, resultInfo), cgl_thunk_code);
     return cgl_gp_cuGraphExecUpdate_v2(hGraphExec, hGraph, resultInfo);
 }
@@ -16988,7 +16988,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphKernelNodeCopyAttributes
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src)
 {
-    CG_ARGS_CALL(cuGraphKernelNodeCopyAttributes, (dst, src), cgl_thunk_code, 3, 0, (dst, src, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src));
+    CG_ARGS_CALL(cuGraphKernelNodeCopyAttributes, (dst, src), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src));
     CG_SHORT_CALL(cuGraphKernelNodeCopyAttributes, (dst, src), cgl_thunk_code);
     return cgl_gp_cuGraphKernelNodeCopyAttributes(dst, src);
 }
@@ -17024,7 +17024,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphKernelNodeGetAttribute(C
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out)
 {
-    CG_ARGS_CALL(cuGraphKernelNodeGetAttribute, (hNode, attr, value_out), cgl_thunk_code, 4, 0, (hNode, attr, value_out, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, value_out));
+    CG_ARGS_CALL(cuGraphKernelNodeGetAttribute, (hNode, attr, value_out), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, value_out));
     CG_SHORT_CALL(cuGraphKernelNodeGetAttribute, (hNode, attr, value_out), cgl_thunk_code);
     return cgl_gp_cuGraphKernelNodeGetAttribute(hNode, attr, value_out);
 }
@@ -17060,7 +17060,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphKernelNodeSetAttribute(C
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, const CUkernelNodeAttrValue *value)
 {
-    CG_ARGS_CALL(cuGraphKernelNodeSetAttribute, (hNode, attr, value), cgl_thunk_code, 4, 0, (hNode, attr, value, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, value));
+    CG_ARGS_CALL(cuGraphKernelNodeSetAttribute, (hNode, attr, value), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, value));
     CG_SHORT_CALL(cuGraphKernelNodeSetAttribute, (hNode, attr, value), cgl_thunk_code);
     return cgl_gp_cuGraphKernelNodeSetAttribute(hNode, attr, value);
 }
@@ -17132,7 +17132,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuUserObjectCreate(CUuserObject
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuUserObjectCreate(CUuserObject *object_out, void *ptr, CUhostFn destroy, unsigned int initialRefcount, unsigned int flags)
 {
-    CG_ARGS_CALL(cuUserObjectCreate, (object_out, ptr, destroy, initialRefcount, flags), cgl_thunk_code, 6, 0, (object_out, ptr, destroy, initialRefcount, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, object_out); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, destroy); CG_ARG_WORD(4, initialRefcount); CG_ARG_WORD(5, flags));
+    CG_ARGS_CALL(cuUserObjectCreate, (object_out, ptr, destroy, initialRefcount, flags), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, object_out); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, destroy); CG_ARG_WORD(4, initialRefcount); CG_ARG_WORD(5, flags));
     CG_SHORT_CALL(cuUserObjectCreate, (object_out, ptr, destroy, initialRefcount, flags), cgl_thunk_code);
     return cgl_gp_cuUserObjectCreate(object_out, ptr, destroy, initialRefcount, flags);
 }
@@ -17163,7 +17163,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuUserObjectRetain(CUuserObject
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuUserObjectRetain(CUuserObject object, unsigned int count)
 {
-    CG_ARGS_CALL(cuUserObjectRetain, (object, count), cgl_thunk_code, 3, 0, (object, count, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, object); CG_ARG_WORD(2, count));
+    CG_ARGS_CALL(cuUserObjectRetain, (object, count), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, object); CG_ARG_WORD(2, count));
     CG_SHORT_CALL(cuUserObjectRetain, (object, count), cgl_thunk_code);
     return cgl_gp_cuUserObjectRetain(object, count);
 }
@@ -17194,7 +17194,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuUserObjectRelease(CUuserObjec
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuUserObjectRelease(CUuserObject object, unsigned int count)
 {
-    CG_ARGS_CALL(cuUserObjectRelease, (object, count), cgl_thunk_code, 3, 0, (object, count, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, object); CG_ARG_WORD(2, count));
+    CG_ARGS_CALL(cuUserObjectRelease, (object, count), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, object); CG_ARG_WORD(2, count));
     CG_SHORT_CALL(cuUserObjectRelease, (object, count), cgl_thunk_code);
     return cgl_gp_cuUserObjectRelease(object, count);
 }
@@ -17232,7 +17232,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphRetainUserObject(CUgraph
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags)
 {
-    CG_ARGS_CALL(cuGraphRetainUserObject, (graph, object, count, flags), cgl_thunk_code, 5, 0, (graph, object, count, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, graph); CG_ARG_WORD(2, object); CG_ARG_WORD(3, count); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(cuGraphRetainUserObject, (graph, object, count, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, graph); CG_ARG_WORD(2, object); CG_ARG_WORD(3, count); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(cuGraphRetainUserObject, (graph, object, count, flags), cgl_thunk_code);
     return cgl_gp_cuGraphRetainUserObject(graph, object, count, flags);
 }
@@ -17268,7 +17268,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphReleaseUserObject(CUgrap
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count)
 {
-    CG_ARGS_CALL(cuGraphReleaseUserObject, (graph, object, count), cgl_thunk_code, 4, 0, (graph, object, count, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, graph); CG_ARG_WORD(2, object); CG_ARG_WORD(3, count));
+    CG_ARGS_CALL(cuGraphReleaseUserObject, (graph, object, count), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, graph); CG_ARG_WORD(2, object); CG_ARG_WORD(3, count));
     CG_SHORT_CALL(cuGraphReleaseUserObject, (graph, object, count), cgl_thunk_code);
     return cgl_gp_cuGraphReleaseUserObject(graph, object, count);
 }
@@ -17310,7 +17310,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddNode_v2(CUgraphNode *
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphAddNode_v2, (phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams), cgl_thunk_code, 8, 1, (phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, dependencyData); CG_ARG_WORD(5, numDependencies); CG_ARG_WORD(6, nodeParams); CG_OUT_WORD(7, 0, phGraphNode));
+    CG_ARGS_CALL(cuGraphAddNode_v2, (phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, dependencyData); CG_ARG_WORD(5, numDependencies); CG_ARG_WORD(6, nodeParams); CG_OUT_WORD(7, 0, phGraphNode));
     CG_SHORT_CALL(cuGraphAddNode_v2, (phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams);
 }
@@ -17344,7 +17344,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphNodeSetParams(CUgraphNod
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphNodeSetParams, (hNode, nodeParams), cgl_thunk_code, 3, 0, (hNode, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, nodeParams));
+    CG_ARGS_CALL(cuGraphNodeSetParams, (hNode, nodeParams), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, nodeParams));
     CG_SHORT_CALL(cuGraphNodeSetParams, (hNode, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphNodeSetParams(hNode, nodeParams);
 }
@@ -17381,7 +17381,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecNodeSetParams(CUgrap
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, CUgraphNodeParams *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphExecNodeSetParams, (hGraphExec, hNode, nodeParams), cgl_thunk_code, 4, 0, (hGraphExec, hNode, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hNode); CG_ARG_WORD(3, nodeParams));
+    CG_ARGS_CALL(cuGraphExecNodeSetParams, (hGraphExec, hNode, nodeParams), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hNode); CG_ARG_WORD(3, nodeParams));
     CG_SHORT_CALL(cuGraphExecNodeSetParams, (hGraphExec, hNode, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphExecNodeSetParams(hGraphExec, hNode, nodeParams);
 }
@@ -17421,7 +17421,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphConditionalHandleCreate(
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx, unsigned int defaultLaunchValue, unsigned int flags)
 {
-    CG_ARGS_CALL(cuGraphConditionalHandleCreate, (pHandle_out, hGraph, ctx, defaultLaunchValue, flags), cgl_thunk_code, 6, 0, (pHandle_out, hGraph, ctx, defaultLaunchValue, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pHandle_out); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, ctx); CG_ARG_WORD(4, defaultLaunchValue); CG_ARG_WORD(5, flags));
+    CG_ARGS_CALL(cuGraphConditionalHandleCreate, (pHandle_out, hGraph, ctx, defaultLaunchValue, flags), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pHandle_out); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, ctx); CG_ARG_WORD(4, defaultLaunchValue); CG_ARG_WORD(5, flags));
     CG_SHORT_CALL(cuGraphConditionalHandleCreate, (pHandle_out, hGraph, ctx, defaultLaunchValue, flags), cgl_thunk_code);
     return cgl_gp_cuGraphConditionalHandleCreate(pHandle_out, hGraph, ctx, defaultLaunchValue, flags);
 }
@@ -17456,7 +17456,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuOccupancyMaxActiveBlocksPerMu
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)
 {
-    CG_ARGS_CALL(cuOccupancyMaxActiveBlocksPerMultiprocessor, (numBlocks, func, blockSize, dynamicSMemSize), cgl_thunk_code, 5, 0, (numBlocks, func, blockSize, dynamicSMemSize, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, numBlocks); CG_ARG_WORD(2, func); CG_ARG_WORD(3, blockSize); CG_ARG_WORD(4, dynamicSMemSize));
+    CG_ARGS_CALL(cuOccupancyMaxActiveBlocksPerMultiprocessor, (numBlocks, func, blockSize, dynamicSMemSize), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, numBlocks); CG_ARG_WORD(2, func); CG_ARG_WORD(3, blockSize); CG_ARG_WORD(4, dynamicSMemSize));
     CG_SHORT_CALL(cuOccupancyMaxActiveBlocksPerMultiprocessor, (numBlocks, func, blockSize, dynamicSMemSize), cgl_thunk_code);
     return cgl_gp_cuOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, func, blockSize, dynamicSMemSize);
 }
@@ -17493,7 +17493,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuOccupancyMaxActiveBlocksPerMu
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned int flags)
 {
-    CG_ARGS_CALL(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, (numBlocks, func, blockSize, dynamicSMemSize, flags), cgl_thunk_code, 6, 0, (numBlocks, func, blockSize, dynamicSMemSize, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, numBlocks); CG_ARG_WORD(2, func); CG_ARG_WORD(3, blockSize); CG_ARG_WORD(4, dynamicSMemSize); CG_ARG_WORD(5, flags));
+    CG_ARGS_CALL(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, (numBlocks, func, blockSize, dynamicSMemSize, flags), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, numBlocks); CG_ARG_WORD(2, func); CG_ARG_WORD(3, blockSize); CG_ARG_WORD(4, dynamicSMemSize); CG_ARG_WORD(5, flags));
     CG_SHORT_CALL(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, (numBlocks, func, blockSize, dynamicSMemSize, flags), cgl_thunk_code);
     return cgl_gp_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, func, blockSize, dynamicSMemSize, flags);
 }
@@ -17532,7 +17532,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuOccupancyMaxPotentialBlockSiz
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit)
 {
-    CG_ARGS_CALL(cuOccupancyMaxPotentialBlockSize, (minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit), cgl_thunk_code, 7, 0, (minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, minGridSize); CG_ARG_WORD(2, blockSize); CG_ARG_WORD(3, func); CG_ARG_WORD(4, blockSizeToDynamicSMemSize); CG_ARG_WORD(5, dynamicSMemSize); CG_ARG_WORD(6, blockSizeLimit));
+    CG_ARGS_CALL(cuOccupancyMaxPotentialBlockSize, (minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, minGridSize); CG_ARG_WORD(2, blockSize); CG_ARG_WORD(3, func); CG_ARG_WORD(4, blockSizeToDynamicSMemSize); CG_ARG_WORD(5, dynamicSMemSize); CG_ARG_WORD(6, blockSizeLimit));
     CG_SHORT_CALL(cuOccupancyMaxPotentialBlockSize, (minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit), cgl_thunk_code);
     return cgl_gp_cuOccupancyMaxPotentialBlockSize(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit);
 }
@@ -17573,7 +17573,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuOccupancyMaxPotentialBlockSiz
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func, CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)
 {
-    CG_ARGS_CALL(cuOccupancyMaxPotentialBlockSizeWithFlags, (minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags), cgl_thunk_code, 8, 0, (minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, minGridSize); CG_ARG_WORD(2, blockSize); CG_ARG_WORD(3, func); CG_ARG_WORD(4, blockSizeToDynamicSMemSize); CG_ARG_WORD(5, dynamicSMemSize); CG_ARG_WORD(6, blockSizeLimit); CG_ARG_WORD(7, flags));
+    CG_ARGS_CALL(cuOccupancyMaxPotentialBlockSizeWithFlags, (minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, minGridSize); CG_ARG_WORD(2, blockSize); CG_ARG_WORD(3, func); CG_ARG_WORD(4, blockSizeToDynamicSMemSize); CG_ARG_WORD(5, dynamicSMemSize); CG_ARG_WORD(6, blockSizeLimit); CG_ARG_WORD(7, flags));
     CG_SHORT_CALL(cuOccupancyMaxPotentialBlockSizeWithFlags, (minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags), cgl_thunk_code);
     return cgl_gp_cuOccupancyMaxPotentialBlockSizeWithFlags(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize, blockSizeLimit, flags);
 }
@@ -17608,7 +17608,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuOccupancyAvailableDynamicSMem
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func, int numBlocks, int blockSize)
 {
-    CG_ARGS_CALL(cuOccupancyAvailableDynamicSMemPerBlock, (dynamicSmemSize, func, numBlocks, blockSize), cgl_thunk_code, 5, 0, (dynamicSmemSize, func, numBlocks, blockSize, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dynamicSmemSize); CG_ARG_WORD(2, func); CG_ARG_WORD(3, numBlocks); CG_ARG_WORD(4, blockSize));
+    CG_ARGS_CALL(cuOccupancyAvailableDynamicSMemPerBlock, (dynamicSmemSize, func, numBlocks, blockSize), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dynamicSmemSize); CG_ARG_WORD(2, func); CG_ARG_WORD(3, numBlocks); CG_ARG_WORD(4, blockSize));
     CG_SHORT_CALL(cuOccupancyAvailableDynamicSMemPerBlock, (dynamicSmemSize, func, numBlocks, blockSize), cgl_thunk_code);
     return cgl_gp_cuOccupancyAvailableDynamicSMemPerBlock(dynamicSmemSize, func, numBlocks, blockSize);
 }
@@ -17641,7 +17641,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuOccupancyMaxPotentialClusterS
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config)
 {
-    CG_ARGS_CALL(cuOccupancyMaxPotentialClusterSize, (clusterSize, func, config), cgl_thunk_code, 4, 0, (clusterSize, func, config, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, clusterSize); CG_ARG_WORD(2, func); CG_ARG_WORD(3, config));
+    CG_ARGS_CALL(cuOccupancyMaxPotentialClusterSize, (clusterSize, func, config), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, clusterSize); CG_ARG_WORD(2, func); CG_ARG_WORD(3, config));
     CG_SHORT_CALL(cuOccupancyMaxPotentialClusterSize, (clusterSize, func, config), cgl_thunk_code);
     return cgl_gp_cuOccupancyMaxPotentialClusterSize(clusterSize, func, config);
 }
@@ -17674,7 +17674,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuOccupancyMaxActiveClusters(in
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, const CUlaunchConfig *config)
 {
-    CG_ARGS_CALL(cuOccupancyMaxActiveClusters, (numClusters, func, config), cgl_thunk_code, 4, 0, (numClusters, func, config, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, numClusters); CG_ARG_WORD(2, func); CG_ARG_WORD(3, config));
+    CG_ARGS_CALL(cuOccupancyMaxActiveClusters, (numClusters, func, config), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, numClusters); CG_ARG_WORD(2, func); CG_ARG_WORD(3, config));
     CG_SHORT_CALL(cuOccupancyMaxActiveClusters, (numClusters, func, config), cgl_thunk_code);
     return cgl_gp_cuOccupancyMaxActiveClusters(numClusters, func, config);
 }
@@ -17707,7 +17707,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetArray(CUtexref hTexR
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetArray(CUtexref hTexRef, CUarray hArray, unsigned int Flags)
 {
-    CG_ARGS_CALL(cuTexRefSetArray, (hTexRef, hArray, Flags), cgl_thunk_code, 4, 0, (hTexRef, hArray, Flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTexRef); CG_ARG_WORD(2, hArray); CG_ARG_WORD(3, Flags));
+    CG_ARGS_CALL(cuTexRefSetArray, (hTexRef, hArray, Flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTexRef); CG_ARG_WORD(2, hArray); CG_ARG_WORD(3, Flags));
     CG_SHORT_CALL(cuTexRefSetArray, (hTexRef, hArray, Flags), cgl_thunk_code);
     return cgl_gp_cuTexRefSetArray(hTexRef, hArray, Flags);
 }
@@ -17740,7 +17740,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetMipmappedArray(CUtex
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetMipmappedArray(CUtexref hTexRef, CUmipmappedArray hMipmappedArray, unsigned int Flags)
 {
-    CG_ARGS_CALL(cuTexRefSetMipmappedArray, (hTexRef, hMipmappedArray, Flags), cgl_thunk_code, 4, 0, (hTexRef, hMipmappedArray, Flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTexRef); CG_ARG_WORD(2, hMipmappedArray); CG_ARG_WORD(3, Flags));
+    CG_ARGS_CALL(cuTexRefSetMipmappedArray, (hTexRef, hMipmappedArray, Flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTexRef); CG_ARG_WORD(2, hMipmappedArray); CG_ARG_WORD(3, Flags));
     CG_SHORT_CALL(cuTexRefSetMipmappedArray, (hTexRef, hMipmappedArray, Flags), cgl_thunk_code);
     return cgl_gp_cuTexRefSetMipmappedArray(hTexRef, hMipmappedArray, Flags);
 }
@@ -17775,7 +17775,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetAddress_v2(size_t *B
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetAddress_v2(size_t *ByteOffset, CUtexref hTexRef, CUdeviceptr dptr, size_t bytes)
 {
-    CG_ARGS_CALL(cuTexRefSetAddress_v2, (ByteOffset, hTexRef, dptr, bytes), cgl_thunk_code, 5, 0, (ByteOffset, hTexRef, dptr, bytes, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ByteOffset); CG_ARG_WORD(2, hTexRef); CG_ARG_WORD(3, dptr); CG_ARG_WORD(4, bytes));
+    CG_ARGS_CALL(cuTexRefSetAddress_v2, (ByteOffset, hTexRef, dptr, bytes), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ByteOffset); CG_ARG_WORD(2, hTexRef); CG_ARG_WORD(3, dptr); CG_ARG_WORD(4, bytes));
     CG_SHORT_CALL(cuTexRefSetAddress_v2, (ByteOffset, hTexRef, dptr, bytes), cgl_thunk_code);
     return cgl_gp_cuTexRefSetAddress_v2(ByteOffset, hTexRef, dptr, bytes);
 }
@@ -17810,7 +17810,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetAddress2D_v3(CUtexre
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetAddress2D_v3(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch)
 {
-    CG_ARGS_CALL(cuTexRefSetAddress2D_v3, (hTexRef, desc, dptr, Pitch), cgl_thunk_code, 5, 0, (hTexRef, desc, dptr, Pitch, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTexRef); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, dptr); CG_ARG_WORD(4, Pitch));
+    CG_ARGS_CALL(cuTexRefSetAddress2D_v3, (hTexRef, desc, dptr, Pitch), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTexRef); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, dptr); CG_ARG_WORD(4, Pitch));
     CG_SHORT_CALL(cuTexRefSetAddress2D_v3, (hTexRef, desc, dptr, Pitch), cgl_thunk_code);
     return cgl_gp_cuTexRefSetAddress2D_v3(hTexRef, desc, dptr, Pitch);
 }
@@ -17843,7 +17843,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetFormat(CUtexref hTex
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetFormat(CUtexref hTexRef, CUarray_format fmt, int NumPackedComponents)
 {
-    CG_ARGS_CALL(cuTexRefSetFormat, (hTexRef, fmt, NumPackedComponents), cgl_thunk_code, 4, 0, (hTexRef, fmt, NumPackedComponents, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTexRef); CG_ARG_WORD(2, fmt); CG_ARG_WORD(3, NumPackedComponents));
+    CG_ARGS_CALL(cuTexRefSetFormat, (hTexRef, fmt, NumPackedComponents), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTexRef); CG_ARG_WORD(2, fmt); CG_ARG_WORD(3, NumPackedComponents));
     CG_SHORT_CALL(cuTexRefSetFormat, (hTexRef, fmt, NumPackedComponents), cgl_thunk_code);
     return cgl_gp_cuTexRefSetFormat(hTexRef, fmt, NumPackedComponents);
 }
@@ -17876,7 +17876,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetAddressMode(CUtexref
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetAddressMode(CUtexref hTexRef, int dim, CUaddress_mode am)
 {
-    CG_ARGS_CALL(cuTexRefSetAddressMode, (hTexRef, dim, am), cgl_thunk_code, 4, 0, (hTexRef, dim, am, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTexRef); CG_ARG_WORD(2, dim); CG_ARG_WORD(3, am));
+    CG_ARGS_CALL(cuTexRefSetAddressMode, (hTexRef, dim, am), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTexRef); CG_ARG_WORD(2, dim); CG_ARG_WORD(3, am));
     CG_SHORT_CALL(cuTexRefSetAddressMode, (hTexRef, dim, am), cgl_thunk_code);
     return cgl_gp_cuTexRefSetAddressMode(hTexRef, dim, am);
 }
@@ -17907,7 +17907,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetFilterMode(CUtexref 
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetFilterMode(CUtexref hTexRef, CUfilter_mode fm)
 {
-    CG_ARGS_CALL(cuTexRefSetFilterMode, (hTexRef, fm), cgl_thunk_code, 3, 0, (hTexRef, fm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTexRef); CG_ARG_WORD(2, fm));
+    CG_ARGS_CALL(cuTexRefSetFilterMode, (hTexRef, fm), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTexRef); CG_ARG_WORD(2, fm));
     CG_SHORT_CALL(cuTexRefSetFilterMode, (hTexRef, fm), cgl_thunk_code);
     return cgl_gp_cuTexRefSetFilterMode(hTexRef, fm);
 }
@@ -17938,7 +17938,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetMipmapFilterMode(CUt
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetMipmapFilterMode(CUtexref hTexRef, CUfilter_mode fm)
 {
-    CG_ARGS_CALL(cuTexRefSetMipmapFilterMode, (hTexRef, fm), cgl_thunk_code, 3, 0, (hTexRef, fm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTexRef); CG_ARG_WORD(2, fm));
+    CG_ARGS_CALL(cuTexRefSetMipmapFilterMode, (hTexRef, fm), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTexRef); CG_ARG_WORD(2, fm));
     CG_SHORT_CALL(cuTexRefSetMipmapFilterMode, (hTexRef, fm), cgl_thunk_code);
     return cgl_gp_cuTexRefSetMipmapFilterMode(hTexRef, fm);
 }
@@ -17969,7 +17969,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetMipmapLevelBias(CUte
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetMipmapLevelBias(CUtexref hTexRef, float bias)
 {
-    CG_ARGS_CALL(cuTexRefSetMipmapLevelBias, (hTexRef, bias), cgl_thunk_code, 3, 0, (hTexRef, bias, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTexRef); CG_ARG_WORD(2, bias));
+    CG_ARGS_CALL(cuTexRefSetMipmapLevelBias, (hTexRef, bias), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTexRef); CG_ARG_WORD(2, bias));
     CG_SHORT_CALL(cuTexRefSetMipmapLevelBias, (hTexRef, bias), cgl_thunk_code);
     return cgl_gp_cuTexRefSetMipmapLevelBias(hTexRef, bias);
 }
@@ -18002,7 +18002,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetMipmapLevelClamp(CUt
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetMipmapLevelClamp(CUtexref hTexRef, float minMipmapLevelClamp, float maxMipmapLevelClamp)
 {
-    CG_ARGS_CALL(cuTexRefSetMipmapLevelClamp, (hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp), cgl_thunk_code, 4, 0, (hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTexRef); CG_ARG_WORD(2, minMipmapLevelClamp); CG_ARG_WORD(3, maxMipmapLevelClamp));
+    CG_ARGS_CALL(cuTexRefSetMipmapLevelClamp, (hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTexRef); CG_ARG_WORD(2, minMipmapLevelClamp); CG_ARG_WORD(3, maxMipmapLevelClamp));
     CG_SHORT_CALL(cuTexRefSetMipmapLevelClamp, (hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp), cgl_thunk_code);
     return cgl_gp_cuTexRefSetMipmapLevelClamp(hTexRef, minMipmapLevelClamp, maxMipmapLevelClamp);
 }
@@ -18033,7 +18033,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetMaxAnisotropy(CUtexr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetMaxAnisotropy(CUtexref hTexRef, unsigned int maxAniso)
 {
-    CG_ARGS_CALL(cuTexRefSetMaxAnisotropy, (hTexRef, maxAniso), cgl_thunk_code, 3, 0, (hTexRef, maxAniso, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTexRef); CG_ARG_WORD(2, maxAniso));
+    CG_ARGS_CALL(cuTexRefSetMaxAnisotropy, (hTexRef, maxAniso), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTexRef); CG_ARG_WORD(2, maxAniso));
     CG_SHORT_CALL(cuTexRefSetMaxAnisotropy, (hTexRef, maxAniso), cgl_thunk_code);
     return cgl_gp_cuTexRefSetMaxAnisotropy(hTexRef, maxAniso);
 }
@@ -18064,7 +18064,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetBorderColor(CUtexref
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetBorderColor(CUtexref hTexRef, float *pBorderColor)
 {
-    CG_ARGS_CALL(cuTexRefSetBorderColor, (hTexRef, pBorderColor), cgl_thunk_code, 3, 0, (hTexRef, pBorderColor, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTexRef); CG_ARG_WORD(2, pBorderColor));
+    CG_ARGS_CALL(cuTexRefSetBorderColor, (hTexRef, pBorderColor), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTexRef); CG_ARG_WORD(2, pBorderColor));
     CG_SHORT_CALL(cuTexRefSetBorderColor, (hTexRef, pBorderColor), cgl_thunk_code);
     return cgl_gp_cuTexRefSetBorderColor(hTexRef, pBorderColor);
 }
@@ -18095,7 +18095,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetFlags(CUtexref hTexR
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetFlags(CUtexref hTexRef, unsigned int Flags)
 {
-    CG_ARGS_CALL(cuTexRefSetFlags, (hTexRef, Flags), cgl_thunk_code, 3, 0, (hTexRef, Flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTexRef); CG_ARG_WORD(2, Flags));
+    CG_ARGS_CALL(cuTexRefSetFlags, (hTexRef, Flags), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTexRef); CG_ARG_WORD(2, Flags));
     CG_SHORT_CALL(cuTexRefSetFlags, (hTexRef, Flags), cgl_thunk_code);
     return cgl_gp_cuTexRefSetFlags(hTexRef, Flags);
 }
@@ -18126,7 +18126,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetAddress_v2(CUdevicep
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetAddress_v2(CUdeviceptr *pdptr, CUtexref hTexRef)
 {
-    CG_ARGS_CALL(cuTexRefGetAddress_v2, (pdptr, hTexRef), cgl_thunk_code, 4, 1, (pdptr, hTexRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pdptr); CG_ARG_WORD(2, hTexRef); CG_OUT_WORD(3, 0, pdptr));
+    CG_ARGS_CALL(cuTexRefGetAddress_v2, (pdptr, hTexRef), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pdptr); CG_ARG_WORD(2, hTexRef); CG_OUT_WORD(3, 0, pdptr));
     CG_SHORT_CALL(cuTexRefGetAddress_v2, (pdptr, hTexRef), cgl_thunk_code);
     return cgl_gp_cuTexRefGetAddress_v2(pdptr, hTexRef);
 }
@@ -18157,7 +18157,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetArray(CUarray *phArr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetArray(CUarray *phArray, CUtexref hTexRef)
 {
-    CG_ARGS_CALL(cuTexRefGetArray, (phArray, hTexRef), cgl_thunk_code, 4, 1, (phArray, hTexRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phArray); CG_ARG_WORD(2, hTexRef); CG_OUT_WORD(3, 0, phArray));
+    CG_ARGS_CALL(cuTexRefGetArray, (phArray, hTexRef), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phArray); CG_ARG_WORD(2, hTexRef); CG_OUT_WORD(3, 0, phArray));
     CG_SHORT_CALL(cuTexRefGetArray, (phArray, hTexRef), cgl_thunk_code);
     return cgl_gp_cuTexRefGetArray(phArray, hTexRef);
 }
@@ -18188,7 +18188,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetMipmappedArray(CUmip
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetMipmappedArray(CUmipmappedArray *phMipmappedArray, CUtexref hTexRef)
 {
-    CG_ARGS_CALL(cuTexRefGetMipmappedArray, (phMipmappedArray, hTexRef), cgl_thunk_code, 4, 1, (phMipmappedArray, hTexRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phMipmappedArray); CG_ARG_WORD(2, hTexRef); CG_OUT_WORD(3, 0, phMipmappedArray));
+    CG_ARGS_CALL(cuTexRefGetMipmappedArray, (phMipmappedArray, hTexRef), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phMipmappedArray); CG_ARG_WORD(2, hTexRef); CG_OUT_WORD(3, 0, phMipmappedArray));
     CG_SHORT_CALL(cuTexRefGetMipmappedArray, (phMipmappedArray, hTexRef), cgl_thunk_code);
     return cgl_gp_cuTexRefGetMipmappedArray(phMipmappedArray, hTexRef);
 }
@@ -18221,7 +18221,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetAddressMode(CUaddres
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetAddressMode(CUaddress_mode *pam, CUtexref hTexRef, int dim)
 {
-    CG_ARGS_CALL(cuTexRefGetAddressMode, (pam, hTexRef, dim), cgl_thunk_code, 4, 0, (pam, hTexRef, dim, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pam); CG_ARG_WORD(2, hTexRef); CG_ARG_WORD(3, dim));
+    CG_ARGS_CALL(cuTexRefGetAddressMode, (pam, hTexRef, dim), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pam); CG_ARG_WORD(2, hTexRef); CG_ARG_WORD(3, dim));
     CG_SHORT_CALL(cuTexRefGetAddressMode, (pam, hTexRef, dim), cgl_thunk_code);
     return cgl_gp_cuTexRefGetAddressMode(pam, hTexRef, dim);
 }
@@ -18252,7 +18252,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetFilterMode(CUfilter_
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)
 {
-    CG_ARGS_CALL(cuTexRefGetFilterMode, (pfm, hTexRef), cgl_thunk_code, 3, 0, (pfm, hTexRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pfm); CG_ARG_WORD(2, hTexRef));
+    CG_ARGS_CALL(cuTexRefGetFilterMode, (pfm, hTexRef), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pfm); CG_ARG_WORD(2, hTexRef));
     CG_SHORT_CALL(cuTexRefGetFilterMode, (pfm, hTexRef), cgl_thunk_code);
     return cgl_gp_cuTexRefGetFilterMode(pfm, hTexRef);
 }
@@ -18285,7 +18285,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetFormat(CUarray_forma
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetFormat(CUarray_format *pFormat, int *pNumChannels, CUtexref hTexRef)
 {
-    CG_ARGS_CALL(cuTexRefGetFormat, (pFormat, pNumChannels, hTexRef), cgl_thunk_code, 4, 0, (pFormat, pNumChannels, hTexRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pFormat); CG_ARG_WORD(2, pNumChannels); CG_ARG_WORD(3, hTexRef));
+    CG_ARGS_CALL(cuTexRefGetFormat, (pFormat, pNumChannels, hTexRef), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pFormat); CG_ARG_WORD(2, pNumChannels); CG_ARG_WORD(3, hTexRef));
     CG_SHORT_CALL(cuTexRefGetFormat, (pFormat, pNumChannels, hTexRef), cgl_thunk_code);
     return cgl_gp_cuTexRefGetFormat(pFormat, pNumChannels, hTexRef);
 }
@@ -18316,7 +18316,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetMipmapFilterMode(CUf
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetMipmapFilterMode(CUfilter_mode *pfm, CUtexref hTexRef)
 {
-    CG_ARGS_CALL(cuTexRefGetMipmapFilterMode, (pfm, hTexRef), cgl_thunk_code, 3, 0, (pfm, hTexRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pfm); CG_ARG_WORD(2, hTexRef));
+    CG_ARGS_CALL(cuTexRefGetMipmapFilterMode, (pfm, hTexRef), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pfm); CG_ARG_WORD(2, hTexRef));
     CG_SHORT_CALL(cuTexRefGetMipmapFilterMode, (pfm, hTexRef), cgl_thunk_code);
     return cgl_gp_cuTexRefGetMipmapFilterMode(pfm, hTexRef);
 }
@@ -18347,7 +18347,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetMipmapLevelBias(floa
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetMipmapLevelBias(float *pbias, CUtexref hTexRef)
 {
-    CG_ARGS_CALL(cuTexRefGetMipmapLevelBias, (pbias, hTexRef), cgl_thunk_code, 3, 0, (pbias, hTexRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pbias); CG_ARG_WORD(2, hTexRef));
+    CG_ARGS_CALL(cuTexRefGetMipmapLevelBias, (pbias, hTexRef), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pbias); CG_ARG_WORD(2, hTexRef));
     CG_SHORT_CALL(cuTexRefGetMipmapLevelBias, (pbias, hTexRef), cgl_thunk_code);
     return cgl_gp_cuTexRefGetMipmapLevelBias(pbias, hTexRef);
 }
@@ -18380,7 +18380,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetMipmapLevelClamp(flo
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, CUtexref hTexRef)
 {
-    CG_ARGS_CALL(cuTexRefGetMipmapLevelClamp, (pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef), cgl_thunk_code, 4, 0, (pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pminMipmapLevelClamp); CG_ARG_WORD(2, pmaxMipmapLevelClamp); CG_ARG_WORD(3, hTexRef));
+    CG_ARGS_CALL(cuTexRefGetMipmapLevelClamp, (pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pminMipmapLevelClamp); CG_ARG_WORD(2, pmaxMipmapLevelClamp); CG_ARG_WORD(3, hTexRef));
     CG_SHORT_CALL(cuTexRefGetMipmapLevelClamp, (pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef), cgl_thunk_code);
     return cgl_gp_cuTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, hTexRef);
 }
@@ -18411,7 +18411,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetMaxAnisotropy(int *p
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetMaxAnisotropy(int *pmaxAniso, CUtexref hTexRef)
 {
-    CG_ARGS_CALL(cuTexRefGetMaxAnisotropy, (pmaxAniso, hTexRef), cgl_thunk_code, 3, 0, (pmaxAniso, hTexRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pmaxAniso); CG_ARG_WORD(2, hTexRef));
+    CG_ARGS_CALL(cuTexRefGetMaxAnisotropy, (pmaxAniso, hTexRef), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pmaxAniso); CG_ARG_WORD(2, hTexRef));
     CG_SHORT_CALL(cuTexRefGetMaxAnisotropy, (pmaxAniso, hTexRef), cgl_thunk_code);
     return cgl_gp_cuTexRefGetMaxAnisotropy(pmaxAniso, hTexRef);
 }
@@ -18442,7 +18442,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetBorderColor(float *p
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetBorderColor(float *pBorderColor, CUtexref hTexRef)
 {
-    CG_ARGS_CALL(cuTexRefGetBorderColor, (pBorderColor, hTexRef), cgl_thunk_code, 3, 0, (pBorderColor, hTexRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pBorderColor); CG_ARG_WORD(2, hTexRef));
+    CG_ARGS_CALL(cuTexRefGetBorderColor, (pBorderColor, hTexRef), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pBorderColor); CG_ARG_WORD(2, hTexRef));
     CG_SHORT_CALL(cuTexRefGetBorderColor, (pBorderColor, hTexRef), cgl_thunk_code);
     return cgl_gp_cuTexRefGetBorderColor(pBorderColor, hTexRef);
 }
@@ -18473,7 +18473,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetFlags(unsigned int *
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetFlags(unsigned int *pFlags, CUtexref hTexRef)
 {
-    CG_ARGS_CALL(cuTexRefGetFlags, (pFlags, hTexRef), cgl_thunk_code, 3, 0, (pFlags, hTexRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pFlags); CG_ARG_WORD(2, hTexRef));
+    CG_ARGS_CALL(cuTexRefGetFlags, (pFlags, hTexRef), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pFlags); CG_ARG_WORD(2, hTexRef));
     CG_SHORT_CALL(cuTexRefGetFlags, (pFlags, hTexRef), cgl_thunk_code);
     return cgl_gp_cuTexRefGetFlags(pFlags, hTexRef);
 }
@@ -18502,7 +18502,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefCreate(CUtexref *pTexRe
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefCreate(CUtexref *pTexRef)
 {
-    CG_ARGS_CALL(cuTexRefCreate, (pTexRef), cgl_thunk_code, 2, 0, (pTexRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pTexRef));
+    CG_ARGS_CALL(cuTexRefCreate, (pTexRef), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pTexRef));
     CG_SHORT_CALL(cuTexRefCreate, (pTexRef), cgl_thunk_code);
     return cgl_gp_cuTexRefCreate(pTexRef);
 }
@@ -18531,7 +18531,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefDestroy(CUtexref hTexRe
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefDestroy(CUtexref hTexRef)
 {
-    CG_ARGS_CALL(cuTexRefDestroy, (hTexRef), cgl_thunk_code, 2, 0, (hTexRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTexRef));
+    CG_ARGS_CALL(cuTexRefDestroy, (hTexRef), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTexRef));
     CG_SHORT_CALL(cuTexRefDestroy, (hTexRef), cgl_thunk_code);
     return cgl_gp_cuTexRefDestroy(hTexRef);
 }
@@ -18564,7 +18564,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuSurfRefSetArray(CUsurfref hSu
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuSurfRefSetArray(CUsurfref hSurfRef, CUarray hArray, unsigned int Flags)
 {
-    CG_ARGS_CALL(cuSurfRefSetArray, (hSurfRef, hArray, Flags), cgl_thunk_code, 4, 0, (hSurfRef, hArray, Flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hSurfRef); CG_ARG_WORD(2, hArray); CG_ARG_WORD(3, Flags));
+    CG_ARGS_CALL(cuSurfRefSetArray, (hSurfRef, hArray, Flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hSurfRef); CG_ARG_WORD(2, hArray); CG_ARG_WORD(3, Flags));
     CG_SHORT_CALL(cuSurfRefSetArray, (hSurfRef, hArray, Flags), cgl_thunk_code);
     return cgl_gp_cuSurfRefSetArray(hSurfRef, hArray, Flags);
 }
@@ -18595,7 +18595,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuSurfRefGetArray(CUarray *phAr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuSurfRefGetArray(CUarray *phArray, CUsurfref hSurfRef)
 {
-    CG_ARGS_CALL(cuSurfRefGetArray, (phArray, hSurfRef), cgl_thunk_code, 4, 1, (phArray, hSurfRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phArray); CG_ARG_WORD(2, hSurfRef); CG_OUT_WORD(3, 0, phArray));
+    CG_ARGS_CALL(cuSurfRefGetArray, (phArray, hSurfRef), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phArray); CG_ARG_WORD(2, hSurfRef); CG_OUT_WORD(3, 0, phArray));
     CG_SHORT_CALL(cuSurfRefGetArray, (phArray, hSurfRef), cgl_thunk_code);
     return cgl_gp_cuSurfRefGetArray(phArray, hSurfRef);
 }
@@ -18630,7 +18630,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexObjectCreate(CUtexObject *
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexObjectCreate(CUtexObject *pTexObject, const CUDA_RESOURCE_DESC *pResDesc, const CUDA_TEXTURE_DESC *pTexDesc, const CUDA_RESOURCE_VIEW_DESC *pResViewDesc)
 {
-    CG_ARGS_CALL(cuTexObjectCreate, (pTexObject, pResDesc, pTexDesc, pResViewDesc), cgl_thunk_code, 5, 0, (pTexObject, pResDesc, pTexDesc, pResViewDesc, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pTexObject); CG_ARG_WORD(2, pResDesc); CG_ARG_WORD(3, pTexDesc); CG_ARG_WORD(4, pResViewDesc));
+    CG_ARGS_CALL(cuTexObjectCreate, (pTexObject, pResDesc, pTexDesc, pResViewDesc), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pTexObject); CG_ARG_WORD(2, pResDesc); CG_ARG_WORD(3, pTexDesc); CG_ARG_WORD(4, pResViewDesc));
     CG_SHORT_CALL(cuTexObjectCreate, (pTexObject, pResDesc, pTexDesc, pResViewDesc), cgl_thunk_code);
     return cgl_gp_cuTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc);
 }
@@ -18659,7 +18659,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexObjectDestroy(CUtexObject 
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexObjectDestroy(CUtexObject texObject)
 {
-    CG_ARGS_CALL(cuTexObjectDestroy, (texObject), cgl_thunk_code, 2, 0, (texObject, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, texObject));
+    CG_ARGS_CALL(cuTexObjectDestroy, (texObject), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, texObject));
     CG_SHORT_CALL(cuTexObjectDestroy, (texObject), cgl_thunk_code);
     return cgl_gp_cuTexObjectDestroy(texObject);
 }
@@ -18690,7 +18690,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexObjectGetResourceDesc(CUDA
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUtexObject texObject)
 {
-    CG_ARGS_CALL(cuTexObjectGetResourceDesc, (pResDesc, texObject), cgl_thunk_code, 3, 0, (pResDesc, texObject, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pResDesc); CG_ARG_WORD(2, texObject));
+    CG_ARGS_CALL(cuTexObjectGetResourceDesc, (pResDesc, texObject), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pResDesc); CG_ARG_WORD(2, texObject));
     CG_SHORT_CALL(cuTexObjectGetResourceDesc, (pResDesc, texObject), cgl_thunk_code);
     return cgl_gp_cuTexObjectGetResourceDesc(pResDesc, texObject);
 }
@@ -18721,7 +18721,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexObjectGetTextureDesc(CUDA_
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC *pTexDesc, CUtexObject texObject)
 {
-    CG_ARGS_CALL(cuTexObjectGetTextureDesc, (pTexDesc, texObject), cgl_thunk_code, 3, 0, (pTexDesc, texObject, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pTexDesc); CG_ARG_WORD(2, texObject));
+    CG_ARGS_CALL(cuTexObjectGetTextureDesc, (pTexDesc, texObject), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pTexDesc); CG_ARG_WORD(2, texObject));
     CG_SHORT_CALL(cuTexObjectGetTextureDesc, (pTexDesc, texObject), cgl_thunk_code);
     return cgl_gp_cuTexObjectGetTextureDesc(pTexDesc, texObject);
 }
@@ -18752,7 +18752,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexObjectGetResourceViewDesc(
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResViewDesc, CUtexObject texObject)
 {
-    CG_ARGS_CALL(cuTexObjectGetResourceViewDesc, (pResViewDesc, texObject), cgl_thunk_code, 3, 0, (pResViewDesc, texObject, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pResViewDesc); CG_ARG_WORD(2, texObject));
+    CG_ARGS_CALL(cuTexObjectGetResourceViewDesc, (pResViewDesc, texObject), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pResViewDesc); CG_ARG_WORD(2, texObject));
     CG_SHORT_CALL(cuTexObjectGetResourceViewDesc, (pResViewDesc, texObject), cgl_thunk_code);
     return cgl_gp_cuTexObjectGetResourceViewDesc(pResViewDesc, texObject);
 }
@@ -18783,7 +18783,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuSurfObjectCreate(CUsurfObject
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuSurfObjectCreate(CUsurfObject *pSurfObject, const CUDA_RESOURCE_DESC *pResDesc)
 {
-    CG_ARGS_CALL(cuSurfObjectCreate, (pSurfObject, pResDesc), cgl_thunk_code, 3, 0, (pSurfObject, pResDesc, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pSurfObject); CG_ARG_WORD(2, pResDesc));
+    CG_ARGS_CALL(cuSurfObjectCreate, (pSurfObject, pResDesc), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pSurfObject); CG_ARG_WORD(2, pResDesc));
     CG_SHORT_CALL(cuSurfObjectCreate, (pSurfObject, pResDesc), cgl_thunk_code);
     return cgl_gp_cuSurfObjectCreate(pSurfObject, pResDesc);
 }
@@ -18812,7 +18812,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuSurfObjectDestroy(CUsurfObjec
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuSurfObjectDestroy(CUsurfObject surfObject)
 {
-    CG_ARGS_CALL(cuSurfObjectDestroy, (surfObject), cgl_thunk_code, 2, 0, (surfObject, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, surfObject));
+    CG_ARGS_CALL(cuSurfObjectDestroy, (surfObject), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, surfObject));
     CG_SHORT_CALL(cuSurfObjectDestroy, (surfObject), cgl_thunk_code);
     return cgl_gp_cuSurfObjectDestroy(surfObject);
 }
@@ -18843,7 +18843,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuSurfObjectGetResourceDesc(CUD
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC *pResDesc, CUsurfObject surfObject)
 {
-    CG_ARGS_CALL(cuSurfObjectGetResourceDesc, (pResDesc, surfObject), cgl_thunk_code, 3, 0, (pResDesc, surfObject, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pResDesc); CG_ARG_WORD(2, surfObject));
+    CG_ARGS_CALL(cuSurfObjectGetResourceDesc, (pResDesc, surfObject), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pResDesc); CG_ARG_WORD(2, surfObject));
     CG_SHORT_CALL(cuSurfObjectGetResourceDesc, (pResDesc, surfObject), cgl_thunk_code);
     return cgl_gp_cuSurfObjectGetResourceDesc(pResDesc, surfObject);
 }
@@ -18894,7 +18894,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTensorMapEncodeTiled(CUtensor
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const cuuint32_t *boxDim, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
 {
-    CG_ARGS_CALL(cuTensorMapEncodeTiled, (tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill), cgl_thunk_code, 13, 0, (tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, tensorMap); CG_ARG_WORD(2, tensorDataType); CG_ARG_WORD(3, tensorRank); CG_ARG_WORD(4, globalAddress); CG_ARG_WORD(5, globalDim); CG_ARG_WORD(6, globalStrides); CG_ARG_WORD(7, boxDim); CG_ARG_WORD(8, elementStrides); CG_ARG_WORD(9, interleave); CG_ARG_WORD(10, swizzle); CG_ARG_WORD(11, l2Promotion); CG_ARG_WORD(12, oobFill));
+    CG_ARGS_CALL(cuTensorMapEncodeTiled, (tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill), cgl_thunk_code, 13, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, tensorMap); CG_ARG_WORD(2, tensorDataType); CG_ARG_WORD(3, tensorRank); CG_ARG_WORD(4, globalAddress); CG_ARG_WORD(5, globalDim); CG_ARG_WORD(6, globalStrides); CG_ARG_WORD(7, boxDim); CG_ARG_WORD(8, elementStrides); CG_ARG_WORD(9, interleave); CG_ARG_WORD(10, swizzle); CG_ARG_WORD(11, l2Promotion); CG_ARG_WORD(12, oobFill));
     CG_SHORT_CALL(cuTensorMapEncodeTiled, (tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill), cgl_thunk_code);
     return cgl_gp_cuTensorMapEncodeTiled(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, boxDim, elementStrides, interleave, swizzle, l2Promotion, oobFill);
 }
@@ -18951,7 +18951,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTensorMapEncodeIm2col(CUtenso
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTensorMapEncodeIm2col(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, const int *pixelBoxLowerCorner, const int *pixelBoxUpperCorner, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
 {
-    CG_ARGS_CALL(cuTensorMapEncodeIm2col, (tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill), cgl_thunk_code, 16, 0, (tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, tensorMap); CG_ARG_WORD(2, tensorDataType); CG_ARG_WORD(3, tensorRank); CG_ARG_WORD(4, globalAddress); CG_ARG_WORD(5, globalDim); CG_ARG_WORD(6, globalStrides); CG_ARG_WORD(7, pixelBoxLowerCorner); CG_ARG_WORD(8, pixelBoxUpperCorner); CG_ARG_WORD(9, channelsPerPixel); CG_ARG_WORD(10, pixelsPerColumn); CG_ARG_WORD(11, elementStrides); CG_ARG_WORD(12, interleave); CG_ARG_WORD(13, swizzle); CG_ARG_WORD(14, l2Promotion); CG_ARG_WORD(15, oobFill));
+    CG_ARGS_CALL(cuTensorMapEncodeIm2col, (tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill), cgl_thunk_code, 16, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, tensorMap); CG_ARG_WORD(2, tensorDataType); CG_ARG_WORD(3, tensorRank); CG_ARG_WORD(4, globalAddress); CG_ARG_WORD(5, globalDim); CG_ARG_WORD(6, globalStrides); CG_ARG_WORD(7, pixelBoxLowerCorner); CG_ARG_WORD(8, pixelBoxUpperCorner); CG_ARG_WORD(9, channelsPerPixel); CG_ARG_WORD(10, pixelsPerColumn); CG_ARG_WORD(11, elementStrides); CG_ARG_WORD(12, interleave); CG_ARG_WORD(13, swizzle); CG_ARG_WORD(14, l2Promotion); CG_ARG_WORD(15, oobFill));
     CG_SHORT_CALL(cuTensorMapEncodeIm2col, (tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill), cgl_thunk_code);
     return cgl_gp_cuTensorMapEncodeIm2col(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCorner, pixelBoxUpperCorner, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, swizzle, l2Promotion, oobFill);
 }
@@ -19010,7 +19010,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTensorMapEncodeIm2colWide(CUt
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTensorMapEncodeIm2colWide(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType, cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim, const cuuint64_t *globalStrides, int pixelBoxLowerCornerWidth, int pixelBoxUpperCornerWidth, cuuint32_t channelsPerPixel, cuuint32_t pixelsPerColumn, const cuuint32_t *elementStrides, CUtensorMapInterleave interleave, CUtensorMapIm2ColWideMode mode, CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion, CUtensorMapFloatOOBfill oobFill)
 {
-    CG_ARGS_CALL(cuTensorMapEncodeIm2colWide, (tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill), cgl_thunk_code, 17, 0, (tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, tensorMap); CG_ARG_WORD(2, tensorDataType); CG_ARG_WORD(3, tensorRank); CG_ARG_WORD(4, globalAddress); CG_ARG_WORD(5, globalDim); CG_ARG_WORD(6, globalStrides); CG_ARG_WORD(7, pixelBoxLowerCornerWidth); CG_ARG_WORD(8, pixelBoxUpperCornerWidth); CG_ARG_WORD(9, channelsPerPixel); CG_ARG_WORD(10, pixelsPerColumn); CG_ARG_WORD(11, elementStrides); CG_ARG_WORD(12, interleave); CG_ARG_WORD(13, mode); CG_ARG_WORD(14, swizzle); CG_ARG_WORD(15, l2Promotion); CG_ARG_WORD(16, oobFill));
+    CG_ARGS_CALL(cuTensorMapEncodeIm2colWide, (tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill), cgl_thunk_code, 17, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, tensorMap); CG_ARG_WORD(2, tensorDataType); CG_ARG_WORD(3, tensorRank); CG_ARG_WORD(4, globalAddress); CG_ARG_WORD(5, globalDim); CG_ARG_WORD(6, globalStrides); CG_ARG_WORD(7, pixelBoxLowerCornerWidth); CG_ARG_WORD(8, pixelBoxUpperCornerWidth); CG_ARG_WORD(9, channelsPerPixel); CG_ARG_WORD(10, pixelsPerColumn); CG_ARG_WORD(11, elementStrides); CG_ARG_WORD(12, interleave); CG_ARG_WORD(13, mode); CG_ARG_WORD(14, swizzle); CG_ARG_WORD(15, l2Promotion); CG_ARG_WORD(16, oobFill));
     CG_SHORT_CALL(cuTensorMapEncodeIm2colWide, (tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill), cgl_thunk_code);
     return cgl_gp_cuTensorMapEncodeIm2colWide(tensorMap, tensorDataType, tensorRank, globalAddress, globalDim, globalStrides, pixelBoxLowerCornerWidth, pixelBoxUpperCornerWidth, channelsPerPixel, pixelsPerColumn, elementStrides, interleave, mode, swizzle, l2Promotion, oobFill);
 }
@@ -19041,7 +19041,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTensorMapReplaceAddress(CUten
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTensorMapReplaceAddress(CUtensorMap *tensorMap, void *globalAddress)
 {
-    CG_ARGS_CALL(cuTensorMapReplaceAddress, (tensorMap, globalAddress), cgl_thunk_code, 3, 0, (tensorMap, globalAddress, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, tensorMap); CG_ARG_WORD(2, globalAddress));
+    CG_ARGS_CALL(cuTensorMapReplaceAddress, (tensorMap, globalAddress), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, tensorMap); CG_ARG_WORD(2, globalAddress));
     CG_SHORT_CALL(cuTensorMapReplaceAddress, (tensorMap, globalAddress), cgl_thunk_code);
     return cgl_gp_cuTensorMapReplaceAddress(tensorMap, globalAddress);
 }
@@ -19074,7 +19074,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceCanAccessPeer(int *canA
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)
 {
-    CG_ARGS_CALL(cuDeviceCanAccessPeer, (canAccessPeer, dev, peerDev), cgl_thunk_code, 4, 0, (canAccessPeer, dev, peerDev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, canAccessPeer); CG_ARG_WORD(2, dev); CG_ARG_WORD(3, peerDev));
+    CG_ARGS_CALL(cuDeviceCanAccessPeer, (canAccessPeer, dev, peerDev), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, canAccessPeer); CG_ARG_WORD(2, dev); CG_ARG_WORD(3, peerDev));
     CG_SHORT_CALL(cuDeviceCanAccessPeer, (canAccessPeer, dev, peerDev), cgl_thunk_code);
     return cgl_gp_cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev);
 }
@@ -19105,7 +19105,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxEnablePeerAccess(CUcontext
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)
 {
-    CG_ARGS_CALL(cuCtxEnablePeerAccess, (peerContext, Flags), cgl_thunk_code, 3, 0, (peerContext, Flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, peerContext); CG_ARG_WORD(2, Flags));
+    CG_ARGS_CALL(cuCtxEnablePeerAccess, (peerContext, Flags), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, peerContext); CG_ARG_WORD(2, Flags));
     CG_SHORT_CALL(cuCtxEnablePeerAccess, (peerContext, Flags), cgl_thunk_code);
     return cgl_gp_cuCtxEnablePeerAccess(peerContext, Flags);
 }
@@ -19134,7 +19134,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxDisablePeerAccess(CUcontex
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxDisablePeerAccess(CUcontext peerContext)
 {
-    CG_ARGS_CALL(cuCtxDisablePeerAccess, (peerContext), cgl_thunk_code, 2, 0, (peerContext, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, peerContext));
+    CG_ARGS_CALL(cuCtxDisablePeerAccess, (peerContext), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, peerContext));
     CG_SHORT_CALL(cuCtxDisablePeerAccess, (peerContext), cgl_thunk_code);
     return cgl_gp_cuCtxDisablePeerAccess(peerContext);
 }
@@ -19169,7 +19169,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetP2PAttribute(int *va
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice, CUdevice dstDevice)
 {
-    CG_ARGS_CALL(cuDeviceGetP2PAttribute, (value, attrib, srcDevice, dstDevice), cgl_thunk_code, 5, 0, (value, attrib, srcDevice, dstDevice, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, value); CG_ARG_WORD(2, attrib); CG_ARG_WORD(3, srcDevice); CG_ARG_WORD(4, dstDevice));
+    CG_ARGS_CALL(cuDeviceGetP2PAttribute, (value, attrib, srcDevice, dstDevice), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, value); CG_ARG_WORD(2, attrib); CG_ARG_WORD(3, srcDevice); CG_ARG_WORD(4, dstDevice));
     CG_SHORT_CALL(cuDeviceGetP2PAttribute, (value, attrib, srcDevice, dstDevice), cgl_thunk_code);
     return cgl_gp_cuDeviceGetP2PAttribute(value, attrib, srcDevice, dstDevice);
 }
@@ -19206,7 +19206,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetP2PAtomicCapabilitie
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const CUatomicOperation *operations, unsigned int count, CUdevice srcDevice, CUdevice dstDevice)
 {
-    CG_ARGS_CALL(cuDeviceGetP2PAtomicCapabilities, (capabilities, operations, count, srcDevice, dstDevice), cgl_thunk_code, 6, 0, (capabilities, operations, count, srcDevice, dstDevice, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, capabilities); CG_ARG_WORD(2, operations); CG_ARG_WORD(3, count); CG_ARG_WORD(4, srcDevice); CG_ARG_WORD(5, dstDevice));
+    CG_ARGS_CALL(cuDeviceGetP2PAtomicCapabilities, (capabilities, operations, count, srcDevice, dstDevice), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, capabilities); CG_ARG_WORD(2, operations); CG_ARG_WORD(3, count); CG_ARG_WORD(4, srcDevice); CG_ARG_WORD(5, dstDevice));
     CG_SHORT_CALL(cuDeviceGetP2PAtomicCapabilities, (capabilities, operations, count, srcDevice, dstDevice), cgl_thunk_code);
     return cgl_gp_cuDeviceGetP2PAtomicCapabilities(capabilities, operations, count, srcDevice, dstDevice);
 }
@@ -19235,7 +19235,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphicsUnregisterResource(CU
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsUnregisterResource(CUgraphicsResource resource)
 {
-    CG_ARGS_CALL(cuGraphicsUnregisterResource, (resource), cgl_thunk_code, 2, 0, (resource, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, resource));
+    CG_ARGS_CALL(cuGraphicsUnregisterResource, (resource), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, resource));
     CG_SHORT_CALL(cuGraphicsUnregisterResource, (resource), cgl_thunk_code);
     return cgl_gp_cuGraphicsUnregisterResource(resource);
 }
@@ -19270,7 +19270,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphicsSubResourceGetMappedA
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsSubResourceGetMappedArray(CUarray *pArray, CUgraphicsResource resource, unsigned int arrayIndex, unsigned int mipLevel)
 {
-    CG_ARGS_CALL(cuGraphicsSubResourceGetMappedArray, (pArray, resource, arrayIndex, mipLevel), cgl_thunk_code, 5, 0, (pArray, resource, arrayIndex, mipLevel, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pArray); CG_ARG_WORD(2, resource); CG_ARG_WORD(3, arrayIndex); CG_ARG_WORD(4, mipLevel));
+    CG_ARGS_CALL(cuGraphicsSubResourceGetMappedArray, (pArray, resource, arrayIndex, mipLevel), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pArray); CG_ARG_WORD(2, resource); CG_ARG_WORD(3, arrayIndex); CG_ARG_WORD(4, mipLevel));
     CG_SHORT_CALL(cuGraphicsSubResourceGetMappedArray, (pArray, resource, arrayIndex, mipLevel), cgl_thunk_code);
     return cgl_gp_cuGraphicsSubResourceGetMappedArray(pArray, resource, arrayIndex, mipLevel);
 }
@@ -19301,7 +19301,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphicsResourceGetMappedMipm
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsResourceGetMappedMipmappedArray(CUmipmappedArray *pMipmappedArray, CUgraphicsResource resource)
 {
-    CG_ARGS_CALL(cuGraphicsResourceGetMappedMipmappedArray, (pMipmappedArray, resource), cgl_thunk_code, 3, 0, (pMipmappedArray, resource, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pMipmappedArray); CG_ARG_WORD(2, resource));
+    CG_ARGS_CALL(cuGraphicsResourceGetMappedMipmappedArray, (pMipmappedArray, resource), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pMipmappedArray); CG_ARG_WORD(2, resource));
     CG_SHORT_CALL(cuGraphicsResourceGetMappedMipmappedArray, (pMipmappedArray, resource), cgl_thunk_code);
     return cgl_gp_cuGraphicsResourceGetMappedMipmappedArray(pMipmappedArray, resource);
 }
@@ -19334,7 +19334,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphicsResourceGetMappedPoin
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsResourceGetMappedPointer_v2(CUdeviceptr *pDevPtr, size_t *pSize, CUgraphicsResource resource)
 {
-    CG_ARGS_CALL(cuGraphicsResourceGetMappedPointer_v2, (pDevPtr, pSize, resource), cgl_thunk_code, 4, 0, (pDevPtr, pSize, resource, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pDevPtr); CG_ARG_WORD(2, pSize); CG_ARG_WORD(3, resource));
+    CG_ARGS_CALL(cuGraphicsResourceGetMappedPointer_v2, (pDevPtr, pSize, resource), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pDevPtr); CG_ARG_WORD(2, pSize); CG_ARG_WORD(3, resource));
     CG_SHORT_CALL(cuGraphicsResourceGetMappedPointer_v2, (pDevPtr, pSize, resource), cgl_thunk_code);
     return cgl_gp_cuGraphicsResourceGetMappedPointer_v2(pDevPtr, pSize, resource);
 }
@@ -19365,7 +19365,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphicsResourceSetMapFlags_v
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsResourceSetMapFlags_v2(CUgraphicsResource resource, unsigned int flags)
 {
-    CG_ARGS_CALL(cuGraphicsResourceSetMapFlags_v2, (resource, flags), cgl_thunk_code, 3, 0, (resource, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, resource); CG_ARG_WORD(2, flags));
+    CG_ARGS_CALL(cuGraphicsResourceSetMapFlags_v2, (resource, flags), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, resource); CG_ARG_WORD(2, flags));
     CG_SHORT_CALL(cuGraphicsResourceSetMapFlags_v2, (resource, flags), cgl_thunk_code);
     return cgl_gp_cuGraphicsResourceSetMapFlags_v2(resource, flags);
 }
@@ -19399,7 +19399,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphicsMapResources_ptsz(uns
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsMapResources_ptsz(unsigned int count, CUgraphicsResource *resources, CUstream hStream)
 {
     CG_BLOCKING_CALL(cuGraphicsMapResources_ptsz, (count, resources, hStream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuGraphicsMapResources_ptsz, (count, resources, hStream), cgl_thunk_code, 4, 0, (count, resources, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, resources); CG_ARG_WORD(3, hStream));
+    CG_ARGS_CALL(cuGraphicsMapResources_ptsz, (count, resources, hStream), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, resources); CG_ARG_WORD(3, hStream));
     CG_SHORT_CALL(cuGraphicsMapResources_ptsz, (count, resources, hStream), cgl_thunk_code);
     return cgl_gp_cuGraphicsMapResources_ptsz(count, resources, hStream);
 }
@@ -19433,7 +19433,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphicsUnmapResources_ptsz(u
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsUnmapResources_ptsz(unsigned int count, CUgraphicsResource *resources, CUstream hStream)
 {
     CG_BLOCKING_CALL(cuGraphicsUnmapResources_ptsz, (count, resources, hStream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuGraphicsUnmapResources_ptsz, (count, resources, hStream), cgl_thunk_code, 4, 0, (count, resources, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, resources); CG_ARG_WORD(3, hStream));
+    CG_ARGS_CALL(cuGraphicsUnmapResources_ptsz, (count, resources, hStream), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, resources); CG_ARG_WORD(3, hStream));
     CG_SHORT_CALL(cuGraphicsUnmapResources_ptsz, (count, resources, hStream), cgl_thunk_code);
     return cgl_gp_cuGraphicsUnmapResources_ptsz(count, resources, hStream);
 }
@@ -19502,7 +19502,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCoredumpGetAttribute(CUcoredu
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCoredumpGetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)
 {
-    CG_ARGS_CALL(cuCoredumpGetAttribute, (attrib, value, size), cgl_thunk_code, 4, 0, (attrib, value, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, attrib); CG_ARG_WORD(2, value); CG_ARG_WORD(3, size));
+    CG_ARGS_CALL(cuCoredumpGetAttribute, (attrib, value, size), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, attrib); CG_ARG_WORD(2, value); CG_ARG_WORD(3, size));
     CG_SHORT_CALL(cuCoredumpGetAttribute, (attrib, value, size), cgl_thunk_code);
     return cgl_gp_cuCoredumpGetAttribute(attrib, value, size);
 }
@@ -19535,7 +19535,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCoredumpGetAttributeGlobal(CU
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCoredumpGetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)
 {
-    CG_ARGS_CALL(cuCoredumpGetAttributeGlobal, (attrib, value, size), cgl_thunk_code, 4, 0, (attrib, value, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, attrib); CG_ARG_WORD(2, value); CG_ARG_WORD(3, size));
+    CG_ARGS_CALL(cuCoredumpGetAttributeGlobal, (attrib, value, size), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, attrib); CG_ARG_WORD(2, value); CG_ARG_WORD(3, size));
     CG_SHORT_CALL(cuCoredumpGetAttributeGlobal, (attrib, value, size), cgl_thunk_code);
     return cgl_gp_cuCoredumpGetAttributeGlobal(attrib, value, size);
 }
@@ -19568,7 +19568,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCoredumpSetAttribute(CUcoredu
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCoredumpSetAttribute(CUcoredumpSettings attrib, void *value, size_t *size)
 {
-    CG_ARGS_CALL(cuCoredumpSetAttribute, (attrib, value, size), cgl_thunk_code, 4, 0, (attrib, value, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, attrib); CG_ARG_WORD(2, value); CG_ARG_WORD(3, size));
+    CG_ARGS_CALL(cuCoredumpSetAttribute, (attrib, value, size), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, attrib); CG_ARG_WORD(2, value); CG_ARG_WORD(3, size));
     CG_SHORT_CALL(cuCoredumpSetAttribute, (attrib, value, size), cgl_thunk_code);
     return cgl_gp_cuCoredumpSetAttribute(attrib, value, size);
 }
@@ -19601,7 +19601,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCoredumpSetAttributeGlobal(CU
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCoredumpSetAttributeGlobal(CUcoredumpSettings attrib, void *value, size_t *size)
 {
-    CG_ARGS_CALL(cuCoredumpSetAttributeGlobal, (attrib, value, size), cgl_thunk_code, 4, 0, (attrib, value, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, attrib); CG_ARG_WORD(2, value); CG_ARG_WORD(3, size));
+    CG_ARGS_CALL(cuCoredumpSetAttributeGlobal, (attrib, value, size), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, attrib); CG_ARG_WORD(2, value); CG_ARG_WORD(3, size));
     CG_SHORT_CALL(cuCoredumpSetAttributeGlobal, (attrib, value, size), cgl_thunk_code);
     return cgl_gp_cuCoredumpSetAttributeGlobal(attrib, value, size);
 }
@@ -19637,7 +19637,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGreenCtxCreate(CUgreenCtx *ph
 static __attribute__((noinline)) CUresult cgl_sl_cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags)
 {
     CG_BLOCKING_CALL(cuGreenCtxCreate, (phCtx, desc, dev, flags), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuGreenCtxCreate, (phCtx, desc, dev, flags), cgl_thunk_code, 6, 1, (phCtx, desc, dev, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phCtx); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, dev); CG_ARG_WORD(4, flags); CG_OUT_WORD(5, 0, phCtx));
+    CG_ARGS_CALL(cuGreenCtxCreate, (phCtx, desc, dev, flags), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phCtx); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, dev); CG_ARG_WORD(4, flags); CG_OUT_WORD(5, 0, phCtx));
     CG_SHORT_CALL(cuGreenCtxCreate, (phCtx, desc, dev, flags), cgl_thunk_code);
     return cgl_gp_cuGreenCtxCreate(phCtx, desc, dev, flags);
 }
@@ -19667,7 +19667,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGreenCtxDestroy(CUgreenCtx hC
 static __attribute__((noinline)) CUresult cgl_sl_cuGreenCtxDestroy(CUgreenCtx hCtx)
 {
     CG_BLOCKING_CALL(cuGreenCtxDestroy, (hCtx), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuGreenCtxDestroy, (hCtx), cgl_thunk_code, 2, 0, (hCtx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCtx));
+    CG_ARGS_CALL(cuGreenCtxDestroy, (hCtx), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCtx));
     CG_SHORT_CALL(cuGreenCtxDestroy, (hCtx), cgl_thunk_code);
     return cgl_gp_cuGreenCtxDestroy(hCtx);
 }
@@ -19698,7 +19698,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxFromGreenCtx(CUcontext *pC
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx)
 {
-    CG_ARGS_CALL(cuCtxFromGreenCtx, (pContext, hCtx), cgl_thunk_code, 3, 0, (pContext, hCtx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pContext); CG_ARG_WORD(2, hCtx));
+    CG_ARGS_CALL(cuCtxFromGreenCtx, (pContext, hCtx), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pContext); CG_ARG_WORD(2, hCtx));
     CG_SHORT_CALL(cuCtxFromGreenCtx, (pContext, hCtx), cgl_thunk_code);
     return cgl_gp_cuCtxFromGreenCtx(pContext, hCtx);
 }
@@ -19731,7 +19731,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetDevResource(CUdevice
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetDevResource(CUdevice device, CUdevResource *resource, CUdevResourceType type)
 {
-    CG_ARGS_CALL(cuDeviceGetDevResource, (device, resource, type), cgl_thunk_code, 4, 0, (device, resource, type, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, resource); CG_ARG_WORD(3, type));
+    CG_ARGS_CALL(cuDeviceGetDevResource, (device, resource, type), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, resource); CG_ARG_WORD(3, type));
     CG_SHORT_CALL(cuDeviceGetDevResource, (device, resource, type), cgl_thunk_code);
     return cgl_gp_cuDeviceGetDevResource(device, resource, type);
 }
@@ -19764,7 +19764,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxGetDevResource(CUcontext h
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxGetDevResource(CUcontext hCtx, CUdevResource *resource, CUdevResourceType type)
 {
-    CG_ARGS_CALL(cuCtxGetDevResource, (hCtx, resource, type), cgl_thunk_code, 4, 0, (hCtx, resource, type, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCtx); CG_ARG_WORD(2, resource); CG_ARG_WORD(3, type));
+    CG_ARGS_CALL(cuCtxGetDevResource, (hCtx, resource, type), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCtx); CG_ARG_WORD(2, resource); CG_ARG_WORD(3, type));
     CG_SHORT_CALL(cuCtxGetDevResource, (hCtx, resource, type), cgl_thunk_code);
     return cgl_gp_cuCtxGetDevResource(hCtx, resource, type);
 }
@@ -19797,7 +19797,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGreenCtxGetDevResource(CUgree
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *resource, CUdevResourceType type)
 {
-    CG_ARGS_CALL(cuGreenCtxGetDevResource, (hCtx, resource, type), cgl_thunk_code, 4, 0, (hCtx, resource, type, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCtx); CG_ARG_WORD(2, resource); CG_ARG_WORD(3, type));
+    CG_ARGS_CALL(cuGreenCtxGetDevResource, (hCtx, resource, type), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCtx); CG_ARG_WORD(2, resource); CG_ARG_WORD(3, type));
     CG_SHORT_CALL(cuGreenCtxGetDevResource, (hCtx, resource, type), cgl_thunk_code);
     return cgl_gp_cuGreenCtxGetDevResource(hCtx, resource, type);
 }
@@ -19836,7 +19836,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDevSmResourceSplitByCount(CUd
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int *nbGroups, const CUdevResource *input, CUdevResource *remaining, unsigned int useFlags, unsigned int minCount)
 {
-    CG_ARGS_CALL(cuDevSmResourceSplitByCount, (result, nbGroups, input, remaining, useFlags, minCount), cgl_thunk_code, 7, 0, (result, nbGroups, input, remaining, useFlags, minCount, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, result); CG_ARG_WORD(2, nbGroups); CG_ARG_WORD(3, input); CG_ARG_WORD(4, remaining); CG_ARG_WORD(5, useFlags); CG_ARG_WORD(6, minCount));
+    CG_ARGS_CALL(cuDevSmResourceSplitByCount, (result, nbGroups, input, remaining, useFlags, minCount), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, result); CG_ARG_WORD(2, nbGroups); CG_ARG_WORD(3, input); CG_ARG_WORD(4, remaining); CG_ARG_WORD(5, useFlags); CG_ARG_WORD(6, minCount));
     CG_SHORT_CALL(cuDevSmResourceSplitByCount, (result, nbGroups, input, remaining, useFlags, minCount), cgl_thunk_code);
     return cgl_gp_cuDevSmResourceSplitByCount(result, nbGroups, input, remaining, useFlags, minCount);
 }
@@ -19869,7 +19869,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDevResourceGenerateDesc(CUdev
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, CUdevResource *resources, unsigned int nbResources)
 {
-    CG_ARGS_CALL(cuDevResourceGenerateDesc, (phDesc, resources, nbResources), cgl_thunk_code, 5, 1, (phDesc, resources, nbResources, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phDesc); CG_ARG_WORD(2, resources); CG_ARG_WORD(3, nbResources); CG_OUT_WORD(4, 0, phDesc));
+    CG_ARGS_CALL(cuDevResourceGenerateDesc, (phDesc, resources, nbResources), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phDesc); CG_ARG_WORD(2, resources); CG_ARG_WORD(3, nbResources); CG_OUT_WORD(4, 0, phDesc));
     CG_SHORT_CALL(cuDevResourceGenerateDesc, (phDesc, resources, nbResources), cgl_thunk_code);
     return cgl_gp_cuDevResourceGenerateDesc(phDesc, resources, nbResources);
 }
@@ -19900,7 +19900,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGreenCtxRecordEvent(CUgreenCt
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGreenCtxRecordEvent(CUgreenCtx hCtx, CUevent hEvent)
 {
-    CG_ARGS_CALL(cuGreenCtxRecordEvent, (hCtx, hEvent), cgl_thunk_code, 3, 0, (hCtx, hEvent, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCtx); CG_ARG_WORD(2, hEvent));
+    CG_ARGS_CALL(cuGreenCtxRecordEvent, (hCtx, hEvent), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCtx); CG_ARG_WORD(2, hEvent));
     CG_SHORT_CALL(cuGreenCtxRecordEvent, (hCtx, hEvent), cgl_thunk_code);
     return cgl_gp_cuGreenCtxRecordEvent(hCtx, hEvent);
 }
@@ -19931,7 +19931,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGreenCtxWaitEvent(CUgreenCtx 
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGreenCtxWaitEvent(CUgreenCtx hCtx, CUevent hEvent)
 {
-    CG_ARGS_CALL(cuGreenCtxWaitEvent, (hCtx, hEvent), cgl_thunk_code, 3, 0, (hCtx, hEvent, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCtx); CG_ARG_WORD(2, hEvent));
+    CG_ARGS_CALL(cuGreenCtxWaitEvent, (hCtx, hEvent), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCtx); CG_ARG_WORD(2, hEvent));
     CG_SHORT_CALL(cuGreenCtxWaitEvent, (hCtx, hEvent), cgl_thunk_code);
     return cgl_gp_cuGreenCtxWaitEvent(hCtx, hEvent);
 }
@@ -19962,7 +19962,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetGreenCtx(CUstream hS
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetGreenCtx(CUstream hStream, CUgreenCtx *phCtx)
 {
-    CG_ARGS_CALL(cuStreamGetGreenCtx, (hStream, phCtx), cgl_thunk_code, 4, 1, (hStream, phCtx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, phCtx); CG_OUT_WORD(3, 0, phCtx));
+    CG_ARGS_CALL(cuStreamGetGreenCtx, (hStream, phCtx), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, phCtx); CG_OUT_WORD(3, 0, phCtx));
     CG_SHORT_CALL(cuStreamGetGreenCtx, (hStream, phCtx), cgl_thunk_code);
     return cgl_gp_cuStreamGetGreenCtx(hStream, phCtx);
 }
@@ -19997,7 +19997,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGreenCtxStreamCreate(CUstream
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx greenCtx, unsigned int flags, int priority)
 {
-    CG_ARGS_CALL(cuGreenCtxStreamCreate, (phStream, greenCtx, flags, priority), cgl_thunk_code, 6, 1, (phStream, greenCtx, flags, priority, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phStream); CG_ARG_WORD(2, greenCtx); CG_ARG_WORD(3, flags); CG_ARG_WORD(4, priority); CG_OUT_WORD(5, 0, phStream));
+    CG_ARGS_CALL(cuGreenCtxStreamCreate, (phStream, greenCtx, flags, priority), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phStream); CG_ARG_WORD(2, greenCtx); CG_ARG_WORD(3, flags); CG_ARG_WORD(4, priority); CG_OUT_WORD(5, 0, phStream));
     CG_SHORT_CALL(cuGreenCtxStreamCreate, (phStream, greenCtx, flags, priority), cgl_thunk_code);
     return cgl_gp_cuGreenCtxStreamCreate(phStream, greenCtx, flags, priority);
 }
@@ -20028,7 +20028,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGreenCtxGetId(CUgreenCtx gree
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGreenCtxGetId(CUgreenCtx greenCtx, unsigned long long *greenCtxId)
 {
-    CG_ARGS_CALL(cuGreenCtxGetId, (greenCtx, greenCtxId), cgl_thunk_code, 3, 0, (greenCtx, greenCtxId, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, greenCtx); CG_ARG_WORD(2, greenCtxId));
+    CG_ARGS_CALL(cuGreenCtxGetId, (greenCtx, greenCtxId), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, greenCtx); CG_ARG_WORD(2, greenCtxId));
     CG_SHORT_CALL(cuGreenCtxGetId, (greenCtx, greenCtxId), cgl_thunk_code);
     return cgl_gp_cuGreenCtxGetId(greenCtx, greenCtxId);
 }
@@ -20061,7 +20061,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuLogsRegisterCallback(CUlogsCa
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuLogsRegisterCallback(CUlogsCallback callbackFunc, void *userData, CUlogsCallbackHandle *callback_out)
 {
-    CG_ARGS_CALL(cuLogsRegisterCallback, (callbackFunc, userData, callback_out), cgl_thunk_code, 4, 0, (callbackFunc, userData, callback_out, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, callbackFunc); CG_ARG_WORD(2, userData); CG_ARG_WORD(3, callback_out));
+    CG_ARGS_CALL(cuLogsRegisterCallback, (callbackFunc, userData, callback_out), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, callbackFunc); CG_ARG_WORD(2, userData); CG_ARG_WORD(3, callback_out));
     CG_SHORT_CALL(cuLogsRegisterCallback, (callbackFunc, userData, callback_out), cgl_thunk_code);
     return cgl_gp_cuLogsRegisterCallback(callbackFunc, userData, callback_out);
 }
@@ -20090,7 +20090,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuLogsUnregisterCallback(CUlogs
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuLogsUnregisterCallback(CUlogsCallbackHandle callback)
 {
-    CG_ARGS_CALL(cuLogsUnregisterCallback, (callback), cgl_thunk_code, 2, 0, (callback, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, callback));
+    CG_ARGS_CALL(cuLogsUnregisterCallback, (callback), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, callback));
     CG_SHORT_CALL(cuLogsUnregisterCallback, (callback), cgl_thunk_code);
     return cgl_gp_cuLogsUnregisterCallback(callback);
 }
@@ -20121,7 +20121,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuLogsCurrent(CUlogIterator *it
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuLogsCurrent(CUlogIterator *iterator_out, unsigned int flags)
 {
-    CG_ARGS_CALL(cuLogsCurrent, (iterator_out, flags), cgl_thunk_code, 3, 0, (iterator_out, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, iterator_out); CG_ARG_WORD(2, flags));
+    CG_ARGS_CALL(cuLogsCurrent, (iterator_out, flags), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, iterator_out); CG_ARG_WORD(2, flags));
     CG_SHORT_CALL(cuLogsCurrent, (iterator_out, flags), cgl_thunk_code);
     return cgl_gp_cuLogsCurrent(iterator_out, flags);
 }
@@ -20188,7 +20188,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuLogsDumpToMemory(CUlogIterato
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuLogsDumpToMemory(CUlogIterator *iterator, char *buffer, size_t *size, unsigned int flags)
 {
-    CG_ARGS_CALL(cuLogsDumpToMemory, (iterator, buffer, size, flags), cgl_thunk_code, 5, 0, (iterator, buffer, size, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, iterator); CG_ARG_WORD(2, buffer); CG_ARG_WORD(3, size); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(cuLogsDumpToMemory, (iterator, buffer, size, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, iterator); CG_ARG_WORD(2, buffer); CG_ARG_WORD(3, size); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(cuLogsDumpToMemory, (iterator, buffer, size, flags), cgl_thunk_code);
     return cgl_gp_cuLogsDumpToMemory(iterator, buffer, size, flags);
 }
@@ -20222,7 +20222,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemHostRegister(void *p, size
 static __attribute__((noinline)) CUresult cgl_sl_cuMemHostRegister(void *p, size_t bytesize, unsigned int Flags)
 {
     CG_BLOCKING_CALL(cuMemHostRegister, (p, bytesize, Flags), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemHostRegister, (p, bytesize, Flags), cgl_thunk_code, 4, 0, (p, bytesize, Flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, p); CG_ARG_WORD(2, bytesize); CG_ARG_WORD(3, Flags));
+    CG_ARGS_CALL(cuMemHostRegister, (p, bytesize, Flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, p); CG_ARG_WORD(2, bytesize); CG_ARG_WORD(3, Flags));
     CG_SHORT_CALL(cuMemHostRegister, (p, bytesize, Flags), cgl_thunk_code);
     return cgl_gp_cuMemHostRegister(p, bytesize, Flags);
 }
@@ -20253,7 +20253,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphicsResourceSetMapFlags(C
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsResourceSetMapFlags(CUgraphicsResource resource, unsigned int flags)
 {
-    CG_ARGS_CALL(cuGraphicsResourceSetMapFlags, (resource, flags), cgl_thunk_code, 3, 0, (resource, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, resource); CG_ARG_WORD(2, flags));
+    CG_ARGS_CALL(cuGraphicsResourceSetMapFlags, (resource, flags), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, resource); CG_ARG_WORD(2, flags));
     CG_SHORT_CALL(cuGraphicsResourceSetMapFlags, (resource, flags), cgl_thunk_code);
     return cgl_gp_cuGraphicsResourceSetMapFlags(resource, flags);
 }
@@ -20289,7 +20289,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuLinkCreate(unsigned int numOp
 static __attribute__((noinline)) CUresult cgl_sl_cuLinkCreate(unsigned int numOptions, CUjit_option *options, void **optionValues, CUlinkState *stateOut)
 {
     CG_BLOCKING_CALL(cuLinkCreate, (numOptions, options, optionValues, stateOut), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuLinkCreate, (numOptions, options, optionValues, stateOut), cgl_thunk_code, 5, 0, (numOptions, options, optionValues, stateOut, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, numOptions); CG_ARG_WORD(2, options); CG_ARG_WORD(3, optionValues); CG_ARG_WORD(4, stateOut));
+    CG_ARGS_CALL(cuLinkCreate, (numOptions, options, optionValues, stateOut), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, numOptions); CG_ARG_WORD(2, options); CG_ARG_WORD(3, optionValues); CG_ARG_WORD(4, stateOut));
     CG_SHORT_CALL(cuLinkCreate, (numOptions, options, optionValues, stateOut), cgl_thunk_code);
     return cgl_gp_cuLinkCreate(numOptions, options, optionValues, stateOut);
 }
@@ -20406,7 +20406,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetAddress2D_v2(CUtexre
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetAddress2D_v2(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR *desc, CUdeviceptr dptr, size_t Pitch)
 {
-    CG_ARGS_CALL(cuTexRefSetAddress2D_v2, (hTexRef, desc, dptr, Pitch), cgl_thunk_code, 5, 0, (hTexRef, desc, dptr, Pitch, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTexRef); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, dptr); CG_ARG_WORD(4, Pitch));
+    CG_ARGS_CALL(cuTexRefSetAddress2D_v2, (hTexRef, desc, dptr, Pitch), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTexRef); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, dptr); CG_ARG_WORD(4, Pitch));
     CG_SHORT_CALL(cuTexRefSetAddress2D_v2, (hTexRef, desc, dptr, Pitch), cgl_thunk_code);
     return cgl_gp_cuTexRefSetAddress2D_v2(hTexRef, desc, dptr, Pitch);
 }
@@ -20437,7 +20437,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceTotalMem(unsigned int *
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceTotalMem(unsigned int *bytes, CUdevice dev)
 {
-    CG_ARGS_CALL(cuDeviceTotalMem, (bytes, dev), cgl_thunk_code, 4, 1, (bytes, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, bytes); CG_ARG_WORD(2, dev); CG_OUT_WORD(3, 0, bytes));
+    CG_ARGS_CALL(cuDeviceTotalMem, (bytes, dev), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, bytes); CG_ARG_WORD(2, dev); CG_OUT_WORD(3, 0, bytes));
     CG_SHORT_CALL(cuDeviceTotalMem, (bytes, dev), cgl_thunk_code);
     return cgl_gp_cuDeviceTotalMem(bytes, dev);
 }
@@ -20471,7 +20471,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxCreate(CUcontext *pctx, un
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxCreate(CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
     CG_BLOCKING_CALL(cuCtxCreate, (pctx, flags, dev), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuCtxCreate, (pctx, flags, dev), cgl_thunk_code, 5, 1, (pctx, flags, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_ARG_WORD(2, flags); CG_ARG_WORD(3, dev); CG_OUT_WORD(4, 0, pctx));
+    CG_ARGS_CALL(cuCtxCreate, (pctx, flags, dev), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_ARG_WORD(2, flags); CG_ARG_WORD(3, dev); CG_OUT_WORD(4, 0, pctx));
     CG_SHORT_CALL(cuCtxCreate, (pctx, flags, dev), cgl_thunk_code);
     return cgl_gp_cuCtxCreate(pctx, flags, dev);
 }
@@ -20505,7 +20505,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxCreate_v2(CUcontext *pctx,
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
     CG_BLOCKING_CALL(cuCtxCreate_v2, (pctx, flags, dev), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuCtxCreate_v2, (pctx, flags, dev), cgl_thunk_code, 5, 1, (pctx, flags, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_ARG_WORD(2, flags); CG_ARG_WORD(3, dev); CG_OUT_WORD(4, 0, pctx));
+    CG_ARGS_CALL(cuCtxCreate_v2, (pctx, flags, dev), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_ARG_WORD(2, flags); CG_ARG_WORD(3, dev); CG_OUT_WORD(4, 0, pctx));
     CG_SHORT_CALL(cuCtxCreate_v2, (pctx, flags, dev), cgl_thunk_code);
     return cgl_gp_cuCtxCreate_v2(pctx, flags, dev);
 }
@@ -20543,7 +20543,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxCreate_v3(CUcontext *pctx,
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams, unsigned int flags, CUdevice dev)
 {
     CG_BLOCKING_CALL(cuCtxCreate_v3, (pctx, paramsArray, numParams, flags, dev), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuCtxCreate_v3, (pctx, paramsArray, numParams, flags, dev), cgl_thunk_code, 7, 1, (pctx, paramsArray, numParams, flags, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_ARG_WORD(2, paramsArray); CG_ARG_WORD(3, numParams); CG_ARG_WORD(4, flags); CG_ARG_WORD(5, dev); CG_OUT_WORD(6, 0, pctx));
+    CG_ARGS_CALL(cuCtxCreate_v3, (pctx, paramsArray, numParams, flags, dev), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_ARG_WORD(2, paramsArray); CG_ARG_WORD(3, numParams); CG_ARG_WORD(4, flags); CG_ARG_WORD(5, dev); CG_OUT_WORD(6, 0, pctx));
     CG_SHORT_CALL(cuCtxCreate_v3, (pctx, paramsArray, numParams, flags, dev), cgl_thunk_code);
     return cgl_gp_cuCtxCreate_v3(pctx, paramsArray, numParams, flags, dev);
 }
@@ -20608,7 +20608,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemGetInfo(unsigned int *free
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemGetInfo(unsigned int *free, unsigned int *total)
 {
-    CG_ARGS_CALL(cuMemGetInfo, (free, total), cgl_thunk_code, 3, 0, (free, total, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, free); CG_ARG_WORD(2, total));
+    CG_ARGS_CALL(cuMemGetInfo, (free, total), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, free); CG_ARG_WORD(2, total));
     CG_SHORT_CALL(cuMemGetInfo, (free, total), cgl_thunk_code);
     return cgl_gp_cuMemGetInfo(free, total);
 }
@@ -20639,7 +20639,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemAlloc(CUdeviceptr_v1 *dptr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
 {
-    CG_ARGS_CALL(cuMemAlloc, (dptr, bytesize), cgl_thunk_code, 4, 1, (dptr, bytesize, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, bytesize); CG_OUT_WORD(3, 0, dptr));
+    CG_ARGS_CALL(cuMemAlloc, (dptr, bytesize), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, bytesize); CG_OUT_WORD(3, 0, dptr));
     CG_SHORT_CALL(cuMemAlloc, (dptr, bytesize), cgl_thunk_code);
     return cgl_gp_cuMemAlloc(dptr, bytesize);
 }
@@ -20676,7 +20676,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocPitch(CUdeviceptr_v1 
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocPitch(CUdeviceptr_v1 *dptr, unsigned int *pPitch, unsigned int WidthInBytes, unsigned int Height, unsigned int ElementSizeBytes)
 {
-    CG_ARGS_CALL(cuMemAllocPitch, (dptr, pPitch, WidthInBytes, Height, ElementSizeBytes), cgl_thunk_code, 7, 1, (dptr, pPitch, WidthInBytes, Height, ElementSizeBytes, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, pPitch); CG_ARG_WORD(3, WidthInBytes); CG_ARG_WORD(4, Height); CG_ARG_WORD(5, ElementSizeBytes); CG_OUT_WORD(6, 0, dptr));
+    CG_ARGS_CALL(cuMemAllocPitch, (dptr, pPitch, WidthInBytes, Height, ElementSizeBytes), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, pPitch); CG_ARG_WORD(3, WidthInBytes); CG_ARG_WORD(4, Height); CG_ARG_WORD(5, ElementSizeBytes); CG_OUT_WORD(6, 0, dptr));
     CG_SHORT_CALL(cuMemAllocPitch, (dptr, pPitch, WidthInBytes, Height, ElementSizeBytes), cgl_thunk_code);
     return cgl_gp_cuMemAllocPitch(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
 }
@@ -20706,7 +20706,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemFree(CUdeviceptr_v1 dptr)
 static __attribute__((noinline)) CUresult cgl_sl_cuMemFree(CUdeviceptr_v1 dptr)
 {
     CG_BLOCKING_CALL(cuMemFree, (dptr), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemFree, (dptr), cgl_thunk_code, 2, 0, (dptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr));
+    CG_ARGS_CALL(cuMemFree, (dptr), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr));
     CG_SHORT_CALL(cuMemFree, (dptr), cgl_thunk_code);
     return cgl_gp_cuMemFree(dptr);
 }
@@ -20739,7 +20739,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemGetAddressRange(CUdevicept
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemGetAddressRange(CUdeviceptr_v1 *pbase, unsigned int *psize, CUdeviceptr_v1 dptr)
 {
-    CG_ARGS_CALL(cuMemGetAddressRange, (pbase, psize, dptr), cgl_thunk_code, 4, 0, (pbase, psize, dptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pbase); CG_ARG_WORD(2, psize); CG_ARG_WORD(3, dptr));
+    CG_ARGS_CALL(cuMemGetAddressRange, (pbase, psize, dptr), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pbase); CG_ARG_WORD(2, psize); CG_ARG_WORD(3, dptr));
     CG_SHORT_CALL(cuMemGetAddressRange, (pbase, psize, dptr), cgl_thunk_code);
     return cgl_gp_cuMemGetAddressRange(pbase, psize, dptr);
 }
@@ -20771,7 +20771,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocHost(void **pp, unsig
 static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocHost(void **pp, unsigned int bytesize)
 {
     CG_BLOCKING_CALL(cuMemAllocHost, (pp, bytesize), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemAllocHost, (pp, bytesize), cgl_thunk_code, 3, 0, (pp, bytesize, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pp); CG_ARG_WORD(2, bytesize));
+    CG_ARGS_CALL(cuMemAllocHost, (pp, bytesize), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pp); CG_ARG_WORD(2, bytesize));
     CG_SHORT_CALL(cuMemAllocHost, (pp, bytesize), cgl_thunk_code);
     return cgl_gp_cuMemAllocHost(pp, bytesize);
 }
@@ -20804,7 +20804,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemHostGetDevicePointer(CUdev
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemHostGetDevicePointer(CUdeviceptr_v1 *pdptr, void *p, unsigned int Flags)
 {
-    CG_ARGS_CALL(cuMemHostGetDevicePointer, (pdptr, p, Flags), cgl_thunk_code, 5, 1, (pdptr, p, Flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pdptr); CG_ARG_WORD(2, p); CG_ARG_WORD(3, Flags); CG_OUT_WORD(4, 0, pdptr));
+    CG_ARGS_CALL(cuMemHostGetDevicePointer, (pdptr, p, Flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pdptr); CG_ARG_WORD(2, p); CG_ARG_WORD(3, Flags); CG_OUT_WORD(4, 0, pdptr));
     CG_SHORT_CALL(cuMemHostGetDevicePointer, (pdptr, p, Flags), cgl_thunk_code);
     return cgl_gp_cuMemHostGetDevicePointer(pdptr, p, Flags);
 }
@@ -20838,7 +20838,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoD(CUdeviceptr_v1 dst
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoD(CUdeviceptr_v1 dstDevice, const void *srcHost, unsigned int ByteCount)
 {
     CG_BLOCKING_CALL(cuMemcpyHtoD, (dstDevice, srcHost, ByteCount), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyHtoD, (dstDevice, srcHost, ByteCount), cgl_thunk_code, 4, 0, (dstDevice, srcHost, ByteCount, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, srcHost); CG_ARG_WORD(3, ByteCount));
+    CG_ARGS_CALL(cuMemcpyHtoD, (dstDevice, srcHost, ByteCount), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, srcHost); CG_ARG_WORD(3, ByteCount));
     CG_SHORT_CALL(cuMemcpyHtoD, (dstDevice, srcHost, ByteCount), cgl_thunk_code);
     return cgl_gp_cuMemcpyHtoD(dstDevice, srcHost, ByteCount);
 }
@@ -20872,7 +20872,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoH(void *dstHost, CUd
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoH(void *dstHost, CUdeviceptr_v1 srcDevice, unsigned int ByteCount)
 {
     CG_BLOCKING_CALL(cuMemcpyDtoH, (dstHost, srcDevice, ByteCount), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyDtoH, (dstHost, srcDevice, ByteCount), cgl_thunk_code, 4, 0, (dstHost, srcDevice, ByteCount, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstHost); CG_ARG_WORD(2, srcDevice); CG_ARG_WORD(3, ByteCount));
+    CG_ARGS_CALL(cuMemcpyDtoH, (dstHost, srcDevice, ByteCount), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstHost); CG_ARG_WORD(2, srcDevice); CG_ARG_WORD(3, ByteCount));
     CG_SHORT_CALL(cuMemcpyDtoH, (dstHost, srcDevice, ByteCount), cgl_thunk_code);
     return cgl_gp_cuMemcpyDtoH(dstHost, srcDevice, ByteCount);
 }
@@ -20906,7 +20906,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoD(CUdeviceptr_v1 dst
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoD(CUdeviceptr_v1 dstDevice, CUdeviceptr_v1 srcDevice, unsigned int ByteCount)
 {
     CG_BLOCKING_CALL(cuMemcpyDtoD, (dstDevice, srcDevice, ByteCount), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyDtoD, (dstDevice, srcDevice, ByteCount), cgl_thunk_code, 4, 0, (dstDevice, srcDevice, ByteCount, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, srcDevice); CG_ARG_WORD(3, ByteCount));
+    CG_ARGS_CALL(cuMemcpyDtoD, (dstDevice, srcDevice, ByteCount), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, srcDevice); CG_ARG_WORD(3, ByteCount));
     CG_SHORT_CALL(cuMemcpyDtoD, (dstDevice, srcDevice, ByteCount), cgl_thunk_code);
     return cgl_gp_cuMemcpyDtoD(dstDevice, srcDevice, ByteCount);
 }
@@ -20942,7 +20942,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoA(CUarray dstArray, 
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoA(CUarray dstArray, unsigned int dstOffset, CUdeviceptr_v1 srcDevice, unsigned int ByteCount)
 {
     CG_BLOCKING_CALL(cuMemcpyDtoA, (dstArray, dstOffset, srcDevice, ByteCount), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyDtoA, (dstArray, dstOffset, srcDevice, ByteCount), cgl_thunk_code, 5, 0, (dstArray, dstOffset, srcDevice, ByteCount, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstArray); CG_ARG_WORD(2, dstOffset); CG_ARG_WORD(3, srcDevice); CG_ARG_WORD(4, ByteCount));
+    CG_ARGS_CALL(cuMemcpyDtoA, (dstArray, dstOffset, srcDevice, ByteCount), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstArray); CG_ARG_WORD(2, dstOffset); CG_ARG_WORD(3, srcDevice); CG_ARG_WORD(4, ByteCount));
     CG_SHORT_CALL(cuMemcpyDtoA, (dstArray, dstOffset, srcDevice, ByteCount), cgl_thunk_code);
     return cgl_gp_cuMemcpyDtoA(dstArray, dstOffset, srcDevice, ByteCount);
 }
@@ -20978,7 +20978,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoD(CUdeviceptr_v1 dst
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoD(CUdeviceptr_v1 dstDevice, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount)
 {
     CG_BLOCKING_CALL(cuMemcpyAtoD, (dstDevice, srcArray, srcOffset, ByteCount), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyAtoD, (dstDevice, srcArray, srcOffset, ByteCount), cgl_thunk_code, 5, 0, (dstDevice, srcArray, srcOffset, ByteCount, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, srcArray); CG_ARG_WORD(3, srcOffset); CG_ARG_WORD(4, ByteCount));
+    CG_ARGS_CALL(cuMemcpyAtoD, (dstDevice, srcArray, srcOffset, ByteCount), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, srcArray); CG_ARG_WORD(3, srcOffset); CG_ARG_WORD(4, ByteCount));
     CG_SHORT_CALL(cuMemcpyAtoD, (dstDevice, srcArray, srcOffset, ByteCount), cgl_thunk_code);
     return cgl_gp_cuMemcpyAtoD(dstDevice, srcArray, srcOffset, ByteCount);
 }
@@ -21014,7 +21014,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoA(CUarray dstArray, 
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoA(CUarray dstArray, unsigned int dstOffset, const void *srcHost, unsigned int ByteCount)
 {
     CG_BLOCKING_CALL(cuMemcpyHtoA, (dstArray, dstOffset, srcHost, ByteCount), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyHtoA, (dstArray, dstOffset, srcHost, ByteCount), cgl_thunk_code, 5, 0, (dstArray, dstOffset, srcHost, ByteCount, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstArray); CG_ARG_WORD(2, dstOffset); CG_ARG_WORD(3, srcHost); CG_ARG_WORD(4, ByteCount));
+    CG_ARGS_CALL(cuMemcpyHtoA, (dstArray, dstOffset, srcHost, ByteCount), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstArray); CG_ARG_WORD(2, dstOffset); CG_ARG_WORD(3, srcHost); CG_ARG_WORD(4, ByteCount));
     CG_SHORT_CALL(cuMemcpyHtoA, (dstArray, dstOffset, srcHost, ByteCount), cgl_thunk_code);
     return cgl_gp_cuMemcpyHtoA(dstArray, dstOffset, srcHost, ByteCount);
 }
@@ -21050,7 +21050,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoH(void *dstHost, CUa
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoH(void *dstHost, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount)
 {
     CG_BLOCKING_CALL(cuMemcpyAtoH, (dstHost, srcArray, srcOffset, ByteCount), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyAtoH, (dstHost, srcArray, srcOffset, ByteCount), cgl_thunk_code, 5, 0, (dstHost, srcArray, srcOffset, ByteCount, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstHost); CG_ARG_WORD(2, srcArray); CG_ARG_WORD(3, srcOffset); CG_ARG_WORD(4, ByteCount));
+    CG_ARGS_CALL(cuMemcpyAtoH, (dstHost, srcArray, srcOffset, ByteCount), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstHost); CG_ARG_WORD(2, srcArray); CG_ARG_WORD(3, srcOffset); CG_ARG_WORD(4, ByteCount));
     CG_SHORT_CALL(cuMemcpyAtoH, (dstHost, srcArray, srcOffset, ByteCount), cgl_thunk_code);
     return cgl_gp_cuMemcpyAtoH(dstHost, srcArray, srcOffset, ByteCount);
 }
@@ -21088,7 +21088,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoA(CUarray dstArray, 
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoA(CUarray dstArray, unsigned int dstOffset, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount)
 {
     CG_BLOCKING_CALL(cuMemcpyAtoA, (dstArray, dstOffset, srcArray, srcOffset, ByteCount), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyAtoA, (dstArray, dstOffset, srcArray, srcOffset, ByteCount), cgl_thunk_code, 6, 0, (dstArray, dstOffset, srcArray, srcOffset, ByteCount, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstArray); CG_ARG_WORD(2, dstOffset); CG_ARG_WORD(3, srcArray); CG_ARG_WORD(4, srcOffset); CG_ARG_WORD(5, ByteCount));
+    CG_ARGS_CALL(cuMemcpyAtoA, (dstArray, dstOffset, srcArray, srcOffset, ByteCount), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstArray); CG_ARG_WORD(2, dstOffset); CG_ARG_WORD(3, srcArray); CG_ARG_WORD(4, srcOffset); CG_ARG_WORD(5, ByteCount));
     CG_SHORT_CALL(cuMemcpyAtoA, (dstArray, dstOffset, srcArray, srcOffset, ByteCount), cgl_thunk_code);
     return cgl_gp_cuMemcpyAtoA(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
 }
@@ -21125,7 +21125,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoAAsync(CUarray dstAr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoAAsync(CUarray dstArray, unsigned int dstOffset, const void *srcHost, unsigned int ByteCount, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemcpyHtoAAsync, (dstArray, dstOffset, srcHost, ByteCount, hStream), cgl_thunk_code, 6, 0, (dstArray, dstOffset, srcHost, ByteCount, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstArray); CG_ARG_WORD(2, dstOffset); CG_ARG_WORD(3, srcHost); CG_ARG_WORD(4, ByteCount); CG_ARG_WORD(5, hStream));
+    CG_ARGS_CALL(cuMemcpyHtoAAsync, (dstArray, dstOffset, srcHost, ByteCount, hStream), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstArray); CG_ARG_WORD(2, dstOffset); CG_ARG_WORD(3, srcHost); CG_ARG_WORD(4, ByteCount); CG_ARG_WORD(5, hStream));
     CG_SHORT_CALL(cuMemcpyHtoAAsync, (dstArray, dstOffset, srcHost, ByteCount, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpyHtoAAsync(dstArray, dstOffset, srcHost, ByteCount, hStream);
 }
@@ -21162,7 +21162,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoHAsync(void *dstHost
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoHAsync(void *dstHost, CUarray srcArray, unsigned int srcOffset, unsigned int ByteCount, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemcpyAtoHAsync, (dstHost, srcArray, srcOffset, ByteCount, hStream), cgl_thunk_code, 6, 0, (dstHost, srcArray, srcOffset, ByteCount, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstHost); CG_ARG_WORD(2, srcArray); CG_ARG_WORD(3, srcOffset); CG_ARG_WORD(4, ByteCount); CG_ARG_WORD(5, hStream));
+    CG_ARGS_CALL(cuMemcpyAtoHAsync, (dstHost, srcArray, srcOffset, ByteCount, hStream), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstHost); CG_ARG_WORD(2, srcArray); CG_ARG_WORD(3, srcOffset); CG_ARG_WORD(4, ByteCount); CG_ARG_WORD(5, hStream));
     CG_SHORT_CALL(cuMemcpyAtoHAsync, (dstHost, srcArray, srcOffset, ByteCount, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpyAtoHAsync(dstHost, srcArray, srcOffset, ByteCount, hStream);
 }
@@ -21192,7 +21192,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy2D(const CUDA_MEMCPY2D_
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2D(const CUDA_MEMCPY2D_v1 *pCopy)
 {
     CG_BLOCKING_CALL(cuMemcpy2D, (pCopy), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpy2D, (pCopy), cgl_thunk_code, 2, 0, (pCopy, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy));
+    CG_ARGS_CALL(cuMemcpy2D, (pCopy), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy));
     CG_SHORT_CALL(cuMemcpy2D, (pCopy), cgl_thunk_code);
     return cgl_gp_cuMemcpy2D(pCopy);
 }
@@ -21222,7 +21222,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy2DUnaligned(const CUDA_
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2DUnaligned(const CUDA_MEMCPY2D_v1 *pCopy)
 {
     CG_BLOCKING_CALL(cuMemcpy2DUnaligned, (pCopy), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpy2DUnaligned, (pCopy), cgl_thunk_code, 2, 0, (pCopy, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy));
+    CG_ARGS_CALL(cuMemcpy2DUnaligned, (pCopy), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy));
     CG_SHORT_CALL(cuMemcpy2DUnaligned, (pCopy), cgl_thunk_code);
     return cgl_gp_cuMemcpy2DUnaligned(pCopy);
 }
@@ -21252,7 +21252,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3D(const CUDA_MEMCPY3D_
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3D(const CUDA_MEMCPY3D_v1 *pCopy)
 {
     CG_BLOCKING_CALL(cuMemcpy3D, (pCopy), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpy3D, (pCopy), cgl_thunk_code, 2, 0, (pCopy, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy));
+    CG_ARGS_CALL(cuMemcpy3D, (pCopy), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy));
     CG_SHORT_CALL(cuMemcpy3D, (pCopy), cgl_thunk_code);
     return cgl_gp_cuMemcpy3D(pCopy);
 }
@@ -21288,7 +21288,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoDAsync(CUdeviceptr_v
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoDAsync(CUdeviceptr_v1 dstDevice, const void *srcHost, unsigned int ByteCount, CUstream hStream)
 {
     CG_BLOCKING_CALL(cuMemcpyHtoDAsync, (dstDevice, srcHost, ByteCount, hStream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyHtoDAsync, (dstDevice, srcHost, ByteCount, hStream), cgl_thunk_code, 5, 0, (dstDevice, srcHost, ByteCount, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, srcHost); CG_ARG_WORD(3, ByteCount); CG_ARG_WORD(4, hStream));
+    CG_ARGS_CALL(cuMemcpyHtoDAsync, (dstDevice, srcHost, ByteCount, hStream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, srcHost); CG_ARG_WORD(3, ByteCount); CG_ARG_WORD(4, hStream));
     CG_SHORT_CALL(cuMemcpyHtoDAsync, (dstDevice, srcHost, ByteCount, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpyHtoDAsync(dstDevice, srcHost, ByteCount, hStream);
 }
@@ -21324,7 +21324,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoHAsync(void *dstHost
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoHAsync(void *dstHost, CUdeviceptr_v1 srcDevice, unsigned int ByteCount, CUstream hStream)
 {
     CG_BLOCKING_CALL(cuMemcpyDtoHAsync, (dstHost, srcDevice, ByteCount, hStream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyDtoHAsync, (dstHost, srcDevice, ByteCount, hStream), cgl_thunk_code, 5, 0, (dstHost, srcDevice, ByteCount, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstHost); CG_ARG_WORD(2, srcDevice); CG_ARG_WORD(3, ByteCount); CG_ARG_WORD(4, hStream));
+    CG_ARGS_CALL(cuMemcpyDtoHAsync, (dstHost, srcDevice, ByteCount, hStream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstHost); CG_ARG_WORD(2, srcDevice); CG_ARG_WORD(3, ByteCount); CG_ARG_WORD(4, hStream));
     CG_SHORT_CALL(cuMemcpyDtoHAsync, (dstHost, srcDevice, ByteCount, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpyDtoHAsync(dstHost, srcDevice, ByteCount, hStream);
 }
@@ -21359,7 +21359,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoDAsync(CUdeviceptr_v
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoDAsync(CUdeviceptr_v1 dstDevice, CUdeviceptr_v1 srcDevice, unsigned int ByteCount, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemcpyDtoDAsync, (dstDevice, srcDevice, ByteCount, hStream), cgl_thunk_code, 5, 0, (dstDevice, srcDevice, ByteCount, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, srcDevice); CG_ARG_WORD(3, ByteCount); CG_ARG_WORD(4, hStream));
+    CG_ARGS_CALL(cuMemcpyDtoDAsync, (dstDevice, srcDevice, ByteCount, hStream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, srcDevice); CG_ARG_WORD(3, ByteCount); CG_ARG_WORD(4, hStream));
     CG_SHORT_CALL(cuMemcpyDtoDAsync, (dstDevice, srcDevice, ByteCount, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpyDtoDAsync(dstDevice, srcDevice, ByteCount, hStream);
 }
@@ -21391,7 +21391,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy2DAsync(const CUDA_MEMC
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2DAsync(const CUDA_MEMCPY2D_v1 *pCopy, CUstream hStream)
 {
     CG_BLOCKING_CALL(cuMemcpy2DAsync, (pCopy, hStream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpy2DAsync, (pCopy, hStream), cgl_thunk_code, 3, 0, (pCopy, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy); CG_ARG_WORD(2, hStream));
+    CG_ARGS_CALL(cuMemcpy2DAsync, (pCopy, hStream), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy); CG_ARG_WORD(2, hStream));
     CG_SHORT_CALL(cuMemcpy2DAsync, (pCopy, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpy2DAsync(pCopy, hStream);
 }
@@ -21423,7 +21423,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3DAsync(const CUDA_MEMC
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DAsync(const CUDA_MEMCPY3D_v1 *pCopy, CUstream hStream)
 {
     CG_BLOCKING_CALL(cuMemcpy3DAsync, (pCopy, hStream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpy3DAsync, (pCopy, hStream), cgl_thunk_code, 3, 0, (pCopy, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy); CG_ARG_WORD(2, hStream));
+    CG_ARGS_CALL(cuMemcpy3DAsync, (pCopy, hStream), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy); CG_ARG_WORD(2, hStream));
     CG_SHORT_CALL(cuMemcpy3DAsync, (pCopy, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpy3DAsync(pCopy, hStream);
 }
@@ -21457,7 +21457,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD8(CUdeviceptr_v1 dstDe
 static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD8(CUdeviceptr_v1 dstDevice, unsigned char uc, unsigned int N)
 {
     CG_BLOCKING_CALL(cuMemsetD8, (dstDevice, uc, N), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemsetD8, (dstDevice, uc, N), cgl_thunk_code, 4, 0, (dstDevice, uc, N, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, uc); CG_ARG_WORD(3, N));
+    CG_ARGS_CALL(cuMemsetD8, (dstDevice, uc, N), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, uc); CG_ARG_WORD(3, N));
     CG_SHORT_CALL(cuMemsetD8, (dstDevice, uc, N), cgl_thunk_code);
     return cgl_gp_cuMemsetD8(dstDevice, uc, N);
 }
@@ -21491,7 +21491,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD16(CUdeviceptr_v1 dstD
 static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD16(CUdeviceptr_v1 dstDevice, unsigned short us, unsigned int N)
 {
     CG_BLOCKING_CALL(cuMemsetD16, (dstDevice, us, N), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemsetD16, (dstDevice, us, N), cgl_thunk_code, 4, 0, (dstDevice, us, N, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, us); CG_ARG_WORD(3, N));
+    CG_ARGS_CALL(cuMemsetD16, (dstDevice, us, N), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, us); CG_ARG_WORD(3, N));
     CG_SHORT_CALL(cuMemsetD16, (dstDevice, us, N), cgl_thunk_code);
     return cgl_gp_cuMemsetD16(dstDevice, us, N);
 }
@@ -21525,7 +21525,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD32(CUdeviceptr_v1 dstD
 static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD32(CUdeviceptr_v1 dstDevice, unsigned int ui, unsigned int N)
 {
     CG_BLOCKING_CALL(cuMemsetD32, (dstDevice, ui, N), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemsetD32, (dstDevice, ui, N), cgl_thunk_code, 4, 0, (dstDevice, ui, N, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, ui); CG_ARG_WORD(3, N));
+    CG_ARGS_CALL(cuMemsetD32, (dstDevice, ui, N), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, ui); CG_ARG_WORD(3, N));
     CG_SHORT_CALL(cuMemsetD32, (dstDevice, ui, N), cgl_thunk_code);
     return cgl_gp_cuMemsetD32(dstDevice, ui, N);
 }
@@ -21563,7 +21563,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D8(CUdeviceptr_v1 dst
 static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D8(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned char uc, unsigned int Width, unsigned int Height)
 {
     CG_BLOCKING_CALL(cuMemsetD2D8, (dstDevice, dstPitch, uc, Width, Height), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemsetD2D8, (dstDevice, dstPitch, uc, Width, Height), cgl_thunk_code, 6, 0, (dstDevice, dstPitch, uc, Width, Height, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstPitch); CG_ARG_WORD(3, uc); CG_ARG_WORD(4, Width); CG_ARG_WORD(5, Height));
+    CG_ARGS_CALL(cuMemsetD2D8, (dstDevice, dstPitch, uc, Width, Height), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstPitch); CG_ARG_WORD(3, uc); CG_ARG_WORD(4, Width); CG_ARG_WORD(5, Height));
     CG_SHORT_CALL(cuMemsetD2D8, (dstDevice, dstPitch, uc, Width, Height), cgl_thunk_code);
     return cgl_gp_cuMemsetD2D8(dstDevice, dstPitch, uc, Width, Height);
 }
@@ -21601,7 +21601,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D16(CUdeviceptr_v1 ds
 static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D16(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned short us, unsigned int Width, unsigned int Height)
 {
     CG_BLOCKING_CALL(cuMemsetD2D16, (dstDevice, dstPitch, us, Width, Height), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemsetD2D16, (dstDevice, dstPitch, us, Width, Height), cgl_thunk_code, 6, 0, (dstDevice, dstPitch, us, Width, Height, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstPitch); CG_ARG_WORD(3, us); CG_ARG_WORD(4, Width); CG_ARG_WORD(5, Height));
+    CG_ARGS_CALL(cuMemsetD2D16, (dstDevice, dstPitch, us, Width, Height), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstPitch); CG_ARG_WORD(3, us); CG_ARG_WORD(4, Width); CG_ARG_WORD(5, Height));
     CG_SHORT_CALL(cuMemsetD2D16, (dstDevice, dstPitch, us, Width, Height), cgl_thunk_code);
     return cgl_gp_cuMemsetD2D16(dstDevice, dstPitch, us, Width, Height);
 }
@@ -21639,7 +21639,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D32(CUdeviceptr_v1 ds
 static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D32(CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned int ui, unsigned int Width, unsigned int Height)
 {
     CG_BLOCKING_CALL(cuMemsetD2D32, (dstDevice, dstPitch, ui, Width, Height), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemsetD2D32, (dstDevice, dstPitch, ui, Width, Height), cgl_thunk_code, 6, 0, (dstDevice, dstPitch, ui, Width, Height, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstPitch); CG_ARG_WORD(3, ui); CG_ARG_WORD(4, Width); CG_ARG_WORD(5, Height));
+    CG_ARGS_CALL(cuMemsetD2D32, (dstDevice, dstPitch, ui, Width, Height), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstPitch); CG_ARG_WORD(3, ui); CG_ARG_WORD(4, Width); CG_ARG_WORD(5, Height));
     CG_SHORT_CALL(cuMemsetD2D32, (dstDevice, dstPitch, ui, Width, Height), cgl_thunk_code);
     return cgl_gp_cuMemsetD2D32(dstDevice, dstPitch, ui, Width, Height);
 }
@@ -21670,7 +21670,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuArrayCreate(CUarray *pHandle,
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuArrayCreate(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR_v1 *pAllocateArray)
 {
-    CG_ARGS_CALL(cuArrayCreate, (pHandle, pAllocateArray), cgl_thunk_code, 3, 0, (pHandle, pAllocateArray, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pHandle); CG_ARG_WORD(2, pAllocateArray));
+    CG_ARGS_CALL(cuArrayCreate, (pHandle, pAllocateArray), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pHandle); CG_ARG_WORD(2, pAllocateArray));
     CG_SHORT_CALL(cuArrayCreate, (pHandle, pAllocateArray), cgl_thunk_code);
     return cgl_gp_cuArrayCreate(pHandle, pAllocateArray);
 }
@@ -21701,7 +21701,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuArrayGetDescriptor(CUDA_ARRAY
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuArrayGetDescriptor(CUDA_ARRAY_DESCRIPTOR_v1 *pArrayDescriptor, CUarray hArray)
 {
-    CG_ARGS_CALL(cuArrayGetDescriptor, (pArrayDescriptor, hArray), cgl_thunk_code, 3, 0, (pArrayDescriptor, hArray, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pArrayDescriptor); CG_ARG_WORD(2, hArray));
+    CG_ARGS_CALL(cuArrayGetDescriptor, (pArrayDescriptor, hArray), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pArrayDescriptor); CG_ARG_WORD(2, hArray));
     CG_SHORT_CALL(cuArrayGetDescriptor, (pArrayDescriptor, hArray), cgl_thunk_code);
     return cgl_gp_cuArrayGetDescriptor(pArrayDescriptor, hArray);
 }
@@ -21732,7 +21732,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuArray3DCreate(CUarray *pHandl
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuArray3DCreate(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR_v1 *pAllocateArray)
 {
-    CG_ARGS_CALL(cuArray3DCreate, (pHandle, pAllocateArray), cgl_thunk_code, 3, 0, (pHandle, pAllocateArray, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pHandle); CG_ARG_WORD(2, pAllocateArray));
+    CG_ARGS_CALL(cuArray3DCreate, (pHandle, pAllocateArray), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pHandle); CG_ARG_WORD(2, pAllocateArray));
     CG_SHORT_CALL(cuArray3DCreate, (pHandle, pAllocateArray), cgl_thunk_code);
     return cgl_gp_cuArray3DCreate(pHandle, pAllocateArray);
 }
@@ -21763,7 +21763,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuArray3DGetDescriptor(CUDA_ARR
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuArray3DGetDescriptor(CUDA_ARRAY3D_DESCRIPTOR_v1 *pArrayDescriptor, CUarray hArray)
 {
-    CG_ARGS_CALL(cuArray3DGetDescriptor, (pArrayDescriptor, hArray), cgl_thunk_code, 3, 0, (pArrayDescriptor, hArray, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pArrayDescriptor); CG_ARG_WORD(2, hArray));
+    CG_ARGS_CALL(cuArray3DGetDescriptor, (pArrayDescriptor, hArray), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pArrayDescriptor); CG_ARG_WORD(2, hArray));
     CG_SHORT_CALL(cuArray3DGetDescriptor, (pArrayDescriptor, hArray), cgl_thunk_code);
     return cgl_gp_cuArray3DGetDescriptor(pArrayDescriptor, hArray);
 }
@@ -21798,7 +21798,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetAddress(unsigned int
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetAddress(unsigned int *ByteOffset, CUtexref hTexRef, CUdeviceptr_v1 dptr, unsigned int bytes)
 {
-    CG_ARGS_CALL(cuTexRefSetAddress, (ByteOffset, hTexRef, dptr, bytes), cgl_thunk_code, 5, 0, (ByteOffset, hTexRef, dptr, bytes, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ByteOffset); CG_ARG_WORD(2, hTexRef); CG_ARG_WORD(3, dptr); CG_ARG_WORD(4, bytes));
+    CG_ARGS_CALL(cuTexRefSetAddress, (ByteOffset, hTexRef, dptr, bytes), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ByteOffset); CG_ARG_WORD(2, hTexRef); CG_ARG_WORD(3, dptr); CG_ARG_WORD(4, bytes));
     CG_SHORT_CALL(cuTexRefSetAddress, (ByteOffset, hTexRef, dptr, bytes), cgl_thunk_code);
     return cgl_gp_cuTexRefSetAddress(ByteOffset, hTexRef, dptr, bytes);
 }
@@ -21833,7 +21833,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefSetAddress2D(CUtexref h
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefSetAddress2D(CUtexref hTexRef, const CUDA_ARRAY_DESCRIPTOR_v1 *desc, CUdeviceptr_v1 dptr, unsigned int Pitch)
 {
-    CG_ARGS_CALL(cuTexRefSetAddress2D, (hTexRef, desc, dptr, Pitch), cgl_thunk_code, 5, 0, (hTexRef, desc, dptr, Pitch, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTexRef); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, dptr); CG_ARG_WORD(4, Pitch));
+    CG_ARGS_CALL(cuTexRefSetAddress2D, (hTexRef, desc, dptr, Pitch), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTexRef); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, dptr); CG_ARG_WORD(4, Pitch));
     CG_SHORT_CALL(cuTexRefSetAddress2D, (hTexRef, desc, dptr, Pitch), cgl_thunk_code);
     return cgl_gp_cuTexRefSetAddress2D(hTexRef, desc, dptr, Pitch);
 }
@@ -21864,7 +21864,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuTexRefGetAddress(CUdeviceptr_
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuTexRefGetAddress(CUdeviceptr_v1 *pdptr, CUtexref hTexRef)
 {
-    CG_ARGS_CALL(cuTexRefGetAddress, (pdptr, hTexRef), cgl_thunk_code, 4, 1, (pdptr, hTexRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pdptr); CG_ARG_WORD(2, hTexRef); CG_OUT_WORD(3, 0, pdptr));
+    CG_ARGS_CALL(cuTexRefGetAddress, (pdptr, hTexRef), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pdptr); CG_ARG_WORD(2, hTexRef); CG_OUT_WORD(3, 0, pdptr));
     CG_SHORT_CALL(cuTexRefGetAddress, (pdptr, hTexRef), cgl_thunk_code);
     return cgl_gp_cuTexRefGetAddress(pdptr, hTexRef);
 }
@@ -21897,7 +21897,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphicsResourceGetMappedPoin
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsResourceGetMappedPointer(CUdeviceptr_v1 *pDevPtr, unsigned int *pSize, CUgraphicsResource resource)
 {
-    CG_ARGS_CALL(cuGraphicsResourceGetMappedPointer, (pDevPtr, pSize, resource), cgl_thunk_code, 4, 0, (pDevPtr, pSize, resource, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pDevPtr); CG_ARG_WORD(2, pSize); CG_ARG_WORD(3, resource));
+    CG_ARGS_CALL(cuGraphicsResourceGetMappedPointer, (pDevPtr, pSize, resource), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pDevPtr); CG_ARG_WORD(2, pSize); CG_ARG_WORD(3, resource));
     CG_SHORT_CALL(cuGraphicsResourceGetMappedPointer, (pDevPtr, pSize, resource), cgl_thunk_code);
     return cgl_gp_cuGraphicsResourceGetMappedPointer(pDevPtr, pSize, resource);
 }
@@ -21927,7 +21927,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxDestroy(CUcontext ctx)
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxDestroy(CUcontext ctx)
 {
     CG_BLOCKING_CALL(cuCtxDestroy, (ctx), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuCtxDestroy, (ctx), cgl_thunk_code, 2, 0, (ctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx));
+    CG_ARGS_CALL(cuCtxDestroy, (ctx), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx));
     CG_SHORT_CALL(cuCtxDestroy, (ctx), cgl_thunk_code);
     return cgl_gp_cuCtxDestroy(ctx);
 }
@@ -21956,7 +21956,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxPopCurrent(CUcontext *pctx
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxPopCurrent(CUcontext *pctx)
 {
-    CG_ARGS_CALL(cuCtxPopCurrent, (pctx), cgl_thunk_code, 3, 1, (pctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_OUT_WORD(2, 0, pctx));
+    CG_ARGS_CALL(cuCtxPopCurrent, (pctx), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_OUT_WORD(2, 0, pctx));
     CG_SHORT_CALL(cuCtxPopCurrent, (pctx), cgl_thunk_code);
     return cgl_gp_cuCtxPopCurrent(pctx);
 }
@@ -21985,7 +21985,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCtxPushCurrent(CUcontext ctx)
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCtxPushCurrent(CUcontext ctx)
 {
-    CG_ARGS_CALL(cuCtxPushCurrent, (ctx), cgl_thunk_code, 2, 0, (ctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx));
+    CG_ARGS_CALL(cuCtxPushCurrent, (ctx), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx));
     CG_SHORT_CALL(cuCtxPushCurrent, (ctx), cgl_thunk_code);
     return cgl_gp_cuCtxPushCurrent(ctx);
 }
@@ -22014,7 +22014,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamDestroy(CUstream hStrea
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamDestroy(CUstream hStream)
 {
-    CG_ARGS_CALL(cuStreamDestroy, (hStream), cgl_thunk_code, 2, 0, (hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream));
+    CG_ARGS_CALL(cuStreamDestroy, (hStream), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream));
     CG_SHORT_CALL(cuStreamDestroy, (hStream), cgl_thunk_code);
     return cgl_gp_cuStreamDestroy(hStream);
 }
@@ -22043,7 +22043,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuEventDestroy(CUevent hEvent)
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuEventDestroy(CUevent hEvent)
 {
-    CG_ARGS_CALL(cuEventDestroy, (hEvent), cgl_thunk_code, 2, 0, (hEvent, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEvent));
+    CG_ARGS_CALL(cuEventDestroy, (hEvent), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEvent));
     CG_SHORT_CALL(cuEventDestroy, (hEvent), cgl_thunk_code);
     return cgl_gp_cuEventDestroy(hEvent);
 }
@@ -22076,7 +22076,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuEventElapsedTime(float *pMill
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)
 {
-    CG_ARGS_CALL(cuEventElapsedTime, (pMilliseconds, hStart, hEnd), cgl_thunk_code, 4, 0, (pMilliseconds, hStart, hEnd, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pMilliseconds); CG_ARG_WORD(2, hStart); CG_ARG_WORD(3, hEnd));
+    CG_ARGS_CALL(cuEventElapsedTime, (pMilliseconds, hStart, hEnd), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pMilliseconds); CG_ARG_WORD(2, hStart); CG_ARG_WORD(3, hEnd));
     CG_SHORT_CALL(cuEventElapsedTime, (pMilliseconds, hStart, hEnd), cgl_thunk_code);
     return cgl_gp_cuEventElapsedTime(pMilliseconds, hStart, hEnd);
 }
@@ -22106,7 +22106,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDevicePrimaryCtxRelease(CUdev
 static __attribute__((noinline)) CUresult cgl_sl_cuDevicePrimaryCtxRelease(CUdevice dev)
 {
     CG_BLOCKING_CALL(cuDevicePrimaryCtxRelease, (dev), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuDevicePrimaryCtxRelease, (dev), cgl_thunk_code, 2, 0, (dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev));
+    CG_ARGS_CALL(cuDevicePrimaryCtxRelease, (dev), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev));
     CG_SHORT_CALL(cuDevicePrimaryCtxRelease, (dev), cgl_thunk_code);
     return cgl_gp_cuDevicePrimaryCtxRelease(dev);
 }
@@ -22136,7 +22136,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDevicePrimaryCtxReset(CUdevic
 static __attribute__((noinline)) CUresult cgl_sl_cuDevicePrimaryCtxReset(CUdevice dev)
 {
     CG_BLOCKING_CALL(cuDevicePrimaryCtxReset, (dev), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuDevicePrimaryCtxReset, (dev), cgl_thunk_code, 2, 0, (dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev));
+    CG_ARGS_CALL(cuDevicePrimaryCtxReset, (dev), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev));
     CG_SHORT_CALL(cuDevicePrimaryCtxReset, (dev), cgl_thunk_code);
     return cgl_gp_cuDevicePrimaryCtxReset(dev);
 }
@@ -22167,7 +22167,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDevicePrimaryCtxSetFlags(CUde
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags)
 {
-    CG_ARGS_CALL(cuDevicePrimaryCtxSetFlags, (dev, flags), cgl_thunk_code, 3, 0, (dev, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev); CG_ARG_WORD(2, flags));
+    CG_ARGS_CALL(cuDevicePrimaryCtxSetFlags, (dev, flags), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev); CG_ARG_WORD(2, flags));
     CG_SHORT_CALL(cuDevicePrimaryCtxSetFlags, (dev, flags), cgl_thunk_code);
     return cgl_gp_cuDevicePrimaryCtxSetFlags(dev, flags);
 }
@@ -22198,7 +22198,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuDeviceGetUuid(CUuuid *uuid, C
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
 {
-    CG_ARGS_CALL(cuDeviceGetUuid, (uuid, dev), cgl_thunk_code, 3, 0, (uuid, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, uuid); CG_ARG_WORD(2, dev));
+    CG_ARGS_CALL(cuDeviceGetUuid, (uuid, dev), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, uuid); CG_ARG_WORD(2, dev));
     CG_SHORT_CALL(cuDeviceGetUuid, (uuid, dev), cgl_thunk_code);
     return cgl_gp_cuDeviceGetUuid(uuid, dev);
 }
@@ -22232,7 +22232,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoD_v2(CUdeviceptr dst
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
     CG_BLOCKING_CALL(cuMemcpyHtoD_v2, (dstDevice, srcHost, ByteCount), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyHtoD_v2, (dstDevice, srcHost, ByteCount), cgl_thunk_code, 4, 0, (dstDevice, srcHost, ByteCount, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, srcHost); CG_ARG_WORD(3, ByteCount));
+    CG_ARGS_CALL(cuMemcpyHtoD_v2, (dstDevice, srcHost, ByteCount), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, srcHost); CG_ARG_WORD(3, ByteCount));
     CG_SHORT_CALL(cuMemcpyHtoD_v2, (dstDevice, srcHost, ByteCount), cgl_thunk_code);
     return cgl_gp_cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount);
 }
@@ -22266,7 +22266,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoH_v2(void *dstHost, 
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
 {
     CG_BLOCKING_CALL(cuMemcpyDtoH_v2, (dstHost, srcDevice, ByteCount), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyDtoH_v2, (dstHost, srcDevice, ByteCount), cgl_thunk_code, 4, 0, (dstHost, srcDevice, ByteCount, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstHost); CG_ARG_WORD(2, srcDevice); CG_ARG_WORD(3, ByteCount));
+    CG_ARGS_CALL(cuMemcpyDtoH_v2, (dstHost, srcDevice, ByteCount), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstHost); CG_ARG_WORD(2, srcDevice); CG_ARG_WORD(3, ByteCount));
     CG_SHORT_CALL(cuMemcpyDtoH_v2, (dstHost, srcDevice, ByteCount), cgl_thunk_code);
     return cgl_gp_cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount);
 }
@@ -22300,7 +22300,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoD_v2(CUdeviceptr dst
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
 {
     CG_BLOCKING_CALL(cuMemcpyDtoD_v2, (dstDevice, srcDevice, ByteCount), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyDtoD_v2, (dstDevice, srcDevice, ByteCount), cgl_thunk_code, 4, 0, (dstDevice, srcDevice, ByteCount, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, srcDevice); CG_ARG_WORD(3, ByteCount));
+    CG_ARGS_CALL(cuMemcpyDtoD_v2, (dstDevice, srcDevice, ByteCount), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, srcDevice); CG_ARG_WORD(3, ByteCount));
     CG_SHORT_CALL(cuMemcpyDtoD_v2, (dstDevice, srcDevice, ByteCount), cgl_thunk_code);
     return cgl_gp_cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount);
 }
@@ -22336,7 +22336,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoA_v2(CUarray dstArra
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoA_v2(CUarray dstArray, size_t dstOffset, CUdeviceptr srcDevice, size_t ByteCount)
 {
     CG_BLOCKING_CALL(cuMemcpyDtoA_v2, (dstArray, dstOffset, srcDevice, ByteCount), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyDtoA_v2, (dstArray, dstOffset, srcDevice, ByteCount), cgl_thunk_code, 5, 0, (dstArray, dstOffset, srcDevice, ByteCount, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstArray); CG_ARG_WORD(2, dstOffset); CG_ARG_WORD(3, srcDevice); CG_ARG_WORD(4, ByteCount));
+    CG_ARGS_CALL(cuMemcpyDtoA_v2, (dstArray, dstOffset, srcDevice, ByteCount), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstArray); CG_ARG_WORD(2, dstOffset); CG_ARG_WORD(3, srcDevice); CG_ARG_WORD(4, ByteCount));
     CG_SHORT_CALL(cuMemcpyDtoA_v2, (dstArray, dstOffset, srcDevice, ByteCount), cgl_thunk_code);
     return cgl_gp_cuMemcpyDtoA_v2(dstArray, dstOffset, srcDevice, ByteCount);
 }
@@ -22372,7 +22372,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoD_v2(CUdeviceptr dst
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoD_v2(CUdeviceptr dstDevice, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
     CG_BLOCKING_CALL(cuMemcpyAtoD_v2, (dstDevice, srcArray, srcOffset, ByteCount), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyAtoD_v2, (dstDevice, srcArray, srcOffset, ByteCount), cgl_thunk_code, 5, 0, (dstDevice, srcArray, srcOffset, ByteCount, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, srcArray); CG_ARG_WORD(3, srcOffset); CG_ARG_WORD(4, ByteCount));
+    CG_ARGS_CALL(cuMemcpyAtoD_v2, (dstDevice, srcArray, srcOffset, ByteCount), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, srcArray); CG_ARG_WORD(3, srcOffset); CG_ARG_WORD(4, ByteCount));
     CG_SHORT_CALL(cuMemcpyAtoD_v2, (dstDevice, srcArray, srcOffset, ByteCount), cgl_thunk_code);
     return cgl_gp_cuMemcpyAtoD_v2(dstDevice, srcArray, srcOffset, ByteCount);
 }
@@ -22408,7 +22408,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoA_v2(CUarray dstArra
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount)
 {
     CG_BLOCKING_CALL(cuMemcpyHtoA_v2, (dstArray, dstOffset, srcHost, ByteCount), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyHtoA_v2, (dstArray, dstOffset, srcHost, ByteCount), cgl_thunk_code, 5, 0, (dstArray, dstOffset, srcHost, ByteCount, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstArray); CG_ARG_WORD(2, dstOffset); CG_ARG_WORD(3, srcHost); CG_ARG_WORD(4, ByteCount));
+    CG_ARGS_CALL(cuMemcpyHtoA_v2, (dstArray, dstOffset, srcHost, ByteCount), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstArray); CG_ARG_WORD(2, dstOffset); CG_ARG_WORD(3, srcHost); CG_ARG_WORD(4, ByteCount));
     CG_SHORT_CALL(cuMemcpyHtoA_v2, (dstArray, dstOffset, srcHost, ByteCount), cgl_thunk_code);
     return cgl_gp_cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
 }
@@ -22444,7 +22444,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoH_v2(void *dstHost, 
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoH_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
     CG_BLOCKING_CALL(cuMemcpyAtoH_v2, (dstHost, srcArray, srcOffset, ByteCount), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyAtoH_v2, (dstHost, srcArray, srcOffset, ByteCount), cgl_thunk_code, 5, 0, (dstHost, srcArray, srcOffset, ByteCount, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstHost); CG_ARG_WORD(2, srcArray); CG_ARG_WORD(3, srcOffset); CG_ARG_WORD(4, ByteCount));
+    CG_ARGS_CALL(cuMemcpyAtoH_v2, (dstHost, srcArray, srcOffset, ByteCount), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstHost); CG_ARG_WORD(2, srcArray); CG_ARG_WORD(3, srcOffset); CG_ARG_WORD(4, ByteCount));
     CG_SHORT_CALL(cuMemcpyAtoH_v2, (dstHost, srcArray, srcOffset, ByteCount), cgl_thunk_code);
     return cgl_gp_cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
 }
@@ -22482,7 +22482,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoA_v2(CUarray dstArra
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoA_v2(CUarray dstArray, size_t dstOffset, CUarray srcArray, size_t srcOffset, size_t ByteCount)
 {
     CG_BLOCKING_CALL(cuMemcpyAtoA_v2, (dstArray, dstOffset, srcArray, srcOffset, ByteCount), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyAtoA_v2, (dstArray, dstOffset, srcArray, srcOffset, ByteCount), cgl_thunk_code, 6, 0, (dstArray, dstOffset, srcArray, srcOffset, ByteCount, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstArray); CG_ARG_WORD(2, dstOffset); CG_ARG_WORD(3, srcArray); CG_ARG_WORD(4, srcOffset); CG_ARG_WORD(5, ByteCount));
+    CG_ARGS_CALL(cuMemcpyAtoA_v2, (dstArray, dstOffset, srcArray, srcOffset, ByteCount), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstArray); CG_ARG_WORD(2, dstOffset); CG_ARG_WORD(3, srcArray); CG_ARG_WORD(4, srcOffset); CG_ARG_WORD(5, ByteCount));
     CG_SHORT_CALL(cuMemcpyAtoA_v2, (dstArray, dstOffset, srcArray, srcOffset, ByteCount), cgl_thunk_code);
     return cgl_gp_cuMemcpyAtoA_v2(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
 }
@@ -22519,7 +22519,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoAAsync_v2(CUarray ds
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoAAsync_v2(CUarray dstArray, size_t dstOffset, const void *srcHost, size_t ByteCount, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemcpyHtoAAsync_v2, (dstArray, dstOffset, srcHost, ByteCount, hStream), cgl_thunk_code, 6, 0, (dstArray, dstOffset, srcHost, ByteCount, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstArray); CG_ARG_WORD(2, dstOffset); CG_ARG_WORD(3, srcHost); CG_ARG_WORD(4, ByteCount); CG_ARG_WORD(5, hStream));
+    CG_ARGS_CALL(cuMemcpyHtoAAsync_v2, (dstArray, dstOffset, srcHost, ByteCount, hStream), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstArray); CG_ARG_WORD(2, dstOffset); CG_ARG_WORD(3, srcHost); CG_ARG_WORD(4, ByteCount); CG_ARG_WORD(5, hStream));
     CG_SHORT_CALL(cuMemcpyHtoAAsync_v2, (dstArray, dstOffset, srcHost, ByteCount, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpyHtoAAsync_v2(dstArray, dstOffset, srcHost, ByteCount, hStream);
 }
@@ -22556,7 +22556,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAtoHAsync_v2(void *dstH
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAtoHAsync_v2(void *dstHost, CUarray srcArray, size_t srcOffset, size_t ByteCount, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemcpyAtoHAsync_v2, (dstHost, srcArray, srcOffset, ByteCount, hStream), cgl_thunk_code, 6, 0, (dstHost, srcArray, srcOffset, ByteCount, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstHost); CG_ARG_WORD(2, srcArray); CG_ARG_WORD(3, srcOffset); CG_ARG_WORD(4, ByteCount); CG_ARG_WORD(5, hStream));
+    CG_ARGS_CALL(cuMemcpyAtoHAsync_v2, (dstHost, srcArray, srcOffset, ByteCount, hStream), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstHost); CG_ARG_WORD(2, srcArray); CG_ARG_WORD(3, srcOffset); CG_ARG_WORD(4, ByteCount); CG_ARG_WORD(5, hStream));
     CG_SHORT_CALL(cuMemcpyAtoHAsync_v2, (dstHost, srcArray, srcOffset, ByteCount, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpyAtoHAsync_v2(dstHost, srcArray, srcOffset, ByteCount, hStream);
 }
@@ -22586,7 +22586,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy2D_v2(const CUDA_MEMCPY
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy)
 {
     CG_BLOCKING_CALL(cuMemcpy2D_v2, (pCopy), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpy2D_v2, (pCopy), cgl_thunk_code, 2, 0, (pCopy, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy));
+    CG_ARGS_CALL(cuMemcpy2D_v2, (pCopy), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy));
     CG_SHORT_CALL(cuMemcpy2D_v2, (pCopy), cgl_thunk_code);
     return cgl_gp_cuMemcpy2D_v2(pCopy);
 }
@@ -22616,7 +22616,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy2DUnaligned_v2(const CU
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *pCopy)
 {
     CG_BLOCKING_CALL(cuMemcpy2DUnaligned_v2, (pCopy), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpy2DUnaligned_v2, (pCopy), cgl_thunk_code, 2, 0, (pCopy, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy));
+    CG_ARGS_CALL(cuMemcpy2DUnaligned_v2, (pCopy), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy));
     CG_SHORT_CALL(cuMemcpy2DUnaligned_v2, (pCopy), cgl_thunk_code);
     return cgl_gp_cuMemcpy2DUnaligned_v2(pCopy);
 }
@@ -22646,7 +22646,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3D_v2(const CUDA_MEMCPY
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy)
 {
     CG_BLOCKING_CALL(cuMemcpy3D_v2, (pCopy), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpy3D_v2, (pCopy), cgl_thunk_code, 2, 0, (pCopy, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy));
+    CG_ARGS_CALL(cuMemcpy3D_v2, (pCopy), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy));
     CG_SHORT_CALL(cuMemcpy3D_v2, (pCopy), cgl_thunk_code);
     return cgl_gp_cuMemcpy3D_v2(pCopy);
 }
@@ -22682,7 +22682,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyHtoDAsync_v2(CUdevicept
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)
 {
     CG_BLOCKING_CALL(cuMemcpyHtoDAsync_v2, (dstDevice, srcHost, ByteCount, hStream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyHtoDAsync_v2, (dstDevice, srcHost, ByteCount, hStream), cgl_thunk_code, 5, 0, (dstDevice, srcHost, ByteCount, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, srcHost); CG_ARG_WORD(3, ByteCount); CG_ARG_WORD(4, hStream));
+    CG_ARGS_CALL(cuMemcpyHtoDAsync_v2, (dstDevice, srcHost, ByteCount, hStream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, srcHost); CG_ARG_WORD(3, ByteCount); CG_ARG_WORD(4, hStream));
     CG_SHORT_CALL(cuMemcpyHtoDAsync_v2, (dstDevice, srcHost, ByteCount, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpyHtoDAsync_v2(dstDevice, srcHost, ByteCount, hStream);
 }
@@ -22718,7 +22718,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoHAsync_v2(void *dstH
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
 {
     CG_BLOCKING_CALL(cuMemcpyDtoHAsync_v2, (dstHost, srcDevice, ByteCount, hStream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyDtoHAsync_v2, (dstHost, srcDevice, ByteCount, hStream), cgl_thunk_code, 5, 0, (dstHost, srcDevice, ByteCount, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstHost); CG_ARG_WORD(2, srcDevice); CG_ARG_WORD(3, ByteCount); CG_ARG_WORD(4, hStream));
+    CG_ARGS_CALL(cuMemcpyDtoHAsync_v2, (dstHost, srcDevice, ByteCount, hStream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstHost); CG_ARG_WORD(2, srcDevice); CG_ARG_WORD(3, ByteCount); CG_ARG_WORD(4, hStream));
     CG_SHORT_CALL(cuMemcpyDtoHAsync_v2, (dstHost, srcDevice, ByteCount, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpyDtoHAsync_v2(dstHost, srcDevice, ByteCount, hStream);
 }
@@ -22753,7 +22753,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyDtoDAsync_v2(CUdevicept
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemcpyDtoDAsync_v2, (dstDevice, srcDevice, ByteCount, hStream), cgl_thunk_code, 5, 0, (dstDevice, srcDevice, ByteCount, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, srcDevice); CG_ARG_WORD(3, ByteCount); CG_ARG_WORD(4, hStream));
+    CG_ARGS_CALL(cuMemcpyDtoDAsync_v2, (dstDevice, srcDevice, ByteCount, hStream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, srcDevice); CG_ARG_WORD(3, ByteCount); CG_ARG_WORD(4, hStream));
     CG_SHORT_CALL(cuMemcpyDtoDAsync_v2, (dstDevice, srcDevice, ByteCount, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream);
 }
@@ -22785,7 +22785,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy2DAsync_v2(const CUDA_M
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hStream)
 {
     CG_BLOCKING_CALL(cuMemcpy2DAsync_v2, (pCopy, hStream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpy2DAsync_v2, (pCopy, hStream), cgl_thunk_code, 3, 0, (pCopy, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy); CG_ARG_WORD(2, hStream));
+    CG_ARGS_CALL(cuMemcpy2DAsync_v2, (pCopy, hStream), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy); CG_ARG_WORD(2, hStream));
     CG_SHORT_CALL(cuMemcpy2DAsync_v2, (pCopy, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpy2DAsync_v2(pCopy, hStream);
 }
@@ -22817,7 +22817,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3DAsync_v2(const CUDA_M
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hStream)
 {
     CG_BLOCKING_CALL(cuMemcpy3DAsync_v2, (pCopy, hStream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpy3DAsync_v2, (pCopy, hStream), cgl_thunk_code, 3, 0, (pCopy, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy); CG_ARG_WORD(2, hStream));
+    CG_ARGS_CALL(cuMemcpy3DAsync_v2, (pCopy, hStream), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy); CG_ARG_WORD(2, hStream));
     CG_SHORT_CALL(cuMemcpy3DAsync_v2, (pCopy, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpy3DAsync_v2(pCopy, hStream);
 }
@@ -22851,7 +22851,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD8_v2(CUdeviceptr dstDe
 static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)
 {
     CG_BLOCKING_CALL(cuMemsetD8_v2, (dstDevice, uc, N), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemsetD8_v2, (dstDevice, uc, N), cgl_thunk_code, 4, 0, (dstDevice, uc, N, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, uc); CG_ARG_WORD(3, N));
+    CG_ARGS_CALL(cuMemsetD8_v2, (dstDevice, uc, N), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, uc); CG_ARG_WORD(3, N));
     CG_SHORT_CALL(cuMemsetD8_v2, (dstDevice, uc, N), cgl_thunk_code);
     return cgl_gp_cuMemsetD8_v2(dstDevice, uc, N);
 }
@@ -22885,7 +22885,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD16_v2(CUdeviceptr dstD
 static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N)
 {
     CG_BLOCKING_CALL(cuMemsetD16_v2, (dstDevice, us, N), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemsetD16_v2, (dstDevice, us, N), cgl_thunk_code, 4, 0, (dstDevice, us, N, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, us); CG_ARG_WORD(3, N));
+    CG_ARGS_CALL(cuMemsetD16_v2, (dstDevice, us, N), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, us); CG_ARG_WORD(3, N));
     CG_SHORT_CALL(cuMemsetD16_v2, (dstDevice, us, N), cgl_thunk_code);
     return cgl_gp_cuMemsetD16_v2(dstDevice, us, N);
 }
@@ -22919,7 +22919,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD32_v2(CUdeviceptr dstD
 static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N)
 {
     CG_BLOCKING_CALL(cuMemsetD32_v2, (dstDevice, ui, N), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemsetD32_v2, (dstDevice, ui, N), cgl_thunk_code, 4, 0, (dstDevice, ui, N, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, ui); CG_ARG_WORD(3, N));
+    CG_ARGS_CALL(cuMemsetD32_v2, (dstDevice, ui, N), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, ui); CG_ARG_WORD(3, N));
     CG_SHORT_CALL(cuMemsetD32_v2, (dstDevice, ui, N), cgl_thunk_code);
     return cgl_gp_cuMemsetD32_v2(dstDevice, ui, N);
 }
@@ -22957,7 +22957,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D8_v2(CUdeviceptr dst
 static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)
 {
     CG_BLOCKING_CALL(cuMemsetD2D8_v2, (dstDevice, dstPitch, uc, Width, Height), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemsetD2D8_v2, (dstDevice, dstPitch, uc, Width, Height), cgl_thunk_code, 6, 0, (dstDevice, dstPitch, uc, Width, Height, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstPitch); CG_ARG_WORD(3, uc); CG_ARG_WORD(4, Width); CG_ARG_WORD(5, Height));
+    CG_ARGS_CALL(cuMemsetD2D8_v2, (dstDevice, dstPitch, uc, Width, Height), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstPitch); CG_ARG_WORD(3, uc); CG_ARG_WORD(4, Width); CG_ARG_WORD(5, Height));
     CG_SHORT_CALL(cuMemsetD2D8_v2, (dstDevice, dstPitch, uc, Width, Height), cgl_thunk_code);
     return cgl_gp_cuMemsetD2D8_v2(dstDevice, dstPitch, uc, Width, Height);
 }
@@ -22995,7 +22995,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D16_v2(CUdeviceptr ds
 static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)
 {
     CG_BLOCKING_CALL(cuMemsetD2D16_v2, (dstDevice, dstPitch, us, Width, Height), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemsetD2D16_v2, (dstDevice, dstPitch, us, Width, Height), cgl_thunk_code, 6, 0, (dstDevice, dstPitch, us, Width, Height, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstPitch); CG_ARG_WORD(3, us); CG_ARG_WORD(4, Width); CG_ARG_WORD(5, Height));
+    CG_ARGS_CALL(cuMemsetD2D16_v2, (dstDevice, dstPitch, us, Width, Height), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstPitch); CG_ARG_WORD(3, us); CG_ARG_WORD(4, Width); CG_ARG_WORD(5, Height));
     CG_SHORT_CALL(cuMemsetD2D16_v2, (dstDevice, dstPitch, us, Width, Height), cgl_thunk_code);
     return cgl_gp_cuMemsetD2D16_v2(dstDevice, dstPitch, us, Width, Height);
 }
@@ -23033,7 +23033,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D32_v2(CUdeviceptr ds
 static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)
 {
     CG_BLOCKING_CALL(cuMemsetD2D32_v2, (dstDevice, dstPitch, ui, Width, Height), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemsetD2D32_v2, (dstDevice, dstPitch, ui, Width, Height), cgl_thunk_code, 6, 0, (dstDevice, dstPitch, ui, Width, Height, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstPitch); CG_ARG_WORD(3, ui); CG_ARG_WORD(4, Width); CG_ARG_WORD(5, Height));
+    CG_ARGS_CALL(cuMemsetD2D32_v2, (dstDevice, dstPitch, ui, Width, Height), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstPitch); CG_ARG_WORD(3, ui); CG_ARG_WORD(4, Width); CG_ARG_WORD(5, Height));
     CG_SHORT_CALL(cuMemsetD2D32_v2, (dstDevice, dstPitch, ui, Width, Height), cgl_thunk_code);
     return cgl_gp_cuMemsetD2D32_v2(dstDevice, dstPitch, ui, Width, Height);
 }
@@ -23067,7 +23067,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy(CUdeviceptr dst, CUdev
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
 {
     CG_BLOCKING_CALL(cuMemcpy, (dst, src, ByteCount), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpy, (dst, src, ByteCount), cgl_thunk_code, 4, 0, (dst, src, ByteCount, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src); CG_ARG_WORD(3, ByteCount));
+    CG_ARGS_CALL(cuMemcpy, (dst, src, ByteCount), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src); CG_ARG_WORD(3, ByteCount));
     CG_SHORT_CALL(cuMemcpy, (dst, src, ByteCount), cgl_thunk_code);
     return cgl_gp_cuMemcpy(dst, src, ByteCount);
 }
@@ -23103,7 +23103,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyAsync(CUdeviceptr dst, 
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)
 {
     CG_BLOCKING_CALL(cuMemcpyAsync, (dst, src, ByteCount, hStream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyAsync, (dst, src, ByteCount, hStream), cgl_thunk_code, 5, 0, (dst, src, ByteCount, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src); CG_ARG_WORD(3, ByteCount); CG_ARG_WORD(4, hStream));
+    CG_ARGS_CALL(cuMemcpyAsync, (dst, src, ByteCount, hStream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src); CG_ARG_WORD(3, ByteCount); CG_ARG_WORD(4, hStream));
     CG_SHORT_CALL(cuMemcpyAsync, (dst, src, ByteCount, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpyAsync(dst, src, ByteCount, hStream);
 }
@@ -23141,7 +23141,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyPeer(CUdeviceptr dstDev
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount)
 {
     CG_BLOCKING_CALL(cuMemcpyPeer, (dstDevice, dstContext, srcDevice, srcContext, ByteCount), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpyPeer, (dstDevice, dstContext, srcDevice, srcContext, ByteCount), cgl_thunk_code, 6, 0, (dstDevice, dstContext, srcDevice, srcContext, ByteCount, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstContext); CG_ARG_WORD(3, srcDevice); CG_ARG_WORD(4, srcContext); CG_ARG_WORD(5, ByteCount));
+    CG_ARGS_CALL(cuMemcpyPeer, (dstDevice, dstContext, srcDevice, srcContext, ByteCount), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstContext); CG_ARG_WORD(3, srcDevice); CG_ARG_WORD(4, srcContext); CG_ARG_WORD(5, ByteCount));
     CG_SHORT_CALL(cuMemcpyPeer, (dstDevice, dstContext, srcDevice, srcContext, ByteCount), cgl_thunk_code);
     return cgl_gp_cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
 }
@@ -23180,7 +23180,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyPeerAsync(CUdeviceptr d
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemcpyPeerAsync, (dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream), cgl_thunk_code, 7, 0, (dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstContext); CG_ARG_WORD(3, srcDevice); CG_ARG_WORD(4, srcContext); CG_ARG_WORD(5, ByteCount); CG_ARG_WORD(6, hStream));
+    CG_ARGS_CALL(cuMemcpyPeerAsync, (dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstContext); CG_ARG_WORD(3, srcDevice); CG_ARG_WORD(4, srcContext); CG_ARG_WORD(5, ByteCount); CG_ARG_WORD(6, hStream));
     CG_SHORT_CALL(cuMemcpyPeerAsync, (dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
 }
@@ -23210,7 +23210,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3DPeer(const CUDA_MEMCP
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)
 {
     CG_BLOCKING_CALL(cuMemcpy3DPeer, (pCopy), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuMemcpy3DPeer, (pCopy), cgl_thunk_code, 2, 0, (pCopy, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy));
+    CG_ARGS_CALL(cuMemcpy3DPeer, (pCopy), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy));
     CG_SHORT_CALL(cuMemcpy3DPeer, (pCopy), cgl_thunk_code);
     return cgl_gp_cuMemcpy3DPeer(pCopy);
 }
@@ -23241,7 +23241,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3DPeerAsync(const CUDA_
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemcpy3DPeerAsync, (pCopy, hStream), cgl_thunk_code, 3, 0, (pCopy, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy); CG_ARG_WORD(2, hStream));
+    CG_ARGS_CALL(cuMemcpy3DPeerAsync, (pCopy, hStream), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy); CG_ARG_WORD(2, hStream));
     CG_SHORT_CALL(cuMemcpy3DPeerAsync, (pCopy, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpy3DPeerAsync(pCopy, hStream);
 }
@@ -23286,7 +23286,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyBatchAsync(CUdeviceptr 
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyBatchAsync(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, size_t *failIdx, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemcpyBatchAsync, (dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream), cgl_thunk_code, 10, 0, (dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dsts); CG_ARG_WORD(2, srcs); CG_ARG_WORD(3, sizes); CG_ARG_WORD(4, count); CG_ARG_WORD(5, attrs); CG_ARG_WORD(6, attrsIdxs); CG_ARG_WORD(7, numAttrs); CG_ARG_WORD(8, failIdx); CG_ARG_WORD(9, hStream));
+    CG_ARGS_CALL(cuMemcpyBatchAsync, (dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream), cgl_thunk_code, 10, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dsts); CG_ARG_WORD(2, srcs); CG_ARG_WORD(3, sizes); CG_ARG_WORD(4, count); CG_ARG_WORD(5, attrs); CG_ARG_WORD(6, attrsIdxs); CG_ARG_WORD(7, numAttrs); CG_ARG_WORD(8, failIdx); CG_ARG_WORD(9, hStream));
     CG_SHORT_CALL(cuMemcpyBatchAsync, (dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpyBatchAsync(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
 }
@@ -23323,7 +23323,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3DBatchAsync(size_t num
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DBatchAsync(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, size_t *failIdx, unsigned long long flags, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemcpy3DBatchAsync, (numOps, opList, failIdx, flags, hStream), cgl_thunk_code, 6, 0, (numOps, opList, failIdx, flags, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, numOps); CG_ARG_WORD(2, opList); CG_ARG_WORD(3, failIdx); CG_ARG_WORD(4, flags); CG_ARG_WORD(5, hStream));
+    CG_ARGS_CALL(cuMemcpy3DBatchAsync, (numOps, opList, failIdx, flags, hStream), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, numOps); CG_ARG_WORD(2, opList); CG_ARG_WORD(3, failIdx); CG_ARG_WORD(4, flags); CG_ARG_WORD(5, hStream));
     CG_SHORT_CALL(cuMemcpy3DBatchAsync, (numOps, opList, failIdx, flags, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpy3DBatchAsync(numOps, opList, failIdx, flags, hStream);
 }
@@ -23368,7 +23368,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyBatchAsync_ptsz(CUdevic
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyBatchAsync_ptsz(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, size_t *failIdx, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemcpyBatchAsync_ptsz, (dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream), cgl_thunk_code, 10, 0, (dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dsts); CG_ARG_WORD(2, srcs); CG_ARG_WORD(3, sizes); CG_ARG_WORD(4, count); CG_ARG_WORD(5, attrs); CG_ARG_WORD(6, attrsIdxs); CG_ARG_WORD(7, numAttrs); CG_ARG_WORD(8, failIdx); CG_ARG_WORD(9, hStream));
+    CG_ARGS_CALL(cuMemcpyBatchAsync_ptsz, (dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream), cgl_thunk_code, 10, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dsts); CG_ARG_WORD(2, srcs); CG_ARG_WORD(3, sizes); CG_ARG_WORD(4, count); CG_ARG_WORD(5, attrs); CG_ARG_WORD(6, attrsIdxs); CG_ARG_WORD(7, numAttrs); CG_ARG_WORD(8, failIdx); CG_ARG_WORD(9, hStream));
     CG_SHORT_CALL(cuMemcpyBatchAsync_ptsz, (dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpyBatchAsync_ptsz(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
 }
@@ -23405,7 +23405,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3DBatchAsync_ptsz(size_
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DBatchAsync_ptsz(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, size_t *failIdx, unsigned long long flags, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemcpy3DBatchAsync_ptsz, (numOps, opList, failIdx, flags, hStream), cgl_thunk_code, 6, 0, (numOps, opList, failIdx, flags, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, numOps); CG_ARG_WORD(2, opList); CG_ARG_WORD(3, failIdx); CG_ARG_WORD(4, flags); CG_ARG_WORD(5, hStream));
+    CG_ARGS_CALL(cuMemcpy3DBatchAsync_ptsz, (numOps, opList, failIdx, flags, hStream), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, numOps); CG_ARG_WORD(2, opList); CG_ARG_WORD(3, failIdx); CG_ARG_WORD(4, flags); CG_ARG_WORD(5, hStream));
     CG_SHORT_CALL(cuMemcpy3DBatchAsync_ptsz, (numOps, opList, failIdx, flags, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpy3DBatchAsync_ptsz(numOps, opList, failIdx, flags, hStream);
 }
@@ -23448,7 +23448,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpyBatchAsync_v2(CUdevicep
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemcpyBatchAsync_v2, (dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream), cgl_thunk_code, 9, 0, (dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dsts); CG_ARG_WORD(2, srcs); CG_ARG_WORD(3, sizes); CG_ARG_WORD(4, count); CG_ARG_WORD(5, attrs); CG_ARG_WORD(6, attrsIdxs); CG_ARG_WORD(7, numAttrs); CG_ARG_WORD(8, hStream));
+    CG_ARGS_CALL(cuMemcpyBatchAsync_v2, (dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dsts); CG_ARG_WORD(2, srcs); CG_ARG_WORD(3, sizes); CG_ARG_WORD(4, count); CG_ARG_WORD(5, attrs); CG_ARG_WORD(6, attrsIdxs); CG_ARG_WORD(7, numAttrs); CG_ARG_WORD(8, hStream));
     CG_SHORT_CALL(cuMemcpyBatchAsync_v2, (dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpyBatchAsync_v2(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream);
 }
@@ -23483,7 +23483,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemcpy3DBatchAsync_v2(size_t 
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, unsigned long long flags, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemcpy3DBatchAsync_v2, (numOps, opList, flags, hStream), cgl_thunk_code, 5, 0, (numOps, opList, flags, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, numOps); CG_ARG_WORD(2, opList); CG_ARG_WORD(3, flags); CG_ARG_WORD(4, hStream));
+    CG_ARGS_CALL(cuMemcpy3DBatchAsync_v2, (numOps, opList, flags, hStream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, numOps); CG_ARG_WORD(2, opList); CG_ARG_WORD(3, flags); CG_ARG_WORD(4, hStream));
     CG_SHORT_CALL(cuMemcpy3DBatchAsync_v2, (numOps, opList, flags, hStream), cgl_thunk_code);
     return cgl_gp_cuMemcpy3DBatchAsync_v2(numOps, opList, flags, hStream);
 }
@@ -23518,7 +23518,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD8Async(CUdeviceptr dst
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemsetD8Async, (dstDevice, uc, N, hStream), cgl_thunk_code, 5, 0, (dstDevice, uc, N, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, uc); CG_ARG_WORD(3, N); CG_ARG_WORD(4, hStream));
+    CG_ARGS_CALL(cuMemsetD8Async, (dstDevice, uc, N, hStream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, uc); CG_ARG_WORD(3, N); CG_ARG_WORD(4, hStream));
     CG_SHORT_CALL(cuMemsetD8Async, (dstDevice, uc, N, hStream), cgl_thunk_code);
     return cgl_gp_cuMemsetD8Async(dstDevice, uc, N, hStream);
 }
@@ -23553,7 +23553,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD16Async(CUdeviceptr ds
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemsetD16Async, (dstDevice, us, N, hStream), cgl_thunk_code, 5, 0, (dstDevice, us, N, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, us); CG_ARG_WORD(3, N); CG_ARG_WORD(4, hStream));
+    CG_ARGS_CALL(cuMemsetD16Async, (dstDevice, us, N, hStream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, us); CG_ARG_WORD(3, N); CG_ARG_WORD(4, hStream));
     CG_SHORT_CALL(cuMemsetD16Async, (dstDevice, us, N, hStream), cgl_thunk_code);
     return cgl_gp_cuMemsetD16Async(dstDevice, us, N, hStream);
 }
@@ -23588,7 +23588,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD32Async(CUdeviceptr ds
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemsetD32Async, (dstDevice, ui, N, hStream), cgl_thunk_code, 5, 0, (dstDevice, ui, N, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, ui); CG_ARG_WORD(3, N); CG_ARG_WORD(4, hStream));
+    CG_ARGS_CALL(cuMemsetD32Async, (dstDevice, ui, N, hStream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, ui); CG_ARG_WORD(3, N); CG_ARG_WORD(4, hStream));
     CG_SHORT_CALL(cuMemsetD32Async, (dstDevice, ui, N, hStream), cgl_thunk_code);
     return cgl_gp_cuMemsetD32Async(dstDevice, ui, N, hStream);
 }
@@ -23627,7 +23627,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D8Async(CUdeviceptr d
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemsetD2D8Async, (dstDevice, dstPitch, uc, Width, Height, hStream), cgl_thunk_code, 7, 0, (dstDevice, dstPitch, uc, Width, Height, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstPitch); CG_ARG_WORD(3, uc); CG_ARG_WORD(4, Width); CG_ARG_WORD(5, Height); CG_ARG_WORD(6, hStream));
+    CG_ARGS_CALL(cuMemsetD2D8Async, (dstDevice, dstPitch, uc, Width, Height, hStream), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstPitch); CG_ARG_WORD(3, uc); CG_ARG_WORD(4, Width); CG_ARG_WORD(5, Height); CG_ARG_WORD(6, hStream));
     CG_SHORT_CALL(cuMemsetD2D8Async, (dstDevice, dstPitch, uc, Width, Height, hStream), cgl_thunk_code);
     return cgl_gp_cuMemsetD2D8Async(dstDevice, dstPitch, uc, Width, Height, hStream);
 }
@@ -23666,7 +23666,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D16Async(CUdeviceptr 
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemsetD2D16Async, (dstDevice, dstPitch, us, Width, Height, hStream), cgl_thunk_code, 7, 0, (dstDevice, dstPitch, us, Width, Height, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstPitch); CG_ARG_WORD(3, us); CG_ARG_WORD(4, Width); CG_ARG_WORD(5, Height); CG_ARG_WORD(6, hStream));
+    CG_ARGS_CALL(cuMemsetD2D16Async, (dstDevice, dstPitch, us, Width, Height, hStream), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstPitch); CG_ARG_WORD(3, us); CG_ARG_WORD(4, Width); CG_ARG_WORD(5, Height); CG_ARG_WORD(6, hStream));
     CG_SHORT_CALL(cuMemsetD2D16Async, (dstDevice, dstPitch, us, Width, Height, hStream), cgl_thunk_code);
     return cgl_gp_cuMemsetD2D16Async(dstDevice, dstPitch, us, Width, Height, hStream);
 }
@@ -23705,7 +23705,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemsetD2D32Async(CUdeviceptr 
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemsetD2D32Async, (dstDevice, dstPitch, ui, Width, Height, hStream), cgl_thunk_code, 7, 0, (dstDevice, dstPitch, ui, Width, Height, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstPitch); CG_ARG_WORD(3, ui); CG_ARG_WORD(4, Width); CG_ARG_WORD(5, Height); CG_ARG_WORD(6, hStream));
+    CG_ARGS_CALL(cuMemsetD2D32Async, (dstDevice, dstPitch, ui, Width, Height, hStream), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstDevice); CG_ARG_WORD(2, dstPitch); CG_ARG_WORD(3, ui); CG_ARG_WORD(4, Width); CG_ARG_WORD(5, Height); CG_ARG_WORD(6, hStream));
     CG_SHORT_CALL(cuMemsetD2D32Async, (dstDevice, dstPitch, ui, Width, Height, hStream), cgl_thunk_code);
     return cgl_gp_cuMemsetD2D32Async(dstDevice, dstPitch, ui, Width, Height, hStream);
 }
@@ -23736,7 +23736,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetPriority(CUstream hS
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetPriority(CUstream hStream, int *priority)
 {
-    CG_ARGS_CALL(cuStreamGetPriority, (hStream, priority), cgl_thunk_code, 4, 1, (hStream, priority, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, priority); CG_OUT_WORD(3, 0, priority));
+    CG_ARGS_CALL(cuStreamGetPriority, (hStream, priority), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, priority); CG_OUT_WORD(3, 0, priority));
     CG_SHORT_CALL(cuStreamGetPriority, (hStream, priority), cgl_thunk_code);
     return cgl_gp_cuStreamGetPriority(hStream, priority);
 }
@@ -23767,7 +23767,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetId(CUstream hStream,
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetId(CUstream hStream, unsigned long long *streamId)
 {
-    CG_ARGS_CALL(cuStreamGetId, (hStream, streamId), cgl_thunk_code, 3, 0, (hStream, streamId, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, streamId));
+    CG_ARGS_CALL(cuStreamGetId, (hStream, streamId), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, streamId));
     CG_SHORT_CALL(cuStreamGetId, (hStream, streamId), cgl_thunk_code);
     return cgl_gp_cuStreamGetId(hStream, streamId);
 }
@@ -23798,7 +23798,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetFlags(CUstream hStre
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetFlags(CUstream hStream, unsigned int *flags)
 {
-    CG_ARGS_CALL(cuStreamGetFlags, (hStream, flags), cgl_thunk_code, 3, 0, (hStream, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, flags));
+    CG_ARGS_CALL(cuStreamGetFlags, (hStream, flags), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, flags));
     CG_SHORT_CALL(cuStreamGetFlags, (hStream, flags), cgl_thunk_code);
     return cgl_gp_cuStreamGetFlags(hStream, flags);
 }
@@ -23829,7 +23829,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetDevice(CUstream hStr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetDevice(CUstream hStream, CUdevice *device)
 {
-    CG_ARGS_CALL(cuStreamGetDevice, (hStream, device), cgl_thunk_code, 4, 1, (hStream, device, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, device); CG_OUT_WORD(3, 0, device));
+    CG_ARGS_CALL(cuStreamGetDevice, (hStream, device), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, device); CG_OUT_WORD(3, 0, device));
     CG_SHORT_CALL(cuStreamGetDevice, (hStream, device), cgl_thunk_code);
     return cgl_gp_cuStreamGetDevice(hStream, device);
 }
@@ -23860,7 +23860,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCtx(CUstream hStream
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCtx(CUstream hStream, CUcontext *pctx)
 {
-    CG_ARGS_CALL(cuStreamGetCtx, (hStream, pctx), cgl_thunk_code, 4, 1, (hStream, pctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, pctx); CG_OUT_WORD(3, 0, pctx));
+    CG_ARGS_CALL(cuStreamGetCtx, (hStream, pctx), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, pctx); CG_OUT_WORD(3, 0, pctx));
     CG_SHORT_CALL(cuStreamGetCtx, (hStream, pctx), cgl_thunk_code);
     return cgl_gp_cuStreamGetCtx(hStream, pctx);
 }
@@ -23893,7 +23893,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCtx_v2(CUstream hStr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
 {
-    CG_ARGS_CALL(cuStreamGetCtx_v2, (hStream, pCtx, pGreenCtx), cgl_thunk_code, 4, 0, (hStream, pCtx, pGreenCtx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, pCtx); CG_ARG_WORD(3, pGreenCtx));
+    CG_ARGS_CALL(cuStreamGetCtx_v2, (hStream, pCtx, pGreenCtx), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, pCtx); CG_ARG_WORD(3, pGreenCtx));
     CG_SHORT_CALL(cuStreamGetCtx_v2, (hStream, pCtx, pGreenCtx), cgl_thunk_code);
     return cgl_gp_cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx);
 }
@@ -23926,7 +23926,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamWaitEvent(CUstream hStr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
 {
-    CG_ARGS_CALL(cuStreamWaitEvent, (hStream, hEvent, Flags), cgl_thunk_code, 4, 0, (hStream, hEvent, Flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, hEvent); CG_ARG_WORD(3, Flags));
+    CG_ARGS_CALL(cuStreamWaitEvent, (hStream, hEvent, Flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, hEvent); CG_ARG_WORD(3, Flags));
     CG_SHORT_CALL(cuStreamWaitEvent, (hStream, hEvent, Flags), cgl_thunk_code);
     return cgl_gp_cuStreamWaitEvent(hStream, hEvent, Flags);
 }
@@ -23961,7 +23961,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamAddCallback(CUstream hS
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)
 {
-    CG_ARGS_CALL(cuStreamAddCallback, (hStream, callback, userData, flags), cgl_thunk_code, 5, 0, (hStream, callback, userData, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, callback); CG_ARG_WORD(3, userData); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(cuStreamAddCallback, (hStream, callback, userData, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, callback); CG_ARG_WORD(3, userData); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(cuStreamAddCallback, (hStream, callback, userData, flags), cgl_thunk_code);
     return cgl_gp_cuStreamAddCallback(hStream, callback, userData, flags);
 }
@@ -23996,7 +23996,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamAttachMemAsync(CUstream
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags)
 {
-    CG_ARGS_CALL(cuStreamAttachMemAsync, (hStream, dptr, length, flags), cgl_thunk_code, 5, 0, (hStream, dptr, length, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, dptr); CG_ARG_WORD(3, length); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(cuStreamAttachMemAsync, (hStream, dptr, length, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, dptr); CG_ARG_WORD(3, length); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(cuStreamAttachMemAsync, (hStream, dptr, length, flags), cgl_thunk_code);
     return cgl_gp_cuStreamAttachMemAsync(hStream, dptr, length, flags);
 }
@@ -24025,7 +24025,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamQuery(CUstream hStream)
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamQuery(CUstream hStream)
 {
-    CG_ARGS_CALL(cuStreamQuery, (hStream), cgl_thunk_code, 2, 0, (hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream));
+    CG_ARGS_CALL(cuStreamQuery, (hStream), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream));
     CG_SHORT_CALL(cuStreamQuery, (hStream), cgl_thunk_code);
     return cgl_gp_cuStreamQuery(hStream);
 }
@@ -24057,7 +24057,7 @@ static __attribute__((noinline)) CUresult cgl_sl_cuStreamSynchronize(CUstream hS
 {
     CG_WAIT_ARGS(cuStreamSynchronize, (uint64_t)(uintptr_t)hStream);
     CG_BLOCKING_CALL(cuStreamSynchronize, (hStream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuStreamSynchronize, (hStream), cgl_thunk_code, 2, 0, (hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream));
+    CG_ARGS_CALL(cuStreamSynchronize, (hStream), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream));
     CG_SHORT_CALL(cuStreamSynchronize, (hStream), cgl_thunk_code);
     return cgl_gp_cuStreamSynchronize(hStream);
 }
@@ -24088,7 +24088,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuEventRecord(CUevent hEvent, C
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuEventRecord(CUevent hEvent, CUstream hStream)
 {
-    CG_ARGS_CALL(cuEventRecord, (hEvent, hStream), cgl_thunk_code, 3, 0, (hEvent, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEvent); CG_ARG_WORD(2, hStream));
+    CG_ARGS_CALL(cuEventRecord, (hEvent, hStream), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEvent); CG_ARG_WORD(2, hStream));
     CG_SHORT_CALL(cuEventRecord, (hEvent, hStream), cgl_thunk_code);
     return cgl_gp_cuEventRecord(hEvent, hStream);
 }
@@ -24121,7 +24121,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuEventRecordWithFlags(CUevent 
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)
 {
-    CG_ARGS_CALL(cuEventRecordWithFlags, (hEvent, hStream, flags), cgl_thunk_code, 4, 0, (hEvent, hStream, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEvent); CG_ARG_WORD(2, hStream); CG_ARG_WORD(3, flags));
+    CG_ARGS_CALL(cuEventRecordWithFlags, (hEvent, hStream, flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEvent); CG_ARG_WORD(2, hStream); CG_ARG_WORD(3, flags));
     CG_SHORT_CALL(cuEventRecordWithFlags, (hEvent, hStream, flags), cgl_thunk_code);
     return cgl_gp_cuEventRecordWithFlags(hEvent, hStream, flags);
 }
@@ -24171,7 +24171,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuLaunchKernel(CUfunction f, un
 static __attribute__((noinline)) CUresult cgl_sl_cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
 {
     CG_BLOCKING_CALL(cuLaunchKernel, (f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuLaunchKernel, (f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra), cgl_thunk_code, 12, 0, (f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, f); CG_ARG_WORD(2, gridDimX); CG_ARG_WORD(3, gridDimY); CG_ARG_WORD(4, gridDimZ); CG_ARG_WORD(5, blockDimX); CG_ARG_WORD(6, blockDimY); CG_ARG_WORD(7, blockDimZ); CG_ARG_WORD(8, sharedMemBytes); CG_ARG_WORD(9, hStream); CG_ARG_WORD(10, kernelParams); CG_ARG_WORD(11, extra));
+    CG_ARGS_CALL(cuLaunchKernel, (f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra), cgl_thunk_code, 12, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, f); CG_ARG_WORD(2, gridDimX); CG_ARG_WORD(3, gridDimY); CG_ARG_WORD(4, gridDimZ); CG_ARG_WORD(5, blockDimX); CG_ARG_WORD(6, blockDimY); CG_ARG_WORD(7, blockDimZ); CG_ARG_WORD(8, sharedMemBytes); CG_ARG_WORD(9, hStream); CG_ARG_WORD(10, kernelParams); CG_ARG_WORD(11, extra));
     CG_SHORT_CALL(cuLaunchKernel, (f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra), cgl_thunk_code);
     return cgl_gp_cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
 }
@@ -24207,7 +24207,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuLaunchKernelEx(const CUlaunch
 static __attribute__((noinline)) CUresult cgl_sl_cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
 {
     CG_BLOCKING_CALL(cuLaunchKernelEx, (config, f, kernelParams, extra), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuLaunchKernelEx, (config, f, kernelParams, extra), cgl_thunk_code, 5, 0, (config, f, kernelParams, extra, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, config); CG_ARG_WORD(2, f); CG_ARG_WORD(3, kernelParams); CG_ARG_WORD(4, extra));
+    CG_ARGS_CALL(cuLaunchKernelEx, (config, f, kernelParams, extra), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, config); CG_ARG_WORD(2, f); CG_ARG_WORD(3, kernelParams); CG_ARG_WORD(4, extra));
     CG_SHORT_CALL(cuLaunchKernelEx, (config, f, kernelParams, extra), cgl_thunk_code);
     return cgl_gp_cuLaunchKernelEx(config, f, kernelParams, extra);
 }
@@ -24240,7 +24240,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuLaunchHostFunc(CUstream hStre
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)
 {
-    CG_ARGS_CALL(cuLaunchHostFunc, (hStream, fn, userData), cgl_thunk_code, 4, 0, (hStream, fn, userData, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, fn); CG_ARG_WORD(3, userData));
+    CG_ARGS_CALL(cuLaunchHostFunc, (hStream, fn, userData), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, fn); CG_ARG_WORD(3, userData));
     CG_SHORT_CALL(cuLaunchHostFunc, (hStream, fn, userData), cgl_thunk_code);
     return cgl_gp_cuLaunchHostFunc(hStream, fn, userData);
 }
@@ -24274,7 +24274,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphicsMapResources(unsigned
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsMapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)
 {
     CG_BLOCKING_CALL(cuGraphicsMapResources, (count, resources, hStream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuGraphicsMapResources, (count, resources, hStream), cgl_thunk_code, 4, 0, (count, resources, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, resources); CG_ARG_WORD(3, hStream));
+    CG_ARGS_CALL(cuGraphicsMapResources, (count, resources, hStream), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, resources); CG_ARG_WORD(3, hStream));
     CG_SHORT_CALL(cuGraphicsMapResources, (count, resources, hStream), cgl_thunk_code);
     return cgl_gp_cuGraphicsMapResources(count, resources, hStream);
 }
@@ -24308,7 +24308,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphicsUnmapResources(unsign
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphicsUnmapResources(unsigned int count, CUgraphicsResource *resources, CUstream hStream)
 {
     CG_BLOCKING_CALL(cuGraphicsUnmapResources, (count, resources, hStream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuGraphicsUnmapResources, (count, resources, hStream), cgl_thunk_code, 4, 0, (count, resources, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, resources); CG_ARG_WORD(3, hStream));
+    CG_ARGS_CALL(cuGraphicsUnmapResources, (count, resources, hStream), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, resources); CG_ARG_WORD(3, hStream));
     CG_SHORT_CALL(cuGraphicsUnmapResources, (count, resources, hStream), cgl_thunk_code);
     return cgl_gp_cuGraphicsUnmapResources(count, resources, hStream);
 }
@@ -24343,7 +24343,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamWriteValue32(CUstream s
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamWriteValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
-    CG_ARGS_CALL(cuStreamWriteValue32, (stream, addr, value, flags), cgl_thunk_code, 5, 0, (stream, addr, value, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, addr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(cuStreamWriteValue32, (stream, addr, value, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, addr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(cuStreamWriteValue32, (stream, addr, value, flags), cgl_thunk_code);
     return cgl_gp_cuStreamWriteValue32(stream, addr, value, flags);
 }
@@ -24378,7 +24378,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamWaitValue32(CUstream st
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitValue32(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
-    CG_ARGS_CALL(cuStreamWaitValue32, (stream, addr, value, flags), cgl_thunk_code, 5, 0, (stream, addr, value, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, addr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(cuStreamWaitValue32, (stream, addr, value, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, addr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(cuStreamWaitValue32, (stream, addr, value, flags), cgl_thunk_code);
     return cgl_gp_cuStreamWaitValue32(stream, addr, value, flags);
 }
@@ -24413,7 +24413,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamWriteValue64(CUstream s
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamWriteValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
-    CG_ARGS_CALL(cuStreamWriteValue64, (stream, addr, value, flags), cgl_thunk_code, 5, 0, (stream, addr, value, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, addr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(cuStreamWriteValue64, (stream, addr, value, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, addr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(cuStreamWriteValue64, (stream, addr, value, flags), cgl_thunk_code);
     return cgl_gp_cuStreamWriteValue64(stream, addr, value, flags);
 }
@@ -24448,7 +24448,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamWaitValue64(CUstream st
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitValue64(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
-    CG_ARGS_CALL(cuStreamWaitValue64, (stream, addr, value, flags), cgl_thunk_code, 5, 0, (stream, addr, value, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, addr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(cuStreamWaitValue64, (stream, addr, value, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, addr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(cuStreamWaitValue64, (stream, addr, value, flags), cgl_thunk_code);
     return cgl_gp_cuStreamWaitValue64(stream, addr, value, flags);
 }
@@ -24483,7 +24483,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamBatchMemOp(CUstream str
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamBatchMemOp(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)
 {
-    CG_ARGS_CALL(cuStreamBatchMemOp, (stream, count, paramArray, flags), cgl_thunk_code, 5, 0, (stream, count, paramArray, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, count); CG_ARG_WORD(3, paramArray); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(cuStreamBatchMemOp, (stream, count, paramArray, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, count); CG_ARG_WORD(3, paramArray); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(cuStreamBatchMemOp, (stream, count, paramArray, flags), cgl_thunk_code);
     return cgl_gp_cuStreamBatchMemOp(stream, count, paramArray, flags);
 }
@@ -24518,7 +24518,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamWriteValue32_ptsz(CUstr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamWriteValue32_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
-    CG_ARGS_CALL(cuStreamWriteValue32_ptsz, (stream, addr, value, flags), cgl_thunk_code, 5, 0, (stream, addr, value, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, addr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(cuStreamWriteValue32_ptsz, (stream, addr, value, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, addr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(cuStreamWriteValue32_ptsz, (stream, addr, value, flags), cgl_thunk_code);
     return cgl_gp_cuStreamWriteValue32_ptsz(stream, addr, value, flags);
 }
@@ -24553,7 +24553,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamWaitValue32_ptsz(CUstre
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitValue32_ptsz(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
-    CG_ARGS_CALL(cuStreamWaitValue32_ptsz, (stream, addr, value, flags), cgl_thunk_code, 5, 0, (stream, addr, value, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, addr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(cuStreamWaitValue32_ptsz, (stream, addr, value, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, addr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(cuStreamWaitValue32_ptsz, (stream, addr, value, flags), cgl_thunk_code);
     return cgl_gp_cuStreamWaitValue32_ptsz(stream, addr, value, flags);
 }
@@ -24588,7 +24588,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamWriteValue64_ptsz(CUstr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamWriteValue64_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
-    CG_ARGS_CALL(cuStreamWriteValue64_ptsz, (stream, addr, value, flags), cgl_thunk_code, 5, 0, (stream, addr, value, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, addr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(cuStreamWriteValue64_ptsz, (stream, addr, value, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, addr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(cuStreamWriteValue64_ptsz, (stream, addr, value, flags), cgl_thunk_code);
     return cgl_gp_cuStreamWriteValue64_ptsz(stream, addr, value, flags);
 }
@@ -24623,7 +24623,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamWaitValue64_ptsz(CUstre
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitValue64_ptsz(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
-    CG_ARGS_CALL(cuStreamWaitValue64_ptsz, (stream, addr, value, flags), cgl_thunk_code, 5, 0, (stream, addr, value, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, addr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(cuStreamWaitValue64_ptsz, (stream, addr, value, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, addr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(cuStreamWaitValue64_ptsz, (stream, addr, value, flags), cgl_thunk_code);
     return cgl_gp_cuStreamWaitValue64_ptsz(stream, addr, value, flags);
 }
@@ -24658,7 +24658,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamBatchMemOp_ptsz(CUstrea
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamBatchMemOp_ptsz(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)
 {
-    CG_ARGS_CALL(cuStreamBatchMemOp_ptsz, (stream, count, paramArray, flags), cgl_thunk_code, 5, 0, (stream, count, paramArray, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, count); CG_ARG_WORD(3, paramArray); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(cuStreamBatchMemOp_ptsz, (stream, count, paramArray, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, count); CG_ARG_WORD(3, paramArray); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(cuStreamBatchMemOp_ptsz, (stream, count, paramArray, flags), cgl_thunk_code);
     return cgl_gp_cuStreamBatchMemOp_ptsz(stream, count, paramArray, flags);
 }
@@ -24693,7 +24693,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamWriteValue32_v2(CUstrea
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamWriteValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
-    CG_ARGS_CALL(cuStreamWriteValue32_v2, (stream, addr, value, flags), cgl_thunk_code, 5, 0, (stream, addr, value, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, addr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(cuStreamWriteValue32_v2, (stream, addr, value, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, addr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(cuStreamWriteValue32_v2, (stream, addr, value, flags), cgl_thunk_code);
     return cgl_gp_cuStreamWriteValue32_v2(stream, addr, value, flags);
 }
@@ -24728,7 +24728,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamWaitValue32_v2(CUstream
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitValue32_v2(CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
-    CG_ARGS_CALL(cuStreamWaitValue32_v2, (stream, addr, value, flags), cgl_thunk_code, 5, 0, (stream, addr, value, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, addr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(cuStreamWaitValue32_v2, (stream, addr, value, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, addr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(cuStreamWaitValue32_v2, (stream, addr, value, flags), cgl_thunk_code);
     return cgl_gp_cuStreamWaitValue32_v2(stream, addr, value, flags);
 }
@@ -24763,7 +24763,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamWriteValue64_v2(CUstrea
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamWriteValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
-    CG_ARGS_CALL(cuStreamWriteValue64_v2, (stream, addr, value, flags), cgl_thunk_code, 5, 0, (stream, addr, value, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, addr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(cuStreamWriteValue64_v2, (stream, addr, value, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, addr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(cuStreamWriteValue64_v2, (stream, addr, value, flags), cgl_thunk_code);
     return cgl_gp_cuStreamWriteValue64_v2(stream, addr, value, flags);
 }
@@ -24798,7 +24798,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamWaitValue64_v2(CUstream
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamWaitValue64_v2(CUstream stream, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
 {
-    CG_ARGS_CALL(cuStreamWaitValue64_v2, (stream, addr, value, flags), cgl_thunk_code, 5, 0, (stream, addr, value, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, addr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(cuStreamWaitValue64_v2, (stream, addr, value, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, addr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(cuStreamWaitValue64_v2, (stream, addr, value, flags), cgl_thunk_code);
     return cgl_gp_cuStreamWaitValue64_v2(stream, addr, value, flags);
 }
@@ -24833,7 +24833,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamBatchMemOp_v2(CUstream 
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamBatchMemOp_v2(CUstream stream, unsigned int count, CUstreamBatchMemOpParams *paramArray, unsigned int flags)
 {
-    CG_ARGS_CALL(cuStreamBatchMemOp_v2, (stream, count, paramArray, flags), cgl_thunk_code, 5, 0, (stream, count, paramArray, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, count); CG_ARG_WORD(3, paramArray); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(cuStreamBatchMemOp_v2, (stream, count, paramArray, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, count); CG_ARG_WORD(3, paramArray); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(cuStreamBatchMemOp_v2, (stream, count, paramArray, flags), cgl_thunk_code);
     return cgl_gp_cuStreamBatchMemOp_v2(stream, count, paramArray, flags);
 }
@@ -24868,7 +24868,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemPrefetchAsync(CUdeviceptr 
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemPrefetchAsync, (devPtr, count, dstDevice, hStream), cgl_thunk_code, 5, 0, (devPtr, count, dstDevice, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, devPtr); CG_ARG_WORD(2, count); CG_ARG_WORD(3, dstDevice); CG_ARG_WORD(4, hStream));
+    CG_ARGS_CALL(cuMemPrefetchAsync, (devPtr, count, dstDevice, hStream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, devPtr); CG_ARG_WORD(2, count); CG_ARG_WORD(3, dstDevice); CG_ARG_WORD(4, hStream));
     CG_SHORT_CALL(cuMemPrefetchAsync, (devPtr, count, dstDevice, hStream), cgl_thunk_code);
     return cgl_gp_cuMemPrefetchAsync(devPtr, count, dstDevice, hStream);
 }
@@ -24903,7 +24903,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemPrefetchAsync_ptsz(CUdevic
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemPrefetchAsync_ptsz(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemPrefetchAsync_ptsz, (devPtr, count, dstDevice, hStream), cgl_thunk_code, 5, 0, (devPtr, count, dstDevice, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, devPtr); CG_ARG_WORD(2, count); CG_ARG_WORD(3, dstDevice); CG_ARG_WORD(4, hStream));
+    CG_ARGS_CALL(cuMemPrefetchAsync_ptsz, (devPtr, count, dstDevice, hStream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, devPtr); CG_ARG_WORD(2, count); CG_ARG_WORD(3, dstDevice); CG_ARG_WORD(4, hStream));
     CG_SHORT_CALL(cuMemPrefetchAsync_ptsz, (devPtr, count, dstDevice, hStream), cgl_thunk_code);
     return cgl_gp_cuMemPrefetchAsync_ptsz(devPtr, count, dstDevice, hStream);
 }
@@ -24939,7 +24939,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemPrefetchAsync_v2(CUdevicep
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemPrefetchAsync_v2, (devPtr, count, location, flags, hStream), cgl_thunk_code, 5, 0, (devPtr, count, location, flags, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, devPtr); CG_ARG_WORD(2, count); CG_ARG_WORD(3, flags); CG_ARG_WORD(4, hStream));
+    CG_ARGS_CALL(cuMemPrefetchAsync_v2, (devPtr, count, location, flags, hStream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, devPtr); CG_ARG_WORD(2, count); CG_ARG_WORD(3, flags); CG_ARG_WORD(4, hStream));
     CG_SHORT_CALL(cuMemPrefetchAsync_v2, (devPtr, count, location, flags, hStream), cgl_thunk_code);
     return cgl_gp_cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream);
 }
@@ -24974,7 +24974,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemAdvise(CUdeviceptr devPtr,
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUdevice device)
 {
-    CG_ARGS_CALL(cuMemAdvise, (devPtr, count, advice, device), cgl_thunk_code, 5, 0, (devPtr, count, advice, device, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, devPtr); CG_ARG_WORD(2, count); CG_ARG_WORD(3, advice); CG_ARG_WORD(4, device));
+    CG_ARGS_CALL(cuMemAdvise, (devPtr, count, advice, device), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, devPtr); CG_ARG_WORD(2, count); CG_ARG_WORD(3, advice); CG_ARG_WORD(4, device));
     CG_SHORT_CALL(cuMemAdvise, (devPtr, count, advice, device), cgl_thunk_code);
     return cgl_gp_cuMemAdvise(devPtr, count, advice, device);
 }
@@ -25017,7 +25017,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemPrefetchBatchAsync(CUdevic
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemPrefetchBatchAsync, (dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream), cgl_thunk_code, 9, 0, (dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptrs); CG_ARG_WORD(2, sizes); CG_ARG_WORD(3, count); CG_ARG_WORD(4, prefetchLocs); CG_ARG_WORD(5, prefetchLocIdxs); CG_ARG_WORD(6, numPrefetchLocs); CG_ARG_WORD(7, flags); CG_ARG_WORD(8, hStream));
+    CG_ARGS_CALL(cuMemPrefetchBatchAsync, (dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptrs); CG_ARG_WORD(2, sizes); CG_ARG_WORD(3, count); CG_ARG_WORD(4, prefetchLocs); CG_ARG_WORD(5, prefetchLocIdxs); CG_ARG_WORD(6, numPrefetchLocs); CG_ARG_WORD(7, flags); CG_ARG_WORD(8, hStream));
     CG_SHORT_CALL(cuMemPrefetchBatchAsync, (dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream), cgl_thunk_code);
     return cgl_gp_cuMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
 }
@@ -25054,7 +25054,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemDiscardBatchAsync(CUdevice
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemDiscardBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemDiscardBatchAsync, (dptrs, sizes, count, flags, hStream), cgl_thunk_code, 6, 0, (dptrs, sizes, count, flags, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptrs); CG_ARG_WORD(2, sizes); CG_ARG_WORD(3, count); CG_ARG_WORD(4, flags); CG_ARG_WORD(5, hStream));
+    CG_ARGS_CALL(cuMemDiscardBatchAsync, (dptrs, sizes, count, flags, hStream), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptrs); CG_ARG_WORD(2, sizes); CG_ARG_WORD(3, count); CG_ARG_WORD(4, flags); CG_ARG_WORD(5, hStream));
     CG_SHORT_CALL(cuMemDiscardBatchAsync, (dptrs, sizes, count, flags, hStream), cgl_thunk_code);
     return cgl_gp_cuMemDiscardBatchAsync(dptrs, sizes, count, flags, hStream);
 }
@@ -25097,7 +25097,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemDiscardAndPrefetchBatchAsy
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemDiscardAndPrefetchBatchAsync, (dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream), cgl_thunk_code, 9, 0, (dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptrs); CG_ARG_WORD(2, sizes); CG_ARG_WORD(3, count); CG_ARG_WORD(4, prefetchLocs); CG_ARG_WORD(5, prefetchLocIdxs); CG_ARG_WORD(6, numPrefetchLocs); CG_ARG_WORD(7, flags); CG_ARG_WORD(8, hStream));
+    CG_ARGS_CALL(cuMemDiscardAndPrefetchBatchAsync, (dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptrs); CG_ARG_WORD(2, sizes); CG_ARG_WORD(3, count); CG_ARG_WORD(4, prefetchLocs); CG_ARG_WORD(5, prefetchLocIdxs); CG_ARG_WORD(6, numPrefetchLocs); CG_ARG_WORD(7, flags); CG_ARG_WORD(8, hStream));
     CG_SHORT_CALL(cuMemDiscardAndPrefetchBatchAsync, (dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream), cgl_thunk_code);
     return cgl_gp_cuMemDiscardAndPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream);
 }
@@ -25145,7 +25145,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuLaunchCooperativeKernel(CUfun
 static __attribute__((noinline)) CUresult cgl_sl_cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)
 {
     CG_BLOCKING_CALL(cuLaunchCooperativeKernel, (f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuLaunchCooperativeKernel, (f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams), cgl_thunk_code, 11, 0, (f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, f); CG_ARG_WORD(2, gridDimX); CG_ARG_WORD(3, gridDimY); CG_ARG_WORD(4, gridDimZ); CG_ARG_WORD(5, blockDimX); CG_ARG_WORD(6, blockDimY); CG_ARG_WORD(7, blockDimZ); CG_ARG_WORD(8, sharedMemBytes); CG_ARG_WORD(9, hStream); CG_ARG_WORD(10, kernelParams));
+    CG_ARGS_CALL(cuLaunchCooperativeKernel, (f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams), cgl_thunk_code, 11, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, f); CG_ARG_WORD(2, gridDimX); CG_ARG_WORD(3, gridDimY); CG_ARG_WORD(4, gridDimZ); CG_ARG_WORD(5, blockDimX); CG_ARG_WORD(6, blockDimY); CG_ARG_WORD(7, blockDimZ); CG_ARG_WORD(8, sharedMemBytes); CG_ARG_WORD(9, hStream); CG_ARG_WORD(10, kernelParams));
     CG_SHORT_CALL(cuLaunchCooperativeKernel, (f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams), cgl_thunk_code);
     return cgl_gp_cuLaunchCooperativeKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
 }
@@ -25180,7 +25180,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuSignalExternalSemaphoresAsync
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuSignalExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)
 {
-    CG_ARGS_CALL(cuSignalExternalSemaphoresAsync, (extSemArray, paramsArray, numExtSems, stream), cgl_thunk_code, 5, 0, (extSemArray, paramsArray, numExtSems, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, extSemArray); CG_ARG_WORD(2, paramsArray); CG_ARG_WORD(3, numExtSems); CG_ARG_WORD(4, stream));
+    CG_ARGS_CALL(cuSignalExternalSemaphoresAsync, (extSemArray, paramsArray, numExtSems, stream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, extSemArray); CG_ARG_WORD(2, paramsArray); CG_ARG_WORD(3, numExtSems); CG_ARG_WORD(4, stream));
     CG_SHORT_CALL(cuSignalExternalSemaphoresAsync, (extSemArray, paramsArray, numExtSems, stream), cgl_thunk_code);
     return cgl_gp_cuSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
 }
@@ -25215,7 +25215,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuWaitExternalSemaphoresAsync(c
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuWaitExternalSemaphoresAsync(const CUexternalSemaphore *extSemArray, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *paramsArray, unsigned int numExtSems, CUstream stream)
 {
-    CG_ARGS_CALL(cuWaitExternalSemaphoresAsync, (extSemArray, paramsArray, numExtSems, stream), cgl_thunk_code, 5, 0, (extSemArray, paramsArray, numExtSems, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, extSemArray); CG_ARG_WORD(2, paramsArray); CG_ARG_WORD(3, numExtSems); CG_ARG_WORD(4, stream));
+    CG_ARGS_CALL(cuWaitExternalSemaphoresAsync, (extSemArray, paramsArray, numExtSems, stream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, extSemArray); CG_ARG_WORD(2, paramsArray); CG_ARG_WORD(3, numExtSems); CG_ARG_WORD(4, stream));
     CG_SHORT_CALL(cuWaitExternalSemaphoresAsync, (extSemArray, paramsArray, numExtSems, stream), cgl_thunk_code);
     return cgl_gp_cuWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
 }
@@ -25244,7 +25244,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamBeginCapture(CUstream h
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamBeginCapture(CUstream hStream)
 {
-    CG_ARGS_CALL(cuStreamBeginCapture, (hStream), cgl_thunk_code, 2, 0, (hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream));
+    CG_ARGS_CALL(cuStreamBeginCapture, (hStream), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream));
     CG_SHORT_CALL(cuStreamBeginCapture, (hStream), cgl_thunk_code);
     return cgl_gp_cuStreamBeginCapture(hStream);
 }
@@ -25273,7 +25273,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamBeginCapture_ptsz(CUstr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamBeginCapture_ptsz(CUstream hStream)
 {
-    CG_ARGS_CALL(cuStreamBeginCapture_ptsz, (hStream), cgl_thunk_code, 2, 0, (hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream));
+    CG_ARGS_CALL(cuStreamBeginCapture_ptsz, (hStream), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream));
     CG_SHORT_CALL(cuStreamBeginCapture_ptsz, (hStream), cgl_thunk_code);
     return cgl_gp_cuStreamBeginCapture_ptsz(hStream);
 }
@@ -25304,7 +25304,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamBeginCapture_v2(CUstrea
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode)
 {
-    CG_ARGS_CALL(cuStreamBeginCapture_v2, (hStream, mode), cgl_thunk_code, 3, 0, (hStream, mode, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, mode));
+    CG_ARGS_CALL(cuStreamBeginCapture_v2, (hStream, mode), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, mode));
     CG_SHORT_CALL(cuStreamBeginCapture_v2, (hStream, mode), cgl_thunk_code);
     return cgl_gp_cuStreamBeginCapture_v2(hStream, mode);
 }
@@ -25346,7 +25346,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamBeginCaptureToGraph(CUs
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode)
 {
-    CG_ARGS_CALL(cuStreamBeginCaptureToGraph, (hStream, hGraph, dependencies, dependencyData, numDependencies, mode), cgl_thunk_code, 7, 0, (hStream, hGraph, dependencies, dependencyData, numDependencies, mode, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, dependencyData); CG_ARG_WORD(5, numDependencies); CG_ARG_WORD(6, mode));
+    CG_ARGS_CALL(cuStreamBeginCaptureToGraph, (hStream, hGraph, dependencies, dependencyData, numDependencies, mode), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, dependencyData); CG_ARG_WORD(5, numDependencies); CG_ARG_WORD(6, mode));
     CG_SHORT_CALL(cuStreamBeginCaptureToGraph, (hStream, hGraph, dependencies, dependencyData, numDependencies, mode), cgl_thunk_code);
     return cgl_gp_cuStreamBeginCaptureToGraph(hStream, hGraph, dependencies, dependencyData, numDependencies, mode);
 }
@@ -25377,7 +25377,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamEndCapture(CUstream hSt
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
 {
-    CG_ARGS_CALL(cuStreamEndCapture, (hStream, phGraph), cgl_thunk_code, 4, 1, (hStream, phGraph, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, phGraph); CG_OUT_WORD(3, 0, phGraph));
+    CG_ARGS_CALL(cuStreamEndCapture, (hStream, phGraph), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, phGraph); CG_OUT_WORD(3, 0, phGraph));
     CG_SHORT_CALL(cuStreamEndCapture, (hStream, phGraph), cgl_thunk_code);
     return cgl_gp_cuStreamEndCapture(hStream, phGraph);
 }
@@ -25408,7 +25408,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamIsCapturing(CUstream hS
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)
 {
-    CG_ARGS_CALL(cuStreamIsCapturing, (hStream, captureStatus), cgl_thunk_code, 3, 0, (hStream, captureStatus, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, captureStatus));
+    CG_ARGS_CALL(cuStreamIsCapturing, (hStream, captureStatus), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, captureStatus));
     CG_SHORT_CALL(cuStreamIsCapturing, (hStream, captureStatus), cgl_thunk_code);
     return cgl_gp_cuStreamIsCapturing(hStream, captureStatus);
 }
@@ -25441,7 +25441,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCaptureInfo(CUstream
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCaptureInfo(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out)
 {
-    CG_ARGS_CALL(cuStreamGetCaptureInfo, (hStream, captureStatus_out, id_out), cgl_thunk_code, 4, 0, (hStream, captureStatus_out, id_out, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, captureStatus_out); CG_ARG_WORD(3, id_out));
+    CG_ARGS_CALL(cuStreamGetCaptureInfo, (hStream, captureStatus_out, id_out), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, captureStatus_out); CG_ARG_WORD(3, id_out));
     CG_SHORT_CALL(cuStreamGetCaptureInfo, (hStream, captureStatus_out, id_out), cgl_thunk_code);
     return cgl_gp_cuStreamGetCaptureInfo(hStream, captureStatus_out, id_out);
 }
@@ -25474,7 +25474,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCaptureInfo_ptsz(CUs
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCaptureInfo_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out)
 {
-    CG_ARGS_CALL(cuStreamGetCaptureInfo_ptsz, (hStream, captureStatus_out, id_out), cgl_thunk_code, 4, 0, (hStream, captureStatus_out, id_out, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, captureStatus_out); CG_ARG_WORD(3, id_out));
+    CG_ARGS_CALL(cuStreamGetCaptureInfo_ptsz, (hStream, captureStatus_out, id_out), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, captureStatus_out); CG_ARG_WORD(3, id_out));
     CG_SHORT_CALL(cuStreamGetCaptureInfo_ptsz, (hStream, captureStatus_out, id_out), cgl_thunk_code);
     return cgl_gp_cuStreamGetCaptureInfo_ptsz(hStream, captureStatus_out, id_out);
 }
@@ -25513,7 +25513,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCaptureInfo_v2(CUstr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, size_t *numDependencies_out)
 {
-    CG_ARGS_CALL(cuStreamGetCaptureInfo_v2, (hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out), cgl_thunk_code, 7, 0, (hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, captureStatus_out); CG_ARG_WORD(3, id_out); CG_ARG_WORD(4, graph_out); CG_ARG_WORD(5, dependencies_out); CG_ARG_WORD(6, numDependencies_out));
+    CG_ARGS_CALL(cuStreamGetCaptureInfo_v2, (hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, captureStatus_out); CG_ARG_WORD(3, id_out); CG_ARG_WORD(4, graph_out); CG_ARG_WORD(5, dependencies_out); CG_ARG_WORD(6, numDependencies_out));
     CG_SHORT_CALL(cuStreamGetCaptureInfo_v2, (hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out), cgl_thunk_code);
     return cgl_gp_cuStreamGetCaptureInfo_v2(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
 }
@@ -25552,7 +25552,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCaptureInfo_v2_ptsz(
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, size_t *numDependencies_out)
 {
-    CG_ARGS_CALL(cuStreamGetCaptureInfo_v2_ptsz, (hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out), cgl_thunk_code, 7, 0, (hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, captureStatus_out); CG_ARG_WORD(3, id_out); CG_ARG_WORD(4, graph_out); CG_ARG_WORD(5, dependencies_out); CG_ARG_WORD(6, numDependencies_out));
+    CG_ARGS_CALL(cuStreamGetCaptureInfo_v2_ptsz, (hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, captureStatus_out); CG_ARG_WORD(3, id_out); CG_ARG_WORD(4, graph_out); CG_ARG_WORD(5, dependencies_out); CG_ARG_WORD(6, numDependencies_out));
     CG_SHORT_CALL(cuStreamGetCaptureInfo_v2_ptsz, (hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out), cgl_thunk_code);
     return cgl_gp_cuStreamGetCaptureInfo_v2_ptsz(hStream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
 }
@@ -25593,7 +25593,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetCaptureInfo_v3(CUstr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)
 {
-    CG_ARGS_CALL(cuStreamGetCaptureInfo_v3, (hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out), cgl_thunk_code, 8, 0, (hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, captureStatus_out); CG_ARG_WORD(3, id_out); CG_ARG_WORD(4, graph_out); CG_ARG_WORD(5, dependencies_out); CG_ARG_WORD(6, edgeData_out); CG_ARG_WORD(7, numDependencies_out));
+    CG_ARGS_CALL(cuStreamGetCaptureInfo_v3, (hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, captureStatus_out); CG_ARG_WORD(3, id_out); CG_ARG_WORD(4, graph_out); CG_ARG_WORD(5, dependencies_out); CG_ARG_WORD(6, edgeData_out); CG_ARG_WORD(7, numDependencies_out));
     CG_SHORT_CALL(cuStreamGetCaptureInfo_v3, (hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out), cgl_thunk_code);
     return cgl_gp_cuStreamGetCaptureInfo_v3(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out, numDependencies_out);
 }
@@ -25633,7 +25633,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddKernelNode(CUgraphNod
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddKernelNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphAddKernelNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code, 7, 1, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, nodeParams); CG_OUT_WORD(6, 0, phGraphNode));
+    CG_ARGS_CALL(cuGraphAddKernelNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, nodeParams); CG_OUT_WORD(6, 0, phGraphNode));
     CG_SHORT_CALL(cuGraphAddKernelNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphAddKernelNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
@@ -25667,7 +25667,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphKernelNodeGetParams(CUgr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphKernelNodeGetParams, (hNode, nodeParams), cgl_thunk_code, 3, 0, (hNode, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, nodeParams));
+    CG_ARGS_CALL(cuGraphKernelNodeGetParams, (hNode, nodeParams), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, nodeParams));
     CG_SHORT_CALL(cuGraphKernelNodeGetParams, (hNode, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphKernelNodeGetParams(hNode, nodeParams);
 }
@@ -25701,7 +25701,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphKernelNodeSetParams(CUgr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphKernelNodeSetParams(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphKernelNodeSetParams, (hNode, nodeParams), cgl_thunk_code, 3, 0, (hNode, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, nodeParams));
+    CG_ARGS_CALL(cuGraphKernelNodeSetParams, (hNode, nodeParams), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, nodeParams));
     CG_SHORT_CALL(cuGraphKernelNodeSetParams, (hNode, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphKernelNodeSetParams(hNode, nodeParams);
 }
@@ -25738,7 +25738,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecKernelNodeSetParams(
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphExecKernelNodeSetParams, (hGraphExec, hNode, nodeParams), cgl_thunk_code, 4, 0, (hGraphExec, hNode, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hNode); CG_ARG_WORD(3, nodeParams));
+    CG_ARGS_CALL(cuGraphExecKernelNodeSetParams, (hGraphExec, hNode, nodeParams), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hNode); CG_ARG_WORD(3, nodeParams));
     CG_SHORT_CALL(cuGraphExecKernelNodeSetParams, (hGraphExec, hNode, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphExecKernelNodeSetParams(hGraphExec, hNode, nodeParams);
 }
@@ -25775,7 +25775,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphInstantiateWithParams(CU
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *instantiateParams)
 {
     CG_BLOCKING_CALL(cuGraphInstantiateWithParams, (phGraphExec, hGraph, instantiateParams), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuGraphInstantiateWithParams, (phGraphExec, hGraph, instantiateParams), cgl_thunk_code, 5, 1, (phGraphExec, hGraph, instantiateParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphExec); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, instantiateParams); CG_OUT_WORD(4, 0, phGraphExec));
+    CG_ARGS_CALL(cuGraphInstantiateWithParams, (phGraphExec, hGraph, instantiateParams), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphExec); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, instantiateParams); CG_OUT_WORD(4, 0, phGraphExec));
     CG_SHORT_CALL(cuGraphInstantiateWithParams, (phGraphExec, hGraph, instantiateParams), cgl_thunk_code);
     return cgl_gp_cuGraphInstantiateWithParams(phGraphExec, hGraph, instantiateParams);
 }
@@ -25814,7 +25814,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphExecUpdate(CUgraphExec h
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph, CUgraphNode *hErrorNode_out, CUgraphExecUpdateResult *updateResult_out)
 {
-    CG_ARGS_CALL(cuGraphExecUpdate, (hGraphExec, hGraph, hErrorNode_out, updateResult_out), cgl_thunk_code, 5, 0, (hGraphExec, hGraph, hErrorNode_out, updateResult_out, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, hErrorNode_out); CG_ARG_WORD(4, updateResult_out));
+    CG_ARGS_CALL(cuGraphExecUpdate, (hGraphExec, hGraph, hErrorNode_out, updateResult_out), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, hErrorNode_out); CG_ARG_WORD(4, updateResult_out));
     CG_SHORT_CALL(cuGraphExecUpdate, (hGraphExec, hGraph, hErrorNode_out, updateResult_out), cgl_thunk_code);
     return cgl_gp_cuGraphExecUpdate(hGraphExec, hGraph, hErrorNode_out, updateResult_out);
 }
@@ -25849,7 +25849,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphUpload(CUgraphExec hGrap
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphUpload(CUgraphExec hGraph, CUstream hStream)
 {
     CG_BLOCKING_CALL(cuGraphUpload, (hGraph, hStream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuGraphUpload, (hGraph, hStream), cgl_thunk_code, 3, 0, (hGraph, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraph); CG_ARG_WORD(2, hStream));
+    CG_ARGS_CALL(cuGraphUpload, (hGraph, hStream), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraph); CG_ARG_WORD(2, hStream));
     CG_SHORT_CALL(cuGraphUpload, (hGraph, hStream), cgl_thunk_code);
     return cgl_gp_cuGraphUpload(hGraph, hStream);
 }
@@ -25884,7 +25884,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphLaunch(CUgraphExec hGrap
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphLaunch(CUgraphExec hGraph, CUstream hStream)
 {
     CG_BLOCKING_CALL(cuGraphLaunch, (hGraph, hStream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuGraphLaunch, (hGraph, hStream), cgl_thunk_code, 3, 0, (hGraph, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraph); CG_ARG_WORD(2, hStream));
+    CG_ARGS_CALL(cuGraphLaunch, (hGraph, hStream), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraph); CG_ARG_WORD(2, hStream));
     CG_SHORT_CALL(cuGraphLaunch, (hGraph, hStream), cgl_thunk_code);
     return cgl_gp_cuGraphLaunch(hGraph, hStream);
 }
@@ -25922,7 +25922,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphGetEdges(CUgraph hGraph,
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphGetEdges(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, size_t *numEdges)
 {
-    CG_ARGS_CALL(cuGraphGetEdges, (hGraph, from, to, numEdges), cgl_thunk_code, 5, 0, (hGraph, from, to, numEdges, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraph); CG_ARG_WORD(2, from); CG_ARG_WORD(3, to); CG_ARG_WORD(4, numEdges));
+    CG_ARGS_CALL(cuGraphGetEdges, (hGraph, from, to, numEdges), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraph); CG_ARG_WORD(2, from); CG_ARG_WORD(3, to); CG_ARG_WORD(4, numEdges));
     CG_SHORT_CALL(cuGraphGetEdges, (hGraph, from, to, numEdges), cgl_thunk_code);
     return cgl_gp_cuGraphGetEdges(hGraph, from, to, numEdges);
 }
@@ -25958,7 +25958,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphNodeGetDependencies(CUgr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode *dependencies, size_t *numDependencies)
 {
-    CG_ARGS_CALL(cuGraphNodeGetDependencies, (hNode, dependencies, numDependencies), cgl_thunk_code, 4, 0, (hNode, dependencies, numDependencies, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, dependencies); CG_ARG_WORD(3, numDependencies));
+    CG_ARGS_CALL(cuGraphNodeGetDependencies, (hNode, dependencies, numDependencies), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, dependencies); CG_ARG_WORD(3, numDependencies));
     CG_SHORT_CALL(cuGraphNodeGetDependencies, (hNode, dependencies, numDependencies), cgl_thunk_code);
     return cgl_gp_cuGraphNodeGetDependencies(hNode, dependencies, numDependencies);
 }
@@ -25994,7 +25994,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphNodeGetDependentNodes(CU
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode *dependentNodes, size_t *numDependentNodes)
 {
-    CG_ARGS_CALL(cuGraphNodeGetDependentNodes, (hNode, dependentNodes, numDependentNodes), cgl_thunk_code, 4, 0, (hNode, dependentNodes, numDependentNodes, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, dependentNodes); CG_ARG_WORD(3, numDependentNodes));
+    CG_ARGS_CALL(cuGraphNodeGetDependentNodes, (hNode, dependentNodes, numDependentNodes), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, dependentNodes); CG_ARG_WORD(3, numDependentNodes));
     CG_SHORT_CALL(cuGraphNodeGetDependentNodes, (hNode, dependentNodes, numDependentNodes), cgl_thunk_code);
     return cgl_gp_cuGraphNodeGetDependentNodes(hNode, dependentNodes, numDependentNodes);
 }
@@ -26032,7 +26032,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddDependencies(CUgraph 
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, size_t numDependencies)
 {
-    CG_ARGS_CALL(cuGraphAddDependencies, (hGraph, from, to, numDependencies), cgl_thunk_code, 5, 0, (hGraph, from, to, numDependencies, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraph); CG_ARG_WORD(2, from); CG_ARG_WORD(3, to); CG_ARG_WORD(4, numDependencies));
+    CG_ARGS_CALL(cuGraphAddDependencies, (hGraph, from, to, numDependencies), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraph); CG_ARG_WORD(2, from); CG_ARG_WORD(3, to); CG_ARG_WORD(4, numDependencies));
     CG_SHORT_CALL(cuGraphAddDependencies, (hGraph, from, to, numDependencies), cgl_thunk_code);
     return cgl_gp_cuGraphAddDependencies(hGraph, from, to, numDependencies);
 }
@@ -26070,7 +26070,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphRemoveDependencies(CUgra
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphRemoveDependencies(CUgraph hGraph, const CUgraphNode *from, const CUgraphNode *to, size_t numDependencies)
 {
-    CG_ARGS_CALL(cuGraphRemoveDependencies, (hGraph, from, to, numDependencies), cgl_thunk_code, 5, 0, (hGraph, from, to, numDependencies, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraph); CG_ARG_WORD(2, from); CG_ARG_WORD(3, to); CG_ARG_WORD(4, numDependencies));
+    CG_ARGS_CALL(cuGraphRemoveDependencies, (hGraph, from, to, numDependencies), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraph); CG_ARG_WORD(2, from); CG_ARG_WORD(3, to); CG_ARG_WORD(4, numDependencies));
     CG_SHORT_CALL(cuGraphRemoveDependencies, (hGraph, from, to, numDependencies), cgl_thunk_code);
     return cgl_gp_cuGraphRemoveDependencies(hGraph, from, to, numDependencies);
 }
@@ -26110,7 +26110,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphAddNode(CUgraphNode *phG
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies, size_t numDependencies, CUgraphNodeParams *nodeParams)
 {
-    CG_ARGS_CALL(cuGraphAddNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code, 7, 1, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, nodeParams); CG_OUT_WORD(6, 0, phGraphNode));
+    CG_ARGS_CALL(cuGraphAddNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphNode); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, dependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, nodeParams); CG_OUT_WORD(6, 0, phGraphNode));
     CG_SHORT_CALL(cuGraphAddNode, (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), cgl_thunk_code);
     return cgl_gp_cuGraphAddNode(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
 }
@@ -26141,7 +26141,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamCopyAttributes(CUstream
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamCopyAttributes(CUstream dstStream, CUstream srcStream)
 {
-    CG_ARGS_CALL(cuStreamCopyAttributes, (dstStream, srcStream), cgl_thunk_code, 3, 0, (dstStream, srcStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstStream); CG_ARG_WORD(2, srcStream));
+    CG_ARGS_CALL(cuStreamCopyAttributes, (dstStream, srcStream), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstStream); CG_ARG_WORD(2, srcStream));
     CG_SHORT_CALL(cuStreamCopyAttributes, (dstStream, srcStream), cgl_thunk_code);
     return cgl_gp_cuStreamCopyAttributes(dstStream, srcStream);
 }
@@ -26174,7 +26174,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamGetAttribute(CUstream h
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value)
 {
-    CG_ARGS_CALL(cuStreamGetAttribute, (hStream, attr, value), cgl_thunk_code, 4, 0, (hStream, attr, value, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, value));
+    CG_ARGS_CALL(cuStreamGetAttribute, (hStream, attr, value), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, value));
     CG_SHORT_CALL(cuStreamGetAttribute, (hStream, attr, value), cgl_thunk_code);
     return cgl_gp_cuStreamGetAttribute(hStream, attr, value);
 }
@@ -26207,7 +26207,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamSetAttribute(CUstream h
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *param)
 {
-    CG_ARGS_CALL(cuStreamSetAttribute, (hStream, attr, param), cgl_thunk_code, 4, 0, (hStream, attr, param, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, param));
+    CG_ARGS_CALL(cuStreamSetAttribute, (hStream, attr, param), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, param));
     CG_SHORT_CALL(cuStreamSetAttribute, (hStream, attr, param), cgl_thunk_code);
     return cgl_gp_cuStreamSetAttribute(hStream, attr, param);
 }
@@ -26239,7 +26239,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuIpcOpenMemHandle(CUdeviceptr 
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuIpcOpenMemHandle(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)
 {
-    CG_ARGS_CALL(cuIpcOpenMemHandle, (pdptr, handle, Flags), cgl_thunk_code, 4, 1, (pdptr, handle, Flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pdptr); CG_ARG_WORD(2, Flags); CG_OUT_WORD(3, 0, pdptr));
+    CG_ARGS_CALL(cuIpcOpenMemHandle, (pdptr, handle, Flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pdptr); CG_ARG_WORD(2, Flags); CG_OUT_WORD(3, 0, pdptr));
     CG_SHORT_CALL(cuIpcOpenMemHandle, (pdptr, handle, Flags), cgl_thunk_code);
     return cgl_gp_cuIpcOpenMemHandle(pdptr, handle, Flags);
 }
@@ -26280,7 +26280,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphInstantiate(CUgraphExec 
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphInstantiate(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode, char *logBuffer, size_t bufferSize)
 {
     CG_BLOCKING_CALL(cuGraphInstantiate, (phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuGraphInstantiate, (phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize), cgl_thunk_code, 8, 1, (phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphExec); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, phErrorNode); CG_ARG_WORD(4, logBuffer); CG_ARG_WORD(5, bufferSize); CG_OUT_WORD(6, 0, phGraphExec); CG_OUT_WORD(7, 1, phErrorNode));
+    CG_ARGS_CALL(cuGraphInstantiate, (phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphExec); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, phErrorNode); CG_ARG_WORD(4, logBuffer); CG_ARG_WORD(5, bufferSize); CG_OUT_WORD(6, 0, phGraphExec); CG_OUT_WORD(7, 1, phErrorNode));
     CG_SHORT_CALL(cuGraphInstantiate, (phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize), cgl_thunk_code);
     return cgl_gp_cuGraphInstantiate(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
 }
@@ -26321,7 +26321,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuGraphInstantiate_v2(CUgraphEx
 static __attribute__((noinline)) CUresult cgl_sl_cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode, char *logBuffer, size_t bufferSize)
 {
     CG_BLOCKING_CALL(cuGraphInstantiate_v2, (phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuGraphInstantiate_v2, (phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize), cgl_thunk_code, 8, 1, (phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphExec); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, phErrorNode); CG_ARG_WORD(4, logBuffer); CG_ARG_WORD(5, bufferSize); CG_OUT_WORD(6, 0, phGraphExec); CG_OUT_WORD(7, 1, phErrorNode));
+    CG_ARGS_CALL(cuGraphInstantiate_v2, (phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, phGraphExec); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, phErrorNode); CG_ARG_WORD(4, logBuffer); CG_ARG_WORD(5, bufferSize); CG_OUT_WORD(6, 0, phGraphExec); CG_OUT_WORD(7, 1, phErrorNode));
     CG_SHORT_CALL(cuGraphInstantiate_v2, (phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize), cgl_thunk_code);
     return cgl_gp_cuGraphInstantiate_v2(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
 }
@@ -26354,7 +26354,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemMapArrayAsync(CUarrayMapIn
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemMapArrayAsync(CUarrayMapInfo *mapInfoList, unsigned int count, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemMapArrayAsync, (mapInfoList, count, hStream), cgl_thunk_code, 4, 0, (mapInfoList, count, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mapInfoList); CG_ARG_WORD(2, count); CG_ARG_WORD(3, hStream));
+    CG_ARGS_CALL(cuMemMapArrayAsync, (mapInfoList, count, hStream), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mapInfoList); CG_ARG_WORD(2, count); CG_ARG_WORD(3, hStream));
     CG_SHORT_CALL(cuMemMapArrayAsync, (mapInfoList, count, hStream), cgl_thunk_code);
     return cgl_gp_cuMemMapArrayAsync(mapInfoList, count, hStream);
 }
@@ -26385,7 +26385,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemFreeAsync(CUdeviceptr dptr
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemFreeAsync, (dptr, hStream), cgl_thunk_code, 3, 0, (dptr, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, hStream));
+    CG_ARGS_CALL(cuMemFreeAsync, (dptr, hStream), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, hStream));
     CG_SHORT_CALL(cuMemFreeAsync, (dptr, hStream), cgl_thunk_code);
     return cgl_gp_cuMemFreeAsync(dptr, hStream);
 }
@@ -26418,7 +26418,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocAsync(CUdeviceptr *dp
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemAllocAsync, (dptr, bytesize, hStream), cgl_thunk_code, 5, 1, (dptr, bytesize, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, bytesize); CG_ARG_WORD(3, hStream); CG_OUT_WORD(4, 0, dptr));
+    CG_ARGS_CALL(cuMemAllocAsync, (dptr, bytesize, hStream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, bytesize); CG_ARG_WORD(3, hStream); CG_OUT_WORD(4, 0, dptr));
     CG_SHORT_CALL(cuMemAllocAsync, (dptr, bytesize, hStream), cgl_thunk_code);
     return cgl_gp_cuMemAllocAsync(dptr, bytesize, hStream);
 }
@@ -26453,7 +26453,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemAllocFromPoolAsync(CUdevic
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)
 {
-    CG_ARGS_CALL(cuMemAllocFromPoolAsync, (dptr, bytesize, pool, hStream), cgl_thunk_code, 6, 1, (dptr, bytesize, pool, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, bytesize); CG_ARG_WORD(3, pool); CG_ARG_WORD(4, hStream); CG_OUT_WORD(5, 0, dptr));
+    CG_ARGS_CALL(cuMemAllocFromPoolAsync, (dptr, bytesize, pool, hStream), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, bytesize); CG_ARG_WORD(3, pool); CG_ARG_WORD(4, hStream); CG_OUT_WORD(5, 0, dptr));
     CG_SHORT_CALL(cuMemAllocFromPoolAsync, (dptr, bytesize, pool, hStream), cgl_thunk_code);
     return cgl_gp_cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream);
 }
@@ -26488,7 +26488,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamUpdateCaptureDependenci
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode *dependencies, size_t numDependencies, unsigned int flags)
 {
-    CG_ARGS_CALL(cuStreamUpdateCaptureDependencies, (hStream, dependencies, numDependencies, flags), cgl_thunk_code, 5, 0, (hStream, dependencies, numDependencies, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, dependencies); CG_ARG_WORD(3, numDependencies); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(cuStreamUpdateCaptureDependencies, (hStream, dependencies, numDependencies, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, dependencies); CG_ARG_WORD(3, numDependencies); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(cuStreamUpdateCaptureDependencies, (hStream, dependencies, numDependencies, flags), cgl_thunk_code);
     return cgl_gp_cuStreamUpdateCaptureDependencies(hStream, dependencies, numDependencies, flags);
 }
@@ -26523,7 +26523,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamUpdateCaptureDependenci
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamUpdateCaptureDependencies_ptsz(CUstream hStream, CUgraphNode *dependencies, size_t numDependencies, unsigned int flags)
 {
-    CG_ARGS_CALL(cuStreamUpdateCaptureDependencies_ptsz, (hStream, dependencies, numDependencies, flags), cgl_thunk_code, 5, 0, (hStream, dependencies, numDependencies, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, dependencies); CG_ARG_WORD(3, numDependencies); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(cuStreamUpdateCaptureDependencies_ptsz, (hStream, dependencies, numDependencies, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, dependencies); CG_ARG_WORD(3, numDependencies); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(cuStreamUpdateCaptureDependencies_ptsz, (hStream, dependencies, numDependencies, flags), cgl_thunk_code);
     return cgl_gp_cuStreamUpdateCaptureDependencies_ptsz(hStream, dependencies, numDependencies, flags);
 }
@@ -26560,7 +26560,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuStreamUpdateCaptureDependenci
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode *dependencies, const CUgraphEdgeData *dependencyData, size_t numDependencies, unsigned int flags)
 {
-    CG_ARGS_CALL(cuStreamUpdateCaptureDependencies_v2, (hStream, dependencies, dependencyData, numDependencies, flags), cgl_thunk_code, 6, 0, (hStream, dependencies, dependencyData, numDependencies, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, dependencies); CG_ARG_WORD(3, dependencyData); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, flags));
+    CG_ARGS_CALL(cuStreamUpdateCaptureDependencies_v2, (hStream, dependencies, dependencyData, numDependencies, flags), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStream); CG_ARG_WORD(2, dependencies); CG_ARG_WORD(3, dependencyData); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, flags));
     CG_SHORT_CALL(cuStreamUpdateCaptureDependencies_v2, (hStream, dependencies, dependencyData, numDependencies, flags), cgl_thunk_code);
     return cgl_gp_cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, dependencyData, numDependencies, flags);
 }
@@ -26597,7 +26597,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuMemBatchDecompressAsync(CUmem
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuMemBatchDecompressAsync(CUmemDecompressParams *paramsArray, size_t count, unsigned int flags, size_t *errorIndex, CUstream stream)
 {
-    CG_ARGS_CALL(cuMemBatchDecompressAsync, (paramsArray, count, flags, errorIndex, stream), cgl_thunk_code, 6, 0, (paramsArray, count, flags, errorIndex, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, paramsArray); CG_ARG_WORD(2, count); CG_ARG_WORD(3, flags); CG_ARG_WORD(4, errorIndex); CG_ARG_WORD(5, stream));
+    CG_ARGS_CALL(cuMemBatchDecompressAsync, (paramsArray, count, flags, errorIndex, stream), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, paramsArray); CG_ARG_WORD(2, count); CG_ARG_WORD(3, flags); CG_ARG_WORD(4, errorIndex); CG_ARG_WORD(5, stream));
     CG_SHORT_CALL(cuMemBatchDecompressAsync, (paramsArray, count, flags, errorIndex, stream), cgl_thunk_code);
     return cgl_gp_cuMemBatchDecompressAsync(paramsArray, count, flags, errorIndex, stream);
 }
@@ -26662,7 +26662,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCheckpointProcessGetRestoreTh
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCheckpointProcessGetRestoreThreadId(int pid, int *tid)
 {
-    CG_ARGS_CALL(cuCheckpointProcessGetRestoreThreadId, (pid, tid), cgl_thunk_code, 3, 0, (pid, tid, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pid); CG_ARG_WORD(2, tid));
+    CG_ARGS_CALL(cuCheckpointProcessGetRestoreThreadId, (pid, tid), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pid); CG_ARG_WORD(2, tid));
     CG_SHORT_CALL(cuCheckpointProcessGetRestoreThreadId, (pid, tid), cgl_thunk_code);
     return cgl_gp_cuCheckpointProcessGetRestoreThreadId(pid, tid);
 }
@@ -26693,7 +26693,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCheckpointProcessGetState(int
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCheckpointProcessGetState(int pid, CUprocessState *state)
 {
-    CG_ARGS_CALL(cuCheckpointProcessGetState, (pid, state), cgl_thunk_code, 3, 0, (pid, state, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pid); CG_ARG_WORD(2, state));
+    CG_ARGS_CALL(cuCheckpointProcessGetState, (pid, state), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pid); CG_ARG_WORD(2, state));
     CG_SHORT_CALL(cuCheckpointProcessGetState, (pid, state), cgl_thunk_code);
     return cgl_gp_cuCheckpointProcessGetState(pid, state);
 }
@@ -26725,7 +26725,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCheckpointProcessLock(int pid
 static __attribute__((noinline)) CUresult cgl_sl_cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args)
 {
     CG_BLOCKING_CALL(cuCheckpointProcessLock, (pid, args), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuCheckpointProcessLock, (pid, args), cgl_thunk_code, 3, 0, (pid, args, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pid); CG_ARG_WORD(2, args));
+    CG_ARGS_CALL(cuCheckpointProcessLock, (pid, args), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pid); CG_ARG_WORD(2, args));
     CG_SHORT_CALL(cuCheckpointProcessLock, (pid, args), cgl_thunk_code);
     return cgl_gp_cuCheckpointProcessLock(pid, args);
 }
@@ -26757,7 +26757,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCheckpointProcessCheckpoint(i
 static __attribute__((noinline)) CUresult cgl_sl_cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs *args)
 {
     CG_BLOCKING_CALL(cuCheckpointProcessCheckpoint, (pid, args), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuCheckpointProcessCheckpoint, (pid, args), cgl_thunk_code, 3, 0, (pid, args, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pid); CG_ARG_WORD(2, args));
+    CG_ARGS_CALL(cuCheckpointProcessCheckpoint, (pid, args), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pid); CG_ARG_WORD(2, args));
     CG_SHORT_CALL(cuCheckpointProcessCheckpoint, (pid, args), cgl_thunk_code);
     return cgl_gp_cuCheckpointProcessCheckpoint(pid, args);
 }
@@ -26789,7 +26789,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCheckpointProcessRestore(int 
 static __attribute__((noinline)) CUresult cgl_sl_cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *args)
 {
     CG_BLOCKING_CALL(cuCheckpointProcessRestore, (pid, args), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(cuCheckpointProcessRestore, (pid, args), cgl_thunk_code, 3, 0, (pid, args, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pid); CG_ARG_WORD(2, args));
+    CG_ARGS_CALL(cuCheckpointProcessRestore, (pid, args), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pid); CG_ARG_WORD(2, args));
     CG_SHORT_CALL(cuCheckpointProcessRestore, (pid, args), cgl_thunk_code);
     return cgl_gp_cuCheckpointProcessRestore(pid, args);
 }
@@ -26820,7 +26820,7 @@ static __attribute__((noinline)) CUresult cgl_gp_cuCheckpointProcessUnlock(int p
 }
 static __attribute__((noinline)) CUresult cgl_sl_cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args)
 {
-    CG_ARGS_CALL(cuCheckpointProcessUnlock, (pid, args), cgl_thunk_code, 3, 0, (pid, args, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pid); CG_ARG_WORD(2, args));
+    CG_ARGS_CALL(cuCheckpointProcessUnlock, (pid, args), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pid); CG_ARG_WORD(2, args));
     CG_SHORT_CALL(cuCheckpointProcessUnlock, (pid, args), cgl_thunk_code);
     return cgl_gp_cuCheckpointProcessUnlock(pid, args);
 }

@@ -3281,7 +3281,7 @@ static __attribute__((noinline)) struct hipChannelFormatDesc cgl_gp_hipCreateCha
 CG_LEFT_FUNCTION(cgl_left_hipCreateChannelDesc, __typeof__(((struct cgl_fr_hipCreateChannelDesc *)0)->cgl_ret));
 static __attribute__((noinline)) struct hipChannelFormatDesc cgl_sl_hipCreateChannelDesc(int x, int y, int z, int w, enum hipChannelFormatKind f)
 {
-    CG_ARGS_CALL(hipCreateChannelDesc, (x, y, z, w, f), CG_NO_CODE, 5, 0, (x, y, z, w, f, cgl_ret), CG_ARG_WORD(0, x); CG_ARG_WORD(1, y); CG_ARG_WORD(2, z); CG_ARG_WORD(3, w); CG_ARG_WORD(4, f));
+    CG_ARGS_CALL(hipCreateChannelDesc, (x, y, z, w, f), CG_NO_CODE, 5, CG_ARG_WORD(0, x); CG_ARG_WORD(1, y); CG_ARG_WORD(2, z); CG_ARG_WORD(3, w); CG_ARG_WORD(4, f));
     CG_SHORT_CALL(hipCreateChannelDesc, (x, y, z, w, f), CG_NO_CODE);
     return cgl_gp_hipCreateChannelDesc(x, y, z, w, f);
 }
@@ -3317,7 +3317,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy_spt(void *dst, cons
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy_spt(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)
 {
     CG_BLOCKING_CALL(hipMemcpy_spt, (dst, src, sizeBytes, kind), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemcpy_spt, (dst, src, sizeBytes, kind), cgl_thunk_code, 5, 0, (dst, src, sizeBytes, kind, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src); CG_ARG_WORD(3, sizeBytes); CG_ARG_WORD(4, kind));
+    CG_ARGS_CALL(hipMemcpy_spt, (dst, src, sizeBytes, kind), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src); CG_ARG_WORD(3, sizeBytes); CG_ARG_WORD(4, kind));
     CG_SHORT_CALL(hipMemcpy_spt, (dst, src, sizeBytes, kind), cgl_thunk_code);
     return cgl_gp_hipMemcpy_spt(dst, src, sizeBytes, kind);
 }
@@ -3355,7 +3355,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyToSymbol_spt(const v
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyToSymbol_spt(const void *symbol, const void *src, size_t sizeBytes, size_t offset, hipMemcpyKind kind)
 {
     CG_BLOCKING_CALL(hipMemcpyToSymbol_spt, (symbol, src, sizeBytes, offset, kind), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemcpyToSymbol_spt, (symbol, src, sizeBytes, offset, kind), cgl_thunk_code, 6, 0, (symbol, src, sizeBytes, offset, kind, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, symbol); CG_ARG_WORD(2, src); CG_ARG_WORD(3, sizeBytes); CG_ARG_WORD(4, offset); CG_ARG_WORD(5, kind));
+    CG_ARGS_CALL(hipMemcpyToSymbol_spt, (symbol, src, sizeBytes, offset, kind), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, symbol); CG_ARG_WORD(2, src); CG_ARG_WORD(3, sizeBytes); CG_ARG_WORD(4, offset); CG_ARG_WORD(5, kind));
     CG_SHORT_CALL(hipMemcpyToSymbol_spt, (symbol, src, sizeBytes, offset, kind), cgl_thunk_code);
     return cgl_gp_hipMemcpyToSymbol_spt(symbol, src, sizeBytes, offset, kind);
 }
@@ -3393,7 +3393,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyFromSymbol_spt(void 
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyFromSymbol_spt(void *dst, const void *symbol, size_t sizeBytes, size_t offset, hipMemcpyKind kind)
 {
     CG_BLOCKING_CALL(hipMemcpyFromSymbol_spt, (dst, symbol, sizeBytes, offset, kind), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemcpyFromSymbol_spt, (dst, symbol, sizeBytes, offset, kind), cgl_thunk_code, 6, 0, (dst, symbol, sizeBytes, offset, kind, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, symbol); CG_ARG_WORD(3, sizeBytes); CG_ARG_WORD(4, offset); CG_ARG_WORD(5, kind));
+    CG_ARGS_CALL(hipMemcpyFromSymbol_spt, (dst, symbol, sizeBytes, offset, kind), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, symbol); CG_ARG_WORD(3, sizeBytes); CG_ARG_WORD(4, offset); CG_ARG_WORD(5, kind));
     CG_SHORT_CALL(hipMemcpyFromSymbol_spt, (dst, symbol, sizeBytes, offset, kind), cgl_thunk_code);
     return cgl_gp_hipMemcpyFromSymbol_spt(dst, symbol, sizeBytes, offset, kind);
 }
@@ -3435,7 +3435,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy2D_spt(void *dst, si
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2D_spt(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
 {
     CG_BLOCKING_CALL(hipMemcpy2D_spt, (dst, dpitch, src, spitch, width, height, kind), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemcpy2D_spt, (dst, dpitch, src, spitch, width, height, kind), cgl_thunk_code, 8, 0, (dst, dpitch, src, spitch, width, height, kind, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, dpitch); CG_ARG_WORD(3, src); CG_ARG_WORD(4, spitch); CG_ARG_WORD(5, width); CG_ARG_WORD(6, height); CG_ARG_WORD(7, kind));
+    CG_ARGS_CALL(hipMemcpy2D_spt, (dst, dpitch, src, spitch, width, height, kind), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, dpitch); CG_ARG_WORD(3, src); CG_ARG_WORD(4, spitch); CG_ARG_WORD(5, width); CG_ARG_WORD(6, height); CG_ARG_WORD(7, kind));
     CG_SHORT_CALL(hipMemcpy2D_spt, (dst, dpitch, src, spitch, width, height, kind), cgl_thunk_code);
     return cgl_gp_hipMemcpy2D_spt(dst, dpitch, src, spitch, width, height, kind);
 }
@@ -3479,7 +3479,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy2DToArray_spt(hipArr
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2DToArray_spt(hipArray *dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
 {
     CG_BLOCKING_CALL(hipMemcpy2DToArray_spt, (dst, wOffset, hOffset, src, spitch, width, height, kind), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemcpy2DToArray_spt, (dst, wOffset, hOffset, src, spitch, width, height, kind), cgl_thunk_code, 9, 0, (dst, wOffset, hOffset, src, spitch, width, height, kind, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, wOffset); CG_ARG_WORD(3, hOffset); CG_ARG_WORD(4, src); CG_ARG_WORD(5, spitch); CG_ARG_WORD(6, width); CG_ARG_WORD(7, height); CG_ARG_WORD(8, kind));
+    CG_ARGS_CALL(hipMemcpy2DToArray_spt, (dst, wOffset, hOffset, src, spitch, width, height, kind), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, wOffset); CG_ARG_WORD(3, hOffset); CG_ARG_WORD(4, src); CG_ARG_WORD(5, spitch); CG_ARG_WORD(6, width); CG_ARG_WORD(7, height); CG_ARG_WORD(8, kind));
     CG_SHORT_CALL(hipMemcpy2DToArray_spt, (dst, wOffset, hOffset, src, spitch, width, height, kind), cgl_thunk_code);
     return cgl_gp_hipMemcpy2DToArray_spt(dst, wOffset, hOffset, src, spitch, width, height, kind);
 }
@@ -3523,7 +3523,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy2DFromArray_spt(void
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2DFromArray_spt(void *dst, size_t dpitch, hipArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, hipMemcpyKind kind)
 {
     CG_BLOCKING_CALL(hipMemcpy2DFromArray_spt, (dst, dpitch, src, wOffset, hOffset, width, height, kind), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemcpy2DFromArray_spt, (dst, dpitch, src, wOffset, hOffset, width, height, kind), cgl_thunk_code, 9, 0, (dst, dpitch, src, wOffset, hOffset, width, height, kind, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, dpitch); CG_ARG_WORD(3, src); CG_ARG_WORD(4, wOffset); CG_ARG_WORD(5, hOffset); CG_ARG_WORD(6, width); CG_ARG_WORD(7, height); CG_ARG_WORD(8, kind));
+    CG_ARGS_CALL(hipMemcpy2DFromArray_spt, (dst, dpitch, src, wOffset, hOffset, width, height, kind), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, dpitch); CG_ARG_WORD(3, src); CG_ARG_WORD(4, wOffset); CG_ARG_WORD(5, hOffset); CG_ARG_WORD(6, width); CG_ARG_WORD(7, height); CG_ARG_WORD(8, kind));
     CG_SHORT_CALL(hipMemcpy2DFromArray_spt, (dst, dpitch, src, wOffset, hOffset, width, height, kind), cgl_thunk_code);
     return cgl_gp_hipMemcpy2DFromArray_spt(dst, dpitch, src, wOffset, hOffset, width, height, kind);
 }
@@ -3553,7 +3553,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy3D_spt(const struct 
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy3D_spt(const struct hipMemcpy3DParms *p)
 {
     CG_BLOCKING_CALL(hipMemcpy3D_spt, (p), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemcpy3D_spt, (p), cgl_thunk_code, 2, 0, (p, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, p));
+    CG_ARGS_CALL(hipMemcpy3D_spt, (p), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, p));
     CG_SHORT_CALL(hipMemcpy3D_spt, (p), cgl_thunk_code);
     return cgl_gp_hipMemcpy3D_spt(p);
 }
@@ -3587,7 +3587,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemset_spt(void *dst, int 
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemset_spt(void *dst, int value, size_t sizeBytes)
 {
     CG_BLOCKING_CALL(hipMemset_spt, (dst, value, sizeBytes), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemset_spt, (dst, value, sizeBytes), cgl_thunk_code, 4, 0, (dst, value, sizeBytes, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, value); CG_ARG_WORD(3, sizeBytes));
+    CG_ARGS_CALL(hipMemset_spt, (dst, value, sizeBytes), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, value); CG_ARG_WORD(3, sizeBytes));
     CG_SHORT_CALL(hipMemset_spt, (dst, value, sizeBytes), cgl_thunk_code);
     return cgl_gp_hipMemset_spt(dst, value, sizeBytes);
 }
@@ -3625,7 +3625,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemset2D_spt(void *dst, si
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemset2D_spt(void *dst, size_t pitch, int value, size_t width, size_t height)
 {
     CG_BLOCKING_CALL(hipMemset2D_spt, (dst, pitch, value, width, height), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemset2D_spt, (dst, pitch, value, width, height), cgl_thunk_code, 6, 0, (dst, pitch, value, width, height, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, pitch); CG_ARG_WORD(3, value); CG_ARG_WORD(4, width); CG_ARG_WORD(5, height));
+    CG_ARGS_CALL(hipMemset2D_spt, (dst, pitch, value, width, height), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, pitch); CG_ARG_WORD(3, value); CG_ARG_WORD(4, width); CG_ARG_WORD(5, height));
     CG_SHORT_CALL(hipMemset2D_spt, (dst, pitch, value, width, height), cgl_thunk_code);
     return cgl_gp_hipMemset2D_spt(dst, pitch, value, width, height);
 }
@@ -3657,7 +3657,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemset3D_spt(hipPitchedPtr
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemset3D_spt(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent)
 {
     CG_BLOCKING_CALL(hipMemset3D_spt, (pitchedDevPtr, value, extent), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemset3D_spt, (pitchedDevPtr, value, extent), cgl_thunk_code, 2, 0, (pitchedDevPtr, value, extent, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, value));
+    CG_ARGS_CALL(hipMemset3D_spt, (pitchedDevPtr, value, extent), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, value));
     CG_SHORT_CALL(hipMemset3D_spt, (pitchedDevPtr, value, extent), cgl_thunk_code);
     return cgl_gp_hipMemset3D_spt(pitchedDevPtr, value, extent);
 }
@@ -3695,7 +3695,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyAsync_spt(void *dst,
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyAsync_spt(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream)
 {
     CG_BLOCKING_CALL(hipMemcpyAsync_spt, (dst, src, sizeBytes, kind, stream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemcpyAsync_spt, (dst, src, sizeBytes, kind, stream), cgl_thunk_code, 6, 0, (dst, src, sizeBytes, kind, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src); CG_ARG_WORD(3, sizeBytes); CG_ARG_WORD(4, kind); CG_ARG_WORD(5, stream));
+    CG_ARGS_CALL(hipMemcpyAsync_spt, (dst, src, sizeBytes, kind, stream), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src); CG_ARG_WORD(3, sizeBytes); CG_ARG_WORD(4, kind); CG_ARG_WORD(5, stream));
     CG_SHORT_CALL(hipMemcpyAsync_spt, (dst, src, sizeBytes, kind, stream), cgl_thunk_code);
     return cgl_gp_hipMemcpyAsync_spt(dst, src, sizeBytes, kind, stream);
 }
@@ -3724,7 +3724,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamQuery_spt(hipStream_
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamQuery_spt(hipStream_t stream)
 {
-    CG_ARGS_CALL(hipStreamQuery_spt, (stream), cgl_thunk_code, 2, 0, (stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream));
+    CG_ARGS_CALL(hipStreamQuery_spt, (stream), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream));
     CG_SHORT_CALL(hipStreamQuery_spt, (stream), cgl_thunk_code);
     return cgl_gp_hipStreamQuery_spt(stream);
 }
@@ -3756,7 +3756,7 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamSynchronize_spt(hipS
 {
     CG_WAIT_ARGS(hipStreamSynchronize_spt, (uint64_t)(uintptr_t)stream);
     CG_BLOCKING_CALL(hipStreamSynchronize_spt, (stream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipStreamSynchronize_spt, (stream), cgl_thunk_code, 2, 0, (stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream));
+    CG_ARGS_CALL(hipStreamSynchronize_spt, (stream), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream));
     CG_SHORT_CALL(hipStreamSynchronize_spt, (stream), cgl_thunk_code);
     return cgl_gp_hipStreamSynchronize_spt(stream);
 }
@@ -3787,7 +3787,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamGetPriority_spt(hipS
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamGetPriority_spt(hipStream_t stream, int *priority)
 {
-    CG_ARGS_CALL(hipStreamGetPriority_spt, (stream, priority), cgl_thunk_code, 3, 0, (stream, priority, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, priority));
+    CG_ARGS_CALL(hipStreamGetPriority_spt, (stream, priority), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, priority));
     CG_SHORT_CALL(hipStreamGetPriority_spt, (stream, priority), cgl_thunk_code);
     return cgl_gp_hipStreamGetPriority_spt(stream, priority);
 }
@@ -3820,7 +3820,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamWaitEvent_spt(hipStr
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamWaitEvent_spt(hipStream_t stream, hipEvent_t event, unsigned int flags)
 {
-    CG_ARGS_CALL(hipStreamWaitEvent_spt, (stream, event, flags), cgl_thunk_code, 4, 0, (stream, event, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, event); CG_ARG_WORD(3, flags));
+    CG_ARGS_CALL(hipStreamWaitEvent_spt, (stream, event, flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, event); CG_ARG_WORD(3, flags));
     CG_SHORT_CALL(hipStreamWaitEvent_spt, (stream, event, flags), cgl_thunk_code);
     return cgl_gp_hipStreamWaitEvent_spt(stream, event, flags);
 }
@@ -3851,7 +3851,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamGetFlags_spt(hipStre
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamGetFlags_spt(hipStream_t stream, unsigned int *flags)
 {
-    CG_ARGS_CALL(hipStreamGetFlags_spt, (stream, flags), cgl_thunk_code, 3, 0, (stream, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, flags));
+    CG_ARGS_CALL(hipStreamGetFlags_spt, (stream, flags), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, flags));
     CG_SHORT_CALL(hipStreamGetFlags_spt, (stream, flags), cgl_thunk_code);
     return cgl_gp_hipStreamGetFlags_spt(stream, flags);
 }
@@ -3888,7 +3888,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipLaunchCooperativeKernel_sp
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipLaunchCooperativeKernel_spt(const void *f, dim3 gridDim, dim3 blockDim, void **kernelParams, uint32_t sharedMemBytes, hipStream_t hStream)
 {
-    CG_ARGS_CALL(hipLaunchCooperativeKernel_spt, (f, gridDim, blockDim, kernelParams, sharedMemBytes, hStream), cgl_thunk_code, 5, 0, (f, gridDim, blockDim, kernelParams, sharedMemBytes, hStream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, f); CG_ARG_WORD(2, kernelParams); CG_ARG_WORD(3, sharedMemBytes); CG_ARG_WORD(4, hStream));
+    CG_ARGS_CALL(hipLaunchCooperativeKernel_spt, (f, gridDim, blockDim, kernelParams, sharedMemBytes, hStream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, f); CG_ARG_WORD(2, kernelParams); CG_ARG_WORD(3, sharedMemBytes); CG_ARG_WORD(4, hStream));
     CG_SHORT_CALL(hipLaunchCooperativeKernel_spt, (f, gridDim, blockDim, kernelParams, sharedMemBytes, hStream), cgl_thunk_code);
     return cgl_gp_hipLaunchCooperativeKernel_spt(f, gridDim, blockDim, kernelParams, sharedMemBytes, hStream);
 }
@@ -3925,7 +3925,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipLaunchKernel_spt(const voi
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipLaunchKernel_spt(const void *function_address, dim3 numBlocks, dim3 dimBlocks, void **args, size_t sharedMemBytes, hipStream_t stream)
 {
-    CG_ARGS_CALL(hipLaunchKernel_spt, (function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream), cgl_thunk_code, 5, 0, (function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, function_address); CG_ARG_WORD(2, args); CG_ARG_WORD(3, sharedMemBytes); CG_ARG_WORD(4, stream));
+    CG_ARGS_CALL(hipLaunchKernel_spt, (function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, function_address); CG_ARG_WORD(2, args); CG_ARG_WORD(3, sharedMemBytes); CG_ARG_WORD(4, stream));
     CG_SHORT_CALL(hipLaunchKernel_spt, (function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream), cgl_thunk_code);
     return cgl_gp_hipLaunchKernel_spt(function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream);
 }
@@ -3955,7 +3955,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipInit(unsigned int flags)
 static __attribute__((noinline)) hipError_t cgl_sl_hipInit(unsigned int flags)
 {
     CG_BLOCKING_CALL(hipInit, (flags), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipInit, (flags), cgl_thunk_code, 2, 0, (flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flags));
+    CG_ARGS_CALL(hipInit, (flags), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flags));
     CG_SHORT_CALL(hipInit, (flags), cgl_thunk_code);
     return cgl_gp_hipInit(flags);
 }
@@ -3984,7 +3984,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDriverGetVersion(int *driv
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDriverGetVersion(int *driverVersion)
 {
-    CG_ARGS_CALL(hipDriverGetVersion, (driverVersion), cgl_thunk_code, 2, 0, (driverVersion, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, driverVersion));
+    CG_ARGS_CALL(hipDriverGetVersion, (driverVersion), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, driverVersion));
     CG_SHORT_CALL(hipDriverGetVersion, (driverVersion), cgl_thunk_code);
     return cgl_gp_hipDriverGetVersion(driverVersion);
 }
@@ -4013,7 +4013,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipRuntimeGetVersion(int *run
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipRuntimeGetVersion(int *runtimeVersion)
 {
-    CG_ARGS_CALL(hipRuntimeGetVersion, (runtimeVersion), cgl_thunk_code, 2, 0, (runtimeVersion, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, runtimeVersion));
+    CG_ARGS_CALL(hipRuntimeGetVersion, (runtimeVersion), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, runtimeVersion));
     CG_SHORT_CALL(hipRuntimeGetVersion, (runtimeVersion), cgl_thunk_code);
     return cgl_gp_hipRuntimeGetVersion(runtimeVersion);
 }
@@ -4044,7 +4044,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGet(hipDevice_t *dev
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGet(hipDevice_t *device, int ordinal)
 {
-    CG_ARGS_CALL(hipDeviceGet, (device, ordinal), cgl_thunk_code, 3, 0, (device, ordinal, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, ordinal));
+    CG_ARGS_CALL(hipDeviceGet, (device, ordinal), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, ordinal));
     CG_SHORT_CALL(hipDeviceGet, (device, ordinal), cgl_thunk_code);
     return cgl_gp_hipDeviceGet(device, ordinal);
 }
@@ -4077,7 +4077,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceComputeCapability(in
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceComputeCapability(int *major, int *minor, hipDevice_t device)
 {
-    CG_ARGS_CALL(hipDeviceComputeCapability, (major, minor, device), cgl_thunk_code, 4, 0, (major, minor, device, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, major); CG_ARG_WORD(2, minor); CG_ARG_WORD(3, device));
+    CG_ARGS_CALL(hipDeviceComputeCapability, (major, minor, device), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, major); CG_ARG_WORD(2, minor); CG_ARG_WORD(3, device));
     CG_SHORT_CALL(hipDeviceComputeCapability, (major, minor, device), cgl_thunk_code);
     return cgl_gp_hipDeviceComputeCapability(major, minor, device);
 }
@@ -4110,7 +4110,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetName(char *name, 
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetName(char *name, int len, hipDevice_t device)
 {
-    CG_ARGS_CALL(hipDeviceGetName, (name, len, device), cgl_thunk_code, 4, 0, (name, len, device, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, name); CG_ARG_WORD(2, len); CG_ARG_WORD(3, device));
+    CG_ARGS_CALL(hipDeviceGetName, (name, len, device), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, name); CG_ARG_WORD(2, len); CG_ARG_WORD(3, device));
     CG_SHORT_CALL(hipDeviceGetName, (name, len, device), cgl_thunk_code);
     return cgl_gp_hipDeviceGetName(name, len, device);
 }
@@ -4141,7 +4141,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetUuid(hipUUID *uui
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetUuid(hipUUID *uuid, hipDevice_t device)
 {
-    CG_ARGS_CALL(hipDeviceGetUuid, (uuid, device), cgl_thunk_code, 3, 0, (uuid, device, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, uuid); CG_ARG_WORD(2, device));
+    CG_ARGS_CALL(hipDeviceGetUuid, (uuid, device), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, uuid); CG_ARG_WORD(2, device));
     CG_SHORT_CALL(hipDeviceGetUuid, (uuid, device), cgl_thunk_code);
     return cgl_gp_hipDeviceGetUuid(uuid, device);
 }
@@ -4176,7 +4176,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetP2PAttribute(int 
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetP2PAttribute(int *value, hipDeviceP2PAttr attr, int srcDevice, int dstDevice)
 {
-    CG_ARGS_CALL(hipDeviceGetP2PAttribute, (value, attr, srcDevice, dstDevice), cgl_thunk_code, 5, 0, (value, attr, srcDevice, dstDevice, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, value); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, srcDevice); CG_ARG_WORD(4, dstDevice));
+    CG_ARGS_CALL(hipDeviceGetP2PAttribute, (value, attr, srcDevice, dstDevice), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, value); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, srcDevice); CG_ARG_WORD(4, dstDevice));
     CG_SHORT_CALL(hipDeviceGetP2PAttribute, (value, attr, srcDevice, dstDevice), cgl_thunk_code);
     return cgl_gp_hipDeviceGetP2PAttribute(value, attr, srcDevice, dstDevice);
 }
@@ -4209,7 +4209,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetPCIBusId(char *pc
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetPCIBusId(char *pciBusId, int len, int device)
 {
-    CG_ARGS_CALL(hipDeviceGetPCIBusId, (pciBusId, len, device), cgl_thunk_code, 4, 0, (pciBusId, len, device, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pciBusId); CG_ARG_WORD(2, len); CG_ARG_WORD(3, device));
+    CG_ARGS_CALL(hipDeviceGetPCIBusId, (pciBusId, len, device), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pciBusId); CG_ARG_WORD(2, len); CG_ARG_WORD(3, device));
     CG_SHORT_CALL(hipDeviceGetPCIBusId, (pciBusId, len, device), cgl_thunk_code);
     return cgl_gp_hipDeviceGetPCIBusId(pciBusId, len, device);
 }
@@ -4270,7 +4270,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceTotalMem(size_t *byt
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceTotalMem(size_t *bytes, hipDevice_t device)
 {
-    CG_ARGS_CALL(hipDeviceTotalMem, (bytes, device), cgl_thunk_code, 3, 0, (bytes, device, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, bytes); CG_ARG_WORD(2, device));
+    CG_ARGS_CALL(hipDeviceTotalMem, (bytes, device), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, bytes); CG_ARG_WORD(2, device));
     CG_SHORT_CALL(hipDeviceTotalMem, (bytes, device), cgl_thunk_code);
     return cgl_gp_hipDeviceTotalMem(bytes, device);
 }
@@ -4296,7 +4296,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceSynchronize(void)
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceSynchronize(void)
 {
     CG_BLOCKING_CALL(hipDeviceSynchronize, (), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipDeviceSynchronize, (), cgl_thunk_code, 1, 0, (cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(hipDeviceSynchronize, (), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(hipDeviceSynchronize, (), cgl_thunk_code);
     return cgl_gp_hipDeviceSynchronize();
 }
@@ -4322,7 +4322,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceReset(void)
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceReset(void)
 {
     CG_BLOCKING_CALL(hipDeviceReset, (), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipDeviceReset, (), cgl_thunk_code, 1, 0, (cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(hipDeviceReset, (), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(hipDeviceReset, (), cgl_thunk_code);
     return cgl_gp_hipDeviceReset();
 }
@@ -4351,7 +4351,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipSetDevice(int deviceId)
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipSetDevice(int deviceId)
 {
-    CG_ARGS_CALL(hipSetDevice, (deviceId), cgl_thunk_code, 2, 0, (deviceId, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, deviceId));
+    CG_ARGS_CALL(hipSetDevice, (deviceId), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, deviceId));
     CG_SHORT_CALL(hipSetDevice, (deviceId), cgl_thunk_code);
     return cgl_gp_hipSetDevice(deviceId);
 }
@@ -4380,7 +4380,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGetDevice(int *deviceId)
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGetDevice(int *deviceId)
 {
-    CG_ARGS_CALL(hipGetDevice, (deviceId), cgl_thunk_code, 2, 0, (deviceId, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, deviceId));
+    CG_ARGS_CALL(hipGetDevice, (deviceId), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, deviceId));
     CG_SHORT_CALL(hipGetDevice, (deviceId), cgl_thunk_code);
     return cgl_gp_hipGetDevice(deviceId);
 }
@@ -4409,7 +4409,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGetDeviceCount(int *count)
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGetDeviceCount(int *count)
 {
-    CG_ARGS_CALL(hipGetDeviceCount, (count), cgl_thunk_code, 2, 0, (count, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count));
+    CG_ARGS_CALL(hipGetDeviceCount, (count), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count));
     CG_SHORT_CALL(hipGetDeviceCount, (count), cgl_thunk_code);
     return cgl_gp_hipGetDeviceCount(count);
 }
@@ -4442,7 +4442,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetAttribute(int *pi
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetAttribute(int *pi, hipDeviceAttribute_t attr, int deviceId)
 {
-    CG_ARGS_CALL(hipDeviceGetAttribute, (pi, attr, deviceId), cgl_thunk_code, 4, 0, (pi, attr, deviceId, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pi); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, deviceId));
+    CG_ARGS_CALL(hipDeviceGetAttribute, (pi, attr, deviceId), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pi); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, deviceId));
     CG_SHORT_CALL(hipDeviceGetAttribute, (pi, attr, deviceId), cgl_thunk_code);
     return cgl_gp_hipDeviceGetAttribute(pi, attr, deviceId);
 }
@@ -4473,7 +4473,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetDefaultMemPool(hi
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetDefaultMemPool(hipMemPool_t *mem_pool, int device)
 {
-    CG_ARGS_CALL(hipDeviceGetDefaultMemPool, (mem_pool, device), cgl_thunk_code, 3, 0, (mem_pool, device, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mem_pool); CG_ARG_WORD(2, device));
+    CG_ARGS_CALL(hipDeviceGetDefaultMemPool, (mem_pool, device), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mem_pool); CG_ARG_WORD(2, device));
     CG_SHORT_CALL(hipDeviceGetDefaultMemPool, (mem_pool, device), cgl_thunk_code);
     return cgl_gp_hipDeviceGetDefaultMemPool(mem_pool, device);
 }
@@ -4504,7 +4504,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceSetMemPool(int devic
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceSetMemPool(int device, hipMemPool_t mem_pool)
 {
-    CG_ARGS_CALL(hipDeviceSetMemPool, (device, mem_pool), cgl_thunk_code, 3, 0, (device, mem_pool, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, mem_pool));
+    CG_ARGS_CALL(hipDeviceSetMemPool, (device, mem_pool), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, mem_pool));
     CG_SHORT_CALL(hipDeviceSetMemPool, (device, mem_pool), cgl_thunk_code);
     return cgl_gp_hipDeviceSetMemPool(device, mem_pool);
 }
@@ -4535,7 +4535,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetMemPool(hipMemPoo
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetMemPool(hipMemPool_t *mem_pool, int device)
 {
-    CG_ARGS_CALL(hipDeviceGetMemPool, (mem_pool, device), cgl_thunk_code, 3, 0, (mem_pool, device, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mem_pool); CG_ARG_WORD(2, device));
+    CG_ARGS_CALL(hipDeviceGetMemPool, (mem_pool, device), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mem_pool); CG_ARG_WORD(2, device));
     CG_SHORT_CALL(hipDeviceGetMemPool, (mem_pool, device), cgl_thunk_code);
     return cgl_gp_hipDeviceGetMemPool(mem_pool, device);
 }
@@ -4566,7 +4566,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGetDeviceProperties(hipDev
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGetDeviceProperties(hipDeviceProp_t *prop, int deviceId)
 {
-    CG_ARGS_CALL(hipGetDeviceProperties, (prop, deviceId), cgl_thunk_code, 3, 0, (prop, deviceId, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, prop); CG_ARG_WORD(2, deviceId));
+    CG_ARGS_CALL(hipGetDeviceProperties, (prop, deviceId), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, prop); CG_ARG_WORD(2, deviceId));
     CG_SHORT_CALL(hipGetDeviceProperties, (prop, deviceId), cgl_thunk_code);
     return cgl_gp_hipGetDeviceProperties(prop, deviceId);
 }
@@ -4595,7 +4595,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceSetCacheConfig(hipFu
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceSetCacheConfig(hipFuncCache_t cacheConfig)
 {
-    CG_ARGS_CALL(hipDeviceSetCacheConfig, (cacheConfig), cgl_thunk_code, 2, 0, (cacheConfig, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, cacheConfig));
+    CG_ARGS_CALL(hipDeviceSetCacheConfig, (cacheConfig), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, cacheConfig));
     CG_SHORT_CALL(hipDeviceSetCacheConfig, (cacheConfig), cgl_thunk_code);
     return cgl_gp_hipDeviceSetCacheConfig(cacheConfig);
 }
@@ -4624,7 +4624,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetCacheConfig(hipFu
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetCacheConfig(hipFuncCache_t *cacheConfig)
 {
-    CG_ARGS_CALL(hipDeviceGetCacheConfig, (cacheConfig), cgl_thunk_code, 2, 0, (cacheConfig, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, cacheConfig));
+    CG_ARGS_CALL(hipDeviceGetCacheConfig, (cacheConfig), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, cacheConfig));
     CG_SHORT_CALL(hipDeviceGetCacheConfig, (cacheConfig), cgl_thunk_code);
     return cgl_gp_hipDeviceGetCacheConfig(cacheConfig);
 }
@@ -4655,7 +4655,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetLimit(size_t *pVa
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetLimit(size_t *pValue, enum hipLimit_t limit)
 {
-    CG_ARGS_CALL(hipDeviceGetLimit, (pValue, limit), cgl_thunk_code, 3, 0, (pValue, limit, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pValue); CG_ARG_WORD(2, limit));
+    CG_ARGS_CALL(hipDeviceGetLimit, (pValue, limit), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pValue); CG_ARG_WORD(2, limit));
     CG_SHORT_CALL(hipDeviceGetLimit, (pValue, limit), cgl_thunk_code);
     return cgl_gp_hipDeviceGetLimit(pValue, limit);
 }
@@ -4684,7 +4684,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetSharedMemConfig(h
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetSharedMemConfig(hipSharedMemConfig *pConfig)
 {
-    CG_ARGS_CALL(hipDeviceGetSharedMemConfig, (pConfig), cgl_thunk_code, 2, 0, (pConfig, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pConfig));
+    CG_ARGS_CALL(hipDeviceGetSharedMemConfig, (pConfig), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pConfig));
     CG_SHORT_CALL(hipDeviceGetSharedMemConfig, (pConfig), cgl_thunk_code);
     return cgl_gp_hipDeviceGetSharedMemConfig(pConfig);
 }
@@ -4713,7 +4713,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGetDeviceFlags(unsigned in
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGetDeviceFlags(unsigned int *flags)
 {
-    CG_ARGS_CALL(hipGetDeviceFlags, (flags), cgl_thunk_code, 2, 0, (flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flags));
+    CG_ARGS_CALL(hipGetDeviceFlags, (flags), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flags));
     CG_SHORT_CALL(hipGetDeviceFlags, (flags), cgl_thunk_code);
     return cgl_gp_hipGetDeviceFlags(flags);
 }
@@ -4742,7 +4742,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceSetSharedMemConfig(h
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceSetSharedMemConfig(hipSharedMemConfig config)
 {
-    CG_ARGS_CALL(hipDeviceSetSharedMemConfig, (config), cgl_thunk_code, 2, 0, (config, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, config));
+    CG_ARGS_CALL(hipDeviceSetSharedMemConfig, (config), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, config));
     CG_SHORT_CALL(hipDeviceSetSharedMemConfig, (config), cgl_thunk_code);
     return cgl_gp_hipDeviceSetSharedMemConfig(config);
 }
@@ -4771,7 +4771,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipSetDeviceFlags(unsigned in
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipSetDeviceFlags(unsigned int flags)
 {
-    CG_ARGS_CALL(hipSetDeviceFlags, (flags), cgl_thunk_code, 2, 0, (flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flags));
+    CG_ARGS_CALL(hipSetDeviceFlags, (flags), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flags));
     CG_SHORT_CALL(hipSetDeviceFlags, (flags), cgl_thunk_code);
     return cgl_gp_hipSetDeviceFlags(flags);
 }
@@ -4802,7 +4802,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipChooseDevice(int *device, 
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipChooseDevice(int *device, const hipDeviceProp_t *prop)
 {
-    CG_ARGS_CALL(hipChooseDevice, (device, prop), cgl_thunk_code, 3, 0, (device, prop, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, prop));
+    CG_ARGS_CALL(hipChooseDevice, (device, prop), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, prop));
     CG_SHORT_CALL(hipChooseDevice, (device, prop), cgl_thunk_code);
     return cgl_gp_hipChooseDevice(device, prop);
 }
@@ -4837,7 +4837,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipExtGetLinkTypeAndHopCount(
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipExtGetLinkTypeAndHopCount(int device1, int device2, uint32_t *linktype, uint32_t *hopcount)
 {
-    CG_ARGS_CALL(hipExtGetLinkTypeAndHopCount, (device1, device2, linktype, hopcount), cgl_thunk_code, 5, 0, (device1, device2, linktype, hopcount, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device1); CG_ARG_WORD(2, device2); CG_ARG_WORD(3, linktype); CG_ARG_WORD(4, hopcount));
+    CG_ARGS_CALL(hipExtGetLinkTypeAndHopCount, (device1, device2, linktype, hopcount), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device1); CG_ARG_WORD(2, device2); CG_ARG_WORD(3, linktype); CG_ARG_WORD(4, hopcount));
     CG_SHORT_CALL(hipExtGetLinkTypeAndHopCount, (device1, device2, linktype, hopcount), cgl_thunk_code);
     return cgl_gp_hipExtGetLinkTypeAndHopCount(device1, device2, linktype, hopcount);
 }
@@ -4868,7 +4868,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipIpcGetMemHandle(hipIpcMemH
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipIpcGetMemHandle(hipIpcMemHandle_t *handle, void *devPtr)
 {
-    CG_ARGS_CALL(hipIpcGetMemHandle, (handle, devPtr), cgl_thunk_code, 3, 0, (handle, devPtr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, handle); CG_ARG_WORD(2, devPtr));
+    CG_ARGS_CALL(hipIpcGetMemHandle, (handle, devPtr), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, handle); CG_ARG_WORD(2, devPtr));
     CG_SHORT_CALL(hipIpcGetMemHandle, (handle, devPtr), cgl_thunk_code);
     return cgl_gp_hipIpcGetMemHandle(handle, devPtr);
 }
@@ -4900,7 +4900,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipIpcOpenMemHandle(void **de
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipIpcOpenMemHandle(void **devPtr, hipIpcMemHandle_t handle, unsigned int flags)
 {
-    CG_ARGS_CALL(hipIpcOpenMemHandle, (devPtr, handle, flags), cgl_thunk_code, 3, 0, (devPtr, handle, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, devPtr); CG_ARG_WORD(2, flags));
+    CG_ARGS_CALL(hipIpcOpenMemHandle, (devPtr, handle, flags), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, devPtr); CG_ARG_WORD(2, flags));
     CG_SHORT_CALL(hipIpcOpenMemHandle, (devPtr, handle, flags), cgl_thunk_code);
     return cgl_gp_hipIpcOpenMemHandle(devPtr, handle, flags);
 }
@@ -4929,7 +4929,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipIpcCloseMemHandle(void *de
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipIpcCloseMemHandle(void *devPtr)
 {
-    CG_ARGS_CALL(hipIpcCloseMemHandle, (devPtr), cgl_thunk_code, 2, 0, (devPtr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, devPtr));
+    CG_ARGS_CALL(hipIpcCloseMemHandle, (devPtr), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, devPtr));
     CG_SHORT_CALL(hipIpcCloseMemHandle, (devPtr), cgl_thunk_code);
     return cgl_gp_hipIpcCloseMemHandle(devPtr);
 }
@@ -4960,7 +4960,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipIpcGetEventHandle(hipIpcEv
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipIpcGetEventHandle(hipIpcEventHandle_t *handle, hipEvent_t event)
 {
-    CG_ARGS_CALL(hipIpcGetEventHandle, (handle, event), cgl_thunk_code, 3, 0, (handle, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, handle); CG_ARG_WORD(2, event));
+    CG_ARGS_CALL(hipIpcGetEventHandle, (handle, event), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, handle); CG_ARG_WORD(2, event));
     CG_SHORT_CALL(hipIpcGetEventHandle, (handle, event), cgl_thunk_code);
     return cgl_gp_hipIpcGetEventHandle(handle, event);
 }
@@ -4990,7 +4990,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipIpcOpenEventHandle(hipEven
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipIpcOpenEventHandle(hipEvent_t *event, hipIpcEventHandle_t handle)
 {
-    CG_ARGS_CALL(hipIpcOpenEventHandle, (event, handle), cgl_thunk_code, 2, 0, (event, handle, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, event));
+    CG_ARGS_CALL(hipIpcOpenEventHandle, (event, handle), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, event));
     CG_SHORT_CALL(hipIpcOpenEventHandle, (event, handle), cgl_thunk_code);
     return cgl_gp_hipIpcOpenEventHandle(event, handle);
 }
@@ -5023,7 +5023,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipFuncSetAttribute(const voi
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipFuncSetAttribute(const void *func, hipFuncAttribute attr, int value)
 {
-    CG_ARGS_CALL(hipFuncSetAttribute, (func, attr, value), cgl_thunk_code, 4, 0, (func, attr, value, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, func); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, value));
+    CG_ARGS_CALL(hipFuncSetAttribute, (func, attr, value), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, func); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, value));
     CG_SHORT_CALL(hipFuncSetAttribute, (func, attr, value), cgl_thunk_code);
     return cgl_gp_hipFuncSetAttribute(func, attr, value);
 }
@@ -5054,7 +5054,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipFuncSetCacheConfig(const v
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipFuncSetCacheConfig(const void *func, hipFuncCache_t config)
 {
-    CG_ARGS_CALL(hipFuncSetCacheConfig, (func, config), cgl_thunk_code, 3, 0, (func, config, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, func); CG_ARG_WORD(2, config));
+    CG_ARGS_CALL(hipFuncSetCacheConfig, (func, config), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, func); CG_ARG_WORD(2, config));
     CG_SHORT_CALL(hipFuncSetCacheConfig, (func, config), cgl_thunk_code);
     return cgl_gp_hipFuncSetCacheConfig(func, config);
 }
@@ -5085,7 +5085,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipFuncSetSharedMemConfig(con
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipFuncSetSharedMemConfig(const void *func, hipSharedMemConfig config)
 {
-    CG_ARGS_CALL(hipFuncSetSharedMemConfig, (func, config), cgl_thunk_code, 3, 0, (func, config, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, func); CG_ARG_WORD(2, config));
+    CG_ARGS_CALL(hipFuncSetSharedMemConfig, (func, config), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, func); CG_ARG_WORD(2, config));
     CG_SHORT_CALL(hipFuncSetSharedMemConfig, (func, config), cgl_thunk_code);
     return cgl_gp_hipFuncSetSharedMemConfig(func, config);
 }
@@ -5110,7 +5110,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGetLastError(void)
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGetLastError(void)
 {
-    CG_ARGS_CALL(hipGetLastError, (), cgl_thunk_code, 1, 0, (cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(hipGetLastError, (), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(hipGetLastError, (), cgl_thunk_code);
     return cgl_gp_hipGetLastError();
 }
@@ -5135,7 +5135,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipPeekAtLastError(void)
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipPeekAtLastError(void)
 {
-    CG_ARGS_CALL(hipPeekAtLastError, (), cgl_thunk_code, 1, 0, (cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(hipPeekAtLastError, (), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(hipPeekAtLastError, (), cgl_thunk_code);
     return cgl_gp_hipPeekAtLastError();
 }
@@ -5165,7 +5165,7 @@ static __attribute__((noinline)) const char *cgl_gp_hipGetErrorName(hipError_t h
 CG_LEFT_FUNCTION(cgl_left_hipGetErrorName, __typeof__(((struct cgl_fr_hipGetErrorName *)0)->cgl_ret));
 static __attribute__((noinline)) const char *cgl_sl_hipGetErrorName(hipError_t hip_error)
 {
-    CG_ARGS_CALL(hipGetErrorName, (hip_error), CG_NO_CODE, 2, 0, (hip_error, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hip_error));
+    CG_ARGS_CALL(hipGetErrorName, (hip_error), CG_NO_CODE, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hip_error));
     CG_SHORT_CALL(hipGetErrorName, (hip_error), CG_NO_CODE);
     return cgl_gp_hipGetErrorName(hip_error);
 }
@@ -5195,7 +5195,7 @@ static __attribute__((noinline)) const char *cgl_gp_hipGetErrorString(hipError_t
 CG_LEFT_FUNCTION(cgl_left_hipGetErrorString, __typeof__(((struct cgl_fr_hipGetErrorString *)0)->cgl_ret));
 static __attribute__((noinline)) const char *cgl_sl_hipGetErrorString(hipError_t hipError)
 {
-    CG_ARGS_CALL(hipGetErrorString, (hipError), CG_NO_CODE, 2, 0, (hipError, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hipError));
+    CG_ARGS_CALL(hipGetErrorString, (hipError), CG_NO_CODE, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hipError));
     CG_SHORT_CALL(hipGetErrorString, (hipError), CG_NO_CODE);
     return cgl_gp_hipGetErrorString(hipError);
 }
@@ -5224,7 +5224,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamCreate(hipStream_t *
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamCreate(hipStream_t *stream)
 {
-    CG_ARGS_CALL(hipStreamCreate, (stream), cgl_thunk_code, 2, 0, (stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream));
+    CG_ARGS_CALL(hipStreamCreate, (stream), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream));
     CG_SHORT_CALL(hipStreamCreate, (stream), cgl_thunk_code);
     return cgl_gp_hipStreamCreate(stream);
 }
@@ -5255,7 +5255,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamCreateWithFlags(hipS
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamCreateWithFlags(hipStream_t *stream, unsigned int flags)
 {
-    CG_ARGS_CALL(hipStreamCreateWithFlags, (stream, flags), cgl_thunk_code, 3, 0, (stream, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, flags));
+    CG_ARGS_CALL(hipStreamCreateWithFlags, (stream, flags), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, flags));
     CG_SHORT_CALL(hipStreamCreateWithFlags, (stream, flags), cgl_thunk_code);
     return cgl_gp_hipStreamCreateWithFlags(stream, flags);
 }
@@ -5288,7 +5288,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamCreateWithPriority(h
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamCreateWithPriority(hipStream_t *stream, unsigned int flags, int priority)
 {
-    CG_ARGS_CALL(hipStreamCreateWithPriority, (stream, flags, priority), cgl_thunk_code, 4, 0, (stream, flags, priority, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, flags); CG_ARG_WORD(3, priority));
+    CG_ARGS_CALL(hipStreamCreateWithPriority, (stream, flags, priority), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, flags); CG_ARG_WORD(3, priority));
     CG_SHORT_CALL(hipStreamCreateWithPriority, (stream, flags, priority), cgl_thunk_code);
     return cgl_gp_hipStreamCreateWithPriority(stream, flags, priority);
 }
@@ -5319,7 +5319,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetStreamPriorityRan
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
 {
-    CG_ARGS_CALL(hipDeviceGetStreamPriorityRange, (leastPriority, greatestPriority), cgl_thunk_code, 3, 0, (leastPriority, greatestPriority, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, leastPriority); CG_ARG_WORD(2, greatestPriority));
+    CG_ARGS_CALL(hipDeviceGetStreamPriorityRange, (leastPriority, greatestPriority), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, leastPriority); CG_ARG_WORD(2, greatestPriority));
     CG_SHORT_CALL(hipDeviceGetStreamPriorityRange, (leastPriority, greatestPriority), cgl_thunk_code);
     return cgl_gp_hipDeviceGetStreamPriorityRange(leastPriority, greatestPriority);
 }
@@ -5349,7 +5349,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamDestroy(hipStream_t 
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamDestroy(hipStream_t stream)
 {
     CG_BLOCKING_CALL(hipStreamDestroy, (stream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipStreamDestroy, (stream), cgl_thunk_code, 2, 0, (stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream));
+    CG_ARGS_CALL(hipStreamDestroy, (stream), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream));
     CG_SHORT_CALL(hipStreamDestroy, (stream), cgl_thunk_code);
     return cgl_gp_hipStreamDestroy(stream);
 }
@@ -5378,7 +5378,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamQuery(hipStream_t st
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamQuery(hipStream_t stream)
 {
-    CG_ARGS_CALL(hipStreamQuery, (stream), cgl_thunk_code, 2, 0, (stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream));
+    CG_ARGS_CALL(hipStreamQuery, (stream), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream));
     CG_SHORT_CALL(hipStreamQuery, (stream), cgl_thunk_code);
     return cgl_gp_hipStreamQuery(stream);
 }
@@ -5410,7 +5410,7 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipStreamSynchronize(hipStrea
 {
     CG_WAIT_ARGS(hipStreamSynchronize, (uint64_t)(uintptr_t)stream);
     CG_BLOCKING_CALL(hipStreamSynchronize, (stream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipStreamSynchronize, (stream), cgl_thunk_code, 2, 0, (stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream));
+    CG_ARGS_CALL(hipStreamSynchronize, (stream), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream));
     CG_SHORT_CALL(hipStreamSynchronize, (stream), cgl_thunk_code);
     return cgl_gp_hipStreamSynchronize(stream);
 }
@@ -5443,7 +5443,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamWaitEvent(hipStream_
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamWaitEvent(hipStream_t stream, hipEvent_t event, unsigned int flags)
 {
-    CG_ARGS_CALL(hipStreamWaitEvent, (stream, event, flags), cgl_thunk_code, 4, 0, (stream, event, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, event); CG_ARG_WORD(3, flags));
+    CG_ARGS_CALL(hipStreamWaitEvent, (stream, event, flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, event); CG_ARG_WORD(3, flags));
     CG_SHORT_CALL(hipStreamWaitEvent, (stream, event, flags), cgl_thunk_code);
     return cgl_gp_hipStreamWaitEvent(stream, event, flags);
 }
@@ -5474,7 +5474,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamGetFlags(hipStream_t
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamGetFlags(hipStream_t stream, unsigned int *flags)
 {
-    CG_ARGS_CALL(hipStreamGetFlags, (stream, flags), cgl_thunk_code, 3, 0, (stream, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, flags));
+    CG_ARGS_CALL(hipStreamGetFlags, (stream, flags), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, flags));
     CG_SHORT_CALL(hipStreamGetFlags, (stream, flags), cgl_thunk_code);
     return cgl_gp_hipStreamGetFlags(stream, flags);
 }
@@ -5505,7 +5505,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamGetPriority(hipStrea
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamGetPriority(hipStream_t stream, int *priority)
 {
-    CG_ARGS_CALL(hipStreamGetPriority, (stream, priority), cgl_thunk_code, 3, 0, (stream, priority, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, priority));
+    CG_ARGS_CALL(hipStreamGetPriority, (stream, priority), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, priority));
     CG_SHORT_CALL(hipStreamGetPriority, (stream, priority), cgl_thunk_code);
     return cgl_gp_hipStreamGetPriority(stream, priority);
 }
@@ -5538,7 +5538,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipExtStreamCreateWithCUMask(
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipExtStreamCreateWithCUMask(hipStream_t *stream, uint32_t cuMaskSize, const uint32_t *cuMask)
 {
-    CG_ARGS_CALL(hipExtStreamCreateWithCUMask, (stream, cuMaskSize, cuMask), cgl_thunk_code, 4, 0, (stream, cuMaskSize, cuMask, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, cuMaskSize); CG_ARG_WORD(3, cuMask));
+    CG_ARGS_CALL(hipExtStreamCreateWithCUMask, (stream, cuMaskSize, cuMask), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, cuMaskSize); CG_ARG_WORD(3, cuMask));
     CG_SHORT_CALL(hipExtStreamCreateWithCUMask, (stream, cuMaskSize, cuMask), cgl_thunk_code);
     return cgl_gp_hipExtStreamCreateWithCUMask(stream, cuMaskSize, cuMask);
 }
@@ -5571,7 +5571,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipExtStreamGetCUMask(hipStre
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipExtStreamGetCUMask(hipStream_t stream, uint32_t cuMaskSize, uint32_t *cuMask)
 {
-    CG_ARGS_CALL(hipExtStreamGetCUMask, (stream, cuMaskSize, cuMask), cgl_thunk_code, 4, 0, (stream, cuMaskSize, cuMask, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, cuMaskSize); CG_ARG_WORD(3, cuMask));
+    CG_ARGS_CALL(hipExtStreamGetCUMask, (stream, cuMaskSize, cuMask), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, cuMaskSize); CG_ARG_WORD(3, cuMask));
     CG_SHORT_CALL(hipExtStreamGetCUMask, (stream, cuMaskSize, cuMask), cgl_thunk_code);
     return cgl_gp_hipExtStreamGetCUMask(stream, cuMaskSize, cuMask);
 }
@@ -5606,7 +5606,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamAddCallback(hipStrea
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamAddCallback(hipStream_t stream, hipStreamCallback_t callback, void *userData, unsigned int flags)
 {
-    CG_ARGS_CALL(hipStreamAddCallback, (stream, callback, userData, flags), cgl_thunk_code, 5, 0, (stream, callback, userData, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, callback); CG_ARG_WORD(3, userData); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(hipStreamAddCallback, (stream, callback, userData, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, callback); CG_ARG_WORD(3, userData); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(hipStreamAddCallback, (stream, callback, userData, flags), cgl_thunk_code);
     return cgl_gp_hipStreamAddCallback(stream, callback, userData, flags);
 }
@@ -5643,7 +5643,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamWaitValue32(hipStrea
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamWaitValue32(hipStream_t stream, void *ptr, uint32_t value, unsigned int flags, uint32_t mask)
 {
-    CG_ARGS_CALL(hipStreamWaitValue32, (stream, ptr, value, flags, mask), cgl_thunk_code, 6, 0, (stream, ptr, value, flags, mask, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags); CG_ARG_WORD(5, mask));
+    CG_ARGS_CALL(hipStreamWaitValue32, (stream, ptr, value, flags, mask), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags); CG_ARG_WORD(5, mask));
     CG_SHORT_CALL(hipStreamWaitValue32, (stream, ptr, value, flags, mask), cgl_thunk_code);
     return cgl_gp_hipStreamWaitValue32(stream, ptr, value, flags, mask);
 }
@@ -5680,7 +5680,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamWaitValue64(hipStrea
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamWaitValue64(hipStream_t stream, void *ptr, uint64_t value, unsigned int flags, uint64_t mask)
 {
-    CG_ARGS_CALL(hipStreamWaitValue64, (stream, ptr, value, flags, mask), cgl_thunk_code, 6, 0, (stream, ptr, value, flags, mask, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags); CG_ARG_WORD(5, mask));
+    CG_ARGS_CALL(hipStreamWaitValue64, (stream, ptr, value, flags, mask), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags); CG_ARG_WORD(5, mask));
     CG_SHORT_CALL(hipStreamWaitValue64, (stream, ptr, value, flags, mask), cgl_thunk_code);
     return cgl_gp_hipStreamWaitValue64(stream, ptr, value, flags, mask);
 }
@@ -5715,7 +5715,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamWriteValue32(hipStre
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamWriteValue32(hipStream_t stream, void *ptr, uint32_t value, unsigned int flags)
 {
-    CG_ARGS_CALL(hipStreamWriteValue32, (stream, ptr, value, flags), cgl_thunk_code, 5, 0, (stream, ptr, value, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(hipStreamWriteValue32, (stream, ptr, value, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(hipStreamWriteValue32, (stream, ptr, value, flags), cgl_thunk_code);
     return cgl_gp_hipStreamWriteValue32(stream, ptr, value, flags);
 }
@@ -5750,7 +5750,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamWriteValue64(hipStre
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamWriteValue64(hipStream_t stream, void *ptr, uint64_t value, unsigned int flags)
 {
-    CG_ARGS_CALL(hipStreamWriteValue64, (stream, ptr, value, flags), cgl_thunk_code, 5, 0, (stream, ptr, value, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(hipStreamWriteValue64, (stream, ptr, value, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, value); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(hipStreamWriteValue64, (stream, ptr, value, flags), cgl_thunk_code);
     return cgl_gp_hipStreamWriteValue64(stream, ptr, value, flags);
 }
@@ -5781,7 +5781,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipEventCreateWithFlags(hipEv
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipEventCreateWithFlags(hipEvent_t *event, unsigned int flags)
 {
-    CG_ARGS_CALL(hipEventCreateWithFlags, (event, flags), cgl_thunk_code, 3, 0, (event, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, event); CG_ARG_WORD(2, flags));
+    CG_ARGS_CALL(hipEventCreateWithFlags, (event, flags), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, event); CG_ARG_WORD(2, flags));
     CG_SHORT_CALL(hipEventCreateWithFlags, (event, flags), cgl_thunk_code);
     return cgl_gp_hipEventCreateWithFlags(event, flags);
 }
@@ -5810,7 +5810,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipEventCreate(hipEvent_t *ev
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipEventCreate(hipEvent_t *event)
 {
-    CG_ARGS_CALL(hipEventCreate, (event), cgl_thunk_code, 2, 0, (event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, event));
+    CG_ARGS_CALL(hipEventCreate, (event), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, event));
     CG_SHORT_CALL(hipEventCreate, (event), cgl_thunk_code);
     return cgl_gp_hipEventCreate(event);
 }
@@ -5841,7 +5841,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipEventRecord(hipEvent_t eve
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipEventRecord(hipEvent_t event, hipStream_t stream)
 {
-    CG_ARGS_CALL(hipEventRecord, (event, stream), cgl_thunk_code, 3, 0, (event, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, event); CG_ARG_WORD(2, stream));
+    CG_ARGS_CALL(hipEventRecord, (event, stream), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, event); CG_ARG_WORD(2, stream));
     CG_SHORT_CALL(hipEventRecord, (event, stream), cgl_thunk_code);
     return cgl_gp_hipEventRecord(event, stream);
 }
@@ -5870,7 +5870,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipEventDestroy(hipEvent_t ev
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipEventDestroy(hipEvent_t event)
 {
-    CG_ARGS_CALL(hipEventDestroy, (event), cgl_thunk_code, 2, 0, (event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, event));
+    CG_ARGS_CALL(hipEventDestroy, (event), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, event));
     CG_SHORT_CALL(hipEventDestroy, (event), cgl_thunk_code);
     return cgl_gp_hipEventDestroy(event);
 }
@@ -5902,7 +5902,7 @@ static __attribute__((noinline)) hipError_t cgl_sl_hipEventSynchronize(hipEvent_
 {
     CG_WAIT_ARGS(hipEventSynchronize, (uint64_t)(uintptr_t)event);
     CG_BLOCKING_CALL(hipEventSynchronize, (event), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipEventSynchronize, (event), cgl_thunk_code, 2, 0, (event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, event));
+    CG_ARGS_CALL(hipEventSynchronize, (event), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, event));
     CG_SHORT_CALL(hipEventSynchronize, (event), cgl_thunk_code);
     return cgl_gp_hipEventSynchronize(event);
 }
@@ -5935,7 +5935,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipEventElapsedTime(float *ms
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipEventElapsedTime(float *ms, hipEvent_t start, hipEvent_t stop)
 {
-    CG_ARGS_CALL(hipEventElapsedTime, (ms, start, stop), cgl_thunk_code, 4, 0, (ms, start, stop, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ms); CG_ARG_WORD(2, start); CG_ARG_WORD(3, stop));
+    CG_ARGS_CALL(hipEventElapsedTime, (ms, start, stop), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ms); CG_ARG_WORD(2, start); CG_ARG_WORD(3, stop));
     CG_SHORT_CALL(hipEventElapsedTime, (ms, start, stop), cgl_thunk_code);
     return cgl_gp_hipEventElapsedTime(ms, start, stop);
 }
@@ -5964,7 +5964,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipEventQuery(hipEvent_t even
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipEventQuery(hipEvent_t event)
 {
-    CG_ARGS_CALL(hipEventQuery, (event), cgl_thunk_code, 2, 0, (event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, event));
+    CG_ARGS_CALL(hipEventQuery, (event), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, event));
     CG_SHORT_CALL(hipEventQuery, (event), cgl_thunk_code);
     return cgl_gp_hipEventQuery(event);
 }
@@ -5995,7 +5995,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipPointerGetAttributes(hipPo
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void *ptr)
 {
-    CG_ARGS_CALL(hipPointerGetAttributes, (attributes, ptr), cgl_thunk_code, 3, 0, (attributes, ptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, attributes); CG_ARG_WORD(2, ptr));
+    CG_ARGS_CALL(hipPointerGetAttributes, (attributes, ptr), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, attributes); CG_ARG_WORD(2, ptr));
     CG_SHORT_CALL(hipPointerGetAttributes, (attributes, ptr), cgl_thunk_code);
     return cgl_gp_hipPointerGetAttributes(attributes, ptr);
 }
@@ -6028,7 +6028,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipPointerGetAttribute(void *
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipPointerGetAttribute(void *data, hipPointer_attribute attribute, hipDeviceptr_t ptr)
 {
-    CG_ARGS_CALL(hipPointerGetAttribute, (data, attribute, ptr), cgl_thunk_code, 4, 0, (data, attribute, ptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, data); CG_ARG_WORD(2, attribute); CG_ARG_WORD(3, ptr));
+    CG_ARGS_CALL(hipPointerGetAttribute, (data, attribute, ptr), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, data); CG_ARG_WORD(2, attribute); CG_ARG_WORD(3, ptr));
     CG_SHORT_CALL(hipPointerGetAttribute, (data, attribute, ptr), cgl_thunk_code);
     return cgl_gp_hipPointerGetAttribute(data, attribute, ptr);
 }
@@ -6063,7 +6063,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDrvPointerGetAttributes(un
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDrvPointerGetAttributes(unsigned int numAttributes, hipPointer_attribute *attributes, void **data, hipDeviceptr_t ptr)
 {
-    CG_ARGS_CALL(hipDrvPointerGetAttributes, (numAttributes, attributes, data, ptr), cgl_thunk_code, 5, 0, (numAttributes, attributes, data, ptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, numAttributes); CG_ARG_WORD(2, attributes); CG_ARG_WORD(3, data); CG_ARG_WORD(4, ptr));
+    CG_ARGS_CALL(hipDrvPointerGetAttributes, (numAttributes, attributes, data, ptr), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, numAttributes); CG_ARG_WORD(2, attributes); CG_ARG_WORD(3, data); CG_ARG_WORD(4, ptr));
     CG_SHORT_CALL(hipDrvPointerGetAttributes, (numAttributes, attributes, data, ptr), cgl_thunk_code);
     return cgl_gp_hipDrvPointerGetAttributes(numAttributes, attributes, data, ptr);
 }
@@ -6094,7 +6094,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipImportExternalSemaphore(hi
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipImportExternalSemaphore(hipExternalSemaphore_t *extSem_out, const hipExternalSemaphoreHandleDesc *semHandleDesc)
 {
-    CG_ARGS_CALL(hipImportExternalSemaphore, (extSem_out, semHandleDesc), cgl_thunk_code, 3, 0, (extSem_out, semHandleDesc, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, extSem_out); CG_ARG_WORD(2, semHandleDesc));
+    CG_ARGS_CALL(hipImportExternalSemaphore, (extSem_out, semHandleDesc), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, extSem_out); CG_ARG_WORD(2, semHandleDesc));
     CG_SHORT_CALL(hipImportExternalSemaphore, (extSem_out, semHandleDesc), cgl_thunk_code);
     return cgl_gp_hipImportExternalSemaphore(extSem_out, semHandleDesc);
 }
@@ -6129,7 +6129,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipSignalExternalSemaphoresAs
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipSignalExternalSemaphoresAsync(const hipExternalSemaphore_t *extSemArray, const hipExternalSemaphoreSignalParams *paramsArray, unsigned int numExtSems, hipStream_t stream)
 {
-    CG_ARGS_CALL(hipSignalExternalSemaphoresAsync, (extSemArray, paramsArray, numExtSems, stream), cgl_thunk_code, 5, 0, (extSemArray, paramsArray, numExtSems, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, extSemArray); CG_ARG_WORD(2, paramsArray); CG_ARG_WORD(3, numExtSems); CG_ARG_WORD(4, stream));
+    CG_ARGS_CALL(hipSignalExternalSemaphoresAsync, (extSemArray, paramsArray, numExtSems, stream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, extSemArray); CG_ARG_WORD(2, paramsArray); CG_ARG_WORD(3, numExtSems); CG_ARG_WORD(4, stream));
     CG_SHORT_CALL(hipSignalExternalSemaphoresAsync, (extSemArray, paramsArray, numExtSems, stream), cgl_thunk_code);
     return cgl_gp_hipSignalExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
 }
@@ -6164,7 +6164,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipWaitExternalSemaphoresAsyn
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipWaitExternalSemaphoresAsync(const hipExternalSemaphore_t *extSemArray, const hipExternalSemaphoreWaitParams *paramsArray, unsigned int numExtSems, hipStream_t stream)
 {
-    CG_ARGS_CALL(hipWaitExternalSemaphoresAsync, (extSemArray, paramsArray, numExtSems, stream), cgl_thunk_code, 5, 0, (extSemArray, paramsArray, numExtSems, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, extSemArray); CG_ARG_WORD(2, paramsArray); CG_ARG_WORD(3, numExtSems); CG_ARG_WORD(4, stream));
+    CG_ARGS_CALL(hipWaitExternalSemaphoresAsync, (extSemArray, paramsArray, numExtSems, stream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, extSemArray); CG_ARG_WORD(2, paramsArray); CG_ARG_WORD(3, numExtSems); CG_ARG_WORD(4, stream));
     CG_SHORT_CALL(hipWaitExternalSemaphoresAsync, (extSemArray, paramsArray, numExtSems, stream), cgl_thunk_code);
     return cgl_gp_hipWaitExternalSemaphoresAsync(extSemArray, paramsArray, numExtSems, stream);
 }
@@ -6193,7 +6193,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDestroyExternalSemaphore(h
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDestroyExternalSemaphore(hipExternalSemaphore_t extSem)
 {
-    CG_ARGS_CALL(hipDestroyExternalSemaphore, (extSem), cgl_thunk_code, 2, 0, (extSem, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, extSem));
+    CG_ARGS_CALL(hipDestroyExternalSemaphore, (extSem), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, extSem));
     CG_SHORT_CALL(hipDestroyExternalSemaphore, (extSem), cgl_thunk_code);
     return cgl_gp_hipDestroyExternalSemaphore(extSem);
 }
@@ -6224,7 +6224,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipImportExternalMemory(hipEx
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipImportExternalMemory(hipExternalMemory_t *extMem_out, const hipExternalMemoryHandleDesc *memHandleDesc)
 {
-    CG_ARGS_CALL(hipImportExternalMemory, (extMem_out, memHandleDesc), cgl_thunk_code, 3, 0, (extMem_out, memHandleDesc, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, extMem_out); CG_ARG_WORD(2, memHandleDesc));
+    CG_ARGS_CALL(hipImportExternalMemory, (extMem_out, memHandleDesc), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, extMem_out); CG_ARG_WORD(2, memHandleDesc));
     CG_SHORT_CALL(hipImportExternalMemory, (extMem_out, memHandleDesc), cgl_thunk_code);
     return cgl_gp_hipImportExternalMemory(extMem_out, memHandleDesc);
 }
@@ -6257,7 +6257,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipExternalMemoryGetMappedBuf
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipExternalMemoryGetMappedBuffer(void **devPtr, hipExternalMemory_t extMem, const hipExternalMemoryBufferDesc *bufferDesc)
 {
-    CG_ARGS_CALL(hipExternalMemoryGetMappedBuffer, (devPtr, extMem, bufferDesc), cgl_thunk_code, 4, 0, (devPtr, extMem, bufferDesc, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, devPtr); CG_ARG_WORD(2, extMem); CG_ARG_WORD(3, bufferDesc));
+    CG_ARGS_CALL(hipExternalMemoryGetMappedBuffer, (devPtr, extMem, bufferDesc), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, devPtr); CG_ARG_WORD(2, extMem); CG_ARG_WORD(3, bufferDesc));
     CG_SHORT_CALL(hipExternalMemoryGetMappedBuffer, (devPtr, extMem, bufferDesc), cgl_thunk_code);
     return cgl_gp_hipExternalMemoryGetMappedBuffer(devPtr, extMem, bufferDesc);
 }
@@ -6286,7 +6286,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDestroyExternalMemory(hipE
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDestroyExternalMemory(hipExternalMemory_t extMem)
 {
-    CG_ARGS_CALL(hipDestroyExternalMemory, (extMem), cgl_thunk_code, 2, 0, (extMem, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, extMem));
+    CG_ARGS_CALL(hipDestroyExternalMemory, (extMem), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, extMem));
     CG_SHORT_CALL(hipDestroyExternalMemory, (extMem), cgl_thunk_code);
     return cgl_gp_hipDestroyExternalMemory(extMem);
 }
@@ -6317,7 +6317,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMalloc(void **ptr, size_t 
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMalloc(void **ptr, size_t size)
 {
-    CG_ARGS_CALL(hipMalloc, (ptr, size), cgl_thunk_code, 3, 0, (ptr, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size));
+    CG_ARGS_CALL(hipMalloc, (ptr, size), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size));
     CG_SHORT_CALL(hipMalloc, (ptr, size), cgl_thunk_code);
     return cgl_gp_hipMalloc(ptr, size);
 }
@@ -6350,7 +6350,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipExtMallocWithFlags(void **
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipExtMallocWithFlags(void **ptr, size_t sizeBytes, unsigned int flags)
 {
-    CG_ARGS_CALL(hipExtMallocWithFlags, (ptr, sizeBytes, flags), cgl_thunk_code, 4, 0, (ptr, sizeBytes, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, sizeBytes); CG_ARG_WORD(3, flags));
+    CG_ARGS_CALL(hipExtMallocWithFlags, (ptr, sizeBytes, flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, sizeBytes); CG_ARG_WORD(3, flags));
     CG_SHORT_CALL(hipExtMallocWithFlags, (ptr, sizeBytes, flags), cgl_thunk_code);
     return cgl_gp_hipExtMallocWithFlags(ptr, sizeBytes, flags);
 }
@@ -6381,7 +6381,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMallocHost(void **ptr, siz
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMallocHost(void **ptr, size_t size)
 {
-    CG_ARGS_CALL(hipMallocHost, (ptr, size), cgl_thunk_code, 3, 0, (ptr, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size));
+    CG_ARGS_CALL(hipMallocHost, (ptr, size), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size));
     CG_SHORT_CALL(hipMallocHost, (ptr, size), cgl_thunk_code);
     return cgl_gp_hipMallocHost(ptr, size);
 }
@@ -6412,7 +6412,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemAllocHost(void **ptr, s
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemAllocHost(void **ptr, size_t size)
 {
-    CG_ARGS_CALL(hipMemAllocHost, (ptr, size), cgl_thunk_code, 3, 0, (ptr, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size));
+    CG_ARGS_CALL(hipMemAllocHost, (ptr, size), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size));
     CG_SHORT_CALL(hipMemAllocHost, (ptr, size), cgl_thunk_code);
     return cgl_gp_hipMemAllocHost(ptr, size);
 }
@@ -6446,7 +6446,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipHostMalloc(void **ptr, siz
 static __attribute__((noinline)) hipError_t cgl_sl_hipHostMalloc(void **ptr, size_t size, unsigned int flags)
 {
     CG_BLOCKING_CALL(hipHostMalloc, (ptr, size, flags), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipHostMalloc, (ptr, size, flags), cgl_thunk_code, 4, 0, (ptr, size, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, flags));
+    CG_ARGS_CALL(hipHostMalloc, (ptr, size, flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, flags));
     CG_SHORT_CALL(hipHostMalloc, (ptr, size, flags), cgl_thunk_code);
     return cgl_gp_hipHostMalloc(ptr, size, flags);
 }
@@ -6479,7 +6479,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMallocManaged(void **dev_p
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMallocManaged(void **dev_ptr, size_t size, unsigned int flags)
 {
-    CG_ARGS_CALL(hipMallocManaged, (dev_ptr, size, flags), cgl_thunk_code, 4, 0, (dev_ptr, size, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev_ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, flags));
+    CG_ARGS_CALL(hipMallocManaged, (dev_ptr, size, flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev_ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, flags));
     CG_SHORT_CALL(hipMallocManaged, (dev_ptr, size, flags), cgl_thunk_code);
     return cgl_gp_hipMallocManaged(dev_ptr, size, flags);
 }
@@ -6514,7 +6514,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemPrefetchAsync(const voi
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemPrefetchAsync(const void *dev_ptr, size_t count, int device, hipStream_t stream)
 {
-    CG_ARGS_CALL(hipMemPrefetchAsync, (dev_ptr, count, device, stream), cgl_thunk_code, 5, 0, (dev_ptr, count, device, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev_ptr); CG_ARG_WORD(2, count); CG_ARG_WORD(3, device); CG_ARG_WORD(4, stream));
+    CG_ARGS_CALL(hipMemPrefetchAsync, (dev_ptr, count, device, stream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev_ptr); CG_ARG_WORD(2, count); CG_ARG_WORD(3, device); CG_ARG_WORD(4, stream));
     CG_SHORT_CALL(hipMemPrefetchAsync, (dev_ptr, count, device, stream), cgl_thunk_code);
     return cgl_gp_hipMemPrefetchAsync(dev_ptr, count, device, stream);
 }
@@ -6549,7 +6549,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemAdvise(const void *dev_
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemAdvise(const void *dev_ptr, size_t count, hipMemoryAdvise advice, int device)
 {
-    CG_ARGS_CALL(hipMemAdvise, (dev_ptr, count, advice, device), cgl_thunk_code, 5, 0, (dev_ptr, count, advice, device, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev_ptr); CG_ARG_WORD(2, count); CG_ARG_WORD(3, advice); CG_ARG_WORD(4, device));
+    CG_ARGS_CALL(hipMemAdvise, (dev_ptr, count, advice, device), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev_ptr); CG_ARG_WORD(2, count); CG_ARG_WORD(3, advice); CG_ARG_WORD(4, device));
     CG_SHORT_CALL(hipMemAdvise, (dev_ptr, count, advice, device), cgl_thunk_code);
     return cgl_gp_hipMemAdvise(dev_ptr, count, advice, device);
 }
@@ -6586,7 +6586,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemRangeGetAttribute(void 
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemRangeGetAttribute(void *data, size_t data_size, hipMemRangeAttribute attribute, const void *dev_ptr, size_t count)
 {
-    CG_ARGS_CALL(hipMemRangeGetAttribute, (data, data_size, attribute, dev_ptr, count), cgl_thunk_code, 6, 0, (data, data_size, attribute, dev_ptr, count, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, data); CG_ARG_WORD(2, data_size); CG_ARG_WORD(3, attribute); CG_ARG_WORD(4, dev_ptr); CG_ARG_WORD(5, count));
+    CG_ARGS_CALL(hipMemRangeGetAttribute, (data, data_size, attribute, dev_ptr, count), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, data); CG_ARG_WORD(2, data_size); CG_ARG_WORD(3, attribute); CG_ARG_WORD(4, dev_ptr); CG_ARG_WORD(5, count));
     CG_SHORT_CALL(hipMemRangeGetAttribute, (data, data_size, attribute, dev_ptr, count), cgl_thunk_code);
     return cgl_gp_hipMemRangeGetAttribute(data, data_size, attribute, dev_ptr, count);
 }
@@ -6625,7 +6625,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemRangeGetAttributes(void
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemRangeGetAttributes(void **data, size_t *data_sizes, hipMemRangeAttribute *attributes, size_t num_attributes, const void *dev_ptr, size_t count)
 {
-    CG_ARGS_CALL(hipMemRangeGetAttributes, (data, data_sizes, attributes, num_attributes, dev_ptr, count), cgl_thunk_code, 7, 0, (data, data_sizes, attributes, num_attributes, dev_ptr, count, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, data); CG_ARG_WORD(2, data_sizes); CG_ARG_WORD(3, attributes); CG_ARG_WORD(4, num_attributes); CG_ARG_WORD(5, dev_ptr); CG_ARG_WORD(6, count));
+    CG_ARGS_CALL(hipMemRangeGetAttributes, (data, data_sizes, attributes, num_attributes, dev_ptr, count), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, data); CG_ARG_WORD(2, data_sizes); CG_ARG_WORD(3, attributes); CG_ARG_WORD(4, num_attributes); CG_ARG_WORD(5, dev_ptr); CG_ARG_WORD(6, count));
     CG_SHORT_CALL(hipMemRangeGetAttributes, (data, data_sizes, attributes, num_attributes, dev_ptr, count), cgl_thunk_code);
     return cgl_gp_hipMemRangeGetAttributes(data, data_sizes, attributes, num_attributes, dev_ptr, count);
 }
@@ -6660,7 +6660,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamAttachMemAsync(hipSt
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamAttachMemAsync(hipStream_t stream, void *dev_ptr, size_t length, unsigned int flags)
 {
-    CG_ARGS_CALL(hipStreamAttachMemAsync, (stream, dev_ptr, length, flags), cgl_thunk_code, 5, 0, (stream, dev_ptr, length, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, dev_ptr); CG_ARG_WORD(3, length); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(hipStreamAttachMemAsync, (stream, dev_ptr, length, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, dev_ptr); CG_ARG_WORD(3, length); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(hipStreamAttachMemAsync, (stream, dev_ptr, length, flags), cgl_thunk_code);
     return cgl_gp_hipStreamAttachMemAsync(stream, dev_ptr, length, flags);
 }
@@ -6693,7 +6693,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMallocAsync(void **dev_ptr
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMallocAsync(void **dev_ptr, size_t size, hipStream_t stream)
 {
-    CG_ARGS_CALL(hipMallocAsync, (dev_ptr, size, stream), cgl_thunk_code, 4, 0, (dev_ptr, size, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev_ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, stream));
+    CG_ARGS_CALL(hipMallocAsync, (dev_ptr, size, stream), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev_ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, stream));
     CG_SHORT_CALL(hipMallocAsync, (dev_ptr, size, stream), cgl_thunk_code);
     return cgl_gp_hipMallocAsync(dev_ptr, size, stream);
 }
@@ -6724,7 +6724,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipFreeAsync(void *dev_ptr, h
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipFreeAsync(void *dev_ptr, hipStream_t stream)
 {
-    CG_ARGS_CALL(hipFreeAsync, (dev_ptr, stream), cgl_thunk_code, 3, 0, (dev_ptr, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev_ptr); CG_ARG_WORD(2, stream));
+    CG_ARGS_CALL(hipFreeAsync, (dev_ptr, stream), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev_ptr); CG_ARG_WORD(2, stream));
     CG_SHORT_CALL(hipFreeAsync, (dev_ptr, stream), cgl_thunk_code);
     return cgl_gp_hipFreeAsync(dev_ptr, stream);
 }
@@ -6755,7 +6755,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolTrimTo(hipMemPool_t
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolTrimTo(hipMemPool_t mem_pool, size_t min_bytes_to_hold)
 {
-    CG_ARGS_CALL(hipMemPoolTrimTo, (mem_pool, min_bytes_to_hold), cgl_thunk_code, 3, 0, (mem_pool, min_bytes_to_hold, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mem_pool); CG_ARG_WORD(2, min_bytes_to_hold));
+    CG_ARGS_CALL(hipMemPoolTrimTo, (mem_pool, min_bytes_to_hold), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mem_pool); CG_ARG_WORD(2, min_bytes_to_hold));
     CG_SHORT_CALL(hipMemPoolTrimTo, (mem_pool, min_bytes_to_hold), cgl_thunk_code);
     return cgl_gp_hipMemPoolTrimTo(mem_pool, min_bytes_to_hold);
 }
@@ -6788,7 +6788,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolSetAttribute(hipMem
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolSetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)
 {
-    CG_ARGS_CALL(hipMemPoolSetAttribute, (mem_pool, attr, value), cgl_thunk_code, 4, 0, (mem_pool, attr, value, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mem_pool); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, value));
+    CG_ARGS_CALL(hipMemPoolSetAttribute, (mem_pool, attr, value), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mem_pool); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, value));
     CG_SHORT_CALL(hipMemPoolSetAttribute, (mem_pool, attr, value), cgl_thunk_code);
     return cgl_gp_hipMemPoolSetAttribute(mem_pool, attr, value);
 }
@@ -6821,7 +6821,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolGetAttribute(hipMem
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolGetAttribute(hipMemPool_t mem_pool, hipMemPoolAttr attr, void *value)
 {
-    CG_ARGS_CALL(hipMemPoolGetAttribute, (mem_pool, attr, value), cgl_thunk_code, 4, 0, (mem_pool, attr, value, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mem_pool); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, value));
+    CG_ARGS_CALL(hipMemPoolGetAttribute, (mem_pool, attr, value), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mem_pool); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, value));
     CG_SHORT_CALL(hipMemPoolGetAttribute, (mem_pool, attr, value), cgl_thunk_code);
     return cgl_gp_hipMemPoolGetAttribute(mem_pool, attr, value);
 }
@@ -6854,7 +6854,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolSetAccess(hipMemPoo
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolSetAccess(hipMemPool_t mem_pool, const hipMemAccessDesc *desc_list, size_t count)
 {
-    CG_ARGS_CALL(hipMemPoolSetAccess, (mem_pool, desc_list, count), cgl_thunk_code, 4, 0, (mem_pool, desc_list, count, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mem_pool); CG_ARG_WORD(2, desc_list); CG_ARG_WORD(3, count));
+    CG_ARGS_CALL(hipMemPoolSetAccess, (mem_pool, desc_list, count), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mem_pool); CG_ARG_WORD(2, desc_list); CG_ARG_WORD(3, count));
     CG_SHORT_CALL(hipMemPoolSetAccess, (mem_pool, desc_list, count), cgl_thunk_code);
     return cgl_gp_hipMemPoolSetAccess(mem_pool, desc_list, count);
 }
@@ -6887,7 +6887,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolGetAccess(hipMemAcc
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolGetAccess(hipMemAccessFlags *flags, hipMemPool_t mem_pool, hipMemLocation *location)
 {
-    CG_ARGS_CALL(hipMemPoolGetAccess, (flags, mem_pool, location), cgl_thunk_code, 4, 0, (flags, mem_pool, location, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flags); CG_ARG_WORD(2, mem_pool); CG_ARG_WORD(3, location));
+    CG_ARGS_CALL(hipMemPoolGetAccess, (flags, mem_pool, location), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flags); CG_ARG_WORD(2, mem_pool); CG_ARG_WORD(3, location));
     CG_SHORT_CALL(hipMemPoolGetAccess, (flags, mem_pool, location), cgl_thunk_code);
     return cgl_gp_hipMemPoolGetAccess(flags, mem_pool, location);
 }
@@ -6918,7 +6918,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolCreate(hipMemPool_t
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolCreate(hipMemPool_t *mem_pool, const hipMemPoolProps *pool_props)
 {
-    CG_ARGS_CALL(hipMemPoolCreate, (mem_pool, pool_props), cgl_thunk_code, 3, 0, (mem_pool, pool_props, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mem_pool); CG_ARG_WORD(2, pool_props));
+    CG_ARGS_CALL(hipMemPoolCreate, (mem_pool, pool_props), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mem_pool); CG_ARG_WORD(2, pool_props));
     CG_SHORT_CALL(hipMemPoolCreate, (mem_pool, pool_props), cgl_thunk_code);
     return cgl_gp_hipMemPoolCreate(mem_pool, pool_props);
 }
@@ -6947,7 +6947,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolDestroy(hipMemPool_
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolDestroy(hipMemPool_t mem_pool)
 {
-    CG_ARGS_CALL(hipMemPoolDestroy, (mem_pool), cgl_thunk_code, 2, 0, (mem_pool, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mem_pool));
+    CG_ARGS_CALL(hipMemPoolDestroy, (mem_pool), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mem_pool));
     CG_SHORT_CALL(hipMemPoolDestroy, (mem_pool), cgl_thunk_code);
     return cgl_gp_hipMemPoolDestroy(mem_pool);
 }
@@ -6982,7 +6982,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMallocFromPoolAsync(void *
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMallocFromPoolAsync(void **dev_ptr, size_t size, hipMemPool_t mem_pool, hipStream_t stream)
 {
-    CG_ARGS_CALL(hipMallocFromPoolAsync, (dev_ptr, size, mem_pool, stream), cgl_thunk_code, 5, 0, (dev_ptr, size, mem_pool, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev_ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, mem_pool); CG_ARG_WORD(4, stream));
+    CG_ARGS_CALL(hipMallocFromPoolAsync, (dev_ptr, size, mem_pool, stream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev_ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, mem_pool); CG_ARG_WORD(4, stream));
     CG_SHORT_CALL(hipMallocFromPoolAsync, (dev_ptr, size, mem_pool, stream), cgl_thunk_code);
     return cgl_gp_hipMallocFromPoolAsync(dev_ptr, size, mem_pool, stream);
 }
@@ -7017,7 +7017,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolExportToShareableHa
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolExportToShareableHandle(void *shared_handle, hipMemPool_t mem_pool, hipMemAllocationHandleType handle_type, unsigned int flags)
 {
-    CG_ARGS_CALL(hipMemPoolExportToShareableHandle, (shared_handle, mem_pool, handle_type, flags), cgl_thunk_code, 5, 0, (shared_handle, mem_pool, handle_type, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, shared_handle); CG_ARG_WORD(2, mem_pool); CG_ARG_WORD(3, handle_type); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(hipMemPoolExportToShareableHandle, (shared_handle, mem_pool, handle_type, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, shared_handle); CG_ARG_WORD(2, mem_pool); CG_ARG_WORD(3, handle_type); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(hipMemPoolExportToShareableHandle, (shared_handle, mem_pool, handle_type, flags), cgl_thunk_code);
     return cgl_gp_hipMemPoolExportToShareableHandle(shared_handle, mem_pool, handle_type, flags);
 }
@@ -7052,7 +7052,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolImportFromShareable
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolImportFromShareableHandle(hipMemPool_t *mem_pool, void *shared_handle, hipMemAllocationHandleType handle_type, unsigned int flags)
 {
-    CG_ARGS_CALL(hipMemPoolImportFromShareableHandle, (mem_pool, shared_handle, handle_type, flags), cgl_thunk_code, 5, 0, (mem_pool, shared_handle, handle_type, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mem_pool); CG_ARG_WORD(2, shared_handle); CG_ARG_WORD(3, handle_type); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(hipMemPoolImportFromShareableHandle, (mem_pool, shared_handle, handle_type, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mem_pool); CG_ARG_WORD(2, shared_handle); CG_ARG_WORD(3, handle_type); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(hipMemPoolImportFromShareableHandle, (mem_pool, shared_handle, handle_type, flags), cgl_thunk_code);
     return cgl_gp_hipMemPoolImportFromShareableHandle(mem_pool, shared_handle, handle_type, flags);
 }
@@ -7083,7 +7083,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolExportPointer(hipMe
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolExportPointer(hipMemPoolPtrExportData *export_data, void *dev_ptr)
 {
-    CG_ARGS_CALL(hipMemPoolExportPointer, (export_data, dev_ptr), cgl_thunk_code, 3, 0, (export_data, dev_ptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, export_data); CG_ARG_WORD(2, dev_ptr));
+    CG_ARGS_CALL(hipMemPoolExportPointer, (export_data, dev_ptr), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, export_data); CG_ARG_WORD(2, dev_ptr));
     CG_SHORT_CALL(hipMemPoolExportPointer, (export_data, dev_ptr), cgl_thunk_code);
     return cgl_gp_hipMemPoolExportPointer(export_data, dev_ptr);
 }
@@ -7116,7 +7116,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolImportPointer(void 
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolImportPointer(void **dev_ptr, hipMemPool_t mem_pool, hipMemPoolPtrExportData *export_data)
 {
-    CG_ARGS_CALL(hipMemPoolImportPointer, (dev_ptr, mem_pool, export_data), cgl_thunk_code, 4, 0, (dev_ptr, mem_pool, export_data, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev_ptr); CG_ARG_WORD(2, mem_pool); CG_ARG_WORD(3, export_data));
+    CG_ARGS_CALL(hipMemPoolImportPointer, (dev_ptr, mem_pool, export_data), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev_ptr); CG_ARG_WORD(2, mem_pool); CG_ARG_WORD(3, export_data));
     CG_SHORT_CALL(hipMemPoolImportPointer, (dev_ptr, mem_pool, export_data), cgl_thunk_code);
     return cgl_gp_hipMemPoolImportPointer(dev_ptr, mem_pool, export_data);
 }
@@ -7149,7 +7149,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipHostAlloc(void **ptr, size
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipHostAlloc(void **ptr, size_t size, unsigned int flags)
 {
-    CG_ARGS_CALL(hipHostAlloc, (ptr, size, flags), cgl_thunk_code, 4, 0, (ptr, size, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, flags));
+    CG_ARGS_CALL(hipHostAlloc, (ptr, size, flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, flags));
     CG_SHORT_CALL(hipHostAlloc, (ptr, size, flags), cgl_thunk_code);
     return cgl_gp_hipHostAlloc(ptr, size, flags);
 }
@@ -7182,7 +7182,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipHostGetDevicePointer(void 
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipHostGetDevicePointer(void **devPtr, void *hstPtr, unsigned int flags)
 {
-    CG_ARGS_CALL(hipHostGetDevicePointer, (devPtr, hstPtr, flags), cgl_thunk_code, 4, 0, (devPtr, hstPtr, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, devPtr); CG_ARG_WORD(2, hstPtr); CG_ARG_WORD(3, flags));
+    CG_ARGS_CALL(hipHostGetDevicePointer, (devPtr, hstPtr, flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, devPtr); CG_ARG_WORD(2, hstPtr); CG_ARG_WORD(3, flags));
     CG_SHORT_CALL(hipHostGetDevicePointer, (devPtr, hstPtr, flags), cgl_thunk_code);
     return cgl_gp_hipHostGetDevicePointer(devPtr, hstPtr, flags);
 }
@@ -7213,7 +7213,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipHostGetFlags(unsigned int 
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipHostGetFlags(unsigned int *flagsPtr, void *hostPtr)
 {
-    CG_ARGS_CALL(hipHostGetFlags, (flagsPtr, hostPtr), cgl_thunk_code, 3, 0, (flagsPtr, hostPtr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flagsPtr); CG_ARG_WORD(2, hostPtr));
+    CG_ARGS_CALL(hipHostGetFlags, (flagsPtr, hostPtr), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flagsPtr); CG_ARG_WORD(2, hostPtr));
     CG_SHORT_CALL(hipHostGetFlags, (flagsPtr, hostPtr), cgl_thunk_code);
     return cgl_gp_hipHostGetFlags(flagsPtr, hostPtr);
 }
@@ -7247,7 +7247,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipHostRegister(void *hostPtr
 static __attribute__((noinline)) hipError_t cgl_sl_hipHostRegister(void *hostPtr, size_t sizeBytes, unsigned int flags)
 {
     CG_BLOCKING_CALL(hipHostRegister, (hostPtr, sizeBytes, flags), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipHostRegister, (hostPtr, sizeBytes, flags), cgl_thunk_code, 4, 0, (hostPtr, sizeBytes, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hostPtr); CG_ARG_WORD(2, sizeBytes); CG_ARG_WORD(3, flags));
+    CG_ARGS_CALL(hipHostRegister, (hostPtr, sizeBytes, flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hostPtr); CG_ARG_WORD(2, sizeBytes); CG_ARG_WORD(3, flags));
     CG_SHORT_CALL(hipHostRegister, (hostPtr, sizeBytes, flags), cgl_thunk_code);
     return cgl_gp_hipHostRegister(hostPtr, sizeBytes, flags);
 }
@@ -7277,7 +7277,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipHostUnregister(void *hostP
 static __attribute__((noinline)) hipError_t cgl_sl_hipHostUnregister(void *hostPtr)
 {
     CG_BLOCKING_CALL(hipHostUnregister, (hostPtr), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipHostUnregister, (hostPtr), cgl_thunk_code, 2, 0, (hostPtr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hostPtr));
+    CG_ARGS_CALL(hipHostUnregister, (hostPtr), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hostPtr));
     CG_SHORT_CALL(hipHostUnregister, (hostPtr), cgl_thunk_code);
     return cgl_gp_hipHostUnregister(hostPtr);
 }
@@ -7312,7 +7312,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMallocPitch(void **ptr, si
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height)
 {
-    CG_ARGS_CALL(hipMallocPitch, (ptr, pitch, width, height), cgl_thunk_code, 5, 0, (ptr, pitch, width, height, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, pitch); CG_ARG_WORD(3, width); CG_ARG_WORD(4, height));
+    CG_ARGS_CALL(hipMallocPitch, (ptr, pitch, width, height), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, pitch); CG_ARG_WORD(3, width); CG_ARG_WORD(4, height));
     CG_SHORT_CALL(hipMallocPitch, (ptr, pitch, width, height), cgl_thunk_code);
     return cgl_gp_hipMallocPitch(ptr, pitch, width, height);
 }
@@ -7349,7 +7349,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemAllocPitch(hipDeviceptr
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemAllocPitch(hipDeviceptr_t *dptr, size_t *pitch, size_t widthInBytes, size_t height, unsigned int elementSizeBytes)
 {
-    CG_ARGS_CALL(hipMemAllocPitch, (dptr, pitch, widthInBytes, height, elementSizeBytes), cgl_thunk_code, 6, 0, (dptr, pitch, widthInBytes, height, elementSizeBytes, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, pitch); CG_ARG_WORD(3, widthInBytes); CG_ARG_WORD(4, height); CG_ARG_WORD(5, elementSizeBytes));
+    CG_ARGS_CALL(hipMemAllocPitch, (dptr, pitch, widthInBytes, height, elementSizeBytes), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dptr); CG_ARG_WORD(2, pitch); CG_ARG_WORD(3, widthInBytes); CG_ARG_WORD(4, height); CG_ARG_WORD(5, elementSizeBytes));
     CG_SHORT_CALL(hipMemAllocPitch, (dptr, pitch, widthInBytes, height, elementSizeBytes), cgl_thunk_code);
     return cgl_gp_hipMemAllocPitch(dptr, pitch, widthInBytes, height, elementSizeBytes);
 }
@@ -7379,7 +7379,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipFree(void *ptr)
 static __attribute__((noinline)) hipError_t cgl_sl_hipFree(void *ptr)
 {
     CG_BLOCKING_CALL(hipFree, (ptr), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipFree, (ptr), cgl_thunk_code, 2, 0, (ptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr));
+    CG_ARGS_CALL(hipFree, (ptr), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr));
     CG_SHORT_CALL(hipFree, (ptr), cgl_thunk_code);
     return cgl_gp_hipFree(ptr);
 }
@@ -7408,7 +7408,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipFreeHost(void *ptr)
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipFreeHost(void *ptr)
 {
-    CG_ARGS_CALL(hipFreeHost, (ptr), cgl_thunk_code, 2, 0, (ptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr));
+    CG_ARGS_CALL(hipFreeHost, (ptr), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr));
     CG_SHORT_CALL(hipFreeHost, (ptr), cgl_thunk_code);
     return cgl_gp_hipFreeHost(ptr);
 }
@@ -7438,7 +7438,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipHostFree(void *ptr)
 static __attribute__((noinline)) hipError_t cgl_sl_hipHostFree(void *ptr)
 {
     CG_BLOCKING_CALL(hipHostFree, (ptr), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipHostFree, (ptr), cgl_thunk_code, 2, 0, (ptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr));
+    CG_ARGS_CALL(hipHostFree, (ptr), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr));
     CG_SHORT_CALL(hipHostFree, (ptr), cgl_thunk_code);
     return cgl_gp_hipHostFree(ptr);
 }
@@ -7474,7 +7474,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy(void *dst, const vo
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)
 {
     CG_BLOCKING_CALL(hipMemcpy, (dst, src, sizeBytes, kind), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemcpy, (dst, src, sizeBytes, kind), cgl_thunk_code, 5, 0, (dst, src, sizeBytes, kind, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src); CG_ARG_WORD(3, sizeBytes); CG_ARG_WORD(4, kind));
+    CG_ARGS_CALL(hipMemcpy, (dst, src, sizeBytes, kind), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src); CG_ARG_WORD(3, sizeBytes); CG_ARG_WORD(4, kind));
     CG_SHORT_CALL(hipMemcpy, (dst, src, sizeBytes, kind), cgl_thunk_code);
     return cgl_gp_hipMemcpy(dst, src, sizeBytes, kind);
 }
@@ -7512,7 +7512,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyWithStream(void *dst
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyWithStream(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream)
 {
     CG_BLOCKING_CALL(hipMemcpyWithStream, (dst, src, sizeBytes, kind, stream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemcpyWithStream, (dst, src, sizeBytes, kind, stream), cgl_thunk_code, 6, 0, (dst, src, sizeBytes, kind, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src); CG_ARG_WORD(3, sizeBytes); CG_ARG_WORD(4, kind); CG_ARG_WORD(5, stream));
+    CG_ARGS_CALL(hipMemcpyWithStream, (dst, src, sizeBytes, kind, stream), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src); CG_ARG_WORD(3, sizeBytes); CG_ARG_WORD(4, kind); CG_ARG_WORD(5, stream));
     CG_SHORT_CALL(hipMemcpyWithStream, (dst, src, sizeBytes, kind, stream), cgl_thunk_code);
     return cgl_gp_hipMemcpyWithStream(dst, src, sizeBytes, kind, stream);
 }
@@ -7546,7 +7546,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyHtoD(hipDeviceptr_t 
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyHtoD(hipDeviceptr_t dst, void *src, size_t sizeBytes)
 {
     CG_BLOCKING_CALL(hipMemcpyHtoD, (dst, src, sizeBytes), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemcpyHtoD, (dst, src, sizeBytes), cgl_thunk_code, 4, 0, (dst, src, sizeBytes, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src); CG_ARG_WORD(3, sizeBytes));
+    CG_ARGS_CALL(hipMemcpyHtoD, (dst, src, sizeBytes), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src); CG_ARG_WORD(3, sizeBytes));
     CG_SHORT_CALL(hipMemcpyHtoD, (dst, src, sizeBytes), cgl_thunk_code);
     return cgl_gp_hipMemcpyHtoD(dst, src, sizeBytes);
 }
@@ -7580,7 +7580,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyDtoH(void *dst, hipD
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyDtoH(void *dst, hipDeviceptr_t src, size_t sizeBytes)
 {
     CG_BLOCKING_CALL(hipMemcpyDtoH, (dst, src, sizeBytes), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemcpyDtoH, (dst, src, sizeBytes), cgl_thunk_code, 4, 0, (dst, src, sizeBytes, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src); CG_ARG_WORD(3, sizeBytes));
+    CG_ARGS_CALL(hipMemcpyDtoH, (dst, src, sizeBytes), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src); CG_ARG_WORD(3, sizeBytes));
     CG_SHORT_CALL(hipMemcpyDtoH, (dst, src, sizeBytes), cgl_thunk_code);
     return cgl_gp_hipMemcpyDtoH(dst, src, sizeBytes);
 }
@@ -7614,7 +7614,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyDtoD(hipDeviceptr_t 
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes)
 {
     CG_BLOCKING_CALL(hipMemcpyDtoD, (dst, src, sizeBytes), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemcpyDtoD, (dst, src, sizeBytes), cgl_thunk_code, 4, 0, (dst, src, sizeBytes, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src); CG_ARG_WORD(3, sizeBytes));
+    CG_ARGS_CALL(hipMemcpyDtoD, (dst, src, sizeBytes), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src); CG_ARG_WORD(3, sizeBytes));
     CG_SHORT_CALL(hipMemcpyDtoD, (dst, src, sizeBytes), cgl_thunk_code);
     return cgl_gp_hipMemcpyDtoD(dst, src, sizeBytes);
 }
@@ -7650,7 +7650,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyHtoDAsync(hipDevicep
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyHtoDAsync(hipDeviceptr_t dst, void *src, size_t sizeBytes, hipStream_t stream)
 {
     CG_BLOCKING_CALL(hipMemcpyHtoDAsync, (dst, src, sizeBytes, stream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemcpyHtoDAsync, (dst, src, sizeBytes, stream), cgl_thunk_code, 5, 0, (dst, src, sizeBytes, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src); CG_ARG_WORD(3, sizeBytes); CG_ARG_WORD(4, stream));
+    CG_ARGS_CALL(hipMemcpyHtoDAsync, (dst, src, sizeBytes, stream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src); CG_ARG_WORD(3, sizeBytes); CG_ARG_WORD(4, stream));
     CG_SHORT_CALL(hipMemcpyHtoDAsync, (dst, src, sizeBytes, stream), cgl_thunk_code);
     return cgl_gp_hipMemcpyHtoDAsync(dst, src, sizeBytes, stream);
 }
@@ -7686,7 +7686,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyDtoHAsync(void *dst,
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyDtoHAsync(void *dst, hipDeviceptr_t src, size_t sizeBytes, hipStream_t stream)
 {
     CG_BLOCKING_CALL(hipMemcpyDtoHAsync, (dst, src, sizeBytes, stream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemcpyDtoHAsync, (dst, src, sizeBytes, stream), cgl_thunk_code, 5, 0, (dst, src, sizeBytes, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src); CG_ARG_WORD(3, sizeBytes); CG_ARG_WORD(4, stream));
+    CG_ARGS_CALL(hipMemcpyDtoHAsync, (dst, src, sizeBytes, stream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src); CG_ARG_WORD(3, sizeBytes); CG_ARG_WORD(4, stream));
     CG_SHORT_CALL(hipMemcpyDtoHAsync, (dst, src, sizeBytes, stream), cgl_thunk_code);
     return cgl_gp_hipMemcpyDtoHAsync(dst, src, sizeBytes, stream);
 }
@@ -7721,7 +7721,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyDtoDAsync(hipDevicep
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes, hipStream_t stream)
 {
-    CG_ARGS_CALL(hipMemcpyDtoDAsync, (dst, src, sizeBytes, stream), cgl_thunk_code, 5, 0, (dst, src, sizeBytes, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src); CG_ARG_WORD(3, sizeBytes); CG_ARG_WORD(4, stream));
+    CG_ARGS_CALL(hipMemcpyDtoDAsync, (dst, src, sizeBytes, stream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src); CG_ARG_WORD(3, sizeBytes); CG_ARG_WORD(4, stream));
     CG_SHORT_CALL(hipMemcpyDtoDAsync, (dst, src, sizeBytes, stream), cgl_thunk_code);
     return cgl_gp_hipMemcpyDtoDAsync(dst, src, sizeBytes, stream);
 }
@@ -7786,7 +7786,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGetSymbolAddress(void **de
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGetSymbolAddress(void **devPtr, const void *symbol)
 {
-    CG_ARGS_CALL(hipGetSymbolAddress, (devPtr, symbol), cgl_thunk_code, 3, 0, (devPtr, symbol, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, devPtr); CG_ARG_WORD(2, symbol));
+    CG_ARGS_CALL(hipGetSymbolAddress, (devPtr, symbol), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, devPtr); CG_ARG_WORD(2, symbol));
     CG_SHORT_CALL(hipGetSymbolAddress, (devPtr, symbol), cgl_thunk_code);
     return cgl_gp_hipGetSymbolAddress(devPtr, symbol);
 }
@@ -7817,7 +7817,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGetSymbolSize(size_t *size
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGetSymbolSize(size_t *size, const void *symbol)
 {
-    CG_ARGS_CALL(hipGetSymbolSize, (size, symbol), cgl_thunk_code, 3, 0, (size, symbol, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, size); CG_ARG_WORD(2, symbol));
+    CG_ARGS_CALL(hipGetSymbolSize, (size, symbol), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, size); CG_ARG_WORD(2, symbol));
     CG_SHORT_CALL(hipGetSymbolSize, (size, symbol), cgl_thunk_code);
     return cgl_gp_hipGetSymbolSize(size, symbol);
 }
@@ -7855,7 +7855,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyToSymbol(const void 
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyToSymbol(const void *symbol, const void *src, size_t sizeBytes, size_t offset, hipMemcpyKind kind)
 {
     CG_BLOCKING_CALL(hipMemcpyToSymbol, (symbol, src, sizeBytes, offset, kind), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemcpyToSymbol, (symbol, src, sizeBytes, offset, kind), cgl_thunk_code, 6, 0, (symbol, src, sizeBytes, offset, kind, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, symbol); CG_ARG_WORD(2, src); CG_ARG_WORD(3, sizeBytes); CG_ARG_WORD(4, offset); CG_ARG_WORD(5, kind));
+    CG_ARGS_CALL(hipMemcpyToSymbol, (symbol, src, sizeBytes, offset, kind), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, symbol); CG_ARG_WORD(2, src); CG_ARG_WORD(3, sizeBytes); CG_ARG_WORD(4, offset); CG_ARG_WORD(5, kind));
     CG_SHORT_CALL(hipMemcpyToSymbol, (symbol, src, sizeBytes, offset, kind), cgl_thunk_code);
     return cgl_gp_hipMemcpyToSymbol(symbol, src, sizeBytes, offset, kind);
 }
@@ -7894,7 +7894,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyToSymbolAsync(const 
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyToSymbolAsync(const void *symbol, const void *src, size_t sizeBytes, size_t offset, hipMemcpyKind kind, hipStream_t stream)
 {
-    CG_ARGS_CALL(hipMemcpyToSymbolAsync, (symbol, src, sizeBytes, offset, kind, stream), cgl_thunk_code, 7, 0, (symbol, src, sizeBytes, offset, kind, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, symbol); CG_ARG_WORD(2, src); CG_ARG_WORD(3, sizeBytes); CG_ARG_WORD(4, offset); CG_ARG_WORD(5, kind); CG_ARG_WORD(6, stream));
+    CG_ARGS_CALL(hipMemcpyToSymbolAsync, (symbol, src, sizeBytes, offset, kind, stream), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, symbol); CG_ARG_WORD(2, src); CG_ARG_WORD(3, sizeBytes); CG_ARG_WORD(4, offset); CG_ARG_WORD(5, kind); CG_ARG_WORD(6, stream));
     CG_SHORT_CALL(hipMemcpyToSymbolAsync, (symbol, src, sizeBytes, offset, kind, stream), cgl_thunk_code);
     return cgl_gp_hipMemcpyToSymbolAsync(symbol, src, sizeBytes, offset, kind, stream);
 }
@@ -7932,7 +7932,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyFromSymbol(void *dst
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyFromSymbol(void *dst, const void *symbol, size_t sizeBytes, size_t offset, hipMemcpyKind kind)
 {
     CG_BLOCKING_CALL(hipMemcpyFromSymbol, (dst, symbol, sizeBytes, offset, kind), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemcpyFromSymbol, (dst, symbol, sizeBytes, offset, kind), cgl_thunk_code, 6, 0, (dst, symbol, sizeBytes, offset, kind, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, symbol); CG_ARG_WORD(3, sizeBytes); CG_ARG_WORD(4, offset); CG_ARG_WORD(5, kind));
+    CG_ARGS_CALL(hipMemcpyFromSymbol, (dst, symbol, sizeBytes, offset, kind), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, symbol); CG_ARG_WORD(3, sizeBytes); CG_ARG_WORD(4, offset); CG_ARG_WORD(5, kind));
     CG_SHORT_CALL(hipMemcpyFromSymbol, (dst, symbol, sizeBytes, offset, kind), cgl_thunk_code);
     return cgl_gp_hipMemcpyFromSymbol(dst, symbol, sizeBytes, offset, kind);
 }
@@ -7971,7 +7971,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyFromSymbolAsync(void
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t sizeBytes, size_t offset, hipMemcpyKind kind, hipStream_t stream)
 {
-    CG_ARGS_CALL(hipMemcpyFromSymbolAsync, (dst, symbol, sizeBytes, offset, kind, stream), cgl_thunk_code, 7, 0, (dst, symbol, sizeBytes, offset, kind, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, symbol); CG_ARG_WORD(3, sizeBytes); CG_ARG_WORD(4, offset); CG_ARG_WORD(5, kind); CG_ARG_WORD(6, stream));
+    CG_ARGS_CALL(hipMemcpyFromSymbolAsync, (dst, symbol, sizeBytes, offset, kind, stream), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, symbol); CG_ARG_WORD(3, sizeBytes); CG_ARG_WORD(4, offset); CG_ARG_WORD(5, kind); CG_ARG_WORD(6, stream));
     CG_SHORT_CALL(hipMemcpyFromSymbolAsync, (dst, symbol, sizeBytes, offset, kind, stream), cgl_thunk_code);
     return cgl_gp_hipMemcpyFromSymbolAsync(dst, symbol, sizeBytes, offset, kind, stream);
 }
@@ -8009,7 +8009,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyAsync(void *dst, con
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyAsync(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream)
 {
     CG_BLOCKING_CALL(hipMemcpyAsync, (dst, src, sizeBytes, kind, stream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemcpyAsync, (dst, src, sizeBytes, kind, stream), cgl_thunk_code, 6, 0, (dst, src, sizeBytes, kind, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src); CG_ARG_WORD(3, sizeBytes); CG_ARG_WORD(4, kind); CG_ARG_WORD(5, stream));
+    CG_ARGS_CALL(hipMemcpyAsync, (dst, src, sizeBytes, kind, stream), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, src); CG_ARG_WORD(3, sizeBytes); CG_ARG_WORD(4, kind); CG_ARG_WORD(5, stream));
     CG_SHORT_CALL(hipMemcpyAsync, (dst, src, sizeBytes, kind, stream), cgl_thunk_code);
     return cgl_gp_hipMemcpyAsync(dst, src, sizeBytes, kind, stream);
 }
@@ -8043,7 +8043,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemset(void *dst, int valu
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemset(void *dst, int value, size_t sizeBytes)
 {
     CG_BLOCKING_CALL(hipMemset, (dst, value, sizeBytes), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemset, (dst, value, sizeBytes), cgl_thunk_code, 4, 0, (dst, value, sizeBytes, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, value); CG_ARG_WORD(3, sizeBytes));
+    CG_ARGS_CALL(hipMemset, (dst, value, sizeBytes), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, value); CG_ARG_WORD(3, sizeBytes));
     CG_SHORT_CALL(hipMemset, (dst, value, sizeBytes), cgl_thunk_code);
     return cgl_gp_hipMemset(dst, value, sizeBytes);
 }
@@ -8077,7 +8077,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemsetD8(hipDeviceptr_t de
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemsetD8(hipDeviceptr_t dest, unsigned char value, size_t count)
 {
     CG_BLOCKING_CALL(hipMemsetD8, (dest, value, count), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemsetD8, (dest, value, count), cgl_thunk_code, 4, 0, (dest, value, count, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dest); CG_ARG_WORD(2, value); CG_ARG_WORD(3, count));
+    CG_ARGS_CALL(hipMemsetD8, (dest, value, count), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dest); CG_ARG_WORD(2, value); CG_ARG_WORD(3, count));
     CG_SHORT_CALL(hipMemsetD8, (dest, value, count), cgl_thunk_code);
     return cgl_gp_hipMemsetD8(dest, value, count);
 }
@@ -8112,7 +8112,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemsetD8Async(hipDeviceptr
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemsetD8Async(hipDeviceptr_t dest, unsigned char value, size_t count, hipStream_t stream)
 {
-    CG_ARGS_CALL(hipMemsetD8Async, (dest, value, count, stream), cgl_thunk_code, 5, 0, (dest, value, count, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dest); CG_ARG_WORD(2, value); CG_ARG_WORD(3, count); CG_ARG_WORD(4, stream));
+    CG_ARGS_CALL(hipMemsetD8Async, (dest, value, count, stream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dest); CG_ARG_WORD(2, value); CG_ARG_WORD(3, count); CG_ARG_WORD(4, stream));
     CG_SHORT_CALL(hipMemsetD8Async, (dest, value, count, stream), cgl_thunk_code);
     return cgl_gp_hipMemsetD8Async(dest, value, count, stream);
 }
@@ -8146,7 +8146,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemsetD16(hipDeviceptr_t d
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemsetD16(hipDeviceptr_t dest, unsigned short value, size_t count)
 {
     CG_BLOCKING_CALL(hipMemsetD16, (dest, value, count), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemsetD16, (dest, value, count), cgl_thunk_code, 4, 0, (dest, value, count, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dest); CG_ARG_WORD(2, value); CG_ARG_WORD(3, count));
+    CG_ARGS_CALL(hipMemsetD16, (dest, value, count), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dest); CG_ARG_WORD(2, value); CG_ARG_WORD(3, count));
     CG_SHORT_CALL(hipMemsetD16, (dest, value, count), cgl_thunk_code);
     return cgl_gp_hipMemsetD16(dest, value, count);
 }
@@ -8181,7 +8181,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemsetD16Async(hipDevicept
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemsetD16Async(hipDeviceptr_t dest, unsigned short value, size_t count, hipStream_t stream)
 {
-    CG_ARGS_CALL(hipMemsetD16Async, (dest, value, count, stream), cgl_thunk_code, 5, 0, (dest, value, count, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dest); CG_ARG_WORD(2, value); CG_ARG_WORD(3, count); CG_ARG_WORD(4, stream));
+    CG_ARGS_CALL(hipMemsetD16Async, (dest, value, count, stream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dest); CG_ARG_WORD(2, value); CG_ARG_WORD(3, count); CG_ARG_WORD(4, stream));
     CG_SHORT_CALL(hipMemsetD16Async, (dest, value, count, stream), cgl_thunk_code);
     return cgl_gp_hipMemsetD16Async(dest, value, count, stream);
 }
@@ -8215,7 +8215,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemsetD32(hipDeviceptr_t d
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemsetD32(hipDeviceptr_t dest, int value, size_t count)
 {
     CG_BLOCKING_CALL(hipMemsetD32, (dest, value, count), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemsetD32, (dest, value, count), cgl_thunk_code, 4, 0, (dest, value, count, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dest); CG_ARG_WORD(2, value); CG_ARG_WORD(3, count));
+    CG_ARGS_CALL(hipMemsetD32, (dest, value, count), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dest); CG_ARG_WORD(2, value); CG_ARG_WORD(3, count));
     CG_SHORT_CALL(hipMemsetD32, (dest, value, count), cgl_thunk_code);
     return cgl_gp_hipMemsetD32(dest, value, count);
 }
@@ -8250,7 +8250,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemsetAsync(void *dst, int
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemsetAsync(void *dst, int value, size_t sizeBytes, hipStream_t stream)
 {
-    CG_ARGS_CALL(hipMemsetAsync, (dst, value, sizeBytes, stream), cgl_thunk_code, 5, 0, (dst, value, sizeBytes, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, value); CG_ARG_WORD(3, sizeBytes); CG_ARG_WORD(4, stream));
+    CG_ARGS_CALL(hipMemsetAsync, (dst, value, sizeBytes, stream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, value); CG_ARG_WORD(3, sizeBytes); CG_ARG_WORD(4, stream));
     CG_SHORT_CALL(hipMemsetAsync, (dst, value, sizeBytes, stream), cgl_thunk_code);
     return cgl_gp_hipMemsetAsync(dst, value, sizeBytes, stream);
 }
@@ -8285,7 +8285,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemsetD32Async(hipDevicept
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemsetD32Async(hipDeviceptr_t dst, int value, size_t count, hipStream_t stream)
 {
-    CG_ARGS_CALL(hipMemsetD32Async, (dst, value, count, stream), cgl_thunk_code, 5, 0, (dst, value, count, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, value); CG_ARG_WORD(3, count); CG_ARG_WORD(4, stream));
+    CG_ARGS_CALL(hipMemsetD32Async, (dst, value, count, stream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, value); CG_ARG_WORD(3, count); CG_ARG_WORD(4, stream));
     CG_SHORT_CALL(hipMemsetD32Async, (dst, value, count, stream), cgl_thunk_code);
     return cgl_gp_hipMemsetD32Async(dst, value, count, stream);
 }
@@ -8323,7 +8323,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemset2D(void *dst, size_t
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemset2D(void *dst, size_t pitch, int value, size_t width, size_t height)
 {
     CG_BLOCKING_CALL(hipMemset2D, (dst, pitch, value, width, height), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemset2D, (dst, pitch, value, width, height), cgl_thunk_code, 6, 0, (dst, pitch, value, width, height, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, pitch); CG_ARG_WORD(3, value); CG_ARG_WORD(4, width); CG_ARG_WORD(5, height));
+    CG_ARGS_CALL(hipMemset2D, (dst, pitch, value, width, height), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, pitch); CG_ARG_WORD(3, value); CG_ARG_WORD(4, width); CG_ARG_WORD(5, height));
     CG_SHORT_CALL(hipMemset2D, (dst, pitch, value, width, height), cgl_thunk_code);
     return cgl_gp_hipMemset2D(dst, pitch, value, width, height);
 }
@@ -8362,7 +8362,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemset2DAsync(void *dst, s
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemset2DAsync(void *dst, size_t pitch, int value, size_t width, size_t height, hipStream_t stream)
 {
-    CG_ARGS_CALL(hipMemset2DAsync, (dst, pitch, value, width, height, stream), cgl_thunk_code, 7, 0, (dst, pitch, value, width, height, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, pitch); CG_ARG_WORD(3, value); CG_ARG_WORD(4, width); CG_ARG_WORD(5, height); CG_ARG_WORD(6, stream));
+    CG_ARGS_CALL(hipMemset2DAsync, (dst, pitch, value, width, height, stream), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, pitch); CG_ARG_WORD(3, value); CG_ARG_WORD(4, width); CG_ARG_WORD(5, height); CG_ARG_WORD(6, stream));
     CG_SHORT_CALL(hipMemset2DAsync, (dst, pitch, value, width, height, stream), cgl_thunk_code);
     return cgl_gp_hipMemset2DAsync(dst, pitch, value, width, height, stream);
 }
@@ -8394,7 +8394,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemset3D(hipPitchedPtr pit
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemset3D(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent)
 {
     CG_BLOCKING_CALL(hipMemset3D, (pitchedDevPtr, value, extent), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemset3D, (pitchedDevPtr, value, extent), cgl_thunk_code, 2, 0, (pitchedDevPtr, value, extent, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, value));
+    CG_ARGS_CALL(hipMemset3D, (pitchedDevPtr, value, extent), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, value));
     CG_SHORT_CALL(hipMemset3D, (pitchedDevPtr, value, extent), cgl_thunk_code);
     return cgl_gp_hipMemset3D(pitchedDevPtr, value, extent);
 }
@@ -8427,7 +8427,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemset3DAsync(hipPitchedPt
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemset3DAsync(hipPitchedPtr pitchedDevPtr, int value, hipExtent extent, hipStream_t stream)
 {
-    CG_ARGS_CALL(hipMemset3DAsync, (pitchedDevPtr, value, extent, stream), cgl_thunk_code, 3, 0, (pitchedDevPtr, value, extent, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, value); CG_ARG_WORD(2, stream));
+    CG_ARGS_CALL(hipMemset3DAsync, (pitchedDevPtr, value, extent, stream), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, value); CG_ARG_WORD(2, stream));
     CG_SHORT_CALL(hipMemset3DAsync, (pitchedDevPtr, value, extent, stream), cgl_thunk_code);
     return cgl_gp_hipMemset3DAsync(pitchedDevPtr, value, extent, stream);
 }
@@ -8458,7 +8458,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemGetInfo(size_t *free, s
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemGetInfo(size_t *free, size_t *total)
 {
-    CG_ARGS_CALL(hipMemGetInfo, (free, total), cgl_thunk_code, 3, 0, (free, total, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, free); CG_ARG_WORD(2, total));
+    CG_ARGS_CALL(hipMemGetInfo, (free, total), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, free); CG_ARG_WORD(2, total));
     CG_SHORT_CALL(hipMemGetInfo, (free, total), cgl_thunk_code);
     return cgl_gp_hipMemGetInfo(free, total);
 }
@@ -8489,7 +8489,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemPtrGetInfo(void *ptr, s
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemPtrGetInfo(void *ptr, size_t *size)
 {
-    CG_ARGS_CALL(hipMemPtrGetInfo, (ptr, size), cgl_thunk_code, 3, 0, (ptr, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size));
+    CG_ARGS_CALL(hipMemPtrGetInfo, (ptr, size), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size));
     CG_SHORT_CALL(hipMemPtrGetInfo, (ptr, size), cgl_thunk_code);
     return cgl_gp_hipMemPtrGetInfo(ptr, size);
 }
@@ -8526,7 +8526,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMallocArray(hipArray **arr
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMallocArray(hipArray **array, const hipChannelFormatDesc *desc, size_t width, size_t height, unsigned int flags)
 {
-    CG_ARGS_CALL(hipMallocArray, (array, desc, width, height, flags), cgl_thunk_code, 6, 0, (array, desc, width, height, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, array); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, width); CG_ARG_WORD(4, height); CG_ARG_WORD(5, flags));
+    CG_ARGS_CALL(hipMallocArray, (array, desc, width, height, flags), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, array); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, width); CG_ARG_WORD(4, height); CG_ARG_WORD(5, flags));
     CG_SHORT_CALL(hipMallocArray, (array, desc, width, height, flags), cgl_thunk_code);
     return cgl_gp_hipMallocArray(array, desc, width, height, flags);
 }
@@ -8557,7 +8557,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipArrayCreate(hipArray **pHa
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipArrayCreate(hipArray **pHandle, const HIP_ARRAY_DESCRIPTOR *pAllocateArray)
 {
-    CG_ARGS_CALL(hipArrayCreate, (pHandle, pAllocateArray), cgl_thunk_code, 3, 0, (pHandle, pAllocateArray, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pHandle); CG_ARG_WORD(2, pAllocateArray));
+    CG_ARGS_CALL(hipArrayCreate, (pHandle, pAllocateArray), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pHandle); CG_ARG_WORD(2, pAllocateArray));
     CG_SHORT_CALL(hipArrayCreate, (pHandle, pAllocateArray), cgl_thunk_code);
     return cgl_gp_hipArrayCreate(pHandle, pAllocateArray);
 }
@@ -8586,7 +8586,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipArrayDestroy(hipArray *arr
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipArrayDestroy(hipArray *array)
 {
-    CG_ARGS_CALL(hipArrayDestroy, (array), cgl_thunk_code, 2, 0, (array, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, array));
+    CG_ARGS_CALL(hipArrayDestroy, (array), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, array));
     CG_SHORT_CALL(hipArrayDestroy, (array), cgl_thunk_code);
     return cgl_gp_hipArrayDestroy(array);
 }
@@ -8617,7 +8617,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipArray3DCreate(hipArray **a
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipArray3DCreate(hipArray **array, const HIP_ARRAY3D_DESCRIPTOR *pAllocateArray)
 {
-    CG_ARGS_CALL(hipArray3DCreate, (array, pAllocateArray), cgl_thunk_code, 3, 0, (array, pAllocateArray, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, array); CG_ARG_WORD(2, pAllocateArray));
+    CG_ARGS_CALL(hipArray3DCreate, (array, pAllocateArray), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, array); CG_ARG_WORD(2, pAllocateArray));
     CG_SHORT_CALL(hipArray3DCreate, (array, pAllocateArray), cgl_thunk_code);
     return cgl_gp_hipArray3DCreate(array, pAllocateArray);
 }
@@ -8647,7 +8647,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMalloc3D(hipPitchedPtr *pi
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMalloc3D(hipPitchedPtr *pitchedDevPtr, hipExtent extent)
 {
-    CG_ARGS_CALL(hipMalloc3D, (pitchedDevPtr, extent), cgl_thunk_code, 2, 0, (pitchedDevPtr, extent, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pitchedDevPtr));
+    CG_ARGS_CALL(hipMalloc3D, (pitchedDevPtr, extent), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pitchedDevPtr));
     CG_SHORT_CALL(hipMalloc3D, (pitchedDevPtr, extent), cgl_thunk_code);
     return cgl_gp_hipMalloc3D(pitchedDevPtr, extent);
 }
@@ -8677,7 +8677,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipFreeArray(hipArray *array)
 static __attribute__((noinline)) hipError_t cgl_sl_hipFreeArray(hipArray *array)
 {
     CG_BLOCKING_CALL(hipFreeArray, (array), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipFreeArray, (array), cgl_thunk_code, 2, 0, (array, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, array));
+    CG_ARGS_CALL(hipFreeArray, (array), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, array));
     CG_SHORT_CALL(hipFreeArray, (array), cgl_thunk_code);
     return cgl_gp_hipFreeArray(array);
 }
@@ -8707,7 +8707,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipFreeMipmappedArray(hipMipm
 static __attribute__((noinline)) hipError_t cgl_sl_hipFreeMipmappedArray(hipMipmappedArray_t mipmappedArray)
 {
     CG_BLOCKING_CALL(hipFreeMipmappedArray, (mipmappedArray), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipFreeMipmappedArray, (mipmappedArray), cgl_thunk_code, 2, 0, (mipmappedArray, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mipmappedArray));
+    CG_ARGS_CALL(hipFreeMipmappedArray, (mipmappedArray), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mipmappedArray));
     CG_SHORT_CALL(hipFreeMipmappedArray, (mipmappedArray), cgl_thunk_code);
     return cgl_gp_hipFreeMipmappedArray(mipmappedArray);
 }
@@ -8741,7 +8741,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMalloc3DArray(hipArray **a
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMalloc3DArray(hipArray **array, const struct hipChannelFormatDesc *desc, struct hipExtent extent, unsigned int flags)
 {
-    CG_ARGS_CALL(hipMalloc3DArray, (array, desc, extent, flags), cgl_thunk_code, 4, 0, (array, desc, extent, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, array); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, flags));
+    CG_ARGS_CALL(hipMalloc3DArray, (array, desc, extent, flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, array); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, flags));
     CG_SHORT_CALL(hipMalloc3DArray, (array, desc, extent, flags), cgl_thunk_code);
     return cgl_gp_hipMalloc3DArray(array, desc, extent, flags);
 }
@@ -8777,7 +8777,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMallocMipmappedArray(hipMi
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMallocMipmappedArray(hipMipmappedArray_t *mipmappedArray, const struct hipChannelFormatDesc *desc, struct hipExtent extent, unsigned int numLevels, unsigned int flags)
 {
-    CG_ARGS_CALL(hipMallocMipmappedArray, (mipmappedArray, desc, extent, numLevels, flags), cgl_thunk_code, 5, 0, (mipmappedArray, desc, extent, numLevels, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mipmappedArray); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, numLevels); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(hipMallocMipmappedArray, (mipmappedArray, desc, extent, numLevels, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mipmappedArray); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, numLevels); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(hipMallocMipmappedArray, (mipmappedArray, desc, extent, numLevels, flags), cgl_thunk_code);
     return cgl_gp_hipMallocMipmappedArray(mipmappedArray, desc, extent, numLevels, flags);
 }
@@ -8810,7 +8810,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGetMipmappedArrayLevel(hip
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGetMipmappedArrayLevel(hipArray_t *levelArray, hipMipmappedArray_const_t mipmappedArray, unsigned int level)
 {
-    CG_ARGS_CALL(hipGetMipmappedArrayLevel, (levelArray, mipmappedArray, level), cgl_thunk_code, 4, 0, (levelArray, mipmappedArray, level, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, levelArray); CG_ARG_WORD(2, mipmappedArray); CG_ARG_WORD(3, level));
+    CG_ARGS_CALL(hipGetMipmappedArrayLevel, (levelArray, mipmappedArray, level), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, levelArray); CG_ARG_WORD(2, mipmappedArray); CG_ARG_WORD(3, level));
     CG_SHORT_CALL(hipGetMipmappedArrayLevel, (levelArray, mipmappedArray, level), cgl_thunk_code);
     return cgl_gp_hipGetMipmappedArrayLevel(levelArray, mipmappedArray, level);
 }
@@ -8852,7 +8852,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy2D(void *dst, size_t
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
 {
     CG_BLOCKING_CALL(hipMemcpy2D, (dst, dpitch, src, spitch, width, height, kind), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemcpy2D, (dst, dpitch, src, spitch, width, height, kind), cgl_thunk_code, 8, 0, (dst, dpitch, src, spitch, width, height, kind, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, dpitch); CG_ARG_WORD(3, src); CG_ARG_WORD(4, spitch); CG_ARG_WORD(5, width); CG_ARG_WORD(6, height); CG_ARG_WORD(7, kind));
+    CG_ARGS_CALL(hipMemcpy2D, (dst, dpitch, src, spitch, width, height, kind), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, dpitch); CG_ARG_WORD(3, src); CG_ARG_WORD(4, spitch); CG_ARG_WORD(5, width); CG_ARG_WORD(6, height); CG_ARG_WORD(7, kind));
     CG_SHORT_CALL(hipMemcpy2D, (dst, dpitch, src, spitch, width, height, kind), cgl_thunk_code);
     return cgl_gp_hipMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
 }
@@ -8882,7 +8882,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyParam2D(const hip_Me
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyParam2D(const hip_Memcpy2D *pCopy)
 {
     CG_BLOCKING_CALL(hipMemcpyParam2D, (pCopy), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemcpyParam2D, (pCopy), cgl_thunk_code, 2, 0, (pCopy, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy));
+    CG_ARGS_CALL(hipMemcpyParam2D, (pCopy), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy));
     CG_SHORT_CALL(hipMemcpyParam2D, (pCopy), cgl_thunk_code);
     return cgl_gp_hipMemcpyParam2D(pCopy);
 }
@@ -8913,7 +8913,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyParam2DAsync(const h
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyParam2DAsync(const hip_Memcpy2D *pCopy, hipStream_t stream)
 {
-    CG_ARGS_CALL(hipMemcpyParam2DAsync, (pCopy, stream), cgl_thunk_code, 3, 0, (pCopy, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy); CG_ARG_WORD(2, stream));
+    CG_ARGS_CALL(hipMemcpyParam2DAsync, (pCopy, stream), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy); CG_ARG_WORD(2, stream));
     CG_SHORT_CALL(hipMemcpyParam2DAsync, (pCopy, stream), cgl_thunk_code);
     return cgl_gp_hipMemcpyParam2DAsync(pCopy, stream);
 }
@@ -8957,7 +8957,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy2DAsync(void *dst, s
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind, hipStream_t stream)
 {
     CG_BLOCKING_CALL(hipMemcpy2DAsync, (dst, dpitch, src, spitch, width, height, kind, stream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemcpy2DAsync, (dst, dpitch, src, spitch, width, height, kind, stream), cgl_thunk_code, 9, 0, (dst, dpitch, src, spitch, width, height, kind, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, dpitch); CG_ARG_WORD(3, src); CG_ARG_WORD(4, spitch); CG_ARG_WORD(5, width); CG_ARG_WORD(6, height); CG_ARG_WORD(7, kind); CG_ARG_WORD(8, stream));
+    CG_ARGS_CALL(hipMemcpy2DAsync, (dst, dpitch, src, spitch, width, height, kind, stream), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, dpitch); CG_ARG_WORD(3, src); CG_ARG_WORD(4, spitch); CG_ARG_WORD(5, width); CG_ARG_WORD(6, height); CG_ARG_WORD(7, kind); CG_ARG_WORD(8, stream));
     CG_SHORT_CALL(hipMemcpy2DAsync, (dst, dpitch, src, spitch, width, height, kind, stream), cgl_thunk_code);
     return cgl_gp_hipMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream);
 }
@@ -9001,7 +9001,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy2DToArray(hipArray *
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2DToArray(hipArray *dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind)
 {
     CG_BLOCKING_CALL(hipMemcpy2DToArray, (dst, wOffset, hOffset, src, spitch, width, height, kind), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemcpy2DToArray, (dst, wOffset, hOffset, src, spitch, width, height, kind), cgl_thunk_code, 9, 0, (dst, wOffset, hOffset, src, spitch, width, height, kind, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, wOffset); CG_ARG_WORD(3, hOffset); CG_ARG_WORD(4, src); CG_ARG_WORD(5, spitch); CG_ARG_WORD(6, width); CG_ARG_WORD(7, height); CG_ARG_WORD(8, kind));
+    CG_ARGS_CALL(hipMemcpy2DToArray, (dst, wOffset, hOffset, src, spitch, width, height, kind), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, wOffset); CG_ARG_WORD(3, hOffset); CG_ARG_WORD(4, src); CG_ARG_WORD(5, spitch); CG_ARG_WORD(6, width); CG_ARG_WORD(7, height); CG_ARG_WORD(8, kind));
     CG_SHORT_CALL(hipMemcpy2DToArray, (dst, wOffset, hOffset, src, spitch, width, height, kind), cgl_thunk_code);
     return cgl_gp_hipMemcpy2DToArray(dst, wOffset, hOffset, src, spitch, width, height, kind);
 }
@@ -9046,7 +9046,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy2DToArrayAsync(hipAr
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2DToArrayAsync(hipArray *dst, size_t wOffset, size_t hOffset, const void *src, size_t spitch, size_t width, size_t height, hipMemcpyKind kind, hipStream_t stream)
 {
-    CG_ARGS_CALL(hipMemcpy2DToArrayAsync, (dst, wOffset, hOffset, src, spitch, width, height, kind, stream), cgl_thunk_code, 10, 0, (dst, wOffset, hOffset, src, spitch, width, height, kind, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, wOffset); CG_ARG_WORD(3, hOffset); CG_ARG_WORD(4, src); CG_ARG_WORD(5, spitch); CG_ARG_WORD(6, width); CG_ARG_WORD(7, height); CG_ARG_WORD(8, kind); CG_ARG_WORD(9, stream));
+    CG_ARGS_CALL(hipMemcpy2DToArrayAsync, (dst, wOffset, hOffset, src, spitch, width, height, kind, stream), cgl_thunk_code, 10, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, wOffset); CG_ARG_WORD(3, hOffset); CG_ARG_WORD(4, src); CG_ARG_WORD(5, spitch); CG_ARG_WORD(6, width); CG_ARG_WORD(7, height); CG_ARG_WORD(8, kind); CG_ARG_WORD(9, stream));
     CG_SHORT_CALL(hipMemcpy2DToArrayAsync, (dst, wOffset, hOffset, src, spitch, width, height, kind, stream), cgl_thunk_code);
     return cgl_gp_hipMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
 }
@@ -9086,7 +9086,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyToArray(hipArray *ds
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyToArray(hipArray *dst, size_t wOffset, size_t hOffset, const void *src, size_t count, hipMemcpyKind kind)
 {
     CG_BLOCKING_CALL(hipMemcpyToArray, (dst, wOffset, hOffset, src, count, kind), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemcpyToArray, (dst, wOffset, hOffset, src, count, kind), cgl_thunk_code, 7, 0, (dst, wOffset, hOffset, src, count, kind, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, wOffset); CG_ARG_WORD(3, hOffset); CG_ARG_WORD(4, src); CG_ARG_WORD(5, count); CG_ARG_WORD(6, kind));
+    CG_ARGS_CALL(hipMemcpyToArray, (dst, wOffset, hOffset, src, count, kind), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, wOffset); CG_ARG_WORD(3, hOffset); CG_ARG_WORD(4, src); CG_ARG_WORD(5, count); CG_ARG_WORD(6, kind));
     CG_SHORT_CALL(hipMemcpyToArray, (dst, wOffset, hOffset, src, count, kind), cgl_thunk_code);
     return cgl_gp_hipMemcpyToArray(dst, wOffset, hOffset, src, count, kind);
 }
@@ -9126,7 +9126,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyFromArray(void *dst,
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyFromArray(void *dst, hipArray_const_t srcArray, size_t wOffset, size_t hOffset, size_t count, hipMemcpyKind kind)
 {
     CG_BLOCKING_CALL(hipMemcpyFromArray, (dst, srcArray, wOffset, hOffset, count, kind), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemcpyFromArray, (dst, srcArray, wOffset, hOffset, count, kind), cgl_thunk_code, 7, 0, (dst, srcArray, wOffset, hOffset, count, kind, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, srcArray); CG_ARG_WORD(3, wOffset); CG_ARG_WORD(4, hOffset); CG_ARG_WORD(5, count); CG_ARG_WORD(6, kind));
+    CG_ARGS_CALL(hipMemcpyFromArray, (dst, srcArray, wOffset, hOffset, count, kind), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, srcArray); CG_ARG_WORD(3, wOffset); CG_ARG_WORD(4, hOffset); CG_ARG_WORD(5, count); CG_ARG_WORD(6, kind));
     CG_SHORT_CALL(hipMemcpyFromArray, (dst, srcArray, wOffset, hOffset, count, kind), cgl_thunk_code);
     return cgl_gp_hipMemcpyFromArray(dst, srcArray, wOffset, hOffset, count, kind);
 }
@@ -9170,7 +9170,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy2DFromArray(void *ds
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2DFromArray(void *dst, size_t dpitch, hipArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, hipMemcpyKind kind)
 {
     CG_BLOCKING_CALL(hipMemcpy2DFromArray, (dst, dpitch, src, wOffset, hOffset, width, height, kind), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemcpy2DFromArray, (dst, dpitch, src, wOffset, hOffset, width, height, kind), cgl_thunk_code, 9, 0, (dst, dpitch, src, wOffset, hOffset, width, height, kind, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, dpitch); CG_ARG_WORD(3, src); CG_ARG_WORD(4, wOffset); CG_ARG_WORD(5, hOffset); CG_ARG_WORD(6, width); CG_ARG_WORD(7, height); CG_ARG_WORD(8, kind));
+    CG_ARGS_CALL(hipMemcpy2DFromArray, (dst, dpitch, src, wOffset, hOffset, width, height, kind), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, dpitch); CG_ARG_WORD(3, src); CG_ARG_WORD(4, wOffset); CG_ARG_WORD(5, hOffset); CG_ARG_WORD(6, width); CG_ARG_WORD(7, height); CG_ARG_WORD(8, kind));
     CG_SHORT_CALL(hipMemcpy2DFromArray, (dst, dpitch, src, wOffset, hOffset, width, height, kind), cgl_thunk_code);
     return cgl_gp_hipMemcpy2DFromArray(dst, dpitch, src, wOffset, hOffset, width, height, kind);
 }
@@ -9215,7 +9215,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy2DFromArrayAsync(voi
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy2DFromArrayAsync(void *dst, size_t dpitch, hipArray_const_t src, size_t wOffset, size_t hOffset, size_t width, size_t height, hipMemcpyKind kind, hipStream_t stream)
 {
-    CG_ARGS_CALL(hipMemcpy2DFromArrayAsync, (dst, dpitch, src, wOffset, hOffset, width, height, kind, stream), cgl_thunk_code, 10, 0, (dst, dpitch, src, wOffset, hOffset, width, height, kind, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, dpitch); CG_ARG_WORD(3, src); CG_ARG_WORD(4, wOffset); CG_ARG_WORD(5, hOffset); CG_ARG_WORD(6, width); CG_ARG_WORD(7, height); CG_ARG_WORD(8, kind); CG_ARG_WORD(9, stream));
+    CG_ARGS_CALL(hipMemcpy2DFromArrayAsync, (dst, dpitch, src, wOffset, hOffset, width, height, kind, stream), cgl_thunk_code, 10, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, dpitch); CG_ARG_WORD(3, src); CG_ARG_WORD(4, wOffset); CG_ARG_WORD(5, hOffset); CG_ARG_WORD(6, width); CG_ARG_WORD(7, height); CG_ARG_WORD(8, kind); CG_ARG_WORD(9, stream));
     CG_SHORT_CALL(hipMemcpy2DFromArrayAsync, (dst, dpitch, src, wOffset, hOffset, width, height, kind, stream), cgl_thunk_code);
     return cgl_gp_hipMemcpy2DFromArrayAsync(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
 }
@@ -9251,7 +9251,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyAtoH(void *dst, hipA
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyAtoH(void *dst, hipArray *srcArray, size_t srcOffset, size_t count)
 {
     CG_BLOCKING_CALL(hipMemcpyAtoH, (dst, srcArray, srcOffset, count), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemcpyAtoH, (dst, srcArray, srcOffset, count), cgl_thunk_code, 5, 0, (dst, srcArray, srcOffset, count, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, srcArray); CG_ARG_WORD(3, srcOffset); CG_ARG_WORD(4, count));
+    CG_ARGS_CALL(hipMemcpyAtoH, (dst, srcArray, srcOffset, count), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, srcArray); CG_ARG_WORD(3, srcOffset); CG_ARG_WORD(4, count));
     CG_SHORT_CALL(hipMemcpyAtoH, (dst, srcArray, srcOffset, count), cgl_thunk_code);
     return cgl_gp_hipMemcpyAtoH(dst, srcArray, srcOffset, count);
 }
@@ -9287,7 +9287,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyHtoA(hipArray *dstAr
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyHtoA(hipArray *dstArray, size_t dstOffset, const void *srcHost, size_t count)
 {
     CG_BLOCKING_CALL(hipMemcpyHtoA, (dstArray, dstOffset, srcHost, count), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemcpyHtoA, (dstArray, dstOffset, srcHost, count), cgl_thunk_code, 5, 0, (dstArray, dstOffset, srcHost, count, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstArray); CG_ARG_WORD(2, dstOffset); CG_ARG_WORD(3, srcHost); CG_ARG_WORD(4, count));
+    CG_ARGS_CALL(hipMemcpyHtoA, (dstArray, dstOffset, srcHost, count), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dstArray); CG_ARG_WORD(2, dstOffset); CG_ARG_WORD(3, srcHost); CG_ARG_WORD(4, count));
     CG_SHORT_CALL(hipMemcpyHtoA, (dstArray, dstOffset, srcHost, count), cgl_thunk_code);
     return cgl_gp_hipMemcpyHtoA(dstArray, dstOffset, srcHost, count);
 }
@@ -9317,7 +9317,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy3D(const struct hipM
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy3D(const struct hipMemcpy3DParms *p)
 {
     CG_BLOCKING_CALL(hipMemcpy3D, (p), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemcpy3D, (p), cgl_thunk_code, 2, 0, (p, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, p));
+    CG_ARGS_CALL(hipMemcpy3D, (p), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, p));
     CG_SHORT_CALL(hipMemcpy3D, (p), cgl_thunk_code);
     return cgl_gp_hipMemcpy3D(p);
 }
@@ -9349,7 +9349,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpy3DAsync(const struct
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpy3DAsync(const struct hipMemcpy3DParms *p, hipStream_t stream)
 {
     CG_BLOCKING_CALL(hipMemcpy3DAsync, (p, stream), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemcpy3DAsync, (p, stream), cgl_thunk_code, 3, 0, (p, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, p); CG_ARG_WORD(2, stream));
+    CG_ARGS_CALL(hipMemcpy3DAsync, (p, stream), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, p); CG_ARG_WORD(2, stream));
     CG_SHORT_CALL(hipMemcpy3DAsync, (p, stream), cgl_thunk_code);
     return cgl_gp_hipMemcpy3DAsync(p, stream);
 }
@@ -9378,7 +9378,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDrvMemcpy3D(const HIP_MEMC
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDrvMemcpy3D(const HIP_MEMCPY3D *pCopy)
 {
-    CG_ARGS_CALL(hipDrvMemcpy3D, (pCopy), cgl_thunk_code, 2, 0, (pCopy, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy));
+    CG_ARGS_CALL(hipDrvMemcpy3D, (pCopy), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy));
     CG_SHORT_CALL(hipDrvMemcpy3D, (pCopy), cgl_thunk_code);
     return cgl_gp_hipDrvMemcpy3D(pCopy);
 }
@@ -9409,7 +9409,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDrvMemcpy3DAsync(const HIP
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDrvMemcpy3DAsync(const HIP_MEMCPY3D *pCopy, hipStream_t stream)
 {
-    CG_ARGS_CALL(hipDrvMemcpy3DAsync, (pCopy, stream), cgl_thunk_code, 3, 0, (pCopy, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy); CG_ARG_WORD(2, stream));
+    CG_ARGS_CALL(hipDrvMemcpy3DAsync, (pCopy, stream), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy); CG_ARG_WORD(2, stream));
     CG_SHORT_CALL(hipDrvMemcpy3DAsync, (pCopy, stream), cgl_thunk_code);
     return cgl_gp_hipDrvMemcpy3DAsync(pCopy, stream);
 }
@@ -9442,7 +9442,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceCanAccessPeer(int *c
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceCanAccessPeer(int *canAccessPeer, int deviceId, int peerDeviceId)
 {
-    CG_ARGS_CALL(hipDeviceCanAccessPeer, (canAccessPeer, deviceId, peerDeviceId), cgl_thunk_code, 4, 0, (canAccessPeer, deviceId, peerDeviceId, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, canAccessPeer); CG_ARG_WORD(2, deviceId); CG_ARG_WORD(3, peerDeviceId));
+    CG_ARGS_CALL(hipDeviceCanAccessPeer, (canAccessPeer, deviceId, peerDeviceId), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, canAccessPeer); CG_ARG_WORD(2, deviceId); CG_ARG_WORD(3, peerDeviceId));
     CG_SHORT_CALL(hipDeviceCanAccessPeer, (canAccessPeer, deviceId, peerDeviceId), cgl_thunk_code);
     return cgl_gp_hipDeviceCanAccessPeer(canAccessPeer, deviceId, peerDeviceId);
 }
@@ -9473,7 +9473,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceEnablePeerAccess(int
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceEnablePeerAccess(int peerDeviceId, unsigned int flags)
 {
-    CG_ARGS_CALL(hipDeviceEnablePeerAccess, (peerDeviceId, flags), cgl_thunk_code, 3, 0, (peerDeviceId, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, peerDeviceId); CG_ARG_WORD(2, flags));
+    CG_ARGS_CALL(hipDeviceEnablePeerAccess, (peerDeviceId, flags), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, peerDeviceId); CG_ARG_WORD(2, flags));
     CG_SHORT_CALL(hipDeviceEnablePeerAccess, (peerDeviceId, flags), cgl_thunk_code);
     return cgl_gp_hipDeviceEnablePeerAccess(peerDeviceId, flags);
 }
@@ -9502,7 +9502,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceDisablePeerAccess(in
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceDisablePeerAccess(int peerDeviceId)
 {
-    CG_ARGS_CALL(hipDeviceDisablePeerAccess, (peerDeviceId), cgl_thunk_code, 2, 0, (peerDeviceId, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, peerDeviceId));
+    CG_ARGS_CALL(hipDeviceDisablePeerAccess, (peerDeviceId), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, peerDeviceId));
     CG_SHORT_CALL(hipDeviceDisablePeerAccess, (peerDeviceId), cgl_thunk_code);
     return cgl_gp_hipDeviceDisablePeerAccess(peerDeviceId);
 }
@@ -9535,7 +9535,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemGetAddressRange(hipDevi
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *psize, hipDeviceptr_t dptr)
 {
-    CG_ARGS_CALL(hipMemGetAddressRange, (pbase, psize, dptr), cgl_thunk_code, 4, 0, (pbase, psize, dptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pbase); CG_ARG_WORD(2, psize); CG_ARG_WORD(3, dptr));
+    CG_ARGS_CALL(hipMemGetAddressRange, (pbase, psize, dptr), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pbase); CG_ARG_WORD(2, psize); CG_ARG_WORD(3, dptr));
     CG_SHORT_CALL(hipMemGetAddressRange, (pbase, psize, dptr), cgl_thunk_code);
     return cgl_gp_hipMemGetAddressRange(pbase, psize, dptr);
 }
@@ -9573,7 +9573,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyPeer(void *dst, int 
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyPeer(void *dst, int dstDeviceId, const void *src, int srcDeviceId, size_t sizeBytes)
 {
     CG_BLOCKING_CALL(hipMemcpyPeer, (dst, dstDeviceId, src, srcDeviceId, sizeBytes), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipMemcpyPeer, (dst, dstDeviceId, src, srcDeviceId, sizeBytes), cgl_thunk_code, 6, 0, (dst, dstDeviceId, src, srcDeviceId, sizeBytes, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, dstDeviceId); CG_ARG_WORD(3, src); CG_ARG_WORD(4, srcDeviceId); CG_ARG_WORD(5, sizeBytes));
+    CG_ARGS_CALL(hipMemcpyPeer, (dst, dstDeviceId, src, srcDeviceId, sizeBytes), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, dstDeviceId); CG_ARG_WORD(3, src); CG_ARG_WORD(4, srcDeviceId); CG_ARG_WORD(5, sizeBytes));
     CG_SHORT_CALL(hipMemcpyPeer, (dst, dstDeviceId, src, srcDeviceId, sizeBytes), cgl_thunk_code);
     return cgl_gp_hipMemcpyPeer(dst, dstDeviceId, src, srcDeviceId, sizeBytes);
 }
@@ -9612,7 +9612,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemcpyPeerAsync(void *dst,
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int srcDevice, size_t sizeBytes, hipStream_t stream)
 {
-    CG_ARGS_CALL(hipMemcpyPeerAsync, (dst, dstDeviceId, src, srcDevice, sizeBytes, stream), cgl_thunk_code, 7, 0, (dst, dstDeviceId, src, srcDevice, sizeBytes, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, dstDeviceId); CG_ARG_WORD(3, src); CG_ARG_WORD(4, srcDevice); CG_ARG_WORD(5, sizeBytes); CG_ARG_WORD(6, stream));
+    CG_ARGS_CALL(hipMemcpyPeerAsync, (dst, dstDeviceId, src, srcDevice, sizeBytes, stream), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dst); CG_ARG_WORD(2, dstDeviceId); CG_ARG_WORD(3, src); CG_ARG_WORD(4, srcDevice); CG_ARG_WORD(5, sizeBytes); CG_ARG_WORD(6, stream));
     CG_SHORT_CALL(hipMemcpyPeerAsync, (dst, dstDeviceId, src, srcDevice, sizeBytes, stream), cgl_thunk_code);
     return cgl_gp_hipMemcpyPeerAsync(dst, dstDeviceId, src, srcDevice, sizeBytes, stream);
 }
@@ -9646,7 +9646,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxCreate(hipCtx_t *ctx, u
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxCreate(hipCtx_t *ctx, unsigned int flags, hipDevice_t device)
 {
     CG_BLOCKING_CALL(hipCtxCreate, (ctx, flags, device), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipCtxCreate, (ctx, flags, device), cgl_thunk_code, 4, 0, (ctx, flags, device, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx); CG_ARG_WORD(2, flags); CG_ARG_WORD(3, device));
+    CG_ARGS_CALL(hipCtxCreate, (ctx, flags, device), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx); CG_ARG_WORD(2, flags); CG_ARG_WORD(3, device));
     CG_SHORT_CALL(hipCtxCreate, (ctx, flags, device), cgl_thunk_code);
     return cgl_gp_hipCtxCreate(ctx, flags, device);
 }
@@ -9676,7 +9676,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxDestroy(hipCtx_t ctx)
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxDestroy(hipCtx_t ctx)
 {
     CG_BLOCKING_CALL(hipCtxDestroy, (ctx), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipCtxDestroy, (ctx), cgl_thunk_code, 2, 0, (ctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx));
+    CG_ARGS_CALL(hipCtxDestroy, (ctx), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx));
     CG_SHORT_CALL(hipCtxDestroy, (ctx), cgl_thunk_code);
     return cgl_gp_hipCtxDestroy(ctx);
 }
@@ -9705,7 +9705,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxPopCurrent(hipCtx_t *ct
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxPopCurrent(hipCtx_t *ctx)
 {
-    CG_ARGS_CALL(hipCtxPopCurrent, (ctx), cgl_thunk_code, 2, 0, (ctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx));
+    CG_ARGS_CALL(hipCtxPopCurrent, (ctx), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx));
     CG_SHORT_CALL(hipCtxPopCurrent, (ctx), cgl_thunk_code);
     return cgl_gp_hipCtxPopCurrent(ctx);
 }
@@ -9734,7 +9734,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxPushCurrent(hipCtx_t ct
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxPushCurrent(hipCtx_t ctx)
 {
-    CG_ARGS_CALL(hipCtxPushCurrent, (ctx), cgl_thunk_code, 2, 0, (ctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx));
+    CG_ARGS_CALL(hipCtxPushCurrent, (ctx), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx));
     CG_SHORT_CALL(hipCtxPushCurrent, (ctx), cgl_thunk_code);
     return cgl_gp_hipCtxPushCurrent(ctx);
 }
@@ -9763,7 +9763,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxSetCurrent(hipCtx_t ctx
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxSetCurrent(hipCtx_t ctx)
 {
-    CG_ARGS_CALL(hipCtxSetCurrent, (ctx), cgl_thunk_code, 2, 0, (ctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx));
+    CG_ARGS_CALL(hipCtxSetCurrent, (ctx), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx));
     CG_SHORT_CALL(hipCtxSetCurrent, (ctx), cgl_thunk_code);
     return cgl_gp_hipCtxSetCurrent(ctx);
 }
@@ -9792,7 +9792,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxGetCurrent(hipCtx_t *ct
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxGetCurrent(hipCtx_t *ctx)
 {
-    CG_ARGS_CALL(hipCtxGetCurrent, (ctx), cgl_thunk_code, 2, 0, (ctx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx));
+    CG_ARGS_CALL(hipCtxGetCurrent, (ctx), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx));
     CG_SHORT_CALL(hipCtxGetCurrent, (ctx), cgl_thunk_code);
     return cgl_gp_hipCtxGetCurrent(ctx);
 }
@@ -9821,7 +9821,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxGetDevice(hipDevice_t *
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxGetDevice(hipDevice_t *device)
 {
-    CG_ARGS_CALL(hipCtxGetDevice, (device), cgl_thunk_code, 2, 0, (device, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device));
+    CG_ARGS_CALL(hipCtxGetDevice, (device), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device));
     CG_SHORT_CALL(hipCtxGetDevice, (device), cgl_thunk_code);
     return cgl_gp_hipCtxGetDevice(device);
 }
@@ -9852,7 +9852,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxGetApiVersion(hipCtx_t 
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxGetApiVersion(hipCtx_t ctx, int *apiVersion)
 {
-    CG_ARGS_CALL(hipCtxGetApiVersion, (ctx, apiVersion), cgl_thunk_code, 3, 0, (ctx, apiVersion, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx); CG_ARG_WORD(2, apiVersion));
+    CG_ARGS_CALL(hipCtxGetApiVersion, (ctx, apiVersion), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx); CG_ARG_WORD(2, apiVersion));
     CG_SHORT_CALL(hipCtxGetApiVersion, (ctx, apiVersion), cgl_thunk_code);
     return cgl_gp_hipCtxGetApiVersion(ctx, apiVersion);
 }
@@ -9881,7 +9881,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxGetCacheConfig(hipFuncC
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxGetCacheConfig(hipFuncCache_t *cacheConfig)
 {
-    CG_ARGS_CALL(hipCtxGetCacheConfig, (cacheConfig), cgl_thunk_code, 2, 0, (cacheConfig, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, cacheConfig));
+    CG_ARGS_CALL(hipCtxGetCacheConfig, (cacheConfig), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, cacheConfig));
     CG_SHORT_CALL(hipCtxGetCacheConfig, (cacheConfig), cgl_thunk_code);
     return cgl_gp_hipCtxGetCacheConfig(cacheConfig);
 }
@@ -9910,7 +9910,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxSetCacheConfig(hipFuncC
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxSetCacheConfig(hipFuncCache_t cacheConfig)
 {
-    CG_ARGS_CALL(hipCtxSetCacheConfig, (cacheConfig), cgl_thunk_code, 2, 0, (cacheConfig, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, cacheConfig));
+    CG_ARGS_CALL(hipCtxSetCacheConfig, (cacheConfig), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, cacheConfig));
     CG_SHORT_CALL(hipCtxSetCacheConfig, (cacheConfig), cgl_thunk_code);
     return cgl_gp_hipCtxSetCacheConfig(cacheConfig);
 }
@@ -9939,7 +9939,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxSetSharedMemConfig(hipS
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxSetSharedMemConfig(hipSharedMemConfig config)
 {
-    CG_ARGS_CALL(hipCtxSetSharedMemConfig, (config), cgl_thunk_code, 2, 0, (config, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, config));
+    CG_ARGS_CALL(hipCtxSetSharedMemConfig, (config), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, config));
     CG_SHORT_CALL(hipCtxSetSharedMemConfig, (config), cgl_thunk_code);
     return cgl_gp_hipCtxSetSharedMemConfig(config);
 }
@@ -9968,7 +9968,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxGetSharedMemConfig(hipS
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxGetSharedMemConfig(hipSharedMemConfig *pConfig)
 {
-    CG_ARGS_CALL(hipCtxGetSharedMemConfig, (pConfig), cgl_thunk_code, 2, 0, (pConfig, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pConfig));
+    CG_ARGS_CALL(hipCtxGetSharedMemConfig, (pConfig), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pConfig));
     CG_SHORT_CALL(hipCtxGetSharedMemConfig, (pConfig), cgl_thunk_code);
     return cgl_gp_hipCtxGetSharedMemConfig(pConfig);
 }
@@ -9994,7 +9994,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxSynchronize(void)
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxSynchronize(void)
 {
     CG_BLOCKING_CALL(hipCtxSynchronize, (), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipCtxSynchronize, (), cgl_thunk_code, 1, 0, (cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(hipCtxSynchronize, (), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(hipCtxSynchronize, (), cgl_thunk_code);
     return cgl_gp_hipCtxSynchronize();
 }
@@ -10023,7 +10023,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxGetFlags(unsigned int *
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxGetFlags(unsigned int *flags)
 {
-    CG_ARGS_CALL(hipCtxGetFlags, (flags), cgl_thunk_code, 2, 0, (flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flags));
+    CG_ARGS_CALL(hipCtxGetFlags, (flags), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flags));
     CG_SHORT_CALL(hipCtxGetFlags, (flags), cgl_thunk_code);
     return cgl_gp_hipCtxGetFlags(flags);
 }
@@ -10054,7 +10054,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxEnablePeerAccess(hipCtx
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxEnablePeerAccess(hipCtx_t peerCtx, unsigned int flags)
 {
-    CG_ARGS_CALL(hipCtxEnablePeerAccess, (peerCtx, flags), cgl_thunk_code, 3, 0, (peerCtx, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, peerCtx); CG_ARG_WORD(2, flags));
+    CG_ARGS_CALL(hipCtxEnablePeerAccess, (peerCtx, flags), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, peerCtx); CG_ARG_WORD(2, flags));
     CG_SHORT_CALL(hipCtxEnablePeerAccess, (peerCtx, flags), cgl_thunk_code);
     return cgl_gp_hipCtxEnablePeerAccess(peerCtx, flags);
 }
@@ -10083,7 +10083,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxDisablePeerAccess(hipCt
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxDisablePeerAccess(hipCtx_t peerCtx)
 {
-    CG_ARGS_CALL(hipCtxDisablePeerAccess, (peerCtx), cgl_thunk_code, 2, 0, (peerCtx, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, peerCtx));
+    CG_ARGS_CALL(hipCtxDisablePeerAccess, (peerCtx), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, peerCtx));
     CG_SHORT_CALL(hipCtxDisablePeerAccess, (peerCtx), cgl_thunk_code);
     return cgl_gp_hipCtxDisablePeerAccess(peerCtx);
 }
@@ -10116,7 +10116,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDevicePrimaryCtxGetState(h
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDevicePrimaryCtxGetState(hipDevice_t dev, unsigned int *flags, int *active)
 {
-    CG_ARGS_CALL(hipDevicePrimaryCtxGetState, (dev, flags, active), cgl_thunk_code, 4, 0, (dev, flags, active, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev); CG_ARG_WORD(2, flags); CG_ARG_WORD(3, active));
+    CG_ARGS_CALL(hipDevicePrimaryCtxGetState, (dev, flags, active), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev); CG_ARG_WORD(2, flags); CG_ARG_WORD(3, active));
     CG_SHORT_CALL(hipDevicePrimaryCtxGetState, (dev, flags, active), cgl_thunk_code);
     return cgl_gp_hipDevicePrimaryCtxGetState(dev, flags, active);
 }
@@ -10146,7 +10146,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDevicePrimaryCtxRelease(hi
 static __attribute__((noinline)) hipError_t cgl_sl_hipDevicePrimaryCtxRelease(hipDevice_t dev)
 {
     CG_BLOCKING_CALL(hipDevicePrimaryCtxRelease, (dev), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipDevicePrimaryCtxRelease, (dev), cgl_thunk_code, 2, 0, (dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev));
+    CG_ARGS_CALL(hipDevicePrimaryCtxRelease, (dev), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev));
     CG_SHORT_CALL(hipDevicePrimaryCtxRelease, (dev), cgl_thunk_code);
     return cgl_gp_hipDevicePrimaryCtxRelease(dev);
 }
@@ -10177,7 +10177,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDevicePrimaryCtxRetain(hip
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDevicePrimaryCtxRetain(hipCtx_t *pctx, hipDevice_t dev)
 {
-    CG_ARGS_CALL(hipDevicePrimaryCtxRetain, (pctx, dev), cgl_thunk_code, 3, 0, (pctx, dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_ARG_WORD(2, dev));
+    CG_ARGS_CALL(hipDevicePrimaryCtxRetain, (pctx, dev), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pctx); CG_ARG_WORD(2, dev));
     CG_SHORT_CALL(hipDevicePrimaryCtxRetain, (pctx, dev), cgl_thunk_code);
     return cgl_gp_hipDevicePrimaryCtxRetain(pctx, dev);
 }
@@ -10207,7 +10207,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDevicePrimaryCtxReset(hipD
 static __attribute__((noinline)) hipError_t cgl_sl_hipDevicePrimaryCtxReset(hipDevice_t dev)
 {
     CG_BLOCKING_CALL(hipDevicePrimaryCtxReset, (dev), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipDevicePrimaryCtxReset, (dev), cgl_thunk_code, 2, 0, (dev, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev));
+    CG_ARGS_CALL(hipDevicePrimaryCtxReset, (dev), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev));
     CG_SHORT_CALL(hipDevicePrimaryCtxReset, (dev), cgl_thunk_code);
     return cgl_gp_hipDevicePrimaryCtxReset(dev);
 }
@@ -10238,7 +10238,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDevicePrimaryCtxSetFlags(h
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDevicePrimaryCtxSetFlags(hipDevice_t dev, unsigned int flags)
 {
-    CG_ARGS_CALL(hipDevicePrimaryCtxSetFlags, (dev, flags), cgl_thunk_code, 3, 0, (dev, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev); CG_ARG_WORD(2, flags));
+    CG_ARGS_CALL(hipDevicePrimaryCtxSetFlags, (dev, flags), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev); CG_ARG_WORD(2, flags));
     CG_SHORT_CALL(hipDevicePrimaryCtxSetFlags, (dev, flags), cgl_thunk_code);
     return cgl_gp_hipDevicePrimaryCtxSetFlags(dev, flags);
 }
@@ -10299,7 +10299,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipModuleUnload(hipModule_t m
 static __attribute__((noinline)) hipError_t cgl_sl_hipModuleUnload(hipModule_t module)
 {
     CG_BLOCKING_CALL(hipModuleUnload, (module), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipModuleUnload, (module), cgl_thunk_code, 2, 0, (module, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, module));
+    CG_ARGS_CALL(hipModuleUnload, (module), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, module));
     CG_SHORT_CALL(hipModuleUnload, (module), cgl_thunk_code);
     return cgl_gp_hipModuleUnload(module);
 }
@@ -10362,7 +10362,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipFuncGetAttributes(struct h
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipFuncGetAttributes(struct hipFuncAttributes *attr, const void *func)
 {
-    CG_ARGS_CALL(hipFuncGetAttributes, (attr, func), cgl_thunk_code, 3, 0, (attr, func, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, attr); CG_ARG_WORD(2, func));
+    CG_ARGS_CALL(hipFuncGetAttributes, (attr, func), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, attr); CG_ARG_WORD(2, func));
     CG_SHORT_CALL(hipFuncGetAttributes, (attr, func), cgl_thunk_code);
     return cgl_gp_hipFuncGetAttributes(attr, func);
 }
@@ -10395,7 +10395,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipFuncGetAttribute(int *valu
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipFuncGetAttribute(int *value, hipFunction_attribute attrib, hipFunction_t hfunc)
 {
-    CG_ARGS_CALL(hipFuncGetAttribute, (value, attrib, hfunc), cgl_thunk_code, 4, 0, (value, attrib, hfunc, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, value); CG_ARG_WORD(2, attrib); CG_ARG_WORD(3, hfunc));
+    CG_ARGS_CALL(hipFuncGetAttribute, (value, attrib, hfunc), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, value); CG_ARG_WORD(2, attrib); CG_ARG_WORD(3, hfunc));
     CG_SHORT_CALL(hipFuncGetAttribute, (value, attrib, hfunc), cgl_thunk_code);
     return cgl_gp_hipFuncGetAttribute(value, attrib, hfunc);
 }
@@ -10459,7 +10459,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipModuleLoadData(hipModule_t
 static __attribute__((noinline)) hipError_t cgl_sl_hipModuleLoadData(hipModule_t *module, const void *image)
 {
     CG_BLOCKING_CALL(hipModuleLoadData, (module, image), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipModuleLoadData, (module, image), cgl_thunk_code, 3, 0, (module, image, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, module); CG_ARG_WORD(2, image));
+    CG_ARGS_CALL(hipModuleLoadData, (module, image), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, module); CG_ARG_WORD(2, image));
     CG_SHORT_CALL(hipModuleLoadData, (module, image), cgl_thunk_code);
     return cgl_gp_hipModuleLoadData(module, image);
 }
@@ -10497,7 +10497,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipModuleLoadDataEx(hipModule
 static __attribute__((noinline)) hipError_t cgl_sl_hipModuleLoadDataEx(hipModule_t *module, const void *image, unsigned int numOptions, hipJitOption *options, void **optionValues)
 {
     CG_BLOCKING_CALL(hipModuleLoadDataEx, (module, image, numOptions, options, optionValues), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipModuleLoadDataEx, (module, image, numOptions, options, optionValues), cgl_thunk_code, 6, 0, (module, image, numOptions, options, optionValues, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, module); CG_ARG_WORD(2, image); CG_ARG_WORD(3, numOptions); CG_ARG_WORD(4, options); CG_ARG_WORD(5, optionValues));
+    CG_ARGS_CALL(hipModuleLoadDataEx, (module, image, numOptions, options, optionValues), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, module); CG_ARG_WORD(2, image); CG_ARG_WORD(3, numOptions); CG_ARG_WORD(4, options); CG_ARG_WORD(5, optionValues));
     CG_SHORT_CALL(hipModuleLoadDataEx, (module, image, numOptions, options, optionValues), cgl_thunk_code);
     return cgl_gp_hipModuleLoadDataEx(module, image, numOptions, options, optionValues);
 }
@@ -10546,7 +10546,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipModuleLaunchKernel(hipFunc
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipModuleLaunchKernel(hipFunction_t f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, unsigned int sharedMemBytes, hipStream_t stream, void **kernelParams, void **extra)
 {
-    CG_ARGS_CALL(hipModuleLaunchKernel, (f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, stream, kernelParams, extra), cgl_thunk_code, 12, 0, (f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, stream, kernelParams, extra, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, f); CG_ARG_WORD(2, gridDimX); CG_ARG_WORD(3, gridDimY); CG_ARG_WORD(4, gridDimZ); CG_ARG_WORD(5, blockDimX); CG_ARG_WORD(6, blockDimY); CG_ARG_WORD(7, blockDimZ); CG_ARG_WORD(8, sharedMemBytes); CG_ARG_WORD(9, stream); CG_ARG_WORD(10, kernelParams); CG_ARG_WORD(11, extra));
+    CG_ARGS_CALL(hipModuleLaunchKernel, (f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, stream, kernelParams, extra), cgl_thunk_code, 12, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, f); CG_ARG_WORD(2, gridDimX); CG_ARG_WORD(3, gridDimY); CG_ARG_WORD(4, gridDimZ); CG_ARG_WORD(5, blockDimX); CG_ARG_WORD(6, blockDimY); CG_ARG_WORD(7, blockDimZ); CG_ARG_WORD(8, sharedMemBytes); CG_ARG_WORD(9, stream); CG_ARG_WORD(10, kernelParams); CG_ARG_WORD(11, extra));
     CG_SHORT_CALL(hipModuleLaunchKernel, (f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, stream, kernelParams, extra), cgl_thunk_code);
     return cgl_gp_hipModuleLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, stream, kernelParams, extra);
 }
@@ -10583,7 +10583,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipLaunchCooperativeKernel(co
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipLaunchCooperativeKernel(const void *f, dim3 gridDim, dim3 blockDimX, void **kernelParams, unsigned int sharedMemBytes, hipStream_t stream)
 {
-    CG_ARGS_CALL(hipLaunchCooperativeKernel, (f, gridDim, blockDimX, kernelParams, sharedMemBytes, stream), cgl_thunk_code, 5, 0, (f, gridDim, blockDimX, kernelParams, sharedMemBytes, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, f); CG_ARG_WORD(2, kernelParams); CG_ARG_WORD(3, sharedMemBytes); CG_ARG_WORD(4, stream));
+    CG_ARGS_CALL(hipLaunchCooperativeKernel, (f, gridDim, blockDimX, kernelParams, sharedMemBytes, stream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, f); CG_ARG_WORD(2, kernelParams); CG_ARG_WORD(3, sharedMemBytes); CG_ARG_WORD(4, stream));
     CG_SHORT_CALL(hipLaunchCooperativeKernel, (f, gridDim, blockDimX, kernelParams, sharedMemBytes, stream), cgl_thunk_code);
     return cgl_gp_hipLaunchCooperativeKernel(f, gridDim, blockDimX, kernelParams, sharedMemBytes, stream);
 }
@@ -10616,7 +10616,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipLaunchCooperativeKernelMul
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipLaunchCooperativeKernelMultiDevice(hipLaunchParams *launchParamsList, int numDevices, unsigned int flags)
 {
-    CG_ARGS_CALL(hipLaunchCooperativeKernelMultiDevice, (launchParamsList, numDevices, flags), cgl_thunk_code, 4, 0, (launchParamsList, numDevices, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, launchParamsList); CG_ARG_WORD(2, numDevices); CG_ARG_WORD(3, flags));
+    CG_ARGS_CALL(hipLaunchCooperativeKernelMultiDevice, (launchParamsList, numDevices, flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, launchParamsList); CG_ARG_WORD(2, numDevices); CG_ARG_WORD(3, flags));
     CG_SHORT_CALL(hipLaunchCooperativeKernelMultiDevice, (launchParamsList, numDevices, flags), cgl_thunk_code);
     return cgl_gp_hipLaunchCooperativeKernelMultiDevice(launchParamsList, numDevices, flags);
 }
@@ -10649,7 +10649,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipExtLaunchMultiKernelMultiD
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipExtLaunchMultiKernelMultiDevice(hipLaunchParams *launchParamsList, int numDevices, unsigned int flags)
 {
-    CG_ARGS_CALL(hipExtLaunchMultiKernelMultiDevice, (launchParamsList, numDevices, flags), cgl_thunk_code, 4, 0, (launchParamsList, numDevices, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, launchParamsList); CG_ARG_WORD(2, numDevices); CG_ARG_WORD(3, flags));
+    CG_ARGS_CALL(hipExtLaunchMultiKernelMultiDevice, (launchParamsList, numDevices, flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, launchParamsList); CG_ARG_WORD(2, numDevices); CG_ARG_WORD(3, flags));
     CG_SHORT_CALL(hipExtLaunchMultiKernelMultiDevice, (launchParamsList, numDevices, flags), cgl_thunk_code);
     return cgl_gp_hipExtLaunchMultiKernelMultiDevice(launchParamsList, numDevices, flags);
 }
@@ -10686,7 +10686,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipModuleOccupancyMaxPotentia
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipModuleOccupancyMaxPotentialBlockSize(int *gridSize, int *blockSize, hipFunction_t f, size_t dynSharedMemPerBlk, int blockSizeLimit)
 {
-    CG_ARGS_CALL(hipModuleOccupancyMaxPotentialBlockSize, (gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit), cgl_thunk_code, 6, 0, (gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, gridSize); CG_ARG_WORD(2, blockSize); CG_ARG_WORD(3, f); CG_ARG_WORD(4, dynSharedMemPerBlk); CG_ARG_WORD(5, blockSizeLimit));
+    CG_ARGS_CALL(hipModuleOccupancyMaxPotentialBlockSize, (gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, gridSize); CG_ARG_WORD(2, blockSize); CG_ARG_WORD(3, f); CG_ARG_WORD(4, dynSharedMemPerBlk); CG_ARG_WORD(5, blockSizeLimit));
     CG_SHORT_CALL(hipModuleOccupancyMaxPotentialBlockSize, (gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit), cgl_thunk_code);
     return cgl_gp_hipModuleOccupancyMaxPotentialBlockSize(gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit);
 }
@@ -10725,7 +10725,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipModuleOccupancyMaxPotentia
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipModuleOccupancyMaxPotentialBlockSizeWithFlags(int *gridSize, int *blockSize, hipFunction_t f, size_t dynSharedMemPerBlk, int blockSizeLimit, unsigned int flags)
 {
-    CG_ARGS_CALL(hipModuleOccupancyMaxPotentialBlockSizeWithFlags, (gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit, flags), cgl_thunk_code, 7, 0, (gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, gridSize); CG_ARG_WORD(2, blockSize); CG_ARG_WORD(3, f); CG_ARG_WORD(4, dynSharedMemPerBlk); CG_ARG_WORD(5, blockSizeLimit); CG_ARG_WORD(6, flags));
+    CG_ARGS_CALL(hipModuleOccupancyMaxPotentialBlockSizeWithFlags, (gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit, flags), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, gridSize); CG_ARG_WORD(2, blockSize); CG_ARG_WORD(3, f); CG_ARG_WORD(4, dynSharedMemPerBlk); CG_ARG_WORD(5, blockSizeLimit); CG_ARG_WORD(6, flags));
     CG_SHORT_CALL(hipModuleOccupancyMaxPotentialBlockSizeWithFlags, (gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit, flags), cgl_thunk_code);
     return cgl_gp_hipModuleOccupancyMaxPotentialBlockSizeWithFlags(gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit, flags);
 }
@@ -10760,7 +10760,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipModuleOccupancyMaxActiveBl
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, hipFunction_t f, int blockSize, size_t dynSharedMemPerBlk)
 {
-    CG_ARGS_CALL(hipModuleOccupancyMaxActiveBlocksPerMultiprocessor, (numBlocks, f, blockSize, dynSharedMemPerBlk), cgl_thunk_code, 5, 0, (numBlocks, f, blockSize, dynSharedMemPerBlk, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, numBlocks); CG_ARG_WORD(2, f); CG_ARG_WORD(3, blockSize); CG_ARG_WORD(4, dynSharedMemPerBlk));
+    CG_ARGS_CALL(hipModuleOccupancyMaxActiveBlocksPerMultiprocessor, (numBlocks, f, blockSize, dynSharedMemPerBlk), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, numBlocks); CG_ARG_WORD(2, f); CG_ARG_WORD(3, blockSize); CG_ARG_WORD(4, dynSharedMemPerBlk));
     CG_SHORT_CALL(hipModuleOccupancyMaxActiveBlocksPerMultiprocessor, (numBlocks, f, blockSize, dynSharedMemPerBlk), cgl_thunk_code);
     return cgl_gp_hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, f, blockSize, dynSharedMemPerBlk);
 }
@@ -10797,7 +10797,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipModuleOccupancyMaxActiveBl
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, hipFunction_t f, int blockSize, size_t dynSharedMemPerBlk, unsigned int flags)
 {
-    CG_ARGS_CALL(hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, (numBlocks, f, blockSize, dynSharedMemPerBlk, flags), cgl_thunk_code, 6, 0, (numBlocks, f, blockSize, dynSharedMemPerBlk, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, numBlocks); CG_ARG_WORD(2, f); CG_ARG_WORD(3, blockSize); CG_ARG_WORD(4, dynSharedMemPerBlk); CG_ARG_WORD(5, flags));
+    CG_ARGS_CALL(hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, (numBlocks, f, blockSize, dynSharedMemPerBlk, flags), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, numBlocks); CG_ARG_WORD(2, f); CG_ARG_WORD(3, blockSize); CG_ARG_WORD(4, dynSharedMemPerBlk); CG_ARG_WORD(5, flags));
     CG_SHORT_CALL(hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, (numBlocks, f, blockSize, dynSharedMemPerBlk, flags), cgl_thunk_code);
     return cgl_gp_hipModuleOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, f, blockSize, dynSharedMemPerBlk, flags);
 }
@@ -10832,7 +10832,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipOccupancyMaxActiveBlocksPe
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, const void *f, int blockSize, size_t dynSharedMemPerBlk)
 {
-    CG_ARGS_CALL(hipOccupancyMaxActiveBlocksPerMultiprocessor, (numBlocks, f, blockSize, dynSharedMemPerBlk), cgl_thunk_code, 5, 0, (numBlocks, f, blockSize, dynSharedMemPerBlk, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, numBlocks); CG_ARG_WORD(2, f); CG_ARG_WORD(3, blockSize); CG_ARG_WORD(4, dynSharedMemPerBlk));
+    CG_ARGS_CALL(hipOccupancyMaxActiveBlocksPerMultiprocessor, (numBlocks, f, blockSize, dynSharedMemPerBlk), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, numBlocks); CG_ARG_WORD(2, f); CG_ARG_WORD(3, blockSize); CG_ARG_WORD(4, dynSharedMemPerBlk));
     CG_SHORT_CALL(hipOccupancyMaxActiveBlocksPerMultiprocessor, (numBlocks, f, blockSize, dynSharedMemPerBlk), cgl_thunk_code);
     return cgl_gp_hipOccupancyMaxActiveBlocksPerMultiprocessor(numBlocks, f, blockSize, dynSharedMemPerBlk);
 }
@@ -10869,7 +10869,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipOccupancyMaxActiveBlocksPe
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, const void *f, int blockSize, size_t dynSharedMemPerBlk, unsigned int flags)
 {
-    CG_ARGS_CALL(hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, (numBlocks, f, blockSize, dynSharedMemPerBlk, flags), cgl_thunk_code, 6, 0, (numBlocks, f, blockSize, dynSharedMemPerBlk, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, numBlocks); CG_ARG_WORD(2, f); CG_ARG_WORD(3, blockSize); CG_ARG_WORD(4, dynSharedMemPerBlk); CG_ARG_WORD(5, flags));
+    CG_ARGS_CALL(hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, (numBlocks, f, blockSize, dynSharedMemPerBlk, flags), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, numBlocks); CG_ARG_WORD(2, f); CG_ARG_WORD(3, blockSize); CG_ARG_WORD(4, dynSharedMemPerBlk); CG_ARG_WORD(5, flags));
     CG_SHORT_CALL(hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, (numBlocks, f, blockSize, dynSharedMemPerBlk, flags), cgl_thunk_code);
     return cgl_gp_hipOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(numBlocks, f, blockSize, dynSharedMemPerBlk, flags);
 }
@@ -10906,7 +10906,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipOccupancyMaxPotentialBlock
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipOccupancyMaxPotentialBlockSize(int *gridSize, int *blockSize, const void *f, size_t dynSharedMemPerBlk, int blockSizeLimit)
 {
-    CG_ARGS_CALL(hipOccupancyMaxPotentialBlockSize, (gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit), cgl_thunk_code, 6, 0, (gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, gridSize); CG_ARG_WORD(2, blockSize); CG_ARG_WORD(3, f); CG_ARG_WORD(4, dynSharedMemPerBlk); CG_ARG_WORD(5, blockSizeLimit));
+    CG_ARGS_CALL(hipOccupancyMaxPotentialBlockSize, (gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, gridSize); CG_ARG_WORD(2, blockSize); CG_ARG_WORD(3, f); CG_ARG_WORD(4, dynSharedMemPerBlk); CG_ARG_WORD(5, blockSizeLimit));
     CG_SHORT_CALL(hipOccupancyMaxPotentialBlockSize, (gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit), cgl_thunk_code);
     return cgl_gp_hipOccupancyMaxPotentialBlockSize(gridSize, blockSize, f, dynSharedMemPerBlk, blockSizeLimit);
 }
@@ -10939,7 +10939,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipConfigureCall(dim3 gridDim
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipConfigureCall(dim3 gridDim, dim3 blockDim, size_t sharedMem, hipStream_t stream)
 {
-    CG_ARGS_CALL(hipConfigureCall, (gridDim, blockDim, sharedMem, stream), cgl_thunk_code, 3, 0, (gridDim, blockDim, sharedMem, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sharedMem); CG_ARG_WORD(2, stream));
+    CG_ARGS_CALL(hipConfigureCall, (gridDim, blockDim, sharedMem, stream), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sharedMem); CG_ARG_WORD(2, stream));
     CG_SHORT_CALL(hipConfigureCall, (gridDim, blockDim, sharedMem, stream), cgl_thunk_code);
     return cgl_gp_hipConfigureCall(gridDim, blockDim, sharedMem, stream);
 }
@@ -10972,7 +10972,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipSetupArgument(const void *
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipSetupArgument(const void *arg, size_t size, size_t offset)
 {
-    CG_ARGS_CALL(hipSetupArgument, (arg, size, offset), cgl_thunk_code, 4, 0, (arg, size, offset, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, arg); CG_ARG_WORD(2, size); CG_ARG_WORD(3, offset));
+    CG_ARGS_CALL(hipSetupArgument, (arg, size, offset), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, arg); CG_ARG_WORD(2, size); CG_ARG_WORD(3, offset));
     CG_SHORT_CALL(hipSetupArgument, (arg, size, offset), cgl_thunk_code);
     return cgl_gp_hipSetupArgument(arg, size, offset);
 }
@@ -11001,7 +11001,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipLaunchByPtr(const void *fu
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipLaunchByPtr(const void *func)
 {
-    CG_ARGS_CALL(hipLaunchByPtr, (func), cgl_thunk_code, 2, 0, (func, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, func));
+    CG_ARGS_CALL(hipLaunchByPtr, (func), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, func));
     CG_SHORT_CALL(hipLaunchByPtr, (func), cgl_thunk_code);
     return cgl_gp_hipLaunchByPtr(func);
 }
@@ -11038,7 +11038,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipLaunchKernel(const void *f
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipLaunchKernel(const void *function_address, dim3 numBlocks, dim3 dimBlocks, void **args, size_t sharedMemBytes, hipStream_t stream)
 {
-    CG_ARGS_CALL(hipLaunchKernel, (function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream), cgl_thunk_code, 5, 0, (function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, function_address); CG_ARG_WORD(2, args); CG_ARG_WORD(3, sharedMemBytes); CG_ARG_WORD(4, stream));
+    CG_ARGS_CALL(hipLaunchKernel, (function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, function_address); CG_ARG_WORD(2, args); CG_ARG_WORD(3, sharedMemBytes); CG_ARG_WORD(4, stream));
     CG_SHORT_CALL(hipLaunchKernel, (function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream), cgl_thunk_code);
     return cgl_gp_hipLaunchKernel(function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream);
 }
@@ -11067,7 +11067,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDrvMemcpy2DUnaligned(const
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDrvMemcpy2DUnaligned(const hip_Memcpy2D *pCopy)
 {
-    CG_ARGS_CALL(hipDrvMemcpy2DUnaligned, (pCopy), cgl_thunk_code, 2, 0, (pCopy, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy));
+    CG_ARGS_CALL(hipDrvMemcpy2DUnaligned, (pCopy), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCopy));
     CG_SHORT_CALL(hipDrvMemcpy2DUnaligned, (pCopy), cgl_thunk_code);
     return cgl_gp_hipDrvMemcpy2DUnaligned(pCopy);
 }
@@ -11110,7 +11110,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipExtLaunchKernel(const void
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipExtLaunchKernel(const void *function_address, dim3 numBlocks, dim3 dimBlocks, void **args, size_t sharedMemBytes, hipStream_t stream, hipEvent_t startEvent, hipEvent_t stopEvent, int flags)
 {
-    CG_ARGS_CALL(hipExtLaunchKernel, (function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream, startEvent, stopEvent, flags), cgl_thunk_code, 8, 0, (function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream, startEvent, stopEvent, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, function_address); CG_ARG_WORD(2, args); CG_ARG_WORD(3, sharedMemBytes); CG_ARG_WORD(4, stream); CG_ARG_WORD(5, startEvent); CG_ARG_WORD(6, stopEvent); CG_ARG_WORD(7, flags));
+    CG_ARGS_CALL(hipExtLaunchKernel, (function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream, startEvent, stopEvent, flags), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, function_address); CG_ARG_WORD(2, args); CG_ARG_WORD(3, sharedMemBytes); CG_ARG_WORD(4, stream); CG_ARG_WORD(5, startEvent); CG_ARG_WORD(6, stopEvent); CG_ARG_WORD(7, flags));
     CG_SHORT_CALL(hipExtLaunchKernel, (function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream, startEvent, stopEvent, flags), cgl_thunk_code);
     return cgl_gp_hipExtLaunchKernel(function_address, numBlocks, dimBlocks, args, sharedMemBytes, stream, startEvent, stopEvent, flags);
 }
@@ -11143,7 +11143,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipBindTextureToMipmappedArra
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipBindTextureToMipmappedArray(const textureReference *tex, hipMipmappedArray_const_t mipmappedArray, const hipChannelFormatDesc *desc)
 {
-    CG_ARGS_CALL(hipBindTextureToMipmappedArray, (tex, mipmappedArray, desc), cgl_thunk_code, 4, 0, (tex, mipmappedArray, desc, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, tex); CG_ARG_WORD(2, mipmappedArray); CG_ARG_WORD(3, desc));
+    CG_ARGS_CALL(hipBindTextureToMipmappedArray, (tex, mipmappedArray, desc), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, tex); CG_ARG_WORD(2, mipmappedArray); CG_ARG_WORD(3, desc));
     CG_SHORT_CALL(hipBindTextureToMipmappedArray, (tex, mipmappedArray, desc), cgl_thunk_code);
     return cgl_gp_hipBindTextureToMipmappedArray(tex, mipmappedArray, desc);
 }
@@ -11174,7 +11174,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGetTextureReference(const 
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGetTextureReference(const textureReference **texref, const void *symbol)
 {
-    CG_ARGS_CALL(hipGetTextureReference, (texref, symbol), cgl_thunk_code, 3, 0, (texref, symbol, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, texref); CG_ARG_WORD(2, symbol));
+    CG_ARGS_CALL(hipGetTextureReference, (texref, symbol), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, texref); CG_ARG_WORD(2, symbol));
     CG_SHORT_CALL(hipGetTextureReference, (texref, symbol), cgl_thunk_code);
     return cgl_gp_hipGetTextureReference(texref, symbol);
 }
@@ -11209,7 +11209,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCreateTextureObject(hipTex
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipCreateTextureObject(hipTextureObject_t *pTexObject, const hipResourceDesc *pResDesc, const hipTextureDesc *pTexDesc, const struct hipResourceViewDesc *pResViewDesc)
 {
-    CG_ARGS_CALL(hipCreateTextureObject, (pTexObject, pResDesc, pTexDesc, pResViewDesc), cgl_thunk_code, 5, 0, (pTexObject, pResDesc, pTexDesc, pResViewDesc, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pTexObject); CG_ARG_WORD(2, pResDesc); CG_ARG_WORD(3, pTexDesc); CG_ARG_WORD(4, pResViewDesc));
+    CG_ARGS_CALL(hipCreateTextureObject, (pTexObject, pResDesc, pTexDesc, pResViewDesc), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pTexObject); CG_ARG_WORD(2, pResDesc); CG_ARG_WORD(3, pTexDesc); CG_ARG_WORD(4, pResViewDesc));
     CG_SHORT_CALL(hipCreateTextureObject, (pTexObject, pResDesc, pTexDesc, pResViewDesc), cgl_thunk_code);
     return cgl_gp_hipCreateTextureObject(pTexObject, pResDesc, pTexDesc, pResViewDesc);
 }
@@ -11238,7 +11238,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDestroyTextureObject(hipTe
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDestroyTextureObject(hipTextureObject_t textureObject)
 {
-    CG_ARGS_CALL(hipDestroyTextureObject, (textureObject), cgl_thunk_code, 2, 0, (textureObject, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, textureObject));
+    CG_ARGS_CALL(hipDestroyTextureObject, (textureObject), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, textureObject));
     CG_SHORT_CALL(hipDestroyTextureObject, (textureObject), cgl_thunk_code);
     return cgl_gp_hipDestroyTextureObject(textureObject);
 }
@@ -11269,7 +11269,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGetChannelDesc(hipChannelF
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGetChannelDesc(hipChannelFormatDesc *desc, hipArray_const_t array)
 {
-    CG_ARGS_CALL(hipGetChannelDesc, (desc, array), cgl_thunk_code, 3, 0, (desc, array, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, desc); CG_ARG_WORD(2, array));
+    CG_ARGS_CALL(hipGetChannelDesc, (desc, array), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, desc); CG_ARG_WORD(2, array));
     CG_SHORT_CALL(hipGetChannelDesc, (desc, array), cgl_thunk_code);
     return cgl_gp_hipGetChannelDesc(desc, array);
 }
@@ -11300,7 +11300,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGetTextureObjectResourceDe
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGetTextureObjectResourceDesc(hipResourceDesc *pResDesc, hipTextureObject_t textureObject)
 {
-    CG_ARGS_CALL(hipGetTextureObjectResourceDesc, (pResDesc, textureObject), cgl_thunk_code, 3, 0, (pResDesc, textureObject, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pResDesc); CG_ARG_WORD(2, textureObject));
+    CG_ARGS_CALL(hipGetTextureObjectResourceDesc, (pResDesc, textureObject), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pResDesc); CG_ARG_WORD(2, textureObject));
     CG_SHORT_CALL(hipGetTextureObjectResourceDesc, (pResDesc, textureObject), cgl_thunk_code);
     return cgl_gp_hipGetTextureObjectResourceDesc(pResDesc, textureObject);
 }
@@ -11331,7 +11331,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGetTextureObjectResourceVi
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGetTextureObjectResourceViewDesc(struct hipResourceViewDesc *pResViewDesc, hipTextureObject_t textureObject)
 {
-    CG_ARGS_CALL(hipGetTextureObjectResourceViewDesc, (pResViewDesc, textureObject), cgl_thunk_code, 3, 0, (pResViewDesc, textureObject, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pResViewDesc); CG_ARG_WORD(2, textureObject));
+    CG_ARGS_CALL(hipGetTextureObjectResourceViewDesc, (pResViewDesc, textureObject), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pResViewDesc); CG_ARG_WORD(2, textureObject));
     CG_SHORT_CALL(hipGetTextureObjectResourceViewDesc, (pResViewDesc, textureObject), cgl_thunk_code);
     return cgl_gp_hipGetTextureObjectResourceViewDesc(pResViewDesc, textureObject);
 }
@@ -11362,7 +11362,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGetTextureObjectTextureDes
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGetTextureObjectTextureDesc(hipTextureDesc *pTexDesc, hipTextureObject_t textureObject)
 {
-    CG_ARGS_CALL(hipGetTextureObjectTextureDesc, (pTexDesc, textureObject), cgl_thunk_code, 3, 0, (pTexDesc, textureObject, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pTexDesc); CG_ARG_WORD(2, textureObject));
+    CG_ARGS_CALL(hipGetTextureObjectTextureDesc, (pTexDesc, textureObject), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pTexDesc); CG_ARG_WORD(2, textureObject));
     CG_SHORT_CALL(hipGetTextureObjectTextureDesc, (pTexDesc, textureObject), cgl_thunk_code);
     return cgl_gp_hipGetTextureObjectTextureDesc(pTexDesc, textureObject);
 }
@@ -11395,7 +11395,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetAddressMode(textu
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetAddressMode(textureReference *texRef, int dim, enum hipTextureAddressMode am)
 {
-    CG_ARGS_CALL(hipTexRefSetAddressMode, (texRef, dim, am), cgl_thunk_code, 4, 0, (texRef, dim, am, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, texRef); CG_ARG_WORD(2, dim); CG_ARG_WORD(3, am));
+    CG_ARGS_CALL(hipTexRefSetAddressMode, (texRef, dim, am), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, texRef); CG_ARG_WORD(2, dim); CG_ARG_WORD(3, am));
     CG_SHORT_CALL(hipTexRefSetAddressMode, (texRef, dim, am), cgl_thunk_code);
     return cgl_gp_hipTexRefSetAddressMode(texRef, dim, am);
 }
@@ -11428,7 +11428,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetArray(textureRefe
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetArray(textureReference *tex, hipArray_const_t array, unsigned int flags)
 {
-    CG_ARGS_CALL(hipTexRefSetArray, (tex, array, flags), cgl_thunk_code, 4, 0, (tex, array, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, tex); CG_ARG_WORD(2, array); CG_ARG_WORD(3, flags));
+    CG_ARGS_CALL(hipTexRefSetArray, (tex, array, flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, tex); CG_ARG_WORD(2, array); CG_ARG_WORD(3, flags));
     CG_SHORT_CALL(hipTexRefSetArray, (tex, array, flags), cgl_thunk_code);
     return cgl_gp_hipTexRefSetArray(tex, array, flags);
 }
@@ -11459,7 +11459,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetFilterMode(textur
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetFilterMode(textureReference *texRef, enum hipTextureFilterMode fm)
 {
-    CG_ARGS_CALL(hipTexRefSetFilterMode, (texRef, fm), cgl_thunk_code, 3, 0, (texRef, fm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, texRef); CG_ARG_WORD(2, fm));
+    CG_ARGS_CALL(hipTexRefSetFilterMode, (texRef, fm), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, texRef); CG_ARG_WORD(2, fm));
     CG_SHORT_CALL(hipTexRefSetFilterMode, (texRef, fm), cgl_thunk_code);
     return cgl_gp_hipTexRefSetFilterMode(texRef, fm);
 }
@@ -11490,7 +11490,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetFlags(textureRefe
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetFlags(textureReference *texRef, unsigned int Flags)
 {
-    CG_ARGS_CALL(hipTexRefSetFlags, (texRef, Flags), cgl_thunk_code, 3, 0, (texRef, Flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, texRef); CG_ARG_WORD(2, Flags));
+    CG_ARGS_CALL(hipTexRefSetFlags, (texRef, Flags), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, texRef); CG_ARG_WORD(2, Flags));
     CG_SHORT_CALL(hipTexRefSetFlags, (texRef, Flags), cgl_thunk_code);
     return cgl_gp_hipTexRefSetFlags(texRef, Flags);
 }
@@ -11523,7 +11523,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetFormat(textureRef
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetFormat(textureReference *texRef, hipArray_Format fmt, int NumPackedComponents)
 {
-    CG_ARGS_CALL(hipTexRefSetFormat, (texRef, fmt, NumPackedComponents), cgl_thunk_code, 4, 0, (texRef, fmt, NumPackedComponents, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, texRef); CG_ARG_WORD(2, fmt); CG_ARG_WORD(3, NumPackedComponents));
+    CG_ARGS_CALL(hipTexRefSetFormat, (texRef, fmt, NumPackedComponents), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, texRef); CG_ARG_WORD(2, fmt); CG_ARG_WORD(3, NumPackedComponents));
     CG_SHORT_CALL(hipTexRefSetFormat, (texRef, fmt, NumPackedComponents), cgl_thunk_code);
     return cgl_gp_hipTexRefSetFormat(texRef, fmt, NumPackedComponents);
 }
@@ -11558,7 +11558,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexObjectCreate(hipTexture
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexObjectCreate(hipTextureObject_t *pTexObject, const HIP_RESOURCE_DESC *pResDesc, const HIP_TEXTURE_DESC *pTexDesc, const HIP_RESOURCE_VIEW_DESC *pResViewDesc)
 {
-    CG_ARGS_CALL(hipTexObjectCreate, (pTexObject, pResDesc, pTexDesc, pResViewDesc), cgl_thunk_code, 5, 0, (pTexObject, pResDesc, pTexDesc, pResViewDesc, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pTexObject); CG_ARG_WORD(2, pResDesc); CG_ARG_WORD(3, pTexDesc); CG_ARG_WORD(4, pResViewDesc));
+    CG_ARGS_CALL(hipTexObjectCreate, (pTexObject, pResDesc, pTexDesc, pResViewDesc), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pTexObject); CG_ARG_WORD(2, pResDesc); CG_ARG_WORD(3, pTexDesc); CG_ARG_WORD(4, pResViewDesc));
     CG_SHORT_CALL(hipTexObjectCreate, (pTexObject, pResDesc, pTexDesc, pResViewDesc), cgl_thunk_code);
     return cgl_gp_hipTexObjectCreate(pTexObject, pResDesc, pTexDesc, pResViewDesc);
 }
@@ -11587,7 +11587,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexObjectDestroy(hipTextur
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexObjectDestroy(hipTextureObject_t texObject)
 {
-    CG_ARGS_CALL(hipTexObjectDestroy, (texObject), cgl_thunk_code, 2, 0, (texObject, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, texObject));
+    CG_ARGS_CALL(hipTexObjectDestroy, (texObject), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, texObject));
     CG_SHORT_CALL(hipTexObjectDestroy, (texObject), cgl_thunk_code);
     return cgl_gp_hipTexObjectDestroy(texObject);
 }
@@ -11618,7 +11618,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexObjectGetResourceDesc(H
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexObjectGetResourceDesc(HIP_RESOURCE_DESC *pResDesc, hipTextureObject_t texObject)
 {
-    CG_ARGS_CALL(hipTexObjectGetResourceDesc, (pResDesc, texObject), cgl_thunk_code, 3, 0, (pResDesc, texObject, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pResDesc); CG_ARG_WORD(2, texObject));
+    CG_ARGS_CALL(hipTexObjectGetResourceDesc, (pResDesc, texObject), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pResDesc); CG_ARG_WORD(2, texObject));
     CG_SHORT_CALL(hipTexObjectGetResourceDesc, (pResDesc, texObject), cgl_thunk_code);
     return cgl_gp_hipTexObjectGetResourceDesc(pResDesc, texObject);
 }
@@ -11649,7 +11649,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexObjectGetResourceViewDe
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexObjectGetResourceViewDesc(HIP_RESOURCE_VIEW_DESC *pResViewDesc, hipTextureObject_t texObject)
 {
-    CG_ARGS_CALL(hipTexObjectGetResourceViewDesc, (pResViewDesc, texObject), cgl_thunk_code, 3, 0, (pResViewDesc, texObject, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pResViewDesc); CG_ARG_WORD(2, texObject));
+    CG_ARGS_CALL(hipTexObjectGetResourceViewDesc, (pResViewDesc, texObject), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pResViewDesc); CG_ARG_WORD(2, texObject));
     CG_SHORT_CALL(hipTexObjectGetResourceViewDesc, (pResViewDesc, texObject), cgl_thunk_code);
     return cgl_gp_hipTexObjectGetResourceViewDesc(pResViewDesc, texObject);
 }
@@ -11680,7 +11680,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexObjectGetTextureDesc(HI
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexObjectGetTextureDesc(HIP_TEXTURE_DESC *pTexDesc, hipTextureObject_t texObject)
 {
-    CG_ARGS_CALL(hipTexObjectGetTextureDesc, (pTexDesc, texObject), cgl_thunk_code, 3, 0, (pTexDesc, texObject, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pTexDesc); CG_ARG_WORD(2, texObject));
+    CG_ARGS_CALL(hipTexObjectGetTextureDesc, (pTexDesc, texObject), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pTexDesc); CG_ARG_WORD(2, texObject));
     CG_SHORT_CALL(hipTexObjectGetTextureDesc, (pTexDesc, texObject), cgl_thunk_code);
     return cgl_gp_hipTexObjectGetTextureDesc(pTexDesc, texObject);
 }
@@ -11717,7 +11717,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipBindTexture(size_t *offset
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipBindTexture(size_t *offset, const textureReference *tex, const void *devPtr, const hipChannelFormatDesc *desc, size_t size)
 {
-    CG_ARGS_CALL(hipBindTexture, (offset, tex, devPtr, desc, size), cgl_thunk_code, 6, 0, (offset, tex, devPtr, desc, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, offset); CG_ARG_WORD(2, tex); CG_ARG_WORD(3, devPtr); CG_ARG_WORD(4, desc); CG_ARG_WORD(5, size));
+    CG_ARGS_CALL(hipBindTexture, (offset, tex, devPtr, desc, size), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, offset); CG_ARG_WORD(2, tex); CG_ARG_WORD(3, devPtr); CG_ARG_WORD(4, desc); CG_ARG_WORD(5, size));
     CG_SHORT_CALL(hipBindTexture, (offset, tex, devPtr, desc, size), cgl_thunk_code);
     return cgl_gp_hipBindTexture(offset, tex, devPtr, desc, size);
 }
@@ -11758,7 +11758,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipBindTexture2D(size_t *offs
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipBindTexture2D(size_t *offset, const textureReference *tex, const void *devPtr, const hipChannelFormatDesc *desc, size_t width, size_t height, size_t pitch)
 {
-    CG_ARGS_CALL(hipBindTexture2D, (offset, tex, devPtr, desc, width, height, pitch), cgl_thunk_code, 8, 0, (offset, tex, devPtr, desc, width, height, pitch, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, offset); CG_ARG_WORD(2, tex); CG_ARG_WORD(3, devPtr); CG_ARG_WORD(4, desc); CG_ARG_WORD(5, width); CG_ARG_WORD(6, height); CG_ARG_WORD(7, pitch));
+    CG_ARGS_CALL(hipBindTexture2D, (offset, tex, devPtr, desc, width, height, pitch), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, offset); CG_ARG_WORD(2, tex); CG_ARG_WORD(3, devPtr); CG_ARG_WORD(4, desc); CG_ARG_WORD(5, width); CG_ARG_WORD(6, height); CG_ARG_WORD(7, pitch));
     CG_SHORT_CALL(hipBindTexture2D, (offset, tex, devPtr, desc, width, height, pitch), cgl_thunk_code);
     return cgl_gp_hipBindTexture2D(offset, tex, devPtr, desc, width, height, pitch);
 }
@@ -11791,7 +11791,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipBindTextureToArray(const t
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipBindTextureToArray(const textureReference *tex, hipArray_const_t array, const hipChannelFormatDesc *desc)
 {
-    CG_ARGS_CALL(hipBindTextureToArray, (tex, array, desc), cgl_thunk_code, 4, 0, (tex, array, desc, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, tex); CG_ARG_WORD(2, array); CG_ARG_WORD(3, desc));
+    CG_ARGS_CALL(hipBindTextureToArray, (tex, array, desc), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, tex); CG_ARG_WORD(2, array); CG_ARG_WORD(3, desc));
     CG_SHORT_CALL(hipBindTextureToArray, (tex, array, desc), cgl_thunk_code);
     return cgl_gp_hipBindTextureToArray(tex, array, desc);
 }
@@ -11822,7 +11822,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGetTextureAlignmentOffset(
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGetTextureAlignmentOffset(size_t *offset, const textureReference *texref)
 {
-    CG_ARGS_CALL(hipGetTextureAlignmentOffset, (offset, texref), cgl_thunk_code, 3, 0, (offset, texref, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, offset); CG_ARG_WORD(2, texref));
+    CG_ARGS_CALL(hipGetTextureAlignmentOffset, (offset, texref), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, offset); CG_ARG_WORD(2, texref));
     CG_SHORT_CALL(hipGetTextureAlignmentOffset, (offset, texref), cgl_thunk_code);
     return cgl_gp_hipGetTextureAlignmentOffset(offset, texref);
 }
@@ -11851,7 +11851,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipUnbindTexture(const textur
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipUnbindTexture(const textureReference *tex)
 {
-    CG_ARGS_CALL(hipUnbindTexture, (tex), cgl_thunk_code, 2, 0, (tex, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, tex));
+    CG_ARGS_CALL(hipUnbindTexture, (tex), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, tex));
     CG_SHORT_CALL(hipUnbindTexture, (tex), cgl_thunk_code);
     return cgl_gp_hipUnbindTexture(tex);
 }
@@ -11882,7 +11882,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefGetAddress(hipDevice
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetAddress(hipDeviceptr_t *dev_ptr, const textureReference *texRef)
 {
-    CG_ARGS_CALL(hipTexRefGetAddress, (dev_ptr, texRef), cgl_thunk_code, 3, 0, (dev_ptr, texRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev_ptr); CG_ARG_WORD(2, texRef));
+    CG_ARGS_CALL(hipTexRefGetAddress, (dev_ptr, texRef), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev_ptr); CG_ARG_WORD(2, texRef));
     CG_SHORT_CALL(hipTexRefGetAddress, (dev_ptr, texRef), cgl_thunk_code);
     return cgl_gp_hipTexRefGetAddress(dev_ptr, texRef);
 }
@@ -11915,7 +11915,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefGetAddressMode(enum 
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetAddressMode(enum hipTextureAddressMode *pam, const textureReference *texRef, int dim)
 {
-    CG_ARGS_CALL(hipTexRefGetAddressMode, (pam, texRef, dim), cgl_thunk_code, 4, 0, (pam, texRef, dim, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pam); CG_ARG_WORD(2, texRef); CG_ARG_WORD(3, dim));
+    CG_ARGS_CALL(hipTexRefGetAddressMode, (pam, texRef, dim), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pam); CG_ARG_WORD(2, texRef); CG_ARG_WORD(3, dim));
     CG_SHORT_CALL(hipTexRefGetAddressMode, (pam, texRef, dim), cgl_thunk_code);
     return cgl_gp_hipTexRefGetAddressMode(pam, texRef, dim);
 }
@@ -11946,7 +11946,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefGetFilterMode(enum h
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetFilterMode(enum hipTextureFilterMode *pfm, const textureReference *texRef)
 {
-    CG_ARGS_CALL(hipTexRefGetFilterMode, (pfm, texRef), cgl_thunk_code, 3, 0, (pfm, texRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pfm); CG_ARG_WORD(2, texRef));
+    CG_ARGS_CALL(hipTexRefGetFilterMode, (pfm, texRef), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pfm); CG_ARG_WORD(2, texRef));
     CG_SHORT_CALL(hipTexRefGetFilterMode, (pfm, texRef), cgl_thunk_code);
     return cgl_gp_hipTexRefGetFilterMode(pfm, texRef);
 }
@@ -11977,7 +11977,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefGetFlags(unsigned in
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetFlags(unsigned int *pFlags, const textureReference *texRef)
 {
-    CG_ARGS_CALL(hipTexRefGetFlags, (pFlags, texRef), cgl_thunk_code, 3, 0, (pFlags, texRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pFlags); CG_ARG_WORD(2, texRef));
+    CG_ARGS_CALL(hipTexRefGetFlags, (pFlags, texRef), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pFlags); CG_ARG_WORD(2, texRef));
     CG_SHORT_CALL(hipTexRefGetFlags, (pFlags, texRef), cgl_thunk_code);
     return cgl_gp_hipTexRefGetFlags(pFlags, texRef);
 }
@@ -12010,7 +12010,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefGetFormat(hipArray_F
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetFormat(hipArray_Format *pFormat, int *pNumChannels, const textureReference *texRef)
 {
-    CG_ARGS_CALL(hipTexRefGetFormat, (pFormat, pNumChannels, texRef), cgl_thunk_code, 4, 0, (pFormat, pNumChannels, texRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pFormat); CG_ARG_WORD(2, pNumChannels); CG_ARG_WORD(3, texRef));
+    CG_ARGS_CALL(hipTexRefGetFormat, (pFormat, pNumChannels, texRef), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pFormat); CG_ARG_WORD(2, pNumChannels); CG_ARG_WORD(3, texRef));
     CG_SHORT_CALL(hipTexRefGetFormat, (pFormat, pNumChannels, texRef), cgl_thunk_code);
     return cgl_gp_hipTexRefGetFormat(pFormat, pNumChannels, texRef);
 }
@@ -12041,7 +12041,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefGetMaxAnisotropy(int
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetMaxAnisotropy(int *pmaxAnsio, const textureReference *texRef)
 {
-    CG_ARGS_CALL(hipTexRefGetMaxAnisotropy, (pmaxAnsio, texRef), cgl_thunk_code, 3, 0, (pmaxAnsio, texRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pmaxAnsio); CG_ARG_WORD(2, texRef));
+    CG_ARGS_CALL(hipTexRefGetMaxAnisotropy, (pmaxAnsio, texRef), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pmaxAnsio); CG_ARG_WORD(2, texRef));
     CG_SHORT_CALL(hipTexRefGetMaxAnisotropy, (pmaxAnsio, texRef), cgl_thunk_code);
     return cgl_gp_hipTexRefGetMaxAnisotropy(pmaxAnsio, texRef);
 }
@@ -12072,7 +12072,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefGetMipmapFilterMode(
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetMipmapFilterMode(enum hipTextureFilterMode *pfm, const textureReference *texRef)
 {
-    CG_ARGS_CALL(hipTexRefGetMipmapFilterMode, (pfm, texRef), cgl_thunk_code, 3, 0, (pfm, texRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pfm); CG_ARG_WORD(2, texRef));
+    CG_ARGS_CALL(hipTexRefGetMipmapFilterMode, (pfm, texRef), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pfm); CG_ARG_WORD(2, texRef));
     CG_SHORT_CALL(hipTexRefGetMipmapFilterMode, (pfm, texRef), cgl_thunk_code);
     return cgl_gp_hipTexRefGetMipmapFilterMode(pfm, texRef);
 }
@@ -12103,7 +12103,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefGetMipmapLevelBias(f
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetMipmapLevelBias(float *pbias, const textureReference *texRef)
 {
-    CG_ARGS_CALL(hipTexRefGetMipmapLevelBias, (pbias, texRef), cgl_thunk_code, 3, 0, (pbias, texRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pbias); CG_ARG_WORD(2, texRef));
+    CG_ARGS_CALL(hipTexRefGetMipmapLevelBias, (pbias, texRef), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pbias); CG_ARG_WORD(2, texRef));
     CG_SHORT_CALL(hipTexRefGetMipmapLevelBias, (pbias, texRef), cgl_thunk_code);
     return cgl_gp_hipTexRefGetMipmapLevelBias(pbias, texRef);
 }
@@ -12136,7 +12136,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefGetMipmapLevelClamp(
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetMipmapLevelClamp(float *pminMipmapLevelClamp, float *pmaxMipmapLevelClamp, const textureReference *texRef)
 {
-    CG_ARGS_CALL(hipTexRefGetMipmapLevelClamp, (pminMipmapLevelClamp, pmaxMipmapLevelClamp, texRef), cgl_thunk_code, 4, 0, (pminMipmapLevelClamp, pmaxMipmapLevelClamp, texRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pminMipmapLevelClamp); CG_ARG_WORD(2, pmaxMipmapLevelClamp); CG_ARG_WORD(3, texRef));
+    CG_ARGS_CALL(hipTexRefGetMipmapLevelClamp, (pminMipmapLevelClamp, pmaxMipmapLevelClamp, texRef), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pminMipmapLevelClamp); CG_ARG_WORD(2, pmaxMipmapLevelClamp); CG_ARG_WORD(3, texRef));
     CG_SHORT_CALL(hipTexRefGetMipmapLevelClamp, (pminMipmapLevelClamp, pmaxMipmapLevelClamp, texRef), cgl_thunk_code);
     return cgl_gp_hipTexRefGetMipmapLevelClamp(pminMipmapLevelClamp, pmaxMipmapLevelClamp, texRef);
 }
@@ -12167,7 +12167,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefGetMipMappedArray(hi
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetMipMappedArray(hipMipmappedArray_t *pArray, const textureReference *texRef)
 {
-    CG_ARGS_CALL(hipTexRefGetMipMappedArray, (pArray, texRef), cgl_thunk_code, 3, 0, (pArray, texRef, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pArray); CG_ARG_WORD(2, texRef));
+    CG_ARGS_CALL(hipTexRefGetMipMappedArray, (pArray, texRef), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pArray); CG_ARG_WORD(2, texRef));
     CG_SHORT_CALL(hipTexRefGetMipMappedArray, (pArray, texRef), cgl_thunk_code);
     return cgl_gp_hipTexRefGetMipMappedArray(pArray, texRef);
 }
@@ -12202,7 +12202,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetAddress(size_t *B
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetAddress(size_t *ByteOffset, textureReference *texRef, hipDeviceptr_t dptr, size_t bytes)
 {
-    CG_ARGS_CALL(hipTexRefSetAddress, (ByteOffset, texRef, dptr, bytes), cgl_thunk_code, 5, 0, (ByteOffset, texRef, dptr, bytes, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ByteOffset); CG_ARG_WORD(2, texRef); CG_ARG_WORD(3, dptr); CG_ARG_WORD(4, bytes));
+    CG_ARGS_CALL(hipTexRefSetAddress, (ByteOffset, texRef, dptr, bytes), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ByteOffset); CG_ARG_WORD(2, texRef); CG_ARG_WORD(3, dptr); CG_ARG_WORD(4, bytes));
     CG_SHORT_CALL(hipTexRefSetAddress, (ByteOffset, texRef, dptr, bytes), cgl_thunk_code);
     return cgl_gp_hipTexRefSetAddress(ByteOffset, texRef, dptr, bytes);
 }
@@ -12237,7 +12237,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetAddress2D(texture
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetAddress2D(textureReference *texRef, const HIP_ARRAY_DESCRIPTOR *desc, hipDeviceptr_t dptr, size_t Pitch)
 {
-    CG_ARGS_CALL(hipTexRefSetAddress2D, (texRef, desc, dptr, Pitch), cgl_thunk_code, 5, 0, (texRef, desc, dptr, Pitch, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, texRef); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, dptr); CG_ARG_WORD(4, Pitch));
+    CG_ARGS_CALL(hipTexRefSetAddress2D, (texRef, desc, dptr, Pitch), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, texRef); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, dptr); CG_ARG_WORD(4, Pitch));
     CG_SHORT_CALL(hipTexRefSetAddress2D, (texRef, desc, dptr, Pitch), cgl_thunk_code);
     return cgl_gp_hipTexRefSetAddress2D(texRef, desc, dptr, Pitch);
 }
@@ -12268,7 +12268,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetMaxAnisotropy(tex
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetMaxAnisotropy(textureReference *texRef, unsigned int maxAniso)
 {
-    CG_ARGS_CALL(hipTexRefSetMaxAnisotropy, (texRef, maxAniso), cgl_thunk_code, 3, 0, (texRef, maxAniso, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, texRef); CG_ARG_WORD(2, maxAniso));
+    CG_ARGS_CALL(hipTexRefSetMaxAnisotropy, (texRef, maxAniso), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, texRef); CG_ARG_WORD(2, maxAniso));
     CG_SHORT_CALL(hipTexRefSetMaxAnisotropy, (texRef, maxAniso), cgl_thunk_code);
     return cgl_gp_hipTexRefSetMaxAnisotropy(texRef, maxAniso);
 }
@@ -12299,7 +12299,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetBorderColor(textu
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetBorderColor(textureReference *texRef, float *pBorderColor)
 {
-    CG_ARGS_CALL(hipTexRefSetBorderColor, (texRef, pBorderColor), cgl_thunk_code, 3, 0, (texRef, pBorderColor, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, texRef); CG_ARG_WORD(2, pBorderColor));
+    CG_ARGS_CALL(hipTexRefSetBorderColor, (texRef, pBorderColor), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, texRef); CG_ARG_WORD(2, pBorderColor));
     CG_SHORT_CALL(hipTexRefSetBorderColor, (texRef, pBorderColor), cgl_thunk_code);
     return cgl_gp_hipTexRefSetBorderColor(texRef, pBorderColor);
 }
@@ -12330,7 +12330,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetMipmapFilterMode(
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetMipmapFilterMode(textureReference *texRef, enum hipTextureFilterMode fm)
 {
-    CG_ARGS_CALL(hipTexRefSetMipmapFilterMode, (texRef, fm), cgl_thunk_code, 3, 0, (texRef, fm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, texRef); CG_ARG_WORD(2, fm));
+    CG_ARGS_CALL(hipTexRefSetMipmapFilterMode, (texRef, fm), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, texRef); CG_ARG_WORD(2, fm));
     CG_SHORT_CALL(hipTexRefSetMipmapFilterMode, (texRef, fm), cgl_thunk_code);
     return cgl_gp_hipTexRefSetMipmapFilterMode(texRef, fm);
 }
@@ -12361,7 +12361,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetMipmapLevelBias(t
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetMipmapLevelBias(textureReference *texRef, float bias)
 {
-    CG_ARGS_CALL(hipTexRefSetMipmapLevelBias, (texRef, bias), cgl_thunk_code, 3, 0, (texRef, bias, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, texRef); CG_ARG_WORD(2, bias));
+    CG_ARGS_CALL(hipTexRefSetMipmapLevelBias, (texRef, bias), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, texRef); CG_ARG_WORD(2, bias));
     CG_SHORT_CALL(hipTexRefSetMipmapLevelBias, (texRef, bias), cgl_thunk_code);
     return cgl_gp_hipTexRefSetMipmapLevelBias(texRef, bias);
 }
@@ -12394,7 +12394,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetMipmapLevelClamp(
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetMipmapLevelClamp(textureReference *texRef, float minMipMapLevelClamp, float maxMipMapLevelClamp)
 {
-    CG_ARGS_CALL(hipTexRefSetMipmapLevelClamp, (texRef, minMipMapLevelClamp, maxMipMapLevelClamp), cgl_thunk_code, 4, 0, (texRef, minMipMapLevelClamp, maxMipMapLevelClamp, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, texRef); CG_ARG_WORD(2, minMipMapLevelClamp); CG_ARG_WORD(3, maxMipMapLevelClamp));
+    CG_ARGS_CALL(hipTexRefSetMipmapLevelClamp, (texRef, minMipMapLevelClamp, maxMipMapLevelClamp), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, texRef); CG_ARG_WORD(2, minMipMapLevelClamp); CG_ARG_WORD(3, maxMipMapLevelClamp));
     CG_SHORT_CALL(hipTexRefSetMipmapLevelClamp, (texRef, minMipMapLevelClamp, maxMipMapLevelClamp), cgl_thunk_code);
     return cgl_gp_hipTexRefSetMipmapLevelClamp(texRef, minMipMapLevelClamp, maxMipMapLevelClamp);
 }
@@ -12427,7 +12427,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefSetMipmappedArray(te
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefSetMipmappedArray(textureReference *texRef, struct hipMipmappedArray *mipmappedArray, unsigned int Flags)
 {
-    CG_ARGS_CALL(hipTexRefSetMipmappedArray, (texRef, mipmappedArray, Flags), cgl_thunk_code, 4, 0, (texRef, mipmappedArray, Flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, texRef); CG_ARG_WORD(2, mipmappedArray); CG_ARG_WORD(3, Flags));
+    CG_ARGS_CALL(hipTexRefSetMipmappedArray, (texRef, mipmappedArray, Flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, texRef); CG_ARG_WORD(2, mipmappedArray); CG_ARG_WORD(3, Flags));
     CG_SHORT_CALL(hipTexRefSetMipmappedArray, (texRef, mipmappedArray, Flags), cgl_thunk_code);
     return cgl_gp_hipTexRefSetMipmappedArray(texRef, mipmappedArray, Flags);
 }
@@ -12460,7 +12460,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMipmappedArrayCreate(hipMi
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMipmappedArrayCreate(hipMipmappedArray_t *pHandle, HIP_ARRAY3D_DESCRIPTOR *pMipmappedArrayDesc, unsigned int numMipmapLevels)
 {
-    CG_ARGS_CALL(hipMipmappedArrayCreate, (pHandle, pMipmappedArrayDesc, numMipmapLevels), cgl_thunk_code, 4, 0, (pHandle, pMipmappedArrayDesc, numMipmapLevels, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pHandle); CG_ARG_WORD(2, pMipmappedArrayDesc); CG_ARG_WORD(3, numMipmapLevels));
+    CG_ARGS_CALL(hipMipmappedArrayCreate, (pHandle, pMipmappedArrayDesc, numMipmapLevels), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pHandle); CG_ARG_WORD(2, pMipmappedArrayDesc); CG_ARG_WORD(3, numMipmapLevels));
     CG_SHORT_CALL(hipMipmappedArrayCreate, (pHandle, pMipmappedArrayDesc, numMipmapLevels), cgl_thunk_code);
     return cgl_gp_hipMipmappedArrayCreate(pHandle, pMipmappedArrayDesc, numMipmapLevels);
 }
@@ -12489,7 +12489,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMipmappedArrayDestroy(hipM
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMipmappedArrayDestroy(hipMipmappedArray_t hMipmappedArray)
 {
-    CG_ARGS_CALL(hipMipmappedArrayDestroy, (hMipmappedArray), cgl_thunk_code, 2, 0, (hMipmappedArray, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMipmappedArray));
+    CG_ARGS_CALL(hipMipmappedArrayDestroy, (hMipmappedArray), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMipmappedArray));
     CG_SHORT_CALL(hipMipmappedArrayDestroy, (hMipmappedArray), cgl_thunk_code);
     return cgl_gp_hipMipmappedArrayDestroy(hMipmappedArray);
 }
@@ -12522,7 +12522,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMipmappedArrayGetLevel(hip
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMipmappedArrayGetLevel(hipArray_t *pLevelArray, hipMipmappedArray_t hMipMappedArray, unsigned int level)
 {
-    CG_ARGS_CALL(hipMipmappedArrayGetLevel, (pLevelArray, hMipMappedArray, level), cgl_thunk_code, 4, 0, (pLevelArray, hMipMappedArray, level, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pLevelArray); CG_ARG_WORD(2, hMipMappedArray); CG_ARG_WORD(3, level));
+    CG_ARGS_CALL(hipMipmappedArrayGetLevel, (pLevelArray, hMipMappedArray, level), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pLevelArray); CG_ARG_WORD(2, hMipMappedArray); CG_ARG_WORD(3, level));
     CG_SHORT_CALL(hipMipmappedArrayGetLevel, (pLevelArray, hMipMappedArray, level), cgl_thunk_code);
     return cgl_gp_hipMipmappedArrayGetLevel(pLevelArray, hMipMappedArray, level);
 }
@@ -12555,7 +12555,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipRegisterApiCallback(uint32
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipRegisterApiCallback(uint32_t id, void *fun, void *arg)
 {
-    CG_ARGS_CALL(hipRegisterApiCallback, (id, fun, arg), cgl_thunk_code, 4, 0, (id, fun, arg, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, id); CG_ARG_WORD(2, fun); CG_ARG_WORD(3, arg));
+    CG_ARGS_CALL(hipRegisterApiCallback, (id, fun, arg), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, id); CG_ARG_WORD(2, fun); CG_ARG_WORD(3, arg));
     CG_SHORT_CALL(hipRegisterApiCallback, (id, fun, arg), cgl_thunk_code);
     return cgl_gp_hipRegisterApiCallback(id, fun, arg);
 }
@@ -12584,7 +12584,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipRemoveApiCallback(uint32_t
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipRemoveApiCallback(uint32_t id)
 {
-    CG_ARGS_CALL(hipRemoveApiCallback, (id), cgl_thunk_code, 2, 0, (id, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, id));
+    CG_ARGS_CALL(hipRemoveApiCallback, (id), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, id));
     CG_SHORT_CALL(hipRemoveApiCallback, (id), cgl_thunk_code);
     return cgl_gp_hipRemoveApiCallback(id);
 }
@@ -12617,7 +12617,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipRegisterActivityCallback(u
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipRegisterActivityCallback(uint32_t id, void *fun, void *arg)
 {
-    CG_ARGS_CALL(hipRegisterActivityCallback, (id, fun, arg), cgl_thunk_code, 4, 0, (id, fun, arg, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, id); CG_ARG_WORD(2, fun); CG_ARG_WORD(3, arg));
+    CG_ARGS_CALL(hipRegisterActivityCallback, (id, fun, arg), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, id); CG_ARG_WORD(2, fun); CG_ARG_WORD(3, arg));
     CG_SHORT_CALL(hipRegisterActivityCallback, (id, fun, arg), cgl_thunk_code);
     return cgl_gp_hipRegisterActivityCallback(id, fun, arg);
 }
@@ -12646,7 +12646,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipRemoveActivityCallback(uin
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipRemoveActivityCallback(uint32_t id)
 {
-    CG_ARGS_CALL(hipRemoveActivityCallback, (id), cgl_thunk_code, 2, 0, (id, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, id));
+    CG_ARGS_CALL(hipRemoveActivityCallback, (id), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, id));
     CG_SHORT_CALL(hipRemoveActivityCallback, (id), cgl_thunk_code);
     return cgl_gp_hipRemoveActivityCallback(id);
 }
@@ -12676,7 +12676,7 @@ static __attribute__((noinline)) const char *cgl_gp_hipApiName(uint32_t id)
 CG_LEFT_FUNCTION(cgl_left_hipApiName, __typeof__(((struct cgl_fr_hipApiName *)0)->cgl_ret));
 static __attribute__((noinline)) const char *cgl_sl_hipApiName(uint32_t id)
 {
-    CG_ARGS_CALL(hipApiName, (id), CG_NO_CODE, 2, 0, (id, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, id));
+    CG_ARGS_CALL(hipApiName, (id), CG_NO_CODE, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, id));
     CG_SHORT_CALL(hipApiName, (id), CG_NO_CODE);
     return cgl_gp_hipApiName(id);
 }
@@ -12706,7 +12706,7 @@ static __attribute__((noinline)) const char *cgl_gp_hipKernelNameRef(const hipFu
 CG_LEFT_FUNCTION(cgl_left_hipKernelNameRef, __typeof__(((struct cgl_fr_hipKernelNameRef *)0)->cgl_ret));
 static __attribute__((noinline)) const char *cgl_sl_hipKernelNameRef(const hipFunction_t f)
 {
-    CG_ARGS_CALL(hipKernelNameRef, (f), CG_NO_CODE, 2, 0, (f, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, f));
+    CG_ARGS_CALL(hipKernelNameRef, (f), CG_NO_CODE, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, f));
     CG_SHORT_CALL(hipKernelNameRef, (f), CG_NO_CODE);
     return cgl_gp_hipKernelNameRef(f);
 }
@@ -12738,7 +12738,7 @@ static __attribute__((noinline)) const char *cgl_gp_hipKernelNameRefByPtr(const 
 CG_LEFT_FUNCTION(cgl_left_hipKernelNameRefByPtr, __typeof__(((struct cgl_fr_hipKernelNameRefByPtr *)0)->cgl_ret));
 static __attribute__((noinline)) const char *cgl_sl_hipKernelNameRefByPtr(const void *hostFunction, hipStream_t stream)
 {
-    CG_ARGS_CALL(hipKernelNameRefByPtr, (hostFunction, stream), CG_NO_CODE, 3, 0, (hostFunction, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hostFunction); CG_ARG_WORD(2, stream));
+    CG_ARGS_CALL(hipKernelNameRefByPtr, (hostFunction, stream), CG_NO_CODE, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hostFunction); CG_ARG_WORD(2, stream));
     CG_SHORT_CALL(hipKernelNameRefByPtr, (hostFunction, stream), CG_NO_CODE);
     return cgl_gp_hipKernelNameRefByPtr(hostFunction, stream);
 }
@@ -12768,7 +12768,7 @@ static __attribute__((noinline)) int cgl_gp_hipGetStreamDeviceId(hipStream_t str
 CG_LEFT_FUNCTION(cgl_left_hipGetStreamDeviceId, __typeof__(((struct cgl_fr_hipGetStreamDeviceId *)0)->cgl_ret));
 static __attribute__((noinline)) int cgl_sl_hipGetStreamDeviceId(hipStream_t stream)
 {
-    CG_ARGS_CALL(hipGetStreamDeviceId, (stream), CG_NO_CODE, 2, 0, (stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream));
+    CG_ARGS_CALL(hipGetStreamDeviceId, (stream), CG_NO_CODE, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream));
     CG_SHORT_CALL(hipGetStreamDeviceId, (stream), CG_NO_CODE);
     return cgl_gp_hipGetStreamDeviceId(stream);
 }
@@ -12799,7 +12799,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamBeginCapture(hipStre
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode mode)
 {
-    CG_ARGS_CALL(hipStreamBeginCapture, (stream, mode), cgl_thunk_code, 3, 0, (stream, mode, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, mode));
+    CG_ARGS_CALL(hipStreamBeginCapture, (stream, mode), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, mode));
     CG_SHORT_CALL(hipStreamBeginCapture, (stream, mode), cgl_thunk_code);
     return cgl_gp_hipStreamBeginCapture(stream, mode);
 }
@@ -12830,7 +12830,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamEndCapture(hipStream
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamEndCapture(hipStream_t stream, hipGraph_t *pGraph)
 {
-    CG_ARGS_CALL(hipStreamEndCapture, (stream, pGraph), cgl_thunk_code, 3, 0, (stream, pGraph, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, pGraph));
+    CG_ARGS_CALL(hipStreamEndCapture, (stream, pGraph), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, pGraph));
     CG_SHORT_CALL(hipStreamEndCapture, (stream, pGraph), cgl_thunk_code);
     return cgl_gp_hipStreamEndCapture(stream, pGraph);
 }
@@ -12863,7 +12863,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamGetCaptureInfo(hipSt
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamGetCaptureInfo(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus, unsigned long long *pId)
 {
-    CG_ARGS_CALL(hipStreamGetCaptureInfo, (stream, pCaptureStatus, pId), cgl_thunk_code, 4, 0, (stream, pCaptureStatus, pId, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, pCaptureStatus); CG_ARG_WORD(3, pId));
+    CG_ARGS_CALL(hipStreamGetCaptureInfo, (stream, pCaptureStatus, pId), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, pCaptureStatus); CG_ARG_WORD(3, pId));
     CG_SHORT_CALL(hipStreamGetCaptureInfo, (stream, pCaptureStatus, pId), cgl_thunk_code);
     return cgl_gp_hipStreamGetCaptureInfo(stream, pCaptureStatus, pId);
 }
@@ -12902,7 +12902,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamGetCaptureInfo_v2(hi
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamGetCaptureInfo_v2(hipStream_t stream, hipStreamCaptureStatus *captureStatus_out, unsigned long long *id_out, hipGraph_t *graph_out, const hipGraphNode_t **dependencies_out, size_t *numDependencies_out)
 {
-    CG_ARGS_CALL(hipStreamGetCaptureInfo_v2, (stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out), cgl_thunk_code, 7, 0, (stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, captureStatus_out); CG_ARG_WORD(3, id_out); CG_ARG_WORD(4, graph_out); CG_ARG_WORD(5, dependencies_out); CG_ARG_WORD(6, numDependencies_out));
+    CG_ARGS_CALL(hipStreamGetCaptureInfo_v2, (stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, captureStatus_out); CG_ARG_WORD(3, id_out); CG_ARG_WORD(4, graph_out); CG_ARG_WORD(5, dependencies_out); CG_ARG_WORD(6, numDependencies_out));
     CG_SHORT_CALL(hipStreamGetCaptureInfo_v2, (stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out), cgl_thunk_code);
     return cgl_gp_hipStreamGetCaptureInfo_v2(stream, captureStatus_out, id_out, graph_out, dependencies_out, numDependencies_out);
 }
@@ -12933,7 +12933,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamIsCapturing(hipStrea
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamIsCapturing(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus)
 {
-    CG_ARGS_CALL(hipStreamIsCapturing, (stream, pCaptureStatus), cgl_thunk_code, 3, 0, (stream, pCaptureStatus, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, pCaptureStatus));
+    CG_ARGS_CALL(hipStreamIsCapturing, (stream, pCaptureStatus), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, pCaptureStatus));
     CG_SHORT_CALL(hipStreamIsCapturing, (stream, pCaptureStatus), cgl_thunk_code);
     return cgl_gp_hipStreamIsCapturing(stream, pCaptureStatus);
 }
@@ -12968,7 +12968,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamUpdateCaptureDepende
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamUpdateCaptureDependencies(hipStream_t stream, hipGraphNode_t *dependencies, size_t numDependencies, unsigned int flags)
 {
-    CG_ARGS_CALL(hipStreamUpdateCaptureDependencies, (stream, dependencies, numDependencies, flags), cgl_thunk_code, 5, 0, (stream, dependencies, numDependencies, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, dependencies); CG_ARG_WORD(3, numDependencies); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(hipStreamUpdateCaptureDependencies, (stream, dependencies, numDependencies, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, dependencies); CG_ARG_WORD(3, numDependencies); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(hipStreamUpdateCaptureDependencies, (stream, dependencies, numDependencies, flags), cgl_thunk_code);
     return cgl_gp_hipStreamUpdateCaptureDependencies(stream, dependencies, numDependencies, flags);
 }
@@ -13001,7 +13001,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipLaunchHostFunc(hipStream_t
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipLaunchHostFunc(hipStream_t stream, hipHostFn_t fn, void *userData)
 {
-    CG_ARGS_CALL(hipLaunchHostFunc, (stream, fn, userData), cgl_thunk_code, 4, 0, (stream, fn, userData, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, fn); CG_ARG_WORD(3, userData));
+    CG_ARGS_CALL(hipLaunchHostFunc, (stream, fn, userData), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, fn); CG_ARG_WORD(3, userData));
     CG_SHORT_CALL(hipLaunchHostFunc, (stream, fn, userData), cgl_thunk_code);
     return cgl_gp_hipLaunchHostFunc(stream, fn, userData);
 }
@@ -13030,7 +13030,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipThreadExchangeStreamCaptur
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipThreadExchangeStreamCaptureMode(hipStreamCaptureMode *mode)
 {
-    CG_ARGS_CALL(hipThreadExchangeStreamCaptureMode, (mode), cgl_thunk_code, 2, 0, (mode, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mode));
+    CG_ARGS_CALL(hipThreadExchangeStreamCaptureMode, (mode), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mode));
     CG_SHORT_CALL(hipThreadExchangeStreamCaptureMode, (mode), cgl_thunk_code);
     return cgl_gp_hipThreadExchangeStreamCaptureMode(mode);
 }
@@ -13061,7 +13061,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphCreate(hipGraph_t *pG
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphCreate(hipGraph_t *pGraph, unsigned int flags)
 {
-    CG_ARGS_CALL(hipGraphCreate, (pGraph, flags), cgl_thunk_code, 3, 0, (pGraph, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraph); CG_ARG_WORD(2, flags));
+    CG_ARGS_CALL(hipGraphCreate, (pGraph, flags), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraph); CG_ARG_WORD(2, flags));
     CG_SHORT_CALL(hipGraphCreate, (pGraph, flags), cgl_thunk_code);
     return cgl_gp_hipGraphCreate(pGraph, flags);
 }
@@ -13090,7 +13090,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphDestroy(hipGraph_t gr
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphDestroy(hipGraph_t graph)
 {
-    CG_ARGS_CALL(hipGraphDestroy, (graph), cgl_thunk_code, 2, 0, (graph, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, graph));
+    CG_ARGS_CALL(hipGraphDestroy, (graph), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, graph));
     CG_SHORT_CALL(hipGraphDestroy, (graph), cgl_thunk_code);
     return cgl_gp_hipGraphDestroy(graph);
 }
@@ -13125,7 +13125,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddDependencies(hipGr
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddDependencies(hipGraph_t graph, const hipGraphNode_t *from, const hipGraphNode_t *to, size_t numDependencies)
 {
-    CG_ARGS_CALL(hipGraphAddDependencies, (graph, from, to, numDependencies), cgl_thunk_code, 5, 0, (graph, from, to, numDependencies, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, graph); CG_ARG_WORD(2, from); CG_ARG_WORD(3, to); CG_ARG_WORD(4, numDependencies));
+    CG_ARGS_CALL(hipGraphAddDependencies, (graph, from, to, numDependencies), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, graph); CG_ARG_WORD(2, from); CG_ARG_WORD(3, to); CG_ARG_WORD(4, numDependencies));
     CG_SHORT_CALL(hipGraphAddDependencies, (graph, from, to, numDependencies), cgl_thunk_code);
     return cgl_gp_hipGraphAddDependencies(graph, from, to, numDependencies);
 }
@@ -13160,7 +13160,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphRemoveDependencies(hi
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphRemoveDependencies(hipGraph_t graph, const hipGraphNode_t *from, const hipGraphNode_t *to, size_t numDependencies)
 {
-    CG_ARGS_CALL(hipGraphRemoveDependencies, (graph, from, to, numDependencies), cgl_thunk_code, 5, 0, (graph, from, to, numDependencies, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, graph); CG_ARG_WORD(2, from); CG_ARG_WORD(3, to); CG_ARG_WORD(4, numDependencies));
+    CG_ARGS_CALL(hipGraphRemoveDependencies, (graph, from, to, numDependencies), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, graph); CG_ARG_WORD(2, from); CG_ARG_WORD(3, to); CG_ARG_WORD(4, numDependencies));
     CG_SHORT_CALL(hipGraphRemoveDependencies, (graph, from, to, numDependencies), cgl_thunk_code);
     return cgl_gp_hipGraphRemoveDependencies(graph, from, to, numDependencies);
 }
@@ -13195,7 +13195,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphGetEdges(hipGraph_t g
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphGetEdges(hipGraph_t graph, hipGraphNode_t *from, hipGraphNode_t *to, size_t *numEdges)
 {
-    CG_ARGS_CALL(hipGraphGetEdges, (graph, from, to, numEdges), cgl_thunk_code, 5, 0, (graph, from, to, numEdges, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, graph); CG_ARG_WORD(2, from); CG_ARG_WORD(3, to); CG_ARG_WORD(4, numEdges));
+    CG_ARGS_CALL(hipGraphGetEdges, (graph, from, to, numEdges), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, graph); CG_ARG_WORD(2, from); CG_ARG_WORD(3, to); CG_ARG_WORD(4, numEdges));
     CG_SHORT_CALL(hipGraphGetEdges, (graph, from, to, numEdges), cgl_thunk_code);
     return cgl_gp_hipGraphGetEdges(graph, from, to, numEdges);
 }
@@ -13228,7 +13228,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphGetNodes(hipGraph_t g
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphGetNodes(hipGraph_t graph, hipGraphNode_t *nodes, size_t *numNodes)
 {
-    CG_ARGS_CALL(hipGraphGetNodes, (graph, nodes, numNodes), cgl_thunk_code, 4, 0, (graph, nodes, numNodes, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, graph); CG_ARG_WORD(2, nodes); CG_ARG_WORD(3, numNodes));
+    CG_ARGS_CALL(hipGraphGetNodes, (graph, nodes, numNodes), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, graph); CG_ARG_WORD(2, nodes); CG_ARG_WORD(3, numNodes));
     CG_SHORT_CALL(hipGraphGetNodes, (graph, nodes, numNodes), cgl_thunk_code);
     return cgl_gp_hipGraphGetNodes(graph, nodes, numNodes);
 }
@@ -13261,7 +13261,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphGetRootNodes(hipGraph
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphGetRootNodes(hipGraph_t graph, hipGraphNode_t *pRootNodes, size_t *pNumRootNodes)
 {
-    CG_ARGS_CALL(hipGraphGetRootNodes, (graph, pRootNodes, pNumRootNodes), cgl_thunk_code, 4, 0, (graph, pRootNodes, pNumRootNodes, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, graph); CG_ARG_WORD(2, pRootNodes); CG_ARG_WORD(3, pNumRootNodes));
+    CG_ARGS_CALL(hipGraphGetRootNodes, (graph, pRootNodes, pNumRootNodes), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, graph); CG_ARG_WORD(2, pRootNodes); CG_ARG_WORD(3, pNumRootNodes));
     CG_SHORT_CALL(hipGraphGetRootNodes, (graph, pRootNodes, pNumRootNodes), cgl_thunk_code);
     return cgl_gp_hipGraphGetRootNodes(graph, pRootNodes, pNumRootNodes);
 }
@@ -13294,7 +13294,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphNodeGetDependencies(h
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphNodeGetDependencies(hipGraphNode_t node, hipGraphNode_t *pDependencies, size_t *pNumDependencies)
 {
-    CG_ARGS_CALL(hipGraphNodeGetDependencies, (node, pDependencies, pNumDependencies), cgl_thunk_code, 4, 0, (node, pDependencies, pNumDependencies, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, pDependencies); CG_ARG_WORD(3, pNumDependencies));
+    CG_ARGS_CALL(hipGraphNodeGetDependencies, (node, pDependencies, pNumDependencies), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, pDependencies); CG_ARG_WORD(3, pNumDependencies));
     CG_SHORT_CALL(hipGraphNodeGetDependencies, (node, pDependencies, pNumDependencies), cgl_thunk_code);
     return cgl_gp_hipGraphNodeGetDependencies(node, pDependencies, pNumDependencies);
 }
@@ -13327,7 +13327,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphNodeGetDependentNodes
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphNodeGetDependentNodes(hipGraphNode_t node, hipGraphNode_t *pDependentNodes, size_t *pNumDependentNodes)
 {
-    CG_ARGS_CALL(hipGraphNodeGetDependentNodes, (node, pDependentNodes, pNumDependentNodes), cgl_thunk_code, 4, 0, (node, pDependentNodes, pNumDependentNodes, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, pDependentNodes); CG_ARG_WORD(3, pNumDependentNodes));
+    CG_ARGS_CALL(hipGraphNodeGetDependentNodes, (node, pDependentNodes, pNumDependentNodes), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, pDependentNodes); CG_ARG_WORD(3, pNumDependentNodes));
     CG_SHORT_CALL(hipGraphNodeGetDependentNodes, (node, pDependentNodes, pNumDependentNodes), cgl_thunk_code);
     return cgl_gp_hipGraphNodeGetDependentNodes(node, pDependentNodes, pNumDependentNodes);
 }
@@ -13358,7 +13358,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphNodeGetType(hipGraphN
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphNodeGetType(hipGraphNode_t node, hipGraphNodeType *pType)
 {
-    CG_ARGS_CALL(hipGraphNodeGetType, (node, pType), cgl_thunk_code, 3, 0, (node, pType, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, pType));
+    CG_ARGS_CALL(hipGraphNodeGetType, (node, pType), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, pType));
     CG_SHORT_CALL(hipGraphNodeGetType, (node, pType), cgl_thunk_code);
     return cgl_gp_hipGraphNodeGetType(node, pType);
 }
@@ -13387,7 +13387,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphDestroyNode(hipGraphN
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphDestroyNode(hipGraphNode_t node)
 {
-    CG_ARGS_CALL(hipGraphDestroyNode, (node), cgl_thunk_code, 2, 0, (node, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node));
+    CG_ARGS_CALL(hipGraphDestroyNode, (node), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node));
     CG_SHORT_CALL(hipGraphDestroyNode, (node), cgl_thunk_code);
     return cgl_gp_hipGraphDestroyNode(node);
 }
@@ -13418,7 +13418,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphClone(hipGraph_t *pGr
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphClone(hipGraph_t *pGraphClone, hipGraph_t originalGraph)
 {
-    CG_ARGS_CALL(hipGraphClone, (pGraphClone, originalGraph), cgl_thunk_code, 3, 0, (pGraphClone, originalGraph, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphClone); CG_ARG_WORD(2, originalGraph));
+    CG_ARGS_CALL(hipGraphClone, (pGraphClone, originalGraph), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphClone); CG_ARG_WORD(2, originalGraph));
     CG_SHORT_CALL(hipGraphClone, (pGraphClone, originalGraph), cgl_thunk_code);
     return cgl_gp_hipGraphClone(pGraphClone, originalGraph);
 }
@@ -13451,7 +13451,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphNodeFindInClone(hipGr
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphNodeFindInClone(hipGraphNode_t *pNode, hipGraphNode_t originalNode, hipGraph_t clonedGraph)
 {
-    CG_ARGS_CALL(hipGraphNodeFindInClone, (pNode, originalNode, clonedGraph), cgl_thunk_code, 4, 0, (pNode, originalNode, clonedGraph, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pNode); CG_ARG_WORD(2, originalNode); CG_ARG_WORD(3, clonedGraph));
+    CG_ARGS_CALL(hipGraphNodeFindInClone, (pNode, originalNode, clonedGraph), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pNode); CG_ARG_WORD(2, originalNode); CG_ARG_WORD(3, clonedGraph));
     CG_SHORT_CALL(hipGraphNodeFindInClone, (pNode, originalNode, clonedGraph), cgl_thunk_code);
     return cgl_gp_hipGraphNodeFindInClone(pNode, originalNode, clonedGraph);
 }
@@ -13488,7 +13488,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphInstantiate(hipGraphE
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphInstantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph, hipGraphNode_t *pErrorNode, char *pLogBuffer, size_t bufferSize)
 {
-    CG_ARGS_CALL(hipGraphInstantiate, (pGraphExec, graph, pErrorNode, pLogBuffer, bufferSize), cgl_thunk_code, 6, 0, (pGraphExec, graph, pErrorNode, pLogBuffer, bufferSize, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphExec); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pErrorNode); CG_ARG_WORD(4, pLogBuffer); CG_ARG_WORD(5, bufferSize));
+    CG_ARGS_CALL(hipGraphInstantiate, (pGraphExec, graph, pErrorNode, pLogBuffer, bufferSize), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphExec); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pErrorNode); CG_ARG_WORD(4, pLogBuffer); CG_ARG_WORD(5, bufferSize));
     CG_SHORT_CALL(hipGraphInstantiate, (pGraphExec, graph, pErrorNode, pLogBuffer, bufferSize), cgl_thunk_code);
     return cgl_gp_hipGraphInstantiate(pGraphExec, graph, pErrorNode, pLogBuffer, bufferSize);
 }
@@ -13521,7 +13521,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphInstantiateWithFlags(
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphInstantiateWithFlags(hipGraphExec_t *pGraphExec, hipGraph_t graph, unsigned long long flags)
 {
-    CG_ARGS_CALL(hipGraphInstantiateWithFlags, (pGraphExec, graph, flags), cgl_thunk_code, 4, 0, (pGraphExec, graph, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphExec); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, flags));
+    CG_ARGS_CALL(hipGraphInstantiateWithFlags, (pGraphExec, graph, flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphExec); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, flags));
     CG_SHORT_CALL(hipGraphInstantiateWithFlags, (pGraphExec, graph, flags), cgl_thunk_code);
     return cgl_gp_hipGraphInstantiateWithFlags(pGraphExec, graph, flags);
 }
@@ -13552,7 +13552,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphLaunch(hipGraphExec_t
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphLaunch(hipGraphExec_t graphExec, hipStream_t stream)
 {
-    CG_ARGS_CALL(hipGraphLaunch, (graphExec, stream), cgl_thunk_code, 3, 0, (graphExec, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, graphExec); CG_ARG_WORD(2, stream));
+    CG_ARGS_CALL(hipGraphLaunch, (graphExec, stream), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, graphExec); CG_ARG_WORD(2, stream));
     CG_SHORT_CALL(hipGraphLaunch, (graphExec, stream), cgl_thunk_code);
     return cgl_gp_hipGraphLaunch(graphExec, stream);
 }
@@ -13581,7 +13581,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecDestroy(hipGraphE
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecDestroy(hipGraphExec_t graphExec)
 {
-    CG_ARGS_CALL(hipGraphExecDestroy, (graphExec), cgl_thunk_code, 2, 0, (graphExec, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, graphExec));
+    CG_ARGS_CALL(hipGraphExecDestroy, (graphExec), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, graphExec));
     CG_SHORT_CALL(hipGraphExecDestroy, (graphExec), cgl_thunk_code);
     return cgl_gp_hipGraphExecDestroy(graphExec);
 }
@@ -13616,7 +13616,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecUpdate(hipGraphEx
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecUpdate(hipGraphExec_t hGraphExec, hipGraph_t hGraph, hipGraphNode_t *hErrorNode_out, hipGraphExecUpdateResult *updateResult_out)
 {
-    CG_ARGS_CALL(hipGraphExecUpdate, (hGraphExec, hGraph, hErrorNode_out, updateResult_out), cgl_thunk_code, 5, 0, (hGraphExec, hGraph, hErrorNode_out, updateResult_out, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, hErrorNode_out); CG_ARG_WORD(4, updateResult_out));
+    CG_ARGS_CALL(hipGraphExecUpdate, (hGraphExec, hGraph, hErrorNode_out, updateResult_out), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hGraph); CG_ARG_WORD(3, hErrorNode_out); CG_ARG_WORD(4, updateResult_out));
     CG_SHORT_CALL(hipGraphExecUpdate, (hGraphExec, hGraph, hErrorNode_out, updateResult_out), cgl_thunk_code);
     return cgl_gp_hipGraphExecUpdate(hGraphExec, hGraph, hErrorNode_out, updateResult_out);
 }
@@ -13653,7 +13653,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddKernelNode(hipGrap
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddKernelNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipKernelNodeParams *pNodeParams)
 {
-    CG_ARGS_CALL(hipGraphAddKernelNode, (pGraphNode, graph, pDependencies, numDependencies, pNodeParams), cgl_thunk_code, 6, 0, (pGraphNode, graph, pDependencies, numDependencies, pNodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, pNodeParams));
+    CG_ARGS_CALL(hipGraphAddKernelNode, (pGraphNode, graph, pDependencies, numDependencies, pNodeParams), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, pNodeParams));
     CG_SHORT_CALL(hipGraphAddKernelNode, (pGraphNode, graph, pDependencies, numDependencies, pNodeParams), cgl_thunk_code);
     return cgl_gp_hipGraphAddKernelNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
 }
@@ -13684,7 +13684,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphKernelNodeGetParams(h
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphKernelNodeGetParams(hipGraphNode_t node, hipKernelNodeParams *pNodeParams)
 {
-    CG_ARGS_CALL(hipGraphKernelNodeGetParams, (node, pNodeParams), cgl_thunk_code, 3, 0, (node, pNodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, pNodeParams));
+    CG_ARGS_CALL(hipGraphKernelNodeGetParams, (node, pNodeParams), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, pNodeParams));
     CG_SHORT_CALL(hipGraphKernelNodeGetParams, (node, pNodeParams), cgl_thunk_code);
     return cgl_gp_hipGraphKernelNodeGetParams(node, pNodeParams);
 }
@@ -13715,7 +13715,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphKernelNodeSetParams(h
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphKernelNodeSetParams(hipGraphNode_t node, const hipKernelNodeParams *pNodeParams)
 {
-    CG_ARGS_CALL(hipGraphKernelNodeSetParams, (node, pNodeParams), cgl_thunk_code, 3, 0, (node, pNodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, pNodeParams));
+    CG_ARGS_CALL(hipGraphKernelNodeSetParams, (node, pNodeParams), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, pNodeParams));
     CG_SHORT_CALL(hipGraphKernelNodeSetParams, (node, pNodeParams), cgl_thunk_code);
     return cgl_gp_hipGraphKernelNodeSetParams(node, pNodeParams);
 }
@@ -13748,7 +13748,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecKernelNodeSetPara
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecKernelNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, const hipKernelNodeParams *pNodeParams)
 {
-    CG_ARGS_CALL(hipGraphExecKernelNodeSetParams, (hGraphExec, node, pNodeParams), cgl_thunk_code, 4, 0, (hGraphExec, node, pNodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, node); CG_ARG_WORD(3, pNodeParams));
+    CG_ARGS_CALL(hipGraphExecKernelNodeSetParams, (hGraphExec, node, pNodeParams), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, node); CG_ARG_WORD(3, pNodeParams));
     CG_SHORT_CALL(hipGraphExecKernelNodeSetParams, (hGraphExec, node, pNodeParams), cgl_thunk_code);
     return cgl_gp_hipGraphExecKernelNodeSetParams(hGraphExec, node, pNodeParams);
 }
@@ -13785,7 +13785,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddMemcpyNode(hipGrap
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddMemcpyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipMemcpy3DParms *pCopyParams)
 {
-    CG_ARGS_CALL(hipGraphAddMemcpyNode, (pGraphNode, graph, pDependencies, numDependencies, pCopyParams), cgl_thunk_code, 6, 0, (pGraphNode, graph, pDependencies, numDependencies, pCopyParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, pCopyParams));
+    CG_ARGS_CALL(hipGraphAddMemcpyNode, (pGraphNode, graph, pDependencies, numDependencies, pCopyParams), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, pCopyParams));
     CG_SHORT_CALL(hipGraphAddMemcpyNode, (pGraphNode, graph, pDependencies, numDependencies, pCopyParams), cgl_thunk_code);
     return cgl_gp_hipGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
 }
@@ -13816,7 +13816,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphMemcpyNodeGetParams(h
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphMemcpyNodeGetParams(hipGraphNode_t node, hipMemcpy3DParms *pNodeParams)
 {
-    CG_ARGS_CALL(hipGraphMemcpyNodeGetParams, (node, pNodeParams), cgl_thunk_code, 3, 0, (node, pNodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, pNodeParams));
+    CG_ARGS_CALL(hipGraphMemcpyNodeGetParams, (node, pNodeParams), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, pNodeParams));
     CG_SHORT_CALL(hipGraphMemcpyNodeGetParams, (node, pNodeParams), cgl_thunk_code);
     return cgl_gp_hipGraphMemcpyNodeGetParams(node, pNodeParams);
 }
@@ -13847,7 +13847,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphMemcpyNodeSetParams(h
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphMemcpyNodeSetParams(hipGraphNode_t node, const hipMemcpy3DParms *pNodeParams)
 {
-    CG_ARGS_CALL(hipGraphMemcpyNodeSetParams, (node, pNodeParams), cgl_thunk_code, 3, 0, (node, pNodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, pNodeParams));
+    CG_ARGS_CALL(hipGraphMemcpyNodeSetParams, (node, pNodeParams), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, pNodeParams));
     CG_SHORT_CALL(hipGraphMemcpyNodeSetParams, (node, pNodeParams), cgl_thunk_code);
     return cgl_gp_hipGraphMemcpyNodeSetParams(node, pNodeParams);
 }
@@ -13880,7 +13880,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphKernelNodeSetAttribut
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphKernelNodeSetAttribute(hipGraphNode_t hNode, hipKernelNodeAttrID attr, const hipKernelNodeAttrValue *value)
 {
-    CG_ARGS_CALL(hipGraphKernelNodeSetAttribute, (hNode, attr, value), cgl_thunk_code, 4, 0, (hNode, attr, value, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, value));
+    CG_ARGS_CALL(hipGraphKernelNodeSetAttribute, (hNode, attr, value), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, value));
     CG_SHORT_CALL(hipGraphKernelNodeSetAttribute, (hNode, attr, value), cgl_thunk_code);
     return cgl_gp_hipGraphKernelNodeSetAttribute(hNode, attr, value);
 }
@@ -13913,7 +13913,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphKernelNodeGetAttribut
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphKernelNodeGetAttribute(hipGraphNode_t hNode, hipKernelNodeAttrID attr, hipKernelNodeAttrValue *value)
 {
-    CG_ARGS_CALL(hipGraphKernelNodeGetAttribute, (hNode, attr, value), cgl_thunk_code, 4, 0, (hNode, attr, value, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, value));
+    CG_ARGS_CALL(hipGraphKernelNodeGetAttribute, (hNode, attr, value), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hNode); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, value));
     CG_SHORT_CALL(hipGraphKernelNodeGetAttribute, (hNode, attr, value), cgl_thunk_code);
     return cgl_gp_hipGraphKernelNodeGetAttribute(hNode, attr, value);
 }
@@ -13946,7 +13946,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecMemcpyNodeSetPara
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecMemcpyNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, hipMemcpy3DParms *pNodeParams)
 {
-    CG_ARGS_CALL(hipGraphExecMemcpyNodeSetParams, (hGraphExec, node, pNodeParams), cgl_thunk_code, 4, 0, (hGraphExec, node, pNodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, node); CG_ARG_WORD(3, pNodeParams));
+    CG_ARGS_CALL(hipGraphExecMemcpyNodeSetParams, (hGraphExec, node, pNodeParams), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, node); CG_ARG_WORD(3, pNodeParams));
     CG_SHORT_CALL(hipGraphExecMemcpyNodeSetParams, (hGraphExec, node, pNodeParams), cgl_thunk_code);
     return cgl_gp_hipGraphExecMemcpyNodeSetParams(hGraphExec, node, pNodeParams);
 }
@@ -13989,7 +13989,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddMemcpyNode1D(hipGr
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddMemcpyNode1D(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, hipMemcpyKind kind)
 {
-    CG_ARGS_CALL(hipGraphAddMemcpyNode1D, (pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind), cgl_thunk_code, 9, 0, (pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, dst); CG_ARG_WORD(6, src); CG_ARG_WORD(7, count); CG_ARG_WORD(8, kind));
+    CG_ARGS_CALL(hipGraphAddMemcpyNode1D, (pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, dst); CG_ARG_WORD(6, src); CG_ARG_WORD(7, count); CG_ARG_WORD(8, kind));
     CG_SHORT_CALL(hipGraphAddMemcpyNode1D, (pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind), cgl_thunk_code);
     return cgl_gp_hipGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
 }
@@ -14026,7 +14026,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphMemcpyNodeSetParams1D
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphMemcpyNodeSetParams1D(hipGraphNode_t node, void *dst, const void *src, size_t count, hipMemcpyKind kind)
 {
-    CG_ARGS_CALL(hipGraphMemcpyNodeSetParams1D, (node, dst, src, count, kind), cgl_thunk_code, 6, 0, (node, dst, src, count, kind, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, dst); CG_ARG_WORD(3, src); CG_ARG_WORD(4, count); CG_ARG_WORD(5, kind));
+    CG_ARGS_CALL(hipGraphMemcpyNodeSetParams1D, (node, dst, src, count, kind), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, dst); CG_ARG_WORD(3, src); CG_ARG_WORD(4, count); CG_ARG_WORD(5, kind));
     CG_SHORT_CALL(hipGraphMemcpyNodeSetParams1D, (node, dst, src, count, kind), cgl_thunk_code);
     return cgl_gp_hipGraphMemcpyNodeSetParams1D(node, dst, src, count, kind);
 }
@@ -14065,7 +14065,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecMemcpyNodeSetPara
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecMemcpyNodeSetParams1D(hipGraphExec_t hGraphExec, hipGraphNode_t node, void *dst, const void *src, size_t count, hipMemcpyKind kind)
 {
-    CG_ARGS_CALL(hipGraphExecMemcpyNodeSetParams1D, (hGraphExec, node, dst, src, count, kind), cgl_thunk_code, 7, 0, (hGraphExec, node, dst, src, count, kind, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, node); CG_ARG_WORD(3, dst); CG_ARG_WORD(4, src); CG_ARG_WORD(5, count); CG_ARG_WORD(6, kind));
+    CG_ARGS_CALL(hipGraphExecMemcpyNodeSetParams1D, (hGraphExec, node, dst, src, count, kind), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, node); CG_ARG_WORD(3, dst); CG_ARG_WORD(4, src); CG_ARG_WORD(5, count); CG_ARG_WORD(6, kind));
     CG_SHORT_CALL(hipGraphExecMemcpyNodeSetParams1D, (hGraphExec, node, dst, src, count, kind), cgl_thunk_code);
     return cgl_gp_hipGraphExecMemcpyNodeSetParams1D(hGraphExec, node, dst, src, count, kind);
 }
@@ -14110,7 +14110,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddMemcpyNodeFromSymb
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddMemcpyNodeFromSymbol(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, hipMemcpyKind kind)
 {
-    CG_ARGS_CALL(hipGraphAddMemcpyNodeFromSymbol, (pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind), cgl_thunk_code, 10, 0, (pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, dst); CG_ARG_WORD(6, symbol); CG_ARG_WORD(7, count); CG_ARG_WORD(8, offset); CG_ARG_WORD(9, kind));
+    CG_ARGS_CALL(hipGraphAddMemcpyNodeFromSymbol, (pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind), cgl_thunk_code, 10, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, dst); CG_ARG_WORD(6, symbol); CG_ARG_WORD(7, count); CG_ARG_WORD(8, offset); CG_ARG_WORD(9, kind));
     CG_SHORT_CALL(hipGraphAddMemcpyNodeFromSymbol, (pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind), cgl_thunk_code);
     return cgl_gp_hipGraphAddMemcpyNodeFromSymbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
 }
@@ -14149,7 +14149,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphMemcpyNodeSetParamsFr
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphMemcpyNodeSetParamsFromSymbol(hipGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, hipMemcpyKind kind)
 {
-    CG_ARGS_CALL(hipGraphMemcpyNodeSetParamsFromSymbol, (node, dst, symbol, count, offset, kind), cgl_thunk_code, 7, 0, (node, dst, symbol, count, offset, kind, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, dst); CG_ARG_WORD(3, symbol); CG_ARG_WORD(4, count); CG_ARG_WORD(5, offset); CG_ARG_WORD(6, kind));
+    CG_ARGS_CALL(hipGraphMemcpyNodeSetParamsFromSymbol, (node, dst, symbol, count, offset, kind), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, dst); CG_ARG_WORD(3, symbol); CG_ARG_WORD(4, count); CG_ARG_WORD(5, offset); CG_ARG_WORD(6, kind));
     CG_SHORT_CALL(hipGraphMemcpyNodeSetParamsFromSymbol, (node, dst, symbol, count, offset, kind), cgl_thunk_code);
     return cgl_gp_hipGraphMemcpyNodeSetParamsFromSymbol(node, dst, symbol, count, offset, kind);
 }
@@ -14190,7 +14190,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecMemcpyNodeSetPara
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecMemcpyNodeSetParamsFromSymbol(hipGraphExec_t hGraphExec, hipGraphNode_t node, void *dst, const void *symbol, size_t count, size_t offset, hipMemcpyKind kind)
 {
-    CG_ARGS_CALL(hipGraphExecMemcpyNodeSetParamsFromSymbol, (hGraphExec, node, dst, symbol, count, offset, kind), cgl_thunk_code, 8, 0, (hGraphExec, node, dst, symbol, count, offset, kind, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, node); CG_ARG_WORD(3, dst); CG_ARG_WORD(4, symbol); CG_ARG_WORD(5, count); CG_ARG_WORD(6, offset); CG_ARG_WORD(7, kind));
+    CG_ARGS_CALL(hipGraphExecMemcpyNodeSetParamsFromSymbol, (hGraphExec, node, dst, symbol, count, offset, kind), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, node); CG_ARG_WORD(3, dst); CG_ARG_WORD(4, symbol); CG_ARG_WORD(5, count); CG_ARG_WORD(6, offset); CG_ARG_WORD(7, kind));
     CG_SHORT_CALL(hipGraphExecMemcpyNodeSetParamsFromSymbol, (hGraphExec, node, dst, symbol, count, offset, kind), cgl_thunk_code);
     return cgl_gp_hipGraphExecMemcpyNodeSetParamsFromSymbol(hGraphExec, node, dst, symbol, count, offset, kind);
 }
@@ -14235,7 +14235,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddMemcpyNodeToSymbol
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddMemcpyNodeToSymbol(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, hipMemcpyKind kind)
 {
-    CG_ARGS_CALL(hipGraphAddMemcpyNodeToSymbol, (pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind), cgl_thunk_code, 10, 0, (pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, symbol); CG_ARG_WORD(6, src); CG_ARG_WORD(7, count); CG_ARG_WORD(8, offset); CG_ARG_WORD(9, kind));
+    CG_ARGS_CALL(hipGraphAddMemcpyNodeToSymbol, (pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind), cgl_thunk_code, 10, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, symbol); CG_ARG_WORD(6, src); CG_ARG_WORD(7, count); CG_ARG_WORD(8, offset); CG_ARG_WORD(9, kind));
     CG_SHORT_CALL(hipGraphAddMemcpyNodeToSymbol, (pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind), cgl_thunk_code);
     return cgl_gp_hipGraphAddMemcpyNodeToSymbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
 }
@@ -14274,7 +14274,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphMemcpyNodeSetParamsTo
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphMemcpyNodeSetParamsToSymbol(hipGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, hipMemcpyKind kind)
 {
-    CG_ARGS_CALL(hipGraphMemcpyNodeSetParamsToSymbol, (node, symbol, src, count, offset, kind), cgl_thunk_code, 7, 0, (node, symbol, src, count, offset, kind, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, symbol); CG_ARG_WORD(3, src); CG_ARG_WORD(4, count); CG_ARG_WORD(5, offset); CG_ARG_WORD(6, kind));
+    CG_ARGS_CALL(hipGraphMemcpyNodeSetParamsToSymbol, (node, symbol, src, count, offset, kind), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, symbol); CG_ARG_WORD(3, src); CG_ARG_WORD(4, count); CG_ARG_WORD(5, offset); CG_ARG_WORD(6, kind));
     CG_SHORT_CALL(hipGraphMemcpyNodeSetParamsToSymbol, (node, symbol, src, count, offset, kind), cgl_thunk_code);
     return cgl_gp_hipGraphMemcpyNodeSetParamsToSymbol(node, symbol, src, count, offset, kind);
 }
@@ -14315,7 +14315,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecMemcpyNodeSetPara
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecMemcpyNodeSetParamsToSymbol(hipGraphExec_t hGraphExec, hipGraphNode_t node, const void *symbol, const void *src, size_t count, size_t offset, hipMemcpyKind kind)
 {
-    CG_ARGS_CALL(hipGraphExecMemcpyNodeSetParamsToSymbol, (hGraphExec, node, symbol, src, count, offset, kind), cgl_thunk_code, 8, 0, (hGraphExec, node, symbol, src, count, offset, kind, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, node); CG_ARG_WORD(3, symbol); CG_ARG_WORD(4, src); CG_ARG_WORD(5, count); CG_ARG_WORD(6, offset); CG_ARG_WORD(7, kind));
+    CG_ARGS_CALL(hipGraphExecMemcpyNodeSetParamsToSymbol, (hGraphExec, node, symbol, src, count, offset, kind), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, node); CG_ARG_WORD(3, symbol); CG_ARG_WORD(4, src); CG_ARG_WORD(5, count); CG_ARG_WORD(6, offset); CG_ARG_WORD(7, kind));
     CG_SHORT_CALL(hipGraphExecMemcpyNodeSetParamsToSymbol, (hGraphExec, node, symbol, src, count, offset, kind), cgl_thunk_code);
     return cgl_gp_hipGraphExecMemcpyNodeSetParamsToSymbol(hGraphExec, node, symbol, src, count, offset, kind);
 }
@@ -14352,7 +14352,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddMemsetNode(hipGrap
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddMemsetNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipMemsetParams *pMemsetParams)
 {
-    CG_ARGS_CALL(hipGraphAddMemsetNode, (pGraphNode, graph, pDependencies, numDependencies, pMemsetParams), cgl_thunk_code, 6, 0, (pGraphNode, graph, pDependencies, numDependencies, pMemsetParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, pMemsetParams));
+    CG_ARGS_CALL(hipGraphAddMemsetNode, (pGraphNode, graph, pDependencies, numDependencies, pMemsetParams), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, pMemsetParams));
     CG_SHORT_CALL(hipGraphAddMemsetNode, (pGraphNode, graph, pDependencies, numDependencies, pMemsetParams), cgl_thunk_code);
     return cgl_gp_hipGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
 }
@@ -14383,7 +14383,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphMemsetNodeGetParams(h
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphMemsetNodeGetParams(hipGraphNode_t node, hipMemsetParams *pNodeParams)
 {
-    CG_ARGS_CALL(hipGraphMemsetNodeGetParams, (node, pNodeParams), cgl_thunk_code, 3, 0, (node, pNodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, pNodeParams));
+    CG_ARGS_CALL(hipGraphMemsetNodeGetParams, (node, pNodeParams), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, pNodeParams));
     CG_SHORT_CALL(hipGraphMemsetNodeGetParams, (node, pNodeParams), cgl_thunk_code);
     return cgl_gp_hipGraphMemsetNodeGetParams(node, pNodeParams);
 }
@@ -14414,7 +14414,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphMemsetNodeSetParams(h
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphMemsetNodeSetParams(hipGraphNode_t node, const hipMemsetParams *pNodeParams)
 {
-    CG_ARGS_CALL(hipGraphMemsetNodeSetParams, (node, pNodeParams), cgl_thunk_code, 3, 0, (node, pNodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, pNodeParams));
+    CG_ARGS_CALL(hipGraphMemsetNodeSetParams, (node, pNodeParams), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, pNodeParams));
     CG_SHORT_CALL(hipGraphMemsetNodeSetParams, (node, pNodeParams), cgl_thunk_code);
     return cgl_gp_hipGraphMemsetNodeSetParams(node, pNodeParams);
 }
@@ -14447,7 +14447,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecMemsetNodeSetPara
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecMemsetNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, const hipMemsetParams *pNodeParams)
 {
-    CG_ARGS_CALL(hipGraphExecMemsetNodeSetParams, (hGraphExec, node, pNodeParams), cgl_thunk_code, 4, 0, (hGraphExec, node, pNodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, node); CG_ARG_WORD(3, pNodeParams));
+    CG_ARGS_CALL(hipGraphExecMemsetNodeSetParams, (hGraphExec, node, pNodeParams), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, node); CG_ARG_WORD(3, pNodeParams));
     CG_SHORT_CALL(hipGraphExecMemsetNodeSetParams, (hGraphExec, node, pNodeParams), cgl_thunk_code);
     return cgl_gp_hipGraphExecMemsetNodeSetParams(hGraphExec, node, pNodeParams);
 }
@@ -14484,7 +14484,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddHostNode(hipGraphN
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddHostNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipHostNodeParams *pNodeParams)
 {
-    CG_ARGS_CALL(hipGraphAddHostNode, (pGraphNode, graph, pDependencies, numDependencies, pNodeParams), cgl_thunk_code, 6, 0, (pGraphNode, graph, pDependencies, numDependencies, pNodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, pNodeParams));
+    CG_ARGS_CALL(hipGraphAddHostNode, (pGraphNode, graph, pDependencies, numDependencies, pNodeParams), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, pNodeParams));
     CG_SHORT_CALL(hipGraphAddHostNode, (pGraphNode, graph, pDependencies, numDependencies, pNodeParams), cgl_thunk_code);
     return cgl_gp_hipGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
 }
@@ -14515,7 +14515,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphHostNodeGetParams(hip
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphHostNodeGetParams(hipGraphNode_t node, hipHostNodeParams *pNodeParams)
 {
-    CG_ARGS_CALL(hipGraphHostNodeGetParams, (node, pNodeParams), cgl_thunk_code, 3, 0, (node, pNodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, pNodeParams));
+    CG_ARGS_CALL(hipGraphHostNodeGetParams, (node, pNodeParams), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, pNodeParams));
     CG_SHORT_CALL(hipGraphHostNodeGetParams, (node, pNodeParams), cgl_thunk_code);
     return cgl_gp_hipGraphHostNodeGetParams(node, pNodeParams);
 }
@@ -14546,7 +14546,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphHostNodeSetParams(hip
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphHostNodeSetParams(hipGraphNode_t node, const hipHostNodeParams *pNodeParams)
 {
-    CG_ARGS_CALL(hipGraphHostNodeSetParams, (node, pNodeParams), cgl_thunk_code, 3, 0, (node, pNodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, pNodeParams));
+    CG_ARGS_CALL(hipGraphHostNodeSetParams, (node, pNodeParams), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, pNodeParams));
     CG_SHORT_CALL(hipGraphHostNodeSetParams, (node, pNodeParams), cgl_thunk_code);
     return cgl_gp_hipGraphHostNodeSetParams(node, pNodeParams);
 }
@@ -14579,7 +14579,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecHostNodeSetParams
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecHostNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, const hipHostNodeParams *pNodeParams)
 {
-    CG_ARGS_CALL(hipGraphExecHostNodeSetParams, (hGraphExec, node, pNodeParams), cgl_thunk_code, 4, 0, (hGraphExec, node, pNodeParams, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, node); CG_ARG_WORD(3, pNodeParams));
+    CG_ARGS_CALL(hipGraphExecHostNodeSetParams, (hGraphExec, node, pNodeParams), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, node); CG_ARG_WORD(3, pNodeParams));
     CG_SHORT_CALL(hipGraphExecHostNodeSetParams, (hGraphExec, node, pNodeParams), cgl_thunk_code);
     return cgl_gp_hipGraphExecHostNodeSetParams(hGraphExec, node, pNodeParams);
 }
@@ -14616,7 +14616,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddChildGraphNode(hip
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddChildGraphNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipGraph_t childGraph)
 {
-    CG_ARGS_CALL(hipGraphAddChildGraphNode, (pGraphNode, graph, pDependencies, numDependencies, childGraph), cgl_thunk_code, 6, 0, (pGraphNode, graph, pDependencies, numDependencies, childGraph, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, childGraph));
+    CG_ARGS_CALL(hipGraphAddChildGraphNode, (pGraphNode, graph, pDependencies, numDependencies, childGraph), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, childGraph));
     CG_SHORT_CALL(hipGraphAddChildGraphNode, (pGraphNode, graph, pDependencies, numDependencies, childGraph), cgl_thunk_code);
     return cgl_gp_hipGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph);
 }
@@ -14647,7 +14647,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphChildGraphNodeGetGrap
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphChildGraphNodeGetGraph(hipGraphNode_t node, hipGraph_t *pGraph)
 {
-    CG_ARGS_CALL(hipGraphChildGraphNodeGetGraph, (node, pGraph), cgl_thunk_code, 3, 0, (node, pGraph, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, pGraph));
+    CG_ARGS_CALL(hipGraphChildGraphNodeGetGraph, (node, pGraph), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, pGraph));
     CG_SHORT_CALL(hipGraphChildGraphNodeGetGraph, (node, pGraph), cgl_thunk_code);
     return cgl_gp_hipGraphChildGraphNodeGetGraph(node, pGraph);
 }
@@ -14680,7 +14680,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecChildGraphNodeSet
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecChildGraphNodeSetParams(hipGraphExec_t hGraphExec, hipGraphNode_t node, hipGraph_t childGraph)
 {
-    CG_ARGS_CALL(hipGraphExecChildGraphNodeSetParams, (hGraphExec, node, childGraph), cgl_thunk_code, 4, 0, (hGraphExec, node, childGraph, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, node); CG_ARG_WORD(3, childGraph));
+    CG_ARGS_CALL(hipGraphExecChildGraphNodeSetParams, (hGraphExec, node, childGraph), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, node); CG_ARG_WORD(3, childGraph));
     CG_SHORT_CALL(hipGraphExecChildGraphNodeSetParams, (hGraphExec, node, childGraph), cgl_thunk_code);
     return cgl_gp_hipGraphExecChildGraphNodeSetParams(hGraphExec, node, childGraph);
 }
@@ -14715,7 +14715,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddEmptyNode(hipGraph
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddEmptyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies)
 {
-    CG_ARGS_CALL(hipGraphAddEmptyNode, (pGraphNode, graph, pDependencies, numDependencies), cgl_thunk_code, 5, 0, (pGraphNode, graph, pDependencies, numDependencies, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies));
+    CG_ARGS_CALL(hipGraphAddEmptyNode, (pGraphNode, graph, pDependencies, numDependencies), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies));
     CG_SHORT_CALL(hipGraphAddEmptyNode, (pGraphNode, graph, pDependencies, numDependencies), cgl_thunk_code);
     return cgl_gp_hipGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies);
 }
@@ -14752,7 +14752,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddEventRecordNode(hi
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddEventRecordNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipEvent_t event)
 {
-    CG_ARGS_CALL(hipGraphAddEventRecordNode, (pGraphNode, graph, pDependencies, numDependencies, event), cgl_thunk_code, 6, 0, (pGraphNode, graph, pDependencies, numDependencies, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, event));
+    CG_ARGS_CALL(hipGraphAddEventRecordNode, (pGraphNode, graph, pDependencies, numDependencies, event), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, event));
     CG_SHORT_CALL(hipGraphAddEventRecordNode, (pGraphNode, graph, pDependencies, numDependencies, event), cgl_thunk_code);
     return cgl_gp_hipGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event);
 }
@@ -14783,7 +14783,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphEventRecordNodeGetEve
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphEventRecordNodeGetEvent(hipGraphNode_t node, hipEvent_t *event_out)
 {
-    CG_ARGS_CALL(hipGraphEventRecordNodeGetEvent, (node, event_out), cgl_thunk_code, 3, 0, (node, event_out, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, event_out));
+    CG_ARGS_CALL(hipGraphEventRecordNodeGetEvent, (node, event_out), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, event_out));
     CG_SHORT_CALL(hipGraphEventRecordNodeGetEvent, (node, event_out), cgl_thunk_code);
     return cgl_gp_hipGraphEventRecordNodeGetEvent(node, event_out);
 }
@@ -14814,7 +14814,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphEventRecordNodeSetEve
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphEventRecordNodeSetEvent(hipGraphNode_t node, hipEvent_t event)
 {
-    CG_ARGS_CALL(hipGraphEventRecordNodeSetEvent, (node, event), cgl_thunk_code, 3, 0, (node, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, event));
+    CG_ARGS_CALL(hipGraphEventRecordNodeSetEvent, (node, event), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, event));
     CG_SHORT_CALL(hipGraphEventRecordNodeSetEvent, (node, event), cgl_thunk_code);
     return cgl_gp_hipGraphEventRecordNodeSetEvent(node, event);
 }
@@ -14847,7 +14847,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecEventRecordNodeSe
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecEventRecordNodeSetEvent(hipGraphExec_t hGraphExec, hipGraphNode_t hNode, hipEvent_t event)
 {
-    CG_ARGS_CALL(hipGraphExecEventRecordNodeSetEvent, (hGraphExec, hNode, event), cgl_thunk_code, 4, 0, (hGraphExec, hNode, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hNode); CG_ARG_WORD(3, event));
+    CG_ARGS_CALL(hipGraphExecEventRecordNodeSetEvent, (hGraphExec, hNode, event), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hNode); CG_ARG_WORD(3, event));
     CG_SHORT_CALL(hipGraphExecEventRecordNodeSetEvent, (hGraphExec, hNode, event), cgl_thunk_code);
     return cgl_gp_hipGraphExecEventRecordNodeSetEvent(hGraphExec, hNode, event);
 }
@@ -14884,7 +14884,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddEventWaitNode(hipG
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddEventWaitNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipEvent_t event)
 {
-    CG_ARGS_CALL(hipGraphAddEventWaitNode, (pGraphNode, graph, pDependencies, numDependencies, event), cgl_thunk_code, 6, 0, (pGraphNode, graph, pDependencies, numDependencies, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, event));
+    CG_ARGS_CALL(hipGraphAddEventWaitNode, (pGraphNode, graph, pDependencies, numDependencies, event), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, event));
     CG_SHORT_CALL(hipGraphAddEventWaitNode, (pGraphNode, graph, pDependencies, numDependencies, event), cgl_thunk_code);
     return cgl_gp_hipGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event);
 }
@@ -14915,7 +14915,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphEventWaitNodeGetEvent
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphEventWaitNodeGetEvent(hipGraphNode_t node, hipEvent_t *event_out)
 {
-    CG_ARGS_CALL(hipGraphEventWaitNodeGetEvent, (node, event_out), cgl_thunk_code, 3, 0, (node, event_out, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, event_out));
+    CG_ARGS_CALL(hipGraphEventWaitNodeGetEvent, (node, event_out), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, event_out));
     CG_SHORT_CALL(hipGraphEventWaitNodeGetEvent, (node, event_out), cgl_thunk_code);
     return cgl_gp_hipGraphEventWaitNodeGetEvent(node, event_out);
 }
@@ -14946,7 +14946,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphEventWaitNodeSetEvent
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphEventWaitNodeSetEvent(hipGraphNode_t node, hipEvent_t event)
 {
-    CG_ARGS_CALL(hipGraphEventWaitNodeSetEvent, (node, event), cgl_thunk_code, 3, 0, (node, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, event));
+    CG_ARGS_CALL(hipGraphEventWaitNodeSetEvent, (node, event), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, event));
     CG_SHORT_CALL(hipGraphEventWaitNodeSetEvent, (node, event), cgl_thunk_code);
     return cgl_gp_hipGraphEventWaitNodeSetEvent(node, event);
 }
@@ -14979,7 +14979,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphExecEventWaitNodeSetE
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphExecEventWaitNodeSetEvent(hipGraphExec_t hGraphExec, hipGraphNode_t hNode, hipEvent_t event)
 {
-    CG_ARGS_CALL(hipGraphExecEventWaitNodeSetEvent, (hGraphExec, hNode, event), cgl_thunk_code, 4, 0, (hGraphExec, hNode, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hNode); CG_ARG_WORD(3, event));
+    CG_ARGS_CALL(hipGraphExecEventWaitNodeSetEvent, (hGraphExec, hNode, event), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hGraphExec); CG_ARG_WORD(2, hNode); CG_ARG_WORD(3, event));
     CG_SHORT_CALL(hipGraphExecEventWaitNodeSetEvent, (hGraphExec, hNode, event), cgl_thunk_code);
     return cgl_gp_hipGraphExecEventWaitNodeSetEvent(hGraphExec, hNode, event);
 }
@@ -15010,7 +15010,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemAddressFree(void *devPt
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemAddressFree(void *devPtr, size_t size)
 {
-    CG_ARGS_CALL(hipMemAddressFree, (devPtr, size), cgl_thunk_code, 3, 0, (devPtr, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, devPtr); CG_ARG_WORD(2, size));
+    CG_ARGS_CALL(hipMemAddressFree, (devPtr, size), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, devPtr); CG_ARG_WORD(2, size));
     CG_SHORT_CALL(hipMemAddressFree, (devPtr, size), cgl_thunk_code);
     return cgl_gp_hipMemAddressFree(devPtr, size);
 }
@@ -15047,7 +15047,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemAddressReserve(void **p
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemAddressReserve(void **ptr, size_t size, size_t alignment, void *addr, unsigned long long flags)
 {
-    CG_ARGS_CALL(hipMemAddressReserve, (ptr, size, alignment, addr, flags), cgl_thunk_code, 6, 0, (ptr, size, alignment, addr, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, alignment); CG_ARG_WORD(4, addr); CG_ARG_WORD(5, flags));
+    CG_ARGS_CALL(hipMemAddressReserve, (ptr, size, alignment, addr, flags), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, alignment); CG_ARG_WORD(4, addr); CG_ARG_WORD(5, flags));
     CG_SHORT_CALL(hipMemAddressReserve, (ptr, size, alignment, addr, flags), cgl_thunk_code);
     return cgl_gp_hipMemAddressReserve(ptr, size, alignment, addr, flags);
 }
@@ -15082,7 +15082,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemCreate(hipMemGenericAll
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemCreate(hipMemGenericAllocationHandle_t *handle, size_t size, const hipMemAllocationProp *prop, unsigned long long flags)
 {
-    CG_ARGS_CALL(hipMemCreate, (handle, size, prop, flags), cgl_thunk_code, 5, 0, (handle, size, prop, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, handle); CG_ARG_WORD(2, size); CG_ARG_WORD(3, prop); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(hipMemCreate, (handle, size, prop, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, handle); CG_ARG_WORD(2, size); CG_ARG_WORD(3, prop); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(hipMemCreate, (handle, size, prop, flags), cgl_thunk_code);
     return cgl_gp_hipMemCreate(handle, size, prop, flags);
 }
@@ -15117,7 +15117,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemExportToShareableHandle
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemExportToShareableHandle(void *shareableHandle, hipMemGenericAllocationHandle_t handle, hipMemAllocationHandleType handleType, unsigned long long flags)
 {
-    CG_ARGS_CALL(hipMemExportToShareableHandle, (shareableHandle, handle, handleType, flags), cgl_thunk_code, 5, 0, (shareableHandle, handle, handleType, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, shareableHandle); CG_ARG_WORD(2, handle); CG_ARG_WORD(3, handleType); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(hipMemExportToShareableHandle, (shareableHandle, handle, handleType, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, shareableHandle); CG_ARG_WORD(2, handle); CG_ARG_WORD(3, handleType); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(hipMemExportToShareableHandle, (shareableHandle, handle, handleType, flags), cgl_thunk_code);
     return cgl_gp_hipMemExportToShareableHandle(shareableHandle, handle, handleType, flags);
 }
@@ -15150,7 +15150,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemGetAccess(unsigned long
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemGetAccess(unsigned long long *flags, const hipMemLocation *location, void *ptr)
 {
-    CG_ARGS_CALL(hipMemGetAccess, (flags, location, ptr), cgl_thunk_code, 4, 0, (flags, location, ptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flags); CG_ARG_WORD(2, location); CG_ARG_WORD(3, ptr));
+    CG_ARGS_CALL(hipMemGetAccess, (flags, location, ptr), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flags); CG_ARG_WORD(2, location); CG_ARG_WORD(3, ptr));
     CG_SHORT_CALL(hipMemGetAccess, (flags, location, ptr), cgl_thunk_code);
     return cgl_gp_hipMemGetAccess(flags, location, ptr);
 }
@@ -15183,7 +15183,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemGetAllocationGranularit
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemGetAllocationGranularity(size_t *granularity, const hipMemAllocationProp *prop, hipMemAllocationGranularity_flags option)
 {
-    CG_ARGS_CALL(hipMemGetAllocationGranularity, (granularity, prop, option), cgl_thunk_code, 4, 0, (granularity, prop, option, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, granularity); CG_ARG_WORD(2, prop); CG_ARG_WORD(3, option));
+    CG_ARGS_CALL(hipMemGetAllocationGranularity, (granularity, prop, option), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, granularity); CG_ARG_WORD(2, prop); CG_ARG_WORD(3, option));
     CG_SHORT_CALL(hipMemGetAllocationGranularity, (granularity, prop, option), cgl_thunk_code);
     return cgl_gp_hipMemGetAllocationGranularity(granularity, prop, option);
 }
@@ -15214,7 +15214,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemGetAllocationProperties
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemGetAllocationPropertiesFromHandle(hipMemAllocationProp *prop, hipMemGenericAllocationHandle_t handle)
 {
-    CG_ARGS_CALL(hipMemGetAllocationPropertiesFromHandle, (prop, handle), cgl_thunk_code, 3, 0, (prop, handle, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, prop); CG_ARG_WORD(2, handle));
+    CG_ARGS_CALL(hipMemGetAllocationPropertiesFromHandle, (prop, handle), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, prop); CG_ARG_WORD(2, handle));
     CG_SHORT_CALL(hipMemGetAllocationPropertiesFromHandle, (prop, handle), cgl_thunk_code);
     return cgl_gp_hipMemGetAllocationPropertiesFromHandle(prop, handle);
 }
@@ -15247,7 +15247,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemImportFromShareableHand
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemImportFromShareableHandle(hipMemGenericAllocationHandle_t *handle, void *osHandle, hipMemAllocationHandleType shHandleType)
 {
-    CG_ARGS_CALL(hipMemImportFromShareableHandle, (handle, osHandle, shHandleType), cgl_thunk_code, 4, 0, (handle, osHandle, shHandleType, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, handle); CG_ARG_WORD(2, osHandle); CG_ARG_WORD(3, shHandleType));
+    CG_ARGS_CALL(hipMemImportFromShareableHandle, (handle, osHandle, shHandleType), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, handle); CG_ARG_WORD(2, osHandle); CG_ARG_WORD(3, shHandleType));
     CG_SHORT_CALL(hipMemImportFromShareableHandle, (handle, osHandle, shHandleType), cgl_thunk_code);
     return cgl_gp_hipMemImportFromShareableHandle(handle, osHandle, shHandleType);
 }
@@ -15284,7 +15284,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemMap(void *ptr, size_t s
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemMap(void *ptr, size_t size, size_t offset, hipMemGenericAllocationHandle_t handle, unsigned long long flags)
 {
-    CG_ARGS_CALL(hipMemMap, (ptr, size, offset, handle, flags), cgl_thunk_code, 6, 0, (ptr, size, offset, handle, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, offset); CG_ARG_WORD(4, handle); CG_ARG_WORD(5, flags));
+    CG_ARGS_CALL(hipMemMap, (ptr, size, offset, handle, flags), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, offset); CG_ARG_WORD(4, handle); CG_ARG_WORD(5, flags));
     CG_SHORT_CALL(hipMemMap, (ptr, size, offset, handle, flags), cgl_thunk_code);
     return cgl_gp_hipMemMap(ptr, size, offset, handle, flags);
 }
@@ -15317,7 +15317,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemMapArrayAsync(hipArrayM
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemMapArrayAsync(hipArrayMapInfo *mapInfoList, unsigned int count, hipStream_t stream)
 {
-    CG_ARGS_CALL(hipMemMapArrayAsync, (mapInfoList, count, stream), cgl_thunk_code, 4, 0, (mapInfoList, count, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mapInfoList); CG_ARG_WORD(2, count); CG_ARG_WORD(3, stream));
+    CG_ARGS_CALL(hipMemMapArrayAsync, (mapInfoList, count, stream), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mapInfoList); CG_ARG_WORD(2, count); CG_ARG_WORD(3, stream));
     CG_SHORT_CALL(hipMemMapArrayAsync, (mapInfoList, count, stream), cgl_thunk_code);
     return cgl_gp_hipMemMapArrayAsync(mapInfoList, count, stream);
 }
@@ -15346,7 +15346,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemRelease(hipMemGenericAl
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemRelease(hipMemGenericAllocationHandle_t handle)
 {
-    CG_ARGS_CALL(hipMemRelease, (handle), cgl_thunk_code, 2, 0, (handle, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, handle));
+    CG_ARGS_CALL(hipMemRelease, (handle), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, handle));
     CG_SHORT_CALL(hipMemRelease, (handle), cgl_thunk_code);
     return cgl_gp_hipMemRelease(handle);
 }
@@ -15377,7 +15377,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemRetainAllocationHandle(
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemRetainAllocationHandle(hipMemGenericAllocationHandle_t *handle, void *addr)
 {
-    CG_ARGS_CALL(hipMemRetainAllocationHandle, (handle, addr), cgl_thunk_code, 3, 0, (handle, addr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, handle); CG_ARG_WORD(2, addr));
+    CG_ARGS_CALL(hipMemRetainAllocationHandle, (handle, addr), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, handle); CG_ARG_WORD(2, addr));
     CG_SHORT_CALL(hipMemRetainAllocationHandle, (handle, addr), cgl_thunk_code);
     return cgl_gp_hipMemRetainAllocationHandle(handle, addr);
 }
@@ -15412,7 +15412,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemSetAccess(void *ptr, si
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemSetAccess(void *ptr, size_t size, const hipMemAccessDesc *desc, size_t count)
 {
-    CG_ARGS_CALL(hipMemSetAccess, (ptr, size, desc, count), cgl_thunk_code, 5, 0, (ptr, size, desc, count, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, desc); CG_ARG_WORD(4, count));
+    CG_ARGS_CALL(hipMemSetAccess, (ptr, size, desc, count), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, desc); CG_ARG_WORD(4, count));
     CG_SHORT_CALL(hipMemSetAccess, (ptr, size, desc, count), cgl_thunk_code);
     return cgl_gp_hipMemSetAccess(ptr, size, desc, count);
 }
@@ -15443,7 +15443,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemUnmap(void *ptr, size_t
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemUnmap(void *ptr, size_t size)
 {
-    CG_ARGS_CALL(hipMemUnmap, (ptr, size), cgl_thunk_code, 3, 0, (ptr, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size));
+    CG_ARGS_CALL(hipMemUnmap, (ptr, size), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size));
     CG_SHORT_CALL(hipMemUnmap, (ptr, size), cgl_thunk_code);
     return cgl_gp_hipMemUnmap(ptr, size);
 }
@@ -15478,7 +15478,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGLGetDevices(unsigned int 
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGLGetDevices(unsigned int *pHipDeviceCount, int *pHipDevices, unsigned int hipDeviceCount, hipGLDeviceList deviceList)
 {
-    CG_ARGS_CALL(hipGLGetDevices, (pHipDeviceCount, pHipDevices, hipDeviceCount, deviceList), cgl_thunk_code, 5, 0, (pHipDeviceCount, pHipDevices, hipDeviceCount, deviceList, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pHipDeviceCount); CG_ARG_WORD(2, pHipDevices); CG_ARG_WORD(3, hipDeviceCount); CG_ARG_WORD(4, deviceList));
+    CG_ARGS_CALL(hipGLGetDevices, (pHipDeviceCount, pHipDevices, hipDeviceCount, deviceList), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pHipDeviceCount); CG_ARG_WORD(2, pHipDevices); CG_ARG_WORD(3, hipDeviceCount); CG_ARG_WORD(4, deviceList));
     CG_SHORT_CALL(hipGLGetDevices, (pHipDeviceCount, pHipDevices, hipDeviceCount, deviceList), cgl_thunk_code);
     return cgl_gp_hipGLGetDevices(pHipDeviceCount, pHipDevices, hipDeviceCount, deviceList);
 }
@@ -15511,7 +15511,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphicsGLRegisterBuffer(h
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphicsGLRegisterBuffer(hipGraphicsResource **resource, GLuint buffer, unsigned int flags)
 {
-    CG_ARGS_CALL(hipGraphicsGLRegisterBuffer, (resource, buffer, flags), cgl_thunk_code, 4, 0, (resource, buffer, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, resource); CG_ARG_WORD(2, buffer); CG_ARG_WORD(3, flags));
+    CG_ARGS_CALL(hipGraphicsGLRegisterBuffer, (resource, buffer, flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, resource); CG_ARG_WORD(2, buffer); CG_ARG_WORD(3, flags));
     CG_SHORT_CALL(hipGraphicsGLRegisterBuffer, (resource, buffer, flags), cgl_thunk_code);
     return cgl_gp_hipGraphicsGLRegisterBuffer(resource, buffer, flags);
 }
@@ -15546,7 +15546,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphicsGLRegisterImage(hi
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphicsGLRegisterImage(hipGraphicsResource **resource, GLuint image, GLenum target, unsigned int flags)
 {
-    CG_ARGS_CALL(hipGraphicsGLRegisterImage, (resource, image, target, flags), cgl_thunk_code, 5, 0, (resource, image, target, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, resource); CG_ARG_WORD(2, image); CG_ARG_WORD(3, target); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(hipGraphicsGLRegisterImage, (resource, image, target, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, resource); CG_ARG_WORD(2, image); CG_ARG_WORD(3, target); CG_ARG_WORD(4, flags));
     CG_SHORT_CALL(hipGraphicsGLRegisterImage, (resource, image, target, flags), cgl_thunk_code);
     return cgl_gp_hipGraphicsGLRegisterImage(resource, image, target, flags);
 }
@@ -15579,7 +15579,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphicsMapResources(int c
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphicsMapResources(int count, hipGraphicsResource_t *resources, hipStream_t stream)
 {
-    CG_ARGS_CALL(hipGraphicsMapResources, (count, resources, stream), cgl_thunk_code, 4, 0, (count, resources, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, resources); CG_ARG_WORD(3, stream));
+    CG_ARGS_CALL(hipGraphicsMapResources, (count, resources, stream), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, resources); CG_ARG_WORD(3, stream));
     CG_SHORT_CALL(hipGraphicsMapResources, (count, resources, stream), cgl_thunk_code);
     return cgl_gp_hipGraphicsMapResources(count, resources, stream);
 }
@@ -15614,7 +15614,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphicsSubResourceGetMapp
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphicsSubResourceGetMappedArray(hipArray_t *array, hipGraphicsResource_t resource, unsigned int arrayIndex, unsigned int mipLevel)
 {
-    CG_ARGS_CALL(hipGraphicsSubResourceGetMappedArray, (array, resource, arrayIndex, mipLevel), cgl_thunk_code, 5, 0, (array, resource, arrayIndex, mipLevel, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, array); CG_ARG_WORD(2, resource); CG_ARG_WORD(3, arrayIndex); CG_ARG_WORD(4, mipLevel));
+    CG_ARGS_CALL(hipGraphicsSubResourceGetMappedArray, (array, resource, arrayIndex, mipLevel), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, array); CG_ARG_WORD(2, resource); CG_ARG_WORD(3, arrayIndex); CG_ARG_WORD(4, mipLevel));
     CG_SHORT_CALL(hipGraphicsSubResourceGetMappedArray, (array, resource, arrayIndex, mipLevel), cgl_thunk_code);
     return cgl_gp_hipGraphicsSubResourceGetMappedArray(array, resource, arrayIndex, mipLevel);
 }
@@ -15647,7 +15647,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphicsResourceGetMappedP
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphicsResourceGetMappedPointer(void **devPtr, size_t *size, hipGraphicsResource_t resource)
 {
-    CG_ARGS_CALL(hipGraphicsResourceGetMappedPointer, (devPtr, size, resource), cgl_thunk_code, 4, 0, (devPtr, size, resource, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, devPtr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, resource));
+    CG_ARGS_CALL(hipGraphicsResourceGetMappedPointer, (devPtr, size, resource), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, devPtr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, resource));
     CG_SHORT_CALL(hipGraphicsResourceGetMappedPointer, (devPtr, size, resource), cgl_thunk_code);
     return cgl_gp_hipGraphicsResourceGetMappedPointer(devPtr, size, resource);
 }
@@ -15680,7 +15680,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphicsUnmapResources(int
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphicsUnmapResources(int count, hipGraphicsResource_t *resources, hipStream_t stream)
 {
-    CG_ARGS_CALL(hipGraphicsUnmapResources, (count, resources, stream), cgl_thunk_code, 4, 0, (count, resources, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, resources); CG_ARG_WORD(3, stream));
+    CG_ARGS_CALL(hipGraphicsUnmapResources, (count, resources, stream), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, resources); CG_ARG_WORD(3, stream));
     CG_SHORT_CALL(hipGraphicsUnmapResources, (count, resources, stream), cgl_thunk_code);
     return cgl_gp_hipGraphicsUnmapResources(count, resources, stream);
 }
@@ -15709,7 +15709,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphicsUnregisterResource
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphicsUnregisterResource(hipGraphicsResource_t resource)
 {
-    CG_ARGS_CALL(hipGraphicsUnregisterResource, (resource), cgl_thunk_code, 2, 0, (resource, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, resource));
+    CG_ARGS_CALL(hipGraphicsUnregisterResource, (resource), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, resource));
     CG_SHORT_CALL(hipGraphicsUnregisterResource, (resource), cgl_thunk_code);
     return cgl_gp_hipGraphicsUnregisterResource(resource);
 }
@@ -15739,7 +15739,7 @@ static __attribute__((noinline)) const char *cgl_gp_hiprtcGetErrorString(hiprtcR
 CG_LEFT_FUNCTION(cgl_left_hiprtcGetErrorString, __typeof__(((struct cgl_fr_hiprtcGetErrorString *)0)->cgl_ret));
 static __attribute__((noinline)) const char *cgl_sl_hiprtcGetErrorString(hiprtcResult result)
 {
-    CG_ARGS_CALL(hiprtcGetErrorString, (result), CG_NO_CODE, 2, 0, (result, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, result));
+    CG_ARGS_CALL(hiprtcGetErrorString, (result), CG_NO_CODE, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, result));
     CG_SHORT_CALL(hiprtcGetErrorString, (result), CG_NO_CODE);
     return cgl_gp_hiprtcGetErrorString(result);
 }
@@ -15771,7 +15771,7 @@ static __attribute__((noinline)) hiprtcResult cgl_gp_hiprtcVersion(int *major, i
 CG_LEFT_FUNCTION(cgl_left_hiprtcVersion, __typeof__(((struct cgl_fr_hiprtcVersion *)0)->cgl_ret));
 static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcVersion(int *major, int *minor)
 {
-    CG_ARGS_CALL(hiprtcVersion, (major, minor), CG_NO_CODE, 3, 0, (major, minor, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, major); CG_ARG_WORD(2, minor));
+    CG_ARGS_CALL(hiprtcVersion, (major, minor), CG_NO_CODE, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, major); CG_ARG_WORD(2, minor));
     CG_SHORT_CALL(hiprtcVersion, (major, minor), CG_NO_CODE);
     return cgl_gp_hiprtcVersion(major, minor);
 }
@@ -15837,7 +15837,7 @@ CG_LEFT_FUNCTION(cgl_left_hiprtcCompileProgram, __typeof__(((struct cgl_fr_hiprt
 static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcCompileProgram(hiprtcProgram prog, int numOptions, const char **options)
 {
     CG_BLOCKING_CALL(hiprtcCompileProgram, (prog, numOptions, options), CG_NO_CODE, cgl_left_hiprtcCompileProgram);
-    CG_ARGS_CALL(hiprtcCompileProgram, (prog, numOptions, options), CG_NO_CODE, 4, 0, (prog, numOptions, options, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, prog); CG_ARG_WORD(2, numOptions); CG_ARG_WORD(3, options));
+    CG_ARGS_CALL(hiprtcCompileProgram, (prog, numOptions, options), CG_NO_CODE, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, prog); CG_ARG_WORD(2, numOptions); CG_ARG_WORD(3, options));
     CG_SHORT_CALL(hiprtcCompileProgram, (prog, numOptions, options), CG_NO_CODE);
     return cgl_gp_hiprtcCompileProgram(prog, numOptions, options);
 }
@@ -15906,7 +15906,7 @@ static __attribute__((noinline)) hiprtcResult cgl_gp_hiprtcDestroyProgram(hiprtc
 CG_LEFT_FUNCTION(cgl_left_hiprtcDestroyProgram, __typeof__(((struct cgl_fr_hiprtcDestroyProgram *)0)->cgl_ret));
 static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcDestroyProgram(hiprtcProgram *prog)
 {
-    CG_ARGS_CALL(hiprtcDestroyProgram, (prog), CG_NO_CODE, 2, 0, (prog, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, prog));
+    CG_ARGS_CALL(hiprtcDestroyProgram, (prog), CG_NO_CODE, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, prog));
     CG_SHORT_CALL(hiprtcDestroyProgram, (prog), CG_NO_CODE);
     return cgl_gp_hiprtcDestroyProgram(prog);
 }
@@ -15971,7 +15971,7 @@ static __attribute__((noinline)) hiprtcResult cgl_gp_hiprtcGetProgramLog(hiprtcP
 CG_LEFT_FUNCTION(cgl_left_hiprtcGetProgramLog, __typeof__(((struct cgl_fr_hiprtcGetProgramLog *)0)->cgl_ret));
 static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcGetProgramLog(hiprtcProgram prog, char *log)
 {
-    CG_ARGS_CALL(hiprtcGetProgramLog, (prog, log), CG_NO_CODE, 3, 0, (prog, log, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, prog); CG_ARG_WORD(2, log));
+    CG_ARGS_CALL(hiprtcGetProgramLog, (prog, log), CG_NO_CODE, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, prog); CG_ARG_WORD(2, log));
     CG_SHORT_CALL(hiprtcGetProgramLog, (prog, log), CG_NO_CODE);
     return cgl_gp_hiprtcGetProgramLog(prog, log);
 }
@@ -16003,7 +16003,7 @@ static __attribute__((noinline)) hiprtcResult cgl_gp_hiprtcGetProgramLogSize(hip
 CG_LEFT_FUNCTION(cgl_left_hiprtcGetProgramLogSize, __typeof__(((struct cgl_fr_hiprtcGetProgramLogSize *)0)->cgl_ret));
 static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcGetProgramLogSize(hiprtcProgram prog, size_t *logSizeRet)
 {
-    CG_ARGS_CALL(hiprtcGetProgramLogSize, (prog, logSizeRet), CG_NO_CODE, 3, 0, (prog, logSizeRet, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, prog); CG_ARG_WORD(2, logSizeRet));
+    CG_ARGS_CALL(hiprtcGetProgramLogSize, (prog, logSizeRet), CG_NO_CODE, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, prog); CG_ARG_WORD(2, logSizeRet));
     CG_SHORT_CALL(hiprtcGetProgramLogSize, (prog, logSizeRet), CG_NO_CODE);
     return cgl_gp_hiprtcGetProgramLogSize(prog, logSizeRet);
 }
@@ -16035,7 +16035,7 @@ static __attribute__((noinline)) hiprtcResult cgl_gp_hiprtcGetCode(hiprtcProgram
 CG_LEFT_FUNCTION(cgl_left_hiprtcGetCode, __typeof__(((struct cgl_fr_hiprtcGetCode *)0)->cgl_ret));
 static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcGetCode(hiprtcProgram prog, char *code)
 {
-    CG_ARGS_CALL(hiprtcGetCode, (prog, code), CG_NO_CODE, 3, 0, (prog, code, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, prog); CG_ARG_WORD(2, code));
+    CG_ARGS_CALL(hiprtcGetCode, (prog, code), CG_NO_CODE, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, prog); CG_ARG_WORD(2, code));
     CG_SHORT_CALL(hiprtcGetCode, (prog, code), CG_NO_CODE);
     return cgl_gp_hiprtcGetCode(prog, code);
 }
@@ -16067,7 +16067,7 @@ static __attribute__((noinline)) hiprtcResult cgl_gp_hiprtcGetCodeSize(hiprtcPro
 CG_LEFT_FUNCTION(cgl_left_hiprtcGetCodeSize, __typeof__(((struct cgl_fr_hiprtcGetCodeSize *)0)->cgl_ret));
 static __attribute__((noinline)) hiprtcResult cgl_sl_hiprtcGetCodeSize(hiprtcProgram prog, size_t *codeSizeRet)
 {
-    CG_ARGS_CALL(hiprtcGetCodeSize, (prog, codeSizeRet), CG_NO_CODE, 3, 0, (prog, codeSizeRet, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, prog); CG_ARG_WORD(2, codeSizeRet));
+    CG_ARGS_CALL(hiprtcGetCodeSize, (prog, codeSizeRet), CG_NO_CODE, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, prog); CG_ARG_WORD(2, codeSizeRet));
     CG_SHORT_CALL(hiprtcGetCodeSize, (prog, codeSizeRet), CG_NO_CODE);
     return cgl_gp_hiprtcGetCodeSize(prog, codeSizeRet);
 }

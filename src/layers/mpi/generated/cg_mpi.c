@@ -4871,7 +4871,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Abort(MPI_Comm comm, int errorco
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Abort(MPI_Comm comm, int errorcode)
 {
-    CG_ARGS_CALL(MPI_Abort, (comm, errorcode), cgl_thunk_code, 3, 0, (comm, errorcode, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, errorcode));
+    CG_ARGS_CALL(MPI_Abort, (comm, errorcode), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, errorcode));
     CG_SHORT_CALL(MPI_Abort, (comm, errorcode), cgl_thunk_code);
     return cgl_gp_MPI_Abort(comm, errorcode);
 }
@@ -4916,7 +4916,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Accumulate(const void *origin_ad
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    CG_ARGS_CALL(MPI_Accumulate, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win), cgl_thunk_code, 10, 0, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, origin_addr); CG_ARG_WORD(2, origin_count); CG_ARG_WORD(3, origin_datatype); CG_ARG_WORD(4, target_rank); CG_ARG_WORD(5, target_disp); CG_ARG_WORD(6, target_count); CG_ARG_WORD(7, target_datatype); CG_ARG_WORD(8, op); CG_ARG_WORD(9, win));
+    CG_ARGS_CALL(MPI_Accumulate, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win), cgl_thunk_code, 10, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, origin_addr); CG_ARG_WORD(2, origin_count); CG_ARG_WORD(3, origin_datatype); CG_ARG_WORD(4, target_rank); CG_ARG_WORD(5, target_disp); CG_ARG_WORD(6, target_count); CG_ARG_WORD(7, target_datatype); CG_ARG_WORD(8, op); CG_ARG_WORD(9, win));
     CG_SHORT_CALL(MPI_Accumulate, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win), cgl_thunk_code);
     return cgl_gp_MPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
@@ -4945,7 +4945,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Add_error_class(int *errorclass)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Add_error_class(int *errorclass)
 {
-    CG_ARGS_CALL(MPI_Add_error_class, (errorclass), cgl_thunk_code, 2, 0, (errorclass, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, errorclass));
+    CG_ARGS_CALL(MPI_Add_error_class, (errorclass), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, errorclass));
     CG_SHORT_CALL(MPI_Add_error_class, (errorclass), cgl_thunk_code);
     return cgl_gp_MPI_Add_error_class(errorclass);
 }
@@ -4976,7 +4976,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Add_error_code(int errorclass, i
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Add_error_code(int errorclass, int *errorcode)
 {
-    CG_ARGS_CALL(MPI_Add_error_code, (errorclass, errorcode), cgl_thunk_code, 3, 0, (errorclass, errorcode, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, errorclass); CG_ARG_WORD(2, errorcode));
+    CG_ARGS_CALL(MPI_Add_error_code, (errorclass, errorcode), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, errorclass); CG_ARG_WORD(2, errorcode));
     CG_SHORT_CALL(MPI_Add_error_code, (errorclass, errorcode), cgl_thunk_code);
     return cgl_gp_MPI_Add_error_code(errorclass, errorcode);
 }
@@ -5048,7 +5048,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Allgather(const void *sendbuf, i
 static __attribute__((noinline)) int cgl_sl_MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     CG_BLOCKING_CALL(MPI_Allgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Allgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), cgl_thunk_code, 8, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvcount); CG_ARG_WORD(6, recvtype); CG_ARG_WORD(7, comm));
+    CG_ARGS_CALL(MPI_Allgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvcount); CG_ARG_WORD(6, recvtype); CG_ARG_WORD(7, comm));
     CG_SHORT_CALL(MPI_Allgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), cgl_thunk_code);
     return cgl_gp_MPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
@@ -5091,7 +5091,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Iallgather(const void *sendbuf, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Iallgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), cgl_thunk_code, 9, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvcount); CG_ARG_WORD(6, recvtype); CG_ARG_WORD(7, comm); CG_ARG_WORD(8, request));
+    CG_ARGS_CALL(MPI_Iallgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvcount); CG_ARG_WORD(6, recvtype); CG_ARG_WORD(7, comm); CG_ARG_WORD(8, request));
     CG_SHORT_CALL(MPI_Iallgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
@@ -5133,7 +5133,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Allgatherv(const void *sendbuf, 
 static __attribute__((noinline)) int cgl_sl_MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     CG_BLOCKING_CALL(MPI_Allgatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Allgatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm), cgl_thunk_code, 7, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvtype); CG_ARG_WORD(6, comm));
+    CG_ARGS_CALL(MPI_Allgatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvtype); CG_ARG_WORD(6, comm));
     CG_SHORT_CALL(MPI_Allgatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm), cgl_thunk_code);
     return cgl_gp_MPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }
@@ -5176,7 +5176,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Iallgatherv(const void *sendbuf,
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Iallgatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request), cgl_thunk_code, 8, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvtype); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, request));
+    CG_ARGS_CALL(MPI_Iallgatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvtype); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, request));
     CG_SHORT_CALL(MPI_Iallgatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
 }
@@ -5209,7 +5209,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Alloc_mem(MPI_Aint size, MPI_Inf
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
-    CG_ARGS_CALL(MPI_Alloc_mem, (size, info, baseptr), cgl_thunk_code, 4, 0, (size, info, baseptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, size); CG_ARG_WORD(2, info); CG_ARG_WORD(3, baseptr));
+    CG_ARGS_CALL(MPI_Alloc_mem, (size, info, baseptr), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, size); CG_ARG_WORD(2, info); CG_ARG_WORD(3, baseptr));
     CG_SHORT_CALL(MPI_Alloc_mem, (size, info, baseptr), cgl_thunk_code);
     return cgl_gp_MPI_Alloc_mem(size, info, baseptr);
 }
@@ -5249,7 +5249,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Allreduce(const void *sendbuf, v
 static __attribute__((noinline)) int cgl_sl_MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     CG_BLOCKING_CALL(MPI_Allreduce, (sendbuf, recvbuf, count, datatype, op, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Allreduce, (sendbuf, recvbuf, count, datatype, op, comm), cgl_thunk_code, 7, 0, (sendbuf, recvbuf, count, datatype, op, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, recvbuf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op); CG_ARG_WORD(6, comm));
+    CG_ARGS_CALL(MPI_Allreduce, (sendbuf, recvbuf, count, datatype, op, comm), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, recvbuf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op); CG_ARG_WORD(6, comm));
     CG_SHORT_CALL(MPI_Allreduce, (sendbuf, recvbuf, count, datatype, op, comm), cgl_thunk_code);
     return cgl_gp_MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
 }
@@ -5290,7 +5290,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Iallreduce(const void *sendbuf, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Iallreduce, (sendbuf, recvbuf, count, datatype, op, comm, request), cgl_thunk_code, 8, 0, (sendbuf, recvbuf, count, datatype, op, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, recvbuf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, request));
+    CG_ARGS_CALL(MPI_Iallreduce, (sendbuf, recvbuf, count, datatype, op, comm, request), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, recvbuf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, request));
     CG_SHORT_CALL(MPI_Iallreduce, (sendbuf, recvbuf, count, datatype, op, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
@@ -5332,7 +5332,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Alltoall(const void *sendbuf, in
 static __attribute__((noinline)) int cgl_sl_MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     CG_BLOCKING_CALL(MPI_Alltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Alltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), cgl_thunk_code, 8, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvcount); CG_ARG_WORD(6, recvtype); CG_ARG_WORD(7, comm));
+    CG_ARGS_CALL(MPI_Alltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvcount); CG_ARG_WORD(6, recvtype); CG_ARG_WORD(7, comm));
     CG_SHORT_CALL(MPI_Alltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), cgl_thunk_code);
     return cgl_gp_MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
@@ -5375,7 +5375,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ialltoall(const void *sendbuf, i
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Ialltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), cgl_thunk_code, 9, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvcount); CG_ARG_WORD(6, recvtype); CG_ARG_WORD(7, comm); CG_ARG_WORD(8, request));
+    CG_ARGS_CALL(MPI_Ialltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvcount); CG_ARG_WORD(6, recvtype); CG_ARG_WORD(7, comm); CG_ARG_WORD(8, request));
     CG_SHORT_CALL(MPI_Ialltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
@@ -5417,7 +5417,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Alltoallv(const void *sendbuf, c
 static __attribute__((noinline)) int cgl_sl_MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     CG_BLOCKING_CALL(MPI_Alltoallv, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Alltoallv, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm), cgl_thunk_code, 6, 0, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendtype); CG_ARG_WORD(3, recvbuf); CG_ARG_WORD(4, recvtype); CG_ARG_WORD(5, comm));
+    CG_ARGS_CALL(MPI_Alltoallv, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendtype); CG_ARG_WORD(3, recvbuf); CG_ARG_WORD(4, recvtype); CG_ARG_WORD(5, comm));
     CG_SHORT_CALL(MPI_Alltoallv, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm), cgl_thunk_code);
     return cgl_gp_MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 }
@@ -5460,7 +5460,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ialltoallv(const void *sendbuf, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Ialltoallv, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request), cgl_thunk_code, 7, 0, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendtype); CG_ARG_WORD(3, recvbuf); CG_ARG_WORD(4, recvtype); CG_ARG_WORD(5, comm); CG_ARG_WORD(6, request));
+    CG_ARGS_CALL(MPI_Ialltoallv, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendtype); CG_ARG_WORD(3, recvbuf); CG_ARG_WORD(4, recvtype); CG_ARG_WORD(5, comm); CG_ARG_WORD(6, request));
     CG_SHORT_CALL(MPI_Ialltoallv, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
 }
@@ -5500,7 +5500,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Alltoallw(const void *sendbuf, c
 static __attribute__((noinline)) int cgl_sl_MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     CG_BLOCKING_CALL(MPI_Alltoallw, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Alltoallw, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm), cgl_thunk_code, 4, 0, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, recvbuf); CG_ARG_WORD(3, comm));
+    CG_ARGS_CALL(MPI_Alltoallw, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, recvbuf); CG_ARG_WORD(3, comm));
     CG_SHORT_CALL(MPI_Alltoallw, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm), cgl_thunk_code);
     return cgl_gp_MPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 }
@@ -5541,7 +5541,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ialltoallw(const void *sendbuf, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Ialltoallw, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request), cgl_thunk_code, 5, 0, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, recvbuf); CG_ARG_WORD(3, comm); CG_ARG_WORD(4, request));
+    CG_ARGS_CALL(MPI_Ialltoallw, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, recvbuf); CG_ARG_WORD(3, comm); CG_ARG_WORD(4, request));
     CG_SHORT_CALL(MPI_Ialltoallw, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
 }
@@ -5573,7 +5573,7 @@ static __attribute__((noinline)) int cgl_sl_MPI_Barrier(MPI_Comm comm)
 {
     CG_WAIT_ARGS(MPI_Barrier, (uint64_t)(uintptr_t)comm);
     CG_BLOCKING_CALL(MPI_Barrier, (comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Barrier, (comm), cgl_thunk_code, 2, 0, (comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm));
+    CG_ARGS_CALL(MPI_Barrier, (comm), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm));
     CG_SHORT_CALL(MPI_Barrier, (comm), cgl_thunk_code);
     return cgl_gp_MPI_Barrier(comm);
 }
@@ -5604,7 +5604,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ibarrier(MPI_Comm comm, MPI_Requ
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Ibarrier, (comm, request), cgl_thunk_code, 3, 0, (comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, request));
+    CG_ARGS_CALL(MPI_Ibarrier, (comm, request), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, request));
     CG_SHORT_CALL(MPI_Ibarrier, (comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Ibarrier(comm, request);
 }
@@ -5642,7 +5642,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Bcast(void *buffer, int count, M
 static __attribute__((noinline)) int cgl_sl_MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     CG_BLOCKING_CALL(MPI_Bcast, (buffer, count, datatype, root, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Bcast, (buffer, count, datatype, root, comm), cgl_thunk_code, 6, 0, (buffer, count, datatype, root, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buffer); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, root); CG_ARG_WORD(5, comm));
+    CG_ARGS_CALL(MPI_Bcast, (buffer, count, datatype, root, comm), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buffer); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, root); CG_ARG_WORD(5, comm));
     CG_SHORT_CALL(MPI_Bcast, (buffer, count, datatype, root, comm), cgl_thunk_code);
     return cgl_gp_MPI_Bcast(buffer, count, datatype, root, comm);
 }
@@ -5682,7 +5682,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Bsend(const void *buf, int count
 static __attribute__((noinline)) int cgl_sl_MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     CG_BLOCKING_CALL(MPI_Bsend, (buf, count, datatype, dest, tag, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Bsend, (buf, count, datatype, dest, tag, comm), cgl_thunk_code, 7, 0, (buf, count, datatype, dest, tag, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, dest); CG_ARG_WORD(5, tag); CG_ARG_WORD(6, comm));
+    CG_ARGS_CALL(MPI_Bsend, (buf, count, datatype, dest, tag, comm), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, dest); CG_ARG_WORD(5, tag); CG_ARG_WORD(6, comm));
     CG_SHORT_CALL(MPI_Bsend, (buf, count, datatype, dest, tag, comm), cgl_thunk_code);
     return cgl_gp_MPI_Bsend(buf, count, datatype, dest, tag, comm);
 }
@@ -5721,7 +5721,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ibcast(void *buffer, int count, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Ibcast, (buffer, count, datatype, root, comm, request), cgl_thunk_code, 7, 0, (buffer, count, datatype, root, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buffer); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, root); CG_ARG_WORD(5, comm); CG_ARG_WORD(6, request));
+    CG_ARGS_CALL(MPI_Ibcast, (buffer, count, datatype, root, comm, request), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buffer); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, root); CG_ARG_WORD(5, comm); CG_ARG_WORD(6, request));
     CG_SHORT_CALL(MPI_Ibcast, (buffer, count, datatype, root, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Ibcast(buffer, count, datatype, root, comm, request);
 }
@@ -5762,7 +5762,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Bsend_init(const void *buf, int 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Bsend_init, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code, 8, 0, (buf, count, datatype, dest, tag, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, dest); CG_ARG_WORD(5, tag); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, request));
+    CG_ARGS_CALL(MPI_Bsend_init, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, dest); CG_ARG_WORD(5, tag); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, request));
     CG_SHORT_CALL(MPI_Bsend_init, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
 }
@@ -5793,7 +5793,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Buffer_attach(void *buffer, int 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Buffer_attach(void *buffer, int size)
 {
-    CG_ARGS_CALL(MPI_Buffer_attach, (buffer, size), cgl_thunk_code, 3, 0, (buffer, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buffer); CG_ARG_WORD(2, size));
+    CG_ARGS_CALL(MPI_Buffer_attach, (buffer, size), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buffer); CG_ARG_WORD(2, size));
     CG_SHORT_CALL(MPI_Buffer_attach, (buffer, size), cgl_thunk_code);
     return cgl_gp_MPI_Buffer_attach(buffer, size);
 }
@@ -5825,7 +5825,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Buffer_detach(void *buffer, int 
 static __attribute__((noinline)) int cgl_sl_MPI_Buffer_detach(void *buffer, int *size)
 {
     CG_BLOCKING_CALL(MPI_Buffer_detach, (buffer, size), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Buffer_detach, (buffer, size), cgl_thunk_code, 3, 0, (buffer, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buffer); CG_ARG_WORD(2, size));
+    CG_ARGS_CALL(MPI_Buffer_detach, (buffer, size), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buffer); CG_ARG_WORD(2, size));
     CG_SHORT_CALL(MPI_Buffer_detach, (buffer, size), cgl_thunk_code);
     return cgl_gp_MPI_Buffer_detach(buffer, size);
 }
@@ -5854,7 +5854,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Cancel(MPI_Request *request)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Cancel(MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Cancel, (request), cgl_thunk_code, 2, 0, (request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, request));
+    CG_ARGS_CALL(MPI_Cancel, (request), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, request));
     CG_SHORT_CALL(MPI_Cancel, (request), cgl_thunk_code);
     return cgl_gp_MPI_Cancel(request);
 }
@@ -5888,7 +5888,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Cart_coords(MPI_Comm comm, int r
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
-    CG_ARGS_CALL(MPI_Cart_coords, (comm, rank, maxdims, coords), cgl_thunk_code, 4, 0, (comm, rank, maxdims, coords, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, rank); CG_ARG_WORD(3, maxdims));
+    CG_ARGS_CALL(MPI_Cart_coords, (comm, rank, maxdims, coords), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, rank); CG_ARG_WORD(3, maxdims));
     CG_SHORT_CALL(MPI_Cart_coords, (comm, rank, maxdims, coords), cgl_thunk_code);
     return cgl_gp_MPI_Cart_coords(comm, rank, maxdims, coords);
 }
@@ -5926,7 +5926,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Cart_create(MPI_Comm old_comm, i
 static __attribute__((noinline)) int cgl_sl_MPI_Cart_create(MPI_Comm old_comm, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart)
 {
     CG_BLOCKING_CALL(MPI_Cart_create, (old_comm, ndims, dims, periods, reorder, comm_cart), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Cart_create, (old_comm, ndims, dims, periods, reorder, comm_cart), cgl_thunk_code, 5, 0, (old_comm, ndims, dims, periods, reorder, comm_cart, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, old_comm); CG_ARG_WORD(2, ndims); CG_ARG_WORD(3, reorder); CG_ARG_WORD(4, comm_cart));
+    CG_ARGS_CALL(MPI_Cart_create, (old_comm, ndims, dims, periods, reorder, comm_cart), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, old_comm); CG_ARG_WORD(2, ndims); CG_ARG_WORD(3, reorder); CG_ARG_WORD(4, comm_cart));
     CG_SHORT_CALL(MPI_Cart_create, (old_comm, ndims, dims, periods, reorder, comm_cart), cgl_thunk_code);
     return cgl_gp_MPI_Cart_create(old_comm, ndims, dims, periods, reorder, comm_cart);
 }
@@ -5960,7 +5960,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Cart_get(MPI_Comm comm, int maxd
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
-    CG_ARGS_CALL(MPI_Cart_get, (comm, maxdims, dims, periods, coords), cgl_thunk_code, 3, 0, (comm, maxdims, dims, periods, coords, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, maxdims));
+    CG_ARGS_CALL(MPI_Cart_get, (comm, maxdims, dims, periods, coords), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, maxdims));
     CG_SHORT_CALL(MPI_Cart_get, (comm, maxdims, dims, periods, coords), cgl_thunk_code);
     return cgl_gp_MPI_Cart_get(comm, maxdims, dims, periods, coords);
 }
@@ -5995,7 +5995,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Cart_map(MPI_Comm comm, int ndim
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
 {
-    CG_ARGS_CALL(MPI_Cart_map, (comm, ndims, dims, periods, newrank), cgl_thunk_code, 4, 0, (comm, ndims, dims, periods, newrank, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, ndims); CG_ARG_WORD(3, newrank));
+    CG_ARGS_CALL(MPI_Cart_map, (comm, ndims, dims, periods, newrank), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, ndims); CG_ARG_WORD(3, newrank));
     CG_SHORT_CALL(MPI_Cart_map, (comm, ndims, dims, periods, newrank), cgl_thunk_code);
     return cgl_gp_MPI_Cart_map(comm, ndims, dims, periods, newrank);
 }
@@ -6027,7 +6027,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Cart_rank(MPI_Comm comm, const i
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
-    CG_ARGS_CALL(MPI_Cart_rank, (comm, coords, rank), cgl_thunk_code, 3, 0, (comm, coords, rank, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, rank));
+    CG_ARGS_CALL(MPI_Cart_rank, (comm, coords, rank), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, rank));
     CG_SHORT_CALL(MPI_Cart_rank, (comm, coords, rank), cgl_thunk_code);
     return cgl_gp_MPI_Cart_rank(comm, coords, rank);
 }
@@ -6064,7 +6064,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Cart_shift(MPI_Comm comm, int di
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
 {
-    CG_ARGS_CALL(MPI_Cart_shift, (comm, direction, disp, rank_source, rank_dest), cgl_thunk_code, 6, 0, (comm, direction, disp, rank_source, rank_dest, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, direction); CG_ARG_WORD(3, disp); CG_ARG_WORD(4, rank_source); CG_ARG_WORD(5, rank_dest));
+    CG_ARGS_CALL(MPI_Cart_shift, (comm, direction, disp, rank_source, rank_dest), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, direction); CG_ARG_WORD(3, disp); CG_ARG_WORD(4, rank_source); CG_ARG_WORD(5, rank_dest));
     CG_SHORT_CALL(MPI_Cart_shift, (comm, direction, disp, rank_source, rank_dest), cgl_thunk_code);
     return cgl_gp_MPI_Cart_shift(comm, direction, disp, rank_source, rank_dest);
 }
@@ -6097,7 +6097,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Cart_sub(MPI_Comm comm, const in
 static __attribute__((noinline)) int cgl_sl_MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *new_comm)
 {
     CG_BLOCKING_CALL(MPI_Cart_sub, (comm, remain_dims, new_comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Cart_sub, (comm, remain_dims, new_comm), cgl_thunk_code, 3, 0, (comm, remain_dims, new_comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, new_comm));
+    CG_ARGS_CALL(MPI_Cart_sub, (comm, remain_dims, new_comm), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, new_comm));
     CG_SHORT_CALL(MPI_Cart_sub, (comm, remain_dims, new_comm), cgl_thunk_code);
     return cgl_gp_MPI_Cart_sub(comm, remain_dims, new_comm);
 }
@@ -6128,7 +6128,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Cartdim_get(MPI_Comm comm, int *
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
-    CG_ARGS_CALL(MPI_Cartdim_get, (comm, ndims), cgl_thunk_code, 3, 0, (comm, ndims, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, ndims));
+    CG_ARGS_CALL(MPI_Cartdim_get, (comm, ndims), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, ndims));
     CG_SHORT_CALL(MPI_Cartdim_get, (comm, ndims), cgl_thunk_code);
     return cgl_gp_MPI_Cartdim_get(comm, ndims);
 }
@@ -6223,7 +6223,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_c2f(MPI_Comm comm)
 CG_LEFT_FUNCTION(cgl_left_MPI_Comm_c2f, __typeof__(((struct cgl_fr_MPI_Comm_c2f *)0)->cgl_ret));
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_c2f(MPI_Comm comm)
 {
-    CG_ARGS_CALL(MPI_Comm_c2f, (comm), CG_NO_CODE, 2, 0, (comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm));
+    CG_ARGS_CALL(MPI_Comm_c2f, (comm), CG_NO_CODE, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm));
     CG_SHORT_CALL(MPI_Comm_c2f, (comm), CG_NO_CODE);
     return cgl_gp_MPI_Comm_c2f(comm);
 }
@@ -6254,7 +6254,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_call_errhandler(MPI_Comm co
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
-    CG_ARGS_CALL(MPI_Comm_call_errhandler, (comm, errorcode), cgl_thunk_code, 3, 0, (comm, errorcode, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, errorcode));
+    CG_ARGS_CALL(MPI_Comm_call_errhandler, (comm, errorcode), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, errorcode));
     CG_SHORT_CALL(MPI_Comm_call_errhandler, (comm, errorcode), cgl_thunk_code);
     return cgl_gp_MPI_Comm_call_errhandler(comm, errorcode);
 }
@@ -6287,7 +6287,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_compare(MPI_Comm comm1, MPI
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
-    CG_ARGS_CALL(MPI_Comm_compare, (comm1, comm2, result), cgl_thunk_code, 4, 0, (comm1, comm2, result, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm1); CG_ARG_WORD(2, comm2); CG_ARG_WORD(3, result));
+    CG_ARGS_CALL(MPI_Comm_compare, (comm1, comm2, result), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm1); CG_ARG_WORD(2, comm2); CG_ARG_WORD(3, result));
     CG_SHORT_CALL(MPI_Comm_compare, (comm1, comm2, result), cgl_thunk_code);
     return cgl_gp_MPI_Comm_compare(comm1, comm2, result);
 }
@@ -6355,7 +6355,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_create_errhandler(MPI_Comm_
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *function, MPI_Errhandler *errhandler)
 {
-    CG_ARGS_CALL(MPI_Comm_create_errhandler, (function, errhandler), cgl_thunk_code, 3, 0, (function, errhandler, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, function); CG_ARG_WORD(2, errhandler));
+    CG_ARGS_CALL(MPI_Comm_create_errhandler, (function, errhandler), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, function); CG_ARG_WORD(2, errhandler));
     CG_SHORT_CALL(MPI_Comm_create_errhandler, (function, errhandler), cgl_thunk_code);
     return cgl_gp_MPI_Comm_create_errhandler(function, errhandler);
 }
@@ -6390,7 +6390,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_create_keyval(MPI_Comm_copy
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state)
 {
-    CG_ARGS_CALL(MPI_Comm_create_keyval, (comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state), cgl_thunk_code, 5, 0, (comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm_copy_attr_fn); CG_ARG_WORD(2, comm_delete_attr_fn); CG_ARG_WORD(3, comm_keyval); CG_ARG_WORD(4, extra_state));
+    CG_ARGS_CALL(MPI_Comm_create_keyval, (comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm_copy_attr_fn); CG_ARG_WORD(2, comm_delete_attr_fn); CG_ARG_WORD(3, comm_keyval); CG_ARG_WORD(4, extra_state));
     CG_SHORT_CALL(MPI_Comm_create_keyval, (comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state), cgl_thunk_code);
     return cgl_gp_MPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
 }
@@ -6426,7 +6426,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_create_group(MPI_Comm comm,
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
     CG_BLOCKING_CALL(MPI_Comm_create_group, (comm, group, tag, newcomm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Comm_create_group, (comm, group, tag, newcomm), cgl_thunk_code, 5, 0, (comm, group, tag, newcomm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, group); CG_ARG_WORD(3, tag); CG_ARG_WORD(4, newcomm));
+    CG_ARGS_CALL(MPI_Comm_create_group, (comm, group, tag, newcomm), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, group); CG_ARG_WORD(3, tag); CG_ARG_WORD(4, newcomm));
     CG_SHORT_CALL(MPI_Comm_create_group, (comm, group, tag, newcomm), cgl_thunk_code);
     return cgl_gp_MPI_Comm_create_group(comm, group, tag, newcomm);
 }
@@ -6460,7 +6460,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_create(MPI_Comm comm, MPI_G
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
     CG_BLOCKING_CALL(MPI_Comm_create, (comm, group, newcomm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Comm_create, (comm, group, newcomm), cgl_thunk_code, 4, 0, (comm, group, newcomm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, group); CG_ARG_WORD(3, newcomm));
+    CG_ARGS_CALL(MPI_Comm_create, (comm, group, newcomm), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, group); CG_ARG_WORD(3, newcomm));
     CG_SHORT_CALL(MPI_Comm_create, (comm, group, newcomm), cgl_thunk_code);
     return cgl_gp_MPI_Comm_create(comm, group, newcomm);
 }
@@ -6491,7 +6491,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_delete_attr(MPI_Comm comm, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
-    CG_ARGS_CALL(MPI_Comm_delete_attr, (comm, comm_keyval), cgl_thunk_code, 3, 0, (comm, comm_keyval, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, comm_keyval));
+    CG_ARGS_CALL(MPI_Comm_delete_attr, (comm, comm_keyval), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, comm_keyval));
     CG_SHORT_CALL(MPI_Comm_delete_attr, (comm, comm_keyval), cgl_thunk_code);
     return cgl_gp_MPI_Comm_delete_attr(comm, comm_keyval);
 }
@@ -6521,7 +6521,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_disconnect(MPI_Comm *comm)
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_disconnect(MPI_Comm *comm)
 {
     CG_BLOCKING_CALL(MPI_Comm_disconnect, (comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Comm_disconnect, (comm), cgl_thunk_code, 2, 0, (comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm));
+    CG_ARGS_CALL(MPI_Comm_disconnect, (comm), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm));
     CG_SHORT_CALL(MPI_Comm_disconnect, (comm), cgl_thunk_code);
     return cgl_gp_MPI_Comm_disconnect(comm);
 }
@@ -6553,7 +6553,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_dup(MPI_Comm comm, MPI_Comm
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     CG_BLOCKING_CALL(MPI_Comm_dup, (comm, newcomm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Comm_dup, (comm, newcomm), cgl_thunk_code, 3, 0, (comm, newcomm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, newcomm));
+    CG_ARGS_CALL(MPI_Comm_dup, (comm, newcomm), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, newcomm));
     CG_SHORT_CALL(MPI_Comm_dup, (comm, newcomm), cgl_thunk_code);
     return cgl_gp_MPI_Comm_dup(comm, newcomm);
 }
@@ -6586,7 +6586,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_idup(MPI_Comm comm, MPI_Com
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Comm_idup, (comm, newcomm, request), cgl_thunk_code, 4, 0, (comm, newcomm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, newcomm); CG_ARG_WORD(3, request));
+    CG_ARGS_CALL(MPI_Comm_idup, (comm, newcomm, request), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, newcomm); CG_ARG_WORD(3, request));
     CG_SHORT_CALL(MPI_Comm_idup, (comm, newcomm, request), cgl_thunk_code);
     return cgl_gp_MPI_Comm_idup(comm, newcomm, request);
 }
@@ -6620,7 +6620,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_dup_with_info(MPI_Comm comm
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
     CG_BLOCKING_CALL(MPI_Comm_dup_with_info, (comm, info, newcomm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Comm_dup_with_info, (comm, info, newcomm), cgl_thunk_code, 4, 0, (comm, info, newcomm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, info); CG_ARG_WORD(3, newcomm));
+    CG_ARGS_CALL(MPI_Comm_dup_with_info, (comm, info, newcomm), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, info); CG_ARG_WORD(3, newcomm));
     CG_SHORT_CALL(MPI_Comm_dup_with_info, (comm, info, newcomm), cgl_thunk_code);
     return cgl_gp_MPI_Comm_dup_with_info(comm, info, newcomm);
 }
@@ -6650,7 +6650,7 @@ static __attribute__((noinline)) MPI_Comm cgl_gp_MPI_Comm_f2c(int comm)
 CG_LEFT_FUNCTION(cgl_left_MPI_Comm_f2c, __typeof__(((struct cgl_fr_MPI_Comm_f2c *)0)->cgl_ret));
 static __attribute__((noinline)) MPI_Comm cgl_sl_MPI_Comm_f2c(int comm)
 {
-    CG_ARGS_CALL(MPI_Comm_f2c, (comm), CG_NO_CODE, 2, 0, (comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm));
+    CG_ARGS_CALL(MPI_Comm_f2c, (comm), CG_NO_CODE, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm));
     CG_SHORT_CALL(MPI_Comm_f2c, (comm), CG_NO_CODE);
     return cgl_gp_MPI_Comm_f2c(comm);
 }
@@ -6679,7 +6679,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_free_keyval(int *comm_keyva
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_free_keyval(int *comm_keyval)
 {
-    CG_ARGS_CALL(MPI_Comm_free_keyval, (comm_keyval), cgl_thunk_code, 2, 0, (comm_keyval, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm_keyval));
+    CG_ARGS_CALL(MPI_Comm_free_keyval, (comm_keyval), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm_keyval));
     CG_SHORT_CALL(MPI_Comm_free_keyval, (comm_keyval), cgl_thunk_code);
     return cgl_gp_MPI_Comm_free_keyval(comm_keyval);
 }
@@ -6709,7 +6709,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_free(MPI_Comm *comm)
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_free(MPI_Comm *comm)
 {
     CG_BLOCKING_CALL(MPI_Comm_free, (comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Comm_free, (comm), cgl_thunk_code, 2, 0, (comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm));
+    CG_ARGS_CALL(MPI_Comm_free, (comm), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm));
     CG_SHORT_CALL(MPI_Comm_free, (comm), cgl_thunk_code);
     return cgl_gp_MPI_Comm_free(comm);
 }
@@ -6744,7 +6744,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_get_attr(MPI_Comm comm, int
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
-    CG_ARGS_CALL(MPI_Comm_get_attr, (comm, comm_keyval, attribute_val, flag), cgl_thunk_code, 5, 0, (comm, comm_keyval, attribute_val, flag, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, comm_keyval); CG_ARG_WORD(3, attribute_val); CG_ARG_WORD(4, flag));
+    CG_ARGS_CALL(MPI_Comm_get_attr, (comm, comm_keyval, attribute_val, flag), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, comm_keyval); CG_ARG_WORD(3, attribute_val); CG_ARG_WORD(4, flag));
     CG_SHORT_CALL(MPI_Comm_get_attr, (comm, comm_keyval, attribute_val, flag), cgl_thunk_code);
     return cgl_gp_MPI_Comm_get_attr(comm, comm_keyval, attribute_val, flag);
 }
@@ -6786,7 +6786,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Dist_graph_create(MPI_Comm comm_
 static __attribute__((noinline)) int cgl_sl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int nodes[], const int degrees[], const int targets[], const int weights[], MPI_Info info, int reorder, MPI_Comm *newcomm)
 {
     CG_BLOCKING_CALL(MPI_Dist_graph_create, (comm_old, n, nodes, degrees, targets, weights, info, reorder, newcomm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Dist_graph_create, (comm_old, n, nodes, degrees, targets, weights, info, reorder, newcomm), cgl_thunk_code, 6, 0, (comm_old, n, nodes, degrees, targets, weights, info, reorder, newcomm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm_old); CG_ARG_WORD(2, n); CG_ARG_WORD(3, info); CG_ARG_WORD(4, reorder); CG_ARG_WORD(5, newcomm));
+    CG_ARGS_CALL(MPI_Dist_graph_create, (comm_old, n, nodes, degrees, targets, weights, info, reorder, newcomm), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm_old); CG_ARG_WORD(2, n); CG_ARG_WORD(3, info); CG_ARG_WORD(4, reorder); CG_ARG_WORD(5, newcomm));
     CG_SHORT_CALL(MPI_Dist_graph_create, (comm_old, n, nodes, degrees, targets, weights, info, reorder, newcomm), cgl_thunk_code);
     return cgl_gp_MPI_Dist_graph_create(comm_old, n, nodes, degrees, targets, weights, info, reorder, newcomm);
 }
@@ -6830,7 +6830,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Dist_graph_create_adjacent(MPI_C
 static __attribute__((noinline)) int cgl_sl_MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
 {
     CG_BLOCKING_CALL(MPI_Dist_graph_create_adjacent, (comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Dist_graph_create_adjacent, (comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph), cgl_thunk_code, 7, 0, (comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm_old); CG_ARG_WORD(2, indegree); CG_ARG_WORD(3, outdegree); CG_ARG_WORD(4, info); CG_ARG_WORD(5, reorder); CG_ARG_WORD(6, comm_dist_graph));
+    CG_ARGS_CALL(MPI_Dist_graph_create_adjacent, (comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm_old); CG_ARG_WORD(2, indegree); CG_ARG_WORD(3, outdegree); CG_ARG_WORD(4, info); CG_ARG_WORD(5, reorder); CG_ARG_WORD(6, comm_dist_graph));
     CG_SHORT_CALL(MPI_Dist_graph_create_adjacent, (comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph), cgl_thunk_code);
     return cgl_gp_MPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
 }
@@ -6867,7 +6867,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Dist_graph_neighbors(MPI_Comm co
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[])
 {
-    CG_ARGS_CALL(MPI_Dist_graph_neighbors, (comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights), cgl_thunk_code, 4, 0, (comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, maxindegree); CG_ARG_WORD(3, maxoutdegree));
+    CG_ARGS_CALL(MPI_Dist_graph_neighbors, (comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, maxindegree); CG_ARG_WORD(3, maxoutdegree));
     CG_SHORT_CALL(MPI_Dist_graph_neighbors, (comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights), cgl_thunk_code);
     return cgl_gp_MPI_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
 }
@@ -6902,7 +6902,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Dist_graph_neighbors_count(MPI_C
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *inneighbors, int *outneighbors, int *weighted)
 {
-    CG_ARGS_CALL(MPI_Dist_graph_neighbors_count, (comm, inneighbors, outneighbors, weighted), cgl_thunk_code, 5, 0, (comm, inneighbors, outneighbors, weighted, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, inneighbors); CG_ARG_WORD(3, outneighbors); CG_ARG_WORD(4, weighted));
+    CG_ARGS_CALL(MPI_Dist_graph_neighbors_count, (comm, inneighbors, outneighbors, weighted), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, inneighbors); CG_ARG_WORD(3, outneighbors); CG_ARG_WORD(4, weighted));
     CG_SHORT_CALL(MPI_Dist_graph_neighbors_count, (comm, inneighbors, outneighbors, weighted), cgl_thunk_code);
     return cgl_gp_MPI_Dist_graph_neighbors_count(comm, inneighbors, outneighbors, weighted);
 }
@@ -6933,7 +6933,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_get_errhandler(MPI_Comm com
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *erhandler)
 {
-    CG_ARGS_CALL(MPI_Comm_get_errhandler, (comm, erhandler), cgl_thunk_code, 3, 0, (comm, erhandler, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, erhandler));
+    CG_ARGS_CALL(MPI_Comm_get_errhandler, (comm, erhandler), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, erhandler));
     CG_SHORT_CALL(MPI_Comm_get_errhandler, (comm, erhandler), cgl_thunk_code);
     return cgl_gp_MPI_Comm_get_errhandler(comm, erhandler);
 }
@@ -6964,7 +6964,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_get_info(MPI_Comm comm, MPI
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
-    CG_ARGS_CALL(MPI_Comm_get_info, (comm, info_used), cgl_thunk_code, 3, 0, (comm, info_used, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, info_used));
+    CG_ARGS_CALL(MPI_Comm_get_info, (comm, info_used), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, info_used));
     CG_SHORT_CALL(MPI_Comm_get_info, (comm, info_used), cgl_thunk_code);
     return cgl_gp_MPI_Comm_get_info(comm, info_used);
 }
@@ -6997,7 +6997,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_get_name(MPI_Comm comm, cha
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
-    CG_ARGS_CALL(MPI_Comm_get_name, (comm, comm_name, resultlen), cgl_thunk_code, 4, 0, (comm, comm_name, resultlen, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, comm_name); CG_ARG_WORD(3, resultlen));
+    CG_ARGS_CALL(MPI_Comm_get_name, (comm, comm_name, resultlen), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, comm_name); CG_ARG_WORD(3, resultlen));
     CG_SHORT_CALL(MPI_Comm_get_name, (comm, comm_name, resultlen), cgl_thunk_code);
     return cgl_gp_MPI_Comm_get_name(comm, comm_name, resultlen);
 }
@@ -7026,7 +7026,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_get_parent(MPI_Comm *parent
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_get_parent(MPI_Comm *parent)
 {
-    CG_ARGS_CALL(MPI_Comm_get_parent, (parent), cgl_thunk_code, 2, 0, (parent, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, parent));
+    CG_ARGS_CALL(MPI_Comm_get_parent, (parent), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, parent));
     CG_SHORT_CALL(MPI_Comm_get_parent, (parent), cgl_thunk_code);
     return cgl_gp_MPI_Comm_get_parent(parent);
 }
@@ -7057,7 +7057,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_group(MPI_Comm comm, MPI_Gr
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
-    CG_ARGS_CALL(MPI_Comm_group, (comm, group), cgl_thunk_code, 3, 0, (comm, group, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, group));
+    CG_ARGS_CALL(MPI_Comm_group, (comm, group), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, group));
     CG_SHORT_CALL(MPI_Comm_group, (comm, group), cgl_thunk_code);
     return cgl_gp_MPI_Comm_group(comm, group);
 }
@@ -7089,7 +7089,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_join(int fd, MPI_Comm *inte
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_join(int fd, MPI_Comm *intercomm)
 {
     CG_BLOCKING_CALL(MPI_Comm_join, (fd, intercomm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Comm_join, (fd, intercomm), cgl_thunk_code, 3, 0, (fd, intercomm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fd); CG_ARG_WORD(2, intercomm));
+    CG_ARGS_CALL(MPI_Comm_join, (fd, intercomm), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fd); CG_ARG_WORD(2, intercomm));
     CG_SHORT_CALL(MPI_Comm_join, (fd, intercomm), cgl_thunk_code);
     return cgl_gp_MPI_Comm_join(fd, intercomm);
 }
@@ -7120,7 +7120,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_rank(MPI_Comm comm, int *ra
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_rank(MPI_Comm comm, int *rank)
 {
-    CG_ARGS_CALL(MPI_Comm_rank, (comm, rank), cgl_thunk_code, 3, 0, (comm, rank, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, rank));
+    CG_ARGS_CALL(MPI_Comm_rank, (comm, rank), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, rank));
     CG_SHORT_CALL(MPI_Comm_rank, (comm, rank), cgl_thunk_code);
     return cgl_gp_MPI_Comm_rank(comm, rank);
 }
@@ -7151,7 +7151,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_remote_group(MPI_Comm comm,
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
-    CG_ARGS_CALL(MPI_Comm_remote_group, (comm, group), cgl_thunk_code, 3, 0, (comm, group, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, group));
+    CG_ARGS_CALL(MPI_Comm_remote_group, (comm, group), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, group));
     CG_SHORT_CALL(MPI_Comm_remote_group, (comm, group), cgl_thunk_code);
     return cgl_gp_MPI_Comm_remote_group(comm, group);
 }
@@ -7182,7 +7182,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_remote_size(MPI_Comm comm, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
-    CG_ARGS_CALL(MPI_Comm_remote_size, (comm, size), cgl_thunk_code, 3, 0, (comm, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, size));
+    CG_ARGS_CALL(MPI_Comm_remote_size, (comm, size), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, size));
     CG_SHORT_CALL(MPI_Comm_remote_size, (comm, size), cgl_thunk_code);
     return cgl_gp_MPI_Comm_remote_size(comm, size);
 }
@@ -7215,7 +7215,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_set_attr(MPI_Comm comm, int
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
-    CG_ARGS_CALL(MPI_Comm_set_attr, (comm, comm_keyval, attribute_val), cgl_thunk_code, 4, 0, (comm, comm_keyval, attribute_val, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, comm_keyval); CG_ARG_WORD(3, attribute_val));
+    CG_ARGS_CALL(MPI_Comm_set_attr, (comm, comm_keyval, attribute_val), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, comm_keyval); CG_ARG_WORD(3, attribute_val));
     CG_SHORT_CALL(MPI_Comm_set_attr, (comm, comm_keyval, attribute_val), cgl_thunk_code);
     return cgl_gp_MPI_Comm_set_attr(comm, comm_keyval, attribute_val);
 }
@@ -7246,7 +7246,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_set_errhandler(MPI_Comm com
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
-    CG_ARGS_CALL(MPI_Comm_set_errhandler, (comm, errhandler), cgl_thunk_code, 3, 0, (comm, errhandler, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, errhandler));
+    CG_ARGS_CALL(MPI_Comm_set_errhandler, (comm, errhandler), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, errhandler));
     CG_SHORT_CALL(MPI_Comm_set_errhandler, (comm, errhandler), cgl_thunk_code);
     return cgl_gp_MPI_Comm_set_errhandler(comm, errhandler);
 }
@@ -7277,7 +7277,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_set_info(MPI_Comm comm, MPI
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
-    CG_ARGS_CALL(MPI_Comm_set_info, (comm, info), cgl_thunk_code, 3, 0, (comm, info, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, info));
+    CG_ARGS_CALL(MPI_Comm_set_info, (comm, info), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, info));
     CG_SHORT_CALL(MPI_Comm_set_info, (comm, info), cgl_thunk_code);
     return cgl_gp_MPI_Comm_set_info(comm, info);
 }
@@ -7338,7 +7338,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_size(MPI_Comm comm, int *si
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_size(MPI_Comm comm, int *size)
 {
-    CG_ARGS_CALL(MPI_Comm_size, (comm, size), cgl_thunk_code, 3, 0, (comm, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, size));
+    CG_ARGS_CALL(MPI_Comm_size, (comm, size), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, size));
     CG_SHORT_CALL(MPI_Comm_size, (comm, size), cgl_thunk_code);
     return cgl_gp_MPI_Comm_size(comm, size);
 }
@@ -7420,7 +7420,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_spawn_multiple(int count, c
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
     CG_BLOCKING_CALL(MPI_Comm_spawn_multiple, (count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Comm_spawn_multiple, (count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes), cgl_thunk_code, 5, 0, (count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, root); CG_ARG_WORD(3, comm); CG_ARG_WORD(4, intercomm));
+    CG_ARGS_CALL(MPI_Comm_spawn_multiple, (count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, root); CG_ARG_WORD(3, comm); CG_ARG_WORD(4, intercomm));
     CG_SHORT_CALL(MPI_Comm_spawn_multiple, (count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes), cgl_thunk_code);
     return cgl_gp_MPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
 }
@@ -7456,7 +7456,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_split(MPI_Comm comm, int co
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     CG_BLOCKING_CALL(MPI_Comm_split, (comm, color, key, newcomm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Comm_split, (comm, color, key, newcomm), cgl_thunk_code, 5, 0, (comm, color, key, newcomm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, color); CG_ARG_WORD(3, key); CG_ARG_WORD(4, newcomm));
+    CG_ARGS_CALL(MPI_Comm_split, (comm, color, key, newcomm), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, color); CG_ARG_WORD(3, key); CG_ARG_WORD(4, newcomm));
     CG_SHORT_CALL(MPI_Comm_split, (comm, color, key, newcomm), cgl_thunk_code);
     return cgl_gp_MPI_Comm_split(comm, color, key, newcomm);
 }
@@ -7494,7 +7494,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_split_type(MPI_Comm comm, i
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
     CG_BLOCKING_CALL(MPI_Comm_split_type, (comm, split_type, key, info, newcomm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Comm_split_type, (comm, split_type, key, info, newcomm), cgl_thunk_code, 6, 0, (comm, split_type, key, info, newcomm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, split_type); CG_ARG_WORD(3, key); CG_ARG_WORD(4, info); CG_ARG_WORD(5, newcomm));
+    CG_ARGS_CALL(MPI_Comm_split_type, (comm, split_type, key, info, newcomm), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, split_type); CG_ARG_WORD(3, key); CG_ARG_WORD(4, info); CG_ARG_WORD(5, newcomm));
     CG_SHORT_CALL(MPI_Comm_split_type, (comm, split_type, key, info, newcomm), cgl_thunk_code);
     return cgl_gp_MPI_Comm_split_type(comm, split_type, key, info, newcomm);
 }
@@ -7525,7 +7525,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_test_inter(MPI_Comm comm, i
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
-    CG_ARGS_CALL(MPI_Comm_test_inter, (comm, flag), cgl_thunk_code, 3, 0, (comm, flag, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, flag));
+    CG_ARGS_CALL(MPI_Comm_test_inter, (comm, flag), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, flag));
     CG_SHORT_CALL(MPI_Comm_test_inter, (comm, flag), cgl_thunk_code);
     return cgl_gp_MPI_Comm_test_inter(comm, flag);
 }
@@ -7566,7 +7566,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Compare_and_swap(const void *ori
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
-    CG_ARGS_CALL(MPI_Compare_and_swap, (origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win), cgl_thunk_code, 8, 0, (origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, origin_addr); CG_ARG_WORD(2, compare_addr); CG_ARG_WORD(3, result_addr); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, target_rank); CG_ARG_WORD(6, target_disp); CG_ARG_WORD(7, win));
+    CG_ARGS_CALL(MPI_Compare_and_swap, (origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, origin_addr); CG_ARG_WORD(2, compare_addr); CG_ARG_WORD(3, result_addr); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, target_rank); CG_ARG_WORD(6, target_disp); CG_ARG_WORD(7, win));
     CG_SHORT_CALL(MPI_Compare_and_swap, (origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win), cgl_thunk_code);
     return cgl_gp_MPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
 }
@@ -7598,7 +7598,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Dims_create(int nnodes, int ndim
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Dims_create(int nnodes, int ndims, int dims[])
 {
-    CG_ARGS_CALL(MPI_Dims_create, (nnodes, ndims, dims), cgl_thunk_code, 3, 0, (nnodes, ndims, dims, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, nnodes); CG_ARG_WORD(2, ndims));
+    CG_ARGS_CALL(MPI_Dims_create, (nnodes, ndims, dims), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, nnodes); CG_ARG_WORD(2, ndims));
     CG_SHORT_CALL(MPI_Dims_create, (nnodes, ndims, dims), cgl_thunk_code);
     return cgl_gp_MPI_Dims_create(nnodes, ndims, dims);
 }
@@ -7628,7 +7628,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Errhandler_c2f(MPI_Errhandler er
 CG_LEFT_FUNCTION(cgl_left_MPI_Errhandler_c2f, __typeof__(((struct cgl_fr_MPI_Errhandler_c2f *)0)->cgl_ret));
 static __attribute__((noinline)) int cgl_sl_MPI_Errhandler_c2f(MPI_Errhandler errhandler)
 {
-    CG_ARGS_CALL(MPI_Errhandler_c2f, (errhandler), CG_NO_CODE, 2, 0, (errhandler, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, errhandler));
+    CG_ARGS_CALL(MPI_Errhandler_c2f, (errhandler), CG_NO_CODE, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, errhandler));
     CG_SHORT_CALL(MPI_Errhandler_c2f, (errhandler), CG_NO_CODE);
     return cgl_gp_MPI_Errhandler_c2f(errhandler);
 }
@@ -7658,7 +7658,7 @@ static __attribute__((noinline)) MPI_Errhandler cgl_gp_MPI_Errhandler_f2c(int er
 CG_LEFT_FUNCTION(cgl_left_MPI_Errhandler_f2c, __typeof__(((struct cgl_fr_MPI_Errhandler_f2c *)0)->cgl_ret));
 static __attribute__((noinline)) MPI_Errhandler cgl_sl_MPI_Errhandler_f2c(int errhandler)
 {
-    CG_ARGS_CALL(MPI_Errhandler_f2c, (errhandler), CG_NO_CODE, 2, 0, (errhandler, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, errhandler));
+    CG_ARGS_CALL(MPI_Errhandler_f2c, (errhandler), CG_NO_CODE, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, errhandler));
     CG_SHORT_CALL(MPI_Errhandler_f2c, (errhandler), CG_NO_CODE);
     return cgl_gp_MPI_Errhandler_f2c(errhandler);
 }
@@ -7687,7 +7687,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Errhandler_free(MPI_Errhandler *
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
-    CG_ARGS_CALL(MPI_Errhandler_free, (errhandler), cgl_thunk_code, 2, 0, (errhandler, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, errhandler));
+    CG_ARGS_CALL(MPI_Errhandler_free, (errhandler), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, errhandler));
     CG_SHORT_CALL(MPI_Errhandler_free, (errhandler), cgl_thunk_code);
     return cgl_gp_MPI_Errhandler_free(errhandler);
 }
@@ -7718,7 +7718,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Error_class(int errorcode, int *
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Error_class(int errorcode, int *errorclass)
 {
-    CG_ARGS_CALL(MPI_Error_class, (errorcode, errorclass), cgl_thunk_code, 3, 0, (errorcode, errorclass, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, errorcode); CG_ARG_WORD(2, errorclass));
+    CG_ARGS_CALL(MPI_Error_class, (errorcode, errorclass), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, errorcode); CG_ARG_WORD(2, errorclass));
     CG_SHORT_CALL(MPI_Error_class, (errorcode, errorclass), cgl_thunk_code);
     return cgl_gp_MPI_Error_class(errorcode, errorclass);
 }
@@ -7751,7 +7751,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Error_string(int errorcode, char
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Error_string(int errorcode, char *string, int *resultlen)
 {
-    CG_ARGS_CALL(MPI_Error_string, (errorcode, string, resultlen), cgl_thunk_code, 4, 0, (errorcode, string, resultlen, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, errorcode); CG_ARG_WORD(2, string); CG_ARG_WORD(3, resultlen));
+    CG_ARGS_CALL(MPI_Error_string, (errorcode, string, resultlen), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, errorcode); CG_ARG_WORD(2, string); CG_ARG_WORD(3, resultlen));
     CG_SHORT_CALL(MPI_Error_string, (errorcode, string, resultlen), cgl_thunk_code);
     return cgl_gp_MPI_Error_string(errorcode, string, resultlen);
 }
@@ -7791,7 +7791,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Exscan(const void *sendbuf, void
 static __attribute__((noinline)) int cgl_sl_MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     CG_BLOCKING_CALL(MPI_Exscan, (sendbuf, recvbuf, count, datatype, op, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Exscan, (sendbuf, recvbuf, count, datatype, op, comm), cgl_thunk_code, 7, 0, (sendbuf, recvbuf, count, datatype, op, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, recvbuf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op); CG_ARG_WORD(6, comm));
+    CG_ARGS_CALL(MPI_Exscan, (sendbuf, recvbuf, count, datatype, op, comm), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, recvbuf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op); CG_ARG_WORD(6, comm));
     CG_SHORT_CALL(MPI_Exscan, (sendbuf, recvbuf, count, datatype, op, comm), cgl_thunk_code);
     return cgl_gp_MPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
 }
@@ -7832,7 +7832,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Fetch_and_op(const void *origin_
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
-    CG_ARGS_CALL(MPI_Fetch_and_op, (origin_addr, result_addr, datatype, target_rank, target_disp, op, win), cgl_thunk_code, 8, 0, (origin_addr, result_addr, datatype, target_rank, target_disp, op, win, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, origin_addr); CG_ARG_WORD(2, result_addr); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, target_rank); CG_ARG_WORD(5, target_disp); CG_ARG_WORD(6, op); CG_ARG_WORD(7, win));
+    CG_ARGS_CALL(MPI_Fetch_and_op, (origin_addr, result_addr, datatype, target_rank, target_disp, op, win), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, origin_addr); CG_ARG_WORD(2, result_addr); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, target_rank); CG_ARG_WORD(5, target_disp); CG_ARG_WORD(6, op); CG_ARG_WORD(7, win));
     CG_SHORT_CALL(MPI_Fetch_and_op, (origin_addr, result_addr, datatype, target_rank, target_disp, op, win), cgl_thunk_code);
     return cgl_gp_MPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
 }
@@ -7873,7 +7873,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Iexscan(const void *sendbuf, voi
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Iexscan, (sendbuf, recvbuf, count, datatype, op, comm, request), cgl_thunk_code, 8, 0, (sendbuf, recvbuf, count, datatype, op, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, recvbuf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, request));
+    CG_ARGS_CALL(MPI_Iexscan, (sendbuf, recvbuf, count, datatype, op, comm, request), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, recvbuf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, request));
     CG_SHORT_CALL(MPI_Iexscan, (sendbuf, recvbuf, count, datatype, op, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
@@ -7903,7 +7903,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_c2f(MPI_File file)
 CG_LEFT_FUNCTION(cgl_left_MPI_File_c2f, __typeof__(((struct cgl_fr_MPI_File_c2f *)0)->cgl_ret));
 static __attribute__((noinline)) int cgl_sl_MPI_File_c2f(MPI_File file)
 {
-    CG_ARGS_CALL(MPI_File_c2f, (file), CG_NO_CODE, 2, 0, (file, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, file));
+    CG_ARGS_CALL(MPI_File_c2f, (file), CG_NO_CODE, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, file));
     CG_SHORT_CALL(MPI_File_c2f, (file), CG_NO_CODE);
     return cgl_gp_MPI_File_c2f(file);
 }
@@ -7933,7 +7933,7 @@ static __attribute__((noinline)) MPI_File cgl_gp_MPI_File_f2c(int file)
 CG_LEFT_FUNCTION(cgl_left_MPI_File_f2c, __typeof__(((struct cgl_fr_MPI_File_f2c *)0)->cgl_ret));
 static __attribute__((noinline)) MPI_File cgl_sl_MPI_File_f2c(int file)
 {
-    CG_ARGS_CALL(MPI_File_f2c, (file), CG_NO_CODE, 2, 0, (file, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, file));
+    CG_ARGS_CALL(MPI_File_f2c, (file), CG_NO_CODE, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, file));
     CG_SHORT_CALL(MPI_File_f2c, (file), CG_NO_CODE);
     return cgl_gp_MPI_File_f2c(file);
 }
@@ -7964,7 +7964,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_call_errhandler(MPI_File fh
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_call_errhandler(MPI_File fh, int errorcode)
 {
-    CG_ARGS_CALL(MPI_File_call_errhandler, (fh, errorcode), cgl_thunk_code, 3, 0, (fh, errorcode, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, errorcode));
+    CG_ARGS_CALL(MPI_File_call_errhandler, (fh, errorcode), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, errorcode));
     CG_SHORT_CALL(MPI_File_call_errhandler, (fh, errorcode), cgl_thunk_code);
     return cgl_gp_MPI_File_call_errhandler(fh, errorcode);
 }
@@ -7995,7 +7995,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_create_errhandler(MPI_File_
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_create_errhandler(MPI_File_errhandler_function *function, MPI_Errhandler *errhandler)
 {
-    CG_ARGS_CALL(MPI_File_create_errhandler, (function, errhandler), cgl_thunk_code, 3, 0, (function, errhandler, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, function); CG_ARG_WORD(2, errhandler));
+    CG_ARGS_CALL(MPI_File_create_errhandler, (function, errhandler), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, function); CG_ARG_WORD(2, errhandler));
     CG_SHORT_CALL(MPI_File_create_errhandler, (function, errhandler), cgl_thunk_code);
     return cgl_gp_MPI_File_create_errhandler(function, errhandler);
 }
@@ -8026,7 +8026,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_set_errhandler(MPI_File fil
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
-    CG_ARGS_CALL(MPI_File_set_errhandler, (file, errhandler), cgl_thunk_code, 3, 0, (file, errhandler, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, file); CG_ARG_WORD(2, errhandler));
+    CG_ARGS_CALL(MPI_File_set_errhandler, (file, errhandler), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, file); CG_ARG_WORD(2, errhandler));
     CG_SHORT_CALL(MPI_File_set_errhandler, (file, errhandler), cgl_thunk_code);
     return cgl_gp_MPI_File_set_errhandler(file, errhandler);
 }
@@ -8057,7 +8057,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_get_errhandler(MPI_File fil
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 {
-    CG_ARGS_CALL(MPI_File_get_errhandler, (file, errhandler), cgl_thunk_code, 3, 0, (file, errhandler, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, file); CG_ARG_WORD(2, errhandler));
+    CG_ARGS_CALL(MPI_File_get_errhandler, (file, errhandler), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, file); CG_ARG_WORD(2, errhandler));
     CG_SHORT_CALL(MPI_File_get_errhandler, (file, errhandler), cgl_thunk_code);
     return cgl_gp_MPI_File_get_errhandler(file, errhandler);
 }
@@ -8124,7 +8124,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_close(MPI_File *fh)
 static __attribute__((noinline)) int cgl_sl_MPI_File_close(MPI_File *fh)
 {
     CG_BLOCKING_CALL(MPI_File_close, (fh), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_close, (fh), cgl_thunk_code, 2, 0, (fh, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh));
+    CG_ARGS_CALL(MPI_File_close, (fh), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh));
     CG_SHORT_CALL(MPI_File_close, (fh), cgl_thunk_code);
     return cgl_gp_MPI_File_close(fh);
 }
@@ -8187,7 +8187,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_set_size(MPI_File fh, MPI_O
 static __attribute__((noinline)) int cgl_sl_MPI_File_set_size(MPI_File fh, MPI_Offset size)
 {
     CG_BLOCKING_CALL(MPI_File_set_size, (fh, size), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_set_size, (fh, size), cgl_thunk_code, 3, 0, (fh, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, size));
+    CG_ARGS_CALL(MPI_File_set_size, (fh, size), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, size));
     CG_SHORT_CALL(MPI_File_set_size, (fh, size), cgl_thunk_code);
     return cgl_gp_MPI_File_set_size(fh, size);
 }
@@ -8219,7 +8219,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_preallocate(MPI_File fh, MP
 static __attribute__((noinline)) int cgl_sl_MPI_File_preallocate(MPI_File fh, MPI_Offset size)
 {
     CG_BLOCKING_CALL(MPI_File_preallocate, (fh, size), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_preallocate, (fh, size), cgl_thunk_code, 3, 0, (fh, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, size));
+    CG_ARGS_CALL(MPI_File_preallocate, (fh, size), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, size));
     CG_SHORT_CALL(MPI_File_preallocate, (fh, size), cgl_thunk_code);
     return cgl_gp_MPI_File_preallocate(fh, size);
 }
@@ -8250,7 +8250,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_get_size(MPI_File fh, MPI_O
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_get_size(MPI_File fh, MPI_Offset *size)
 {
-    CG_ARGS_CALL(MPI_File_get_size, (fh, size), cgl_thunk_code, 3, 0, (fh, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, size));
+    CG_ARGS_CALL(MPI_File_get_size, (fh, size), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, size));
     CG_SHORT_CALL(MPI_File_get_size, (fh, size), cgl_thunk_code);
     return cgl_gp_MPI_File_get_size(fh, size);
 }
@@ -8281,7 +8281,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_get_group(MPI_File fh, MPI_
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_get_group(MPI_File fh, MPI_Group *group)
 {
-    CG_ARGS_CALL(MPI_File_get_group, (fh, group), cgl_thunk_code, 3, 0, (fh, group, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, group));
+    CG_ARGS_CALL(MPI_File_get_group, (fh, group), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, group));
     CG_SHORT_CALL(MPI_File_get_group, (fh, group), cgl_thunk_code);
     return cgl_gp_MPI_File_get_group(fh, group);
 }
@@ -8312,7 +8312,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_get_amode(MPI_File fh, int 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_get_amode(MPI_File fh, int *amode)
 {
-    CG_ARGS_CALL(MPI_File_get_amode, (fh, amode), cgl_thunk_code, 3, 0, (fh, amode, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, amode));
+    CG_ARGS_CALL(MPI_File_get_amode, (fh, amode), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, amode));
     CG_SHORT_CALL(MPI_File_get_amode, (fh, amode), cgl_thunk_code);
     return cgl_gp_MPI_File_get_amode(fh, amode);
 }
@@ -8343,7 +8343,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_set_info(MPI_File fh, MPI_I
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_set_info(MPI_File fh, MPI_Info info)
 {
-    CG_ARGS_CALL(MPI_File_set_info, (fh, info), cgl_thunk_code, 3, 0, (fh, info, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, info));
+    CG_ARGS_CALL(MPI_File_set_info, (fh, info), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, info));
     CG_SHORT_CALL(MPI_File_set_info, (fh, info), cgl_thunk_code);
     return cgl_gp_MPI_File_set_info(fh, info);
 }
@@ -8374,7 +8374,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_get_info(MPI_File fh, MPI_I
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_get_info(MPI_File fh, MPI_Info *info_used)
 {
-    CG_ARGS_CALL(MPI_File_get_info, (fh, info_used), cgl_thunk_code, 3, 0, (fh, info_used, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, info_used));
+    CG_ARGS_CALL(MPI_File_get_info, (fh, info_used), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, info_used));
     CG_SHORT_CALL(MPI_File_get_info, (fh, info_used), cgl_thunk_code);
     return cgl_gp_MPI_File_get_info(fh, info_used);
 }
@@ -8450,7 +8450,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_get_view(MPI_File fh, MPI_O
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep)
 {
-    CG_ARGS_CALL(MPI_File_get_view, (fh, disp, etype, filetype, datarep), cgl_thunk_code, 6, 0, (fh, disp, etype, filetype, datarep, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, disp); CG_ARG_WORD(3, etype); CG_ARG_WORD(4, filetype); CG_ARG_WORD(5, datarep));
+    CG_ARGS_CALL(MPI_File_get_view, (fh, disp, etype, filetype, datarep), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, disp); CG_ARG_WORD(3, etype); CG_ARG_WORD(4, filetype); CG_ARG_WORD(5, datarep));
     CG_SHORT_CALL(MPI_File_get_view, (fh, disp, etype, filetype, datarep), cgl_thunk_code);
     return cgl_gp_MPI_File_get_view(fh, disp, etype, filetype, datarep);
 }
@@ -8490,7 +8490,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_read_at(MPI_File fh, MPI_Of
 static __attribute__((noinline)) int cgl_sl_MPI_File_read_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     CG_BLOCKING_CALL(MPI_File_read_at, (fh, offset, buf, count, datatype, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_read_at, (fh, offset, buf, count, datatype, status), cgl_thunk_code, 7, 0, (fh, offset, buf, count, datatype, status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, offset); CG_ARG_WORD(3, buf); CG_ARG_WORD(4, count); CG_ARG_WORD(5, datatype); CG_ARG_WORD(6, status));
+    CG_ARGS_CALL(MPI_File_read_at, (fh, offset, buf, count, datatype, status), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, offset); CG_ARG_WORD(3, buf); CG_ARG_WORD(4, count); CG_ARG_WORD(5, datatype); CG_ARG_WORD(6, status));
     CG_SHORT_CALL(MPI_File_read_at, (fh, offset, buf, count, datatype, status), cgl_thunk_code);
     return cgl_gp_MPI_File_read_at(fh, offset, buf, count, datatype, status);
 }
@@ -8530,7 +8530,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_read_at_all(MPI_File fh, MP
 static __attribute__((noinline)) int cgl_sl_MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     CG_BLOCKING_CALL(MPI_File_read_at_all, (fh, offset, buf, count, datatype, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_read_at_all, (fh, offset, buf, count, datatype, status), cgl_thunk_code, 7, 0, (fh, offset, buf, count, datatype, status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, offset); CG_ARG_WORD(3, buf); CG_ARG_WORD(4, count); CG_ARG_WORD(5, datatype); CG_ARG_WORD(6, status));
+    CG_ARGS_CALL(MPI_File_read_at_all, (fh, offset, buf, count, datatype, status), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, offset); CG_ARG_WORD(3, buf); CG_ARG_WORD(4, count); CG_ARG_WORD(5, datatype); CG_ARG_WORD(6, status));
     CG_SHORT_CALL(MPI_File_read_at_all, (fh, offset, buf, count, datatype, status), cgl_thunk_code);
     return cgl_gp_MPI_File_read_at_all(fh, offset, buf, count, datatype, status);
 }
@@ -8570,7 +8570,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_write_at(MPI_File fh, MPI_O
 static __attribute__((noinline)) int cgl_sl_MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     CG_BLOCKING_CALL(MPI_File_write_at, (fh, offset, buf, count, datatype, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_write_at, (fh, offset, buf, count, datatype, status), cgl_thunk_code, 7, 0, (fh, offset, buf, count, datatype, status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, offset); CG_ARG_WORD(3, buf); CG_ARG_WORD(4, count); CG_ARG_WORD(5, datatype); CG_ARG_WORD(6, status));
+    CG_ARGS_CALL(MPI_File_write_at, (fh, offset, buf, count, datatype, status), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, offset); CG_ARG_WORD(3, buf); CG_ARG_WORD(4, count); CG_ARG_WORD(5, datatype); CG_ARG_WORD(6, status));
     CG_SHORT_CALL(MPI_File_write_at, (fh, offset, buf, count, datatype, status), cgl_thunk_code);
     return cgl_gp_MPI_File_write_at(fh, offset, buf, count, datatype, status);
 }
@@ -8610,7 +8610,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_write_at_all(MPI_File fh, M
 static __attribute__((noinline)) int cgl_sl_MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     CG_BLOCKING_CALL(MPI_File_write_at_all, (fh, offset, buf, count, datatype, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_write_at_all, (fh, offset, buf, count, datatype, status), cgl_thunk_code, 7, 0, (fh, offset, buf, count, datatype, status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, offset); CG_ARG_WORD(3, buf); CG_ARG_WORD(4, count); CG_ARG_WORD(5, datatype); CG_ARG_WORD(6, status));
+    CG_ARGS_CALL(MPI_File_write_at_all, (fh, offset, buf, count, datatype, status), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, offset); CG_ARG_WORD(3, buf); CG_ARG_WORD(4, count); CG_ARG_WORD(5, datatype); CG_ARG_WORD(6, status));
     CG_SHORT_CALL(MPI_File_write_at_all, (fh, offset, buf, count, datatype, status), cgl_thunk_code);
     return cgl_gp_MPI_File_write_at_all(fh, offset, buf, count, datatype, status);
 }
@@ -8649,7 +8649,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_iread_at(MPI_File fh, MPI_O
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_File_iread_at, (fh, offset, buf, count, datatype, request), cgl_thunk_code, 7, 0, (fh, offset, buf, count, datatype, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, offset); CG_ARG_WORD(3, buf); CG_ARG_WORD(4, count); CG_ARG_WORD(5, datatype); CG_ARG_WORD(6, request));
+    CG_ARGS_CALL(MPI_File_iread_at, (fh, offset, buf, count, datatype, request), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, offset); CG_ARG_WORD(3, buf); CG_ARG_WORD(4, count); CG_ARG_WORD(5, datatype); CG_ARG_WORD(6, request));
     CG_SHORT_CALL(MPI_File_iread_at, (fh, offset, buf, count, datatype, request), cgl_thunk_code);
     return cgl_gp_MPI_File_iread_at(fh, offset, buf, count, datatype, request);
 }
@@ -8688,7 +8688,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_iwrite_at(MPI_File fh, MPI_
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_File_iwrite_at, (fh, offset, buf, count, datatype, request), cgl_thunk_code, 7, 0, (fh, offset, buf, count, datatype, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, offset); CG_ARG_WORD(3, buf); CG_ARG_WORD(4, count); CG_ARG_WORD(5, datatype); CG_ARG_WORD(6, request));
+    CG_ARGS_CALL(MPI_File_iwrite_at, (fh, offset, buf, count, datatype, request), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, offset); CG_ARG_WORD(3, buf); CG_ARG_WORD(4, count); CG_ARG_WORD(5, datatype); CG_ARG_WORD(6, request));
     CG_SHORT_CALL(MPI_File_iwrite_at, (fh, offset, buf, count, datatype, request), cgl_thunk_code);
     return cgl_gp_MPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
 }
@@ -8727,7 +8727,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_iread_at_all(MPI_File fh, M
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_File_iread_at_all, (fh, offset, buf, count, datatype, request), cgl_thunk_code, 7, 0, (fh, offset, buf, count, datatype, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, offset); CG_ARG_WORD(3, buf); CG_ARG_WORD(4, count); CG_ARG_WORD(5, datatype); CG_ARG_WORD(6, request));
+    CG_ARGS_CALL(MPI_File_iread_at_all, (fh, offset, buf, count, datatype, request), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, offset); CG_ARG_WORD(3, buf); CG_ARG_WORD(4, count); CG_ARG_WORD(5, datatype); CG_ARG_WORD(6, request));
     CG_SHORT_CALL(MPI_File_iread_at_all, (fh, offset, buf, count, datatype, request), cgl_thunk_code);
     return cgl_gp_MPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
 }
@@ -8766,7 +8766,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_iwrite_at_all(MPI_File fh, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_File_iwrite_at_all, (fh, offset, buf, count, datatype, request), cgl_thunk_code, 7, 0, (fh, offset, buf, count, datatype, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, offset); CG_ARG_WORD(3, buf); CG_ARG_WORD(4, count); CG_ARG_WORD(5, datatype); CG_ARG_WORD(6, request));
+    CG_ARGS_CALL(MPI_File_iwrite_at_all, (fh, offset, buf, count, datatype, request), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, offset); CG_ARG_WORD(3, buf); CG_ARG_WORD(4, count); CG_ARG_WORD(5, datatype); CG_ARG_WORD(6, request));
     CG_SHORT_CALL(MPI_File_iwrite_at_all, (fh, offset, buf, count, datatype, request), cgl_thunk_code);
     return cgl_gp_MPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
 }
@@ -8804,7 +8804,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_read(MPI_File fh, void *buf
 static __attribute__((noinline)) int cgl_sl_MPI_File_read(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     CG_BLOCKING_CALL(MPI_File_read, (fh, buf, count, datatype, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_read, (fh, buf, count, datatype, status), cgl_thunk_code, 6, 0, (fh, buf, count, datatype, status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, status));
+    CG_ARGS_CALL(MPI_File_read, (fh, buf, count, datatype, status), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, status));
     CG_SHORT_CALL(MPI_File_read, (fh, buf, count, datatype, status), cgl_thunk_code);
     return cgl_gp_MPI_File_read(fh, buf, count, datatype, status);
 }
@@ -8842,7 +8842,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_read_all(MPI_File fh, void 
 static __attribute__((noinline)) int cgl_sl_MPI_File_read_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     CG_BLOCKING_CALL(MPI_File_read_all, (fh, buf, count, datatype, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_read_all, (fh, buf, count, datatype, status), cgl_thunk_code, 6, 0, (fh, buf, count, datatype, status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, status));
+    CG_ARGS_CALL(MPI_File_read_all, (fh, buf, count, datatype, status), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, status));
     CG_SHORT_CALL(MPI_File_read_all, (fh, buf, count, datatype, status), cgl_thunk_code);
     return cgl_gp_MPI_File_read_all(fh, buf, count, datatype, status);
 }
@@ -8880,7 +8880,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_write(MPI_File fh, const vo
 static __attribute__((noinline)) int cgl_sl_MPI_File_write(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     CG_BLOCKING_CALL(MPI_File_write, (fh, buf, count, datatype, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_write, (fh, buf, count, datatype, status), cgl_thunk_code, 6, 0, (fh, buf, count, datatype, status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, status));
+    CG_ARGS_CALL(MPI_File_write, (fh, buf, count, datatype, status), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, status));
     CG_SHORT_CALL(MPI_File_write, (fh, buf, count, datatype, status), cgl_thunk_code);
     return cgl_gp_MPI_File_write(fh, buf, count, datatype, status);
 }
@@ -8918,7 +8918,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_write_all(MPI_File fh, cons
 static __attribute__((noinline)) int cgl_sl_MPI_File_write_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     CG_BLOCKING_CALL(MPI_File_write_all, (fh, buf, count, datatype, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_write_all, (fh, buf, count, datatype, status), cgl_thunk_code, 6, 0, (fh, buf, count, datatype, status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, status));
+    CG_ARGS_CALL(MPI_File_write_all, (fh, buf, count, datatype, status), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, status));
     CG_SHORT_CALL(MPI_File_write_all, (fh, buf, count, datatype, status), cgl_thunk_code);
     return cgl_gp_MPI_File_write_all(fh, buf, count, datatype, status);
 }
@@ -8955,7 +8955,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_iread(MPI_File fh, void *bu
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_iread(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_File_iread, (fh, buf, count, datatype, request), cgl_thunk_code, 6, 0, (fh, buf, count, datatype, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, request));
+    CG_ARGS_CALL(MPI_File_iread, (fh, buf, count, datatype, request), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, request));
     CG_SHORT_CALL(MPI_File_iread, (fh, buf, count, datatype, request), cgl_thunk_code);
     return cgl_gp_MPI_File_iread(fh, buf, count, datatype, request);
 }
@@ -8992,7 +8992,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_iwrite(MPI_File fh, const v
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_iwrite(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_File_iwrite, (fh, buf, count, datatype, request), cgl_thunk_code, 6, 0, (fh, buf, count, datatype, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, request));
+    CG_ARGS_CALL(MPI_File_iwrite, (fh, buf, count, datatype, request), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, request));
     CG_SHORT_CALL(MPI_File_iwrite, (fh, buf, count, datatype, request), cgl_thunk_code);
     return cgl_gp_MPI_File_iwrite(fh, buf, count, datatype, request);
 }
@@ -9029,7 +9029,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_iread_all(MPI_File fh, void
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_iread_all(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_File_iread_all, (fh, buf, count, datatype, request), cgl_thunk_code, 6, 0, (fh, buf, count, datatype, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, request));
+    CG_ARGS_CALL(MPI_File_iread_all, (fh, buf, count, datatype, request), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, request));
     CG_SHORT_CALL(MPI_File_iread_all, (fh, buf, count, datatype, request), cgl_thunk_code);
     return cgl_gp_MPI_File_iread_all(fh, buf, count, datatype, request);
 }
@@ -9066,7 +9066,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_iwrite_all(MPI_File fh, con
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_iwrite_all(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_File_iwrite_all, (fh, buf, count, datatype, request), cgl_thunk_code, 6, 0, (fh, buf, count, datatype, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, request));
+    CG_ARGS_CALL(MPI_File_iwrite_all, (fh, buf, count, datatype, request), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, request));
     CG_SHORT_CALL(MPI_File_iwrite_all, (fh, buf, count, datatype, request), cgl_thunk_code);
     return cgl_gp_MPI_File_iwrite_all(fh, buf, count, datatype, request);
 }
@@ -9099,7 +9099,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_seek(MPI_File fh, MPI_Offse
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 {
-    CG_ARGS_CALL(MPI_File_seek, (fh, offset, whence), cgl_thunk_code, 4, 0, (fh, offset, whence, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, offset); CG_ARG_WORD(3, whence));
+    CG_ARGS_CALL(MPI_File_seek, (fh, offset, whence), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, offset); CG_ARG_WORD(3, whence));
     CG_SHORT_CALL(MPI_File_seek, (fh, offset, whence), cgl_thunk_code);
     return cgl_gp_MPI_File_seek(fh, offset, whence);
 }
@@ -9130,7 +9130,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_get_position(MPI_File fh, M
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_get_position(MPI_File fh, MPI_Offset *offset)
 {
-    CG_ARGS_CALL(MPI_File_get_position, (fh, offset), cgl_thunk_code, 3, 0, (fh, offset, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, offset));
+    CG_ARGS_CALL(MPI_File_get_position, (fh, offset), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, offset));
     CG_SHORT_CALL(MPI_File_get_position, (fh, offset), cgl_thunk_code);
     return cgl_gp_MPI_File_get_position(fh, offset);
 }
@@ -9163,7 +9163,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_get_byte_offset(MPI_File fh
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
 {
-    CG_ARGS_CALL(MPI_File_get_byte_offset, (fh, offset, disp), cgl_thunk_code, 4, 0, (fh, offset, disp, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, offset); CG_ARG_WORD(3, disp));
+    CG_ARGS_CALL(MPI_File_get_byte_offset, (fh, offset, disp), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, offset); CG_ARG_WORD(3, disp));
     CG_SHORT_CALL(MPI_File_get_byte_offset, (fh, offset, disp), cgl_thunk_code);
     return cgl_gp_MPI_File_get_byte_offset(fh, offset, disp);
 }
@@ -9201,7 +9201,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_read_shared(MPI_File fh, vo
 static __attribute__((noinline)) int cgl_sl_MPI_File_read_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     CG_BLOCKING_CALL(MPI_File_read_shared, (fh, buf, count, datatype, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_read_shared, (fh, buf, count, datatype, status), cgl_thunk_code, 6, 0, (fh, buf, count, datatype, status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, status));
+    CG_ARGS_CALL(MPI_File_read_shared, (fh, buf, count, datatype, status), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, status));
     CG_SHORT_CALL(MPI_File_read_shared, (fh, buf, count, datatype, status), cgl_thunk_code);
     return cgl_gp_MPI_File_read_shared(fh, buf, count, datatype, status);
 }
@@ -9239,7 +9239,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_write_shared(MPI_File fh, c
 static __attribute__((noinline)) int cgl_sl_MPI_File_write_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     CG_BLOCKING_CALL(MPI_File_write_shared, (fh, buf, count, datatype, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_write_shared, (fh, buf, count, datatype, status), cgl_thunk_code, 6, 0, (fh, buf, count, datatype, status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, status));
+    CG_ARGS_CALL(MPI_File_write_shared, (fh, buf, count, datatype, status), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, status));
     CG_SHORT_CALL(MPI_File_write_shared, (fh, buf, count, datatype, status), cgl_thunk_code);
     return cgl_gp_MPI_File_write_shared(fh, buf, count, datatype, status);
 }
@@ -9276,7 +9276,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_iread_shared(MPI_File fh, v
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_iread_shared(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_File_iread_shared, (fh, buf, count, datatype, request), cgl_thunk_code, 6, 0, (fh, buf, count, datatype, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, request));
+    CG_ARGS_CALL(MPI_File_iread_shared, (fh, buf, count, datatype, request), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, request));
     CG_SHORT_CALL(MPI_File_iread_shared, (fh, buf, count, datatype, request), cgl_thunk_code);
     return cgl_gp_MPI_File_iread_shared(fh, buf, count, datatype, request);
 }
@@ -9313,7 +9313,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_iwrite_shared(MPI_File fh, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_iwrite_shared(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_File_iwrite_shared, (fh, buf, count, datatype, request), cgl_thunk_code, 6, 0, (fh, buf, count, datatype, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, request));
+    CG_ARGS_CALL(MPI_File_iwrite_shared, (fh, buf, count, datatype, request), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, request));
     CG_SHORT_CALL(MPI_File_iwrite_shared, (fh, buf, count, datatype, request), cgl_thunk_code);
     return cgl_gp_MPI_File_iwrite_shared(fh, buf, count, datatype, request);
 }
@@ -9351,7 +9351,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_read_ordered(MPI_File fh, v
 static __attribute__((noinline)) int cgl_sl_MPI_File_read_ordered(MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     CG_BLOCKING_CALL(MPI_File_read_ordered, (fh, buf, count, datatype, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_read_ordered, (fh, buf, count, datatype, status), cgl_thunk_code, 6, 0, (fh, buf, count, datatype, status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, status));
+    CG_ARGS_CALL(MPI_File_read_ordered, (fh, buf, count, datatype, status), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, status));
     CG_SHORT_CALL(MPI_File_read_ordered, (fh, buf, count, datatype, status), cgl_thunk_code);
     return cgl_gp_MPI_File_read_ordered(fh, buf, count, datatype, status);
 }
@@ -9389,7 +9389,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_write_ordered(MPI_File fh, 
 static __attribute__((noinline)) int cgl_sl_MPI_File_write_ordered(MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status)
 {
     CG_BLOCKING_CALL(MPI_File_write_ordered, (fh, buf, count, datatype, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_write_ordered, (fh, buf, count, datatype, status), cgl_thunk_code, 6, 0, (fh, buf, count, datatype, status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, status));
+    CG_ARGS_CALL(MPI_File_write_ordered, (fh, buf, count, datatype, status), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, status));
     CG_SHORT_CALL(MPI_File_write_ordered, (fh, buf, count, datatype, status), cgl_thunk_code);
     return cgl_gp_MPI_File_write_ordered(fh, buf, count, datatype, status);
 }
@@ -9422,7 +9422,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_seek_shared(MPI_File fh, MP
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
-    CG_ARGS_CALL(MPI_File_seek_shared, (fh, offset, whence), cgl_thunk_code, 4, 0, (fh, offset, whence, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, offset); CG_ARG_WORD(3, whence));
+    CG_ARGS_CALL(MPI_File_seek_shared, (fh, offset, whence), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, offset); CG_ARG_WORD(3, whence));
     CG_SHORT_CALL(MPI_File_seek_shared, (fh, offset, whence), cgl_thunk_code);
     return cgl_gp_MPI_File_seek_shared(fh, offset, whence);
 }
@@ -9453,7 +9453,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_get_position_shared(MPI_Fil
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_get_position_shared(MPI_File fh, MPI_Offset *offset)
 {
-    CG_ARGS_CALL(MPI_File_get_position_shared, (fh, offset), cgl_thunk_code, 3, 0, (fh, offset, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, offset));
+    CG_ARGS_CALL(MPI_File_get_position_shared, (fh, offset), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, offset));
     CG_SHORT_CALL(MPI_File_get_position_shared, (fh, offset), cgl_thunk_code);
     return cgl_gp_MPI_File_get_position_shared(fh, offset);
 }
@@ -9490,7 +9490,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_read_at_all_begin(MPI_File 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype)
 {
-    CG_ARGS_CALL(MPI_File_read_at_all_begin, (fh, offset, buf, count, datatype), cgl_thunk_code, 6, 0, (fh, offset, buf, count, datatype, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, offset); CG_ARG_WORD(3, buf); CG_ARG_WORD(4, count); CG_ARG_WORD(5, datatype));
+    CG_ARGS_CALL(MPI_File_read_at_all_begin, (fh, offset, buf, count, datatype), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, offset); CG_ARG_WORD(3, buf); CG_ARG_WORD(4, count); CG_ARG_WORD(5, datatype));
     CG_SHORT_CALL(MPI_File_read_at_all_begin, (fh, offset, buf, count, datatype), cgl_thunk_code);
     return cgl_gp_MPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
 }
@@ -9524,7 +9524,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_read_at_all_end(MPI_File fh
 static __attribute__((noinline)) int cgl_sl_MPI_File_read_at_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
     CG_BLOCKING_CALL(MPI_File_read_at_all_end, (fh, buf, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_read_at_all_end, (fh, buf, status), cgl_thunk_code, 4, 0, (fh, buf, status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, status));
+    CG_ARGS_CALL(MPI_File_read_at_all_end, (fh, buf, status), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, status));
     CG_SHORT_CALL(MPI_File_read_at_all_end, (fh, buf, status), cgl_thunk_code);
     return cgl_gp_MPI_File_read_at_all_end(fh, buf, status);
 }
@@ -9561,7 +9561,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_write_at_all_begin(MPI_File
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype)
 {
-    CG_ARGS_CALL(MPI_File_write_at_all_begin, (fh, offset, buf, count, datatype), cgl_thunk_code, 6, 0, (fh, offset, buf, count, datatype, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, offset); CG_ARG_WORD(3, buf); CG_ARG_WORD(4, count); CG_ARG_WORD(5, datatype));
+    CG_ARGS_CALL(MPI_File_write_at_all_begin, (fh, offset, buf, count, datatype), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, offset); CG_ARG_WORD(3, buf); CG_ARG_WORD(4, count); CG_ARG_WORD(5, datatype));
     CG_SHORT_CALL(MPI_File_write_at_all_begin, (fh, offset, buf, count, datatype), cgl_thunk_code);
     return cgl_gp_MPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
 }
@@ -9595,7 +9595,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_write_at_all_end(MPI_File f
 static __attribute__((noinline)) int cgl_sl_MPI_File_write_at_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
     CG_BLOCKING_CALL(MPI_File_write_at_all_end, (fh, buf, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_write_at_all_end, (fh, buf, status), cgl_thunk_code, 4, 0, (fh, buf, status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, status));
+    CG_ARGS_CALL(MPI_File_write_at_all_end, (fh, buf, status), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, status));
     CG_SHORT_CALL(MPI_File_write_at_all_end, (fh, buf, status), cgl_thunk_code);
     return cgl_gp_MPI_File_write_at_all_end(fh, buf, status);
 }
@@ -9630,7 +9630,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_read_all_begin(MPI_File fh,
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_read_all_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
-    CG_ARGS_CALL(MPI_File_read_all_begin, (fh, buf, count, datatype), cgl_thunk_code, 5, 0, (fh, buf, count, datatype, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype));
+    CG_ARGS_CALL(MPI_File_read_all_begin, (fh, buf, count, datatype), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype));
     CG_SHORT_CALL(MPI_File_read_all_begin, (fh, buf, count, datatype), cgl_thunk_code);
     return cgl_gp_MPI_File_read_all_begin(fh, buf, count, datatype);
 }
@@ -9664,7 +9664,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_read_all_end(MPI_File fh, v
 static __attribute__((noinline)) int cgl_sl_MPI_File_read_all_end(MPI_File fh, void *buf, MPI_Status *status)
 {
     CG_BLOCKING_CALL(MPI_File_read_all_end, (fh, buf, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_read_all_end, (fh, buf, status), cgl_thunk_code, 4, 0, (fh, buf, status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, status));
+    CG_ARGS_CALL(MPI_File_read_all_end, (fh, buf, status), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, status));
     CG_SHORT_CALL(MPI_File_read_all_end, (fh, buf, status), cgl_thunk_code);
     return cgl_gp_MPI_File_read_all_end(fh, buf, status);
 }
@@ -9699,7 +9699,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_write_all_begin(MPI_File fh
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_write_all_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
-    CG_ARGS_CALL(MPI_File_write_all_begin, (fh, buf, count, datatype), cgl_thunk_code, 5, 0, (fh, buf, count, datatype, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype));
+    CG_ARGS_CALL(MPI_File_write_all_begin, (fh, buf, count, datatype), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype));
     CG_SHORT_CALL(MPI_File_write_all_begin, (fh, buf, count, datatype), cgl_thunk_code);
     return cgl_gp_MPI_File_write_all_begin(fh, buf, count, datatype);
 }
@@ -9733,7 +9733,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_write_all_end(MPI_File fh, 
 static __attribute__((noinline)) int cgl_sl_MPI_File_write_all_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
     CG_BLOCKING_CALL(MPI_File_write_all_end, (fh, buf, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_write_all_end, (fh, buf, status), cgl_thunk_code, 4, 0, (fh, buf, status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, status));
+    CG_ARGS_CALL(MPI_File_write_all_end, (fh, buf, status), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, status));
     CG_SHORT_CALL(MPI_File_write_all_end, (fh, buf, status), cgl_thunk_code);
     return cgl_gp_MPI_File_write_all_end(fh, buf, status);
 }
@@ -9768,7 +9768,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_read_ordered_begin(MPI_File
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_read_ordered_begin(MPI_File fh, void *buf, int count, MPI_Datatype datatype)
 {
-    CG_ARGS_CALL(MPI_File_read_ordered_begin, (fh, buf, count, datatype), cgl_thunk_code, 5, 0, (fh, buf, count, datatype, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype));
+    CG_ARGS_CALL(MPI_File_read_ordered_begin, (fh, buf, count, datatype), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype));
     CG_SHORT_CALL(MPI_File_read_ordered_begin, (fh, buf, count, datatype), cgl_thunk_code);
     return cgl_gp_MPI_File_read_ordered_begin(fh, buf, count, datatype);
 }
@@ -9802,7 +9802,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_read_ordered_end(MPI_File f
 static __attribute__((noinline)) int cgl_sl_MPI_File_read_ordered_end(MPI_File fh, void *buf, MPI_Status *status)
 {
     CG_BLOCKING_CALL(MPI_File_read_ordered_end, (fh, buf, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_read_ordered_end, (fh, buf, status), cgl_thunk_code, 4, 0, (fh, buf, status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, status));
+    CG_ARGS_CALL(MPI_File_read_ordered_end, (fh, buf, status), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, status));
     CG_SHORT_CALL(MPI_File_read_ordered_end, (fh, buf, status), cgl_thunk_code);
     return cgl_gp_MPI_File_read_ordered_end(fh, buf, status);
 }
@@ -9837,7 +9837,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_write_ordered_begin(MPI_Fil
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_write_ordered_begin(MPI_File fh, const void *buf, int count, MPI_Datatype datatype)
 {
-    CG_ARGS_CALL(MPI_File_write_ordered_begin, (fh, buf, count, datatype), cgl_thunk_code, 5, 0, (fh, buf, count, datatype, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype));
+    CG_ARGS_CALL(MPI_File_write_ordered_begin, (fh, buf, count, datatype), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype));
     CG_SHORT_CALL(MPI_File_write_ordered_begin, (fh, buf, count, datatype), cgl_thunk_code);
     return cgl_gp_MPI_File_write_ordered_begin(fh, buf, count, datatype);
 }
@@ -9871,7 +9871,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_write_ordered_end(MPI_File 
 static __attribute__((noinline)) int cgl_sl_MPI_File_write_ordered_end(MPI_File fh, const void *buf, MPI_Status *status)
 {
     CG_BLOCKING_CALL(MPI_File_write_ordered_end, (fh, buf, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_write_ordered_end, (fh, buf, status), cgl_thunk_code, 4, 0, (fh, buf, status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, status));
+    CG_ARGS_CALL(MPI_File_write_ordered_end, (fh, buf, status), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, buf); CG_ARG_WORD(3, status));
     CG_SHORT_CALL(MPI_File_write_ordered_end, (fh, buf, status), cgl_thunk_code);
     return cgl_gp_MPI_File_write_ordered_end(fh, buf, status);
 }
@@ -9904,7 +9904,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_get_type_extent(MPI_File fh
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent)
 {
-    CG_ARGS_CALL(MPI_File_get_type_extent, (fh, datatype, extent), cgl_thunk_code, 4, 0, (fh, datatype, extent, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, datatype); CG_ARG_WORD(3, extent));
+    CG_ARGS_CALL(MPI_File_get_type_extent, (fh, datatype, extent), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, datatype); CG_ARG_WORD(3, extent));
     CG_SHORT_CALL(MPI_File_get_type_extent, (fh, datatype, extent), cgl_thunk_code);
     return cgl_gp_MPI_File_get_type_extent(fh, datatype, extent);
 }
@@ -9935,7 +9935,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_set_atomicity(MPI_File fh, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_set_atomicity(MPI_File fh, int flag)
 {
-    CG_ARGS_CALL(MPI_File_set_atomicity, (fh, flag), cgl_thunk_code, 3, 0, (fh, flag, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, flag));
+    CG_ARGS_CALL(MPI_File_set_atomicity, (fh, flag), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, flag));
     CG_SHORT_CALL(MPI_File_set_atomicity, (fh, flag), cgl_thunk_code);
     return cgl_gp_MPI_File_set_atomicity(fh, flag);
 }
@@ -9966,7 +9966,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_get_atomicity(MPI_File fh, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_get_atomicity(MPI_File fh, int *flag)
 {
-    CG_ARGS_CALL(MPI_File_get_atomicity, (fh, flag), cgl_thunk_code, 3, 0, (fh, flag, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, flag));
+    CG_ARGS_CALL(MPI_File_get_atomicity, (fh, flag), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, flag));
     CG_SHORT_CALL(MPI_File_get_atomicity, (fh, flag), cgl_thunk_code);
     return cgl_gp_MPI_File_get_atomicity(fh, flag);
 }
@@ -9996,7 +9996,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_sync(MPI_File fh)
 static __attribute__((noinline)) int cgl_sl_MPI_File_sync(MPI_File fh)
 {
     CG_BLOCKING_CALL(MPI_File_sync, (fh), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_sync, (fh), cgl_thunk_code, 2, 0, (fh, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh));
+    CG_ARGS_CALL(MPI_File_sync, (fh), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh));
     CG_SHORT_CALL(MPI_File_sync, (fh), cgl_thunk_code);
     return cgl_gp_MPI_File_sync(fh);
 }
@@ -10022,7 +10022,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Finalize(void)
 static __attribute__((noinline)) int cgl_sl_MPI_Finalize(void)
 {
     CG_BLOCKING_CALL(MPI_Finalize, (), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Finalize, (), cgl_thunk_code, 1, 0, (cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Finalize, (), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Finalize, (), cgl_thunk_code);
     return cgl_gp_MPI_Finalize();
 }
@@ -10051,7 +10051,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Finalized(int *flag)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Finalized(int *flag)
 {
-    CG_ARGS_CALL(MPI_Finalized, (flag), cgl_thunk_code, 2, 0, (flag, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flag));
+    CG_ARGS_CALL(MPI_Finalized, (flag), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flag));
     CG_SHORT_CALL(MPI_Finalized, (flag), cgl_thunk_code);
     return cgl_gp_MPI_Finalized(flag);
 }
@@ -10080,7 +10080,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Free_mem(void *base)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Free_mem(void *base)
 {
-    CG_ARGS_CALL(MPI_Free_mem, (base), cgl_thunk_code, 2, 0, (base, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, base));
+    CG_ARGS_CALL(MPI_Free_mem, (base), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, base));
     CG_SHORT_CALL(MPI_Free_mem, (base), cgl_thunk_code);
     return cgl_gp_MPI_Free_mem(base);
 }
@@ -10124,7 +10124,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Gather(const void *sendbuf, int 
 static __attribute__((noinline)) int cgl_sl_MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     CG_BLOCKING_CALL(MPI_Gather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Gather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm), cgl_thunk_code, 9, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvcount); CG_ARG_WORD(6, recvtype); CG_ARG_WORD(7, root); CG_ARG_WORD(8, comm));
+    CG_ARGS_CALL(MPI_Gather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvcount); CG_ARG_WORD(6, recvtype); CG_ARG_WORD(7, root); CG_ARG_WORD(8, comm));
     CG_SHORT_CALL(MPI_Gather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm), cgl_thunk_code);
     return cgl_gp_MPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
@@ -10169,7 +10169,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Igather(const void *sendbuf, int
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Igather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request), cgl_thunk_code, 10, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvcount); CG_ARG_WORD(6, recvtype); CG_ARG_WORD(7, root); CG_ARG_WORD(8, comm); CG_ARG_WORD(9, request));
+    CG_ARGS_CALL(MPI_Igather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request), cgl_thunk_code, 10, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvcount); CG_ARG_WORD(6, recvtype); CG_ARG_WORD(7, root); CG_ARG_WORD(8, comm); CG_ARG_WORD(9, request));
     CG_SHORT_CALL(MPI_Igather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
@@ -10213,7 +10213,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Gatherv(const void *sendbuf, int
 static __attribute__((noinline)) int cgl_sl_MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     CG_BLOCKING_CALL(MPI_Gatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Gatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm), cgl_thunk_code, 8, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvtype); CG_ARG_WORD(6, root); CG_ARG_WORD(7, comm));
+    CG_ARGS_CALL(MPI_Gatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvtype); CG_ARG_WORD(6, root); CG_ARG_WORD(7, comm));
     CG_SHORT_CALL(MPI_Gatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm), cgl_thunk_code);
     return cgl_gp_MPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
 }
@@ -10258,7 +10258,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Igatherv(const void *sendbuf, in
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Igatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request), cgl_thunk_code, 9, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvtype); CG_ARG_WORD(6, root); CG_ARG_WORD(7, comm); CG_ARG_WORD(8, request));
+    CG_ARGS_CALL(MPI_Igatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvtype); CG_ARG_WORD(6, root); CG_ARG_WORD(7, comm); CG_ARG_WORD(8, request));
     CG_SHORT_CALL(MPI_Igatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
 }
@@ -10289,7 +10289,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Get_address(const void *location
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Get_address(const void *location, MPI_Aint *address)
 {
-    CG_ARGS_CALL(MPI_Get_address, (location, address), cgl_thunk_code, 3, 0, (location, address, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, location); CG_ARG_WORD(2, address));
+    CG_ARGS_CALL(MPI_Get_address, (location, address), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, location); CG_ARG_WORD(2, address));
     CG_SHORT_CALL(MPI_Get_address, (location, address), cgl_thunk_code);
     return cgl_gp_MPI_Get_address(location, address);
 }
@@ -10322,7 +10322,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Get_count(const MPI_Status *stat
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
-    CG_ARGS_CALL(MPI_Get_count, (status, datatype, count), cgl_thunk_code, 4, 0, (status, datatype, count, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, status); CG_ARG_WORD(2, datatype); CG_ARG_WORD(3, count));
+    CG_ARGS_CALL(MPI_Get_count, (status, datatype, count), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, status); CG_ARG_WORD(2, datatype); CG_ARG_WORD(3, count));
     CG_SHORT_CALL(MPI_Get_count, (status, datatype, count), cgl_thunk_code);
     return cgl_gp_MPI_Get_count(status, datatype, count);
 }
@@ -10355,7 +10355,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Get_elements(const MPI_Status *s
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
-    CG_ARGS_CALL(MPI_Get_elements, (status, datatype, count), cgl_thunk_code, 4, 0, (status, datatype, count, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, status); CG_ARG_WORD(2, datatype); CG_ARG_WORD(3, count));
+    CG_ARGS_CALL(MPI_Get_elements, (status, datatype, count), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, status); CG_ARG_WORD(2, datatype); CG_ARG_WORD(3, count));
     CG_SHORT_CALL(MPI_Get_elements, (status, datatype, count), cgl_thunk_code);
     return cgl_gp_MPI_Get_elements(status, datatype, count);
 }
@@ -10388,7 +10388,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Get_elements_x(const MPI_Status 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
-    CG_ARGS_CALL(MPI_Get_elements_x, (status, datatype, count), cgl_thunk_code, 4, 0, (status, datatype, count, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, status); CG_ARG_WORD(2, datatype); CG_ARG_WORD(3, count));
+    CG_ARGS_CALL(MPI_Get_elements_x, (status, datatype, count), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, status); CG_ARG_WORD(2, datatype); CG_ARG_WORD(3, count));
     CG_SHORT_CALL(MPI_Get_elements_x, (status, datatype, count), cgl_thunk_code);
     return cgl_gp_MPI_Get_elements_x(status, datatype, count);
 }
@@ -10431,7 +10431,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Get(void *origin_addr, int origi
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    CG_ARGS_CALL(MPI_Get, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win), cgl_thunk_code, 9, 0, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, origin_addr); CG_ARG_WORD(2, origin_count); CG_ARG_WORD(3, origin_datatype); CG_ARG_WORD(4, target_rank); CG_ARG_WORD(5, target_disp); CG_ARG_WORD(6, target_count); CG_ARG_WORD(7, target_datatype); CG_ARG_WORD(8, win));
+    CG_ARGS_CALL(MPI_Get, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, origin_addr); CG_ARG_WORD(2, origin_count); CG_ARG_WORD(3, origin_datatype); CG_ARG_WORD(4, target_rank); CG_ARG_WORD(5, target_disp); CG_ARG_WORD(6, target_count); CG_ARG_WORD(7, target_datatype); CG_ARG_WORD(8, win));
     CG_SHORT_CALL(MPI_Get, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win), cgl_thunk_code);
     return cgl_gp_MPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
@@ -10482,7 +10482,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Get_accumulate(const void *origi
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    CG_ARGS_CALL(MPI_Get_accumulate, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win), cgl_thunk_code, 13, 0, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, origin_addr); CG_ARG_WORD(2, origin_count); CG_ARG_WORD(3, origin_datatype); CG_ARG_WORD(4, result_addr); CG_ARG_WORD(5, result_count); CG_ARG_WORD(6, result_datatype); CG_ARG_WORD(7, target_rank); CG_ARG_WORD(8, target_disp); CG_ARG_WORD(9, target_count); CG_ARG_WORD(10, target_datatype); CG_ARG_WORD(11, op); CG_ARG_WORD(12, win));
+    CG_ARGS_CALL(MPI_Get_accumulate, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win), cgl_thunk_code, 13, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, origin_addr); CG_ARG_WORD(2, origin_count); CG_ARG_WORD(3, origin_datatype); CG_ARG_WORD(4, result_addr); CG_ARG_WORD(5, result_count); CG_ARG_WORD(6, result_datatype); CG_ARG_WORD(7, target_rank); CG_ARG_WORD(8, target_disp); CG_ARG_WORD(9, target_count); CG_ARG_WORD(10, target_datatype); CG_ARG_WORD(11, op); CG_ARG_WORD(12, win));
     CG_SHORT_CALL(MPI_Get_accumulate, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win), cgl_thunk_code);
     return cgl_gp_MPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
@@ -10513,7 +10513,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Get_library_version(char *versio
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Get_library_version(char *version, int *resultlen)
 {
-    CG_ARGS_CALL(MPI_Get_library_version, (version, resultlen), cgl_thunk_code, 3, 0, (version, resultlen, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, version); CG_ARG_WORD(2, resultlen));
+    CG_ARGS_CALL(MPI_Get_library_version, (version, resultlen), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, version); CG_ARG_WORD(2, resultlen));
     CG_SHORT_CALL(MPI_Get_library_version, (version, resultlen), cgl_thunk_code);
     return cgl_gp_MPI_Get_library_version(version, resultlen);
 }
@@ -10544,7 +10544,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Get_processor_name(char *name, i
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Get_processor_name(char *name, int *resultlen)
 {
-    CG_ARGS_CALL(MPI_Get_processor_name, (name, resultlen), cgl_thunk_code, 3, 0, (name, resultlen, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, name); CG_ARG_WORD(2, resultlen));
+    CG_ARGS_CALL(MPI_Get_processor_name, (name, resultlen), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, name); CG_ARG_WORD(2, resultlen));
     CG_SHORT_CALL(MPI_Get_processor_name, (name, resultlen), cgl_thunk_code);
     return cgl_gp_MPI_Get_processor_name(name, resultlen);
 }
@@ -10575,7 +10575,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Get_version(int *version, int *s
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Get_version(int *version, int *subversion)
 {
-    CG_ARGS_CALL(MPI_Get_version, (version, subversion), cgl_thunk_code, 3, 0, (version, subversion, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, version); CG_ARG_WORD(2, subversion));
+    CG_ARGS_CALL(MPI_Get_version, (version, subversion), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, version); CG_ARG_WORD(2, subversion));
     CG_SHORT_CALL(MPI_Get_version, (version, subversion), cgl_thunk_code);
     return cgl_gp_MPI_Get_version(version, subversion);
 }
@@ -10613,7 +10613,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Graph_create(MPI_Comm comm_old, 
 static __attribute__((noinline)) int cgl_sl_MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph)
 {
     CG_BLOCKING_CALL(MPI_Graph_create, (comm_old, nnodes, index, edges, reorder, comm_graph), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Graph_create, (comm_old, nnodes, index, edges, reorder, comm_graph), cgl_thunk_code, 5, 0, (comm_old, nnodes, index, edges, reorder, comm_graph, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm_old); CG_ARG_WORD(2, nnodes); CG_ARG_WORD(3, reorder); CG_ARG_WORD(4, comm_graph));
+    CG_ARGS_CALL(MPI_Graph_create, (comm_old, nnodes, index, edges, reorder, comm_graph), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm_old); CG_ARG_WORD(2, nnodes); CG_ARG_WORD(3, reorder); CG_ARG_WORD(4, comm_graph));
     CG_SHORT_CALL(MPI_Graph_create, (comm_old, nnodes, index, edges, reorder, comm_graph), cgl_thunk_code);
     return cgl_gp_MPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
 }
@@ -10648,7 +10648,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Graph_get(MPI_Comm comm, int max
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
 {
-    CG_ARGS_CALL(MPI_Graph_get, (comm, maxindex, maxedges, index, edges), cgl_thunk_code, 4, 0, (comm, maxindex, maxedges, index, edges, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, maxindex); CG_ARG_WORD(3, maxedges));
+    CG_ARGS_CALL(MPI_Graph_get, (comm, maxindex, maxedges, index, edges), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, maxindex); CG_ARG_WORD(3, maxedges));
     CG_SHORT_CALL(MPI_Graph_get, (comm, maxindex, maxedges, index, edges), cgl_thunk_code);
     return cgl_gp_MPI_Graph_get(comm, maxindex, maxedges, index, edges);
 }
@@ -10683,7 +10683,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Graph_map(MPI_Comm comm, int nno
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank)
 {
-    CG_ARGS_CALL(MPI_Graph_map, (comm, nnodes, index, edges, newrank), cgl_thunk_code, 4, 0, (comm, nnodes, index, edges, newrank, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, nnodes); CG_ARG_WORD(3, newrank));
+    CG_ARGS_CALL(MPI_Graph_map, (comm, nnodes, index, edges, newrank), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, nnodes); CG_ARG_WORD(3, newrank));
     CG_SHORT_CALL(MPI_Graph_map, (comm, nnodes, index, edges, newrank), cgl_thunk_code);
     return cgl_gp_MPI_Graph_map(comm, nnodes, index, edges, newrank);
 }
@@ -10716,7 +10716,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Graph_neighbors_count(MPI_Comm c
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 {
-    CG_ARGS_CALL(MPI_Graph_neighbors_count, (comm, rank, nneighbors), cgl_thunk_code, 4, 0, (comm, rank, nneighbors, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, rank); CG_ARG_WORD(3, nneighbors));
+    CG_ARGS_CALL(MPI_Graph_neighbors_count, (comm, rank, nneighbors), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, rank); CG_ARG_WORD(3, nneighbors));
     CG_SHORT_CALL(MPI_Graph_neighbors_count, (comm, rank, nneighbors), cgl_thunk_code);
     return cgl_gp_MPI_Graph_neighbors_count(comm, rank, nneighbors);
 }
@@ -10750,7 +10750,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Graph_neighbors(MPI_Comm comm, i
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
-    CG_ARGS_CALL(MPI_Graph_neighbors, (comm, rank, maxneighbors, neighbors), cgl_thunk_code, 4, 0, (comm, rank, maxneighbors, neighbors, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, rank); CG_ARG_WORD(3, maxneighbors));
+    CG_ARGS_CALL(MPI_Graph_neighbors, (comm, rank, maxneighbors, neighbors), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, rank); CG_ARG_WORD(3, maxneighbors));
     CG_SHORT_CALL(MPI_Graph_neighbors, (comm, rank, maxneighbors, neighbors), cgl_thunk_code);
     return cgl_gp_MPI_Graph_neighbors(comm, rank, maxneighbors, neighbors);
 }
@@ -10783,7 +10783,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Graphdims_get(MPI_Comm comm, int
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
-    CG_ARGS_CALL(MPI_Graphdims_get, (comm, nnodes, nedges), cgl_thunk_code, 4, 0, (comm, nnodes, nedges, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, nnodes); CG_ARG_WORD(3, nedges));
+    CG_ARGS_CALL(MPI_Graphdims_get, (comm, nnodes, nedges), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, nnodes); CG_ARG_WORD(3, nedges));
     CG_SHORT_CALL(MPI_Graphdims_get, (comm, nnodes, nedges), cgl_thunk_code);
     return cgl_gp_MPI_Graphdims_get(comm, nnodes, nedges);
 }
@@ -10812,7 +10812,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Grequest_complete(MPI_Request re
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Grequest_complete(MPI_Request request)
 {
-    CG_ARGS_CALL(MPI_Grequest_complete, (request), cgl_thunk_code, 2, 0, (request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, request));
+    CG_ARGS_CALL(MPI_Grequest_complete, (request), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, request));
     CG_SHORT_CALL(MPI_Grequest_complete, (request), cgl_thunk_code);
     return cgl_gp_MPI_Grequest_complete(request);
 }
@@ -10849,7 +10849,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Grequest_start(MPI_Grequest_quer
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Grequest_start, (query_fn, free_fn, cancel_fn, extra_state, request), cgl_thunk_code, 6, 0, (query_fn, free_fn, cancel_fn, extra_state, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, query_fn); CG_ARG_WORD(2, free_fn); CG_ARG_WORD(3, cancel_fn); CG_ARG_WORD(4, extra_state); CG_ARG_WORD(5, request));
+    CG_ARGS_CALL(MPI_Grequest_start, (query_fn, free_fn, cancel_fn, extra_state, request), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, query_fn); CG_ARG_WORD(2, free_fn); CG_ARG_WORD(3, cancel_fn); CG_ARG_WORD(4, extra_state); CG_ARG_WORD(5, request));
     CG_SHORT_CALL(MPI_Grequest_start, (query_fn, free_fn, cancel_fn, extra_state, request), cgl_thunk_code);
     return cgl_gp_MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request);
 }
@@ -10879,7 +10879,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Group_c2f(MPI_Group group)
 CG_LEFT_FUNCTION(cgl_left_MPI_Group_c2f, __typeof__(((struct cgl_fr_MPI_Group_c2f *)0)->cgl_ret));
 static __attribute__((noinline)) int cgl_sl_MPI_Group_c2f(MPI_Group group)
 {
-    CG_ARGS_CALL(MPI_Group_c2f, (group), CG_NO_CODE, 2, 0, (group, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group));
+    CG_ARGS_CALL(MPI_Group_c2f, (group), CG_NO_CODE, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group));
     CG_SHORT_CALL(MPI_Group_c2f, (group), CG_NO_CODE);
     return cgl_gp_MPI_Group_c2f(group);
 }
@@ -10912,7 +10912,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Group_compare(MPI_Group group1, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 {
-    CG_ARGS_CALL(MPI_Group_compare, (group1, group2, result), cgl_thunk_code, 4, 0, (group1, group2, result, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group1); CG_ARG_WORD(2, group2); CG_ARG_WORD(3, result));
+    CG_ARGS_CALL(MPI_Group_compare, (group1, group2, result), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group1); CG_ARG_WORD(2, group2); CG_ARG_WORD(3, result));
     CG_SHORT_CALL(MPI_Group_compare, (group1, group2, result), cgl_thunk_code);
     return cgl_gp_MPI_Group_compare(group1, group2, result);
 }
@@ -10945,7 +10945,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Group_difference(MPI_Group group
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
-    CG_ARGS_CALL(MPI_Group_difference, (group1, group2, newgroup), cgl_thunk_code, 4, 0, (group1, group2, newgroup, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group1); CG_ARG_WORD(2, group2); CG_ARG_WORD(3, newgroup));
+    CG_ARGS_CALL(MPI_Group_difference, (group1, group2, newgroup), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group1); CG_ARG_WORD(2, group2); CG_ARG_WORD(3, newgroup));
     CG_SHORT_CALL(MPI_Group_difference, (group1, group2, newgroup), cgl_thunk_code);
     return cgl_gp_MPI_Group_difference(group1, group2, newgroup);
 }
@@ -10979,7 +10979,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Group_excl(MPI_Group group, int 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
-    CG_ARGS_CALL(MPI_Group_excl, (group, n, ranks, newgroup), cgl_thunk_code, 4, 0, (group, n, ranks, newgroup, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group); CG_ARG_WORD(2, n); CG_ARG_WORD(3, newgroup));
+    CG_ARGS_CALL(MPI_Group_excl, (group, n, ranks, newgroup), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group); CG_ARG_WORD(2, n); CG_ARG_WORD(3, newgroup));
     CG_SHORT_CALL(MPI_Group_excl, (group, n, ranks, newgroup), cgl_thunk_code);
     return cgl_gp_MPI_Group_excl(group, n, ranks, newgroup);
 }
@@ -11009,7 +11009,7 @@ static __attribute__((noinline)) MPI_Group cgl_gp_MPI_Group_f2c(int group)
 CG_LEFT_FUNCTION(cgl_left_MPI_Group_f2c, __typeof__(((struct cgl_fr_MPI_Group_f2c *)0)->cgl_ret));
 static __attribute__((noinline)) MPI_Group cgl_sl_MPI_Group_f2c(int group)
 {
-    CG_ARGS_CALL(MPI_Group_f2c, (group), CG_NO_CODE, 2, 0, (group, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group));
+    CG_ARGS_CALL(MPI_Group_f2c, (group), CG_NO_CODE, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group));
     CG_SHORT_CALL(MPI_Group_f2c, (group), CG_NO_CODE);
     return cgl_gp_MPI_Group_f2c(group);
 }
@@ -11038,7 +11038,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Group_free(MPI_Group *group)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Group_free(MPI_Group *group)
 {
-    CG_ARGS_CALL(MPI_Group_free, (group), cgl_thunk_code, 2, 0, (group, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group));
+    CG_ARGS_CALL(MPI_Group_free, (group), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group));
     CG_SHORT_CALL(MPI_Group_free, (group), cgl_thunk_code);
     return cgl_gp_MPI_Group_free(group);
 }
@@ -11072,7 +11072,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Group_incl(MPI_Group group, int 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
-    CG_ARGS_CALL(MPI_Group_incl, (group, n, ranks, newgroup), cgl_thunk_code, 4, 0, (group, n, ranks, newgroup, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group); CG_ARG_WORD(2, n); CG_ARG_WORD(3, newgroup));
+    CG_ARGS_CALL(MPI_Group_incl, (group, n, ranks, newgroup), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group); CG_ARG_WORD(2, n); CG_ARG_WORD(3, newgroup));
     CG_SHORT_CALL(MPI_Group_incl, (group, n, ranks, newgroup), cgl_thunk_code);
     return cgl_gp_MPI_Group_incl(group, n, ranks, newgroup);
 }
@@ -11105,7 +11105,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Group_intersection(MPI_Group gro
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
-    CG_ARGS_CALL(MPI_Group_intersection, (group1, group2, newgroup), cgl_thunk_code, 4, 0, (group1, group2, newgroup, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group1); CG_ARG_WORD(2, group2); CG_ARG_WORD(3, newgroup));
+    CG_ARGS_CALL(MPI_Group_intersection, (group1, group2, newgroup), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group1); CG_ARG_WORD(2, group2); CG_ARG_WORD(3, newgroup));
     CG_SHORT_CALL(MPI_Group_intersection, (group1, group2, newgroup), cgl_thunk_code);
     return cgl_gp_MPI_Group_intersection(group1, group2, newgroup);
 }
@@ -11139,7 +11139,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Group_range_excl(MPI_Group group
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
-    CG_ARGS_CALL(MPI_Group_range_excl, (group, n, ranges, newgroup), cgl_thunk_code, 4, 0, (group, n, ranges, newgroup, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group); CG_ARG_WORD(2, n); CG_ARG_WORD(3, newgroup));
+    CG_ARGS_CALL(MPI_Group_range_excl, (group, n, ranges, newgroup), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group); CG_ARG_WORD(2, n); CG_ARG_WORD(3, newgroup));
     CG_SHORT_CALL(MPI_Group_range_excl, (group, n, ranges, newgroup), cgl_thunk_code);
     return cgl_gp_MPI_Group_range_excl(group, n, ranges, newgroup);
 }
@@ -11173,7 +11173,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Group_range_incl(MPI_Group group
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
-    CG_ARGS_CALL(MPI_Group_range_incl, (group, n, ranges, newgroup), cgl_thunk_code, 4, 0, (group, n, ranges, newgroup, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group); CG_ARG_WORD(2, n); CG_ARG_WORD(3, newgroup));
+    CG_ARGS_CALL(MPI_Group_range_incl, (group, n, ranges, newgroup), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group); CG_ARG_WORD(2, n); CG_ARG_WORD(3, newgroup));
     CG_SHORT_CALL(MPI_Group_range_incl, (group, n, ranges, newgroup), cgl_thunk_code);
     return cgl_gp_MPI_Group_range_incl(group, n, ranges, newgroup);
 }
@@ -11204,7 +11204,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Group_rank(MPI_Group group, int 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Group_rank(MPI_Group group, int *rank)
 {
-    CG_ARGS_CALL(MPI_Group_rank, (group, rank), cgl_thunk_code, 3, 0, (group, rank, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group); CG_ARG_WORD(2, rank));
+    CG_ARGS_CALL(MPI_Group_rank, (group, rank), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group); CG_ARG_WORD(2, rank));
     CG_SHORT_CALL(MPI_Group_rank, (group, rank), cgl_thunk_code);
     return cgl_gp_MPI_Group_rank(group, rank);
 }
@@ -11235,7 +11235,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Group_size(MPI_Group group, int 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Group_size(MPI_Group group, int *size)
 {
-    CG_ARGS_CALL(MPI_Group_size, (group, size), cgl_thunk_code, 3, 0, (group, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group); CG_ARG_WORD(2, size));
+    CG_ARGS_CALL(MPI_Group_size, (group, size), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group); CG_ARG_WORD(2, size));
     CG_SHORT_CALL(MPI_Group_size, (group, size), cgl_thunk_code);
     return cgl_gp_MPI_Group_size(group, size);
 }
@@ -11270,7 +11270,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Group_translate_ranks(MPI_Group 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])
 {
-    CG_ARGS_CALL(MPI_Group_translate_ranks, (group1, n, ranks1, group2, ranks2), cgl_thunk_code, 4, 0, (group1, n, ranks1, group2, ranks2, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group1); CG_ARG_WORD(2, n); CG_ARG_WORD(3, group2));
+    CG_ARGS_CALL(MPI_Group_translate_ranks, (group1, n, ranks1, group2, ranks2), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group1); CG_ARG_WORD(2, n); CG_ARG_WORD(3, group2));
     CG_SHORT_CALL(MPI_Group_translate_ranks, (group1, n, ranks1, group2, ranks2), cgl_thunk_code);
     return cgl_gp_MPI_Group_translate_ranks(group1, n, ranks1, group2, ranks2);
 }
@@ -11303,7 +11303,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Group_union(MPI_Group group1, MP
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
-    CG_ARGS_CALL(MPI_Group_union, (group1, group2, newgroup), cgl_thunk_code, 4, 0, (group1, group2, newgroup, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group1); CG_ARG_WORD(2, group2); CG_ARG_WORD(3, newgroup));
+    CG_ARGS_CALL(MPI_Group_union, (group1, group2, newgroup), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group1); CG_ARG_WORD(2, group2); CG_ARG_WORD(3, newgroup));
     CG_SHORT_CALL(MPI_Group_union, (group1, group2, newgroup), cgl_thunk_code);
     return cgl_gp_MPI_Group_union(group1, group2, newgroup);
 }
@@ -11344,7 +11344,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ibsend(const void *buf, int coun
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Ibsend, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code, 8, 0, (buf, count, datatype, dest, tag, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, dest); CG_ARG_WORD(5, tag); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, request));
+    CG_ARGS_CALL(MPI_Ibsend, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, dest); CG_ARG_WORD(5, tag); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, request));
     CG_SHORT_CALL(MPI_Ibsend, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
 }
@@ -11383,7 +11383,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Improbe(int source, int tag, MPI
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
-    CG_ARGS_CALL(MPI_Improbe, (source, tag, comm, flag, message, status), cgl_thunk_code, 7, 0, (source, tag, comm, flag, message, status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, source); CG_ARG_WORD(2, tag); CG_ARG_WORD(3, comm); CG_ARG_WORD(4, flag); CG_ARG_WORD(5, message); CG_ARG_WORD(6, status));
+    CG_ARGS_CALL(MPI_Improbe, (source, tag, comm, flag, message, status), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, source); CG_ARG_WORD(2, tag); CG_ARG_WORD(3, comm); CG_ARG_WORD(4, flag); CG_ARG_WORD(5, message); CG_ARG_WORD(6, status));
     CG_SHORT_CALL(MPI_Improbe, (source, tag, comm, flag, message, status), cgl_thunk_code);
     return cgl_gp_MPI_Improbe(source, tag, comm, flag, message, status);
 }
@@ -11420,7 +11420,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Imrecv(void *buf, int count, MPI
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Imrecv, (buf, count, type, message, request), cgl_thunk_code, 6, 0, (buf, count, type, message, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, type); CG_ARG_WORD(4, message); CG_ARG_WORD(5, request));
+    CG_ARGS_CALL(MPI_Imrecv, (buf, count, type, message, request), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, type); CG_ARG_WORD(4, message); CG_ARG_WORD(5, request));
     CG_SHORT_CALL(MPI_Imrecv, (buf, count, type, message, request), cgl_thunk_code);
     return cgl_gp_MPI_Imrecv(buf, count, type, message, request);
 }
@@ -11450,7 +11450,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Info_c2f(MPI_Info info)
 CG_LEFT_FUNCTION(cgl_left_MPI_Info_c2f, __typeof__(((struct cgl_fr_MPI_Info_c2f *)0)->cgl_ret));
 static __attribute__((noinline)) int cgl_sl_MPI_Info_c2f(MPI_Info info)
 {
-    CG_ARGS_CALL(MPI_Info_c2f, (info), CG_NO_CODE, 2, 0, (info, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, info));
+    CG_ARGS_CALL(MPI_Info_c2f, (info), CG_NO_CODE, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, info));
     CG_SHORT_CALL(MPI_Info_c2f, (info), CG_NO_CODE);
     return cgl_gp_MPI_Info_c2f(info);
 }
@@ -11479,7 +11479,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Info_create(MPI_Info *info)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Info_create(MPI_Info *info)
 {
-    CG_ARGS_CALL(MPI_Info_create, (info), cgl_thunk_code, 2, 0, (info, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, info));
+    CG_ARGS_CALL(MPI_Info_create, (info), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, info));
     CG_SHORT_CALL(MPI_Info_create, (info), cgl_thunk_code);
     return cgl_gp_MPI_Info_create(info);
 }
@@ -11540,7 +11540,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Info_dup(MPI_Info info, MPI_Info
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
-    CG_ARGS_CALL(MPI_Info_dup, (info, newinfo), cgl_thunk_code, 3, 0, (info, newinfo, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, info); CG_ARG_WORD(2, newinfo));
+    CG_ARGS_CALL(MPI_Info_dup, (info, newinfo), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, info); CG_ARG_WORD(2, newinfo));
     CG_SHORT_CALL(MPI_Info_dup, (info, newinfo), cgl_thunk_code);
     return cgl_gp_MPI_Info_dup(info, newinfo);
 }
@@ -11570,7 +11570,7 @@ static __attribute__((noinline)) MPI_Info cgl_gp_MPI_Info_f2c(int info)
 CG_LEFT_FUNCTION(cgl_left_MPI_Info_f2c, __typeof__(((struct cgl_fr_MPI_Info_f2c *)0)->cgl_ret));
 static __attribute__((noinline)) MPI_Info cgl_sl_MPI_Info_f2c(int info)
 {
-    CG_ARGS_CALL(MPI_Info_f2c, (info), CG_NO_CODE, 2, 0, (info, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, info));
+    CG_ARGS_CALL(MPI_Info_f2c, (info), CG_NO_CODE, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, info));
     CG_SHORT_CALL(MPI_Info_f2c, (info), CG_NO_CODE);
     return cgl_gp_MPI_Info_f2c(info);
 }
@@ -11599,7 +11599,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Info_free(MPI_Info *info)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Info_free(MPI_Info *info)
 {
-    CG_ARGS_CALL(MPI_Info_free, (info), cgl_thunk_code, 2, 0, (info, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, info));
+    CG_ARGS_CALL(MPI_Info_free, (info), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, info));
     CG_SHORT_CALL(MPI_Info_free, (info), cgl_thunk_code);
     return cgl_gp_MPI_Info_free(info);
 }
@@ -11666,7 +11666,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Info_get_nkeys(MPI_Info info, in
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
-    CG_ARGS_CALL(MPI_Info_get_nkeys, (info, nkeys), cgl_thunk_code, 3, 0, (info, nkeys, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, info); CG_ARG_WORD(2, nkeys));
+    CG_ARGS_CALL(MPI_Info_get_nkeys, (info, nkeys), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, info); CG_ARG_WORD(2, nkeys));
     CG_SHORT_CALL(MPI_Info_get_nkeys, (info, nkeys), cgl_thunk_code);
     return cgl_gp_MPI_Info_get_nkeys(info, nkeys);
 }
@@ -11699,7 +11699,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Info_get_nthkey(MPI_Info info, i
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
-    CG_ARGS_CALL(MPI_Info_get_nthkey, (info, n, key), cgl_thunk_code, 4, 0, (info, n, key, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, info); CG_ARG_WORD(2, n); CG_ARG_WORD(3, key));
+    CG_ARGS_CALL(MPI_Info_get_nthkey, (info, n, key), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, info); CG_ARG_WORD(2, n); CG_ARG_WORD(3, key));
     CG_SHORT_CALL(MPI_Info_get_nthkey, (info, n, key), cgl_thunk_code);
     return cgl_gp_MPI_Info_get_nthkey(info, n, key);
 }
@@ -11797,7 +11797,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Init(int *argc, char ***argv)
 static __attribute__((noinline)) int cgl_sl_MPI_Init(int *argc, char ***argv)
 {
     CG_BLOCKING_CALL(MPI_Init, (argc, argv), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Init, (argc, argv), cgl_thunk_code, 3, 0, (argc, argv, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, argc); CG_ARG_WORD(2, argv));
+    CG_ARGS_CALL(MPI_Init, (argc, argv), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, argc); CG_ARG_WORD(2, argv));
     CG_SHORT_CALL(MPI_Init, (argc, argv), cgl_thunk_code);
     return cgl_gp_MPI_Init(argc, argv);
 }
@@ -11826,7 +11826,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Initialized(int *flag)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Initialized(int *flag)
 {
-    CG_ARGS_CALL(MPI_Initialized, (flag), cgl_thunk_code, 2, 0, (flag, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flag));
+    CG_ARGS_CALL(MPI_Initialized, (flag), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flag));
     CG_SHORT_CALL(MPI_Initialized, (flag), cgl_thunk_code);
     return cgl_gp_MPI_Initialized(flag);
 }
@@ -11862,7 +11862,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Init_thread(int *argc, char ***a
 static __attribute__((noinline)) int cgl_sl_MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     CG_BLOCKING_CALL(MPI_Init_thread, (argc, argv, required, provided), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Init_thread, (argc, argv, required, provided), cgl_thunk_code, 5, 0, (argc, argv, required, provided, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, argc); CG_ARG_WORD(2, argv); CG_ARG_WORD(3, required); CG_ARG_WORD(4, provided));
+    CG_ARGS_CALL(MPI_Init_thread, (argc, argv, required, provided), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, argc); CG_ARG_WORD(2, argv); CG_ARG_WORD(3, required); CG_ARG_WORD(4, provided));
     CG_SHORT_CALL(MPI_Init_thread, (argc, argv, required, provided), cgl_thunk_code);
     return cgl_gp_MPI_Init_thread(argc, argv, required, provided);
 }
@@ -11902,7 +11902,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Intercomm_create(MPI_Comm local_
 static __attribute__((noinline)) int cgl_sl_MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm bridge_comm, int remote_leader, int tag, MPI_Comm *newintercomm)
 {
     CG_BLOCKING_CALL(MPI_Intercomm_create, (local_comm, local_leader, bridge_comm, remote_leader, tag, newintercomm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Intercomm_create, (local_comm, local_leader, bridge_comm, remote_leader, tag, newintercomm), cgl_thunk_code, 7, 0, (local_comm, local_leader, bridge_comm, remote_leader, tag, newintercomm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, local_comm); CG_ARG_WORD(2, local_leader); CG_ARG_WORD(3, bridge_comm); CG_ARG_WORD(4, remote_leader); CG_ARG_WORD(5, tag); CG_ARG_WORD(6, newintercomm));
+    CG_ARGS_CALL(MPI_Intercomm_create, (local_comm, local_leader, bridge_comm, remote_leader, tag, newintercomm), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, local_comm); CG_ARG_WORD(2, local_leader); CG_ARG_WORD(3, bridge_comm); CG_ARG_WORD(4, remote_leader); CG_ARG_WORD(5, tag); CG_ARG_WORD(6, newintercomm));
     CG_SHORT_CALL(MPI_Intercomm_create, (local_comm, local_leader, bridge_comm, remote_leader, tag, newintercomm), cgl_thunk_code);
     return cgl_gp_MPI_Intercomm_create(local_comm, local_leader, bridge_comm, remote_leader, tag, newintercomm);
 }
@@ -11936,7 +11936,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Intercomm_merge(MPI_Comm interco
 static __attribute__((noinline)) int cgl_sl_MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintercomm)
 {
     CG_BLOCKING_CALL(MPI_Intercomm_merge, (intercomm, high, newintercomm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Intercomm_merge, (intercomm, high, newintercomm), cgl_thunk_code, 4, 0, (intercomm, high, newintercomm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, intercomm); CG_ARG_WORD(2, high); CG_ARG_WORD(3, newintercomm));
+    CG_ARGS_CALL(MPI_Intercomm_merge, (intercomm, high, newintercomm), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, intercomm); CG_ARG_WORD(2, high); CG_ARG_WORD(3, newintercomm));
     CG_SHORT_CALL(MPI_Intercomm_merge, (intercomm, high, newintercomm), cgl_thunk_code);
     return cgl_gp_MPI_Intercomm_merge(intercomm, high, newintercomm);
 }
@@ -11973,7 +11973,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Iprobe(int source, int tag, MPI_
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
-    CG_ARGS_CALL(MPI_Iprobe, (source, tag, comm, flag, status), cgl_thunk_code, 6, 0, (source, tag, comm, flag, status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, source); CG_ARG_WORD(2, tag); CG_ARG_WORD(3, comm); CG_ARG_WORD(4, flag); CG_ARG_WORD(5, status));
+    CG_ARGS_CALL(MPI_Iprobe, (source, tag, comm, flag, status), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, source); CG_ARG_WORD(2, tag); CG_ARG_WORD(3, comm); CG_ARG_WORD(4, flag); CG_ARG_WORD(5, status));
     CG_SHORT_CALL(MPI_Iprobe, (source, tag, comm, flag, status), cgl_thunk_code);
     return cgl_gp_MPI_Iprobe(source, tag, comm, flag, status);
 }
@@ -12014,7 +12014,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Irecv(void *buf, int count, MPI_
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Irecv, (buf, count, datatype, source, tag, comm, request), cgl_thunk_code, 8, 0, (buf, count, datatype, source, tag, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, source); CG_ARG_WORD(5, tag); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, request));
+    CG_ARGS_CALL(MPI_Irecv, (buf, count, datatype, source, tag, comm, request), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, source); CG_ARG_WORD(5, tag); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, request));
     CG_SHORT_CALL(MPI_Irecv, (buf, count, datatype, source, tag, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Irecv(buf, count, datatype, source, tag, comm, request);
 }
@@ -12055,7 +12055,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Irsend(const void *buf, int coun
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Irsend, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code, 8, 0, (buf, count, datatype, dest, tag, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, dest); CG_ARG_WORD(5, tag); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, request));
+    CG_ARGS_CALL(MPI_Irsend, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, dest); CG_ARG_WORD(5, tag); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, request));
     CG_SHORT_CALL(MPI_Irsend, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Irsend(buf, count, datatype, dest, tag, comm, request);
 }
@@ -12096,7 +12096,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Isend(const void *buf, int count
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Isend, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code, 8, 0, (buf, count, datatype, dest, tag, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, dest); CG_ARG_WORD(5, tag); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, request));
+    CG_ARGS_CALL(MPI_Isend, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, dest); CG_ARG_WORD(5, tag); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, request));
     CG_SHORT_CALL(MPI_Isend, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Isend(buf, count, datatype, dest, tag, comm, request);
 }
@@ -12137,7 +12137,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Issend(const void *buf, int coun
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Issend, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code, 8, 0, (buf, count, datatype, dest, tag, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, dest); CG_ARG_WORD(5, tag); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, request));
+    CG_ARGS_CALL(MPI_Issend, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, dest); CG_ARG_WORD(5, tag); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, request));
     CG_SHORT_CALL(MPI_Issend, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Issend(buf, count, datatype, dest, tag, comm, request);
 }
@@ -12166,7 +12166,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Is_thread_main(int *flag)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Is_thread_main(int *flag)
 {
-    CG_ARGS_CALL(MPI_Is_thread_main, (flag), cgl_thunk_code, 2, 0, (flag, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flag));
+    CG_ARGS_CALL(MPI_Is_thread_main, (flag), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flag));
     CG_SHORT_CALL(MPI_Is_thread_main, (flag), cgl_thunk_code);
     return cgl_gp_MPI_Is_thread_main(flag);
 }
@@ -12228,7 +12228,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Message_c2f(MPI_Message message)
 CG_LEFT_FUNCTION(cgl_left_MPI_Message_c2f, __typeof__(((struct cgl_fr_MPI_Message_c2f *)0)->cgl_ret));
 static __attribute__((noinline)) int cgl_sl_MPI_Message_c2f(MPI_Message message)
 {
-    CG_ARGS_CALL(MPI_Message_c2f, (message), CG_NO_CODE, 2, 0, (message, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, message));
+    CG_ARGS_CALL(MPI_Message_c2f, (message), CG_NO_CODE, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, message));
     CG_SHORT_CALL(MPI_Message_c2f, (message), CG_NO_CODE);
     return cgl_gp_MPI_Message_c2f(message);
 }
@@ -12258,7 +12258,7 @@ static __attribute__((noinline)) MPI_Message cgl_gp_MPI_Message_f2c(int message)
 CG_LEFT_FUNCTION(cgl_left_MPI_Message_f2c, __typeof__(((struct cgl_fr_MPI_Message_f2c *)0)->cgl_ret));
 static __attribute__((noinline)) MPI_Message cgl_sl_MPI_Message_f2c(int message)
 {
-    CG_ARGS_CALL(MPI_Message_f2c, (message), CG_NO_CODE, 2, 0, (message, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, message));
+    CG_ARGS_CALL(MPI_Message_f2c, (message), CG_NO_CODE, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, message));
     CG_SHORT_CALL(MPI_Message_f2c, (message), CG_NO_CODE);
     return cgl_gp_MPI_Message_f2c(message);
 }
@@ -12298,7 +12298,7 @@ static __attribute__((noinline)) int cgl_sl_MPI_Mprobe(int source, int tag, MPI_
 {
     CG_WAIT_ARGS(MPI_Mprobe, (uint64_t)(int64_t)source, (uint64_t)(int64_t)tag, (uint64_t)(uintptr_t)comm);
     CG_BLOCKING_CALL(MPI_Mprobe, (source, tag, comm, message, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Mprobe, (source, tag, comm, message, status), cgl_thunk_code, 6, 0, (source, tag, comm, message, status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, source); CG_ARG_WORD(2, tag); CG_ARG_WORD(3, comm); CG_ARG_WORD(4, message); CG_ARG_WORD(5, status));
+    CG_ARGS_CALL(MPI_Mprobe, (source, tag, comm, message, status), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, source); CG_ARG_WORD(2, tag); CG_ARG_WORD(3, comm); CG_ARG_WORD(4, message); CG_ARG_WORD(5, status));
     CG_SHORT_CALL(MPI_Mprobe, (source, tag, comm, message, status), cgl_thunk_code);
     return cgl_gp_MPI_Mprobe(source, tag, comm, message, status);
 }
@@ -12336,7 +12336,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Mrecv(void *buf, int count, MPI_
 static __attribute__((noinline)) int cgl_sl_MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message, MPI_Status *status)
 {
     CG_BLOCKING_CALL(MPI_Mrecv, (buf, count, type, message, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Mrecv, (buf, count, type, message, status), cgl_thunk_code, 6, 0, (buf, count, type, message, status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, type); CG_ARG_WORD(4, message); CG_ARG_WORD(5, status));
+    CG_ARGS_CALL(MPI_Mrecv, (buf, count, type, message, status), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, type); CG_ARG_WORD(4, message); CG_ARG_WORD(5, status));
     CG_SHORT_CALL(MPI_Mrecv, (buf, count, type, message, status), cgl_thunk_code);
     return cgl_gp_MPI_Mrecv(buf, count, type, message, status);
 }
@@ -12378,7 +12378,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_allgather(const void *s
 static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     CG_BLOCKING_CALL(MPI_Neighbor_allgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Neighbor_allgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), cgl_thunk_code, 8, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvcount); CG_ARG_WORD(6, recvtype); CG_ARG_WORD(7, comm));
+    CG_ARGS_CALL(MPI_Neighbor_allgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvcount); CG_ARG_WORD(6, recvtype); CG_ARG_WORD(7, comm));
     CG_SHORT_CALL(MPI_Neighbor_allgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), cgl_thunk_code);
     return cgl_gp_MPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
@@ -12421,7 +12421,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ineighbor_allgather(const void *
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Ineighbor_allgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), cgl_thunk_code, 9, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvcount); CG_ARG_WORD(6, recvtype); CG_ARG_WORD(7, comm); CG_ARG_WORD(8, request));
+    CG_ARGS_CALL(MPI_Ineighbor_allgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvcount); CG_ARG_WORD(6, recvtype); CG_ARG_WORD(7, comm); CG_ARG_WORD(8, request));
     CG_SHORT_CALL(MPI_Ineighbor_allgather, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
@@ -12463,7 +12463,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_allgatherv(const void *
 static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     CG_BLOCKING_CALL(MPI_Neighbor_allgatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Neighbor_allgatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm), cgl_thunk_code, 7, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvtype); CG_ARG_WORD(6, comm));
+    CG_ARGS_CALL(MPI_Neighbor_allgatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvtype); CG_ARG_WORD(6, comm));
     CG_SHORT_CALL(MPI_Neighbor_allgatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm), cgl_thunk_code);
     return cgl_gp_MPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }
@@ -12506,7 +12506,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ineighbor_allgatherv(const void 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Ineighbor_allgatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request), cgl_thunk_code, 8, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvtype); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, request));
+    CG_ARGS_CALL(MPI_Ineighbor_allgatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvtype); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, request));
     CG_SHORT_CALL(MPI_Ineighbor_allgatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
 }
@@ -12548,7 +12548,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_alltoall(const void *se
 static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     CG_BLOCKING_CALL(MPI_Neighbor_alltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Neighbor_alltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), cgl_thunk_code, 8, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvcount); CG_ARG_WORD(6, recvtype); CG_ARG_WORD(7, comm));
+    CG_ARGS_CALL(MPI_Neighbor_alltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvcount); CG_ARG_WORD(6, recvtype); CG_ARG_WORD(7, comm));
     CG_SHORT_CALL(MPI_Neighbor_alltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), cgl_thunk_code);
     return cgl_gp_MPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
@@ -12591,7 +12591,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ineighbor_alltoall(const void *s
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Ineighbor_alltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), cgl_thunk_code, 9, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvcount); CG_ARG_WORD(6, recvtype); CG_ARG_WORD(7, comm); CG_ARG_WORD(8, request));
+    CG_ARGS_CALL(MPI_Ineighbor_alltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvcount); CG_ARG_WORD(6, recvtype); CG_ARG_WORD(7, comm); CG_ARG_WORD(8, request));
     CG_SHORT_CALL(MPI_Ineighbor_alltoall, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
@@ -12633,7 +12633,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_alltoallv(const void *s
 static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     CG_BLOCKING_CALL(MPI_Neighbor_alltoallv, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Neighbor_alltoallv, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm), cgl_thunk_code, 6, 0, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendtype); CG_ARG_WORD(3, recvbuf); CG_ARG_WORD(4, recvtype); CG_ARG_WORD(5, comm));
+    CG_ARGS_CALL(MPI_Neighbor_alltoallv, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendtype); CG_ARG_WORD(3, recvbuf); CG_ARG_WORD(4, recvtype); CG_ARG_WORD(5, comm));
     CG_SHORT_CALL(MPI_Neighbor_alltoallv, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm), cgl_thunk_code);
     return cgl_gp_MPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 }
@@ -12676,7 +12676,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ineighbor_alltoallv(const void *
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Ineighbor_alltoallv, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request), cgl_thunk_code, 7, 0, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendtype); CG_ARG_WORD(3, recvbuf); CG_ARG_WORD(4, recvtype); CG_ARG_WORD(5, comm); CG_ARG_WORD(6, request));
+    CG_ARGS_CALL(MPI_Ineighbor_alltoallv, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendtype); CG_ARG_WORD(3, recvbuf); CG_ARG_WORD(4, recvtype); CG_ARG_WORD(5, comm); CG_ARG_WORD(6, request));
     CG_SHORT_CALL(MPI_Ineighbor_alltoallv, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
 }
@@ -12716,7 +12716,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_alltoallw(const void *s
 static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     CG_BLOCKING_CALL(MPI_Neighbor_alltoallw, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Neighbor_alltoallw, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm), cgl_thunk_code, 4, 0, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, recvbuf); CG_ARG_WORD(3, comm));
+    CG_ARGS_CALL(MPI_Neighbor_alltoallw, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, recvbuf); CG_ARG_WORD(3, comm));
     CG_SHORT_CALL(MPI_Neighbor_alltoallw, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm), cgl_thunk_code);
     return cgl_gp_MPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 }
@@ -12757,7 +12757,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ineighbor_alltoallw(const void *
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Ineighbor_alltoallw, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request), cgl_thunk_code, 5, 0, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, recvbuf); CG_ARG_WORD(3, comm); CG_ARG_WORD(4, request));
+    CG_ARGS_CALL(MPI_Ineighbor_alltoallw, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, recvbuf); CG_ARG_WORD(3, comm); CG_ARG_WORD(4, request));
     CG_SHORT_CALL(MPI_Ineighbor_alltoallw, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
 }
@@ -12787,7 +12787,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Op_c2f(MPI_Op op)
 CG_LEFT_FUNCTION(cgl_left_MPI_Op_c2f, __typeof__(((struct cgl_fr_MPI_Op_c2f *)0)->cgl_ret));
 static __attribute__((noinline)) int cgl_sl_MPI_Op_c2f(MPI_Op op)
 {
-    CG_ARGS_CALL(MPI_Op_c2f, (op), CG_NO_CODE, 2, 0, (op, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, op));
+    CG_ARGS_CALL(MPI_Op_c2f, (op), CG_NO_CODE, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, op));
     CG_SHORT_CALL(MPI_Op_c2f, (op), CG_NO_CODE);
     return cgl_gp_MPI_Op_c2f(op);
 }
@@ -12818,7 +12818,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Op_commutative(MPI_Op op, int *c
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Op_commutative(MPI_Op op, int *commute)
 {
-    CG_ARGS_CALL(MPI_Op_commutative, (op, commute), cgl_thunk_code, 3, 0, (op, commute, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, op); CG_ARG_WORD(2, commute));
+    CG_ARGS_CALL(MPI_Op_commutative, (op, commute), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, op); CG_ARG_WORD(2, commute));
     CG_SHORT_CALL(MPI_Op_commutative, (op, commute), cgl_thunk_code);
     return cgl_gp_MPI_Op_commutative(op, commute);
 }
@@ -12851,7 +12851,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Op_create(MPI_User_function *fun
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Op_create(MPI_User_function *function, int commute, MPI_Op *op)
 {
-    CG_ARGS_CALL(MPI_Op_create, (function, commute, op), cgl_thunk_code, 4, 0, (function, commute, op, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, function); CG_ARG_WORD(2, commute); CG_ARG_WORD(3, op));
+    CG_ARGS_CALL(MPI_Op_create, (function, commute, op), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, function); CG_ARG_WORD(2, commute); CG_ARG_WORD(3, op));
     CG_SHORT_CALL(MPI_Op_create, (function, commute, op), cgl_thunk_code);
     return cgl_gp_MPI_Op_create(function, commute, op);
 }
@@ -12882,7 +12882,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Open_port(MPI_Info info, char *p
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Open_port(MPI_Info info, char *port_name)
 {
-    CG_ARGS_CALL(MPI_Open_port, (info, port_name), cgl_thunk_code, 3, 0, (info, port_name, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, info); CG_ARG_WORD(2, port_name));
+    CG_ARGS_CALL(MPI_Open_port, (info, port_name), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, info); CG_ARG_WORD(2, port_name));
     CG_SHORT_CALL(MPI_Open_port, (info, port_name), cgl_thunk_code);
     return cgl_gp_MPI_Open_port(info, port_name);
 }
@@ -12912,7 +12912,7 @@ static __attribute__((noinline)) MPI_Op cgl_gp_MPI_Op_f2c(int op)
 CG_LEFT_FUNCTION(cgl_left_MPI_Op_f2c, __typeof__(((struct cgl_fr_MPI_Op_f2c *)0)->cgl_ret));
 static __attribute__((noinline)) MPI_Op cgl_sl_MPI_Op_f2c(int op)
 {
-    CG_ARGS_CALL(MPI_Op_f2c, (op), CG_NO_CODE, 2, 0, (op, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, op));
+    CG_ARGS_CALL(MPI_Op_f2c, (op), CG_NO_CODE, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, op));
     CG_SHORT_CALL(MPI_Op_f2c, (op), CG_NO_CODE);
     return cgl_gp_MPI_Op_f2c(op);
 }
@@ -12941,7 +12941,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Op_free(MPI_Op *op)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Op_free(MPI_Op *op)
 {
-    CG_ARGS_CALL(MPI_Op_free, (op), cgl_thunk_code, 2, 0, (op, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, op));
+    CG_ARGS_CALL(MPI_Op_free, (op), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, op));
     CG_SHORT_CALL(MPI_Op_free, (op), cgl_thunk_code);
     return cgl_gp_MPI_Op_free(op);
 }
@@ -12981,7 +12981,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Pack_external(const char datarep
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position)
 {
-    CG_ARGS_CALL(MPI_Pack_external, (datarep, inbuf, incount, datatype, outbuf, outsize, position), cgl_thunk_code, 7, 0, (datarep, inbuf, incount, datatype, outbuf, outsize, position, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, inbuf); CG_ARG_WORD(2, incount); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, outbuf); CG_ARG_WORD(5, outsize); CG_ARG_WORD(6, position));
+    CG_ARGS_CALL(MPI_Pack_external, (datarep, inbuf, incount, datatype, outbuf, outsize, position), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, inbuf); CG_ARG_WORD(2, incount); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, outbuf); CG_ARG_WORD(5, outsize); CG_ARG_WORD(6, position));
     CG_SHORT_CALL(MPI_Pack_external, (datarep, inbuf, incount, datatype, outbuf, outsize, position), cgl_thunk_code);
     return cgl_gp_MPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position);
 }
@@ -13015,7 +13015,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Pack_external_size(const char da
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size)
 {
-    CG_ARGS_CALL(MPI_Pack_external_size, (datarep, incount, datatype, size), cgl_thunk_code, 4, 0, (datarep, incount, datatype, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, incount); CG_ARG_WORD(2, datatype); CG_ARG_WORD(3, size));
+    CG_ARGS_CALL(MPI_Pack_external_size, (datarep, incount, datatype, size), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, incount); CG_ARG_WORD(2, datatype); CG_ARG_WORD(3, size));
     CG_SHORT_CALL(MPI_Pack_external_size, (datarep, incount, datatype, size), cgl_thunk_code);
     return cgl_gp_MPI_Pack_external_size(datarep, incount, datatype, size);
 }
@@ -13056,7 +13056,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Pack(const void *inbuf, int inco
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm)
 {
-    CG_ARGS_CALL(MPI_Pack, (inbuf, incount, datatype, outbuf, outsize, position, comm), cgl_thunk_code, 8, 0, (inbuf, incount, datatype, outbuf, outsize, position, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, inbuf); CG_ARG_WORD(2, incount); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, outbuf); CG_ARG_WORD(5, outsize); CG_ARG_WORD(6, position); CG_ARG_WORD(7, comm));
+    CG_ARGS_CALL(MPI_Pack, (inbuf, incount, datatype, outbuf, outsize, position, comm), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, inbuf); CG_ARG_WORD(2, incount); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, outbuf); CG_ARG_WORD(5, outsize); CG_ARG_WORD(6, position); CG_ARG_WORD(7, comm));
     CG_SHORT_CALL(MPI_Pack, (inbuf, incount, datatype, outbuf, outsize, position, comm), cgl_thunk_code);
     return cgl_gp_MPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm);
 }
@@ -13091,7 +13091,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Pack_size(int incount, MPI_Datat
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
-    CG_ARGS_CALL(MPI_Pack_size, (incount, datatype, comm, size), cgl_thunk_code, 5, 0, (incount, datatype, comm, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, incount); CG_ARG_WORD(2, datatype); CG_ARG_WORD(3, comm); CG_ARG_WORD(4, size));
+    CG_ARGS_CALL(MPI_Pack_size, (incount, datatype, comm, size), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, incount); CG_ARG_WORD(2, datatype); CG_ARG_WORD(3, comm); CG_ARG_WORD(4, size));
     CG_SHORT_CALL(MPI_Pack_size, (incount, datatype, comm, size), cgl_thunk_code);
     return cgl_gp_MPI_Pack_size(incount, datatype, comm, size);
 }
@@ -13129,7 +13129,7 @@ static __attribute__((noinline)) int cgl_sl_MPI_Probe(int source, int tag, MPI_C
 {
     CG_WAIT_ARGS(MPI_Probe, (uint64_t)(int64_t)source, (uint64_t)(int64_t)tag, (uint64_t)(uintptr_t)comm);
     CG_BLOCKING_CALL(MPI_Probe, (source, tag, comm, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Probe, (source, tag, comm, status), cgl_thunk_code, 5, 0, (source, tag, comm, status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, source); CG_ARG_WORD(2, tag); CG_ARG_WORD(3, comm); CG_ARG_WORD(4, status));
+    CG_ARGS_CALL(MPI_Probe, (source, tag, comm, status), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, source); CG_ARG_WORD(2, tag); CG_ARG_WORD(3, comm); CG_ARG_WORD(4, status));
     CG_SHORT_CALL(MPI_Probe, (source, tag, comm, status), cgl_thunk_code);
     return cgl_gp_MPI_Probe(source, tag, comm, status);
 }
@@ -13204,7 +13204,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Put(const void *origin_addr, int
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    CG_ARGS_CALL(MPI_Put, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win), cgl_thunk_code, 9, 0, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, origin_addr); CG_ARG_WORD(2, origin_count); CG_ARG_WORD(3, origin_datatype); CG_ARG_WORD(4, target_rank); CG_ARG_WORD(5, target_disp); CG_ARG_WORD(6, target_count); CG_ARG_WORD(7, target_datatype); CG_ARG_WORD(8, win));
+    CG_ARGS_CALL(MPI_Put, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, origin_addr); CG_ARG_WORD(2, origin_count); CG_ARG_WORD(3, origin_datatype); CG_ARG_WORD(4, target_rank); CG_ARG_WORD(5, target_disp); CG_ARG_WORD(6, target_count); CG_ARG_WORD(7, target_datatype); CG_ARG_WORD(8, win));
     CG_SHORT_CALL(MPI_Put, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win), cgl_thunk_code);
     return cgl_gp_MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
@@ -13233,7 +13233,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Query_thread(int *provided)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Query_thread(int *provided)
 {
-    CG_ARGS_CALL(MPI_Query_thread, (provided), cgl_thunk_code, 2, 0, (provided, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, provided));
+    CG_ARGS_CALL(MPI_Query_thread, (provided), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, provided));
     CG_SHORT_CALL(MPI_Query_thread, (provided), cgl_thunk_code);
     return cgl_gp_MPI_Query_thread(provided);
 }
@@ -13280,7 +13280,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Raccumulate(const void *origin_a
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Raccumulate, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request), cgl_thunk_code, 11, 0, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, origin_addr); CG_ARG_WORD(2, origin_count); CG_ARG_WORD(3, origin_datatype); CG_ARG_WORD(4, target_rank); CG_ARG_WORD(5, target_disp); CG_ARG_WORD(6, target_count); CG_ARG_WORD(7, target_datatype); CG_ARG_WORD(8, op); CG_ARG_WORD(9, win); CG_ARG_WORD(10, request));
+    CG_ARGS_CALL(MPI_Raccumulate, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request), cgl_thunk_code, 11, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, origin_addr); CG_ARG_WORD(2, origin_count); CG_ARG_WORD(3, origin_datatype); CG_ARG_WORD(4, target_rank); CG_ARG_WORD(5, target_disp); CG_ARG_WORD(6, target_count); CG_ARG_WORD(7, target_datatype); CG_ARG_WORD(8, op); CG_ARG_WORD(9, win); CG_ARG_WORD(10, request));
     CG_SHORT_CALL(MPI_Raccumulate, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request), cgl_thunk_code);
     return cgl_gp_MPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 }
@@ -13321,7 +13321,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Recv_init(void *buf, int count, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Recv_init, (buf, count, datatype, source, tag, comm, request), cgl_thunk_code, 8, 0, (buf, count, datatype, source, tag, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, source); CG_ARG_WORD(5, tag); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, request));
+    CG_ARGS_CALL(MPI_Recv_init, (buf, count, datatype, source, tag, comm, request), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, source); CG_ARG_WORD(5, tag); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, request));
     CG_SHORT_CALL(MPI_Recv_init, (buf, count, datatype, source, tag, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Recv_init(buf, count, datatype, source, tag, comm, request);
 }
@@ -13365,7 +13365,7 @@ static __attribute__((noinline)) int cgl_sl_MPI_Recv(void *buf, int count, MPI_D
 {
     CG_WAIT_ARGS(MPI_Recv, (uint64_t)(int64_t)source, (uint64_t)(int64_t)tag, (uint64_t)(uintptr_t)comm);
     CG_BLOCKING_CALL(MPI_Recv, (buf, count, datatype, source, tag, comm, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Recv, (buf, count, datatype, source, tag, comm, status), cgl_thunk_code, 8, 0, (buf, count, datatype, source, tag, comm, status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, source); CG_ARG_WORD(5, tag); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, status));
+    CG_ARGS_CALL(MPI_Recv, (buf, count, datatype, source, tag, comm, status), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, source); CG_ARG_WORD(5, tag); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, status));
     CG_SHORT_CALL(MPI_Recv, (buf, count, datatype, source, tag, comm, status), cgl_thunk_code);
     return cgl_gp_MPI_Recv(buf, count, datatype, source, tag, comm, status);
 }
@@ -13407,7 +13407,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Reduce(const void *sendbuf, void
 static __attribute__((noinline)) int cgl_sl_MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
     CG_BLOCKING_CALL(MPI_Reduce, (sendbuf, recvbuf, count, datatype, op, root, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Reduce, (sendbuf, recvbuf, count, datatype, op, root, comm), cgl_thunk_code, 8, 0, (sendbuf, recvbuf, count, datatype, op, root, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, recvbuf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op); CG_ARG_WORD(6, root); CG_ARG_WORD(7, comm));
+    CG_ARGS_CALL(MPI_Reduce, (sendbuf, recvbuf, count, datatype, op, root, comm), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, recvbuf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op); CG_ARG_WORD(6, root); CG_ARG_WORD(7, comm));
     CG_SHORT_CALL(MPI_Reduce, (sendbuf, recvbuf, count, datatype, op, root, comm), cgl_thunk_code);
     return cgl_gp_MPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
 }
@@ -13450,7 +13450,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ireduce(const void *sendbuf, voi
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Ireduce, (sendbuf, recvbuf, count, datatype, op, root, comm, request), cgl_thunk_code, 9, 0, (sendbuf, recvbuf, count, datatype, op, root, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, recvbuf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op); CG_ARG_WORD(6, root); CG_ARG_WORD(7, comm); CG_ARG_WORD(8, request));
+    CG_ARGS_CALL(MPI_Ireduce, (sendbuf, recvbuf, count, datatype, op, root, comm, request), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, recvbuf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op); CG_ARG_WORD(6, root); CG_ARG_WORD(7, comm); CG_ARG_WORD(8, request));
     CG_SHORT_CALL(MPI_Ireduce, (sendbuf, recvbuf, count, datatype, op, root, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
 }
@@ -13487,7 +13487,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Reduce_local(const void *inbuf, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
 {
-    CG_ARGS_CALL(MPI_Reduce_local, (inbuf, inoutbuf, count, datatype, op), cgl_thunk_code, 6, 0, (inbuf, inoutbuf, count, datatype, op, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, inbuf); CG_ARG_WORD(2, inoutbuf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op));
+    CG_ARGS_CALL(MPI_Reduce_local, (inbuf, inoutbuf, count, datatype, op), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, inbuf); CG_ARG_WORD(2, inoutbuf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op));
     CG_SHORT_CALL(MPI_Reduce_local, (inbuf, inoutbuf, count, datatype, op), cgl_thunk_code);
     return cgl_gp_MPI_Reduce_local(inbuf, inoutbuf, count, datatype, op);
 }
@@ -13526,7 +13526,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Reduce_scatter(const void *sendb
 static __attribute__((noinline)) int cgl_sl_MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     CG_BLOCKING_CALL(MPI_Reduce_scatter, (sendbuf, recvbuf, recvcounts, datatype, op, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Reduce_scatter, (sendbuf, recvbuf, recvcounts, datatype, op, comm), cgl_thunk_code, 6, 0, (sendbuf, recvbuf, recvcounts, datatype, op, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, recvbuf); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, op); CG_ARG_WORD(5, comm));
+    CG_ARGS_CALL(MPI_Reduce_scatter, (sendbuf, recvbuf, recvcounts, datatype, op, comm), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, recvbuf); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, op); CG_ARG_WORD(5, comm));
     CG_SHORT_CALL(MPI_Reduce_scatter, (sendbuf, recvbuf, recvcounts, datatype, op, comm), cgl_thunk_code);
     return cgl_gp_MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
@@ -13566,7 +13566,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ireduce_scatter(const void *send
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Ireduce_scatter, (sendbuf, recvbuf, recvcounts, datatype, op, comm, request), cgl_thunk_code, 7, 0, (sendbuf, recvbuf, recvcounts, datatype, op, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, recvbuf); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, op); CG_ARG_WORD(5, comm); CG_ARG_WORD(6, request));
+    CG_ARGS_CALL(MPI_Ireduce_scatter, (sendbuf, recvbuf, recvcounts, datatype, op, comm, request), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, recvbuf); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, op); CG_ARG_WORD(5, comm); CG_ARG_WORD(6, request));
     CG_SHORT_CALL(MPI_Ireduce_scatter, (sendbuf, recvbuf, recvcounts, datatype, op, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
 }
@@ -13606,7 +13606,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Reduce_scatter_block(const void 
 static __attribute__((noinline)) int cgl_sl_MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     CG_BLOCKING_CALL(MPI_Reduce_scatter_block, (sendbuf, recvbuf, recvcount, datatype, op, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Reduce_scatter_block, (sendbuf, recvbuf, recvcount, datatype, op, comm), cgl_thunk_code, 7, 0, (sendbuf, recvbuf, recvcount, datatype, op, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, recvbuf); CG_ARG_WORD(3, recvcount); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op); CG_ARG_WORD(6, comm));
+    CG_ARGS_CALL(MPI_Reduce_scatter_block, (sendbuf, recvbuf, recvcount, datatype, op, comm), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, recvbuf); CG_ARG_WORD(3, recvcount); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op); CG_ARG_WORD(6, comm));
     CG_SHORT_CALL(MPI_Reduce_scatter_block, (sendbuf, recvbuf, recvcount, datatype, op, comm), cgl_thunk_code);
     return cgl_gp_MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
@@ -13647,7 +13647,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ireduce_scatter_block(const void
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Ireduce_scatter_block, (sendbuf, recvbuf, recvcount, datatype, op, comm, request), cgl_thunk_code, 8, 0, (sendbuf, recvbuf, recvcount, datatype, op, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, recvbuf); CG_ARG_WORD(3, recvcount); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, request));
+    CG_ARGS_CALL(MPI_Ireduce_scatter_block, (sendbuf, recvbuf, recvcount, datatype, op, comm, request), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, recvbuf); CG_ARG_WORD(3, recvcount); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, request));
     CG_SHORT_CALL(MPI_Ireduce_scatter_block, (sendbuf, recvbuf, recvcount, datatype, op, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
 }
@@ -13713,7 +13713,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Request_c2f(MPI_Request request)
 CG_LEFT_FUNCTION(cgl_left_MPI_Request_c2f, __typeof__(((struct cgl_fr_MPI_Request_c2f *)0)->cgl_ret));
 static __attribute__((noinline)) int cgl_sl_MPI_Request_c2f(MPI_Request request)
 {
-    CG_ARGS_CALL(MPI_Request_c2f, (request), CG_NO_CODE, 2, 0, (request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, request));
+    CG_ARGS_CALL(MPI_Request_c2f, (request), CG_NO_CODE, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, request));
     CG_SHORT_CALL(MPI_Request_c2f, (request), CG_NO_CODE);
     return cgl_gp_MPI_Request_c2f(request);
 }
@@ -13743,7 +13743,7 @@ static __attribute__((noinline)) MPI_Request cgl_gp_MPI_Request_f2c(int request)
 CG_LEFT_FUNCTION(cgl_left_MPI_Request_f2c, __typeof__(((struct cgl_fr_MPI_Request_f2c *)0)->cgl_ret));
 static __attribute__((noinline)) MPI_Request cgl_sl_MPI_Request_f2c(int request)
 {
-    CG_ARGS_CALL(MPI_Request_f2c, (request), CG_NO_CODE, 2, 0, (request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, request));
+    CG_ARGS_CALL(MPI_Request_f2c, (request), CG_NO_CODE, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, request));
     CG_SHORT_CALL(MPI_Request_f2c, (request), CG_NO_CODE);
     return cgl_gp_MPI_Request_f2c(request);
 }
@@ -13772,7 +13772,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Request_free(MPI_Request *reques
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Request_free(MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Request_free, (request), cgl_thunk_code, 2, 0, (request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, request));
+    CG_ARGS_CALL(MPI_Request_free, (request), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, request));
     CG_SHORT_CALL(MPI_Request_free, (request), cgl_thunk_code);
     return cgl_gp_MPI_Request_free(request);
 }
@@ -13805,7 +13805,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Request_get_status(MPI_Request r
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
-    CG_ARGS_CALL(MPI_Request_get_status, (request, flag, status), cgl_thunk_code, 4, 0, (request, flag, status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, request); CG_ARG_WORD(2, flag); CG_ARG_WORD(3, status));
+    CG_ARGS_CALL(MPI_Request_get_status, (request, flag, status), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, request); CG_ARG_WORD(2, flag); CG_ARG_WORD(3, status));
     CG_SHORT_CALL(MPI_Request_get_status, (request, flag, status), cgl_thunk_code);
     return cgl_gp_MPI_Request_get_status(request, flag, status);
 }
@@ -13850,7 +13850,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Rget(void *origin_addr, int orig
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Rget, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request), cgl_thunk_code, 10, 0, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, origin_addr); CG_ARG_WORD(2, origin_count); CG_ARG_WORD(3, origin_datatype); CG_ARG_WORD(4, target_rank); CG_ARG_WORD(5, target_disp); CG_ARG_WORD(6, target_count); CG_ARG_WORD(7, target_datatype); CG_ARG_WORD(8, win); CG_ARG_WORD(9, request));
+    CG_ARGS_CALL(MPI_Rget, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request), cgl_thunk_code, 10, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, origin_addr); CG_ARG_WORD(2, origin_count); CG_ARG_WORD(3, origin_datatype); CG_ARG_WORD(4, target_rank); CG_ARG_WORD(5, target_disp); CG_ARG_WORD(6, target_count); CG_ARG_WORD(7, target_datatype); CG_ARG_WORD(8, win); CG_ARG_WORD(9, request));
     CG_SHORT_CALL(MPI_Rget, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request), cgl_thunk_code);
     return cgl_gp_MPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
 }
@@ -13903,7 +13903,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Rget_accumulate(const void *orig
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Rget_accumulate, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request), cgl_thunk_code, 14, 0, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, origin_addr); CG_ARG_WORD(2, origin_count); CG_ARG_WORD(3, origin_datatype); CG_ARG_WORD(4, result_addr); CG_ARG_WORD(5, result_count); CG_ARG_WORD(6, result_datatype); CG_ARG_WORD(7, target_rank); CG_ARG_WORD(8, target_disp); CG_ARG_WORD(9, target_count); CG_ARG_WORD(10, target_datatype); CG_ARG_WORD(11, op); CG_ARG_WORD(12, win); CG_ARG_WORD(13, request));
+    CG_ARGS_CALL(MPI_Rget_accumulate, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request), cgl_thunk_code, 14, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, origin_addr); CG_ARG_WORD(2, origin_count); CG_ARG_WORD(3, origin_datatype); CG_ARG_WORD(4, result_addr); CG_ARG_WORD(5, result_count); CG_ARG_WORD(6, result_datatype); CG_ARG_WORD(7, target_rank); CG_ARG_WORD(8, target_disp); CG_ARG_WORD(9, target_count); CG_ARG_WORD(10, target_datatype); CG_ARG_WORD(11, op); CG_ARG_WORD(12, win); CG_ARG_WORD(13, request));
     CG_SHORT_CALL(MPI_Rget_accumulate, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request), cgl_thunk_code);
     return cgl_gp_MPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 }
@@ -13948,7 +13948,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Rput(const void *origin_addr, in
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_cout, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Rput, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_cout, target_datatype, win, request), cgl_thunk_code, 10, 0, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_cout, target_datatype, win, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, origin_addr); CG_ARG_WORD(2, origin_count); CG_ARG_WORD(3, origin_datatype); CG_ARG_WORD(4, target_rank); CG_ARG_WORD(5, target_disp); CG_ARG_WORD(6, target_cout); CG_ARG_WORD(7, target_datatype); CG_ARG_WORD(8, win); CG_ARG_WORD(9, request));
+    CG_ARGS_CALL(MPI_Rput, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_cout, target_datatype, win, request), cgl_thunk_code, 10, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, origin_addr); CG_ARG_WORD(2, origin_count); CG_ARG_WORD(3, origin_datatype); CG_ARG_WORD(4, target_rank); CG_ARG_WORD(5, target_disp); CG_ARG_WORD(6, target_cout); CG_ARG_WORD(7, target_datatype); CG_ARG_WORD(8, win); CG_ARG_WORD(9, request));
     CG_SHORT_CALL(MPI_Rput, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_cout, target_datatype, win, request), cgl_thunk_code);
     return cgl_gp_MPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_cout, target_datatype, win, request);
 }
@@ -13988,7 +13988,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Rsend(const void *ibuf, int coun
 static __attribute__((noinline)) int cgl_sl_MPI_Rsend(const void *ibuf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     CG_BLOCKING_CALL(MPI_Rsend, (ibuf, count, datatype, dest, tag, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Rsend, (ibuf, count, datatype, dest, tag, comm), cgl_thunk_code, 7, 0, (ibuf, count, datatype, dest, tag, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ibuf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, dest); CG_ARG_WORD(5, tag); CG_ARG_WORD(6, comm));
+    CG_ARGS_CALL(MPI_Rsend, (ibuf, count, datatype, dest, tag, comm), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ibuf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, dest); CG_ARG_WORD(5, tag); CG_ARG_WORD(6, comm));
     CG_SHORT_CALL(MPI_Rsend, (ibuf, count, datatype, dest, tag, comm), cgl_thunk_code);
     return cgl_gp_MPI_Rsend(ibuf, count, datatype, dest, tag, comm);
 }
@@ -14029,7 +14029,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Rsend_init(const void *buf, int 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Rsend_init, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code, 8, 0, (buf, count, datatype, dest, tag, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, dest); CG_ARG_WORD(5, tag); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, request));
+    CG_ARGS_CALL(MPI_Rsend_init, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, dest); CG_ARG_WORD(5, tag); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, request));
     CG_SHORT_CALL(MPI_Rsend_init, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
 }
@@ -14069,7 +14069,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Scan(const void *sendbuf, void *
 static __attribute__((noinline)) int cgl_sl_MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     CG_BLOCKING_CALL(MPI_Scan, (sendbuf, recvbuf, count, datatype, op, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Scan, (sendbuf, recvbuf, count, datatype, op, comm), cgl_thunk_code, 7, 0, (sendbuf, recvbuf, count, datatype, op, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, recvbuf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op); CG_ARG_WORD(6, comm));
+    CG_ARGS_CALL(MPI_Scan, (sendbuf, recvbuf, count, datatype, op, comm), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, recvbuf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op); CG_ARG_WORD(6, comm));
     CG_SHORT_CALL(MPI_Scan, (sendbuf, recvbuf, count, datatype, op, comm), cgl_thunk_code);
     return cgl_gp_MPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
 }
@@ -14110,7 +14110,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Iscan(const void *sendbuf, void 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Iscan, (sendbuf, recvbuf, count, datatype, op, comm, request), cgl_thunk_code, 8, 0, (sendbuf, recvbuf, count, datatype, op, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, recvbuf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, request));
+    CG_ARGS_CALL(MPI_Iscan, (sendbuf, recvbuf, count, datatype, op, comm, request), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, recvbuf); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, request));
     CG_SHORT_CALL(MPI_Iscan, (sendbuf, recvbuf, count, datatype, op, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
@@ -14154,7 +14154,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Scatter(const void *sendbuf, int
 static __attribute__((noinline)) int cgl_sl_MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     CG_BLOCKING_CALL(MPI_Scatter, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Scatter, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm), cgl_thunk_code, 9, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvcount); CG_ARG_WORD(6, recvtype); CG_ARG_WORD(7, root); CG_ARG_WORD(8, comm));
+    CG_ARGS_CALL(MPI_Scatter, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvcount); CG_ARG_WORD(6, recvtype); CG_ARG_WORD(7, root); CG_ARG_WORD(8, comm));
     CG_SHORT_CALL(MPI_Scatter, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm), cgl_thunk_code);
     return cgl_gp_MPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
@@ -14199,7 +14199,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Iscatter(const void *sendbuf, in
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Iscatter, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request), cgl_thunk_code, 10, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvcount); CG_ARG_WORD(6, recvtype); CG_ARG_WORD(7, root); CG_ARG_WORD(8, comm); CG_ARG_WORD(9, request));
+    CG_ARGS_CALL(MPI_Iscatter, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request), cgl_thunk_code, 10, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, recvbuf); CG_ARG_WORD(5, recvcount); CG_ARG_WORD(6, recvtype); CG_ARG_WORD(7, root); CG_ARG_WORD(8, comm); CG_ARG_WORD(9, request));
     CG_SHORT_CALL(MPI_Iscatter, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
@@ -14243,7 +14243,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Scatterv(const void *sendbuf, co
 static __attribute__((noinline)) int cgl_sl_MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     CG_BLOCKING_CALL(MPI_Scatterv, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Scatterv, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm), cgl_thunk_code, 8, 0, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendtype); CG_ARG_WORD(3, recvbuf); CG_ARG_WORD(4, recvcount); CG_ARG_WORD(5, recvtype); CG_ARG_WORD(6, root); CG_ARG_WORD(7, comm));
+    CG_ARGS_CALL(MPI_Scatterv, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendtype); CG_ARG_WORD(3, recvbuf); CG_ARG_WORD(4, recvcount); CG_ARG_WORD(5, recvtype); CG_ARG_WORD(6, root); CG_ARG_WORD(7, comm));
     CG_SHORT_CALL(MPI_Scatterv, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm), cgl_thunk_code);
     return cgl_gp_MPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
@@ -14288,7 +14288,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Iscatterv(const void *sendbuf, c
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Iscatterv, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request), cgl_thunk_code, 9, 0, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendtype); CG_ARG_WORD(3, recvbuf); CG_ARG_WORD(4, recvcount); CG_ARG_WORD(5, recvtype); CG_ARG_WORD(6, root); CG_ARG_WORD(7, comm); CG_ARG_WORD(8, request));
+    CG_ARGS_CALL(MPI_Iscatterv, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendtype); CG_ARG_WORD(3, recvbuf); CG_ARG_WORD(4, recvcount); CG_ARG_WORD(5, recvtype); CG_ARG_WORD(6, root); CG_ARG_WORD(7, comm); CG_ARG_WORD(8, request));
     CG_SHORT_CALL(MPI_Iscatterv, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
@@ -14329,7 +14329,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Send_init(const void *buf, int c
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Send_init, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code, 8, 0, (buf, count, datatype, dest, tag, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, dest); CG_ARG_WORD(5, tag); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, request));
+    CG_ARGS_CALL(MPI_Send_init, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, dest); CG_ARG_WORD(5, tag); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, request));
     CG_SHORT_CALL(MPI_Send_init, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Send_init(buf, count, datatype, dest, tag, comm, request);
 }
@@ -14371,7 +14371,7 @@ static __attribute__((noinline)) int cgl_sl_MPI_Send(const void *buf, int count,
 {
     CG_WAIT_ARGS(MPI_Send, (uint64_t)(int64_t)dest, (uint64_t)(int64_t)tag, (uint64_t)(uintptr_t)comm);
     CG_BLOCKING_CALL(MPI_Send, (buf, count, datatype, dest, tag, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Send, (buf, count, datatype, dest, tag, comm), cgl_thunk_code, 7, 0, (buf, count, datatype, dest, tag, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, dest); CG_ARG_WORD(5, tag); CG_ARG_WORD(6, comm));
+    CG_ARGS_CALL(MPI_Send, (buf, count, datatype, dest, tag, comm), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, dest); CG_ARG_WORD(5, tag); CG_ARG_WORD(6, comm));
     CG_SHORT_CALL(MPI_Send, (buf, count, datatype, dest, tag, comm), cgl_thunk_code);
     return cgl_gp_MPI_Send(buf, count, datatype, dest, tag, comm);
 }
@@ -14425,7 +14425,7 @@ static __attribute__((noinline)) int cgl_sl_MPI_Sendrecv(const void *sendbuf, in
 {
     CG_WAIT_ARGS(MPI_Sendrecv, (uint64_t)(int64_t)dest, (uint64_t)(int64_t)source, (uint64_t)(int64_t)recvtag, (uint64_t)(uintptr_t)comm);
     CG_BLOCKING_CALL(MPI_Sendrecv, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Sendrecv, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status), cgl_thunk_code, 13, 0, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, dest); CG_ARG_WORD(5, sendtag); CG_ARG_WORD(6, recvbuf); CG_ARG_WORD(7, recvcount); CG_ARG_WORD(8, recvtype); CG_ARG_WORD(9, source); CG_ARG_WORD(10, recvtag); CG_ARG_WORD(11, comm); CG_ARG_WORD(12, status));
+    CG_ARGS_CALL(MPI_Sendrecv, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status), cgl_thunk_code, 13, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuf); CG_ARG_WORD(2, sendcount); CG_ARG_WORD(3, sendtype); CG_ARG_WORD(4, dest); CG_ARG_WORD(5, sendtag); CG_ARG_WORD(6, recvbuf); CG_ARG_WORD(7, recvcount); CG_ARG_WORD(8, recvtype); CG_ARG_WORD(9, source); CG_ARG_WORD(10, recvtag); CG_ARG_WORD(11, comm); CG_ARG_WORD(12, status));
     CG_SHORT_CALL(MPI_Sendrecv, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status), cgl_thunk_code);
     return cgl_gp_MPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
 }
@@ -14471,7 +14471,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Sendrecv_replace(void *buf, int 
 static __attribute__((noinline)) int cgl_sl_MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     CG_BLOCKING_CALL(MPI_Sendrecv_replace, (buf, count, datatype, dest, sendtag, source, recvtag, comm, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Sendrecv_replace, (buf, count, datatype, dest, sendtag, source, recvtag, comm, status), cgl_thunk_code, 10, 0, (buf, count, datatype, dest, sendtag, source, recvtag, comm, status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, dest); CG_ARG_WORD(5, sendtag); CG_ARG_WORD(6, source); CG_ARG_WORD(7, recvtag); CG_ARG_WORD(8, comm); CG_ARG_WORD(9, status));
+    CG_ARGS_CALL(MPI_Sendrecv_replace, (buf, count, datatype, dest, sendtag, source, recvtag, comm, status), cgl_thunk_code, 10, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, dest); CG_ARG_WORD(5, sendtag); CG_ARG_WORD(6, source); CG_ARG_WORD(7, recvtag); CG_ARG_WORD(8, comm); CG_ARG_WORD(9, status));
     CG_SHORT_CALL(MPI_Sendrecv_replace, (buf, count, datatype, dest, sendtag, source, recvtag, comm, status), cgl_thunk_code);
     return cgl_gp_MPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
 }
@@ -14512,7 +14512,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ssend_init(const void *buf, int 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Ssend_init, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code, 8, 0, (buf, count, datatype, dest, tag, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, dest); CG_ARG_WORD(5, tag); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, request));
+    CG_ARGS_CALL(MPI_Ssend_init, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, dest); CG_ARG_WORD(5, tag); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, request));
     CG_SHORT_CALL(MPI_Ssend_init, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
 }
@@ -14554,7 +14554,7 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ssend(const void *buf, int count
 {
     CG_WAIT_ARGS(MPI_Ssend, (uint64_t)(int64_t)dest, (uint64_t)(int64_t)tag, (uint64_t)(uintptr_t)comm);
     CG_BLOCKING_CALL(MPI_Ssend, (buf, count, datatype, dest, tag, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Ssend, (buf, count, datatype, dest, tag, comm), cgl_thunk_code, 7, 0, (buf, count, datatype, dest, tag, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, dest); CG_ARG_WORD(5, tag); CG_ARG_WORD(6, comm));
+    CG_ARGS_CALL(MPI_Ssend, (buf, count, datatype, dest, tag, comm), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buf); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, dest); CG_ARG_WORD(5, tag); CG_ARG_WORD(6, comm));
     CG_SHORT_CALL(MPI_Ssend, (buf, count, datatype, dest, tag, comm), cgl_thunk_code);
     return cgl_gp_MPI_Ssend(buf, count, datatype, dest, tag, comm);
 }
@@ -14583,7 +14583,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Start(MPI_Request *request)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Start(MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Start, (request), cgl_thunk_code, 2, 0, (request, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, request));
+    CG_ARGS_CALL(MPI_Start, (request), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, request));
     CG_SHORT_CALL(MPI_Start, (request), cgl_thunk_code);
     return cgl_gp_MPI_Start(request);
 }
@@ -14613,7 +14613,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Startall(int count, MPI_Request 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Startall(int count, MPI_Request array_of_requests[])
 {
-    CG_ARGS_CALL(MPI_Startall, (count, array_of_requests), cgl_thunk_code, 2, 0, (count, array_of_requests, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count));
+    CG_ARGS_CALL(MPI_Startall, (count, array_of_requests), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count));
     CG_SHORT_CALL(MPI_Startall, (count, array_of_requests), cgl_thunk_code);
     return cgl_gp_MPI_Startall(count, array_of_requests);
 }
@@ -14644,7 +14644,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Status_c2f(const MPI_Status *c_s
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Status_c2f(const MPI_Status *c_status, int *f_status)
 {
-    CG_ARGS_CALL(MPI_Status_c2f, (c_status, f_status), cgl_thunk_code, 3, 0, (c_status, f_status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, c_status); CG_ARG_WORD(2, f_status));
+    CG_ARGS_CALL(MPI_Status_c2f, (c_status, f_status), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, c_status); CG_ARG_WORD(2, f_status));
     CG_SHORT_CALL(MPI_Status_c2f, (c_status, f_status), cgl_thunk_code);
     return cgl_gp_MPI_Status_c2f(c_status, f_status);
 }
@@ -14675,7 +14675,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Status_f2c(const int *f_status, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Status_f2c(const int *f_status, MPI_Status *c_status)
 {
-    CG_ARGS_CALL(MPI_Status_f2c, (f_status, c_status), cgl_thunk_code, 3, 0, (f_status, c_status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, f_status); CG_ARG_WORD(2, c_status));
+    CG_ARGS_CALL(MPI_Status_f2c, (f_status, c_status), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, f_status); CG_ARG_WORD(2, c_status));
     CG_SHORT_CALL(MPI_Status_f2c, (f_status, c_status), cgl_thunk_code);
     return cgl_gp_MPI_Status_f2c(f_status, c_status);
 }
@@ -14706,7 +14706,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Status_set_cancelled(MPI_Status 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
-    CG_ARGS_CALL(MPI_Status_set_cancelled, (status, flag), cgl_thunk_code, 3, 0, (status, flag, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, status); CG_ARG_WORD(2, flag));
+    CG_ARGS_CALL(MPI_Status_set_cancelled, (status, flag), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, status); CG_ARG_WORD(2, flag));
     CG_SHORT_CALL(MPI_Status_set_cancelled, (status, flag), cgl_thunk_code);
     return cgl_gp_MPI_Status_set_cancelled(status, flag);
 }
@@ -14739,7 +14739,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Status_set_elements(MPI_Status *
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
 {
-    CG_ARGS_CALL(MPI_Status_set_elements, (status, datatype, count), cgl_thunk_code, 4, 0, (status, datatype, count, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, status); CG_ARG_WORD(2, datatype); CG_ARG_WORD(3, count));
+    CG_ARGS_CALL(MPI_Status_set_elements, (status, datatype, count), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, status); CG_ARG_WORD(2, datatype); CG_ARG_WORD(3, count));
     CG_SHORT_CALL(MPI_Status_set_elements, (status, datatype, count), cgl_thunk_code);
     return cgl_gp_MPI_Status_set_elements(status, datatype, count);
 }
@@ -14772,7 +14772,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Status_set_elements_x(MPI_Status
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
 {
-    CG_ARGS_CALL(MPI_Status_set_elements_x, (status, datatype, count), cgl_thunk_code, 4, 0, (status, datatype, count, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, status); CG_ARG_WORD(2, datatype); CG_ARG_WORD(3, count));
+    CG_ARGS_CALL(MPI_Status_set_elements_x, (status, datatype, count), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, status); CG_ARG_WORD(2, datatype); CG_ARG_WORD(3, count));
     CG_SHORT_CALL(MPI_Status_set_elements_x, (status, datatype, count), cgl_thunk_code);
     return cgl_gp_MPI_Status_set_elements_x(status, datatype, count);
 }
@@ -14805,7 +14805,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Testall(int count, MPI_Request a
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
 {
-    CG_ARGS_CALL(MPI_Testall, (count, array_of_requests, flag, array_of_statuses), cgl_thunk_code, 3, 0, (count, array_of_requests, flag, array_of_statuses, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, flag));
+    CG_ARGS_CALL(MPI_Testall, (count, array_of_requests, flag, array_of_statuses), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, flag));
     CG_SHORT_CALL(MPI_Testall, (count, array_of_requests, flag, array_of_statuses), cgl_thunk_code);
     return cgl_gp_MPI_Testall(count, array_of_requests, flag, array_of_statuses);
 }
@@ -14841,7 +14841,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Testany(int count, MPI_Request a
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
 {
-    CG_ARGS_CALL(MPI_Testany, (count, array_of_requests, index, flag, status), cgl_thunk_code, 5, 0, (count, array_of_requests, index, flag, status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, index); CG_ARG_WORD(3, flag); CG_ARG_WORD(4, status));
+    CG_ARGS_CALL(MPI_Testany, (count, array_of_requests, index, flag, status), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, index); CG_ARG_WORD(3, flag); CG_ARG_WORD(4, status));
     CG_SHORT_CALL(MPI_Testany, (count, array_of_requests, index, flag, status), cgl_thunk_code);
     return cgl_gp_MPI_Testany(count, array_of_requests, index, flag, status);
 }
@@ -14874,7 +14874,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Test(MPI_Request *request, int *
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
-    CG_ARGS_CALL(MPI_Test, (request, flag, status), cgl_thunk_code, 4, 0, (request, flag, status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, request); CG_ARG_WORD(2, flag); CG_ARG_WORD(3, status));
+    CG_ARGS_CALL(MPI_Test, (request, flag, status), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, request); CG_ARG_WORD(2, flag); CG_ARG_WORD(3, status));
     CG_SHORT_CALL(MPI_Test, (request, flag, status), cgl_thunk_code);
     return cgl_gp_MPI_Test(request, flag, status);
 }
@@ -14905,7 +14905,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Test_cancelled(const MPI_Status 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
-    CG_ARGS_CALL(MPI_Test_cancelled, (status, flag), cgl_thunk_code, 3, 0, (status, flag, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, status); CG_ARG_WORD(2, flag));
+    CG_ARGS_CALL(MPI_Test_cancelled, (status, flag), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, status); CG_ARG_WORD(2, flag));
     CG_SHORT_CALL(MPI_Test_cancelled, (status, flag), cgl_thunk_code);
     return cgl_gp_MPI_Test_cancelled(status, flag);
 }
@@ -14939,7 +14939,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Testsome(int incount, MPI_Reques
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
-    CG_ARGS_CALL(MPI_Testsome, (incount, array_of_requests, outcount, array_of_indices, array_of_statuses), cgl_thunk_code, 3, 0, (incount, array_of_requests, outcount, array_of_indices, array_of_statuses, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, incount); CG_ARG_WORD(2, outcount));
+    CG_ARGS_CALL(MPI_Testsome, (incount, array_of_requests, outcount, array_of_indices, array_of_statuses), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, incount); CG_ARG_WORD(2, outcount));
     CG_SHORT_CALL(MPI_Testsome, (incount, array_of_requests, outcount, array_of_indices, array_of_statuses), cgl_thunk_code);
     return cgl_gp_MPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
@@ -14970,7 +14970,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Topo_test(MPI_Comm comm, int *st
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Topo_test(MPI_Comm comm, int *status)
 {
-    CG_ARGS_CALL(MPI_Topo_test, (comm, status), cgl_thunk_code, 3, 0, (comm, status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, status));
+    CG_ARGS_CALL(MPI_Topo_test, (comm, status), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, status));
     CG_SHORT_CALL(MPI_Topo_test, (comm, status), cgl_thunk_code);
     return cgl_gp_MPI_Topo_test(comm, status);
 }
@@ -15000,7 +15000,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_c2f(MPI_Datatype datatype)
 CG_LEFT_FUNCTION(cgl_left_MPI_Type_c2f, __typeof__(((struct cgl_fr_MPI_Type_c2f *)0)->cgl_ret));
 static __attribute__((noinline)) int cgl_sl_MPI_Type_c2f(MPI_Datatype datatype)
 {
-    CG_ARGS_CALL(MPI_Type_c2f, (datatype), CG_NO_CODE, 2, 0, (datatype, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, datatype));
+    CG_ARGS_CALL(MPI_Type_c2f, (datatype), CG_NO_CODE, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, datatype));
     CG_SHORT_CALL(MPI_Type_c2f, (datatype), CG_NO_CODE);
     return cgl_gp_MPI_Type_c2f(datatype);
 }
@@ -15029,7 +15029,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_commit(MPI_Datatype *type)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_commit(MPI_Datatype *type)
 {
-    CG_ARGS_CALL(MPI_Type_commit, (type), cgl_thunk_code, 2, 0, (type, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type));
+    CG_ARGS_CALL(MPI_Type_commit, (type), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type));
     CG_SHORT_CALL(MPI_Type_commit, (type), cgl_thunk_code);
     return cgl_gp_MPI_Type_commit(type);
 }
@@ -15062,7 +15062,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_contiguous(int count, MPI_D
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    CG_ARGS_CALL(MPI_Type_contiguous, (count, oldtype, newtype), cgl_thunk_code, 4, 0, (count, oldtype, newtype, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, oldtype); CG_ARG_WORD(3, newtype));
+    CG_ARGS_CALL(MPI_Type_contiguous, (count, oldtype, newtype), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, oldtype); CG_ARG_WORD(3, newtype));
     CG_SHORT_CALL(MPI_Type_contiguous, (count, oldtype, newtype), cgl_thunk_code);
     return cgl_gp_MPI_Type_contiguous(count, oldtype, newtype);
 }
@@ -15105,7 +15105,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_create_darray(int size, int
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_create_darray(int size, int rank, int ndims, const int gsize_array[], const int distrib_array[], const int darg_array[], const int psize_array[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    CG_ARGS_CALL(MPI_Type_create_darray, (size, rank, ndims, gsize_array, distrib_array, darg_array, psize_array, order, oldtype, newtype), cgl_thunk_code, 7, 0, (size, rank, ndims, gsize_array, distrib_array, darg_array, psize_array, order, oldtype, newtype, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, size); CG_ARG_WORD(2, rank); CG_ARG_WORD(3, ndims); CG_ARG_WORD(4, order); CG_ARG_WORD(5, oldtype); CG_ARG_WORD(6, newtype));
+    CG_ARGS_CALL(MPI_Type_create_darray, (size, rank, ndims, gsize_array, distrib_array, darg_array, psize_array, order, oldtype, newtype), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, size); CG_ARG_WORD(2, rank); CG_ARG_WORD(3, ndims); CG_ARG_WORD(4, order); CG_ARG_WORD(5, oldtype); CG_ARG_WORD(6, newtype));
     CG_SHORT_CALL(MPI_Type_create_darray, (size, rank, ndims, gsize_array, distrib_array, darg_array, psize_array, order, oldtype, newtype), cgl_thunk_code);
     return cgl_gp_MPI_Type_create_darray(size, rank, ndims, gsize_array, distrib_array, darg_array, psize_array, order, oldtype, newtype);
 }
@@ -15138,7 +15138,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_create_f90_complex(int p, i
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
-    CG_ARGS_CALL(MPI_Type_create_f90_complex, (p, r, newtype), cgl_thunk_code, 4, 0, (p, r, newtype, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, p); CG_ARG_WORD(2, r); CG_ARG_WORD(3, newtype));
+    CG_ARGS_CALL(MPI_Type_create_f90_complex, (p, r, newtype), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, p); CG_ARG_WORD(2, r); CG_ARG_WORD(3, newtype));
     CG_SHORT_CALL(MPI_Type_create_f90_complex, (p, r, newtype), cgl_thunk_code);
     return cgl_gp_MPI_Type_create_f90_complex(p, r, newtype);
 }
@@ -15169,7 +15169,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_create_f90_integer(int r, M
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
-    CG_ARGS_CALL(MPI_Type_create_f90_integer, (r, newtype), cgl_thunk_code, 3, 0, (r, newtype, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, r); CG_ARG_WORD(2, newtype));
+    CG_ARGS_CALL(MPI_Type_create_f90_integer, (r, newtype), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, r); CG_ARG_WORD(2, newtype));
     CG_SHORT_CALL(MPI_Type_create_f90_integer, (r, newtype), cgl_thunk_code);
     return cgl_gp_MPI_Type_create_f90_integer(r, newtype);
 }
@@ -15202,7 +15202,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_create_f90_real(int p, int 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
-    CG_ARGS_CALL(MPI_Type_create_f90_real, (p, r, newtype), cgl_thunk_code, 4, 0, (p, r, newtype, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, p); CG_ARG_WORD(2, r); CG_ARG_WORD(3, newtype));
+    CG_ARGS_CALL(MPI_Type_create_f90_real, (p, r, newtype), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, p); CG_ARG_WORD(2, r); CG_ARG_WORD(3, newtype));
     CG_SHORT_CALL(MPI_Type_create_f90_real, (p, r, newtype), cgl_thunk_code);
     return cgl_gp_MPI_Type_create_f90_real(p, r, newtype);
 }
@@ -15238,7 +15238,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_create_hindexed_block(int c
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    CG_ARGS_CALL(MPI_Type_create_hindexed_block, (count, blocklength, array_of_displacements, oldtype, newtype), cgl_thunk_code, 5, 0, (count, blocklength, array_of_displacements, oldtype, newtype, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, blocklength); CG_ARG_WORD(3, oldtype); CG_ARG_WORD(4, newtype));
+    CG_ARGS_CALL(MPI_Type_create_hindexed_block, (count, blocklength, array_of_displacements, oldtype, newtype), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, blocklength); CG_ARG_WORD(3, oldtype); CG_ARG_WORD(4, newtype));
     CG_SHORT_CALL(MPI_Type_create_hindexed_block, (count, blocklength, array_of_displacements, oldtype, newtype), cgl_thunk_code);
     return cgl_gp_MPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
 }
@@ -15273,7 +15273,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_create_hindexed(int count, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    CG_ARGS_CALL(MPI_Type_create_hindexed, (count, array_of_blocklengths, array_of_displacements, oldtype, newtype), cgl_thunk_code, 4, 0, (count, array_of_blocklengths, array_of_displacements, oldtype, newtype, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, oldtype); CG_ARG_WORD(3, newtype));
+    CG_ARGS_CALL(MPI_Type_create_hindexed, (count, array_of_blocklengths, array_of_displacements, oldtype, newtype), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, oldtype); CG_ARG_WORD(3, newtype));
     CG_SHORT_CALL(MPI_Type_create_hindexed, (count, array_of_blocklengths, array_of_displacements, oldtype, newtype), cgl_thunk_code);
     return cgl_gp_MPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
 }
@@ -15310,7 +15310,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_create_hvector(int count, i
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    CG_ARGS_CALL(MPI_Type_create_hvector, (count, blocklength, stride, oldtype, newtype), cgl_thunk_code, 6, 0, (count, blocklength, stride, oldtype, newtype, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, blocklength); CG_ARG_WORD(3, stride); CG_ARG_WORD(4, oldtype); CG_ARG_WORD(5, newtype));
+    CG_ARGS_CALL(MPI_Type_create_hvector, (count, blocklength, stride, oldtype, newtype), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, blocklength); CG_ARG_WORD(3, stride); CG_ARG_WORD(4, oldtype); CG_ARG_WORD(5, newtype));
     CG_SHORT_CALL(MPI_Type_create_hvector, (count, blocklength, stride, oldtype, newtype), cgl_thunk_code);
     return cgl_gp_MPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
 }
@@ -15345,7 +15345,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_create_keyval(MPI_Type_copy
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state)
 {
-    CG_ARGS_CALL(MPI_Type_create_keyval, (type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state), cgl_thunk_code, 5, 0, (type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type_copy_attr_fn); CG_ARG_WORD(2, type_delete_attr_fn); CG_ARG_WORD(3, type_keyval); CG_ARG_WORD(4, extra_state));
+    CG_ARGS_CALL(MPI_Type_create_keyval, (type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type_copy_attr_fn); CG_ARG_WORD(2, type_delete_attr_fn); CG_ARG_WORD(3, type_keyval); CG_ARG_WORD(4, extra_state));
     CG_SHORT_CALL(MPI_Type_create_keyval, (type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state), cgl_thunk_code);
     return cgl_gp_MPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
 }
@@ -15381,7 +15381,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_create_indexed_block(int co
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    CG_ARGS_CALL(MPI_Type_create_indexed_block, (count, blocklength, array_of_displacements, oldtype, newtype), cgl_thunk_code, 5, 0, (count, blocklength, array_of_displacements, oldtype, newtype, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, blocklength); CG_ARG_WORD(3, oldtype); CG_ARG_WORD(4, newtype));
+    CG_ARGS_CALL(MPI_Type_create_indexed_block, (count, blocklength, array_of_displacements, oldtype, newtype), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, blocklength); CG_ARG_WORD(3, oldtype); CG_ARG_WORD(4, newtype));
     CG_SHORT_CALL(MPI_Type_create_indexed_block, (count, blocklength, array_of_displacements, oldtype, newtype), cgl_thunk_code);
     return cgl_gp_MPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
 }
@@ -15415,7 +15415,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_create_struct(int count, co
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_create_struct(int count, const int array_of_block_lengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
-    CG_ARGS_CALL(MPI_Type_create_struct, (count, array_of_block_lengths, array_of_displacements, array_of_types, newtype), cgl_thunk_code, 3, 0, (count, array_of_block_lengths, array_of_displacements, array_of_types, newtype, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, newtype));
+    CG_ARGS_CALL(MPI_Type_create_struct, (count, array_of_block_lengths, array_of_displacements, array_of_types, newtype), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, newtype));
     CG_SHORT_CALL(MPI_Type_create_struct, (count, array_of_block_lengths, array_of_displacements, array_of_types, newtype), cgl_thunk_code);
     return cgl_gp_MPI_Type_create_struct(count, array_of_block_lengths, array_of_displacements, array_of_types, newtype);
 }
@@ -15453,7 +15453,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_create_subarray(int ndims, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_create_subarray(int ndims, const int size_array[], const int subsize_array[], const int start_array[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    CG_ARGS_CALL(MPI_Type_create_subarray, (ndims, size_array, subsize_array, start_array, order, oldtype, newtype), cgl_thunk_code, 5, 0, (ndims, size_array, subsize_array, start_array, order, oldtype, newtype, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ndims); CG_ARG_WORD(2, order); CG_ARG_WORD(3, oldtype); CG_ARG_WORD(4, newtype));
+    CG_ARGS_CALL(MPI_Type_create_subarray, (ndims, size_array, subsize_array, start_array, order, oldtype, newtype), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ndims); CG_ARG_WORD(2, order); CG_ARG_WORD(3, oldtype); CG_ARG_WORD(4, newtype));
     CG_SHORT_CALL(MPI_Type_create_subarray, (ndims, size_array, subsize_array, start_array, order, oldtype, newtype), cgl_thunk_code);
     return cgl_gp_MPI_Type_create_subarray(ndims, size_array, subsize_array, start_array, order, oldtype, newtype);
 }
@@ -15488,7 +15488,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_create_resized(MPI_Datatype
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
 {
-    CG_ARGS_CALL(MPI_Type_create_resized, (oldtype, lb, extent, newtype), cgl_thunk_code, 5, 0, (oldtype, lb, extent, newtype, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, oldtype); CG_ARG_WORD(2, lb); CG_ARG_WORD(3, extent); CG_ARG_WORD(4, newtype));
+    CG_ARGS_CALL(MPI_Type_create_resized, (oldtype, lb, extent, newtype), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, oldtype); CG_ARG_WORD(2, lb); CG_ARG_WORD(3, extent); CG_ARG_WORD(4, newtype));
     CG_SHORT_CALL(MPI_Type_create_resized, (oldtype, lb, extent, newtype), cgl_thunk_code);
     return cgl_gp_MPI_Type_create_resized(oldtype, lb, extent, newtype);
 }
@@ -15519,7 +15519,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_delete_attr(MPI_Datatype ty
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_delete_attr(MPI_Datatype type, int type_keyval)
 {
-    CG_ARGS_CALL(MPI_Type_delete_attr, (type, type_keyval), cgl_thunk_code, 3, 0, (type, type_keyval, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type); CG_ARG_WORD(2, type_keyval));
+    CG_ARGS_CALL(MPI_Type_delete_attr, (type, type_keyval), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type); CG_ARG_WORD(2, type_keyval));
     CG_SHORT_CALL(MPI_Type_delete_attr, (type, type_keyval), cgl_thunk_code);
     return cgl_gp_MPI_Type_delete_attr(type, type_keyval);
 }
@@ -15550,7 +15550,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_dup(MPI_Datatype type, MPI_
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_dup(MPI_Datatype type, MPI_Datatype *newtype)
 {
-    CG_ARGS_CALL(MPI_Type_dup, (type, newtype), cgl_thunk_code, 3, 0, (type, newtype, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type); CG_ARG_WORD(2, newtype));
+    CG_ARGS_CALL(MPI_Type_dup, (type, newtype), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type); CG_ARG_WORD(2, newtype));
     CG_SHORT_CALL(MPI_Type_dup, (type, newtype), cgl_thunk_code);
     return cgl_gp_MPI_Type_dup(type, newtype);
 }
@@ -15579,7 +15579,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_free(MPI_Datatype *type)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_free(MPI_Datatype *type)
 {
-    CG_ARGS_CALL(MPI_Type_free, (type), cgl_thunk_code, 2, 0, (type, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type));
+    CG_ARGS_CALL(MPI_Type_free, (type), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type));
     CG_SHORT_CALL(MPI_Type_free, (type), cgl_thunk_code);
     return cgl_gp_MPI_Type_free(type);
 }
@@ -15608,7 +15608,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_free_keyval(int *type_keyva
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_free_keyval(int *type_keyval)
 {
-    CG_ARGS_CALL(MPI_Type_free_keyval, (type_keyval), cgl_thunk_code, 2, 0, (type_keyval, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type_keyval));
+    CG_ARGS_CALL(MPI_Type_free_keyval, (type_keyval), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type_keyval));
     CG_SHORT_CALL(MPI_Type_free_keyval, (type_keyval), cgl_thunk_code);
     return cgl_gp_MPI_Type_free_keyval(type_keyval);
 }
@@ -15638,7 +15638,7 @@ static __attribute__((noinline)) MPI_Datatype cgl_gp_MPI_Type_f2c(int datatype)
 CG_LEFT_FUNCTION(cgl_left_MPI_Type_f2c, __typeof__(((struct cgl_fr_MPI_Type_f2c *)0)->cgl_ret));
 static __attribute__((noinline)) MPI_Datatype cgl_sl_MPI_Type_f2c(int datatype)
 {
-    CG_ARGS_CALL(MPI_Type_f2c, (datatype), CG_NO_CODE, 2, 0, (datatype, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, datatype));
+    CG_ARGS_CALL(MPI_Type_f2c, (datatype), CG_NO_CODE, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, datatype));
     CG_SHORT_CALL(MPI_Type_f2c, (datatype), CG_NO_CODE);
     return cgl_gp_MPI_Type_f2c(datatype);
 }
@@ -15673,7 +15673,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_get_attr(MPI_Datatype type,
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_get_attr(MPI_Datatype type, int type_keyval, void *attribute_val, int *flag)
 {
-    CG_ARGS_CALL(MPI_Type_get_attr, (type, type_keyval, attribute_val, flag), cgl_thunk_code, 5, 0, (type, type_keyval, attribute_val, flag, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type); CG_ARG_WORD(2, type_keyval); CG_ARG_WORD(3, attribute_val); CG_ARG_WORD(4, flag));
+    CG_ARGS_CALL(MPI_Type_get_attr, (type, type_keyval, attribute_val, flag), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type); CG_ARG_WORD(2, type_keyval); CG_ARG_WORD(3, attribute_val); CG_ARG_WORD(4, flag));
     CG_SHORT_CALL(MPI_Type_get_attr, (type, type_keyval, attribute_val, flag), cgl_thunk_code);
     return cgl_gp_MPI_Type_get_attr(type, type_keyval, attribute_val, flag);
 }
@@ -15711,7 +15711,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_get_contents(MPI_Datatype m
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_get_contents(MPI_Datatype mtype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
 {
-    CG_ARGS_CALL(MPI_Type_get_contents, (mtype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes), cgl_thunk_code, 5, 0, (mtype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mtype); CG_ARG_WORD(2, max_integers); CG_ARG_WORD(3, max_addresses); CG_ARG_WORD(4, max_datatypes));
+    CG_ARGS_CALL(MPI_Type_get_contents, (mtype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mtype); CG_ARG_WORD(2, max_integers); CG_ARG_WORD(3, max_addresses); CG_ARG_WORD(4, max_datatypes));
     CG_SHORT_CALL(MPI_Type_get_contents, (mtype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes), cgl_thunk_code);
     return cgl_gp_MPI_Type_get_contents(mtype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
 }
@@ -15748,7 +15748,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_get_envelope(MPI_Datatype t
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_get_envelope(MPI_Datatype type, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner)
 {
-    CG_ARGS_CALL(MPI_Type_get_envelope, (type, num_integers, num_addresses, num_datatypes, combiner), cgl_thunk_code, 6, 0, (type, num_integers, num_addresses, num_datatypes, combiner, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type); CG_ARG_WORD(2, num_integers); CG_ARG_WORD(3, num_addresses); CG_ARG_WORD(4, num_datatypes); CG_ARG_WORD(5, combiner));
+    CG_ARGS_CALL(MPI_Type_get_envelope, (type, num_integers, num_addresses, num_datatypes, combiner), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type); CG_ARG_WORD(2, num_integers); CG_ARG_WORD(3, num_addresses); CG_ARG_WORD(4, num_datatypes); CG_ARG_WORD(5, combiner));
     CG_SHORT_CALL(MPI_Type_get_envelope, (type, num_integers, num_addresses, num_datatypes, combiner), cgl_thunk_code);
     return cgl_gp_MPI_Type_get_envelope(type, num_integers, num_addresses, num_datatypes, combiner);
 }
@@ -15781,7 +15781,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_get_extent(MPI_Datatype typ
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_get_extent(MPI_Datatype type, MPI_Aint *lb, MPI_Aint *extent)
 {
-    CG_ARGS_CALL(MPI_Type_get_extent, (type, lb, extent), cgl_thunk_code, 4, 0, (type, lb, extent, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type); CG_ARG_WORD(2, lb); CG_ARG_WORD(3, extent));
+    CG_ARGS_CALL(MPI_Type_get_extent, (type, lb, extent), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type); CG_ARG_WORD(2, lb); CG_ARG_WORD(3, extent));
     CG_SHORT_CALL(MPI_Type_get_extent, (type, lb, extent), cgl_thunk_code);
     return cgl_gp_MPI_Type_get_extent(type, lb, extent);
 }
@@ -15814,7 +15814,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_get_extent_x(MPI_Datatype t
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_get_extent_x(MPI_Datatype type, MPI_Count *lb, MPI_Count *extent)
 {
-    CG_ARGS_CALL(MPI_Type_get_extent_x, (type, lb, extent), cgl_thunk_code, 4, 0, (type, lb, extent, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type); CG_ARG_WORD(2, lb); CG_ARG_WORD(3, extent));
+    CG_ARGS_CALL(MPI_Type_get_extent_x, (type, lb, extent), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type); CG_ARG_WORD(2, lb); CG_ARG_WORD(3, extent));
     CG_SHORT_CALL(MPI_Type_get_extent_x, (type, lb, extent), cgl_thunk_code);
     return cgl_gp_MPI_Type_get_extent_x(type, lb, extent);
 }
@@ -15847,7 +15847,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_get_name(MPI_Datatype type,
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_get_name(MPI_Datatype type, char *type_name, int *resultlen)
 {
-    CG_ARGS_CALL(MPI_Type_get_name, (type, type_name, resultlen), cgl_thunk_code, 4, 0, (type, type_name, resultlen, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type); CG_ARG_WORD(2, type_name); CG_ARG_WORD(3, resultlen));
+    CG_ARGS_CALL(MPI_Type_get_name, (type, type_name, resultlen), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type); CG_ARG_WORD(2, type_name); CG_ARG_WORD(3, resultlen));
     CG_SHORT_CALL(MPI_Type_get_name, (type, type_name, resultlen), cgl_thunk_code);
     return cgl_gp_MPI_Type_get_name(type, type_name, resultlen);
 }
@@ -15880,7 +15880,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_get_true_extent(MPI_Datatyp
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
-    CG_ARGS_CALL(MPI_Type_get_true_extent, (datatype, true_lb, true_extent), cgl_thunk_code, 4, 0, (datatype, true_lb, true_extent, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, datatype); CG_ARG_WORD(2, true_lb); CG_ARG_WORD(3, true_extent));
+    CG_ARGS_CALL(MPI_Type_get_true_extent, (datatype, true_lb, true_extent), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, datatype); CG_ARG_WORD(2, true_lb); CG_ARG_WORD(3, true_extent));
     CG_SHORT_CALL(MPI_Type_get_true_extent, (datatype, true_lb, true_extent), cgl_thunk_code);
     return cgl_gp_MPI_Type_get_true_extent(datatype, true_lb, true_extent);
 }
@@ -15913,7 +15913,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_get_true_extent_x(MPI_Datat
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
-    CG_ARGS_CALL(MPI_Type_get_true_extent_x, (datatype, true_lb, true_extent), cgl_thunk_code, 4, 0, (datatype, true_lb, true_extent, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, datatype); CG_ARG_WORD(2, true_lb); CG_ARG_WORD(3, true_extent));
+    CG_ARGS_CALL(MPI_Type_get_true_extent_x, (datatype, true_lb, true_extent), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, datatype); CG_ARG_WORD(2, true_lb); CG_ARG_WORD(3, true_extent));
     CG_SHORT_CALL(MPI_Type_get_true_extent_x, (datatype, true_lb, true_extent), cgl_thunk_code);
     return cgl_gp_MPI_Type_get_true_extent_x(datatype, true_lb, true_extent);
 }
@@ -15948,7 +15948,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_indexed(int count, const in
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    CG_ARGS_CALL(MPI_Type_indexed, (count, array_of_blocklengths, array_of_displacements, oldtype, newtype), cgl_thunk_code, 4, 0, (count, array_of_blocklengths, array_of_displacements, oldtype, newtype, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, oldtype); CG_ARG_WORD(3, newtype));
+    CG_ARGS_CALL(MPI_Type_indexed, (count, array_of_blocklengths, array_of_displacements, oldtype, newtype), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, oldtype); CG_ARG_WORD(3, newtype));
     CG_SHORT_CALL(MPI_Type_indexed, (count, array_of_blocklengths, array_of_displacements, oldtype, newtype), cgl_thunk_code);
     return cgl_gp_MPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
 }
@@ -15981,7 +15981,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_match_size(int typeclass, i
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_match_size(int typeclass, int size, MPI_Datatype *type)
 {
-    CG_ARGS_CALL(MPI_Type_match_size, (typeclass, size, type), cgl_thunk_code, 4, 0, (typeclass, size, type, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, typeclass); CG_ARG_WORD(2, size); CG_ARG_WORD(3, type));
+    CG_ARGS_CALL(MPI_Type_match_size, (typeclass, size, type), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, typeclass); CG_ARG_WORD(2, size); CG_ARG_WORD(3, type));
     CG_SHORT_CALL(MPI_Type_match_size, (typeclass, size, type), cgl_thunk_code);
     return cgl_gp_MPI_Type_match_size(typeclass, size, type);
 }
@@ -16014,7 +16014,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_set_attr(MPI_Datatype type,
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_set_attr(MPI_Datatype type, int type_keyval, void *attr_val)
 {
-    CG_ARGS_CALL(MPI_Type_set_attr, (type, type_keyval, attr_val), cgl_thunk_code, 4, 0, (type, type_keyval, attr_val, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type); CG_ARG_WORD(2, type_keyval); CG_ARG_WORD(3, attr_val));
+    CG_ARGS_CALL(MPI_Type_set_attr, (type, type_keyval, attr_val), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type); CG_ARG_WORD(2, type_keyval); CG_ARG_WORD(3, attr_val));
     CG_SHORT_CALL(MPI_Type_set_attr, (type, type_keyval, attr_val), cgl_thunk_code);
     return cgl_gp_MPI_Type_set_attr(type, type_keyval, attr_val);
 }
@@ -16075,7 +16075,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_size(MPI_Datatype type, int
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_size(MPI_Datatype type, int *size)
 {
-    CG_ARGS_CALL(MPI_Type_size, (type, size), cgl_thunk_code, 3, 0, (type, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type); CG_ARG_WORD(2, size));
+    CG_ARGS_CALL(MPI_Type_size, (type, size), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type); CG_ARG_WORD(2, size));
     CG_SHORT_CALL(MPI_Type_size, (type, size), cgl_thunk_code);
     return cgl_gp_MPI_Type_size(type, size);
 }
@@ -16106,7 +16106,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_size_x(MPI_Datatype type, M
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_size_x(MPI_Datatype type, MPI_Count *size)
 {
-    CG_ARGS_CALL(MPI_Type_size_x, (type, size), cgl_thunk_code, 3, 0, (type, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type); CG_ARG_WORD(2, size));
+    CG_ARGS_CALL(MPI_Type_size_x, (type, size), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type); CG_ARG_WORD(2, size));
     CG_SHORT_CALL(MPI_Type_size_x, (type, size), cgl_thunk_code);
     return cgl_gp_MPI_Type_size_x(type, size);
 }
@@ -16143,7 +16143,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_vector(int count, int block
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    CG_ARGS_CALL(MPI_Type_vector, (count, blocklength, stride, oldtype, newtype), cgl_thunk_code, 6, 0, (count, blocklength, stride, oldtype, newtype, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, blocklength); CG_ARG_WORD(3, stride); CG_ARG_WORD(4, oldtype); CG_ARG_WORD(5, newtype));
+    CG_ARGS_CALL(MPI_Type_vector, (count, blocklength, stride, oldtype, newtype), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, blocklength); CG_ARG_WORD(3, stride); CG_ARG_WORD(4, oldtype); CG_ARG_WORD(5, newtype));
     CG_SHORT_CALL(MPI_Type_vector, (count, blocklength, stride, oldtype, newtype), cgl_thunk_code);
     return cgl_gp_MPI_Type_vector(count, blocklength, stride, oldtype, newtype);
 }
@@ -16184,7 +16184,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Unpack(const void *inbuf, int in
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm)
 {
-    CG_ARGS_CALL(MPI_Unpack, (inbuf, insize, position, outbuf, outcount, datatype, comm), cgl_thunk_code, 8, 0, (inbuf, insize, position, outbuf, outcount, datatype, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, inbuf); CG_ARG_WORD(2, insize); CG_ARG_WORD(3, position); CG_ARG_WORD(4, outbuf); CG_ARG_WORD(5, outcount); CG_ARG_WORD(6, datatype); CG_ARG_WORD(7, comm));
+    CG_ARGS_CALL(MPI_Unpack, (inbuf, insize, position, outbuf, outcount, datatype, comm), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, inbuf); CG_ARG_WORD(2, insize); CG_ARG_WORD(3, position); CG_ARG_WORD(4, outbuf); CG_ARG_WORD(5, outcount); CG_ARG_WORD(6, datatype); CG_ARG_WORD(7, comm));
     CG_SHORT_CALL(MPI_Unpack, (inbuf, insize, position, outbuf, outcount, datatype, comm), cgl_thunk_code);
     return cgl_gp_MPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm);
 }
@@ -16256,7 +16256,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Unpack_external(const char datar
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype)
 {
-    CG_ARGS_CALL(MPI_Unpack_external, (datarep, inbuf, insize, position, outbuf, outcount, datatype), cgl_thunk_code, 7, 0, (datarep, inbuf, insize, position, outbuf, outcount, datatype, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, inbuf); CG_ARG_WORD(2, insize); CG_ARG_WORD(3, position); CG_ARG_WORD(4, outbuf); CG_ARG_WORD(5, outcount); CG_ARG_WORD(6, datatype));
+    CG_ARGS_CALL(MPI_Unpack_external, (datarep, inbuf, insize, position, outbuf, outcount, datatype), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, inbuf); CG_ARG_WORD(2, insize); CG_ARG_WORD(3, position); CG_ARG_WORD(4, outbuf); CG_ARG_WORD(5, outcount); CG_ARG_WORD(6, datatype));
     CG_SHORT_CALL(MPI_Unpack_external, (datarep, inbuf, insize, position, outbuf, outcount, datatype), cgl_thunk_code);
     return cgl_gp_MPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype);
 }
@@ -16289,7 +16289,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Waitall(int count, MPI_Request a
 static __attribute__((noinline)) int cgl_sl_MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses)
 {
     CG_BLOCKING_CALL(MPI_Waitall, (count, array_of_requests, array_of_statuses), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Waitall, (count, array_of_requests, array_of_statuses), cgl_thunk_code, 3, 0, (count, array_of_requests, array_of_statuses, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, array_of_statuses));
+    CG_ARGS_CALL(MPI_Waitall, (count, array_of_requests, array_of_statuses), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, array_of_statuses));
     CG_SHORT_CALL(MPI_Waitall, (count, array_of_requests, array_of_statuses), cgl_thunk_code);
     return cgl_gp_MPI_Waitall(count, array_of_requests, array_of_statuses);
 }
@@ -16324,7 +16324,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Waitany(int count, MPI_Request a
 static __attribute__((noinline)) int cgl_sl_MPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
 {
     CG_BLOCKING_CALL(MPI_Waitany, (count, array_of_requests, index, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Waitany, (count, array_of_requests, index, status), cgl_thunk_code, 4, 0, (count, array_of_requests, index, status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, index); CG_ARG_WORD(3, status));
+    CG_ARGS_CALL(MPI_Waitany, (count, array_of_requests, index, status), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, index); CG_ARG_WORD(3, status));
     CG_SHORT_CALL(MPI_Waitany, (count, array_of_requests, index, status), cgl_thunk_code);
     return cgl_gp_MPI_Waitany(count, array_of_requests, index, status);
 }
@@ -16358,7 +16358,7 @@ static __attribute__((noinline)) int cgl_sl_MPI_Wait(MPI_Request *request, MPI_S
 {
     CG_WAIT_ARGS(MPI_Wait, (uint64_t)(uintptr_t)request);
     CG_BLOCKING_CALL(MPI_Wait, (request, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Wait, (request, status), cgl_thunk_code, 3, 0, (request, status, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, request); CG_ARG_WORD(2, status));
+    CG_ARGS_CALL(MPI_Wait, (request, status), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, request); CG_ARG_WORD(2, status));
     CG_SHORT_CALL(MPI_Wait, (request, status), cgl_thunk_code);
     return cgl_gp_MPI_Wait(request, status);
 }
@@ -16393,7 +16393,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Waitsome(int incount, MPI_Reques
 static __attribute__((noinline)) int cgl_sl_MPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
     CG_BLOCKING_CALL(MPI_Waitsome, (incount, array_of_requests, outcount, array_of_indices, array_of_statuses), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Waitsome, (incount, array_of_requests, outcount, array_of_indices, array_of_statuses), cgl_thunk_code, 3, 0, (incount, array_of_requests, outcount, array_of_indices, array_of_statuses, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, incount); CG_ARG_WORD(2, outcount));
+    CG_ARGS_CALL(MPI_Waitsome, (incount, array_of_requests, outcount, array_of_indices, array_of_statuses), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, incount); CG_ARG_WORD(2, outcount));
     CG_SHORT_CALL(MPI_Waitsome, (incount, array_of_requests, outcount, array_of_indices, array_of_statuses), cgl_thunk_code);
     return cgl_gp_MPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
@@ -16433,7 +16433,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_allocate(MPI_Aint size, int 
 static __attribute__((noinline)) int cgl_sl_MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
     CG_BLOCKING_CALL(MPI_Win_allocate, (size, disp_unit, info, comm, baseptr, win), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Win_allocate, (size, disp_unit, info, comm, baseptr, win), cgl_thunk_code, 7, 0, (size, disp_unit, info, comm, baseptr, win, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, size); CG_ARG_WORD(2, disp_unit); CG_ARG_WORD(3, info); CG_ARG_WORD(4, comm); CG_ARG_WORD(5, baseptr); CG_ARG_WORD(6, win));
+    CG_ARGS_CALL(MPI_Win_allocate, (size, disp_unit, info, comm, baseptr, win), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, size); CG_ARG_WORD(2, disp_unit); CG_ARG_WORD(3, info); CG_ARG_WORD(4, comm); CG_ARG_WORD(5, baseptr); CG_ARG_WORD(6, win));
     CG_SHORT_CALL(MPI_Win_allocate, (size, disp_unit, info, comm, baseptr, win), cgl_thunk_code);
     return cgl_gp_MPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
 }
@@ -16473,7 +16473,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_allocate_shared(MPI_Aint siz
 static __attribute__((noinline)) int cgl_sl_MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
     CG_BLOCKING_CALL(MPI_Win_allocate_shared, (size, disp_unit, info, comm, baseptr, win), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Win_allocate_shared, (size, disp_unit, info, comm, baseptr, win), cgl_thunk_code, 7, 0, (size, disp_unit, info, comm, baseptr, win, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, size); CG_ARG_WORD(2, disp_unit); CG_ARG_WORD(3, info); CG_ARG_WORD(4, comm); CG_ARG_WORD(5, baseptr); CG_ARG_WORD(6, win));
+    CG_ARGS_CALL(MPI_Win_allocate_shared, (size, disp_unit, info, comm, baseptr, win), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, size); CG_ARG_WORD(2, disp_unit); CG_ARG_WORD(3, info); CG_ARG_WORD(4, comm); CG_ARG_WORD(5, baseptr); CG_ARG_WORD(6, win));
     CG_SHORT_CALL(MPI_Win_allocate_shared, (size, disp_unit, info, comm, baseptr, win), cgl_thunk_code);
     return cgl_gp_MPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
 }
@@ -16506,7 +16506,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_attach(MPI_Win win, void *ba
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
-    CG_ARGS_CALL(MPI_Win_attach, (win, base, size), cgl_thunk_code, 4, 0, (win, base, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, base); CG_ARG_WORD(3, size));
+    CG_ARGS_CALL(MPI_Win_attach, (win, base, size), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, base); CG_ARG_WORD(3, size));
     CG_SHORT_CALL(MPI_Win_attach, (win, base, size), cgl_thunk_code);
     return cgl_gp_MPI_Win_attach(win, base, size);
 }
@@ -16536,7 +16536,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_c2f(MPI_Win win)
 CG_LEFT_FUNCTION(cgl_left_MPI_Win_c2f, __typeof__(((struct cgl_fr_MPI_Win_c2f *)0)->cgl_ret));
 static __attribute__((noinline)) int cgl_sl_MPI_Win_c2f(MPI_Win win)
 {
-    CG_ARGS_CALL(MPI_Win_c2f, (win), CG_NO_CODE, 2, 0, (win, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win));
+    CG_ARGS_CALL(MPI_Win_c2f, (win), CG_NO_CODE, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win));
     CG_SHORT_CALL(MPI_Win_c2f, (win), CG_NO_CODE);
     return cgl_gp_MPI_Win_c2f(win);
 }
@@ -16567,7 +16567,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_call_errhandler(MPI_Win win,
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
-    CG_ARGS_CALL(MPI_Win_call_errhandler, (win, errorcode), cgl_thunk_code, 3, 0, (win, errorcode, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, errorcode));
+    CG_ARGS_CALL(MPI_Win_call_errhandler, (win, errorcode), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, errorcode));
     CG_SHORT_CALL(MPI_Win_call_errhandler, (win, errorcode), cgl_thunk_code);
     return cgl_gp_MPI_Win_call_errhandler(win, errorcode);
 }
@@ -16597,7 +16597,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_complete(MPI_Win win)
 static __attribute__((noinline)) int cgl_sl_MPI_Win_complete(MPI_Win win)
 {
     CG_BLOCKING_CALL(MPI_Win_complete, (win), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Win_complete, (win), cgl_thunk_code, 2, 0, (win, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win));
+    CG_ARGS_CALL(MPI_Win_complete, (win), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win));
     CG_SHORT_CALL(MPI_Win_complete, (win), cgl_thunk_code);
     return cgl_gp_MPI_Win_complete(win);
 }
@@ -16637,7 +16637,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_create(void *base, MPI_Aint 
 static __attribute__((noinline)) int cgl_sl_MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     CG_BLOCKING_CALL(MPI_Win_create, (base, size, disp_unit, info, comm, win), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Win_create, (base, size, disp_unit, info, comm, win), cgl_thunk_code, 7, 0, (base, size, disp_unit, info, comm, win, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, base); CG_ARG_WORD(2, size); CG_ARG_WORD(3, disp_unit); CG_ARG_WORD(4, info); CG_ARG_WORD(5, comm); CG_ARG_WORD(6, win));
+    CG_ARGS_CALL(MPI_Win_create, (base, size, disp_unit, info, comm, win), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, base); CG_ARG_WORD(2, size); CG_ARG_WORD(3, disp_unit); CG_ARG_WORD(4, info); CG_ARG_WORD(5, comm); CG_ARG_WORD(6, win));
     CG_SHORT_CALL(MPI_Win_create, (base, size, disp_unit, info, comm, win), cgl_thunk_code);
     return cgl_gp_MPI_Win_create(base, size, disp_unit, info, comm, win);
 }
@@ -16671,7 +16671,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_create_dynamic(MPI_Info info
 static __attribute__((noinline)) int cgl_sl_MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     CG_BLOCKING_CALL(MPI_Win_create_dynamic, (info, comm, win), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Win_create_dynamic, (info, comm, win), cgl_thunk_code, 4, 0, (info, comm, win, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, info); CG_ARG_WORD(2, comm); CG_ARG_WORD(3, win));
+    CG_ARGS_CALL(MPI_Win_create_dynamic, (info, comm, win), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, info); CG_ARG_WORD(2, comm); CG_ARG_WORD(3, win));
     CG_SHORT_CALL(MPI_Win_create_dynamic, (info, comm, win), cgl_thunk_code);
     return cgl_gp_MPI_Win_create_dynamic(info, comm, win);
 }
@@ -16702,7 +16702,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_create_errhandler(MPI_Win_er
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Win_create_errhandler(MPI_Win_errhandler_function *function, MPI_Errhandler *errhandler)
 {
-    CG_ARGS_CALL(MPI_Win_create_errhandler, (function, errhandler), cgl_thunk_code, 3, 0, (function, errhandler, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, function); CG_ARG_WORD(2, errhandler));
+    CG_ARGS_CALL(MPI_Win_create_errhandler, (function, errhandler), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, function); CG_ARG_WORD(2, errhandler));
     CG_SHORT_CALL(MPI_Win_create_errhandler, (function, errhandler), cgl_thunk_code);
     return cgl_gp_MPI_Win_create_errhandler(function, errhandler);
 }
@@ -16737,7 +16737,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_create_keyval(MPI_Win_copy_a
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state)
 {
-    CG_ARGS_CALL(MPI_Win_create_keyval, (win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state), cgl_thunk_code, 5, 0, (win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win_copy_attr_fn); CG_ARG_WORD(2, win_delete_attr_fn); CG_ARG_WORD(3, win_keyval); CG_ARG_WORD(4, extra_state));
+    CG_ARGS_CALL(MPI_Win_create_keyval, (win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win_copy_attr_fn); CG_ARG_WORD(2, win_delete_attr_fn); CG_ARG_WORD(3, win_keyval); CG_ARG_WORD(4, extra_state));
     CG_SHORT_CALL(MPI_Win_create_keyval, (win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state), cgl_thunk_code);
     return cgl_gp_MPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
 }
@@ -16768,7 +16768,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_delete_attr(MPI_Win win, int
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Win_delete_attr(MPI_Win win, int win_keyval)
 {
-    CG_ARGS_CALL(MPI_Win_delete_attr, (win, win_keyval), cgl_thunk_code, 3, 0, (win, win_keyval, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, win_keyval));
+    CG_ARGS_CALL(MPI_Win_delete_attr, (win, win_keyval), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, win_keyval));
     CG_SHORT_CALL(MPI_Win_delete_attr, (win, win_keyval), cgl_thunk_code);
     return cgl_gp_MPI_Win_delete_attr(win, win_keyval);
 }
@@ -16799,7 +16799,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_detach(MPI_Win win, const vo
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Win_detach(MPI_Win win, const void *base)
 {
-    CG_ARGS_CALL(MPI_Win_detach, (win, base), cgl_thunk_code, 3, 0, (win, base, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, base));
+    CG_ARGS_CALL(MPI_Win_detach, (win, base), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, base));
     CG_SHORT_CALL(MPI_Win_detach, (win, base), cgl_thunk_code);
     return cgl_gp_MPI_Win_detach(win, base);
 }
@@ -16829,7 +16829,7 @@ static __attribute__((noinline)) MPI_Win cgl_gp_MPI_Win_f2c(int win)
 CG_LEFT_FUNCTION(cgl_left_MPI_Win_f2c, __typeof__(((struct cgl_fr_MPI_Win_f2c *)0)->cgl_ret));
 static __attribute__((noinline)) MPI_Win cgl_sl_MPI_Win_f2c(int win)
 {
-    CG_ARGS_CALL(MPI_Win_f2c, (win), CG_NO_CODE, 2, 0, (win, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win));
+    CG_ARGS_CALL(MPI_Win_f2c, (win), CG_NO_CODE, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win));
     CG_SHORT_CALL(MPI_Win_f2c, (win), CG_NO_CODE);
     return cgl_gp_MPI_Win_f2c(win);
 }
@@ -16861,7 +16861,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_fence(int assert, MPI_Win wi
 static __attribute__((noinline)) int cgl_sl_MPI_Win_fence(int assert, MPI_Win win)
 {
     CG_BLOCKING_CALL(MPI_Win_fence, (assert, win), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Win_fence, (assert, win), cgl_thunk_code, 3, 0, (assert, win, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, assert); CG_ARG_WORD(2, win));
+    CG_ARGS_CALL(MPI_Win_fence, (assert, win), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, assert); CG_ARG_WORD(2, win));
     CG_SHORT_CALL(MPI_Win_fence, (assert, win), cgl_thunk_code);
     return cgl_gp_MPI_Win_fence(assert, win);
 }
@@ -16893,7 +16893,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_flush(int rank, MPI_Win win)
 static __attribute__((noinline)) int cgl_sl_MPI_Win_flush(int rank, MPI_Win win)
 {
     CG_BLOCKING_CALL(MPI_Win_flush, (rank, win), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Win_flush, (rank, win), cgl_thunk_code, 3, 0, (rank, win, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, rank); CG_ARG_WORD(2, win));
+    CG_ARGS_CALL(MPI_Win_flush, (rank, win), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, rank); CG_ARG_WORD(2, win));
     CG_SHORT_CALL(MPI_Win_flush, (rank, win), cgl_thunk_code);
     return cgl_gp_MPI_Win_flush(rank, win);
 }
@@ -16923,7 +16923,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_flush_all(MPI_Win win)
 static __attribute__((noinline)) int cgl_sl_MPI_Win_flush_all(MPI_Win win)
 {
     CG_BLOCKING_CALL(MPI_Win_flush_all, (win), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Win_flush_all, (win), cgl_thunk_code, 2, 0, (win, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win));
+    CG_ARGS_CALL(MPI_Win_flush_all, (win), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win));
     CG_SHORT_CALL(MPI_Win_flush_all, (win), cgl_thunk_code);
     return cgl_gp_MPI_Win_flush_all(win);
 }
@@ -16955,7 +16955,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_flush_local(int rank, MPI_Wi
 static __attribute__((noinline)) int cgl_sl_MPI_Win_flush_local(int rank, MPI_Win win)
 {
     CG_BLOCKING_CALL(MPI_Win_flush_local, (rank, win), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Win_flush_local, (rank, win), cgl_thunk_code, 3, 0, (rank, win, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, rank); CG_ARG_WORD(2, win));
+    CG_ARGS_CALL(MPI_Win_flush_local, (rank, win), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, rank); CG_ARG_WORD(2, win));
     CG_SHORT_CALL(MPI_Win_flush_local, (rank, win), cgl_thunk_code);
     return cgl_gp_MPI_Win_flush_local(rank, win);
 }
@@ -16985,7 +16985,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_flush_local_all(MPI_Win win)
 static __attribute__((noinline)) int cgl_sl_MPI_Win_flush_local_all(MPI_Win win)
 {
     CG_BLOCKING_CALL(MPI_Win_flush_local_all, (win), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Win_flush_local_all, (win), cgl_thunk_code, 2, 0, (win, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win));
+    CG_ARGS_CALL(MPI_Win_flush_local_all, (win), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win));
     CG_SHORT_CALL(MPI_Win_flush_local_all, (win), cgl_thunk_code);
     return cgl_gp_MPI_Win_flush_local_all(win);
 }
@@ -17015,7 +17015,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_free(MPI_Win *win)
 static __attribute__((noinline)) int cgl_sl_MPI_Win_free(MPI_Win *win)
 {
     CG_BLOCKING_CALL(MPI_Win_free, (win), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Win_free, (win), cgl_thunk_code, 2, 0, (win, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win));
+    CG_ARGS_CALL(MPI_Win_free, (win), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win));
     CG_SHORT_CALL(MPI_Win_free, (win), cgl_thunk_code);
     return cgl_gp_MPI_Win_free(win);
 }
@@ -17044,7 +17044,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_free_keyval(int *win_keyval)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Win_free_keyval(int *win_keyval)
 {
-    CG_ARGS_CALL(MPI_Win_free_keyval, (win_keyval), cgl_thunk_code, 2, 0, (win_keyval, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win_keyval));
+    CG_ARGS_CALL(MPI_Win_free_keyval, (win_keyval), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win_keyval));
     CG_SHORT_CALL(MPI_Win_free_keyval, (win_keyval), cgl_thunk_code);
     return cgl_gp_MPI_Win_free_keyval(win_keyval);
 }
@@ -17079,7 +17079,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_get_attr(MPI_Win win, int wi
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
 {
-    CG_ARGS_CALL(MPI_Win_get_attr, (win, win_keyval, attribute_val, flag), cgl_thunk_code, 5, 0, (win, win_keyval, attribute_val, flag, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, win_keyval); CG_ARG_WORD(3, attribute_val); CG_ARG_WORD(4, flag));
+    CG_ARGS_CALL(MPI_Win_get_attr, (win, win_keyval, attribute_val, flag), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, win_keyval); CG_ARG_WORD(3, attribute_val); CG_ARG_WORD(4, flag));
     CG_SHORT_CALL(MPI_Win_get_attr, (win, win_keyval, attribute_val, flag), cgl_thunk_code);
     return cgl_gp_MPI_Win_get_attr(win, win_keyval, attribute_val, flag);
 }
@@ -17110,7 +17110,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_get_errhandler(MPI_Win win, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
-    CG_ARGS_CALL(MPI_Win_get_errhandler, (win, errhandler), cgl_thunk_code, 3, 0, (win, errhandler, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, errhandler));
+    CG_ARGS_CALL(MPI_Win_get_errhandler, (win, errhandler), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, errhandler));
     CG_SHORT_CALL(MPI_Win_get_errhandler, (win, errhandler), cgl_thunk_code);
     return cgl_gp_MPI_Win_get_errhandler(win, errhandler);
 }
@@ -17141,7 +17141,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_get_group(MPI_Win win, MPI_G
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
-    CG_ARGS_CALL(MPI_Win_get_group, (win, group), cgl_thunk_code, 3, 0, (win, group, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, group));
+    CG_ARGS_CALL(MPI_Win_get_group, (win, group), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, group));
     CG_SHORT_CALL(MPI_Win_get_group, (win, group), cgl_thunk_code);
     return cgl_gp_MPI_Win_get_group(win, group);
 }
@@ -17172,7 +17172,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_get_info(MPI_Win win, MPI_In
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
-    CG_ARGS_CALL(MPI_Win_get_info, (win, info_used), cgl_thunk_code, 3, 0, (win, info_used, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, info_used));
+    CG_ARGS_CALL(MPI_Win_get_info, (win, info_used), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, info_used));
     CG_SHORT_CALL(MPI_Win_get_info, (win, info_used), cgl_thunk_code);
     return cgl_gp_MPI_Win_get_info(win, info_used);
 }
@@ -17205,7 +17205,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_get_name(MPI_Win win, char *
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
-    CG_ARGS_CALL(MPI_Win_get_name, (win, win_name, resultlen), cgl_thunk_code, 4, 0, (win, win_name, resultlen, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, win_name); CG_ARG_WORD(3, resultlen));
+    CG_ARGS_CALL(MPI_Win_get_name, (win, win_name, resultlen), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, win_name); CG_ARG_WORD(3, resultlen));
     CG_SHORT_CALL(MPI_Win_get_name, (win, win_name, resultlen), cgl_thunk_code);
     return cgl_gp_MPI_Win_get_name(win, win_name, resultlen);
 }
@@ -17241,7 +17241,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_lock(int lock_type, int rank
 static __attribute__((noinline)) int cgl_sl_MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
     CG_BLOCKING_CALL(MPI_Win_lock, (lock_type, rank, assert, win), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Win_lock, (lock_type, rank, assert, win), cgl_thunk_code, 5, 0, (lock_type, rank, assert, win, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, lock_type); CG_ARG_WORD(2, rank); CG_ARG_WORD(3, assert); CG_ARG_WORD(4, win));
+    CG_ARGS_CALL(MPI_Win_lock, (lock_type, rank, assert, win), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, lock_type); CG_ARG_WORD(2, rank); CG_ARG_WORD(3, assert); CG_ARG_WORD(4, win));
     CG_SHORT_CALL(MPI_Win_lock, (lock_type, rank, assert, win), cgl_thunk_code);
     return cgl_gp_MPI_Win_lock(lock_type, rank, assert, win);
 }
@@ -17273,7 +17273,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_lock_all(int assert, MPI_Win
 static __attribute__((noinline)) int cgl_sl_MPI_Win_lock_all(int assert, MPI_Win win)
 {
     CG_BLOCKING_CALL(MPI_Win_lock_all, (assert, win), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Win_lock_all, (assert, win), cgl_thunk_code, 3, 0, (assert, win, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, assert); CG_ARG_WORD(2, win));
+    CG_ARGS_CALL(MPI_Win_lock_all, (assert, win), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, assert); CG_ARG_WORD(2, win));
     CG_SHORT_CALL(MPI_Win_lock_all, (assert, win), cgl_thunk_code);
     return cgl_gp_MPI_Win_lock_all(assert, win);
 }
@@ -17306,7 +17306,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_post(MPI_Group group, int as
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
-    CG_ARGS_CALL(MPI_Win_post, (group, assert, win), cgl_thunk_code, 4, 0, (group, assert, win, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group); CG_ARG_WORD(2, assert); CG_ARG_WORD(3, win));
+    CG_ARGS_CALL(MPI_Win_post, (group, assert, win), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group); CG_ARG_WORD(2, assert); CG_ARG_WORD(3, win));
     CG_SHORT_CALL(MPI_Win_post, (group, assert, win), cgl_thunk_code);
     return cgl_gp_MPI_Win_post(group, assert, win);
 }
@@ -17339,7 +17339,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_set_attr(MPI_Win win, int wi
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 {
-    CG_ARGS_CALL(MPI_Win_set_attr, (win, win_keyval, attribute_val), cgl_thunk_code, 4, 0, (win, win_keyval, attribute_val, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, win_keyval); CG_ARG_WORD(3, attribute_val));
+    CG_ARGS_CALL(MPI_Win_set_attr, (win, win_keyval, attribute_val), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, win_keyval); CG_ARG_WORD(3, attribute_val));
     CG_SHORT_CALL(MPI_Win_set_attr, (win, win_keyval, attribute_val), cgl_thunk_code);
     return cgl_gp_MPI_Win_set_attr(win, win_keyval, attribute_val);
 }
@@ -17370,7 +17370,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_set_errhandler(MPI_Win win, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
-    CG_ARGS_CALL(MPI_Win_set_errhandler, (win, errhandler), cgl_thunk_code, 3, 0, (win, errhandler, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, errhandler));
+    CG_ARGS_CALL(MPI_Win_set_errhandler, (win, errhandler), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, errhandler));
     CG_SHORT_CALL(MPI_Win_set_errhandler, (win, errhandler), cgl_thunk_code);
     return cgl_gp_MPI_Win_set_errhandler(win, errhandler);
 }
@@ -17401,7 +17401,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_set_info(MPI_Win win, MPI_In
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
-    CG_ARGS_CALL(MPI_Win_set_info, (win, info), cgl_thunk_code, 3, 0, (win, info, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, info));
+    CG_ARGS_CALL(MPI_Win_set_info, (win, info), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, info));
     CG_SHORT_CALL(MPI_Win_set_info, (win, info), cgl_thunk_code);
     return cgl_gp_MPI_Win_set_info(win, info);
 }
@@ -17468,7 +17468,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_shared_query(MPI_Win win, in
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
-    CG_ARGS_CALL(MPI_Win_shared_query, (win, rank, size, disp_unit, baseptr), cgl_thunk_code, 6, 0, (win, rank, size, disp_unit, baseptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, rank); CG_ARG_WORD(3, size); CG_ARG_WORD(4, disp_unit); CG_ARG_WORD(5, baseptr));
+    CG_ARGS_CALL(MPI_Win_shared_query, (win, rank, size, disp_unit, baseptr), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, rank); CG_ARG_WORD(3, size); CG_ARG_WORD(4, disp_unit); CG_ARG_WORD(5, baseptr));
     CG_SHORT_CALL(MPI_Win_shared_query, (win, rank, size, disp_unit, baseptr), cgl_thunk_code);
     return cgl_gp_MPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
 }
@@ -17502,7 +17502,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_start(MPI_Group group, int a
 static __attribute__((noinline)) int cgl_sl_MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
     CG_BLOCKING_CALL(MPI_Win_start, (group, assert, win), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Win_start, (group, assert, win), cgl_thunk_code, 4, 0, (group, assert, win, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group); CG_ARG_WORD(2, assert); CG_ARG_WORD(3, win));
+    CG_ARGS_CALL(MPI_Win_start, (group, assert, win), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group); CG_ARG_WORD(2, assert); CG_ARG_WORD(3, win));
     CG_SHORT_CALL(MPI_Win_start, (group, assert, win), cgl_thunk_code);
     return cgl_gp_MPI_Win_start(group, assert, win);
 }
@@ -17531,7 +17531,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_sync(MPI_Win win)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Win_sync(MPI_Win win)
 {
-    CG_ARGS_CALL(MPI_Win_sync, (win), cgl_thunk_code, 2, 0, (win, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win));
+    CG_ARGS_CALL(MPI_Win_sync, (win), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win));
     CG_SHORT_CALL(MPI_Win_sync, (win), cgl_thunk_code);
     return cgl_gp_MPI_Win_sync(win);
 }
@@ -17562,7 +17562,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_test(MPI_Win win, int *flag)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Win_test(MPI_Win win, int *flag)
 {
-    CG_ARGS_CALL(MPI_Win_test, (win, flag), cgl_thunk_code, 3, 0, (win, flag, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, flag));
+    CG_ARGS_CALL(MPI_Win_test, (win, flag), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, flag));
     CG_SHORT_CALL(MPI_Win_test, (win, flag), cgl_thunk_code);
     return cgl_gp_MPI_Win_test(win, flag);
 }
@@ -17594,7 +17594,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_unlock(int rank, MPI_Win win
 static __attribute__((noinline)) int cgl_sl_MPI_Win_unlock(int rank, MPI_Win win)
 {
     CG_BLOCKING_CALL(MPI_Win_unlock, (rank, win), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Win_unlock, (rank, win), cgl_thunk_code, 3, 0, (rank, win, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, rank); CG_ARG_WORD(2, win));
+    CG_ARGS_CALL(MPI_Win_unlock, (rank, win), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, rank); CG_ARG_WORD(2, win));
     CG_SHORT_CALL(MPI_Win_unlock, (rank, win), cgl_thunk_code);
     return cgl_gp_MPI_Win_unlock(rank, win);
 }
@@ -17624,7 +17624,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_unlock_all(MPI_Win win)
 static __attribute__((noinline)) int cgl_sl_MPI_Win_unlock_all(MPI_Win win)
 {
     CG_BLOCKING_CALL(MPI_Win_unlock_all, (win), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Win_unlock_all, (win), cgl_thunk_code, 2, 0, (win, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win));
+    CG_ARGS_CALL(MPI_Win_unlock_all, (win), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win));
     CG_SHORT_CALL(MPI_Win_unlock_all, (win), cgl_thunk_code);
     return cgl_gp_MPI_Win_unlock_all(win);
 }
@@ -17654,7 +17654,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_wait(MPI_Win win)
 static __attribute__((noinline)) int cgl_sl_MPI_Win_wait(MPI_Win win)
 {
     CG_BLOCKING_CALL(MPI_Win_wait, (win), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Win_wait, (win), cgl_thunk_code, 2, 0, (win, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win));
+    CG_ARGS_CALL(MPI_Win_wait, (win), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win));
     CG_SHORT_CALL(MPI_Win_wait, (win), cgl_thunk_code);
     return cgl_gp_MPI_Win_wait(win);
 }
@@ -17680,7 +17680,7 @@ static __attribute__((noinline)) double cgl_gp_MPI_Wtick(void)
 CG_LEFT_FUNCTION(cgl_left_MPI_Wtick, __typeof__(((struct cgl_fr_MPI_Wtick *)0)->cgl_ret));
 static __attribute__((noinline)) double cgl_sl_MPI_Wtick(void)
 {
-    CG_ARGS_CALL(MPI_Wtick, (), CG_NO_CODE, 1, 0, (cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Wtick, (), CG_NO_CODE, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Wtick, (), CG_NO_CODE);
     return cgl_gp_MPI_Wtick();
 }
@@ -17706,7 +17706,7 @@ static __attribute__((noinline)) double cgl_gp_MPI_Wtime(void)
 CG_LEFT_FUNCTION(cgl_left_MPI_Wtime, __typeof__(((struct cgl_fr_MPI_Wtime *)0)->cgl_ret));
 static __attribute__((noinline)) double cgl_sl_MPI_Wtime(void)
 {
-    CG_ARGS_CALL(MPI_Wtime, (), CG_NO_CODE, 1, 0, (cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Wtime, (), CG_NO_CODE, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Wtime, (), CG_NO_CODE);
     return cgl_gp_MPI_Wtime();
 }
@@ -17737,7 +17737,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_init_thread(int required, int 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_init_thread(int required, int *provided)
 {
-    CG_ARGS_CALL(MPI_T_init_thread, (required, provided), cgl_thunk_code, 3, 0, (required, provided, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, required); CG_ARG_WORD(2, provided));
+    CG_ARGS_CALL(MPI_T_init_thread, (required, provided), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, required); CG_ARG_WORD(2, provided));
     CG_SHORT_CALL(MPI_T_init_thread, (required, provided), cgl_thunk_code);
     return cgl_gp_MPI_T_init_thread(required, provided);
 }
@@ -17762,7 +17762,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_finalize(void)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_finalize(void)
 {
-    CG_ARGS_CALL(MPI_T_finalize, (), cgl_thunk_code, 1, 0, (cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_T_finalize, (), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_T_finalize, (), cgl_thunk_code);
     return cgl_gp_MPI_T_finalize();
 }
@@ -17791,7 +17791,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_cvar_get_num(int *num_cvar)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_cvar_get_num(int *num_cvar)
 {
-    CG_ARGS_CALL(MPI_T_cvar_get_num, (num_cvar), cgl_thunk_code, 2, 0, (num_cvar, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, num_cvar));
+    CG_ARGS_CALL(MPI_T_cvar_get_num, (num_cvar), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, num_cvar));
     CG_SHORT_CALL(MPI_T_cvar_get_num, (num_cvar), cgl_thunk_code);
     return cgl_gp_MPI_T_cvar_get_num(num_cvar);
 }
@@ -17838,7 +17838,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_cvar_get_info(int cvar_index, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope)
 {
-    CG_ARGS_CALL(MPI_T_cvar_get_info, (cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope), cgl_thunk_code, 11, 0, (cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, cvar_index); CG_ARG_WORD(2, name); CG_ARG_WORD(3, name_len); CG_ARG_WORD(4, verbosity); CG_ARG_WORD(5, datatype); CG_ARG_WORD(6, enumtype); CG_ARG_WORD(7, desc); CG_ARG_WORD(8, desc_len); CG_ARG_WORD(9, bind); CG_ARG_WORD(10, scope));
+    CG_ARGS_CALL(MPI_T_cvar_get_info, (cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope), cgl_thunk_code, 11, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, cvar_index); CG_ARG_WORD(2, name); CG_ARG_WORD(3, name_len); CG_ARG_WORD(4, verbosity); CG_ARG_WORD(5, datatype); CG_ARG_WORD(6, enumtype); CG_ARG_WORD(7, desc); CG_ARG_WORD(8, desc_len); CG_ARG_WORD(9, bind); CG_ARG_WORD(10, scope));
     CG_SHORT_CALL(MPI_T_cvar_get_info, (cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope), cgl_thunk_code);
     return cgl_gp_MPI_T_cvar_get_info(cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope);
 }
@@ -17903,7 +17903,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_cvar_handle_alloc(int cvar_ind
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count)
 {
-    CG_ARGS_CALL(MPI_T_cvar_handle_alloc, (cvar_index, obj_handle, handle, count), cgl_thunk_code, 5, 0, (cvar_index, obj_handle, handle, count, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, cvar_index); CG_ARG_WORD(2, obj_handle); CG_ARG_WORD(3, handle); CG_ARG_WORD(4, count));
+    CG_ARGS_CALL(MPI_T_cvar_handle_alloc, (cvar_index, obj_handle, handle, count), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, cvar_index); CG_ARG_WORD(2, obj_handle); CG_ARG_WORD(3, handle); CG_ARG_WORD(4, count));
     CG_SHORT_CALL(MPI_T_cvar_handle_alloc, (cvar_index, obj_handle, handle, count), cgl_thunk_code);
     return cgl_gp_MPI_T_cvar_handle_alloc(cvar_index, obj_handle, handle, count);
 }
@@ -17932,7 +17932,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_cvar_handle_free(MPI_T_cvar_ha
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
 {
-    CG_ARGS_CALL(MPI_T_cvar_handle_free, (handle), cgl_thunk_code, 2, 0, (handle, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, handle));
+    CG_ARGS_CALL(MPI_T_cvar_handle_free, (handle), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, handle));
     CG_SHORT_CALL(MPI_T_cvar_handle_free, (handle), cgl_thunk_code);
     return cgl_gp_MPI_T_cvar_handle_free(handle);
 }
@@ -17963,7 +17963,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_cvar_read(MPI_T_cvar_handle ha
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
 {
-    CG_ARGS_CALL(MPI_T_cvar_read, (handle, buf), cgl_thunk_code, 3, 0, (handle, buf, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, handle); CG_ARG_WORD(2, buf));
+    CG_ARGS_CALL(MPI_T_cvar_read, (handle, buf), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, handle); CG_ARG_WORD(2, buf));
     CG_SHORT_CALL(MPI_T_cvar_read, (handle, buf), cgl_thunk_code);
     return cgl_gp_MPI_T_cvar_read(handle, buf);
 }
@@ -17994,7 +17994,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_cvar_write(MPI_T_cvar_handle h
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
 {
-    CG_ARGS_CALL(MPI_T_cvar_write, (handle, buf), cgl_thunk_code, 3, 0, (handle, buf, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, handle); CG_ARG_WORD(2, buf));
+    CG_ARGS_CALL(MPI_T_cvar_write, (handle, buf), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, handle); CG_ARG_WORD(2, buf));
     CG_SHORT_CALL(MPI_T_cvar_write, (handle, buf), cgl_thunk_code);
     return cgl_gp_MPI_T_cvar_write(handle, buf);
 }
@@ -18023,7 +18023,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_category_get_num(int *num_cat)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_category_get_num(int *num_cat)
 {
-    CG_ARGS_CALL(MPI_T_category_get_num, (num_cat), cgl_thunk_code, 2, 0, (num_cat, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, num_cat));
+    CG_ARGS_CALL(MPI_T_category_get_num, (num_cat), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, num_cat));
     CG_SHORT_CALL(MPI_T_category_get_num, (num_cat), cgl_thunk_code);
     return cgl_gp_MPI_T_category_get_num(num_cat);
 }
@@ -18066,7 +18066,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_category_get_info(int cat_inde
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories)
 {
-    CG_ARGS_CALL(MPI_T_category_get_info, (cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories), cgl_thunk_code, 9, 0, (cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, cat_index); CG_ARG_WORD(2, name); CG_ARG_WORD(3, name_len); CG_ARG_WORD(4, desc); CG_ARG_WORD(5, desc_len); CG_ARG_WORD(6, num_cvars); CG_ARG_WORD(7, num_pvars); CG_ARG_WORD(8, num_categories));
+    CG_ARGS_CALL(MPI_T_category_get_info, (cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, cat_index); CG_ARG_WORD(2, name); CG_ARG_WORD(3, name_len); CG_ARG_WORD(4, desc); CG_ARG_WORD(5, desc_len); CG_ARG_WORD(6, num_cvars); CG_ARG_WORD(7, num_pvars); CG_ARG_WORD(8, num_categories));
     CG_SHORT_CALL(MPI_T_category_get_info, (cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories), cgl_thunk_code);
     return cgl_gp_MPI_T_category_get_info(cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories);
 }
@@ -18128,7 +18128,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_category_get_cvars(int cat_ind
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_category_get_cvars(int cat_index, int len, int indices[])
 {
-    CG_ARGS_CALL(MPI_T_category_get_cvars, (cat_index, len, indices), cgl_thunk_code, 3, 0, (cat_index, len, indices, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, cat_index); CG_ARG_WORD(2, len));
+    CG_ARGS_CALL(MPI_T_category_get_cvars, (cat_index, len, indices), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, cat_index); CG_ARG_WORD(2, len));
     CG_SHORT_CALL(MPI_T_category_get_cvars, (cat_index, len, indices), cgl_thunk_code);
     return cgl_gp_MPI_T_category_get_cvars(cat_index, len, indices);
 }
@@ -18160,7 +18160,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_category_get_pvars(int cat_ind
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_category_get_pvars(int cat_index, int len, int indices[])
 {
-    CG_ARGS_CALL(MPI_T_category_get_pvars, (cat_index, len, indices), cgl_thunk_code, 3, 0, (cat_index, len, indices, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, cat_index); CG_ARG_WORD(2, len));
+    CG_ARGS_CALL(MPI_T_category_get_pvars, (cat_index, len, indices), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, cat_index); CG_ARG_WORD(2, len));
     CG_SHORT_CALL(MPI_T_category_get_pvars, (cat_index, len, indices), cgl_thunk_code);
     return cgl_gp_MPI_T_category_get_pvars(cat_index, len, indices);
 }
@@ -18192,7 +18192,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_category_get_categories(int ca
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_category_get_categories(int cat_index, int len, int indices[])
 {
-    CG_ARGS_CALL(MPI_T_category_get_categories, (cat_index, len, indices), cgl_thunk_code, 3, 0, (cat_index, len, indices, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, cat_index); CG_ARG_WORD(2, len));
+    CG_ARGS_CALL(MPI_T_category_get_categories, (cat_index, len, indices), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, cat_index); CG_ARG_WORD(2, len));
     CG_SHORT_CALL(MPI_T_category_get_categories, (cat_index, len, indices), cgl_thunk_code);
     return cgl_gp_MPI_T_category_get_categories(cat_index, len, indices);
 }
@@ -18221,7 +18221,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_category_changed(int *stamp)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_category_changed(int *stamp)
 {
-    CG_ARGS_CALL(MPI_T_category_changed, (stamp), cgl_thunk_code, 2, 0, (stamp, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stamp));
+    CG_ARGS_CALL(MPI_T_category_changed, (stamp), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stamp));
     CG_SHORT_CALL(MPI_T_category_changed, (stamp), cgl_thunk_code);
     return cgl_gp_MPI_T_category_changed(stamp);
 }
@@ -18250,7 +18250,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_get_num(int *num_pvar)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_get_num(int *num_pvar)
 {
-    CG_ARGS_CALL(MPI_T_pvar_get_num, (num_pvar), cgl_thunk_code, 2, 0, (num_pvar, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, num_pvar));
+    CG_ARGS_CALL(MPI_T_pvar_get_num, (num_pvar), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, num_pvar));
     CG_SHORT_CALL(MPI_T_pvar_get_num, (num_pvar), cgl_thunk_code);
     return cgl_gp_MPI_T_pvar_get_num(num_pvar);
 }
@@ -18303,7 +18303,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_get_info(int pvar_index, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic)
 {
-    CG_ARGS_CALL(MPI_T_pvar_get_info, (pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic), cgl_thunk_code, 14, 0, (pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pvar_index); CG_ARG_WORD(2, name); CG_ARG_WORD(3, name_len); CG_ARG_WORD(4, verbosity); CG_ARG_WORD(5, var_class); CG_ARG_WORD(6, datatype); CG_ARG_WORD(7, enumtype); CG_ARG_WORD(8, desc); CG_ARG_WORD(9, desc_len); CG_ARG_WORD(10, bind); CG_ARG_WORD(11, readonly); CG_ARG_WORD(12, continuous); CG_ARG_WORD(13, atomic));
+    CG_ARGS_CALL(MPI_T_pvar_get_info, (pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic), cgl_thunk_code, 14, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pvar_index); CG_ARG_WORD(2, name); CG_ARG_WORD(3, name_len); CG_ARG_WORD(4, verbosity); CG_ARG_WORD(5, var_class); CG_ARG_WORD(6, datatype); CG_ARG_WORD(7, enumtype); CG_ARG_WORD(8, desc); CG_ARG_WORD(9, desc_len); CG_ARG_WORD(10, bind); CG_ARG_WORD(11, readonly); CG_ARG_WORD(12, continuous); CG_ARG_WORD(13, atomic));
     CG_SHORT_CALL(MPI_T_pvar_get_info, (pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic), cgl_thunk_code);
     return cgl_gp_MPI_T_pvar_get_info(pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic);
 }
@@ -18364,7 +18364,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_session_create(MPI_T_pvar
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_session_create(MPI_T_pvar_session *session)
 {
-    CG_ARGS_CALL(MPI_T_pvar_session_create, (session), cgl_thunk_code, 2, 0, (session, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, session));
+    CG_ARGS_CALL(MPI_T_pvar_session_create, (session), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, session));
     CG_SHORT_CALL(MPI_T_pvar_session_create, (session), cgl_thunk_code);
     return cgl_gp_MPI_T_pvar_session_create(session);
 }
@@ -18393,7 +18393,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_session_free(MPI_T_pvar_s
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_session_free(MPI_T_pvar_session *session)
 {
-    CG_ARGS_CALL(MPI_T_pvar_session_free, (session), cgl_thunk_code, 2, 0, (session, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, session));
+    CG_ARGS_CALL(MPI_T_pvar_session_free, (session), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, session));
     CG_SHORT_CALL(MPI_T_pvar_session_free, (session), cgl_thunk_code);
     return cgl_gp_MPI_T_pvar_session_free(session);
 }
@@ -18430,7 +18430,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_handle_alloc(MPI_T_pvar_s
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count)
 {
-    CG_ARGS_CALL(MPI_T_pvar_handle_alloc, (session, pvar_index, obj_handle, handle, count), cgl_thunk_code, 6, 0, (session, pvar_index, obj_handle, handle, count, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, session); CG_ARG_WORD(2, pvar_index); CG_ARG_WORD(3, obj_handle); CG_ARG_WORD(4, handle); CG_ARG_WORD(5, count));
+    CG_ARGS_CALL(MPI_T_pvar_handle_alloc, (session, pvar_index, obj_handle, handle, count), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, session); CG_ARG_WORD(2, pvar_index); CG_ARG_WORD(3, obj_handle); CG_ARG_WORD(4, handle); CG_ARG_WORD(5, count));
     CG_SHORT_CALL(MPI_T_pvar_handle_alloc, (session, pvar_index, obj_handle, handle, count), cgl_thunk_code);
     return cgl_gp_MPI_T_pvar_handle_alloc(session, pvar_index, obj_handle, handle, count);
 }
@@ -18461,7 +18461,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_handle_free(MPI_T_pvar_se
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle)
 {
-    CG_ARGS_CALL(MPI_T_pvar_handle_free, (session, handle), cgl_thunk_code, 3, 0, (session, handle, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, session); CG_ARG_WORD(2, handle));
+    CG_ARGS_CALL(MPI_T_pvar_handle_free, (session, handle), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, session); CG_ARG_WORD(2, handle));
     CG_SHORT_CALL(MPI_T_pvar_handle_free, (session, handle), cgl_thunk_code);
     return cgl_gp_MPI_T_pvar_handle_free(session, handle);
 }
@@ -18492,7 +18492,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_start(MPI_T_pvar_session 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
-    CG_ARGS_CALL(MPI_T_pvar_start, (session, handle), cgl_thunk_code, 3, 0, (session, handle, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, session); CG_ARG_WORD(2, handle));
+    CG_ARGS_CALL(MPI_T_pvar_start, (session, handle), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, session); CG_ARG_WORD(2, handle));
     CG_SHORT_CALL(MPI_T_pvar_start, (session, handle), cgl_thunk_code);
     return cgl_gp_MPI_T_pvar_start(session, handle);
 }
@@ -18523,7 +18523,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_stop(MPI_T_pvar_session s
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
-    CG_ARGS_CALL(MPI_T_pvar_stop, (session, handle), cgl_thunk_code, 3, 0, (session, handle, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, session); CG_ARG_WORD(2, handle));
+    CG_ARGS_CALL(MPI_T_pvar_stop, (session, handle), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, session); CG_ARG_WORD(2, handle));
     CG_SHORT_CALL(MPI_T_pvar_stop, (session, handle), cgl_thunk_code);
     return cgl_gp_MPI_T_pvar_stop(session, handle);
 }
@@ -18556,7 +18556,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_read(MPI_T_pvar_session s
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
-    CG_ARGS_CALL(MPI_T_pvar_read, (session, handle, buf), cgl_thunk_code, 4, 0, (session, handle, buf, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, session); CG_ARG_WORD(2, handle); CG_ARG_WORD(3, buf));
+    CG_ARGS_CALL(MPI_T_pvar_read, (session, handle, buf), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, session); CG_ARG_WORD(2, handle); CG_ARG_WORD(3, buf));
     CG_SHORT_CALL(MPI_T_pvar_read, (session, handle, buf), cgl_thunk_code);
     return cgl_gp_MPI_T_pvar_read(session, handle, buf);
 }
@@ -18589,7 +18589,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_write(MPI_T_pvar_session 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf)
 {
-    CG_ARGS_CALL(MPI_T_pvar_write, (session, handle, buf), cgl_thunk_code, 4, 0, (session, handle, buf, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, session); CG_ARG_WORD(2, handle); CG_ARG_WORD(3, buf));
+    CG_ARGS_CALL(MPI_T_pvar_write, (session, handle, buf), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, session); CG_ARG_WORD(2, handle); CG_ARG_WORD(3, buf));
     CG_SHORT_CALL(MPI_T_pvar_write, (session, handle, buf), cgl_thunk_code);
     return cgl_gp_MPI_T_pvar_write(session, handle, buf);
 }
@@ -18620,7 +18620,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_reset(MPI_T_pvar_session 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
-    CG_ARGS_CALL(MPI_T_pvar_reset, (session, handle), cgl_thunk_code, 3, 0, (session, handle, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, session); CG_ARG_WORD(2, handle));
+    CG_ARGS_CALL(MPI_T_pvar_reset, (session, handle), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, session); CG_ARG_WORD(2, handle));
     CG_SHORT_CALL(MPI_T_pvar_reset, (session, handle), cgl_thunk_code);
     return cgl_gp_MPI_T_pvar_reset(session, handle);
 }
@@ -18653,7 +18653,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_readreset(MPI_T_pvar_sess
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
-    CG_ARGS_CALL(MPI_T_pvar_readreset, (session, handle, buf), cgl_thunk_code, 4, 0, (session, handle, buf, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, session); CG_ARG_WORD(2, handle); CG_ARG_WORD(3, buf));
+    CG_ARGS_CALL(MPI_T_pvar_readreset, (session, handle, buf), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, session); CG_ARG_WORD(2, handle); CG_ARG_WORD(3, buf));
     CG_SHORT_CALL(MPI_T_pvar_readreset, (session, handle, buf), cgl_thunk_code);
     return cgl_gp_MPI_T_pvar_readreset(session, handle, buf);
 }
@@ -18688,7 +18688,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_enum_get_info(MPI_T_enum enumt
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len)
 {
-    CG_ARGS_CALL(MPI_T_enum_get_info, (enumtype, num, name, name_len), cgl_thunk_code, 5, 0, (enumtype, num, name, name_len, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, enumtype); CG_ARG_WORD(2, num); CG_ARG_WORD(3, name); CG_ARG_WORD(4, name_len));
+    CG_ARGS_CALL(MPI_T_enum_get_info, (enumtype, num, name, name_len), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, enumtype); CG_ARG_WORD(2, num); CG_ARG_WORD(3, name); CG_ARG_WORD(4, name_len));
     CG_SHORT_CALL(MPI_T_enum_get_info, (enumtype, num, name, name_len), cgl_thunk_code);
     return cgl_gp_MPI_T_enum_get_info(enumtype, num, name, name_len);
 }
@@ -18725,7 +18725,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_enum_get_item(MPI_T_enum enumt
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, int *name_len)
 {
-    CG_ARGS_CALL(MPI_T_enum_get_item, (enumtype, index, value, name, name_len), cgl_thunk_code, 6, 0, (enumtype, index, value, name, name_len, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, enumtype); CG_ARG_WORD(2, index); CG_ARG_WORD(3, value); CG_ARG_WORD(4, name); CG_ARG_WORD(5, name_len));
+    CG_ARGS_CALL(MPI_T_enum_get_item, (enumtype, index, value, name, name_len), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, enumtype); CG_ARG_WORD(2, index); CG_ARG_WORD(3, value); CG_ARG_WORD(4, name); CG_ARG_WORD(5, name_len));
     CG_SHORT_CALL(MPI_T_enum_get_item, (enumtype, index, value, name, name_len), cgl_thunk_code);
     return cgl_gp_MPI_T_enum_get_item(enumtype, index, value, name, name_len);
 }
@@ -18756,7 +18756,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Attr_delete(MPI_Comm comm, int k
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Attr_delete(MPI_Comm comm, int keyval)
 {
-    CG_ARGS_CALL(MPI_Attr_delete, (comm, keyval), cgl_thunk_code, 3, 0, (comm, keyval, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, keyval));
+    CG_ARGS_CALL(MPI_Attr_delete, (comm, keyval), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, keyval));
     CG_SHORT_CALL(MPI_Attr_delete, (comm, keyval), cgl_thunk_code);
     return cgl_gp_MPI_Attr_delete(comm, keyval);
 }
@@ -18791,7 +18791,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Attr_get(MPI_Comm comm, int keyv
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
-    CG_ARGS_CALL(MPI_Attr_get, (comm, keyval, attribute_val, flag), cgl_thunk_code, 5, 0, (comm, keyval, attribute_val, flag, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, keyval); CG_ARG_WORD(3, attribute_val); CG_ARG_WORD(4, flag));
+    CG_ARGS_CALL(MPI_Attr_get, (comm, keyval, attribute_val, flag), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, keyval); CG_ARG_WORD(3, attribute_val); CG_ARG_WORD(4, flag));
     CG_SHORT_CALL(MPI_Attr_get, (comm, keyval, attribute_val, flag), cgl_thunk_code);
     return cgl_gp_MPI_Attr_get(comm, keyval, attribute_val, flag);
 }
@@ -18824,7 +18824,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Attr_put(MPI_Comm comm, int keyv
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 {
-    CG_ARGS_CALL(MPI_Attr_put, (comm, keyval, attribute_val), cgl_thunk_code, 4, 0, (comm, keyval, attribute_val, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, keyval); CG_ARG_WORD(3, attribute_val));
+    CG_ARGS_CALL(MPI_Attr_put, (comm, keyval, attribute_val), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, keyval); CG_ARG_WORD(3, attribute_val));
     CG_SHORT_CALL(MPI_Attr_put, (comm, keyval, attribute_val), cgl_thunk_code);
     return cgl_gp_MPI_Attr_put(comm, keyval, attribute_val);
 }
@@ -18859,7 +18859,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Keyval_create(MPI_Copy_function 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state)
 {
-    CG_ARGS_CALL(MPI_Keyval_create, (copy_fn, delete_fn, keyval, extra_state), cgl_thunk_code, 5, 0, (copy_fn, delete_fn, keyval, extra_state, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, copy_fn); CG_ARG_WORD(2, delete_fn); CG_ARG_WORD(3, keyval); CG_ARG_WORD(4, extra_state));
+    CG_ARGS_CALL(MPI_Keyval_create, (copy_fn, delete_fn, keyval, extra_state), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, copy_fn); CG_ARG_WORD(2, delete_fn); CG_ARG_WORD(3, keyval); CG_ARG_WORD(4, extra_state));
     CG_SHORT_CALL(MPI_Keyval_create, (copy_fn, delete_fn, keyval, extra_state), cgl_thunk_code);
     return cgl_gp_MPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state);
 }
@@ -18888,7 +18888,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Keyval_free(int *keyval)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Keyval_free(int *keyval)
 {
-    CG_ARGS_CALL(MPI_Keyval_free, (keyval), cgl_thunk_code, 2, 0, (keyval, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, keyval));
+    CG_ARGS_CALL(MPI_Keyval_free, (keyval), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, keyval));
     CG_SHORT_CALL(MPI_Keyval_free, (keyval), cgl_thunk_code);
     return cgl_gp_MPI_Keyval_free(keyval);
 }
@@ -18919,7 +18919,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Address(void *location, MPI_Aint
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Address(void *location, MPI_Aint *address)
 {
-    CG_ARGS_CALL(MPI_Address, (location, address), cgl_thunk_code, 3, 0, (location, address, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, location); CG_ARG_WORD(2, address));
+    CG_ARGS_CALL(MPI_Address, (location, address), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, location); CG_ARG_WORD(2, address));
     CG_SHORT_CALL(MPI_Address, (location, address), cgl_thunk_code);
     return cgl_gp_MPI_Address(location, address);
 }
@@ -18950,7 +18950,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Errhandler_create(MPI_Handler_fu
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler)
 {
-    CG_ARGS_CALL(MPI_Errhandler_create, (function, errhandler), cgl_thunk_code, 3, 0, (function, errhandler, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, function); CG_ARG_WORD(2, errhandler));
+    CG_ARGS_CALL(MPI_Errhandler_create, (function, errhandler), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, function); CG_ARG_WORD(2, errhandler));
     CG_SHORT_CALL(MPI_Errhandler_create, (function, errhandler), cgl_thunk_code);
     return cgl_gp_MPI_Errhandler_create(function, errhandler);
 }
@@ -18981,7 +18981,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Errhandler_get(MPI_Comm comm, MP
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
-    CG_ARGS_CALL(MPI_Errhandler_get, (comm, errhandler), cgl_thunk_code, 3, 0, (comm, errhandler, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, errhandler));
+    CG_ARGS_CALL(MPI_Errhandler_get, (comm, errhandler), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, errhandler));
     CG_SHORT_CALL(MPI_Errhandler_get, (comm, errhandler), cgl_thunk_code);
     return cgl_gp_MPI_Errhandler_get(comm, errhandler);
 }
@@ -19012,7 +19012,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Errhandler_set(MPI_Comm comm, MP
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
 {
-    CG_ARGS_CALL(MPI_Errhandler_set, (comm, errhandler), cgl_thunk_code, 3, 0, (comm, errhandler, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, errhandler));
+    CG_ARGS_CALL(MPI_Errhandler_set, (comm, errhandler), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, errhandler));
     CG_SHORT_CALL(MPI_Errhandler_set, (comm, errhandler), cgl_thunk_code);
     return cgl_gp_MPI_Errhandler_set(comm, errhandler);
 }
@@ -19043,7 +19043,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_extent(MPI_Datatype type, M
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_extent(MPI_Datatype type, MPI_Aint *extent)
 {
-    CG_ARGS_CALL(MPI_Type_extent, (type, extent), cgl_thunk_code, 3, 0, (type, extent, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type); CG_ARG_WORD(2, extent));
+    CG_ARGS_CALL(MPI_Type_extent, (type, extent), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type); CG_ARG_WORD(2, extent));
     CG_SHORT_CALL(MPI_Type_extent, (type, extent), cgl_thunk_code);
     return cgl_gp_MPI_Type_extent(type, extent);
 }
@@ -19078,7 +19078,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_hindexed(int count, int arr
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    CG_ARGS_CALL(MPI_Type_hindexed, (count, array_of_blocklengths, array_of_displacements, oldtype, newtype), cgl_thunk_code, 4, 0, (count, array_of_blocklengths, array_of_displacements, oldtype, newtype, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, oldtype); CG_ARG_WORD(3, newtype));
+    CG_ARGS_CALL(MPI_Type_hindexed, (count, array_of_blocklengths, array_of_displacements, oldtype, newtype), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, oldtype); CG_ARG_WORD(3, newtype));
     CG_SHORT_CALL(MPI_Type_hindexed, (count, array_of_blocklengths, array_of_displacements, oldtype, newtype), cgl_thunk_code);
     return cgl_gp_MPI_Type_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
 }
@@ -19115,7 +19115,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_hvector(int count, int bloc
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    CG_ARGS_CALL(MPI_Type_hvector, (count, blocklength, stride, oldtype, newtype), cgl_thunk_code, 6, 0, (count, blocklength, stride, oldtype, newtype, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, blocklength); CG_ARG_WORD(3, stride); CG_ARG_WORD(4, oldtype); CG_ARG_WORD(5, newtype));
+    CG_ARGS_CALL(MPI_Type_hvector, (count, blocklength, stride, oldtype, newtype), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, blocklength); CG_ARG_WORD(3, stride); CG_ARG_WORD(4, oldtype); CG_ARG_WORD(5, newtype));
     CG_SHORT_CALL(MPI_Type_hvector, (count, blocklength, stride, oldtype, newtype), cgl_thunk_code);
     return cgl_gp_MPI_Type_hvector(count, blocklength, stride, oldtype, newtype);
 }
@@ -19146,7 +19146,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_lb(MPI_Datatype type, MPI_A
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_lb(MPI_Datatype type, MPI_Aint *lb)
 {
-    CG_ARGS_CALL(MPI_Type_lb, (type, lb), cgl_thunk_code, 3, 0, (type, lb, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type); CG_ARG_WORD(2, lb));
+    CG_ARGS_CALL(MPI_Type_lb, (type, lb), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type); CG_ARG_WORD(2, lb));
     CG_SHORT_CALL(MPI_Type_lb, (type, lb), cgl_thunk_code);
     return cgl_gp_MPI_Type_lb(type, lb);
 }
@@ -19180,7 +19180,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_struct(int count, int array
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[], MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
-    CG_ARGS_CALL(MPI_Type_struct, (count, array_of_blocklengths, array_of_displacements, array_of_types, newtype), cgl_thunk_code, 3, 0, (count, array_of_blocklengths, array_of_displacements, array_of_types, newtype, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, newtype));
+    CG_ARGS_CALL(MPI_Type_struct, (count, array_of_blocklengths, array_of_displacements, array_of_types, newtype), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, newtype));
     CG_SHORT_CALL(MPI_Type_struct, (count, array_of_blocklengths, array_of_displacements, array_of_types, newtype), cgl_thunk_code);
     return cgl_gp_MPI_Type_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
 }
@@ -19211,7 +19211,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_ub(MPI_Datatype mtype, MPI_
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_ub(MPI_Datatype mtype, MPI_Aint *ub)
 {
-    CG_ARGS_CALL(MPI_Type_ub, (mtype, ub), cgl_thunk_code, 3, 0, (mtype, ub, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mtype); CG_ARG_WORD(2, ub));
+    CG_ARGS_CALL(MPI_Type_ub, (mtype, ub), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mtype); CG_ARG_WORD(2, ub));
     CG_SHORT_CALL(MPI_Type_ub, (mtype, ub), cgl_thunk_code);
     return cgl_gp_MPI_Type_ub(mtype, ub);
 }
@@ -19241,7 +19241,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Abi_get_fortran_booleans(int log
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Abi_get_fortran_booleans(int logical_size, void *logical_true, void *logical_false, int *is_set)
 {
-    CG_ARGS_CALL(MPI_Abi_get_fortran_booleans, (logical_size, logical_true, logical_false, is_set), cgl_thunk_code, 1, 0, (logical_size, logical_true, logical_false, is_set, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Abi_get_fortran_booleans, (logical_size, logical_true, logical_false, is_set), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Abi_get_fortran_booleans, (logical_size, logical_true, logical_false, is_set), cgl_thunk_code);
     return cgl_gp_MPI_Abi_get_fortran_booleans(logical_size, logical_true, logical_false, is_set);
 }
@@ -19268,7 +19268,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Abi_get_fortran_info(void *info)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Abi_get_fortran_info(void *info)
 {
-    CG_ARGS_CALL(MPI_Abi_get_fortran_info, (info), cgl_thunk_code, 1, 0, (info, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Abi_get_fortran_info, (info), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Abi_get_fortran_info, (info), cgl_thunk_code);
     return cgl_gp_MPI_Abi_get_fortran_info(info);
 }
@@ -19295,7 +19295,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Abi_get_info(void *info)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Abi_get_info(void *info)
 {
-    CG_ARGS_CALL(MPI_Abi_get_info, (info), cgl_thunk_code, 1, 0, (info, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Abi_get_info, (info), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Abi_get_info, (info), cgl_thunk_code);
     return cgl_gp_MPI_Abi_get_info(info);
 }
@@ -19323,7 +19323,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Abi_get_version(int *abi_major, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Abi_get_version(int *abi_major, int *abi_minor)
 {
-    CG_ARGS_CALL(MPI_Abi_get_version, (abi_major, abi_minor), cgl_thunk_code, 1, 0, (abi_major, abi_minor, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Abi_get_version, (abi_major, abi_minor), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Abi_get_version, (abi_major, abi_minor), cgl_thunk_code);
     return cgl_gp_MPI_Abi_get_version(abi_major, abi_minor);
 }
@@ -19352,7 +19352,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Abi_set_fortran_booleans(int log
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Abi_set_fortran_booleans(int logical_size, void *logical_true, void *logical_false)
 {
-    CG_ARGS_CALL(MPI_Abi_set_fortran_booleans, (logical_size, logical_true, logical_false), cgl_thunk_code, 1, 0, (logical_size, logical_true, logical_false, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Abi_set_fortran_booleans, (logical_size, logical_true, logical_false), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Abi_set_fortran_booleans, (logical_size, logical_true, logical_false), cgl_thunk_code);
     return cgl_gp_MPI_Abi_set_fortran_booleans(logical_size, logical_true, logical_false);
 }
@@ -19379,7 +19379,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Abi_set_fortran_info(void *info)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Abi_set_fortran_info(void *info)
 {
-    CG_ARGS_CALL(MPI_Abi_set_fortran_info, (info), cgl_thunk_code, 1, 0, (info, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Abi_set_fortran_info, (info), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Abi_set_fortran_info, (info), cgl_thunk_code);
     return cgl_gp_MPI_Abi_set_fortran_info(info);
 }
@@ -19414,7 +19414,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Accumulate_c(const void *origin_
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Accumulate_c(const void *origin_addr, long origin_count, void *origin_datatype, int target_rank, long target_disp, long target_count, void *target_datatype, void *op, void *win)
 {
-    CG_ARGS_CALL(MPI_Accumulate_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win), cgl_thunk_code, 1, 0, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Accumulate_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Accumulate_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win), cgl_thunk_code);
     return cgl_gp_MPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
@@ -19448,7 +19448,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Allgather_c(const void *sendbuf,
 static __attribute__((noinline)) int cgl_sl_MPI_Allgather_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm)
 {
     CG_BLOCKING_CALL(MPI_Allgather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Allgather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Allgather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Allgather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), cgl_thunk_code);
     return cgl_gp_MPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
@@ -19483,7 +19483,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Allgather_init(const void *sendb
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Allgather_init(const void *sendbuf, int sendcount, void *sendtype, void *recvbuf, int recvcount, void *recvtype, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Allgather_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Allgather_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Allgather_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
 }
@@ -19518,7 +19518,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Allgather_init_c(const void *sen
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Allgather_init_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Allgather_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Allgather_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Allgather_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
 }
@@ -19553,7 +19553,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Allgatherv_c(const void *sendbuf
 static __attribute__((noinline)) int cgl_sl_MPI_Allgatherv_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, const long *recvcounts, const long *displs, void *recvtype, void *comm)
 {
     CG_BLOCKING_CALL(MPI_Allgatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Allgatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Allgatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Allgatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm), cgl_thunk_code);
     return cgl_gp_MPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }
@@ -19589,7 +19589,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Allgatherv_init(const void *send
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Allgatherv_init(const void *sendbuf, int sendcount, void *sendtype, void *recvbuf, const int *recvcounts, const int *displs, void *recvtype, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Allgatherv_init, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Allgatherv_init, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Allgatherv_init, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
 }
@@ -19625,7 +19625,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Allgatherv_init_c(const void *se
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Allgatherv_init_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, const long *recvcounts, const long *displs, void *recvtype, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Allgatherv_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Allgatherv_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Allgatherv_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
 }
@@ -19658,7 +19658,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Allreduce_c(const void *sendbuf,
 static __attribute__((noinline)) int cgl_sl_MPI_Allreduce_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, void *comm)
 {
     CG_BLOCKING_CALL(MPI_Allreduce_c, (sendbuf, recvbuf, count, datatype, op, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Allreduce_c, (sendbuf, recvbuf, count, datatype, op, comm), cgl_thunk_code, 1, 0, (sendbuf, recvbuf, count, datatype, op, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Allreduce_c, (sendbuf, recvbuf, count, datatype, op, comm), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Allreduce_c, (sendbuf, recvbuf, count, datatype, op, comm), cgl_thunk_code);
     return cgl_gp_MPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
 }
@@ -19692,7 +19692,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Allreduce_init(const void *sendb
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, void *datatype, void *op, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Allreduce_init, (sendbuf, recvbuf, count, datatype, op, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, recvbuf, count, datatype, op, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Allreduce_init, (sendbuf, recvbuf, count, datatype, op, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Allreduce_init, (sendbuf, recvbuf, count, datatype, op, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
@@ -19726,7 +19726,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Allreduce_init_c(const void *sen
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Allreduce_init_c, (sendbuf, recvbuf, count, datatype, op, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, recvbuf, count, datatype, op, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Allreduce_init_c, (sendbuf, recvbuf, count, datatype, op, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Allreduce_init_c, (sendbuf, recvbuf, count, datatype, op, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
@@ -19760,7 +19760,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Alltoall_c(const void *sendbuf, 
 static __attribute__((noinline)) int cgl_sl_MPI_Alltoall_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm)
 {
     CG_BLOCKING_CALL(MPI_Alltoall_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Alltoall_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Alltoall_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Alltoall_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), cgl_thunk_code);
     return cgl_gp_MPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
@@ -19795,7 +19795,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Alltoall_init(const void *sendbu
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Alltoall_init(const void *sendbuf, int sendcount, void *sendtype, void *recvbuf, int recvcount, void *recvtype, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Alltoall_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Alltoall_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Alltoall_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
 }
@@ -19830,7 +19830,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Alltoall_init_c(const void *send
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Alltoall_init_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Alltoall_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Alltoall_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Alltoall_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
 }
@@ -19866,7 +19866,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Alltoallv_c(const void *sendbuf,
 static __attribute__((noinline)) int cgl_sl_MPI_Alltoallv_c(const void *sendbuf, const long *sendcounts, const long *sdispls, void *sendtype, void *recvbuf, const long *recvcounts, const long *rdispls, void *recvtype, void *comm)
 {
     CG_BLOCKING_CALL(MPI_Alltoallv_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Alltoallv_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm), cgl_thunk_code, 1, 0, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Alltoallv_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Alltoallv_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm), cgl_thunk_code);
     return cgl_gp_MPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 }
@@ -19903,7 +19903,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Alltoallv_init(const void *sendb
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Alltoallv_init(const void *sendbuf, const int *sendcounts, const int *sdispls, void *sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, void *recvtype, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Alltoallv_init, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Alltoallv_init, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Alltoallv_init, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
 }
@@ -19940,7 +19940,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Alltoallv_init_c(const void *sen
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Alltoallv_init_c(const void *sendbuf, const long *sendcounts, const long *sdispls, void *sendtype, void *recvbuf, const long *recvcounts, const long *rdispls, void *recvtype, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Alltoallv_init_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Alltoallv_init_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Alltoallv_init_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
 }
@@ -19976,7 +19976,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Alltoallw_c(const void *sendbuf,
 static __attribute__((noinline)) int cgl_sl_MPI_Alltoallw_c(const void *sendbuf, const long *sendcounts, const long *sdispls, const void *sendtypes, void *recvbuf, const long *recvcounts, const long *rdispls, const void *recvtypes, void *comm)
 {
     CG_BLOCKING_CALL(MPI_Alltoallw_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Alltoallw_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm), cgl_thunk_code, 1, 0, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Alltoallw_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Alltoallw_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm), cgl_thunk_code);
     return cgl_gp_MPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 }
@@ -20013,7 +20013,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Alltoallw_init(const void *sendb
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Alltoallw_init(const void *sendbuf, const int *sendcounts, const int *sdispls, const void *sendtypes, void *recvbuf, const int *recvcounts, const int *rdispls, const void *recvtypes, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Alltoallw_init, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Alltoallw_init, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Alltoallw_init, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
 }
@@ -20050,7 +20050,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Alltoallw_init_c(const void *sen
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Alltoallw_init_c(const void *sendbuf, const long *sendcounts, const long *sdispls, const void *sendtypes, void *recvbuf, const long *recvcounts, const long *rdispls, const void *recvtypes, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Alltoallw_init_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Alltoallw_init_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Alltoallw_init_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
 }
@@ -20079,7 +20079,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Barrier_init(void *comm, void *i
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Barrier_init(void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Barrier_init, (comm, info, request), cgl_thunk_code, 1, 0, (comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Barrier_init, (comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Barrier_init, (comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Barrier_init(comm, info, request);
 }
@@ -20111,7 +20111,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Bcast_c(void *buffer, long count
 static __attribute__((noinline)) int cgl_sl_MPI_Bcast_c(void *buffer, long count, void *datatype, int root, void *comm)
 {
     CG_BLOCKING_CALL(MPI_Bcast_c, (buffer, count, datatype, root, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Bcast_c, (buffer, count, datatype, root, comm), cgl_thunk_code, 1, 0, (buffer, count, datatype, root, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Bcast_c, (buffer, count, datatype, root, comm), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Bcast_c, (buffer, count, datatype, root, comm), cgl_thunk_code);
     return cgl_gp_MPI_Bcast_c(buffer, count, datatype, root, comm);
 }
@@ -20144,7 +20144,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Bcast_init(void *buffer, int cou
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Bcast_init(void *buffer, int count, void *datatype, int root, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Bcast_init, (buffer, count, datatype, root, comm, info, request), cgl_thunk_code, 1, 0, (buffer, count, datatype, root, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Bcast_init, (buffer, count, datatype, root, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Bcast_init, (buffer, count, datatype, root, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
 }
@@ -20177,7 +20177,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Bcast_init_c(void *buffer, long 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Bcast_init_c(void *buffer, long count, void *datatype, int root, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Bcast_init_c, (buffer, count, datatype, root, comm, info, request), cgl_thunk_code, 1, 0, (buffer, count, datatype, root, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Bcast_init_c, (buffer, count, datatype, root, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Bcast_init_c, (buffer, count, datatype, root, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
 }
@@ -20210,7 +20210,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Bsend_c(const void *buf, long co
 static __attribute__((noinline)) int cgl_sl_MPI_Bsend_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm)
 {
     CG_BLOCKING_CALL(MPI_Bsend_c, (buf, count, datatype, dest, tag, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Bsend_c, (buf, count, datatype, dest, tag, comm), cgl_thunk_code, 1, 0, (buf, count, datatype, dest, tag, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Bsend_c, (buf, count, datatype, dest, tag, comm), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Bsend_c, (buf, count, datatype, dest, tag, comm), cgl_thunk_code);
     return cgl_gp_MPI_Bsend_c(buf, count, datatype, dest, tag, comm);
 }
@@ -20243,7 +20243,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Bsend_init_c(const void *buf, lo
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Bsend_init_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Bsend_init_c, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code, 1, 0, (buf, count, datatype, dest, tag, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Bsend_init_c, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Bsend_init_c, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
 }
@@ -20271,7 +20271,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Buffer_attach_c(void *buffer, lo
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Buffer_attach_c(void *buffer, long size)
 {
-    CG_ARGS_CALL(MPI_Buffer_attach_c, (buffer, size), cgl_thunk_code, 1, 0, (buffer, size, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Buffer_attach_c, (buffer, size), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Buffer_attach_c, (buffer, size), cgl_thunk_code);
     return cgl_gp_MPI_Buffer_attach_c(buffer, size);
 }
@@ -20300,7 +20300,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Buffer_detach_c(void *buffer_add
 static __attribute__((noinline)) int cgl_sl_MPI_Buffer_detach_c(void *buffer_addr, long *size)
 {
     CG_BLOCKING_CALL(MPI_Buffer_detach_c, (buffer_addr, size), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Buffer_detach_c, (buffer_addr, size), cgl_thunk_code, 1, 0, (buffer_addr, size, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Buffer_detach_c, (buffer_addr, size), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Buffer_detach_c, (buffer_addr, size), cgl_thunk_code);
     return cgl_gp_MPI_Buffer_detach_c(buffer_addr, size);
 }
@@ -20327,7 +20327,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Buffer_flush(void)
 static __attribute__((noinline)) int cgl_sl_MPI_Buffer_flush(void)
 {
     CG_BLOCKING_CALL(MPI_Buffer_flush, (), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Buffer_flush, (), cgl_thunk_code, 1, 0, (cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Buffer_flush, (), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Buffer_flush, (), cgl_thunk_code);
     return cgl_gp_MPI_Buffer_flush();
 }
@@ -20354,7 +20354,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Buffer_iflush(void *request)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Buffer_iflush(void *request)
 {
-    CG_ARGS_CALL(MPI_Buffer_iflush, (request), cgl_thunk_code, 1, 0, (request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Buffer_iflush, (request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Buffer_iflush, (request), cgl_thunk_code);
     return cgl_gp_MPI_Buffer_iflush(request);
 }
@@ -20383,7 +20383,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_attach_buffer(void *comm, v
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_attach_buffer(void *comm, void *buffer, int size)
 {
-    CG_ARGS_CALL(MPI_Comm_attach_buffer, (comm, buffer, size), cgl_thunk_code, 1, 0, (comm, buffer, size, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Comm_attach_buffer, (comm, buffer, size), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Comm_attach_buffer, (comm, buffer, size), cgl_thunk_code);
     return cgl_gp_MPI_Comm_attach_buffer(comm, buffer, size);
 }
@@ -20412,7 +20412,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_attach_buffer_c(void *comm,
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_attach_buffer_c(void *comm, void *buffer, long size)
 {
-    CG_ARGS_CALL(MPI_Comm_attach_buffer_c, (comm, buffer, size), cgl_thunk_code, 1, 0, (comm, buffer, size, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Comm_attach_buffer_c, (comm, buffer, size), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Comm_attach_buffer_c, (comm, buffer, size), cgl_thunk_code);
     return cgl_gp_MPI_Comm_attach_buffer_c(comm, buffer, size);
 }
@@ -20444,7 +20444,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_create_from_group(void *gro
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_create_from_group(void *group, const char *stringtag, void *info, void *errhandler, void *newcomm)
 {
     CG_BLOCKING_CALL(MPI_Comm_create_from_group, (group, stringtag, info, errhandler, newcomm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Comm_create_from_group, (group, stringtag, info, errhandler, newcomm), cgl_thunk_code, 1, 0, (group, stringtag, info, errhandler, newcomm, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Comm_create_from_group, (group, stringtag, info, errhandler, newcomm), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Comm_create_from_group, (group, stringtag, info, errhandler, newcomm), cgl_thunk_code);
     return cgl_gp_MPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
 }
@@ -20474,7 +20474,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_detach_buffer(void *comm, v
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_detach_buffer(void *comm, void *buffer_addr, int *size)
 {
     CG_BLOCKING_CALL(MPI_Comm_detach_buffer, (comm, buffer_addr, size), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Comm_detach_buffer, (comm, buffer_addr, size), cgl_thunk_code, 1, 0, (comm, buffer_addr, size, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Comm_detach_buffer, (comm, buffer_addr, size), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Comm_detach_buffer, (comm, buffer_addr, size), cgl_thunk_code);
     return cgl_gp_MPI_Comm_detach_buffer(comm, buffer_addr, size);
 }
@@ -20504,7 +20504,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_detach_buffer_c(void *comm,
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_detach_buffer_c(void *comm, void *buffer_addr, long *size)
 {
     CG_BLOCKING_CALL(MPI_Comm_detach_buffer_c, (comm, buffer_addr, size), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Comm_detach_buffer_c, (comm, buffer_addr, size), cgl_thunk_code, 1, 0, (comm, buffer_addr, size, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Comm_detach_buffer_c, (comm, buffer_addr, size), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Comm_detach_buffer_c, (comm, buffer_addr, size), cgl_thunk_code);
     return cgl_gp_MPI_Comm_detach_buffer_c(comm, buffer_addr, size);
 }
@@ -20532,7 +20532,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_flush_buffer(void *comm)
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_flush_buffer(void *comm)
 {
     CG_BLOCKING_CALL(MPI_Comm_flush_buffer, (comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Comm_flush_buffer, (comm), cgl_thunk_code, 1, 0, (comm, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Comm_flush_buffer, (comm), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Comm_flush_buffer, (comm), cgl_thunk_code);
     return cgl_gp_MPI_Comm_flush_buffer(comm);
 }
@@ -20562,7 +20562,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_idup_with_info(void *comm, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_idup_with_info(void *comm, void *info, void *newcomm, void *request)
 {
-    CG_ARGS_CALL(MPI_Comm_idup_with_info, (comm, info, newcomm, request), cgl_thunk_code, 1, 0, (comm, info, newcomm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Comm_idup_with_info, (comm, info, newcomm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Comm_idup_with_info, (comm, info, newcomm, request), cgl_thunk_code);
     return cgl_gp_MPI_Comm_idup_with_info(comm, info, newcomm, request);
 }
@@ -20590,7 +20590,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_iflush_buffer(void *comm, v
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_iflush_buffer(void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Comm_iflush_buffer, (comm, request), cgl_thunk_code, 1, 0, (comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Comm_iflush_buffer, (comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Comm_iflush_buffer, (comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Comm_iflush_buffer(comm, request);
 }
@@ -20623,7 +20623,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Exscan_c(const void *sendbuf, vo
 static __attribute__((noinline)) int cgl_sl_MPI_Exscan_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, void *comm)
 {
     CG_BLOCKING_CALL(MPI_Exscan_c, (sendbuf, recvbuf, count, datatype, op, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Exscan_c, (sendbuf, recvbuf, count, datatype, op, comm), cgl_thunk_code, 1, 0, (sendbuf, recvbuf, count, datatype, op, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Exscan_c, (sendbuf, recvbuf, count, datatype, op, comm), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Exscan_c, (sendbuf, recvbuf, count, datatype, op, comm), cgl_thunk_code);
     return cgl_gp_MPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
 }
@@ -20657,7 +20657,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Exscan_init(const void *sendbuf,
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, void *datatype, void *op, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Exscan_init, (sendbuf, recvbuf, count, datatype, op, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, recvbuf, count, datatype, op, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Exscan_init, (sendbuf, recvbuf, count, datatype, op, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Exscan_init, (sendbuf, recvbuf, count, datatype, op, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
@@ -20691,7 +20691,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Exscan_init_c(const void *sendbu
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Exscan_init_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Exscan_init_c, (sendbuf, recvbuf, count, datatype, op, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, recvbuf, count, datatype, op, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Exscan_init_c, (sendbuf, recvbuf, count, datatype, op, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Exscan_init_c, (sendbuf, recvbuf, count, datatype, op, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
@@ -20720,7 +20720,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_get_type_extent_c(void *fh,
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_get_type_extent_c(void *fh, void *datatype, long *extent)
 {
-    CG_ARGS_CALL(MPI_File_get_type_extent_c, (fh, datatype, extent), cgl_thunk_code, 1, 0, (fh, datatype, extent, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_File_get_type_extent_c, (fh, datatype, extent), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_File_get_type_extent_c, (fh, datatype, extent), cgl_thunk_code);
     return cgl_gp_MPI_File_get_type_extent_c(fh, datatype, extent);
 }
@@ -20751,7 +20751,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_iread_c(void *fh, void *buf
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_iread_c(void *fh, void *buf, long count, void *datatype, void *request)
 {
-    CG_ARGS_CALL(MPI_File_iread_c, (fh, buf, count, datatype, request), cgl_thunk_code, 1, 0, (fh, buf, count, datatype, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_File_iread_c, (fh, buf, count, datatype, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_File_iread_c, (fh, buf, count, datatype, request), cgl_thunk_code);
     return cgl_gp_MPI_File_iread_c(fh, buf, count, datatype, request);
 }
@@ -20782,7 +20782,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_iread_all_c(void *fh, void 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_iread_all_c(void *fh, void *buf, long count, void *datatype, void *request)
 {
-    CG_ARGS_CALL(MPI_File_iread_all_c, (fh, buf, count, datatype, request), cgl_thunk_code, 1, 0, (fh, buf, count, datatype, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_File_iread_all_c, (fh, buf, count, datatype, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_File_iread_all_c, (fh, buf, count, datatype, request), cgl_thunk_code);
     return cgl_gp_MPI_File_iread_all_c(fh, buf, count, datatype, request);
 }
@@ -20814,7 +20814,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_iread_at_c(void *fh, long o
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_iread_at_c(void *fh, long offset, void *buf, long count, void *datatype, void *request)
 {
-    CG_ARGS_CALL(MPI_File_iread_at_c, (fh, offset, buf, count, datatype, request), cgl_thunk_code, 1, 0, (fh, offset, buf, count, datatype, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_File_iread_at_c, (fh, offset, buf, count, datatype, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_File_iread_at_c, (fh, offset, buf, count, datatype, request), cgl_thunk_code);
     return cgl_gp_MPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
 }
@@ -20846,7 +20846,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_iread_at_all_c(void *fh, lo
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_iread_at_all_c(void *fh, long offset, void *buf, long count, void *datatype, void *request)
 {
-    CG_ARGS_CALL(MPI_File_iread_at_all_c, (fh, offset, buf, count, datatype, request), cgl_thunk_code, 1, 0, (fh, offset, buf, count, datatype, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_File_iread_at_all_c, (fh, offset, buf, count, datatype, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_File_iread_at_all_c, (fh, offset, buf, count, datatype, request), cgl_thunk_code);
     return cgl_gp_MPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
 }
@@ -20877,7 +20877,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_iread_shared_c(void *fh, vo
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_iread_shared_c(void *fh, void *buf, long count, void *datatype, void *request)
 {
-    CG_ARGS_CALL(MPI_File_iread_shared_c, (fh, buf, count, datatype, request), cgl_thunk_code, 1, 0, (fh, buf, count, datatype, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_File_iread_shared_c, (fh, buf, count, datatype, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_File_iread_shared_c, (fh, buf, count, datatype, request), cgl_thunk_code);
     return cgl_gp_MPI_File_iread_shared_c(fh, buf, count, datatype, request);
 }
@@ -20908,7 +20908,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_iwrite_c(void *fh, const vo
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_iwrite_c(void *fh, const void *buf, long count, void *datatype, void *request)
 {
-    CG_ARGS_CALL(MPI_File_iwrite_c, (fh, buf, count, datatype, request), cgl_thunk_code, 1, 0, (fh, buf, count, datatype, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_File_iwrite_c, (fh, buf, count, datatype, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_File_iwrite_c, (fh, buf, count, datatype, request), cgl_thunk_code);
     return cgl_gp_MPI_File_iwrite_c(fh, buf, count, datatype, request);
 }
@@ -20939,7 +20939,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_iwrite_all_c(void *fh, cons
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_iwrite_all_c(void *fh, const void *buf, long count, void *datatype, void *request)
 {
-    CG_ARGS_CALL(MPI_File_iwrite_all_c, (fh, buf, count, datatype, request), cgl_thunk_code, 1, 0, (fh, buf, count, datatype, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_File_iwrite_all_c, (fh, buf, count, datatype, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_File_iwrite_all_c, (fh, buf, count, datatype, request), cgl_thunk_code);
     return cgl_gp_MPI_File_iwrite_all_c(fh, buf, count, datatype, request);
 }
@@ -20971,7 +20971,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_iwrite_at_c(void *fh, long 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_iwrite_at_c(void *fh, long offset, const void *buf, long count, void *datatype, void *request)
 {
-    CG_ARGS_CALL(MPI_File_iwrite_at_c, (fh, offset, buf, count, datatype, request), cgl_thunk_code, 1, 0, (fh, offset, buf, count, datatype, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_File_iwrite_at_c, (fh, offset, buf, count, datatype, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_File_iwrite_at_c, (fh, offset, buf, count, datatype, request), cgl_thunk_code);
     return cgl_gp_MPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
 }
@@ -21003,7 +21003,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_iwrite_at_all_c(void *fh, l
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_iwrite_at_all_c(void *fh, long offset, const void *buf, long count, void *datatype, void *request)
 {
-    CG_ARGS_CALL(MPI_File_iwrite_at_all_c, (fh, offset, buf, count, datatype, request), cgl_thunk_code, 1, 0, (fh, offset, buf, count, datatype, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_File_iwrite_at_all_c, (fh, offset, buf, count, datatype, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_File_iwrite_at_all_c, (fh, offset, buf, count, datatype, request), cgl_thunk_code);
     return cgl_gp_MPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
 }
@@ -21034,7 +21034,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_iwrite_shared_c(void *fh, c
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_iwrite_shared_c(void *fh, const void *buf, long count, void *datatype, void *request)
 {
-    CG_ARGS_CALL(MPI_File_iwrite_shared_c, (fh, buf, count, datatype, request), cgl_thunk_code, 1, 0, (fh, buf, count, datatype, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_File_iwrite_shared_c, (fh, buf, count, datatype, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_File_iwrite_shared_c, (fh, buf, count, datatype, request), cgl_thunk_code);
     return cgl_gp_MPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
 }
@@ -21066,7 +21066,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_read_c(void *fh, void *buf,
 static __attribute__((noinline)) int cgl_sl_MPI_File_read_c(void *fh, void *buf, long count, void *datatype, void *status)
 {
     CG_BLOCKING_CALL(MPI_File_read_c, (fh, buf, count, datatype, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_read_c, (fh, buf, count, datatype, status), cgl_thunk_code, 1, 0, (fh, buf, count, datatype, status, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_File_read_c, (fh, buf, count, datatype, status), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_File_read_c, (fh, buf, count, datatype, status), cgl_thunk_code);
     return cgl_gp_MPI_File_read_c(fh, buf, count, datatype, status);
 }
@@ -21098,7 +21098,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_read_all_c(void *fh, void *
 static __attribute__((noinline)) int cgl_sl_MPI_File_read_all_c(void *fh, void *buf, long count, void *datatype, void *status)
 {
     CG_BLOCKING_CALL(MPI_File_read_all_c, (fh, buf, count, datatype, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_read_all_c, (fh, buf, count, datatype, status), cgl_thunk_code, 1, 0, (fh, buf, count, datatype, status, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_File_read_all_c, (fh, buf, count, datatype, status), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_File_read_all_c, (fh, buf, count, datatype, status), cgl_thunk_code);
     return cgl_gp_MPI_File_read_all_c(fh, buf, count, datatype, status);
 }
@@ -21128,7 +21128,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_read_all_begin_c(void *fh, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_read_all_begin_c(void *fh, void *buf, long count, void *datatype)
 {
-    CG_ARGS_CALL(MPI_File_read_all_begin_c, (fh, buf, count, datatype), cgl_thunk_code, 1, 0, (fh, buf, count, datatype, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_File_read_all_begin_c, (fh, buf, count, datatype), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_File_read_all_begin_c, (fh, buf, count, datatype), cgl_thunk_code);
     return cgl_gp_MPI_File_read_all_begin_c(fh, buf, count, datatype);
 }
@@ -21161,7 +21161,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_read_at_c(void *fh, long of
 static __attribute__((noinline)) int cgl_sl_MPI_File_read_at_c(void *fh, long offset, void *buf, long count, void *datatype, void *status)
 {
     CG_BLOCKING_CALL(MPI_File_read_at_c, (fh, offset, buf, count, datatype, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_read_at_c, (fh, offset, buf, count, datatype, status), cgl_thunk_code, 1, 0, (fh, offset, buf, count, datatype, status, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_File_read_at_c, (fh, offset, buf, count, datatype, status), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_File_read_at_c, (fh, offset, buf, count, datatype, status), cgl_thunk_code);
     return cgl_gp_MPI_File_read_at_c(fh, offset, buf, count, datatype, status);
 }
@@ -21194,7 +21194,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_read_at_all_c(void *fh, lon
 static __attribute__((noinline)) int cgl_sl_MPI_File_read_at_all_c(void *fh, long offset, void *buf, long count, void *datatype, void *status)
 {
     CG_BLOCKING_CALL(MPI_File_read_at_all_c, (fh, offset, buf, count, datatype, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_read_at_all_c, (fh, offset, buf, count, datatype, status), cgl_thunk_code, 1, 0, (fh, offset, buf, count, datatype, status, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_File_read_at_all_c, (fh, offset, buf, count, datatype, status), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_File_read_at_all_c, (fh, offset, buf, count, datatype, status), cgl_thunk_code);
     return cgl_gp_MPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
 }
@@ -21225,7 +21225,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_read_at_all_begin_c(void *f
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_read_at_all_begin_c(void *fh, long offset, void *buf, long count, void *datatype)
 {
-    CG_ARGS_CALL(MPI_File_read_at_all_begin_c, (fh, offset, buf, count, datatype), cgl_thunk_code, 1, 0, (fh, offset, buf, count, datatype, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_File_read_at_all_begin_c, (fh, offset, buf, count, datatype), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_File_read_at_all_begin_c, (fh, offset, buf, count, datatype), cgl_thunk_code);
     return cgl_gp_MPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
 }
@@ -21257,7 +21257,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_read_ordered_c(void *fh, vo
 static __attribute__((noinline)) int cgl_sl_MPI_File_read_ordered_c(void *fh, void *buf, long count, void *datatype, void *status)
 {
     CG_BLOCKING_CALL(MPI_File_read_ordered_c, (fh, buf, count, datatype, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_read_ordered_c, (fh, buf, count, datatype, status), cgl_thunk_code, 1, 0, (fh, buf, count, datatype, status, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_File_read_ordered_c, (fh, buf, count, datatype, status), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_File_read_ordered_c, (fh, buf, count, datatype, status), cgl_thunk_code);
     return cgl_gp_MPI_File_read_ordered_c(fh, buf, count, datatype, status);
 }
@@ -21287,7 +21287,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_read_ordered_begin_c(void *
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_read_ordered_begin_c(void *fh, void *buf, long count, void *datatype)
 {
-    CG_ARGS_CALL(MPI_File_read_ordered_begin_c, (fh, buf, count, datatype), cgl_thunk_code, 1, 0, (fh, buf, count, datatype, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_File_read_ordered_begin_c, (fh, buf, count, datatype), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_File_read_ordered_begin_c, (fh, buf, count, datatype), cgl_thunk_code);
     return cgl_gp_MPI_File_read_ordered_begin_c(fh, buf, count, datatype);
 }
@@ -21319,7 +21319,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_read_shared_c(void *fh, voi
 static __attribute__((noinline)) int cgl_sl_MPI_File_read_shared_c(void *fh, void *buf, long count, void *datatype, void *status)
 {
     CG_BLOCKING_CALL(MPI_File_read_shared_c, (fh, buf, count, datatype, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_read_shared_c, (fh, buf, count, datatype, status), cgl_thunk_code, 1, 0, (fh, buf, count, datatype, status, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_File_read_shared_c, (fh, buf, count, datatype, status), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_File_read_shared_c, (fh, buf, count, datatype, status), cgl_thunk_code);
     return cgl_gp_MPI_File_read_shared_c(fh, buf, count, datatype, status);
 }
@@ -21351,7 +21351,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_write_c(void *fh, const voi
 static __attribute__((noinline)) int cgl_sl_MPI_File_write_c(void *fh, const void *buf, long count, void *datatype, void *status)
 {
     CG_BLOCKING_CALL(MPI_File_write_c, (fh, buf, count, datatype, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_write_c, (fh, buf, count, datatype, status), cgl_thunk_code, 1, 0, (fh, buf, count, datatype, status, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_File_write_c, (fh, buf, count, datatype, status), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_File_write_c, (fh, buf, count, datatype, status), cgl_thunk_code);
     return cgl_gp_MPI_File_write_c(fh, buf, count, datatype, status);
 }
@@ -21383,7 +21383,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_write_all_c(void *fh, const
 static __attribute__((noinline)) int cgl_sl_MPI_File_write_all_c(void *fh, const void *buf, long count, void *datatype, void *status)
 {
     CG_BLOCKING_CALL(MPI_File_write_all_c, (fh, buf, count, datatype, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_write_all_c, (fh, buf, count, datatype, status), cgl_thunk_code, 1, 0, (fh, buf, count, datatype, status, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_File_write_all_c, (fh, buf, count, datatype, status), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_File_write_all_c, (fh, buf, count, datatype, status), cgl_thunk_code);
     return cgl_gp_MPI_File_write_all_c(fh, buf, count, datatype, status);
 }
@@ -21413,7 +21413,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_write_all_begin_c(void *fh,
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_write_all_begin_c(void *fh, const void *buf, long count, void *datatype)
 {
-    CG_ARGS_CALL(MPI_File_write_all_begin_c, (fh, buf, count, datatype), cgl_thunk_code, 1, 0, (fh, buf, count, datatype, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_File_write_all_begin_c, (fh, buf, count, datatype), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_File_write_all_begin_c, (fh, buf, count, datatype), cgl_thunk_code);
     return cgl_gp_MPI_File_write_all_begin_c(fh, buf, count, datatype);
 }
@@ -21446,7 +21446,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_write_at_c(void *fh, long o
 static __attribute__((noinline)) int cgl_sl_MPI_File_write_at_c(void *fh, long offset, const void *buf, long count, void *datatype, void *status)
 {
     CG_BLOCKING_CALL(MPI_File_write_at_c, (fh, offset, buf, count, datatype, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_write_at_c, (fh, offset, buf, count, datatype, status), cgl_thunk_code, 1, 0, (fh, offset, buf, count, datatype, status, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_File_write_at_c, (fh, offset, buf, count, datatype, status), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_File_write_at_c, (fh, offset, buf, count, datatype, status), cgl_thunk_code);
     return cgl_gp_MPI_File_write_at_c(fh, offset, buf, count, datatype, status);
 }
@@ -21479,7 +21479,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_write_at_all_c(void *fh, lo
 static __attribute__((noinline)) int cgl_sl_MPI_File_write_at_all_c(void *fh, long offset, const void *buf, long count, void *datatype, void *status)
 {
     CG_BLOCKING_CALL(MPI_File_write_at_all_c, (fh, offset, buf, count, datatype, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_write_at_all_c, (fh, offset, buf, count, datatype, status), cgl_thunk_code, 1, 0, (fh, offset, buf, count, datatype, status, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_File_write_at_all_c, (fh, offset, buf, count, datatype, status), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_File_write_at_all_c, (fh, offset, buf, count, datatype, status), cgl_thunk_code);
     return cgl_gp_MPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
 }
@@ -21510,7 +21510,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_write_at_all_begin_c(void *
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_write_at_all_begin_c(void *fh, long offset, const void *buf, long count, void *datatype)
 {
-    CG_ARGS_CALL(MPI_File_write_at_all_begin_c, (fh, offset, buf, count, datatype), cgl_thunk_code, 1, 0, (fh, offset, buf, count, datatype, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_File_write_at_all_begin_c, (fh, offset, buf, count, datatype), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_File_write_at_all_begin_c, (fh, offset, buf, count, datatype), cgl_thunk_code);
     return cgl_gp_MPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
 }
@@ -21542,7 +21542,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_write_ordered_c(void *fh, c
 static __attribute__((noinline)) int cgl_sl_MPI_File_write_ordered_c(void *fh, const void *buf, long count, void *datatype, void *status)
 {
     CG_BLOCKING_CALL(MPI_File_write_ordered_c, (fh, buf, count, datatype, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_write_ordered_c, (fh, buf, count, datatype, status), cgl_thunk_code, 1, 0, (fh, buf, count, datatype, status, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_File_write_ordered_c, (fh, buf, count, datatype, status), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_File_write_ordered_c, (fh, buf, count, datatype, status), cgl_thunk_code);
     return cgl_gp_MPI_File_write_ordered_c(fh, buf, count, datatype, status);
 }
@@ -21572,7 +21572,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_write_ordered_begin_c(void 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_write_ordered_begin_c(void *fh, const void *buf, long count, void *datatype)
 {
-    CG_ARGS_CALL(MPI_File_write_ordered_begin_c, (fh, buf, count, datatype), cgl_thunk_code, 1, 0, (fh, buf, count, datatype, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_File_write_ordered_begin_c, (fh, buf, count, datatype), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_File_write_ordered_begin_c, (fh, buf, count, datatype), cgl_thunk_code);
     return cgl_gp_MPI_File_write_ordered_begin_c(fh, buf, count, datatype);
 }
@@ -21604,7 +21604,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_write_shared_c(void *fh, co
 static __attribute__((noinline)) int cgl_sl_MPI_File_write_shared_c(void *fh, const void *buf, long count, void *datatype, void *status)
 {
     CG_BLOCKING_CALL(MPI_File_write_shared_c, (fh, buf, count, datatype, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_File_write_shared_c, (fh, buf, count, datatype, status), cgl_thunk_code, 1, 0, (fh, buf, count, datatype, status, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_File_write_shared_c, (fh, buf, count, datatype, status), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_File_write_shared_c, (fh, buf, count, datatype, status), cgl_thunk_code);
     return cgl_gp_MPI_File_write_shared_c(fh, buf, count, datatype, status);
 }
@@ -21639,7 +21639,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Gather_c(const void *sendbuf, lo
 static __attribute__((noinline)) int cgl_sl_MPI_Gather_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, int root, void *comm)
 {
     CG_BLOCKING_CALL(MPI_Gather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Gather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Gather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Gather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm), cgl_thunk_code);
     return cgl_gp_MPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
@@ -21675,7 +21675,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Gather_init(const void *sendbuf,
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Gather_init(const void *sendbuf, int sendcount, void *sendtype, void *recvbuf, int recvcount, void *recvtype, int root, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Gather_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Gather_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Gather_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
 }
@@ -21711,7 +21711,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Gather_init_c(const void *sendbu
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Gather_init_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, int root, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Gather_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Gather_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Gather_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
 }
@@ -21747,7 +21747,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Gatherv_c(const void *sendbuf, l
 static __attribute__((noinline)) int cgl_sl_MPI_Gatherv_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, const long *recvcounts, const long *displs, void *recvtype, int root, void *comm)
 {
     CG_BLOCKING_CALL(MPI_Gatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Gatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Gatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Gatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm), cgl_thunk_code);
     return cgl_gp_MPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
 }
@@ -21784,7 +21784,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Gatherv_init(const void *sendbuf
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Gatherv_init(const void *sendbuf, int sendcount, void *sendtype, void *recvbuf, const int *recvcounts, const int *displs, void *recvtype, int root, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Gatherv_init, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Gatherv_init, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Gatherv_init, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
 }
@@ -21821,7 +21821,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Gatherv_init_c(const void *sendb
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Gatherv_init_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, const long *recvcounts, const long *displs, void *recvtype, int root, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Gatherv_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Gatherv_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Gatherv_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
 }
@@ -21855,7 +21855,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Get_c(void *origin_addr, long or
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Get_c(void *origin_addr, long origin_count, void *origin_datatype, int target_rank, long target_disp, long target_count, void *target_datatype, void *win)
 {
-    CG_ARGS_CALL(MPI_Get_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win), cgl_thunk_code, 1, 0, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Get_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Get_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win), cgl_thunk_code);
     return cgl_gp_MPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
@@ -21893,7 +21893,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Get_accumulate_c(const void *ori
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Get_accumulate_c(const void *origin_addr, long origin_count, void *origin_datatype, void *result_addr, long result_count, void *result_datatype, int target_rank, long target_disp, long target_count, void *target_datatype, void *op, void *win)
 {
-    CG_ARGS_CALL(MPI_Get_accumulate_c, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win), cgl_thunk_code, 1, 0, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Get_accumulate_c, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Get_accumulate_c, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win), cgl_thunk_code);
     return cgl_gp_MPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
 }
@@ -21922,7 +21922,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Get_count_c(const void *status, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Get_count_c(const void *status, void *datatype, long *count)
 {
-    CG_ARGS_CALL(MPI_Get_count_c, (status, datatype, count), cgl_thunk_code, 1, 0, (status, datatype, count, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Get_count_c, (status, datatype, count), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Get_count_c, (status, datatype, count), cgl_thunk_code);
     return cgl_gp_MPI_Get_count_c(status, datatype, count);
 }
@@ -21951,7 +21951,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Get_elements_c(const void *statu
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Get_elements_c(const void *status, void *datatype, long *count)
 {
-    CG_ARGS_CALL(MPI_Get_elements_c, (status, datatype, count), cgl_thunk_code, 1, 0, (status, datatype, count, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Get_elements_c, (status, datatype, count), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Get_elements_c, (status, datatype, count), cgl_thunk_code);
     return cgl_gp_MPI_Get_elements_c(status, datatype, count);
 }
@@ -21978,7 +21978,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Get_hw_resource_info(void *hw_in
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Get_hw_resource_info(void *hw_info)
 {
-    CG_ARGS_CALL(MPI_Get_hw_resource_info, (hw_info), cgl_thunk_code, 1, 0, (hw_info, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Get_hw_resource_info, (hw_info), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Get_hw_resource_info, (hw_info), cgl_thunk_code);
     return cgl_gp_MPI_Get_hw_resource_info(hw_info);
 }
@@ -22007,7 +22007,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Group_from_session_pset(void *se
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Group_from_session_pset(void *session, const char *pset_name, void *newgroup)
 {
-    CG_ARGS_CALL(MPI_Group_from_session_pset, (session, pset_name, newgroup), cgl_thunk_code, 1, 0, (session, pset_name, newgroup, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Group_from_session_pset, (session, pset_name, newgroup), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Group_from_session_pset, (session, pset_name, newgroup), cgl_thunk_code);
     return cgl_gp_MPI_Group_from_session_pset(session, pset_name, newgroup);
 }
@@ -22041,7 +22041,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Iallgather_c(const void *sendbuf
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Iallgather_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Iallgather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Iallgather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Iallgather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
@@ -22076,7 +22076,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Iallgatherv_c(const void *sendbu
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Iallgatherv_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, const long *recvcounts, const long *displs, void *recvtype, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Iallgatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Iallgatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Iallgatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
 }
@@ -22109,7 +22109,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Iallreduce_c(const void *sendbuf
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Iallreduce_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Iallreduce_c, (sendbuf, recvbuf, count, datatype, op, comm, request), cgl_thunk_code, 1, 0, (sendbuf, recvbuf, count, datatype, op, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Iallreduce_c, (sendbuf, recvbuf, count, datatype, op, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Iallreduce_c, (sendbuf, recvbuf, count, datatype, op, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
@@ -22143,7 +22143,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ialltoall_c(const void *sendbuf,
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Ialltoall_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Ialltoall_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Ialltoall_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Ialltoall_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
@@ -22179,7 +22179,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ialltoallv_c(const void *sendbuf
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Ialltoallv_c(const void *sendbuf, const long *sendcounts, const long *sdispls, void *sendtype, void *recvbuf, const long *recvcounts, const long *rdispls, void *recvtype, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Ialltoallv_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request), cgl_thunk_code, 1, 0, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Ialltoallv_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Ialltoallv_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
 }
@@ -22215,7 +22215,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ialltoallw_c(const void *sendbuf
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Ialltoallw_c(const void *sendbuf, const long *sendcounts, const long *sdispls, const void *sendtypes, void *recvbuf, const long *recvcounts, const long *rdispls, const void *recvtypes, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Ialltoallw_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request), cgl_thunk_code, 1, 0, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Ialltoallw_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Ialltoallw_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
 }
@@ -22247,7 +22247,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ibcast_c(void *buffer, long coun
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Ibcast_c(void *buffer, long count, void *datatype, int root, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Ibcast_c, (buffer, count, datatype, root, comm, request), cgl_thunk_code, 1, 0, (buffer, count, datatype, root, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Ibcast_c, (buffer, count, datatype, root, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Ibcast_c, (buffer, count, datatype, root, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Ibcast_c(buffer, count, datatype, root, comm, request);
 }
@@ -22280,7 +22280,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ibsend_c(const void *buf, long c
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Ibsend_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Ibsend_c, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code, 1, 0, (buf, count, datatype, dest, tag, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Ibsend_c, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Ibsend_c, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
 }
@@ -22313,7 +22313,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Iexscan_c(const void *sendbuf, v
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Iexscan_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Iexscan_c, (sendbuf, recvbuf, count, datatype, op, comm, request), cgl_thunk_code, 1, 0, (sendbuf, recvbuf, count, datatype, op, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Iexscan_c, (sendbuf, recvbuf, count, datatype, op, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Iexscan_c, (sendbuf, recvbuf, count, datatype, op, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
@@ -22348,7 +22348,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Igather_c(const void *sendbuf, l
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Igather_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, int root, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Igather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Igather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Igather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
@@ -22384,7 +22384,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Igatherv_c(const void *sendbuf, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Igatherv_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, const long *recvcounts, const long *displs, void *recvtype, int root, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Igatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Igatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Igatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
 }
@@ -22415,7 +22415,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Imrecv_c(void *buf, long count, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Imrecv_c(void *buf, long count, void *datatype, void *message, void *request)
 {
-    CG_ARGS_CALL(MPI_Imrecv_c, (buf, count, datatype, message, request), cgl_thunk_code, 1, 0, (buf, count, datatype, message, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Imrecv_c, (buf, count, datatype, message, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Imrecv_c, (buf, count, datatype, message, request), cgl_thunk_code);
     return cgl_gp_MPI_Imrecv_c(buf, count, datatype, message, request);
 }
@@ -22449,7 +22449,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ineighbor_allgather_c(const void
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Ineighbor_allgather_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Ineighbor_allgather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Ineighbor_allgather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Ineighbor_allgather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
@@ -22484,7 +22484,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ineighbor_allgatherv_c(const voi
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Ineighbor_allgatherv_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, const long *recvcounts, const long *displs, void *recvtype, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Ineighbor_allgatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Ineighbor_allgatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Ineighbor_allgatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
 }
@@ -22518,7 +22518,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ineighbor_alltoall_c(const void 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Ineighbor_alltoall_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Ineighbor_alltoall_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Ineighbor_alltoall_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Ineighbor_alltoall_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
 }
@@ -22554,7 +22554,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ineighbor_alltoallv_c(const void
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Ineighbor_alltoallv_c(const void *sendbuf, const long *sendcounts, const long *sdispls, void *sendtype, void *recvbuf, const long *recvcounts, const long *rdispls, void *recvtype, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Ineighbor_alltoallv_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request), cgl_thunk_code, 1, 0, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Ineighbor_alltoallv_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Ineighbor_alltoallv_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
 }
@@ -22590,7 +22590,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ineighbor_alltoallw_c(const void
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Ineighbor_alltoallw_c(const void *sendbuf, const long *sendcounts, const long *sdispls, const void *sendtypes, void *recvbuf, const long *recvcounts, const long *rdispls, const void *recvtypes, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Ineighbor_alltoallw_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request), cgl_thunk_code, 1, 0, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Ineighbor_alltoallw_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Ineighbor_alltoallw_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
 }
@@ -22619,7 +22619,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Info_create_env(int argc, char *
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Info_create_env(int argc, char **argv, void *info)
 {
-    CG_ARGS_CALL(MPI_Info_create_env, (argc, argv, info), cgl_thunk_code, 1, 0, (argc, argv, info, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Info_create_env, (argc, argv, info), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Info_create_env, (argc, argv, info), cgl_thunk_code);
     return cgl_gp_MPI_Info_create_env(argc, argv, info);
 }
@@ -22650,7 +22650,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Info_get_string(void *info, cons
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Info_get_string(void *info, const char *key, int *buflen, char *value, int *flag)
 {
-    CG_ARGS_CALL(MPI_Info_get_string, (info, key, buflen, value, flag), cgl_thunk_code, 1, 0, (info, key, buflen, value, flag, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Info_get_string, (info, key, buflen, value, flag), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Info_get_string, (info, key, buflen, value, flag), cgl_thunk_code);
     return cgl_gp_MPI_Info_get_string(info, key, buflen, value, flag);
 }
@@ -22685,7 +22685,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Intercomm_create_from_groups(voi
 static __attribute__((noinline)) int cgl_sl_MPI_Intercomm_create_from_groups(void *local_group, int local_leader, void *remote_group, int remote_leader, const char *stringtag, void *info, void *errhandler, void *newintercomm)
 {
     CG_BLOCKING_CALL(MPI_Intercomm_create_from_groups, (local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Intercomm_create_from_groups, (local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm), cgl_thunk_code, 1, 0, (local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Intercomm_create_from_groups, (local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Intercomm_create_from_groups, (local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm), cgl_thunk_code);
     return cgl_gp_MPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
 }
@@ -22718,7 +22718,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Irecv_c(void *buf, long count, v
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Irecv_c(void *buf, long count, void *datatype, int source, int tag, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Irecv_c, (buf, count, datatype, source, tag, comm, request), cgl_thunk_code, 1, 0, (buf, count, datatype, source, tag, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Irecv_c, (buf, count, datatype, source, tag, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Irecv_c, (buf, count, datatype, source, tag, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
 }
@@ -22752,7 +22752,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ireduce_c(const void *sendbuf, v
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Ireduce_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, int root, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Ireduce_c, (sendbuf, recvbuf, count, datatype, op, root, comm, request), cgl_thunk_code, 1, 0, (sendbuf, recvbuf, count, datatype, op, root, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Ireduce_c, (sendbuf, recvbuf, count, datatype, op, root, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Ireduce_c, (sendbuf, recvbuf, count, datatype, op, root, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
 }
@@ -22785,7 +22785,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ireduce_scatter_c(const void *se
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const long *recvcounts, void *datatype, void *op, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Ireduce_scatter_c, (sendbuf, recvbuf, recvcounts, datatype, op, comm, request), cgl_thunk_code, 1, 0, (sendbuf, recvbuf, recvcounts, datatype, op, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Ireduce_scatter_c, (sendbuf, recvbuf, recvcounts, datatype, op, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Ireduce_scatter_c, (sendbuf, recvbuf, recvcounts, datatype, op, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
 }
@@ -22818,7 +22818,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ireduce_scatter_block_c(const vo
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Ireduce_scatter_block_c(const void *sendbuf, void *recvbuf, long recvcount, void *datatype, void *op, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Ireduce_scatter_block_c, (sendbuf, recvbuf, recvcount, datatype, op, comm, request), cgl_thunk_code, 1, 0, (sendbuf, recvbuf, recvcount, datatype, op, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Ireduce_scatter_block_c, (sendbuf, recvbuf, recvcount, datatype, op, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Ireduce_scatter_block_c, (sendbuf, recvbuf, recvcount, datatype, op, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
 }
@@ -22851,7 +22851,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Irsend_c(const void *buf, long c
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Irsend_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Irsend_c, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code, 1, 0, (buf, count, datatype, dest, tag, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Irsend_c, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Irsend_c, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Irsend_c(buf, count, datatype, dest, tag, comm, request);
 }
@@ -22884,7 +22884,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Iscan_c(const void *sendbuf, voi
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Iscan_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Iscan_c, (sendbuf, recvbuf, count, datatype, op, comm, request), cgl_thunk_code, 1, 0, (sendbuf, recvbuf, count, datatype, op, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Iscan_c, (sendbuf, recvbuf, count, datatype, op, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Iscan_c, (sendbuf, recvbuf, count, datatype, op, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
@@ -22919,7 +22919,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Iscatter_c(const void *sendbuf, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Iscatter_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, int root, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Iscatter_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Iscatter_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Iscatter_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
@@ -22955,7 +22955,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Iscatterv_c(const void *sendbuf,
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Iscatterv_c(const void *sendbuf, const long *sendcounts, const long *displs, void *sendtype, void *recvbuf, long recvcount, void *recvtype, int root, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Iscatterv_c, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request), cgl_thunk_code, 1, 0, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Iscatterv_c, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Iscatterv_c, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
 }
@@ -22988,7 +22988,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Isend_c(const void *buf, long co
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Isend_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Isend_c, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code, 1, 0, (buf, count, datatype, dest, tag, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Isend_c, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Isend_c, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
 }
@@ -23026,7 +23026,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Isendrecv(const void *sendbuf, i
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Isendrecv(const void *sendbuf, int sendcount, void *sendtype, int dest, int sendtag, void *recvbuf, int recvcount, void *recvtype, int source, int recvtag, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Isendrecv, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Isendrecv, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Isendrecv, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
 }
@@ -23064,7 +23064,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Isendrecv_c(const void *sendbuf,
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Isendrecv_c(const void *sendbuf, long sendcount, void *sendtype, int dest, int sendtag, void *recvbuf, long recvcount, void *recvtype, int source, int recvtag, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Isendrecv_c, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Isendrecv_c, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Isendrecv_c, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
 }
@@ -23099,7 +23099,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Isendrecv_replace(void *buf, int
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Isendrecv_replace(void *buf, int count, void *datatype, int dest, int sendtag, int source, int recvtag, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Isendrecv_replace, (buf, count, datatype, dest, sendtag, source, recvtag, comm, request), cgl_thunk_code, 1, 0, (buf, count, datatype, dest, sendtag, source, recvtag, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Isendrecv_replace, (buf, count, datatype, dest, sendtag, source, recvtag, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Isendrecv_replace, (buf, count, datatype, dest, sendtag, source, recvtag, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
 }
@@ -23134,7 +23134,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Isendrecv_replace_c(void *buf, l
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Isendrecv_replace_c(void *buf, long count, void *datatype, int dest, int sendtag, int source, int recvtag, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Isendrecv_replace_c, (buf, count, datatype, dest, sendtag, source, recvtag, comm, request), cgl_thunk_code, 1, 0, (buf, count, datatype, dest, sendtag, source, recvtag, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Isendrecv_replace_c, (buf, count, datatype, dest, sendtag, source, recvtag, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Isendrecv_replace_c, (buf, count, datatype, dest, sendtag, source, recvtag, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
 }
@@ -23167,7 +23167,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Issend_c(const void *buf, long c
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Issend_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Issend_c, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code, 1, 0, (buf, count, datatype, dest, tag, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Issend_c, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Issend_c, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Issend_c(buf, count, datatype, dest, tag, comm, request);
 }
@@ -23199,7 +23199,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Mrecv_c(void *buf, long count, v
 static __attribute__((noinline)) int cgl_sl_MPI_Mrecv_c(void *buf, long count, void *datatype, void *message, void *status)
 {
     CG_BLOCKING_CALL(MPI_Mrecv_c, (buf, count, datatype, message, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Mrecv_c, (buf, count, datatype, message, status), cgl_thunk_code, 1, 0, (buf, count, datatype, message, status, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Mrecv_c, (buf, count, datatype, message, status), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Mrecv_c, (buf, count, datatype, message, status), cgl_thunk_code);
     return cgl_gp_MPI_Mrecv_c(buf, count, datatype, message, status);
 }
@@ -23233,7 +23233,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_allgather_c(const void 
 static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_allgather_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm)
 {
     CG_BLOCKING_CALL(MPI_Neighbor_allgather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Neighbor_allgather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Neighbor_allgather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Neighbor_allgather_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), cgl_thunk_code);
     return cgl_gp_MPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
@@ -23268,7 +23268,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_allgather_init(const vo
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, void *sendtype, void *recvbuf, int recvcount, void *recvtype, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Neighbor_allgather_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Neighbor_allgather_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Neighbor_allgather_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
 }
@@ -23303,7 +23303,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_allgather_init_c(const 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_allgather_init_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Neighbor_allgather_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Neighbor_allgather_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Neighbor_allgather_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
 }
@@ -23338,7 +23338,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_allgatherv_c(const void
 static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_allgatherv_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, const long *recvcounts, const long *displs, void *recvtype, void *comm)
 {
     CG_BLOCKING_CALL(MPI_Neighbor_allgatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Neighbor_allgatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Neighbor_allgatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Neighbor_allgatherv_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm), cgl_thunk_code);
     return cgl_gp_MPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }
@@ -23374,7 +23374,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_allgatherv_init(const v
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, void *sendtype, void *recvbuf, const int *recvcounts, const int *displs, void *recvtype, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Neighbor_allgatherv_init, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Neighbor_allgatherv_init, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Neighbor_allgatherv_init, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
 }
@@ -23410,7 +23410,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_allgatherv_init_c(const
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_allgatherv_init_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, const long *recvcounts, const long *displs, void *recvtype, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Neighbor_allgatherv_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Neighbor_allgatherv_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Neighbor_allgatherv_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
 }
@@ -23444,7 +23444,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_alltoall_c(const void *
 static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_alltoall_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm)
 {
     CG_BLOCKING_CALL(MPI_Neighbor_alltoall_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Neighbor_alltoall_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Neighbor_alltoall_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Neighbor_alltoall_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), cgl_thunk_code);
     return cgl_gp_MPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
@@ -23479,7 +23479,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_alltoall_init(const voi
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, void *sendtype, void *recvbuf, int recvcount, void *recvtype, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Neighbor_alltoall_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Neighbor_alltoall_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Neighbor_alltoall_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
 }
@@ -23514,7 +23514,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_alltoall_init_c(const v
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_alltoall_init_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Neighbor_alltoall_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Neighbor_alltoall_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Neighbor_alltoall_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
 }
@@ -23550,7 +23550,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_alltoallv_c(const void 
 static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_alltoallv_c(const void *sendbuf, const long *sendcounts, const long *sdispls, void *sendtype, void *recvbuf, const long *recvcounts, const long *rdispls, void *recvtype, void *comm)
 {
     CG_BLOCKING_CALL(MPI_Neighbor_alltoallv_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Neighbor_alltoallv_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm), cgl_thunk_code, 1, 0, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Neighbor_alltoallv_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Neighbor_alltoallv_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm), cgl_thunk_code);
     return cgl_gp_MPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 }
@@ -23587,7 +23587,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_alltoallv_init(const vo
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_alltoallv_init(const void *sendbuf, const int *sendcounts, const int *sdispls, void *sendtype, void *recvbuf, const int *recvcounts, const int *rdispls, void *recvtype, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Neighbor_alltoallv_init, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Neighbor_alltoallv_init, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Neighbor_alltoallv_init, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
 }
@@ -23624,7 +23624,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_alltoallv_init_c(const 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_alltoallv_init_c(const void *sendbuf, const long *sendcounts, const long *sdispls, void *sendtype, void *recvbuf, const long *recvcounts, const long *rdispls, void *recvtype, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Neighbor_alltoallv_init_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Neighbor_alltoallv_init_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Neighbor_alltoallv_init_c, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
 }
@@ -23660,7 +23660,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_alltoallw_c(const void 
 static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_alltoallw_c(const void *sendbuf, const long *sendcounts, const long *sdispls, const void *sendtypes, void *recvbuf, const long *recvcounts, const long *rdispls, const void *recvtypes, void *comm)
 {
     CG_BLOCKING_CALL(MPI_Neighbor_alltoallw_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Neighbor_alltoallw_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm), cgl_thunk_code, 1, 0, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Neighbor_alltoallw_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Neighbor_alltoallw_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm), cgl_thunk_code);
     return cgl_gp_MPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 }
@@ -23697,7 +23697,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_alltoallw_init(const vo
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_alltoallw_init(const void *sendbuf, const int *sendcounts, const long *sdispls, const void *sendtypes, void *recvbuf, const int *recvcounts, const long *rdispls, const void *recvtypes, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Neighbor_alltoallw_init, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Neighbor_alltoallw_init, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Neighbor_alltoallw_init, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
 }
@@ -23734,7 +23734,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Neighbor_alltoallw_init_c(const 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Neighbor_alltoallw_init_c(const void *sendbuf, const long *sendcounts, const long *sdispls, const void *sendtypes, void *recvbuf, const long *recvcounts, const long *rdispls, const void *recvtypes, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Neighbor_alltoallw_init_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Neighbor_alltoallw_init_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Neighbor_alltoallw_init_c, (sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
 }
@@ -23763,7 +23763,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Op_create_c(void *user_fn, int c
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Op_create_c(void *user_fn, int commute, void *op)
 {
-    CG_ARGS_CALL(MPI_Op_create_c, (user_fn, commute, op), cgl_thunk_code, 1, 0, (user_fn, commute, op, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Op_create_c, (user_fn, commute, op), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Op_create_c, (user_fn, commute, op), cgl_thunk_code);
     return cgl_gp_MPI_Op_create_c(user_fn, commute, op);
 }
@@ -23796,7 +23796,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Pack_c(const void *inbuf, long i
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Pack_c(const void *inbuf, long incount, void *datatype, void *outbuf, long outsize, long *position, void *comm)
 {
-    CG_ARGS_CALL(MPI_Pack_c, (inbuf, incount, datatype, outbuf, outsize, position, comm), cgl_thunk_code, 1, 0, (inbuf, incount, datatype, outbuf, outsize, position, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Pack_c, (inbuf, incount, datatype, outbuf, outsize, position, comm), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Pack_c, (inbuf, incount, datatype, outbuf, outsize, position, comm), cgl_thunk_code);
     return cgl_gp_MPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm);
 }
@@ -23829,7 +23829,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Pack_external_c(const char *data
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Pack_external_c(const char *datarep, const void *inbuf, long incount, void *datatype, void *outbuf, long outsize, long *position)
 {
-    CG_ARGS_CALL(MPI_Pack_external_c, (datarep, inbuf, incount, datatype, outbuf, outsize, position), cgl_thunk_code, 1, 0, (datarep, inbuf, incount, datatype, outbuf, outsize, position, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Pack_external_c, (datarep, inbuf, incount, datatype, outbuf, outsize, position), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Pack_external_c, (datarep, inbuf, incount, datatype, outbuf, outsize, position), cgl_thunk_code);
     return cgl_gp_MPI_Pack_external_c(datarep, inbuf, incount, datatype, outbuf, outsize, position);
 }
@@ -23859,7 +23859,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Pack_external_size_c(const char 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Pack_external_size_c(const char *datarep, long incount, void *datatype, long *size)
 {
-    CG_ARGS_CALL(MPI_Pack_external_size_c, (datarep, incount, datatype, size), cgl_thunk_code, 1, 0, (datarep, incount, datatype, size, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Pack_external_size_c, (datarep, incount, datatype, size), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Pack_external_size_c, (datarep, incount, datatype, size), cgl_thunk_code);
     return cgl_gp_MPI_Pack_external_size_c(datarep, incount, datatype, size);
 }
@@ -23889,7 +23889,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Pack_size_c(long incount, void *
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Pack_size_c(long incount, void *datatype, void *comm, long *size)
 {
-    CG_ARGS_CALL(MPI_Pack_size_c, (incount, datatype, comm, size), cgl_thunk_code, 1, 0, (incount, datatype, comm, size, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Pack_size_c, (incount, datatype, comm, size), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Pack_size_c, (incount, datatype, comm, size), cgl_thunk_code);
     return cgl_gp_MPI_Pack_size_c(incount, datatype, comm, size);
 }
@@ -23918,7 +23918,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Parrived(void *request, int part
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Parrived(void *request, int partition, int *flag)
 {
-    CG_ARGS_CALL(MPI_Parrived, (request, partition, flag), cgl_thunk_code, 1, 0, (request, partition, flag, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Parrived, (request, partition, flag), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Parrived, (request, partition, flag), cgl_thunk_code);
     return cgl_gp_MPI_Parrived(request, partition, flag);
 }
@@ -23946,7 +23946,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Pready(int partition, void *requ
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Pready(int partition, void *request)
 {
-    CG_ARGS_CALL(MPI_Pready, (partition, request), cgl_thunk_code, 1, 0, (partition, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Pready, (partition, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Pready, (partition, request), cgl_thunk_code);
     return cgl_gp_MPI_Pready(partition, request);
 }
@@ -23975,7 +23975,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Pready_list(int length, const in
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Pready_list(int length, const int *array_of_partitions, void *request)
 {
-    CG_ARGS_CALL(MPI_Pready_list, (length, array_of_partitions, request), cgl_thunk_code, 1, 0, (length, array_of_partitions, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Pready_list, (length, array_of_partitions, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Pready_list, (length, array_of_partitions, request), cgl_thunk_code);
     return cgl_gp_MPI_Pready_list(length, array_of_partitions, request);
 }
@@ -24004,7 +24004,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Pready_range(int partition_low, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Pready_range(int partition_low, int partition_high, void *request)
 {
-    CG_ARGS_CALL(MPI_Pready_range, (partition_low, partition_high, request), cgl_thunk_code, 1, 0, (partition_low, partition_high, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Pready_range, (partition_low, partition_high, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Pready_range, (partition_low, partition_high, request), cgl_thunk_code);
     return cgl_gp_MPI_Pready_range(partition_low, partition_high, request);
 }
@@ -24039,7 +24039,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Precv_init(void *buf, int partit
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Precv_init(void *buf, int partitions, long count, void *datatype, int dest, int tag, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Precv_init, (buf, partitions, count, datatype, dest, tag, comm, info, request), cgl_thunk_code, 1, 0, (buf, partitions, count, datatype, dest, tag, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Precv_init, (buf, partitions, count, datatype, dest, tag, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Precv_init, (buf, partitions, count, datatype, dest, tag, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Precv_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
 }
@@ -24074,7 +24074,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Psend_init(const void *buf, int 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Psend_init(const void *buf, int partitions, long count, void *datatype, int dest, int tag, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Psend_init, (buf, partitions, count, datatype, dest, tag, comm, info, request), cgl_thunk_code, 1, 0, (buf, partitions, count, datatype, dest, tag, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Psend_init, (buf, partitions, count, datatype, dest, tag, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Psend_init, (buf, partitions, count, datatype, dest, tag, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
 }
@@ -24108,7 +24108,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Put_c(const void *origin_addr, l
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Put_c(const void *origin_addr, long origin_count, void *origin_datatype, int target_rank, long target_disp, long target_count, void *target_datatype, void *win)
 {
-    CG_ARGS_CALL(MPI_Put_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win), cgl_thunk_code, 1, 0, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Put_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Put_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win), cgl_thunk_code);
     return cgl_gp_MPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
 }
@@ -24144,7 +24144,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Raccumulate_c(const void *origin
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Raccumulate_c(const void *origin_addr, long origin_count, void *origin_datatype, int target_rank, long target_disp, long target_count, void *target_datatype, void *op, void *win, void *request)
 {
-    CG_ARGS_CALL(MPI_Raccumulate_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request), cgl_thunk_code, 1, 0, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Raccumulate_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Raccumulate_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request), cgl_thunk_code);
     return cgl_gp_MPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 }
@@ -24180,7 +24180,7 @@ static __attribute__((noinline)) int cgl_sl_MPI_Recv_c(void *buf, long count, vo
 {
     CG_WAIT_ARGS(MPI_Recv_c, (uint64_t)(int64_t)source, (uint64_t)(int64_t)tag, (uint64_t)(uintptr_t)comm);
     CG_BLOCKING_CALL(MPI_Recv_c, (buf, count, datatype, source, tag, comm, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Recv_c, (buf, count, datatype, source, tag, comm, status), cgl_thunk_code, 1, 0, (buf, count, datatype, source, tag, comm, status, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Recv_c, (buf, count, datatype, source, tag, comm, status), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Recv_c, (buf, count, datatype, source, tag, comm, status), cgl_thunk_code);
     return cgl_gp_MPI_Recv_c(buf, count, datatype, source, tag, comm, status);
 }
@@ -24213,7 +24213,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Recv_init_c(void *buf, long coun
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Recv_init_c(void *buf, long count, void *datatype, int source, int tag, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Recv_init_c, (buf, count, datatype, source, tag, comm, request), cgl_thunk_code, 1, 0, (buf, count, datatype, source, tag, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Recv_init_c, (buf, count, datatype, source, tag, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Recv_init_c, (buf, count, datatype, source, tag, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
 }
@@ -24247,7 +24247,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Reduce_c(const void *sendbuf, vo
 static __attribute__((noinline)) int cgl_sl_MPI_Reduce_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, int root, void *comm)
 {
     CG_BLOCKING_CALL(MPI_Reduce_c, (sendbuf, recvbuf, count, datatype, op, root, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Reduce_c, (sendbuf, recvbuf, count, datatype, op, root, comm), cgl_thunk_code, 1, 0, (sendbuf, recvbuf, count, datatype, op, root, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Reduce_c, (sendbuf, recvbuf, count, datatype, op, root, comm), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Reduce_c, (sendbuf, recvbuf, count, datatype, op, root, comm), cgl_thunk_code);
     return cgl_gp_MPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
 }
@@ -24282,7 +24282,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Reduce_init(const void *sendbuf,
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, void *datatype, void *op, int root, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Reduce_init, (sendbuf, recvbuf, count, datatype, op, root, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, recvbuf, count, datatype, op, root, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Reduce_init, (sendbuf, recvbuf, count, datatype, op, root, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Reduce_init, (sendbuf, recvbuf, count, datatype, op, root, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
 }
@@ -24317,7 +24317,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Reduce_init_c(const void *sendbu
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Reduce_init_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, int root, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Reduce_init_c, (sendbuf, recvbuf, count, datatype, op, root, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, recvbuf, count, datatype, op, root, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Reduce_init_c, (sendbuf, recvbuf, count, datatype, op, root, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Reduce_init_c, (sendbuf, recvbuf, count, datatype, op, root, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
 }
@@ -24348,7 +24348,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Reduce_local_c(const void *inbuf
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Reduce_local_c(const void *inbuf, void *inoutbuf, long count, void *datatype, void *op)
 {
-    CG_ARGS_CALL(MPI_Reduce_local_c, (inbuf, inoutbuf, count, datatype, op), cgl_thunk_code, 1, 0, (inbuf, inoutbuf, count, datatype, op, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Reduce_local_c, (inbuf, inoutbuf, count, datatype, op), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Reduce_local_c, (inbuf, inoutbuf, count, datatype, op), cgl_thunk_code);
     return cgl_gp_MPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op);
 }
@@ -24381,7 +24381,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Reduce_scatter_c(const void *sen
 static __attribute__((noinline)) int cgl_sl_MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const long *recvcounts, void *datatype, void *op, void *comm)
 {
     CG_BLOCKING_CALL(MPI_Reduce_scatter_c, (sendbuf, recvbuf, recvcounts, datatype, op, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Reduce_scatter_c, (sendbuf, recvbuf, recvcounts, datatype, op, comm), cgl_thunk_code, 1, 0, (sendbuf, recvbuf, recvcounts, datatype, op, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Reduce_scatter_c, (sendbuf, recvbuf, recvcounts, datatype, op, comm), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Reduce_scatter_c, (sendbuf, recvbuf, recvcounts, datatype, op, comm), cgl_thunk_code);
     return cgl_gp_MPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
@@ -24414,7 +24414,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Reduce_scatter_block_c(const voi
 static __attribute__((noinline)) int cgl_sl_MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, long recvcount, void *datatype, void *op, void *comm)
 {
     CG_BLOCKING_CALL(MPI_Reduce_scatter_block_c, (sendbuf, recvbuf, recvcount, datatype, op, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Reduce_scatter_block_c, (sendbuf, recvbuf, recvcount, datatype, op, comm), cgl_thunk_code, 1, 0, (sendbuf, recvbuf, recvcount, datatype, op, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Reduce_scatter_block_c, (sendbuf, recvbuf, recvcount, datatype, op, comm), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Reduce_scatter_block_c, (sendbuf, recvbuf, recvcount, datatype, op, comm), cgl_thunk_code);
     return cgl_gp_MPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
@@ -24448,7 +24448,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Reduce_scatter_block_init(const 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, void *datatype, void *op, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Reduce_scatter_block_init, (sendbuf, recvbuf, recvcount, datatype, op, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Reduce_scatter_block_init, (sendbuf, recvbuf, recvcount, datatype, op, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Reduce_scatter_block_init, (sendbuf, recvbuf, recvcount, datatype, op, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
 }
@@ -24482,7 +24482,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Reduce_scatter_block_init_c(cons
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, long recvcount, void *datatype, void *op, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Reduce_scatter_block_init_c, (sendbuf, recvbuf, recvcount, datatype, op, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, recvbuf, recvcount, datatype, op, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Reduce_scatter_block_init_c, (sendbuf, recvbuf, recvcount, datatype, op, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Reduce_scatter_block_init_c, (sendbuf, recvbuf, recvcount, datatype, op, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
 }
@@ -24516,7 +24516,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Reduce_scatter_init(const void *
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int *recvcounts, void *datatype, void *op, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Reduce_scatter_init, (sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Reduce_scatter_init, (sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Reduce_scatter_init, (sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
 }
@@ -24550,7 +24550,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Reduce_scatter_init_c(const void
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const long *recvcounts, void *datatype, void *op, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Reduce_scatter_init_c, (sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Reduce_scatter_init_c, (sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Reduce_scatter_init_c, (sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
 }
@@ -24581,7 +24581,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Register_datarep_c(const char *d
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Register_datarep_c(const char *datarep, void *read_conversion_fn, void *write_conversion_fn, void *dtype_file_extent_fn, void *extra_state)
 {
-    CG_ARGS_CALL(MPI_Register_datarep_c, (datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state), cgl_thunk_code, 1, 0, (datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Register_datarep_c, (datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Register_datarep_c, (datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state), cgl_thunk_code);
     return cgl_gp_MPI_Register_datarep_c(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
 }
@@ -24608,7 +24608,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Remove_error_class(int errorclas
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Remove_error_class(int errorclass)
 {
-    CG_ARGS_CALL(MPI_Remove_error_class, (errorclass), cgl_thunk_code, 1, 0, (errorclass, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Remove_error_class, (errorclass), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Remove_error_class, (errorclass), cgl_thunk_code);
     return cgl_gp_MPI_Remove_error_class(errorclass);
 }
@@ -24635,7 +24635,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Remove_error_code(int errorcode)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Remove_error_code(int errorcode)
 {
-    CG_ARGS_CALL(MPI_Remove_error_code, (errorcode), cgl_thunk_code, 1, 0, (errorcode, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Remove_error_code, (errorcode), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Remove_error_code, (errorcode), cgl_thunk_code);
     return cgl_gp_MPI_Remove_error_code(errorcode);
 }
@@ -24662,7 +24662,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Remove_error_string(int errorcod
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Remove_error_string(int errorcode)
 {
-    CG_ARGS_CALL(MPI_Remove_error_string, (errorcode), cgl_thunk_code, 1, 0, (errorcode, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Remove_error_string, (errorcode), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Remove_error_string, (errorcode), cgl_thunk_code);
     return cgl_gp_MPI_Remove_error_string(errorcode);
 }
@@ -24692,7 +24692,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Request_get_status_all(int count
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Request_get_status_all(int count, const void *array_of_requests, int *flag, void *array_of_statuses)
 {
-    CG_ARGS_CALL(MPI_Request_get_status_all, (count, array_of_requests, flag, array_of_statuses), cgl_thunk_code, 1, 0, (count, array_of_requests, flag, array_of_statuses, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Request_get_status_all, (count, array_of_requests, flag, array_of_statuses), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Request_get_status_all, (count, array_of_requests, flag, array_of_statuses), cgl_thunk_code);
     return cgl_gp_MPI_Request_get_status_all(count, array_of_requests, flag, array_of_statuses);
 }
@@ -24723,7 +24723,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Request_get_status_any(int count
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Request_get_status_any(int count, const void *array_of_requests, int *indx, int *flag, void *status)
 {
-    CG_ARGS_CALL(MPI_Request_get_status_any, (count, array_of_requests, indx, flag, status), cgl_thunk_code, 1, 0, (count, array_of_requests, indx, flag, status, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Request_get_status_any, (count, array_of_requests, indx, flag, status), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Request_get_status_any, (count, array_of_requests, indx, flag, status), cgl_thunk_code);
     return cgl_gp_MPI_Request_get_status_any(count, array_of_requests, indx, flag, status);
 }
@@ -24754,7 +24754,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Request_get_status_some(int inco
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Request_get_status_some(int incount, const void *array_of_requests, int *outcount, int *array_of_indices, void *array_of_statuses)
 {
-    CG_ARGS_CALL(MPI_Request_get_status_some, (incount, array_of_requests, outcount, array_of_indices, array_of_statuses), cgl_thunk_code, 1, 0, (incount, array_of_requests, outcount, array_of_indices, array_of_statuses, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Request_get_status_some, (incount, array_of_requests, outcount, array_of_indices, array_of_statuses), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Request_get_status_some, (incount, array_of_requests, outcount, array_of_indices, array_of_statuses), cgl_thunk_code);
     return cgl_gp_MPI_Request_get_status_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
@@ -24789,7 +24789,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Rget_c(void *origin_addr, long o
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Rget_c(void *origin_addr, long origin_count, void *origin_datatype, int target_rank, long target_disp, long target_count, void *target_datatype, void *win, void *request)
 {
-    CG_ARGS_CALL(MPI_Rget_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request), cgl_thunk_code, 1, 0, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Rget_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Rget_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request), cgl_thunk_code);
     return cgl_gp_MPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
 }
@@ -24828,7 +24828,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Rget_accumulate_c(const void *or
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Rget_accumulate_c(const void *origin_addr, long origin_count, void *origin_datatype, void *result_addr, long result_count, void *result_datatype, int target_rank, long target_disp, long target_count, void *target_datatype, void *op, void *win, void *request)
 {
-    CG_ARGS_CALL(MPI_Rget_accumulate_c, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request), cgl_thunk_code, 1, 0, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Rget_accumulate_c, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Rget_accumulate_c, (origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request), cgl_thunk_code);
     return cgl_gp_MPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
 }
@@ -24863,7 +24863,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Rput_c(const void *origin_addr, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Rput_c(const void *origin_addr, long origin_count, void *origin_datatype, int target_rank, long target_disp, long target_count, void *target_datatype, void *win, void *request)
 {
-    CG_ARGS_CALL(MPI_Rput_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request), cgl_thunk_code, 1, 0, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Rput_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Rput_c, (origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request), cgl_thunk_code);
     return cgl_gp_MPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
 }
@@ -24896,7 +24896,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Rsend_c(const void *buf, long co
 static __attribute__((noinline)) int cgl_sl_MPI_Rsend_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm)
 {
     CG_BLOCKING_CALL(MPI_Rsend_c, (buf, count, datatype, dest, tag, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Rsend_c, (buf, count, datatype, dest, tag, comm), cgl_thunk_code, 1, 0, (buf, count, datatype, dest, tag, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Rsend_c, (buf, count, datatype, dest, tag, comm), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Rsend_c, (buf, count, datatype, dest, tag, comm), cgl_thunk_code);
     return cgl_gp_MPI_Rsend_c(buf, count, datatype, dest, tag, comm);
 }
@@ -24929,7 +24929,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Rsend_init_c(const void *buf, lo
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Rsend_init_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Rsend_init_c, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code, 1, 0, (buf, count, datatype, dest, tag, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Rsend_init_c, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Rsend_init_c, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
 }
@@ -24962,7 +24962,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Scan_c(const void *sendbuf, void
 static __attribute__((noinline)) int cgl_sl_MPI_Scan_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, void *comm)
 {
     CG_BLOCKING_CALL(MPI_Scan_c, (sendbuf, recvbuf, count, datatype, op, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Scan_c, (sendbuf, recvbuf, count, datatype, op, comm), cgl_thunk_code, 1, 0, (sendbuf, recvbuf, count, datatype, op, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Scan_c, (sendbuf, recvbuf, count, datatype, op, comm), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Scan_c, (sendbuf, recvbuf, count, datatype, op, comm), cgl_thunk_code);
     return cgl_gp_MPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
 }
@@ -24996,7 +24996,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Scan_init(const void *sendbuf, v
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Scan_init(const void *sendbuf, void *recvbuf, int count, void *datatype, void *op, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Scan_init, (sendbuf, recvbuf, count, datatype, op, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, recvbuf, count, datatype, op, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Scan_init, (sendbuf, recvbuf, count, datatype, op, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Scan_init, (sendbuf, recvbuf, count, datatype, op, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
@@ -25030,7 +25030,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Scan_init_c(const void *sendbuf,
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Scan_init_c(const void *sendbuf, void *recvbuf, long count, void *datatype, void *op, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Scan_init_c, (sendbuf, recvbuf, count, datatype, op, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, recvbuf, count, datatype, op, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Scan_init_c, (sendbuf, recvbuf, count, datatype, op, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Scan_init_c, (sendbuf, recvbuf, count, datatype, op, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
@@ -25065,7 +25065,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Scatter_c(const void *sendbuf, l
 static __attribute__((noinline)) int cgl_sl_MPI_Scatter_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, int root, void *comm)
 {
     CG_BLOCKING_CALL(MPI_Scatter_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Scatter_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Scatter_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Scatter_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm), cgl_thunk_code);
     return cgl_gp_MPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
@@ -25101,7 +25101,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Scatter_init(const void *sendbuf
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Scatter_init(const void *sendbuf, int sendcount, void *sendtype, void *recvbuf, int recvcount, void *recvtype, int root, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Scatter_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Scatter_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Scatter_init, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
 }
@@ -25137,7 +25137,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Scatter_init_c(const void *sendb
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Scatter_init_c(const void *sendbuf, long sendcount, void *sendtype, void *recvbuf, long recvcount, void *recvtype, int root, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Scatter_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Scatter_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Scatter_init_c, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
 }
@@ -25173,7 +25173,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Scatterv_c(const void *sendbuf, 
 static __attribute__((noinline)) int cgl_sl_MPI_Scatterv_c(const void *sendbuf, const long *sendcounts, const long *displs, void *sendtype, void *recvbuf, long recvcount, void *recvtype, int root, void *comm)
 {
     CG_BLOCKING_CALL(MPI_Scatterv_c, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Scatterv_c, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm), cgl_thunk_code, 1, 0, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Scatterv_c, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Scatterv_c, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm), cgl_thunk_code);
     return cgl_gp_MPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
@@ -25210,7 +25210,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Scatterv_init(const void *sendbu
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Scatterv_init(const void *sendbuf, const int *sendcounts, const int *displs, void *sendtype, void *recvbuf, int recvcount, void *recvtype, int root, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Scatterv_init, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Scatterv_init, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Scatterv_init, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
 }
@@ -25247,7 +25247,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Scatterv_init_c(const void *send
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Scatterv_init_c(const void *sendbuf, const long *sendcounts, const long *displs, void *sendtype, void *recvbuf, long recvcount, void *recvtype, int root, void *comm, void *info, void *request)
 {
-    CG_ARGS_CALL(MPI_Scatterv_init_c, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request), cgl_thunk_code, 1, 0, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Scatterv_init_c, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Scatterv_init_c, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request), cgl_thunk_code);
     return cgl_gp_MPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
 }
@@ -25282,7 +25282,7 @@ static __attribute__((noinline)) int cgl_sl_MPI_Send_c(const void *buf, long cou
 {
     CG_WAIT_ARGS(MPI_Send_c, (uint64_t)(int64_t)dest, (uint64_t)(int64_t)tag, (uint64_t)(uintptr_t)comm);
     CG_BLOCKING_CALL(MPI_Send_c, (buf, count, datatype, dest, tag, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Send_c, (buf, count, datatype, dest, tag, comm), cgl_thunk_code, 1, 0, (buf, count, datatype, dest, tag, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Send_c, (buf, count, datatype, dest, tag, comm), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Send_c, (buf, count, datatype, dest, tag, comm), cgl_thunk_code);
     return cgl_gp_MPI_Send_c(buf, count, datatype, dest, tag, comm);
 }
@@ -25315,7 +25315,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Send_init_c(const void *buf, lon
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Send_init_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Send_init_c, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code, 1, 0, (buf, count, datatype, dest, tag, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Send_init_c, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Send_init_c, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
 }
@@ -25356,7 +25356,7 @@ static __attribute__((noinline)) int cgl_sl_MPI_Sendrecv_c(const void *sendbuf, 
 {
     CG_WAIT_ARGS(MPI_Sendrecv_c, (uint64_t)(int64_t)dest, (uint64_t)(int64_t)source, (uint64_t)(int64_t)recvtag, (uint64_t)(uintptr_t)comm);
     CG_BLOCKING_CALL(MPI_Sendrecv_c, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Sendrecv_c, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status), cgl_thunk_code, 1, 0, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Sendrecv_c, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Sendrecv_c, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status), cgl_thunk_code);
     return cgl_gp_MPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
 }
@@ -25392,7 +25392,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Sendrecv_replace_c(void *buf, lo
 static __attribute__((noinline)) int cgl_sl_MPI_Sendrecv_replace_c(void *buf, long count, void *datatype, int dest, int sendtag, int source, int recvtag, void *comm, void *status)
 {
     CG_BLOCKING_CALL(MPI_Sendrecv_replace_c, (buf, count, datatype, dest, sendtag, source, recvtag, comm, status), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Sendrecv_replace_c, (buf, count, datatype, dest, sendtag, source, recvtag, comm, status), cgl_thunk_code, 1, 0, (buf, count, datatype, dest, sendtag, source, recvtag, comm, status, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Sendrecv_replace_c, (buf, count, datatype, dest, sendtag, source, recvtag, comm, status), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Sendrecv_replace_c, (buf, count, datatype, dest, sendtag, source, recvtag, comm, status), cgl_thunk_code);
     return cgl_gp_MPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
 }
@@ -25421,7 +25421,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Session_attach_buffer(void *sess
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Session_attach_buffer(void *session, void *buffer, int size)
 {
-    CG_ARGS_CALL(MPI_Session_attach_buffer, (session, buffer, size), cgl_thunk_code, 1, 0, (session, buffer, size, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Session_attach_buffer, (session, buffer, size), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Session_attach_buffer, (session, buffer, size), cgl_thunk_code);
     return cgl_gp_MPI_Session_attach_buffer(session, buffer, size);
 }
@@ -25450,7 +25450,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Session_attach_buffer_c(void *se
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Session_attach_buffer_c(void *session, void *buffer, long size)
 {
-    CG_ARGS_CALL(MPI_Session_attach_buffer_c, (session, buffer, size), cgl_thunk_code, 1, 0, (session, buffer, size, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Session_attach_buffer_c, (session, buffer, size), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Session_attach_buffer_c, (session, buffer, size), cgl_thunk_code);
     return cgl_gp_MPI_Session_attach_buffer_c(session, buffer, size);
 }
@@ -25478,7 +25478,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Session_call_errhandler(void *se
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Session_call_errhandler(void *session, int errorcode)
 {
-    CG_ARGS_CALL(MPI_Session_call_errhandler, (session, errorcode), cgl_thunk_code, 1, 0, (session, errorcode, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Session_call_errhandler, (session, errorcode), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Session_call_errhandler, (session, errorcode), cgl_thunk_code);
     return cgl_gp_MPI_Session_call_errhandler(session, errorcode);
 }
@@ -25506,7 +25506,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Session_create_errhandler(void *
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Session_create_errhandler(void *session_errhandler_fn, void *errhandler)
 {
-    CG_ARGS_CALL(MPI_Session_create_errhandler, (session_errhandler_fn, errhandler), cgl_thunk_code, 1, 0, (session_errhandler_fn, errhandler, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Session_create_errhandler, (session_errhandler_fn, errhandler), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Session_create_errhandler, (session_errhandler_fn, errhandler), cgl_thunk_code);
     return cgl_gp_MPI_Session_create_errhandler(session_errhandler_fn, errhandler);
 }
@@ -25536,7 +25536,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Session_detach_buffer(void *sess
 static __attribute__((noinline)) int cgl_sl_MPI_Session_detach_buffer(void *session, void *buffer_addr, int *size)
 {
     CG_BLOCKING_CALL(MPI_Session_detach_buffer, (session, buffer_addr, size), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Session_detach_buffer, (session, buffer_addr, size), cgl_thunk_code, 1, 0, (session, buffer_addr, size, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Session_detach_buffer, (session, buffer_addr, size), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Session_detach_buffer, (session, buffer_addr, size), cgl_thunk_code);
     return cgl_gp_MPI_Session_detach_buffer(session, buffer_addr, size);
 }
@@ -25566,7 +25566,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Session_detach_buffer_c(void *se
 static __attribute__((noinline)) int cgl_sl_MPI_Session_detach_buffer_c(void *session, void *buffer_addr, long *size)
 {
     CG_BLOCKING_CALL(MPI_Session_detach_buffer_c, (session, buffer_addr, size), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Session_detach_buffer_c, (session, buffer_addr, size), cgl_thunk_code, 1, 0, (session, buffer_addr, size, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Session_detach_buffer_c, (session, buffer_addr, size), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Session_detach_buffer_c, (session, buffer_addr, size), cgl_thunk_code);
     return cgl_gp_MPI_Session_detach_buffer_c(session, buffer_addr, size);
 }
@@ -25594,7 +25594,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Session_finalize(void *session)
 static __attribute__((noinline)) int cgl_sl_MPI_Session_finalize(void *session)
 {
     CG_BLOCKING_CALL(MPI_Session_finalize, (session), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Session_finalize, (session), cgl_thunk_code, 1, 0, (session, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Session_finalize, (session), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Session_finalize, (session), cgl_thunk_code);
     return cgl_gp_MPI_Session_finalize(session);
 }
@@ -25622,7 +25622,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Session_flush_buffer(void *sessi
 static __attribute__((noinline)) int cgl_sl_MPI_Session_flush_buffer(void *session)
 {
     CG_BLOCKING_CALL(MPI_Session_flush_buffer, (session), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Session_flush_buffer, (session), cgl_thunk_code, 1, 0, (session, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Session_flush_buffer, (session), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Session_flush_buffer, (session), cgl_thunk_code);
     return cgl_gp_MPI_Session_flush_buffer(session);
 }
@@ -25650,7 +25650,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Session_get_errhandler(void *ses
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Session_get_errhandler(void *session, void *errhandler)
 {
-    CG_ARGS_CALL(MPI_Session_get_errhandler, (session, errhandler), cgl_thunk_code, 1, 0, (session, errhandler, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Session_get_errhandler, (session, errhandler), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Session_get_errhandler, (session, errhandler), cgl_thunk_code);
     return cgl_gp_MPI_Session_get_errhandler(session, errhandler);
 }
@@ -25678,7 +25678,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Session_get_info(void *session, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Session_get_info(void *session, void *info_used)
 {
-    CG_ARGS_CALL(MPI_Session_get_info, (session, info_used), cgl_thunk_code, 1, 0, (session, info_used, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Session_get_info, (session, info_used), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Session_get_info, (session, info_used), cgl_thunk_code);
     return cgl_gp_MPI_Session_get_info(session, info_used);
 }
@@ -25709,7 +25709,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Session_get_nth_pset(void *sessi
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Session_get_nth_pset(void *session, void *info, int n, int *pset_len, char *pset_name)
 {
-    CG_ARGS_CALL(MPI_Session_get_nth_pset, (session, info, n, pset_len, pset_name), cgl_thunk_code, 1, 0, (session, info, n, pset_len, pset_name, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Session_get_nth_pset, (session, info, n, pset_len, pset_name), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Session_get_nth_pset, (session, info, n, pset_len, pset_name), cgl_thunk_code);
     return cgl_gp_MPI_Session_get_nth_pset(session, info, n, pset_len, pset_name);
 }
@@ -25738,7 +25738,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Session_get_num_psets(void *sess
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Session_get_num_psets(void *session, void *info, int *npset_names)
 {
-    CG_ARGS_CALL(MPI_Session_get_num_psets, (session, info, npset_names), cgl_thunk_code, 1, 0, (session, info, npset_names, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Session_get_num_psets, (session, info, npset_names), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Session_get_num_psets, (session, info, npset_names), cgl_thunk_code);
     return cgl_gp_MPI_Session_get_num_psets(session, info, npset_names);
 }
@@ -25767,7 +25767,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Session_get_pset_info(void *sess
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Session_get_pset_info(void *session, const char *pset_name, void *info)
 {
-    CG_ARGS_CALL(MPI_Session_get_pset_info, (session, pset_name, info), cgl_thunk_code, 1, 0, (session, pset_name, info, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Session_get_pset_info, (session, pset_name, info), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Session_get_pset_info, (session, pset_name, info), cgl_thunk_code);
     return cgl_gp_MPI_Session_get_pset_info(session, pset_name, info);
 }
@@ -25795,7 +25795,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Session_iflush_buffer(void *sess
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Session_iflush_buffer(void *session, void *request)
 {
-    CG_ARGS_CALL(MPI_Session_iflush_buffer, (session, request), cgl_thunk_code, 1, 0, (session, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Session_iflush_buffer, (session, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Session_iflush_buffer, (session, request), cgl_thunk_code);
     return cgl_gp_MPI_Session_iflush_buffer(session, request);
 }
@@ -25824,7 +25824,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Session_init(void *info, void *e
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Session_init(void *info, void *errhandler, void *session)
 {
-    CG_ARGS_CALL(MPI_Session_init, (info, errhandler, session), cgl_thunk_code, 1, 0, (info, errhandler, session, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Session_init, (info, errhandler, session), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Session_init, (info, errhandler, session), cgl_thunk_code);
     return cgl_gp_MPI_Session_init(info, errhandler, session);
 }
@@ -25852,7 +25852,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Session_set_errhandler(void *ses
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Session_set_errhandler(void *session, void *errhandler)
 {
-    CG_ARGS_CALL(MPI_Session_set_errhandler, (session, errhandler), cgl_thunk_code, 1, 0, (session, errhandler, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Session_set_errhandler, (session, errhandler), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Session_set_errhandler, (session, errhandler), cgl_thunk_code);
     return cgl_gp_MPI_Session_set_errhandler(session, errhandler);
 }
@@ -25887,7 +25887,7 @@ static __attribute__((noinline)) int cgl_sl_MPI_Ssend_c(const void *buf, long co
 {
     CG_WAIT_ARGS(MPI_Ssend_c, (uint64_t)(int64_t)dest, (uint64_t)(int64_t)tag, (uint64_t)(uintptr_t)comm);
     CG_BLOCKING_CALL(MPI_Ssend_c, (buf, count, datatype, dest, tag, comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Ssend_c, (buf, count, datatype, dest, tag, comm), cgl_thunk_code, 1, 0, (buf, count, datatype, dest, tag, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Ssend_c, (buf, count, datatype, dest, tag, comm), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Ssend_c, (buf, count, datatype, dest, tag, comm), cgl_thunk_code);
     return cgl_gp_MPI_Ssend_c(buf, count, datatype, dest, tag, comm);
 }
@@ -25920,7 +25920,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Ssend_init_c(const void *buf, lo
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Ssend_init_c(const void *buf, long count, void *datatype, int dest, int tag, void *comm, void *request)
 {
-    CG_ARGS_CALL(MPI_Ssend_init_c, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code, 1, 0, (buf, count, datatype, dest, tag, comm, request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Ssend_init_c, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Ssend_init_c, (buf, count, datatype, dest, tag, comm, request), cgl_thunk_code);
     return cgl_gp_MPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
 }
@@ -25948,7 +25948,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Status_get_error(const void *sta
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Status_get_error(const void *status, int *error)
 {
-    CG_ARGS_CALL(MPI_Status_get_error, (status, error), cgl_thunk_code, 1, 0, (status, error, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Status_get_error, (status, error), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Status_get_error, (status, error), cgl_thunk_code);
     return cgl_gp_MPI_Status_get_error(status, error);
 }
@@ -25976,7 +25976,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Status_get_source(const void *st
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Status_get_source(const void *status, int *source)
 {
-    CG_ARGS_CALL(MPI_Status_get_source, (status, source), cgl_thunk_code, 1, 0, (status, source, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Status_get_source, (status, source), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Status_get_source, (status, source), cgl_thunk_code);
     return cgl_gp_MPI_Status_get_source(status, source);
 }
@@ -26004,7 +26004,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Status_get_tag(const void *statu
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Status_get_tag(const void *status, int *tag)
 {
-    CG_ARGS_CALL(MPI_Status_get_tag, (status, tag), cgl_thunk_code, 1, 0, (status, tag, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Status_get_tag, (status, tag), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Status_get_tag, (status, tag), cgl_thunk_code);
     return cgl_gp_MPI_Status_get_tag(status, tag);
 }
@@ -26033,7 +26033,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Status_set_elements_c(void *stat
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Status_set_elements_c(void *status, void *datatype, long count)
 {
-    CG_ARGS_CALL(MPI_Status_set_elements_c, (status, datatype, count), cgl_thunk_code, 1, 0, (status, datatype, count, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Status_set_elements_c, (status, datatype, count), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Status_set_elements_c, (status, datatype, count), cgl_thunk_code);
     return cgl_gp_MPI_Status_set_elements_c(status, datatype, count);
 }
@@ -26061,7 +26061,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Status_set_error(void *status, i
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Status_set_error(void *status, int error)
 {
-    CG_ARGS_CALL(MPI_Status_set_error, (status, error), cgl_thunk_code, 1, 0, (status, error, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Status_set_error, (status, error), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Status_set_error, (status, error), cgl_thunk_code);
     return cgl_gp_MPI_Status_set_error(status, error);
 }
@@ -26089,7 +26089,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Status_set_source(void *status, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Status_set_source(void *status, int source)
 {
-    CG_ARGS_CALL(MPI_Status_set_source, (status, source), cgl_thunk_code, 1, 0, (status, source, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Status_set_source, (status, source), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Status_set_source, (status, source), cgl_thunk_code);
     return cgl_gp_MPI_Status_set_source(status, source);
 }
@@ -26117,7 +26117,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Status_set_tag(void *status, int
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Status_set_tag(void *status, int tag)
 {
-    CG_ARGS_CALL(MPI_Status_set_tag, (status, tag), cgl_thunk_code, 1, 0, (status, tag, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Status_set_tag, (status, tag), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Status_set_tag, (status, tag), cgl_thunk_code);
     return cgl_gp_MPI_Status_set_tag(status, tag);
 }
@@ -26146,7 +26146,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_contiguous_c(long count, vo
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_contiguous_c(long count, void *oldtype, void *newtype)
 {
-    CG_ARGS_CALL(MPI_Type_contiguous_c, (count, oldtype, newtype), cgl_thunk_code, 1, 0, (count, oldtype, newtype, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Type_contiguous_c, (count, oldtype, newtype), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Type_contiguous_c, (count, oldtype, newtype), cgl_thunk_code);
     return cgl_gp_MPI_Type_contiguous_c(count, oldtype, newtype);
 }
@@ -26182,7 +26182,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_create_darray_c(int size, i
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_create_darray_c(int size, int rank, int ndims, const long *array_of_gsizes, const int *array_of_distribs, const int *array_of_dargs, const int *array_of_psizes, int order, void *oldtype, void *newtype)
 {
-    CG_ARGS_CALL(MPI_Type_create_darray_c, (size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype), cgl_thunk_code, 1, 0, (size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Type_create_darray_c, (size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Type_create_darray_c, (size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype), cgl_thunk_code);
     return cgl_gp_MPI_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
 }
@@ -26213,7 +26213,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_create_hindexed_c(long coun
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_create_hindexed_c(long count, const long *array_of_blocklengths, const long *array_of_displacements, void *oldtype, void *newtype)
 {
-    CG_ARGS_CALL(MPI_Type_create_hindexed_c, (count, array_of_blocklengths, array_of_displacements, oldtype, newtype), cgl_thunk_code, 1, 0, (count, array_of_blocklengths, array_of_displacements, oldtype, newtype, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Type_create_hindexed_c, (count, array_of_blocklengths, array_of_displacements, oldtype, newtype), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Type_create_hindexed_c, (count, array_of_blocklengths, array_of_displacements, oldtype, newtype), cgl_thunk_code);
     return cgl_gp_MPI_Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
 }
@@ -26244,7 +26244,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_create_hindexed_block_c(lon
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_create_hindexed_block_c(long count, long blocklength, const long *array_of_displacements, void *oldtype, void *newtype)
 {
-    CG_ARGS_CALL(MPI_Type_create_hindexed_block_c, (count, blocklength, array_of_displacements, oldtype, newtype), cgl_thunk_code, 1, 0, (count, blocklength, array_of_displacements, oldtype, newtype, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Type_create_hindexed_block_c, (count, blocklength, array_of_displacements, oldtype, newtype), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Type_create_hindexed_block_c, (count, blocklength, array_of_displacements, oldtype, newtype), cgl_thunk_code);
     return cgl_gp_MPI_Type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
 }
@@ -26275,7 +26275,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_create_hvector_c(long count
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_create_hvector_c(long count, long blocklength, long stride, void *oldtype, void *newtype)
 {
-    CG_ARGS_CALL(MPI_Type_create_hvector_c, (count, blocklength, stride, oldtype, newtype), cgl_thunk_code, 1, 0, (count, blocklength, stride, oldtype, newtype, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Type_create_hvector_c, (count, blocklength, stride, oldtype, newtype), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Type_create_hvector_c, (count, blocklength, stride, oldtype, newtype), cgl_thunk_code);
     return cgl_gp_MPI_Type_create_hvector_c(count, blocklength, stride, oldtype, newtype);
 }
@@ -26306,7 +26306,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_create_indexed_block_c(long
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_create_indexed_block_c(long count, long blocklength, const long *array_of_displacements, void *oldtype, void *newtype)
 {
-    CG_ARGS_CALL(MPI_Type_create_indexed_block_c, (count, blocklength, array_of_displacements, oldtype, newtype), cgl_thunk_code, 1, 0, (count, blocklength, array_of_displacements, oldtype, newtype, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Type_create_indexed_block_c, (count, blocklength, array_of_displacements, oldtype, newtype), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Type_create_indexed_block_c, (count, blocklength, array_of_displacements, oldtype, newtype), cgl_thunk_code);
     return cgl_gp_MPI_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
 }
@@ -26336,7 +26336,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_create_resized_c(void *oldt
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_create_resized_c(void *oldtype, long lb, long extent, void *newtype)
 {
-    CG_ARGS_CALL(MPI_Type_create_resized_c, (oldtype, lb, extent, newtype), cgl_thunk_code, 1, 0, (oldtype, lb, extent, newtype, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Type_create_resized_c, (oldtype, lb, extent, newtype), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Type_create_resized_c, (oldtype, lb, extent, newtype), cgl_thunk_code);
     return cgl_gp_MPI_Type_create_resized_c(oldtype, lb, extent, newtype);
 }
@@ -26367,7 +26367,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_create_struct_c(long count,
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_create_struct_c(long count, const long *array_of_blocklengths, const long *array_of_displacements, const void *array_of_types, void *newtype)
 {
-    CG_ARGS_CALL(MPI_Type_create_struct_c, (count, array_of_blocklengths, array_of_displacements, array_of_types, newtype), cgl_thunk_code, 1, 0, (count, array_of_blocklengths, array_of_displacements, array_of_types, newtype, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Type_create_struct_c, (count, array_of_blocklengths, array_of_displacements, array_of_types, newtype), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Type_create_struct_c, (count, array_of_blocklengths, array_of_displacements, array_of_types, newtype), cgl_thunk_code);
     return cgl_gp_MPI_Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
 }
@@ -26400,7 +26400,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_create_subarray_c(int ndims
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_create_subarray_c(int ndims, const long *array_of_sizes, const long *array_of_subsizes, const long *array_of_starts, int order, void *oldtype, void *newtype)
 {
-    CG_ARGS_CALL(MPI_Type_create_subarray_c, (ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype), cgl_thunk_code, 1, 0, (ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Type_create_subarray_c, (ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Type_create_subarray_c, (ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype), cgl_thunk_code);
     return cgl_gp_MPI_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
 }
@@ -26435,7 +26435,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_get_contents_c(void *dataty
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_get_contents_c(void *datatype, long max_integers, long max_addresses, long max_large_counts, long max_datatypes, int *array_of_integers, long *array_of_addresses, long *array_of_large_counts, void *array_of_datatypes)
 {
-    CG_ARGS_CALL(MPI_Type_get_contents_c, (datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes), cgl_thunk_code, 1, 0, (datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Type_get_contents_c, (datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Type_get_contents_c, (datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes), cgl_thunk_code);
     return cgl_gp_MPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
 }
@@ -26467,7 +26467,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_get_envelope_c(void *dataty
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_get_envelope_c(void *datatype, long *num_integers, long *num_addresses, long *num_large_counts, long *num_datatypes, int *combiner)
 {
-    CG_ARGS_CALL(MPI_Type_get_envelope_c, (datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner), cgl_thunk_code, 1, 0, (datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Type_get_envelope_c, (datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Type_get_envelope_c, (datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner), cgl_thunk_code);
     return cgl_gp_MPI_Type_get_envelope_c(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner);
 }
@@ -26496,7 +26496,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_get_extent_c(void *datatype
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_get_extent_c(void *datatype, long *lb, long *extent)
 {
-    CG_ARGS_CALL(MPI_Type_get_extent_c, (datatype, lb, extent), cgl_thunk_code, 1, 0, (datatype, lb, extent, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Type_get_extent_c, (datatype, lb, extent), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Type_get_extent_c, (datatype, lb, extent), cgl_thunk_code);
     return cgl_gp_MPI_Type_get_extent_c(datatype, lb, extent);
 }
@@ -26525,7 +26525,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_get_true_extent_c(void *dat
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_get_true_extent_c(void *datatype, long *true_lb, long *true_extent)
 {
-    CG_ARGS_CALL(MPI_Type_get_true_extent_c, (datatype, true_lb, true_extent), cgl_thunk_code, 1, 0, (datatype, true_lb, true_extent, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Type_get_true_extent_c, (datatype, true_lb, true_extent), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Type_get_true_extent_c, (datatype, true_lb, true_extent), cgl_thunk_code);
     return cgl_gp_MPI_Type_get_true_extent_c(datatype, true_lb, true_extent);
 }
@@ -26554,7 +26554,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_get_value_index(void *value
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_get_value_index(void *value_type, void *index_type, void *pair_type)
 {
-    CG_ARGS_CALL(MPI_Type_get_value_index, (value_type, index_type, pair_type), cgl_thunk_code, 1, 0, (value_type, index_type, pair_type, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Type_get_value_index, (value_type, index_type, pair_type), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Type_get_value_index, (value_type, index_type, pair_type), cgl_thunk_code);
     return cgl_gp_MPI_Type_get_value_index(value_type, index_type, pair_type);
 }
@@ -26585,7 +26585,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_indexed_c(long count, const
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_indexed_c(long count, const long *array_of_blocklengths, const long *array_of_displacements, void *oldtype, void *newtype)
 {
-    CG_ARGS_CALL(MPI_Type_indexed_c, (count, array_of_blocklengths, array_of_displacements, oldtype, newtype), cgl_thunk_code, 1, 0, (count, array_of_blocklengths, array_of_displacements, oldtype, newtype, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Type_indexed_c, (count, array_of_blocklengths, array_of_displacements, oldtype, newtype), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Type_indexed_c, (count, array_of_blocklengths, array_of_displacements, oldtype, newtype), cgl_thunk_code);
     return cgl_gp_MPI_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
 }
@@ -26613,7 +26613,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_size_c(void *datatype, long
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_size_c(void *datatype, long *size)
 {
-    CG_ARGS_CALL(MPI_Type_size_c, (datatype, size), cgl_thunk_code, 1, 0, (datatype, size, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Type_size_c, (datatype, size), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Type_size_c, (datatype, size), cgl_thunk_code);
     return cgl_gp_MPI_Type_size_c(datatype, size);
 }
@@ -26644,7 +26644,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_vector_c(long count, long b
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_vector_c(long count, long blocklength, long stride, void *oldtype, void *newtype)
 {
-    CG_ARGS_CALL(MPI_Type_vector_c, (count, blocklength, stride, oldtype, newtype), cgl_thunk_code, 1, 0, (count, blocklength, stride, oldtype, newtype, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Type_vector_c, (count, blocklength, stride, oldtype, newtype), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Type_vector_c, (count, blocklength, stride, oldtype, newtype), cgl_thunk_code);
     return cgl_gp_MPI_Type_vector_c(count, blocklength, stride, oldtype, newtype);
 }
@@ -26677,7 +26677,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Unpack_c(const void *inbuf, long
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Unpack_c(const void *inbuf, long insize, long *position, void *outbuf, long outcount, void *datatype, void *comm)
 {
-    CG_ARGS_CALL(MPI_Unpack_c, (inbuf, insize, position, outbuf, outcount, datatype, comm), cgl_thunk_code, 1, 0, (inbuf, insize, position, outbuf, outcount, datatype, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Unpack_c, (inbuf, insize, position, outbuf, outcount, datatype, comm), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Unpack_c, (inbuf, insize, position, outbuf, outcount, datatype, comm), cgl_thunk_code);
     return cgl_gp_MPI_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm);
 }
@@ -26710,7 +26710,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Unpack_external_c(const char *da
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Unpack_external_c(const char *datarep, const void *inbuf, long insize, long *position, void *outbuf, long outcount, void *datatype)
 {
-    CG_ARGS_CALL(MPI_Unpack_external_c, (datarep, inbuf, insize, position, outbuf, outcount, datatype), cgl_thunk_code, 1, 0, (datarep, inbuf, insize, position, outbuf, outcount, datatype, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Unpack_external_c, (datarep, inbuf, insize, position, outbuf, outcount, datatype), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Unpack_external_c, (datarep, inbuf, insize, position, outbuf, outcount, datatype), cgl_thunk_code);
     return cgl_gp_MPI_Unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype);
 }
@@ -26743,7 +26743,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_allocate_c(long size, long d
 static __attribute__((noinline)) int cgl_sl_MPI_Win_allocate_c(long size, long disp_unit, void *info, void *comm, void *baseptr, void *win)
 {
     CG_BLOCKING_CALL(MPI_Win_allocate_c, (size, disp_unit, info, comm, baseptr, win), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Win_allocate_c, (size, disp_unit, info, comm, baseptr, win), cgl_thunk_code, 1, 0, (size, disp_unit, info, comm, baseptr, win, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Win_allocate_c, (size, disp_unit, info, comm, baseptr, win), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Win_allocate_c, (size, disp_unit, info, comm, baseptr, win), cgl_thunk_code);
     return cgl_gp_MPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
 }
@@ -26776,7 +26776,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_allocate_shared_c(long size,
 static __attribute__((noinline)) int cgl_sl_MPI_Win_allocate_shared_c(long size, long disp_unit, void *info, void *comm, void *baseptr, void *win)
 {
     CG_BLOCKING_CALL(MPI_Win_allocate_shared_c, (size, disp_unit, info, comm, baseptr, win), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Win_allocate_shared_c, (size, disp_unit, info, comm, baseptr, win), cgl_thunk_code, 1, 0, (size, disp_unit, info, comm, baseptr, win, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Win_allocate_shared_c, (size, disp_unit, info, comm, baseptr, win), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Win_allocate_shared_c, (size, disp_unit, info, comm, baseptr, win), cgl_thunk_code);
     return cgl_gp_MPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
 }
@@ -26809,7 +26809,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_create_c(void *base, long si
 static __attribute__((noinline)) int cgl_sl_MPI_Win_create_c(void *base, long size, long disp_unit, void *info, void *comm, void *win)
 {
     CG_BLOCKING_CALL(MPI_Win_create_c, (base, size, disp_unit, info, comm, win), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Win_create_c, (base, size, disp_unit, info, comm, win), cgl_thunk_code, 1, 0, (base, size, disp_unit, info, comm, win, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Win_create_c, (base, size, disp_unit, info, comm, win), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Win_create_c, (base, size, disp_unit, info, comm, win), cgl_thunk_code);
     return cgl_gp_MPI_Win_create_c(base, size, disp_unit, info, comm, win);
 }
@@ -26840,7 +26840,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_shared_query_c(void *win, in
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Win_shared_query_c(void *win, int rank, long *size, long *disp_unit, void *baseptr)
 {
-    CG_ARGS_CALL(MPI_Win_shared_query_c, (win, rank, size, disp_unit, baseptr), cgl_thunk_code, 1, 0, (win, rank, size, disp_unit, baseptr, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Win_shared_query_c, (win, rank, size, disp_unit, baseptr), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Win_shared_query_c, (win, rank, size, disp_unit, baseptr), cgl_thunk_code);
     return cgl_gp_MPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr);
 }
@@ -26947,7 +26947,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_toint(void *comm)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_toint(void *comm)
 {
-    CG_ARGS_CALL(MPI_Comm_toint, (comm), cgl_thunk_code, 1, 0, (comm, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Comm_toint, (comm), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Comm_toint, (comm), cgl_thunk_code);
     return cgl_gp_MPI_Comm_toint(comm);
 }
@@ -27000,7 +27000,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Errhandler_toint(void *errhandle
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Errhandler_toint(void *errhandler)
 {
-    CG_ARGS_CALL(MPI_Errhandler_toint, (errhandler), cgl_thunk_code, 1, 0, (errhandler, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Errhandler_toint, (errhandler), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Errhandler_toint, (errhandler), cgl_thunk_code);
     return cgl_gp_MPI_Errhandler_toint(errhandler);
 }
@@ -27053,7 +27053,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_toint(void *file)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_toint(void *file)
 {
-    CG_ARGS_CALL(MPI_File_toint, (file), cgl_thunk_code, 1, 0, (file, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_File_toint, (file), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_File_toint, (file), cgl_thunk_code);
     return cgl_gp_MPI_File_toint(file);
 }
@@ -27106,7 +27106,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Group_toint(void *group)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Group_toint(void *group)
 {
-    CG_ARGS_CALL(MPI_Group_toint, (group), cgl_thunk_code, 1, 0, (group, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Group_toint, (group), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Group_toint, (group), cgl_thunk_code);
     return cgl_gp_MPI_Group_toint(group);
 }
@@ -27159,7 +27159,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Info_toint(void *info)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Info_toint(void *info)
 {
-    CG_ARGS_CALL(MPI_Info_toint, (info), cgl_thunk_code, 1, 0, (info, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Info_toint, (info), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Info_toint, (info), cgl_thunk_code);
     return cgl_gp_MPI_Info_toint(info);
 }
@@ -27212,7 +27212,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Message_toint(void *message)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Message_toint(void *message)
 {
-    CG_ARGS_CALL(MPI_Message_toint, (message), cgl_thunk_code, 1, 0, (message, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Message_toint, (message), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Message_toint, (message), cgl_thunk_code);
     return cgl_gp_MPI_Message_toint(message);
 }
@@ -27265,7 +27265,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Op_toint(void *op)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Op_toint(void *op)
 {
-    CG_ARGS_CALL(MPI_Op_toint, (op), cgl_thunk_code, 1, 0, (op, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Op_toint, (op), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Op_toint, (op), cgl_thunk_code);
     return cgl_gp_MPI_Op_toint(op);
 }
@@ -27318,7 +27318,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Request_toint(void *request)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Request_toint(void *request)
 {
-    CG_ARGS_CALL(MPI_Request_toint, (request), cgl_thunk_code, 1, 0, (request, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Request_toint, (request), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Request_toint, (request), cgl_thunk_code);
     return cgl_gp_MPI_Request_toint(request);
 }
@@ -27371,7 +27371,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Session_toint(void *session)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Session_toint(void *session)
 {
-    CG_ARGS_CALL(MPI_Session_toint, (session), cgl_thunk_code, 1, 0, (session, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Session_toint, (session), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Session_toint, (session), cgl_thunk_code);
     return cgl_gp_MPI_Session_toint(session);
 }
@@ -27424,7 +27424,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_toint(void *datatype)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_toint(void *datatype)
 {
-    CG_ARGS_CALL(MPI_Type_toint, (datatype), cgl_thunk_code, 1, 0, (datatype, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Type_toint, (datatype), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Type_toint, (datatype), cgl_thunk_code);
     return cgl_gp_MPI_Type_toint(datatype);
 }
@@ -27477,7 +27477,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_toint(void *win)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Win_toint(void *win)
 {
-    CG_ARGS_CALL(MPI_Win_toint, (win), cgl_thunk_code, 1, 0, (win, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Win_toint, (win), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Win_toint, (win), cgl_thunk_code);
     return cgl_gp_MPI_Win_toint(win);
 }
@@ -27506,7 +27506,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_category_get_events(int cat_in
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_category_get_events(int cat_index, int len, int *indices)
 {
-    CG_ARGS_CALL(MPI_T_category_get_events, (cat_index, len, indices), cgl_thunk_code, 1, 0, (cat_index, len, indices, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_T_category_get_events, (cat_index, len, indices), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_T_category_get_events, (cat_index, len, indices), cgl_thunk_code);
     return cgl_gp_MPI_T_category_get_events(cat_index, len, indices);
 }
@@ -27534,7 +27534,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_category_get_num_events(int ca
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_category_get_num_events(int cat_index, int *num_events)
 {
-    CG_ARGS_CALL(MPI_T_category_get_num_events, (cat_index, num_events), cgl_thunk_code, 1, 0, (cat_index, num_events, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_T_category_get_num_events, (cat_index, num_events), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_T_category_get_num_events, (cat_index, num_events), cgl_thunk_code);
     return cgl_gp_MPI_T_category_get_num_events(cat_index, num_events);
 }
@@ -27563,7 +27563,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_event_callback_get_info(void *
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_event_callback_get_info(void *event_registration, unsigned int cb_safety, void *info_used)
 {
-    CG_ARGS_CALL(MPI_T_event_callback_get_info, (event_registration, cb_safety, info_used), cgl_thunk_code, 1, 0, (event_registration, cb_safety, info_used, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_T_event_callback_get_info, (event_registration, cb_safety, info_used), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_T_event_callback_get_info, (event_registration, cb_safety, info_used), cgl_thunk_code);
     return cgl_gp_MPI_T_event_callback_get_info(event_registration, cb_safety, info_used);
 }
@@ -27592,7 +27592,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_event_callback_set_info(void *
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_event_callback_set_info(void *event_registration, unsigned int cb_safety, void *info)
 {
-    CG_ARGS_CALL(MPI_T_event_callback_set_info, (event_registration, cb_safety, info), cgl_thunk_code, 1, 0, (event_registration, cb_safety, info, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_T_event_callback_set_info, (event_registration, cb_safety, info), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_T_event_callback_set_info, (event_registration, cb_safety, info), cgl_thunk_code);
     return cgl_gp_MPI_T_event_callback_set_info(event_registration, cb_safety, info);
 }
@@ -27620,7 +27620,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_event_copy(void *event_instanc
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_event_copy(void *event_instance, void *buffer)
 {
-    CG_ARGS_CALL(MPI_T_event_copy, (event_instance, buffer), cgl_thunk_code, 1, 0, (event_instance, buffer, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_T_event_copy, (event_instance, buffer), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_T_event_copy, (event_instance, buffer), cgl_thunk_code);
     return cgl_gp_MPI_T_event_copy(event_instance, buffer);
 }
@@ -27648,7 +27648,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_event_get_index(const char *na
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_event_get_index(const char *name, int *event_index)
 {
-    CG_ARGS_CALL(MPI_T_event_get_index, (name, event_index), cgl_thunk_code, 1, 0, (name, event_index, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_T_event_get_index, (name, event_index), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_T_event_get_index, (name, event_index), cgl_thunk_code);
     return cgl_gp_MPI_T_event_get_index(name, event_index);
 }
@@ -27686,7 +27686,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_event_get_info(int event_index
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbosity, void *array_of_datatypes, long *array_of_displacements, int *num_elements, void *enumtype, void *info, char *desc, int *desc_len, int *bind)
 {
-    CG_ARGS_CALL(MPI_T_event_get_info, (event_index, name, name_len, verbosity, array_of_datatypes, array_of_displacements, num_elements, enumtype, info, desc, desc_len, bind), cgl_thunk_code, 1, 0, (event_index, name, name_len, verbosity, array_of_datatypes, array_of_displacements, num_elements, enumtype, info, desc, desc_len, bind, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_T_event_get_info, (event_index, name, name_len, verbosity, array_of_datatypes, array_of_displacements, num_elements, enumtype, info, desc, desc_len, bind), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_T_event_get_info, (event_index, name, name_len, verbosity, array_of_datatypes, array_of_displacements, num_elements, enumtype, info, desc, desc_len, bind), cgl_thunk_code);
     return cgl_gp_MPI_T_event_get_info(event_index, name, name_len, verbosity, array_of_datatypes, array_of_displacements, num_elements, enumtype, info, desc, desc_len, bind);
 }
@@ -27713,7 +27713,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_event_get_num(int *num_events)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_event_get_num(int *num_events)
 {
-    CG_ARGS_CALL(MPI_T_event_get_num, (num_events), cgl_thunk_code, 1, 0, (num_events, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_T_event_get_num, (num_events), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_T_event_get_num, (num_events), cgl_thunk_code);
     return cgl_gp_MPI_T_event_get_num(num_events);
 }
@@ -27741,7 +27741,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_event_get_source(void *event_i
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_event_get_source(void *event_instance, int *source_index)
 {
-    CG_ARGS_CALL(MPI_T_event_get_source, (event_instance, source_index), cgl_thunk_code, 1, 0, (event_instance, source_index, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_T_event_get_source, (event_instance, source_index), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_T_event_get_source, (event_instance, source_index), cgl_thunk_code);
     return cgl_gp_MPI_T_event_get_source(event_instance, source_index);
 }
@@ -27769,7 +27769,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_event_get_timestamp(void *even
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_event_get_timestamp(void *event_instance, long *event_timestamp)
 {
-    CG_ARGS_CALL(MPI_T_event_get_timestamp, (event_instance, event_timestamp), cgl_thunk_code, 1, 0, (event_instance, event_timestamp, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_T_event_get_timestamp, (event_instance, event_timestamp), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_T_event_get_timestamp, (event_instance, event_timestamp), cgl_thunk_code);
     return cgl_gp_MPI_T_event_get_timestamp(event_instance, event_timestamp);
 }
@@ -27799,7 +27799,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_event_handle_alloc(int event_i
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_event_handle_alloc(int event_index, void *obj_handle, void *info, void *event_registration)
 {
-    CG_ARGS_CALL(MPI_T_event_handle_alloc, (event_index, obj_handle, info, event_registration), cgl_thunk_code, 1, 0, (event_index, obj_handle, info, event_registration, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_T_event_handle_alloc, (event_index, obj_handle, info, event_registration), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_T_event_handle_alloc, (event_index, obj_handle, info, event_registration), cgl_thunk_code);
     return cgl_gp_MPI_T_event_handle_alloc(event_index, obj_handle, info, event_registration);
 }
@@ -27828,7 +27828,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_event_handle_free(void *event_
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_event_handle_free(void *event_registration, void *user_data, void *free_cb_function)
 {
-    CG_ARGS_CALL(MPI_T_event_handle_free, (event_registration, user_data, free_cb_function), cgl_thunk_code, 1, 0, (event_registration, user_data, free_cb_function, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_T_event_handle_free, (event_registration, user_data, free_cb_function), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_T_event_handle_free, (event_registration, user_data, free_cb_function), cgl_thunk_code);
     return cgl_gp_MPI_T_event_handle_free(event_registration, user_data, free_cb_function);
 }
@@ -27856,7 +27856,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_event_handle_get_info(void *ev
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_event_handle_get_info(void *event_registration, void *info_used)
 {
-    CG_ARGS_CALL(MPI_T_event_handle_get_info, (event_registration, info_used), cgl_thunk_code, 1, 0, (event_registration, info_used, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_T_event_handle_get_info, (event_registration, info_used), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_T_event_handle_get_info, (event_registration, info_used), cgl_thunk_code);
     return cgl_gp_MPI_T_event_handle_get_info(event_registration, info_used);
 }
@@ -27884,7 +27884,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_event_handle_set_info(void *ev
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_event_handle_set_info(void *event_registration, void *info)
 {
-    CG_ARGS_CALL(MPI_T_event_handle_set_info, (event_registration, info), cgl_thunk_code, 1, 0, (event_registration, info, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_T_event_handle_set_info, (event_registration, info), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_T_event_handle_set_info, (event_registration, info), cgl_thunk_code);
     return cgl_gp_MPI_T_event_handle_set_info(event_registration, info);
 }
@@ -27913,7 +27913,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_event_read(void *event_instanc
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_event_read(void *event_instance, int element_index, void *buffer)
 {
-    CG_ARGS_CALL(MPI_T_event_read, (event_instance, element_index, buffer), cgl_thunk_code, 1, 0, (event_instance, element_index, buffer, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_T_event_read, (event_instance, element_index, buffer), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_T_event_read, (event_instance, element_index, buffer), cgl_thunk_code);
     return cgl_gp_MPI_T_event_read(event_instance, element_index, buffer);
 }
@@ -27944,7 +27944,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_event_register_callback(void *
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_event_register_callback(void *event_registration, unsigned int cb_safety, void *info, void *user_data, void *event_cb_function)
 {
-    CG_ARGS_CALL(MPI_T_event_register_callback, (event_registration, cb_safety, info, user_data, event_cb_function), cgl_thunk_code, 1, 0, (event_registration, cb_safety, info, user_data, event_cb_function, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_T_event_register_callback, (event_registration, cb_safety, info, user_data, event_cb_function), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_T_event_register_callback, (event_registration, cb_safety, info, user_data, event_cb_function), cgl_thunk_code);
     return cgl_gp_MPI_T_event_register_callback(event_registration, cb_safety, info, user_data, event_cb_function);
 }
@@ -27972,7 +27972,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_event_set_dropped_handler(void
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_event_set_dropped_handler(void *event_registration, void *dropped_cb_function)
 {
-    CG_ARGS_CALL(MPI_T_event_set_dropped_handler, (event_registration, dropped_cb_function), cgl_thunk_code, 1, 0, (event_registration, dropped_cb_function, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_T_event_set_dropped_handler, (event_registration, dropped_cb_function), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_T_event_set_dropped_handler, (event_registration, dropped_cb_function), cgl_thunk_code);
     return cgl_gp_MPI_T_event_set_dropped_handler(event_registration, dropped_cb_function);
 }
@@ -28007,7 +28007,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_source_get_info(int source_ind
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len, void *ordering, long *ticks_per_second, long *max_ticks, void *info)
 {
-    CG_ARGS_CALL(MPI_T_source_get_info, (source_index, name, name_len, desc, desc_len, ordering, ticks_per_second, max_ticks, info), cgl_thunk_code, 1, 0, (source_index, name, name_len, desc, desc_len, ordering, ticks_per_second, max_ticks, info, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_T_source_get_info, (source_index, name, name_len, desc, desc_len, ordering, ticks_per_second, max_ticks, info), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_T_source_get_info, (source_index, name, name_len, desc, desc_len, ordering, ticks_per_second, max_ticks, info), cgl_thunk_code);
     return cgl_gp_MPI_T_source_get_info(source_index, name, name_len, desc, desc_len, ordering, ticks_per_second, max_ticks, info);
 }
@@ -28034,7 +28034,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_source_get_num(int *num_source
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_source_get_num(int *num_sources)
 {
-    CG_ARGS_CALL(MPI_T_source_get_num, (num_sources), cgl_thunk_code, 1, 0, (num_sources, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_T_source_get_num, (num_sources), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_T_source_get_num, (num_sources), cgl_thunk_code);
     return cgl_gp_MPI_T_source_get_num(num_sources);
 }
@@ -28062,7 +28062,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_source_get_timestamp(int sourc
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_source_get_timestamp(int source_index, long *timestamp)
 {
-    CG_ARGS_CALL(MPI_T_source_get_timestamp, (source_index, timestamp), cgl_thunk_code, 1, 0, (source_index, timestamp, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_T_source_get_timestamp, (source_index, timestamp), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_T_source_get_timestamp, (source_index, timestamp), cgl_thunk_code);
     return cgl_gp_MPI_T_source_get_timestamp(source_index, timestamp);
 }
@@ -28142,7 +28142,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Status_c2f08(const void *c_statu
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Status_c2f08(const void *c_status, void *f08_status)
 {
-    CG_ARGS_CALL(MPI_Status_c2f08, (c_status, f08_status), cgl_thunk_code, 1, 0, (c_status, f08_status, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Status_c2f08, (c_status, f08_status), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Status_c2f08, (c_status, f08_status), cgl_thunk_code);
     return cgl_gp_MPI_Status_c2f08(c_status, f08_status);
 }
@@ -28170,7 +28170,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Status_f082c(const void *f08_sta
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Status_f082c(const void *f08_status, void *c_status)
 {
-    CG_ARGS_CALL(MPI_Status_f082c, (f08_status, c_status), cgl_thunk_code, 1, 0, (f08_status, c_status, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Status_f082c, (f08_status, c_status), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Status_f082c, (f08_status, c_status), cgl_thunk_code);
     return cgl_gp_MPI_Status_f082c(f08_status, c_status);
 }
@@ -28198,7 +28198,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Status_f082f(const void *f08_sta
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Status_f082f(const void *f08_status, int *f_status)
 {
-    CG_ARGS_CALL(MPI_Status_f082f, (f08_status, f_status), cgl_thunk_code, 1, 0, (f08_status, f_status, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Status_f082f, (f08_status, f_status), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Status_f082f, (f08_status, f_status), cgl_thunk_code);
     return cgl_gp_MPI_Status_f082f(f08_status, f_status);
 }
@@ -28226,7 +28226,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Status_f2f08(const int *f_status
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Status_f2f08(const int *f_status, void *f08_status)
 {
-    CG_ARGS_CALL(MPI_Status_f2f08, (f_status, f08_status), cgl_thunk_code, 1, 0, (f_status, f08_status, cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(MPI_Status_f2f08, (f_status, f08_status), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(MPI_Status_f2f08, (f_status, f08_status), cgl_thunk_code);
     return cgl_gp_MPI_Status_f2f08(f_status, f08_status);
 }

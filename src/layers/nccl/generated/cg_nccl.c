@@ -703,7 +703,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclMemAlloc(void **ptr, si
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclMemAlloc(void **ptr, size_t size)
 {
     CG_BLOCKING_CALL(ncclMemAlloc, (ptr, size), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(ncclMemAlloc, (ptr, size), cgl_thunk_code, 3, 0, (ptr, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size));
+    CG_ARGS_CALL(ncclMemAlloc, (ptr, size), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size));
     CG_SHORT_CALL(ncclMemAlloc, (ptr, size), cgl_thunk_code);
     return cgl_gp_ncclMemAlloc(ptr, size);
 }
@@ -733,7 +733,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclMemFree(void *ptr)
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclMemFree(void *ptr)
 {
     CG_BLOCKING_CALL(ncclMemFree, (ptr), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(ncclMemFree, (ptr), cgl_thunk_code, 2, 0, (ptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr));
+    CG_ARGS_CALL(ncclMemFree, (ptr), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr));
     CG_SHORT_CALL(ncclMemFree, (ptr), cgl_thunk_code);
     return cgl_gp_ncclMemFree(ptr);
 }
@@ -762,7 +762,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclGetVersion(int *version
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclGetVersion(int *version)
 {
-    CG_ARGS_CALL(ncclGetVersion, (version), cgl_thunk_code, 2, 0, (version, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, version));
+    CG_ARGS_CALL(ncclGetVersion, (version), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, version));
     CG_SHORT_CALL(ncclGetVersion, (version), cgl_thunk_code);
     return cgl_gp_ncclGetVersion(version);
 }
@@ -792,7 +792,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclGetUniqueId(ncclUniqueI
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclGetUniqueId(ncclUniqueId *uniqueId)
 {
     CG_BLOCKING_CALL(ncclGetUniqueId, (uniqueId), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(ncclGetUniqueId, (uniqueId), cgl_thunk_code, 2, 0, (uniqueId, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, uniqueId));
+    CG_ARGS_CALL(ncclGetUniqueId, (uniqueId), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, uniqueId));
     CG_SHORT_CALL(ncclGetUniqueId, (uniqueId), cgl_thunk_code);
     return cgl_gp_ncclGetUniqueId(uniqueId);
 }
@@ -829,7 +829,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommInitRankConfig(nccl
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclCommInitRankConfig(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank, ncclConfig_t *config)
 {
     CG_BLOCKING_CALL(ncclCommInitRankConfig, (comm, nranks, commId, rank, config), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(ncclCommInitRankConfig, (comm, nranks, commId, rank, config), cgl_thunk_code, 5, 0, (comm, nranks, commId, rank, config, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, nranks); CG_ARG_WORD(3, rank); CG_ARG_WORD(4, config));
+    CG_ARGS_CALL(ncclCommInitRankConfig, (comm, nranks, commId, rank, config), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, nranks); CG_ARG_WORD(3, rank); CG_ARG_WORD(4, config));
     CG_SHORT_CALL(ncclCommInitRankConfig, (comm, nranks, commId, rank, config), cgl_thunk_code);
     return cgl_gp_ncclCommInitRankConfig(comm, nranks, commId, rank, config);
 }
@@ -864,7 +864,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommInitRank(ncclComm_t
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId commId, int rank)
 {
     CG_BLOCKING_CALL(ncclCommInitRank, (comm, nranks, commId, rank), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(ncclCommInitRank, (comm, nranks, commId, rank), cgl_thunk_code, 4, 0, (comm, nranks, commId, rank, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, nranks); CG_ARG_WORD(3, rank));
+    CG_ARGS_CALL(ncclCommInitRank, (comm, nranks, commId, rank), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, nranks); CG_ARG_WORD(3, rank));
     CG_SHORT_CALL(ncclCommInitRank, (comm, nranks, commId, rank), cgl_thunk_code);
     return cgl_gp_ncclCommInitRank(comm, nranks, commId, rank);
 }
@@ -898,7 +898,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommInitAll(ncclComm_t 
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclCommInitAll(ncclComm_t *comm, int ndev, const int *devlist)
 {
     CG_BLOCKING_CALL(ncclCommInitAll, (comm, ndev, devlist), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(ncclCommInitAll, (comm, ndev, devlist), cgl_thunk_code, 4, 0, (comm, ndev, devlist, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, ndev); CG_ARG_WORD(3, devlist));
+    CG_ARGS_CALL(ncclCommInitAll, (comm, ndev, devlist), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, ndev); CG_ARG_WORD(3, devlist));
     CG_SHORT_CALL(ncclCommInitAll, (comm, ndev, devlist), cgl_thunk_code);
     return cgl_gp_ncclCommInitAll(comm, ndev, devlist);
 }
@@ -928,7 +928,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommFinalize(ncclComm_t
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclCommFinalize(ncclComm_t comm)
 {
     CG_BLOCKING_CALL(ncclCommFinalize, (comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(ncclCommFinalize, (comm), cgl_thunk_code, 2, 0, (comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm));
+    CG_ARGS_CALL(ncclCommFinalize, (comm), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm));
     CG_SHORT_CALL(ncclCommFinalize, (comm), cgl_thunk_code);
     return cgl_gp_ncclCommFinalize(comm);
 }
@@ -958,7 +958,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommDestroy(ncclComm_t 
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclCommDestroy(ncclComm_t comm)
 {
     CG_BLOCKING_CALL(ncclCommDestroy, (comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(ncclCommDestroy, (comm), cgl_thunk_code, 2, 0, (comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm));
+    CG_ARGS_CALL(ncclCommDestroy, (comm), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm));
     CG_SHORT_CALL(ncclCommDestroy, (comm), cgl_thunk_code);
     return cgl_gp_ncclCommDestroy(comm);
 }
@@ -988,7 +988,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommAbort(ncclComm_t co
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclCommAbort(ncclComm_t comm)
 {
     CG_BLOCKING_CALL(ncclCommAbort, (comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(ncclCommAbort, (comm), cgl_thunk_code, 2, 0, (comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm));
+    CG_ARGS_CALL(ncclCommAbort, (comm), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm));
     CG_SHORT_CALL(ncclCommAbort, (comm), cgl_thunk_code);
     return cgl_gp_ncclCommAbort(comm);
 }
@@ -1020,7 +1020,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommRevoke(ncclComm_t c
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclCommRevoke(ncclComm_t comm, int revokeFlags)
 {
     CG_BLOCKING_CALL(ncclCommRevoke, (comm, revokeFlags), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(ncclCommRevoke, (comm, revokeFlags), cgl_thunk_code, 3, 0, (comm, revokeFlags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, revokeFlags));
+    CG_ARGS_CALL(ncclCommRevoke, (comm, revokeFlags), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, revokeFlags));
     CG_SHORT_CALL(ncclCommRevoke, (comm, revokeFlags), cgl_thunk_code);
     return cgl_gp_ncclCommRevoke(comm, revokeFlags);
 }
@@ -1058,7 +1058,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommSplit(ncclComm_t co
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclCommSplit(ncclComm_t comm, int color, int key, ncclComm_t *newcomm, ncclConfig_t *config)
 {
     CG_BLOCKING_CALL(ncclCommSplit, (comm, color, key, newcomm, config), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(ncclCommSplit, (comm, color, key, newcomm, config), cgl_thunk_code, 6, 0, (comm, color, key, newcomm, config, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, color); CG_ARG_WORD(3, key); CG_ARG_WORD(4, newcomm); CG_ARG_WORD(5, config));
+    CG_ARGS_CALL(ncclCommSplit, (comm, color, key, newcomm, config), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, color); CG_ARG_WORD(3, key); CG_ARG_WORD(4, newcomm); CG_ARG_WORD(5, config));
     CG_SHORT_CALL(ncclCommSplit, (comm, color, key, newcomm, config), cgl_thunk_code);
     return cgl_gp_ncclCommSplit(comm, color, key, newcomm, config);
 }
@@ -1098,7 +1098,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommShrink(ncclComm_t c
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclCommShrink(ncclComm_t comm, int *excludeRanksList, int excludeRanksCount, ncclComm_t *newcomm, ncclConfig_t *config, int shrinkFlags)
 {
     CG_BLOCKING_CALL(ncclCommShrink, (comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(ncclCommShrink, (comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags), cgl_thunk_code, 7, 0, (comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, excludeRanksList); CG_ARG_WORD(3, excludeRanksCount); CG_ARG_WORD(4, newcomm); CG_ARG_WORD(5, config); CG_ARG_WORD(6, shrinkFlags));
+    CG_ARGS_CALL(ncclCommShrink, (comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, excludeRanksList); CG_ARG_WORD(3, excludeRanksCount); CG_ARG_WORD(4, newcomm); CG_ARG_WORD(5, config); CG_ARG_WORD(6, shrinkFlags));
     CG_SHORT_CALL(ncclCommShrink, (comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags), cgl_thunk_code);
     return cgl_gp_ncclCommShrink(comm, excludeRanksList, excludeRanksCount, newcomm, config, shrinkFlags);
 }
@@ -1129,7 +1129,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommGetUniqueId(ncclCom
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclCommGetUniqueId(ncclComm_t comm, ncclUniqueId *uniqueId)
 {
-    CG_ARGS_CALL(ncclCommGetUniqueId, (comm, uniqueId), cgl_thunk_code, 3, 0, (comm, uniqueId, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, uniqueId));
+    CG_ARGS_CALL(ncclCommGetUniqueId, (comm, uniqueId), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, uniqueId));
     CG_SHORT_CALL(ncclCommGetUniqueId, (comm, uniqueId), cgl_thunk_code);
     return cgl_gp_ncclCommGetUniqueId(comm, uniqueId);
 }
@@ -1169,7 +1169,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommGrow(ncclComm_t com
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclCommGrow(ncclComm_t comm, int nRanks, const ncclUniqueId *uniqueId, int rank, ncclComm_t *newcomm, ncclConfig_t *config)
 {
     CG_BLOCKING_CALL(ncclCommGrow, (comm, nRanks, uniqueId, rank, newcomm, config), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(ncclCommGrow, (comm, nRanks, uniqueId, rank, newcomm, config), cgl_thunk_code, 7, 0, (comm, nRanks, uniqueId, rank, newcomm, config, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, nRanks); CG_ARG_WORD(3, uniqueId); CG_ARG_WORD(4, rank); CG_ARG_WORD(5, newcomm); CG_ARG_WORD(6, config));
+    CG_ARGS_CALL(ncclCommGrow, (comm, nRanks, uniqueId, rank, newcomm, config), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, nRanks); CG_ARG_WORD(3, uniqueId); CG_ARG_WORD(4, rank); CG_ARG_WORD(5, newcomm); CG_ARG_WORD(6, config));
     CG_SHORT_CALL(ncclCommGrow, (comm, nRanks, uniqueId, rank, newcomm, config), cgl_thunk_code);
     return cgl_gp_ncclCommGrow(comm, nRanks, uniqueId, rank, newcomm, config);
 }
@@ -1209,7 +1209,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommInitRankScalable(nc
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclCommInitRankScalable(ncclComm_t *newcomm, int nranks, int myrank, int nId, ncclUniqueId *commIds, ncclConfig_t *config)
 {
     CG_BLOCKING_CALL(ncclCommInitRankScalable, (newcomm, nranks, myrank, nId, commIds, config), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(ncclCommInitRankScalable, (newcomm, nranks, myrank, nId, commIds, config), cgl_thunk_code, 7, 0, (newcomm, nranks, myrank, nId, commIds, config, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, newcomm); CG_ARG_WORD(2, nranks); CG_ARG_WORD(3, myrank); CG_ARG_WORD(4, nId); CG_ARG_WORD(5, commIds); CG_ARG_WORD(6, config));
+    CG_ARGS_CALL(ncclCommInitRankScalable, (newcomm, nranks, myrank, nId, commIds, config), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, newcomm); CG_ARG_WORD(2, nranks); CG_ARG_WORD(3, myrank); CG_ARG_WORD(4, nId); CG_ARG_WORD(5, commIds); CG_ARG_WORD(6, config));
     CG_SHORT_CALL(ncclCommInitRankScalable, (newcomm, nranks, myrank, nId, commIds, config), cgl_thunk_code);
     return cgl_gp_ncclCommInitRankScalable(newcomm, nranks, myrank, nId, commIds, config);
 }
@@ -1239,7 +1239,7 @@ static __attribute__((noinline)) const char *cgl_gp_ncclGetErrorString(ncclResul
 CG_LEFT_FUNCTION(cgl_left_ncclGetErrorString, __typeof__(((struct cgl_fr_ncclGetErrorString *)0)->cgl_ret));
 static __attribute__((noinline)) const char *cgl_sl_ncclGetErrorString(ncclResult_t result)
 {
-    CG_ARGS_CALL(ncclGetErrorString, (result), CG_NO_CODE, 2, 0, (result, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, result));
+    CG_ARGS_CALL(ncclGetErrorString, (result), CG_NO_CODE, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, result));
     CG_SHORT_CALL(ncclGetErrorString, (result), CG_NO_CODE);
     return cgl_gp_ncclGetErrorString(result);
 }
@@ -1269,7 +1269,7 @@ static __attribute__((noinline)) const char *cgl_gp_ncclGetLastError(ncclComm_t 
 CG_LEFT_FUNCTION(cgl_left_ncclGetLastError, __typeof__(((struct cgl_fr_ncclGetLastError *)0)->cgl_ret));
 static __attribute__((noinline)) const char *cgl_sl_ncclGetLastError(ncclComm_t comm)
 {
-    CG_ARGS_CALL(ncclGetLastError, (comm), CG_NO_CODE, 2, 0, (comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm));
+    CG_ARGS_CALL(ncclGetLastError, (comm), CG_NO_CODE, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm));
     CG_SHORT_CALL(ncclGetLastError, (comm), CG_NO_CODE);
     return cgl_gp_ncclGetLastError(comm);
 }
@@ -1300,7 +1300,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommGetAsyncError(ncclC
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *asyncError)
 {
-    CG_ARGS_CALL(ncclCommGetAsyncError, (comm, asyncError), cgl_thunk_code, 3, 0, (comm, asyncError, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, asyncError));
+    CG_ARGS_CALL(ncclCommGetAsyncError, (comm, asyncError), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, asyncError));
     CG_SHORT_CALL(ncclCommGetAsyncError, (comm, asyncError), cgl_thunk_code);
     return cgl_gp_ncclCommGetAsyncError(comm, asyncError);
 }
@@ -1331,7 +1331,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommCount(const ncclCom
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclCommCount(const ncclComm_t comm, int *count)
 {
-    CG_ARGS_CALL(ncclCommCount, (comm, count), cgl_thunk_code, 3, 0, (comm, count, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, count));
+    CG_ARGS_CALL(ncclCommCount, (comm, count), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, count));
     CG_SHORT_CALL(ncclCommCount, (comm, count), cgl_thunk_code);
     return cgl_gp_ncclCommCount(comm, count);
 }
@@ -1362,7 +1362,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommCuDevice(const nccl
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclCommCuDevice(const ncclComm_t comm, int *device)
 {
-    CG_ARGS_CALL(ncclCommCuDevice, (comm, device), cgl_thunk_code, 3, 0, (comm, device, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, device));
+    CG_ARGS_CALL(ncclCommCuDevice, (comm, device), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, device));
     CG_SHORT_CALL(ncclCommCuDevice, (comm, device), cgl_thunk_code);
     return cgl_gp_ncclCommCuDevice(comm, device);
 }
@@ -1393,7 +1393,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommUserRank(const nccl
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclCommUserRank(const ncclComm_t comm, int *rank)
 {
-    CG_ARGS_CALL(ncclCommUserRank, (comm, rank), cgl_thunk_code, 3, 0, (comm, rank, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, rank));
+    CG_ARGS_CALL(ncclCommUserRank, (comm, rank), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, rank));
     CG_SHORT_CALL(ncclCommUserRank, (comm, rank), cgl_thunk_code);
     return cgl_gp_ncclCommUserRank(comm, rank);
 }
@@ -1429,7 +1429,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommRegister(const nccl
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclCommRegister(const ncclComm_t comm, void *buff, size_t size, void **handle)
 {
     CG_BLOCKING_CALL(ncclCommRegister, (comm, buff, size, handle), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(ncclCommRegister, (comm, buff, size, handle), cgl_thunk_code, 5, 0, (comm, buff, size, handle, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, buff); CG_ARG_WORD(3, size); CG_ARG_WORD(4, handle));
+    CG_ARGS_CALL(ncclCommRegister, (comm, buff, size, handle), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, buff); CG_ARG_WORD(3, size); CG_ARG_WORD(4, handle));
     CG_SHORT_CALL(ncclCommRegister, (comm, buff, size, handle), cgl_thunk_code);
     return cgl_gp_ncclCommRegister(comm, buff, size, handle);
 }
@@ -1461,7 +1461,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommDeregister(const nc
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclCommDeregister(const ncclComm_t comm, void *handle)
 {
     CG_BLOCKING_CALL(ncclCommDeregister, (comm, handle), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(ncclCommDeregister, (comm, handle), cgl_thunk_code, 3, 0, (comm, handle, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, handle));
+    CG_ARGS_CALL(ncclCommDeregister, (comm, handle), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, handle));
     CG_SHORT_CALL(ncclCommDeregister, (comm, handle), cgl_thunk_code);
     return cgl_gp_ncclCommDeregister(comm, handle);
 }
@@ -1493,7 +1493,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommSuspend(ncclComm_t 
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclCommSuspend(ncclComm_t comm, int flags)
 {
     CG_BLOCKING_CALL(ncclCommSuspend, (comm, flags), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(ncclCommSuspend, (comm, flags), cgl_thunk_code, 3, 0, (comm, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, flags));
+    CG_ARGS_CALL(ncclCommSuspend, (comm, flags), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, flags));
     CG_SHORT_CALL(ncclCommSuspend, (comm, flags), cgl_thunk_code);
     return cgl_gp_ncclCommSuspend(comm, flags);
 }
@@ -1523,7 +1523,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommResume(ncclComm_t c
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclCommResume(ncclComm_t comm)
 {
     CG_BLOCKING_CALL(ncclCommResume, (comm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(ncclCommResume, (comm), cgl_thunk_code, 2, 0, (comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm));
+    CG_ARGS_CALL(ncclCommResume, (comm), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm));
     CG_SHORT_CALL(ncclCommResume, (comm), cgl_thunk_code);
     return cgl_gp_ncclCommResume(comm);
 }
@@ -1556,7 +1556,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommMemStats(ncclComm_t
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclCommMemStats(ncclComm_t comm, ncclCommMemStat_t stat, uint64_t *value)
 {
-    CG_ARGS_CALL(ncclCommMemStats, (comm, stat, value), cgl_thunk_code, 4, 0, (comm, stat, value, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, stat); CG_ARG_WORD(3, value));
+    CG_ARGS_CALL(ncclCommMemStats, (comm, stat, value), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, stat); CG_ARG_WORD(3, value));
     CG_SHORT_CALL(ncclCommMemStats, (comm, stat, value), cgl_thunk_code);
     return cgl_gp_ncclCommMemStats(comm, stat, value);
 }
@@ -1594,7 +1594,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommWindowRegister(nccl
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclCommWindowRegister(ncclComm_t comm, void *buff, size_t size, ncclWindow_t *win, int winFlags)
 {
     CG_BLOCKING_CALL(ncclCommWindowRegister, (comm, buff, size, win, winFlags), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(ncclCommWindowRegister, (comm, buff, size, win, winFlags), cgl_thunk_code, 6, 0, (comm, buff, size, win, winFlags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, buff); CG_ARG_WORD(3, size); CG_ARG_WORD(4, win); CG_ARG_WORD(5, winFlags));
+    CG_ARGS_CALL(ncclCommWindowRegister, (comm, buff, size, win, winFlags), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, buff); CG_ARG_WORD(3, size); CG_ARG_WORD(4, win); CG_ARG_WORD(5, winFlags));
     CG_SHORT_CALL(ncclCommWindowRegister, (comm, buff, size, win, winFlags), cgl_thunk_code);
     return cgl_gp_ncclCommWindowRegister(comm, buff, size, win, winFlags);
 }
@@ -1626,7 +1626,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclCommWindowDeregister(nc
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclCommWindowDeregister(ncclComm_t comm, ncclWindow_t win)
 {
     CG_BLOCKING_CALL(ncclCommWindowDeregister, (comm, win), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(ncclCommWindowDeregister, (comm, win), cgl_thunk_code, 3, 0, (comm, win, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, win));
+    CG_ARGS_CALL(ncclCommWindowDeregister, (comm, win), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, win));
     CG_SHORT_CALL(ncclCommWindowDeregister, (comm, win), cgl_thunk_code);
     return cgl_gp_ncclCommWindowDeregister(comm, win);
 }
@@ -1659,7 +1659,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclWinGetUserPtr(ncclComm_
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclWinGetUserPtr(ncclComm_t comm, ncclWindow_t win, void **outUserPtr)
 {
-    CG_ARGS_CALL(ncclWinGetUserPtr, (comm, win, outUserPtr), cgl_thunk_code, 4, 0, (comm, win, outUserPtr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, win); CG_ARG_WORD(3, outUserPtr));
+    CG_ARGS_CALL(ncclWinGetUserPtr, (comm, win, outUserPtr), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, win); CG_ARG_WORD(3, outUserPtr));
     CG_SHORT_CALL(ncclWinGetUserPtr, (comm, win, outUserPtr), cgl_thunk_code);
     return cgl_gp_ncclWinGetUserPtr(comm, win, outUserPtr);
 }
@@ -1696,7 +1696,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclRedOpCreatePreMulSum(nc
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar, ncclDataType_t datatype, ncclScalarResidence_t residence, ncclComm_t comm)
 {
-    CG_ARGS_CALL(ncclRedOpCreatePreMulSum, (op, scalar, datatype, residence, comm), cgl_thunk_code, 6, 0, (op, scalar, datatype, residence, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, op); CG_ARG_WORD(2, scalar); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, residence); CG_ARG_WORD(5, comm));
+    CG_ARGS_CALL(ncclRedOpCreatePreMulSum, (op, scalar, datatype, residence, comm), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, op); CG_ARG_WORD(2, scalar); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, residence); CG_ARG_WORD(5, comm));
     CG_SHORT_CALL(ncclRedOpCreatePreMulSum, (op, scalar, datatype, residence, comm), cgl_thunk_code);
     return cgl_gp_ncclRedOpCreatePreMulSum(op, scalar, datatype, residence, comm);
 }
@@ -1727,7 +1727,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclRedOpDestroy(ncclRedOp_
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclRedOpDestroy(ncclRedOp_t op, ncclComm_t comm)
 {
-    CG_ARGS_CALL(ncclRedOpDestroy, (op, comm), cgl_thunk_code, 3, 0, (op, comm, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, op); CG_ARG_WORD(2, comm));
+    CG_ARGS_CALL(ncclRedOpDestroy, (op, comm), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, op); CG_ARG_WORD(2, comm));
     CG_SHORT_CALL(ncclRedOpDestroy, (op, comm), cgl_thunk_code);
     return cgl_gp_ncclRedOpDestroy(op, comm);
 }
@@ -1770,7 +1770,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclReduce(const void *send
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    CG_ARGS_CALL(ncclReduce, (sendbuff, recvbuff, count, datatype, op, root, comm, stream), cgl_thunk_code, 9, 0, (sendbuff, recvbuff, count, datatype, op, root, comm, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, recvbuff); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op); CG_ARG_WORD(6, root); CG_ARG_WORD(7, comm); CG_ARG_WORD(8, stream));
+    CG_ARGS_CALL(ncclReduce, (sendbuff, recvbuff, count, datatype, op, root, comm, stream), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, recvbuff); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op); CG_ARG_WORD(6, root); CG_ARG_WORD(7, comm); CG_ARG_WORD(8, stream));
     CG_SHORT_CALL(ncclReduce, (sendbuff, recvbuff, count, datatype, op, root, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclReduce(sendbuff, recvbuff, count, datatype, op, root, comm, stream);
 }
@@ -1809,7 +1809,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclBcast(void *buff, size_
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclBcast(void *buff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    CG_ARGS_CALL(ncclBcast, (buff, count, datatype, root, comm, stream), cgl_thunk_code, 7, 0, (buff, count, datatype, root, comm, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buff); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, root); CG_ARG_WORD(5, comm); CG_ARG_WORD(6, stream));
+    CG_ARGS_CALL(ncclBcast, (buff, count, datatype, root, comm, stream), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buff); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, root); CG_ARG_WORD(5, comm); CG_ARG_WORD(6, stream));
     CG_SHORT_CALL(ncclBcast, (buff, count, datatype, root, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclBcast(buff, count, datatype, root, comm, stream);
 }
@@ -1850,7 +1850,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclBroadcast(const void *s
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclBroadcast(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    CG_ARGS_CALL(ncclBroadcast, (sendbuff, recvbuff, count, datatype, root, comm, stream), cgl_thunk_code, 8, 0, (sendbuff, recvbuff, count, datatype, root, comm, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, recvbuff); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, root); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, stream));
+    CG_ARGS_CALL(ncclBroadcast, (sendbuff, recvbuff, count, datatype, root, comm, stream), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, recvbuff); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, root); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, stream));
     CG_SHORT_CALL(ncclBroadcast, (sendbuff, recvbuff, count, datatype, root, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclBroadcast(sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
@@ -1891,7 +1891,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclAllReduce(const void *s
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclAllReduce(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
-    CG_ARGS_CALL(ncclAllReduce, (sendbuff, recvbuff, count, datatype, op, comm, stream), cgl_thunk_code, 8, 0, (sendbuff, recvbuff, count, datatype, op, comm, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, recvbuff); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, stream));
+    CG_ARGS_CALL(ncclAllReduce, (sendbuff, recvbuff, count, datatype, op, comm, stream), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, recvbuff); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, stream));
     CG_SHORT_CALL(ncclAllReduce, (sendbuff, recvbuff, count, datatype, op, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclAllReduce(sendbuff, recvbuff, count, datatype, op, comm, stream);
 }
@@ -1932,7 +1932,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclReduceScatter(const voi
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclReduceScatter(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream)
 {
-    CG_ARGS_CALL(ncclReduceScatter, (sendbuff, recvbuff, recvcount, datatype, op, comm, stream), cgl_thunk_code, 8, 0, (sendbuff, recvbuff, recvcount, datatype, op, comm, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, recvbuff); CG_ARG_WORD(3, recvcount); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, stream));
+    CG_ARGS_CALL(ncclReduceScatter, (sendbuff, recvbuff, recvcount, datatype, op, comm, stream), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, recvbuff); CG_ARG_WORD(3, recvcount); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, stream));
     CG_SHORT_CALL(ncclReduceScatter, (sendbuff, recvbuff, recvcount, datatype, op, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclReduceScatter(sendbuff, recvbuff, recvcount, datatype, op, comm, stream);
 }
@@ -1971,7 +1971,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclAllGather(const void *s
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclAllGather(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-    CG_ARGS_CALL(ncclAllGather, (sendbuff, recvbuff, sendcount, datatype, comm, stream), cgl_thunk_code, 7, 0, (sendbuff, recvbuff, sendcount, datatype, comm, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, recvbuff); CG_ARG_WORD(3, sendcount); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, comm); CG_ARG_WORD(6, stream));
+    CG_ARGS_CALL(ncclAllGather, (sendbuff, recvbuff, sendcount, datatype, comm, stream), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, recvbuff); CG_ARG_WORD(3, sendcount); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, comm); CG_ARG_WORD(6, stream));
     CG_SHORT_CALL(ncclAllGather, (sendbuff, recvbuff, sendcount, datatype, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclAllGather(sendbuff, recvbuff, sendcount, datatype, comm, stream);
 }
@@ -2010,7 +2010,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclAlltoAll(const void *se
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclAlltoAll(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream)
 {
-    CG_ARGS_CALL(ncclAlltoAll, (sendbuff, recvbuff, count, datatype, comm, stream), cgl_thunk_code, 7, 0, (sendbuff, recvbuff, count, datatype, comm, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, recvbuff); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, comm); CG_ARG_WORD(6, stream));
+    CG_ARGS_CALL(ncclAlltoAll, (sendbuff, recvbuff, count, datatype, comm, stream), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, recvbuff); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, comm); CG_ARG_WORD(6, stream));
     CG_SHORT_CALL(ncclAlltoAll, (sendbuff, recvbuff, count, datatype, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclAlltoAll(sendbuff, recvbuff, count, datatype, comm, stream);
 }
@@ -2051,7 +2051,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclGather(const void *send
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclGather(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    CG_ARGS_CALL(ncclGather, (sendbuff, recvbuff, count, datatype, root, comm, stream), cgl_thunk_code, 8, 0, (sendbuff, recvbuff, count, datatype, root, comm, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, recvbuff); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, root); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, stream));
+    CG_ARGS_CALL(ncclGather, (sendbuff, recvbuff, count, datatype, root, comm, stream), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, recvbuff); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, root); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, stream));
     CG_SHORT_CALL(ncclGather, (sendbuff, recvbuff, count, datatype, root, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclGather(sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
@@ -2092,7 +2092,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclScatter(const void *sen
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclScatter(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream)
 {
-    CG_ARGS_CALL(ncclScatter, (sendbuff, recvbuff, count, datatype, root, comm, stream), cgl_thunk_code, 8, 0, (sendbuff, recvbuff, count, datatype, root, comm, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, recvbuff); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, root); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, stream));
+    CG_ARGS_CALL(ncclScatter, (sendbuff, recvbuff, count, datatype, root, comm, stream), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, recvbuff); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, root); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, stream));
     CG_SHORT_CALL(ncclScatter, (sendbuff, recvbuff, count, datatype, root, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclScatter(sendbuff, recvbuff, count, datatype, root, comm, stream);
 }
@@ -2135,7 +2135,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclAllReduceConfig(const v
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclAllReduceConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
 {
-    CG_ARGS_CALL(ncclAllReduceConfig, (sendbuff, recvbuff, count, datatype, op, comm, stream, config), cgl_thunk_code, 9, 0, (sendbuff, recvbuff, count, datatype, op, comm, stream, config, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, recvbuff); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, stream); CG_ARG_WORD(8, config));
+    CG_ARGS_CALL(ncclAllReduceConfig, (sendbuff, recvbuff, count, datatype, op, comm, stream, config), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, recvbuff); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, stream); CG_ARG_WORD(8, config));
     CG_SHORT_CALL(ncclAllReduceConfig, (sendbuff, recvbuff, count, datatype, op, comm, stream, config), cgl_thunk_code);
     return cgl_gp_ncclAllReduceConfig(sendbuff, recvbuff, count, datatype, op, comm, stream, config);
 }
@@ -2178,7 +2178,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclBroadcastConfig(const v
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclBroadcastConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
 {
-    CG_ARGS_CALL(ncclBroadcastConfig, (sendbuff, recvbuff, count, datatype, root, comm, stream, config), cgl_thunk_code, 9, 0, (sendbuff, recvbuff, count, datatype, root, comm, stream, config, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, recvbuff); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, root); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, stream); CG_ARG_WORD(8, config));
+    CG_ARGS_CALL(ncclBroadcastConfig, (sendbuff, recvbuff, count, datatype, root, comm, stream, config), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, recvbuff); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, root); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, stream); CG_ARG_WORD(8, config));
     CG_SHORT_CALL(ncclBroadcastConfig, (sendbuff, recvbuff, count, datatype, root, comm, stream, config), cgl_thunk_code);
     return cgl_gp_ncclBroadcastConfig(sendbuff, recvbuff, count, datatype, root, comm, stream, config);
 }
@@ -2223,7 +2223,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclReduceConfig(const void
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclReduceConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
 {
-    CG_ARGS_CALL(ncclReduceConfig, (sendbuff, recvbuff, count, datatype, op, root, comm, stream, config), cgl_thunk_code, 10, 0, (sendbuff, recvbuff, count, datatype, op, root, comm, stream, config, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, recvbuff); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op); CG_ARG_WORD(6, root); CG_ARG_WORD(7, comm); CG_ARG_WORD(8, stream); CG_ARG_WORD(9, config));
+    CG_ARGS_CALL(ncclReduceConfig, (sendbuff, recvbuff, count, datatype, op, root, comm, stream, config), cgl_thunk_code, 10, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, recvbuff); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op); CG_ARG_WORD(6, root); CG_ARG_WORD(7, comm); CG_ARG_WORD(8, stream); CG_ARG_WORD(9, config));
     CG_SHORT_CALL(ncclReduceConfig, (sendbuff, recvbuff, count, datatype, op, root, comm, stream, config), cgl_thunk_code);
     return cgl_gp_ncclReduceConfig(sendbuff, recvbuff, count, datatype, op, root, comm, stream, config);
 }
@@ -2264,7 +2264,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclAllGatherConfig(const v
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclAllGatherConfig(const void *sendbuff, void *recvbuff, size_t sendcount, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
 {
-    CG_ARGS_CALL(ncclAllGatherConfig, (sendbuff, recvbuff, sendcount, datatype, comm, stream, config), cgl_thunk_code, 8, 0, (sendbuff, recvbuff, sendcount, datatype, comm, stream, config, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, recvbuff); CG_ARG_WORD(3, sendcount); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, comm); CG_ARG_WORD(6, stream); CG_ARG_WORD(7, config));
+    CG_ARGS_CALL(ncclAllGatherConfig, (sendbuff, recvbuff, sendcount, datatype, comm, stream, config), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, recvbuff); CG_ARG_WORD(3, sendcount); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, comm); CG_ARG_WORD(6, stream); CG_ARG_WORD(7, config));
     CG_SHORT_CALL(ncclAllGatherConfig, (sendbuff, recvbuff, sendcount, datatype, comm, stream, config), cgl_thunk_code);
     return cgl_gp_ncclAllGatherConfig(sendbuff, recvbuff, sendcount, datatype, comm, stream, config);
 }
@@ -2307,7 +2307,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclReduceScatterConfig(con
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclReduceScatterConfig(const void *sendbuff, void *recvbuff, size_t recvcount, ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
 {
-    CG_ARGS_CALL(ncclReduceScatterConfig, (sendbuff, recvbuff, recvcount, datatype, op, comm, stream, config), cgl_thunk_code, 9, 0, (sendbuff, recvbuff, recvcount, datatype, op, comm, stream, config, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, recvbuff); CG_ARG_WORD(3, recvcount); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, stream); CG_ARG_WORD(8, config));
+    CG_ARGS_CALL(ncclReduceScatterConfig, (sendbuff, recvbuff, recvcount, datatype, op, comm, stream, config), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, recvbuff); CG_ARG_WORD(3, recvcount); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, op); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, stream); CG_ARG_WORD(8, config));
     CG_SHORT_CALL(ncclReduceScatterConfig, (sendbuff, recvbuff, recvcount, datatype, op, comm, stream, config), cgl_thunk_code);
     return cgl_gp_ncclReduceScatterConfig(sendbuff, recvbuff, recvcount, datatype, op, comm, stream, config);
 }
@@ -2348,7 +2348,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclAlltoAllConfig(const vo
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclAlltoAllConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
 {
-    CG_ARGS_CALL(ncclAlltoAllConfig, (sendbuff, recvbuff, count, datatype, comm, stream, config), cgl_thunk_code, 8, 0, (sendbuff, recvbuff, count, datatype, comm, stream, config, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, recvbuff); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, comm); CG_ARG_WORD(6, stream); CG_ARG_WORD(7, config));
+    CG_ARGS_CALL(ncclAlltoAllConfig, (sendbuff, recvbuff, count, datatype, comm, stream, config), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, recvbuff); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, comm); CG_ARG_WORD(6, stream); CG_ARG_WORD(7, config));
     CG_SHORT_CALL(ncclAlltoAllConfig, (sendbuff, recvbuff, count, datatype, comm, stream, config), cgl_thunk_code);
     return cgl_gp_ncclAlltoAllConfig(sendbuff, recvbuff, count, datatype, comm, stream, config);
 }
@@ -2391,7 +2391,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclGatherConfig(const void
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclGatherConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
 {
-    CG_ARGS_CALL(ncclGatherConfig, (sendbuff, recvbuff, count, datatype, root, comm, stream, config), cgl_thunk_code, 9, 0, (sendbuff, recvbuff, count, datatype, root, comm, stream, config, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, recvbuff); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, root); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, stream); CG_ARG_WORD(8, config));
+    CG_ARGS_CALL(ncclGatherConfig, (sendbuff, recvbuff, count, datatype, root, comm, stream, config), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, recvbuff); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, root); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, stream); CG_ARG_WORD(8, config));
     CG_SHORT_CALL(ncclGatherConfig, (sendbuff, recvbuff, count, datatype, root, comm, stream, config), cgl_thunk_code);
     return cgl_gp_ncclGatherConfig(sendbuff, recvbuff, count, datatype, root, comm, stream, config);
 }
@@ -2434,7 +2434,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclScatterConfig(const voi
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclScatterConfig(const void *sendbuff, void *recvbuff, size_t count, ncclDataType_t datatype, int root, ncclComm_t comm, cudaStream_t stream, const ncclCollConfig_t *config)
 {
-    CG_ARGS_CALL(ncclScatterConfig, (sendbuff, recvbuff, count, datatype, root, comm, stream, config), cgl_thunk_code, 9, 0, (sendbuff, recvbuff, count, datatype, root, comm, stream, config, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, recvbuff); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, root); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, stream); CG_ARG_WORD(8, config));
+    CG_ARGS_CALL(ncclScatterConfig, (sendbuff, recvbuff, count, datatype, root, comm, stream, config), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, recvbuff); CG_ARG_WORD(3, count); CG_ARG_WORD(4, datatype); CG_ARG_WORD(5, root); CG_ARG_WORD(6, comm); CG_ARG_WORD(7, stream); CG_ARG_WORD(8, config));
     CG_SHORT_CALL(ncclScatterConfig, (sendbuff, recvbuff, count, datatype, root, comm, stream, config), cgl_thunk_code);
     return cgl_gp_ncclScatterConfig(sendbuff, recvbuff, count, datatype, root, comm, stream, config);
 }
@@ -2473,7 +2473,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclSend(const void *sendbu
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclSend(const void *sendbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
-    CG_ARGS_CALL(ncclSend, (sendbuff, count, datatype, peer, comm, stream), cgl_thunk_code, 7, 0, (sendbuff, count, datatype, peer, comm, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, peer); CG_ARG_WORD(5, comm); CG_ARG_WORD(6, stream));
+    CG_ARGS_CALL(ncclSend, (sendbuff, count, datatype, peer, comm, stream), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, sendbuff); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, peer); CG_ARG_WORD(5, comm); CG_ARG_WORD(6, stream));
     CG_SHORT_CALL(ncclSend, (sendbuff, count, datatype, peer, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclSend(sendbuff, count, datatype, peer, comm, stream);
 }
@@ -2512,7 +2512,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclRecv(void *recvbuff, si
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclRecv(void *recvbuff, size_t count, ncclDataType_t datatype, int peer, ncclComm_t comm, cudaStream_t stream)
 {
-    CG_ARGS_CALL(ncclRecv, (recvbuff, count, datatype, peer, comm, stream), cgl_thunk_code, 7, 0, (recvbuff, count, datatype, peer, comm, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, recvbuff); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, peer); CG_ARG_WORD(5, comm); CG_ARG_WORD(6, stream));
+    CG_ARGS_CALL(ncclRecv, (recvbuff, count, datatype, peer, comm, stream), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, recvbuff); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, peer); CG_ARG_WORD(5, comm); CG_ARG_WORD(6, stream));
     CG_SHORT_CALL(ncclRecv, (recvbuff, count, datatype, peer, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclRecv(recvbuff, count, datatype, peer, comm, stream);
 }
@@ -2561,7 +2561,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclPutSignal(const void *l
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclPutSignal(const void *localbuff, size_t count, ncclDataType_t datatype, int peer, ncclWindow_t peerWin, size_t peerWinOffset, int sigIdx, int ctx, unsigned int flags, ncclComm_t comm, cudaStream_t stream)
 {
-    CG_ARGS_CALL(ncclPutSignal, (localbuff, count, datatype, peer, peerWin, peerWinOffset, sigIdx, ctx, flags, comm, stream), cgl_thunk_code, 12, 0, (localbuff, count, datatype, peer, peerWin, peerWinOffset, sigIdx, ctx, flags, comm, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, localbuff); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, peer); CG_ARG_WORD(5, peerWin); CG_ARG_WORD(6, peerWinOffset); CG_ARG_WORD(7, sigIdx); CG_ARG_WORD(8, ctx); CG_ARG_WORD(9, flags); CG_ARG_WORD(10, comm); CG_ARG_WORD(11, stream));
+    CG_ARGS_CALL(ncclPutSignal, (localbuff, count, datatype, peer, peerWin, peerWinOffset, sigIdx, ctx, flags, comm, stream), cgl_thunk_code, 12, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, localbuff); CG_ARG_WORD(2, count); CG_ARG_WORD(3, datatype); CG_ARG_WORD(4, peer); CG_ARG_WORD(5, peerWin); CG_ARG_WORD(6, peerWinOffset); CG_ARG_WORD(7, sigIdx); CG_ARG_WORD(8, ctx); CG_ARG_WORD(9, flags); CG_ARG_WORD(10, comm); CG_ARG_WORD(11, stream));
     CG_SHORT_CALL(ncclPutSignal, (localbuff, count, datatype, peer, peerWin, peerWinOffset, sigIdx, ctx, flags, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclPutSignal(localbuff, count, datatype, peer, peerWin, peerWinOffset, sigIdx, ctx, flags, comm, stream);
 }
@@ -2600,7 +2600,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclSignal(int peer, int si
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclSignal(int peer, int sigIdx, int ctx, unsigned int flags, ncclComm_t comm, cudaStream_t stream)
 {
-    CG_ARGS_CALL(ncclSignal, (peer, sigIdx, ctx, flags, comm, stream), cgl_thunk_code, 7, 0, (peer, sigIdx, ctx, flags, comm, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, peer); CG_ARG_WORD(2, sigIdx); CG_ARG_WORD(3, ctx); CG_ARG_WORD(4, flags); CG_ARG_WORD(5, comm); CG_ARG_WORD(6, stream));
+    CG_ARGS_CALL(ncclSignal, (peer, sigIdx, ctx, flags, comm, stream), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, peer); CG_ARG_WORD(2, sigIdx); CG_ARG_WORD(3, ctx); CG_ARG_WORD(4, flags); CG_ARG_WORD(5, comm); CG_ARG_WORD(6, stream));
     CG_SHORT_CALL(ncclSignal, (peer, sigIdx, ctx, flags, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclSignal(peer, sigIdx, ctx, flags, comm, stream);
 }
@@ -2635,7 +2635,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclWaitSignal(int nDesc, n
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclWaitSignal(int nDesc, ncclWaitSignalDesc_t *signalDescs, ncclComm_t comm, cudaStream_t stream)
 {
-    CG_ARGS_CALL(ncclWaitSignal, (nDesc, signalDescs, comm, stream), cgl_thunk_code, 5, 0, (nDesc, signalDescs, comm, stream, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, nDesc); CG_ARG_WORD(2, signalDescs); CG_ARG_WORD(3, comm); CG_ARG_WORD(4, stream));
+    CG_ARGS_CALL(ncclWaitSignal, (nDesc, signalDescs, comm, stream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, nDesc); CG_ARG_WORD(2, signalDescs); CG_ARG_WORD(3, comm); CG_ARG_WORD(4, stream));
     CG_SHORT_CALL(ncclWaitSignal, (nDesc, signalDescs, comm, stream), cgl_thunk_code);
     return cgl_gp_ncclWaitSignal(nDesc, signalDescs, comm, stream);
 }
@@ -2660,7 +2660,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclGroupStart(void)
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclGroupStart(void)
 {
-    CG_ARGS_CALL(ncclGroupStart, (), cgl_thunk_code, 1, 0, (cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(ncclGroupStart, (), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(ncclGroupStart, (), cgl_thunk_code);
     return cgl_gp_ncclGroupStart();
 }
@@ -2686,7 +2686,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclGroupEnd(void)
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclGroupEnd(void)
 {
     CG_BLOCKING_CALL(ncclGroupEnd, (), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(ncclGroupEnd, (), cgl_thunk_code, 1, 0, (cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(ncclGroupEnd, (), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(ncclGroupEnd, (), cgl_thunk_code);
     return cgl_gp_ncclGroupEnd();
 }
@@ -2715,7 +2715,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclGroupSimulateEnd(ncclSi
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclGroupSimulateEnd(ncclSimInfo_t *simInfo)
 {
-    CG_ARGS_CALL(ncclGroupSimulateEnd, (simInfo), cgl_thunk_code, 2, 0, (simInfo, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, simInfo));
+    CG_ARGS_CALL(ncclGroupSimulateEnd, (simInfo), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, simInfo));
     CG_SHORT_CALL(ncclGroupSimulateEnd, (simInfo), cgl_thunk_code);
     return cgl_gp_ncclGroupSimulateEnd(simInfo);
 }
@@ -2744,7 +2744,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclSetEncryption(const ncc
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclSetEncryption(const ncclEncryptionConfig_t *config)
 {
-    CG_ARGS_CALL(ncclSetEncryption, (config), cgl_thunk_code, 2, 0, (config, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, config));
+    CG_ARGS_CALL(ncclSetEncryption, (config), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, config));
     CG_SHORT_CALL(ncclSetEncryption, (config), cgl_thunk_code);
     return cgl_gp_ncclSetEncryption(config);
 }
@@ -2805,7 +2805,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclParamGetI8(ncclParamHan
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclParamGetI8(ncclParamHandle_t h, int8_t *out)
 {
-    CG_ARGS_CALL(ncclParamGetI8, (h, out), cgl_thunk_code, 3, 0, (h, out, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, h); CG_ARG_WORD(2, out));
+    CG_ARGS_CALL(ncclParamGetI8, (h, out), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, h); CG_ARG_WORD(2, out));
     CG_SHORT_CALL(ncclParamGetI8, (h, out), cgl_thunk_code);
     return cgl_gp_ncclParamGetI8(h, out);
 }
@@ -2836,7 +2836,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclParamGetI16(ncclParamHa
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclParamGetI16(ncclParamHandle_t h, int16_t *out)
 {
-    CG_ARGS_CALL(ncclParamGetI16, (h, out), cgl_thunk_code, 3, 0, (h, out, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, h); CG_ARG_WORD(2, out));
+    CG_ARGS_CALL(ncclParamGetI16, (h, out), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, h); CG_ARG_WORD(2, out));
     CG_SHORT_CALL(ncclParamGetI16, (h, out), cgl_thunk_code);
     return cgl_gp_ncclParamGetI16(h, out);
 }
@@ -2867,7 +2867,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclParamGetI32(ncclParamHa
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclParamGetI32(ncclParamHandle_t h, int32_t *out)
 {
-    CG_ARGS_CALL(ncclParamGetI32, (h, out), cgl_thunk_code, 3, 0, (h, out, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, h); CG_ARG_WORD(2, out));
+    CG_ARGS_CALL(ncclParamGetI32, (h, out), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, h); CG_ARG_WORD(2, out));
     CG_SHORT_CALL(ncclParamGetI32, (h, out), cgl_thunk_code);
     return cgl_gp_ncclParamGetI32(h, out);
 }
@@ -2898,7 +2898,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclParamGetI64(ncclParamHa
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclParamGetI64(ncclParamHandle_t h, int64_t *out)
 {
-    CG_ARGS_CALL(ncclParamGetI64, (h, out), cgl_thunk_code, 3, 0, (h, out, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, h); CG_ARG_WORD(2, out));
+    CG_ARGS_CALL(ncclParamGetI64, (h, out), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, h); CG_ARG_WORD(2, out));
     CG_SHORT_CALL(ncclParamGetI64, (h, out), cgl_thunk_code);
     return cgl_gp_ncclParamGetI64(h, out);
 }
@@ -2929,7 +2929,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclParamGetU8(ncclParamHan
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclParamGetU8(ncclParamHandle_t h, uint8_t *out)
 {
-    CG_ARGS_CALL(ncclParamGetU8, (h, out), cgl_thunk_code, 3, 0, (h, out, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, h); CG_ARG_WORD(2, out));
+    CG_ARGS_CALL(ncclParamGetU8, (h, out), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, h); CG_ARG_WORD(2, out));
     CG_SHORT_CALL(ncclParamGetU8, (h, out), cgl_thunk_code);
     return cgl_gp_ncclParamGetU8(h, out);
 }
@@ -2960,7 +2960,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclParamGetU16(ncclParamHa
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclParamGetU16(ncclParamHandle_t h, uint16_t *out)
 {
-    CG_ARGS_CALL(ncclParamGetU16, (h, out), cgl_thunk_code, 3, 0, (h, out, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, h); CG_ARG_WORD(2, out));
+    CG_ARGS_CALL(ncclParamGetU16, (h, out), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, h); CG_ARG_WORD(2, out));
     CG_SHORT_CALL(ncclParamGetU16, (h, out), cgl_thunk_code);
     return cgl_gp_ncclParamGetU16(h, out);
 }
@@ -2991,7 +2991,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclParamGetU32(ncclParamHa
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclParamGetU32(ncclParamHandle_t h, uint32_t *out)
 {
-    CG_ARGS_CALL(ncclParamGetU32, (h, out), cgl_thunk_code, 3, 0, (h, out, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, h); CG_ARG_WORD(2, out));
+    CG_ARGS_CALL(ncclParamGetU32, (h, out), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, h); CG_ARG_WORD(2, out));
     CG_SHORT_CALL(ncclParamGetU32, (h, out), cgl_thunk_code);
     return cgl_gp_ncclParamGetU32(h, out);
 }
@@ -3022,7 +3022,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclParamGetU64(ncclParamHa
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclParamGetU64(ncclParamHandle_t h, uint64_t *out)
 {
-    CG_ARGS_CALL(ncclParamGetU64, (h, out), cgl_thunk_code, 3, 0, (h, out, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, h); CG_ARG_WORD(2, out));
+    CG_ARGS_CALL(ncclParamGetU64, (h, out), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, h); CG_ARG_WORD(2, out));
     CG_SHORT_CALL(ncclParamGetU64, (h, out), cgl_thunk_code);
     return cgl_gp_ncclParamGetU64(h, out);
 }
@@ -3053,7 +3053,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclParamGetStr(ncclParamHa
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclParamGetStr(ncclParamHandle_t h, const char **out)
 {
-    CG_ARGS_CALL(ncclParamGetStr, (h, out), cgl_thunk_code, 3, 0, (h, out, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, h); CG_ARG_WORD(2, out));
+    CG_ARGS_CALL(ncclParamGetStr, (h, out), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, h); CG_ARG_WORD(2, out));
     CG_SHORT_CALL(ncclParamGetStr, (h, out), cgl_thunk_code);
     return cgl_gp_ncclParamGetStr(h, out);
 }
@@ -3088,7 +3088,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclParamGet(ncclParamHandl
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclParamGet(ncclParamHandle_t h, void *out, int maxLen, int *len)
 {
-    CG_ARGS_CALL(ncclParamGet, (h, out, maxLen, len), cgl_thunk_code, 5, 0, (h, out, maxLen, len, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, h); CG_ARG_WORD(2, out); CG_ARG_WORD(3, maxLen); CG_ARG_WORD(4, len));
+    CG_ARGS_CALL(ncclParamGet, (h, out, maxLen, len), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, h); CG_ARG_WORD(2, out); CG_ARG_WORD(3, maxLen); CG_ARG_WORD(4, len));
     CG_SHORT_CALL(ncclParamGet, (h, out, maxLen, len), cgl_thunk_code);
     return cgl_gp_ncclParamGet(h, out, maxLen, len);
 }
@@ -3151,7 +3151,7 @@ static __attribute__((noinline)) ncclResult_t cgl_gp_ncclParamGetAllParameterKey
 }
 static __attribute__((noinline)) ncclResult_t cgl_sl_ncclParamGetAllParameterKeys(const char ***table, int *tableLen)
 {
-    CG_ARGS_CALL(ncclParamGetAllParameterKeys, (table, tableLen), cgl_thunk_code, 3, 0, (table, tableLen, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, table); CG_ARG_WORD(2, tableLen));
+    CG_ARGS_CALL(ncclParamGetAllParameterKeys, (table, tableLen), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, table); CG_ARG_WORD(2, tableLen));
     CG_SHORT_CALL(ncclParamGetAllParameterKeys, (table, tableLen), cgl_thunk_code);
     return cgl_gp_ncclParamGetAllParameterKeys(table, tableLen);
 }

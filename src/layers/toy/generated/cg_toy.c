@@ -254,7 +254,7 @@ static __attribute__((noinline)) toy_result_t cgl_gp_toyGetDevice(uint32_t index
 }
 static __attribute__((noinline)) toy_result_t cgl_sl_toyGetDevice(uint32_t index, toy_device_t *device)
 {
-    CG_ARGS_CALL(toyGetDevice, (index, device), cgl_thunk_code, 3, 0, (index, device, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, index); CG_ARG_WORD(2, device));
+    CG_ARGS_CALL(toyGetDevice, (index, device), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, index); CG_ARG_WORD(2, device));
     CG_SHORT_CALL(toyGetDevice, (index, device), cgl_thunk_code);
     return cgl_gp_toyGetDevice(index, device);
 }
@@ -318,7 +318,7 @@ static __attribute__((noinline)) toy_result_t cgl_gp_toyProgramRelease(toy_progr
 }
 static __attribute__((noinline)) toy_result_t cgl_sl_toyProgramRelease(toy_program_t program)
 {
-    CG_ARGS_CALL(toyProgramRelease, (program), cgl_thunk_code, 2, 0, (program, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, program));
+    CG_ARGS_CALL(toyProgramRelease, (program), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, program));
     CG_SHORT_CALL(toyProgramRelease, (program), cgl_thunk_code);
     return cgl_gp_toyProgramRelease(program);
 }
@@ -352,7 +352,7 @@ static __attribute__((noinline)) toy_result_t cgl_sl_toyWait(toy_device_t device
 {
     CG_WAIT_ARGS(toyWait, (uint64_t)(uintptr_t)device, (uint64_t)ms);
     CG_BLOCKING_CALL(toyWait, (device, ms), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(toyWait, (device, ms), cgl_thunk_code, 3, 0, (device, ms, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, ms));
+    CG_ARGS_CALL(toyWait, (device, ms), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, ms));
     CG_SHORT_CALL(toyWait, (device, ms), cgl_thunk_code);
     return cgl_gp_toyWait(device, ms);
 }
@@ -385,7 +385,7 @@ static __attribute__((noinline)) toy_result_t cgl_gp_toyAdd(int32_t a, int32_t b
 }
 static __attribute__((noinline)) toy_result_t cgl_sl_toyAdd(int32_t a, int32_t b, int32_t *sum)
 {
-    CG_ARGS_CALL(toyAdd, (a, b, sum), cgl_thunk_code, 4, 0, (a, b, sum, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, a); CG_ARG_WORD(2, b); CG_ARG_WORD(3, sum));
+    CG_ARGS_CALL(toyAdd, (a, b, sum), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, a); CG_ARG_WORD(2, b); CG_ARG_WORD(3, sum));
     CG_SHORT_CALL(toyAdd, (a, b, sum), cgl_thunk_code);
     return cgl_gp_toyAdd(a, b, sum);
 }
@@ -415,7 +415,7 @@ static __attribute__((noinline)) int32_t cgl_gp_toyNop(int32_t x)
 CG_LEFT_FUNCTION(cgl_left_toyNop, __typeof__(((struct cgl_fr_toyNop *)0)->cgl_ret));
 static __attribute__((noinline)) int32_t cgl_sl_toyNop(int32_t x)
 {
-    CG_ARGS_CALL(toyNop, (x), CG_NO_CODE, 2, 0, (x, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, x));
+    CG_ARGS_CALL(toyNop, (x), CG_NO_CODE, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, x));
     CG_SHORT_CALL(toyNop, (x), CG_NO_CODE);
     return cgl_gp_toyNop(x);
 }
@@ -475,7 +475,7 @@ static __attribute__((noinline)) int32_t cgl_sl_toyLaunch(int32_t x)
 {
     CG_WAIT_ARGS(toyLaunch, (uint64_t)(int64_t)x);
     CG_BLOCKING_CALL(toyLaunch, (x), CG_NO_CODE, cgl_left_toyLaunch);
-    CG_ARGS_CALL(toyLaunch, (x), CG_NO_CODE, 2, 0, (x, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, x));
+    CG_ARGS_CALL(toyLaunch, (x), CG_NO_CODE, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, x));
     CG_SHORT_CALL(toyLaunch, (x), CG_NO_CODE);
     return cgl_gp_toyLaunch(x);
 }
@@ -508,7 +508,7 @@ static __attribute__((noinline)) toy_result_t cgl_gp_toyRunCallback(toy_device_t
 }
 static __attribute__((noinline)) toy_result_t cgl_sl_toyRunCallback(toy_device_t device, toy_callback_t callback, void *user)
 {
-    CG_ARGS_CALL(toyRunCallback, (device, callback, user), cgl_thunk_code, 4, 0, (device, callback, user, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, callback); CG_ARG_WORD(3, user));
+    CG_ARGS_CALL(toyRunCallback, (device, callback, user), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, callback); CG_ARG_WORD(3, user));
     CG_SHORT_CALL(toyRunCallback, (device, callback, user), cgl_thunk_code);
     return cgl_gp_toyRunCallback(device, callback, user);
 }
@@ -537,7 +537,7 @@ static __attribute__((noinline)) toy_result_t cgl_gp_toyGetStats(toy_stats_t *st
 }
 static __attribute__((noinline)) toy_result_t cgl_sl_toyGetStats(toy_stats_t *stats)
 {
-    CG_ARGS_CALL(toyGetStats, (stats), cgl_thunk_code, 2, 0, (stats, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stats));
+    CG_ARGS_CALL(toyGetStats, (stats), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stats));
     CG_SHORT_CALL(toyGetStats, (stats), cgl_thunk_code);
     return cgl_gp_toyGetStats(stats);
 }
@@ -562,7 +562,7 @@ static __attribute__((noinline)) toy_result_t cgl_gp_toyResetStats(void)
 }
 static __attribute__((noinline)) toy_result_t cgl_sl_toyResetStats(void)
 {
-    CG_ARGS_CALL(toyResetStats, (), cgl_thunk_code, 1, 0, (cgl_ret), CG_ARG_WORD(0, cgl_ret));
+    CG_ARGS_CALL(toyResetStats, (), cgl_thunk_code, 1, CG_ARG_WORD(0, cgl_ret));
     CG_SHORT_CALL(toyResetStats, (), cgl_thunk_code);
     return cgl_gp_toyResetStats();
 }
@@ -595,7 +595,7 @@ static __attribute__((noinline)) toy_result_t cgl_gp_toySetDims(toy_device_t dev
 }
 static __attribute__((noinline)) toy_result_t cgl_sl_toySetDims(toy_device_t device, const uint32_t dims[3])
 {
-    CG_ARGS_CALL(toySetDims, (device, dims), cgl_thunk_code, 2, 0, (device, dims, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device));
+    CG_ARGS_CALL(toySetDims, (device, dims), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device));
     CG_SHORT_CALL(toySetDims, (device, dims), cgl_thunk_code);
     return cgl_gp_toySetDims(device, dims);
 }
@@ -626,7 +626,7 @@ static __attribute__((noinline)) toy_result_t cgl_gp_toySetErrno(int32_t err, to
 }
 static __attribute__((noinline)) toy_result_t cgl_sl_toySetErrno(int32_t err, toy_result_t result)
 {
-    CG_ARGS_CALL(toySetErrno, (err, result), cgl_thunk_code, 3, 0, (err, result, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, err); CG_ARG_WORD(2, result));
+    CG_ARGS_CALL(toySetErrno, (err, result), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, err); CG_ARG_WORD(2, result));
     CG_SHORT_CALL(toySetErrno, (err, result), cgl_thunk_code);
     return cgl_gp_toySetErrno(err, result);
 }
@@ -729,7 +729,7 @@ static __attribute__((noinline)) toy_result_t cgl_gp_toyQuery_v2(uint32_t *value
 }
 static __attribute__((noinline)) toy_result_t cgl_sl_toyQuery_v2(uint32_t *value)
 {
-    CG_ARGS_CALL(toyQuery_v2, (value), cgl_thunk_code, 2, 0, (value, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, value));
+    CG_ARGS_CALL(toyQuery_v2, (value), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, value));
     CG_SHORT_CALL(toyQuery_v2, (value), cgl_thunk_code);
     return cgl_gp_toyQuery_v2(value);
 }

@@ -2384,7 +2384,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeInit(ze_init_flags_t flags
 static __attribute__((noinline)) ze_result_t cgl_sl_zeInit(ze_init_flags_t flags)
 {
     CG_BLOCKING_CALL(zeInit, (flags), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(zeInit, (flags), cgl_thunk_code, 2, 0, (flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flags));
+    CG_ARGS_CALL(zeInit, (flags), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flags));
     CG_SHORT_CALL(zeInit, (flags), cgl_thunk_code);
     return cgl_gp_zeInit(flags);
 }
@@ -2415,7 +2415,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDriverGet(uint32_t *pCount
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGet(uint32_t *pCount, ze_driver_handle_t *phDrivers)
 {
-    CG_ARGS_CALL(zeDriverGet, (pCount, phDrivers), cgl_thunk_code, 4, 1, (pCount, phDrivers, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCount); CG_ARG_WORD(2, phDrivers); CG_OUT_WORD(3, 0, pCount));
+    CG_ARGS_CALL(zeDriverGet, (pCount, phDrivers), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pCount); CG_ARG_WORD(2, phDrivers); CG_OUT_WORD(3, 0, pCount));
     CG_SHORT_CALL(zeDriverGet, (pCount, phDrivers), cgl_thunk_code);
     return cgl_gp_zeDriverGet(pCount, phDrivers);
 }
@@ -2446,7 +2446,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDriverGetApiVersion(ze_dri
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetApiVersion(ze_driver_handle_t hDriver, ze_api_version_t *version)
 {
-    CG_ARGS_CALL(zeDriverGetApiVersion, (hDriver, version), cgl_thunk_code, 4, 1, (hDriver, version, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDriver); CG_ARG_WORD(2, version); CG_OUT_WORD(3, 0, version));
+    CG_ARGS_CALL(zeDriverGetApiVersion, (hDriver, version), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDriver); CG_ARG_WORD(2, version); CG_OUT_WORD(3, 0, version));
     CG_SHORT_CALL(zeDriverGetApiVersion, (hDriver, version), cgl_thunk_code);
     return cgl_gp_zeDriverGetApiVersion(hDriver, version);
 }
@@ -2477,7 +2477,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDriverGetProperties(ze_dri
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetProperties(ze_driver_handle_t hDriver, ze_driver_properties_t *pDriverProperties)
 {
-    CG_ARGS_CALL(zeDriverGetProperties, (hDriver, pDriverProperties), cgl_thunk_code, 3, 0, (hDriver, pDriverProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDriver); CG_ARG_WORD(2, pDriverProperties));
+    CG_ARGS_CALL(zeDriverGetProperties, (hDriver, pDriverProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDriver); CG_ARG_WORD(2, pDriverProperties));
     CG_SHORT_CALL(zeDriverGetProperties, (hDriver, pDriverProperties), cgl_thunk_code);
     return cgl_gp_zeDriverGetProperties(hDriver, pDriverProperties);
 }
@@ -2508,7 +2508,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDriverGetIpcProperties(ze_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetIpcProperties(ze_driver_handle_t hDriver, ze_driver_ipc_properties_t *pIpcProperties)
 {
-    CG_ARGS_CALL(zeDriverGetIpcProperties, (hDriver, pIpcProperties), cgl_thunk_code, 3, 0, (hDriver, pIpcProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDriver); CG_ARG_WORD(2, pIpcProperties));
+    CG_ARGS_CALL(zeDriverGetIpcProperties, (hDriver, pIpcProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDriver); CG_ARG_WORD(2, pIpcProperties));
     CG_SHORT_CALL(zeDriverGetIpcProperties, (hDriver, pIpcProperties), cgl_thunk_code);
     return cgl_gp_zeDriverGetIpcProperties(hDriver, pIpcProperties);
 }
@@ -2541,7 +2541,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDriverGetExtensionProperti
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDriverGetExtensionProperties(ze_driver_handle_t hDriver, uint32_t *pCount, ze_driver_extension_properties_t *pExtensionProperties)
 {
-    CG_ARGS_CALL(zeDriverGetExtensionProperties, (hDriver, pCount, pExtensionProperties), cgl_thunk_code, 5, 1, (hDriver, pCount, pExtensionProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDriver); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pExtensionProperties); CG_OUT_WORD(4, 0, pCount));
+    CG_ARGS_CALL(zeDriverGetExtensionProperties, (hDriver, pCount, pExtensionProperties), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDriver); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pExtensionProperties); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zeDriverGetExtensionProperties, (hDriver, pCount, pExtensionProperties), cgl_thunk_code);
     return cgl_gp_zeDriverGetExtensionProperties(hDriver, pCount, pExtensionProperties);
 }
@@ -2606,7 +2606,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGet(ze_driver_handle
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGet(ze_driver_handle_t hDriver, uint32_t *pCount, ze_device_handle_t *phDevices)
 {
-    CG_ARGS_CALL(zeDeviceGet, (hDriver, pCount, phDevices), cgl_thunk_code, 5, 1, (hDriver, pCount, phDevices, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDriver); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phDevices); CG_OUT_WORD(4, 0, pCount));
+    CG_ARGS_CALL(zeDeviceGet, (hDriver, pCount, phDevices), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDriver); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phDevices); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zeDeviceGet, (hDriver, pCount, phDevices), cgl_thunk_code);
     return cgl_gp_zeDeviceGet(hDriver, pCount, phDevices);
 }
@@ -2639,7 +2639,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetSubDevices(ze_dev
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetSubDevices(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_handle_t *phSubdevices)
 {
-    CG_ARGS_CALL(zeDeviceGetSubDevices, (hDevice, pCount, phSubdevices), cgl_thunk_code, 5, 1, (hDevice, pCount, phSubdevices, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phSubdevices); CG_OUT_WORD(4, 0, pCount));
+    CG_ARGS_CALL(zeDeviceGetSubDevices, (hDevice, pCount, phSubdevices), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phSubdevices); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zeDeviceGetSubDevices, (hDevice, pCount, phSubdevices), cgl_thunk_code);
     return cgl_gp_zeDeviceGetSubDevices(hDevice, pCount, phSubdevices);
 }
@@ -2670,7 +2670,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetProperties(ze_dev
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetProperties(ze_device_handle_t hDevice, ze_device_properties_t *pDeviceProperties)
 {
-    CG_ARGS_CALL(zeDeviceGetProperties, (hDevice, pDeviceProperties), cgl_thunk_code, 3, 0, (hDevice, pDeviceProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pDeviceProperties));
+    CG_ARGS_CALL(zeDeviceGetProperties, (hDevice, pDeviceProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pDeviceProperties));
     CG_SHORT_CALL(zeDeviceGetProperties, (hDevice, pDeviceProperties), cgl_thunk_code);
     return cgl_gp_zeDeviceGetProperties(hDevice, pDeviceProperties);
 }
@@ -2701,7 +2701,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetComputeProperties
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetComputeProperties(ze_device_handle_t hDevice, ze_device_compute_properties_t *pComputeProperties)
 {
-    CG_ARGS_CALL(zeDeviceGetComputeProperties, (hDevice, pComputeProperties), cgl_thunk_code, 3, 0, (hDevice, pComputeProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pComputeProperties));
+    CG_ARGS_CALL(zeDeviceGetComputeProperties, (hDevice, pComputeProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pComputeProperties));
     CG_SHORT_CALL(zeDeviceGetComputeProperties, (hDevice, pComputeProperties), cgl_thunk_code);
     return cgl_gp_zeDeviceGetComputeProperties(hDevice, pComputeProperties);
 }
@@ -2732,7 +2732,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetModuleProperties(
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetModuleProperties(ze_device_handle_t hDevice, ze_device_module_properties_t *pModuleProperties)
 {
-    CG_ARGS_CALL(zeDeviceGetModuleProperties, (hDevice, pModuleProperties), cgl_thunk_code, 3, 0, (hDevice, pModuleProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pModuleProperties));
+    CG_ARGS_CALL(zeDeviceGetModuleProperties, (hDevice, pModuleProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pModuleProperties));
     CG_SHORT_CALL(zeDeviceGetModuleProperties, (hDevice, pModuleProperties), cgl_thunk_code);
     return cgl_gp_zeDeviceGetModuleProperties(hDevice, pModuleProperties);
 }
@@ -2765,7 +2765,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetCommandQueueGroup
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetCommandQueueGroupProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_command_queue_group_properties_t *pCommandQueueGroupProperties)
 {
-    CG_ARGS_CALL(zeDeviceGetCommandQueueGroupProperties, (hDevice, pCount, pCommandQueueGroupProperties), cgl_thunk_code, 5, 1, (hDevice, pCount, pCommandQueueGroupProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pCommandQueueGroupProperties); CG_OUT_WORD(4, 0, pCount));
+    CG_ARGS_CALL(zeDeviceGetCommandQueueGroupProperties, (hDevice, pCount, pCommandQueueGroupProperties), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pCommandQueueGroupProperties); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zeDeviceGetCommandQueueGroupProperties, (hDevice, pCount, pCommandQueueGroupProperties), cgl_thunk_code);
     return cgl_gp_zeDeviceGetCommandQueueGroupProperties(hDevice, pCount, pCommandQueueGroupProperties);
 }
@@ -2798,7 +2798,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetMemoryProperties(
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetMemoryProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_memory_properties_t *pMemProperties)
 {
-    CG_ARGS_CALL(zeDeviceGetMemoryProperties, (hDevice, pCount, pMemProperties), cgl_thunk_code, 5, 1, (hDevice, pCount, pMemProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pMemProperties); CG_OUT_WORD(4, 0, pCount));
+    CG_ARGS_CALL(zeDeviceGetMemoryProperties, (hDevice, pCount, pMemProperties), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pMemProperties); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zeDeviceGetMemoryProperties, (hDevice, pCount, pMemProperties), cgl_thunk_code);
     return cgl_gp_zeDeviceGetMemoryProperties(hDevice, pCount, pMemProperties);
 }
@@ -2829,7 +2829,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetMemoryAccessPrope
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetMemoryAccessProperties(ze_device_handle_t hDevice, ze_device_memory_access_properties_t *pMemAccessProperties)
 {
-    CG_ARGS_CALL(zeDeviceGetMemoryAccessProperties, (hDevice, pMemAccessProperties), cgl_thunk_code, 3, 0, (hDevice, pMemAccessProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pMemAccessProperties));
+    CG_ARGS_CALL(zeDeviceGetMemoryAccessProperties, (hDevice, pMemAccessProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pMemAccessProperties));
     CG_SHORT_CALL(zeDeviceGetMemoryAccessProperties, (hDevice, pMemAccessProperties), cgl_thunk_code);
     return cgl_gp_zeDeviceGetMemoryAccessProperties(hDevice, pMemAccessProperties);
 }
@@ -2862,7 +2862,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetCacheProperties(z
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetCacheProperties(ze_device_handle_t hDevice, uint32_t *pCount, ze_device_cache_properties_t *pCacheProperties)
 {
-    CG_ARGS_CALL(zeDeviceGetCacheProperties, (hDevice, pCount, pCacheProperties), cgl_thunk_code, 5, 1, (hDevice, pCount, pCacheProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pCacheProperties); CG_OUT_WORD(4, 0, pCount));
+    CG_ARGS_CALL(zeDeviceGetCacheProperties, (hDevice, pCount, pCacheProperties), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pCacheProperties); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zeDeviceGetCacheProperties, (hDevice, pCount, pCacheProperties), cgl_thunk_code);
     return cgl_gp_zeDeviceGetCacheProperties(hDevice, pCount, pCacheProperties);
 }
@@ -2893,7 +2893,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetImageProperties(z
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetImageProperties(ze_device_handle_t hDevice, ze_device_image_properties_t *pImageProperties)
 {
-    CG_ARGS_CALL(zeDeviceGetImageProperties, (hDevice, pImageProperties), cgl_thunk_code, 3, 0, (hDevice, pImageProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pImageProperties));
+    CG_ARGS_CALL(zeDeviceGetImageProperties, (hDevice, pImageProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pImageProperties));
     CG_SHORT_CALL(zeDeviceGetImageProperties, (hDevice, pImageProperties), cgl_thunk_code);
     return cgl_gp_zeDeviceGetImageProperties(hDevice, pImageProperties);
 }
@@ -2924,7 +2924,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetExternalMemoryPro
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetExternalMemoryProperties(ze_device_handle_t hDevice, ze_device_external_memory_properties_t *pExternalMemoryProperties)
 {
-    CG_ARGS_CALL(zeDeviceGetExternalMemoryProperties, (hDevice, pExternalMemoryProperties), cgl_thunk_code, 3, 0, (hDevice, pExternalMemoryProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pExternalMemoryProperties));
+    CG_ARGS_CALL(zeDeviceGetExternalMemoryProperties, (hDevice, pExternalMemoryProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pExternalMemoryProperties));
     CG_SHORT_CALL(zeDeviceGetExternalMemoryProperties, (hDevice, pExternalMemoryProperties), cgl_thunk_code);
     return cgl_gp_zeDeviceGetExternalMemoryProperties(hDevice, pExternalMemoryProperties);
 }
@@ -2957,7 +2957,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetP2PProperties(ze_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetP2PProperties(ze_device_handle_t hDevice, ze_device_handle_t hPeerDevice, ze_device_p2p_properties_t *pP2PProperties)
 {
-    CG_ARGS_CALL(zeDeviceGetP2PProperties, (hDevice, hPeerDevice, pP2PProperties), cgl_thunk_code, 4, 0, (hDevice, hPeerDevice, pP2PProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, hPeerDevice); CG_ARG_WORD(3, pP2PProperties));
+    CG_ARGS_CALL(zeDeviceGetP2PProperties, (hDevice, hPeerDevice, pP2PProperties), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, hPeerDevice); CG_ARG_WORD(3, pP2PProperties));
     CG_SHORT_CALL(zeDeviceGetP2PProperties, (hDevice, hPeerDevice, pP2PProperties), cgl_thunk_code);
     return cgl_gp_zeDeviceGetP2PProperties(hDevice, hPeerDevice, pP2PProperties);
 }
@@ -2990,7 +2990,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceCanAccessPeer(ze_dev
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceCanAccessPeer(ze_device_handle_t hDevice, ze_device_handle_t hPeerDevice, ze_bool_t *value)
 {
-    CG_ARGS_CALL(zeDeviceCanAccessPeer, (hDevice, hPeerDevice, value), cgl_thunk_code, 4, 0, (hDevice, hPeerDevice, value, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, hPeerDevice); CG_ARG_WORD(3, value));
+    CG_ARGS_CALL(zeDeviceCanAccessPeer, (hDevice, hPeerDevice, value), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, hPeerDevice); CG_ARG_WORD(3, value));
     CG_SHORT_CALL(zeDeviceCanAccessPeer, (hDevice, hPeerDevice, value), cgl_thunk_code);
     return cgl_gp_zeDeviceCanAccessPeer(hDevice, hPeerDevice, value);
 }
@@ -3022,7 +3022,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetStatus(ze_device_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetStatus(ze_device_handle_t hDevice)
 {
-    CG_ARGS_CALL(zeDeviceGetStatus, (hDevice), cgl_thunk_code, 2, 0, (hDevice, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice));
+    CG_ARGS_CALL(zeDeviceGetStatus, (hDevice), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice));
     CG_SHORT_CALL(zeDeviceGetStatus, (hDevice), cgl_thunk_code);
     return cgl_gp_zeDeviceGetStatus(hDevice);
 }
@@ -3058,7 +3058,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetGlobalTimestamps(
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetGlobalTimestamps(ze_device_handle_t hDevice, uint64_t *hostTimestamp, uint64_t *deviceTimestamp)
 {
-    CG_ARGS_CALL(zeDeviceGetGlobalTimestamps, (hDevice, hostTimestamp, deviceTimestamp), cgl_thunk_code, 6, 1, (hDevice, hostTimestamp, deviceTimestamp, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, hostTimestamp); CG_ARG_WORD(3, deviceTimestamp); CG_OUT_WORD(4, 0, hostTimestamp); CG_OUT_WORD(5, 1, deviceTimestamp));
+    CG_ARGS_CALL(zeDeviceGetGlobalTimestamps, (hDevice, hostTimestamp, deviceTimestamp), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, hostTimestamp); CG_ARG_WORD(3, deviceTimestamp); CG_OUT_WORD(4, 0, hostTimestamp); CG_OUT_WORD(5, 1, deviceTimestamp));
     CG_SHORT_CALL(zeDeviceGetGlobalTimestamps, (hDevice, hostTimestamp, deviceTimestamp), cgl_thunk_code);
     return cgl_gp_zeDeviceGetGlobalTimestamps(hDevice, hostTimestamp, deviceTimestamp);
 }
@@ -3091,7 +3091,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeContextCreate(ze_driver_ha
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeContextCreate(ze_driver_handle_t hDriver, const ze_context_desc_t *desc, ze_context_handle_t *phContext)
 {
-    CG_ARGS_CALL(zeContextCreate, (hDriver, desc, phContext), cgl_thunk_code, 5, 1, (hDriver, desc, phContext, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDriver); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, phContext); CG_OUT_WORD(4, 0, phContext));
+    CG_ARGS_CALL(zeContextCreate, (hDriver, desc, phContext), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDriver); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, phContext); CG_OUT_WORD(4, 0, phContext));
     CG_SHORT_CALL(zeContextCreate, (hDriver, desc, phContext), cgl_thunk_code);
     return cgl_gp_zeContextCreate(hDriver, desc, phContext);
 }
@@ -3128,7 +3128,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeContextCreateEx(ze_driver_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeContextCreateEx(ze_driver_handle_t hDriver, const ze_context_desc_t *desc, uint32_t numDevices, ze_device_handle_t *phDevices, ze_context_handle_t *phContext)
 {
-    CG_ARGS_CALL(zeContextCreateEx, (hDriver, desc, numDevices, phDevices, phContext), cgl_thunk_code, 7, 1, (hDriver, desc, numDevices, phDevices, phContext, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDriver); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, numDevices); CG_ARG_WORD(4, phDevices); CG_ARG_WORD(5, phContext); CG_OUT_WORD(6, 0, phContext));
+    CG_ARGS_CALL(zeContextCreateEx, (hDriver, desc, numDevices, phDevices, phContext), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDriver); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, numDevices); CG_ARG_WORD(4, phDevices); CG_ARG_WORD(5, phContext); CG_OUT_WORD(6, 0, phContext));
     CG_SHORT_CALL(zeContextCreateEx, (hDriver, desc, numDevices, phDevices, phContext), cgl_thunk_code);
     return cgl_gp_zeContextCreateEx(hDriver, desc, numDevices, phDevices, phContext);
 }
@@ -3160,7 +3160,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeContextDestroy(ze_context_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeContextDestroy(ze_context_handle_t hContext)
 {
-    CG_ARGS_CALL(zeContextDestroy, (hContext), cgl_thunk_code, 2, 0, (hContext, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext));
+    CG_ARGS_CALL(zeContextDestroy, (hContext), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext));
     CG_SHORT_CALL(zeContextDestroy, (hContext), cgl_thunk_code);
     return cgl_gp_zeContextDestroy(hContext);
 }
@@ -3192,7 +3192,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeContextGetStatus(ze_contex
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeContextGetStatus(ze_context_handle_t hContext)
 {
-    CG_ARGS_CALL(zeContextGetStatus, (hContext), cgl_thunk_code, 2, 0, (hContext, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext));
+    CG_ARGS_CALL(zeContextGetStatus, (hContext), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext));
     CG_SHORT_CALL(zeContextGetStatus, (hContext), cgl_thunk_code);
     return cgl_gp_zeContextGetStatus(hContext);
 }
@@ -3227,7 +3227,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandQueueCreate(ze_cont
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_queue_desc_t *desc, ze_command_queue_handle_t *phCommandQueue)
 {
-    CG_ARGS_CALL(zeCommandQueueCreate, (hContext, hDevice, desc, phCommandQueue), cgl_thunk_code, 6, 1, (hContext, hDevice, desc, phCommandQueue, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, desc); CG_ARG_WORD(4, phCommandQueue); CG_OUT_WORD(5, 0, phCommandQueue));
+    CG_ARGS_CALL(zeCommandQueueCreate, (hContext, hDevice, desc, phCommandQueue), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, desc); CG_ARG_WORD(4, phCommandQueue); CG_OUT_WORD(5, 0, phCommandQueue));
     CG_SHORT_CALL(zeCommandQueueCreate, (hContext, hDevice, desc, phCommandQueue), cgl_thunk_code);
     return cgl_gp_zeCommandQueueCreate(hContext, hDevice, desc, phCommandQueue);
 }
@@ -3259,7 +3259,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandQueueDestroy(ze_com
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueDestroy(ze_command_queue_handle_t hCommandQueue)
 {
-    CG_ARGS_CALL(zeCommandQueueDestroy, (hCommandQueue), cgl_thunk_code, 2, 0, (hCommandQueue, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandQueue));
+    CG_ARGS_CALL(zeCommandQueueDestroy, (hCommandQueue), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandQueue));
     CG_SHORT_CALL(zeCommandQueueDestroy, (hCommandQueue), cgl_thunk_code);
     return cgl_gp_zeCommandQueueDestroy(hCommandQueue);
 }
@@ -3295,7 +3295,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandQueueExecuteCommand
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueExecuteCommandLists(ze_command_queue_handle_t hCommandQueue, uint32_t numCommandLists, ze_command_list_handle_t *phCommandLists, ze_fence_handle_t hFence)
 {
     CG_BLOCKING_CALL(zeCommandQueueExecuteCommandLists, (hCommandQueue, numCommandLists, phCommandLists, hFence), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(zeCommandQueueExecuteCommandLists, (hCommandQueue, numCommandLists, phCommandLists, hFence), cgl_thunk_code, 5, 0, (hCommandQueue, numCommandLists, phCommandLists, hFence, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandQueue); CG_ARG_WORD(2, numCommandLists); CG_ARG_WORD(3, phCommandLists); CG_ARG_WORD(4, hFence));
+    CG_ARGS_CALL(zeCommandQueueExecuteCommandLists, (hCommandQueue, numCommandLists, phCommandLists, hFence), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandQueue); CG_ARG_WORD(2, numCommandLists); CG_ARG_WORD(3, phCommandLists); CG_ARG_WORD(4, hFence));
     CG_SHORT_CALL(zeCommandQueueExecuteCommandLists, (hCommandQueue, numCommandLists, phCommandLists, hFence), cgl_thunk_code);
     return cgl_gp_zeCommandQueueExecuteCommandLists(hCommandQueue, numCommandLists, phCommandLists, hFence);
 }
@@ -3329,7 +3329,7 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandQueueSynchronize(ze
 {
     CG_WAIT_ARGS(zeCommandQueueSynchronize, (uint64_t)(uintptr_t)hCommandQueue, (uint64_t)timeout);
     CG_BLOCKING_CALL(zeCommandQueueSynchronize, (hCommandQueue, timeout), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(zeCommandQueueSynchronize, (hCommandQueue, timeout), cgl_thunk_code, 3, 0, (hCommandQueue, timeout, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandQueue); CG_ARG_WORD(2, timeout));
+    CG_ARGS_CALL(zeCommandQueueSynchronize, (hCommandQueue, timeout), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandQueue); CG_ARG_WORD(2, timeout));
     CG_SHORT_CALL(zeCommandQueueSynchronize, (hCommandQueue, timeout), cgl_thunk_code);
     return cgl_gp_zeCommandQueueSynchronize(hCommandQueue, timeout);
 }
@@ -3364,7 +3364,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListCreate(ze_conte
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_list_desc_t *desc, ze_command_list_handle_t *phCommandList)
 {
-    CG_ARGS_CALL(zeCommandListCreate, (hContext, hDevice, desc, phCommandList), cgl_thunk_code, 6, 1, (hContext, hDevice, desc, phCommandList, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, desc); CG_ARG_WORD(4, phCommandList); CG_OUT_WORD(5, 0, phCommandList));
+    CG_ARGS_CALL(zeCommandListCreate, (hContext, hDevice, desc, phCommandList), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, desc); CG_ARG_WORD(4, phCommandList); CG_OUT_WORD(5, 0, phCommandList));
     CG_SHORT_CALL(zeCommandListCreate, (hContext, hDevice, desc, phCommandList), cgl_thunk_code);
     return cgl_gp_zeCommandListCreate(hContext, hDevice, desc, phCommandList);
 }
@@ -3399,7 +3399,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListCreateImmediate
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListCreateImmediate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_command_queue_desc_t *altdesc, ze_command_list_handle_t *phCommandList)
 {
-    CG_ARGS_CALL(zeCommandListCreateImmediate, (hContext, hDevice, altdesc, phCommandList), cgl_thunk_code, 6, 1, (hContext, hDevice, altdesc, phCommandList, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, altdesc); CG_ARG_WORD(4, phCommandList); CG_OUT_WORD(5, 0, phCommandList));
+    CG_ARGS_CALL(zeCommandListCreateImmediate, (hContext, hDevice, altdesc, phCommandList), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, altdesc); CG_ARG_WORD(4, phCommandList); CG_OUT_WORD(5, 0, phCommandList));
     CG_SHORT_CALL(zeCommandListCreateImmediate, (hContext, hDevice, altdesc, phCommandList), cgl_thunk_code);
     return cgl_gp_zeCommandListCreateImmediate(hContext, hDevice, altdesc, phCommandList);
 }
@@ -3431,7 +3431,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListDestroy(ze_comm
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListDestroy(ze_command_list_handle_t hCommandList)
 {
-    CG_ARGS_CALL(zeCommandListDestroy, (hCommandList), cgl_thunk_code, 2, 0, (hCommandList, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList));
+    CG_ARGS_CALL(zeCommandListDestroy, (hCommandList), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList));
     CG_SHORT_CALL(zeCommandListDestroy, (hCommandList), cgl_thunk_code);
     return cgl_gp_zeCommandListDestroy(hCommandList);
 }
@@ -3463,7 +3463,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListClose(ze_comman
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListClose(ze_command_list_handle_t hCommandList)
 {
-    CG_ARGS_CALL(zeCommandListClose, (hCommandList), cgl_thunk_code, 2, 0, (hCommandList, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList));
+    CG_ARGS_CALL(zeCommandListClose, (hCommandList), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList));
     CG_SHORT_CALL(zeCommandListClose, (hCommandList), cgl_thunk_code);
     return cgl_gp_zeCommandListClose(hCommandList);
 }
@@ -3495,7 +3495,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListReset(ze_comman
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListReset(ze_command_list_handle_t hCommandList)
 {
-    CG_ARGS_CALL(zeCommandListReset, (hCommandList), cgl_thunk_code, 2, 0, (hCommandList, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList));
+    CG_ARGS_CALL(zeCommandListReset, (hCommandList), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList));
     CG_SHORT_CALL(zeCommandListReset, (hCommandList), cgl_thunk_code);
     return cgl_gp_zeCommandListReset(hCommandList);
 }
@@ -3535,7 +3535,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendWriteGlob
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendWriteGlobalTimestamp(ze_command_list_handle_t hCommandList, uint64_t *dstptr, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    CG_ARGS_CALL(zeCommandListAppendWriteGlobalTimestamp, (hCommandList, dstptr, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 6, 0, (hCommandList, dstptr, hSignalEvent, numWaitEvents, phWaitEvents, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, dstptr); CG_ARG_WORD(3, hSignalEvent); CG_ARG_WORD(4, numWaitEvents); CG_ARG_WORD(5, phWaitEvents));
+    CG_ARGS_CALL(zeCommandListAppendWriteGlobalTimestamp, (hCommandList, dstptr, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, dstptr); CG_ARG_WORD(3, hSignalEvent); CG_ARG_WORD(4, numWaitEvents); CG_ARG_WORD(5, phWaitEvents));
     CG_SHORT_CALL(zeCommandListAppendWriteGlobalTimestamp, (hCommandList, dstptr, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code);
     return cgl_gp_zeCommandListAppendWriteGlobalTimestamp(hCommandList, dstptr, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -3573,7 +3573,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendBarrier(z
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendBarrier(ze_command_list_handle_t hCommandList, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    CG_ARGS_CALL(zeCommandListAppendBarrier, (hCommandList, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 5, 0, (hCommandList, hSignalEvent, numWaitEvents, phWaitEvents, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, hSignalEvent); CG_ARG_WORD(3, numWaitEvents); CG_ARG_WORD(4, phWaitEvents));
+    CG_ARGS_CALL(zeCommandListAppendBarrier, (hCommandList, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, hSignalEvent); CG_ARG_WORD(3, numWaitEvents); CG_ARG_WORD(4, phWaitEvents));
     CG_SHORT_CALL(zeCommandListAppendBarrier, (hCommandList, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code);
     return cgl_gp_zeCommandListAppendBarrier(hCommandList, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -3617,7 +3617,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemoryRan
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryRangesBarrier(ze_command_list_handle_t hCommandList, uint32_t numRanges, const size_t *pRangeSizes, const void **pRanges, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    CG_ARGS_CALL(zeCommandListAppendMemoryRangesBarrier, (hCommandList, numRanges, pRangeSizes, pRanges, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 8, 0, (hCommandList, numRanges, pRangeSizes, pRanges, hSignalEvent, numWaitEvents, phWaitEvents, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, numRanges); CG_ARG_WORD(3, pRangeSizes); CG_ARG_WORD(4, pRanges); CG_ARG_WORD(5, hSignalEvent); CG_ARG_WORD(6, numWaitEvents); CG_ARG_WORD(7, phWaitEvents));
+    CG_ARGS_CALL(zeCommandListAppendMemoryRangesBarrier, (hCommandList, numRanges, pRangeSizes, pRanges, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, numRanges); CG_ARG_WORD(3, pRangeSizes); CG_ARG_WORD(4, pRanges); CG_ARG_WORD(5, hSignalEvent); CG_ARG_WORD(6, numWaitEvents); CG_ARG_WORD(7, phWaitEvents));
     CG_SHORT_CALL(zeCommandListAppendMemoryRangesBarrier, (hCommandList, numRanges, pRangeSizes, pRanges, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code);
     return cgl_gp_zeCommandListAppendMemoryRangesBarrier(hCommandList, numRanges, pRangeSizes, pRanges, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -3648,7 +3648,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeContextSystemBarrier(ze_co
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeContextSystemBarrier(ze_context_handle_t hContext, ze_device_handle_t hDevice)
 {
-    CG_ARGS_CALL(zeContextSystemBarrier, (hContext, hDevice), cgl_thunk_code, 3, 0, (hContext, hDevice, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice));
+    CG_ARGS_CALL(zeContextSystemBarrier, (hContext, hDevice), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice));
     CG_SHORT_CALL(zeContextSystemBarrier, (hContext, hDevice), cgl_thunk_code);
     return cgl_gp_zeContextSystemBarrier(hContext, hDevice);
 }
@@ -3692,7 +3692,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemoryCop
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryCopy(ze_command_list_handle_t hCommandList, void *dstptr, const void *srcptr, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    CG_ARGS_CALL(zeCommandListAppendMemoryCopy, (hCommandList, dstptr, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 8, 0, (hCommandList, dstptr, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, dstptr); CG_ARG_WORD(3, srcptr); CG_ARG_WORD(4, size); CG_ARG_WORD(5, hSignalEvent); CG_ARG_WORD(6, numWaitEvents); CG_ARG_WORD(7, phWaitEvents));
+    CG_ARGS_CALL(zeCommandListAppendMemoryCopy, (hCommandList, dstptr, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, dstptr); CG_ARG_WORD(3, srcptr); CG_ARG_WORD(4, size); CG_ARG_WORD(5, hSignalEvent); CG_ARG_WORD(6, numWaitEvents); CG_ARG_WORD(7, phWaitEvents));
     CG_SHORT_CALL(zeCommandListAppendMemoryCopy, (hCommandList, dstptr, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code);
     return cgl_gp_zeCommandListAppendMemoryCopy(hCommandList, dstptr, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -3738,7 +3738,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemoryFil
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryFill(ze_command_list_handle_t hCommandList, void *ptr, const void *pattern, size_t pattern_size, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    CG_ARGS_CALL(zeCommandListAppendMemoryFill, (hCommandList, ptr, pattern, pattern_size, size, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 9, 0, (hCommandList, ptr, pattern, pattern_size, size, hSignalEvent, numWaitEvents, phWaitEvents, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, pattern); CG_ARG_WORD(4, pattern_size); CG_ARG_WORD(5, size); CG_ARG_WORD(6, hSignalEvent); CG_ARG_WORD(7, numWaitEvents); CG_ARG_WORD(8, phWaitEvents));
+    CG_ARGS_CALL(zeCommandListAppendMemoryFill, (hCommandList, ptr, pattern, pattern_size, size, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, pattern); CG_ARG_WORD(4, pattern_size); CG_ARG_WORD(5, size); CG_ARG_WORD(6, hSignalEvent); CG_ARG_WORD(7, numWaitEvents); CG_ARG_WORD(8, phWaitEvents));
     CG_SHORT_CALL(zeCommandListAppendMemoryFill, (hCommandList, ptr, pattern, pattern_size, size, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code);
     return cgl_gp_zeCommandListAppendMemoryFill(hCommandList, ptr, pattern, pattern_size, size, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -3792,7 +3792,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemoryCop
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryCopyRegion(ze_command_list_handle_t hCommandList, void *dstptr, const ze_copy_region_t *dstRegion, uint32_t dstPitch, uint32_t dstSlicePitch, const void *srcptr, const ze_copy_region_t *srcRegion, uint32_t srcPitch, uint32_t srcSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    CG_ARGS_CALL(zeCommandListAppendMemoryCopyRegion, (hCommandList, dstptr, dstRegion, dstPitch, dstSlicePitch, srcptr, srcRegion, srcPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 13, 0, (hCommandList, dstptr, dstRegion, dstPitch, dstSlicePitch, srcptr, srcRegion, srcPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, dstptr); CG_ARG_WORD(3, dstRegion); CG_ARG_WORD(4, dstPitch); CG_ARG_WORD(5, dstSlicePitch); CG_ARG_WORD(6, srcptr); CG_ARG_WORD(7, srcRegion); CG_ARG_WORD(8, srcPitch); CG_ARG_WORD(9, srcSlicePitch); CG_ARG_WORD(10, hSignalEvent); CG_ARG_WORD(11, numWaitEvents); CG_ARG_WORD(12, phWaitEvents));
+    CG_ARGS_CALL(zeCommandListAppendMemoryCopyRegion, (hCommandList, dstptr, dstRegion, dstPitch, dstSlicePitch, srcptr, srcRegion, srcPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 13, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, dstptr); CG_ARG_WORD(3, dstRegion); CG_ARG_WORD(4, dstPitch); CG_ARG_WORD(5, dstSlicePitch); CG_ARG_WORD(6, srcptr); CG_ARG_WORD(7, srcRegion); CG_ARG_WORD(8, srcPitch); CG_ARG_WORD(9, srcSlicePitch); CG_ARG_WORD(10, hSignalEvent); CG_ARG_WORD(11, numWaitEvents); CG_ARG_WORD(12, phWaitEvents));
     CG_SHORT_CALL(zeCommandListAppendMemoryCopyRegion, (hCommandList, dstptr, dstRegion, dstPitch, dstSlicePitch, srcptr, srcRegion, srcPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code);
     return cgl_gp_zeCommandListAppendMemoryCopyRegion(hCommandList, dstptr, dstRegion, dstPitch, dstSlicePitch, srcptr, srcRegion, srcPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -3838,7 +3838,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemoryCop
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryCopyFromContext(ze_command_list_handle_t hCommandList, void *dstptr, ze_context_handle_t hContextSrc, const void *srcptr, size_t size, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    CG_ARGS_CALL(zeCommandListAppendMemoryCopyFromContext, (hCommandList, dstptr, hContextSrc, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 9, 0, (hCommandList, dstptr, hContextSrc, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, dstptr); CG_ARG_WORD(3, hContextSrc); CG_ARG_WORD(4, srcptr); CG_ARG_WORD(5, size); CG_ARG_WORD(6, hSignalEvent); CG_ARG_WORD(7, numWaitEvents); CG_ARG_WORD(8, phWaitEvents));
+    CG_ARGS_CALL(zeCommandListAppendMemoryCopyFromContext, (hCommandList, dstptr, hContextSrc, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, dstptr); CG_ARG_WORD(3, hContextSrc); CG_ARG_WORD(4, srcptr); CG_ARG_WORD(5, size); CG_ARG_WORD(6, hSignalEvent); CG_ARG_WORD(7, numWaitEvents); CG_ARG_WORD(8, phWaitEvents));
     CG_SHORT_CALL(zeCommandListAppendMemoryCopyFromContext, (hCommandList, dstptr, hContextSrc, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code);
     return cgl_gp_zeCommandListAppendMemoryCopyFromContext(hCommandList, dstptr, hContextSrc, srcptr, size, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -3880,7 +3880,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendImageCopy
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopy(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, ze_image_handle_t hSrcImage, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    CG_ARGS_CALL(zeCommandListAppendImageCopy, (hCommandList, hDstImage, hSrcImage, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 7, 0, (hCommandList, hDstImage, hSrcImage, hSignalEvent, numWaitEvents, phWaitEvents, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, hDstImage); CG_ARG_WORD(3, hSrcImage); CG_ARG_WORD(4, hSignalEvent); CG_ARG_WORD(5, numWaitEvents); CG_ARG_WORD(6, phWaitEvents));
+    CG_ARGS_CALL(zeCommandListAppendImageCopy, (hCommandList, hDstImage, hSrcImage, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, hDstImage); CG_ARG_WORD(3, hSrcImage); CG_ARG_WORD(4, hSignalEvent); CG_ARG_WORD(5, numWaitEvents); CG_ARG_WORD(6, phWaitEvents));
     CG_SHORT_CALL(zeCommandListAppendImageCopy, (hCommandList, hDstImage, hSrcImage, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code);
     return cgl_gp_zeCommandListAppendImageCopy(hCommandList, hDstImage, hSrcImage, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -3926,7 +3926,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendImageCopy
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopyRegion(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, ze_image_handle_t hSrcImage, const ze_image_region_t *pDstRegion, const ze_image_region_t *pSrcRegion, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    CG_ARGS_CALL(zeCommandListAppendImageCopyRegion, (hCommandList, hDstImage, hSrcImage, pDstRegion, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 9, 0, (hCommandList, hDstImage, hSrcImage, pDstRegion, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, hDstImage); CG_ARG_WORD(3, hSrcImage); CG_ARG_WORD(4, pDstRegion); CG_ARG_WORD(5, pSrcRegion); CG_ARG_WORD(6, hSignalEvent); CG_ARG_WORD(7, numWaitEvents); CG_ARG_WORD(8, phWaitEvents));
+    CG_ARGS_CALL(zeCommandListAppendImageCopyRegion, (hCommandList, hDstImage, hSrcImage, pDstRegion, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, hDstImage); CG_ARG_WORD(3, hSrcImage); CG_ARG_WORD(4, pDstRegion); CG_ARG_WORD(5, pSrcRegion); CG_ARG_WORD(6, hSignalEvent); CG_ARG_WORD(7, numWaitEvents); CG_ARG_WORD(8, phWaitEvents));
     CG_SHORT_CALL(zeCommandListAppendImageCopyRegion, (hCommandList, hDstImage, hSrcImage, pDstRegion, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code);
     return cgl_gp_zeCommandListAppendImageCopyRegion(hCommandList, hDstImage, hSrcImage, pDstRegion, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -3970,7 +3970,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendImageCopy
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopyToMemory(ze_command_list_handle_t hCommandList, void *dstptr, ze_image_handle_t hSrcImage, const ze_image_region_t *pSrcRegion, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    CG_ARGS_CALL(zeCommandListAppendImageCopyToMemory, (hCommandList, dstptr, hSrcImage, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 8, 0, (hCommandList, dstptr, hSrcImage, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, dstptr); CG_ARG_WORD(3, hSrcImage); CG_ARG_WORD(4, pSrcRegion); CG_ARG_WORD(5, hSignalEvent); CG_ARG_WORD(6, numWaitEvents); CG_ARG_WORD(7, phWaitEvents));
+    CG_ARGS_CALL(zeCommandListAppendImageCopyToMemory, (hCommandList, dstptr, hSrcImage, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, dstptr); CG_ARG_WORD(3, hSrcImage); CG_ARG_WORD(4, pSrcRegion); CG_ARG_WORD(5, hSignalEvent); CG_ARG_WORD(6, numWaitEvents); CG_ARG_WORD(7, phWaitEvents));
     CG_SHORT_CALL(zeCommandListAppendImageCopyToMemory, (hCommandList, dstptr, hSrcImage, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code);
     return cgl_gp_zeCommandListAppendImageCopyToMemory(hCommandList, dstptr, hSrcImage, pSrcRegion, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -4014,7 +4014,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendImageCopy
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopyFromMemory(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, const void *srcptr, const ze_image_region_t *pDstRegion, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    CG_ARGS_CALL(zeCommandListAppendImageCopyFromMemory, (hCommandList, hDstImage, srcptr, pDstRegion, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 8, 0, (hCommandList, hDstImage, srcptr, pDstRegion, hSignalEvent, numWaitEvents, phWaitEvents, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, hDstImage); CG_ARG_WORD(3, srcptr); CG_ARG_WORD(4, pDstRegion); CG_ARG_WORD(5, hSignalEvent); CG_ARG_WORD(6, numWaitEvents); CG_ARG_WORD(7, phWaitEvents));
+    CG_ARGS_CALL(zeCommandListAppendImageCopyFromMemory, (hCommandList, hDstImage, srcptr, pDstRegion, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, hDstImage); CG_ARG_WORD(3, srcptr); CG_ARG_WORD(4, pDstRegion); CG_ARG_WORD(5, hSignalEvent); CG_ARG_WORD(6, numWaitEvents); CG_ARG_WORD(7, phWaitEvents));
     CG_SHORT_CALL(zeCommandListAppendImageCopyFromMemory, (hCommandList, hDstImage, srcptr, pDstRegion, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code);
     return cgl_gp_zeCommandListAppendImageCopyFromMemory(hCommandList, hDstImage, srcptr, pDstRegion, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -4050,7 +4050,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemoryPre
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemoryPrefetch(ze_command_list_handle_t hCommandList, const void *ptr, size_t size)
 {
-    CG_ARGS_CALL(zeCommandListAppendMemoryPrefetch, (hCommandList, ptr, size), cgl_thunk_code, 4, 0, (hCommandList, ptr, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, size));
+    CG_ARGS_CALL(zeCommandListAppendMemoryPrefetch, (hCommandList, ptr, size), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, size));
     CG_SHORT_CALL(zeCommandListAppendMemoryPrefetch, (hCommandList, ptr, size), cgl_thunk_code);
     return cgl_gp_zeCommandListAppendMemoryPrefetch(hCommandList, ptr, size);
 }
@@ -4090,7 +4090,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendMemAdvise
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendMemAdvise(ze_command_list_handle_t hCommandList, ze_device_handle_t hDevice, const void *ptr, size_t size, ze_memory_advice_t advice)
 {
-    CG_ARGS_CALL(zeCommandListAppendMemAdvise, (hCommandList, hDevice, ptr, size, advice), cgl_thunk_code, 6, 0, (hCommandList, hDevice, ptr, size, advice, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, ptr); CG_ARG_WORD(4, size); CG_ARG_WORD(5, advice));
+    CG_ARGS_CALL(zeCommandListAppendMemAdvise, (hCommandList, hDevice, ptr, size, advice), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, ptr); CG_ARG_WORD(4, size); CG_ARG_WORD(5, advice));
     CG_SHORT_CALL(zeCommandListAppendMemAdvise, (hCommandList, hDevice, ptr, size, advice), cgl_thunk_code);
     return cgl_gp_zeCommandListAppendMemAdvise(hCommandList, hDevice, ptr, size, advice);
 }
@@ -4127,7 +4127,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeEventPoolCreate(ze_context
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolCreate(ze_context_handle_t hContext, const ze_event_pool_desc_t *desc, uint32_t numDevices, ze_device_handle_t *phDevices, ze_event_pool_handle_t *phEventPool)
 {
-    CG_ARGS_CALL(zeEventPoolCreate, (hContext, desc, numDevices, phDevices, phEventPool), cgl_thunk_code, 7, 1, (hContext, desc, numDevices, phDevices, phEventPool, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, numDevices); CG_ARG_WORD(4, phDevices); CG_ARG_WORD(5, phEventPool); CG_OUT_WORD(6, 0, phEventPool));
+    CG_ARGS_CALL(zeEventPoolCreate, (hContext, desc, numDevices, phDevices, phEventPool), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, numDevices); CG_ARG_WORD(4, phDevices); CG_ARG_WORD(5, phEventPool); CG_OUT_WORD(6, 0, phEventPool));
     CG_SHORT_CALL(zeEventPoolCreate, (hContext, desc, numDevices, phDevices, phEventPool), cgl_thunk_code);
     return cgl_gp_zeEventPoolCreate(hContext, desc, numDevices, phDevices, phEventPool);
 }
@@ -4159,7 +4159,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeEventPoolDestroy(ze_event_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolDestroy(ze_event_pool_handle_t hEventPool)
 {
-    CG_ARGS_CALL(zeEventPoolDestroy, (hEventPool), cgl_thunk_code, 2, 0, (hEventPool, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEventPool));
+    CG_ARGS_CALL(zeEventPoolDestroy, (hEventPool), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEventPool));
     CG_SHORT_CALL(zeEventPoolDestroy, (hEventPool), cgl_thunk_code);
     return cgl_gp_zeEventPoolDestroy(hEventPool);
 }
@@ -4195,7 +4195,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeEventCreate(ze_event_pool_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeEventCreate(ze_event_pool_handle_t hEventPool, const ze_event_desc_t *desc, ze_event_handle_t *phEvent)
 {
-    CG_ARGS_CALL(zeEventCreate, (hEventPool, desc, phEvent), cgl_thunk_code, 5, 1, (hEventPool, desc, phEvent, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEventPool); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, phEvent); CG_OUT_WORD(4, 0, phEvent));
+    CG_ARGS_CALL(zeEventCreate, (hEventPool, desc, phEvent), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEventPool); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, phEvent); CG_OUT_WORD(4, 0, phEvent));
     CG_SHORT_CALL(zeEventCreate, (hEventPool, desc, phEvent), cgl_thunk_code);
     return cgl_gp_zeEventCreate(hEventPool, desc, phEvent);
 }
@@ -4227,7 +4227,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeEventDestroy(ze_event_hand
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeEventDestroy(ze_event_handle_t hEvent)
 {
-    CG_ARGS_CALL(zeEventDestroy, (hEvent), cgl_thunk_code, 2, 0, (hEvent, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEvent));
+    CG_ARGS_CALL(zeEventDestroy, (hEvent), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEvent));
     CG_SHORT_CALL(zeEventDestroy, (hEvent), cgl_thunk_code);
     return cgl_gp_zeEventDestroy(hEvent);
 }
@@ -4258,7 +4258,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeEventPoolGetIpcHandle(ze_e
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolGetIpcHandle(ze_event_pool_handle_t hEventPool, ze_ipc_event_pool_handle_t *phIpc)
 {
-    CG_ARGS_CALL(zeEventPoolGetIpcHandle, (hEventPool, phIpc), cgl_thunk_code, 3, 0, (hEventPool, phIpc, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEventPool); CG_ARG_WORD(2, phIpc));
+    CG_ARGS_CALL(zeEventPoolGetIpcHandle, (hEventPool, phIpc), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEventPool); CG_ARG_WORD(2, phIpc));
     CG_SHORT_CALL(zeEventPoolGetIpcHandle, (hEventPool, phIpc), cgl_thunk_code);
     return cgl_gp_zeEventPoolGetIpcHandle(hEventPool, phIpc);
 }
@@ -4290,7 +4290,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeEventPoolOpenIpcHandle(ze_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolOpenIpcHandle(ze_context_handle_t hContext, ze_ipc_event_pool_handle_t hIpc, ze_event_pool_handle_t *phEventPool)
 {
-    CG_ARGS_CALL(zeEventPoolOpenIpcHandle, (hContext, hIpc, phEventPool), cgl_thunk_code, 4, 1, (hContext, hIpc, phEventPool, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, phEventPool); CG_OUT_WORD(3, 0, phEventPool));
+    CG_ARGS_CALL(zeEventPoolOpenIpcHandle, (hContext, hIpc, phEventPool), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, phEventPool); CG_OUT_WORD(3, 0, phEventPool));
     CG_SHORT_CALL(zeEventPoolOpenIpcHandle, (hContext, hIpc, phEventPool), cgl_thunk_code);
     return cgl_gp_zeEventPoolOpenIpcHandle(hContext, hIpc, phEventPool);
 }
@@ -4322,7 +4322,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeEventPoolCloseIpcHandle(ze
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeEventPoolCloseIpcHandle(ze_event_pool_handle_t hEventPool)
 {
-    CG_ARGS_CALL(zeEventPoolCloseIpcHandle, (hEventPool), cgl_thunk_code, 2, 0, (hEventPool, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEventPool));
+    CG_ARGS_CALL(zeEventPoolCloseIpcHandle, (hEventPool), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEventPool));
     CG_SHORT_CALL(zeEventPoolCloseIpcHandle, (hEventPool), cgl_thunk_code);
     return cgl_gp_zeEventPoolCloseIpcHandle(hEventPool);
 }
@@ -4356,7 +4356,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendSignalEve
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendSignalEvent(ze_command_list_handle_t hCommandList, ze_event_handle_t hEvent)
 {
-    CG_ARGS_CALL(zeCommandListAppendSignalEvent, (hCommandList, hEvent), cgl_thunk_code, 3, 0, (hCommandList, hEvent, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, hEvent));
+    CG_ARGS_CALL(zeCommandListAppendSignalEvent, (hCommandList, hEvent), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, hEvent));
     CG_SHORT_CALL(zeCommandListAppendSignalEvent, (hCommandList, hEvent), cgl_thunk_code);
     return cgl_gp_zeCommandListAppendSignalEvent(hCommandList, hEvent);
 }
@@ -4392,7 +4392,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendWaitOnEve
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendWaitOnEvents(ze_command_list_handle_t hCommandList, uint32_t numEvents, ze_event_handle_t *phEvents)
 {
-    CG_ARGS_CALL(zeCommandListAppendWaitOnEvents, (hCommandList, numEvents, phEvents), cgl_thunk_code, 4, 0, (hCommandList, numEvents, phEvents, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, numEvents); CG_ARG_WORD(3, phEvents));
+    CG_ARGS_CALL(zeCommandListAppendWaitOnEvents, (hCommandList, numEvents, phEvents), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, numEvents); CG_ARG_WORD(3, phEvents));
     CG_SHORT_CALL(zeCommandListAppendWaitOnEvents, (hCommandList, numEvents, phEvents), cgl_thunk_code);
     return cgl_gp_zeCommandListAppendWaitOnEvents(hCommandList, numEvents, phEvents);
 }
@@ -4421,7 +4421,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeEventHostSignal(ze_event_h
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeEventHostSignal(ze_event_handle_t hEvent)
 {
-    CG_ARGS_CALL(zeEventHostSignal, (hEvent), cgl_thunk_code, 2, 0, (hEvent, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEvent));
+    CG_ARGS_CALL(zeEventHostSignal, (hEvent), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEvent));
     CG_SHORT_CALL(zeEventHostSignal, (hEvent), cgl_thunk_code);
     return cgl_gp_zeEventHostSignal(hEvent);
 }
@@ -4455,7 +4455,7 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeEventHostSynchronize(ze_ev
 {
     CG_WAIT_ARGS(zeEventHostSynchronize, (uint64_t)(uintptr_t)hEvent, (uint64_t)timeout);
     CG_BLOCKING_CALL(zeEventHostSynchronize, (hEvent, timeout), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(zeEventHostSynchronize, (hEvent, timeout), cgl_thunk_code, 3, 0, (hEvent, timeout, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEvent); CG_ARG_WORD(2, timeout));
+    CG_ARGS_CALL(zeEventHostSynchronize, (hEvent, timeout), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEvent); CG_ARG_WORD(2, timeout));
     CG_SHORT_CALL(zeEventHostSynchronize, (hEvent, timeout), cgl_thunk_code);
     return cgl_gp_zeEventHostSynchronize(hEvent, timeout);
 }
@@ -4484,7 +4484,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeEventQueryStatus(ze_event_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeEventQueryStatus(ze_event_handle_t hEvent)
 {
-    CG_ARGS_CALL(zeEventQueryStatus, (hEvent), cgl_thunk_code, 2, 0, (hEvent, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEvent));
+    CG_ARGS_CALL(zeEventQueryStatus, (hEvent), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEvent));
     CG_SHORT_CALL(zeEventQueryStatus, (hEvent), cgl_thunk_code);
     return cgl_gp_zeEventQueryStatus(hEvent);
 }
@@ -4518,7 +4518,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendEventRese
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendEventReset(ze_command_list_handle_t hCommandList, ze_event_handle_t hEvent)
 {
-    CG_ARGS_CALL(zeCommandListAppendEventReset, (hCommandList, hEvent), cgl_thunk_code, 3, 0, (hCommandList, hEvent, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, hEvent));
+    CG_ARGS_CALL(zeCommandListAppendEventReset, (hCommandList, hEvent), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, hEvent));
     CG_SHORT_CALL(zeCommandListAppendEventReset, (hCommandList, hEvent), cgl_thunk_code);
     return cgl_gp_zeCommandListAppendEventReset(hCommandList, hEvent);
 }
@@ -4547,7 +4547,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeEventHostReset(ze_event_ha
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeEventHostReset(ze_event_handle_t hEvent)
 {
-    CG_ARGS_CALL(zeEventHostReset, (hEvent), cgl_thunk_code, 2, 0, (hEvent, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEvent));
+    CG_ARGS_CALL(zeEventHostReset, (hEvent), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEvent));
     CG_SHORT_CALL(zeEventHostReset, (hEvent), cgl_thunk_code);
     return cgl_gp_zeEventHostReset(hEvent);
 }
@@ -4578,7 +4578,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeEventQueryKernelTimestamp(
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeEventQueryKernelTimestamp(ze_event_handle_t hEvent, ze_kernel_timestamp_result_t *dstptr)
 {
-    CG_ARGS_CALL(zeEventQueryKernelTimestamp, (hEvent, dstptr), cgl_thunk_code, 3, 0, (hEvent, dstptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEvent); CG_ARG_WORD(2, dstptr));
+    CG_ARGS_CALL(zeEventQueryKernelTimestamp, (hEvent, dstptr), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEvent); CG_ARG_WORD(2, dstptr));
     CG_SHORT_CALL(zeEventQueryKernelTimestamp, (hEvent, dstptr), cgl_thunk_code);
     return cgl_gp_zeEventQueryKernelTimestamp(hEvent, dstptr);
 }
@@ -4624,7 +4624,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendQueryKern
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendQueryKernelTimestamps(ze_command_list_handle_t hCommandList, uint32_t numEvents, ze_event_handle_t *phEvents, void *dstptr, const size_t *pOffsets, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    CG_ARGS_CALL(zeCommandListAppendQueryKernelTimestamps, (hCommandList, numEvents, phEvents, dstptr, pOffsets, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 9, 0, (hCommandList, numEvents, phEvents, dstptr, pOffsets, hSignalEvent, numWaitEvents, phWaitEvents, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, numEvents); CG_ARG_WORD(3, phEvents); CG_ARG_WORD(4, dstptr); CG_ARG_WORD(5, pOffsets); CG_ARG_WORD(6, hSignalEvent); CG_ARG_WORD(7, numWaitEvents); CG_ARG_WORD(8, phWaitEvents));
+    CG_ARGS_CALL(zeCommandListAppendQueryKernelTimestamps, (hCommandList, numEvents, phEvents, dstptr, pOffsets, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, numEvents); CG_ARG_WORD(3, phEvents); CG_ARG_WORD(4, dstptr); CG_ARG_WORD(5, pOffsets); CG_ARG_WORD(6, hSignalEvent); CG_ARG_WORD(7, numWaitEvents); CG_ARG_WORD(8, phWaitEvents));
     CG_SHORT_CALL(zeCommandListAppendQueryKernelTimestamps, (hCommandList, numEvents, phEvents, dstptr, pOffsets, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code);
     return cgl_gp_zeCommandListAppendQueryKernelTimestamps(hCommandList, numEvents, phEvents, dstptr, pOffsets, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -4657,7 +4657,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeFenceCreate(ze_command_que
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceCreate(ze_command_queue_handle_t hCommandQueue, const ze_fence_desc_t *desc, ze_fence_handle_t *phFence)
 {
-    CG_ARGS_CALL(zeFenceCreate, (hCommandQueue, desc, phFence), cgl_thunk_code, 5, 1, (hCommandQueue, desc, phFence, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandQueue); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, phFence); CG_OUT_WORD(4, 0, phFence));
+    CG_ARGS_CALL(zeFenceCreate, (hCommandQueue, desc, phFence), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandQueue); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, phFence); CG_OUT_WORD(4, 0, phFence));
     CG_SHORT_CALL(zeFenceCreate, (hCommandQueue, desc, phFence), cgl_thunk_code);
     return cgl_gp_zeFenceCreate(hCommandQueue, desc, phFence);
 }
@@ -4689,7 +4689,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeFenceDestroy(ze_fence_hand
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceDestroy(ze_fence_handle_t hFence)
 {
-    CG_ARGS_CALL(zeFenceDestroy, (hFence), cgl_thunk_code, 2, 0, (hFence, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFence));
+    CG_ARGS_CALL(zeFenceDestroy, (hFence), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFence));
     CG_SHORT_CALL(zeFenceDestroy, (hFence), cgl_thunk_code);
     return cgl_gp_zeFenceDestroy(hFence);
 }
@@ -4723,7 +4723,7 @@ static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceHostSynchronize(ze_fe
 {
     CG_WAIT_ARGS(zeFenceHostSynchronize, (uint64_t)(uintptr_t)hFence, (uint64_t)timeout);
     CG_BLOCKING_CALL(zeFenceHostSynchronize, (hFence, timeout), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(zeFenceHostSynchronize, (hFence, timeout), cgl_thunk_code, 3, 0, (hFence, timeout, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFence); CG_ARG_WORD(2, timeout));
+    CG_ARGS_CALL(zeFenceHostSynchronize, (hFence, timeout), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFence); CG_ARG_WORD(2, timeout));
     CG_SHORT_CALL(zeFenceHostSynchronize, (hFence, timeout), cgl_thunk_code);
     return cgl_gp_zeFenceHostSynchronize(hFence, timeout);
 }
@@ -4752,7 +4752,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeFenceQueryStatus(ze_fence_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceQueryStatus(ze_fence_handle_t hFence)
 {
-    CG_ARGS_CALL(zeFenceQueryStatus, (hFence), cgl_thunk_code, 2, 0, (hFence, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFence));
+    CG_ARGS_CALL(zeFenceQueryStatus, (hFence), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFence));
     CG_SHORT_CALL(zeFenceQueryStatus, (hFence), cgl_thunk_code);
     return cgl_gp_zeFenceQueryStatus(hFence);
 }
@@ -4781,7 +4781,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeFenceReset(ze_fence_handle
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeFenceReset(ze_fence_handle_t hFence)
 {
-    CG_ARGS_CALL(zeFenceReset, (hFence), cgl_thunk_code, 2, 0, (hFence, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFence));
+    CG_ARGS_CALL(zeFenceReset, (hFence), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFence));
     CG_SHORT_CALL(zeFenceReset, (hFence), cgl_thunk_code);
     return cgl_gp_zeFenceReset(hFence);
 }
@@ -4814,7 +4814,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeImageGetProperties(ze_devi
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeImageGetProperties(ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_properties_t *pImageProperties)
 {
-    CG_ARGS_CALL(zeImageGetProperties, (hDevice, desc, pImageProperties), cgl_thunk_code, 4, 0, (hDevice, desc, pImageProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, pImageProperties));
+    CG_ARGS_CALL(zeImageGetProperties, (hDevice, desc, pImageProperties), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, pImageProperties));
     CG_SHORT_CALL(zeImageGetProperties, (hDevice, desc, pImageProperties), cgl_thunk_code);
     return cgl_gp_zeImageGetProperties(hDevice, desc, pImageProperties);
 }
@@ -4849,7 +4849,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeImageCreate(ze_context_han
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeImageCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_handle_t *phImage)
 {
-    CG_ARGS_CALL(zeImageCreate, (hContext, hDevice, desc, phImage), cgl_thunk_code, 6, 1, (hContext, hDevice, desc, phImage, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, desc); CG_ARG_WORD(4, phImage); CG_OUT_WORD(5, 0, phImage));
+    CG_ARGS_CALL(zeImageCreate, (hContext, hDevice, desc, phImage), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, desc); CG_ARG_WORD(4, phImage); CG_OUT_WORD(5, 0, phImage));
     CG_SHORT_CALL(zeImageCreate, (hContext, hDevice, desc, phImage), cgl_thunk_code);
     return cgl_gp_zeImageCreate(hContext, hDevice, desc, phImage);
 }
@@ -4881,7 +4881,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeImageDestroy(ze_image_hand
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeImageDestroy(ze_image_handle_t hImage)
 {
-    CG_ARGS_CALL(zeImageDestroy, (hImage), cgl_thunk_code, 2, 0, (hImage, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hImage));
+    CG_ARGS_CALL(zeImageDestroy, (hImage), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hImage));
     CG_SHORT_CALL(zeImageDestroy, (hImage), cgl_thunk_code);
     return cgl_gp_zeImageDestroy(hImage);
 }
@@ -4922,7 +4922,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeMemAllocShared(ze_context_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeMemAllocShared(ze_context_handle_t hContext, const ze_device_mem_alloc_desc_t *device_desc, const ze_host_mem_alloc_desc_t *host_desc, size_t size, size_t alignment, ze_device_handle_t hDevice, void **pptr)
 {
-    CG_ARGS_CALL(zeMemAllocShared, (hContext, device_desc, host_desc, size, alignment, hDevice, pptr), cgl_thunk_code, 9, 1, (hContext, device_desc, host_desc, size, alignment, hDevice, pptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, device_desc); CG_ARG_WORD(3, host_desc); CG_ARG_WORD(4, size); CG_ARG_WORD(5, alignment); CG_ARG_WORD(6, hDevice); CG_ARG_WORD(7, pptr); CG_OUT_WORD(8, 0, pptr));
+    CG_ARGS_CALL(zeMemAllocShared, (hContext, device_desc, host_desc, size, alignment, hDevice, pptr), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, device_desc); CG_ARG_WORD(3, host_desc); CG_ARG_WORD(4, size); CG_ARG_WORD(5, alignment); CG_ARG_WORD(6, hDevice); CG_ARG_WORD(7, pptr); CG_OUT_WORD(8, 0, pptr));
     CG_SHORT_CALL(zeMemAllocShared, (hContext, device_desc, host_desc, size, alignment, hDevice, pptr), cgl_thunk_code);
     return cgl_gp_zeMemAllocShared(hContext, device_desc, host_desc, size, alignment, hDevice, pptr);
 }
@@ -4961,7 +4961,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeMemAllocDevice(ze_context_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeMemAllocDevice(ze_context_handle_t hContext, const ze_device_mem_alloc_desc_t *device_desc, size_t size, size_t alignment, ze_device_handle_t hDevice, void **pptr)
 {
-    CG_ARGS_CALL(zeMemAllocDevice, (hContext, device_desc, size, alignment, hDevice, pptr), cgl_thunk_code, 8, 1, (hContext, device_desc, size, alignment, hDevice, pptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, device_desc); CG_ARG_WORD(3, size); CG_ARG_WORD(4, alignment); CG_ARG_WORD(5, hDevice); CG_ARG_WORD(6, pptr); CG_OUT_WORD(7, 0, pptr));
+    CG_ARGS_CALL(zeMemAllocDevice, (hContext, device_desc, size, alignment, hDevice, pptr), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, device_desc); CG_ARG_WORD(3, size); CG_ARG_WORD(4, alignment); CG_ARG_WORD(5, hDevice); CG_ARG_WORD(6, pptr); CG_OUT_WORD(7, 0, pptr));
     CG_SHORT_CALL(zeMemAllocDevice, (hContext, device_desc, size, alignment, hDevice, pptr), cgl_thunk_code);
     return cgl_gp_zeMemAllocDevice(hContext, device_desc, size, alignment, hDevice, pptr);
 }
@@ -4998,7 +4998,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeMemAllocHost(ze_context_ha
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeMemAllocHost(ze_context_handle_t hContext, const ze_host_mem_alloc_desc_t *host_desc, size_t size, size_t alignment, void **pptr)
 {
-    CG_ARGS_CALL(zeMemAllocHost, (hContext, host_desc, size, alignment, pptr), cgl_thunk_code, 7, 1, (hContext, host_desc, size, alignment, pptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, host_desc); CG_ARG_WORD(3, size); CG_ARG_WORD(4, alignment); CG_ARG_WORD(5, pptr); CG_OUT_WORD(6, 0, pptr));
+    CG_ARGS_CALL(zeMemAllocHost, (hContext, host_desc, size, alignment, pptr), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, host_desc); CG_ARG_WORD(3, size); CG_ARG_WORD(4, alignment); CG_ARG_WORD(5, pptr); CG_OUT_WORD(6, 0, pptr));
     CG_SHORT_CALL(zeMemAllocHost, (hContext, host_desc, size, alignment, pptr), cgl_thunk_code);
     return cgl_gp_zeMemAllocHost(hContext, host_desc, size, alignment, pptr);
 }
@@ -5029,7 +5029,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeMemFree(ze_context_handle_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeMemFree(ze_context_handle_t hContext, void *ptr)
 {
-    CG_ARGS_CALL(zeMemFree, (hContext, ptr), cgl_thunk_code, 3, 0, (hContext, ptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, ptr));
+    CG_ARGS_CALL(zeMemFree, (hContext, ptr), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, ptr));
     CG_SHORT_CALL(zeMemFree, (hContext, ptr), cgl_thunk_code);
     return cgl_gp_zeMemFree(hContext, ptr);
 }
@@ -5064,7 +5064,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeMemGetAllocProperties(ze_c
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeMemGetAllocProperties(ze_context_handle_t hContext, const void *ptr, ze_memory_allocation_properties_t *pMemAllocProperties, ze_device_handle_t *phDevice)
 {
-    CG_ARGS_CALL(zeMemGetAllocProperties, (hContext, ptr, pMemAllocProperties, phDevice), cgl_thunk_code, 6, 1, (hContext, ptr, pMemAllocProperties, phDevice, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, pMemAllocProperties); CG_ARG_WORD(4, phDevice); CG_OUT_WORD(5, 0, phDevice));
+    CG_ARGS_CALL(zeMemGetAllocProperties, (hContext, ptr, pMemAllocProperties, phDevice), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, pMemAllocProperties); CG_ARG_WORD(4, phDevice); CG_OUT_WORD(5, 0, phDevice));
     CG_SHORT_CALL(zeMemGetAllocProperties, (hContext, ptr, pMemAllocProperties, phDevice), cgl_thunk_code);
     return cgl_gp_zeMemGetAllocProperties(hContext, ptr, pMemAllocProperties, phDevice);
 }
@@ -5099,7 +5099,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeMemGetAddressRange(ze_cont
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeMemGetAddressRange(ze_context_handle_t hContext, const void *ptr, void **pBase, size_t *pSize)
 {
-    CG_ARGS_CALL(zeMemGetAddressRange, (hContext, ptr, pBase, pSize), cgl_thunk_code, 6, 1, (hContext, ptr, pBase, pSize, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, pBase); CG_ARG_WORD(4, pSize); CG_OUT_WORD(5, 0, pSize));
+    CG_ARGS_CALL(zeMemGetAddressRange, (hContext, ptr, pBase, pSize), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, pBase); CG_ARG_WORD(4, pSize); CG_OUT_WORD(5, 0, pSize));
     CG_SHORT_CALL(zeMemGetAddressRange, (hContext, ptr, pBase, pSize), cgl_thunk_code);
     return cgl_gp_zeMemGetAddressRange(hContext, ptr, pBase, pSize);
 }
@@ -5132,7 +5132,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeMemGetIpcHandle(ze_context
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeMemGetIpcHandle(ze_context_handle_t hContext, const void *ptr, ze_ipc_mem_handle_t *pIpcHandle)
 {
-    CG_ARGS_CALL(zeMemGetIpcHandle, (hContext, ptr, pIpcHandle), cgl_thunk_code, 4, 0, (hContext, ptr, pIpcHandle, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, pIpcHandle));
+    CG_ARGS_CALL(zeMemGetIpcHandle, (hContext, ptr, pIpcHandle), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, pIpcHandle));
     CG_SHORT_CALL(zeMemGetIpcHandle, (hContext, ptr, pIpcHandle), cgl_thunk_code);
     return cgl_gp_zeMemGetIpcHandle(hContext, ptr, pIpcHandle);
 }
@@ -5168,7 +5168,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeMemOpenIpcHandle(ze_contex
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeMemOpenIpcHandle(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_ipc_mem_handle_t handle, ze_ipc_memory_flags_t flags, void **pptr)
 {
-    CG_ARGS_CALL(zeMemOpenIpcHandle, (hContext, hDevice, handle, flags, pptr), cgl_thunk_code, 6, 1, (hContext, hDevice, handle, flags, pptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, flags); CG_ARG_WORD(4, pptr); CG_OUT_WORD(5, 0, pptr));
+    CG_ARGS_CALL(zeMemOpenIpcHandle, (hContext, hDevice, handle, flags, pptr), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, flags); CG_ARG_WORD(4, pptr); CG_OUT_WORD(5, 0, pptr));
     CG_SHORT_CALL(zeMemOpenIpcHandle, (hContext, hDevice, handle, flags, pptr), cgl_thunk_code);
     return cgl_gp_zeMemOpenIpcHandle(hContext, hDevice, handle, flags, pptr);
 }
@@ -5199,7 +5199,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeMemCloseIpcHandle(ze_conte
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeMemCloseIpcHandle(ze_context_handle_t hContext, const void *ptr)
 {
-    CG_ARGS_CALL(zeMemCloseIpcHandle, (hContext, ptr), cgl_thunk_code, 3, 0, (hContext, ptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, ptr));
+    CG_ARGS_CALL(zeMemCloseIpcHandle, (hContext, ptr), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, ptr));
     CG_SHORT_CALL(zeMemCloseIpcHandle, (hContext, ptr), cgl_thunk_code);
     return cgl_gp_zeMemCloseIpcHandle(hContext, ptr);
 }
@@ -5237,7 +5237,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleCreate(ze_context_ha
 static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_module_desc_t *desc, ze_module_handle_t *phModule, ze_module_build_log_handle_t *phBuildLog)
 {
     CG_BLOCKING_CALL(zeModuleCreate, (hContext, hDevice, desc, phModule, phBuildLog), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(zeModuleCreate, (hContext, hDevice, desc, phModule, phBuildLog), cgl_thunk_code, 8, 1, (hContext, hDevice, desc, phModule, phBuildLog, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, desc); CG_ARG_WORD(4, phModule); CG_ARG_WORD(5, phBuildLog); CG_OUT_WORD(6, 0, phModule); CG_OUT_WORD(7, 1, phBuildLog));
+    CG_ARGS_CALL(zeModuleCreate, (hContext, hDevice, desc, phModule, phBuildLog), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, desc); CG_ARG_WORD(4, phModule); CG_ARG_WORD(5, phBuildLog); CG_OUT_WORD(6, 0, phModule); CG_OUT_WORD(7, 1, phBuildLog));
     CG_SHORT_CALL(zeModuleCreate, (hContext, hDevice, desc, phModule, phBuildLog), cgl_thunk_code);
     return cgl_gp_zeModuleCreate(hContext, hDevice, desc, phModule, phBuildLog);
 }
@@ -5269,7 +5269,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleDestroy(ze_module_ha
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleDestroy(ze_module_handle_t hModule)
 {
-    CG_ARGS_CALL(zeModuleDestroy, (hModule), cgl_thunk_code, 2, 0, (hModule, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hModule));
+    CG_ARGS_CALL(zeModuleDestroy, (hModule), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hModule));
     CG_SHORT_CALL(zeModuleDestroy, (hModule), cgl_thunk_code);
     return cgl_gp_zeModuleDestroy(hModule);
 }
@@ -5303,7 +5303,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleDynamicLink(uint32_t
 static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleDynamicLink(uint32_t numModules, ze_module_handle_t *phModules, ze_module_build_log_handle_t *phLinkLog)
 {
     CG_BLOCKING_CALL(zeModuleDynamicLink, (numModules, phModules, phLinkLog), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(zeModuleDynamicLink, (numModules, phModules, phLinkLog), cgl_thunk_code, 4, 0, (numModules, phModules, phLinkLog, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, numModules); CG_ARG_WORD(2, phModules); CG_ARG_WORD(3, phLinkLog));
+    CG_ARGS_CALL(zeModuleDynamicLink, (numModules, phModules, phLinkLog), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, numModules); CG_ARG_WORD(2, phModules); CG_ARG_WORD(3, phLinkLog));
     CG_SHORT_CALL(zeModuleDynamicLink, (numModules, phModules, phLinkLog), cgl_thunk_code);
     return cgl_gp_zeModuleDynamicLink(numModules, phModules, phLinkLog);
 }
@@ -5335,7 +5335,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleBuildLogDestroy(ze_m
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleBuildLogDestroy(ze_module_build_log_handle_t hModuleBuildLog)
 {
-    CG_ARGS_CALL(zeModuleBuildLogDestroy, (hModuleBuildLog), cgl_thunk_code, 2, 0, (hModuleBuildLog, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hModuleBuildLog));
+    CG_ARGS_CALL(zeModuleBuildLogDestroy, (hModuleBuildLog), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hModuleBuildLog));
     CG_SHORT_CALL(zeModuleBuildLogDestroy, (hModuleBuildLog), cgl_thunk_code);
     return cgl_gp_zeModuleBuildLogDestroy(hModuleBuildLog);
 }
@@ -5368,7 +5368,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleBuildLogGetString(ze
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleBuildLogGetString(ze_module_build_log_handle_t hModuleBuildLog, size_t *pSize, char *pBuildLog)
 {
-    CG_ARGS_CALL(zeModuleBuildLogGetString, (hModuleBuildLog, pSize, pBuildLog), cgl_thunk_code, 5, 1, (hModuleBuildLog, pSize, pBuildLog, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hModuleBuildLog); CG_ARG_WORD(2, pSize); CG_ARG_WORD(3, pBuildLog); CG_OUT_WORD(4, 0, pSize));
+    CG_ARGS_CALL(zeModuleBuildLogGetString, (hModuleBuildLog, pSize, pBuildLog), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hModuleBuildLog); CG_ARG_WORD(2, pSize); CG_ARG_WORD(3, pBuildLog); CG_OUT_WORD(4, 0, pSize));
     CG_SHORT_CALL(zeModuleBuildLogGetString, (hModuleBuildLog, pSize, pBuildLog), cgl_thunk_code);
     return cgl_gp_zeModuleBuildLogGetString(hModuleBuildLog, pSize, pBuildLog);
 }
@@ -5401,7 +5401,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleGetNativeBinary(ze_m
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetNativeBinary(ze_module_handle_t hModule, size_t *pSize, uint8_t *pModuleNativeBinary)
 {
-    CG_ARGS_CALL(zeModuleGetNativeBinary, (hModule, pSize, pModuleNativeBinary), cgl_thunk_code, 5, 1, (hModule, pSize, pModuleNativeBinary, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hModule); CG_ARG_WORD(2, pSize); CG_ARG_WORD(3, pModuleNativeBinary); CG_OUT_WORD(4, 0, pSize));
+    CG_ARGS_CALL(zeModuleGetNativeBinary, (hModule, pSize, pModuleNativeBinary), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hModule); CG_ARG_WORD(2, pSize); CG_ARG_WORD(3, pModuleNativeBinary); CG_OUT_WORD(4, 0, pSize));
     CG_SHORT_CALL(zeModuleGetNativeBinary, (hModule, pSize, pModuleNativeBinary), cgl_thunk_code);
     return cgl_gp_zeModuleGetNativeBinary(hModule, pSize, pModuleNativeBinary);
 }
@@ -5468,7 +5468,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleGetKernelNames(ze_mo
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetKernelNames(ze_module_handle_t hModule, uint32_t *pCount, const char **pNames)
 {
-    CG_ARGS_CALL(zeModuleGetKernelNames, (hModule, pCount, pNames), cgl_thunk_code, 5, 1, (hModule, pCount, pNames, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hModule); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pNames); CG_OUT_WORD(4, 0, pCount));
+    CG_ARGS_CALL(zeModuleGetKernelNames, (hModule, pCount, pNames), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hModule); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pNames); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zeModuleGetKernelNames, (hModule, pCount, pNames), cgl_thunk_code);
     return cgl_gp_zeModuleGetKernelNames(hModule, pCount, pNames);
 }
@@ -5499,7 +5499,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleGetProperties(ze_mod
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleGetProperties(ze_module_handle_t hModule, ze_module_properties_t *pModuleProperties)
 {
-    CG_ARGS_CALL(zeModuleGetProperties, (hModule, pModuleProperties), cgl_thunk_code, 3, 0, (hModule, pModuleProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hModule); CG_ARG_WORD(2, pModuleProperties));
+    CG_ARGS_CALL(zeModuleGetProperties, (hModule, pModuleProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hModule); CG_ARG_WORD(2, pModuleProperties));
     CG_SHORT_CALL(zeModuleGetProperties, (hModule, pModuleProperties), cgl_thunk_code);
     return cgl_gp_zeModuleGetProperties(hModule, pModuleProperties);
 }
@@ -5532,7 +5532,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelCreate(ze_module_han
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelCreate(ze_module_handle_t hModule, const ze_kernel_desc_t *desc, ze_kernel_handle_t *phKernel)
 {
-    CG_ARGS_CALL(zeKernelCreate, (hModule, desc, phKernel), cgl_thunk_code, 5, 1, (hModule, desc, phKernel, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hModule); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, phKernel); CG_OUT_WORD(4, 0, phKernel));
+    CG_ARGS_CALL(zeKernelCreate, (hModule, desc, phKernel), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hModule); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, phKernel); CG_OUT_WORD(4, 0, phKernel));
     CG_SHORT_CALL(zeKernelCreate, (hModule, desc, phKernel), cgl_thunk_code);
     return cgl_gp_zeKernelCreate(hModule, desc, phKernel);
 }
@@ -5564,7 +5564,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelDestroy(ze_kernel_ha
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelDestroy(ze_kernel_handle_t hKernel)
 {
-    CG_ARGS_CALL(zeKernelDestroy, (hKernel), cgl_thunk_code, 2, 0, (hKernel, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel));
+    CG_ARGS_CALL(zeKernelDestroy, (hKernel), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel));
     CG_SHORT_CALL(zeKernelDestroy, (hKernel), cgl_thunk_code);
     return cgl_gp_zeKernelDestroy(hKernel);
 }
@@ -5634,7 +5634,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSetGroupSize(ze_kern
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetGroupSize(ze_kernel_handle_t hKernel, uint32_t groupSizeX, uint32_t groupSizeY, uint32_t groupSizeZ)
 {
-    CG_ARGS_CALL(zeKernelSetGroupSize, (hKernel, groupSizeX, groupSizeY, groupSizeZ), cgl_thunk_code, 5, 0, (hKernel, groupSizeX, groupSizeY, groupSizeZ, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel); CG_ARG_WORD(2, groupSizeX); CG_ARG_WORD(3, groupSizeY); CG_ARG_WORD(4, groupSizeZ));
+    CG_ARGS_CALL(zeKernelSetGroupSize, (hKernel, groupSizeX, groupSizeY, groupSizeZ), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel); CG_ARG_WORD(2, groupSizeX); CG_ARG_WORD(3, groupSizeY); CG_ARG_WORD(4, groupSizeZ));
     CG_SHORT_CALL(zeKernelSetGroupSize, (hKernel, groupSizeX, groupSizeY, groupSizeZ), cgl_thunk_code);
     return cgl_gp_zeKernelSetGroupSize(hKernel, groupSizeX, groupSizeY, groupSizeZ);
 }
@@ -5675,7 +5675,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSuggestGroupSize(ze_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSuggestGroupSize(ze_kernel_handle_t hKernel, uint32_t globalSizeX, uint32_t globalSizeY, uint32_t globalSizeZ, uint32_t *groupSizeX, uint32_t *groupSizeY, uint32_t *groupSizeZ)
 {
-    CG_ARGS_CALL(zeKernelSuggestGroupSize, (hKernel, globalSizeX, globalSizeY, globalSizeZ, groupSizeX, groupSizeY, groupSizeZ), cgl_thunk_code, 11, 1, (hKernel, globalSizeX, globalSizeY, globalSizeZ, groupSizeX, groupSizeY, groupSizeZ, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel); CG_ARG_WORD(2, globalSizeX); CG_ARG_WORD(3, globalSizeY); CG_ARG_WORD(4, globalSizeZ); CG_ARG_WORD(5, groupSizeX); CG_ARG_WORD(6, groupSizeY); CG_ARG_WORD(7, groupSizeZ); CG_OUT_WORD(8, 0, groupSizeX); CG_OUT_WORD(9, 1, groupSizeY); CG_OUT_WORD(10, 2, groupSizeZ));
+    CG_ARGS_CALL(zeKernelSuggestGroupSize, (hKernel, globalSizeX, globalSizeY, globalSizeZ, groupSizeX, groupSizeY, groupSizeZ), cgl_thunk_code, 11, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel); CG_ARG_WORD(2, globalSizeX); CG_ARG_WORD(3, globalSizeY); CG_ARG_WORD(4, globalSizeZ); CG_ARG_WORD(5, groupSizeX); CG_ARG_WORD(6, groupSizeY); CG_ARG_WORD(7, groupSizeZ); CG_OUT_WORD(8, 0, groupSizeX); CG_OUT_WORD(9, 1, groupSizeY); CG_OUT_WORD(10, 2, groupSizeZ));
     CG_SHORT_CALL(zeKernelSuggestGroupSize, (hKernel, globalSizeX, globalSizeY, globalSizeZ, groupSizeX, groupSizeY, groupSizeZ), cgl_thunk_code);
     return cgl_gp_zeKernelSuggestGroupSize(hKernel, globalSizeX, globalSizeY, globalSizeZ, groupSizeX, groupSizeY, groupSizeZ);
 }
@@ -5706,7 +5706,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSuggestMaxCooperativ
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSuggestMaxCooperativeGroupCount(ze_kernel_handle_t hKernel, uint32_t *totalGroupCount)
 {
-    CG_ARGS_CALL(zeKernelSuggestMaxCooperativeGroupCount, (hKernel, totalGroupCount), cgl_thunk_code, 3, 0, (hKernel, totalGroupCount, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel); CG_ARG_WORD(2, totalGroupCount));
+    CG_ARGS_CALL(zeKernelSuggestMaxCooperativeGroupCount, (hKernel, totalGroupCount), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel); CG_ARG_WORD(2, totalGroupCount));
     CG_SHORT_CALL(zeKernelSuggestMaxCooperativeGroupCount, (hKernel, totalGroupCount), cgl_thunk_code);
     return cgl_gp_zeKernelSuggestMaxCooperativeGroupCount(hKernel, totalGroupCount);
 }
@@ -5744,7 +5744,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSetArgumentValue(ze_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetArgumentValue(ze_kernel_handle_t hKernel, uint32_t argIndex, size_t argSize, const void *pArgValue)
 {
-    CG_ARGS_CALL(zeKernelSetArgumentValue, (hKernel, argIndex, argSize, pArgValue), cgl_thunk_code, 5, 0, (hKernel, argIndex, argSize, pArgValue, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel); CG_ARG_WORD(2, argIndex); CG_ARG_WORD(3, argSize); CG_ARG_WORD(4, pArgValue));
+    CG_ARGS_CALL(zeKernelSetArgumentValue, (hKernel, argIndex, argSize, pArgValue), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel); CG_ARG_WORD(2, argIndex); CG_ARG_WORD(3, argSize); CG_ARG_WORD(4, pArgValue));
     CG_SHORT_CALL(zeKernelSetArgumentValue, (hKernel, argIndex, argSize, pArgValue), cgl_thunk_code);
     return cgl_gp_zeKernelSetArgumentValue(hKernel, argIndex, argSize, pArgValue);
 }
@@ -5778,7 +5778,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSetIndirectAccess(ze
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetIndirectAccess(ze_kernel_handle_t hKernel, ze_kernel_indirect_access_flags_t flags)
 {
-    CG_ARGS_CALL(zeKernelSetIndirectAccess, (hKernel, flags), cgl_thunk_code, 3, 0, (hKernel, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel); CG_ARG_WORD(2, flags));
+    CG_ARGS_CALL(zeKernelSetIndirectAccess, (hKernel, flags), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel); CG_ARG_WORD(2, flags));
     CG_SHORT_CALL(zeKernelSetIndirectAccess, (hKernel, flags), cgl_thunk_code);
     return cgl_gp_zeKernelSetIndirectAccess(hKernel, flags);
 }
@@ -5812,7 +5812,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelGetIndirectAccess(ze
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetIndirectAccess(ze_kernel_handle_t hKernel, ze_kernel_indirect_access_flags_t *pFlags)
 {
-    CG_ARGS_CALL(zeKernelGetIndirectAccess, (hKernel, pFlags), cgl_thunk_code, 3, 0, (hKernel, pFlags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel); CG_ARG_WORD(2, pFlags));
+    CG_ARGS_CALL(zeKernelGetIndirectAccess, (hKernel, pFlags), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel); CG_ARG_WORD(2, pFlags));
     CG_SHORT_CALL(zeKernelGetIndirectAccess, (hKernel, pFlags), cgl_thunk_code);
     return cgl_gp_zeKernelGetIndirectAccess(hKernel, pFlags);
 }
@@ -5848,7 +5848,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelGetSourceAttributes(
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetSourceAttributes(ze_kernel_handle_t hKernel, uint32_t *pSize, char **pString)
 {
-    CG_ARGS_CALL(zeKernelGetSourceAttributes, (hKernel, pSize, pString), cgl_thunk_code, 5, 1, (hKernel, pSize, pString, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel); CG_ARG_WORD(2, pSize); CG_ARG_WORD(3, pString); CG_OUT_WORD(4, 0, pSize));
+    CG_ARGS_CALL(zeKernelGetSourceAttributes, (hKernel, pSize, pString), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel); CG_ARG_WORD(2, pSize); CG_ARG_WORD(3, pString); CG_OUT_WORD(4, 0, pSize));
     CG_SHORT_CALL(zeKernelGetSourceAttributes, (hKernel, pSize, pString), cgl_thunk_code);
     return cgl_gp_zeKernelGetSourceAttributes(hKernel, pSize, pString);
 }
@@ -5882,7 +5882,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSetCacheConfig(ze_ke
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetCacheConfig(ze_kernel_handle_t hKernel, ze_cache_config_flags_t flags)
 {
-    CG_ARGS_CALL(zeKernelSetCacheConfig, (hKernel, flags), cgl_thunk_code, 3, 0, (hKernel, flags, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel); CG_ARG_WORD(2, flags));
+    CG_ARGS_CALL(zeKernelSetCacheConfig, (hKernel, flags), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel); CG_ARG_WORD(2, flags));
     CG_SHORT_CALL(zeKernelSetCacheConfig, (hKernel, flags), cgl_thunk_code);
     return cgl_gp_zeKernelSetCacheConfig(hKernel, flags);
 }
@@ -5913,7 +5913,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelGetProperties(ze_ker
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetProperties(ze_kernel_handle_t hKernel, ze_kernel_properties_t *pKernelProperties)
 {
-    CG_ARGS_CALL(zeKernelGetProperties, (hKernel, pKernelProperties), cgl_thunk_code, 3, 0, (hKernel, pKernelProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel); CG_ARG_WORD(2, pKernelProperties));
+    CG_ARGS_CALL(zeKernelGetProperties, (hKernel, pKernelProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel); CG_ARG_WORD(2, pKernelProperties));
     CG_SHORT_CALL(zeKernelGetProperties, (hKernel, pKernelProperties), cgl_thunk_code);
     return cgl_gp_zeKernelGetProperties(hKernel, pKernelProperties);
 }
@@ -5946,7 +5946,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelGetName(ze_kernel_ha
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelGetName(ze_kernel_handle_t hKernel, size_t *pSize, char *pName)
 {
-    CG_ARGS_CALL(zeKernelGetName, (hKernel, pSize, pName), cgl_thunk_code, 5, 1, (hKernel, pSize, pName, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel); CG_ARG_WORD(2, pSize); CG_ARG_WORD(3, pName); CG_OUT_WORD(4, 0, pSize));
+    CG_ARGS_CALL(zeKernelGetName, (hKernel, pSize, pName), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel); CG_ARG_WORD(2, pSize); CG_ARG_WORD(3, pName); CG_OUT_WORD(4, 0, pSize));
     CG_SHORT_CALL(zeKernelGetName, (hKernel, pSize, pName), cgl_thunk_code);
     return cgl_gp_zeKernelGetName(hKernel, pSize, pName);
 }
@@ -5989,7 +5989,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendLaunchKer
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendLaunchKernel(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchFuncArgs, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    CG_ARGS_CALL(zeCommandListAppendLaunchKernel, (hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 7, 0, (hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, hKernel); CG_ARG_WORD(3, pLaunchFuncArgs); CG_ARG_WORD(4, hSignalEvent); CG_ARG_WORD(5, numWaitEvents); CG_ARG_WORD(6, phWaitEvents));
+    CG_ARGS_CALL(zeCommandListAppendLaunchKernel, (hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, hKernel); CG_ARG_WORD(3, pLaunchFuncArgs); CG_ARG_WORD(4, hSignalEvent); CG_ARG_WORD(5, numWaitEvents); CG_ARG_WORD(6, phWaitEvents));
     CG_SHORT_CALL(zeCommandListAppendLaunchKernel, (hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code);
     return cgl_gp_zeCommandListAppendLaunchKernel(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -6032,7 +6032,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendLaunchCoo
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendLaunchCooperativeKernel(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchFuncArgs, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    CG_ARGS_CALL(zeCommandListAppendLaunchCooperativeKernel, (hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 7, 0, (hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, hKernel); CG_ARG_WORD(3, pLaunchFuncArgs); CG_ARG_WORD(4, hSignalEvent); CG_ARG_WORD(5, numWaitEvents); CG_ARG_WORD(6, phWaitEvents));
+    CG_ARGS_CALL(zeCommandListAppendLaunchCooperativeKernel, (hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, hKernel); CG_ARG_WORD(3, pLaunchFuncArgs); CG_ARG_WORD(4, hSignalEvent); CG_ARG_WORD(5, numWaitEvents); CG_ARG_WORD(6, phWaitEvents));
     CG_SHORT_CALL(zeCommandListAppendLaunchCooperativeKernel, (hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code);
     return cgl_gp_zeCommandListAppendLaunchCooperativeKernel(hCommandList, hKernel, pLaunchFuncArgs, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -6075,7 +6075,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendLaunchKer
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendLaunchKernelIndirect(ze_command_list_handle_t hCommandList, ze_kernel_handle_t hKernel, const ze_group_count_t *pLaunchArgumentsBuffer, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    CG_ARGS_CALL(zeCommandListAppendLaunchKernelIndirect, (hCommandList, hKernel, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 7, 0, (hCommandList, hKernel, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, hKernel); CG_ARG_WORD(3, pLaunchArgumentsBuffer); CG_ARG_WORD(4, hSignalEvent); CG_ARG_WORD(5, numWaitEvents); CG_ARG_WORD(6, phWaitEvents));
+    CG_ARGS_CALL(zeCommandListAppendLaunchKernelIndirect, (hCommandList, hKernel, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, hKernel); CG_ARG_WORD(3, pLaunchArgumentsBuffer); CG_ARG_WORD(4, hSignalEvent); CG_ARG_WORD(5, numWaitEvents); CG_ARG_WORD(6, phWaitEvents));
     CG_SHORT_CALL(zeCommandListAppendLaunchKernelIndirect, (hCommandList, hKernel, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code);
     return cgl_gp_zeCommandListAppendLaunchKernelIndirect(hCommandList, hKernel, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -6121,7 +6121,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendLaunchMul
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendLaunchMultipleKernelsIndirect(ze_command_list_handle_t hCommandList, uint32_t numKernels, ze_kernel_handle_t *phKernels, const uint32_t *pCountBuffer, const ze_group_count_t *pLaunchArgumentsBuffer, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    CG_ARGS_CALL(zeCommandListAppendLaunchMultipleKernelsIndirect, (hCommandList, numKernels, phKernels, pCountBuffer, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 9, 0, (hCommandList, numKernels, phKernels, pCountBuffer, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, numKernels); CG_ARG_WORD(3, phKernels); CG_ARG_WORD(4, pCountBuffer); CG_ARG_WORD(5, pLaunchArgumentsBuffer); CG_ARG_WORD(6, hSignalEvent); CG_ARG_WORD(7, numWaitEvents); CG_ARG_WORD(8, phWaitEvents));
+    CG_ARGS_CALL(zeCommandListAppendLaunchMultipleKernelsIndirect, (hCommandList, numKernels, phKernels, pCountBuffer, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, numKernels); CG_ARG_WORD(3, phKernels); CG_ARG_WORD(4, pCountBuffer); CG_ARG_WORD(5, pLaunchArgumentsBuffer); CG_ARG_WORD(6, hSignalEvent); CG_ARG_WORD(7, numWaitEvents); CG_ARG_WORD(8, phWaitEvents));
     CG_SHORT_CALL(zeCommandListAppendLaunchMultipleKernelsIndirect, (hCommandList, numKernels, phKernels, pCountBuffer, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code);
     return cgl_gp_zeCommandListAppendLaunchMultipleKernelsIndirect(hCommandList, numKernels, phKernels, pCountBuffer, pLaunchArgumentsBuffer, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -6156,7 +6156,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeContextMakeMemoryResident(
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeContextMakeMemoryResident(ze_context_handle_t hContext, ze_device_handle_t hDevice, void *ptr, size_t size)
 {
-    CG_ARGS_CALL(zeContextMakeMemoryResident, (hContext, hDevice, ptr, size), cgl_thunk_code, 5, 0, (hContext, hDevice, ptr, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, ptr); CG_ARG_WORD(4, size));
+    CG_ARGS_CALL(zeContextMakeMemoryResident, (hContext, hDevice, ptr, size), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, ptr); CG_ARG_WORD(4, size));
     CG_SHORT_CALL(zeContextMakeMemoryResident, (hContext, hDevice, ptr, size), cgl_thunk_code);
     return cgl_gp_zeContextMakeMemoryResident(hContext, hDevice, ptr, size);
 }
@@ -6191,7 +6191,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeContextEvictMemory(ze_cont
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeContextEvictMemory(ze_context_handle_t hContext, ze_device_handle_t hDevice, void *ptr, size_t size)
 {
-    CG_ARGS_CALL(zeContextEvictMemory, (hContext, hDevice, ptr, size), cgl_thunk_code, 5, 0, (hContext, hDevice, ptr, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, ptr); CG_ARG_WORD(4, size));
+    CG_ARGS_CALL(zeContextEvictMemory, (hContext, hDevice, ptr, size), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, ptr); CG_ARG_WORD(4, size));
     CG_SHORT_CALL(zeContextEvictMemory, (hContext, hDevice, ptr, size), cgl_thunk_code);
     return cgl_gp_zeContextEvictMemory(hContext, hDevice, ptr, size);
 }
@@ -6224,7 +6224,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeContextMakeImageResident(z
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeContextMakeImageResident(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_image_handle_t hImage)
 {
-    CG_ARGS_CALL(zeContextMakeImageResident, (hContext, hDevice, hImage), cgl_thunk_code, 4, 0, (hContext, hDevice, hImage, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, hImage));
+    CG_ARGS_CALL(zeContextMakeImageResident, (hContext, hDevice, hImage), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, hImage));
     CG_SHORT_CALL(zeContextMakeImageResident, (hContext, hDevice, hImage), cgl_thunk_code);
     return cgl_gp_zeContextMakeImageResident(hContext, hDevice, hImage);
 }
@@ -6257,7 +6257,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeContextEvictImage(ze_conte
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeContextEvictImage(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_image_handle_t hImage)
 {
-    CG_ARGS_CALL(zeContextEvictImage, (hContext, hDevice, hImage), cgl_thunk_code, 4, 0, (hContext, hDevice, hImage, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, hImage));
+    CG_ARGS_CALL(zeContextEvictImage, (hContext, hDevice, hImage), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, hImage));
     CG_SHORT_CALL(zeContextEvictImage, (hContext, hDevice, hImage), cgl_thunk_code);
     return cgl_gp_zeContextEvictImage(hContext, hDevice, hImage);
 }
@@ -6292,7 +6292,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeSamplerCreate(ze_context_h
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeSamplerCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_sampler_desc_t *desc, ze_sampler_handle_t *phSampler)
 {
-    CG_ARGS_CALL(zeSamplerCreate, (hContext, hDevice, desc, phSampler), cgl_thunk_code, 6, 1, (hContext, hDevice, desc, phSampler, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, desc); CG_ARG_WORD(4, phSampler); CG_OUT_WORD(5, 0, phSampler));
+    CG_ARGS_CALL(zeSamplerCreate, (hContext, hDevice, desc, phSampler), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, desc); CG_ARG_WORD(4, phSampler); CG_OUT_WORD(5, 0, phSampler));
     CG_SHORT_CALL(zeSamplerCreate, (hContext, hDevice, desc, phSampler), cgl_thunk_code);
     return cgl_gp_zeSamplerCreate(hContext, hDevice, desc, phSampler);
 }
@@ -6324,7 +6324,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeSamplerDestroy(ze_sampler_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeSamplerDestroy(ze_sampler_handle_t hSampler)
 {
-    CG_ARGS_CALL(zeSamplerDestroy, (hSampler), cgl_thunk_code, 2, 0, (hSampler, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hSampler));
+    CG_ARGS_CALL(zeSamplerDestroy, (hSampler), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hSampler));
     CG_SHORT_CALL(zeSamplerDestroy, (hSampler), cgl_thunk_code);
     return cgl_gp_zeSamplerDestroy(hSampler);
 }
@@ -6359,7 +6359,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemReserve(ze_conte
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemReserve(ze_context_handle_t hContext, const void *pStart, size_t size, void **pptr)
 {
-    CG_ARGS_CALL(zeVirtualMemReserve, (hContext, pStart, size, pptr), cgl_thunk_code, 6, 1, (hContext, pStart, size, pptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, pStart); CG_ARG_WORD(3, size); CG_ARG_WORD(4, pptr); CG_OUT_WORD(5, 0, pptr));
+    CG_ARGS_CALL(zeVirtualMemReserve, (hContext, pStart, size, pptr), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, pStart); CG_ARG_WORD(3, size); CG_ARG_WORD(4, pptr); CG_OUT_WORD(5, 0, pptr));
     CG_SHORT_CALL(zeVirtualMemReserve, (hContext, pStart, size, pptr), cgl_thunk_code);
     return cgl_gp_zeVirtualMemReserve(hContext, pStart, size, pptr);
 }
@@ -6392,7 +6392,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemFree(ze_context_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemFree(ze_context_handle_t hContext, const void *ptr, size_t size)
 {
-    CG_ARGS_CALL(zeVirtualMemFree, (hContext, ptr, size), cgl_thunk_code, 4, 0, (hContext, ptr, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, size));
+    CG_ARGS_CALL(zeVirtualMemFree, (hContext, ptr, size), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, size));
     CG_SHORT_CALL(zeVirtualMemFree, (hContext, ptr, size), cgl_thunk_code);
     return cgl_gp_zeVirtualMemFree(hContext, ptr, size);
 }
@@ -6427,7 +6427,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemQueryPageSize(ze
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemQueryPageSize(ze_context_handle_t hContext, ze_device_handle_t hDevice, size_t size, size_t *pagesize)
 {
-    CG_ARGS_CALL(zeVirtualMemQueryPageSize, (hContext, hDevice, size, pagesize), cgl_thunk_code, 5, 0, (hContext, hDevice, size, pagesize, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, size); CG_ARG_WORD(4, pagesize));
+    CG_ARGS_CALL(zeVirtualMemQueryPageSize, (hContext, hDevice, size, pagesize), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, size); CG_ARG_WORD(4, pagesize));
     CG_SHORT_CALL(zeVirtualMemQueryPageSize, (hContext, hDevice, size, pagesize), cgl_thunk_code);
     return cgl_gp_zeVirtualMemQueryPageSize(hContext, hDevice, size, pagesize);
 }
@@ -6462,7 +6462,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zePhysicalMemCreate(ze_conte
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zePhysicalMemCreate(ze_context_handle_t hContext, ze_device_handle_t hDevice, ze_physical_mem_desc_t *desc, ze_physical_mem_handle_t *phPhysicalMemory)
 {
-    CG_ARGS_CALL(zePhysicalMemCreate, (hContext, hDevice, desc, phPhysicalMemory), cgl_thunk_code, 5, 0, (hContext, hDevice, desc, phPhysicalMemory, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, desc); CG_ARG_WORD(4, phPhysicalMemory));
+    CG_ARGS_CALL(zePhysicalMemCreate, (hContext, hDevice, desc, phPhysicalMemory), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, desc); CG_ARG_WORD(4, phPhysicalMemory));
     CG_SHORT_CALL(zePhysicalMemCreate, (hContext, hDevice, desc, phPhysicalMemory), cgl_thunk_code);
     return cgl_gp_zePhysicalMemCreate(hContext, hDevice, desc, phPhysicalMemory);
 }
@@ -6496,7 +6496,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zePhysicalMemDestroy(ze_cont
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zePhysicalMemDestroy(ze_context_handle_t hContext, ze_physical_mem_handle_t hPhysicalMemory)
 {
-    CG_ARGS_CALL(zePhysicalMemDestroy, (hContext, hPhysicalMemory), cgl_thunk_code, 3, 0, (hContext, hPhysicalMemory, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hPhysicalMemory));
+    CG_ARGS_CALL(zePhysicalMemDestroy, (hContext, hPhysicalMemory), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hPhysicalMemory));
     CG_SHORT_CALL(zePhysicalMemDestroy, (hContext, hPhysicalMemory), cgl_thunk_code);
     return cgl_gp_zePhysicalMemDestroy(hContext, hPhysicalMemory);
 }
@@ -6535,7 +6535,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemMap(ze_context_h
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemMap(ze_context_handle_t hContext, const void *ptr, size_t size, ze_physical_mem_handle_t hPhysicalMemory, size_t offset, ze_memory_access_attribute_t access)
 {
-    CG_ARGS_CALL(zeVirtualMemMap, (hContext, ptr, size, hPhysicalMemory, offset, access), cgl_thunk_code, 7, 0, (hContext, ptr, size, hPhysicalMemory, offset, access, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, size); CG_ARG_WORD(4, hPhysicalMemory); CG_ARG_WORD(5, offset); CG_ARG_WORD(6, access));
+    CG_ARGS_CALL(zeVirtualMemMap, (hContext, ptr, size, hPhysicalMemory, offset, access), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, size); CG_ARG_WORD(4, hPhysicalMemory); CG_ARG_WORD(5, offset); CG_ARG_WORD(6, access));
     CG_SHORT_CALL(zeVirtualMemMap, (hContext, ptr, size, hPhysicalMemory, offset, access), cgl_thunk_code);
     return cgl_gp_zeVirtualMemMap(hContext, ptr, size, hPhysicalMemory, offset, access);
 }
@@ -6568,7 +6568,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemUnmap(ze_context
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemUnmap(ze_context_handle_t hContext, const void *ptr, size_t size)
 {
-    CG_ARGS_CALL(zeVirtualMemUnmap, (hContext, ptr, size), cgl_thunk_code, 4, 0, (hContext, ptr, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, size));
+    CG_ARGS_CALL(zeVirtualMemUnmap, (hContext, ptr, size), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, size));
     CG_SHORT_CALL(zeVirtualMemUnmap, (hContext, ptr, size), cgl_thunk_code);
     return cgl_gp_zeVirtualMemUnmap(hContext, ptr, size);
 }
@@ -6603,7 +6603,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemSetAccessAttribu
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemSetAccessAttribute(ze_context_handle_t hContext, const void *ptr, size_t size, ze_memory_access_attribute_t access)
 {
-    CG_ARGS_CALL(zeVirtualMemSetAccessAttribute, (hContext, ptr, size, access), cgl_thunk_code, 5, 0, (hContext, ptr, size, access, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, size); CG_ARG_WORD(4, access));
+    CG_ARGS_CALL(zeVirtualMemSetAccessAttribute, (hContext, ptr, size, access), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, size); CG_ARG_WORD(4, access));
     CG_SHORT_CALL(zeVirtualMemSetAccessAttribute, (hContext, ptr, size, access), cgl_thunk_code);
     return cgl_gp_zeVirtualMemSetAccessAttribute(hContext, ptr, size, access);
 }
@@ -6640,7 +6640,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeVirtualMemGetAccessAttribu
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeVirtualMemGetAccessAttribute(ze_context_handle_t hContext, const void *ptr, size_t size, ze_memory_access_attribute_t *access, size_t *outSize)
 {
-    CG_ARGS_CALL(zeVirtualMemGetAccessAttribute, (hContext, ptr, size, access, outSize), cgl_thunk_code, 6, 0, (hContext, ptr, size, access, outSize, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, size); CG_ARG_WORD(4, access); CG_ARG_WORD(5, outSize));
+    CG_ARGS_CALL(zeVirtualMemGetAccessAttribute, (hContext, ptr, size, access, outSize), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, size); CG_ARG_WORD(4, access); CG_ARG_WORD(5, outSize));
     CG_SHORT_CALL(zeVirtualMemGetAccessAttribute, (hContext, ptr, size, access, outSize), cgl_thunk_code);
     return cgl_gp_zeVirtualMemGetAccessAttribute(hContext, ptr, size, access, outSize);
 }
@@ -6678,7 +6678,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSetGlobalOffsetExp(z
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSetGlobalOffsetExp(ze_kernel_handle_t hKernel, uint32_t offsetX, uint32_t offsetY, uint32_t offsetZ)
 {
-    CG_ARGS_CALL(zeKernelSetGlobalOffsetExp, (hKernel, offsetX, offsetY, offsetZ), cgl_thunk_code, 5, 0, (hKernel, offsetX, offsetY, offsetZ, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel); CG_ARG_WORD(2, offsetX); CG_ARG_WORD(3, offsetY); CG_ARG_WORD(4, offsetZ));
+    CG_ARGS_CALL(zeKernelSetGlobalOffsetExp, (hKernel, offsetX, offsetY, offsetZ), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel); CG_ARG_WORD(2, offsetX); CG_ARG_WORD(3, offsetY); CG_ARG_WORD(4, offsetZ));
     CG_SHORT_CALL(zeKernelSetGlobalOffsetExp, (hKernel, offsetX, offsetY, offsetZ), cgl_thunk_code);
     return cgl_gp_zeKernelSetGlobalOffsetExp(hKernel, offsetX, offsetY, offsetZ);
 }
@@ -6711,7 +6711,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceReserveCacheExt(ze_d
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceReserveCacheExt(ze_device_handle_t hDevice, size_t cacheLevel, size_t cacheReservationSize)
 {
-    CG_ARGS_CALL(zeDeviceReserveCacheExt, (hDevice, cacheLevel, cacheReservationSize), cgl_thunk_code, 4, 0, (hDevice, cacheLevel, cacheReservationSize, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, cacheLevel); CG_ARG_WORD(3, cacheReservationSize));
+    CG_ARGS_CALL(zeDeviceReserveCacheExt, (hDevice, cacheLevel, cacheReservationSize), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, cacheLevel); CG_ARG_WORD(3, cacheReservationSize));
     CG_SHORT_CALL(zeDeviceReserveCacheExt, (hDevice, cacheLevel, cacheReservationSize), cgl_thunk_code);
     return cgl_gp_zeDeviceReserveCacheExt(hDevice, cacheLevel, cacheReservationSize);
 }
@@ -6746,7 +6746,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceSetCacheAdviceExt(ze
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceSetCacheAdviceExt(ze_device_handle_t hDevice, void *ptr, size_t regionSize, ze_cache_ext_region_t cacheRegion)
 {
-    CG_ARGS_CALL(zeDeviceSetCacheAdviceExt, (hDevice, ptr, regionSize, cacheRegion), cgl_thunk_code, 5, 0, (hDevice, ptr, regionSize, cacheRegion, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, regionSize); CG_ARG_WORD(4, cacheRegion));
+    CG_ARGS_CALL(zeDeviceSetCacheAdviceExt, (hDevice, ptr, regionSize, cacheRegion), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, ptr); CG_ARG_WORD(3, regionSize); CG_ARG_WORD(4, cacheRegion));
     CG_SHORT_CALL(zeDeviceSetCacheAdviceExt, (hDevice, ptr, regionSize, cacheRegion), cgl_thunk_code);
     return cgl_gp_zeDeviceSetCacheAdviceExt(hDevice, ptr, regionSize, cacheRegion);
 }
@@ -6781,7 +6781,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeEventQueryTimestampsExp(ze
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeEventQueryTimestampsExp(ze_event_handle_t hEvent, ze_device_handle_t hDevice, uint32_t *pCount, ze_kernel_timestamp_result_t *pTimestamps)
 {
-    CG_ARGS_CALL(zeEventQueryTimestampsExp, (hEvent, hDevice, pCount, pTimestamps), cgl_thunk_code, 6, 1, (hEvent, hDevice, pCount, pTimestamps, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEvent); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, pCount); CG_ARG_WORD(4, pTimestamps); CG_OUT_WORD(5, 0, pCount));
+    CG_ARGS_CALL(zeEventQueryTimestampsExp, (hEvent, hDevice, pCount, pTimestamps), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEvent); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, pCount); CG_ARG_WORD(4, pTimestamps); CG_OUT_WORD(5, 0, pCount));
     CG_SHORT_CALL(zeEventQueryTimestampsExp, (hEvent, hDevice, pCount, pTimestamps), cgl_thunk_code);
     return cgl_gp_zeEventQueryTimestampsExp(hEvent, hDevice, pCount, pTimestamps);
 }
@@ -6812,7 +6812,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeImageGetMemoryPropertiesEx
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeImageGetMemoryPropertiesExp(ze_image_handle_t hImage, ze_image_memory_properties_exp_t *pMemoryProperties)
 {
-    CG_ARGS_CALL(zeImageGetMemoryPropertiesExp, (hImage, pMemoryProperties), cgl_thunk_code, 3, 0, (hImage, pMemoryProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hImage); CG_ARG_WORD(2, pMemoryProperties));
+    CG_ARGS_CALL(zeImageGetMemoryPropertiesExp, (hImage, pMemoryProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hImage); CG_ARG_WORD(2, pMemoryProperties));
     CG_SHORT_CALL(zeImageGetMemoryPropertiesExp, (hImage, pMemoryProperties), cgl_thunk_code);
     return cgl_gp_zeImageGetMemoryPropertiesExp(hImage, pMemoryProperties);
 }
@@ -6849,7 +6849,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeImageViewCreateExp(ze_cont
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeImageViewCreateExp(ze_context_handle_t hContext, ze_device_handle_t hDevice, const ze_image_desc_t *desc, ze_image_handle_t hImage, ze_image_handle_t *phImageView)
 {
-    CG_ARGS_CALL(zeImageViewCreateExp, (hContext, hDevice, desc, hImage, phImageView), cgl_thunk_code, 6, 0, (hContext, hDevice, desc, hImage, phImageView, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, desc); CG_ARG_WORD(4, hImage); CG_ARG_WORD(5, phImageView));
+    CG_ARGS_CALL(zeImageViewCreateExp, (hContext, hDevice, desc, hImage, phImageView), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, desc); CG_ARG_WORD(4, hImage); CG_ARG_WORD(5, phImageView));
     CG_SHORT_CALL(zeImageViewCreateExp, (hContext, hDevice, desc, hImage, phImageView), cgl_thunk_code);
     return cgl_gp_zeImageViewCreateExp(hContext, hDevice, desc, hImage, phImageView);
 }
@@ -6883,7 +6883,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeKernelSchedulingHintExp(ze
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeKernelSchedulingHintExp(ze_kernel_handle_t hKernel, ze_scheduling_hint_exp_desc_t *pHint)
 {
-    CG_ARGS_CALL(zeKernelSchedulingHintExp, (hKernel, pHint), cgl_thunk_code, 3, 0, (hKernel, pHint, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel); CG_ARG_WORD(2, pHint));
+    CG_ARGS_CALL(zeKernelSchedulingHintExp, (hKernel, pHint), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel); CG_ARG_WORD(2, pHint));
     CG_SHORT_CALL(zeKernelSchedulingHintExp, (hKernel, pHint), cgl_thunk_code);
     return cgl_gp_zeKernelSchedulingHintExp(hKernel, pHint);
 }
@@ -6914,7 +6914,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDevicePciGetPropertiesExt(
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDevicePciGetPropertiesExt(ze_device_handle_t hDevice, ze_pci_ext_properties_t *pPciProperties)
 {
-    CG_ARGS_CALL(zeDevicePciGetPropertiesExt, (hDevice, pPciProperties), cgl_thunk_code, 3, 0, (hDevice, pPciProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pPciProperties));
+    CG_ARGS_CALL(zeDevicePciGetPropertiesExt, (hDevice, pPciProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pPciProperties));
     CG_SHORT_CALL(zeDevicePciGetPropertiesExt, (hDevice, pPciProperties), cgl_thunk_code);
     return cgl_gp_zeDevicePciGetPropertiesExt(hDevice, pPciProperties);
 }
@@ -6962,7 +6962,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendImageCopy
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopyToMemoryExt(ze_command_list_handle_t hCommandList, void *dstptr, ze_image_handle_t hSrcImage, const ze_image_region_t *pSrcRegion, uint32_t destRowPitch, uint32_t destSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    CG_ARGS_CALL(zeCommandListAppendImageCopyToMemoryExt, (hCommandList, dstptr, hSrcImage, pSrcRegion, destRowPitch, destSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 10, 0, (hCommandList, dstptr, hSrcImage, pSrcRegion, destRowPitch, destSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, dstptr); CG_ARG_WORD(3, hSrcImage); CG_ARG_WORD(4, pSrcRegion); CG_ARG_WORD(5, destRowPitch); CG_ARG_WORD(6, destSlicePitch); CG_ARG_WORD(7, hSignalEvent); CG_ARG_WORD(8, numWaitEvents); CG_ARG_WORD(9, phWaitEvents));
+    CG_ARGS_CALL(zeCommandListAppendImageCopyToMemoryExt, (hCommandList, dstptr, hSrcImage, pSrcRegion, destRowPitch, destSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 10, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, dstptr); CG_ARG_WORD(3, hSrcImage); CG_ARG_WORD(4, pSrcRegion); CG_ARG_WORD(5, destRowPitch); CG_ARG_WORD(6, destSlicePitch); CG_ARG_WORD(7, hSignalEvent); CG_ARG_WORD(8, numWaitEvents); CG_ARG_WORD(9, phWaitEvents));
     CG_SHORT_CALL(zeCommandListAppendImageCopyToMemoryExt, (hCommandList, dstptr, hSrcImage, pSrcRegion, destRowPitch, destSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code);
     return cgl_gp_zeCommandListAppendImageCopyToMemoryExt(hCommandList, dstptr, hSrcImage, pSrcRegion, destRowPitch, destSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -7010,7 +7010,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeCommandListAppendImageCopy
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeCommandListAppendImageCopyFromMemoryExt(ze_command_list_handle_t hCommandList, ze_image_handle_t hDstImage, const void *srcptr, const ze_image_region_t *pDstRegion, uint32_t srcRowPitch, uint32_t srcSlicePitch, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    CG_ARGS_CALL(zeCommandListAppendImageCopyFromMemoryExt, (hCommandList, hDstImage, srcptr, pDstRegion, srcRowPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 10, 0, (hCommandList, hDstImage, srcptr, pDstRegion, srcRowPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, hDstImage); CG_ARG_WORD(3, srcptr); CG_ARG_WORD(4, pDstRegion); CG_ARG_WORD(5, srcRowPitch); CG_ARG_WORD(6, srcSlicePitch); CG_ARG_WORD(7, hSignalEvent); CG_ARG_WORD(8, numWaitEvents); CG_ARG_WORD(9, phWaitEvents));
+    CG_ARGS_CALL(zeCommandListAppendImageCopyFromMemoryExt, (hCommandList, hDstImage, srcptr, pDstRegion, srcRowPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 10, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, hDstImage); CG_ARG_WORD(3, srcptr); CG_ARG_WORD(4, pDstRegion); CG_ARG_WORD(5, srcRowPitch); CG_ARG_WORD(6, srcSlicePitch); CG_ARG_WORD(7, hSignalEvent); CG_ARG_WORD(8, numWaitEvents); CG_ARG_WORD(9, phWaitEvents));
     CG_SHORT_CALL(zeCommandListAppendImageCopyFromMemoryExt, (hCommandList, hDstImage, srcptr, pDstRegion, srcRowPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code);
     return cgl_gp_zeCommandListAppendImageCopyFromMemoryExt(hCommandList, hDstImage, srcptr, pDstRegion, srcRowPitch, srcSlicePitch, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -7043,7 +7043,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeImageGetAllocPropertiesExt
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeImageGetAllocPropertiesExt(ze_context_handle_t hContext, ze_image_handle_t hImage, ze_image_allocation_ext_properties_t *pImageAllocProperties)
 {
-    CG_ARGS_CALL(zeImageGetAllocPropertiesExt, (hContext, hImage, pImageAllocProperties), cgl_thunk_code, 4, 0, (hContext, hImage, pImageAllocProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hImage); CG_ARG_WORD(3, pImageAllocProperties));
+    CG_ARGS_CALL(zeImageGetAllocPropertiesExt, (hContext, hImage, pImageAllocProperties), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hImage); CG_ARG_WORD(3, pImageAllocProperties));
     CG_SHORT_CALL(zeImageGetAllocPropertiesExt, (hContext, hImage, pImageAllocProperties), cgl_thunk_code);
     return cgl_gp_zeImageGetAllocPropertiesExt(hContext, hImage, pImageAllocProperties);
 }
@@ -7078,7 +7078,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeModuleInspectLinkageExt(ze
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeModuleInspectLinkageExt(ze_linkage_inspection_ext_desc_t *pInspectDesc, uint32_t numModules, ze_module_handle_t *phModules, ze_module_build_log_handle_t *phLog)
 {
-    CG_ARGS_CALL(zeModuleInspectLinkageExt, (pInspectDesc, numModules, phModules, phLog), cgl_thunk_code, 5, 0, (pInspectDesc, numModules, phModules, phLog, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pInspectDesc); CG_ARG_WORD(2, numModules); CG_ARG_WORD(3, phModules); CG_ARG_WORD(4, phLog));
+    CG_ARGS_CALL(zeModuleInspectLinkageExt, (pInspectDesc, numModules, phModules, phLog), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pInspectDesc); CG_ARG_WORD(2, numModules); CG_ARG_WORD(3, phModules); CG_ARG_WORD(4, phLog));
     CG_SHORT_CALL(zeModuleInspectLinkageExt, (pInspectDesc, numModules, phModules, phLog), cgl_thunk_code);
     return cgl_gp_zeModuleInspectLinkageExt(pInspectDesc, numModules, phModules, phLog);
 }
@@ -7112,7 +7112,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeMemFreeExt(ze_context_hand
 static __attribute__((noinline)) ze_result_t cgl_sl_zeMemFreeExt(ze_context_handle_t hContext, const ze_memory_free_ext_desc_t *pMemFreeDesc, void *ptr)
 {
     CG_BLOCKING_CALL(zeMemFreeExt, (hContext, pMemFreeDesc, ptr), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(zeMemFreeExt, (hContext, pMemFreeDesc, ptr), cgl_thunk_code, 4, 0, (hContext, pMemFreeDesc, ptr, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, pMemFreeDesc); CG_ARG_WORD(3, ptr));
+    CG_ARGS_CALL(zeMemFreeExt, (hContext, pMemFreeDesc, ptr), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, pMemFreeDesc); CG_ARG_WORD(3, ptr));
     CG_SHORT_CALL(zeMemFreeExt, (hContext, pMemFreeDesc, ptr), cgl_thunk_code);
     return cgl_gp_zeMemFreeExt(hContext, pMemFreeDesc, ptr);
 }
@@ -7145,7 +7145,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricVertexGetExp(ze_driv
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetExp(ze_driver_handle_t hDriver, uint32_t *pCount, ze_fabric_vertex_handle_t *phVertices)
 {
-    CG_ARGS_CALL(zeFabricVertexGetExp, (hDriver, pCount, phVertices), cgl_thunk_code, 5, 1, (hDriver, pCount, phVertices, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDriver); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phVertices); CG_OUT_WORD(4, 0, pCount));
+    CG_ARGS_CALL(zeFabricVertexGetExp, (hDriver, pCount, phVertices), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDriver); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phVertices); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zeFabricVertexGetExp, (hDriver, pCount, phVertices), cgl_thunk_code);
     return cgl_gp_zeFabricVertexGetExp(hDriver, pCount, phVertices);
 }
@@ -7178,7 +7178,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricVertexGetSubVertices
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetSubVerticesExp(ze_fabric_vertex_handle_t hVertex, uint32_t *pCount, ze_fabric_vertex_handle_t *phSubvertices)
 {
-    CG_ARGS_CALL(zeFabricVertexGetSubVerticesExp, (hVertex, pCount, phSubvertices), cgl_thunk_code, 5, 1, (hVertex, pCount, phSubvertices, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hVertex); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phSubvertices); CG_OUT_WORD(4, 0, pCount));
+    CG_ARGS_CALL(zeFabricVertexGetSubVerticesExp, (hVertex, pCount, phSubvertices), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hVertex); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phSubvertices); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zeFabricVertexGetSubVerticesExp, (hVertex, pCount, phSubvertices), cgl_thunk_code);
     return cgl_gp_zeFabricVertexGetSubVerticesExp(hVertex, pCount, phSubvertices);
 }
@@ -7209,7 +7209,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricVertexGetPropertiesE
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetPropertiesExp(ze_fabric_vertex_handle_t hVertex, ze_fabric_vertex_exp_properties_t *pVertexProperties)
 {
-    CG_ARGS_CALL(zeFabricVertexGetPropertiesExp, (hVertex, pVertexProperties), cgl_thunk_code, 3, 0, (hVertex, pVertexProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hVertex); CG_ARG_WORD(2, pVertexProperties));
+    CG_ARGS_CALL(zeFabricVertexGetPropertiesExp, (hVertex, pVertexProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hVertex); CG_ARG_WORD(2, pVertexProperties));
     CG_SHORT_CALL(zeFabricVertexGetPropertiesExp, (hVertex, pVertexProperties), cgl_thunk_code);
     return cgl_gp_zeFabricVertexGetPropertiesExp(hVertex, pVertexProperties);
 }
@@ -7240,7 +7240,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricVertexGetDeviceExp(z
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricVertexGetDeviceExp(ze_fabric_vertex_handle_t hVertex, ze_device_handle_t *phDevice)
 {
-    CG_ARGS_CALL(zeFabricVertexGetDeviceExp, (hVertex, phDevice), cgl_thunk_code, 4, 1, (hVertex, phDevice, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hVertex); CG_ARG_WORD(2, phDevice); CG_OUT_WORD(3, 0, phDevice));
+    CG_ARGS_CALL(zeFabricVertexGetDeviceExp, (hVertex, phDevice), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hVertex); CG_ARG_WORD(2, phDevice); CG_OUT_WORD(3, 0, phDevice));
     CG_SHORT_CALL(zeFabricVertexGetDeviceExp, (hVertex, phDevice), cgl_thunk_code);
     return cgl_gp_zeFabricVertexGetDeviceExp(hVertex, phDevice);
 }
@@ -7271,7 +7271,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeDeviceGetFabricVertexExp(z
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeDeviceGetFabricVertexExp(ze_device_handle_t hDevice, ze_fabric_vertex_handle_t *phVertex)
 {
-    CG_ARGS_CALL(zeDeviceGetFabricVertexExp, (hDevice, phVertex), cgl_thunk_code, 3, 0, (hDevice, phVertex, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, phVertex));
+    CG_ARGS_CALL(zeDeviceGetFabricVertexExp, (hDevice, phVertex), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, phVertex));
     CG_SHORT_CALL(zeDeviceGetFabricVertexExp, (hDevice, phVertex), cgl_thunk_code);
     return cgl_gp_zeDeviceGetFabricVertexExp(hDevice, phVertex);
 }
@@ -7306,7 +7306,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricEdgeGetExp(ze_fabric
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricEdgeGetExp(ze_fabric_vertex_handle_t hVertexA, ze_fabric_vertex_handle_t hVertexB, uint32_t *pCount, ze_fabric_edge_handle_t *phEdges)
 {
-    CG_ARGS_CALL(zeFabricEdgeGetExp, (hVertexA, hVertexB, pCount, phEdges), cgl_thunk_code, 6, 1, (hVertexA, hVertexB, pCount, phEdges, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hVertexA); CG_ARG_WORD(2, hVertexB); CG_ARG_WORD(3, pCount); CG_ARG_WORD(4, phEdges); CG_OUT_WORD(5, 0, pCount));
+    CG_ARGS_CALL(zeFabricEdgeGetExp, (hVertexA, hVertexB, pCount, phEdges), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hVertexA); CG_ARG_WORD(2, hVertexB); CG_ARG_WORD(3, pCount); CG_ARG_WORD(4, phEdges); CG_OUT_WORD(5, 0, pCount));
     CG_SHORT_CALL(zeFabricEdgeGetExp, (hVertexA, hVertexB, pCount, phEdges), cgl_thunk_code);
     return cgl_gp_zeFabricEdgeGetExp(hVertexA, hVertexB, pCount, phEdges);
 }
@@ -7339,7 +7339,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricEdgeGetVerticesExp(z
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricEdgeGetVerticesExp(ze_fabric_edge_handle_t hEdge, ze_fabric_vertex_handle_t *phVertexA, ze_fabric_vertex_handle_t *phVertexB)
 {
-    CG_ARGS_CALL(zeFabricEdgeGetVerticesExp, (hEdge, phVertexA, phVertexB), cgl_thunk_code, 4, 0, (hEdge, phVertexA, phVertexB, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEdge); CG_ARG_WORD(2, phVertexA); CG_ARG_WORD(3, phVertexB));
+    CG_ARGS_CALL(zeFabricEdgeGetVerticesExp, (hEdge, phVertexA, phVertexB), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEdge); CG_ARG_WORD(2, phVertexA); CG_ARG_WORD(3, phVertexB));
     CG_SHORT_CALL(zeFabricEdgeGetVerticesExp, (hEdge, phVertexA, phVertexB), cgl_thunk_code);
     return cgl_gp_zeFabricEdgeGetVerticesExp(hEdge, phVertexA, phVertexB);
 }
@@ -7370,7 +7370,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zeFabricEdgeGetPropertiesExp
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zeFabricEdgeGetPropertiesExp(ze_fabric_edge_handle_t hEdge, ze_fabric_edge_exp_properties_t *pEdgeProperties)
 {
-    CG_ARGS_CALL(zeFabricEdgeGetPropertiesExp, (hEdge, pEdgeProperties), cgl_thunk_code, 3, 0, (hEdge, pEdgeProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEdge); CG_ARG_WORD(2, pEdgeProperties));
+    CG_ARGS_CALL(zeFabricEdgeGetPropertiesExp, (hEdge, pEdgeProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEdge); CG_ARG_WORD(2, pEdgeProperties));
     CG_SHORT_CALL(zeFabricEdgeGetPropertiesExp, (hEdge, pEdgeProperties), cgl_thunk_code);
     return cgl_gp_zeFabricEdgeGetPropertiesExp(hEdge, pEdgeProperties);
 }
@@ -7405,7 +7405,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetModuleGetDebugInfo(zet_mo
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetModuleGetDebugInfo(zet_module_handle_t hModule, zet_module_debug_info_format_t format, size_t *pSize, uint8_t *pDebugInfo)
 {
-    CG_ARGS_CALL(zetModuleGetDebugInfo, (hModule, format, pSize, pDebugInfo), cgl_thunk_code, 6, 1, (hModule, format, pSize, pDebugInfo, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hModule); CG_ARG_WORD(2, format); CG_ARG_WORD(3, pSize); CG_ARG_WORD(4, pDebugInfo); CG_OUT_WORD(5, 0, pSize));
+    CG_ARGS_CALL(zetModuleGetDebugInfo, (hModule, format, pSize, pDebugInfo), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hModule); CG_ARG_WORD(2, format); CG_ARG_WORD(3, pSize); CG_ARG_WORD(4, pDebugInfo); CG_OUT_WORD(5, 0, pSize));
     CG_SHORT_CALL(zetModuleGetDebugInfo, (hModule, format, pSize, pDebugInfo), cgl_thunk_code);
     return cgl_gp_zetModuleGetDebugInfo(hModule, format, pSize, pDebugInfo);
 }
@@ -7436,7 +7436,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetDeviceGetDebugProperties(
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetDeviceGetDebugProperties(zet_device_handle_t hDevice, zet_device_debug_properties_t *pDebugProperties)
 {
-    CG_ARGS_CALL(zetDeviceGetDebugProperties, (hDevice, pDebugProperties), cgl_thunk_code, 3, 0, (hDevice, pDebugProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pDebugProperties));
+    CG_ARGS_CALL(zetDeviceGetDebugProperties, (hDevice, pDebugProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pDebugProperties));
     CG_SHORT_CALL(zetDeviceGetDebugProperties, (hDevice, pDebugProperties), cgl_thunk_code);
     return cgl_gp_zetDeviceGetDebugProperties(hDevice, pDebugProperties);
 }
@@ -7469,7 +7469,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugAttach(zet_device_ha
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugAttach(zet_device_handle_t hDevice, const zet_debug_config_t *config, zet_debug_session_handle_t *phDebug)
 {
-    CG_ARGS_CALL(zetDebugAttach, (hDevice, config, phDebug), cgl_thunk_code, 4, 0, (hDevice, config, phDebug, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, config); CG_ARG_WORD(3, phDebug));
+    CG_ARGS_CALL(zetDebugAttach, (hDevice, config, phDebug), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, config); CG_ARG_WORD(3, phDebug));
     CG_SHORT_CALL(zetDebugAttach, (hDevice, config, phDebug), cgl_thunk_code);
     return cgl_gp_zetDebugAttach(hDevice, config, phDebug);
 }
@@ -7498,7 +7498,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugDetach(zet_debug_ses
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugDetach(zet_debug_session_handle_t hDebug)
 {
-    CG_ARGS_CALL(zetDebugDetach, (hDebug), cgl_thunk_code, 2, 0, (hDebug, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDebug));
+    CG_ARGS_CALL(zetDebugDetach, (hDebug), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDebug));
     CG_SHORT_CALL(zetDebugDetach, (hDebug), cgl_thunk_code);
     return cgl_gp_zetDebugDetach(hDebug);
 }
@@ -7532,7 +7532,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugReadEvent(zet_debug_
 static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugReadEvent(zet_debug_session_handle_t hDebug, uint64_t timeout, zet_debug_event_t *event)
 {
     CG_BLOCKING_CALL(zetDebugReadEvent, (hDebug, timeout, event), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(zetDebugReadEvent, (hDebug, timeout, event), cgl_thunk_code, 4, 0, (hDebug, timeout, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDebug); CG_ARG_WORD(2, timeout); CG_ARG_WORD(3, event));
+    CG_ARGS_CALL(zetDebugReadEvent, (hDebug, timeout, event), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDebug); CG_ARG_WORD(2, timeout); CG_ARG_WORD(3, event));
     CG_SHORT_CALL(zetDebugReadEvent, (hDebug, timeout, event), cgl_thunk_code);
     return cgl_gp_zetDebugReadEvent(hDebug, timeout, event);
 }
@@ -7563,7 +7563,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugAcknowledgeEvent(zet
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugAcknowledgeEvent(zet_debug_session_handle_t hDebug, const zet_debug_event_t *event)
 {
-    CG_ARGS_CALL(zetDebugAcknowledgeEvent, (hDebug, event), cgl_thunk_code, 3, 0, (hDebug, event, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDebug); CG_ARG_WORD(2, event));
+    CG_ARGS_CALL(zetDebugAcknowledgeEvent, (hDebug, event), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDebug); CG_ARG_WORD(2, event));
     CG_SHORT_CALL(zetDebugAcknowledgeEvent, (hDebug, event), cgl_thunk_code);
     return cgl_gp_zetDebugAcknowledgeEvent(hDebug, event);
 }
@@ -7593,7 +7593,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugInterrupt(zet_debug_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugInterrupt(zet_debug_session_handle_t hDebug, ze_device_thread_t thread)
 {
-    CG_ARGS_CALL(zetDebugInterrupt, (hDebug, thread), cgl_thunk_code, 2, 0, (hDebug, thread, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDebug));
+    CG_ARGS_CALL(zetDebugInterrupt, (hDebug, thread), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDebug));
     CG_SHORT_CALL(zetDebugInterrupt, (hDebug, thread), cgl_thunk_code);
     return cgl_gp_zetDebugInterrupt(hDebug, thread);
 }
@@ -7623,7 +7623,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugResume(zet_debug_ses
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugResume(zet_debug_session_handle_t hDebug, ze_device_thread_t thread)
 {
-    CG_ARGS_CALL(zetDebugResume, (hDebug, thread), cgl_thunk_code, 2, 0, (hDebug, thread, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDebug));
+    CG_ARGS_CALL(zetDebugResume, (hDebug, thread), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDebug));
     CG_SHORT_CALL(zetDebugResume, (hDebug, thread), cgl_thunk_code);
     return cgl_gp_zetDebugResume(hDebug, thread);
 }
@@ -7659,7 +7659,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugReadMemory(zet_debug
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugReadMemory(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, const zet_debug_memory_space_desc_t *desc, size_t size, void *buffer)
 {
-    CG_ARGS_CALL(zetDebugReadMemory, (hDebug, thread, desc, size, buffer), cgl_thunk_code, 5, 0, (hDebug, thread, desc, size, buffer, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDebug); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, size); CG_ARG_WORD(4, buffer));
+    CG_ARGS_CALL(zetDebugReadMemory, (hDebug, thread, desc, size, buffer), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDebug); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, size); CG_ARG_WORD(4, buffer));
     CG_SHORT_CALL(zetDebugReadMemory, (hDebug, thread, desc, size, buffer), cgl_thunk_code);
     return cgl_gp_zetDebugReadMemory(hDebug, thread, desc, size, buffer);
 }
@@ -7695,7 +7695,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugWriteMemory(zet_debu
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugWriteMemory(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, const zet_debug_memory_space_desc_t *desc, size_t size, const void *buffer)
 {
-    CG_ARGS_CALL(zetDebugWriteMemory, (hDebug, thread, desc, size, buffer), cgl_thunk_code, 5, 0, (hDebug, thread, desc, size, buffer, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDebug); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, size); CG_ARG_WORD(4, buffer));
+    CG_ARGS_CALL(zetDebugWriteMemory, (hDebug, thread, desc, size, buffer), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDebug); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, size); CG_ARG_WORD(4, buffer));
     CG_SHORT_CALL(zetDebugWriteMemory, (hDebug, thread, desc, size, buffer), cgl_thunk_code);
     return cgl_gp_zetDebugWriteMemory(hDebug, thread, desc, size, buffer);
 }
@@ -7728,7 +7728,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugGetRegisterSetProper
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugGetRegisterSetProperties(zet_device_handle_t hDevice, uint32_t *pCount, zet_debug_regset_properties_t *pRegisterSetProperties)
 {
-    CG_ARGS_CALL(zetDebugGetRegisterSetProperties, (hDevice, pCount, pRegisterSetProperties), cgl_thunk_code, 5, 1, (hDevice, pCount, pRegisterSetProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pRegisterSetProperties); CG_OUT_WORD(4, 0, pCount));
+    CG_ARGS_CALL(zetDebugGetRegisterSetProperties, (hDevice, pCount, pRegisterSetProperties), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pRegisterSetProperties); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zetDebugGetRegisterSetProperties, (hDevice, pCount, pRegisterSetProperties), cgl_thunk_code);
     return cgl_gp_zetDebugGetRegisterSetProperties(hDevice, pCount, pRegisterSetProperties);
 }
@@ -7766,7 +7766,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugReadRegisters(zet_de
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugReadRegisters(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, uint32_t type, uint32_t start, uint32_t count, void *pRegisterValues)
 {
-    CG_ARGS_CALL(zetDebugReadRegisters, (hDebug, thread, type, start, count, pRegisterValues), cgl_thunk_code, 6, 0, (hDebug, thread, type, start, count, pRegisterValues, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDebug); CG_ARG_WORD(2, type); CG_ARG_WORD(3, start); CG_ARG_WORD(4, count); CG_ARG_WORD(5, pRegisterValues));
+    CG_ARGS_CALL(zetDebugReadRegisters, (hDebug, thread, type, start, count, pRegisterValues), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDebug); CG_ARG_WORD(2, type); CG_ARG_WORD(3, start); CG_ARG_WORD(4, count); CG_ARG_WORD(5, pRegisterValues));
     CG_SHORT_CALL(zetDebugReadRegisters, (hDebug, thread, type, start, count, pRegisterValues), cgl_thunk_code);
     return cgl_gp_zetDebugReadRegisters(hDebug, thread, type, start, count, pRegisterValues);
 }
@@ -7804,7 +7804,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetDebugWriteRegisters(zet_d
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetDebugWriteRegisters(zet_debug_session_handle_t hDebug, ze_device_thread_t thread, uint32_t type, uint32_t start, uint32_t count, void *pRegisterValues)
 {
-    CG_ARGS_CALL(zetDebugWriteRegisters, (hDebug, thread, type, start, count, pRegisterValues), cgl_thunk_code, 6, 0, (hDebug, thread, type, start, count, pRegisterValues, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDebug); CG_ARG_WORD(2, type); CG_ARG_WORD(3, start); CG_ARG_WORD(4, count); CG_ARG_WORD(5, pRegisterValues));
+    CG_ARGS_CALL(zetDebugWriteRegisters, (hDebug, thread, type, start, count, pRegisterValues), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDebug); CG_ARG_WORD(2, type); CG_ARG_WORD(3, start); CG_ARG_WORD(4, count); CG_ARG_WORD(5, pRegisterValues));
     CG_SHORT_CALL(zetDebugWriteRegisters, (hDebug, thread, type, start, count, pRegisterValues), cgl_thunk_code);
     return cgl_gp_zetDebugWriteRegisters(hDebug, thread, type, start, count, pRegisterValues);
 }
@@ -7837,7 +7837,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricGroupGet(zet_device
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGroupGet(zet_device_handle_t hDevice, uint32_t *pCount, zet_metric_group_handle_t *phMetricGroups)
 {
-    CG_ARGS_CALL(zetMetricGroupGet, (hDevice, pCount, phMetricGroups), cgl_thunk_code, 5, 1, (hDevice, pCount, phMetricGroups, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phMetricGroups); CG_OUT_WORD(4, 0, pCount));
+    CG_ARGS_CALL(zetMetricGroupGet, (hDevice, pCount, phMetricGroups), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phMetricGroups); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zetMetricGroupGet, (hDevice, pCount, phMetricGroups), cgl_thunk_code);
     return cgl_gp_zetMetricGroupGet(hDevice, pCount, phMetricGroups);
 }
@@ -7868,7 +7868,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricGroupGetProperties(
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGroupGetProperties(zet_metric_group_handle_t hMetricGroup, zet_metric_group_properties_t *pProperties)
 {
-    CG_ARGS_CALL(zetMetricGroupGetProperties, (hMetricGroup, pProperties), cgl_thunk_code, 3, 0, (hMetricGroup, pProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMetricGroup); CG_ARG_WORD(2, pProperties));
+    CG_ARGS_CALL(zetMetricGroupGetProperties, (hMetricGroup, pProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMetricGroup); CG_ARG_WORD(2, pProperties));
     CG_SHORT_CALL(zetMetricGroupGetProperties, (hMetricGroup, pProperties), cgl_thunk_code);
     return cgl_gp_zetMetricGroupGetProperties(hMetricGroup, pProperties);
 }
@@ -7907,7 +7907,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricGroupCalculateMetri
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGroupCalculateMetricValues(zet_metric_group_handle_t hMetricGroup, zet_metric_group_calculation_type_t type, size_t rawDataSize, const uint8_t *pRawData, uint32_t *pMetricValueCount, zet_typed_value_t *pMetricValues)
 {
-    CG_ARGS_CALL(zetMetricGroupCalculateMetricValues, (hMetricGroup, type, rawDataSize, pRawData, pMetricValueCount, pMetricValues), cgl_thunk_code, 7, 0, (hMetricGroup, type, rawDataSize, pRawData, pMetricValueCount, pMetricValues, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMetricGroup); CG_ARG_WORD(2, type); CG_ARG_WORD(3, rawDataSize); CG_ARG_WORD(4, pRawData); CG_ARG_WORD(5, pMetricValueCount); CG_ARG_WORD(6, pMetricValues));
+    CG_ARGS_CALL(zetMetricGroupCalculateMetricValues, (hMetricGroup, type, rawDataSize, pRawData, pMetricValueCount, pMetricValues), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMetricGroup); CG_ARG_WORD(2, type); CG_ARG_WORD(3, rawDataSize); CG_ARG_WORD(4, pRawData); CG_ARG_WORD(5, pMetricValueCount); CG_ARG_WORD(6, pMetricValues));
     CG_SHORT_CALL(zetMetricGroupCalculateMetricValues, (hMetricGroup, type, rawDataSize, pRawData, pMetricValueCount, pMetricValues), cgl_thunk_code);
     return cgl_gp_zetMetricGroupCalculateMetricValues(hMetricGroup, type, rawDataSize, pRawData, pMetricValueCount, pMetricValues);
 }
@@ -7940,7 +7940,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricGet(zet_metric_grou
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGet(zet_metric_group_handle_t hMetricGroup, uint32_t *pCount, zet_metric_handle_t *phMetrics)
 {
-    CG_ARGS_CALL(zetMetricGet, (hMetricGroup, pCount, phMetrics), cgl_thunk_code, 5, 1, (hMetricGroup, pCount, phMetrics, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMetricGroup); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phMetrics); CG_OUT_WORD(4, 0, pCount));
+    CG_ARGS_CALL(zetMetricGet, (hMetricGroup, pCount, phMetrics), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMetricGroup); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phMetrics); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zetMetricGet, (hMetricGroup, pCount, phMetrics), cgl_thunk_code);
     return cgl_gp_zetMetricGet(hMetricGroup, pCount, phMetrics);
 }
@@ -7971,7 +7971,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricGetProperties(zet_m
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGetProperties(zet_metric_handle_t hMetric, zet_metric_properties_t *pProperties)
 {
-    CG_ARGS_CALL(zetMetricGetProperties, (hMetric, pProperties), cgl_thunk_code, 3, 0, (hMetric, pProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMetric); CG_ARG_WORD(2, pProperties));
+    CG_ARGS_CALL(zetMetricGetProperties, (hMetric, pProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMetric); CG_ARG_WORD(2, pProperties));
     CG_SHORT_CALL(zetMetricGetProperties, (hMetric, pProperties), cgl_thunk_code);
     return cgl_gp_zetMetricGetProperties(hMetric, pProperties);
 }
@@ -8009,7 +8009,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetContextActivateMetricGrou
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetContextActivateMetricGroups(zet_context_handle_t hContext, zet_device_handle_t hDevice, uint32_t count, zet_metric_group_handle_t *phMetricGroups)
 {
-    CG_ARGS_CALL(zetContextActivateMetricGroups, (hContext, hDevice, count, phMetricGroups), cgl_thunk_code, 5, 0, (hContext, hDevice, count, phMetricGroups, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, count); CG_ARG_WORD(4, phMetricGroups));
+    CG_ARGS_CALL(zetContextActivateMetricGroups, (hContext, hDevice, count, phMetricGroups), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, count); CG_ARG_WORD(4, phMetricGroups));
     CG_SHORT_CALL(zetContextActivateMetricGroups, (hContext, hDevice, count, phMetricGroups), cgl_thunk_code);
     return cgl_gp_zetContextActivateMetricGroups(hContext, hDevice, count, phMetricGroups);
 }
@@ -8051,7 +8051,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricStreamerOpen(zet_co
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricStreamerOpen(zet_context_handle_t hContext, zet_device_handle_t hDevice, zet_metric_group_handle_t hMetricGroup, zet_metric_streamer_desc_t *desc, ze_event_handle_t hNotificationEvent, zet_metric_streamer_handle_t *phMetricStreamer)
 {
-    CG_ARGS_CALL(zetMetricStreamerOpen, (hContext, hDevice, hMetricGroup, desc, hNotificationEvent, phMetricStreamer), cgl_thunk_code, 7, 0, (hContext, hDevice, hMetricGroup, desc, hNotificationEvent, phMetricStreamer, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, hMetricGroup); CG_ARG_WORD(4, desc); CG_ARG_WORD(5, hNotificationEvent); CG_ARG_WORD(6, phMetricStreamer));
+    CG_ARGS_CALL(zetMetricStreamerOpen, (hContext, hDevice, hMetricGroup, desc, hNotificationEvent, phMetricStreamer), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, hMetricGroup); CG_ARG_WORD(4, desc); CG_ARG_WORD(5, hNotificationEvent); CG_ARG_WORD(6, phMetricStreamer));
     CG_SHORT_CALL(zetMetricStreamerOpen, (hContext, hDevice, hMetricGroup, desc, hNotificationEvent, phMetricStreamer), cgl_thunk_code);
     return cgl_gp_zetMetricStreamerOpen(hContext, hDevice, hMetricGroup, desc, hNotificationEvent, phMetricStreamer);
 }
@@ -8087,7 +8087,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetCommandListAppendMetricSt
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetCommandListAppendMetricStreamerMarker(zet_command_list_handle_t hCommandList, zet_metric_streamer_handle_t hMetricStreamer, uint32_t value)
 {
-    CG_ARGS_CALL(zetCommandListAppendMetricStreamerMarker, (hCommandList, hMetricStreamer, value), cgl_thunk_code, 4, 0, (hCommandList, hMetricStreamer, value, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, hMetricStreamer); CG_ARG_WORD(3, value));
+    CG_ARGS_CALL(zetCommandListAppendMetricStreamerMarker, (hCommandList, hMetricStreamer, value), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, hMetricStreamer); CG_ARG_WORD(3, value));
     CG_SHORT_CALL(zetCommandListAppendMetricStreamerMarker, (hCommandList, hMetricStreamer, value), cgl_thunk_code);
     return cgl_gp_zetCommandListAppendMetricStreamerMarker(hCommandList, hMetricStreamer, value);
 }
@@ -8119,7 +8119,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricStreamerClose(zet_m
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricStreamerClose(zet_metric_streamer_handle_t hMetricStreamer)
 {
-    CG_ARGS_CALL(zetMetricStreamerClose, (hMetricStreamer), cgl_thunk_code, 2, 0, (hMetricStreamer, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMetricStreamer));
+    CG_ARGS_CALL(zetMetricStreamerClose, (hMetricStreamer), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMetricStreamer));
     CG_SHORT_CALL(zetMetricStreamerClose, (hMetricStreamer), cgl_thunk_code);
     return cgl_gp_zetMetricStreamerClose(hMetricStreamer);
 }
@@ -8154,7 +8154,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricStreamerReadData(ze
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricStreamerReadData(zet_metric_streamer_handle_t hMetricStreamer, uint32_t maxReportCount, size_t *pRawDataSize, uint8_t *pRawData)
 {
-    CG_ARGS_CALL(zetMetricStreamerReadData, (hMetricStreamer, maxReportCount, pRawDataSize, pRawData), cgl_thunk_code, 5, 0, (hMetricStreamer, maxReportCount, pRawDataSize, pRawData, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMetricStreamer); CG_ARG_WORD(2, maxReportCount); CG_ARG_WORD(3, pRawDataSize); CG_ARG_WORD(4, pRawData));
+    CG_ARGS_CALL(zetMetricStreamerReadData, (hMetricStreamer, maxReportCount, pRawDataSize, pRawData), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMetricStreamer); CG_ARG_WORD(2, maxReportCount); CG_ARG_WORD(3, pRawDataSize); CG_ARG_WORD(4, pRawData));
     CG_SHORT_CALL(zetMetricStreamerReadData, (hMetricStreamer, maxReportCount, pRawDataSize, pRawData), cgl_thunk_code);
     return cgl_gp_zetMetricStreamerReadData(hMetricStreamer, maxReportCount, pRawDataSize, pRawData);
 }
@@ -8191,7 +8191,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricQueryPoolCreate(zet
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryPoolCreate(zet_context_handle_t hContext, zet_device_handle_t hDevice, zet_metric_group_handle_t hMetricGroup, const zet_metric_query_pool_desc_t *desc, zet_metric_query_pool_handle_t *phMetricQueryPool)
 {
-    CG_ARGS_CALL(zetMetricQueryPoolCreate, (hContext, hDevice, hMetricGroup, desc, phMetricQueryPool), cgl_thunk_code, 6, 0, (hContext, hDevice, hMetricGroup, desc, phMetricQueryPool, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, hMetricGroup); CG_ARG_WORD(4, desc); CG_ARG_WORD(5, phMetricQueryPool));
+    CG_ARGS_CALL(zetMetricQueryPoolCreate, (hContext, hDevice, hMetricGroup, desc, phMetricQueryPool), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, hDevice); CG_ARG_WORD(3, hMetricGroup); CG_ARG_WORD(4, desc); CG_ARG_WORD(5, phMetricQueryPool));
     CG_SHORT_CALL(zetMetricQueryPoolCreate, (hContext, hDevice, hMetricGroup, desc, phMetricQueryPool), cgl_thunk_code);
     return cgl_gp_zetMetricQueryPoolCreate(hContext, hDevice, hMetricGroup, desc, phMetricQueryPool);
 }
@@ -8223,7 +8223,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricQueryPoolDestroy(ze
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryPoolDestroy(zet_metric_query_pool_handle_t hMetricQueryPool)
 {
-    CG_ARGS_CALL(zetMetricQueryPoolDestroy, (hMetricQueryPool), cgl_thunk_code, 2, 0, (hMetricQueryPool, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMetricQueryPool));
+    CG_ARGS_CALL(zetMetricQueryPoolDestroy, (hMetricQueryPool), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMetricQueryPool));
     CG_SHORT_CALL(zetMetricQueryPoolDestroy, (hMetricQueryPool), cgl_thunk_code);
     return cgl_gp_zetMetricQueryPoolDestroy(hMetricQueryPool);
 }
@@ -8256,7 +8256,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricQueryCreate(zet_met
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryCreate(zet_metric_query_pool_handle_t hMetricQueryPool, uint32_t index, zet_metric_query_handle_t *phMetricQuery)
 {
-    CG_ARGS_CALL(zetMetricQueryCreate, (hMetricQueryPool, index, phMetricQuery), cgl_thunk_code, 4, 0, (hMetricQueryPool, index, phMetricQuery, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMetricQueryPool); CG_ARG_WORD(2, index); CG_ARG_WORD(3, phMetricQuery));
+    CG_ARGS_CALL(zetMetricQueryCreate, (hMetricQueryPool, index, phMetricQuery), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMetricQueryPool); CG_ARG_WORD(2, index); CG_ARG_WORD(3, phMetricQuery));
     CG_SHORT_CALL(zetMetricQueryCreate, (hMetricQueryPool, index, phMetricQuery), cgl_thunk_code);
     return cgl_gp_zetMetricQueryCreate(hMetricQueryPool, index, phMetricQuery);
 }
@@ -8288,7 +8288,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricQueryDestroy(zet_me
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryDestroy(zet_metric_query_handle_t hMetricQuery)
 {
-    CG_ARGS_CALL(zetMetricQueryDestroy, (hMetricQuery), cgl_thunk_code, 2, 0, (hMetricQuery, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMetricQuery));
+    CG_ARGS_CALL(zetMetricQueryDestroy, (hMetricQuery), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMetricQuery));
     CG_SHORT_CALL(zetMetricQueryDestroy, (hMetricQuery), cgl_thunk_code);
     return cgl_gp_zetMetricQueryDestroy(hMetricQuery);
 }
@@ -8320,7 +8320,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricQueryReset(zet_metr
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryReset(zet_metric_query_handle_t hMetricQuery)
 {
-    CG_ARGS_CALL(zetMetricQueryReset, (hMetricQuery), cgl_thunk_code, 2, 0, (hMetricQuery, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMetricQuery));
+    CG_ARGS_CALL(zetMetricQueryReset, (hMetricQuery), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMetricQuery));
     CG_SHORT_CALL(zetMetricQueryReset, (hMetricQuery), cgl_thunk_code);
     return cgl_gp_zetMetricQueryReset(hMetricQuery);
 }
@@ -8354,7 +8354,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetCommandListAppendMetricQu
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetCommandListAppendMetricQueryBegin(zet_command_list_handle_t hCommandList, zet_metric_query_handle_t hMetricQuery)
 {
-    CG_ARGS_CALL(zetCommandListAppendMetricQueryBegin, (hCommandList, hMetricQuery), cgl_thunk_code, 3, 0, (hCommandList, hMetricQuery, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, hMetricQuery));
+    CG_ARGS_CALL(zetCommandListAppendMetricQueryBegin, (hCommandList, hMetricQuery), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, hMetricQuery));
     CG_SHORT_CALL(zetCommandListAppendMetricQueryBegin, (hCommandList, hMetricQuery), cgl_thunk_code);
     return cgl_gp_zetCommandListAppendMetricQueryBegin(hCommandList, hMetricQuery);
 }
@@ -8394,7 +8394,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetCommandListAppendMetricQu
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetCommandListAppendMetricQueryEnd(zet_command_list_handle_t hCommandList, zet_metric_query_handle_t hMetricQuery, ze_event_handle_t hSignalEvent, uint32_t numWaitEvents, ze_event_handle_t *phWaitEvents)
 {
-    CG_ARGS_CALL(zetCommandListAppendMetricQueryEnd, (hCommandList, hMetricQuery, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 6, 0, (hCommandList, hMetricQuery, hSignalEvent, numWaitEvents, phWaitEvents, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, hMetricQuery); CG_ARG_WORD(3, hSignalEvent); CG_ARG_WORD(4, numWaitEvents); CG_ARG_WORD(5, phWaitEvents));
+    CG_ARGS_CALL(zetCommandListAppendMetricQueryEnd, (hCommandList, hMetricQuery, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList); CG_ARG_WORD(2, hMetricQuery); CG_ARG_WORD(3, hSignalEvent); CG_ARG_WORD(4, numWaitEvents); CG_ARG_WORD(5, phWaitEvents));
     CG_SHORT_CALL(zetCommandListAppendMetricQueryEnd, (hCommandList, hMetricQuery, hSignalEvent, numWaitEvents, phWaitEvents), cgl_thunk_code);
     return cgl_gp_zetCommandListAppendMetricQueryEnd(hCommandList, hMetricQuery, hSignalEvent, numWaitEvents, phWaitEvents);
 }
@@ -8426,7 +8426,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetCommandListAppendMetricMe
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetCommandListAppendMetricMemoryBarrier(zet_command_list_handle_t hCommandList)
 {
-    CG_ARGS_CALL(zetCommandListAppendMetricMemoryBarrier, (hCommandList), cgl_thunk_code, 2, 0, (hCommandList, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList));
+    CG_ARGS_CALL(zetCommandListAppendMetricMemoryBarrier, (hCommandList), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hCommandList));
     CG_SHORT_CALL(zetCommandListAppendMetricMemoryBarrier, (hCommandList), cgl_thunk_code);
     return cgl_gp_zetCommandListAppendMetricMemoryBarrier(hCommandList);
 }
@@ -8459,7 +8459,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricQueryGetData(zet_me
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricQueryGetData(zet_metric_query_handle_t hMetricQuery, size_t *pRawDataSize, uint8_t *pRawData)
 {
-    CG_ARGS_CALL(zetMetricQueryGetData, (hMetricQuery, pRawDataSize, pRawData), cgl_thunk_code, 4, 0, (hMetricQuery, pRawDataSize, pRawData, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMetricQuery); CG_ARG_WORD(2, pRawDataSize); CG_ARG_WORD(3, pRawData));
+    CG_ARGS_CALL(zetMetricQueryGetData, (hMetricQuery, pRawDataSize, pRawData), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMetricQuery); CG_ARG_WORD(2, pRawDataSize); CG_ARG_WORD(3, pRawData));
     CG_SHORT_CALL(zetMetricQueryGetData, (hMetricQuery, pRawDataSize, pRawData), cgl_thunk_code);
     return cgl_gp_zetMetricQueryGetData(hMetricQuery, pRawDataSize, pRawData);
 }
@@ -8490,7 +8490,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetKernelGetProfileInfo(zet_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetKernelGetProfileInfo(zet_kernel_handle_t hKernel, zet_profile_properties_t *pProfileProperties)
 {
-    CG_ARGS_CALL(zetKernelGetProfileInfo, (hKernel, pProfileProperties), cgl_thunk_code, 3, 0, (hKernel, pProfileProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel); CG_ARG_WORD(2, pProfileProperties));
+    CG_ARGS_CALL(zetKernelGetProfileInfo, (hKernel, pProfileProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hKernel); CG_ARG_WORD(2, pProfileProperties));
     CG_SHORT_CALL(zetKernelGetProfileInfo, (hKernel, pProfileProperties), cgl_thunk_code);
     return cgl_gp_zetKernelGetProfileInfo(hKernel, pProfileProperties);
 }
@@ -8523,7 +8523,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetTracerExpCreate(zet_conte
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpCreate(zet_context_handle_t hContext, const zet_tracer_exp_desc_t *desc, zet_tracer_exp_handle_t *phTracer)
 {
-    CG_ARGS_CALL(zetTracerExpCreate, (hContext, desc, phTracer), cgl_thunk_code, 4, 0, (hContext, desc, phTracer, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, phTracer));
+    CG_ARGS_CALL(zetTracerExpCreate, (hContext, desc, phTracer), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hContext); CG_ARG_WORD(2, desc); CG_ARG_WORD(3, phTracer));
     CG_SHORT_CALL(zetTracerExpCreate, (hContext, desc, phTracer), cgl_thunk_code);
     return cgl_gp_zetTracerExpCreate(hContext, desc, phTracer);
 }
@@ -8555,7 +8555,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetTracerExpDestroy(zet_trac
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpDestroy(zet_tracer_exp_handle_t hTracer)
 {
-    CG_ARGS_CALL(zetTracerExpDestroy, (hTracer), cgl_thunk_code, 2, 0, (hTracer, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTracer));
+    CG_ARGS_CALL(zetTracerExpDestroy, (hTracer), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTracer));
     CG_SHORT_CALL(zetTracerExpDestroy, (hTracer), cgl_thunk_code);
     return cgl_gp_zetTracerExpDestroy(hTracer);
 }
@@ -8589,7 +8589,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetTracerExpSetPrologues(zet
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpSetPrologues(zet_tracer_exp_handle_t hTracer, zet_core_callbacks_t *pCoreCbs)
 {
-    CG_ARGS_CALL(zetTracerExpSetPrologues, (hTracer, pCoreCbs), cgl_thunk_code, 3, 0, (hTracer, pCoreCbs, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTracer); CG_ARG_WORD(2, pCoreCbs));
+    CG_ARGS_CALL(zetTracerExpSetPrologues, (hTracer, pCoreCbs), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTracer); CG_ARG_WORD(2, pCoreCbs));
     CG_SHORT_CALL(zetTracerExpSetPrologues, (hTracer, pCoreCbs), cgl_thunk_code);
     return cgl_gp_zetTracerExpSetPrologues(hTracer, pCoreCbs);
 }
@@ -8623,7 +8623,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetTracerExpSetEpilogues(zet
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpSetEpilogues(zet_tracer_exp_handle_t hTracer, zet_core_callbacks_t *pCoreCbs)
 {
-    CG_ARGS_CALL(zetTracerExpSetEpilogues, (hTracer, pCoreCbs), cgl_thunk_code, 3, 0, (hTracer, pCoreCbs, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTracer); CG_ARG_WORD(2, pCoreCbs));
+    CG_ARGS_CALL(zetTracerExpSetEpilogues, (hTracer, pCoreCbs), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTracer); CG_ARG_WORD(2, pCoreCbs));
     CG_SHORT_CALL(zetTracerExpSetEpilogues, (hTracer, pCoreCbs), cgl_thunk_code);
     return cgl_gp_zetTracerExpSetEpilogues(hTracer, pCoreCbs);
 }
@@ -8657,7 +8657,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetTracerExpSetEnabled(zet_t
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetTracerExpSetEnabled(zet_tracer_exp_handle_t hTracer, ze_bool_t enable)
 {
-    CG_ARGS_CALL(zetTracerExpSetEnabled, (hTracer, enable), cgl_thunk_code, 3, 0, (hTracer, enable, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTracer); CG_ARG_WORD(2, enable));
+    CG_ARGS_CALL(zetTracerExpSetEnabled, (hTracer, enable), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTracer); CG_ARG_WORD(2, enable));
     CG_SHORT_CALL(zetTracerExpSetEnabled, (hTracer, enable), cgl_thunk_code);
     return cgl_gp_zetTracerExpSetEnabled(hTracer, enable);
 }
@@ -8700,7 +8700,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zetMetricGroupCalculateMulti
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zetMetricGroupCalculateMultipleMetricValuesExp(zet_metric_group_handle_t hMetricGroup, zet_metric_group_calculation_type_t type, size_t rawDataSize, const uint8_t *pRawData, uint32_t *pSetCount, uint32_t *pTotalMetricValueCount, uint32_t *pMetricCounts, zet_typed_value_t *pMetricValues)
 {
-    CG_ARGS_CALL(zetMetricGroupCalculateMultipleMetricValuesExp, (hMetricGroup, type, rawDataSize, pRawData, pSetCount, pTotalMetricValueCount, pMetricCounts, pMetricValues), cgl_thunk_code, 9, 0, (hMetricGroup, type, rawDataSize, pRawData, pSetCount, pTotalMetricValueCount, pMetricCounts, pMetricValues, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMetricGroup); CG_ARG_WORD(2, type); CG_ARG_WORD(3, rawDataSize); CG_ARG_WORD(4, pRawData); CG_ARG_WORD(5, pSetCount); CG_ARG_WORD(6, pTotalMetricValueCount); CG_ARG_WORD(7, pMetricCounts); CG_ARG_WORD(8, pMetricValues));
+    CG_ARGS_CALL(zetMetricGroupCalculateMultipleMetricValuesExp, (hMetricGroup, type, rawDataSize, pRawData, pSetCount, pTotalMetricValueCount, pMetricCounts, pMetricValues), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMetricGroup); CG_ARG_WORD(2, type); CG_ARG_WORD(3, rawDataSize); CG_ARG_WORD(4, pRawData); CG_ARG_WORD(5, pSetCount); CG_ARG_WORD(6, pTotalMetricValueCount); CG_ARG_WORD(7, pMetricCounts); CG_ARG_WORD(8, pMetricValues));
     CG_SHORT_CALL(zetMetricGroupCalculateMultipleMetricValuesExp, (hMetricGroup, type, rawDataSize, pRawData, pSetCount, pTotalMetricValueCount, pMetricCounts, pMetricValues), cgl_thunk_code);
     return cgl_gp_zetMetricGroupCalculateMultipleMetricValuesExp(hMetricGroup, type, rawDataSize, pRawData, pSetCount, pTotalMetricValueCount, pMetricCounts, pMetricValues);
 }
@@ -8731,7 +8731,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceGetProperties(zes_d
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceGetProperties(zes_device_handle_t hDevice, zes_device_properties_t *pProperties)
 {
-    CG_ARGS_CALL(zesDeviceGetProperties, (hDevice, pProperties), cgl_thunk_code, 3, 0, (hDevice, pProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pProperties));
+    CG_ARGS_CALL(zesDeviceGetProperties, (hDevice, pProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pProperties));
     CG_SHORT_CALL(zesDeviceGetProperties, (hDevice, pProperties), cgl_thunk_code);
     return cgl_gp_zesDeviceGetProperties(hDevice, pProperties);
 }
@@ -8762,7 +8762,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceGetState(zes_device
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceGetState(zes_device_handle_t hDevice, zes_device_state_t *pState)
 {
-    CG_ARGS_CALL(zesDeviceGetState, (hDevice, pState), cgl_thunk_code, 3, 0, (hDevice, pState, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pState));
+    CG_ARGS_CALL(zesDeviceGetState, (hDevice, pState), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pState));
     CG_SHORT_CALL(zesDeviceGetState, (hDevice, pState), cgl_thunk_code);
     return cgl_gp_zesDeviceGetState(hDevice, pState);
 }
@@ -8794,7 +8794,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceReset(zes_device_ha
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceReset(zes_device_handle_t hDevice, ze_bool_t force)
 {
     CG_BLOCKING_CALL(zesDeviceReset, (hDevice, force), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(zesDeviceReset, (hDevice, force), cgl_thunk_code, 3, 0, (hDevice, force, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, force));
+    CG_ARGS_CALL(zesDeviceReset, (hDevice, force), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, force));
     CG_SHORT_CALL(zesDeviceReset, (hDevice, force), cgl_thunk_code);
     return cgl_gp_zesDeviceReset(hDevice, force);
 }
@@ -8827,7 +8827,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceProcessesGetState(z
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceProcessesGetState(zes_device_handle_t hDevice, uint32_t *pCount, zes_process_state_t *pProcesses)
 {
-    CG_ARGS_CALL(zesDeviceProcessesGetState, (hDevice, pCount, pProcesses), cgl_thunk_code, 5, 1, (hDevice, pCount, pProcesses, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pProcesses); CG_OUT_WORD(4, 0, pCount));
+    CG_ARGS_CALL(zesDeviceProcessesGetState, (hDevice, pCount, pProcesses), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pProcesses); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDeviceProcessesGetState, (hDevice, pCount, pProcesses), cgl_thunk_code);
     return cgl_gp_zesDeviceProcessesGetState(hDevice, pCount, pProcesses);
 }
@@ -8858,7 +8858,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDevicePciGetProperties(ze
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDevicePciGetProperties(zes_device_handle_t hDevice, zes_pci_properties_t *pProperties)
 {
-    CG_ARGS_CALL(zesDevicePciGetProperties, (hDevice, pProperties), cgl_thunk_code, 3, 0, (hDevice, pProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pProperties));
+    CG_ARGS_CALL(zesDevicePciGetProperties, (hDevice, pProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pProperties));
     CG_SHORT_CALL(zesDevicePciGetProperties, (hDevice, pProperties), cgl_thunk_code);
     return cgl_gp_zesDevicePciGetProperties(hDevice, pProperties);
 }
@@ -8889,7 +8889,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDevicePciGetState(zes_dev
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDevicePciGetState(zes_device_handle_t hDevice, zes_pci_state_t *pState)
 {
-    CG_ARGS_CALL(zesDevicePciGetState, (hDevice, pState), cgl_thunk_code, 3, 0, (hDevice, pState, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pState));
+    CG_ARGS_CALL(zesDevicePciGetState, (hDevice, pState), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pState));
     CG_SHORT_CALL(zesDevicePciGetState, (hDevice, pState), cgl_thunk_code);
     return cgl_gp_zesDevicePciGetState(hDevice, pState);
 }
@@ -8922,7 +8922,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDevicePciGetBars(zes_devi
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDevicePciGetBars(zes_device_handle_t hDevice, uint32_t *pCount, zes_pci_bar_properties_t *pProperties)
 {
-    CG_ARGS_CALL(zesDevicePciGetBars, (hDevice, pCount, pProperties), cgl_thunk_code, 5, 1, (hDevice, pCount, pProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pProperties); CG_OUT_WORD(4, 0, pCount));
+    CG_ARGS_CALL(zesDevicePciGetBars, (hDevice, pCount, pProperties), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pProperties); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDevicePciGetBars, (hDevice, pCount, pProperties), cgl_thunk_code);
     return cgl_gp_zesDevicePciGetBars(hDevice, pCount, pProperties);
 }
@@ -8953,7 +8953,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDevicePciGetStats(zes_dev
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDevicePciGetStats(zes_device_handle_t hDevice, zes_pci_stats_t *pStats)
 {
-    CG_ARGS_CALL(zesDevicePciGetStats, (hDevice, pStats), cgl_thunk_code, 3, 0, (hDevice, pStats, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pStats));
+    CG_ARGS_CALL(zesDevicePciGetStats, (hDevice, pStats), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pStats));
     CG_SHORT_CALL(zesDevicePciGetStats, (hDevice, pStats), cgl_thunk_code);
     return cgl_gp_zesDevicePciGetStats(hDevice, pStats);
 }
@@ -8986,7 +8986,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumDiagnosticTestS
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumDiagnosticTestSuites(zes_device_handle_t hDevice, uint32_t *pCount, zes_diag_handle_t *phDiagnostics)
 {
-    CG_ARGS_CALL(zesDeviceEnumDiagnosticTestSuites, (hDevice, pCount, phDiagnostics), cgl_thunk_code, 5, 1, (hDevice, pCount, phDiagnostics, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phDiagnostics); CG_OUT_WORD(4, 0, pCount));
+    CG_ARGS_CALL(zesDeviceEnumDiagnosticTestSuites, (hDevice, pCount, phDiagnostics), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phDiagnostics); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDeviceEnumDiagnosticTestSuites, (hDevice, pCount, phDiagnostics), cgl_thunk_code);
     return cgl_gp_zesDeviceEnumDiagnosticTestSuites(hDevice, pCount, phDiagnostics);
 }
@@ -9017,7 +9017,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDiagnosticsGetProperties(
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDiagnosticsGetProperties(zes_diag_handle_t hDiagnostics, zes_diag_properties_t *pProperties)
 {
-    CG_ARGS_CALL(zesDiagnosticsGetProperties, (hDiagnostics, pProperties), cgl_thunk_code, 3, 0, (hDiagnostics, pProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDiagnostics); CG_ARG_WORD(2, pProperties));
+    CG_ARGS_CALL(zesDiagnosticsGetProperties, (hDiagnostics, pProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDiagnostics); CG_ARG_WORD(2, pProperties));
     CG_SHORT_CALL(zesDiagnosticsGetProperties, (hDiagnostics, pProperties), cgl_thunk_code);
     return cgl_gp_zesDiagnosticsGetProperties(hDiagnostics, pProperties);
 }
@@ -9050,7 +9050,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDiagnosticsGetTests(zes_d
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDiagnosticsGetTests(zes_diag_handle_t hDiagnostics, uint32_t *pCount, zes_diag_test_t *pTests)
 {
-    CG_ARGS_CALL(zesDiagnosticsGetTests, (hDiagnostics, pCount, pTests), cgl_thunk_code, 5, 1, (hDiagnostics, pCount, pTests, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDiagnostics); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pTests); CG_OUT_WORD(4, 0, pCount));
+    CG_ARGS_CALL(zesDiagnosticsGetTests, (hDiagnostics, pCount, pTests), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDiagnostics); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pTests); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDiagnosticsGetTests, (hDiagnostics, pCount, pTests), cgl_thunk_code);
     return cgl_gp_zesDiagnosticsGetTests(hDiagnostics, pCount, pTests);
 }
@@ -9086,7 +9086,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDiagnosticsRunTests(zes_d
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDiagnosticsRunTests(zes_diag_handle_t hDiagnostics, uint32_t startIndex, uint32_t endIndex, zes_diag_result_t *pResult)
 {
     CG_BLOCKING_CALL(zesDiagnosticsRunTests, (hDiagnostics, startIndex, endIndex, pResult), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(zesDiagnosticsRunTests, (hDiagnostics, startIndex, endIndex, pResult), cgl_thunk_code, 5, 0, (hDiagnostics, startIndex, endIndex, pResult, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDiagnostics); CG_ARG_WORD(2, startIndex); CG_ARG_WORD(3, endIndex); CG_ARG_WORD(4, pResult));
+    CG_ARGS_CALL(zesDiagnosticsRunTests, (hDiagnostics, startIndex, endIndex, pResult), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDiagnostics); CG_ARG_WORD(2, startIndex); CG_ARG_WORD(3, endIndex); CG_ARG_WORD(4, pResult));
     CG_SHORT_CALL(zesDiagnosticsRunTests, (hDiagnostics, startIndex, endIndex, pResult), cgl_thunk_code);
     return cgl_gp_zesDiagnosticsRunTests(hDiagnostics, startIndex, endIndex, pResult);
 }
@@ -9117,7 +9117,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEccAvailable(zes_de
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEccAvailable(zes_device_handle_t hDevice, ze_bool_t *pAvailable)
 {
-    CG_ARGS_CALL(zesDeviceEccAvailable, (hDevice, pAvailable), cgl_thunk_code, 3, 0, (hDevice, pAvailable, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pAvailable));
+    CG_ARGS_CALL(zesDeviceEccAvailable, (hDevice, pAvailable), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pAvailable));
     CG_SHORT_CALL(zesDeviceEccAvailable, (hDevice, pAvailable), cgl_thunk_code);
     return cgl_gp_zesDeviceEccAvailable(hDevice, pAvailable);
 }
@@ -9148,7 +9148,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEccConfigurable(zes
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEccConfigurable(zes_device_handle_t hDevice, ze_bool_t *pConfigurable)
 {
-    CG_ARGS_CALL(zesDeviceEccConfigurable, (hDevice, pConfigurable), cgl_thunk_code, 3, 0, (hDevice, pConfigurable, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pConfigurable));
+    CG_ARGS_CALL(zesDeviceEccConfigurable, (hDevice, pConfigurable), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pConfigurable));
     CG_SHORT_CALL(zesDeviceEccConfigurable, (hDevice, pConfigurable), cgl_thunk_code);
     return cgl_gp_zesDeviceEccConfigurable(hDevice, pConfigurable);
 }
@@ -9179,7 +9179,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceGetEccState(zes_dev
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceGetEccState(zes_device_handle_t hDevice, zes_device_ecc_properties_t *pState)
 {
-    CG_ARGS_CALL(zesDeviceGetEccState, (hDevice, pState), cgl_thunk_code, 3, 0, (hDevice, pState, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pState));
+    CG_ARGS_CALL(zesDeviceGetEccState, (hDevice, pState), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pState));
     CG_SHORT_CALL(zesDeviceGetEccState, (hDevice, pState), cgl_thunk_code);
     return cgl_gp_zesDeviceGetEccState(hDevice, pState);
 }
@@ -9212,7 +9212,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceSetEccState(zes_dev
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceSetEccState(zes_device_handle_t hDevice, const zes_device_ecc_desc_t *newState, zes_device_ecc_properties_t *pState)
 {
-    CG_ARGS_CALL(zesDeviceSetEccState, (hDevice, newState, pState), cgl_thunk_code, 4, 0, (hDevice, newState, pState, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, newState); CG_ARG_WORD(3, pState));
+    CG_ARGS_CALL(zesDeviceSetEccState, (hDevice, newState, pState), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, newState); CG_ARG_WORD(3, pState));
     CG_SHORT_CALL(zesDeviceSetEccState, (hDevice, newState, pState), cgl_thunk_code);
     return cgl_gp_zesDeviceSetEccState(hDevice, newState, pState);
 }
@@ -9245,7 +9245,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumEngineGroups(ze
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumEngineGroups(zes_device_handle_t hDevice, uint32_t *pCount, zes_engine_handle_t *phEngine)
 {
-    CG_ARGS_CALL(zesDeviceEnumEngineGroups, (hDevice, pCount, phEngine), cgl_thunk_code, 5, 1, (hDevice, pCount, phEngine, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phEngine); CG_OUT_WORD(4, 0, pCount));
+    CG_ARGS_CALL(zesDeviceEnumEngineGroups, (hDevice, pCount, phEngine), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phEngine); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDeviceEnumEngineGroups, (hDevice, pCount, phEngine), cgl_thunk_code);
     return cgl_gp_zesDeviceEnumEngineGroups(hDevice, pCount, phEngine);
 }
@@ -9276,7 +9276,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesEngineGetProperties(zes_e
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesEngineGetProperties(zes_engine_handle_t hEngine, zes_engine_properties_t *pProperties)
 {
-    CG_ARGS_CALL(zesEngineGetProperties, (hEngine, pProperties), cgl_thunk_code, 3, 0, (hEngine, pProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEngine); CG_ARG_WORD(2, pProperties));
+    CG_ARGS_CALL(zesEngineGetProperties, (hEngine, pProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEngine); CG_ARG_WORD(2, pProperties));
     CG_SHORT_CALL(zesEngineGetProperties, (hEngine, pProperties), cgl_thunk_code);
     return cgl_gp_zesEngineGetProperties(hEngine, pProperties);
 }
@@ -9307,7 +9307,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesEngineGetActivity(zes_eng
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesEngineGetActivity(zes_engine_handle_t hEngine, zes_engine_stats_t *pStats)
 {
-    CG_ARGS_CALL(zesEngineGetActivity, (hEngine, pStats), cgl_thunk_code, 3, 0, (hEngine, pStats, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEngine); CG_ARG_WORD(2, pStats));
+    CG_ARGS_CALL(zesEngineGetActivity, (hEngine, pStats), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hEngine); CG_ARG_WORD(2, pStats));
     CG_SHORT_CALL(zesEngineGetActivity, (hEngine, pStats), cgl_thunk_code);
     return cgl_gp_zesEngineGetActivity(hEngine, pStats);
 }
@@ -9338,7 +9338,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEventRegister(zes_d
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEventRegister(zes_device_handle_t hDevice, zes_event_type_flags_t events)
 {
-    CG_ARGS_CALL(zesDeviceEventRegister, (hDevice, events), cgl_thunk_code, 3, 0, (hDevice, events, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, events));
+    CG_ARGS_CALL(zesDeviceEventRegister, (hDevice, events), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, events));
     CG_SHORT_CALL(zesDeviceEventRegister, (hDevice, events), cgl_thunk_code);
     return cgl_gp_zesDeviceEventRegister(hDevice, events);
 }
@@ -9378,7 +9378,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDriverEventListen(ze_driv
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDriverEventListen(ze_driver_handle_t hDriver, uint32_t timeout, uint32_t count, zes_device_handle_t *phDevices, uint32_t *pNumDeviceEvents, zes_event_type_flags_t *pEvents)
 {
     CG_BLOCKING_CALL(zesDriverEventListen, (hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(zesDriverEventListen, (hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents), cgl_thunk_code, 7, 0, (hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDriver); CG_ARG_WORD(2, timeout); CG_ARG_WORD(3, count); CG_ARG_WORD(4, phDevices); CG_ARG_WORD(5, pNumDeviceEvents); CG_ARG_WORD(6, pEvents));
+    CG_ARGS_CALL(zesDriverEventListen, (hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDriver); CG_ARG_WORD(2, timeout); CG_ARG_WORD(3, count); CG_ARG_WORD(4, phDevices); CG_ARG_WORD(5, pNumDeviceEvents); CG_ARG_WORD(6, pEvents));
     CG_SHORT_CALL(zesDriverEventListen, (hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents), cgl_thunk_code);
     return cgl_gp_zesDriverEventListen(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
 }
@@ -9418,7 +9418,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDriverEventListenEx(ze_dr
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDriverEventListenEx(ze_driver_handle_t hDriver, uint64_t timeout, uint32_t count, zes_device_handle_t *phDevices, uint32_t *pNumDeviceEvents, zes_event_type_flags_t *pEvents)
 {
     CG_BLOCKING_CALL(zesDriverEventListenEx, (hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(zesDriverEventListenEx, (hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents), cgl_thunk_code, 7, 0, (hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDriver); CG_ARG_WORD(2, timeout); CG_ARG_WORD(3, count); CG_ARG_WORD(4, phDevices); CG_ARG_WORD(5, pNumDeviceEvents); CG_ARG_WORD(6, pEvents));
+    CG_ARGS_CALL(zesDriverEventListenEx, (hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDriver); CG_ARG_WORD(2, timeout); CG_ARG_WORD(3, count); CG_ARG_WORD(4, phDevices); CG_ARG_WORD(5, pNumDeviceEvents); CG_ARG_WORD(6, pEvents));
     CG_SHORT_CALL(zesDriverEventListenEx, (hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents), cgl_thunk_code);
     return cgl_gp_zesDriverEventListenEx(hDriver, timeout, count, phDevices, pNumDeviceEvents, pEvents);
 }
@@ -9451,7 +9451,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumFabricPorts(zes
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFabricPorts(zes_device_handle_t hDevice, uint32_t *pCount, zes_fabric_port_handle_t *phPort)
 {
-    CG_ARGS_CALL(zesDeviceEnumFabricPorts, (hDevice, pCount, phPort), cgl_thunk_code, 5, 1, (hDevice, pCount, phPort, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phPort); CG_OUT_WORD(4, 0, pCount));
+    CG_ARGS_CALL(zesDeviceEnumFabricPorts, (hDevice, pCount, phPort), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phPort); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDeviceEnumFabricPorts, (hDevice, pCount, phPort), cgl_thunk_code);
     return cgl_gp_zesDeviceEnumFabricPorts(hDevice, pCount, phPort);
 }
@@ -9482,7 +9482,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFabricPortGetProperties(z
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetProperties(zes_fabric_port_handle_t hPort, zes_fabric_port_properties_t *pProperties)
 {
-    CG_ARGS_CALL(zesFabricPortGetProperties, (hPort, pProperties), cgl_thunk_code, 3, 0, (hPort, pProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPort); CG_ARG_WORD(2, pProperties));
+    CG_ARGS_CALL(zesFabricPortGetProperties, (hPort, pProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPort); CG_ARG_WORD(2, pProperties));
     CG_SHORT_CALL(zesFabricPortGetProperties, (hPort, pProperties), cgl_thunk_code);
     return cgl_gp_zesFabricPortGetProperties(hPort, pProperties);
 }
@@ -9513,7 +9513,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFabricPortGetLinkType(zes
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetLinkType(zes_fabric_port_handle_t hPort, zes_fabric_link_type_t *pLinkType)
 {
-    CG_ARGS_CALL(zesFabricPortGetLinkType, (hPort, pLinkType), cgl_thunk_code, 3, 0, (hPort, pLinkType, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPort); CG_ARG_WORD(2, pLinkType));
+    CG_ARGS_CALL(zesFabricPortGetLinkType, (hPort, pLinkType), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPort); CG_ARG_WORD(2, pLinkType));
     CG_SHORT_CALL(zesFabricPortGetLinkType, (hPort, pLinkType), cgl_thunk_code);
     return cgl_gp_zesFabricPortGetLinkType(hPort, pLinkType);
 }
@@ -9544,7 +9544,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFabricPortGetConfig(zes_f
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetConfig(zes_fabric_port_handle_t hPort, zes_fabric_port_config_t *pConfig)
 {
-    CG_ARGS_CALL(zesFabricPortGetConfig, (hPort, pConfig), cgl_thunk_code, 3, 0, (hPort, pConfig, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPort); CG_ARG_WORD(2, pConfig));
+    CG_ARGS_CALL(zesFabricPortGetConfig, (hPort, pConfig), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPort); CG_ARG_WORD(2, pConfig));
     CG_SHORT_CALL(zesFabricPortGetConfig, (hPort, pConfig), cgl_thunk_code);
     return cgl_gp_zesFabricPortGetConfig(hPort, pConfig);
 }
@@ -9575,7 +9575,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFabricPortSetConfig(zes_f
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortSetConfig(zes_fabric_port_handle_t hPort, const zes_fabric_port_config_t *pConfig)
 {
-    CG_ARGS_CALL(zesFabricPortSetConfig, (hPort, pConfig), cgl_thunk_code, 3, 0, (hPort, pConfig, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPort); CG_ARG_WORD(2, pConfig));
+    CG_ARGS_CALL(zesFabricPortSetConfig, (hPort, pConfig), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPort); CG_ARG_WORD(2, pConfig));
     CG_SHORT_CALL(zesFabricPortSetConfig, (hPort, pConfig), cgl_thunk_code);
     return cgl_gp_zesFabricPortSetConfig(hPort, pConfig);
 }
@@ -9606,7 +9606,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFabricPortGetState(zes_fa
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetState(zes_fabric_port_handle_t hPort, zes_fabric_port_state_t *pState)
 {
-    CG_ARGS_CALL(zesFabricPortGetState, (hPort, pState), cgl_thunk_code, 3, 0, (hPort, pState, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPort); CG_ARG_WORD(2, pState));
+    CG_ARGS_CALL(zesFabricPortGetState, (hPort, pState), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPort); CG_ARG_WORD(2, pState));
     CG_SHORT_CALL(zesFabricPortGetState, (hPort, pState), cgl_thunk_code);
     return cgl_gp_zesFabricPortGetState(hPort, pState);
 }
@@ -9637,7 +9637,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFabricPortGetThroughput(z
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFabricPortGetThroughput(zes_fabric_port_handle_t hPort, zes_fabric_port_throughput_t *pThroughput)
 {
-    CG_ARGS_CALL(zesFabricPortGetThroughput, (hPort, pThroughput), cgl_thunk_code, 3, 0, (hPort, pThroughput, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPort); CG_ARG_WORD(2, pThroughput));
+    CG_ARGS_CALL(zesFabricPortGetThroughput, (hPort, pThroughput), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPort); CG_ARG_WORD(2, pThroughput));
     CG_SHORT_CALL(zesFabricPortGetThroughput, (hPort, pThroughput), cgl_thunk_code);
     return cgl_gp_zesFabricPortGetThroughput(hPort, pThroughput);
 }
@@ -9670,7 +9670,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumFans(zes_device
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFans(zes_device_handle_t hDevice, uint32_t *pCount, zes_fan_handle_t *phFan)
 {
-    CG_ARGS_CALL(zesDeviceEnumFans, (hDevice, pCount, phFan), cgl_thunk_code, 5, 1, (hDevice, pCount, phFan, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phFan); CG_OUT_WORD(4, 0, pCount));
+    CG_ARGS_CALL(zesDeviceEnumFans, (hDevice, pCount, phFan), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phFan); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDeviceEnumFans, (hDevice, pCount, phFan), cgl_thunk_code);
     return cgl_gp_zesDeviceEnumFans(hDevice, pCount, phFan);
 }
@@ -9701,7 +9701,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFanGetProperties(zes_fan_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFanGetProperties(zes_fan_handle_t hFan, zes_fan_properties_t *pProperties)
 {
-    CG_ARGS_CALL(zesFanGetProperties, (hFan, pProperties), cgl_thunk_code, 3, 0, (hFan, pProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFan); CG_ARG_WORD(2, pProperties));
+    CG_ARGS_CALL(zesFanGetProperties, (hFan, pProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFan); CG_ARG_WORD(2, pProperties));
     CG_SHORT_CALL(zesFanGetProperties, (hFan, pProperties), cgl_thunk_code);
     return cgl_gp_zesFanGetProperties(hFan, pProperties);
 }
@@ -9732,7 +9732,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFanGetConfig(zes_fan_hand
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFanGetConfig(zes_fan_handle_t hFan, zes_fan_config_t *pConfig)
 {
-    CG_ARGS_CALL(zesFanGetConfig, (hFan, pConfig), cgl_thunk_code, 3, 0, (hFan, pConfig, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFan); CG_ARG_WORD(2, pConfig));
+    CG_ARGS_CALL(zesFanGetConfig, (hFan, pConfig), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFan); CG_ARG_WORD(2, pConfig));
     CG_SHORT_CALL(zesFanGetConfig, (hFan, pConfig), cgl_thunk_code);
     return cgl_gp_zesFanGetConfig(hFan, pConfig);
 }
@@ -9761,7 +9761,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFanSetDefaultMode(zes_fan
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFanSetDefaultMode(zes_fan_handle_t hFan)
 {
-    CG_ARGS_CALL(zesFanSetDefaultMode, (hFan), cgl_thunk_code, 2, 0, (hFan, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFan));
+    CG_ARGS_CALL(zesFanSetDefaultMode, (hFan), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFan));
     CG_SHORT_CALL(zesFanSetDefaultMode, (hFan), cgl_thunk_code);
     return cgl_gp_zesFanSetDefaultMode(hFan);
 }
@@ -9792,7 +9792,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFanSetFixedSpeedMode(zes_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFanSetFixedSpeedMode(zes_fan_handle_t hFan, const zes_fan_speed_t *speed)
 {
-    CG_ARGS_CALL(zesFanSetFixedSpeedMode, (hFan, speed), cgl_thunk_code, 3, 0, (hFan, speed, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFan); CG_ARG_WORD(2, speed));
+    CG_ARGS_CALL(zesFanSetFixedSpeedMode, (hFan, speed), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFan); CG_ARG_WORD(2, speed));
     CG_SHORT_CALL(zesFanSetFixedSpeedMode, (hFan, speed), cgl_thunk_code);
     return cgl_gp_zesFanSetFixedSpeedMode(hFan, speed);
 }
@@ -9823,7 +9823,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFanSetSpeedTableMode(zes_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFanSetSpeedTableMode(zes_fan_handle_t hFan, const zes_fan_speed_table_t *speedTable)
 {
-    CG_ARGS_CALL(zesFanSetSpeedTableMode, (hFan, speedTable), cgl_thunk_code, 3, 0, (hFan, speedTable, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFan); CG_ARG_WORD(2, speedTable));
+    CG_ARGS_CALL(zesFanSetSpeedTableMode, (hFan, speedTable), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFan); CG_ARG_WORD(2, speedTable));
     CG_SHORT_CALL(zesFanSetSpeedTableMode, (hFan, speedTable), cgl_thunk_code);
     return cgl_gp_zesFanSetSpeedTableMode(hFan, speedTable);
 }
@@ -9856,7 +9856,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFanGetState(zes_fan_handl
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFanGetState(zes_fan_handle_t hFan, zes_fan_speed_units_t units, int32_t *pSpeed)
 {
-    CG_ARGS_CALL(zesFanGetState, (hFan, units, pSpeed), cgl_thunk_code, 4, 0, (hFan, units, pSpeed, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFan); CG_ARG_WORD(2, units); CG_ARG_WORD(3, pSpeed));
+    CG_ARGS_CALL(zesFanGetState, (hFan, units, pSpeed), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFan); CG_ARG_WORD(2, units); CG_ARG_WORD(3, pSpeed));
     CG_SHORT_CALL(zesFanGetState, (hFan, units, pSpeed), cgl_thunk_code);
     return cgl_gp_zesFanGetState(hFan, units, pSpeed);
 }
@@ -9889,7 +9889,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumFirmwares(zes_d
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFirmwares(zes_device_handle_t hDevice, uint32_t *pCount, zes_firmware_handle_t *phFirmware)
 {
-    CG_ARGS_CALL(zesDeviceEnumFirmwares, (hDevice, pCount, phFirmware), cgl_thunk_code, 5, 1, (hDevice, pCount, phFirmware, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phFirmware); CG_OUT_WORD(4, 0, pCount));
+    CG_ARGS_CALL(zesDeviceEnumFirmwares, (hDevice, pCount, phFirmware), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phFirmware); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDeviceEnumFirmwares, (hDevice, pCount, phFirmware), cgl_thunk_code);
     return cgl_gp_zesDeviceEnumFirmwares(hDevice, pCount, phFirmware);
 }
@@ -9920,7 +9920,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFirmwareGetProperties(zes
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFirmwareGetProperties(zes_firmware_handle_t hFirmware, zes_firmware_properties_t *pProperties)
 {
-    CG_ARGS_CALL(zesFirmwareGetProperties, (hFirmware, pProperties), cgl_thunk_code, 3, 0, (hFirmware, pProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFirmware); CG_ARG_WORD(2, pProperties));
+    CG_ARGS_CALL(zesFirmwareGetProperties, (hFirmware, pProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFirmware); CG_ARG_WORD(2, pProperties));
     CG_SHORT_CALL(zesFirmwareGetProperties, (hFirmware, pProperties), cgl_thunk_code);
     return cgl_gp_zesFirmwareGetProperties(hFirmware, pProperties);
 }
@@ -9954,7 +9954,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFirmwareFlash(zes_firmwar
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFirmwareFlash(zes_firmware_handle_t hFirmware, void *pImage, uint32_t size)
 {
     CG_BLOCKING_CALL(zesFirmwareFlash, (hFirmware, pImage, size), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(zesFirmwareFlash, (hFirmware, pImage, size), cgl_thunk_code, 4, 0, (hFirmware, pImage, size, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFirmware); CG_ARG_WORD(2, pImage); CG_ARG_WORD(3, size));
+    CG_ARGS_CALL(zesFirmwareFlash, (hFirmware, pImage, size), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFirmware); CG_ARG_WORD(2, pImage); CG_ARG_WORD(3, size));
     CG_SHORT_CALL(zesFirmwareFlash, (hFirmware, pImage, size), cgl_thunk_code);
     return cgl_gp_zesFirmwareFlash(hFirmware, pImage, size);
 }
@@ -9987,7 +9987,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumFrequencyDomain
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumFrequencyDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_freq_handle_t *phFrequency)
 {
-    CG_ARGS_CALL(zesDeviceEnumFrequencyDomains, (hDevice, pCount, phFrequency), cgl_thunk_code, 5, 1, (hDevice, pCount, phFrequency, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phFrequency); CG_OUT_WORD(4, 0, pCount));
+    CG_ARGS_CALL(zesDeviceEnumFrequencyDomains, (hDevice, pCount, phFrequency), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phFrequency); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDeviceEnumFrequencyDomains, (hDevice, pCount, phFrequency), cgl_thunk_code);
     return cgl_gp_zesDeviceEnumFrequencyDomains(hDevice, pCount, phFrequency);
 }
@@ -10018,7 +10018,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyGetProperties(ze
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetProperties(zes_freq_handle_t hFrequency, zes_freq_properties_t *pProperties)
 {
-    CG_ARGS_CALL(zesFrequencyGetProperties, (hFrequency, pProperties), cgl_thunk_code, 3, 0, (hFrequency, pProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, pProperties));
+    CG_ARGS_CALL(zesFrequencyGetProperties, (hFrequency, pProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, pProperties));
     CG_SHORT_CALL(zesFrequencyGetProperties, (hFrequency, pProperties), cgl_thunk_code);
     return cgl_gp_zesFrequencyGetProperties(hFrequency, pProperties);
 }
@@ -10051,7 +10051,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyGetAvailableCloc
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetAvailableClocks(zes_freq_handle_t hFrequency, uint32_t *pCount, double *phFrequency)
 {
-    CG_ARGS_CALL(zesFrequencyGetAvailableClocks, (hFrequency, pCount, phFrequency), cgl_thunk_code, 5, 1, (hFrequency, pCount, phFrequency, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phFrequency); CG_OUT_WORD(4, 0, pCount));
+    CG_ARGS_CALL(zesFrequencyGetAvailableClocks, (hFrequency, pCount, phFrequency), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phFrequency); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesFrequencyGetAvailableClocks, (hFrequency, pCount, phFrequency), cgl_thunk_code);
     return cgl_gp_zesFrequencyGetAvailableClocks(hFrequency, pCount, phFrequency);
 }
@@ -10082,7 +10082,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyGetRange(zes_fre
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetRange(zes_freq_handle_t hFrequency, zes_freq_range_t *pLimits)
 {
-    CG_ARGS_CALL(zesFrequencyGetRange, (hFrequency, pLimits), cgl_thunk_code, 3, 0, (hFrequency, pLimits, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, pLimits));
+    CG_ARGS_CALL(zesFrequencyGetRange, (hFrequency, pLimits), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, pLimits));
     CG_SHORT_CALL(zesFrequencyGetRange, (hFrequency, pLimits), cgl_thunk_code);
     return cgl_gp_zesFrequencyGetRange(hFrequency, pLimits);
 }
@@ -10113,7 +10113,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencySetRange(zes_fre
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencySetRange(zes_freq_handle_t hFrequency, const zes_freq_range_t *pLimits)
 {
-    CG_ARGS_CALL(zesFrequencySetRange, (hFrequency, pLimits), cgl_thunk_code, 3, 0, (hFrequency, pLimits, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, pLimits));
+    CG_ARGS_CALL(zesFrequencySetRange, (hFrequency, pLimits), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, pLimits));
     CG_SHORT_CALL(zesFrequencySetRange, (hFrequency, pLimits), cgl_thunk_code);
     return cgl_gp_zesFrequencySetRange(hFrequency, pLimits);
 }
@@ -10144,7 +10144,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyGetState(zes_fre
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetState(zes_freq_handle_t hFrequency, zes_freq_state_t *pState)
 {
-    CG_ARGS_CALL(zesFrequencyGetState, (hFrequency, pState), cgl_thunk_code, 3, 0, (hFrequency, pState, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, pState));
+    CG_ARGS_CALL(zesFrequencyGetState, (hFrequency, pState), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, pState));
     CG_SHORT_CALL(zesFrequencyGetState, (hFrequency, pState), cgl_thunk_code);
     return cgl_gp_zesFrequencyGetState(hFrequency, pState);
 }
@@ -10175,7 +10175,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyGetThrottleTime(
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyGetThrottleTime(zes_freq_handle_t hFrequency, zes_freq_throttle_time_t *pThrottleTime)
 {
-    CG_ARGS_CALL(zesFrequencyGetThrottleTime, (hFrequency, pThrottleTime), cgl_thunk_code, 3, 0, (hFrequency, pThrottleTime, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, pThrottleTime));
+    CG_ARGS_CALL(zesFrequencyGetThrottleTime, (hFrequency, pThrottleTime), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, pThrottleTime));
     CG_SHORT_CALL(zesFrequencyGetThrottleTime, (hFrequency, pThrottleTime), cgl_thunk_code);
     return cgl_gp_zesFrequencyGetThrottleTime(hFrequency, pThrottleTime);
 }
@@ -10206,7 +10206,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcGetCapabilitie
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetCapabilities(zes_freq_handle_t hFrequency, zes_oc_capabilities_t *pOcCapabilities)
 {
-    CG_ARGS_CALL(zesFrequencyOcGetCapabilities, (hFrequency, pOcCapabilities), cgl_thunk_code, 3, 0, (hFrequency, pOcCapabilities, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, pOcCapabilities));
+    CG_ARGS_CALL(zesFrequencyOcGetCapabilities, (hFrequency, pOcCapabilities), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, pOcCapabilities));
     CG_SHORT_CALL(zesFrequencyOcGetCapabilities, (hFrequency, pOcCapabilities), cgl_thunk_code);
     return cgl_gp_zesFrequencyOcGetCapabilities(hFrequency, pOcCapabilities);
 }
@@ -10237,7 +10237,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcGetFrequencyTa
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetFrequencyTarget(zes_freq_handle_t hFrequency, double *pCurrentOcFrequency)
 {
-    CG_ARGS_CALL(zesFrequencyOcGetFrequencyTarget, (hFrequency, pCurrentOcFrequency), cgl_thunk_code, 3, 0, (hFrequency, pCurrentOcFrequency, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, pCurrentOcFrequency));
+    CG_ARGS_CALL(zesFrequencyOcGetFrequencyTarget, (hFrequency, pCurrentOcFrequency), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, pCurrentOcFrequency));
     CG_SHORT_CALL(zesFrequencyOcGetFrequencyTarget, (hFrequency, pCurrentOcFrequency), cgl_thunk_code);
     return cgl_gp_zesFrequencyOcGetFrequencyTarget(hFrequency, pCurrentOcFrequency);
 }
@@ -10268,7 +10268,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcSetFrequencyTa
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetFrequencyTarget(zes_freq_handle_t hFrequency, double CurrentOcFrequency)
 {
-    CG_ARGS_CALL(zesFrequencyOcSetFrequencyTarget, (hFrequency, CurrentOcFrequency), cgl_thunk_code, 3, 0, (hFrequency, CurrentOcFrequency, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, CurrentOcFrequency));
+    CG_ARGS_CALL(zesFrequencyOcSetFrequencyTarget, (hFrequency, CurrentOcFrequency), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, CurrentOcFrequency));
     CG_SHORT_CALL(zesFrequencyOcSetFrequencyTarget, (hFrequency, CurrentOcFrequency), cgl_thunk_code);
     return cgl_gp_zesFrequencyOcSetFrequencyTarget(hFrequency, CurrentOcFrequency);
 }
@@ -10301,7 +10301,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcGetVoltageTarg
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetVoltageTarget(zes_freq_handle_t hFrequency, double *pCurrentVoltageTarget, double *pCurrentVoltageOffset)
 {
-    CG_ARGS_CALL(zesFrequencyOcGetVoltageTarget, (hFrequency, pCurrentVoltageTarget, pCurrentVoltageOffset), cgl_thunk_code, 4, 0, (hFrequency, pCurrentVoltageTarget, pCurrentVoltageOffset, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, pCurrentVoltageTarget); CG_ARG_WORD(3, pCurrentVoltageOffset));
+    CG_ARGS_CALL(zesFrequencyOcGetVoltageTarget, (hFrequency, pCurrentVoltageTarget, pCurrentVoltageOffset), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, pCurrentVoltageTarget); CG_ARG_WORD(3, pCurrentVoltageOffset));
     CG_SHORT_CALL(zesFrequencyOcGetVoltageTarget, (hFrequency, pCurrentVoltageTarget, pCurrentVoltageOffset), cgl_thunk_code);
     return cgl_gp_zesFrequencyOcGetVoltageTarget(hFrequency, pCurrentVoltageTarget, pCurrentVoltageOffset);
 }
@@ -10334,7 +10334,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcSetVoltageTarg
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetVoltageTarget(zes_freq_handle_t hFrequency, double CurrentVoltageTarget, double CurrentVoltageOffset)
 {
-    CG_ARGS_CALL(zesFrequencyOcSetVoltageTarget, (hFrequency, CurrentVoltageTarget, CurrentVoltageOffset), cgl_thunk_code, 4, 0, (hFrequency, CurrentVoltageTarget, CurrentVoltageOffset, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, CurrentVoltageTarget); CG_ARG_WORD(3, CurrentVoltageOffset));
+    CG_ARGS_CALL(zesFrequencyOcSetVoltageTarget, (hFrequency, CurrentVoltageTarget, CurrentVoltageOffset), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, CurrentVoltageTarget); CG_ARG_WORD(3, CurrentVoltageOffset));
     CG_SHORT_CALL(zesFrequencyOcSetVoltageTarget, (hFrequency, CurrentVoltageTarget, CurrentVoltageOffset), cgl_thunk_code);
     return cgl_gp_zesFrequencyOcSetVoltageTarget(hFrequency, CurrentVoltageTarget, CurrentVoltageOffset);
 }
@@ -10365,7 +10365,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcSetMode(zes_fr
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetMode(zes_freq_handle_t hFrequency, zes_oc_mode_t CurrentOcMode)
 {
-    CG_ARGS_CALL(zesFrequencyOcSetMode, (hFrequency, CurrentOcMode), cgl_thunk_code, 3, 0, (hFrequency, CurrentOcMode, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, CurrentOcMode));
+    CG_ARGS_CALL(zesFrequencyOcSetMode, (hFrequency, CurrentOcMode), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, CurrentOcMode));
     CG_SHORT_CALL(zesFrequencyOcSetMode, (hFrequency, CurrentOcMode), cgl_thunk_code);
     return cgl_gp_zesFrequencyOcSetMode(hFrequency, CurrentOcMode);
 }
@@ -10396,7 +10396,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcGetMode(zes_fr
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetMode(zes_freq_handle_t hFrequency, zes_oc_mode_t *pCurrentOcMode)
 {
-    CG_ARGS_CALL(zesFrequencyOcGetMode, (hFrequency, pCurrentOcMode), cgl_thunk_code, 3, 0, (hFrequency, pCurrentOcMode, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, pCurrentOcMode));
+    CG_ARGS_CALL(zesFrequencyOcGetMode, (hFrequency, pCurrentOcMode), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, pCurrentOcMode));
     CG_SHORT_CALL(zesFrequencyOcGetMode, (hFrequency, pCurrentOcMode), cgl_thunk_code);
     return cgl_gp_zesFrequencyOcGetMode(hFrequency, pCurrentOcMode);
 }
@@ -10427,7 +10427,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcGetIccMax(zes_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetIccMax(zes_freq_handle_t hFrequency, double *pOcIccMax)
 {
-    CG_ARGS_CALL(zesFrequencyOcGetIccMax, (hFrequency, pOcIccMax), cgl_thunk_code, 3, 0, (hFrequency, pOcIccMax, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, pOcIccMax));
+    CG_ARGS_CALL(zesFrequencyOcGetIccMax, (hFrequency, pOcIccMax), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, pOcIccMax));
     CG_SHORT_CALL(zesFrequencyOcGetIccMax, (hFrequency, pOcIccMax), cgl_thunk_code);
     return cgl_gp_zesFrequencyOcGetIccMax(hFrequency, pOcIccMax);
 }
@@ -10458,7 +10458,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcSetIccMax(zes_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetIccMax(zes_freq_handle_t hFrequency, double ocIccMax)
 {
-    CG_ARGS_CALL(zesFrequencyOcSetIccMax, (hFrequency, ocIccMax), cgl_thunk_code, 3, 0, (hFrequency, ocIccMax, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, ocIccMax));
+    CG_ARGS_CALL(zesFrequencyOcSetIccMax, (hFrequency, ocIccMax), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, ocIccMax));
     CG_SHORT_CALL(zesFrequencyOcSetIccMax, (hFrequency, ocIccMax), cgl_thunk_code);
     return cgl_gp_zesFrequencyOcSetIccMax(hFrequency, ocIccMax);
 }
@@ -10489,7 +10489,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcGetTjMax(zes_f
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcGetTjMax(zes_freq_handle_t hFrequency, double *pOcTjMax)
 {
-    CG_ARGS_CALL(zesFrequencyOcGetTjMax, (hFrequency, pOcTjMax), cgl_thunk_code, 3, 0, (hFrequency, pOcTjMax, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, pOcTjMax));
+    CG_ARGS_CALL(zesFrequencyOcGetTjMax, (hFrequency, pOcTjMax), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, pOcTjMax));
     CG_SHORT_CALL(zesFrequencyOcGetTjMax, (hFrequency, pOcTjMax), cgl_thunk_code);
     return cgl_gp_zesFrequencyOcGetTjMax(hFrequency, pOcTjMax);
 }
@@ -10520,7 +10520,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesFrequencyOcSetTjMax(zes_f
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesFrequencyOcSetTjMax(zes_freq_handle_t hFrequency, double ocTjMax)
 {
-    CG_ARGS_CALL(zesFrequencyOcSetTjMax, (hFrequency, ocTjMax), cgl_thunk_code, 3, 0, (hFrequency, ocTjMax, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, ocTjMax));
+    CG_ARGS_CALL(zesFrequencyOcSetTjMax, (hFrequency, ocTjMax), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hFrequency); CG_ARG_WORD(2, ocTjMax));
     CG_SHORT_CALL(zesFrequencyOcSetTjMax, (hFrequency, ocTjMax), cgl_thunk_code);
     return cgl_gp_zesFrequencyOcSetTjMax(hFrequency, ocTjMax);
 }
@@ -10553,7 +10553,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumLeds(zes_device
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumLeds(zes_device_handle_t hDevice, uint32_t *pCount, zes_led_handle_t *phLed)
 {
-    CG_ARGS_CALL(zesDeviceEnumLeds, (hDevice, pCount, phLed), cgl_thunk_code, 5, 1, (hDevice, pCount, phLed, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phLed); CG_OUT_WORD(4, 0, pCount));
+    CG_ARGS_CALL(zesDeviceEnumLeds, (hDevice, pCount, phLed), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phLed); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDeviceEnumLeds, (hDevice, pCount, phLed), cgl_thunk_code);
     return cgl_gp_zesDeviceEnumLeds(hDevice, pCount, phLed);
 }
@@ -10584,7 +10584,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesLedGetProperties(zes_led_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesLedGetProperties(zes_led_handle_t hLed, zes_led_properties_t *pProperties)
 {
-    CG_ARGS_CALL(zesLedGetProperties, (hLed, pProperties), cgl_thunk_code, 3, 0, (hLed, pProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hLed); CG_ARG_WORD(2, pProperties));
+    CG_ARGS_CALL(zesLedGetProperties, (hLed, pProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hLed); CG_ARG_WORD(2, pProperties));
     CG_SHORT_CALL(zesLedGetProperties, (hLed, pProperties), cgl_thunk_code);
     return cgl_gp_zesLedGetProperties(hLed, pProperties);
 }
@@ -10615,7 +10615,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesLedGetState(zes_led_handl
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesLedGetState(zes_led_handle_t hLed, zes_led_state_t *pState)
 {
-    CG_ARGS_CALL(zesLedGetState, (hLed, pState), cgl_thunk_code, 3, 0, (hLed, pState, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hLed); CG_ARG_WORD(2, pState));
+    CG_ARGS_CALL(zesLedGetState, (hLed, pState), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hLed); CG_ARG_WORD(2, pState));
     CG_SHORT_CALL(zesLedGetState, (hLed, pState), cgl_thunk_code);
     return cgl_gp_zesLedGetState(hLed, pState);
 }
@@ -10646,7 +10646,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesLedSetState(zes_led_handl
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesLedSetState(zes_led_handle_t hLed, ze_bool_t enable)
 {
-    CG_ARGS_CALL(zesLedSetState, (hLed, enable), cgl_thunk_code, 3, 0, (hLed, enable, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hLed); CG_ARG_WORD(2, enable));
+    CG_ARGS_CALL(zesLedSetState, (hLed, enable), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hLed); CG_ARG_WORD(2, enable));
     CG_SHORT_CALL(zesLedSetState, (hLed, enable), cgl_thunk_code);
     return cgl_gp_zesLedSetState(hLed, enable);
 }
@@ -10677,7 +10677,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesLedSetColor(zes_led_handl
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesLedSetColor(zes_led_handle_t hLed, const zes_led_color_t *pColor)
 {
-    CG_ARGS_CALL(zesLedSetColor, (hLed, pColor), cgl_thunk_code, 3, 0, (hLed, pColor, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hLed); CG_ARG_WORD(2, pColor));
+    CG_ARGS_CALL(zesLedSetColor, (hLed, pColor), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hLed); CG_ARG_WORD(2, pColor));
     CG_SHORT_CALL(zesLedSetColor, (hLed, pColor), cgl_thunk_code);
     return cgl_gp_zesLedSetColor(hLed, pColor);
 }
@@ -10710,7 +10710,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumMemoryModules(z
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumMemoryModules(zes_device_handle_t hDevice, uint32_t *pCount, zes_mem_handle_t *phMemory)
 {
-    CG_ARGS_CALL(zesDeviceEnumMemoryModules, (hDevice, pCount, phMemory), cgl_thunk_code, 5, 1, (hDevice, pCount, phMemory, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phMemory); CG_OUT_WORD(4, 0, pCount));
+    CG_ARGS_CALL(zesDeviceEnumMemoryModules, (hDevice, pCount, phMemory), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phMemory); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDeviceEnumMemoryModules, (hDevice, pCount, phMemory), cgl_thunk_code);
     return cgl_gp_zesDeviceEnumMemoryModules(hDevice, pCount, phMemory);
 }
@@ -10741,7 +10741,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesMemoryGetProperties(zes_m
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesMemoryGetProperties(zes_mem_handle_t hMemory, zes_mem_properties_t *pProperties)
 {
-    CG_ARGS_CALL(zesMemoryGetProperties, (hMemory, pProperties), cgl_thunk_code, 3, 0, (hMemory, pProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMemory); CG_ARG_WORD(2, pProperties));
+    CG_ARGS_CALL(zesMemoryGetProperties, (hMemory, pProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMemory); CG_ARG_WORD(2, pProperties));
     CG_SHORT_CALL(zesMemoryGetProperties, (hMemory, pProperties), cgl_thunk_code);
     return cgl_gp_zesMemoryGetProperties(hMemory, pProperties);
 }
@@ -10772,7 +10772,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesMemoryGetState(zes_mem_ha
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesMemoryGetState(zes_mem_handle_t hMemory, zes_mem_state_t *pState)
 {
-    CG_ARGS_CALL(zesMemoryGetState, (hMemory, pState), cgl_thunk_code, 3, 0, (hMemory, pState, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMemory); CG_ARG_WORD(2, pState));
+    CG_ARGS_CALL(zesMemoryGetState, (hMemory, pState), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMemory); CG_ARG_WORD(2, pState));
     CG_SHORT_CALL(zesMemoryGetState, (hMemory, pState), cgl_thunk_code);
     return cgl_gp_zesMemoryGetState(hMemory, pState);
 }
@@ -10803,7 +10803,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesMemoryGetBandwidth(zes_me
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesMemoryGetBandwidth(zes_mem_handle_t hMemory, zes_mem_bandwidth_t *pBandwidth)
 {
-    CG_ARGS_CALL(zesMemoryGetBandwidth, (hMemory, pBandwidth), cgl_thunk_code, 3, 0, (hMemory, pBandwidth, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMemory); CG_ARG_WORD(2, pBandwidth));
+    CG_ARGS_CALL(zesMemoryGetBandwidth, (hMemory, pBandwidth), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hMemory); CG_ARG_WORD(2, pBandwidth));
     CG_SHORT_CALL(zesMemoryGetBandwidth, (hMemory, pBandwidth), cgl_thunk_code);
     return cgl_gp_zesMemoryGetBandwidth(hMemory, pBandwidth);
 }
@@ -10836,7 +10836,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumPerformanceFact
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumPerformanceFactorDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_perf_handle_t *phPerf)
 {
-    CG_ARGS_CALL(zesDeviceEnumPerformanceFactorDomains, (hDevice, pCount, phPerf), cgl_thunk_code, 5, 1, (hDevice, pCount, phPerf, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phPerf); CG_OUT_WORD(4, 0, pCount));
+    CG_ARGS_CALL(zesDeviceEnumPerformanceFactorDomains, (hDevice, pCount, phPerf), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phPerf); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDeviceEnumPerformanceFactorDomains, (hDevice, pCount, phPerf), cgl_thunk_code);
     return cgl_gp_zesDeviceEnumPerformanceFactorDomains(hDevice, pCount, phPerf);
 }
@@ -10867,7 +10867,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesPerformanceFactorGetPrope
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesPerformanceFactorGetProperties(zes_perf_handle_t hPerf, zes_perf_properties_t *pProperties)
 {
-    CG_ARGS_CALL(zesPerformanceFactorGetProperties, (hPerf, pProperties), cgl_thunk_code, 3, 0, (hPerf, pProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPerf); CG_ARG_WORD(2, pProperties));
+    CG_ARGS_CALL(zesPerformanceFactorGetProperties, (hPerf, pProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPerf); CG_ARG_WORD(2, pProperties));
     CG_SHORT_CALL(zesPerformanceFactorGetProperties, (hPerf, pProperties), cgl_thunk_code);
     return cgl_gp_zesPerformanceFactorGetProperties(hPerf, pProperties);
 }
@@ -10898,7 +10898,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesPerformanceFactorGetConfi
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesPerformanceFactorGetConfig(zes_perf_handle_t hPerf, double *pFactor)
 {
-    CG_ARGS_CALL(zesPerformanceFactorGetConfig, (hPerf, pFactor), cgl_thunk_code, 3, 0, (hPerf, pFactor, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPerf); CG_ARG_WORD(2, pFactor));
+    CG_ARGS_CALL(zesPerformanceFactorGetConfig, (hPerf, pFactor), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPerf); CG_ARG_WORD(2, pFactor));
     CG_SHORT_CALL(zesPerformanceFactorGetConfig, (hPerf, pFactor), cgl_thunk_code);
     return cgl_gp_zesPerformanceFactorGetConfig(hPerf, pFactor);
 }
@@ -10929,7 +10929,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesPerformanceFactorSetConfi
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesPerformanceFactorSetConfig(zes_perf_handle_t hPerf, double factor)
 {
-    CG_ARGS_CALL(zesPerformanceFactorSetConfig, (hPerf, factor), cgl_thunk_code, 3, 0, (hPerf, factor, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPerf); CG_ARG_WORD(2, factor));
+    CG_ARGS_CALL(zesPerformanceFactorSetConfig, (hPerf, factor), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPerf); CG_ARG_WORD(2, factor));
     CG_SHORT_CALL(zesPerformanceFactorSetConfig, (hPerf, factor), cgl_thunk_code);
     return cgl_gp_zesPerformanceFactorSetConfig(hPerf, factor);
 }
@@ -10962,7 +10962,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumPowerDomains(ze
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumPowerDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_pwr_handle_t *phPower)
 {
-    CG_ARGS_CALL(zesDeviceEnumPowerDomains, (hDevice, pCount, phPower), cgl_thunk_code, 5, 1, (hDevice, pCount, phPower, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phPower); CG_OUT_WORD(4, 0, pCount));
+    CG_ARGS_CALL(zesDeviceEnumPowerDomains, (hDevice, pCount, phPower), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phPower); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDeviceEnumPowerDomains, (hDevice, pCount, phPower), cgl_thunk_code);
     return cgl_gp_zesDeviceEnumPowerDomains(hDevice, pCount, phPower);
 }
@@ -10993,7 +10993,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceGetCardPowerDomain(
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceGetCardPowerDomain(zes_device_handle_t hDevice, zes_pwr_handle_t *phPower)
 {
-    CG_ARGS_CALL(zesDeviceGetCardPowerDomain, (hDevice, phPower), cgl_thunk_code, 3, 0, (hDevice, phPower, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, phPower));
+    CG_ARGS_CALL(zesDeviceGetCardPowerDomain, (hDevice, phPower), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, phPower));
     CG_SHORT_CALL(zesDeviceGetCardPowerDomain, (hDevice, phPower), cgl_thunk_code);
     return cgl_gp_zesDeviceGetCardPowerDomain(hDevice, phPower);
 }
@@ -11024,7 +11024,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerGetProperties(zes_pw
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetProperties(zes_pwr_handle_t hPower, zes_power_properties_t *pProperties)
 {
-    CG_ARGS_CALL(zesPowerGetProperties, (hPower, pProperties), cgl_thunk_code, 3, 0, (hPower, pProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPower); CG_ARG_WORD(2, pProperties));
+    CG_ARGS_CALL(zesPowerGetProperties, (hPower, pProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPower); CG_ARG_WORD(2, pProperties));
     CG_SHORT_CALL(zesPowerGetProperties, (hPower, pProperties), cgl_thunk_code);
     return cgl_gp_zesPowerGetProperties(hPower, pProperties);
 }
@@ -11055,7 +11055,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerGetEnergyCounter(zes
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetEnergyCounter(zes_pwr_handle_t hPower, zes_power_energy_counter_t *pEnergy)
 {
-    CG_ARGS_CALL(zesPowerGetEnergyCounter, (hPower, pEnergy), cgl_thunk_code, 3, 0, (hPower, pEnergy, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPower); CG_ARG_WORD(2, pEnergy));
+    CG_ARGS_CALL(zesPowerGetEnergyCounter, (hPower, pEnergy), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPower); CG_ARG_WORD(2, pEnergy));
     CG_SHORT_CALL(zesPowerGetEnergyCounter, (hPower, pEnergy), cgl_thunk_code);
     return cgl_gp_zesPowerGetEnergyCounter(hPower, pEnergy);
 }
@@ -11090,7 +11090,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerGetLimits(zes_pwr_ha
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetLimits(zes_pwr_handle_t hPower, zes_power_sustained_limit_t *pSustained, zes_power_burst_limit_t *pBurst, zes_power_peak_limit_t *pPeak)
 {
-    CG_ARGS_CALL(zesPowerGetLimits, (hPower, pSustained, pBurst, pPeak), cgl_thunk_code, 5, 0, (hPower, pSustained, pBurst, pPeak, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPower); CG_ARG_WORD(2, pSustained); CG_ARG_WORD(3, pBurst); CG_ARG_WORD(4, pPeak));
+    CG_ARGS_CALL(zesPowerGetLimits, (hPower, pSustained, pBurst, pPeak), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPower); CG_ARG_WORD(2, pSustained); CG_ARG_WORD(3, pBurst); CG_ARG_WORD(4, pPeak));
     CG_SHORT_CALL(zesPowerGetLimits, (hPower, pSustained, pBurst, pPeak), cgl_thunk_code);
     return cgl_gp_zesPowerGetLimits(hPower, pSustained, pBurst, pPeak);
 }
@@ -11125,7 +11125,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerSetLimits(zes_pwr_ha
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerSetLimits(zes_pwr_handle_t hPower, const zes_power_sustained_limit_t *pSustained, const zes_power_burst_limit_t *pBurst, const zes_power_peak_limit_t *pPeak)
 {
-    CG_ARGS_CALL(zesPowerSetLimits, (hPower, pSustained, pBurst, pPeak), cgl_thunk_code, 5, 0, (hPower, pSustained, pBurst, pPeak, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPower); CG_ARG_WORD(2, pSustained); CG_ARG_WORD(3, pBurst); CG_ARG_WORD(4, pPeak));
+    CG_ARGS_CALL(zesPowerSetLimits, (hPower, pSustained, pBurst, pPeak), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPower); CG_ARG_WORD(2, pSustained); CG_ARG_WORD(3, pBurst); CG_ARG_WORD(4, pPeak));
     CG_SHORT_CALL(zesPowerSetLimits, (hPower, pSustained, pBurst, pPeak), cgl_thunk_code);
     return cgl_gp_zesPowerSetLimits(hPower, pSustained, pBurst, pPeak);
 }
@@ -11156,7 +11156,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerGetEnergyThreshold(z
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetEnergyThreshold(zes_pwr_handle_t hPower, zes_energy_threshold_t *pThreshold)
 {
-    CG_ARGS_CALL(zesPowerGetEnergyThreshold, (hPower, pThreshold), cgl_thunk_code, 3, 0, (hPower, pThreshold, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPower); CG_ARG_WORD(2, pThreshold));
+    CG_ARGS_CALL(zesPowerGetEnergyThreshold, (hPower, pThreshold), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPower); CG_ARG_WORD(2, pThreshold));
     CG_SHORT_CALL(zesPowerGetEnergyThreshold, (hPower, pThreshold), cgl_thunk_code);
     return cgl_gp_zesPowerGetEnergyThreshold(hPower, pThreshold);
 }
@@ -11187,7 +11187,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerSetEnergyThreshold(z
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerSetEnergyThreshold(zes_pwr_handle_t hPower, double threshold)
 {
-    CG_ARGS_CALL(zesPowerSetEnergyThreshold, (hPower, threshold), cgl_thunk_code, 3, 0, (hPower, threshold, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPower); CG_ARG_WORD(2, threshold));
+    CG_ARGS_CALL(zesPowerSetEnergyThreshold, (hPower, threshold), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPower); CG_ARG_WORD(2, threshold));
     CG_SHORT_CALL(zesPowerSetEnergyThreshold, (hPower, threshold), cgl_thunk_code);
     return cgl_gp_zesPowerSetEnergyThreshold(hPower, threshold);
 }
@@ -11220,7 +11220,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumPsus(zes_device
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumPsus(zes_device_handle_t hDevice, uint32_t *pCount, zes_psu_handle_t *phPsu)
 {
-    CG_ARGS_CALL(zesDeviceEnumPsus, (hDevice, pCount, phPsu), cgl_thunk_code, 5, 1, (hDevice, pCount, phPsu, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phPsu); CG_OUT_WORD(4, 0, pCount));
+    CG_ARGS_CALL(zesDeviceEnumPsus, (hDevice, pCount, phPsu), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phPsu); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDeviceEnumPsus, (hDevice, pCount, phPsu), cgl_thunk_code);
     return cgl_gp_zesDeviceEnumPsus(hDevice, pCount, phPsu);
 }
@@ -11251,7 +11251,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesPsuGetProperties(zes_psu_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesPsuGetProperties(zes_psu_handle_t hPsu, zes_psu_properties_t *pProperties)
 {
-    CG_ARGS_CALL(zesPsuGetProperties, (hPsu, pProperties), cgl_thunk_code, 3, 0, (hPsu, pProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPsu); CG_ARG_WORD(2, pProperties));
+    CG_ARGS_CALL(zesPsuGetProperties, (hPsu, pProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPsu); CG_ARG_WORD(2, pProperties));
     CG_SHORT_CALL(zesPsuGetProperties, (hPsu, pProperties), cgl_thunk_code);
     return cgl_gp_zesPsuGetProperties(hPsu, pProperties);
 }
@@ -11282,7 +11282,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesPsuGetState(zes_psu_handl
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesPsuGetState(zes_psu_handle_t hPsu, zes_psu_state_t *pState)
 {
-    CG_ARGS_CALL(zesPsuGetState, (hPsu, pState), cgl_thunk_code, 3, 0, (hPsu, pState, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPsu); CG_ARG_WORD(2, pState));
+    CG_ARGS_CALL(zesPsuGetState, (hPsu, pState), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPsu); CG_ARG_WORD(2, pState));
     CG_SHORT_CALL(zesPsuGetState, (hPsu, pState), cgl_thunk_code);
     return cgl_gp_zesPsuGetState(hPsu, pState);
 }
@@ -11315,7 +11315,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumRasErrorSets(ze
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumRasErrorSets(zes_device_handle_t hDevice, uint32_t *pCount, zes_ras_handle_t *phRas)
 {
-    CG_ARGS_CALL(zesDeviceEnumRasErrorSets, (hDevice, pCount, phRas), cgl_thunk_code, 5, 1, (hDevice, pCount, phRas, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phRas); CG_OUT_WORD(4, 0, pCount));
+    CG_ARGS_CALL(zesDeviceEnumRasErrorSets, (hDevice, pCount, phRas), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phRas); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDeviceEnumRasErrorSets, (hDevice, pCount, phRas), cgl_thunk_code);
     return cgl_gp_zesDeviceEnumRasErrorSets(hDevice, pCount, phRas);
 }
@@ -11346,7 +11346,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesRasGetProperties(zes_ras_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesRasGetProperties(zes_ras_handle_t hRas, zes_ras_properties_t *pProperties)
 {
-    CG_ARGS_CALL(zesRasGetProperties, (hRas, pProperties), cgl_thunk_code, 3, 0, (hRas, pProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hRas); CG_ARG_WORD(2, pProperties));
+    CG_ARGS_CALL(zesRasGetProperties, (hRas, pProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hRas); CG_ARG_WORD(2, pProperties));
     CG_SHORT_CALL(zesRasGetProperties, (hRas, pProperties), cgl_thunk_code);
     return cgl_gp_zesRasGetProperties(hRas, pProperties);
 }
@@ -11377,7 +11377,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesRasGetConfig(zes_ras_hand
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesRasGetConfig(zes_ras_handle_t hRas, zes_ras_config_t *pConfig)
 {
-    CG_ARGS_CALL(zesRasGetConfig, (hRas, pConfig), cgl_thunk_code, 3, 0, (hRas, pConfig, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hRas); CG_ARG_WORD(2, pConfig));
+    CG_ARGS_CALL(zesRasGetConfig, (hRas, pConfig), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hRas); CG_ARG_WORD(2, pConfig));
     CG_SHORT_CALL(zesRasGetConfig, (hRas, pConfig), cgl_thunk_code);
     return cgl_gp_zesRasGetConfig(hRas, pConfig);
 }
@@ -11408,7 +11408,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesRasSetConfig(zes_ras_hand
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesRasSetConfig(zes_ras_handle_t hRas, const zes_ras_config_t *pConfig)
 {
-    CG_ARGS_CALL(zesRasSetConfig, (hRas, pConfig), cgl_thunk_code, 3, 0, (hRas, pConfig, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hRas); CG_ARG_WORD(2, pConfig));
+    CG_ARGS_CALL(zesRasSetConfig, (hRas, pConfig), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hRas); CG_ARG_WORD(2, pConfig));
     CG_SHORT_CALL(zesRasSetConfig, (hRas, pConfig), cgl_thunk_code);
     return cgl_gp_zesRasSetConfig(hRas, pConfig);
 }
@@ -11441,7 +11441,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesRasGetState(zes_ras_handl
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesRasGetState(zes_ras_handle_t hRas, ze_bool_t clear, zes_ras_state_t *pState)
 {
-    CG_ARGS_CALL(zesRasGetState, (hRas, clear, pState), cgl_thunk_code, 4, 0, (hRas, clear, pState, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hRas); CG_ARG_WORD(2, clear); CG_ARG_WORD(3, pState));
+    CG_ARGS_CALL(zesRasGetState, (hRas, clear, pState), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hRas); CG_ARG_WORD(2, clear); CG_ARG_WORD(3, pState));
     CG_SHORT_CALL(zesRasGetState, (hRas, clear, pState), cgl_thunk_code);
     return cgl_gp_zesRasGetState(hRas, clear, pState);
 }
@@ -11474,7 +11474,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumSchedulers(zes_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumSchedulers(zes_device_handle_t hDevice, uint32_t *pCount, zes_sched_handle_t *phScheduler)
 {
-    CG_ARGS_CALL(zesDeviceEnumSchedulers, (hDevice, pCount, phScheduler), cgl_thunk_code, 5, 1, (hDevice, pCount, phScheduler, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phScheduler); CG_OUT_WORD(4, 0, pCount));
+    CG_ARGS_CALL(zesDeviceEnumSchedulers, (hDevice, pCount, phScheduler), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phScheduler); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDeviceEnumSchedulers, (hDevice, pCount, phScheduler), cgl_thunk_code);
     return cgl_gp_zesDeviceEnumSchedulers(hDevice, pCount, phScheduler);
 }
@@ -11505,7 +11505,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerGetProperties(ze
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerGetProperties(zes_sched_handle_t hScheduler, zes_sched_properties_t *pProperties)
 {
-    CG_ARGS_CALL(zesSchedulerGetProperties, (hScheduler, pProperties), cgl_thunk_code, 3, 0, (hScheduler, pProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hScheduler); CG_ARG_WORD(2, pProperties));
+    CG_ARGS_CALL(zesSchedulerGetProperties, (hScheduler, pProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hScheduler); CG_ARG_WORD(2, pProperties));
     CG_SHORT_CALL(zesSchedulerGetProperties, (hScheduler, pProperties), cgl_thunk_code);
     return cgl_gp_zesSchedulerGetProperties(hScheduler, pProperties);
 }
@@ -11536,7 +11536,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerGetCurrentMode(z
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerGetCurrentMode(zes_sched_handle_t hScheduler, zes_sched_mode_t *pMode)
 {
-    CG_ARGS_CALL(zesSchedulerGetCurrentMode, (hScheduler, pMode), cgl_thunk_code, 3, 0, (hScheduler, pMode, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hScheduler); CG_ARG_WORD(2, pMode));
+    CG_ARGS_CALL(zesSchedulerGetCurrentMode, (hScheduler, pMode), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hScheduler); CG_ARG_WORD(2, pMode));
     CG_SHORT_CALL(zesSchedulerGetCurrentMode, (hScheduler, pMode), cgl_thunk_code);
     return cgl_gp_zesSchedulerGetCurrentMode(hScheduler, pMode);
 }
@@ -11569,7 +11569,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerGetTimeoutModePr
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerGetTimeoutModeProperties(zes_sched_handle_t hScheduler, ze_bool_t getDefaults, zes_sched_timeout_properties_t *pConfig)
 {
-    CG_ARGS_CALL(zesSchedulerGetTimeoutModeProperties, (hScheduler, getDefaults, pConfig), cgl_thunk_code, 4, 0, (hScheduler, getDefaults, pConfig, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hScheduler); CG_ARG_WORD(2, getDefaults); CG_ARG_WORD(3, pConfig));
+    CG_ARGS_CALL(zesSchedulerGetTimeoutModeProperties, (hScheduler, getDefaults, pConfig), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hScheduler); CG_ARG_WORD(2, getDefaults); CG_ARG_WORD(3, pConfig));
     CG_SHORT_CALL(zesSchedulerGetTimeoutModeProperties, (hScheduler, getDefaults, pConfig), cgl_thunk_code);
     return cgl_gp_zesSchedulerGetTimeoutModeProperties(hScheduler, getDefaults, pConfig);
 }
@@ -11602,7 +11602,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerGetTimesliceMode
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerGetTimesliceModeProperties(zes_sched_handle_t hScheduler, ze_bool_t getDefaults, zes_sched_timeslice_properties_t *pConfig)
 {
-    CG_ARGS_CALL(zesSchedulerGetTimesliceModeProperties, (hScheduler, getDefaults, pConfig), cgl_thunk_code, 4, 0, (hScheduler, getDefaults, pConfig, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hScheduler); CG_ARG_WORD(2, getDefaults); CG_ARG_WORD(3, pConfig));
+    CG_ARGS_CALL(zesSchedulerGetTimesliceModeProperties, (hScheduler, getDefaults, pConfig), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hScheduler); CG_ARG_WORD(2, getDefaults); CG_ARG_WORD(3, pConfig));
     CG_SHORT_CALL(zesSchedulerGetTimesliceModeProperties, (hScheduler, getDefaults, pConfig), cgl_thunk_code);
     return cgl_gp_zesSchedulerGetTimesliceModeProperties(hScheduler, getDefaults, pConfig);
 }
@@ -11635,7 +11635,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerSetTimeoutMode(z
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerSetTimeoutMode(zes_sched_handle_t hScheduler, zes_sched_timeout_properties_t *pProperties, ze_bool_t *pNeedReload)
 {
-    CG_ARGS_CALL(zesSchedulerSetTimeoutMode, (hScheduler, pProperties, pNeedReload), cgl_thunk_code, 4, 0, (hScheduler, pProperties, pNeedReload, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hScheduler); CG_ARG_WORD(2, pProperties); CG_ARG_WORD(3, pNeedReload));
+    CG_ARGS_CALL(zesSchedulerSetTimeoutMode, (hScheduler, pProperties, pNeedReload), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hScheduler); CG_ARG_WORD(2, pProperties); CG_ARG_WORD(3, pNeedReload));
     CG_SHORT_CALL(zesSchedulerSetTimeoutMode, (hScheduler, pProperties, pNeedReload), cgl_thunk_code);
     return cgl_gp_zesSchedulerSetTimeoutMode(hScheduler, pProperties, pNeedReload);
 }
@@ -11668,7 +11668,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerSetTimesliceMode
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerSetTimesliceMode(zes_sched_handle_t hScheduler, zes_sched_timeslice_properties_t *pProperties, ze_bool_t *pNeedReload)
 {
-    CG_ARGS_CALL(zesSchedulerSetTimesliceMode, (hScheduler, pProperties, pNeedReload), cgl_thunk_code, 4, 0, (hScheduler, pProperties, pNeedReload, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hScheduler); CG_ARG_WORD(2, pProperties); CG_ARG_WORD(3, pNeedReload));
+    CG_ARGS_CALL(zesSchedulerSetTimesliceMode, (hScheduler, pProperties, pNeedReload), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hScheduler); CG_ARG_WORD(2, pProperties); CG_ARG_WORD(3, pNeedReload));
     CG_SHORT_CALL(zesSchedulerSetTimesliceMode, (hScheduler, pProperties, pNeedReload), cgl_thunk_code);
     return cgl_gp_zesSchedulerSetTimesliceMode(hScheduler, pProperties, pNeedReload);
 }
@@ -11699,7 +11699,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerSetExclusiveMode
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerSetExclusiveMode(zes_sched_handle_t hScheduler, ze_bool_t *pNeedReload)
 {
-    CG_ARGS_CALL(zesSchedulerSetExclusiveMode, (hScheduler, pNeedReload), cgl_thunk_code, 3, 0, (hScheduler, pNeedReload, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hScheduler); CG_ARG_WORD(2, pNeedReload));
+    CG_ARGS_CALL(zesSchedulerSetExclusiveMode, (hScheduler, pNeedReload), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hScheduler); CG_ARG_WORD(2, pNeedReload));
     CG_SHORT_CALL(zesSchedulerSetExclusiveMode, (hScheduler, pNeedReload), cgl_thunk_code);
     return cgl_gp_zesSchedulerSetExclusiveMode(hScheduler, pNeedReload);
 }
@@ -11730,7 +11730,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesSchedulerSetComputeUnitDe
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesSchedulerSetComputeUnitDebugMode(zes_sched_handle_t hScheduler, ze_bool_t *pNeedReload)
 {
-    CG_ARGS_CALL(zesSchedulerSetComputeUnitDebugMode, (hScheduler, pNeedReload), cgl_thunk_code, 3, 0, (hScheduler, pNeedReload, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hScheduler); CG_ARG_WORD(2, pNeedReload));
+    CG_ARGS_CALL(zesSchedulerSetComputeUnitDebugMode, (hScheduler, pNeedReload), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hScheduler); CG_ARG_WORD(2, pNeedReload));
     CG_SHORT_CALL(zesSchedulerSetComputeUnitDebugMode, (hScheduler, pNeedReload), cgl_thunk_code);
     return cgl_gp_zesSchedulerSetComputeUnitDebugMode(hScheduler, pNeedReload);
 }
@@ -11763,7 +11763,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumStandbyDomains(
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumStandbyDomains(zes_device_handle_t hDevice, uint32_t *pCount, zes_standby_handle_t *phStandby)
 {
-    CG_ARGS_CALL(zesDeviceEnumStandbyDomains, (hDevice, pCount, phStandby), cgl_thunk_code, 5, 1, (hDevice, pCount, phStandby, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phStandby); CG_OUT_WORD(4, 0, pCount));
+    CG_ARGS_CALL(zesDeviceEnumStandbyDomains, (hDevice, pCount, phStandby), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phStandby); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDeviceEnumStandbyDomains, (hDevice, pCount, phStandby), cgl_thunk_code);
     return cgl_gp_zesDeviceEnumStandbyDomains(hDevice, pCount, phStandby);
 }
@@ -11794,7 +11794,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesStandbyGetProperties(zes_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesStandbyGetProperties(zes_standby_handle_t hStandby, zes_standby_properties_t *pProperties)
 {
-    CG_ARGS_CALL(zesStandbyGetProperties, (hStandby, pProperties), cgl_thunk_code, 3, 0, (hStandby, pProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStandby); CG_ARG_WORD(2, pProperties));
+    CG_ARGS_CALL(zesStandbyGetProperties, (hStandby, pProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStandby); CG_ARG_WORD(2, pProperties));
     CG_SHORT_CALL(zesStandbyGetProperties, (hStandby, pProperties), cgl_thunk_code);
     return cgl_gp_zesStandbyGetProperties(hStandby, pProperties);
 }
@@ -11825,7 +11825,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesStandbyGetMode(zes_standb
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesStandbyGetMode(zes_standby_handle_t hStandby, zes_standby_promo_mode_t *pMode)
 {
-    CG_ARGS_CALL(zesStandbyGetMode, (hStandby, pMode), cgl_thunk_code, 3, 0, (hStandby, pMode, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStandby); CG_ARG_WORD(2, pMode));
+    CG_ARGS_CALL(zesStandbyGetMode, (hStandby, pMode), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStandby); CG_ARG_WORD(2, pMode));
     CG_SHORT_CALL(zesStandbyGetMode, (hStandby, pMode), cgl_thunk_code);
     return cgl_gp_zesStandbyGetMode(hStandby, pMode);
 }
@@ -11856,7 +11856,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesStandbySetMode(zes_standb
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesStandbySetMode(zes_standby_handle_t hStandby, zes_standby_promo_mode_t mode)
 {
-    CG_ARGS_CALL(zesStandbySetMode, (hStandby, mode), cgl_thunk_code, 3, 0, (hStandby, mode, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStandby); CG_ARG_WORD(2, mode));
+    CG_ARGS_CALL(zesStandbySetMode, (hStandby, mode), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hStandby); CG_ARG_WORD(2, mode));
     CG_SHORT_CALL(zesStandbySetMode, (hStandby, mode), cgl_thunk_code);
     return cgl_gp_zesStandbySetMode(hStandby, mode);
 }
@@ -11889,7 +11889,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesDeviceEnumTemperatureSens
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesDeviceEnumTemperatureSensors(zes_device_handle_t hDevice, uint32_t *pCount, zes_temp_handle_t *phTemperature)
 {
-    CG_ARGS_CALL(zesDeviceEnumTemperatureSensors, (hDevice, pCount, phTemperature), cgl_thunk_code, 5, 1, (hDevice, pCount, phTemperature, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phTemperature); CG_OUT_WORD(4, 0, pCount));
+    CG_ARGS_CALL(zesDeviceEnumTemperatureSensors, (hDevice, pCount, phTemperature), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hDevice); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, phTemperature); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesDeviceEnumTemperatureSensors, (hDevice, pCount, phTemperature), cgl_thunk_code);
     return cgl_gp_zesDeviceEnumTemperatureSensors(hDevice, pCount, phTemperature);
 }
@@ -11920,7 +11920,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesTemperatureGetProperties(
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesTemperatureGetProperties(zes_temp_handle_t hTemperature, zes_temp_properties_t *pProperties)
 {
-    CG_ARGS_CALL(zesTemperatureGetProperties, (hTemperature, pProperties), cgl_thunk_code, 3, 0, (hTemperature, pProperties, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTemperature); CG_ARG_WORD(2, pProperties));
+    CG_ARGS_CALL(zesTemperatureGetProperties, (hTemperature, pProperties), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTemperature); CG_ARG_WORD(2, pProperties));
     CG_SHORT_CALL(zesTemperatureGetProperties, (hTemperature, pProperties), cgl_thunk_code);
     return cgl_gp_zesTemperatureGetProperties(hTemperature, pProperties);
 }
@@ -11951,7 +11951,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesTemperatureGetConfig(zes_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesTemperatureGetConfig(zes_temp_handle_t hTemperature, zes_temp_config_t *pConfig)
 {
-    CG_ARGS_CALL(zesTemperatureGetConfig, (hTemperature, pConfig), cgl_thunk_code, 3, 0, (hTemperature, pConfig, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTemperature); CG_ARG_WORD(2, pConfig));
+    CG_ARGS_CALL(zesTemperatureGetConfig, (hTemperature, pConfig), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTemperature); CG_ARG_WORD(2, pConfig));
     CG_SHORT_CALL(zesTemperatureGetConfig, (hTemperature, pConfig), cgl_thunk_code);
     return cgl_gp_zesTemperatureGetConfig(hTemperature, pConfig);
 }
@@ -11982,7 +11982,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesTemperatureSetConfig(zes_
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesTemperatureSetConfig(zes_temp_handle_t hTemperature, const zes_temp_config_t *pConfig)
 {
-    CG_ARGS_CALL(zesTemperatureSetConfig, (hTemperature, pConfig), cgl_thunk_code, 3, 0, (hTemperature, pConfig, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTemperature); CG_ARG_WORD(2, pConfig));
+    CG_ARGS_CALL(zesTemperatureSetConfig, (hTemperature, pConfig), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTemperature); CG_ARG_WORD(2, pConfig));
     CG_SHORT_CALL(zesTemperatureSetConfig, (hTemperature, pConfig), cgl_thunk_code);
     return cgl_gp_zesTemperatureSetConfig(hTemperature, pConfig);
 }
@@ -12013,7 +12013,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesTemperatureGetState(zes_t
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesTemperatureGetState(zes_temp_handle_t hTemperature, double *pTemperature)
 {
-    CG_ARGS_CALL(zesTemperatureGetState, (hTemperature, pTemperature), cgl_thunk_code, 3, 0, (hTemperature, pTemperature, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTemperature); CG_ARG_WORD(2, pTemperature));
+    CG_ARGS_CALL(zesTemperatureGetState, (hTemperature, pTemperature), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hTemperature); CG_ARG_WORD(2, pTemperature));
     CG_SHORT_CALL(zesTemperatureGetState, (hTemperature, pTemperature), cgl_thunk_code);
     return cgl_gp_zesTemperatureGetState(hTemperature, pTemperature);
 }
@@ -12046,7 +12046,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerGetLimitsExt(zes_pwr
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerGetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pCount, zes_power_limit_ext_desc_t *pSustained)
 {
-    CG_ARGS_CALL(zesPowerGetLimitsExt, (hPower, pCount, pSustained), cgl_thunk_code, 5, 1, (hPower, pCount, pSustained, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPower); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pSustained); CG_OUT_WORD(4, 0, pCount));
+    CG_ARGS_CALL(zesPowerGetLimitsExt, (hPower, pCount, pSustained), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPower); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pSustained); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesPowerGetLimitsExt, (hPower, pCount, pSustained), cgl_thunk_code);
     return cgl_gp_zesPowerGetLimitsExt(hPower, pCount, pSustained);
 }
@@ -12079,7 +12079,7 @@ static __attribute__((noinline)) ze_result_t cgl_gp_zesPowerSetLimitsExt(zes_pwr
 }
 static __attribute__((noinline)) ze_result_t cgl_sl_zesPowerSetLimitsExt(zes_pwr_handle_t hPower, uint32_t *pCount, zes_power_limit_ext_desc_t *pSustained)
 {
-    CG_ARGS_CALL(zesPowerSetLimitsExt, (hPower, pCount, pSustained), cgl_thunk_code, 5, 1, (hPower, pCount, pSustained, cgl_ret), CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPower); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pSustained); CG_OUT_WORD(4, 0, pCount));
+    CG_ARGS_CALL(zesPowerSetLimitsExt, (hPower, pCount, pSustained), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, hPower); CG_ARG_WORD(2, pCount); CG_ARG_WORD(3, pSustained); CG_OUT_WORD(4, 0, pCount));
     CG_SHORT_CALL(zesPowerSetLimitsExt, (hPower, pCount, pSustained), cgl_thunk_code);
     return cgl_gp_zesPowerSetLimitsExt(hPower, pCount, pSustained);
 }
