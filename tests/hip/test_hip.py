@@ -377,5 +377,31 @@ def hip_standin_gil_loader_lock_deadlock_hangs_plain_and_completes_with_release_
               "%s: with --release-gil the load completes:\n%s%s" % (quirks or "quirks on", r[1], r[2]))
 
 
+def hip_standin_trace_shows_the_values_the_pointers_returned():
+    """apis/hip.ini's outputs: under --trace, the events of the stand-in's calls show the count, the version,
+    the module and the allocation they returned, read after success, not the addresses of the variables."""
+    job = os.path.join(TMP, "outputs.py")
+    with open(job, "w") as f:
+        f.write("""import ctypes
+hip = ctypes.CDLL("libamdhip64.so.7")
+n, v, mod, p = ctypes.c_int(), ctypes.c_int(), ctypes.c_void_p(), ctypes.c_void_p()
+assert hip.hipInit(0) == 0 and hip.hipGetDeviceCount(ctypes.byref(n)) == 0
+assert hip.hipDriverGetVersion(ctypes.byref(v)) == 0
+assert hip.hipModuleLoadData(ctypes.byref(mod), b"image") == 0
+assert hip.hipMallocAsync(ctypes.byref(p), ctypes.c_size_t(64), None) == 0
+print(n.value, v.value, hex(mod.value), hex(p.value), hex(ctypes.addressof(mod)))
+""")
+    path = os.path.join(TMP, "outputs-trace.json")
+    r = run([E["CG_CLI"], "run", "--api", "hip", "--trace", path, "--", E["CG_PYTHON"], job], standin_env())
+    check(r.returncode == 0, "the job runs", r)
+    count, version, mod, ptr, where = r.stdout.split()
+    with open(path) as f:
+        ev = {e["name"]: e["args"] for e in json.load(f)["traceEvents"] if e["ph"] == "X"}
+    check(ev["hipGetDeviceCount"]["count"] == int(count) and ev["hipDriverGetVersion"]["driverVersion"] ==
+          int(version), "the count and the version: %s %s" % (ev["hipGetDeviceCount"], ev["hipDriverGetVersion"]))
+    check(ev["hipModuleLoadData"]["module"] == mod != where and ev["hipMallocAsync"]["dev_ptr"] == ptr,
+          "the module %s and the allocation %s: %s %s" % (mod, ptr, ev["hipModuleLoadData"], ev["hipMallocAsync"]))
+
+
 if __name__ == "__main__":
     main()

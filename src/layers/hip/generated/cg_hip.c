@@ -3973,7 +3973,7 @@ struct cgl_fr_hipDriverGetVersion {
 };
 static const cg_arg_name cgl_tn_hipDriverGetVersion[1] = {{"driverVersion", NULL}};
 static const struct cgl_targs_hipDriverGetVersion cgl_targs_hipDriverGetVersion = {{1, offsetof(struct cgl_fr_hipDriverGetVersion, cgl_ret), sizeof(((struct cgl_fr_hipDriverGetVersion *)0)->cgl_ret), 7, cgl_targs_hipDriverGetVersion.arg, cgl_tn_hipDriverGetVersion}, {
-    {offsetof(struct cgl_fr_hipDriverGetVersion, driverVersion), sizeof(((struct cgl_fr_hipDriverGetVersion *)0)->driverVersion), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDriverGetVersion, driverVersion), sizeof(((struct cgl_fr_hipDriverGetVersion *)0)->driverVersion), 6, 1, 4, 0},
 }};
 CG_THUNK(hipDriverGetVersion, (cgl_f->driverVersion), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipDriverGetVersion(int *driverVersion)
@@ -3984,7 +3984,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDriverGetVersion(int *driv
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDriverGetVersion(int *driverVersion)
 {
-    CG_ARGS_CALL(hipDriverGetVersion, (driverVersion), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, driverVersion));
+    CG_ARGS_CALL(hipDriverGetVersion, (driverVersion), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, driverVersion); CG_OUT_WORD(2, 0, driverVersion));
     CG_SHORT_CALL(hipDriverGetVersion, (driverVersion), cgl_thunk_code);
     return cgl_gp_hipDriverGetVersion(driverVersion);
 }
@@ -4002,7 +4002,7 @@ struct cgl_fr_hipRuntimeGetVersion {
 };
 static const cg_arg_name cgl_tn_hipRuntimeGetVersion[1] = {{"runtimeVersion", NULL}};
 static const struct cgl_targs_hipRuntimeGetVersion cgl_targs_hipRuntimeGetVersion = {{1, offsetof(struct cgl_fr_hipRuntimeGetVersion, cgl_ret), sizeof(((struct cgl_fr_hipRuntimeGetVersion *)0)->cgl_ret), 7, cgl_targs_hipRuntimeGetVersion.arg, cgl_tn_hipRuntimeGetVersion}, {
-    {offsetof(struct cgl_fr_hipRuntimeGetVersion, runtimeVersion), sizeof(((struct cgl_fr_hipRuntimeGetVersion *)0)->runtimeVersion), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipRuntimeGetVersion, runtimeVersion), sizeof(((struct cgl_fr_hipRuntimeGetVersion *)0)->runtimeVersion), 6, 1, 4, 0},
 }};
 CG_THUNK(hipRuntimeGetVersion, (cgl_f->runtimeVersion), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipRuntimeGetVersion(int *runtimeVersion)
@@ -4013,7 +4013,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipRuntimeGetVersion(int *run
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipRuntimeGetVersion(int *runtimeVersion)
 {
-    CG_ARGS_CALL(hipRuntimeGetVersion, (runtimeVersion), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, runtimeVersion));
+    CG_ARGS_CALL(hipRuntimeGetVersion, (runtimeVersion), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, runtimeVersion); CG_OUT_WORD(2, 0, runtimeVersion));
     CG_SHORT_CALL(hipRuntimeGetVersion, (runtimeVersion), cgl_thunk_code);
     return cgl_gp_hipRuntimeGetVersion(runtimeVersion);
 }
@@ -4032,7 +4032,7 @@ struct cgl_fr_hipDeviceGet {
 };
 static const cg_arg_name cgl_tn_hipDeviceGet[2] = {{"device", NULL}, {"ordinal", NULL}};
 static const struct cgl_targs_hipDeviceGet cgl_targs_hipDeviceGet = {{2, offsetof(struct cgl_fr_hipDeviceGet, cgl_ret), sizeof(((struct cgl_fr_hipDeviceGet *)0)->cgl_ret), 7, cgl_targs_hipDeviceGet.arg, cgl_tn_hipDeviceGet}, {
-    {offsetof(struct cgl_fr_hipDeviceGet, device), sizeof(((struct cgl_fr_hipDeviceGet *)0)->device), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDeviceGet, device), sizeof(((struct cgl_fr_hipDeviceGet *)0)->device), 6, 1, 4, 0},
     {offsetof(struct cgl_fr_hipDeviceGet, ordinal), sizeof(((struct cgl_fr_hipDeviceGet *)0)->ordinal), 1, 0, 0, 0},
 }};
 CG_THUNK(hipDeviceGet, (cgl_f->device, cgl_f->ordinal), cgl_thunk_code);
@@ -4044,7 +4044,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGet(hipDevice_t *dev
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGet(hipDevice_t *device, int ordinal)
 {
-    CG_ARGS_CALL(hipDeviceGet, (device, ordinal), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, ordinal));
+    CG_ARGS_CALL(hipDeviceGet, (device, ordinal), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, ordinal); CG_OUT_WORD(3, 0, device));
     CG_SHORT_CALL(hipDeviceGet, (device, ordinal), cgl_thunk_code);
     return cgl_gp_hipDeviceGet(device, ordinal);
 }
@@ -4228,7 +4228,7 @@ struct cgl_fr_hipDeviceGetByPCIBusId {
 };
 static const cg_arg_name cgl_tn_hipDeviceGetByPCIBusId[2] = {{"device", NULL}, {"pciBusId", NULL}};
 static const struct cgl_targs_hipDeviceGetByPCIBusId cgl_targs_hipDeviceGetByPCIBusId = {{2, offsetof(struct cgl_fr_hipDeviceGetByPCIBusId, cgl_ret), sizeof(((struct cgl_fr_hipDeviceGetByPCIBusId *)0)->cgl_ret), 7, cgl_targs_hipDeviceGetByPCIBusId.arg, cgl_tn_hipDeviceGetByPCIBusId}, {
-    {offsetof(struct cgl_fr_hipDeviceGetByPCIBusId, device), sizeof(((struct cgl_fr_hipDeviceGetByPCIBusId *)0)->device), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDeviceGetByPCIBusId, device), sizeof(((struct cgl_fr_hipDeviceGetByPCIBusId *)0)->device), 6, 1, 4, 0},
     {offsetof(struct cgl_fr_hipDeviceGetByPCIBusId, pciBusId), sizeof(((struct cgl_fr_hipDeviceGetByPCIBusId *)0)->pciBusId), 5, 0, 0, 0},
 }};
 CG_THUNK(hipDeviceGetByPCIBusId, (cgl_f->device, cgl_f->pciBusId), cgl_thunk_code);
@@ -4258,7 +4258,7 @@ struct cgl_fr_hipDeviceTotalMem {
 };
 static const cg_arg_name cgl_tn_hipDeviceTotalMem[2] = {{"bytes", NULL}, {"device", NULL}};
 static const struct cgl_targs_hipDeviceTotalMem cgl_targs_hipDeviceTotalMem = {{2, offsetof(struct cgl_fr_hipDeviceTotalMem, cgl_ret), sizeof(((struct cgl_fr_hipDeviceTotalMem *)0)->cgl_ret), 7, cgl_targs_hipDeviceTotalMem.arg, cgl_tn_hipDeviceTotalMem}, {
-    {offsetof(struct cgl_fr_hipDeviceTotalMem, bytes), sizeof(((struct cgl_fr_hipDeviceTotalMem *)0)->bytes), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDeviceTotalMem, bytes), sizeof(((struct cgl_fr_hipDeviceTotalMem *)0)->bytes), 6, 2, 8, 0},
     {offsetof(struct cgl_fr_hipDeviceTotalMem, device), sizeof(((struct cgl_fr_hipDeviceTotalMem *)0)->device), 1, 0, 0, 0},
 }};
 CG_THUNK(hipDeviceTotalMem, (cgl_f->bytes, cgl_f->device), cgl_thunk_code);
@@ -4270,7 +4270,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceTotalMem(size_t *byt
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceTotalMem(size_t *bytes, hipDevice_t device)
 {
-    CG_ARGS_CALL(hipDeviceTotalMem, (bytes, device), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, bytes); CG_ARG_WORD(2, device));
+    CG_ARGS_CALL(hipDeviceTotalMem, (bytes, device), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, bytes); CG_ARG_WORD(2, device); CG_OUT_WORD(3, 0, bytes));
     CG_SHORT_CALL(hipDeviceTotalMem, (bytes, device), cgl_thunk_code);
     return cgl_gp_hipDeviceTotalMem(bytes, device);
 }
@@ -4369,7 +4369,7 @@ struct cgl_fr_hipGetDevice {
 };
 static const cg_arg_name cgl_tn_hipGetDevice[1] = {{"deviceId", NULL}};
 static const struct cgl_targs_hipGetDevice cgl_targs_hipGetDevice = {{1, offsetof(struct cgl_fr_hipGetDevice, cgl_ret), sizeof(((struct cgl_fr_hipGetDevice *)0)->cgl_ret), 7, cgl_targs_hipGetDevice.arg, cgl_tn_hipGetDevice}, {
-    {offsetof(struct cgl_fr_hipGetDevice, deviceId), sizeof(((struct cgl_fr_hipGetDevice *)0)->deviceId), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGetDevice, deviceId), sizeof(((struct cgl_fr_hipGetDevice *)0)->deviceId), 6, 1, 4, 0},
 }};
 CG_THUNK(hipGetDevice, (cgl_f->deviceId), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGetDevice(int *deviceId)
@@ -4380,7 +4380,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGetDevice(int *deviceId)
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGetDevice(int *deviceId)
 {
-    CG_ARGS_CALL(hipGetDevice, (deviceId), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, deviceId));
+    CG_ARGS_CALL(hipGetDevice, (deviceId), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, deviceId); CG_OUT_WORD(2, 0, deviceId));
     CG_SHORT_CALL(hipGetDevice, (deviceId), cgl_thunk_code);
     return cgl_gp_hipGetDevice(deviceId);
 }
@@ -4398,7 +4398,7 @@ struct cgl_fr_hipGetDeviceCount {
 };
 static const cg_arg_name cgl_tn_hipGetDeviceCount[1] = {{"count", NULL}};
 static const struct cgl_targs_hipGetDeviceCount cgl_targs_hipGetDeviceCount = {{1, offsetof(struct cgl_fr_hipGetDeviceCount, cgl_ret), sizeof(((struct cgl_fr_hipGetDeviceCount *)0)->cgl_ret), 7, cgl_targs_hipGetDeviceCount.arg, cgl_tn_hipGetDeviceCount}, {
-    {offsetof(struct cgl_fr_hipGetDeviceCount, count), sizeof(((struct cgl_fr_hipGetDeviceCount *)0)->count), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGetDeviceCount, count), sizeof(((struct cgl_fr_hipGetDeviceCount *)0)->count), 6, 1, 4, 0},
 }};
 CG_THUNK(hipGetDeviceCount, (cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGetDeviceCount(int *count)
@@ -4409,7 +4409,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGetDeviceCount(int *count)
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGetDeviceCount(int *count)
 {
-    CG_ARGS_CALL(hipGetDeviceCount, (count), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count));
+    CG_ARGS_CALL(hipGetDeviceCount, (count), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_OUT_WORD(2, 0, count));
     CG_SHORT_CALL(hipGetDeviceCount, (count), cgl_thunk_code);
     return cgl_gp_hipGetDeviceCount(count);
 }
@@ -4429,7 +4429,7 @@ struct cgl_fr_hipDeviceGetAttribute {
 };
 static const cg_arg_name cgl_tn_hipDeviceGetAttribute[3] = {{"pi", NULL}, {"attr", cgl_en_8}, {"deviceId", NULL}};
 static const struct cgl_targs_hipDeviceGetAttribute cgl_targs_hipDeviceGetAttribute = {{3, offsetof(struct cgl_fr_hipDeviceGetAttribute, cgl_ret), sizeof(((struct cgl_fr_hipDeviceGetAttribute *)0)->cgl_ret), 7, cgl_targs_hipDeviceGetAttribute.arg, cgl_tn_hipDeviceGetAttribute}, {
-    {offsetof(struct cgl_fr_hipDeviceGetAttribute, pi), sizeof(((struct cgl_fr_hipDeviceGetAttribute *)0)->pi), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDeviceGetAttribute, pi), sizeof(((struct cgl_fr_hipDeviceGetAttribute *)0)->pi), 6, 1, 4, 0},
     {offsetof(struct cgl_fr_hipDeviceGetAttribute, attr), sizeof(((struct cgl_fr_hipDeviceGetAttribute *)0)->attr), 4, 0, 0, sizeof cgl_en_8 / sizeof cgl_en_8[0]},
     {offsetof(struct cgl_fr_hipDeviceGetAttribute, deviceId), sizeof(((struct cgl_fr_hipDeviceGetAttribute *)0)->deviceId), 1, 0, 0, 0},
 }};
@@ -4442,7 +4442,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetAttribute(int *pi
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetAttribute(int *pi, hipDeviceAttribute_t attr, int deviceId)
 {
-    CG_ARGS_CALL(hipDeviceGetAttribute, (pi, attr, deviceId), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pi); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, deviceId));
+    CG_ARGS_CALL(hipDeviceGetAttribute, (pi, attr, deviceId), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pi); CG_ARG_WORD(2, attr); CG_ARG_WORD(3, deviceId); CG_OUT_WORD(4, 0, pi));
     CG_SHORT_CALL(hipDeviceGetAttribute, (pi, attr, deviceId), cgl_thunk_code);
     return cgl_gp_hipDeviceGetAttribute(pi, attr, deviceId);
 }
@@ -4461,7 +4461,7 @@ struct cgl_fr_hipDeviceGetDefaultMemPool {
 };
 static const cg_arg_name cgl_tn_hipDeviceGetDefaultMemPool[2] = {{"mem_pool", NULL}, {"device", NULL}};
 static const struct cgl_targs_hipDeviceGetDefaultMemPool cgl_targs_hipDeviceGetDefaultMemPool = {{2, offsetof(struct cgl_fr_hipDeviceGetDefaultMemPool, cgl_ret), sizeof(((struct cgl_fr_hipDeviceGetDefaultMemPool *)0)->cgl_ret), 7, cgl_targs_hipDeviceGetDefaultMemPool.arg, cgl_tn_hipDeviceGetDefaultMemPool}, {
-    {offsetof(struct cgl_fr_hipDeviceGetDefaultMemPool, mem_pool), sizeof(((struct cgl_fr_hipDeviceGetDefaultMemPool *)0)->mem_pool), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDeviceGetDefaultMemPool, mem_pool), sizeof(((struct cgl_fr_hipDeviceGetDefaultMemPool *)0)->mem_pool), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipDeviceGetDefaultMemPool, device), sizeof(((struct cgl_fr_hipDeviceGetDefaultMemPool *)0)->device), 1, 0, 0, 0},
 }};
 CG_THUNK(hipDeviceGetDefaultMemPool, (cgl_f->mem_pool, cgl_f->device), cgl_thunk_code);
@@ -4473,7 +4473,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetDefaultMemPool(hi
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetDefaultMemPool(hipMemPool_t *mem_pool, int device)
 {
-    CG_ARGS_CALL(hipDeviceGetDefaultMemPool, (mem_pool, device), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mem_pool); CG_ARG_WORD(2, device));
+    CG_ARGS_CALL(hipDeviceGetDefaultMemPool, (mem_pool, device), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mem_pool); CG_ARG_WORD(2, device); CG_OUT_WORD(3, 0, mem_pool));
     CG_SHORT_CALL(hipDeviceGetDefaultMemPool, (mem_pool, device), cgl_thunk_code);
     return cgl_gp_hipDeviceGetDefaultMemPool(mem_pool, device);
 }
@@ -4523,7 +4523,7 @@ struct cgl_fr_hipDeviceGetMemPool {
 };
 static const cg_arg_name cgl_tn_hipDeviceGetMemPool[2] = {{"mem_pool", NULL}, {"device", NULL}};
 static const struct cgl_targs_hipDeviceGetMemPool cgl_targs_hipDeviceGetMemPool = {{2, offsetof(struct cgl_fr_hipDeviceGetMemPool, cgl_ret), sizeof(((struct cgl_fr_hipDeviceGetMemPool *)0)->cgl_ret), 7, cgl_targs_hipDeviceGetMemPool.arg, cgl_tn_hipDeviceGetMemPool}, {
-    {offsetof(struct cgl_fr_hipDeviceGetMemPool, mem_pool), sizeof(((struct cgl_fr_hipDeviceGetMemPool *)0)->mem_pool), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipDeviceGetMemPool, mem_pool), sizeof(((struct cgl_fr_hipDeviceGetMemPool *)0)->mem_pool), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipDeviceGetMemPool, device), sizeof(((struct cgl_fr_hipDeviceGetMemPool *)0)->device), 1, 0, 0, 0},
 }};
 CG_THUNK(hipDeviceGetMemPool, (cgl_f->mem_pool, cgl_f->device), cgl_thunk_code);
@@ -4535,7 +4535,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipDeviceGetMemPool(hipMemPoo
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipDeviceGetMemPool(hipMemPool_t *mem_pool, int device)
 {
-    CG_ARGS_CALL(hipDeviceGetMemPool, (mem_pool, device), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mem_pool); CG_ARG_WORD(2, device));
+    CG_ARGS_CALL(hipDeviceGetMemPool, (mem_pool, device), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mem_pool); CG_ARG_WORD(2, device); CG_OUT_WORD(3, 0, mem_pool));
     CG_SHORT_CALL(hipDeviceGetMemPool, (mem_pool, device), cgl_thunk_code);
     return cgl_gp_hipDeviceGetMemPool(mem_pool, device);
 }
@@ -4790,7 +4790,7 @@ struct cgl_fr_hipChooseDevice {
 };
 static const cg_arg_name cgl_tn_hipChooseDevice[2] = {{"device", NULL}, {"prop", NULL}};
 static const struct cgl_targs_hipChooseDevice cgl_targs_hipChooseDevice = {{2, offsetof(struct cgl_fr_hipChooseDevice, cgl_ret), sizeof(((struct cgl_fr_hipChooseDevice *)0)->cgl_ret), 7, cgl_targs_hipChooseDevice.arg, cgl_tn_hipChooseDevice}, {
-    {offsetof(struct cgl_fr_hipChooseDevice, device), sizeof(((struct cgl_fr_hipChooseDevice *)0)->device), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipChooseDevice, device), sizeof(((struct cgl_fr_hipChooseDevice *)0)->device), 6, 1, 4, 0},
     {offsetof(struct cgl_fr_hipChooseDevice, prop), sizeof(((struct cgl_fr_hipChooseDevice *)0)->prop), 3, 0, 0, 0},
 }};
 CG_THUNK(hipChooseDevice, (cgl_f->device, cgl_f->prop), cgl_thunk_code);
@@ -4802,7 +4802,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipChooseDevice(int *device, 
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipChooseDevice(int *device, const hipDeviceProp_t *prop)
 {
-    CG_ARGS_CALL(hipChooseDevice, (device, prop), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, prop));
+    CG_ARGS_CALL(hipChooseDevice, (device, prop), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_ARG_WORD(2, prop); CG_OUT_WORD(3, 0, device));
     CG_SHORT_CALL(hipChooseDevice, (device, prop), cgl_thunk_code);
     return cgl_gp_hipChooseDevice(device, prop);
 }
@@ -4979,7 +4979,7 @@ struct cgl_fr_hipIpcOpenEventHandle {
 };
 static const cg_arg_name cgl_tn_hipIpcOpenEventHandle[1] = {{"event", NULL}};
 static const struct cgl_targs_hipIpcOpenEventHandle cgl_targs_hipIpcOpenEventHandle = {{1, offsetof(struct cgl_fr_hipIpcOpenEventHandle, cgl_ret), sizeof(((struct cgl_fr_hipIpcOpenEventHandle *)0)->cgl_ret), 7, cgl_targs_hipIpcOpenEventHandle.arg, cgl_tn_hipIpcOpenEventHandle}, {
-    {offsetof(struct cgl_fr_hipIpcOpenEventHandle, event), sizeof(((struct cgl_fr_hipIpcOpenEventHandle *)0)->event), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipIpcOpenEventHandle, event), sizeof(((struct cgl_fr_hipIpcOpenEventHandle *)0)->event), 6, 3, 8, 0},
 }};
 CG_THUNK(hipIpcOpenEventHandle, (cgl_f->event, cgl_f->handle), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipIpcOpenEventHandle(hipEvent_t *event, hipIpcEventHandle_t handle)
@@ -4990,7 +4990,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipIpcOpenEventHandle(hipEven
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipIpcOpenEventHandle(hipEvent_t *event, hipIpcEventHandle_t handle)
 {
-    CG_ARGS_CALL(hipIpcOpenEventHandle, (event, handle), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, event));
+    CG_ARGS_CALL(hipIpcOpenEventHandle, (event, handle), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, event); CG_OUT_WORD(2, 0, event));
     CG_SHORT_CALL(hipIpcOpenEventHandle, (event, handle), cgl_thunk_code);
     return cgl_gp_hipIpcOpenEventHandle(event, handle);
 }
@@ -5213,7 +5213,7 @@ struct cgl_fr_hipStreamCreate {
 };
 static const cg_arg_name cgl_tn_hipStreamCreate[1] = {{"stream", NULL}};
 static const struct cgl_targs_hipStreamCreate cgl_targs_hipStreamCreate = {{1, offsetof(struct cgl_fr_hipStreamCreate, cgl_ret), sizeof(((struct cgl_fr_hipStreamCreate *)0)->cgl_ret), 7, cgl_targs_hipStreamCreate.arg, cgl_tn_hipStreamCreate}, {
-    {offsetof(struct cgl_fr_hipStreamCreate, stream), sizeof(((struct cgl_fr_hipStreamCreate *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamCreate, stream), sizeof(((struct cgl_fr_hipStreamCreate *)0)->stream), 6, 3, 8, 0},
 }};
 CG_THUNK(hipStreamCreate, (cgl_f->stream), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipStreamCreate(hipStream_t *stream)
@@ -5224,7 +5224,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamCreate(hipStream_t *
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamCreate(hipStream_t *stream)
 {
-    CG_ARGS_CALL(hipStreamCreate, (stream), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream));
+    CG_ARGS_CALL(hipStreamCreate, (stream), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_OUT_WORD(2, 0, stream));
     CG_SHORT_CALL(hipStreamCreate, (stream), cgl_thunk_code);
     return cgl_gp_hipStreamCreate(stream);
 }
@@ -5243,7 +5243,7 @@ struct cgl_fr_hipStreamCreateWithFlags {
 };
 static const cg_arg_name cgl_tn_hipStreamCreateWithFlags[2] = {{"stream", NULL}, {"flags", NULL}};
 static const struct cgl_targs_hipStreamCreateWithFlags cgl_targs_hipStreamCreateWithFlags = {{2, offsetof(struct cgl_fr_hipStreamCreateWithFlags, cgl_ret), sizeof(((struct cgl_fr_hipStreamCreateWithFlags *)0)->cgl_ret), 7, cgl_targs_hipStreamCreateWithFlags.arg, cgl_tn_hipStreamCreateWithFlags}, {
-    {offsetof(struct cgl_fr_hipStreamCreateWithFlags, stream), sizeof(((struct cgl_fr_hipStreamCreateWithFlags *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamCreateWithFlags, stream), sizeof(((struct cgl_fr_hipStreamCreateWithFlags *)0)->stream), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipStreamCreateWithFlags, flags), sizeof(((struct cgl_fr_hipStreamCreateWithFlags *)0)->flags), 2, 0, 0, 0},
 }};
 CG_THUNK(hipStreamCreateWithFlags, (cgl_f->stream, cgl_f->flags), cgl_thunk_code);
@@ -5255,7 +5255,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamCreateWithFlags(hipS
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamCreateWithFlags(hipStream_t *stream, unsigned int flags)
 {
-    CG_ARGS_CALL(hipStreamCreateWithFlags, (stream, flags), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, flags));
+    CG_ARGS_CALL(hipStreamCreateWithFlags, (stream, flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, flags); CG_OUT_WORD(3, 0, stream));
     CG_SHORT_CALL(hipStreamCreateWithFlags, (stream, flags), cgl_thunk_code);
     return cgl_gp_hipStreamCreateWithFlags(stream, flags);
 }
@@ -5275,7 +5275,7 @@ struct cgl_fr_hipStreamCreateWithPriority {
 };
 static const cg_arg_name cgl_tn_hipStreamCreateWithPriority[3] = {{"stream", NULL}, {"flags", NULL}, {"priority", NULL}};
 static const struct cgl_targs_hipStreamCreateWithPriority cgl_targs_hipStreamCreateWithPriority = {{3, offsetof(struct cgl_fr_hipStreamCreateWithPriority, cgl_ret), sizeof(((struct cgl_fr_hipStreamCreateWithPriority *)0)->cgl_ret), 7, cgl_targs_hipStreamCreateWithPriority.arg, cgl_tn_hipStreamCreateWithPriority}, {
-    {offsetof(struct cgl_fr_hipStreamCreateWithPriority, stream), sizeof(((struct cgl_fr_hipStreamCreateWithPriority *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamCreateWithPriority, stream), sizeof(((struct cgl_fr_hipStreamCreateWithPriority *)0)->stream), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipStreamCreateWithPriority, flags), sizeof(((struct cgl_fr_hipStreamCreateWithPriority *)0)->flags), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_hipStreamCreateWithPriority, priority), sizeof(((struct cgl_fr_hipStreamCreateWithPriority *)0)->priority), 1, 0, 0, 0},
 }};
@@ -5288,7 +5288,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamCreateWithPriority(h
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamCreateWithPriority(hipStream_t *stream, unsigned int flags, int priority)
 {
-    CG_ARGS_CALL(hipStreamCreateWithPriority, (stream, flags, priority), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, flags); CG_ARG_WORD(3, priority));
+    CG_ARGS_CALL(hipStreamCreateWithPriority, (stream, flags, priority), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, flags); CG_ARG_WORD(3, priority); CG_OUT_WORD(4, 0, stream));
     CG_SHORT_CALL(hipStreamCreateWithPriority, (stream, flags, priority), cgl_thunk_code);
     return cgl_gp_hipStreamCreateWithPriority(stream, flags, priority);
 }
@@ -5525,7 +5525,7 @@ struct cgl_fr_hipExtStreamCreateWithCUMask {
 };
 static const cg_arg_name cgl_tn_hipExtStreamCreateWithCUMask[3] = {{"stream", NULL}, {"cuMaskSize", NULL}, {"cuMask", NULL}};
 static const struct cgl_targs_hipExtStreamCreateWithCUMask cgl_targs_hipExtStreamCreateWithCUMask = {{3, offsetof(struct cgl_fr_hipExtStreamCreateWithCUMask, cgl_ret), sizeof(((struct cgl_fr_hipExtStreamCreateWithCUMask *)0)->cgl_ret), 7, cgl_targs_hipExtStreamCreateWithCUMask.arg, cgl_tn_hipExtStreamCreateWithCUMask}, {
-    {offsetof(struct cgl_fr_hipExtStreamCreateWithCUMask, stream), sizeof(((struct cgl_fr_hipExtStreamCreateWithCUMask *)0)->stream), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipExtStreamCreateWithCUMask, stream), sizeof(((struct cgl_fr_hipExtStreamCreateWithCUMask *)0)->stream), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipExtStreamCreateWithCUMask, cuMaskSize), sizeof(((struct cgl_fr_hipExtStreamCreateWithCUMask *)0)->cuMaskSize), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_hipExtStreamCreateWithCUMask, cuMask), sizeof(((struct cgl_fr_hipExtStreamCreateWithCUMask *)0)->cuMask), 3, 0, 0, 0},
 }};
@@ -5538,7 +5538,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipExtStreamCreateWithCUMask(
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipExtStreamCreateWithCUMask(hipStream_t *stream, uint32_t cuMaskSize, const uint32_t *cuMask)
 {
-    CG_ARGS_CALL(hipExtStreamCreateWithCUMask, (stream, cuMaskSize, cuMask), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, cuMaskSize); CG_ARG_WORD(3, cuMask));
+    CG_ARGS_CALL(hipExtStreamCreateWithCUMask, (stream, cuMaskSize, cuMask), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, cuMaskSize); CG_ARG_WORD(3, cuMask); CG_OUT_WORD(4, 0, stream));
     CG_SHORT_CALL(hipExtStreamCreateWithCUMask, (stream, cuMaskSize, cuMask), cgl_thunk_code);
     return cgl_gp_hipExtStreamCreateWithCUMask(stream, cuMaskSize, cuMask);
 }
@@ -5769,7 +5769,7 @@ struct cgl_fr_hipEventCreateWithFlags {
 };
 static const cg_arg_name cgl_tn_hipEventCreateWithFlags[2] = {{"event", NULL}, {"flags", NULL}};
 static const struct cgl_targs_hipEventCreateWithFlags cgl_targs_hipEventCreateWithFlags = {{2, offsetof(struct cgl_fr_hipEventCreateWithFlags, cgl_ret), sizeof(((struct cgl_fr_hipEventCreateWithFlags *)0)->cgl_ret), 7, cgl_targs_hipEventCreateWithFlags.arg, cgl_tn_hipEventCreateWithFlags}, {
-    {offsetof(struct cgl_fr_hipEventCreateWithFlags, event), sizeof(((struct cgl_fr_hipEventCreateWithFlags *)0)->event), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipEventCreateWithFlags, event), sizeof(((struct cgl_fr_hipEventCreateWithFlags *)0)->event), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipEventCreateWithFlags, flags), sizeof(((struct cgl_fr_hipEventCreateWithFlags *)0)->flags), 2, 0, 0, 0},
 }};
 CG_THUNK(hipEventCreateWithFlags, (cgl_f->event, cgl_f->flags), cgl_thunk_code);
@@ -5781,7 +5781,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipEventCreateWithFlags(hipEv
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipEventCreateWithFlags(hipEvent_t *event, unsigned int flags)
 {
-    CG_ARGS_CALL(hipEventCreateWithFlags, (event, flags), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, event); CG_ARG_WORD(2, flags));
+    CG_ARGS_CALL(hipEventCreateWithFlags, (event, flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, event); CG_ARG_WORD(2, flags); CG_OUT_WORD(3, 0, event));
     CG_SHORT_CALL(hipEventCreateWithFlags, (event, flags), cgl_thunk_code);
     return cgl_gp_hipEventCreateWithFlags(event, flags);
 }
@@ -5799,7 +5799,7 @@ struct cgl_fr_hipEventCreate {
 };
 static const cg_arg_name cgl_tn_hipEventCreate[1] = {{"event", NULL}};
 static const struct cgl_targs_hipEventCreate cgl_targs_hipEventCreate = {{1, offsetof(struct cgl_fr_hipEventCreate, cgl_ret), sizeof(((struct cgl_fr_hipEventCreate *)0)->cgl_ret), 7, cgl_targs_hipEventCreate.arg, cgl_tn_hipEventCreate}, {
-    {offsetof(struct cgl_fr_hipEventCreate, event), sizeof(((struct cgl_fr_hipEventCreate *)0)->event), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipEventCreate, event), sizeof(((struct cgl_fr_hipEventCreate *)0)->event), 6, 3, 8, 0},
 }};
 CG_THUNK(hipEventCreate, (cgl_f->event), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipEventCreate(hipEvent_t *event)
@@ -5810,7 +5810,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipEventCreate(hipEvent_t *ev
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipEventCreate(hipEvent_t *event)
 {
-    CG_ARGS_CALL(hipEventCreate, (event), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, event));
+    CG_ARGS_CALL(hipEventCreate, (event), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, event); CG_OUT_WORD(2, 0, event));
     CG_SHORT_CALL(hipEventCreate, (event), cgl_thunk_code);
     return cgl_gp_hipEventCreate(event);
 }
@@ -6305,7 +6305,7 @@ struct cgl_fr_hipMalloc {
 };
 static const cg_arg_name cgl_tn_hipMalloc[2] = {{"ptr", NULL}, {"size", NULL}};
 static const struct cgl_targs_hipMalloc cgl_targs_hipMalloc = {{2, offsetof(struct cgl_fr_hipMalloc, cgl_ret), sizeof(((struct cgl_fr_hipMalloc *)0)->cgl_ret), 7, cgl_targs_hipMalloc.arg, cgl_tn_hipMalloc}, {
-    {offsetof(struct cgl_fr_hipMalloc, ptr), sizeof(((struct cgl_fr_hipMalloc *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMalloc, ptr), sizeof(((struct cgl_fr_hipMalloc *)0)->ptr), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipMalloc, size), sizeof(((struct cgl_fr_hipMalloc *)0)->size), 2, 0, 0, 0},
 }};
 CG_THUNK(hipMalloc, (cgl_f->ptr, cgl_f->size), cgl_thunk_code);
@@ -6317,7 +6317,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMalloc(void **ptr, size_t 
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMalloc(void **ptr, size_t size)
 {
-    CG_ARGS_CALL(hipMalloc, (ptr, size), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size));
+    CG_ARGS_CALL(hipMalloc, (ptr, size), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size); CG_OUT_WORD(3, 0, ptr));
     CG_SHORT_CALL(hipMalloc, (ptr, size), cgl_thunk_code);
     return cgl_gp_hipMalloc(ptr, size);
 }
@@ -6337,7 +6337,7 @@ struct cgl_fr_hipExtMallocWithFlags {
 };
 static const cg_arg_name cgl_tn_hipExtMallocWithFlags[3] = {{"ptr", NULL}, {"sizeBytes", NULL}, {"flags", NULL}};
 static const struct cgl_targs_hipExtMallocWithFlags cgl_targs_hipExtMallocWithFlags = {{3, offsetof(struct cgl_fr_hipExtMallocWithFlags, cgl_ret), sizeof(((struct cgl_fr_hipExtMallocWithFlags *)0)->cgl_ret), 7, cgl_targs_hipExtMallocWithFlags.arg, cgl_tn_hipExtMallocWithFlags}, {
-    {offsetof(struct cgl_fr_hipExtMallocWithFlags, ptr), sizeof(((struct cgl_fr_hipExtMallocWithFlags *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipExtMallocWithFlags, ptr), sizeof(((struct cgl_fr_hipExtMallocWithFlags *)0)->ptr), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipExtMallocWithFlags, sizeBytes), sizeof(((struct cgl_fr_hipExtMallocWithFlags *)0)->sizeBytes), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_hipExtMallocWithFlags, flags), sizeof(((struct cgl_fr_hipExtMallocWithFlags *)0)->flags), 2, 0, 0, 0},
 }};
@@ -6350,7 +6350,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipExtMallocWithFlags(void **
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipExtMallocWithFlags(void **ptr, size_t sizeBytes, unsigned int flags)
 {
-    CG_ARGS_CALL(hipExtMallocWithFlags, (ptr, sizeBytes, flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, sizeBytes); CG_ARG_WORD(3, flags));
+    CG_ARGS_CALL(hipExtMallocWithFlags, (ptr, sizeBytes, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, sizeBytes); CG_ARG_WORD(3, flags); CG_OUT_WORD(4, 0, ptr));
     CG_SHORT_CALL(hipExtMallocWithFlags, (ptr, sizeBytes, flags), cgl_thunk_code);
     return cgl_gp_hipExtMallocWithFlags(ptr, sizeBytes, flags);
 }
@@ -6369,7 +6369,7 @@ struct cgl_fr_hipMallocHost {
 };
 static const cg_arg_name cgl_tn_hipMallocHost[2] = {{"ptr", NULL}, {"size", NULL}};
 static const struct cgl_targs_hipMallocHost cgl_targs_hipMallocHost = {{2, offsetof(struct cgl_fr_hipMallocHost, cgl_ret), sizeof(((struct cgl_fr_hipMallocHost *)0)->cgl_ret), 7, cgl_targs_hipMallocHost.arg, cgl_tn_hipMallocHost}, {
-    {offsetof(struct cgl_fr_hipMallocHost, ptr), sizeof(((struct cgl_fr_hipMallocHost *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMallocHost, ptr), sizeof(((struct cgl_fr_hipMallocHost *)0)->ptr), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipMallocHost, size), sizeof(((struct cgl_fr_hipMallocHost *)0)->size), 2, 0, 0, 0},
 }};
 CG_THUNK(hipMallocHost, (cgl_f->ptr, cgl_f->size), cgl_thunk_code);
@@ -6381,7 +6381,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMallocHost(void **ptr, siz
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMallocHost(void **ptr, size_t size)
 {
-    CG_ARGS_CALL(hipMallocHost, (ptr, size), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size));
+    CG_ARGS_CALL(hipMallocHost, (ptr, size), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size); CG_OUT_WORD(3, 0, ptr));
     CG_SHORT_CALL(hipMallocHost, (ptr, size), cgl_thunk_code);
     return cgl_gp_hipMallocHost(ptr, size);
 }
@@ -6400,7 +6400,7 @@ struct cgl_fr_hipMemAllocHost {
 };
 static const cg_arg_name cgl_tn_hipMemAllocHost[2] = {{"ptr", NULL}, {"size", NULL}};
 static const struct cgl_targs_hipMemAllocHost cgl_targs_hipMemAllocHost = {{2, offsetof(struct cgl_fr_hipMemAllocHost, cgl_ret), sizeof(((struct cgl_fr_hipMemAllocHost *)0)->cgl_ret), 7, cgl_targs_hipMemAllocHost.arg, cgl_tn_hipMemAllocHost}, {
-    {offsetof(struct cgl_fr_hipMemAllocHost, ptr), sizeof(((struct cgl_fr_hipMemAllocHost *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemAllocHost, ptr), sizeof(((struct cgl_fr_hipMemAllocHost *)0)->ptr), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipMemAllocHost, size), sizeof(((struct cgl_fr_hipMemAllocHost *)0)->size), 2, 0, 0, 0},
 }};
 CG_THUNK(hipMemAllocHost, (cgl_f->ptr, cgl_f->size), cgl_thunk_code);
@@ -6412,7 +6412,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemAllocHost(void **ptr, s
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemAllocHost(void **ptr, size_t size)
 {
-    CG_ARGS_CALL(hipMemAllocHost, (ptr, size), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size));
+    CG_ARGS_CALL(hipMemAllocHost, (ptr, size), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size); CG_OUT_WORD(3, 0, ptr));
     CG_SHORT_CALL(hipMemAllocHost, (ptr, size), cgl_thunk_code);
     return cgl_gp_hipMemAllocHost(ptr, size);
 }
@@ -6432,7 +6432,7 @@ struct cgl_fr_hipHostMalloc {
 };
 static const cg_arg_name cgl_tn_hipHostMalloc[3] = {{"ptr", NULL}, {"size", NULL}, {"flags", NULL}};
 static const struct cgl_targs_hipHostMalloc cgl_targs_hipHostMalloc = {{3, offsetof(struct cgl_fr_hipHostMalloc, cgl_ret), sizeof(((struct cgl_fr_hipHostMalloc *)0)->cgl_ret), 7, cgl_targs_hipHostMalloc.arg, cgl_tn_hipHostMalloc}, {
-    {offsetof(struct cgl_fr_hipHostMalloc, ptr), sizeof(((struct cgl_fr_hipHostMalloc *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipHostMalloc, ptr), sizeof(((struct cgl_fr_hipHostMalloc *)0)->ptr), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipHostMalloc, size), sizeof(((struct cgl_fr_hipHostMalloc *)0)->size), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_hipHostMalloc, flags), sizeof(((struct cgl_fr_hipHostMalloc *)0)->flags), 2, 0, 0, 0},
 }};
@@ -6446,7 +6446,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipHostMalloc(void **ptr, siz
 static __attribute__((noinline)) hipError_t cgl_sl_hipHostMalloc(void **ptr, size_t size, unsigned int flags)
 {
     CG_BLOCKING_CALL(hipHostMalloc, (ptr, size, flags), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipHostMalloc, (ptr, size, flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, flags));
+    CG_ARGS_CALL(hipHostMalloc, (ptr, size, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, flags); CG_OUT_WORD(4, 0, ptr));
     CG_SHORT_CALL(hipHostMalloc, (ptr, size, flags), cgl_thunk_code);
     return cgl_gp_hipHostMalloc(ptr, size, flags);
 }
@@ -6466,7 +6466,7 @@ struct cgl_fr_hipMallocManaged {
 };
 static const cg_arg_name cgl_tn_hipMallocManaged[3] = {{"dev_ptr", NULL}, {"size", NULL}, {"flags", NULL}};
 static const struct cgl_targs_hipMallocManaged cgl_targs_hipMallocManaged = {{3, offsetof(struct cgl_fr_hipMallocManaged, cgl_ret), sizeof(((struct cgl_fr_hipMallocManaged *)0)->cgl_ret), 7, cgl_targs_hipMallocManaged.arg, cgl_tn_hipMallocManaged}, {
-    {offsetof(struct cgl_fr_hipMallocManaged, dev_ptr), sizeof(((struct cgl_fr_hipMallocManaged *)0)->dev_ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMallocManaged, dev_ptr), sizeof(((struct cgl_fr_hipMallocManaged *)0)->dev_ptr), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipMallocManaged, size), sizeof(((struct cgl_fr_hipMallocManaged *)0)->size), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_hipMallocManaged, flags), sizeof(((struct cgl_fr_hipMallocManaged *)0)->flags), 2, 0, 0, 0},
 }};
@@ -6479,7 +6479,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMallocManaged(void **dev_p
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMallocManaged(void **dev_ptr, size_t size, unsigned int flags)
 {
-    CG_ARGS_CALL(hipMallocManaged, (dev_ptr, size, flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev_ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, flags));
+    CG_ARGS_CALL(hipMallocManaged, (dev_ptr, size, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev_ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, flags); CG_OUT_WORD(4, 0, dev_ptr));
     CG_SHORT_CALL(hipMallocManaged, (dev_ptr, size, flags), cgl_thunk_code);
     return cgl_gp_hipMallocManaged(dev_ptr, size, flags);
 }
@@ -6680,7 +6680,7 @@ struct cgl_fr_hipMallocAsync {
 };
 static const cg_arg_name cgl_tn_hipMallocAsync[3] = {{"dev_ptr", NULL}, {"size", NULL}, {"stream", NULL}};
 static const struct cgl_targs_hipMallocAsync cgl_targs_hipMallocAsync = {{3, offsetof(struct cgl_fr_hipMallocAsync, cgl_ret), sizeof(((struct cgl_fr_hipMallocAsync *)0)->cgl_ret), 7, cgl_targs_hipMallocAsync.arg, cgl_tn_hipMallocAsync}, {
-    {offsetof(struct cgl_fr_hipMallocAsync, dev_ptr), sizeof(((struct cgl_fr_hipMallocAsync *)0)->dev_ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMallocAsync, dev_ptr), sizeof(((struct cgl_fr_hipMallocAsync *)0)->dev_ptr), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipMallocAsync, size), sizeof(((struct cgl_fr_hipMallocAsync *)0)->size), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_hipMallocAsync, stream), sizeof(((struct cgl_fr_hipMallocAsync *)0)->stream), 3, 0, 0, 0},
 }};
@@ -6693,7 +6693,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMallocAsync(void **dev_ptr
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMallocAsync(void **dev_ptr, size_t size, hipStream_t stream)
 {
-    CG_ARGS_CALL(hipMallocAsync, (dev_ptr, size, stream), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev_ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, stream));
+    CG_ARGS_CALL(hipMallocAsync, (dev_ptr, size, stream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev_ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, stream); CG_OUT_WORD(4, 0, dev_ptr));
     CG_SHORT_CALL(hipMallocAsync, (dev_ptr, size, stream), cgl_thunk_code);
     return cgl_gp_hipMallocAsync(dev_ptr, size, stream);
 }
@@ -6906,7 +6906,7 @@ struct cgl_fr_hipMemPoolCreate {
 };
 static const cg_arg_name cgl_tn_hipMemPoolCreate[2] = {{"mem_pool", NULL}, {"pool_props", NULL}};
 static const struct cgl_targs_hipMemPoolCreate cgl_targs_hipMemPoolCreate = {{2, offsetof(struct cgl_fr_hipMemPoolCreate, cgl_ret), sizeof(((struct cgl_fr_hipMemPoolCreate *)0)->cgl_ret), 7, cgl_targs_hipMemPoolCreate.arg, cgl_tn_hipMemPoolCreate}, {
-    {offsetof(struct cgl_fr_hipMemPoolCreate, mem_pool), sizeof(((struct cgl_fr_hipMemPoolCreate *)0)->mem_pool), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemPoolCreate, mem_pool), sizeof(((struct cgl_fr_hipMemPoolCreate *)0)->mem_pool), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipMemPoolCreate, pool_props), sizeof(((struct cgl_fr_hipMemPoolCreate *)0)->pool_props), 3, 0, 0, 0},
 }};
 CG_THUNK(hipMemPoolCreate, (cgl_f->mem_pool, cgl_f->pool_props), cgl_thunk_code);
@@ -6918,7 +6918,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolCreate(hipMemPool_t
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolCreate(hipMemPool_t *mem_pool, const hipMemPoolProps *pool_props)
 {
-    CG_ARGS_CALL(hipMemPoolCreate, (mem_pool, pool_props), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mem_pool); CG_ARG_WORD(2, pool_props));
+    CG_ARGS_CALL(hipMemPoolCreate, (mem_pool, pool_props), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mem_pool); CG_ARG_WORD(2, pool_props); CG_OUT_WORD(3, 0, mem_pool));
     CG_SHORT_CALL(hipMemPoolCreate, (mem_pool, pool_props), cgl_thunk_code);
     return cgl_gp_hipMemPoolCreate(mem_pool, pool_props);
 }
@@ -6968,7 +6968,7 @@ struct cgl_fr_hipMallocFromPoolAsync {
 };
 static const cg_arg_name cgl_tn_hipMallocFromPoolAsync[4] = {{"dev_ptr", NULL}, {"size", NULL}, {"mem_pool", NULL}, {"stream", NULL}};
 static const struct cgl_targs_hipMallocFromPoolAsync cgl_targs_hipMallocFromPoolAsync = {{4, offsetof(struct cgl_fr_hipMallocFromPoolAsync, cgl_ret), sizeof(((struct cgl_fr_hipMallocFromPoolAsync *)0)->cgl_ret), 7, cgl_targs_hipMallocFromPoolAsync.arg, cgl_tn_hipMallocFromPoolAsync}, {
-    {offsetof(struct cgl_fr_hipMallocFromPoolAsync, dev_ptr), sizeof(((struct cgl_fr_hipMallocFromPoolAsync *)0)->dev_ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMallocFromPoolAsync, dev_ptr), sizeof(((struct cgl_fr_hipMallocFromPoolAsync *)0)->dev_ptr), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipMallocFromPoolAsync, size), sizeof(((struct cgl_fr_hipMallocFromPoolAsync *)0)->size), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_hipMallocFromPoolAsync, mem_pool), sizeof(((struct cgl_fr_hipMallocFromPoolAsync *)0)->mem_pool), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_hipMallocFromPoolAsync, stream), sizeof(((struct cgl_fr_hipMallocFromPoolAsync *)0)->stream), 3, 0, 0, 0},
@@ -6982,7 +6982,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMallocFromPoolAsync(void *
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMallocFromPoolAsync(void **dev_ptr, size_t size, hipMemPool_t mem_pool, hipStream_t stream)
 {
-    CG_ARGS_CALL(hipMallocFromPoolAsync, (dev_ptr, size, mem_pool, stream), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev_ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, mem_pool); CG_ARG_WORD(4, stream));
+    CG_ARGS_CALL(hipMallocFromPoolAsync, (dev_ptr, size, mem_pool, stream), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev_ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, mem_pool); CG_ARG_WORD(4, stream); CG_OUT_WORD(5, 0, dev_ptr));
     CG_SHORT_CALL(hipMallocFromPoolAsync, (dev_ptr, size, mem_pool, stream), cgl_thunk_code);
     return cgl_gp_hipMallocFromPoolAsync(dev_ptr, size, mem_pool, stream);
 }
@@ -7038,7 +7038,7 @@ struct cgl_fr_hipMemPoolImportFromShareableHandle {
 };
 static const cg_arg_name cgl_tn_hipMemPoolImportFromShareableHandle[4] = {{"mem_pool", NULL}, {"shared_handle", NULL}, {"handle_type", cgl_en_18}, {"flags", NULL}};
 static const struct cgl_targs_hipMemPoolImportFromShareableHandle cgl_targs_hipMemPoolImportFromShareableHandle = {{4, offsetof(struct cgl_fr_hipMemPoolImportFromShareableHandle, cgl_ret), sizeof(((struct cgl_fr_hipMemPoolImportFromShareableHandle *)0)->cgl_ret), 7, cgl_targs_hipMemPoolImportFromShareableHandle.arg, cgl_tn_hipMemPoolImportFromShareableHandle}, {
-    {offsetof(struct cgl_fr_hipMemPoolImportFromShareableHandle, mem_pool), sizeof(((struct cgl_fr_hipMemPoolImportFromShareableHandle *)0)->mem_pool), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemPoolImportFromShareableHandle, mem_pool), sizeof(((struct cgl_fr_hipMemPoolImportFromShareableHandle *)0)->mem_pool), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipMemPoolImportFromShareableHandle, shared_handle), sizeof(((struct cgl_fr_hipMemPoolImportFromShareableHandle *)0)->shared_handle), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_hipMemPoolImportFromShareableHandle, handle_type), sizeof(((struct cgl_fr_hipMemPoolImportFromShareableHandle *)0)->handle_type), 4, 0, 0, sizeof cgl_en_18 / sizeof cgl_en_18[0]},
     {offsetof(struct cgl_fr_hipMemPoolImportFromShareableHandle, flags), sizeof(((struct cgl_fr_hipMemPoolImportFromShareableHandle *)0)->flags), 2, 0, 0, 0},
@@ -7052,7 +7052,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolImportFromShareable
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolImportFromShareableHandle(hipMemPool_t *mem_pool, void *shared_handle, hipMemAllocationHandleType handle_type, unsigned int flags)
 {
-    CG_ARGS_CALL(hipMemPoolImportFromShareableHandle, (mem_pool, shared_handle, handle_type, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mem_pool); CG_ARG_WORD(2, shared_handle); CG_ARG_WORD(3, handle_type); CG_ARG_WORD(4, flags));
+    CG_ARGS_CALL(hipMemPoolImportFromShareableHandle, (mem_pool, shared_handle, handle_type, flags), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, mem_pool); CG_ARG_WORD(2, shared_handle); CG_ARG_WORD(3, handle_type); CG_ARG_WORD(4, flags); CG_OUT_WORD(5, 0, mem_pool));
     CG_SHORT_CALL(hipMemPoolImportFromShareableHandle, (mem_pool, shared_handle, handle_type, flags), cgl_thunk_code);
     return cgl_gp_hipMemPoolImportFromShareableHandle(mem_pool, shared_handle, handle_type, flags);
 }
@@ -7103,7 +7103,7 @@ struct cgl_fr_hipMemPoolImportPointer {
 };
 static const cg_arg_name cgl_tn_hipMemPoolImportPointer[3] = {{"dev_ptr", NULL}, {"mem_pool", NULL}, {"export_data", NULL}};
 static const struct cgl_targs_hipMemPoolImportPointer cgl_targs_hipMemPoolImportPointer = {{3, offsetof(struct cgl_fr_hipMemPoolImportPointer, cgl_ret), sizeof(((struct cgl_fr_hipMemPoolImportPointer *)0)->cgl_ret), 7, cgl_targs_hipMemPoolImportPointer.arg, cgl_tn_hipMemPoolImportPointer}, {
-    {offsetof(struct cgl_fr_hipMemPoolImportPointer, dev_ptr), sizeof(((struct cgl_fr_hipMemPoolImportPointer *)0)->dev_ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemPoolImportPointer, dev_ptr), sizeof(((struct cgl_fr_hipMemPoolImportPointer *)0)->dev_ptr), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipMemPoolImportPointer, mem_pool), sizeof(((struct cgl_fr_hipMemPoolImportPointer *)0)->mem_pool), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_hipMemPoolImportPointer, export_data), sizeof(((struct cgl_fr_hipMemPoolImportPointer *)0)->export_data), 3, 0, 0, 0},
 }};
@@ -7116,7 +7116,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemPoolImportPointer(void 
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemPoolImportPointer(void **dev_ptr, hipMemPool_t mem_pool, hipMemPoolPtrExportData *export_data)
 {
-    CG_ARGS_CALL(hipMemPoolImportPointer, (dev_ptr, mem_pool, export_data), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev_ptr); CG_ARG_WORD(2, mem_pool); CG_ARG_WORD(3, export_data));
+    CG_ARGS_CALL(hipMemPoolImportPointer, (dev_ptr, mem_pool, export_data), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev_ptr); CG_ARG_WORD(2, mem_pool); CG_ARG_WORD(3, export_data); CG_OUT_WORD(4, 0, dev_ptr));
     CG_SHORT_CALL(hipMemPoolImportPointer, (dev_ptr, mem_pool, export_data), cgl_thunk_code);
     return cgl_gp_hipMemPoolImportPointer(dev_ptr, mem_pool, export_data);
 }
@@ -7136,7 +7136,7 @@ struct cgl_fr_hipHostAlloc {
 };
 static const cg_arg_name cgl_tn_hipHostAlloc[3] = {{"ptr", NULL}, {"size", NULL}, {"flags", NULL}};
 static const struct cgl_targs_hipHostAlloc cgl_targs_hipHostAlloc = {{3, offsetof(struct cgl_fr_hipHostAlloc, cgl_ret), sizeof(((struct cgl_fr_hipHostAlloc *)0)->cgl_ret), 7, cgl_targs_hipHostAlloc.arg, cgl_tn_hipHostAlloc}, {
-    {offsetof(struct cgl_fr_hipHostAlloc, ptr), sizeof(((struct cgl_fr_hipHostAlloc *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipHostAlloc, ptr), sizeof(((struct cgl_fr_hipHostAlloc *)0)->ptr), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipHostAlloc, size), sizeof(((struct cgl_fr_hipHostAlloc *)0)->size), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_hipHostAlloc, flags), sizeof(((struct cgl_fr_hipHostAlloc *)0)->flags), 2, 0, 0, 0},
 }};
@@ -7149,7 +7149,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipHostAlloc(void **ptr, size
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipHostAlloc(void **ptr, size_t size, unsigned int flags)
 {
-    CG_ARGS_CALL(hipHostAlloc, (ptr, size, flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, flags));
+    CG_ARGS_CALL(hipHostAlloc, (ptr, size, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, flags); CG_OUT_WORD(4, 0, ptr));
     CG_SHORT_CALL(hipHostAlloc, (ptr, size, flags), cgl_thunk_code);
     return cgl_gp_hipHostAlloc(ptr, size, flags);
 }
@@ -7298,7 +7298,7 @@ struct cgl_fr_hipMallocPitch {
 };
 static const cg_arg_name cgl_tn_hipMallocPitch[4] = {{"ptr", NULL}, {"pitch", NULL}, {"width", NULL}, {"height", NULL}};
 static const struct cgl_targs_hipMallocPitch cgl_targs_hipMallocPitch = {{4, offsetof(struct cgl_fr_hipMallocPitch, cgl_ret), sizeof(((struct cgl_fr_hipMallocPitch *)0)->cgl_ret), 7, cgl_targs_hipMallocPitch.arg, cgl_tn_hipMallocPitch}, {
-    {offsetof(struct cgl_fr_hipMallocPitch, ptr), sizeof(((struct cgl_fr_hipMallocPitch *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMallocPitch, ptr), sizeof(((struct cgl_fr_hipMallocPitch *)0)->ptr), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipMallocPitch, pitch), sizeof(((struct cgl_fr_hipMallocPitch *)0)->pitch), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_hipMallocPitch, width), sizeof(((struct cgl_fr_hipMallocPitch *)0)->width), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_hipMallocPitch, height), sizeof(((struct cgl_fr_hipMallocPitch *)0)->height), 2, 0, 0, 0},
@@ -7312,7 +7312,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMallocPitch(void **ptr, si
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height)
 {
-    CG_ARGS_CALL(hipMallocPitch, (ptr, pitch, width, height), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, pitch); CG_ARG_WORD(3, width); CG_ARG_WORD(4, height));
+    CG_ARGS_CALL(hipMallocPitch, (ptr, pitch, width, height), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, pitch); CG_ARG_WORD(3, width); CG_ARG_WORD(4, height); CG_OUT_WORD(5, 0, ptr));
     CG_SHORT_CALL(hipMallocPitch, (ptr, pitch, width, height), cgl_thunk_code);
     return cgl_gp_hipMallocPitch(ptr, pitch, width, height);
 }
@@ -7743,7 +7743,7 @@ struct cgl_fr_hipModuleGetGlobal {
 static const cg_arg_name cgl_tn_hipModuleGetGlobal[4] = {{"dptr", NULL}, {"bytes", NULL}, {"hmod", NULL}, {"name", NULL}};
 static const struct cgl_targs_hipModuleGetGlobal cgl_targs_hipModuleGetGlobal = {{4, offsetof(struct cgl_fr_hipModuleGetGlobal, cgl_ret), sizeof(((struct cgl_fr_hipModuleGetGlobal *)0)->cgl_ret), 7, cgl_targs_hipModuleGetGlobal.arg, cgl_tn_hipModuleGetGlobal}, {
     {offsetof(struct cgl_fr_hipModuleGetGlobal, dptr), sizeof(((struct cgl_fr_hipModuleGetGlobal *)0)->dptr), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_hipModuleGetGlobal, bytes), sizeof(((struct cgl_fr_hipModuleGetGlobal *)0)->bytes), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleGetGlobal, bytes), sizeof(((struct cgl_fr_hipModuleGetGlobal *)0)->bytes), 6, 2, 8, 0},
     {offsetof(struct cgl_fr_hipModuleGetGlobal, hmod), sizeof(((struct cgl_fr_hipModuleGetGlobal *)0)->hmod), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_hipModuleGetGlobal, name), sizeof(((struct cgl_fr_hipModuleGetGlobal *)0)->name), 5, 0, 0, 0},
 }};
@@ -8446,8 +8446,8 @@ struct cgl_fr_hipMemGetInfo {
 };
 static const cg_arg_name cgl_tn_hipMemGetInfo[2] = {{"free", NULL}, {"total", NULL}};
 static const struct cgl_targs_hipMemGetInfo cgl_targs_hipMemGetInfo = {{2, offsetof(struct cgl_fr_hipMemGetInfo, cgl_ret), sizeof(((struct cgl_fr_hipMemGetInfo *)0)->cgl_ret), 7, cgl_targs_hipMemGetInfo.arg, cgl_tn_hipMemGetInfo}, {
-    {offsetof(struct cgl_fr_hipMemGetInfo, free), sizeof(((struct cgl_fr_hipMemGetInfo *)0)->free), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_hipMemGetInfo, total), sizeof(((struct cgl_fr_hipMemGetInfo *)0)->total), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemGetInfo, free), sizeof(((struct cgl_fr_hipMemGetInfo *)0)->free), 6, 2, 8, 0},
+    {offsetof(struct cgl_fr_hipMemGetInfo, total), sizeof(((struct cgl_fr_hipMemGetInfo *)0)->total), 6, 2, 8, 0},
 }};
 CG_THUNK(hipMemGetInfo, (cgl_f->free, cgl_f->total), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipMemGetInfo(size_t *free, size_t *total)
@@ -8458,7 +8458,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemGetInfo(size_t *free, s
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemGetInfo(size_t *free, size_t *total)
 {
-    CG_ARGS_CALL(hipMemGetInfo, (free, total), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, free); CG_ARG_WORD(2, total));
+    CG_ARGS_CALL(hipMemGetInfo, (free, total), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, free); CG_ARG_WORD(2, total); CG_OUT_WORD(3, 0, free); CG_OUT_WORD(4, 1, total));
     CG_SHORT_CALL(hipMemGetInfo, (free, total), cgl_thunk_code);
     return cgl_gp_hipMemGetInfo(free, total);
 }
@@ -9632,7 +9632,7 @@ struct cgl_fr_hipCtxCreate {
 };
 static const cg_arg_name cgl_tn_hipCtxCreate[3] = {{"ctx", NULL}, {"flags", NULL}, {"device", NULL}};
 static const struct cgl_targs_hipCtxCreate cgl_targs_hipCtxCreate = {{3, offsetof(struct cgl_fr_hipCtxCreate, cgl_ret), sizeof(((struct cgl_fr_hipCtxCreate *)0)->cgl_ret), 7, cgl_targs_hipCtxCreate.arg, cgl_tn_hipCtxCreate}, {
-    {offsetof(struct cgl_fr_hipCtxCreate, ctx), sizeof(((struct cgl_fr_hipCtxCreate *)0)->ctx), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipCtxCreate, ctx), sizeof(((struct cgl_fr_hipCtxCreate *)0)->ctx), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipCtxCreate, flags), sizeof(((struct cgl_fr_hipCtxCreate *)0)->flags), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_hipCtxCreate, device), sizeof(((struct cgl_fr_hipCtxCreate *)0)->device), 1, 0, 0, 0},
 }};
@@ -9646,7 +9646,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxCreate(hipCtx_t *ctx, u
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxCreate(hipCtx_t *ctx, unsigned int flags, hipDevice_t device)
 {
     CG_BLOCKING_CALL(hipCtxCreate, (ctx, flags, device), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipCtxCreate, (ctx, flags, device), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx); CG_ARG_WORD(2, flags); CG_ARG_WORD(3, device));
+    CG_ARGS_CALL(hipCtxCreate, (ctx, flags, device), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx); CG_ARG_WORD(2, flags); CG_ARG_WORD(3, device); CG_OUT_WORD(4, 0, ctx));
     CG_SHORT_CALL(hipCtxCreate, (ctx, flags, device), cgl_thunk_code);
     return cgl_gp_hipCtxCreate(ctx, flags, device);
 }
@@ -9694,7 +9694,7 @@ struct cgl_fr_hipCtxPopCurrent {
 };
 static const cg_arg_name cgl_tn_hipCtxPopCurrent[1] = {{"ctx", NULL}};
 static const struct cgl_targs_hipCtxPopCurrent cgl_targs_hipCtxPopCurrent = {{1, offsetof(struct cgl_fr_hipCtxPopCurrent, cgl_ret), sizeof(((struct cgl_fr_hipCtxPopCurrent *)0)->cgl_ret), 7, cgl_targs_hipCtxPopCurrent.arg, cgl_tn_hipCtxPopCurrent}, {
-    {offsetof(struct cgl_fr_hipCtxPopCurrent, ctx), sizeof(((struct cgl_fr_hipCtxPopCurrent *)0)->ctx), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipCtxPopCurrent, ctx), sizeof(((struct cgl_fr_hipCtxPopCurrent *)0)->ctx), 6, 3, 8, 0},
 }};
 CG_THUNK(hipCtxPopCurrent, (cgl_f->ctx), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipCtxPopCurrent(hipCtx_t *ctx)
@@ -9705,7 +9705,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxPopCurrent(hipCtx_t *ct
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxPopCurrent(hipCtx_t *ctx)
 {
-    CG_ARGS_CALL(hipCtxPopCurrent, (ctx), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx));
+    CG_ARGS_CALL(hipCtxPopCurrent, (ctx), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx); CG_OUT_WORD(2, 0, ctx));
     CG_SHORT_CALL(hipCtxPopCurrent, (ctx), cgl_thunk_code);
     return cgl_gp_hipCtxPopCurrent(ctx);
 }
@@ -9781,7 +9781,7 @@ struct cgl_fr_hipCtxGetCurrent {
 };
 static const cg_arg_name cgl_tn_hipCtxGetCurrent[1] = {{"ctx", NULL}};
 static const struct cgl_targs_hipCtxGetCurrent cgl_targs_hipCtxGetCurrent = {{1, offsetof(struct cgl_fr_hipCtxGetCurrent, cgl_ret), sizeof(((struct cgl_fr_hipCtxGetCurrent *)0)->cgl_ret), 7, cgl_targs_hipCtxGetCurrent.arg, cgl_tn_hipCtxGetCurrent}, {
-    {offsetof(struct cgl_fr_hipCtxGetCurrent, ctx), sizeof(((struct cgl_fr_hipCtxGetCurrent *)0)->ctx), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipCtxGetCurrent, ctx), sizeof(((struct cgl_fr_hipCtxGetCurrent *)0)->ctx), 6, 3, 8, 0},
 }};
 CG_THUNK(hipCtxGetCurrent, (cgl_f->ctx), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipCtxGetCurrent(hipCtx_t *ctx)
@@ -9792,7 +9792,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxGetCurrent(hipCtx_t *ct
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxGetCurrent(hipCtx_t *ctx)
 {
-    CG_ARGS_CALL(hipCtxGetCurrent, (ctx), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx));
+    CG_ARGS_CALL(hipCtxGetCurrent, (ctx), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ctx); CG_OUT_WORD(2, 0, ctx));
     CG_SHORT_CALL(hipCtxGetCurrent, (ctx), cgl_thunk_code);
     return cgl_gp_hipCtxGetCurrent(ctx);
 }
@@ -9810,7 +9810,7 @@ struct cgl_fr_hipCtxGetDevice {
 };
 static const cg_arg_name cgl_tn_hipCtxGetDevice[1] = {{"device", NULL}};
 static const struct cgl_targs_hipCtxGetDevice cgl_targs_hipCtxGetDevice = {{1, offsetof(struct cgl_fr_hipCtxGetDevice, cgl_ret), sizeof(((struct cgl_fr_hipCtxGetDevice *)0)->cgl_ret), 7, cgl_targs_hipCtxGetDevice.arg, cgl_tn_hipCtxGetDevice}, {
-    {offsetof(struct cgl_fr_hipCtxGetDevice, device), sizeof(((struct cgl_fr_hipCtxGetDevice *)0)->device), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipCtxGetDevice, device), sizeof(((struct cgl_fr_hipCtxGetDevice *)0)->device), 6, 1, 4, 0},
 }};
 CG_THUNK(hipCtxGetDevice, (cgl_f->device), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipCtxGetDevice(hipDevice_t *device)
@@ -9821,7 +9821,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipCtxGetDevice(hipDevice_t *
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipCtxGetDevice(hipDevice_t *device)
 {
-    CG_ARGS_CALL(hipCtxGetDevice, (device), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device));
+    CG_ARGS_CALL(hipCtxGetDevice, (device), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, device); CG_OUT_WORD(2, 0, device));
     CG_SHORT_CALL(hipCtxGetDevice, (device), cgl_thunk_code);
     return cgl_gp_hipCtxGetDevice(device);
 }
@@ -10257,7 +10257,7 @@ struct cgl_fr_hipModuleLoad {
 };
 static const cg_arg_name cgl_tn_hipModuleLoad[2] = {{"module", NULL}, {"fname", NULL}};
 static const struct cgl_targs_hipModuleLoad cgl_targs_hipModuleLoad = {{2, offsetof(struct cgl_fr_hipModuleLoad, cgl_ret), sizeof(((struct cgl_fr_hipModuleLoad *)0)->cgl_ret), 7, cgl_targs_hipModuleLoad.arg, cgl_tn_hipModuleLoad}, {
-    {offsetof(struct cgl_fr_hipModuleLoad, module), sizeof(((struct cgl_fr_hipModuleLoad *)0)->module), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleLoad, module), sizeof(((struct cgl_fr_hipModuleLoad *)0)->module), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipModuleLoad, fname), sizeof(((struct cgl_fr_hipModuleLoad *)0)->fname), 5, 0, 0, 0},
 }};
 CG_THUNK(hipModuleLoad, (cgl_f->module, cgl_f->fname), cgl_thunk_code);
@@ -10319,7 +10319,7 @@ struct cgl_fr_hipModuleGetFunction {
 };
 static const cg_arg_name cgl_tn_hipModuleGetFunction[3] = {{"function", NULL}, {"module", NULL}, {"kname", NULL}};
 static const struct cgl_targs_hipModuleGetFunction cgl_targs_hipModuleGetFunction = {{3, offsetof(struct cgl_fr_hipModuleGetFunction, cgl_ret), sizeof(((struct cgl_fr_hipModuleGetFunction *)0)->cgl_ret), 7, cgl_targs_hipModuleGetFunction.arg, cgl_tn_hipModuleGetFunction}, {
-    {offsetof(struct cgl_fr_hipModuleGetFunction, function), sizeof(((struct cgl_fr_hipModuleGetFunction *)0)->function), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleGetFunction, function), sizeof(((struct cgl_fr_hipModuleGetFunction *)0)->function), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipModuleGetFunction, module), sizeof(((struct cgl_fr_hipModuleGetFunction *)0)->module), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_hipModuleGetFunction, kname), sizeof(((struct cgl_fr_hipModuleGetFunction *)0)->kname), 5, 0, 0, 0},
 }};
@@ -10446,7 +10446,7 @@ struct cgl_fr_hipModuleLoadData {
 };
 static const cg_arg_name cgl_tn_hipModuleLoadData[2] = {{"module", NULL}, {"image", NULL}};
 static const struct cgl_targs_hipModuleLoadData cgl_targs_hipModuleLoadData = {{2, offsetof(struct cgl_fr_hipModuleLoadData, cgl_ret), sizeof(((struct cgl_fr_hipModuleLoadData *)0)->cgl_ret), 7, cgl_targs_hipModuleLoadData.arg, cgl_tn_hipModuleLoadData}, {
-    {offsetof(struct cgl_fr_hipModuleLoadData, module), sizeof(((struct cgl_fr_hipModuleLoadData *)0)->module), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleLoadData, module), sizeof(((struct cgl_fr_hipModuleLoadData *)0)->module), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipModuleLoadData, image), sizeof(((struct cgl_fr_hipModuleLoadData *)0)->image), 3, 0, 0, 0},
 }};
 CG_THUNK(hipModuleLoadData, (cgl_f->module, cgl_f->image), cgl_thunk_code);
@@ -10459,7 +10459,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipModuleLoadData(hipModule_t
 static __attribute__((noinline)) hipError_t cgl_sl_hipModuleLoadData(hipModule_t *module, const void *image)
 {
     CG_BLOCKING_CALL(hipModuleLoadData, (module, image), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipModuleLoadData, (module, image), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, module); CG_ARG_WORD(2, image));
+    CG_ARGS_CALL(hipModuleLoadData, (module, image), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, module); CG_ARG_WORD(2, image); CG_OUT_WORD(3, 0, module));
     CG_SHORT_CALL(hipModuleLoadData, (module, image), cgl_thunk_code);
     return cgl_gp_hipModuleLoadData(module, image);
 }
@@ -10481,7 +10481,7 @@ struct cgl_fr_hipModuleLoadDataEx {
 };
 static const cg_arg_name cgl_tn_hipModuleLoadDataEx[5] = {{"module", NULL}, {"image", NULL}, {"numOptions", NULL}, {"options", NULL}, {"optionValues", NULL}};
 static const struct cgl_targs_hipModuleLoadDataEx cgl_targs_hipModuleLoadDataEx = {{5, offsetof(struct cgl_fr_hipModuleLoadDataEx, cgl_ret), sizeof(((struct cgl_fr_hipModuleLoadDataEx *)0)->cgl_ret), 7, cgl_targs_hipModuleLoadDataEx.arg, cgl_tn_hipModuleLoadDataEx}, {
-    {offsetof(struct cgl_fr_hipModuleLoadDataEx, module), sizeof(((struct cgl_fr_hipModuleLoadDataEx *)0)->module), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipModuleLoadDataEx, module), sizeof(((struct cgl_fr_hipModuleLoadDataEx *)0)->module), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipModuleLoadDataEx, image), sizeof(((struct cgl_fr_hipModuleLoadDataEx *)0)->image), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_hipModuleLoadDataEx, numOptions), sizeof(((struct cgl_fr_hipModuleLoadDataEx *)0)->numOptions), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_hipModuleLoadDataEx, options), sizeof(((struct cgl_fr_hipModuleLoadDataEx *)0)->options), 3, 0, 0, 0},
@@ -10497,7 +10497,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipModuleLoadDataEx(hipModule
 static __attribute__((noinline)) hipError_t cgl_sl_hipModuleLoadDataEx(hipModule_t *module, const void *image, unsigned int numOptions, hipJitOption *options, void **optionValues)
 {
     CG_BLOCKING_CALL(hipModuleLoadDataEx, (module, image, numOptions, options, optionValues), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(hipModuleLoadDataEx, (module, image, numOptions, options, optionValues), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, module); CG_ARG_WORD(2, image); CG_ARG_WORD(3, numOptions); CG_ARG_WORD(4, options); CG_ARG_WORD(5, optionValues));
+    CG_ARGS_CALL(hipModuleLoadDataEx, (module, image, numOptions, options, optionValues), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, module); CG_ARG_WORD(2, image); CG_ARG_WORD(3, numOptions); CG_ARG_WORD(4, options); CG_ARG_WORD(5, optionValues); CG_OUT_WORD(6, 0, module));
     CG_SHORT_CALL(hipModuleLoadDataEx, (module, image, numOptions, options, optionValues), cgl_thunk_code);
     return cgl_gp_hipModuleLoadDataEx(module, image, numOptions, options, optionValues);
 }
@@ -11870,7 +11870,7 @@ struct cgl_fr_hipTexRefGetAddress {
 };
 static const cg_arg_name cgl_tn_hipTexRefGetAddress[2] = {{"dev_ptr", NULL}, {"texRef", NULL}};
 static const struct cgl_targs_hipTexRefGetAddress cgl_targs_hipTexRefGetAddress = {{2, offsetof(struct cgl_fr_hipTexRefGetAddress, cgl_ret), sizeof(((struct cgl_fr_hipTexRefGetAddress *)0)->cgl_ret), 7, cgl_targs_hipTexRefGetAddress.arg, cgl_tn_hipTexRefGetAddress}, {
-    {offsetof(struct cgl_fr_hipTexRefGetAddress, dev_ptr), sizeof(((struct cgl_fr_hipTexRefGetAddress *)0)->dev_ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipTexRefGetAddress, dev_ptr), sizeof(((struct cgl_fr_hipTexRefGetAddress *)0)->dev_ptr), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipTexRefGetAddress, texRef), sizeof(((struct cgl_fr_hipTexRefGetAddress *)0)->texRef), 3, 0, 0, 0},
 }};
 CG_THUNK(hipTexRefGetAddress, (cgl_f->dev_ptr, cgl_f->texRef), cgl_thunk_code);
@@ -11882,7 +11882,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipTexRefGetAddress(hipDevice
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipTexRefGetAddress(hipDeviceptr_t *dev_ptr, const textureReference *texRef)
 {
-    CG_ARGS_CALL(hipTexRefGetAddress, (dev_ptr, texRef), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev_ptr); CG_ARG_WORD(2, texRef));
+    CG_ARGS_CALL(hipTexRefGetAddress, (dev_ptr, texRef), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, dev_ptr); CG_ARG_WORD(2, texRef); CG_OUT_WORD(3, 0, dev_ptr));
     CG_SHORT_CALL(hipTexRefGetAddress, (dev_ptr, texRef), cgl_thunk_code);
     return cgl_gp_hipTexRefGetAddress(dev_ptr, texRef);
 }
@@ -12819,7 +12819,7 @@ struct cgl_fr_hipStreamEndCapture {
 static const cg_arg_name cgl_tn_hipStreamEndCapture[2] = {{"stream", NULL}, {"pGraph", NULL}};
 static const struct cgl_targs_hipStreamEndCapture cgl_targs_hipStreamEndCapture = {{2, offsetof(struct cgl_fr_hipStreamEndCapture, cgl_ret), sizeof(((struct cgl_fr_hipStreamEndCapture *)0)->cgl_ret), 7, cgl_targs_hipStreamEndCapture.arg, cgl_tn_hipStreamEndCapture}, {
     {offsetof(struct cgl_fr_hipStreamEndCapture, stream), sizeof(((struct cgl_fr_hipStreamEndCapture *)0)->stream), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_hipStreamEndCapture, pGraph), sizeof(((struct cgl_fr_hipStreamEndCapture *)0)->pGraph), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipStreamEndCapture, pGraph), sizeof(((struct cgl_fr_hipStreamEndCapture *)0)->pGraph), 6, 3, 8, 0},
 }};
 CG_THUNK(hipStreamEndCapture, (cgl_f->stream, cgl_f->pGraph), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipStreamEndCapture(hipStream_t stream, hipGraph_t *pGraph)
@@ -12830,7 +12830,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipStreamEndCapture(hipStream
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipStreamEndCapture(hipStream_t stream, hipGraph_t *pGraph)
 {
-    CG_ARGS_CALL(hipStreamEndCapture, (stream, pGraph), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, pGraph));
+    CG_ARGS_CALL(hipStreamEndCapture, (stream, pGraph), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, stream); CG_ARG_WORD(2, pGraph); CG_OUT_WORD(3, 0, pGraph));
     CG_SHORT_CALL(hipStreamEndCapture, (stream, pGraph), cgl_thunk_code);
     return cgl_gp_hipStreamEndCapture(stream, pGraph);
 }
@@ -13049,7 +13049,7 @@ struct cgl_fr_hipGraphCreate {
 };
 static const cg_arg_name cgl_tn_hipGraphCreate[2] = {{"pGraph", NULL}, {"flags", NULL}};
 static const struct cgl_targs_hipGraphCreate cgl_targs_hipGraphCreate = {{2, offsetof(struct cgl_fr_hipGraphCreate, cgl_ret), sizeof(((struct cgl_fr_hipGraphCreate *)0)->cgl_ret), 7, cgl_targs_hipGraphCreate.arg, cgl_tn_hipGraphCreate}, {
-    {offsetof(struct cgl_fr_hipGraphCreate, pGraph), sizeof(((struct cgl_fr_hipGraphCreate *)0)->pGraph), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphCreate, pGraph), sizeof(((struct cgl_fr_hipGraphCreate *)0)->pGraph), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipGraphCreate, flags), sizeof(((struct cgl_fr_hipGraphCreate *)0)->flags), 2, 0, 0, 0},
 }};
 CG_THUNK(hipGraphCreate, (cgl_f->pGraph, cgl_f->flags), cgl_thunk_code);
@@ -13061,7 +13061,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphCreate(hipGraph_t *pG
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphCreate(hipGraph_t *pGraph, unsigned int flags)
 {
-    CG_ARGS_CALL(hipGraphCreate, (pGraph, flags), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraph); CG_ARG_WORD(2, flags));
+    CG_ARGS_CALL(hipGraphCreate, (pGraph, flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraph); CG_ARG_WORD(2, flags); CG_OUT_WORD(3, 0, pGraph));
     CG_SHORT_CALL(hipGraphCreate, (pGraph, flags), cgl_thunk_code);
     return cgl_gp_hipGraphCreate(pGraph, flags);
 }
@@ -13473,7 +13473,7 @@ struct cgl_fr_hipGraphInstantiate {
 };
 static const cg_arg_name cgl_tn_hipGraphInstantiate[5] = {{"pGraphExec", NULL}, {"graph", NULL}, {"pErrorNode", NULL}, {"pLogBuffer", NULL}, {"bufferSize", NULL}};
 static const struct cgl_targs_hipGraphInstantiate cgl_targs_hipGraphInstantiate = {{5, offsetof(struct cgl_fr_hipGraphInstantiate, cgl_ret), sizeof(((struct cgl_fr_hipGraphInstantiate *)0)->cgl_ret), 7, cgl_targs_hipGraphInstantiate.arg, cgl_tn_hipGraphInstantiate}, {
-    {offsetof(struct cgl_fr_hipGraphInstantiate, pGraphExec), sizeof(((struct cgl_fr_hipGraphInstantiate *)0)->pGraphExec), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphInstantiate, pGraphExec), sizeof(((struct cgl_fr_hipGraphInstantiate *)0)->pGraphExec), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipGraphInstantiate, graph), sizeof(((struct cgl_fr_hipGraphInstantiate *)0)->graph), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_hipGraphInstantiate, pErrorNode), sizeof(((struct cgl_fr_hipGraphInstantiate *)0)->pErrorNode), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_hipGraphInstantiate, pLogBuffer), sizeof(((struct cgl_fr_hipGraphInstantiate *)0)->pLogBuffer), 3, 0, 0, 0},
@@ -13488,7 +13488,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphInstantiate(hipGraphE
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphInstantiate(hipGraphExec_t *pGraphExec, hipGraph_t graph, hipGraphNode_t *pErrorNode, char *pLogBuffer, size_t bufferSize)
 {
-    CG_ARGS_CALL(hipGraphInstantiate, (pGraphExec, graph, pErrorNode, pLogBuffer, bufferSize), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphExec); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pErrorNode); CG_ARG_WORD(4, pLogBuffer); CG_ARG_WORD(5, bufferSize));
+    CG_ARGS_CALL(hipGraphInstantiate, (pGraphExec, graph, pErrorNode, pLogBuffer, bufferSize), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphExec); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pErrorNode); CG_ARG_WORD(4, pLogBuffer); CG_ARG_WORD(5, bufferSize); CG_OUT_WORD(6, 0, pGraphExec));
     CG_SHORT_CALL(hipGraphInstantiate, (pGraphExec, graph, pErrorNode, pLogBuffer, bufferSize), cgl_thunk_code);
     return cgl_gp_hipGraphInstantiate(pGraphExec, graph, pErrorNode, pLogBuffer, bufferSize);
 }
@@ -13508,7 +13508,7 @@ struct cgl_fr_hipGraphInstantiateWithFlags {
 };
 static const cg_arg_name cgl_tn_hipGraphInstantiateWithFlags[3] = {{"pGraphExec", NULL}, {"graph", NULL}, {"flags", NULL}};
 static const struct cgl_targs_hipGraphInstantiateWithFlags cgl_targs_hipGraphInstantiateWithFlags = {{3, offsetof(struct cgl_fr_hipGraphInstantiateWithFlags, cgl_ret), sizeof(((struct cgl_fr_hipGraphInstantiateWithFlags *)0)->cgl_ret), 7, cgl_targs_hipGraphInstantiateWithFlags.arg, cgl_tn_hipGraphInstantiateWithFlags}, {
-    {offsetof(struct cgl_fr_hipGraphInstantiateWithFlags, pGraphExec), sizeof(((struct cgl_fr_hipGraphInstantiateWithFlags *)0)->pGraphExec), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphInstantiateWithFlags, pGraphExec), sizeof(((struct cgl_fr_hipGraphInstantiateWithFlags *)0)->pGraphExec), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipGraphInstantiateWithFlags, graph), sizeof(((struct cgl_fr_hipGraphInstantiateWithFlags *)0)->graph), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_hipGraphInstantiateWithFlags, flags), sizeof(((struct cgl_fr_hipGraphInstantiateWithFlags *)0)->flags), 2, 0, 0, 0},
 }};
@@ -13521,7 +13521,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphInstantiateWithFlags(
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphInstantiateWithFlags(hipGraphExec_t *pGraphExec, hipGraph_t graph, unsigned long long flags)
 {
-    CG_ARGS_CALL(hipGraphInstantiateWithFlags, (pGraphExec, graph, flags), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphExec); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, flags));
+    CG_ARGS_CALL(hipGraphInstantiateWithFlags, (pGraphExec, graph, flags), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphExec); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, flags); CG_OUT_WORD(4, 0, pGraphExec));
     CG_SHORT_CALL(hipGraphInstantiateWithFlags, (pGraphExec, graph, flags), cgl_thunk_code);
     return cgl_gp_hipGraphInstantiateWithFlags(pGraphExec, graph, flags);
 }
@@ -13638,7 +13638,7 @@ struct cgl_fr_hipGraphAddKernelNode {
 };
 static const cg_arg_name cgl_tn_hipGraphAddKernelNode[5] = {{"pGraphNode", NULL}, {"graph", NULL}, {"pDependencies", NULL}, {"numDependencies", NULL}, {"pNodeParams", NULL}};
 static const struct cgl_targs_hipGraphAddKernelNode cgl_targs_hipGraphAddKernelNode = {{5, offsetof(struct cgl_fr_hipGraphAddKernelNode, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddKernelNode *)0)->cgl_ret), 7, cgl_targs_hipGraphAddKernelNode.arg, cgl_tn_hipGraphAddKernelNode}, {
-    {offsetof(struct cgl_fr_hipGraphAddKernelNode, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddKernelNode *)0)->pGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddKernelNode, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddKernelNode *)0)->pGraphNode), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipGraphAddKernelNode, graph), sizeof(((struct cgl_fr_hipGraphAddKernelNode *)0)->graph), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_hipGraphAddKernelNode, pDependencies), sizeof(((struct cgl_fr_hipGraphAddKernelNode *)0)->pDependencies), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_hipGraphAddKernelNode, numDependencies), sizeof(((struct cgl_fr_hipGraphAddKernelNode *)0)->numDependencies), 2, 0, 0, 0},
@@ -13653,7 +13653,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddKernelNode(hipGrap
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddKernelNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipKernelNodeParams *pNodeParams)
 {
-    CG_ARGS_CALL(hipGraphAddKernelNode, (pGraphNode, graph, pDependencies, numDependencies, pNodeParams), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, pNodeParams));
+    CG_ARGS_CALL(hipGraphAddKernelNode, (pGraphNode, graph, pDependencies, numDependencies, pNodeParams), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, pNodeParams); CG_OUT_WORD(6, 0, pGraphNode));
     CG_SHORT_CALL(hipGraphAddKernelNode, (pGraphNode, graph, pDependencies, numDependencies, pNodeParams), cgl_thunk_code);
     return cgl_gp_hipGraphAddKernelNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
 }
@@ -13770,7 +13770,7 @@ struct cgl_fr_hipGraphAddMemcpyNode {
 };
 static const cg_arg_name cgl_tn_hipGraphAddMemcpyNode[5] = {{"pGraphNode", NULL}, {"graph", NULL}, {"pDependencies", NULL}, {"numDependencies", NULL}, {"pCopyParams", NULL}};
 static const struct cgl_targs_hipGraphAddMemcpyNode cgl_targs_hipGraphAddMemcpyNode = {{5, offsetof(struct cgl_fr_hipGraphAddMemcpyNode, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode *)0)->cgl_ret), 7, cgl_targs_hipGraphAddMemcpyNode.arg, cgl_tn_hipGraphAddMemcpyNode}, {
-    {offsetof(struct cgl_fr_hipGraphAddMemcpyNode, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode *)0)->pGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNode, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode *)0)->pGraphNode), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipGraphAddMemcpyNode, graph), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode *)0)->graph), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_hipGraphAddMemcpyNode, pDependencies), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode *)0)->pDependencies), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_hipGraphAddMemcpyNode, numDependencies), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode *)0)->numDependencies), 2, 0, 0, 0},
@@ -13785,7 +13785,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddMemcpyNode(hipGrap
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddMemcpyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipMemcpy3DParms *pCopyParams)
 {
-    CG_ARGS_CALL(hipGraphAddMemcpyNode, (pGraphNode, graph, pDependencies, numDependencies, pCopyParams), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, pCopyParams));
+    CG_ARGS_CALL(hipGraphAddMemcpyNode, (pGraphNode, graph, pDependencies, numDependencies, pCopyParams), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, pCopyParams); CG_OUT_WORD(6, 0, pGraphNode));
     CG_SHORT_CALL(hipGraphAddMemcpyNode, (pGraphNode, graph, pDependencies, numDependencies, pCopyParams), cgl_thunk_code);
     return cgl_gp_hipGraphAddMemcpyNode(pGraphNode, graph, pDependencies, numDependencies, pCopyParams);
 }
@@ -13971,7 +13971,7 @@ struct cgl_fr_hipGraphAddMemcpyNode1D {
 };
 static const cg_arg_name cgl_tn_hipGraphAddMemcpyNode1D[8] = {{"pGraphNode", NULL}, {"graph", NULL}, {"pDependencies", NULL}, {"numDependencies", NULL}, {"dst", NULL}, {"src", NULL}, {"count", NULL}, {"kind", cgl_en_3}};
 static const struct cgl_targs_hipGraphAddMemcpyNode1D cgl_targs_hipGraphAddMemcpyNode1D = {{8, offsetof(struct cgl_fr_hipGraphAddMemcpyNode1D, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode1D *)0)->cgl_ret), 7, cgl_targs_hipGraphAddMemcpyNode1D.arg, cgl_tn_hipGraphAddMemcpyNode1D}, {
-    {offsetof(struct cgl_fr_hipGraphAddMemcpyNode1D, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode1D *)0)->pGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNode1D, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode1D *)0)->pGraphNode), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipGraphAddMemcpyNode1D, graph), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode1D *)0)->graph), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_hipGraphAddMemcpyNode1D, pDependencies), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode1D *)0)->pDependencies), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_hipGraphAddMemcpyNode1D, numDependencies), sizeof(((struct cgl_fr_hipGraphAddMemcpyNode1D *)0)->numDependencies), 2, 0, 0, 0},
@@ -13989,7 +13989,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddMemcpyNode1D(hipGr
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddMemcpyNode1D(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *src, size_t count, hipMemcpyKind kind)
 {
-    CG_ARGS_CALL(hipGraphAddMemcpyNode1D, (pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind), cgl_thunk_code, 9, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, dst); CG_ARG_WORD(6, src); CG_ARG_WORD(7, count); CG_ARG_WORD(8, kind));
+    CG_ARGS_CALL(hipGraphAddMemcpyNode1D, (pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind), cgl_thunk_code, 10, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, dst); CG_ARG_WORD(6, src); CG_ARG_WORD(7, count); CG_ARG_WORD(8, kind); CG_OUT_WORD(9, 0, pGraphNode));
     CG_SHORT_CALL(hipGraphAddMemcpyNode1D, (pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind), cgl_thunk_code);
     return cgl_gp_hipGraphAddMemcpyNode1D(pGraphNode, graph, pDependencies, numDependencies, dst, src, count, kind);
 }
@@ -14091,7 +14091,7 @@ struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol {
 };
 static const cg_arg_name cgl_tn_hipGraphAddMemcpyNodeFromSymbol[9] = {{"pGraphNode", NULL}, {"graph", NULL}, {"pDependencies", NULL}, {"numDependencies", NULL}, {"dst", NULL}, {"symbol", NULL}, {"count", NULL}, {"offset", NULL}, {"kind", cgl_en_3}};
 static const struct cgl_targs_hipGraphAddMemcpyNodeFromSymbol cgl_targs_hipGraphAddMemcpyNodeFromSymbol = {{9, offsetof(struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol *)0)->cgl_ret), 7, cgl_targs_hipGraphAddMemcpyNodeFromSymbol.arg, cgl_tn_hipGraphAddMemcpyNodeFromSymbol}, {
-    {offsetof(struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol *)0)->pGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol *)0)->pGraphNode), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol, graph), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol *)0)->graph), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol, pDependencies), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol *)0)->pDependencies), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol, numDependencies), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeFromSymbol *)0)->numDependencies), 2, 0, 0, 0},
@@ -14110,7 +14110,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddMemcpyNodeFromSymb
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddMemcpyNodeFromSymbol(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, void *dst, const void *symbol, size_t count, size_t offset, hipMemcpyKind kind)
 {
-    CG_ARGS_CALL(hipGraphAddMemcpyNodeFromSymbol, (pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind), cgl_thunk_code, 10, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, dst); CG_ARG_WORD(6, symbol); CG_ARG_WORD(7, count); CG_ARG_WORD(8, offset); CG_ARG_WORD(9, kind));
+    CG_ARGS_CALL(hipGraphAddMemcpyNodeFromSymbol, (pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind), cgl_thunk_code, 11, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, dst); CG_ARG_WORD(6, symbol); CG_ARG_WORD(7, count); CG_ARG_WORD(8, offset); CG_ARG_WORD(9, kind); CG_OUT_WORD(10, 0, pGraphNode));
     CG_SHORT_CALL(hipGraphAddMemcpyNodeFromSymbol, (pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind), cgl_thunk_code);
     return cgl_gp_hipGraphAddMemcpyNodeFromSymbol(pGraphNode, graph, pDependencies, numDependencies, dst, symbol, count, offset, kind);
 }
@@ -14216,7 +14216,7 @@ struct cgl_fr_hipGraphAddMemcpyNodeToSymbol {
 };
 static const cg_arg_name cgl_tn_hipGraphAddMemcpyNodeToSymbol[9] = {{"pGraphNode", NULL}, {"graph", NULL}, {"pDependencies", NULL}, {"numDependencies", NULL}, {"symbol", NULL}, {"src", NULL}, {"count", NULL}, {"offset", NULL}, {"kind", cgl_en_3}};
 static const struct cgl_targs_hipGraphAddMemcpyNodeToSymbol cgl_targs_hipGraphAddMemcpyNodeToSymbol = {{9, offsetof(struct cgl_fr_hipGraphAddMemcpyNodeToSymbol, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeToSymbol *)0)->cgl_ret), 7, cgl_targs_hipGraphAddMemcpyNodeToSymbol.arg, cgl_tn_hipGraphAddMemcpyNodeToSymbol}, {
-    {offsetof(struct cgl_fr_hipGraphAddMemcpyNodeToSymbol, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeToSymbol *)0)->pGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemcpyNodeToSymbol, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeToSymbol *)0)->pGraphNode), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipGraphAddMemcpyNodeToSymbol, graph), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeToSymbol *)0)->graph), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_hipGraphAddMemcpyNodeToSymbol, pDependencies), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeToSymbol *)0)->pDependencies), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_hipGraphAddMemcpyNodeToSymbol, numDependencies), sizeof(((struct cgl_fr_hipGraphAddMemcpyNodeToSymbol *)0)->numDependencies), 2, 0, 0, 0},
@@ -14235,7 +14235,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddMemcpyNodeToSymbol
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddMemcpyNodeToSymbol(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const void *symbol, const void *src, size_t count, size_t offset, hipMemcpyKind kind)
 {
-    CG_ARGS_CALL(hipGraphAddMemcpyNodeToSymbol, (pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind), cgl_thunk_code, 10, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, symbol); CG_ARG_WORD(6, src); CG_ARG_WORD(7, count); CG_ARG_WORD(8, offset); CG_ARG_WORD(9, kind));
+    CG_ARGS_CALL(hipGraphAddMemcpyNodeToSymbol, (pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind), cgl_thunk_code, 11, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, symbol); CG_ARG_WORD(6, src); CG_ARG_WORD(7, count); CG_ARG_WORD(8, offset); CG_ARG_WORD(9, kind); CG_OUT_WORD(10, 0, pGraphNode));
     CG_SHORT_CALL(hipGraphAddMemcpyNodeToSymbol, (pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind), cgl_thunk_code);
     return cgl_gp_hipGraphAddMemcpyNodeToSymbol(pGraphNode, graph, pDependencies, numDependencies, symbol, src, count, offset, kind);
 }
@@ -14337,7 +14337,7 @@ struct cgl_fr_hipGraphAddMemsetNode {
 };
 static const cg_arg_name cgl_tn_hipGraphAddMemsetNode[5] = {{"pGraphNode", NULL}, {"graph", NULL}, {"pDependencies", NULL}, {"numDependencies", NULL}, {"pMemsetParams", NULL}};
 static const struct cgl_targs_hipGraphAddMemsetNode cgl_targs_hipGraphAddMemsetNode = {{5, offsetof(struct cgl_fr_hipGraphAddMemsetNode, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddMemsetNode *)0)->cgl_ret), 7, cgl_targs_hipGraphAddMemsetNode.arg, cgl_tn_hipGraphAddMemsetNode}, {
-    {offsetof(struct cgl_fr_hipGraphAddMemsetNode, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddMemsetNode *)0)->pGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddMemsetNode, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddMemsetNode *)0)->pGraphNode), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipGraphAddMemsetNode, graph), sizeof(((struct cgl_fr_hipGraphAddMemsetNode *)0)->graph), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_hipGraphAddMemsetNode, pDependencies), sizeof(((struct cgl_fr_hipGraphAddMemsetNode *)0)->pDependencies), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_hipGraphAddMemsetNode, numDependencies), sizeof(((struct cgl_fr_hipGraphAddMemsetNode *)0)->numDependencies), 2, 0, 0, 0},
@@ -14352,7 +14352,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddMemsetNode(hipGrap
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddMemsetNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipMemsetParams *pMemsetParams)
 {
-    CG_ARGS_CALL(hipGraphAddMemsetNode, (pGraphNode, graph, pDependencies, numDependencies, pMemsetParams), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, pMemsetParams));
+    CG_ARGS_CALL(hipGraphAddMemsetNode, (pGraphNode, graph, pDependencies, numDependencies, pMemsetParams), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, pMemsetParams); CG_OUT_WORD(6, 0, pGraphNode));
     CG_SHORT_CALL(hipGraphAddMemsetNode, (pGraphNode, graph, pDependencies, numDependencies, pMemsetParams), cgl_thunk_code);
     return cgl_gp_hipGraphAddMemsetNode(pGraphNode, graph, pDependencies, numDependencies, pMemsetParams);
 }
@@ -14469,7 +14469,7 @@ struct cgl_fr_hipGraphAddHostNode {
 };
 static const cg_arg_name cgl_tn_hipGraphAddHostNode[5] = {{"pGraphNode", NULL}, {"graph", NULL}, {"pDependencies", NULL}, {"numDependencies", NULL}, {"pNodeParams", NULL}};
 static const struct cgl_targs_hipGraphAddHostNode cgl_targs_hipGraphAddHostNode = {{5, offsetof(struct cgl_fr_hipGraphAddHostNode, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddHostNode *)0)->cgl_ret), 7, cgl_targs_hipGraphAddHostNode.arg, cgl_tn_hipGraphAddHostNode}, {
-    {offsetof(struct cgl_fr_hipGraphAddHostNode, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddHostNode *)0)->pGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddHostNode, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddHostNode *)0)->pGraphNode), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipGraphAddHostNode, graph), sizeof(((struct cgl_fr_hipGraphAddHostNode *)0)->graph), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_hipGraphAddHostNode, pDependencies), sizeof(((struct cgl_fr_hipGraphAddHostNode *)0)->pDependencies), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_hipGraphAddHostNode, numDependencies), sizeof(((struct cgl_fr_hipGraphAddHostNode *)0)->numDependencies), 2, 0, 0, 0},
@@ -14484,7 +14484,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddHostNode(hipGraphN
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddHostNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, const hipHostNodeParams *pNodeParams)
 {
-    CG_ARGS_CALL(hipGraphAddHostNode, (pGraphNode, graph, pDependencies, numDependencies, pNodeParams), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, pNodeParams));
+    CG_ARGS_CALL(hipGraphAddHostNode, (pGraphNode, graph, pDependencies, numDependencies, pNodeParams), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, pNodeParams); CG_OUT_WORD(6, 0, pGraphNode));
     CG_SHORT_CALL(hipGraphAddHostNode, (pGraphNode, graph, pDependencies, numDependencies, pNodeParams), cgl_thunk_code);
     return cgl_gp_hipGraphAddHostNode(pGraphNode, graph, pDependencies, numDependencies, pNodeParams);
 }
@@ -14601,7 +14601,7 @@ struct cgl_fr_hipGraphAddChildGraphNode {
 };
 static const cg_arg_name cgl_tn_hipGraphAddChildGraphNode[5] = {{"pGraphNode", NULL}, {"graph", NULL}, {"pDependencies", NULL}, {"numDependencies", NULL}, {"childGraph", NULL}};
 static const struct cgl_targs_hipGraphAddChildGraphNode cgl_targs_hipGraphAddChildGraphNode = {{5, offsetof(struct cgl_fr_hipGraphAddChildGraphNode, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddChildGraphNode *)0)->cgl_ret), 7, cgl_targs_hipGraphAddChildGraphNode.arg, cgl_tn_hipGraphAddChildGraphNode}, {
-    {offsetof(struct cgl_fr_hipGraphAddChildGraphNode, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddChildGraphNode *)0)->pGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddChildGraphNode, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddChildGraphNode *)0)->pGraphNode), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipGraphAddChildGraphNode, graph), sizeof(((struct cgl_fr_hipGraphAddChildGraphNode *)0)->graph), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_hipGraphAddChildGraphNode, pDependencies), sizeof(((struct cgl_fr_hipGraphAddChildGraphNode *)0)->pDependencies), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_hipGraphAddChildGraphNode, numDependencies), sizeof(((struct cgl_fr_hipGraphAddChildGraphNode *)0)->numDependencies), 2, 0, 0, 0},
@@ -14616,7 +14616,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddChildGraphNode(hip
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddChildGraphNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipGraph_t childGraph)
 {
-    CG_ARGS_CALL(hipGraphAddChildGraphNode, (pGraphNode, graph, pDependencies, numDependencies, childGraph), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, childGraph));
+    CG_ARGS_CALL(hipGraphAddChildGraphNode, (pGraphNode, graph, pDependencies, numDependencies, childGraph), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, childGraph); CG_OUT_WORD(6, 0, pGraphNode));
     CG_SHORT_CALL(hipGraphAddChildGraphNode, (pGraphNode, graph, pDependencies, numDependencies, childGraph), cgl_thunk_code);
     return cgl_gp_hipGraphAddChildGraphNode(pGraphNode, graph, pDependencies, numDependencies, childGraph);
 }
@@ -14636,7 +14636,7 @@ struct cgl_fr_hipGraphChildGraphNodeGetGraph {
 static const cg_arg_name cgl_tn_hipGraphChildGraphNodeGetGraph[2] = {{"node", NULL}, {"pGraph", NULL}};
 static const struct cgl_targs_hipGraphChildGraphNodeGetGraph cgl_targs_hipGraphChildGraphNodeGetGraph = {{2, offsetof(struct cgl_fr_hipGraphChildGraphNodeGetGraph, cgl_ret), sizeof(((struct cgl_fr_hipGraphChildGraphNodeGetGraph *)0)->cgl_ret), 7, cgl_targs_hipGraphChildGraphNodeGetGraph.arg, cgl_tn_hipGraphChildGraphNodeGetGraph}, {
     {offsetof(struct cgl_fr_hipGraphChildGraphNodeGetGraph, node), sizeof(((struct cgl_fr_hipGraphChildGraphNodeGetGraph *)0)->node), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_hipGraphChildGraphNodeGetGraph, pGraph), sizeof(((struct cgl_fr_hipGraphChildGraphNodeGetGraph *)0)->pGraph), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphChildGraphNodeGetGraph, pGraph), sizeof(((struct cgl_fr_hipGraphChildGraphNodeGetGraph *)0)->pGraph), 6, 3, 8, 0},
 }};
 CG_THUNK(hipGraphChildGraphNodeGetGraph, (cgl_f->node, cgl_f->pGraph), cgl_thunk_code);
 static __attribute__((noinline)) hipError_t cgl_gp_hipGraphChildGraphNodeGetGraph(hipGraphNode_t node, hipGraph_t *pGraph)
@@ -14647,7 +14647,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphChildGraphNodeGetGrap
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphChildGraphNodeGetGraph(hipGraphNode_t node, hipGraph_t *pGraph)
 {
-    CG_ARGS_CALL(hipGraphChildGraphNodeGetGraph, (node, pGraph), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, pGraph));
+    CG_ARGS_CALL(hipGraphChildGraphNodeGetGraph, (node, pGraph), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, node); CG_ARG_WORD(2, pGraph); CG_OUT_WORD(3, 0, pGraph));
     CG_SHORT_CALL(hipGraphChildGraphNodeGetGraph, (node, pGraph), cgl_thunk_code);
     return cgl_gp_hipGraphChildGraphNodeGetGraph(node, pGraph);
 }
@@ -14701,7 +14701,7 @@ struct cgl_fr_hipGraphAddEmptyNode {
 };
 static const cg_arg_name cgl_tn_hipGraphAddEmptyNode[4] = {{"pGraphNode", NULL}, {"graph", NULL}, {"pDependencies", NULL}, {"numDependencies", NULL}};
 static const struct cgl_targs_hipGraphAddEmptyNode cgl_targs_hipGraphAddEmptyNode = {{4, offsetof(struct cgl_fr_hipGraphAddEmptyNode, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddEmptyNode *)0)->cgl_ret), 7, cgl_targs_hipGraphAddEmptyNode.arg, cgl_tn_hipGraphAddEmptyNode}, {
-    {offsetof(struct cgl_fr_hipGraphAddEmptyNode, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddEmptyNode *)0)->pGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddEmptyNode, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddEmptyNode *)0)->pGraphNode), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipGraphAddEmptyNode, graph), sizeof(((struct cgl_fr_hipGraphAddEmptyNode *)0)->graph), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_hipGraphAddEmptyNode, pDependencies), sizeof(((struct cgl_fr_hipGraphAddEmptyNode *)0)->pDependencies), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_hipGraphAddEmptyNode, numDependencies), sizeof(((struct cgl_fr_hipGraphAddEmptyNode *)0)->numDependencies), 2, 0, 0, 0},
@@ -14715,7 +14715,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddEmptyNode(hipGraph
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddEmptyNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies)
 {
-    CG_ARGS_CALL(hipGraphAddEmptyNode, (pGraphNode, graph, pDependencies, numDependencies), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies));
+    CG_ARGS_CALL(hipGraphAddEmptyNode, (pGraphNode, graph, pDependencies, numDependencies), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_OUT_WORD(5, 0, pGraphNode));
     CG_SHORT_CALL(hipGraphAddEmptyNode, (pGraphNode, graph, pDependencies, numDependencies), cgl_thunk_code);
     return cgl_gp_hipGraphAddEmptyNode(pGraphNode, graph, pDependencies, numDependencies);
 }
@@ -14737,7 +14737,7 @@ struct cgl_fr_hipGraphAddEventRecordNode {
 };
 static const cg_arg_name cgl_tn_hipGraphAddEventRecordNode[5] = {{"pGraphNode", NULL}, {"graph", NULL}, {"pDependencies", NULL}, {"numDependencies", NULL}, {"event", NULL}};
 static const struct cgl_targs_hipGraphAddEventRecordNode cgl_targs_hipGraphAddEventRecordNode = {{5, offsetof(struct cgl_fr_hipGraphAddEventRecordNode, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddEventRecordNode *)0)->cgl_ret), 7, cgl_targs_hipGraphAddEventRecordNode.arg, cgl_tn_hipGraphAddEventRecordNode}, {
-    {offsetof(struct cgl_fr_hipGraphAddEventRecordNode, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddEventRecordNode *)0)->pGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddEventRecordNode, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddEventRecordNode *)0)->pGraphNode), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipGraphAddEventRecordNode, graph), sizeof(((struct cgl_fr_hipGraphAddEventRecordNode *)0)->graph), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_hipGraphAddEventRecordNode, pDependencies), sizeof(((struct cgl_fr_hipGraphAddEventRecordNode *)0)->pDependencies), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_hipGraphAddEventRecordNode, numDependencies), sizeof(((struct cgl_fr_hipGraphAddEventRecordNode *)0)->numDependencies), 2, 0, 0, 0},
@@ -14752,7 +14752,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddEventRecordNode(hi
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddEventRecordNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipEvent_t event)
 {
-    CG_ARGS_CALL(hipGraphAddEventRecordNode, (pGraphNode, graph, pDependencies, numDependencies, event), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, event));
+    CG_ARGS_CALL(hipGraphAddEventRecordNode, (pGraphNode, graph, pDependencies, numDependencies, event), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, event); CG_OUT_WORD(6, 0, pGraphNode));
     CG_SHORT_CALL(hipGraphAddEventRecordNode, (pGraphNode, graph, pDependencies, numDependencies, event), cgl_thunk_code);
     return cgl_gp_hipGraphAddEventRecordNode(pGraphNode, graph, pDependencies, numDependencies, event);
 }
@@ -14869,7 +14869,7 @@ struct cgl_fr_hipGraphAddEventWaitNode {
 };
 static const cg_arg_name cgl_tn_hipGraphAddEventWaitNode[5] = {{"pGraphNode", NULL}, {"graph", NULL}, {"pDependencies", NULL}, {"numDependencies", NULL}, {"event", NULL}};
 static const struct cgl_targs_hipGraphAddEventWaitNode cgl_targs_hipGraphAddEventWaitNode = {{5, offsetof(struct cgl_fr_hipGraphAddEventWaitNode, cgl_ret), sizeof(((struct cgl_fr_hipGraphAddEventWaitNode *)0)->cgl_ret), 7, cgl_targs_hipGraphAddEventWaitNode.arg, cgl_tn_hipGraphAddEventWaitNode}, {
-    {offsetof(struct cgl_fr_hipGraphAddEventWaitNode, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddEventWaitNode *)0)->pGraphNode), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipGraphAddEventWaitNode, pGraphNode), sizeof(((struct cgl_fr_hipGraphAddEventWaitNode *)0)->pGraphNode), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipGraphAddEventWaitNode, graph), sizeof(((struct cgl_fr_hipGraphAddEventWaitNode *)0)->graph), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_hipGraphAddEventWaitNode, pDependencies), sizeof(((struct cgl_fr_hipGraphAddEventWaitNode *)0)->pDependencies), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_hipGraphAddEventWaitNode, numDependencies), sizeof(((struct cgl_fr_hipGraphAddEventWaitNode *)0)->numDependencies), 2, 0, 0, 0},
@@ -14884,7 +14884,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipGraphAddEventWaitNode(hipG
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipGraphAddEventWaitNode(hipGraphNode_t *pGraphNode, hipGraph_t graph, const hipGraphNode_t *pDependencies, size_t numDependencies, hipEvent_t event)
 {
-    CG_ARGS_CALL(hipGraphAddEventWaitNode, (pGraphNode, graph, pDependencies, numDependencies, event), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, event));
+    CG_ARGS_CALL(hipGraphAddEventWaitNode, (pGraphNode, graph, pDependencies, numDependencies, event), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, pGraphNode); CG_ARG_WORD(2, graph); CG_ARG_WORD(3, pDependencies); CG_ARG_WORD(4, numDependencies); CG_ARG_WORD(5, event); CG_OUT_WORD(6, 0, pGraphNode));
     CG_SHORT_CALL(hipGraphAddEventWaitNode, (pGraphNode, graph, pDependencies, numDependencies, event), cgl_thunk_code);
     return cgl_gp_hipGraphAddEventWaitNode(pGraphNode, graph, pDependencies, numDependencies, event);
 }
@@ -15032,7 +15032,7 @@ struct cgl_fr_hipMemAddressReserve {
 };
 static const cg_arg_name cgl_tn_hipMemAddressReserve[5] = {{"ptr", NULL}, {"size", NULL}, {"alignment", NULL}, {"addr", NULL}, {"flags", NULL}};
 static const struct cgl_targs_hipMemAddressReserve cgl_targs_hipMemAddressReserve = {{5, offsetof(struct cgl_fr_hipMemAddressReserve, cgl_ret), sizeof(((struct cgl_fr_hipMemAddressReserve *)0)->cgl_ret), 7, cgl_targs_hipMemAddressReserve.arg, cgl_tn_hipMemAddressReserve}, {
-    {offsetof(struct cgl_fr_hipMemAddressReserve, ptr), sizeof(((struct cgl_fr_hipMemAddressReserve *)0)->ptr), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_hipMemAddressReserve, ptr), sizeof(((struct cgl_fr_hipMemAddressReserve *)0)->ptr), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_hipMemAddressReserve, size), sizeof(((struct cgl_fr_hipMemAddressReserve *)0)->size), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_hipMemAddressReserve, alignment), sizeof(((struct cgl_fr_hipMemAddressReserve *)0)->alignment), 2, 0, 0, 0},
     {offsetof(struct cgl_fr_hipMemAddressReserve, addr), sizeof(((struct cgl_fr_hipMemAddressReserve *)0)->addr), 3, 0, 0, 0},
@@ -15047,7 +15047,7 @@ static __attribute__((noinline)) hipError_t cgl_gp_hipMemAddressReserve(void **p
 }
 static __attribute__((noinline)) hipError_t cgl_sl_hipMemAddressReserve(void **ptr, size_t size, size_t alignment, void *addr, unsigned long long flags)
 {
-    CG_ARGS_CALL(hipMemAddressReserve, (ptr, size, alignment, addr, flags), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, alignment); CG_ARG_WORD(4, addr); CG_ARG_WORD(5, flags));
+    CG_ARGS_CALL(hipMemAddressReserve, (ptr, size, alignment, addr, flags), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, ptr); CG_ARG_WORD(2, size); CG_ARG_WORD(3, alignment); CG_ARG_WORD(4, addr); CG_ARG_WORD(5, flags); CG_OUT_WORD(6, 0, ptr));
     CG_SHORT_CALL(hipMemAddressReserve, (ptr, size, alignment, addr, flags), cgl_thunk_code);
     return cgl_gp_hipMemAddressReserve(ptr, size, alignment, addr, flags);
 }
