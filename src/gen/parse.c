@@ -532,9 +532,10 @@ static int enum_of(const ctx *c, CXType t)
     return e.n ? (int)(api->nenums - 1) : -1;
 }
 
+/* A value of the result type, but not of C's own (MPI's int): only its return value and `errcode` are. */
 static int is_result_type(const ctx *c, CXType t)
 {
-    if (!c->p->result) return 0;
+    if (!c->p->result || clang_getCanonicalType(t).kind == t.kind) return 0;
     char *spelled = unqualified_spelling(t);
     int same = strcmp(spelled, c->p->result) == 0;
     free(spelled);

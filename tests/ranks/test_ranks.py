@@ -390,7 +390,7 @@ def run_inside_mpirun_traces_merge_into_one_timeline_by_rank():
     """`mpirun -n 2 callguard run --trace t/ -- ./app` then `callguard trace t/`: a file per rank named by
     host, rank and pid; merged, a process group "HOST rank R pid P" per rank in rank order with its
     10 + R toyAdd calls, and (with the MPI layer) the ranks' MPI_Allreduce calls overlapping in time, as a
-    collective's must."""
+    collective's must, their count a number."""
     need_mpi()
     out = os.path.join(TMP, "traces") + "/"
     r = run(mpirun(2, CG, "run", *JOB_LAYERS, "--trace", out, "--", MPI_PROG, TMP))
@@ -419,6 +419,8 @@ def run_inside_mpirun_traces_merge_into_one_timeline_by_rank():
         ar = [e for e in trace["traceEvents"] if e["ph"] == "X" and e["name"] == "MPI_Allreduce"]
         check(len(ar) == 2 and max(e["ts"] for e in ar) <= min(e["ts"] + e["dur"] for e in ar),
               "the ranks' MPI_Allreduce calls overlap: %s" % ar)
+        # MPI's result type is C's int: a count is a number, not a result's name (it was MPI_ERR_BUFFER for 1)
+        check(all(e["args"]["count"] == 1 and e["args"]["result"] == "MPI_SUCCESS" for e in ar), "counts: %s" % ar)
     check(not leftovers(), "left running: %s" % leftovers())
 
 

@@ -4860,7 +4860,7 @@ struct cgl_fr_MPI_Abort {
 static const cg_arg_name cgl_tn_MPI_Abort[2] = {{"comm", NULL}, {"errorcode", NULL}};
 static const struct cgl_targs_MPI_Abort cgl_targs_MPI_Abort = {{2, offsetof(struct cgl_fr_MPI_Abort, cgl_ret), sizeof(((struct cgl_fr_MPI_Abort *)0)->cgl_ret), 7, cgl_targs_MPI_Abort.arg, cgl_tn_MPI_Abort}, {
     {offsetof(struct cgl_fr_MPI_Abort, comm), sizeof(((struct cgl_fr_MPI_Abort *)0)->comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Abort, errorcode), sizeof(((struct cgl_fr_MPI_Abort *)0)->errorcode), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Abort, errorcode), sizeof(((struct cgl_fr_MPI_Abort *)0)->errorcode), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_Abort, (cgl_f->comm, cgl_f->errorcode), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Abort(MPI_Comm comm, int errorcode)
@@ -4898,11 +4898,11 @@ struct cgl_fr_MPI_Accumulate {
 static const cg_arg_name cgl_tn_MPI_Accumulate[9] = {{"origin_addr", NULL}, {"origin_count", NULL}, {"origin_datatype", NULL}, {"target_rank", NULL}, {"target_disp", NULL}, {"target_count", NULL}, {"target_datatype", NULL}, {"op", NULL}, {"win", NULL}};
 static const struct cgl_targs_MPI_Accumulate cgl_targs_MPI_Accumulate = {{9, offsetof(struct cgl_fr_MPI_Accumulate, cgl_ret), sizeof(((struct cgl_fr_MPI_Accumulate *)0)->cgl_ret), 7, cgl_targs_MPI_Accumulate.arg, cgl_tn_MPI_Accumulate}, {
     {offsetof(struct cgl_fr_MPI_Accumulate, origin_addr), sizeof(((struct cgl_fr_MPI_Accumulate *)0)->origin_addr), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Accumulate, origin_count), sizeof(((struct cgl_fr_MPI_Accumulate *)0)->origin_count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Accumulate, origin_count), sizeof(((struct cgl_fr_MPI_Accumulate *)0)->origin_count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Accumulate, origin_datatype), sizeof(((struct cgl_fr_MPI_Accumulate *)0)->origin_datatype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Accumulate, target_rank), sizeof(((struct cgl_fr_MPI_Accumulate *)0)->target_rank), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Accumulate, target_rank), sizeof(((struct cgl_fr_MPI_Accumulate *)0)->target_rank), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Accumulate, target_disp), sizeof(((struct cgl_fr_MPI_Accumulate *)0)->target_disp), 1, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Accumulate, target_count), sizeof(((struct cgl_fr_MPI_Accumulate *)0)->target_count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Accumulate, target_count), sizeof(((struct cgl_fr_MPI_Accumulate *)0)->target_count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Accumulate, target_datatype), sizeof(((struct cgl_fr_MPI_Accumulate *)0)->target_datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Accumulate, op), sizeof(((struct cgl_fr_MPI_Accumulate *)0)->op), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Accumulate, win), sizeof(((struct cgl_fr_MPI_Accumulate *)0)->win), 3, 0, 0, 0},
@@ -4964,7 +4964,7 @@ struct cgl_fr_MPI_Add_error_code {
 };
 static const cg_arg_name cgl_tn_MPI_Add_error_code[2] = {{"errorclass", NULL}, {"errorcode", NULL}};
 static const struct cgl_targs_MPI_Add_error_code cgl_targs_MPI_Add_error_code = {{2, offsetof(struct cgl_fr_MPI_Add_error_code, cgl_ret), sizeof(((struct cgl_fr_MPI_Add_error_code *)0)->cgl_ret), 7, cgl_targs_MPI_Add_error_code.arg, cgl_tn_MPI_Add_error_code}, {
-    {offsetof(struct cgl_fr_MPI_Add_error_code, errorclass), sizeof(((struct cgl_fr_MPI_Add_error_code *)0)->errorclass), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Add_error_code, errorclass), sizeof(((struct cgl_fr_MPI_Add_error_code *)0)->errorclass), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Add_error_code, errorcode), sizeof(((struct cgl_fr_MPI_Add_error_code *)0)->errorcode), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Add_error_code, (cgl_f->errorclass, cgl_f->errorcode), cgl_thunk_code);
@@ -4995,7 +4995,7 @@ struct cgl_fr_MPI_Add_error_string {
 };
 static const cg_arg_name cgl_tn_MPI_Add_error_string[2] = {{"errorcode", NULL}, {"string", NULL}};
 static const struct cgl_targs_MPI_Add_error_string cgl_targs_MPI_Add_error_string = {{2, offsetof(struct cgl_fr_MPI_Add_error_string, cgl_ret), sizeof(((struct cgl_fr_MPI_Add_error_string *)0)->cgl_ret), 7, cgl_targs_MPI_Add_error_string.arg, cgl_tn_MPI_Add_error_string}, {
-    {offsetof(struct cgl_fr_MPI_Add_error_string, errorcode), sizeof(((struct cgl_fr_MPI_Add_error_string *)0)->errorcode), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Add_error_string, errorcode), sizeof(((struct cgl_fr_MPI_Add_error_string *)0)->errorcode), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Add_error_string, string), sizeof(((struct cgl_fr_MPI_Add_error_string *)0)->string), 5, 0, 0, 0},
 }};
 CG_THUNK(MPI_Add_error_string, (cgl_f->errorcode, cgl_f->string), cgl_thunk_code);
@@ -5031,10 +5031,10 @@ struct cgl_fr_MPI_Allgather {
 static const cg_arg_name cgl_tn_MPI_Allgather[7] = {{"sendbuf", NULL}, {"sendcount", NULL}, {"sendtype", NULL}, {"recvbuf", NULL}, {"recvcount", NULL}, {"recvtype", NULL}, {"comm", NULL}};
 static const struct cgl_targs_MPI_Allgather cgl_targs_MPI_Allgather = {{7, offsetof(struct cgl_fr_MPI_Allgather, cgl_ret), sizeof(((struct cgl_fr_MPI_Allgather *)0)->cgl_ret), 7, cgl_targs_MPI_Allgather.arg, cgl_tn_MPI_Allgather}, {
     {offsetof(struct cgl_fr_MPI_Allgather, sendbuf), sizeof(((struct cgl_fr_MPI_Allgather *)0)->sendbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Allgather, sendcount), sizeof(((struct cgl_fr_MPI_Allgather *)0)->sendcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Allgather, sendcount), sizeof(((struct cgl_fr_MPI_Allgather *)0)->sendcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Allgather, sendtype), sizeof(((struct cgl_fr_MPI_Allgather *)0)->sendtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Allgather, recvbuf), sizeof(((struct cgl_fr_MPI_Allgather *)0)->recvbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Allgather, recvcount), sizeof(((struct cgl_fr_MPI_Allgather *)0)->recvcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Allgather, recvcount), sizeof(((struct cgl_fr_MPI_Allgather *)0)->recvcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Allgather, recvtype), sizeof(((struct cgl_fr_MPI_Allgather *)0)->recvtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Allgather, comm), sizeof(((struct cgl_fr_MPI_Allgather *)0)->comm), 3, 0, 0, 0},
 }};
@@ -5074,10 +5074,10 @@ struct cgl_fr_MPI_Iallgather {
 static const cg_arg_name cgl_tn_MPI_Iallgather[8] = {{"sendbuf", NULL}, {"sendcount", NULL}, {"sendtype", NULL}, {"recvbuf", NULL}, {"recvcount", NULL}, {"recvtype", NULL}, {"comm", NULL}, {"request", NULL}};
 static const struct cgl_targs_MPI_Iallgather cgl_targs_MPI_Iallgather = {{8, offsetof(struct cgl_fr_MPI_Iallgather, cgl_ret), sizeof(((struct cgl_fr_MPI_Iallgather *)0)->cgl_ret), 7, cgl_targs_MPI_Iallgather.arg, cgl_tn_MPI_Iallgather}, {
     {offsetof(struct cgl_fr_MPI_Iallgather, sendbuf), sizeof(((struct cgl_fr_MPI_Iallgather *)0)->sendbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Iallgather, sendcount), sizeof(((struct cgl_fr_MPI_Iallgather *)0)->sendcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Iallgather, sendcount), sizeof(((struct cgl_fr_MPI_Iallgather *)0)->sendcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iallgather, sendtype), sizeof(((struct cgl_fr_MPI_Iallgather *)0)->sendtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iallgather, recvbuf), sizeof(((struct cgl_fr_MPI_Iallgather *)0)->recvbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Iallgather, recvcount), sizeof(((struct cgl_fr_MPI_Iallgather *)0)->recvcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Iallgather, recvcount), sizeof(((struct cgl_fr_MPI_Iallgather *)0)->recvcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iallgather, recvtype), sizeof(((struct cgl_fr_MPI_Iallgather *)0)->recvtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iallgather, comm), sizeof(((struct cgl_fr_MPI_Iallgather *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iallgather, request), sizeof(((struct cgl_fr_MPI_Iallgather *)0)->request), 3, 0, 0, 0},
@@ -5117,7 +5117,7 @@ struct cgl_fr_MPI_Allgatherv {
 static const cg_arg_name cgl_tn_MPI_Allgatherv[6] = {{"sendbuf", NULL}, {"sendcount", NULL}, {"sendtype", NULL}, {"recvbuf", NULL}, {"recvtype", NULL}, {"comm", NULL}};
 static const struct cgl_targs_MPI_Allgatherv cgl_targs_MPI_Allgatherv = {{6, offsetof(struct cgl_fr_MPI_Allgatherv, cgl_ret), sizeof(((struct cgl_fr_MPI_Allgatherv *)0)->cgl_ret), 7, cgl_targs_MPI_Allgatherv.arg, cgl_tn_MPI_Allgatherv}, {
     {offsetof(struct cgl_fr_MPI_Allgatherv, sendbuf), sizeof(((struct cgl_fr_MPI_Allgatherv *)0)->sendbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Allgatherv, sendcount), sizeof(((struct cgl_fr_MPI_Allgatherv *)0)->sendcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Allgatherv, sendcount), sizeof(((struct cgl_fr_MPI_Allgatherv *)0)->sendcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Allgatherv, sendtype), sizeof(((struct cgl_fr_MPI_Allgatherv *)0)->sendtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Allgatherv, recvbuf), sizeof(((struct cgl_fr_MPI_Allgatherv *)0)->recvbuf), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Allgatherv, recvtype), sizeof(((struct cgl_fr_MPI_Allgatherv *)0)->recvtype), 3, 0, 0, 0},
@@ -5160,7 +5160,7 @@ struct cgl_fr_MPI_Iallgatherv {
 static const cg_arg_name cgl_tn_MPI_Iallgatherv[7] = {{"sendbuf", NULL}, {"sendcount", NULL}, {"sendtype", NULL}, {"recvbuf", NULL}, {"recvtype", NULL}, {"comm", NULL}, {"request", NULL}};
 static const struct cgl_targs_MPI_Iallgatherv cgl_targs_MPI_Iallgatherv = {{7, offsetof(struct cgl_fr_MPI_Iallgatherv, cgl_ret), sizeof(((struct cgl_fr_MPI_Iallgatherv *)0)->cgl_ret), 7, cgl_targs_MPI_Iallgatherv.arg, cgl_tn_MPI_Iallgatherv}, {
     {offsetof(struct cgl_fr_MPI_Iallgatherv, sendbuf), sizeof(((struct cgl_fr_MPI_Iallgatherv *)0)->sendbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Iallgatherv, sendcount), sizeof(((struct cgl_fr_MPI_Iallgatherv *)0)->sendcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Iallgatherv, sendcount), sizeof(((struct cgl_fr_MPI_Iallgatherv *)0)->sendcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iallgatherv, sendtype), sizeof(((struct cgl_fr_MPI_Iallgatherv *)0)->sendtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iallgatherv, recvbuf), sizeof(((struct cgl_fr_MPI_Iallgatherv *)0)->recvbuf), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iallgatherv, recvtype), sizeof(((struct cgl_fr_MPI_Iallgatherv *)0)->recvtype), 3, 0, 0, 0},
@@ -5234,7 +5234,7 @@ static const cg_arg_name cgl_tn_MPI_Allreduce[6] = {{"sendbuf", NULL}, {"recvbuf
 static const struct cgl_targs_MPI_Allreduce cgl_targs_MPI_Allreduce = {{6, offsetof(struct cgl_fr_MPI_Allreduce, cgl_ret), sizeof(((struct cgl_fr_MPI_Allreduce *)0)->cgl_ret), 7, cgl_targs_MPI_Allreduce.arg, cgl_tn_MPI_Allreduce}, {
     {offsetof(struct cgl_fr_MPI_Allreduce, sendbuf), sizeof(((struct cgl_fr_MPI_Allreduce *)0)->sendbuf), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Allreduce, recvbuf), sizeof(((struct cgl_fr_MPI_Allreduce *)0)->recvbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Allreduce, count), sizeof(((struct cgl_fr_MPI_Allreduce *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Allreduce, count), sizeof(((struct cgl_fr_MPI_Allreduce *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Allreduce, datatype), sizeof(((struct cgl_fr_MPI_Allreduce *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Allreduce, op), sizeof(((struct cgl_fr_MPI_Allreduce *)0)->op), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Allreduce, comm), sizeof(((struct cgl_fr_MPI_Allreduce *)0)->comm), 3, 0, 0, 0},
@@ -5275,7 +5275,7 @@ static const cg_arg_name cgl_tn_MPI_Iallreduce[7] = {{"sendbuf", NULL}, {"recvbu
 static const struct cgl_targs_MPI_Iallreduce cgl_targs_MPI_Iallreduce = {{7, offsetof(struct cgl_fr_MPI_Iallreduce, cgl_ret), sizeof(((struct cgl_fr_MPI_Iallreduce *)0)->cgl_ret), 7, cgl_targs_MPI_Iallreduce.arg, cgl_tn_MPI_Iallreduce}, {
     {offsetof(struct cgl_fr_MPI_Iallreduce, sendbuf), sizeof(((struct cgl_fr_MPI_Iallreduce *)0)->sendbuf), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iallreduce, recvbuf), sizeof(((struct cgl_fr_MPI_Iallreduce *)0)->recvbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Iallreduce, count), sizeof(((struct cgl_fr_MPI_Iallreduce *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Iallreduce, count), sizeof(((struct cgl_fr_MPI_Iallreduce *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iallreduce, datatype), sizeof(((struct cgl_fr_MPI_Iallreduce *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iallreduce, op), sizeof(((struct cgl_fr_MPI_Iallreduce *)0)->op), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iallreduce, comm), sizeof(((struct cgl_fr_MPI_Iallreduce *)0)->comm), 3, 0, 0, 0},
@@ -5315,10 +5315,10 @@ struct cgl_fr_MPI_Alltoall {
 static const cg_arg_name cgl_tn_MPI_Alltoall[7] = {{"sendbuf", NULL}, {"sendcount", NULL}, {"sendtype", NULL}, {"recvbuf", NULL}, {"recvcount", NULL}, {"recvtype", NULL}, {"comm", NULL}};
 static const struct cgl_targs_MPI_Alltoall cgl_targs_MPI_Alltoall = {{7, offsetof(struct cgl_fr_MPI_Alltoall, cgl_ret), sizeof(((struct cgl_fr_MPI_Alltoall *)0)->cgl_ret), 7, cgl_targs_MPI_Alltoall.arg, cgl_tn_MPI_Alltoall}, {
     {offsetof(struct cgl_fr_MPI_Alltoall, sendbuf), sizeof(((struct cgl_fr_MPI_Alltoall *)0)->sendbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Alltoall, sendcount), sizeof(((struct cgl_fr_MPI_Alltoall *)0)->sendcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Alltoall, sendcount), sizeof(((struct cgl_fr_MPI_Alltoall *)0)->sendcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Alltoall, sendtype), sizeof(((struct cgl_fr_MPI_Alltoall *)0)->sendtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Alltoall, recvbuf), sizeof(((struct cgl_fr_MPI_Alltoall *)0)->recvbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Alltoall, recvcount), sizeof(((struct cgl_fr_MPI_Alltoall *)0)->recvcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Alltoall, recvcount), sizeof(((struct cgl_fr_MPI_Alltoall *)0)->recvcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Alltoall, recvtype), sizeof(((struct cgl_fr_MPI_Alltoall *)0)->recvtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Alltoall, comm), sizeof(((struct cgl_fr_MPI_Alltoall *)0)->comm), 3, 0, 0, 0},
 }};
@@ -5358,10 +5358,10 @@ struct cgl_fr_MPI_Ialltoall {
 static const cg_arg_name cgl_tn_MPI_Ialltoall[8] = {{"sendbuf", NULL}, {"sendcount", NULL}, {"sendtype", NULL}, {"recvbuf", NULL}, {"recvcount", NULL}, {"recvtype", NULL}, {"comm", NULL}, {"request", NULL}};
 static const struct cgl_targs_MPI_Ialltoall cgl_targs_MPI_Ialltoall = {{8, offsetof(struct cgl_fr_MPI_Ialltoall, cgl_ret), sizeof(((struct cgl_fr_MPI_Ialltoall *)0)->cgl_ret), 7, cgl_targs_MPI_Ialltoall.arg, cgl_tn_MPI_Ialltoall}, {
     {offsetof(struct cgl_fr_MPI_Ialltoall, sendbuf), sizeof(((struct cgl_fr_MPI_Ialltoall *)0)->sendbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Ialltoall, sendcount), sizeof(((struct cgl_fr_MPI_Ialltoall *)0)->sendcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Ialltoall, sendcount), sizeof(((struct cgl_fr_MPI_Ialltoall *)0)->sendcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ialltoall, sendtype), sizeof(((struct cgl_fr_MPI_Ialltoall *)0)->sendtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ialltoall, recvbuf), sizeof(((struct cgl_fr_MPI_Ialltoall *)0)->recvbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Ialltoall, recvcount), sizeof(((struct cgl_fr_MPI_Ialltoall *)0)->recvcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Ialltoall, recvcount), sizeof(((struct cgl_fr_MPI_Ialltoall *)0)->recvcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ialltoall, recvtype), sizeof(((struct cgl_fr_MPI_Ialltoall *)0)->recvtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ialltoall, comm), sizeof(((struct cgl_fr_MPI_Ialltoall *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ialltoall, request), sizeof(((struct cgl_fr_MPI_Ialltoall *)0)->request), 3, 0, 0, 0},
@@ -5627,9 +5627,9 @@ struct cgl_fr_MPI_Bcast {
 static const cg_arg_name cgl_tn_MPI_Bcast[5] = {{"buffer", NULL}, {"count", NULL}, {"datatype", NULL}, {"root", NULL}, {"comm", NULL}};
 static const struct cgl_targs_MPI_Bcast cgl_targs_MPI_Bcast = {{5, offsetof(struct cgl_fr_MPI_Bcast, cgl_ret), sizeof(((struct cgl_fr_MPI_Bcast *)0)->cgl_ret), 7, cgl_targs_MPI_Bcast.arg, cgl_tn_MPI_Bcast}, {
     {offsetof(struct cgl_fr_MPI_Bcast, buffer), sizeof(((struct cgl_fr_MPI_Bcast *)0)->buffer), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Bcast, count), sizeof(((struct cgl_fr_MPI_Bcast *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Bcast, count), sizeof(((struct cgl_fr_MPI_Bcast *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Bcast, datatype), sizeof(((struct cgl_fr_MPI_Bcast *)0)->datatype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Bcast, root), sizeof(((struct cgl_fr_MPI_Bcast *)0)->root), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Bcast, root), sizeof(((struct cgl_fr_MPI_Bcast *)0)->root), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Bcast, comm), sizeof(((struct cgl_fr_MPI_Bcast *)0)->comm), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Bcast, (cgl_f->buffer, cgl_f->count, cgl_f->datatype, cgl_f->root, cgl_f->comm), cgl_thunk_code);
@@ -5666,10 +5666,10 @@ struct cgl_fr_MPI_Bsend {
 static const cg_arg_name cgl_tn_MPI_Bsend[6] = {{"buf", NULL}, {"count", NULL}, {"datatype", NULL}, {"dest", NULL}, {"tag", NULL}, {"comm", NULL}};
 static const struct cgl_targs_MPI_Bsend cgl_targs_MPI_Bsend = {{6, offsetof(struct cgl_fr_MPI_Bsend, cgl_ret), sizeof(((struct cgl_fr_MPI_Bsend *)0)->cgl_ret), 7, cgl_targs_MPI_Bsend.arg, cgl_tn_MPI_Bsend}, {
     {offsetof(struct cgl_fr_MPI_Bsend, buf), sizeof(((struct cgl_fr_MPI_Bsend *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Bsend, count), sizeof(((struct cgl_fr_MPI_Bsend *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Bsend, count), sizeof(((struct cgl_fr_MPI_Bsend *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Bsend, datatype), sizeof(((struct cgl_fr_MPI_Bsend *)0)->datatype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Bsend, dest), sizeof(((struct cgl_fr_MPI_Bsend *)0)->dest), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Bsend, tag), sizeof(((struct cgl_fr_MPI_Bsend *)0)->tag), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Bsend, dest), sizeof(((struct cgl_fr_MPI_Bsend *)0)->dest), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Bsend, tag), sizeof(((struct cgl_fr_MPI_Bsend *)0)->tag), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Bsend, comm), sizeof(((struct cgl_fr_MPI_Bsend *)0)->comm), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Bsend, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->tag, cgl_f->comm), cgl_thunk_code);
@@ -5706,9 +5706,9 @@ struct cgl_fr_MPI_Ibcast {
 static const cg_arg_name cgl_tn_MPI_Ibcast[6] = {{"buffer", NULL}, {"count", NULL}, {"datatype", NULL}, {"root", NULL}, {"comm", NULL}, {"request", NULL}};
 static const struct cgl_targs_MPI_Ibcast cgl_targs_MPI_Ibcast = {{6, offsetof(struct cgl_fr_MPI_Ibcast, cgl_ret), sizeof(((struct cgl_fr_MPI_Ibcast *)0)->cgl_ret), 7, cgl_targs_MPI_Ibcast.arg, cgl_tn_MPI_Ibcast}, {
     {offsetof(struct cgl_fr_MPI_Ibcast, buffer), sizeof(((struct cgl_fr_MPI_Ibcast *)0)->buffer), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Ibcast, count), sizeof(((struct cgl_fr_MPI_Ibcast *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Ibcast, count), sizeof(((struct cgl_fr_MPI_Ibcast *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ibcast, datatype), sizeof(((struct cgl_fr_MPI_Ibcast *)0)->datatype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Ibcast, root), sizeof(((struct cgl_fr_MPI_Ibcast *)0)->root), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Ibcast, root), sizeof(((struct cgl_fr_MPI_Ibcast *)0)->root), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ibcast, comm), sizeof(((struct cgl_fr_MPI_Ibcast *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ibcast, request), sizeof(((struct cgl_fr_MPI_Ibcast *)0)->request), 3, 0, 0, 0},
 }};
@@ -5746,10 +5746,10 @@ struct cgl_fr_MPI_Bsend_init {
 static const cg_arg_name cgl_tn_MPI_Bsend_init[7] = {{"buf", NULL}, {"count", NULL}, {"datatype", NULL}, {"dest", NULL}, {"tag", NULL}, {"comm", NULL}, {"request", NULL}};
 static const struct cgl_targs_MPI_Bsend_init cgl_targs_MPI_Bsend_init = {{7, offsetof(struct cgl_fr_MPI_Bsend_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Bsend_init *)0)->cgl_ret), 7, cgl_targs_MPI_Bsend_init.arg, cgl_tn_MPI_Bsend_init}, {
     {offsetof(struct cgl_fr_MPI_Bsend_init, buf), sizeof(((struct cgl_fr_MPI_Bsend_init *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Bsend_init, count), sizeof(((struct cgl_fr_MPI_Bsend_init *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Bsend_init, count), sizeof(((struct cgl_fr_MPI_Bsend_init *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Bsend_init, datatype), sizeof(((struct cgl_fr_MPI_Bsend_init *)0)->datatype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Bsend_init, dest), sizeof(((struct cgl_fr_MPI_Bsend_init *)0)->dest), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Bsend_init, tag), sizeof(((struct cgl_fr_MPI_Bsend_init *)0)->tag), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Bsend_init, dest), sizeof(((struct cgl_fr_MPI_Bsend_init *)0)->dest), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Bsend_init, tag), sizeof(((struct cgl_fr_MPI_Bsend_init *)0)->tag), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Bsend_init, comm), sizeof(((struct cgl_fr_MPI_Bsend_init *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Bsend_init, request), sizeof(((struct cgl_fr_MPI_Bsend_init *)0)->request), 3, 0, 0, 0},
 }};
@@ -5782,7 +5782,7 @@ struct cgl_fr_MPI_Buffer_attach {
 static const cg_arg_name cgl_tn_MPI_Buffer_attach[2] = {{"buffer", NULL}, {"size", NULL}};
 static const struct cgl_targs_MPI_Buffer_attach cgl_targs_MPI_Buffer_attach = {{2, offsetof(struct cgl_fr_MPI_Buffer_attach, cgl_ret), sizeof(((struct cgl_fr_MPI_Buffer_attach *)0)->cgl_ret), 7, cgl_targs_MPI_Buffer_attach.arg, cgl_tn_MPI_Buffer_attach}, {
     {offsetof(struct cgl_fr_MPI_Buffer_attach, buffer), sizeof(((struct cgl_fr_MPI_Buffer_attach *)0)->buffer), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Buffer_attach, size), sizeof(((struct cgl_fr_MPI_Buffer_attach *)0)->size), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Buffer_attach, size), sizeof(((struct cgl_fr_MPI_Buffer_attach *)0)->size), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_Buffer_attach, (cgl_f->buffer, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Buffer_attach(void *buffer, int size)
@@ -5876,8 +5876,8 @@ struct cgl_fr_MPI_Cart_coords {
 static const cg_arg_name cgl_tn_MPI_Cart_coords[3] = {{"comm", NULL}, {"rank", NULL}, {"maxdims", NULL}};
 static const struct cgl_targs_MPI_Cart_coords cgl_targs_MPI_Cart_coords = {{3, offsetof(struct cgl_fr_MPI_Cart_coords, cgl_ret), sizeof(((struct cgl_fr_MPI_Cart_coords *)0)->cgl_ret), 7, cgl_targs_MPI_Cart_coords.arg, cgl_tn_MPI_Cart_coords}, {
     {offsetof(struct cgl_fr_MPI_Cart_coords, comm), sizeof(((struct cgl_fr_MPI_Cart_coords *)0)->comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Cart_coords, rank), sizeof(((struct cgl_fr_MPI_Cart_coords *)0)->rank), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Cart_coords, maxdims), sizeof(((struct cgl_fr_MPI_Cart_coords *)0)->maxdims), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Cart_coords, rank), sizeof(((struct cgl_fr_MPI_Cart_coords *)0)->rank), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Cart_coords, maxdims), sizeof(((struct cgl_fr_MPI_Cart_coords *)0)->maxdims), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_Cart_coords, (cgl_f->comm, cgl_f->rank, cgl_f->maxdims, cgl_f->coords), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
@@ -5912,8 +5912,8 @@ struct cgl_fr_MPI_Cart_create {
 static const cg_arg_name cgl_tn_MPI_Cart_create[4] = {{"old_comm", NULL}, {"ndims", NULL}, {"reorder", NULL}, {"comm_cart", NULL}};
 static const struct cgl_targs_MPI_Cart_create cgl_targs_MPI_Cart_create = {{4, offsetof(struct cgl_fr_MPI_Cart_create, cgl_ret), sizeof(((struct cgl_fr_MPI_Cart_create *)0)->cgl_ret), 7, cgl_targs_MPI_Cart_create.arg, cgl_tn_MPI_Cart_create}, {
     {offsetof(struct cgl_fr_MPI_Cart_create, old_comm), sizeof(((struct cgl_fr_MPI_Cart_create *)0)->old_comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Cart_create, ndims), sizeof(((struct cgl_fr_MPI_Cart_create *)0)->ndims), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Cart_create, reorder), sizeof(((struct cgl_fr_MPI_Cart_create *)0)->reorder), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Cart_create, ndims), sizeof(((struct cgl_fr_MPI_Cart_create *)0)->ndims), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Cart_create, reorder), sizeof(((struct cgl_fr_MPI_Cart_create *)0)->reorder), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Cart_create, comm_cart), sizeof(((struct cgl_fr_MPI_Cart_create *)0)->comm_cart), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Cart_create, (cgl_f->old_comm, cgl_f->ndims, cgl_f->dims, cgl_f->periods, cgl_f->reorder, cgl_f->comm_cart), cgl_thunk_code);
@@ -5949,7 +5949,7 @@ struct cgl_fr_MPI_Cart_get {
 static const cg_arg_name cgl_tn_MPI_Cart_get[2] = {{"comm", NULL}, {"maxdims", NULL}};
 static const struct cgl_targs_MPI_Cart_get cgl_targs_MPI_Cart_get = {{2, offsetof(struct cgl_fr_MPI_Cart_get, cgl_ret), sizeof(((struct cgl_fr_MPI_Cart_get *)0)->cgl_ret), 7, cgl_targs_MPI_Cart_get.arg, cgl_tn_MPI_Cart_get}, {
     {offsetof(struct cgl_fr_MPI_Cart_get, comm), sizeof(((struct cgl_fr_MPI_Cart_get *)0)->comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Cart_get, maxdims), sizeof(((struct cgl_fr_MPI_Cart_get *)0)->maxdims), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Cart_get, maxdims), sizeof(((struct cgl_fr_MPI_Cart_get *)0)->maxdims), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_Cart_get, (cgl_f->comm, cgl_f->maxdims, cgl_f->dims, cgl_f->periods, cgl_f->coords), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
@@ -5983,7 +5983,7 @@ struct cgl_fr_MPI_Cart_map {
 static const cg_arg_name cgl_tn_MPI_Cart_map[3] = {{"comm", NULL}, {"ndims", NULL}, {"newrank", NULL}};
 static const struct cgl_targs_MPI_Cart_map cgl_targs_MPI_Cart_map = {{3, offsetof(struct cgl_fr_MPI_Cart_map, cgl_ret), sizeof(((struct cgl_fr_MPI_Cart_map *)0)->cgl_ret), 7, cgl_targs_MPI_Cart_map.arg, cgl_tn_MPI_Cart_map}, {
     {offsetof(struct cgl_fr_MPI_Cart_map, comm), sizeof(((struct cgl_fr_MPI_Cart_map *)0)->comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Cart_map, ndims), sizeof(((struct cgl_fr_MPI_Cart_map *)0)->ndims), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Cart_map, ndims), sizeof(((struct cgl_fr_MPI_Cart_map *)0)->ndims), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Cart_map, newrank), sizeof(((struct cgl_fr_MPI_Cart_map *)0)->newrank), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Cart_map, (cgl_f->comm, cgl_f->ndims, cgl_f->dims, cgl_f->periods, cgl_f->newrank), cgl_thunk_code);
@@ -6050,8 +6050,8 @@ struct cgl_fr_MPI_Cart_shift {
 static const cg_arg_name cgl_tn_MPI_Cart_shift[5] = {{"comm", NULL}, {"direction", NULL}, {"disp", NULL}, {"rank_source", NULL}, {"rank_dest", NULL}};
 static const struct cgl_targs_MPI_Cart_shift cgl_targs_MPI_Cart_shift = {{5, offsetof(struct cgl_fr_MPI_Cart_shift, cgl_ret), sizeof(((struct cgl_fr_MPI_Cart_shift *)0)->cgl_ret), 7, cgl_targs_MPI_Cart_shift.arg, cgl_tn_MPI_Cart_shift}, {
     {offsetof(struct cgl_fr_MPI_Cart_shift, comm), sizeof(((struct cgl_fr_MPI_Cart_shift *)0)->comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Cart_shift, direction), sizeof(((struct cgl_fr_MPI_Cart_shift *)0)->direction), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Cart_shift, disp), sizeof(((struct cgl_fr_MPI_Cart_shift *)0)->disp), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Cart_shift, direction), sizeof(((struct cgl_fr_MPI_Cart_shift *)0)->direction), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Cart_shift, disp), sizeof(((struct cgl_fr_MPI_Cart_shift *)0)->disp), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Cart_shift, rank_source), sizeof(((struct cgl_fr_MPI_Cart_shift *)0)->rank_source), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Cart_shift, rank_dest), sizeof(((struct cgl_fr_MPI_Cart_shift *)0)->rank_dest), 3, 0, 0, 0},
 }};
@@ -6180,7 +6180,7 @@ static const cg_arg_name cgl_tn_MPI_Comm_accept[5] = {{"port_name", NULL}, {"inf
 static const struct cgl_targs_MPI_Comm_accept cgl_targs_MPI_Comm_accept = {{5, offsetof(struct cgl_fr_MPI_Comm_accept, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_accept *)0)->cgl_ret), 7, cgl_targs_MPI_Comm_accept.arg, cgl_tn_MPI_Comm_accept}, {
     {offsetof(struct cgl_fr_MPI_Comm_accept, port_name), sizeof(((struct cgl_fr_MPI_Comm_accept *)0)->port_name), 5, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_accept, info), sizeof(((struct cgl_fr_MPI_Comm_accept *)0)->info), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Comm_accept, root), sizeof(((struct cgl_fr_MPI_Comm_accept *)0)->root), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Comm_accept, root), sizeof(((struct cgl_fr_MPI_Comm_accept *)0)->root), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_accept, comm), sizeof(((struct cgl_fr_MPI_Comm_accept *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_accept, newcomm), sizeof(((struct cgl_fr_MPI_Comm_accept *)0)->newcomm), 3, 0, 0, 0},
 }};
@@ -6210,7 +6210,7 @@ struct cgl_fr_MPI_Comm_c2f {
     int cgl_ret;
 };
 static const cg_arg_name cgl_tn_MPI_Comm_c2f[1] = {{"comm", NULL}};
-static const struct cgl_targs_MPI_Comm_c2f cgl_targs_MPI_Comm_c2f = {{1, offsetof(struct cgl_fr_MPI_Comm_c2f, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_c2f *)0)->cgl_ret), 7, cgl_targs_MPI_Comm_c2f.arg, cgl_tn_MPI_Comm_c2f}, {
+static const struct cgl_targs_MPI_Comm_c2f cgl_targs_MPI_Comm_c2f = {{1, offsetof(struct cgl_fr_MPI_Comm_c2f, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_c2f *)0)->cgl_ret), 1, cgl_targs_MPI_Comm_c2f.arg, cgl_tn_MPI_Comm_c2f}, {
     {offsetof(struct cgl_fr_MPI_Comm_c2f, comm), sizeof(((struct cgl_fr_MPI_Comm_c2f *)0)->comm), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Comm_c2f, (cgl_f->comm), CG_NO_CODE);
@@ -6243,7 +6243,7 @@ struct cgl_fr_MPI_Comm_call_errhandler {
 static const cg_arg_name cgl_tn_MPI_Comm_call_errhandler[2] = {{"comm", NULL}, {"errorcode", NULL}};
 static const struct cgl_targs_MPI_Comm_call_errhandler cgl_targs_MPI_Comm_call_errhandler = {{2, offsetof(struct cgl_fr_MPI_Comm_call_errhandler, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_call_errhandler *)0)->cgl_ret), 7, cgl_targs_MPI_Comm_call_errhandler.arg, cgl_tn_MPI_Comm_call_errhandler}, {
     {offsetof(struct cgl_fr_MPI_Comm_call_errhandler, comm), sizeof(((struct cgl_fr_MPI_Comm_call_errhandler *)0)->comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Comm_call_errhandler, errorcode), sizeof(((struct cgl_fr_MPI_Comm_call_errhandler *)0)->errorcode), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Comm_call_errhandler, errorcode), sizeof(((struct cgl_fr_MPI_Comm_call_errhandler *)0)->errorcode), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_Comm_call_errhandler, (cgl_f->comm, cgl_f->errorcode), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
@@ -6311,7 +6311,7 @@ static const cg_arg_name cgl_tn_MPI_Comm_connect[5] = {{"port_name", NULL}, {"in
 static const struct cgl_targs_MPI_Comm_connect cgl_targs_MPI_Comm_connect = {{5, offsetof(struct cgl_fr_MPI_Comm_connect, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_connect *)0)->cgl_ret), 7, cgl_targs_MPI_Comm_connect.arg, cgl_tn_MPI_Comm_connect}, {
     {offsetof(struct cgl_fr_MPI_Comm_connect, port_name), sizeof(((struct cgl_fr_MPI_Comm_connect *)0)->port_name), 5, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_connect, info), sizeof(((struct cgl_fr_MPI_Comm_connect *)0)->info), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Comm_connect, root), sizeof(((struct cgl_fr_MPI_Comm_connect *)0)->root), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Comm_connect, root), sizeof(((struct cgl_fr_MPI_Comm_connect *)0)->root), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_connect, comm), sizeof(((struct cgl_fr_MPI_Comm_connect *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_connect, newcomm), sizeof(((struct cgl_fr_MPI_Comm_connect *)0)->newcomm), 3, 0, 0, 0},
 }};
@@ -6413,7 +6413,7 @@ static const cg_arg_name cgl_tn_MPI_Comm_create_group[4] = {{"comm", NULL}, {"gr
 static const struct cgl_targs_MPI_Comm_create_group cgl_targs_MPI_Comm_create_group = {{4, offsetof(struct cgl_fr_MPI_Comm_create_group, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_create_group *)0)->cgl_ret), 7, cgl_targs_MPI_Comm_create_group.arg, cgl_tn_MPI_Comm_create_group}, {
     {offsetof(struct cgl_fr_MPI_Comm_create_group, comm), sizeof(((struct cgl_fr_MPI_Comm_create_group *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_create_group, group), sizeof(((struct cgl_fr_MPI_Comm_create_group *)0)->group), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Comm_create_group, tag), sizeof(((struct cgl_fr_MPI_Comm_create_group *)0)->tag), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Comm_create_group, tag), sizeof(((struct cgl_fr_MPI_Comm_create_group *)0)->tag), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_create_group, newcomm), sizeof(((struct cgl_fr_MPI_Comm_create_group *)0)->newcomm), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Comm_create_group, (cgl_f->comm, cgl_f->group, cgl_f->tag, cgl_f->newcomm), cgl_thunk_code);
@@ -6480,7 +6480,7 @@ struct cgl_fr_MPI_Comm_delete_attr {
 static const cg_arg_name cgl_tn_MPI_Comm_delete_attr[2] = {{"comm", NULL}, {"comm_keyval", NULL}};
 static const struct cgl_targs_MPI_Comm_delete_attr cgl_targs_MPI_Comm_delete_attr = {{2, offsetof(struct cgl_fr_MPI_Comm_delete_attr, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_delete_attr *)0)->cgl_ret), 7, cgl_targs_MPI_Comm_delete_attr.arg, cgl_tn_MPI_Comm_delete_attr}, {
     {offsetof(struct cgl_fr_MPI_Comm_delete_attr, comm), sizeof(((struct cgl_fr_MPI_Comm_delete_attr *)0)->comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Comm_delete_attr, comm_keyval), sizeof(((struct cgl_fr_MPI_Comm_delete_attr *)0)->comm_keyval), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Comm_delete_attr, comm_keyval), sizeof(((struct cgl_fr_MPI_Comm_delete_attr *)0)->comm_keyval), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_Comm_delete_attr, (cgl_f->comm, cgl_f->comm_keyval), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
@@ -6638,7 +6638,7 @@ struct cgl_fr_MPI_Comm_f2c {
 };
 static const cg_arg_name cgl_tn_MPI_Comm_f2c[1] = {{"comm", NULL}};
 static const struct cgl_targs_MPI_Comm_f2c cgl_targs_MPI_Comm_f2c = {{1, offsetof(struct cgl_fr_MPI_Comm_f2c, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_f2c *)0)->cgl_ret), 3, cgl_targs_MPI_Comm_f2c.arg, cgl_tn_MPI_Comm_f2c}, {
-    {offsetof(struct cgl_fr_MPI_Comm_f2c, comm), sizeof(((struct cgl_fr_MPI_Comm_f2c *)0)->comm), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Comm_f2c, comm), sizeof(((struct cgl_fr_MPI_Comm_f2c *)0)->comm), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_Comm_f2c, (cgl_f->comm), CG_NO_CODE);
 static __attribute__((noinline)) MPI_Comm cgl_gp_MPI_Comm_f2c(int comm)
@@ -6731,7 +6731,7 @@ struct cgl_fr_MPI_Comm_get_attr {
 static const cg_arg_name cgl_tn_MPI_Comm_get_attr[4] = {{"comm", NULL}, {"comm_keyval", NULL}, {"attribute_val", NULL}, {"flag", NULL}};
 static const struct cgl_targs_MPI_Comm_get_attr cgl_targs_MPI_Comm_get_attr = {{4, offsetof(struct cgl_fr_MPI_Comm_get_attr, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_get_attr *)0)->cgl_ret), 7, cgl_targs_MPI_Comm_get_attr.arg, cgl_tn_MPI_Comm_get_attr}, {
     {offsetof(struct cgl_fr_MPI_Comm_get_attr, comm), sizeof(((struct cgl_fr_MPI_Comm_get_attr *)0)->comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Comm_get_attr, comm_keyval), sizeof(((struct cgl_fr_MPI_Comm_get_attr *)0)->comm_keyval), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Comm_get_attr, comm_keyval), sizeof(((struct cgl_fr_MPI_Comm_get_attr *)0)->comm_keyval), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_get_attr, attribute_val), sizeof(((struct cgl_fr_MPI_Comm_get_attr *)0)->attribute_val), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_get_attr, flag), sizeof(((struct cgl_fr_MPI_Comm_get_attr *)0)->flag), 3, 0, 0, 0},
 }};
@@ -6771,9 +6771,9 @@ struct cgl_fr_MPI_Dist_graph_create {
 static const cg_arg_name cgl_tn_MPI_Dist_graph_create[5] = {{"comm_old", NULL}, {"n", NULL}, {"info", NULL}, {"reorder", NULL}, {"newcomm", NULL}};
 static const struct cgl_targs_MPI_Dist_graph_create cgl_targs_MPI_Dist_graph_create = {{5, offsetof(struct cgl_fr_MPI_Dist_graph_create, cgl_ret), sizeof(((struct cgl_fr_MPI_Dist_graph_create *)0)->cgl_ret), 7, cgl_targs_MPI_Dist_graph_create.arg, cgl_tn_MPI_Dist_graph_create}, {
     {offsetof(struct cgl_fr_MPI_Dist_graph_create, comm_old), sizeof(((struct cgl_fr_MPI_Dist_graph_create *)0)->comm_old), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Dist_graph_create, n), sizeof(((struct cgl_fr_MPI_Dist_graph_create *)0)->n), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Dist_graph_create, n), sizeof(((struct cgl_fr_MPI_Dist_graph_create *)0)->n), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Dist_graph_create, info), sizeof(((struct cgl_fr_MPI_Dist_graph_create *)0)->info), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Dist_graph_create, reorder), sizeof(((struct cgl_fr_MPI_Dist_graph_create *)0)->reorder), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Dist_graph_create, reorder), sizeof(((struct cgl_fr_MPI_Dist_graph_create *)0)->reorder), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Dist_graph_create, newcomm), sizeof(((struct cgl_fr_MPI_Dist_graph_create *)0)->newcomm), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Dist_graph_create, (cgl_f->comm_old, cgl_f->n, cgl_f->nodes, cgl_f->degrees, cgl_f->targets, cgl_f->weights, cgl_f->info, cgl_f->reorder, cgl_f->newcomm), cgl_thunk_code);
@@ -6814,10 +6814,10 @@ struct cgl_fr_MPI_Dist_graph_create_adjacent {
 static const cg_arg_name cgl_tn_MPI_Dist_graph_create_adjacent[6] = {{"comm_old", NULL}, {"indegree", NULL}, {"outdegree", NULL}, {"info", NULL}, {"reorder", NULL}, {"comm_dist_graph", NULL}};
 static const struct cgl_targs_MPI_Dist_graph_create_adjacent cgl_targs_MPI_Dist_graph_create_adjacent = {{6, offsetof(struct cgl_fr_MPI_Dist_graph_create_adjacent, cgl_ret), sizeof(((struct cgl_fr_MPI_Dist_graph_create_adjacent *)0)->cgl_ret), 7, cgl_targs_MPI_Dist_graph_create_adjacent.arg, cgl_tn_MPI_Dist_graph_create_adjacent}, {
     {offsetof(struct cgl_fr_MPI_Dist_graph_create_adjacent, comm_old), sizeof(((struct cgl_fr_MPI_Dist_graph_create_adjacent *)0)->comm_old), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Dist_graph_create_adjacent, indegree), sizeof(((struct cgl_fr_MPI_Dist_graph_create_adjacent *)0)->indegree), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Dist_graph_create_adjacent, outdegree), sizeof(((struct cgl_fr_MPI_Dist_graph_create_adjacent *)0)->outdegree), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Dist_graph_create_adjacent, indegree), sizeof(((struct cgl_fr_MPI_Dist_graph_create_adjacent *)0)->indegree), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Dist_graph_create_adjacent, outdegree), sizeof(((struct cgl_fr_MPI_Dist_graph_create_adjacent *)0)->outdegree), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Dist_graph_create_adjacent, info), sizeof(((struct cgl_fr_MPI_Dist_graph_create_adjacent *)0)->info), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Dist_graph_create_adjacent, reorder), sizeof(((struct cgl_fr_MPI_Dist_graph_create_adjacent *)0)->reorder), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Dist_graph_create_adjacent, reorder), sizeof(((struct cgl_fr_MPI_Dist_graph_create_adjacent *)0)->reorder), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Dist_graph_create_adjacent, comm_dist_graph), sizeof(((struct cgl_fr_MPI_Dist_graph_create_adjacent *)0)->comm_dist_graph), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Dist_graph_create_adjacent, (cgl_f->comm_old, cgl_f->indegree, cgl_f->sources, cgl_f->sourceweights, cgl_f->outdegree, cgl_f->destinations, cgl_f->destweights, cgl_f->info, cgl_f->reorder, cgl_f->comm_dist_graph), cgl_thunk_code);
@@ -6855,8 +6855,8 @@ struct cgl_fr_MPI_Dist_graph_neighbors {
 static const cg_arg_name cgl_tn_MPI_Dist_graph_neighbors[3] = {{"comm", NULL}, {"maxindegree", NULL}, {"maxoutdegree", NULL}};
 static const struct cgl_targs_MPI_Dist_graph_neighbors cgl_targs_MPI_Dist_graph_neighbors = {{3, offsetof(struct cgl_fr_MPI_Dist_graph_neighbors, cgl_ret), sizeof(((struct cgl_fr_MPI_Dist_graph_neighbors *)0)->cgl_ret), 7, cgl_targs_MPI_Dist_graph_neighbors.arg, cgl_tn_MPI_Dist_graph_neighbors}, {
     {offsetof(struct cgl_fr_MPI_Dist_graph_neighbors, comm), sizeof(((struct cgl_fr_MPI_Dist_graph_neighbors *)0)->comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Dist_graph_neighbors, maxindegree), sizeof(((struct cgl_fr_MPI_Dist_graph_neighbors *)0)->maxindegree), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Dist_graph_neighbors, maxoutdegree), sizeof(((struct cgl_fr_MPI_Dist_graph_neighbors *)0)->maxoutdegree), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Dist_graph_neighbors, maxindegree), sizeof(((struct cgl_fr_MPI_Dist_graph_neighbors *)0)->maxindegree), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Dist_graph_neighbors, maxoutdegree), sizeof(((struct cgl_fr_MPI_Dist_graph_neighbors *)0)->maxoutdegree), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_Dist_graph_neighbors, (cgl_f->comm, cgl_f->maxindegree, cgl_f->sources, cgl_f->sourceweights, cgl_f->maxoutdegree, cgl_f->destinations, cgl_f->destweights), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[])
@@ -7076,7 +7076,7 @@ struct cgl_fr_MPI_Comm_join {
 };
 static const cg_arg_name cgl_tn_MPI_Comm_join[2] = {{"fd", NULL}, {"intercomm", NULL}};
 static const struct cgl_targs_MPI_Comm_join cgl_targs_MPI_Comm_join = {{2, offsetof(struct cgl_fr_MPI_Comm_join, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_join *)0)->cgl_ret), 7, cgl_targs_MPI_Comm_join.arg, cgl_tn_MPI_Comm_join}, {
-    {offsetof(struct cgl_fr_MPI_Comm_join, fd), sizeof(((struct cgl_fr_MPI_Comm_join *)0)->fd), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Comm_join, fd), sizeof(((struct cgl_fr_MPI_Comm_join *)0)->fd), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_join, intercomm), sizeof(((struct cgl_fr_MPI_Comm_join *)0)->intercomm), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Comm_join, (cgl_f->fd, cgl_f->intercomm), cgl_thunk_code);
@@ -7203,7 +7203,7 @@ struct cgl_fr_MPI_Comm_set_attr {
 static const cg_arg_name cgl_tn_MPI_Comm_set_attr[3] = {{"comm", NULL}, {"comm_keyval", NULL}, {"attribute_val", NULL}};
 static const struct cgl_targs_MPI_Comm_set_attr cgl_targs_MPI_Comm_set_attr = {{3, offsetof(struct cgl_fr_MPI_Comm_set_attr, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_set_attr *)0)->cgl_ret), 7, cgl_targs_MPI_Comm_set_attr.arg, cgl_tn_MPI_Comm_set_attr}, {
     {offsetof(struct cgl_fr_MPI_Comm_set_attr, comm), sizeof(((struct cgl_fr_MPI_Comm_set_attr *)0)->comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Comm_set_attr, comm_keyval), sizeof(((struct cgl_fr_MPI_Comm_set_attr *)0)->comm_keyval), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Comm_set_attr, comm_keyval), sizeof(((struct cgl_fr_MPI_Comm_set_attr *)0)->comm_keyval), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_set_attr, attribute_val), sizeof(((struct cgl_fr_MPI_Comm_set_attr *)0)->attribute_val), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Comm_set_attr, (cgl_f->comm, cgl_f->comm_keyval, cgl_f->attribute_val), cgl_thunk_code);
@@ -7364,9 +7364,9 @@ struct cgl_fr_MPI_Comm_spawn {
 static const cg_arg_name cgl_tn_MPI_Comm_spawn[6] = {{"command", NULL}, {"maxprocs", NULL}, {"info", NULL}, {"root", NULL}, {"comm", NULL}, {"intercomm", NULL}};
 static const struct cgl_targs_MPI_Comm_spawn cgl_targs_MPI_Comm_spawn = {{6, offsetof(struct cgl_fr_MPI_Comm_spawn, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_spawn *)0)->cgl_ret), 7, cgl_targs_MPI_Comm_spawn.arg, cgl_tn_MPI_Comm_spawn}, {
     {offsetof(struct cgl_fr_MPI_Comm_spawn, command), sizeof(((struct cgl_fr_MPI_Comm_spawn *)0)->command), 5, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Comm_spawn, maxprocs), sizeof(((struct cgl_fr_MPI_Comm_spawn *)0)->maxprocs), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Comm_spawn, maxprocs), sizeof(((struct cgl_fr_MPI_Comm_spawn *)0)->maxprocs), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_spawn, info), sizeof(((struct cgl_fr_MPI_Comm_spawn *)0)->info), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Comm_spawn, root), sizeof(((struct cgl_fr_MPI_Comm_spawn *)0)->root), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Comm_spawn, root), sizeof(((struct cgl_fr_MPI_Comm_spawn *)0)->root), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_spawn, comm), sizeof(((struct cgl_fr_MPI_Comm_spawn *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_spawn, intercomm), sizeof(((struct cgl_fr_MPI_Comm_spawn *)0)->intercomm), 3, 0, 0, 0},
 }};
@@ -7405,8 +7405,8 @@ struct cgl_fr_MPI_Comm_spawn_multiple {
 };
 static const cg_arg_name cgl_tn_MPI_Comm_spawn_multiple[4] = {{"count", NULL}, {"root", NULL}, {"comm", NULL}, {"intercomm", NULL}};
 static const struct cgl_targs_MPI_Comm_spawn_multiple cgl_targs_MPI_Comm_spawn_multiple = {{4, offsetof(struct cgl_fr_MPI_Comm_spawn_multiple, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_spawn_multiple *)0)->cgl_ret), 7, cgl_targs_MPI_Comm_spawn_multiple.arg, cgl_tn_MPI_Comm_spawn_multiple}, {
-    {offsetof(struct cgl_fr_MPI_Comm_spawn_multiple, count), sizeof(((struct cgl_fr_MPI_Comm_spawn_multiple *)0)->count), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Comm_spawn_multiple, root), sizeof(((struct cgl_fr_MPI_Comm_spawn_multiple *)0)->root), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Comm_spawn_multiple, count), sizeof(((struct cgl_fr_MPI_Comm_spawn_multiple *)0)->count), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Comm_spawn_multiple, root), sizeof(((struct cgl_fr_MPI_Comm_spawn_multiple *)0)->root), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_spawn_multiple, comm), sizeof(((struct cgl_fr_MPI_Comm_spawn_multiple *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_spawn_multiple, intercomm), sizeof(((struct cgl_fr_MPI_Comm_spawn_multiple *)0)->intercomm), 3, 0, 0, 0},
 }};
@@ -7442,8 +7442,8 @@ struct cgl_fr_MPI_Comm_split {
 static const cg_arg_name cgl_tn_MPI_Comm_split[4] = {{"comm", NULL}, {"color", NULL}, {"key", NULL}, {"newcomm", NULL}};
 static const struct cgl_targs_MPI_Comm_split cgl_targs_MPI_Comm_split = {{4, offsetof(struct cgl_fr_MPI_Comm_split, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_split *)0)->cgl_ret), 7, cgl_targs_MPI_Comm_split.arg, cgl_tn_MPI_Comm_split}, {
     {offsetof(struct cgl_fr_MPI_Comm_split, comm), sizeof(((struct cgl_fr_MPI_Comm_split *)0)->comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Comm_split, color), sizeof(((struct cgl_fr_MPI_Comm_split *)0)->color), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Comm_split, key), sizeof(((struct cgl_fr_MPI_Comm_split *)0)->key), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Comm_split, color), sizeof(((struct cgl_fr_MPI_Comm_split *)0)->color), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Comm_split, key), sizeof(((struct cgl_fr_MPI_Comm_split *)0)->key), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_split, newcomm), sizeof(((struct cgl_fr_MPI_Comm_split *)0)->newcomm), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Comm_split, (cgl_f->comm, cgl_f->color, cgl_f->key, cgl_f->newcomm), cgl_thunk_code);
@@ -7479,8 +7479,8 @@ struct cgl_fr_MPI_Comm_split_type {
 static const cg_arg_name cgl_tn_MPI_Comm_split_type[5] = {{"comm", NULL}, {"split_type", NULL}, {"key", NULL}, {"info", NULL}, {"newcomm", NULL}};
 static const struct cgl_targs_MPI_Comm_split_type cgl_targs_MPI_Comm_split_type = {{5, offsetof(struct cgl_fr_MPI_Comm_split_type, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_split_type *)0)->cgl_ret), 7, cgl_targs_MPI_Comm_split_type.arg, cgl_tn_MPI_Comm_split_type}, {
     {offsetof(struct cgl_fr_MPI_Comm_split_type, comm), sizeof(((struct cgl_fr_MPI_Comm_split_type *)0)->comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Comm_split_type, split_type), sizeof(((struct cgl_fr_MPI_Comm_split_type *)0)->split_type), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Comm_split_type, key), sizeof(((struct cgl_fr_MPI_Comm_split_type *)0)->key), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Comm_split_type, split_type), sizeof(((struct cgl_fr_MPI_Comm_split_type *)0)->split_type), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Comm_split_type, key), sizeof(((struct cgl_fr_MPI_Comm_split_type *)0)->key), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_split_type, info), sizeof(((struct cgl_fr_MPI_Comm_split_type *)0)->info), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_split_type, newcomm), sizeof(((struct cgl_fr_MPI_Comm_split_type *)0)->newcomm), 3, 0, 0, 0},
 }};
@@ -7553,7 +7553,7 @@ static const struct cgl_targs_MPI_Compare_and_swap cgl_targs_MPI_Compare_and_swa
     {offsetof(struct cgl_fr_MPI_Compare_and_swap, compare_addr), sizeof(((struct cgl_fr_MPI_Compare_and_swap *)0)->compare_addr), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Compare_and_swap, result_addr), sizeof(((struct cgl_fr_MPI_Compare_and_swap *)0)->result_addr), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Compare_and_swap, datatype), sizeof(((struct cgl_fr_MPI_Compare_and_swap *)0)->datatype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Compare_and_swap, target_rank), sizeof(((struct cgl_fr_MPI_Compare_and_swap *)0)->target_rank), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Compare_and_swap, target_rank), sizeof(((struct cgl_fr_MPI_Compare_and_swap *)0)->target_rank), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Compare_and_swap, target_disp), sizeof(((struct cgl_fr_MPI_Compare_and_swap *)0)->target_disp), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Compare_and_swap, win), sizeof(((struct cgl_fr_MPI_Compare_and_swap *)0)->win), 3, 0, 0, 0},
 }};
@@ -7586,8 +7586,8 @@ struct cgl_fr_MPI_Dims_create {
 };
 static const cg_arg_name cgl_tn_MPI_Dims_create[2] = {{"nnodes", NULL}, {"ndims", NULL}};
 static const struct cgl_targs_MPI_Dims_create cgl_targs_MPI_Dims_create = {{2, offsetof(struct cgl_fr_MPI_Dims_create, cgl_ret), sizeof(((struct cgl_fr_MPI_Dims_create *)0)->cgl_ret), 7, cgl_targs_MPI_Dims_create.arg, cgl_tn_MPI_Dims_create}, {
-    {offsetof(struct cgl_fr_MPI_Dims_create, nnodes), sizeof(((struct cgl_fr_MPI_Dims_create *)0)->nnodes), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Dims_create, ndims), sizeof(((struct cgl_fr_MPI_Dims_create *)0)->ndims), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Dims_create, nnodes), sizeof(((struct cgl_fr_MPI_Dims_create *)0)->nnodes), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Dims_create, ndims), sizeof(((struct cgl_fr_MPI_Dims_create *)0)->ndims), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_Dims_create, (cgl_f->nnodes, cgl_f->ndims, cgl_f->dims), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Dims_create(int nnodes, int ndims, int dims[])
@@ -7615,7 +7615,7 @@ struct cgl_fr_MPI_Errhandler_c2f {
     int cgl_ret;
 };
 static const cg_arg_name cgl_tn_MPI_Errhandler_c2f[1] = {{"errhandler", NULL}};
-static const struct cgl_targs_MPI_Errhandler_c2f cgl_targs_MPI_Errhandler_c2f = {{1, offsetof(struct cgl_fr_MPI_Errhandler_c2f, cgl_ret), sizeof(((struct cgl_fr_MPI_Errhandler_c2f *)0)->cgl_ret), 7, cgl_targs_MPI_Errhandler_c2f.arg, cgl_tn_MPI_Errhandler_c2f}, {
+static const struct cgl_targs_MPI_Errhandler_c2f cgl_targs_MPI_Errhandler_c2f = {{1, offsetof(struct cgl_fr_MPI_Errhandler_c2f, cgl_ret), sizeof(((struct cgl_fr_MPI_Errhandler_c2f *)0)->cgl_ret), 1, cgl_targs_MPI_Errhandler_c2f.arg, cgl_tn_MPI_Errhandler_c2f}, {
     {offsetof(struct cgl_fr_MPI_Errhandler_c2f, errhandler), sizeof(((struct cgl_fr_MPI_Errhandler_c2f *)0)->errhandler), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Errhandler_c2f, (cgl_f->errhandler), CG_NO_CODE);
@@ -7646,7 +7646,7 @@ struct cgl_fr_MPI_Errhandler_f2c {
 };
 static const cg_arg_name cgl_tn_MPI_Errhandler_f2c[1] = {{"errhandler", NULL}};
 static const struct cgl_targs_MPI_Errhandler_f2c cgl_targs_MPI_Errhandler_f2c = {{1, offsetof(struct cgl_fr_MPI_Errhandler_f2c, cgl_ret), sizeof(((struct cgl_fr_MPI_Errhandler_f2c *)0)->cgl_ret), 3, cgl_targs_MPI_Errhandler_f2c.arg, cgl_tn_MPI_Errhandler_f2c}, {
-    {offsetof(struct cgl_fr_MPI_Errhandler_f2c, errhandler), sizeof(((struct cgl_fr_MPI_Errhandler_f2c *)0)->errhandler), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Errhandler_f2c, errhandler), sizeof(((struct cgl_fr_MPI_Errhandler_f2c *)0)->errhandler), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_Errhandler_f2c, (cgl_f->errhandler), CG_NO_CODE);
 static __attribute__((noinline)) MPI_Errhandler cgl_gp_MPI_Errhandler_f2c(int errhandler)
@@ -7706,7 +7706,7 @@ struct cgl_fr_MPI_Error_class {
 };
 static const cg_arg_name cgl_tn_MPI_Error_class[2] = {{"errorcode", NULL}, {"errorclass", NULL}};
 static const struct cgl_targs_MPI_Error_class cgl_targs_MPI_Error_class = {{2, offsetof(struct cgl_fr_MPI_Error_class, cgl_ret), sizeof(((struct cgl_fr_MPI_Error_class *)0)->cgl_ret), 7, cgl_targs_MPI_Error_class.arg, cgl_tn_MPI_Error_class}, {
-    {offsetof(struct cgl_fr_MPI_Error_class, errorcode), sizeof(((struct cgl_fr_MPI_Error_class *)0)->errorcode), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Error_class, errorcode), sizeof(((struct cgl_fr_MPI_Error_class *)0)->errorcode), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Error_class, errorclass), sizeof(((struct cgl_fr_MPI_Error_class *)0)->errorclass), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Error_class, (cgl_f->errorcode, cgl_f->errorclass), cgl_thunk_code);
@@ -7738,7 +7738,7 @@ struct cgl_fr_MPI_Error_string {
 };
 static const cg_arg_name cgl_tn_MPI_Error_string[3] = {{"errorcode", NULL}, {"string", NULL}, {"resultlen", NULL}};
 static const struct cgl_targs_MPI_Error_string cgl_targs_MPI_Error_string = {{3, offsetof(struct cgl_fr_MPI_Error_string, cgl_ret), sizeof(((struct cgl_fr_MPI_Error_string *)0)->cgl_ret), 7, cgl_targs_MPI_Error_string.arg, cgl_tn_MPI_Error_string}, {
-    {offsetof(struct cgl_fr_MPI_Error_string, errorcode), sizeof(((struct cgl_fr_MPI_Error_string *)0)->errorcode), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Error_string, errorcode), sizeof(((struct cgl_fr_MPI_Error_string *)0)->errorcode), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Error_string, string), sizeof(((struct cgl_fr_MPI_Error_string *)0)->string), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Error_string, resultlen), sizeof(((struct cgl_fr_MPI_Error_string *)0)->resultlen), 3, 0, 0, 0},
 }};
@@ -7776,7 +7776,7 @@ static const cg_arg_name cgl_tn_MPI_Exscan[6] = {{"sendbuf", NULL}, {"recvbuf", 
 static const struct cgl_targs_MPI_Exscan cgl_targs_MPI_Exscan = {{6, offsetof(struct cgl_fr_MPI_Exscan, cgl_ret), sizeof(((struct cgl_fr_MPI_Exscan *)0)->cgl_ret), 7, cgl_targs_MPI_Exscan.arg, cgl_tn_MPI_Exscan}, {
     {offsetof(struct cgl_fr_MPI_Exscan, sendbuf), sizeof(((struct cgl_fr_MPI_Exscan *)0)->sendbuf), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Exscan, recvbuf), sizeof(((struct cgl_fr_MPI_Exscan *)0)->recvbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Exscan, count), sizeof(((struct cgl_fr_MPI_Exscan *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Exscan, count), sizeof(((struct cgl_fr_MPI_Exscan *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Exscan, datatype), sizeof(((struct cgl_fr_MPI_Exscan *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Exscan, op), sizeof(((struct cgl_fr_MPI_Exscan *)0)->op), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Exscan, comm), sizeof(((struct cgl_fr_MPI_Exscan *)0)->comm), 3, 0, 0, 0},
@@ -7818,7 +7818,7 @@ static const struct cgl_targs_MPI_Fetch_and_op cgl_targs_MPI_Fetch_and_op = {{7,
     {offsetof(struct cgl_fr_MPI_Fetch_and_op, origin_addr), sizeof(((struct cgl_fr_MPI_Fetch_and_op *)0)->origin_addr), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Fetch_and_op, result_addr), sizeof(((struct cgl_fr_MPI_Fetch_and_op *)0)->result_addr), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Fetch_and_op, datatype), sizeof(((struct cgl_fr_MPI_Fetch_and_op *)0)->datatype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Fetch_and_op, target_rank), sizeof(((struct cgl_fr_MPI_Fetch_and_op *)0)->target_rank), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Fetch_and_op, target_rank), sizeof(((struct cgl_fr_MPI_Fetch_and_op *)0)->target_rank), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Fetch_and_op, target_disp), sizeof(((struct cgl_fr_MPI_Fetch_and_op *)0)->target_disp), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Fetch_and_op, op), sizeof(((struct cgl_fr_MPI_Fetch_and_op *)0)->op), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Fetch_and_op, win), sizeof(((struct cgl_fr_MPI_Fetch_and_op *)0)->win), 3, 0, 0, 0},
@@ -7858,7 +7858,7 @@ static const cg_arg_name cgl_tn_MPI_Iexscan[7] = {{"sendbuf", NULL}, {"recvbuf",
 static const struct cgl_targs_MPI_Iexscan cgl_targs_MPI_Iexscan = {{7, offsetof(struct cgl_fr_MPI_Iexscan, cgl_ret), sizeof(((struct cgl_fr_MPI_Iexscan *)0)->cgl_ret), 7, cgl_targs_MPI_Iexscan.arg, cgl_tn_MPI_Iexscan}, {
     {offsetof(struct cgl_fr_MPI_Iexscan, sendbuf), sizeof(((struct cgl_fr_MPI_Iexscan *)0)->sendbuf), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iexscan, recvbuf), sizeof(((struct cgl_fr_MPI_Iexscan *)0)->recvbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Iexscan, count), sizeof(((struct cgl_fr_MPI_Iexscan *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Iexscan, count), sizeof(((struct cgl_fr_MPI_Iexscan *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iexscan, datatype), sizeof(((struct cgl_fr_MPI_Iexscan *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iexscan, op), sizeof(((struct cgl_fr_MPI_Iexscan *)0)->op), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iexscan, comm), sizeof(((struct cgl_fr_MPI_Iexscan *)0)->comm), 3, 0, 0, 0},
@@ -7890,7 +7890,7 @@ struct cgl_fr_MPI_File_c2f {
     int cgl_ret;
 };
 static const cg_arg_name cgl_tn_MPI_File_c2f[1] = {{"file", NULL}};
-static const struct cgl_targs_MPI_File_c2f cgl_targs_MPI_File_c2f = {{1, offsetof(struct cgl_fr_MPI_File_c2f, cgl_ret), sizeof(((struct cgl_fr_MPI_File_c2f *)0)->cgl_ret), 7, cgl_targs_MPI_File_c2f.arg, cgl_tn_MPI_File_c2f}, {
+static const struct cgl_targs_MPI_File_c2f cgl_targs_MPI_File_c2f = {{1, offsetof(struct cgl_fr_MPI_File_c2f, cgl_ret), sizeof(((struct cgl_fr_MPI_File_c2f *)0)->cgl_ret), 1, cgl_targs_MPI_File_c2f.arg, cgl_tn_MPI_File_c2f}, {
     {offsetof(struct cgl_fr_MPI_File_c2f, file), sizeof(((struct cgl_fr_MPI_File_c2f *)0)->file), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_File_c2f, (cgl_f->file), CG_NO_CODE);
@@ -7921,7 +7921,7 @@ struct cgl_fr_MPI_File_f2c {
 };
 static const cg_arg_name cgl_tn_MPI_File_f2c[1] = {{"file", NULL}};
 static const struct cgl_targs_MPI_File_f2c cgl_targs_MPI_File_f2c = {{1, offsetof(struct cgl_fr_MPI_File_f2c, cgl_ret), sizeof(((struct cgl_fr_MPI_File_f2c *)0)->cgl_ret), 3, cgl_targs_MPI_File_f2c.arg, cgl_tn_MPI_File_f2c}, {
-    {offsetof(struct cgl_fr_MPI_File_f2c, file), sizeof(((struct cgl_fr_MPI_File_f2c *)0)->file), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_f2c, file), sizeof(((struct cgl_fr_MPI_File_f2c *)0)->file), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_File_f2c, (cgl_f->file), CG_NO_CODE);
 static __attribute__((noinline)) MPI_File cgl_gp_MPI_File_f2c(int file)
@@ -7953,7 +7953,7 @@ struct cgl_fr_MPI_File_call_errhandler {
 static const cg_arg_name cgl_tn_MPI_File_call_errhandler[2] = {{"fh", NULL}, {"errorcode", NULL}};
 static const struct cgl_targs_MPI_File_call_errhandler cgl_targs_MPI_File_call_errhandler = {{2, offsetof(struct cgl_fr_MPI_File_call_errhandler, cgl_ret), sizeof(((struct cgl_fr_MPI_File_call_errhandler *)0)->cgl_ret), 7, cgl_targs_MPI_File_call_errhandler.arg, cgl_tn_MPI_File_call_errhandler}, {
     {offsetof(struct cgl_fr_MPI_File_call_errhandler, fh), sizeof(((struct cgl_fr_MPI_File_call_errhandler *)0)->fh), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_call_errhandler, errorcode), sizeof(((struct cgl_fr_MPI_File_call_errhandler *)0)->errorcode), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_call_errhandler, errorcode), sizeof(((struct cgl_fr_MPI_File_call_errhandler *)0)->errorcode), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_File_call_errhandler, (cgl_f->fh, cgl_f->errorcode), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_call_errhandler(MPI_File fh, int errorcode)
@@ -8081,7 +8081,7 @@ static const cg_arg_name cgl_tn_MPI_File_open[5] = {{"comm", NULL}, {"filename",
 static const struct cgl_targs_MPI_File_open cgl_targs_MPI_File_open = {{5, offsetof(struct cgl_fr_MPI_File_open, cgl_ret), sizeof(((struct cgl_fr_MPI_File_open *)0)->cgl_ret), 7, cgl_targs_MPI_File_open.arg, cgl_tn_MPI_File_open}, {
     {offsetof(struct cgl_fr_MPI_File_open, comm), sizeof(((struct cgl_fr_MPI_File_open *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_open, filename), sizeof(((struct cgl_fr_MPI_File_open *)0)->filename), 5, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_open, amode), sizeof(((struct cgl_fr_MPI_File_open *)0)->amode), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_open, amode), sizeof(((struct cgl_fr_MPI_File_open *)0)->amode), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_open, info), sizeof(((struct cgl_fr_MPI_File_open *)0)->info), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_open, fh), sizeof(((struct cgl_fr_MPI_File_open *)0)->fh), 3, 0, 0, 0},
 }};
@@ -8476,7 +8476,7 @@ static const struct cgl_targs_MPI_File_read_at cgl_targs_MPI_File_read_at = {{6,
     {offsetof(struct cgl_fr_MPI_File_read_at, fh), sizeof(((struct cgl_fr_MPI_File_read_at *)0)->fh), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_read_at, offset), sizeof(((struct cgl_fr_MPI_File_read_at *)0)->offset), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_read_at, buf), sizeof(((struct cgl_fr_MPI_File_read_at *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_read_at, count), sizeof(((struct cgl_fr_MPI_File_read_at *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_read_at, count), sizeof(((struct cgl_fr_MPI_File_read_at *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_read_at, datatype), sizeof(((struct cgl_fr_MPI_File_read_at *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_read_at, status), sizeof(((struct cgl_fr_MPI_File_read_at *)0)->status), 3, 0, 0, 0},
 }};
@@ -8516,7 +8516,7 @@ static const struct cgl_targs_MPI_File_read_at_all cgl_targs_MPI_File_read_at_al
     {offsetof(struct cgl_fr_MPI_File_read_at_all, fh), sizeof(((struct cgl_fr_MPI_File_read_at_all *)0)->fh), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_read_at_all, offset), sizeof(((struct cgl_fr_MPI_File_read_at_all *)0)->offset), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_read_at_all, buf), sizeof(((struct cgl_fr_MPI_File_read_at_all *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_read_at_all, count), sizeof(((struct cgl_fr_MPI_File_read_at_all *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_read_at_all, count), sizeof(((struct cgl_fr_MPI_File_read_at_all *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_read_at_all, datatype), sizeof(((struct cgl_fr_MPI_File_read_at_all *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_read_at_all, status), sizeof(((struct cgl_fr_MPI_File_read_at_all *)0)->status), 3, 0, 0, 0},
 }};
@@ -8556,7 +8556,7 @@ static const struct cgl_targs_MPI_File_write_at cgl_targs_MPI_File_write_at = {{
     {offsetof(struct cgl_fr_MPI_File_write_at, fh), sizeof(((struct cgl_fr_MPI_File_write_at *)0)->fh), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_write_at, offset), sizeof(((struct cgl_fr_MPI_File_write_at *)0)->offset), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_write_at, buf), sizeof(((struct cgl_fr_MPI_File_write_at *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_write_at, count), sizeof(((struct cgl_fr_MPI_File_write_at *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_write_at, count), sizeof(((struct cgl_fr_MPI_File_write_at *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_write_at, datatype), sizeof(((struct cgl_fr_MPI_File_write_at *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_write_at, status), sizeof(((struct cgl_fr_MPI_File_write_at *)0)->status), 3, 0, 0, 0},
 }};
@@ -8596,7 +8596,7 @@ static const struct cgl_targs_MPI_File_write_at_all cgl_targs_MPI_File_write_at_
     {offsetof(struct cgl_fr_MPI_File_write_at_all, fh), sizeof(((struct cgl_fr_MPI_File_write_at_all *)0)->fh), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_write_at_all, offset), sizeof(((struct cgl_fr_MPI_File_write_at_all *)0)->offset), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_write_at_all, buf), sizeof(((struct cgl_fr_MPI_File_write_at_all *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_write_at_all, count), sizeof(((struct cgl_fr_MPI_File_write_at_all *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_write_at_all, count), sizeof(((struct cgl_fr_MPI_File_write_at_all *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_write_at_all, datatype), sizeof(((struct cgl_fr_MPI_File_write_at_all *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_write_at_all, status), sizeof(((struct cgl_fr_MPI_File_write_at_all *)0)->status), 3, 0, 0, 0},
 }};
@@ -8636,7 +8636,7 @@ static const struct cgl_targs_MPI_File_iread_at cgl_targs_MPI_File_iread_at = {{
     {offsetof(struct cgl_fr_MPI_File_iread_at, fh), sizeof(((struct cgl_fr_MPI_File_iread_at *)0)->fh), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iread_at, offset), sizeof(((struct cgl_fr_MPI_File_iread_at *)0)->offset), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iread_at, buf), sizeof(((struct cgl_fr_MPI_File_iread_at *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_iread_at, count), sizeof(((struct cgl_fr_MPI_File_iread_at *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_iread_at, count), sizeof(((struct cgl_fr_MPI_File_iread_at *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iread_at, datatype), sizeof(((struct cgl_fr_MPI_File_iread_at *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iread_at, request), sizeof(((struct cgl_fr_MPI_File_iread_at *)0)->request), 3, 0, 0, 0},
 }};
@@ -8675,7 +8675,7 @@ static const struct cgl_targs_MPI_File_iwrite_at cgl_targs_MPI_File_iwrite_at = 
     {offsetof(struct cgl_fr_MPI_File_iwrite_at, fh), sizeof(((struct cgl_fr_MPI_File_iwrite_at *)0)->fh), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iwrite_at, offset), sizeof(((struct cgl_fr_MPI_File_iwrite_at *)0)->offset), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iwrite_at, buf), sizeof(((struct cgl_fr_MPI_File_iwrite_at *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_iwrite_at, count), sizeof(((struct cgl_fr_MPI_File_iwrite_at *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_iwrite_at, count), sizeof(((struct cgl_fr_MPI_File_iwrite_at *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iwrite_at, datatype), sizeof(((struct cgl_fr_MPI_File_iwrite_at *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iwrite_at, request), sizeof(((struct cgl_fr_MPI_File_iwrite_at *)0)->request), 3, 0, 0, 0},
 }};
@@ -8714,7 +8714,7 @@ static const struct cgl_targs_MPI_File_iread_at_all cgl_targs_MPI_File_iread_at_
     {offsetof(struct cgl_fr_MPI_File_iread_at_all, fh), sizeof(((struct cgl_fr_MPI_File_iread_at_all *)0)->fh), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iread_at_all, offset), sizeof(((struct cgl_fr_MPI_File_iread_at_all *)0)->offset), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iread_at_all, buf), sizeof(((struct cgl_fr_MPI_File_iread_at_all *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_iread_at_all, count), sizeof(((struct cgl_fr_MPI_File_iread_at_all *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_iread_at_all, count), sizeof(((struct cgl_fr_MPI_File_iread_at_all *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iread_at_all, datatype), sizeof(((struct cgl_fr_MPI_File_iread_at_all *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iread_at_all, request), sizeof(((struct cgl_fr_MPI_File_iread_at_all *)0)->request), 3, 0, 0, 0},
 }};
@@ -8753,7 +8753,7 @@ static const struct cgl_targs_MPI_File_iwrite_at_all cgl_targs_MPI_File_iwrite_a
     {offsetof(struct cgl_fr_MPI_File_iwrite_at_all, fh), sizeof(((struct cgl_fr_MPI_File_iwrite_at_all *)0)->fh), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iwrite_at_all, offset), sizeof(((struct cgl_fr_MPI_File_iwrite_at_all *)0)->offset), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iwrite_at_all, buf), sizeof(((struct cgl_fr_MPI_File_iwrite_at_all *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_iwrite_at_all, count), sizeof(((struct cgl_fr_MPI_File_iwrite_at_all *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_iwrite_at_all, count), sizeof(((struct cgl_fr_MPI_File_iwrite_at_all *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iwrite_at_all, datatype), sizeof(((struct cgl_fr_MPI_File_iwrite_at_all *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iwrite_at_all, request), sizeof(((struct cgl_fr_MPI_File_iwrite_at_all *)0)->request), 3, 0, 0, 0},
 }};
@@ -8790,7 +8790,7 @@ static const cg_arg_name cgl_tn_MPI_File_read[5] = {{"fh", NULL}, {"buf", NULL},
 static const struct cgl_targs_MPI_File_read cgl_targs_MPI_File_read = {{5, offsetof(struct cgl_fr_MPI_File_read, cgl_ret), sizeof(((struct cgl_fr_MPI_File_read *)0)->cgl_ret), 7, cgl_targs_MPI_File_read.arg, cgl_tn_MPI_File_read}, {
     {offsetof(struct cgl_fr_MPI_File_read, fh), sizeof(((struct cgl_fr_MPI_File_read *)0)->fh), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_read, buf), sizeof(((struct cgl_fr_MPI_File_read *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_read, count), sizeof(((struct cgl_fr_MPI_File_read *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_read, count), sizeof(((struct cgl_fr_MPI_File_read *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_read, datatype), sizeof(((struct cgl_fr_MPI_File_read *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_read, status), sizeof(((struct cgl_fr_MPI_File_read *)0)->status), 3, 0, 0, 0},
 }};
@@ -8828,7 +8828,7 @@ static const cg_arg_name cgl_tn_MPI_File_read_all[5] = {{"fh", NULL}, {"buf", NU
 static const struct cgl_targs_MPI_File_read_all cgl_targs_MPI_File_read_all = {{5, offsetof(struct cgl_fr_MPI_File_read_all, cgl_ret), sizeof(((struct cgl_fr_MPI_File_read_all *)0)->cgl_ret), 7, cgl_targs_MPI_File_read_all.arg, cgl_tn_MPI_File_read_all}, {
     {offsetof(struct cgl_fr_MPI_File_read_all, fh), sizeof(((struct cgl_fr_MPI_File_read_all *)0)->fh), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_read_all, buf), sizeof(((struct cgl_fr_MPI_File_read_all *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_read_all, count), sizeof(((struct cgl_fr_MPI_File_read_all *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_read_all, count), sizeof(((struct cgl_fr_MPI_File_read_all *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_read_all, datatype), sizeof(((struct cgl_fr_MPI_File_read_all *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_read_all, status), sizeof(((struct cgl_fr_MPI_File_read_all *)0)->status), 3, 0, 0, 0},
 }};
@@ -8866,7 +8866,7 @@ static const cg_arg_name cgl_tn_MPI_File_write[5] = {{"fh", NULL}, {"buf", NULL}
 static const struct cgl_targs_MPI_File_write cgl_targs_MPI_File_write = {{5, offsetof(struct cgl_fr_MPI_File_write, cgl_ret), sizeof(((struct cgl_fr_MPI_File_write *)0)->cgl_ret), 7, cgl_targs_MPI_File_write.arg, cgl_tn_MPI_File_write}, {
     {offsetof(struct cgl_fr_MPI_File_write, fh), sizeof(((struct cgl_fr_MPI_File_write *)0)->fh), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_write, buf), sizeof(((struct cgl_fr_MPI_File_write *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_write, count), sizeof(((struct cgl_fr_MPI_File_write *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_write, count), sizeof(((struct cgl_fr_MPI_File_write *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_write, datatype), sizeof(((struct cgl_fr_MPI_File_write *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_write, status), sizeof(((struct cgl_fr_MPI_File_write *)0)->status), 3, 0, 0, 0},
 }};
@@ -8904,7 +8904,7 @@ static const cg_arg_name cgl_tn_MPI_File_write_all[5] = {{"fh", NULL}, {"buf", N
 static const struct cgl_targs_MPI_File_write_all cgl_targs_MPI_File_write_all = {{5, offsetof(struct cgl_fr_MPI_File_write_all, cgl_ret), sizeof(((struct cgl_fr_MPI_File_write_all *)0)->cgl_ret), 7, cgl_targs_MPI_File_write_all.arg, cgl_tn_MPI_File_write_all}, {
     {offsetof(struct cgl_fr_MPI_File_write_all, fh), sizeof(((struct cgl_fr_MPI_File_write_all *)0)->fh), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_write_all, buf), sizeof(((struct cgl_fr_MPI_File_write_all *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_write_all, count), sizeof(((struct cgl_fr_MPI_File_write_all *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_write_all, count), sizeof(((struct cgl_fr_MPI_File_write_all *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_write_all, datatype), sizeof(((struct cgl_fr_MPI_File_write_all *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_write_all, status), sizeof(((struct cgl_fr_MPI_File_write_all *)0)->status), 3, 0, 0, 0},
 }};
@@ -8942,7 +8942,7 @@ static const cg_arg_name cgl_tn_MPI_File_iread[5] = {{"fh", NULL}, {"buf", NULL}
 static const struct cgl_targs_MPI_File_iread cgl_targs_MPI_File_iread = {{5, offsetof(struct cgl_fr_MPI_File_iread, cgl_ret), sizeof(((struct cgl_fr_MPI_File_iread *)0)->cgl_ret), 7, cgl_targs_MPI_File_iread.arg, cgl_tn_MPI_File_iread}, {
     {offsetof(struct cgl_fr_MPI_File_iread, fh), sizeof(((struct cgl_fr_MPI_File_iread *)0)->fh), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iread, buf), sizeof(((struct cgl_fr_MPI_File_iread *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_iread, count), sizeof(((struct cgl_fr_MPI_File_iread *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_iread, count), sizeof(((struct cgl_fr_MPI_File_iread *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iread, datatype), sizeof(((struct cgl_fr_MPI_File_iread *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iread, request), sizeof(((struct cgl_fr_MPI_File_iread *)0)->request), 3, 0, 0, 0},
 }};
@@ -8979,7 +8979,7 @@ static const cg_arg_name cgl_tn_MPI_File_iwrite[5] = {{"fh", NULL}, {"buf", NULL
 static const struct cgl_targs_MPI_File_iwrite cgl_targs_MPI_File_iwrite = {{5, offsetof(struct cgl_fr_MPI_File_iwrite, cgl_ret), sizeof(((struct cgl_fr_MPI_File_iwrite *)0)->cgl_ret), 7, cgl_targs_MPI_File_iwrite.arg, cgl_tn_MPI_File_iwrite}, {
     {offsetof(struct cgl_fr_MPI_File_iwrite, fh), sizeof(((struct cgl_fr_MPI_File_iwrite *)0)->fh), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iwrite, buf), sizeof(((struct cgl_fr_MPI_File_iwrite *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_iwrite, count), sizeof(((struct cgl_fr_MPI_File_iwrite *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_iwrite, count), sizeof(((struct cgl_fr_MPI_File_iwrite *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iwrite, datatype), sizeof(((struct cgl_fr_MPI_File_iwrite *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iwrite, request), sizeof(((struct cgl_fr_MPI_File_iwrite *)0)->request), 3, 0, 0, 0},
 }};
@@ -9016,7 +9016,7 @@ static const cg_arg_name cgl_tn_MPI_File_iread_all[5] = {{"fh", NULL}, {"buf", N
 static const struct cgl_targs_MPI_File_iread_all cgl_targs_MPI_File_iread_all = {{5, offsetof(struct cgl_fr_MPI_File_iread_all, cgl_ret), sizeof(((struct cgl_fr_MPI_File_iread_all *)0)->cgl_ret), 7, cgl_targs_MPI_File_iread_all.arg, cgl_tn_MPI_File_iread_all}, {
     {offsetof(struct cgl_fr_MPI_File_iread_all, fh), sizeof(((struct cgl_fr_MPI_File_iread_all *)0)->fh), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iread_all, buf), sizeof(((struct cgl_fr_MPI_File_iread_all *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_iread_all, count), sizeof(((struct cgl_fr_MPI_File_iread_all *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_iread_all, count), sizeof(((struct cgl_fr_MPI_File_iread_all *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iread_all, datatype), sizeof(((struct cgl_fr_MPI_File_iread_all *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iread_all, request), sizeof(((struct cgl_fr_MPI_File_iread_all *)0)->request), 3, 0, 0, 0},
 }};
@@ -9053,7 +9053,7 @@ static const cg_arg_name cgl_tn_MPI_File_iwrite_all[5] = {{"fh", NULL}, {"buf", 
 static const struct cgl_targs_MPI_File_iwrite_all cgl_targs_MPI_File_iwrite_all = {{5, offsetof(struct cgl_fr_MPI_File_iwrite_all, cgl_ret), sizeof(((struct cgl_fr_MPI_File_iwrite_all *)0)->cgl_ret), 7, cgl_targs_MPI_File_iwrite_all.arg, cgl_tn_MPI_File_iwrite_all}, {
     {offsetof(struct cgl_fr_MPI_File_iwrite_all, fh), sizeof(((struct cgl_fr_MPI_File_iwrite_all *)0)->fh), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iwrite_all, buf), sizeof(((struct cgl_fr_MPI_File_iwrite_all *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_iwrite_all, count), sizeof(((struct cgl_fr_MPI_File_iwrite_all *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_iwrite_all, count), sizeof(((struct cgl_fr_MPI_File_iwrite_all *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iwrite_all, datatype), sizeof(((struct cgl_fr_MPI_File_iwrite_all *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iwrite_all, request), sizeof(((struct cgl_fr_MPI_File_iwrite_all *)0)->request), 3, 0, 0, 0},
 }};
@@ -9088,7 +9088,7 @@ static const cg_arg_name cgl_tn_MPI_File_seek[3] = {{"fh", NULL}, {"offset", NUL
 static const struct cgl_targs_MPI_File_seek cgl_targs_MPI_File_seek = {{3, offsetof(struct cgl_fr_MPI_File_seek, cgl_ret), sizeof(((struct cgl_fr_MPI_File_seek *)0)->cgl_ret), 7, cgl_targs_MPI_File_seek.arg, cgl_tn_MPI_File_seek}, {
     {offsetof(struct cgl_fr_MPI_File_seek, fh), sizeof(((struct cgl_fr_MPI_File_seek *)0)->fh), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_seek, offset), sizeof(((struct cgl_fr_MPI_File_seek *)0)->offset), 1, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_seek, whence), sizeof(((struct cgl_fr_MPI_File_seek *)0)->whence), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_seek, whence), sizeof(((struct cgl_fr_MPI_File_seek *)0)->whence), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_File_seek, (cgl_f->fh, cgl_f->offset, cgl_f->whence), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
@@ -9187,7 +9187,7 @@ static const cg_arg_name cgl_tn_MPI_File_read_shared[5] = {{"fh", NULL}, {"buf",
 static const struct cgl_targs_MPI_File_read_shared cgl_targs_MPI_File_read_shared = {{5, offsetof(struct cgl_fr_MPI_File_read_shared, cgl_ret), sizeof(((struct cgl_fr_MPI_File_read_shared *)0)->cgl_ret), 7, cgl_targs_MPI_File_read_shared.arg, cgl_tn_MPI_File_read_shared}, {
     {offsetof(struct cgl_fr_MPI_File_read_shared, fh), sizeof(((struct cgl_fr_MPI_File_read_shared *)0)->fh), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_read_shared, buf), sizeof(((struct cgl_fr_MPI_File_read_shared *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_read_shared, count), sizeof(((struct cgl_fr_MPI_File_read_shared *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_read_shared, count), sizeof(((struct cgl_fr_MPI_File_read_shared *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_read_shared, datatype), sizeof(((struct cgl_fr_MPI_File_read_shared *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_read_shared, status), sizeof(((struct cgl_fr_MPI_File_read_shared *)0)->status), 3, 0, 0, 0},
 }};
@@ -9225,7 +9225,7 @@ static const cg_arg_name cgl_tn_MPI_File_write_shared[5] = {{"fh", NULL}, {"buf"
 static const struct cgl_targs_MPI_File_write_shared cgl_targs_MPI_File_write_shared = {{5, offsetof(struct cgl_fr_MPI_File_write_shared, cgl_ret), sizeof(((struct cgl_fr_MPI_File_write_shared *)0)->cgl_ret), 7, cgl_targs_MPI_File_write_shared.arg, cgl_tn_MPI_File_write_shared}, {
     {offsetof(struct cgl_fr_MPI_File_write_shared, fh), sizeof(((struct cgl_fr_MPI_File_write_shared *)0)->fh), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_write_shared, buf), sizeof(((struct cgl_fr_MPI_File_write_shared *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_write_shared, count), sizeof(((struct cgl_fr_MPI_File_write_shared *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_write_shared, count), sizeof(((struct cgl_fr_MPI_File_write_shared *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_write_shared, datatype), sizeof(((struct cgl_fr_MPI_File_write_shared *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_write_shared, status), sizeof(((struct cgl_fr_MPI_File_write_shared *)0)->status), 3, 0, 0, 0},
 }};
@@ -9263,7 +9263,7 @@ static const cg_arg_name cgl_tn_MPI_File_iread_shared[5] = {{"fh", NULL}, {"buf"
 static const struct cgl_targs_MPI_File_iread_shared cgl_targs_MPI_File_iread_shared = {{5, offsetof(struct cgl_fr_MPI_File_iread_shared, cgl_ret), sizeof(((struct cgl_fr_MPI_File_iread_shared *)0)->cgl_ret), 7, cgl_targs_MPI_File_iread_shared.arg, cgl_tn_MPI_File_iread_shared}, {
     {offsetof(struct cgl_fr_MPI_File_iread_shared, fh), sizeof(((struct cgl_fr_MPI_File_iread_shared *)0)->fh), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iread_shared, buf), sizeof(((struct cgl_fr_MPI_File_iread_shared *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_iread_shared, count), sizeof(((struct cgl_fr_MPI_File_iread_shared *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_iread_shared, count), sizeof(((struct cgl_fr_MPI_File_iread_shared *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iread_shared, datatype), sizeof(((struct cgl_fr_MPI_File_iread_shared *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iread_shared, request), sizeof(((struct cgl_fr_MPI_File_iread_shared *)0)->request), 3, 0, 0, 0},
 }};
@@ -9300,7 +9300,7 @@ static const cg_arg_name cgl_tn_MPI_File_iwrite_shared[5] = {{"fh", NULL}, {"buf
 static const struct cgl_targs_MPI_File_iwrite_shared cgl_targs_MPI_File_iwrite_shared = {{5, offsetof(struct cgl_fr_MPI_File_iwrite_shared, cgl_ret), sizeof(((struct cgl_fr_MPI_File_iwrite_shared *)0)->cgl_ret), 7, cgl_targs_MPI_File_iwrite_shared.arg, cgl_tn_MPI_File_iwrite_shared}, {
     {offsetof(struct cgl_fr_MPI_File_iwrite_shared, fh), sizeof(((struct cgl_fr_MPI_File_iwrite_shared *)0)->fh), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iwrite_shared, buf), sizeof(((struct cgl_fr_MPI_File_iwrite_shared *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_iwrite_shared, count), sizeof(((struct cgl_fr_MPI_File_iwrite_shared *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_iwrite_shared, count), sizeof(((struct cgl_fr_MPI_File_iwrite_shared *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iwrite_shared, datatype), sizeof(((struct cgl_fr_MPI_File_iwrite_shared *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_iwrite_shared, request), sizeof(((struct cgl_fr_MPI_File_iwrite_shared *)0)->request), 3, 0, 0, 0},
 }};
@@ -9337,7 +9337,7 @@ static const cg_arg_name cgl_tn_MPI_File_read_ordered[5] = {{"fh", NULL}, {"buf"
 static const struct cgl_targs_MPI_File_read_ordered cgl_targs_MPI_File_read_ordered = {{5, offsetof(struct cgl_fr_MPI_File_read_ordered, cgl_ret), sizeof(((struct cgl_fr_MPI_File_read_ordered *)0)->cgl_ret), 7, cgl_targs_MPI_File_read_ordered.arg, cgl_tn_MPI_File_read_ordered}, {
     {offsetof(struct cgl_fr_MPI_File_read_ordered, fh), sizeof(((struct cgl_fr_MPI_File_read_ordered *)0)->fh), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_read_ordered, buf), sizeof(((struct cgl_fr_MPI_File_read_ordered *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_read_ordered, count), sizeof(((struct cgl_fr_MPI_File_read_ordered *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_read_ordered, count), sizeof(((struct cgl_fr_MPI_File_read_ordered *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_read_ordered, datatype), sizeof(((struct cgl_fr_MPI_File_read_ordered *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_read_ordered, status), sizeof(((struct cgl_fr_MPI_File_read_ordered *)0)->status), 3, 0, 0, 0},
 }};
@@ -9375,7 +9375,7 @@ static const cg_arg_name cgl_tn_MPI_File_write_ordered[5] = {{"fh", NULL}, {"buf
 static const struct cgl_targs_MPI_File_write_ordered cgl_targs_MPI_File_write_ordered = {{5, offsetof(struct cgl_fr_MPI_File_write_ordered, cgl_ret), sizeof(((struct cgl_fr_MPI_File_write_ordered *)0)->cgl_ret), 7, cgl_targs_MPI_File_write_ordered.arg, cgl_tn_MPI_File_write_ordered}, {
     {offsetof(struct cgl_fr_MPI_File_write_ordered, fh), sizeof(((struct cgl_fr_MPI_File_write_ordered *)0)->fh), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_write_ordered, buf), sizeof(((struct cgl_fr_MPI_File_write_ordered *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_write_ordered, count), sizeof(((struct cgl_fr_MPI_File_write_ordered *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_write_ordered, count), sizeof(((struct cgl_fr_MPI_File_write_ordered *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_write_ordered, datatype), sizeof(((struct cgl_fr_MPI_File_write_ordered *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_write_ordered, status), sizeof(((struct cgl_fr_MPI_File_write_ordered *)0)->status), 3, 0, 0, 0},
 }};
@@ -9411,7 +9411,7 @@ static const cg_arg_name cgl_tn_MPI_File_seek_shared[3] = {{"fh", NULL}, {"offse
 static const struct cgl_targs_MPI_File_seek_shared cgl_targs_MPI_File_seek_shared = {{3, offsetof(struct cgl_fr_MPI_File_seek_shared, cgl_ret), sizeof(((struct cgl_fr_MPI_File_seek_shared *)0)->cgl_ret), 7, cgl_targs_MPI_File_seek_shared.arg, cgl_tn_MPI_File_seek_shared}, {
     {offsetof(struct cgl_fr_MPI_File_seek_shared, fh), sizeof(((struct cgl_fr_MPI_File_seek_shared *)0)->fh), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_seek_shared, offset), sizeof(((struct cgl_fr_MPI_File_seek_shared *)0)->offset), 1, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_seek_shared, whence), sizeof(((struct cgl_fr_MPI_File_seek_shared *)0)->whence), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_seek_shared, whence), sizeof(((struct cgl_fr_MPI_File_seek_shared *)0)->whence), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_File_seek_shared, (cgl_f->fh, cgl_f->offset, cgl_f->whence), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
@@ -9478,7 +9478,7 @@ static const struct cgl_targs_MPI_File_read_at_all_begin cgl_targs_MPI_File_read
     {offsetof(struct cgl_fr_MPI_File_read_at_all_begin, fh), sizeof(((struct cgl_fr_MPI_File_read_at_all_begin *)0)->fh), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_read_at_all_begin, offset), sizeof(((struct cgl_fr_MPI_File_read_at_all_begin *)0)->offset), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_read_at_all_begin, buf), sizeof(((struct cgl_fr_MPI_File_read_at_all_begin *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_read_at_all_begin, count), sizeof(((struct cgl_fr_MPI_File_read_at_all_begin *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_read_at_all_begin, count), sizeof(((struct cgl_fr_MPI_File_read_at_all_begin *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_read_at_all_begin, datatype), sizeof(((struct cgl_fr_MPI_File_read_at_all_begin *)0)->datatype), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_File_read_at_all_begin, (cgl_f->fh, cgl_f->offset, cgl_f->buf, cgl_f->count, cgl_f->datatype), cgl_thunk_code);
@@ -9549,7 +9549,7 @@ static const struct cgl_targs_MPI_File_write_at_all_begin cgl_targs_MPI_File_wri
     {offsetof(struct cgl_fr_MPI_File_write_at_all_begin, fh), sizeof(((struct cgl_fr_MPI_File_write_at_all_begin *)0)->fh), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_write_at_all_begin, offset), sizeof(((struct cgl_fr_MPI_File_write_at_all_begin *)0)->offset), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_write_at_all_begin, buf), sizeof(((struct cgl_fr_MPI_File_write_at_all_begin *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_write_at_all_begin, count), sizeof(((struct cgl_fr_MPI_File_write_at_all_begin *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_write_at_all_begin, count), sizeof(((struct cgl_fr_MPI_File_write_at_all_begin *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_write_at_all_begin, datatype), sizeof(((struct cgl_fr_MPI_File_write_at_all_begin *)0)->datatype), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_File_write_at_all_begin, (cgl_f->fh, cgl_f->offset, cgl_f->buf, cgl_f->count, cgl_f->datatype), cgl_thunk_code);
@@ -9618,7 +9618,7 @@ static const cg_arg_name cgl_tn_MPI_File_read_all_begin[4] = {{"fh", NULL}, {"bu
 static const struct cgl_targs_MPI_File_read_all_begin cgl_targs_MPI_File_read_all_begin = {{4, offsetof(struct cgl_fr_MPI_File_read_all_begin, cgl_ret), sizeof(((struct cgl_fr_MPI_File_read_all_begin *)0)->cgl_ret), 7, cgl_targs_MPI_File_read_all_begin.arg, cgl_tn_MPI_File_read_all_begin}, {
     {offsetof(struct cgl_fr_MPI_File_read_all_begin, fh), sizeof(((struct cgl_fr_MPI_File_read_all_begin *)0)->fh), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_read_all_begin, buf), sizeof(((struct cgl_fr_MPI_File_read_all_begin *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_read_all_begin, count), sizeof(((struct cgl_fr_MPI_File_read_all_begin *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_read_all_begin, count), sizeof(((struct cgl_fr_MPI_File_read_all_begin *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_read_all_begin, datatype), sizeof(((struct cgl_fr_MPI_File_read_all_begin *)0)->datatype), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_File_read_all_begin, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype), cgl_thunk_code);
@@ -9687,7 +9687,7 @@ static const cg_arg_name cgl_tn_MPI_File_write_all_begin[4] = {{"fh", NULL}, {"b
 static const struct cgl_targs_MPI_File_write_all_begin cgl_targs_MPI_File_write_all_begin = {{4, offsetof(struct cgl_fr_MPI_File_write_all_begin, cgl_ret), sizeof(((struct cgl_fr_MPI_File_write_all_begin *)0)->cgl_ret), 7, cgl_targs_MPI_File_write_all_begin.arg, cgl_tn_MPI_File_write_all_begin}, {
     {offsetof(struct cgl_fr_MPI_File_write_all_begin, fh), sizeof(((struct cgl_fr_MPI_File_write_all_begin *)0)->fh), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_write_all_begin, buf), sizeof(((struct cgl_fr_MPI_File_write_all_begin *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_write_all_begin, count), sizeof(((struct cgl_fr_MPI_File_write_all_begin *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_write_all_begin, count), sizeof(((struct cgl_fr_MPI_File_write_all_begin *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_write_all_begin, datatype), sizeof(((struct cgl_fr_MPI_File_write_all_begin *)0)->datatype), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_File_write_all_begin, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype), cgl_thunk_code);
@@ -9756,7 +9756,7 @@ static const cg_arg_name cgl_tn_MPI_File_read_ordered_begin[4] = {{"fh", NULL}, 
 static const struct cgl_targs_MPI_File_read_ordered_begin cgl_targs_MPI_File_read_ordered_begin = {{4, offsetof(struct cgl_fr_MPI_File_read_ordered_begin, cgl_ret), sizeof(((struct cgl_fr_MPI_File_read_ordered_begin *)0)->cgl_ret), 7, cgl_targs_MPI_File_read_ordered_begin.arg, cgl_tn_MPI_File_read_ordered_begin}, {
     {offsetof(struct cgl_fr_MPI_File_read_ordered_begin, fh), sizeof(((struct cgl_fr_MPI_File_read_ordered_begin *)0)->fh), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_read_ordered_begin, buf), sizeof(((struct cgl_fr_MPI_File_read_ordered_begin *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_read_ordered_begin, count), sizeof(((struct cgl_fr_MPI_File_read_ordered_begin *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_read_ordered_begin, count), sizeof(((struct cgl_fr_MPI_File_read_ordered_begin *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_read_ordered_begin, datatype), sizeof(((struct cgl_fr_MPI_File_read_ordered_begin *)0)->datatype), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_File_read_ordered_begin, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype), cgl_thunk_code);
@@ -9825,7 +9825,7 @@ static const cg_arg_name cgl_tn_MPI_File_write_ordered_begin[4] = {{"fh", NULL},
 static const struct cgl_targs_MPI_File_write_ordered_begin cgl_targs_MPI_File_write_ordered_begin = {{4, offsetof(struct cgl_fr_MPI_File_write_ordered_begin, cgl_ret), sizeof(((struct cgl_fr_MPI_File_write_ordered_begin *)0)->cgl_ret), 7, cgl_targs_MPI_File_write_ordered_begin.arg, cgl_tn_MPI_File_write_ordered_begin}, {
     {offsetof(struct cgl_fr_MPI_File_write_ordered_begin, fh), sizeof(((struct cgl_fr_MPI_File_write_ordered_begin *)0)->fh), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_write_ordered_begin, buf), sizeof(((struct cgl_fr_MPI_File_write_ordered_begin *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_write_ordered_begin, count), sizeof(((struct cgl_fr_MPI_File_write_ordered_begin *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_write_ordered_begin, count), sizeof(((struct cgl_fr_MPI_File_write_ordered_begin *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_File_write_ordered_begin, datatype), sizeof(((struct cgl_fr_MPI_File_write_ordered_begin *)0)->datatype), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_File_write_ordered_begin, (cgl_f->fh, cgl_f->buf, cgl_f->count, cgl_f->datatype), cgl_thunk_code);
@@ -9924,7 +9924,7 @@ struct cgl_fr_MPI_File_set_atomicity {
 static const cg_arg_name cgl_tn_MPI_File_set_atomicity[2] = {{"fh", NULL}, {"flag", NULL}};
 static const struct cgl_targs_MPI_File_set_atomicity cgl_targs_MPI_File_set_atomicity = {{2, offsetof(struct cgl_fr_MPI_File_set_atomicity, cgl_ret), sizeof(((struct cgl_fr_MPI_File_set_atomicity *)0)->cgl_ret), 7, cgl_targs_MPI_File_set_atomicity.arg, cgl_tn_MPI_File_set_atomicity}, {
     {offsetof(struct cgl_fr_MPI_File_set_atomicity, fh), sizeof(((struct cgl_fr_MPI_File_set_atomicity *)0)->fh), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_set_atomicity, flag), sizeof(((struct cgl_fr_MPI_File_set_atomicity *)0)->flag), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_set_atomicity, flag), sizeof(((struct cgl_fr_MPI_File_set_atomicity *)0)->flag), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_File_set_atomicity, (cgl_f->fh, cgl_f->flag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_set_atomicity(MPI_File fh, int flag)
@@ -10106,12 +10106,12 @@ struct cgl_fr_MPI_Gather {
 static const cg_arg_name cgl_tn_MPI_Gather[8] = {{"sendbuf", NULL}, {"sendcount", NULL}, {"sendtype", NULL}, {"recvbuf", NULL}, {"recvcount", NULL}, {"recvtype", NULL}, {"root", NULL}, {"comm", NULL}};
 static const struct cgl_targs_MPI_Gather cgl_targs_MPI_Gather = {{8, offsetof(struct cgl_fr_MPI_Gather, cgl_ret), sizeof(((struct cgl_fr_MPI_Gather *)0)->cgl_ret), 7, cgl_targs_MPI_Gather.arg, cgl_tn_MPI_Gather}, {
     {offsetof(struct cgl_fr_MPI_Gather, sendbuf), sizeof(((struct cgl_fr_MPI_Gather *)0)->sendbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Gather, sendcount), sizeof(((struct cgl_fr_MPI_Gather *)0)->sendcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Gather, sendcount), sizeof(((struct cgl_fr_MPI_Gather *)0)->sendcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Gather, sendtype), sizeof(((struct cgl_fr_MPI_Gather *)0)->sendtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Gather, recvbuf), sizeof(((struct cgl_fr_MPI_Gather *)0)->recvbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Gather, recvcount), sizeof(((struct cgl_fr_MPI_Gather *)0)->recvcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Gather, recvcount), sizeof(((struct cgl_fr_MPI_Gather *)0)->recvcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Gather, recvtype), sizeof(((struct cgl_fr_MPI_Gather *)0)->recvtype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Gather, root), sizeof(((struct cgl_fr_MPI_Gather *)0)->root), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Gather, root), sizeof(((struct cgl_fr_MPI_Gather *)0)->root), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Gather, comm), sizeof(((struct cgl_fr_MPI_Gather *)0)->comm), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Gather, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->root, cgl_f->comm), cgl_thunk_code);
@@ -10151,12 +10151,12 @@ struct cgl_fr_MPI_Igather {
 static const cg_arg_name cgl_tn_MPI_Igather[9] = {{"sendbuf", NULL}, {"sendcount", NULL}, {"sendtype", NULL}, {"recvbuf", NULL}, {"recvcount", NULL}, {"recvtype", NULL}, {"root", NULL}, {"comm", NULL}, {"request", NULL}};
 static const struct cgl_targs_MPI_Igather cgl_targs_MPI_Igather = {{9, offsetof(struct cgl_fr_MPI_Igather, cgl_ret), sizeof(((struct cgl_fr_MPI_Igather *)0)->cgl_ret), 7, cgl_targs_MPI_Igather.arg, cgl_tn_MPI_Igather}, {
     {offsetof(struct cgl_fr_MPI_Igather, sendbuf), sizeof(((struct cgl_fr_MPI_Igather *)0)->sendbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Igather, sendcount), sizeof(((struct cgl_fr_MPI_Igather *)0)->sendcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Igather, sendcount), sizeof(((struct cgl_fr_MPI_Igather *)0)->sendcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Igather, sendtype), sizeof(((struct cgl_fr_MPI_Igather *)0)->sendtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Igather, recvbuf), sizeof(((struct cgl_fr_MPI_Igather *)0)->recvbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Igather, recvcount), sizeof(((struct cgl_fr_MPI_Igather *)0)->recvcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Igather, recvcount), sizeof(((struct cgl_fr_MPI_Igather *)0)->recvcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Igather, recvtype), sizeof(((struct cgl_fr_MPI_Igather *)0)->recvtype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Igather, root), sizeof(((struct cgl_fr_MPI_Igather *)0)->root), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Igather, root), sizeof(((struct cgl_fr_MPI_Igather *)0)->root), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Igather, comm), sizeof(((struct cgl_fr_MPI_Igather *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Igather, request), sizeof(((struct cgl_fr_MPI_Igather *)0)->request), 3, 0, 0, 0},
 }};
@@ -10196,11 +10196,11 @@ struct cgl_fr_MPI_Gatherv {
 static const cg_arg_name cgl_tn_MPI_Gatherv[7] = {{"sendbuf", NULL}, {"sendcount", NULL}, {"sendtype", NULL}, {"recvbuf", NULL}, {"recvtype", NULL}, {"root", NULL}, {"comm", NULL}};
 static const struct cgl_targs_MPI_Gatherv cgl_targs_MPI_Gatherv = {{7, offsetof(struct cgl_fr_MPI_Gatherv, cgl_ret), sizeof(((struct cgl_fr_MPI_Gatherv *)0)->cgl_ret), 7, cgl_targs_MPI_Gatherv.arg, cgl_tn_MPI_Gatherv}, {
     {offsetof(struct cgl_fr_MPI_Gatherv, sendbuf), sizeof(((struct cgl_fr_MPI_Gatherv *)0)->sendbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Gatherv, sendcount), sizeof(((struct cgl_fr_MPI_Gatherv *)0)->sendcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Gatherv, sendcount), sizeof(((struct cgl_fr_MPI_Gatherv *)0)->sendcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Gatherv, sendtype), sizeof(((struct cgl_fr_MPI_Gatherv *)0)->sendtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Gatherv, recvbuf), sizeof(((struct cgl_fr_MPI_Gatherv *)0)->recvbuf), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Gatherv, recvtype), sizeof(((struct cgl_fr_MPI_Gatherv *)0)->recvtype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Gatherv, root), sizeof(((struct cgl_fr_MPI_Gatherv *)0)->root), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Gatherv, root), sizeof(((struct cgl_fr_MPI_Gatherv *)0)->root), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Gatherv, comm), sizeof(((struct cgl_fr_MPI_Gatherv *)0)->comm), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Gatherv, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcounts, cgl_f->displs, cgl_f->recvtype, cgl_f->root, cgl_f->comm), cgl_thunk_code);
@@ -10241,11 +10241,11 @@ struct cgl_fr_MPI_Igatherv {
 static const cg_arg_name cgl_tn_MPI_Igatherv[8] = {{"sendbuf", NULL}, {"sendcount", NULL}, {"sendtype", NULL}, {"recvbuf", NULL}, {"recvtype", NULL}, {"root", NULL}, {"comm", NULL}, {"request", NULL}};
 static const struct cgl_targs_MPI_Igatherv cgl_targs_MPI_Igatherv = {{8, offsetof(struct cgl_fr_MPI_Igatherv, cgl_ret), sizeof(((struct cgl_fr_MPI_Igatherv *)0)->cgl_ret), 7, cgl_targs_MPI_Igatherv.arg, cgl_tn_MPI_Igatherv}, {
     {offsetof(struct cgl_fr_MPI_Igatherv, sendbuf), sizeof(((struct cgl_fr_MPI_Igatherv *)0)->sendbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Igatherv, sendcount), sizeof(((struct cgl_fr_MPI_Igatherv *)0)->sendcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Igatherv, sendcount), sizeof(((struct cgl_fr_MPI_Igatherv *)0)->sendcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Igatherv, sendtype), sizeof(((struct cgl_fr_MPI_Igatherv *)0)->sendtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Igatherv, recvbuf), sizeof(((struct cgl_fr_MPI_Igatherv *)0)->recvbuf), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Igatherv, recvtype), sizeof(((struct cgl_fr_MPI_Igatherv *)0)->recvtype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Igatherv, root), sizeof(((struct cgl_fr_MPI_Igatherv *)0)->root), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Igatherv, root), sizeof(((struct cgl_fr_MPI_Igatherv *)0)->root), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Igatherv, comm), sizeof(((struct cgl_fr_MPI_Igatherv *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Igatherv, request), sizeof(((struct cgl_fr_MPI_Igatherv *)0)->request), 3, 0, 0, 0},
 }};
@@ -10414,11 +10414,11 @@ struct cgl_fr_MPI_Get {
 static const cg_arg_name cgl_tn_MPI_Get[8] = {{"origin_addr", NULL}, {"origin_count", NULL}, {"origin_datatype", NULL}, {"target_rank", NULL}, {"target_disp", NULL}, {"target_count", NULL}, {"target_datatype", NULL}, {"win", NULL}};
 static const struct cgl_targs_MPI_Get cgl_targs_MPI_Get = {{8, offsetof(struct cgl_fr_MPI_Get, cgl_ret), sizeof(((struct cgl_fr_MPI_Get *)0)->cgl_ret), 7, cgl_targs_MPI_Get.arg, cgl_tn_MPI_Get}, {
     {offsetof(struct cgl_fr_MPI_Get, origin_addr), sizeof(((struct cgl_fr_MPI_Get *)0)->origin_addr), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Get, origin_count), sizeof(((struct cgl_fr_MPI_Get *)0)->origin_count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Get, origin_count), sizeof(((struct cgl_fr_MPI_Get *)0)->origin_count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Get, origin_datatype), sizeof(((struct cgl_fr_MPI_Get *)0)->origin_datatype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Get, target_rank), sizeof(((struct cgl_fr_MPI_Get *)0)->target_rank), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Get, target_rank), sizeof(((struct cgl_fr_MPI_Get *)0)->target_rank), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Get, target_disp), sizeof(((struct cgl_fr_MPI_Get *)0)->target_disp), 1, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Get, target_count), sizeof(((struct cgl_fr_MPI_Get *)0)->target_count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Get, target_count), sizeof(((struct cgl_fr_MPI_Get *)0)->target_count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Get, target_datatype), sizeof(((struct cgl_fr_MPI_Get *)0)->target_datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Get, win), sizeof(((struct cgl_fr_MPI_Get *)0)->win), 3, 0, 0, 0},
 }};
@@ -10461,14 +10461,14 @@ struct cgl_fr_MPI_Get_accumulate {
 static const cg_arg_name cgl_tn_MPI_Get_accumulate[12] = {{"origin_addr", NULL}, {"origin_count", NULL}, {"origin_datatype", NULL}, {"result_addr", NULL}, {"result_count", NULL}, {"result_datatype", NULL}, {"target_rank", NULL}, {"target_disp", NULL}, {"target_count", NULL}, {"target_datatype", NULL}, {"op", NULL}, {"win", NULL}};
 static const struct cgl_targs_MPI_Get_accumulate cgl_targs_MPI_Get_accumulate = {{12, offsetof(struct cgl_fr_MPI_Get_accumulate, cgl_ret), sizeof(((struct cgl_fr_MPI_Get_accumulate *)0)->cgl_ret), 7, cgl_targs_MPI_Get_accumulate.arg, cgl_tn_MPI_Get_accumulate}, {
     {offsetof(struct cgl_fr_MPI_Get_accumulate, origin_addr), sizeof(((struct cgl_fr_MPI_Get_accumulate *)0)->origin_addr), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Get_accumulate, origin_count), sizeof(((struct cgl_fr_MPI_Get_accumulate *)0)->origin_count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Get_accumulate, origin_count), sizeof(((struct cgl_fr_MPI_Get_accumulate *)0)->origin_count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Get_accumulate, origin_datatype), sizeof(((struct cgl_fr_MPI_Get_accumulate *)0)->origin_datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Get_accumulate, result_addr), sizeof(((struct cgl_fr_MPI_Get_accumulate *)0)->result_addr), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Get_accumulate, result_count), sizeof(((struct cgl_fr_MPI_Get_accumulate *)0)->result_count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Get_accumulate, result_count), sizeof(((struct cgl_fr_MPI_Get_accumulate *)0)->result_count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Get_accumulate, result_datatype), sizeof(((struct cgl_fr_MPI_Get_accumulate *)0)->result_datatype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Get_accumulate, target_rank), sizeof(((struct cgl_fr_MPI_Get_accumulate *)0)->target_rank), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Get_accumulate, target_rank), sizeof(((struct cgl_fr_MPI_Get_accumulate *)0)->target_rank), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Get_accumulate, target_disp), sizeof(((struct cgl_fr_MPI_Get_accumulate *)0)->target_disp), 1, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Get_accumulate, target_count), sizeof(((struct cgl_fr_MPI_Get_accumulate *)0)->target_count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Get_accumulate, target_count), sizeof(((struct cgl_fr_MPI_Get_accumulate *)0)->target_count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Get_accumulate, target_datatype), sizeof(((struct cgl_fr_MPI_Get_accumulate *)0)->target_datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Get_accumulate, op), sizeof(((struct cgl_fr_MPI_Get_accumulate *)0)->op), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Get_accumulate, win), sizeof(((struct cgl_fr_MPI_Get_accumulate *)0)->win), 3, 0, 0, 0},
@@ -10599,8 +10599,8 @@ struct cgl_fr_MPI_Graph_create {
 static const cg_arg_name cgl_tn_MPI_Graph_create[4] = {{"comm_old", NULL}, {"nnodes", NULL}, {"reorder", NULL}, {"comm_graph", NULL}};
 static const struct cgl_targs_MPI_Graph_create cgl_targs_MPI_Graph_create = {{4, offsetof(struct cgl_fr_MPI_Graph_create, cgl_ret), sizeof(((struct cgl_fr_MPI_Graph_create *)0)->cgl_ret), 7, cgl_targs_MPI_Graph_create.arg, cgl_tn_MPI_Graph_create}, {
     {offsetof(struct cgl_fr_MPI_Graph_create, comm_old), sizeof(((struct cgl_fr_MPI_Graph_create *)0)->comm_old), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Graph_create, nnodes), sizeof(((struct cgl_fr_MPI_Graph_create *)0)->nnodes), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Graph_create, reorder), sizeof(((struct cgl_fr_MPI_Graph_create *)0)->reorder), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Graph_create, nnodes), sizeof(((struct cgl_fr_MPI_Graph_create *)0)->nnodes), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Graph_create, reorder), sizeof(((struct cgl_fr_MPI_Graph_create *)0)->reorder), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Graph_create, comm_graph), sizeof(((struct cgl_fr_MPI_Graph_create *)0)->comm_graph), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Graph_create, (cgl_f->comm_old, cgl_f->nnodes, cgl_f->index, cgl_f->edges, cgl_f->reorder, cgl_f->comm_graph), cgl_thunk_code);
@@ -10636,8 +10636,8 @@ struct cgl_fr_MPI_Graph_get {
 static const cg_arg_name cgl_tn_MPI_Graph_get[3] = {{"comm", NULL}, {"maxindex", NULL}, {"maxedges", NULL}};
 static const struct cgl_targs_MPI_Graph_get cgl_targs_MPI_Graph_get = {{3, offsetof(struct cgl_fr_MPI_Graph_get, cgl_ret), sizeof(((struct cgl_fr_MPI_Graph_get *)0)->cgl_ret), 7, cgl_targs_MPI_Graph_get.arg, cgl_tn_MPI_Graph_get}, {
     {offsetof(struct cgl_fr_MPI_Graph_get, comm), sizeof(((struct cgl_fr_MPI_Graph_get *)0)->comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Graph_get, maxindex), sizeof(((struct cgl_fr_MPI_Graph_get *)0)->maxindex), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Graph_get, maxedges), sizeof(((struct cgl_fr_MPI_Graph_get *)0)->maxedges), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Graph_get, maxindex), sizeof(((struct cgl_fr_MPI_Graph_get *)0)->maxindex), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Graph_get, maxedges), sizeof(((struct cgl_fr_MPI_Graph_get *)0)->maxedges), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_Graph_get, (cgl_f->comm, cgl_f->maxindex, cgl_f->maxedges, cgl_f->index, cgl_f->edges), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
@@ -10671,7 +10671,7 @@ struct cgl_fr_MPI_Graph_map {
 static const cg_arg_name cgl_tn_MPI_Graph_map[3] = {{"comm", NULL}, {"nnodes", NULL}, {"newrank", NULL}};
 static const struct cgl_targs_MPI_Graph_map cgl_targs_MPI_Graph_map = {{3, offsetof(struct cgl_fr_MPI_Graph_map, cgl_ret), sizeof(((struct cgl_fr_MPI_Graph_map *)0)->cgl_ret), 7, cgl_targs_MPI_Graph_map.arg, cgl_tn_MPI_Graph_map}, {
     {offsetof(struct cgl_fr_MPI_Graph_map, comm), sizeof(((struct cgl_fr_MPI_Graph_map *)0)->comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Graph_map, nnodes), sizeof(((struct cgl_fr_MPI_Graph_map *)0)->nnodes), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Graph_map, nnodes), sizeof(((struct cgl_fr_MPI_Graph_map *)0)->nnodes), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Graph_map, newrank), sizeof(((struct cgl_fr_MPI_Graph_map *)0)->newrank), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Graph_map, (cgl_f->comm, cgl_f->nnodes, cgl_f->index, cgl_f->edges, cgl_f->newrank), cgl_thunk_code);
@@ -10704,7 +10704,7 @@ struct cgl_fr_MPI_Graph_neighbors_count {
 static const cg_arg_name cgl_tn_MPI_Graph_neighbors_count[3] = {{"comm", NULL}, {"rank", NULL}, {"nneighbors", NULL}};
 static const struct cgl_targs_MPI_Graph_neighbors_count cgl_targs_MPI_Graph_neighbors_count = {{3, offsetof(struct cgl_fr_MPI_Graph_neighbors_count, cgl_ret), sizeof(((struct cgl_fr_MPI_Graph_neighbors_count *)0)->cgl_ret), 7, cgl_targs_MPI_Graph_neighbors_count.arg, cgl_tn_MPI_Graph_neighbors_count}, {
     {offsetof(struct cgl_fr_MPI_Graph_neighbors_count, comm), sizeof(((struct cgl_fr_MPI_Graph_neighbors_count *)0)->comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Graph_neighbors_count, rank), sizeof(((struct cgl_fr_MPI_Graph_neighbors_count *)0)->rank), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Graph_neighbors_count, rank), sizeof(((struct cgl_fr_MPI_Graph_neighbors_count *)0)->rank), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Graph_neighbors_count, nneighbors), sizeof(((struct cgl_fr_MPI_Graph_neighbors_count *)0)->nneighbors), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Graph_neighbors_count, (cgl_f->comm, cgl_f->rank, cgl_f->nneighbors), cgl_thunk_code);
@@ -10738,8 +10738,8 @@ struct cgl_fr_MPI_Graph_neighbors {
 static const cg_arg_name cgl_tn_MPI_Graph_neighbors[3] = {{"comm", NULL}, {"rank", NULL}, {"maxneighbors", NULL}};
 static const struct cgl_targs_MPI_Graph_neighbors cgl_targs_MPI_Graph_neighbors = {{3, offsetof(struct cgl_fr_MPI_Graph_neighbors, cgl_ret), sizeof(((struct cgl_fr_MPI_Graph_neighbors *)0)->cgl_ret), 7, cgl_targs_MPI_Graph_neighbors.arg, cgl_tn_MPI_Graph_neighbors}, {
     {offsetof(struct cgl_fr_MPI_Graph_neighbors, comm), sizeof(((struct cgl_fr_MPI_Graph_neighbors *)0)->comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Graph_neighbors, rank), sizeof(((struct cgl_fr_MPI_Graph_neighbors *)0)->rank), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Graph_neighbors, maxneighbors), sizeof(((struct cgl_fr_MPI_Graph_neighbors *)0)->maxneighbors), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Graph_neighbors, rank), sizeof(((struct cgl_fr_MPI_Graph_neighbors *)0)->rank), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Graph_neighbors, maxneighbors), sizeof(((struct cgl_fr_MPI_Graph_neighbors *)0)->maxneighbors), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_Graph_neighbors, (cgl_f->comm, cgl_f->rank, cgl_f->maxneighbors, cgl_f->neighbors), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
@@ -10866,7 +10866,7 @@ struct cgl_fr_MPI_Group_c2f {
     int cgl_ret;
 };
 static const cg_arg_name cgl_tn_MPI_Group_c2f[1] = {{"group", NULL}};
-static const struct cgl_targs_MPI_Group_c2f cgl_targs_MPI_Group_c2f = {{1, offsetof(struct cgl_fr_MPI_Group_c2f, cgl_ret), sizeof(((struct cgl_fr_MPI_Group_c2f *)0)->cgl_ret), 7, cgl_targs_MPI_Group_c2f.arg, cgl_tn_MPI_Group_c2f}, {
+static const struct cgl_targs_MPI_Group_c2f cgl_targs_MPI_Group_c2f = {{1, offsetof(struct cgl_fr_MPI_Group_c2f, cgl_ret), sizeof(((struct cgl_fr_MPI_Group_c2f *)0)->cgl_ret), 1, cgl_targs_MPI_Group_c2f.arg, cgl_tn_MPI_Group_c2f}, {
     {offsetof(struct cgl_fr_MPI_Group_c2f, group), sizeof(((struct cgl_fr_MPI_Group_c2f *)0)->group), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Group_c2f, (cgl_f->group), CG_NO_CODE);
@@ -10967,7 +10967,7 @@ struct cgl_fr_MPI_Group_excl {
 static const cg_arg_name cgl_tn_MPI_Group_excl[3] = {{"group", NULL}, {"n", NULL}, {"newgroup", NULL}};
 static const struct cgl_targs_MPI_Group_excl cgl_targs_MPI_Group_excl = {{3, offsetof(struct cgl_fr_MPI_Group_excl, cgl_ret), sizeof(((struct cgl_fr_MPI_Group_excl *)0)->cgl_ret), 7, cgl_targs_MPI_Group_excl.arg, cgl_tn_MPI_Group_excl}, {
     {offsetof(struct cgl_fr_MPI_Group_excl, group), sizeof(((struct cgl_fr_MPI_Group_excl *)0)->group), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Group_excl, n), sizeof(((struct cgl_fr_MPI_Group_excl *)0)->n), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Group_excl, n), sizeof(((struct cgl_fr_MPI_Group_excl *)0)->n), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Group_excl, newgroup), sizeof(((struct cgl_fr_MPI_Group_excl *)0)->newgroup), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Group_excl, (cgl_f->group, cgl_f->n, cgl_f->ranks, cgl_f->newgroup), cgl_thunk_code);
@@ -10997,7 +10997,7 @@ struct cgl_fr_MPI_Group_f2c {
 };
 static const cg_arg_name cgl_tn_MPI_Group_f2c[1] = {{"group", NULL}};
 static const struct cgl_targs_MPI_Group_f2c cgl_targs_MPI_Group_f2c = {{1, offsetof(struct cgl_fr_MPI_Group_f2c, cgl_ret), sizeof(((struct cgl_fr_MPI_Group_f2c *)0)->cgl_ret), 3, cgl_targs_MPI_Group_f2c.arg, cgl_tn_MPI_Group_f2c}, {
-    {offsetof(struct cgl_fr_MPI_Group_f2c, group), sizeof(((struct cgl_fr_MPI_Group_f2c *)0)->group), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Group_f2c, group), sizeof(((struct cgl_fr_MPI_Group_f2c *)0)->group), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_Group_f2c, (cgl_f->group), CG_NO_CODE);
 static __attribute__((noinline)) MPI_Group cgl_gp_MPI_Group_f2c(int group)
@@ -11060,7 +11060,7 @@ struct cgl_fr_MPI_Group_incl {
 static const cg_arg_name cgl_tn_MPI_Group_incl[3] = {{"group", NULL}, {"n", NULL}, {"newgroup", NULL}};
 static const struct cgl_targs_MPI_Group_incl cgl_targs_MPI_Group_incl = {{3, offsetof(struct cgl_fr_MPI_Group_incl, cgl_ret), sizeof(((struct cgl_fr_MPI_Group_incl *)0)->cgl_ret), 7, cgl_targs_MPI_Group_incl.arg, cgl_tn_MPI_Group_incl}, {
     {offsetof(struct cgl_fr_MPI_Group_incl, group), sizeof(((struct cgl_fr_MPI_Group_incl *)0)->group), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Group_incl, n), sizeof(((struct cgl_fr_MPI_Group_incl *)0)->n), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Group_incl, n), sizeof(((struct cgl_fr_MPI_Group_incl *)0)->n), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Group_incl, newgroup), sizeof(((struct cgl_fr_MPI_Group_incl *)0)->newgroup), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Group_incl, (cgl_f->group, cgl_f->n, cgl_f->ranks, cgl_f->newgroup), cgl_thunk_code);
@@ -11127,7 +11127,7 @@ struct cgl_fr_MPI_Group_range_excl {
 static const cg_arg_name cgl_tn_MPI_Group_range_excl[3] = {{"group", NULL}, {"n", NULL}, {"newgroup", NULL}};
 static const struct cgl_targs_MPI_Group_range_excl cgl_targs_MPI_Group_range_excl = {{3, offsetof(struct cgl_fr_MPI_Group_range_excl, cgl_ret), sizeof(((struct cgl_fr_MPI_Group_range_excl *)0)->cgl_ret), 7, cgl_targs_MPI_Group_range_excl.arg, cgl_tn_MPI_Group_range_excl}, {
     {offsetof(struct cgl_fr_MPI_Group_range_excl, group), sizeof(((struct cgl_fr_MPI_Group_range_excl *)0)->group), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Group_range_excl, n), sizeof(((struct cgl_fr_MPI_Group_range_excl *)0)->n), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Group_range_excl, n), sizeof(((struct cgl_fr_MPI_Group_range_excl *)0)->n), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Group_range_excl, newgroup), sizeof(((struct cgl_fr_MPI_Group_range_excl *)0)->newgroup), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Group_range_excl, (cgl_f->group, cgl_f->n, cgl_f->ranges, cgl_f->newgroup), cgl_thunk_code);
@@ -11161,7 +11161,7 @@ struct cgl_fr_MPI_Group_range_incl {
 static const cg_arg_name cgl_tn_MPI_Group_range_incl[3] = {{"group", NULL}, {"n", NULL}, {"newgroup", NULL}};
 static const struct cgl_targs_MPI_Group_range_incl cgl_targs_MPI_Group_range_incl = {{3, offsetof(struct cgl_fr_MPI_Group_range_incl, cgl_ret), sizeof(((struct cgl_fr_MPI_Group_range_incl *)0)->cgl_ret), 7, cgl_targs_MPI_Group_range_incl.arg, cgl_tn_MPI_Group_range_incl}, {
     {offsetof(struct cgl_fr_MPI_Group_range_incl, group), sizeof(((struct cgl_fr_MPI_Group_range_incl *)0)->group), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Group_range_incl, n), sizeof(((struct cgl_fr_MPI_Group_range_incl *)0)->n), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Group_range_incl, n), sizeof(((struct cgl_fr_MPI_Group_range_incl *)0)->n), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Group_range_incl, newgroup), sizeof(((struct cgl_fr_MPI_Group_range_incl *)0)->newgroup), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Group_range_incl, (cgl_f->group, cgl_f->n, cgl_f->ranges, cgl_f->newgroup), cgl_thunk_code);
@@ -11258,7 +11258,7 @@ struct cgl_fr_MPI_Group_translate_ranks {
 static const cg_arg_name cgl_tn_MPI_Group_translate_ranks[3] = {{"group1", NULL}, {"n", NULL}, {"group2", NULL}};
 static const struct cgl_targs_MPI_Group_translate_ranks cgl_targs_MPI_Group_translate_ranks = {{3, offsetof(struct cgl_fr_MPI_Group_translate_ranks, cgl_ret), sizeof(((struct cgl_fr_MPI_Group_translate_ranks *)0)->cgl_ret), 7, cgl_targs_MPI_Group_translate_ranks.arg, cgl_tn_MPI_Group_translate_ranks}, {
     {offsetof(struct cgl_fr_MPI_Group_translate_ranks, group1), sizeof(((struct cgl_fr_MPI_Group_translate_ranks *)0)->group1), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Group_translate_ranks, n), sizeof(((struct cgl_fr_MPI_Group_translate_ranks *)0)->n), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Group_translate_ranks, n), sizeof(((struct cgl_fr_MPI_Group_translate_ranks *)0)->n), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Group_translate_ranks, group2), sizeof(((struct cgl_fr_MPI_Group_translate_ranks *)0)->group2), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Group_translate_ranks, (cgl_f->group1, cgl_f->n, cgl_f->ranks1, cgl_f->group2, cgl_f->ranks2), cgl_thunk_code);
@@ -11328,10 +11328,10 @@ struct cgl_fr_MPI_Ibsend {
 static const cg_arg_name cgl_tn_MPI_Ibsend[7] = {{"buf", NULL}, {"count", NULL}, {"datatype", NULL}, {"dest", NULL}, {"tag", NULL}, {"comm", NULL}, {"request", NULL}};
 static const struct cgl_targs_MPI_Ibsend cgl_targs_MPI_Ibsend = {{7, offsetof(struct cgl_fr_MPI_Ibsend, cgl_ret), sizeof(((struct cgl_fr_MPI_Ibsend *)0)->cgl_ret), 7, cgl_targs_MPI_Ibsend.arg, cgl_tn_MPI_Ibsend}, {
     {offsetof(struct cgl_fr_MPI_Ibsend, buf), sizeof(((struct cgl_fr_MPI_Ibsend *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Ibsend, count), sizeof(((struct cgl_fr_MPI_Ibsend *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Ibsend, count), sizeof(((struct cgl_fr_MPI_Ibsend *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ibsend, datatype), sizeof(((struct cgl_fr_MPI_Ibsend *)0)->datatype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Ibsend, dest), sizeof(((struct cgl_fr_MPI_Ibsend *)0)->dest), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Ibsend, tag), sizeof(((struct cgl_fr_MPI_Ibsend *)0)->tag), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Ibsend, dest), sizeof(((struct cgl_fr_MPI_Ibsend *)0)->dest), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Ibsend, tag), sizeof(((struct cgl_fr_MPI_Ibsend *)0)->tag), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ibsend, comm), sizeof(((struct cgl_fr_MPI_Ibsend *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ibsend, request), sizeof(((struct cgl_fr_MPI_Ibsend *)0)->request), 3, 0, 0, 0},
 }};
@@ -11367,8 +11367,8 @@ struct cgl_fr_MPI_Improbe {
 };
 static const cg_arg_name cgl_tn_MPI_Improbe[6] = {{"source", NULL}, {"tag", NULL}, {"comm", NULL}, {"flag", NULL}, {"message", NULL}, {"status", NULL}};
 static const struct cgl_targs_MPI_Improbe cgl_targs_MPI_Improbe = {{6, offsetof(struct cgl_fr_MPI_Improbe, cgl_ret), sizeof(((struct cgl_fr_MPI_Improbe *)0)->cgl_ret), 7, cgl_targs_MPI_Improbe.arg, cgl_tn_MPI_Improbe}, {
-    {offsetof(struct cgl_fr_MPI_Improbe, source), sizeof(((struct cgl_fr_MPI_Improbe *)0)->source), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Improbe, tag), sizeof(((struct cgl_fr_MPI_Improbe *)0)->tag), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Improbe, source), sizeof(((struct cgl_fr_MPI_Improbe *)0)->source), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Improbe, tag), sizeof(((struct cgl_fr_MPI_Improbe *)0)->tag), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Improbe, comm), sizeof(((struct cgl_fr_MPI_Improbe *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Improbe, flag), sizeof(((struct cgl_fr_MPI_Improbe *)0)->flag), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Improbe, message), sizeof(((struct cgl_fr_MPI_Improbe *)0)->message), 3, 0, 0, 0},
@@ -11406,7 +11406,7 @@ struct cgl_fr_MPI_Imrecv {
 static const cg_arg_name cgl_tn_MPI_Imrecv[5] = {{"buf", NULL}, {"count", NULL}, {"type", NULL}, {"message", NULL}, {"request", NULL}};
 static const struct cgl_targs_MPI_Imrecv cgl_targs_MPI_Imrecv = {{5, offsetof(struct cgl_fr_MPI_Imrecv, cgl_ret), sizeof(((struct cgl_fr_MPI_Imrecv *)0)->cgl_ret), 7, cgl_targs_MPI_Imrecv.arg, cgl_tn_MPI_Imrecv}, {
     {offsetof(struct cgl_fr_MPI_Imrecv, buf), sizeof(((struct cgl_fr_MPI_Imrecv *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Imrecv, count), sizeof(((struct cgl_fr_MPI_Imrecv *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Imrecv, count), sizeof(((struct cgl_fr_MPI_Imrecv *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Imrecv, type), sizeof(((struct cgl_fr_MPI_Imrecv *)0)->type), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Imrecv, message), sizeof(((struct cgl_fr_MPI_Imrecv *)0)->message), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Imrecv, request), sizeof(((struct cgl_fr_MPI_Imrecv *)0)->request), 3, 0, 0, 0},
@@ -11437,7 +11437,7 @@ struct cgl_fr_MPI_Info_c2f {
     int cgl_ret;
 };
 static const cg_arg_name cgl_tn_MPI_Info_c2f[1] = {{"info", NULL}};
-static const struct cgl_targs_MPI_Info_c2f cgl_targs_MPI_Info_c2f = {{1, offsetof(struct cgl_fr_MPI_Info_c2f, cgl_ret), sizeof(((struct cgl_fr_MPI_Info_c2f *)0)->cgl_ret), 7, cgl_targs_MPI_Info_c2f.arg, cgl_tn_MPI_Info_c2f}, {
+static const struct cgl_targs_MPI_Info_c2f cgl_targs_MPI_Info_c2f = {{1, offsetof(struct cgl_fr_MPI_Info_c2f, cgl_ret), sizeof(((struct cgl_fr_MPI_Info_c2f *)0)->cgl_ret), 1, cgl_targs_MPI_Info_c2f.arg, cgl_tn_MPI_Info_c2f}, {
     {offsetof(struct cgl_fr_MPI_Info_c2f, info), sizeof(((struct cgl_fr_MPI_Info_c2f *)0)->info), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Info_c2f, (cgl_f->info), CG_NO_CODE);
@@ -11558,7 +11558,7 @@ struct cgl_fr_MPI_Info_f2c {
 };
 static const cg_arg_name cgl_tn_MPI_Info_f2c[1] = {{"info", NULL}};
 static const struct cgl_targs_MPI_Info_f2c cgl_targs_MPI_Info_f2c = {{1, offsetof(struct cgl_fr_MPI_Info_f2c, cgl_ret), sizeof(((struct cgl_fr_MPI_Info_f2c *)0)->cgl_ret), 3, cgl_targs_MPI_Info_f2c.arg, cgl_tn_MPI_Info_f2c}, {
-    {offsetof(struct cgl_fr_MPI_Info_f2c, info), sizeof(((struct cgl_fr_MPI_Info_f2c *)0)->info), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Info_f2c, info), sizeof(((struct cgl_fr_MPI_Info_f2c *)0)->info), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_Info_f2c, (cgl_f->info), CG_NO_CODE);
 static __attribute__((noinline)) MPI_Info cgl_gp_MPI_Info_f2c(int info)
@@ -11623,7 +11623,7 @@ static const cg_arg_name cgl_tn_MPI_Info_get[5] = {{"info", NULL}, {"key", NULL}
 static const struct cgl_targs_MPI_Info_get cgl_targs_MPI_Info_get = {{5, offsetof(struct cgl_fr_MPI_Info_get, cgl_ret), sizeof(((struct cgl_fr_MPI_Info_get *)0)->cgl_ret), 7, cgl_targs_MPI_Info_get.arg, cgl_tn_MPI_Info_get}, {
     {offsetof(struct cgl_fr_MPI_Info_get, info), sizeof(((struct cgl_fr_MPI_Info_get *)0)->info), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Info_get, key), sizeof(((struct cgl_fr_MPI_Info_get *)0)->key), 5, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Info_get, valuelen), sizeof(((struct cgl_fr_MPI_Info_get *)0)->valuelen), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Info_get, valuelen), sizeof(((struct cgl_fr_MPI_Info_get *)0)->valuelen), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Info_get, value), sizeof(((struct cgl_fr_MPI_Info_get *)0)->value), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Info_get, flag), sizeof(((struct cgl_fr_MPI_Info_get *)0)->flag), 3, 0, 0, 0},
 }};
@@ -11687,7 +11687,7 @@ struct cgl_fr_MPI_Info_get_nthkey {
 static const cg_arg_name cgl_tn_MPI_Info_get_nthkey[3] = {{"info", NULL}, {"n", NULL}, {"key", NULL}};
 static const struct cgl_targs_MPI_Info_get_nthkey cgl_targs_MPI_Info_get_nthkey = {{3, offsetof(struct cgl_fr_MPI_Info_get_nthkey, cgl_ret), sizeof(((struct cgl_fr_MPI_Info_get_nthkey *)0)->cgl_ret), 7, cgl_targs_MPI_Info_get_nthkey.arg, cgl_tn_MPI_Info_get_nthkey}, {
     {offsetof(struct cgl_fr_MPI_Info_get_nthkey, info), sizeof(((struct cgl_fr_MPI_Info_get_nthkey *)0)->info), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Info_get_nthkey, n), sizeof(((struct cgl_fr_MPI_Info_get_nthkey *)0)->n), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Info_get_nthkey, n), sizeof(((struct cgl_fr_MPI_Info_get_nthkey *)0)->n), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Info_get_nthkey, key), sizeof(((struct cgl_fr_MPI_Info_get_nthkey *)0)->key), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Info_get_nthkey, (cgl_f->info, cgl_f->n, cgl_f->key), cgl_thunk_code);
@@ -11849,7 +11849,7 @@ static const cg_arg_name cgl_tn_MPI_Init_thread[4] = {{"argc", NULL}, {"argv", N
 static const struct cgl_targs_MPI_Init_thread cgl_targs_MPI_Init_thread = {{4, offsetof(struct cgl_fr_MPI_Init_thread, cgl_ret), sizeof(((struct cgl_fr_MPI_Init_thread *)0)->cgl_ret), 7, cgl_targs_MPI_Init_thread.arg, cgl_tn_MPI_Init_thread}, {
     {offsetof(struct cgl_fr_MPI_Init_thread, argc), sizeof(((struct cgl_fr_MPI_Init_thread *)0)->argc), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Init_thread, argv), sizeof(((struct cgl_fr_MPI_Init_thread *)0)->argv), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Init_thread, required), sizeof(((struct cgl_fr_MPI_Init_thread *)0)->required), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Init_thread, required), sizeof(((struct cgl_fr_MPI_Init_thread *)0)->required), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Init_thread, provided), sizeof(((struct cgl_fr_MPI_Init_thread *)0)->provided), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Init_thread, (cgl_f->argc, cgl_f->argv, cgl_f->required, cgl_f->provided), cgl_thunk_code);
@@ -11886,10 +11886,10 @@ struct cgl_fr_MPI_Intercomm_create {
 static const cg_arg_name cgl_tn_MPI_Intercomm_create[6] = {{"local_comm", NULL}, {"local_leader", NULL}, {"bridge_comm", NULL}, {"remote_leader", NULL}, {"tag", NULL}, {"newintercomm", NULL}};
 static const struct cgl_targs_MPI_Intercomm_create cgl_targs_MPI_Intercomm_create = {{6, offsetof(struct cgl_fr_MPI_Intercomm_create, cgl_ret), sizeof(((struct cgl_fr_MPI_Intercomm_create *)0)->cgl_ret), 7, cgl_targs_MPI_Intercomm_create.arg, cgl_tn_MPI_Intercomm_create}, {
     {offsetof(struct cgl_fr_MPI_Intercomm_create, local_comm), sizeof(((struct cgl_fr_MPI_Intercomm_create *)0)->local_comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Intercomm_create, local_leader), sizeof(((struct cgl_fr_MPI_Intercomm_create *)0)->local_leader), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Intercomm_create, local_leader), sizeof(((struct cgl_fr_MPI_Intercomm_create *)0)->local_leader), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Intercomm_create, bridge_comm), sizeof(((struct cgl_fr_MPI_Intercomm_create *)0)->bridge_comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Intercomm_create, remote_leader), sizeof(((struct cgl_fr_MPI_Intercomm_create *)0)->remote_leader), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Intercomm_create, tag), sizeof(((struct cgl_fr_MPI_Intercomm_create *)0)->tag), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Intercomm_create, remote_leader), sizeof(((struct cgl_fr_MPI_Intercomm_create *)0)->remote_leader), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Intercomm_create, tag), sizeof(((struct cgl_fr_MPI_Intercomm_create *)0)->tag), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Intercomm_create, newintercomm), sizeof(((struct cgl_fr_MPI_Intercomm_create *)0)->newintercomm), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Intercomm_create, (cgl_f->local_comm, cgl_f->local_leader, cgl_f->bridge_comm, cgl_f->remote_leader, cgl_f->tag, cgl_f->newintercomm), cgl_thunk_code);
@@ -11923,7 +11923,7 @@ struct cgl_fr_MPI_Intercomm_merge {
 static const cg_arg_name cgl_tn_MPI_Intercomm_merge[3] = {{"intercomm", NULL}, {"high", NULL}, {"newintercomm", NULL}};
 static const struct cgl_targs_MPI_Intercomm_merge cgl_targs_MPI_Intercomm_merge = {{3, offsetof(struct cgl_fr_MPI_Intercomm_merge, cgl_ret), sizeof(((struct cgl_fr_MPI_Intercomm_merge *)0)->cgl_ret), 7, cgl_targs_MPI_Intercomm_merge.arg, cgl_tn_MPI_Intercomm_merge}, {
     {offsetof(struct cgl_fr_MPI_Intercomm_merge, intercomm), sizeof(((struct cgl_fr_MPI_Intercomm_merge *)0)->intercomm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Intercomm_merge, high), sizeof(((struct cgl_fr_MPI_Intercomm_merge *)0)->high), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Intercomm_merge, high), sizeof(((struct cgl_fr_MPI_Intercomm_merge *)0)->high), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Intercomm_merge, newintercomm), sizeof(((struct cgl_fr_MPI_Intercomm_merge *)0)->newintercomm), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Intercomm_merge, (cgl_f->intercomm, cgl_f->high, cgl_f->newintercomm), cgl_thunk_code);
@@ -11958,8 +11958,8 @@ struct cgl_fr_MPI_Iprobe {
 };
 static const cg_arg_name cgl_tn_MPI_Iprobe[5] = {{"source", NULL}, {"tag", NULL}, {"comm", NULL}, {"flag", NULL}, {"status", NULL}};
 static const struct cgl_targs_MPI_Iprobe cgl_targs_MPI_Iprobe = {{5, offsetof(struct cgl_fr_MPI_Iprobe, cgl_ret), sizeof(((struct cgl_fr_MPI_Iprobe *)0)->cgl_ret), 7, cgl_targs_MPI_Iprobe.arg, cgl_tn_MPI_Iprobe}, {
-    {offsetof(struct cgl_fr_MPI_Iprobe, source), sizeof(((struct cgl_fr_MPI_Iprobe *)0)->source), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Iprobe, tag), sizeof(((struct cgl_fr_MPI_Iprobe *)0)->tag), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Iprobe, source), sizeof(((struct cgl_fr_MPI_Iprobe *)0)->source), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Iprobe, tag), sizeof(((struct cgl_fr_MPI_Iprobe *)0)->tag), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iprobe, comm), sizeof(((struct cgl_fr_MPI_Iprobe *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iprobe, flag), sizeof(((struct cgl_fr_MPI_Iprobe *)0)->flag), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iprobe, status), sizeof(((struct cgl_fr_MPI_Iprobe *)0)->status), 3, 0, 0, 0},
@@ -11998,10 +11998,10 @@ struct cgl_fr_MPI_Irecv {
 static const cg_arg_name cgl_tn_MPI_Irecv[7] = {{"buf", NULL}, {"count", NULL}, {"datatype", NULL}, {"source", NULL}, {"tag", NULL}, {"comm", NULL}, {"request", NULL}};
 static const struct cgl_targs_MPI_Irecv cgl_targs_MPI_Irecv = {{7, offsetof(struct cgl_fr_MPI_Irecv, cgl_ret), sizeof(((struct cgl_fr_MPI_Irecv *)0)->cgl_ret), 7, cgl_targs_MPI_Irecv.arg, cgl_tn_MPI_Irecv}, {
     {offsetof(struct cgl_fr_MPI_Irecv, buf), sizeof(((struct cgl_fr_MPI_Irecv *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Irecv, count), sizeof(((struct cgl_fr_MPI_Irecv *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Irecv, count), sizeof(((struct cgl_fr_MPI_Irecv *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Irecv, datatype), sizeof(((struct cgl_fr_MPI_Irecv *)0)->datatype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Irecv, source), sizeof(((struct cgl_fr_MPI_Irecv *)0)->source), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Irecv, tag), sizeof(((struct cgl_fr_MPI_Irecv *)0)->tag), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Irecv, source), sizeof(((struct cgl_fr_MPI_Irecv *)0)->source), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Irecv, tag), sizeof(((struct cgl_fr_MPI_Irecv *)0)->tag), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Irecv, comm), sizeof(((struct cgl_fr_MPI_Irecv *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Irecv, request), sizeof(((struct cgl_fr_MPI_Irecv *)0)->request), 3, 0, 0, 0},
 }};
@@ -12039,10 +12039,10 @@ struct cgl_fr_MPI_Irsend {
 static const cg_arg_name cgl_tn_MPI_Irsend[7] = {{"buf", NULL}, {"count", NULL}, {"datatype", NULL}, {"dest", NULL}, {"tag", NULL}, {"comm", NULL}, {"request", NULL}};
 static const struct cgl_targs_MPI_Irsend cgl_targs_MPI_Irsend = {{7, offsetof(struct cgl_fr_MPI_Irsend, cgl_ret), sizeof(((struct cgl_fr_MPI_Irsend *)0)->cgl_ret), 7, cgl_targs_MPI_Irsend.arg, cgl_tn_MPI_Irsend}, {
     {offsetof(struct cgl_fr_MPI_Irsend, buf), sizeof(((struct cgl_fr_MPI_Irsend *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Irsend, count), sizeof(((struct cgl_fr_MPI_Irsend *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Irsend, count), sizeof(((struct cgl_fr_MPI_Irsend *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Irsend, datatype), sizeof(((struct cgl_fr_MPI_Irsend *)0)->datatype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Irsend, dest), sizeof(((struct cgl_fr_MPI_Irsend *)0)->dest), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Irsend, tag), sizeof(((struct cgl_fr_MPI_Irsend *)0)->tag), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Irsend, dest), sizeof(((struct cgl_fr_MPI_Irsend *)0)->dest), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Irsend, tag), sizeof(((struct cgl_fr_MPI_Irsend *)0)->tag), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Irsend, comm), sizeof(((struct cgl_fr_MPI_Irsend *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Irsend, request), sizeof(((struct cgl_fr_MPI_Irsend *)0)->request), 3, 0, 0, 0},
 }};
@@ -12080,10 +12080,10 @@ struct cgl_fr_MPI_Isend {
 static const cg_arg_name cgl_tn_MPI_Isend[7] = {{"buf", NULL}, {"count", NULL}, {"datatype", NULL}, {"dest", NULL}, {"tag", NULL}, {"comm", NULL}, {"request", NULL}};
 static const struct cgl_targs_MPI_Isend cgl_targs_MPI_Isend = {{7, offsetof(struct cgl_fr_MPI_Isend, cgl_ret), sizeof(((struct cgl_fr_MPI_Isend *)0)->cgl_ret), 7, cgl_targs_MPI_Isend.arg, cgl_tn_MPI_Isend}, {
     {offsetof(struct cgl_fr_MPI_Isend, buf), sizeof(((struct cgl_fr_MPI_Isend *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Isend, count), sizeof(((struct cgl_fr_MPI_Isend *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Isend, count), sizeof(((struct cgl_fr_MPI_Isend *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Isend, datatype), sizeof(((struct cgl_fr_MPI_Isend *)0)->datatype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Isend, dest), sizeof(((struct cgl_fr_MPI_Isend *)0)->dest), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Isend, tag), sizeof(((struct cgl_fr_MPI_Isend *)0)->tag), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Isend, dest), sizeof(((struct cgl_fr_MPI_Isend *)0)->dest), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Isend, tag), sizeof(((struct cgl_fr_MPI_Isend *)0)->tag), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Isend, comm), sizeof(((struct cgl_fr_MPI_Isend *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Isend, request), sizeof(((struct cgl_fr_MPI_Isend *)0)->request), 3, 0, 0, 0},
 }};
@@ -12121,10 +12121,10 @@ struct cgl_fr_MPI_Issend {
 static const cg_arg_name cgl_tn_MPI_Issend[7] = {{"buf", NULL}, {"count", NULL}, {"datatype", NULL}, {"dest", NULL}, {"tag", NULL}, {"comm", NULL}, {"request", NULL}};
 static const struct cgl_targs_MPI_Issend cgl_targs_MPI_Issend = {{7, offsetof(struct cgl_fr_MPI_Issend, cgl_ret), sizeof(((struct cgl_fr_MPI_Issend *)0)->cgl_ret), 7, cgl_targs_MPI_Issend.arg, cgl_tn_MPI_Issend}, {
     {offsetof(struct cgl_fr_MPI_Issend, buf), sizeof(((struct cgl_fr_MPI_Issend *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Issend, count), sizeof(((struct cgl_fr_MPI_Issend *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Issend, count), sizeof(((struct cgl_fr_MPI_Issend *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Issend, datatype), sizeof(((struct cgl_fr_MPI_Issend *)0)->datatype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Issend, dest), sizeof(((struct cgl_fr_MPI_Issend *)0)->dest), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Issend, tag), sizeof(((struct cgl_fr_MPI_Issend *)0)->tag), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Issend, dest), sizeof(((struct cgl_fr_MPI_Issend *)0)->dest), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Issend, tag), sizeof(((struct cgl_fr_MPI_Issend *)0)->tag), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Issend, comm), sizeof(((struct cgl_fr_MPI_Issend *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Issend, request), sizeof(((struct cgl_fr_MPI_Issend *)0)->request), 3, 0, 0, 0},
 }};
@@ -12215,7 +12215,7 @@ struct cgl_fr_MPI_Message_c2f {
     int cgl_ret;
 };
 static const cg_arg_name cgl_tn_MPI_Message_c2f[1] = {{"message", NULL}};
-static const struct cgl_targs_MPI_Message_c2f cgl_targs_MPI_Message_c2f = {{1, offsetof(struct cgl_fr_MPI_Message_c2f, cgl_ret), sizeof(((struct cgl_fr_MPI_Message_c2f *)0)->cgl_ret), 7, cgl_targs_MPI_Message_c2f.arg, cgl_tn_MPI_Message_c2f}, {
+static const struct cgl_targs_MPI_Message_c2f cgl_targs_MPI_Message_c2f = {{1, offsetof(struct cgl_fr_MPI_Message_c2f, cgl_ret), sizeof(((struct cgl_fr_MPI_Message_c2f *)0)->cgl_ret), 1, cgl_targs_MPI_Message_c2f.arg, cgl_tn_MPI_Message_c2f}, {
     {offsetof(struct cgl_fr_MPI_Message_c2f, message), sizeof(((struct cgl_fr_MPI_Message_c2f *)0)->message), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Message_c2f, (cgl_f->message), CG_NO_CODE);
@@ -12246,7 +12246,7 @@ struct cgl_fr_MPI_Message_f2c {
 };
 static const cg_arg_name cgl_tn_MPI_Message_f2c[1] = {{"message", NULL}};
 static const struct cgl_targs_MPI_Message_f2c cgl_targs_MPI_Message_f2c = {{1, offsetof(struct cgl_fr_MPI_Message_f2c, cgl_ret), sizeof(((struct cgl_fr_MPI_Message_f2c *)0)->cgl_ret), 3, cgl_targs_MPI_Message_f2c.arg, cgl_tn_MPI_Message_f2c}, {
-    {offsetof(struct cgl_fr_MPI_Message_f2c, message), sizeof(((struct cgl_fr_MPI_Message_f2c *)0)->message), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Message_f2c, message), sizeof(((struct cgl_fr_MPI_Message_f2c *)0)->message), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_Message_f2c, (cgl_f->message), CG_NO_CODE);
 static __attribute__((noinline)) MPI_Message cgl_gp_MPI_Message_f2c(int message)
@@ -12280,8 +12280,8 @@ struct cgl_fr_MPI_Mprobe {
 };
 static const cg_arg_name cgl_tn_MPI_Mprobe[5] = {{"source", NULL}, {"tag", NULL}, {"comm", NULL}, {"message", NULL}, {"status", NULL}};
 static const struct cgl_targs_MPI_Mprobe cgl_targs_MPI_Mprobe = {{5, offsetof(struct cgl_fr_MPI_Mprobe, cgl_ret), sizeof(((struct cgl_fr_MPI_Mprobe *)0)->cgl_ret), 7, cgl_targs_MPI_Mprobe.arg, cgl_tn_MPI_Mprobe}, {
-    {offsetof(struct cgl_fr_MPI_Mprobe, source), sizeof(((struct cgl_fr_MPI_Mprobe *)0)->source), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Mprobe, tag), sizeof(((struct cgl_fr_MPI_Mprobe *)0)->tag), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Mprobe, source), sizeof(((struct cgl_fr_MPI_Mprobe *)0)->source), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Mprobe, tag), sizeof(((struct cgl_fr_MPI_Mprobe *)0)->tag), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Mprobe, comm), sizeof(((struct cgl_fr_MPI_Mprobe *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Mprobe, message), sizeof(((struct cgl_fr_MPI_Mprobe *)0)->message), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Mprobe, status), sizeof(((struct cgl_fr_MPI_Mprobe *)0)->status), 3, 0, 0, 0},
@@ -12321,7 +12321,7 @@ struct cgl_fr_MPI_Mrecv {
 static const cg_arg_name cgl_tn_MPI_Mrecv[5] = {{"buf", NULL}, {"count", NULL}, {"type", NULL}, {"message", NULL}, {"status", NULL}};
 static const struct cgl_targs_MPI_Mrecv cgl_targs_MPI_Mrecv = {{5, offsetof(struct cgl_fr_MPI_Mrecv, cgl_ret), sizeof(((struct cgl_fr_MPI_Mrecv *)0)->cgl_ret), 7, cgl_targs_MPI_Mrecv.arg, cgl_tn_MPI_Mrecv}, {
     {offsetof(struct cgl_fr_MPI_Mrecv, buf), sizeof(((struct cgl_fr_MPI_Mrecv *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Mrecv, count), sizeof(((struct cgl_fr_MPI_Mrecv *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Mrecv, count), sizeof(((struct cgl_fr_MPI_Mrecv *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Mrecv, type), sizeof(((struct cgl_fr_MPI_Mrecv *)0)->type), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Mrecv, message), sizeof(((struct cgl_fr_MPI_Mrecv *)0)->message), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Mrecv, status), sizeof(((struct cgl_fr_MPI_Mrecv *)0)->status), 3, 0, 0, 0},
@@ -12361,10 +12361,10 @@ struct cgl_fr_MPI_Neighbor_allgather {
 static const cg_arg_name cgl_tn_MPI_Neighbor_allgather[7] = {{"sendbuf", NULL}, {"sendcount", NULL}, {"sendtype", NULL}, {"recvbuf", NULL}, {"recvcount", NULL}, {"recvtype", NULL}, {"comm", NULL}};
 static const struct cgl_targs_MPI_Neighbor_allgather cgl_targs_MPI_Neighbor_allgather = {{7, offsetof(struct cgl_fr_MPI_Neighbor_allgather, cgl_ret), sizeof(((struct cgl_fr_MPI_Neighbor_allgather *)0)->cgl_ret), 7, cgl_targs_MPI_Neighbor_allgather.arg, cgl_tn_MPI_Neighbor_allgather}, {
     {offsetof(struct cgl_fr_MPI_Neighbor_allgather, sendbuf), sizeof(((struct cgl_fr_MPI_Neighbor_allgather *)0)->sendbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Neighbor_allgather, sendcount), sizeof(((struct cgl_fr_MPI_Neighbor_allgather *)0)->sendcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Neighbor_allgather, sendcount), sizeof(((struct cgl_fr_MPI_Neighbor_allgather *)0)->sendcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Neighbor_allgather, sendtype), sizeof(((struct cgl_fr_MPI_Neighbor_allgather *)0)->sendtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Neighbor_allgather, recvbuf), sizeof(((struct cgl_fr_MPI_Neighbor_allgather *)0)->recvbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Neighbor_allgather, recvcount), sizeof(((struct cgl_fr_MPI_Neighbor_allgather *)0)->recvcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Neighbor_allgather, recvcount), sizeof(((struct cgl_fr_MPI_Neighbor_allgather *)0)->recvcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Neighbor_allgather, recvtype), sizeof(((struct cgl_fr_MPI_Neighbor_allgather *)0)->recvtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Neighbor_allgather, comm), sizeof(((struct cgl_fr_MPI_Neighbor_allgather *)0)->comm), 3, 0, 0, 0},
 }};
@@ -12404,10 +12404,10 @@ struct cgl_fr_MPI_Ineighbor_allgather {
 static const cg_arg_name cgl_tn_MPI_Ineighbor_allgather[8] = {{"sendbuf", NULL}, {"sendcount", NULL}, {"sendtype", NULL}, {"recvbuf", NULL}, {"recvcount", NULL}, {"recvtype", NULL}, {"comm", NULL}, {"request", NULL}};
 static const struct cgl_targs_MPI_Ineighbor_allgather cgl_targs_MPI_Ineighbor_allgather = {{8, offsetof(struct cgl_fr_MPI_Ineighbor_allgather, cgl_ret), sizeof(((struct cgl_fr_MPI_Ineighbor_allgather *)0)->cgl_ret), 7, cgl_targs_MPI_Ineighbor_allgather.arg, cgl_tn_MPI_Ineighbor_allgather}, {
     {offsetof(struct cgl_fr_MPI_Ineighbor_allgather, sendbuf), sizeof(((struct cgl_fr_MPI_Ineighbor_allgather *)0)->sendbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Ineighbor_allgather, sendcount), sizeof(((struct cgl_fr_MPI_Ineighbor_allgather *)0)->sendcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Ineighbor_allgather, sendcount), sizeof(((struct cgl_fr_MPI_Ineighbor_allgather *)0)->sendcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ineighbor_allgather, sendtype), sizeof(((struct cgl_fr_MPI_Ineighbor_allgather *)0)->sendtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ineighbor_allgather, recvbuf), sizeof(((struct cgl_fr_MPI_Ineighbor_allgather *)0)->recvbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Ineighbor_allgather, recvcount), sizeof(((struct cgl_fr_MPI_Ineighbor_allgather *)0)->recvcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Ineighbor_allgather, recvcount), sizeof(((struct cgl_fr_MPI_Ineighbor_allgather *)0)->recvcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ineighbor_allgather, recvtype), sizeof(((struct cgl_fr_MPI_Ineighbor_allgather *)0)->recvtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ineighbor_allgather, comm), sizeof(((struct cgl_fr_MPI_Ineighbor_allgather *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ineighbor_allgather, request), sizeof(((struct cgl_fr_MPI_Ineighbor_allgather *)0)->request), 3, 0, 0, 0},
@@ -12447,7 +12447,7 @@ struct cgl_fr_MPI_Neighbor_allgatherv {
 static const cg_arg_name cgl_tn_MPI_Neighbor_allgatherv[6] = {{"sendbuf", NULL}, {"sendcount", NULL}, {"sendtype", NULL}, {"recvbuf", NULL}, {"recvtype", NULL}, {"comm", NULL}};
 static const struct cgl_targs_MPI_Neighbor_allgatherv cgl_targs_MPI_Neighbor_allgatherv = {{6, offsetof(struct cgl_fr_MPI_Neighbor_allgatherv, cgl_ret), sizeof(((struct cgl_fr_MPI_Neighbor_allgatherv *)0)->cgl_ret), 7, cgl_targs_MPI_Neighbor_allgatherv.arg, cgl_tn_MPI_Neighbor_allgatherv}, {
     {offsetof(struct cgl_fr_MPI_Neighbor_allgatherv, sendbuf), sizeof(((struct cgl_fr_MPI_Neighbor_allgatherv *)0)->sendbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Neighbor_allgatherv, sendcount), sizeof(((struct cgl_fr_MPI_Neighbor_allgatherv *)0)->sendcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Neighbor_allgatherv, sendcount), sizeof(((struct cgl_fr_MPI_Neighbor_allgatherv *)0)->sendcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Neighbor_allgatherv, sendtype), sizeof(((struct cgl_fr_MPI_Neighbor_allgatherv *)0)->sendtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Neighbor_allgatherv, recvbuf), sizeof(((struct cgl_fr_MPI_Neighbor_allgatherv *)0)->recvbuf), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Neighbor_allgatherv, recvtype), sizeof(((struct cgl_fr_MPI_Neighbor_allgatherv *)0)->recvtype), 3, 0, 0, 0},
@@ -12490,7 +12490,7 @@ struct cgl_fr_MPI_Ineighbor_allgatherv {
 static const cg_arg_name cgl_tn_MPI_Ineighbor_allgatherv[7] = {{"sendbuf", NULL}, {"sendcount", NULL}, {"sendtype", NULL}, {"recvbuf", NULL}, {"recvtype", NULL}, {"comm", NULL}, {"request", NULL}};
 static const struct cgl_targs_MPI_Ineighbor_allgatherv cgl_targs_MPI_Ineighbor_allgatherv = {{7, offsetof(struct cgl_fr_MPI_Ineighbor_allgatherv, cgl_ret), sizeof(((struct cgl_fr_MPI_Ineighbor_allgatherv *)0)->cgl_ret), 7, cgl_targs_MPI_Ineighbor_allgatherv.arg, cgl_tn_MPI_Ineighbor_allgatherv}, {
     {offsetof(struct cgl_fr_MPI_Ineighbor_allgatherv, sendbuf), sizeof(((struct cgl_fr_MPI_Ineighbor_allgatherv *)0)->sendbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Ineighbor_allgatherv, sendcount), sizeof(((struct cgl_fr_MPI_Ineighbor_allgatherv *)0)->sendcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Ineighbor_allgatherv, sendcount), sizeof(((struct cgl_fr_MPI_Ineighbor_allgatherv *)0)->sendcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ineighbor_allgatherv, sendtype), sizeof(((struct cgl_fr_MPI_Ineighbor_allgatherv *)0)->sendtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ineighbor_allgatherv, recvbuf), sizeof(((struct cgl_fr_MPI_Ineighbor_allgatherv *)0)->recvbuf), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ineighbor_allgatherv, recvtype), sizeof(((struct cgl_fr_MPI_Ineighbor_allgatherv *)0)->recvtype), 3, 0, 0, 0},
@@ -12531,10 +12531,10 @@ struct cgl_fr_MPI_Neighbor_alltoall {
 static const cg_arg_name cgl_tn_MPI_Neighbor_alltoall[7] = {{"sendbuf", NULL}, {"sendcount", NULL}, {"sendtype", NULL}, {"recvbuf", NULL}, {"recvcount", NULL}, {"recvtype", NULL}, {"comm", NULL}};
 static const struct cgl_targs_MPI_Neighbor_alltoall cgl_targs_MPI_Neighbor_alltoall = {{7, offsetof(struct cgl_fr_MPI_Neighbor_alltoall, cgl_ret), sizeof(((struct cgl_fr_MPI_Neighbor_alltoall *)0)->cgl_ret), 7, cgl_targs_MPI_Neighbor_alltoall.arg, cgl_tn_MPI_Neighbor_alltoall}, {
     {offsetof(struct cgl_fr_MPI_Neighbor_alltoall, sendbuf), sizeof(((struct cgl_fr_MPI_Neighbor_alltoall *)0)->sendbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Neighbor_alltoall, sendcount), sizeof(((struct cgl_fr_MPI_Neighbor_alltoall *)0)->sendcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Neighbor_alltoall, sendcount), sizeof(((struct cgl_fr_MPI_Neighbor_alltoall *)0)->sendcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Neighbor_alltoall, sendtype), sizeof(((struct cgl_fr_MPI_Neighbor_alltoall *)0)->sendtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Neighbor_alltoall, recvbuf), sizeof(((struct cgl_fr_MPI_Neighbor_alltoall *)0)->recvbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Neighbor_alltoall, recvcount), sizeof(((struct cgl_fr_MPI_Neighbor_alltoall *)0)->recvcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Neighbor_alltoall, recvcount), sizeof(((struct cgl_fr_MPI_Neighbor_alltoall *)0)->recvcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Neighbor_alltoall, recvtype), sizeof(((struct cgl_fr_MPI_Neighbor_alltoall *)0)->recvtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Neighbor_alltoall, comm), sizeof(((struct cgl_fr_MPI_Neighbor_alltoall *)0)->comm), 3, 0, 0, 0},
 }};
@@ -12574,10 +12574,10 @@ struct cgl_fr_MPI_Ineighbor_alltoall {
 static const cg_arg_name cgl_tn_MPI_Ineighbor_alltoall[8] = {{"sendbuf", NULL}, {"sendcount", NULL}, {"sendtype", NULL}, {"recvbuf", NULL}, {"recvcount", NULL}, {"recvtype", NULL}, {"comm", NULL}, {"request", NULL}};
 static const struct cgl_targs_MPI_Ineighbor_alltoall cgl_targs_MPI_Ineighbor_alltoall = {{8, offsetof(struct cgl_fr_MPI_Ineighbor_alltoall, cgl_ret), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoall *)0)->cgl_ret), 7, cgl_targs_MPI_Ineighbor_alltoall.arg, cgl_tn_MPI_Ineighbor_alltoall}, {
     {offsetof(struct cgl_fr_MPI_Ineighbor_alltoall, sendbuf), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoall *)0)->sendbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Ineighbor_alltoall, sendcount), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoall *)0)->sendcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Ineighbor_alltoall, sendcount), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoall *)0)->sendcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ineighbor_alltoall, sendtype), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoall *)0)->sendtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ineighbor_alltoall, recvbuf), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoall *)0)->recvbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Ineighbor_alltoall, recvcount), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoall *)0)->recvcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Ineighbor_alltoall, recvcount), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoall *)0)->recvcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ineighbor_alltoall, recvtype), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoall *)0)->recvtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ineighbor_alltoall, comm), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoall *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ineighbor_alltoall, request), sizeof(((struct cgl_fr_MPI_Ineighbor_alltoall *)0)->request), 3, 0, 0, 0},
@@ -12774,7 +12774,7 @@ struct cgl_fr_MPI_Op_c2f {
     int cgl_ret;
 };
 static const cg_arg_name cgl_tn_MPI_Op_c2f[1] = {{"op", NULL}};
-static const struct cgl_targs_MPI_Op_c2f cgl_targs_MPI_Op_c2f = {{1, offsetof(struct cgl_fr_MPI_Op_c2f, cgl_ret), sizeof(((struct cgl_fr_MPI_Op_c2f *)0)->cgl_ret), 7, cgl_targs_MPI_Op_c2f.arg, cgl_tn_MPI_Op_c2f}, {
+static const struct cgl_targs_MPI_Op_c2f cgl_targs_MPI_Op_c2f = {{1, offsetof(struct cgl_fr_MPI_Op_c2f, cgl_ret), sizeof(((struct cgl_fr_MPI_Op_c2f *)0)->cgl_ret), 1, cgl_targs_MPI_Op_c2f.arg, cgl_tn_MPI_Op_c2f}, {
     {offsetof(struct cgl_fr_MPI_Op_c2f, op), sizeof(((struct cgl_fr_MPI_Op_c2f *)0)->op), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Op_c2f, (cgl_f->op), CG_NO_CODE);
@@ -12839,7 +12839,7 @@ struct cgl_fr_MPI_Op_create {
 static const cg_arg_name cgl_tn_MPI_Op_create[3] = {{"function", NULL}, {"commute", NULL}, {"op", NULL}};
 static const struct cgl_targs_MPI_Op_create cgl_targs_MPI_Op_create = {{3, offsetof(struct cgl_fr_MPI_Op_create, cgl_ret), sizeof(((struct cgl_fr_MPI_Op_create *)0)->cgl_ret), 7, cgl_targs_MPI_Op_create.arg, cgl_tn_MPI_Op_create}, {
     {offsetof(struct cgl_fr_MPI_Op_create, function), sizeof(((struct cgl_fr_MPI_Op_create *)0)->function), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Op_create, commute), sizeof(((struct cgl_fr_MPI_Op_create *)0)->commute), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Op_create, commute), sizeof(((struct cgl_fr_MPI_Op_create *)0)->commute), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Op_create, op), sizeof(((struct cgl_fr_MPI_Op_create *)0)->op), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Op_create, (cgl_f->function, cgl_f->commute, cgl_f->op), cgl_thunk_code);
@@ -12900,7 +12900,7 @@ struct cgl_fr_MPI_Op_f2c {
 };
 static const cg_arg_name cgl_tn_MPI_Op_f2c[1] = {{"op", NULL}};
 static const struct cgl_targs_MPI_Op_f2c cgl_targs_MPI_Op_f2c = {{1, offsetof(struct cgl_fr_MPI_Op_f2c, cgl_ret), sizeof(((struct cgl_fr_MPI_Op_f2c *)0)->cgl_ret), 3, cgl_targs_MPI_Op_f2c.arg, cgl_tn_MPI_Op_f2c}, {
-    {offsetof(struct cgl_fr_MPI_Op_f2c, op), sizeof(((struct cgl_fr_MPI_Op_f2c *)0)->op), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Op_f2c, op), sizeof(((struct cgl_fr_MPI_Op_f2c *)0)->op), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_Op_f2c, (cgl_f->op), CG_NO_CODE);
 static __attribute__((noinline)) MPI_Op cgl_gp_MPI_Op_f2c(int op)
@@ -12966,7 +12966,7 @@ struct cgl_fr_MPI_Pack_external {
 static const cg_arg_name cgl_tn_MPI_Pack_external[6] = {{"inbuf", NULL}, {"incount", NULL}, {"datatype", NULL}, {"outbuf", NULL}, {"outsize", NULL}, {"position", NULL}};
 static const struct cgl_targs_MPI_Pack_external cgl_targs_MPI_Pack_external = {{6, offsetof(struct cgl_fr_MPI_Pack_external, cgl_ret), sizeof(((struct cgl_fr_MPI_Pack_external *)0)->cgl_ret), 7, cgl_targs_MPI_Pack_external.arg, cgl_tn_MPI_Pack_external}, {
     {offsetof(struct cgl_fr_MPI_Pack_external, inbuf), sizeof(((struct cgl_fr_MPI_Pack_external *)0)->inbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Pack_external, incount), sizeof(((struct cgl_fr_MPI_Pack_external *)0)->incount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Pack_external, incount), sizeof(((struct cgl_fr_MPI_Pack_external *)0)->incount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Pack_external, datatype), sizeof(((struct cgl_fr_MPI_Pack_external *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Pack_external, outbuf), sizeof(((struct cgl_fr_MPI_Pack_external *)0)->outbuf), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Pack_external, outsize), sizeof(((struct cgl_fr_MPI_Pack_external *)0)->outsize), 1, 0, 0, 0},
@@ -13002,7 +13002,7 @@ struct cgl_fr_MPI_Pack_external_size {
 };
 static const cg_arg_name cgl_tn_MPI_Pack_external_size[3] = {{"incount", NULL}, {"datatype", NULL}, {"size", NULL}};
 static const struct cgl_targs_MPI_Pack_external_size cgl_targs_MPI_Pack_external_size = {{3, offsetof(struct cgl_fr_MPI_Pack_external_size, cgl_ret), sizeof(((struct cgl_fr_MPI_Pack_external_size *)0)->cgl_ret), 7, cgl_targs_MPI_Pack_external_size.arg, cgl_tn_MPI_Pack_external_size}, {
-    {offsetof(struct cgl_fr_MPI_Pack_external_size, incount), sizeof(((struct cgl_fr_MPI_Pack_external_size *)0)->incount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Pack_external_size, incount), sizeof(((struct cgl_fr_MPI_Pack_external_size *)0)->incount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Pack_external_size, datatype), sizeof(((struct cgl_fr_MPI_Pack_external_size *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Pack_external_size, size), sizeof(((struct cgl_fr_MPI_Pack_external_size *)0)->size), 3, 0, 0, 0},
 }};
@@ -13040,10 +13040,10 @@ struct cgl_fr_MPI_Pack {
 static const cg_arg_name cgl_tn_MPI_Pack[7] = {{"inbuf", NULL}, {"incount", NULL}, {"datatype", NULL}, {"outbuf", NULL}, {"outsize", NULL}, {"position", NULL}, {"comm", NULL}};
 static const struct cgl_targs_MPI_Pack cgl_targs_MPI_Pack = {{7, offsetof(struct cgl_fr_MPI_Pack, cgl_ret), sizeof(((struct cgl_fr_MPI_Pack *)0)->cgl_ret), 7, cgl_targs_MPI_Pack.arg, cgl_tn_MPI_Pack}, {
     {offsetof(struct cgl_fr_MPI_Pack, inbuf), sizeof(((struct cgl_fr_MPI_Pack *)0)->inbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Pack, incount), sizeof(((struct cgl_fr_MPI_Pack *)0)->incount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Pack, incount), sizeof(((struct cgl_fr_MPI_Pack *)0)->incount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Pack, datatype), sizeof(((struct cgl_fr_MPI_Pack *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Pack, outbuf), sizeof(((struct cgl_fr_MPI_Pack *)0)->outbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Pack, outsize), sizeof(((struct cgl_fr_MPI_Pack *)0)->outsize), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Pack, outsize), sizeof(((struct cgl_fr_MPI_Pack *)0)->outsize), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Pack, position), sizeof(((struct cgl_fr_MPI_Pack *)0)->position), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Pack, comm), sizeof(((struct cgl_fr_MPI_Pack *)0)->comm), 3, 0, 0, 0},
 }};
@@ -13077,7 +13077,7 @@ struct cgl_fr_MPI_Pack_size {
 };
 static const cg_arg_name cgl_tn_MPI_Pack_size[4] = {{"incount", NULL}, {"datatype", NULL}, {"comm", NULL}, {"size", NULL}};
 static const struct cgl_targs_MPI_Pack_size cgl_targs_MPI_Pack_size = {{4, offsetof(struct cgl_fr_MPI_Pack_size, cgl_ret), sizeof(((struct cgl_fr_MPI_Pack_size *)0)->cgl_ret), 7, cgl_targs_MPI_Pack_size.arg, cgl_tn_MPI_Pack_size}, {
-    {offsetof(struct cgl_fr_MPI_Pack_size, incount), sizeof(((struct cgl_fr_MPI_Pack_size *)0)->incount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Pack_size, incount), sizeof(((struct cgl_fr_MPI_Pack_size *)0)->incount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Pack_size, datatype), sizeof(((struct cgl_fr_MPI_Pack_size *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Pack_size, comm), sizeof(((struct cgl_fr_MPI_Pack_size *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Pack_size, size), sizeof(((struct cgl_fr_MPI_Pack_size *)0)->size), 3, 0, 0, 0},
@@ -13112,8 +13112,8 @@ struct cgl_fr_MPI_Probe {
 };
 static const cg_arg_name cgl_tn_MPI_Probe[4] = {{"source", NULL}, {"tag", NULL}, {"comm", NULL}, {"status", NULL}};
 static const struct cgl_targs_MPI_Probe cgl_targs_MPI_Probe = {{4, offsetof(struct cgl_fr_MPI_Probe, cgl_ret), sizeof(((struct cgl_fr_MPI_Probe *)0)->cgl_ret), 7, cgl_targs_MPI_Probe.arg, cgl_tn_MPI_Probe}, {
-    {offsetof(struct cgl_fr_MPI_Probe, source), sizeof(((struct cgl_fr_MPI_Probe *)0)->source), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Probe, tag), sizeof(((struct cgl_fr_MPI_Probe *)0)->tag), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Probe, source), sizeof(((struct cgl_fr_MPI_Probe *)0)->source), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Probe, tag), sizeof(((struct cgl_fr_MPI_Probe *)0)->tag), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Probe, comm), sizeof(((struct cgl_fr_MPI_Probe *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Probe, status), sizeof(((struct cgl_fr_MPI_Probe *)0)->status), 3, 0, 0, 0},
 }};
@@ -13187,11 +13187,11 @@ struct cgl_fr_MPI_Put {
 static const cg_arg_name cgl_tn_MPI_Put[8] = {{"origin_addr", NULL}, {"origin_count", NULL}, {"origin_datatype", NULL}, {"target_rank", NULL}, {"target_disp", NULL}, {"target_count", NULL}, {"target_datatype", NULL}, {"win", NULL}};
 static const struct cgl_targs_MPI_Put cgl_targs_MPI_Put = {{8, offsetof(struct cgl_fr_MPI_Put, cgl_ret), sizeof(((struct cgl_fr_MPI_Put *)0)->cgl_ret), 7, cgl_targs_MPI_Put.arg, cgl_tn_MPI_Put}, {
     {offsetof(struct cgl_fr_MPI_Put, origin_addr), sizeof(((struct cgl_fr_MPI_Put *)0)->origin_addr), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Put, origin_count), sizeof(((struct cgl_fr_MPI_Put *)0)->origin_count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Put, origin_count), sizeof(((struct cgl_fr_MPI_Put *)0)->origin_count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Put, origin_datatype), sizeof(((struct cgl_fr_MPI_Put *)0)->origin_datatype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Put, target_rank), sizeof(((struct cgl_fr_MPI_Put *)0)->target_rank), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Put, target_rank), sizeof(((struct cgl_fr_MPI_Put *)0)->target_rank), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Put, target_disp), sizeof(((struct cgl_fr_MPI_Put *)0)->target_disp), 1, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Put, target_count), sizeof(((struct cgl_fr_MPI_Put *)0)->target_count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Put, target_count), sizeof(((struct cgl_fr_MPI_Put *)0)->target_count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Put, target_datatype), sizeof(((struct cgl_fr_MPI_Put *)0)->target_datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Put, win), sizeof(((struct cgl_fr_MPI_Put *)0)->win), 3, 0, 0, 0},
 }};
@@ -13261,11 +13261,11 @@ struct cgl_fr_MPI_Raccumulate {
 static const cg_arg_name cgl_tn_MPI_Raccumulate[10] = {{"origin_addr", NULL}, {"origin_count", NULL}, {"origin_datatype", NULL}, {"target_rank", NULL}, {"target_disp", NULL}, {"target_count", NULL}, {"target_datatype", NULL}, {"op", NULL}, {"win", NULL}, {"request", NULL}};
 static const struct cgl_targs_MPI_Raccumulate cgl_targs_MPI_Raccumulate = {{10, offsetof(struct cgl_fr_MPI_Raccumulate, cgl_ret), sizeof(((struct cgl_fr_MPI_Raccumulate *)0)->cgl_ret), 7, cgl_targs_MPI_Raccumulate.arg, cgl_tn_MPI_Raccumulate}, {
     {offsetof(struct cgl_fr_MPI_Raccumulate, origin_addr), sizeof(((struct cgl_fr_MPI_Raccumulate *)0)->origin_addr), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Raccumulate, origin_count), sizeof(((struct cgl_fr_MPI_Raccumulate *)0)->origin_count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Raccumulate, origin_count), sizeof(((struct cgl_fr_MPI_Raccumulate *)0)->origin_count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Raccumulate, origin_datatype), sizeof(((struct cgl_fr_MPI_Raccumulate *)0)->origin_datatype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Raccumulate, target_rank), sizeof(((struct cgl_fr_MPI_Raccumulate *)0)->target_rank), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Raccumulate, target_rank), sizeof(((struct cgl_fr_MPI_Raccumulate *)0)->target_rank), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Raccumulate, target_disp), sizeof(((struct cgl_fr_MPI_Raccumulate *)0)->target_disp), 1, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Raccumulate, target_count), sizeof(((struct cgl_fr_MPI_Raccumulate *)0)->target_count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Raccumulate, target_count), sizeof(((struct cgl_fr_MPI_Raccumulate *)0)->target_count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Raccumulate, target_datatype), sizeof(((struct cgl_fr_MPI_Raccumulate *)0)->target_datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Raccumulate, op), sizeof(((struct cgl_fr_MPI_Raccumulate *)0)->op), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Raccumulate, win), sizeof(((struct cgl_fr_MPI_Raccumulate *)0)->win), 3, 0, 0, 0},
@@ -13305,10 +13305,10 @@ struct cgl_fr_MPI_Recv_init {
 static const cg_arg_name cgl_tn_MPI_Recv_init[7] = {{"buf", NULL}, {"count", NULL}, {"datatype", NULL}, {"source", NULL}, {"tag", NULL}, {"comm", NULL}, {"request", NULL}};
 static const struct cgl_targs_MPI_Recv_init cgl_targs_MPI_Recv_init = {{7, offsetof(struct cgl_fr_MPI_Recv_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Recv_init *)0)->cgl_ret), 7, cgl_targs_MPI_Recv_init.arg, cgl_tn_MPI_Recv_init}, {
     {offsetof(struct cgl_fr_MPI_Recv_init, buf), sizeof(((struct cgl_fr_MPI_Recv_init *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Recv_init, count), sizeof(((struct cgl_fr_MPI_Recv_init *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Recv_init, count), sizeof(((struct cgl_fr_MPI_Recv_init *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Recv_init, datatype), sizeof(((struct cgl_fr_MPI_Recv_init *)0)->datatype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Recv_init, source), sizeof(((struct cgl_fr_MPI_Recv_init *)0)->source), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Recv_init, tag), sizeof(((struct cgl_fr_MPI_Recv_init *)0)->tag), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Recv_init, source), sizeof(((struct cgl_fr_MPI_Recv_init *)0)->source), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Recv_init, tag), sizeof(((struct cgl_fr_MPI_Recv_init *)0)->tag), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Recv_init, comm), sizeof(((struct cgl_fr_MPI_Recv_init *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Recv_init, request), sizeof(((struct cgl_fr_MPI_Recv_init *)0)->request), 3, 0, 0, 0},
 }};
@@ -13346,10 +13346,10 @@ struct cgl_fr_MPI_Recv {
 static const cg_arg_name cgl_tn_MPI_Recv[7] = {{"buf", NULL}, {"count", NULL}, {"datatype", NULL}, {"source", NULL}, {"tag", NULL}, {"comm", NULL}, {"status", NULL}};
 static const struct cgl_targs_MPI_Recv cgl_targs_MPI_Recv = {{7, offsetof(struct cgl_fr_MPI_Recv, cgl_ret), sizeof(((struct cgl_fr_MPI_Recv *)0)->cgl_ret), 7, cgl_targs_MPI_Recv.arg, cgl_tn_MPI_Recv}, {
     {offsetof(struct cgl_fr_MPI_Recv, buf), sizeof(((struct cgl_fr_MPI_Recv *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Recv, count), sizeof(((struct cgl_fr_MPI_Recv *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Recv, count), sizeof(((struct cgl_fr_MPI_Recv *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Recv, datatype), sizeof(((struct cgl_fr_MPI_Recv *)0)->datatype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Recv, source), sizeof(((struct cgl_fr_MPI_Recv *)0)->source), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Recv, tag), sizeof(((struct cgl_fr_MPI_Recv *)0)->tag), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Recv, source), sizeof(((struct cgl_fr_MPI_Recv *)0)->source), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Recv, tag), sizeof(((struct cgl_fr_MPI_Recv *)0)->tag), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Recv, comm), sizeof(((struct cgl_fr_MPI_Recv *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Recv, status), sizeof(((struct cgl_fr_MPI_Recv *)0)->status), 3, 0, 0, 0},
 }};
@@ -13391,10 +13391,10 @@ static const cg_arg_name cgl_tn_MPI_Reduce[7] = {{"sendbuf", NULL}, {"recvbuf", 
 static const struct cgl_targs_MPI_Reduce cgl_targs_MPI_Reduce = {{7, offsetof(struct cgl_fr_MPI_Reduce, cgl_ret), sizeof(((struct cgl_fr_MPI_Reduce *)0)->cgl_ret), 7, cgl_targs_MPI_Reduce.arg, cgl_tn_MPI_Reduce}, {
     {offsetof(struct cgl_fr_MPI_Reduce, sendbuf), sizeof(((struct cgl_fr_MPI_Reduce *)0)->sendbuf), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Reduce, recvbuf), sizeof(((struct cgl_fr_MPI_Reduce *)0)->recvbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Reduce, count), sizeof(((struct cgl_fr_MPI_Reduce *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Reduce, count), sizeof(((struct cgl_fr_MPI_Reduce *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Reduce, datatype), sizeof(((struct cgl_fr_MPI_Reduce *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Reduce, op), sizeof(((struct cgl_fr_MPI_Reduce *)0)->op), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Reduce, root), sizeof(((struct cgl_fr_MPI_Reduce *)0)->root), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Reduce, root), sizeof(((struct cgl_fr_MPI_Reduce *)0)->root), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Reduce, comm), sizeof(((struct cgl_fr_MPI_Reduce *)0)->comm), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Reduce, (cgl_f->sendbuf, cgl_f->recvbuf, cgl_f->count, cgl_f->datatype, cgl_f->op, cgl_f->root, cgl_f->comm), cgl_thunk_code);
@@ -13434,10 +13434,10 @@ static const cg_arg_name cgl_tn_MPI_Ireduce[8] = {{"sendbuf", NULL}, {"recvbuf",
 static const struct cgl_targs_MPI_Ireduce cgl_targs_MPI_Ireduce = {{8, offsetof(struct cgl_fr_MPI_Ireduce, cgl_ret), sizeof(((struct cgl_fr_MPI_Ireduce *)0)->cgl_ret), 7, cgl_targs_MPI_Ireduce.arg, cgl_tn_MPI_Ireduce}, {
     {offsetof(struct cgl_fr_MPI_Ireduce, sendbuf), sizeof(((struct cgl_fr_MPI_Ireduce *)0)->sendbuf), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ireduce, recvbuf), sizeof(((struct cgl_fr_MPI_Ireduce *)0)->recvbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Ireduce, count), sizeof(((struct cgl_fr_MPI_Ireduce *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Ireduce, count), sizeof(((struct cgl_fr_MPI_Ireduce *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ireduce, datatype), sizeof(((struct cgl_fr_MPI_Ireduce *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ireduce, op), sizeof(((struct cgl_fr_MPI_Ireduce *)0)->op), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Ireduce, root), sizeof(((struct cgl_fr_MPI_Ireduce *)0)->root), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Ireduce, root), sizeof(((struct cgl_fr_MPI_Ireduce *)0)->root), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ireduce, comm), sizeof(((struct cgl_fr_MPI_Ireduce *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ireduce, request), sizeof(((struct cgl_fr_MPI_Ireduce *)0)->request), 3, 0, 0, 0},
 }};
@@ -13474,7 +13474,7 @@ static const cg_arg_name cgl_tn_MPI_Reduce_local[5] = {{"inbuf", NULL}, {"inoutb
 static const struct cgl_targs_MPI_Reduce_local cgl_targs_MPI_Reduce_local = {{5, offsetof(struct cgl_fr_MPI_Reduce_local, cgl_ret), sizeof(((struct cgl_fr_MPI_Reduce_local *)0)->cgl_ret), 7, cgl_targs_MPI_Reduce_local.arg, cgl_tn_MPI_Reduce_local}, {
     {offsetof(struct cgl_fr_MPI_Reduce_local, inbuf), sizeof(((struct cgl_fr_MPI_Reduce_local *)0)->inbuf), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Reduce_local, inoutbuf), sizeof(((struct cgl_fr_MPI_Reduce_local *)0)->inoutbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Reduce_local, count), sizeof(((struct cgl_fr_MPI_Reduce_local *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Reduce_local, count), sizeof(((struct cgl_fr_MPI_Reduce_local *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Reduce_local, datatype), sizeof(((struct cgl_fr_MPI_Reduce_local *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Reduce_local, op), sizeof(((struct cgl_fr_MPI_Reduce_local *)0)->op), 3, 0, 0, 0},
 }};
@@ -13591,7 +13591,7 @@ static const cg_arg_name cgl_tn_MPI_Reduce_scatter_block[6] = {{"sendbuf", NULL}
 static const struct cgl_targs_MPI_Reduce_scatter_block cgl_targs_MPI_Reduce_scatter_block = {{6, offsetof(struct cgl_fr_MPI_Reduce_scatter_block, cgl_ret), sizeof(((struct cgl_fr_MPI_Reduce_scatter_block *)0)->cgl_ret), 7, cgl_targs_MPI_Reduce_scatter_block.arg, cgl_tn_MPI_Reduce_scatter_block}, {
     {offsetof(struct cgl_fr_MPI_Reduce_scatter_block, sendbuf), sizeof(((struct cgl_fr_MPI_Reduce_scatter_block *)0)->sendbuf), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Reduce_scatter_block, recvbuf), sizeof(((struct cgl_fr_MPI_Reduce_scatter_block *)0)->recvbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Reduce_scatter_block, recvcount), sizeof(((struct cgl_fr_MPI_Reduce_scatter_block *)0)->recvcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Reduce_scatter_block, recvcount), sizeof(((struct cgl_fr_MPI_Reduce_scatter_block *)0)->recvcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Reduce_scatter_block, datatype), sizeof(((struct cgl_fr_MPI_Reduce_scatter_block *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Reduce_scatter_block, op), sizeof(((struct cgl_fr_MPI_Reduce_scatter_block *)0)->op), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Reduce_scatter_block, comm), sizeof(((struct cgl_fr_MPI_Reduce_scatter_block *)0)->comm), 3, 0, 0, 0},
@@ -13632,7 +13632,7 @@ static const cg_arg_name cgl_tn_MPI_Ireduce_scatter_block[7] = {{"sendbuf", NULL
 static const struct cgl_targs_MPI_Ireduce_scatter_block cgl_targs_MPI_Ireduce_scatter_block = {{7, offsetof(struct cgl_fr_MPI_Ireduce_scatter_block, cgl_ret), sizeof(((struct cgl_fr_MPI_Ireduce_scatter_block *)0)->cgl_ret), 7, cgl_targs_MPI_Ireduce_scatter_block.arg, cgl_tn_MPI_Ireduce_scatter_block}, {
     {offsetof(struct cgl_fr_MPI_Ireduce_scatter_block, sendbuf), sizeof(((struct cgl_fr_MPI_Ireduce_scatter_block *)0)->sendbuf), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ireduce_scatter_block, recvbuf), sizeof(((struct cgl_fr_MPI_Ireduce_scatter_block *)0)->recvbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Ireduce_scatter_block, recvcount), sizeof(((struct cgl_fr_MPI_Ireduce_scatter_block *)0)->recvcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Ireduce_scatter_block, recvcount), sizeof(((struct cgl_fr_MPI_Ireduce_scatter_block *)0)->recvcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ireduce_scatter_block, datatype), sizeof(((struct cgl_fr_MPI_Ireduce_scatter_block *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ireduce_scatter_block, op), sizeof(((struct cgl_fr_MPI_Ireduce_scatter_block *)0)->op), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ireduce_scatter_block, comm), sizeof(((struct cgl_fr_MPI_Ireduce_scatter_block *)0)->comm), 3, 0, 0, 0},
@@ -13700,7 +13700,7 @@ struct cgl_fr_MPI_Request_c2f {
     int cgl_ret;
 };
 static const cg_arg_name cgl_tn_MPI_Request_c2f[1] = {{"request", NULL}};
-static const struct cgl_targs_MPI_Request_c2f cgl_targs_MPI_Request_c2f = {{1, offsetof(struct cgl_fr_MPI_Request_c2f, cgl_ret), sizeof(((struct cgl_fr_MPI_Request_c2f *)0)->cgl_ret), 7, cgl_targs_MPI_Request_c2f.arg, cgl_tn_MPI_Request_c2f}, {
+static const struct cgl_targs_MPI_Request_c2f cgl_targs_MPI_Request_c2f = {{1, offsetof(struct cgl_fr_MPI_Request_c2f, cgl_ret), sizeof(((struct cgl_fr_MPI_Request_c2f *)0)->cgl_ret), 1, cgl_targs_MPI_Request_c2f.arg, cgl_tn_MPI_Request_c2f}, {
     {offsetof(struct cgl_fr_MPI_Request_c2f, request), sizeof(((struct cgl_fr_MPI_Request_c2f *)0)->request), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Request_c2f, (cgl_f->request), CG_NO_CODE);
@@ -13731,7 +13731,7 @@ struct cgl_fr_MPI_Request_f2c {
 };
 static const cg_arg_name cgl_tn_MPI_Request_f2c[1] = {{"request", NULL}};
 static const struct cgl_targs_MPI_Request_f2c cgl_targs_MPI_Request_f2c = {{1, offsetof(struct cgl_fr_MPI_Request_f2c, cgl_ret), sizeof(((struct cgl_fr_MPI_Request_f2c *)0)->cgl_ret), 3, cgl_targs_MPI_Request_f2c.arg, cgl_tn_MPI_Request_f2c}, {
-    {offsetof(struct cgl_fr_MPI_Request_f2c, request), sizeof(((struct cgl_fr_MPI_Request_f2c *)0)->request), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Request_f2c, request), sizeof(((struct cgl_fr_MPI_Request_f2c *)0)->request), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_Request_f2c, (cgl_f->request), CG_NO_CODE);
 static __attribute__((noinline)) MPI_Request cgl_gp_MPI_Request_f2c(int request)
@@ -13832,11 +13832,11 @@ struct cgl_fr_MPI_Rget {
 static const cg_arg_name cgl_tn_MPI_Rget[9] = {{"origin_addr", NULL}, {"origin_count", NULL}, {"origin_datatype", NULL}, {"target_rank", NULL}, {"target_disp", NULL}, {"target_count", NULL}, {"target_datatype", NULL}, {"win", NULL}, {"request", NULL}};
 static const struct cgl_targs_MPI_Rget cgl_targs_MPI_Rget = {{9, offsetof(struct cgl_fr_MPI_Rget, cgl_ret), sizeof(((struct cgl_fr_MPI_Rget *)0)->cgl_ret), 7, cgl_targs_MPI_Rget.arg, cgl_tn_MPI_Rget}, {
     {offsetof(struct cgl_fr_MPI_Rget, origin_addr), sizeof(((struct cgl_fr_MPI_Rget *)0)->origin_addr), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Rget, origin_count), sizeof(((struct cgl_fr_MPI_Rget *)0)->origin_count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Rget, origin_count), sizeof(((struct cgl_fr_MPI_Rget *)0)->origin_count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Rget, origin_datatype), sizeof(((struct cgl_fr_MPI_Rget *)0)->origin_datatype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Rget, target_rank), sizeof(((struct cgl_fr_MPI_Rget *)0)->target_rank), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Rget, target_rank), sizeof(((struct cgl_fr_MPI_Rget *)0)->target_rank), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Rget, target_disp), sizeof(((struct cgl_fr_MPI_Rget *)0)->target_disp), 1, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Rget, target_count), sizeof(((struct cgl_fr_MPI_Rget *)0)->target_count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Rget, target_count), sizeof(((struct cgl_fr_MPI_Rget *)0)->target_count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Rget, target_datatype), sizeof(((struct cgl_fr_MPI_Rget *)0)->target_datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Rget, win), sizeof(((struct cgl_fr_MPI_Rget *)0)->win), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Rget, request), sizeof(((struct cgl_fr_MPI_Rget *)0)->request), 3, 0, 0, 0},
@@ -13881,14 +13881,14 @@ struct cgl_fr_MPI_Rget_accumulate {
 static const cg_arg_name cgl_tn_MPI_Rget_accumulate[13] = {{"origin_addr", NULL}, {"origin_count", NULL}, {"origin_datatype", NULL}, {"result_addr", NULL}, {"result_count", NULL}, {"result_datatype", NULL}, {"target_rank", NULL}, {"target_disp", NULL}, {"target_count", NULL}, {"target_datatype", NULL}, {"op", NULL}, {"win", NULL}, {"request", NULL}};
 static const struct cgl_targs_MPI_Rget_accumulate cgl_targs_MPI_Rget_accumulate = {{13, offsetof(struct cgl_fr_MPI_Rget_accumulate, cgl_ret), sizeof(((struct cgl_fr_MPI_Rget_accumulate *)0)->cgl_ret), 7, cgl_targs_MPI_Rget_accumulate.arg, cgl_tn_MPI_Rget_accumulate}, {
     {offsetof(struct cgl_fr_MPI_Rget_accumulate, origin_addr), sizeof(((struct cgl_fr_MPI_Rget_accumulate *)0)->origin_addr), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Rget_accumulate, origin_count), sizeof(((struct cgl_fr_MPI_Rget_accumulate *)0)->origin_count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Rget_accumulate, origin_count), sizeof(((struct cgl_fr_MPI_Rget_accumulate *)0)->origin_count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Rget_accumulate, origin_datatype), sizeof(((struct cgl_fr_MPI_Rget_accumulate *)0)->origin_datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Rget_accumulate, result_addr), sizeof(((struct cgl_fr_MPI_Rget_accumulate *)0)->result_addr), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Rget_accumulate, result_count), sizeof(((struct cgl_fr_MPI_Rget_accumulate *)0)->result_count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Rget_accumulate, result_count), sizeof(((struct cgl_fr_MPI_Rget_accumulate *)0)->result_count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Rget_accumulate, result_datatype), sizeof(((struct cgl_fr_MPI_Rget_accumulate *)0)->result_datatype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Rget_accumulate, target_rank), sizeof(((struct cgl_fr_MPI_Rget_accumulate *)0)->target_rank), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Rget_accumulate, target_rank), sizeof(((struct cgl_fr_MPI_Rget_accumulate *)0)->target_rank), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Rget_accumulate, target_disp), sizeof(((struct cgl_fr_MPI_Rget_accumulate *)0)->target_disp), 1, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Rget_accumulate, target_count), sizeof(((struct cgl_fr_MPI_Rget_accumulate *)0)->target_count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Rget_accumulate, target_count), sizeof(((struct cgl_fr_MPI_Rget_accumulate *)0)->target_count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Rget_accumulate, target_datatype), sizeof(((struct cgl_fr_MPI_Rget_accumulate *)0)->target_datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Rget_accumulate, op), sizeof(((struct cgl_fr_MPI_Rget_accumulate *)0)->op), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Rget_accumulate, win), sizeof(((struct cgl_fr_MPI_Rget_accumulate *)0)->win), 3, 0, 0, 0},
@@ -13930,11 +13930,11 @@ struct cgl_fr_MPI_Rput {
 static const cg_arg_name cgl_tn_MPI_Rput[9] = {{"origin_addr", NULL}, {"origin_count", NULL}, {"origin_datatype", NULL}, {"target_rank", NULL}, {"target_disp", NULL}, {"target_cout", NULL}, {"target_datatype", NULL}, {"win", NULL}, {"request", NULL}};
 static const struct cgl_targs_MPI_Rput cgl_targs_MPI_Rput = {{9, offsetof(struct cgl_fr_MPI_Rput, cgl_ret), sizeof(((struct cgl_fr_MPI_Rput *)0)->cgl_ret), 7, cgl_targs_MPI_Rput.arg, cgl_tn_MPI_Rput}, {
     {offsetof(struct cgl_fr_MPI_Rput, origin_addr), sizeof(((struct cgl_fr_MPI_Rput *)0)->origin_addr), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Rput, origin_count), sizeof(((struct cgl_fr_MPI_Rput *)0)->origin_count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Rput, origin_count), sizeof(((struct cgl_fr_MPI_Rput *)0)->origin_count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Rput, origin_datatype), sizeof(((struct cgl_fr_MPI_Rput *)0)->origin_datatype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Rput, target_rank), sizeof(((struct cgl_fr_MPI_Rput *)0)->target_rank), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Rput, target_rank), sizeof(((struct cgl_fr_MPI_Rput *)0)->target_rank), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Rput, target_disp), sizeof(((struct cgl_fr_MPI_Rput *)0)->target_disp), 1, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Rput, target_cout), sizeof(((struct cgl_fr_MPI_Rput *)0)->target_cout), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Rput, target_cout), sizeof(((struct cgl_fr_MPI_Rput *)0)->target_cout), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Rput, target_datatype), sizeof(((struct cgl_fr_MPI_Rput *)0)->target_datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Rput, win), sizeof(((struct cgl_fr_MPI_Rput *)0)->win), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Rput, request), sizeof(((struct cgl_fr_MPI_Rput *)0)->request), 3, 0, 0, 0},
@@ -13972,10 +13972,10 @@ struct cgl_fr_MPI_Rsend {
 static const cg_arg_name cgl_tn_MPI_Rsend[6] = {{"ibuf", NULL}, {"count", NULL}, {"datatype", NULL}, {"dest", NULL}, {"tag", NULL}, {"comm", NULL}};
 static const struct cgl_targs_MPI_Rsend cgl_targs_MPI_Rsend = {{6, offsetof(struct cgl_fr_MPI_Rsend, cgl_ret), sizeof(((struct cgl_fr_MPI_Rsend *)0)->cgl_ret), 7, cgl_targs_MPI_Rsend.arg, cgl_tn_MPI_Rsend}, {
     {offsetof(struct cgl_fr_MPI_Rsend, ibuf), sizeof(((struct cgl_fr_MPI_Rsend *)0)->ibuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Rsend, count), sizeof(((struct cgl_fr_MPI_Rsend *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Rsend, count), sizeof(((struct cgl_fr_MPI_Rsend *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Rsend, datatype), sizeof(((struct cgl_fr_MPI_Rsend *)0)->datatype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Rsend, dest), sizeof(((struct cgl_fr_MPI_Rsend *)0)->dest), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Rsend, tag), sizeof(((struct cgl_fr_MPI_Rsend *)0)->tag), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Rsend, dest), sizeof(((struct cgl_fr_MPI_Rsend *)0)->dest), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Rsend, tag), sizeof(((struct cgl_fr_MPI_Rsend *)0)->tag), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Rsend, comm), sizeof(((struct cgl_fr_MPI_Rsend *)0)->comm), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Rsend, (cgl_f->ibuf, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->tag, cgl_f->comm), cgl_thunk_code);
@@ -14013,10 +14013,10 @@ struct cgl_fr_MPI_Rsend_init {
 static const cg_arg_name cgl_tn_MPI_Rsend_init[7] = {{"buf", NULL}, {"count", NULL}, {"datatype", NULL}, {"dest", NULL}, {"tag", NULL}, {"comm", NULL}, {"request", NULL}};
 static const struct cgl_targs_MPI_Rsend_init cgl_targs_MPI_Rsend_init = {{7, offsetof(struct cgl_fr_MPI_Rsend_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Rsend_init *)0)->cgl_ret), 7, cgl_targs_MPI_Rsend_init.arg, cgl_tn_MPI_Rsend_init}, {
     {offsetof(struct cgl_fr_MPI_Rsend_init, buf), sizeof(((struct cgl_fr_MPI_Rsend_init *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Rsend_init, count), sizeof(((struct cgl_fr_MPI_Rsend_init *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Rsend_init, count), sizeof(((struct cgl_fr_MPI_Rsend_init *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Rsend_init, datatype), sizeof(((struct cgl_fr_MPI_Rsend_init *)0)->datatype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Rsend_init, dest), sizeof(((struct cgl_fr_MPI_Rsend_init *)0)->dest), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Rsend_init, tag), sizeof(((struct cgl_fr_MPI_Rsend_init *)0)->tag), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Rsend_init, dest), sizeof(((struct cgl_fr_MPI_Rsend_init *)0)->dest), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Rsend_init, tag), sizeof(((struct cgl_fr_MPI_Rsend_init *)0)->tag), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Rsend_init, comm), sizeof(((struct cgl_fr_MPI_Rsend_init *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Rsend_init, request), sizeof(((struct cgl_fr_MPI_Rsend_init *)0)->request), 3, 0, 0, 0},
 }};
@@ -14054,7 +14054,7 @@ static const cg_arg_name cgl_tn_MPI_Scan[6] = {{"sendbuf", NULL}, {"recvbuf", NU
 static const struct cgl_targs_MPI_Scan cgl_targs_MPI_Scan = {{6, offsetof(struct cgl_fr_MPI_Scan, cgl_ret), sizeof(((struct cgl_fr_MPI_Scan *)0)->cgl_ret), 7, cgl_targs_MPI_Scan.arg, cgl_tn_MPI_Scan}, {
     {offsetof(struct cgl_fr_MPI_Scan, sendbuf), sizeof(((struct cgl_fr_MPI_Scan *)0)->sendbuf), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Scan, recvbuf), sizeof(((struct cgl_fr_MPI_Scan *)0)->recvbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Scan, count), sizeof(((struct cgl_fr_MPI_Scan *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Scan, count), sizeof(((struct cgl_fr_MPI_Scan *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Scan, datatype), sizeof(((struct cgl_fr_MPI_Scan *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Scan, op), sizeof(((struct cgl_fr_MPI_Scan *)0)->op), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Scan, comm), sizeof(((struct cgl_fr_MPI_Scan *)0)->comm), 3, 0, 0, 0},
@@ -14095,7 +14095,7 @@ static const cg_arg_name cgl_tn_MPI_Iscan[7] = {{"sendbuf", NULL}, {"recvbuf", N
 static const struct cgl_targs_MPI_Iscan cgl_targs_MPI_Iscan = {{7, offsetof(struct cgl_fr_MPI_Iscan, cgl_ret), sizeof(((struct cgl_fr_MPI_Iscan *)0)->cgl_ret), 7, cgl_targs_MPI_Iscan.arg, cgl_tn_MPI_Iscan}, {
     {offsetof(struct cgl_fr_MPI_Iscan, sendbuf), sizeof(((struct cgl_fr_MPI_Iscan *)0)->sendbuf), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iscan, recvbuf), sizeof(((struct cgl_fr_MPI_Iscan *)0)->recvbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Iscan, count), sizeof(((struct cgl_fr_MPI_Iscan *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Iscan, count), sizeof(((struct cgl_fr_MPI_Iscan *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iscan, datatype), sizeof(((struct cgl_fr_MPI_Iscan *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iscan, op), sizeof(((struct cgl_fr_MPI_Iscan *)0)->op), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iscan, comm), sizeof(((struct cgl_fr_MPI_Iscan *)0)->comm), 3, 0, 0, 0},
@@ -14136,12 +14136,12 @@ struct cgl_fr_MPI_Scatter {
 static const cg_arg_name cgl_tn_MPI_Scatter[8] = {{"sendbuf", NULL}, {"sendcount", NULL}, {"sendtype", NULL}, {"recvbuf", NULL}, {"recvcount", NULL}, {"recvtype", NULL}, {"root", NULL}, {"comm", NULL}};
 static const struct cgl_targs_MPI_Scatter cgl_targs_MPI_Scatter = {{8, offsetof(struct cgl_fr_MPI_Scatter, cgl_ret), sizeof(((struct cgl_fr_MPI_Scatter *)0)->cgl_ret), 7, cgl_targs_MPI_Scatter.arg, cgl_tn_MPI_Scatter}, {
     {offsetof(struct cgl_fr_MPI_Scatter, sendbuf), sizeof(((struct cgl_fr_MPI_Scatter *)0)->sendbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Scatter, sendcount), sizeof(((struct cgl_fr_MPI_Scatter *)0)->sendcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Scatter, sendcount), sizeof(((struct cgl_fr_MPI_Scatter *)0)->sendcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Scatter, sendtype), sizeof(((struct cgl_fr_MPI_Scatter *)0)->sendtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Scatter, recvbuf), sizeof(((struct cgl_fr_MPI_Scatter *)0)->recvbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Scatter, recvcount), sizeof(((struct cgl_fr_MPI_Scatter *)0)->recvcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Scatter, recvcount), sizeof(((struct cgl_fr_MPI_Scatter *)0)->recvcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Scatter, recvtype), sizeof(((struct cgl_fr_MPI_Scatter *)0)->recvtype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Scatter, root), sizeof(((struct cgl_fr_MPI_Scatter *)0)->root), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Scatter, root), sizeof(((struct cgl_fr_MPI_Scatter *)0)->root), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Scatter, comm), sizeof(((struct cgl_fr_MPI_Scatter *)0)->comm), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Scatter, (cgl_f->sendbuf, cgl_f->sendcount, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->root, cgl_f->comm), cgl_thunk_code);
@@ -14181,12 +14181,12 @@ struct cgl_fr_MPI_Iscatter {
 static const cg_arg_name cgl_tn_MPI_Iscatter[9] = {{"sendbuf", NULL}, {"sendcount", NULL}, {"sendtype", NULL}, {"recvbuf", NULL}, {"recvcount", NULL}, {"recvtype", NULL}, {"root", NULL}, {"comm", NULL}, {"request", NULL}};
 static const struct cgl_targs_MPI_Iscatter cgl_targs_MPI_Iscatter = {{9, offsetof(struct cgl_fr_MPI_Iscatter, cgl_ret), sizeof(((struct cgl_fr_MPI_Iscatter *)0)->cgl_ret), 7, cgl_targs_MPI_Iscatter.arg, cgl_tn_MPI_Iscatter}, {
     {offsetof(struct cgl_fr_MPI_Iscatter, sendbuf), sizeof(((struct cgl_fr_MPI_Iscatter *)0)->sendbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Iscatter, sendcount), sizeof(((struct cgl_fr_MPI_Iscatter *)0)->sendcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Iscatter, sendcount), sizeof(((struct cgl_fr_MPI_Iscatter *)0)->sendcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iscatter, sendtype), sizeof(((struct cgl_fr_MPI_Iscatter *)0)->sendtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iscatter, recvbuf), sizeof(((struct cgl_fr_MPI_Iscatter *)0)->recvbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Iscatter, recvcount), sizeof(((struct cgl_fr_MPI_Iscatter *)0)->recvcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Iscatter, recvcount), sizeof(((struct cgl_fr_MPI_Iscatter *)0)->recvcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iscatter, recvtype), sizeof(((struct cgl_fr_MPI_Iscatter *)0)->recvtype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Iscatter, root), sizeof(((struct cgl_fr_MPI_Iscatter *)0)->root), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Iscatter, root), sizeof(((struct cgl_fr_MPI_Iscatter *)0)->root), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iscatter, comm), sizeof(((struct cgl_fr_MPI_Iscatter *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iscatter, request), sizeof(((struct cgl_fr_MPI_Iscatter *)0)->request), 3, 0, 0, 0},
 }};
@@ -14228,9 +14228,9 @@ static const struct cgl_targs_MPI_Scatterv cgl_targs_MPI_Scatterv = {{7, offseto
     {offsetof(struct cgl_fr_MPI_Scatterv, sendbuf), sizeof(((struct cgl_fr_MPI_Scatterv *)0)->sendbuf), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Scatterv, sendtype), sizeof(((struct cgl_fr_MPI_Scatterv *)0)->sendtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Scatterv, recvbuf), sizeof(((struct cgl_fr_MPI_Scatterv *)0)->recvbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Scatterv, recvcount), sizeof(((struct cgl_fr_MPI_Scatterv *)0)->recvcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Scatterv, recvcount), sizeof(((struct cgl_fr_MPI_Scatterv *)0)->recvcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Scatterv, recvtype), sizeof(((struct cgl_fr_MPI_Scatterv *)0)->recvtype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Scatterv, root), sizeof(((struct cgl_fr_MPI_Scatterv *)0)->root), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Scatterv, root), sizeof(((struct cgl_fr_MPI_Scatterv *)0)->root), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Scatterv, comm), sizeof(((struct cgl_fr_MPI_Scatterv *)0)->comm), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Scatterv, (cgl_f->sendbuf, cgl_f->sendcounts, cgl_f->displs, cgl_f->sendtype, cgl_f->recvbuf, cgl_f->recvcount, cgl_f->recvtype, cgl_f->root, cgl_f->comm), cgl_thunk_code);
@@ -14273,9 +14273,9 @@ static const struct cgl_targs_MPI_Iscatterv cgl_targs_MPI_Iscatterv = {{8, offse
     {offsetof(struct cgl_fr_MPI_Iscatterv, sendbuf), sizeof(((struct cgl_fr_MPI_Iscatterv *)0)->sendbuf), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iscatterv, sendtype), sizeof(((struct cgl_fr_MPI_Iscatterv *)0)->sendtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iscatterv, recvbuf), sizeof(((struct cgl_fr_MPI_Iscatterv *)0)->recvbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Iscatterv, recvcount), sizeof(((struct cgl_fr_MPI_Iscatterv *)0)->recvcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Iscatterv, recvcount), sizeof(((struct cgl_fr_MPI_Iscatterv *)0)->recvcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iscatterv, recvtype), sizeof(((struct cgl_fr_MPI_Iscatterv *)0)->recvtype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Iscatterv, root), sizeof(((struct cgl_fr_MPI_Iscatterv *)0)->root), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Iscatterv, root), sizeof(((struct cgl_fr_MPI_Iscatterv *)0)->root), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iscatterv, comm), sizeof(((struct cgl_fr_MPI_Iscatterv *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iscatterv, request), sizeof(((struct cgl_fr_MPI_Iscatterv *)0)->request), 3, 0, 0, 0},
 }};
@@ -14313,10 +14313,10 @@ struct cgl_fr_MPI_Send_init {
 static const cg_arg_name cgl_tn_MPI_Send_init[7] = {{"buf", NULL}, {"count", NULL}, {"datatype", NULL}, {"dest", NULL}, {"tag", NULL}, {"comm", NULL}, {"request", NULL}};
 static const struct cgl_targs_MPI_Send_init cgl_targs_MPI_Send_init = {{7, offsetof(struct cgl_fr_MPI_Send_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Send_init *)0)->cgl_ret), 7, cgl_targs_MPI_Send_init.arg, cgl_tn_MPI_Send_init}, {
     {offsetof(struct cgl_fr_MPI_Send_init, buf), sizeof(((struct cgl_fr_MPI_Send_init *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Send_init, count), sizeof(((struct cgl_fr_MPI_Send_init *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Send_init, count), sizeof(((struct cgl_fr_MPI_Send_init *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Send_init, datatype), sizeof(((struct cgl_fr_MPI_Send_init *)0)->datatype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Send_init, dest), sizeof(((struct cgl_fr_MPI_Send_init *)0)->dest), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Send_init, tag), sizeof(((struct cgl_fr_MPI_Send_init *)0)->tag), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Send_init, dest), sizeof(((struct cgl_fr_MPI_Send_init *)0)->dest), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Send_init, tag), sizeof(((struct cgl_fr_MPI_Send_init *)0)->tag), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Send_init, comm), sizeof(((struct cgl_fr_MPI_Send_init *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Send_init, request), sizeof(((struct cgl_fr_MPI_Send_init *)0)->request), 3, 0, 0, 0},
 }};
@@ -14353,10 +14353,10 @@ struct cgl_fr_MPI_Send {
 static const cg_arg_name cgl_tn_MPI_Send[6] = {{"buf", NULL}, {"count", NULL}, {"datatype", NULL}, {"dest", NULL}, {"tag", NULL}, {"comm", NULL}};
 static const struct cgl_targs_MPI_Send cgl_targs_MPI_Send = {{6, offsetof(struct cgl_fr_MPI_Send, cgl_ret), sizeof(((struct cgl_fr_MPI_Send *)0)->cgl_ret), 7, cgl_targs_MPI_Send.arg, cgl_tn_MPI_Send}, {
     {offsetof(struct cgl_fr_MPI_Send, buf), sizeof(((struct cgl_fr_MPI_Send *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Send, count), sizeof(((struct cgl_fr_MPI_Send *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Send, count), sizeof(((struct cgl_fr_MPI_Send *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Send, datatype), sizeof(((struct cgl_fr_MPI_Send *)0)->datatype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Send, dest), sizeof(((struct cgl_fr_MPI_Send *)0)->dest), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Send, tag), sizeof(((struct cgl_fr_MPI_Send *)0)->tag), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Send, dest), sizeof(((struct cgl_fr_MPI_Send *)0)->dest), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Send, tag), sizeof(((struct cgl_fr_MPI_Send *)0)->tag), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Send, comm), sizeof(((struct cgl_fr_MPI_Send *)0)->comm), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Send, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->tag, cgl_f->comm), cgl_thunk_code);
@@ -14401,15 +14401,15 @@ struct cgl_fr_MPI_Sendrecv {
 static const cg_arg_name cgl_tn_MPI_Sendrecv[12] = {{"sendbuf", NULL}, {"sendcount", NULL}, {"sendtype", NULL}, {"dest", NULL}, {"sendtag", NULL}, {"recvbuf", NULL}, {"recvcount", NULL}, {"recvtype", NULL}, {"source", NULL}, {"recvtag", NULL}, {"comm", NULL}, {"status", NULL}};
 static const struct cgl_targs_MPI_Sendrecv cgl_targs_MPI_Sendrecv = {{12, offsetof(struct cgl_fr_MPI_Sendrecv, cgl_ret), sizeof(((struct cgl_fr_MPI_Sendrecv *)0)->cgl_ret), 7, cgl_targs_MPI_Sendrecv.arg, cgl_tn_MPI_Sendrecv}, {
     {offsetof(struct cgl_fr_MPI_Sendrecv, sendbuf), sizeof(((struct cgl_fr_MPI_Sendrecv *)0)->sendbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Sendrecv, sendcount), sizeof(((struct cgl_fr_MPI_Sendrecv *)0)->sendcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Sendrecv, sendcount), sizeof(((struct cgl_fr_MPI_Sendrecv *)0)->sendcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Sendrecv, sendtype), sizeof(((struct cgl_fr_MPI_Sendrecv *)0)->sendtype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Sendrecv, dest), sizeof(((struct cgl_fr_MPI_Sendrecv *)0)->dest), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Sendrecv, sendtag), sizeof(((struct cgl_fr_MPI_Sendrecv *)0)->sendtag), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Sendrecv, dest), sizeof(((struct cgl_fr_MPI_Sendrecv *)0)->dest), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Sendrecv, sendtag), sizeof(((struct cgl_fr_MPI_Sendrecv *)0)->sendtag), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Sendrecv, recvbuf), sizeof(((struct cgl_fr_MPI_Sendrecv *)0)->recvbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Sendrecv, recvcount), sizeof(((struct cgl_fr_MPI_Sendrecv *)0)->recvcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Sendrecv, recvcount), sizeof(((struct cgl_fr_MPI_Sendrecv *)0)->recvcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Sendrecv, recvtype), sizeof(((struct cgl_fr_MPI_Sendrecv *)0)->recvtype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Sendrecv, source), sizeof(((struct cgl_fr_MPI_Sendrecv *)0)->source), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Sendrecv, recvtag), sizeof(((struct cgl_fr_MPI_Sendrecv *)0)->recvtag), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Sendrecv, source), sizeof(((struct cgl_fr_MPI_Sendrecv *)0)->source), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Sendrecv, recvtag), sizeof(((struct cgl_fr_MPI_Sendrecv *)0)->recvtag), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Sendrecv, comm), sizeof(((struct cgl_fr_MPI_Sendrecv *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Sendrecv, status), sizeof(((struct cgl_fr_MPI_Sendrecv *)0)->status), 3, 0, 0, 0},
 }};
@@ -14452,12 +14452,12 @@ struct cgl_fr_MPI_Sendrecv_replace {
 static const cg_arg_name cgl_tn_MPI_Sendrecv_replace[9] = {{"buf", NULL}, {"count", NULL}, {"datatype", NULL}, {"dest", NULL}, {"sendtag", NULL}, {"source", NULL}, {"recvtag", NULL}, {"comm", NULL}, {"status", NULL}};
 static const struct cgl_targs_MPI_Sendrecv_replace cgl_targs_MPI_Sendrecv_replace = {{9, offsetof(struct cgl_fr_MPI_Sendrecv_replace, cgl_ret), sizeof(((struct cgl_fr_MPI_Sendrecv_replace *)0)->cgl_ret), 7, cgl_targs_MPI_Sendrecv_replace.arg, cgl_tn_MPI_Sendrecv_replace}, {
     {offsetof(struct cgl_fr_MPI_Sendrecv_replace, buf), sizeof(((struct cgl_fr_MPI_Sendrecv_replace *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Sendrecv_replace, count), sizeof(((struct cgl_fr_MPI_Sendrecv_replace *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Sendrecv_replace, count), sizeof(((struct cgl_fr_MPI_Sendrecv_replace *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Sendrecv_replace, datatype), sizeof(((struct cgl_fr_MPI_Sendrecv_replace *)0)->datatype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Sendrecv_replace, dest), sizeof(((struct cgl_fr_MPI_Sendrecv_replace *)0)->dest), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Sendrecv_replace, sendtag), sizeof(((struct cgl_fr_MPI_Sendrecv_replace *)0)->sendtag), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Sendrecv_replace, source), sizeof(((struct cgl_fr_MPI_Sendrecv_replace *)0)->source), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Sendrecv_replace, recvtag), sizeof(((struct cgl_fr_MPI_Sendrecv_replace *)0)->recvtag), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Sendrecv_replace, dest), sizeof(((struct cgl_fr_MPI_Sendrecv_replace *)0)->dest), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Sendrecv_replace, sendtag), sizeof(((struct cgl_fr_MPI_Sendrecv_replace *)0)->sendtag), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Sendrecv_replace, source), sizeof(((struct cgl_fr_MPI_Sendrecv_replace *)0)->source), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Sendrecv_replace, recvtag), sizeof(((struct cgl_fr_MPI_Sendrecv_replace *)0)->recvtag), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Sendrecv_replace, comm), sizeof(((struct cgl_fr_MPI_Sendrecv_replace *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Sendrecv_replace, status), sizeof(((struct cgl_fr_MPI_Sendrecv_replace *)0)->status), 3, 0, 0, 0},
 }};
@@ -14496,10 +14496,10 @@ struct cgl_fr_MPI_Ssend_init {
 static const cg_arg_name cgl_tn_MPI_Ssend_init[7] = {{"buf", NULL}, {"count", NULL}, {"datatype", NULL}, {"dest", NULL}, {"tag", NULL}, {"comm", NULL}, {"request", NULL}};
 static const struct cgl_targs_MPI_Ssend_init cgl_targs_MPI_Ssend_init = {{7, offsetof(struct cgl_fr_MPI_Ssend_init, cgl_ret), sizeof(((struct cgl_fr_MPI_Ssend_init *)0)->cgl_ret), 7, cgl_targs_MPI_Ssend_init.arg, cgl_tn_MPI_Ssend_init}, {
     {offsetof(struct cgl_fr_MPI_Ssend_init, buf), sizeof(((struct cgl_fr_MPI_Ssend_init *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Ssend_init, count), sizeof(((struct cgl_fr_MPI_Ssend_init *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Ssend_init, count), sizeof(((struct cgl_fr_MPI_Ssend_init *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ssend_init, datatype), sizeof(((struct cgl_fr_MPI_Ssend_init *)0)->datatype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Ssend_init, dest), sizeof(((struct cgl_fr_MPI_Ssend_init *)0)->dest), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Ssend_init, tag), sizeof(((struct cgl_fr_MPI_Ssend_init *)0)->tag), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Ssend_init, dest), sizeof(((struct cgl_fr_MPI_Ssend_init *)0)->dest), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Ssend_init, tag), sizeof(((struct cgl_fr_MPI_Ssend_init *)0)->tag), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ssend_init, comm), sizeof(((struct cgl_fr_MPI_Ssend_init *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ssend_init, request), sizeof(((struct cgl_fr_MPI_Ssend_init *)0)->request), 3, 0, 0, 0},
 }};
@@ -14536,10 +14536,10 @@ struct cgl_fr_MPI_Ssend {
 static const cg_arg_name cgl_tn_MPI_Ssend[6] = {{"buf", NULL}, {"count", NULL}, {"datatype", NULL}, {"dest", NULL}, {"tag", NULL}, {"comm", NULL}};
 static const struct cgl_targs_MPI_Ssend cgl_targs_MPI_Ssend = {{6, offsetof(struct cgl_fr_MPI_Ssend, cgl_ret), sizeof(((struct cgl_fr_MPI_Ssend *)0)->cgl_ret), 7, cgl_targs_MPI_Ssend.arg, cgl_tn_MPI_Ssend}, {
     {offsetof(struct cgl_fr_MPI_Ssend, buf), sizeof(((struct cgl_fr_MPI_Ssend *)0)->buf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Ssend, count), sizeof(((struct cgl_fr_MPI_Ssend *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Ssend, count), sizeof(((struct cgl_fr_MPI_Ssend *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ssend, datatype), sizeof(((struct cgl_fr_MPI_Ssend *)0)->datatype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Ssend, dest), sizeof(((struct cgl_fr_MPI_Ssend *)0)->dest), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Ssend, tag), sizeof(((struct cgl_fr_MPI_Ssend *)0)->tag), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Ssend, dest), sizeof(((struct cgl_fr_MPI_Ssend *)0)->dest), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Ssend, tag), sizeof(((struct cgl_fr_MPI_Ssend *)0)->tag), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Ssend, comm), sizeof(((struct cgl_fr_MPI_Ssend *)0)->comm), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Ssend, (cgl_f->buf, cgl_f->count, cgl_f->datatype, cgl_f->dest, cgl_f->tag, cgl_f->comm), cgl_thunk_code);
@@ -14602,7 +14602,7 @@ struct cgl_fr_MPI_Startall {
 };
 static const cg_arg_name cgl_tn_MPI_Startall[1] = {{"count", NULL}};
 static const struct cgl_targs_MPI_Startall cgl_targs_MPI_Startall = {{1, offsetof(struct cgl_fr_MPI_Startall, cgl_ret), sizeof(((struct cgl_fr_MPI_Startall *)0)->cgl_ret), 7, cgl_targs_MPI_Startall.arg, cgl_tn_MPI_Startall}, {
-    {offsetof(struct cgl_fr_MPI_Startall, count), sizeof(((struct cgl_fr_MPI_Startall *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Startall, count), sizeof(((struct cgl_fr_MPI_Startall *)0)->count), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_Startall, (cgl_f->count, cgl_f->array_of_requests), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Startall(int count, MPI_Request array_of_requests[])
@@ -14695,7 +14695,7 @@ struct cgl_fr_MPI_Status_set_cancelled {
 static const cg_arg_name cgl_tn_MPI_Status_set_cancelled[2] = {{"status", NULL}, {"flag", NULL}};
 static const struct cgl_targs_MPI_Status_set_cancelled cgl_targs_MPI_Status_set_cancelled = {{2, offsetof(struct cgl_fr_MPI_Status_set_cancelled, cgl_ret), sizeof(((struct cgl_fr_MPI_Status_set_cancelled *)0)->cgl_ret), 7, cgl_targs_MPI_Status_set_cancelled.arg, cgl_tn_MPI_Status_set_cancelled}, {
     {offsetof(struct cgl_fr_MPI_Status_set_cancelled, status), sizeof(((struct cgl_fr_MPI_Status_set_cancelled *)0)->status), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Status_set_cancelled, flag), sizeof(((struct cgl_fr_MPI_Status_set_cancelled *)0)->flag), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Status_set_cancelled, flag), sizeof(((struct cgl_fr_MPI_Status_set_cancelled *)0)->flag), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_Status_set_cancelled, (cgl_f->status, cgl_f->flag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Status_set_cancelled(MPI_Status *status, int flag)
@@ -14728,7 +14728,7 @@ static const cg_arg_name cgl_tn_MPI_Status_set_elements[3] = {{"status", NULL}, 
 static const struct cgl_targs_MPI_Status_set_elements cgl_targs_MPI_Status_set_elements = {{3, offsetof(struct cgl_fr_MPI_Status_set_elements, cgl_ret), sizeof(((struct cgl_fr_MPI_Status_set_elements *)0)->cgl_ret), 7, cgl_targs_MPI_Status_set_elements.arg, cgl_tn_MPI_Status_set_elements}, {
     {offsetof(struct cgl_fr_MPI_Status_set_elements, status), sizeof(((struct cgl_fr_MPI_Status_set_elements *)0)->status), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Status_set_elements, datatype), sizeof(((struct cgl_fr_MPI_Status_set_elements *)0)->datatype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Status_set_elements, count), sizeof(((struct cgl_fr_MPI_Status_set_elements *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Status_set_elements, count), sizeof(((struct cgl_fr_MPI_Status_set_elements *)0)->count), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_Status_set_elements, (cgl_f->status, cgl_f->datatype, cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
@@ -14793,7 +14793,7 @@ struct cgl_fr_MPI_Testall {
 };
 static const cg_arg_name cgl_tn_MPI_Testall[2] = {{"count", NULL}, {"flag", NULL}};
 static const struct cgl_targs_MPI_Testall cgl_targs_MPI_Testall = {{2, offsetof(struct cgl_fr_MPI_Testall, cgl_ret), sizeof(((struct cgl_fr_MPI_Testall *)0)->cgl_ret), 7, cgl_targs_MPI_Testall.arg, cgl_tn_MPI_Testall}, {
-    {offsetof(struct cgl_fr_MPI_Testall, count), sizeof(((struct cgl_fr_MPI_Testall *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Testall, count), sizeof(((struct cgl_fr_MPI_Testall *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Testall, flag), sizeof(((struct cgl_fr_MPI_Testall *)0)->flag), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Testall, (cgl_f->count, cgl_f->array_of_requests, cgl_f->flag, cgl_f->array_of_statuses), cgl_thunk_code);
@@ -14827,7 +14827,7 @@ struct cgl_fr_MPI_Testany {
 };
 static const cg_arg_name cgl_tn_MPI_Testany[4] = {{"count", NULL}, {"index", NULL}, {"flag", NULL}, {"status", NULL}};
 static const struct cgl_targs_MPI_Testany cgl_targs_MPI_Testany = {{4, offsetof(struct cgl_fr_MPI_Testany, cgl_ret), sizeof(((struct cgl_fr_MPI_Testany *)0)->cgl_ret), 7, cgl_targs_MPI_Testany.arg, cgl_tn_MPI_Testany}, {
-    {offsetof(struct cgl_fr_MPI_Testany, count), sizeof(((struct cgl_fr_MPI_Testany *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Testany, count), sizeof(((struct cgl_fr_MPI_Testany *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Testany, index), sizeof(((struct cgl_fr_MPI_Testany *)0)->index), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Testany, flag), sizeof(((struct cgl_fr_MPI_Testany *)0)->flag), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Testany, status), sizeof(((struct cgl_fr_MPI_Testany *)0)->status), 3, 0, 0, 0},
@@ -14927,7 +14927,7 @@ struct cgl_fr_MPI_Testsome {
 };
 static const cg_arg_name cgl_tn_MPI_Testsome[2] = {{"incount", NULL}, {"outcount", NULL}};
 static const struct cgl_targs_MPI_Testsome cgl_targs_MPI_Testsome = {{2, offsetof(struct cgl_fr_MPI_Testsome, cgl_ret), sizeof(((struct cgl_fr_MPI_Testsome *)0)->cgl_ret), 7, cgl_targs_MPI_Testsome.arg, cgl_tn_MPI_Testsome}, {
-    {offsetof(struct cgl_fr_MPI_Testsome, incount), sizeof(((struct cgl_fr_MPI_Testsome *)0)->incount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Testsome, incount), sizeof(((struct cgl_fr_MPI_Testsome *)0)->incount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Testsome, outcount), sizeof(((struct cgl_fr_MPI_Testsome *)0)->outcount), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Testsome, (cgl_f->incount, cgl_f->array_of_requests, cgl_f->outcount, cgl_f->array_of_indices, cgl_f->array_of_statuses), cgl_thunk_code);
@@ -14987,7 +14987,7 @@ struct cgl_fr_MPI_Type_c2f {
     int cgl_ret;
 };
 static const cg_arg_name cgl_tn_MPI_Type_c2f[1] = {{"datatype", NULL}};
-static const struct cgl_targs_MPI_Type_c2f cgl_targs_MPI_Type_c2f = {{1, offsetof(struct cgl_fr_MPI_Type_c2f, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_c2f *)0)->cgl_ret), 7, cgl_targs_MPI_Type_c2f.arg, cgl_tn_MPI_Type_c2f}, {
+static const struct cgl_targs_MPI_Type_c2f cgl_targs_MPI_Type_c2f = {{1, offsetof(struct cgl_fr_MPI_Type_c2f, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_c2f *)0)->cgl_ret), 1, cgl_targs_MPI_Type_c2f.arg, cgl_tn_MPI_Type_c2f}, {
     {offsetof(struct cgl_fr_MPI_Type_c2f, datatype), sizeof(((struct cgl_fr_MPI_Type_c2f *)0)->datatype), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Type_c2f, (cgl_f->datatype), CG_NO_CODE);
@@ -15049,7 +15049,7 @@ struct cgl_fr_MPI_Type_contiguous {
 };
 static const cg_arg_name cgl_tn_MPI_Type_contiguous[3] = {{"count", NULL}, {"oldtype", NULL}, {"newtype", NULL}};
 static const struct cgl_targs_MPI_Type_contiguous cgl_targs_MPI_Type_contiguous = {{3, offsetof(struct cgl_fr_MPI_Type_contiguous, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_contiguous *)0)->cgl_ret), 7, cgl_targs_MPI_Type_contiguous.arg, cgl_tn_MPI_Type_contiguous}, {
-    {offsetof(struct cgl_fr_MPI_Type_contiguous, count), sizeof(((struct cgl_fr_MPI_Type_contiguous *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_contiguous, count), sizeof(((struct cgl_fr_MPI_Type_contiguous *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_contiguous, oldtype), sizeof(((struct cgl_fr_MPI_Type_contiguous *)0)->oldtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_contiguous, newtype), sizeof(((struct cgl_fr_MPI_Type_contiguous *)0)->newtype), 3, 0, 0, 0},
 }};
@@ -15089,10 +15089,10 @@ struct cgl_fr_MPI_Type_create_darray {
 };
 static const cg_arg_name cgl_tn_MPI_Type_create_darray[6] = {{"size", NULL}, {"rank", NULL}, {"ndims", NULL}, {"order", NULL}, {"oldtype", NULL}, {"newtype", NULL}};
 static const struct cgl_targs_MPI_Type_create_darray cgl_targs_MPI_Type_create_darray = {{6, offsetof(struct cgl_fr_MPI_Type_create_darray, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_create_darray *)0)->cgl_ret), 7, cgl_targs_MPI_Type_create_darray.arg, cgl_tn_MPI_Type_create_darray}, {
-    {offsetof(struct cgl_fr_MPI_Type_create_darray, size), sizeof(((struct cgl_fr_MPI_Type_create_darray *)0)->size), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Type_create_darray, rank), sizeof(((struct cgl_fr_MPI_Type_create_darray *)0)->rank), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Type_create_darray, ndims), sizeof(((struct cgl_fr_MPI_Type_create_darray *)0)->ndims), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Type_create_darray, order), sizeof(((struct cgl_fr_MPI_Type_create_darray *)0)->order), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_create_darray, size), sizeof(((struct cgl_fr_MPI_Type_create_darray *)0)->size), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_create_darray, rank), sizeof(((struct cgl_fr_MPI_Type_create_darray *)0)->rank), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_create_darray, ndims), sizeof(((struct cgl_fr_MPI_Type_create_darray *)0)->ndims), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_create_darray, order), sizeof(((struct cgl_fr_MPI_Type_create_darray *)0)->order), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_create_darray, oldtype), sizeof(((struct cgl_fr_MPI_Type_create_darray *)0)->oldtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_create_darray, newtype), sizeof(((struct cgl_fr_MPI_Type_create_darray *)0)->newtype), 3, 0, 0, 0},
 }};
@@ -15125,8 +15125,8 @@ struct cgl_fr_MPI_Type_create_f90_complex {
 };
 static const cg_arg_name cgl_tn_MPI_Type_create_f90_complex[3] = {{"p", NULL}, {"r", NULL}, {"newtype", NULL}};
 static const struct cgl_targs_MPI_Type_create_f90_complex cgl_targs_MPI_Type_create_f90_complex = {{3, offsetof(struct cgl_fr_MPI_Type_create_f90_complex, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_create_f90_complex *)0)->cgl_ret), 7, cgl_targs_MPI_Type_create_f90_complex.arg, cgl_tn_MPI_Type_create_f90_complex}, {
-    {offsetof(struct cgl_fr_MPI_Type_create_f90_complex, p), sizeof(((struct cgl_fr_MPI_Type_create_f90_complex *)0)->p), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Type_create_f90_complex, r), sizeof(((struct cgl_fr_MPI_Type_create_f90_complex *)0)->r), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_create_f90_complex, p), sizeof(((struct cgl_fr_MPI_Type_create_f90_complex *)0)->p), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_create_f90_complex, r), sizeof(((struct cgl_fr_MPI_Type_create_f90_complex *)0)->r), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_create_f90_complex, newtype), sizeof(((struct cgl_fr_MPI_Type_create_f90_complex *)0)->newtype), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Type_create_f90_complex, (cgl_f->p, cgl_f->r, cgl_f->newtype), cgl_thunk_code);
@@ -15157,7 +15157,7 @@ struct cgl_fr_MPI_Type_create_f90_integer {
 };
 static const cg_arg_name cgl_tn_MPI_Type_create_f90_integer[2] = {{"r", NULL}, {"newtype", NULL}};
 static const struct cgl_targs_MPI_Type_create_f90_integer cgl_targs_MPI_Type_create_f90_integer = {{2, offsetof(struct cgl_fr_MPI_Type_create_f90_integer, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_create_f90_integer *)0)->cgl_ret), 7, cgl_targs_MPI_Type_create_f90_integer.arg, cgl_tn_MPI_Type_create_f90_integer}, {
-    {offsetof(struct cgl_fr_MPI_Type_create_f90_integer, r), sizeof(((struct cgl_fr_MPI_Type_create_f90_integer *)0)->r), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_create_f90_integer, r), sizeof(((struct cgl_fr_MPI_Type_create_f90_integer *)0)->r), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_create_f90_integer, newtype), sizeof(((struct cgl_fr_MPI_Type_create_f90_integer *)0)->newtype), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Type_create_f90_integer, (cgl_f->r, cgl_f->newtype), cgl_thunk_code);
@@ -15189,8 +15189,8 @@ struct cgl_fr_MPI_Type_create_f90_real {
 };
 static const cg_arg_name cgl_tn_MPI_Type_create_f90_real[3] = {{"p", NULL}, {"r", NULL}, {"newtype", NULL}};
 static const struct cgl_targs_MPI_Type_create_f90_real cgl_targs_MPI_Type_create_f90_real = {{3, offsetof(struct cgl_fr_MPI_Type_create_f90_real, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_create_f90_real *)0)->cgl_ret), 7, cgl_targs_MPI_Type_create_f90_real.arg, cgl_tn_MPI_Type_create_f90_real}, {
-    {offsetof(struct cgl_fr_MPI_Type_create_f90_real, p), sizeof(((struct cgl_fr_MPI_Type_create_f90_real *)0)->p), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Type_create_f90_real, r), sizeof(((struct cgl_fr_MPI_Type_create_f90_real *)0)->r), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_create_f90_real, p), sizeof(((struct cgl_fr_MPI_Type_create_f90_real *)0)->p), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_create_f90_real, r), sizeof(((struct cgl_fr_MPI_Type_create_f90_real *)0)->r), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_create_f90_real, newtype), sizeof(((struct cgl_fr_MPI_Type_create_f90_real *)0)->newtype), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Type_create_f90_real, (cgl_f->p, cgl_f->r, cgl_f->newtype), cgl_thunk_code);
@@ -15224,8 +15224,8 @@ struct cgl_fr_MPI_Type_create_hindexed_block {
 };
 static const cg_arg_name cgl_tn_MPI_Type_create_hindexed_block[4] = {{"count", NULL}, {"blocklength", NULL}, {"oldtype", NULL}, {"newtype", NULL}};
 static const struct cgl_targs_MPI_Type_create_hindexed_block cgl_targs_MPI_Type_create_hindexed_block = {{4, offsetof(struct cgl_fr_MPI_Type_create_hindexed_block, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_create_hindexed_block *)0)->cgl_ret), 7, cgl_targs_MPI_Type_create_hindexed_block.arg, cgl_tn_MPI_Type_create_hindexed_block}, {
-    {offsetof(struct cgl_fr_MPI_Type_create_hindexed_block, count), sizeof(((struct cgl_fr_MPI_Type_create_hindexed_block *)0)->count), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Type_create_hindexed_block, blocklength), sizeof(((struct cgl_fr_MPI_Type_create_hindexed_block *)0)->blocklength), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_create_hindexed_block, count), sizeof(((struct cgl_fr_MPI_Type_create_hindexed_block *)0)->count), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_create_hindexed_block, blocklength), sizeof(((struct cgl_fr_MPI_Type_create_hindexed_block *)0)->blocklength), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_create_hindexed_block, oldtype), sizeof(((struct cgl_fr_MPI_Type_create_hindexed_block *)0)->oldtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_create_hindexed_block, newtype), sizeof(((struct cgl_fr_MPI_Type_create_hindexed_block *)0)->newtype), 3, 0, 0, 0},
 }};
@@ -15260,7 +15260,7 @@ struct cgl_fr_MPI_Type_create_hindexed {
 };
 static const cg_arg_name cgl_tn_MPI_Type_create_hindexed[3] = {{"count", NULL}, {"oldtype", NULL}, {"newtype", NULL}};
 static const struct cgl_targs_MPI_Type_create_hindexed cgl_targs_MPI_Type_create_hindexed = {{3, offsetof(struct cgl_fr_MPI_Type_create_hindexed, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_create_hindexed *)0)->cgl_ret), 7, cgl_targs_MPI_Type_create_hindexed.arg, cgl_tn_MPI_Type_create_hindexed}, {
-    {offsetof(struct cgl_fr_MPI_Type_create_hindexed, count), sizeof(((struct cgl_fr_MPI_Type_create_hindexed *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_create_hindexed, count), sizeof(((struct cgl_fr_MPI_Type_create_hindexed *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_create_hindexed, oldtype), sizeof(((struct cgl_fr_MPI_Type_create_hindexed *)0)->oldtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_create_hindexed, newtype), sizeof(((struct cgl_fr_MPI_Type_create_hindexed *)0)->newtype), 3, 0, 0, 0},
 }};
@@ -15295,8 +15295,8 @@ struct cgl_fr_MPI_Type_create_hvector {
 };
 static const cg_arg_name cgl_tn_MPI_Type_create_hvector[5] = {{"count", NULL}, {"blocklength", NULL}, {"stride", NULL}, {"oldtype", NULL}, {"newtype", NULL}};
 static const struct cgl_targs_MPI_Type_create_hvector cgl_targs_MPI_Type_create_hvector = {{5, offsetof(struct cgl_fr_MPI_Type_create_hvector, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_create_hvector *)0)->cgl_ret), 7, cgl_targs_MPI_Type_create_hvector.arg, cgl_tn_MPI_Type_create_hvector}, {
-    {offsetof(struct cgl_fr_MPI_Type_create_hvector, count), sizeof(((struct cgl_fr_MPI_Type_create_hvector *)0)->count), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Type_create_hvector, blocklength), sizeof(((struct cgl_fr_MPI_Type_create_hvector *)0)->blocklength), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_create_hvector, count), sizeof(((struct cgl_fr_MPI_Type_create_hvector *)0)->count), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_create_hvector, blocklength), sizeof(((struct cgl_fr_MPI_Type_create_hvector *)0)->blocklength), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_create_hvector, stride), sizeof(((struct cgl_fr_MPI_Type_create_hvector *)0)->stride), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_create_hvector, oldtype), sizeof(((struct cgl_fr_MPI_Type_create_hvector *)0)->oldtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_create_hvector, newtype), sizeof(((struct cgl_fr_MPI_Type_create_hvector *)0)->newtype), 3, 0, 0, 0},
@@ -15367,8 +15367,8 @@ struct cgl_fr_MPI_Type_create_indexed_block {
 };
 static const cg_arg_name cgl_tn_MPI_Type_create_indexed_block[4] = {{"count", NULL}, {"blocklength", NULL}, {"oldtype", NULL}, {"newtype", NULL}};
 static const struct cgl_targs_MPI_Type_create_indexed_block cgl_targs_MPI_Type_create_indexed_block = {{4, offsetof(struct cgl_fr_MPI_Type_create_indexed_block, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_create_indexed_block *)0)->cgl_ret), 7, cgl_targs_MPI_Type_create_indexed_block.arg, cgl_tn_MPI_Type_create_indexed_block}, {
-    {offsetof(struct cgl_fr_MPI_Type_create_indexed_block, count), sizeof(((struct cgl_fr_MPI_Type_create_indexed_block *)0)->count), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Type_create_indexed_block, blocklength), sizeof(((struct cgl_fr_MPI_Type_create_indexed_block *)0)->blocklength), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_create_indexed_block, count), sizeof(((struct cgl_fr_MPI_Type_create_indexed_block *)0)->count), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_create_indexed_block, blocklength), sizeof(((struct cgl_fr_MPI_Type_create_indexed_block *)0)->blocklength), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_create_indexed_block, oldtype), sizeof(((struct cgl_fr_MPI_Type_create_indexed_block *)0)->oldtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_create_indexed_block, newtype), sizeof(((struct cgl_fr_MPI_Type_create_indexed_block *)0)->newtype), 3, 0, 0, 0},
 }};
@@ -15403,7 +15403,7 @@ struct cgl_fr_MPI_Type_create_struct {
 };
 static const cg_arg_name cgl_tn_MPI_Type_create_struct[2] = {{"count", NULL}, {"newtype", NULL}};
 static const struct cgl_targs_MPI_Type_create_struct cgl_targs_MPI_Type_create_struct = {{2, offsetof(struct cgl_fr_MPI_Type_create_struct, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_create_struct *)0)->cgl_ret), 7, cgl_targs_MPI_Type_create_struct.arg, cgl_tn_MPI_Type_create_struct}, {
-    {offsetof(struct cgl_fr_MPI_Type_create_struct, count), sizeof(((struct cgl_fr_MPI_Type_create_struct *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_create_struct, count), sizeof(((struct cgl_fr_MPI_Type_create_struct *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_create_struct, newtype), sizeof(((struct cgl_fr_MPI_Type_create_struct *)0)->newtype), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Type_create_struct, (cgl_f->count, cgl_f->array_of_block_lengths, cgl_f->array_of_displacements, cgl_f->array_of_types, cgl_f->newtype), cgl_thunk_code);
@@ -15439,8 +15439,8 @@ struct cgl_fr_MPI_Type_create_subarray {
 };
 static const cg_arg_name cgl_tn_MPI_Type_create_subarray[4] = {{"ndims", NULL}, {"order", NULL}, {"oldtype", NULL}, {"newtype", NULL}};
 static const struct cgl_targs_MPI_Type_create_subarray cgl_targs_MPI_Type_create_subarray = {{4, offsetof(struct cgl_fr_MPI_Type_create_subarray, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_create_subarray *)0)->cgl_ret), 7, cgl_targs_MPI_Type_create_subarray.arg, cgl_tn_MPI_Type_create_subarray}, {
-    {offsetof(struct cgl_fr_MPI_Type_create_subarray, ndims), sizeof(((struct cgl_fr_MPI_Type_create_subarray *)0)->ndims), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Type_create_subarray, order), sizeof(((struct cgl_fr_MPI_Type_create_subarray *)0)->order), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_create_subarray, ndims), sizeof(((struct cgl_fr_MPI_Type_create_subarray *)0)->ndims), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_create_subarray, order), sizeof(((struct cgl_fr_MPI_Type_create_subarray *)0)->order), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_create_subarray, oldtype), sizeof(((struct cgl_fr_MPI_Type_create_subarray *)0)->oldtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_create_subarray, newtype), sizeof(((struct cgl_fr_MPI_Type_create_subarray *)0)->newtype), 3, 0, 0, 0},
 }};
@@ -15508,7 +15508,7 @@ struct cgl_fr_MPI_Type_delete_attr {
 static const cg_arg_name cgl_tn_MPI_Type_delete_attr[2] = {{"type", NULL}, {"type_keyval", NULL}};
 static const struct cgl_targs_MPI_Type_delete_attr cgl_targs_MPI_Type_delete_attr = {{2, offsetof(struct cgl_fr_MPI_Type_delete_attr, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_delete_attr *)0)->cgl_ret), 7, cgl_targs_MPI_Type_delete_attr.arg, cgl_tn_MPI_Type_delete_attr}, {
     {offsetof(struct cgl_fr_MPI_Type_delete_attr, type), sizeof(((struct cgl_fr_MPI_Type_delete_attr *)0)->type), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Type_delete_attr, type_keyval), sizeof(((struct cgl_fr_MPI_Type_delete_attr *)0)->type_keyval), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_delete_attr, type_keyval), sizeof(((struct cgl_fr_MPI_Type_delete_attr *)0)->type_keyval), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_Type_delete_attr, (cgl_f->type, cgl_f->type_keyval), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_delete_attr(MPI_Datatype type, int type_keyval)
@@ -15626,7 +15626,7 @@ struct cgl_fr_MPI_Type_f2c {
 };
 static const cg_arg_name cgl_tn_MPI_Type_f2c[1] = {{"datatype", NULL}};
 static const struct cgl_targs_MPI_Type_f2c cgl_targs_MPI_Type_f2c = {{1, offsetof(struct cgl_fr_MPI_Type_f2c, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_f2c *)0)->cgl_ret), 3, cgl_targs_MPI_Type_f2c.arg, cgl_tn_MPI_Type_f2c}, {
-    {offsetof(struct cgl_fr_MPI_Type_f2c, datatype), sizeof(((struct cgl_fr_MPI_Type_f2c *)0)->datatype), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_f2c, datatype), sizeof(((struct cgl_fr_MPI_Type_f2c *)0)->datatype), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_Type_f2c, (cgl_f->datatype), CG_NO_CODE);
 static __attribute__((noinline)) MPI_Datatype cgl_gp_MPI_Type_f2c(int datatype)
@@ -15660,7 +15660,7 @@ struct cgl_fr_MPI_Type_get_attr {
 static const cg_arg_name cgl_tn_MPI_Type_get_attr[4] = {{"type", NULL}, {"type_keyval", NULL}, {"attribute_val", NULL}, {"flag", NULL}};
 static const struct cgl_targs_MPI_Type_get_attr cgl_targs_MPI_Type_get_attr = {{4, offsetof(struct cgl_fr_MPI_Type_get_attr, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_get_attr *)0)->cgl_ret), 7, cgl_targs_MPI_Type_get_attr.arg, cgl_tn_MPI_Type_get_attr}, {
     {offsetof(struct cgl_fr_MPI_Type_get_attr, type), sizeof(((struct cgl_fr_MPI_Type_get_attr *)0)->type), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Type_get_attr, type_keyval), sizeof(((struct cgl_fr_MPI_Type_get_attr *)0)->type_keyval), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_get_attr, type_keyval), sizeof(((struct cgl_fr_MPI_Type_get_attr *)0)->type_keyval), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_get_attr, attribute_val), sizeof(((struct cgl_fr_MPI_Type_get_attr *)0)->attribute_val), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_get_attr, flag), sizeof(((struct cgl_fr_MPI_Type_get_attr *)0)->flag), 3, 0, 0, 0},
 }};
@@ -15698,9 +15698,9 @@ struct cgl_fr_MPI_Type_get_contents {
 static const cg_arg_name cgl_tn_MPI_Type_get_contents[4] = {{"mtype", NULL}, {"max_integers", NULL}, {"max_addresses", NULL}, {"max_datatypes", NULL}};
 static const struct cgl_targs_MPI_Type_get_contents cgl_targs_MPI_Type_get_contents = {{4, offsetof(struct cgl_fr_MPI_Type_get_contents, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_get_contents *)0)->cgl_ret), 7, cgl_targs_MPI_Type_get_contents.arg, cgl_tn_MPI_Type_get_contents}, {
     {offsetof(struct cgl_fr_MPI_Type_get_contents, mtype), sizeof(((struct cgl_fr_MPI_Type_get_contents *)0)->mtype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Type_get_contents, max_integers), sizeof(((struct cgl_fr_MPI_Type_get_contents *)0)->max_integers), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Type_get_contents, max_addresses), sizeof(((struct cgl_fr_MPI_Type_get_contents *)0)->max_addresses), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Type_get_contents, max_datatypes), sizeof(((struct cgl_fr_MPI_Type_get_contents *)0)->max_datatypes), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_get_contents, max_integers), sizeof(((struct cgl_fr_MPI_Type_get_contents *)0)->max_integers), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_get_contents, max_addresses), sizeof(((struct cgl_fr_MPI_Type_get_contents *)0)->max_addresses), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_get_contents, max_datatypes), sizeof(((struct cgl_fr_MPI_Type_get_contents *)0)->max_datatypes), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_Type_get_contents, (cgl_f->mtype, cgl_f->max_integers, cgl_f->max_addresses, cgl_f->max_datatypes, cgl_f->array_of_integers, cgl_f->array_of_addresses, cgl_f->array_of_datatypes), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_get_contents(MPI_Datatype mtype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
@@ -15935,7 +15935,7 @@ struct cgl_fr_MPI_Type_indexed {
 };
 static const cg_arg_name cgl_tn_MPI_Type_indexed[3] = {{"count", NULL}, {"oldtype", NULL}, {"newtype", NULL}};
 static const struct cgl_targs_MPI_Type_indexed cgl_targs_MPI_Type_indexed = {{3, offsetof(struct cgl_fr_MPI_Type_indexed, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_indexed *)0)->cgl_ret), 7, cgl_targs_MPI_Type_indexed.arg, cgl_tn_MPI_Type_indexed}, {
-    {offsetof(struct cgl_fr_MPI_Type_indexed, count), sizeof(((struct cgl_fr_MPI_Type_indexed *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_indexed, count), sizeof(((struct cgl_fr_MPI_Type_indexed *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_indexed, oldtype), sizeof(((struct cgl_fr_MPI_Type_indexed *)0)->oldtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_indexed, newtype), sizeof(((struct cgl_fr_MPI_Type_indexed *)0)->newtype), 3, 0, 0, 0},
 }};
@@ -15968,8 +15968,8 @@ struct cgl_fr_MPI_Type_match_size {
 };
 static const cg_arg_name cgl_tn_MPI_Type_match_size[3] = {{"typeclass", NULL}, {"size", NULL}, {"type", NULL}};
 static const struct cgl_targs_MPI_Type_match_size cgl_targs_MPI_Type_match_size = {{3, offsetof(struct cgl_fr_MPI_Type_match_size, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_match_size *)0)->cgl_ret), 7, cgl_targs_MPI_Type_match_size.arg, cgl_tn_MPI_Type_match_size}, {
-    {offsetof(struct cgl_fr_MPI_Type_match_size, typeclass), sizeof(((struct cgl_fr_MPI_Type_match_size *)0)->typeclass), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Type_match_size, size), sizeof(((struct cgl_fr_MPI_Type_match_size *)0)->size), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_match_size, typeclass), sizeof(((struct cgl_fr_MPI_Type_match_size *)0)->typeclass), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_match_size, size), sizeof(((struct cgl_fr_MPI_Type_match_size *)0)->size), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_match_size, type), sizeof(((struct cgl_fr_MPI_Type_match_size *)0)->type), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Type_match_size, (cgl_f->typeclass, cgl_f->size, cgl_f->type), cgl_thunk_code);
@@ -16002,7 +16002,7 @@ struct cgl_fr_MPI_Type_set_attr {
 static const cg_arg_name cgl_tn_MPI_Type_set_attr[3] = {{"type", NULL}, {"type_keyval", NULL}, {"attr_val", NULL}};
 static const struct cgl_targs_MPI_Type_set_attr cgl_targs_MPI_Type_set_attr = {{3, offsetof(struct cgl_fr_MPI_Type_set_attr, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_set_attr *)0)->cgl_ret), 7, cgl_targs_MPI_Type_set_attr.arg, cgl_tn_MPI_Type_set_attr}, {
     {offsetof(struct cgl_fr_MPI_Type_set_attr, type), sizeof(((struct cgl_fr_MPI_Type_set_attr *)0)->type), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Type_set_attr, type_keyval), sizeof(((struct cgl_fr_MPI_Type_set_attr *)0)->type_keyval), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_set_attr, type_keyval), sizeof(((struct cgl_fr_MPI_Type_set_attr *)0)->type_keyval), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_set_attr, attr_val), sizeof(((struct cgl_fr_MPI_Type_set_attr *)0)->attr_val), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Type_set_attr, (cgl_f->type, cgl_f->type_keyval, cgl_f->attr_val), cgl_thunk_code);
@@ -16128,9 +16128,9 @@ struct cgl_fr_MPI_Type_vector {
 };
 static const cg_arg_name cgl_tn_MPI_Type_vector[5] = {{"count", NULL}, {"blocklength", NULL}, {"stride", NULL}, {"oldtype", NULL}, {"newtype", NULL}};
 static const struct cgl_targs_MPI_Type_vector cgl_targs_MPI_Type_vector = {{5, offsetof(struct cgl_fr_MPI_Type_vector, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_vector *)0)->cgl_ret), 7, cgl_targs_MPI_Type_vector.arg, cgl_tn_MPI_Type_vector}, {
-    {offsetof(struct cgl_fr_MPI_Type_vector, count), sizeof(((struct cgl_fr_MPI_Type_vector *)0)->count), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Type_vector, blocklength), sizeof(((struct cgl_fr_MPI_Type_vector *)0)->blocklength), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Type_vector, stride), sizeof(((struct cgl_fr_MPI_Type_vector *)0)->stride), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_vector, count), sizeof(((struct cgl_fr_MPI_Type_vector *)0)->count), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_vector, blocklength), sizeof(((struct cgl_fr_MPI_Type_vector *)0)->blocklength), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_vector, stride), sizeof(((struct cgl_fr_MPI_Type_vector *)0)->stride), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_vector, oldtype), sizeof(((struct cgl_fr_MPI_Type_vector *)0)->oldtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_vector, newtype), sizeof(((struct cgl_fr_MPI_Type_vector *)0)->newtype), 3, 0, 0, 0},
 }};
@@ -16168,10 +16168,10 @@ struct cgl_fr_MPI_Unpack {
 static const cg_arg_name cgl_tn_MPI_Unpack[7] = {{"inbuf", NULL}, {"insize", NULL}, {"position", NULL}, {"outbuf", NULL}, {"outcount", NULL}, {"datatype", NULL}, {"comm", NULL}};
 static const struct cgl_targs_MPI_Unpack cgl_targs_MPI_Unpack = {{7, offsetof(struct cgl_fr_MPI_Unpack, cgl_ret), sizeof(((struct cgl_fr_MPI_Unpack *)0)->cgl_ret), 7, cgl_targs_MPI_Unpack.arg, cgl_tn_MPI_Unpack}, {
     {offsetof(struct cgl_fr_MPI_Unpack, inbuf), sizeof(((struct cgl_fr_MPI_Unpack *)0)->inbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Unpack, insize), sizeof(((struct cgl_fr_MPI_Unpack *)0)->insize), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Unpack, insize), sizeof(((struct cgl_fr_MPI_Unpack *)0)->insize), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Unpack, position), sizeof(((struct cgl_fr_MPI_Unpack *)0)->position), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Unpack, outbuf), sizeof(((struct cgl_fr_MPI_Unpack *)0)->outbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Unpack, outcount), sizeof(((struct cgl_fr_MPI_Unpack *)0)->outcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Unpack, outcount), sizeof(((struct cgl_fr_MPI_Unpack *)0)->outcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Unpack, datatype), sizeof(((struct cgl_fr_MPI_Unpack *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Unpack, comm), sizeof(((struct cgl_fr_MPI_Unpack *)0)->comm), 3, 0, 0, 0},
 }};
@@ -16244,7 +16244,7 @@ static const struct cgl_targs_MPI_Unpack_external cgl_targs_MPI_Unpack_external 
     {offsetof(struct cgl_fr_MPI_Unpack_external, insize), sizeof(((struct cgl_fr_MPI_Unpack_external *)0)->insize), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Unpack_external, position), sizeof(((struct cgl_fr_MPI_Unpack_external *)0)->position), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Unpack_external, outbuf), sizeof(((struct cgl_fr_MPI_Unpack_external *)0)->outbuf), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Unpack_external, outcount), sizeof(((struct cgl_fr_MPI_Unpack_external *)0)->outcount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Unpack_external, outcount), sizeof(((struct cgl_fr_MPI_Unpack_external *)0)->outcount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Unpack_external, datatype), sizeof(((struct cgl_fr_MPI_Unpack_external *)0)->datatype), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Unpack_external, (cgl_f->datarep, cgl_f->inbuf, cgl_f->insize, cgl_f->position, cgl_f->outbuf, cgl_f->outcount, cgl_f->datatype), cgl_thunk_code);
@@ -16276,7 +16276,7 @@ struct cgl_fr_MPI_Waitall {
 };
 static const cg_arg_name cgl_tn_MPI_Waitall[2] = {{"count", NULL}, {"array_of_statuses", NULL}};
 static const struct cgl_targs_MPI_Waitall cgl_targs_MPI_Waitall = {{2, offsetof(struct cgl_fr_MPI_Waitall, cgl_ret), sizeof(((struct cgl_fr_MPI_Waitall *)0)->cgl_ret), 7, cgl_targs_MPI_Waitall.arg, cgl_tn_MPI_Waitall}, {
-    {offsetof(struct cgl_fr_MPI_Waitall, count), sizeof(((struct cgl_fr_MPI_Waitall *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Waitall, count), sizeof(((struct cgl_fr_MPI_Waitall *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Waitall, array_of_statuses), sizeof(((struct cgl_fr_MPI_Waitall *)0)->array_of_statuses), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Waitall, (cgl_f->count, cgl_f->array_of_requests, cgl_f->array_of_statuses), cgl_thunk_code);
@@ -16310,7 +16310,7 @@ struct cgl_fr_MPI_Waitany {
 };
 static const cg_arg_name cgl_tn_MPI_Waitany[3] = {{"count", NULL}, {"index", NULL}, {"status", NULL}};
 static const struct cgl_targs_MPI_Waitany cgl_targs_MPI_Waitany = {{3, offsetof(struct cgl_fr_MPI_Waitany, cgl_ret), sizeof(((struct cgl_fr_MPI_Waitany *)0)->cgl_ret), 7, cgl_targs_MPI_Waitany.arg, cgl_tn_MPI_Waitany}, {
-    {offsetof(struct cgl_fr_MPI_Waitany, count), sizeof(((struct cgl_fr_MPI_Waitany *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Waitany, count), sizeof(((struct cgl_fr_MPI_Waitany *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Waitany, index), sizeof(((struct cgl_fr_MPI_Waitany *)0)->index), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Waitany, status), sizeof(((struct cgl_fr_MPI_Waitany *)0)->status), 3, 0, 0, 0},
 }};
@@ -16380,7 +16380,7 @@ struct cgl_fr_MPI_Waitsome {
 };
 static const cg_arg_name cgl_tn_MPI_Waitsome[2] = {{"incount", NULL}, {"outcount", NULL}};
 static const struct cgl_targs_MPI_Waitsome cgl_targs_MPI_Waitsome = {{2, offsetof(struct cgl_fr_MPI_Waitsome, cgl_ret), sizeof(((struct cgl_fr_MPI_Waitsome *)0)->cgl_ret), 7, cgl_targs_MPI_Waitsome.arg, cgl_tn_MPI_Waitsome}, {
-    {offsetof(struct cgl_fr_MPI_Waitsome, incount), sizeof(((struct cgl_fr_MPI_Waitsome *)0)->incount), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Waitsome, incount), sizeof(((struct cgl_fr_MPI_Waitsome *)0)->incount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Waitsome, outcount), sizeof(((struct cgl_fr_MPI_Waitsome *)0)->outcount), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Waitsome, (cgl_f->incount, cgl_f->array_of_requests, cgl_f->outcount, cgl_f->array_of_indices, cgl_f->array_of_statuses), cgl_thunk_code);
@@ -16417,7 +16417,7 @@ struct cgl_fr_MPI_Win_allocate {
 static const cg_arg_name cgl_tn_MPI_Win_allocate[6] = {{"size", NULL}, {"disp_unit", NULL}, {"info", NULL}, {"comm", NULL}, {"baseptr", NULL}, {"win", NULL}};
 static const struct cgl_targs_MPI_Win_allocate cgl_targs_MPI_Win_allocate = {{6, offsetof(struct cgl_fr_MPI_Win_allocate, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_allocate *)0)->cgl_ret), 7, cgl_targs_MPI_Win_allocate.arg, cgl_tn_MPI_Win_allocate}, {
     {offsetof(struct cgl_fr_MPI_Win_allocate, size), sizeof(((struct cgl_fr_MPI_Win_allocate *)0)->size), 1, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Win_allocate, disp_unit), sizeof(((struct cgl_fr_MPI_Win_allocate *)0)->disp_unit), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Win_allocate, disp_unit), sizeof(((struct cgl_fr_MPI_Win_allocate *)0)->disp_unit), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Win_allocate, info), sizeof(((struct cgl_fr_MPI_Win_allocate *)0)->info), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Win_allocate, comm), sizeof(((struct cgl_fr_MPI_Win_allocate *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Win_allocate, baseptr), sizeof(((struct cgl_fr_MPI_Win_allocate *)0)->baseptr), 3, 0, 0, 0},
@@ -16457,7 +16457,7 @@ struct cgl_fr_MPI_Win_allocate_shared {
 static const cg_arg_name cgl_tn_MPI_Win_allocate_shared[6] = {{"size", NULL}, {"disp_unit", NULL}, {"info", NULL}, {"comm", NULL}, {"baseptr", NULL}, {"win", NULL}};
 static const struct cgl_targs_MPI_Win_allocate_shared cgl_targs_MPI_Win_allocate_shared = {{6, offsetof(struct cgl_fr_MPI_Win_allocate_shared, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_allocate_shared *)0)->cgl_ret), 7, cgl_targs_MPI_Win_allocate_shared.arg, cgl_tn_MPI_Win_allocate_shared}, {
     {offsetof(struct cgl_fr_MPI_Win_allocate_shared, size), sizeof(((struct cgl_fr_MPI_Win_allocate_shared *)0)->size), 1, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Win_allocate_shared, disp_unit), sizeof(((struct cgl_fr_MPI_Win_allocate_shared *)0)->disp_unit), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Win_allocate_shared, disp_unit), sizeof(((struct cgl_fr_MPI_Win_allocate_shared *)0)->disp_unit), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Win_allocate_shared, info), sizeof(((struct cgl_fr_MPI_Win_allocate_shared *)0)->info), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Win_allocate_shared, comm), sizeof(((struct cgl_fr_MPI_Win_allocate_shared *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Win_allocate_shared, baseptr), sizeof(((struct cgl_fr_MPI_Win_allocate_shared *)0)->baseptr), 3, 0, 0, 0},
@@ -16523,7 +16523,7 @@ struct cgl_fr_MPI_Win_c2f {
     int cgl_ret;
 };
 static const cg_arg_name cgl_tn_MPI_Win_c2f[1] = {{"win", NULL}};
-static const struct cgl_targs_MPI_Win_c2f cgl_targs_MPI_Win_c2f = {{1, offsetof(struct cgl_fr_MPI_Win_c2f, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_c2f *)0)->cgl_ret), 7, cgl_targs_MPI_Win_c2f.arg, cgl_tn_MPI_Win_c2f}, {
+static const struct cgl_targs_MPI_Win_c2f cgl_targs_MPI_Win_c2f = {{1, offsetof(struct cgl_fr_MPI_Win_c2f, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_c2f *)0)->cgl_ret), 1, cgl_targs_MPI_Win_c2f.arg, cgl_tn_MPI_Win_c2f}, {
     {offsetof(struct cgl_fr_MPI_Win_c2f, win), sizeof(((struct cgl_fr_MPI_Win_c2f *)0)->win), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Win_c2f, (cgl_f->win), CG_NO_CODE);
@@ -16556,7 +16556,7 @@ struct cgl_fr_MPI_Win_call_errhandler {
 static const cg_arg_name cgl_tn_MPI_Win_call_errhandler[2] = {{"win", NULL}, {"errorcode", NULL}};
 static const struct cgl_targs_MPI_Win_call_errhandler cgl_targs_MPI_Win_call_errhandler = {{2, offsetof(struct cgl_fr_MPI_Win_call_errhandler, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_call_errhandler *)0)->cgl_ret), 7, cgl_targs_MPI_Win_call_errhandler.arg, cgl_tn_MPI_Win_call_errhandler}, {
     {offsetof(struct cgl_fr_MPI_Win_call_errhandler, win), sizeof(((struct cgl_fr_MPI_Win_call_errhandler *)0)->win), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Win_call_errhandler, errorcode), sizeof(((struct cgl_fr_MPI_Win_call_errhandler *)0)->errorcode), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Win_call_errhandler, errorcode), sizeof(((struct cgl_fr_MPI_Win_call_errhandler *)0)->errorcode), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_Win_call_errhandler, (cgl_f->win, cgl_f->errorcode), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_call_errhandler(MPI_Win win, int errorcode)
@@ -16622,7 +16622,7 @@ static const cg_arg_name cgl_tn_MPI_Win_create[6] = {{"base", NULL}, {"size", NU
 static const struct cgl_targs_MPI_Win_create cgl_targs_MPI_Win_create = {{6, offsetof(struct cgl_fr_MPI_Win_create, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_create *)0)->cgl_ret), 7, cgl_targs_MPI_Win_create.arg, cgl_tn_MPI_Win_create}, {
     {offsetof(struct cgl_fr_MPI_Win_create, base), sizeof(((struct cgl_fr_MPI_Win_create *)0)->base), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Win_create, size), sizeof(((struct cgl_fr_MPI_Win_create *)0)->size), 1, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Win_create, disp_unit), sizeof(((struct cgl_fr_MPI_Win_create *)0)->disp_unit), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Win_create, disp_unit), sizeof(((struct cgl_fr_MPI_Win_create *)0)->disp_unit), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Win_create, info), sizeof(((struct cgl_fr_MPI_Win_create *)0)->info), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Win_create, comm), sizeof(((struct cgl_fr_MPI_Win_create *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Win_create, win), sizeof(((struct cgl_fr_MPI_Win_create *)0)->win), 3, 0, 0, 0},
@@ -16757,7 +16757,7 @@ struct cgl_fr_MPI_Win_delete_attr {
 static const cg_arg_name cgl_tn_MPI_Win_delete_attr[2] = {{"win", NULL}, {"win_keyval", NULL}};
 static const struct cgl_targs_MPI_Win_delete_attr cgl_targs_MPI_Win_delete_attr = {{2, offsetof(struct cgl_fr_MPI_Win_delete_attr, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_delete_attr *)0)->cgl_ret), 7, cgl_targs_MPI_Win_delete_attr.arg, cgl_tn_MPI_Win_delete_attr}, {
     {offsetof(struct cgl_fr_MPI_Win_delete_attr, win), sizeof(((struct cgl_fr_MPI_Win_delete_attr *)0)->win), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Win_delete_attr, win_keyval), sizeof(((struct cgl_fr_MPI_Win_delete_attr *)0)->win_keyval), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Win_delete_attr, win_keyval), sizeof(((struct cgl_fr_MPI_Win_delete_attr *)0)->win_keyval), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_Win_delete_attr, (cgl_f->win, cgl_f->win_keyval), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_delete_attr(MPI_Win win, int win_keyval)
@@ -16817,7 +16817,7 @@ struct cgl_fr_MPI_Win_f2c {
 };
 static const cg_arg_name cgl_tn_MPI_Win_f2c[1] = {{"win", NULL}};
 static const struct cgl_targs_MPI_Win_f2c cgl_targs_MPI_Win_f2c = {{1, offsetof(struct cgl_fr_MPI_Win_f2c, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_f2c *)0)->cgl_ret), 3, cgl_targs_MPI_Win_f2c.arg, cgl_tn_MPI_Win_f2c}, {
-    {offsetof(struct cgl_fr_MPI_Win_f2c, win), sizeof(((struct cgl_fr_MPI_Win_f2c *)0)->win), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Win_f2c, win), sizeof(((struct cgl_fr_MPI_Win_f2c *)0)->win), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_Win_f2c, (cgl_f->win), CG_NO_CODE);
 static __attribute__((noinline)) MPI_Win cgl_gp_MPI_Win_f2c(int win)
@@ -16848,7 +16848,7 @@ struct cgl_fr_MPI_Win_fence {
 };
 static const cg_arg_name cgl_tn_MPI_Win_fence[2] = {{"assert", NULL}, {"win", NULL}};
 static const struct cgl_targs_MPI_Win_fence cgl_targs_MPI_Win_fence = {{2, offsetof(struct cgl_fr_MPI_Win_fence, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_fence *)0)->cgl_ret), 7, cgl_targs_MPI_Win_fence.arg, cgl_tn_MPI_Win_fence}, {
-    {offsetof(struct cgl_fr_MPI_Win_fence, assert), sizeof(((struct cgl_fr_MPI_Win_fence *)0)->assert), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Win_fence, assert), sizeof(((struct cgl_fr_MPI_Win_fence *)0)->assert), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Win_fence, win), sizeof(((struct cgl_fr_MPI_Win_fence *)0)->win), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Win_fence, (cgl_f->assert, cgl_f->win), cgl_thunk_code);
@@ -16880,7 +16880,7 @@ struct cgl_fr_MPI_Win_flush {
 };
 static const cg_arg_name cgl_tn_MPI_Win_flush[2] = {{"rank", NULL}, {"win", NULL}};
 static const struct cgl_targs_MPI_Win_flush cgl_targs_MPI_Win_flush = {{2, offsetof(struct cgl_fr_MPI_Win_flush, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_flush *)0)->cgl_ret), 7, cgl_targs_MPI_Win_flush.arg, cgl_tn_MPI_Win_flush}, {
-    {offsetof(struct cgl_fr_MPI_Win_flush, rank), sizeof(((struct cgl_fr_MPI_Win_flush *)0)->rank), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Win_flush, rank), sizeof(((struct cgl_fr_MPI_Win_flush *)0)->rank), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Win_flush, win), sizeof(((struct cgl_fr_MPI_Win_flush *)0)->win), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Win_flush, (cgl_f->rank, cgl_f->win), cgl_thunk_code);
@@ -16942,7 +16942,7 @@ struct cgl_fr_MPI_Win_flush_local {
 };
 static const cg_arg_name cgl_tn_MPI_Win_flush_local[2] = {{"rank", NULL}, {"win", NULL}};
 static const struct cgl_targs_MPI_Win_flush_local cgl_targs_MPI_Win_flush_local = {{2, offsetof(struct cgl_fr_MPI_Win_flush_local, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_flush_local *)0)->cgl_ret), 7, cgl_targs_MPI_Win_flush_local.arg, cgl_tn_MPI_Win_flush_local}, {
-    {offsetof(struct cgl_fr_MPI_Win_flush_local, rank), sizeof(((struct cgl_fr_MPI_Win_flush_local *)0)->rank), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Win_flush_local, rank), sizeof(((struct cgl_fr_MPI_Win_flush_local *)0)->rank), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Win_flush_local, win), sizeof(((struct cgl_fr_MPI_Win_flush_local *)0)->win), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Win_flush_local, (cgl_f->rank, cgl_f->win), cgl_thunk_code);
@@ -17066,7 +17066,7 @@ struct cgl_fr_MPI_Win_get_attr {
 static const cg_arg_name cgl_tn_MPI_Win_get_attr[4] = {{"win", NULL}, {"win_keyval", NULL}, {"attribute_val", NULL}, {"flag", NULL}};
 static const struct cgl_targs_MPI_Win_get_attr cgl_targs_MPI_Win_get_attr = {{4, offsetof(struct cgl_fr_MPI_Win_get_attr, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_get_attr *)0)->cgl_ret), 7, cgl_targs_MPI_Win_get_attr.arg, cgl_tn_MPI_Win_get_attr}, {
     {offsetof(struct cgl_fr_MPI_Win_get_attr, win), sizeof(((struct cgl_fr_MPI_Win_get_attr *)0)->win), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Win_get_attr, win_keyval), sizeof(((struct cgl_fr_MPI_Win_get_attr *)0)->win_keyval), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Win_get_attr, win_keyval), sizeof(((struct cgl_fr_MPI_Win_get_attr *)0)->win_keyval), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Win_get_attr, attribute_val), sizeof(((struct cgl_fr_MPI_Win_get_attr *)0)->attribute_val), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Win_get_attr, flag), sizeof(((struct cgl_fr_MPI_Win_get_attr *)0)->flag), 3, 0, 0, 0},
 }};
@@ -17226,9 +17226,9 @@ struct cgl_fr_MPI_Win_lock {
 };
 static const cg_arg_name cgl_tn_MPI_Win_lock[4] = {{"lock_type", NULL}, {"rank", NULL}, {"assert", NULL}, {"win", NULL}};
 static const struct cgl_targs_MPI_Win_lock cgl_targs_MPI_Win_lock = {{4, offsetof(struct cgl_fr_MPI_Win_lock, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_lock *)0)->cgl_ret), 7, cgl_targs_MPI_Win_lock.arg, cgl_tn_MPI_Win_lock}, {
-    {offsetof(struct cgl_fr_MPI_Win_lock, lock_type), sizeof(((struct cgl_fr_MPI_Win_lock *)0)->lock_type), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Win_lock, rank), sizeof(((struct cgl_fr_MPI_Win_lock *)0)->rank), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Win_lock, assert), sizeof(((struct cgl_fr_MPI_Win_lock *)0)->assert), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Win_lock, lock_type), sizeof(((struct cgl_fr_MPI_Win_lock *)0)->lock_type), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Win_lock, rank), sizeof(((struct cgl_fr_MPI_Win_lock *)0)->rank), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Win_lock, assert), sizeof(((struct cgl_fr_MPI_Win_lock *)0)->assert), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Win_lock, win), sizeof(((struct cgl_fr_MPI_Win_lock *)0)->win), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Win_lock, (cgl_f->lock_type, cgl_f->rank, cgl_f->assert, cgl_f->win), cgl_thunk_code);
@@ -17260,7 +17260,7 @@ struct cgl_fr_MPI_Win_lock_all {
 };
 static const cg_arg_name cgl_tn_MPI_Win_lock_all[2] = {{"assert", NULL}, {"win", NULL}};
 static const struct cgl_targs_MPI_Win_lock_all cgl_targs_MPI_Win_lock_all = {{2, offsetof(struct cgl_fr_MPI_Win_lock_all, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_lock_all *)0)->cgl_ret), 7, cgl_targs_MPI_Win_lock_all.arg, cgl_tn_MPI_Win_lock_all}, {
-    {offsetof(struct cgl_fr_MPI_Win_lock_all, assert), sizeof(((struct cgl_fr_MPI_Win_lock_all *)0)->assert), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Win_lock_all, assert), sizeof(((struct cgl_fr_MPI_Win_lock_all *)0)->assert), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Win_lock_all, win), sizeof(((struct cgl_fr_MPI_Win_lock_all *)0)->win), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Win_lock_all, (cgl_f->assert, cgl_f->win), cgl_thunk_code);
@@ -17294,7 +17294,7 @@ struct cgl_fr_MPI_Win_post {
 static const cg_arg_name cgl_tn_MPI_Win_post[3] = {{"group", NULL}, {"assert", NULL}, {"win", NULL}};
 static const struct cgl_targs_MPI_Win_post cgl_targs_MPI_Win_post = {{3, offsetof(struct cgl_fr_MPI_Win_post, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_post *)0)->cgl_ret), 7, cgl_targs_MPI_Win_post.arg, cgl_tn_MPI_Win_post}, {
     {offsetof(struct cgl_fr_MPI_Win_post, group), sizeof(((struct cgl_fr_MPI_Win_post *)0)->group), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Win_post, assert), sizeof(((struct cgl_fr_MPI_Win_post *)0)->assert), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Win_post, assert), sizeof(((struct cgl_fr_MPI_Win_post *)0)->assert), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Win_post, win), sizeof(((struct cgl_fr_MPI_Win_post *)0)->win), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Win_post, (cgl_f->group, cgl_f->assert, cgl_f->win), cgl_thunk_code);
@@ -17327,7 +17327,7 @@ struct cgl_fr_MPI_Win_set_attr {
 static const cg_arg_name cgl_tn_MPI_Win_set_attr[3] = {{"win", NULL}, {"win_keyval", NULL}, {"attribute_val", NULL}};
 static const struct cgl_targs_MPI_Win_set_attr cgl_targs_MPI_Win_set_attr = {{3, offsetof(struct cgl_fr_MPI_Win_set_attr, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_set_attr *)0)->cgl_ret), 7, cgl_targs_MPI_Win_set_attr.arg, cgl_tn_MPI_Win_set_attr}, {
     {offsetof(struct cgl_fr_MPI_Win_set_attr, win), sizeof(((struct cgl_fr_MPI_Win_set_attr *)0)->win), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Win_set_attr, win_keyval), sizeof(((struct cgl_fr_MPI_Win_set_attr *)0)->win_keyval), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Win_set_attr, win_keyval), sizeof(((struct cgl_fr_MPI_Win_set_attr *)0)->win_keyval), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Win_set_attr, attribute_val), sizeof(((struct cgl_fr_MPI_Win_set_attr *)0)->attribute_val), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Win_set_attr, (cgl_f->win, cgl_f->win_keyval, cgl_f->attribute_val), cgl_thunk_code);
@@ -17454,7 +17454,7 @@ struct cgl_fr_MPI_Win_shared_query {
 static const cg_arg_name cgl_tn_MPI_Win_shared_query[5] = {{"win", NULL}, {"rank", NULL}, {"size", NULL}, {"disp_unit", NULL}, {"baseptr", NULL}};
 static const struct cgl_targs_MPI_Win_shared_query cgl_targs_MPI_Win_shared_query = {{5, offsetof(struct cgl_fr_MPI_Win_shared_query, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_shared_query *)0)->cgl_ret), 7, cgl_targs_MPI_Win_shared_query.arg, cgl_tn_MPI_Win_shared_query}, {
     {offsetof(struct cgl_fr_MPI_Win_shared_query, win), sizeof(((struct cgl_fr_MPI_Win_shared_query *)0)->win), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Win_shared_query, rank), sizeof(((struct cgl_fr_MPI_Win_shared_query *)0)->rank), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Win_shared_query, rank), sizeof(((struct cgl_fr_MPI_Win_shared_query *)0)->rank), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Win_shared_query, size), sizeof(((struct cgl_fr_MPI_Win_shared_query *)0)->size), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Win_shared_query, disp_unit), sizeof(((struct cgl_fr_MPI_Win_shared_query *)0)->disp_unit), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Win_shared_query, baseptr), sizeof(((struct cgl_fr_MPI_Win_shared_query *)0)->baseptr), 3, 0, 0, 0},
@@ -17489,7 +17489,7 @@ struct cgl_fr_MPI_Win_start {
 static const cg_arg_name cgl_tn_MPI_Win_start[3] = {{"group", NULL}, {"assert", NULL}, {"win", NULL}};
 static const struct cgl_targs_MPI_Win_start cgl_targs_MPI_Win_start = {{3, offsetof(struct cgl_fr_MPI_Win_start, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_start *)0)->cgl_ret), 7, cgl_targs_MPI_Win_start.arg, cgl_tn_MPI_Win_start}, {
     {offsetof(struct cgl_fr_MPI_Win_start, group), sizeof(((struct cgl_fr_MPI_Win_start *)0)->group), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Win_start, assert), sizeof(((struct cgl_fr_MPI_Win_start *)0)->assert), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Win_start, assert), sizeof(((struct cgl_fr_MPI_Win_start *)0)->assert), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Win_start, win), sizeof(((struct cgl_fr_MPI_Win_start *)0)->win), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Win_start, (cgl_f->group, cgl_f->assert, cgl_f->win), cgl_thunk_code);
@@ -17581,7 +17581,7 @@ struct cgl_fr_MPI_Win_unlock {
 };
 static const cg_arg_name cgl_tn_MPI_Win_unlock[2] = {{"rank", NULL}, {"win", NULL}};
 static const struct cgl_targs_MPI_Win_unlock cgl_targs_MPI_Win_unlock = {{2, offsetof(struct cgl_fr_MPI_Win_unlock, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_unlock *)0)->cgl_ret), 7, cgl_targs_MPI_Win_unlock.arg, cgl_tn_MPI_Win_unlock}, {
-    {offsetof(struct cgl_fr_MPI_Win_unlock, rank), sizeof(((struct cgl_fr_MPI_Win_unlock *)0)->rank), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Win_unlock, rank), sizeof(((struct cgl_fr_MPI_Win_unlock *)0)->rank), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Win_unlock, win), sizeof(((struct cgl_fr_MPI_Win_unlock *)0)->win), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Win_unlock, (cgl_f->rank, cgl_f->win), cgl_thunk_code);
@@ -17725,7 +17725,7 @@ struct cgl_fr_MPI_T_init_thread {
 };
 static const cg_arg_name cgl_tn_MPI_T_init_thread[2] = {{"required", NULL}, {"provided", NULL}};
 static const struct cgl_targs_MPI_T_init_thread cgl_targs_MPI_T_init_thread = {{2, offsetof(struct cgl_fr_MPI_T_init_thread, cgl_ret), sizeof(((struct cgl_fr_MPI_T_init_thread *)0)->cgl_ret), 7, cgl_targs_MPI_T_init_thread.arg, cgl_tn_MPI_T_init_thread}, {
-    {offsetof(struct cgl_fr_MPI_T_init_thread, required), sizeof(((struct cgl_fr_MPI_T_init_thread *)0)->required), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_T_init_thread, required), sizeof(((struct cgl_fr_MPI_T_init_thread *)0)->required), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_T_init_thread, provided), sizeof(((struct cgl_fr_MPI_T_init_thread *)0)->provided), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_T_init_thread, (cgl_f->required, cgl_f->provided), cgl_thunk_code);
@@ -17818,7 +17818,7 @@ struct cgl_fr_MPI_T_cvar_get_info {
 };
 static const cg_arg_name cgl_tn_MPI_T_cvar_get_info[10] = {{"cvar_index", NULL}, {"name", NULL}, {"name_len", NULL}, {"verbosity", NULL}, {"datatype", NULL}, {"enumtype", NULL}, {"desc", NULL}, {"desc_len", NULL}, {"bind", NULL}, {"scope", NULL}};
 static const struct cgl_targs_MPI_T_cvar_get_info cgl_targs_MPI_T_cvar_get_info = {{10, offsetof(struct cgl_fr_MPI_T_cvar_get_info, cgl_ret), sizeof(((struct cgl_fr_MPI_T_cvar_get_info *)0)->cgl_ret), 7, cgl_targs_MPI_T_cvar_get_info.arg, cgl_tn_MPI_T_cvar_get_info}, {
-    {offsetof(struct cgl_fr_MPI_T_cvar_get_info, cvar_index), sizeof(((struct cgl_fr_MPI_T_cvar_get_info *)0)->cvar_index), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_T_cvar_get_info, cvar_index), sizeof(((struct cgl_fr_MPI_T_cvar_get_info *)0)->cvar_index), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_T_cvar_get_info, name), sizeof(((struct cgl_fr_MPI_T_cvar_get_info *)0)->name), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_T_cvar_get_info, name_len), sizeof(((struct cgl_fr_MPI_T_cvar_get_info *)0)->name_len), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_T_cvar_get_info, verbosity), sizeof(((struct cgl_fr_MPI_T_cvar_get_info *)0)->verbosity), 3, 0, 0, 0},
@@ -17889,7 +17889,7 @@ struct cgl_fr_MPI_T_cvar_handle_alloc {
 };
 static const cg_arg_name cgl_tn_MPI_T_cvar_handle_alloc[4] = {{"cvar_index", NULL}, {"obj_handle", NULL}, {"handle", NULL}, {"count", NULL}};
 static const struct cgl_targs_MPI_T_cvar_handle_alloc cgl_targs_MPI_T_cvar_handle_alloc = {{4, offsetof(struct cgl_fr_MPI_T_cvar_handle_alloc, cgl_ret), sizeof(((struct cgl_fr_MPI_T_cvar_handle_alloc *)0)->cgl_ret), 7, cgl_targs_MPI_T_cvar_handle_alloc.arg, cgl_tn_MPI_T_cvar_handle_alloc}, {
-    {offsetof(struct cgl_fr_MPI_T_cvar_handle_alloc, cvar_index), sizeof(((struct cgl_fr_MPI_T_cvar_handle_alloc *)0)->cvar_index), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_T_cvar_handle_alloc, cvar_index), sizeof(((struct cgl_fr_MPI_T_cvar_handle_alloc *)0)->cvar_index), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_T_cvar_handle_alloc, obj_handle), sizeof(((struct cgl_fr_MPI_T_cvar_handle_alloc *)0)->obj_handle), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_T_cvar_handle_alloc, handle), sizeof(((struct cgl_fr_MPI_T_cvar_handle_alloc *)0)->handle), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_T_cvar_handle_alloc, count), sizeof(((struct cgl_fr_MPI_T_cvar_handle_alloc *)0)->count), 3, 0, 0, 0},
@@ -18048,7 +18048,7 @@ struct cgl_fr_MPI_T_category_get_info {
 };
 static const cg_arg_name cgl_tn_MPI_T_category_get_info[8] = {{"cat_index", NULL}, {"name", NULL}, {"name_len", NULL}, {"desc", NULL}, {"desc_len", NULL}, {"num_cvars", NULL}, {"num_pvars", NULL}, {"num_categories", NULL}};
 static const struct cgl_targs_MPI_T_category_get_info cgl_targs_MPI_T_category_get_info = {{8, offsetof(struct cgl_fr_MPI_T_category_get_info, cgl_ret), sizeof(((struct cgl_fr_MPI_T_category_get_info *)0)->cgl_ret), 7, cgl_targs_MPI_T_category_get_info.arg, cgl_tn_MPI_T_category_get_info}, {
-    {offsetof(struct cgl_fr_MPI_T_category_get_info, cat_index), sizeof(((struct cgl_fr_MPI_T_category_get_info *)0)->cat_index), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_T_category_get_info, cat_index), sizeof(((struct cgl_fr_MPI_T_category_get_info *)0)->cat_index), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_T_category_get_info, name), sizeof(((struct cgl_fr_MPI_T_category_get_info *)0)->name), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_T_category_get_info, name_len), sizeof(((struct cgl_fr_MPI_T_category_get_info *)0)->name_len), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_T_category_get_info, desc), sizeof(((struct cgl_fr_MPI_T_category_get_info *)0)->desc), 3, 0, 0, 0},
@@ -18116,8 +18116,8 @@ struct cgl_fr_MPI_T_category_get_cvars {
 };
 static const cg_arg_name cgl_tn_MPI_T_category_get_cvars[2] = {{"cat_index", NULL}, {"len", NULL}};
 static const struct cgl_targs_MPI_T_category_get_cvars cgl_targs_MPI_T_category_get_cvars = {{2, offsetof(struct cgl_fr_MPI_T_category_get_cvars, cgl_ret), sizeof(((struct cgl_fr_MPI_T_category_get_cvars *)0)->cgl_ret), 7, cgl_targs_MPI_T_category_get_cvars.arg, cgl_tn_MPI_T_category_get_cvars}, {
-    {offsetof(struct cgl_fr_MPI_T_category_get_cvars, cat_index), sizeof(((struct cgl_fr_MPI_T_category_get_cvars *)0)->cat_index), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_T_category_get_cvars, len), sizeof(((struct cgl_fr_MPI_T_category_get_cvars *)0)->len), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_T_category_get_cvars, cat_index), sizeof(((struct cgl_fr_MPI_T_category_get_cvars *)0)->cat_index), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_T_category_get_cvars, len), sizeof(((struct cgl_fr_MPI_T_category_get_cvars *)0)->len), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_T_category_get_cvars, (cgl_f->cat_index, cgl_f->len, cgl_f->indices), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_category_get_cvars(int cat_index, int len, int indices[])
@@ -18148,8 +18148,8 @@ struct cgl_fr_MPI_T_category_get_pvars {
 };
 static const cg_arg_name cgl_tn_MPI_T_category_get_pvars[2] = {{"cat_index", NULL}, {"len", NULL}};
 static const struct cgl_targs_MPI_T_category_get_pvars cgl_targs_MPI_T_category_get_pvars = {{2, offsetof(struct cgl_fr_MPI_T_category_get_pvars, cgl_ret), sizeof(((struct cgl_fr_MPI_T_category_get_pvars *)0)->cgl_ret), 7, cgl_targs_MPI_T_category_get_pvars.arg, cgl_tn_MPI_T_category_get_pvars}, {
-    {offsetof(struct cgl_fr_MPI_T_category_get_pvars, cat_index), sizeof(((struct cgl_fr_MPI_T_category_get_pvars *)0)->cat_index), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_T_category_get_pvars, len), sizeof(((struct cgl_fr_MPI_T_category_get_pvars *)0)->len), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_T_category_get_pvars, cat_index), sizeof(((struct cgl_fr_MPI_T_category_get_pvars *)0)->cat_index), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_T_category_get_pvars, len), sizeof(((struct cgl_fr_MPI_T_category_get_pvars *)0)->len), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_T_category_get_pvars, (cgl_f->cat_index, cgl_f->len, cgl_f->indices), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_category_get_pvars(int cat_index, int len, int indices[])
@@ -18180,8 +18180,8 @@ struct cgl_fr_MPI_T_category_get_categories {
 };
 static const cg_arg_name cgl_tn_MPI_T_category_get_categories[2] = {{"cat_index", NULL}, {"len", NULL}};
 static const struct cgl_targs_MPI_T_category_get_categories cgl_targs_MPI_T_category_get_categories = {{2, offsetof(struct cgl_fr_MPI_T_category_get_categories, cgl_ret), sizeof(((struct cgl_fr_MPI_T_category_get_categories *)0)->cgl_ret), 7, cgl_targs_MPI_T_category_get_categories.arg, cgl_tn_MPI_T_category_get_categories}, {
-    {offsetof(struct cgl_fr_MPI_T_category_get_categories, cat_index), sizeof(((struct cgl_fr_MPI_T_category_get_categories *)0)->cat_index), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_T_category_get_categories, len), sizeof(((struct cgl_fr_MPI_T_category_get_categories *)0)->len), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_T_category_get_categories, cat_index), sizeof(((struct cgl_fr_MPI_T_category_get_categories *)0)->cat_index), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_T_category_get_categories, len), sizeof(((struct cgl_fr_MPI_T_category_get_categories *)0)->len), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_T_category_get_categories, (cgl_f->cat_index, cgl_f->len, cgl_f->indices), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_category_get_categories(int cat_index, int len, int indices[])
@@ -18280,7 +18280,7 @@ struct cgl_fr_MPI_T_pvar_get_info {
 };
 static const cg_arg_name cgl_tn_MPI_T_pvar_get_info[13] = {{"pvar_index", NULL}, {"name", NULL}, {"name_len", NULL}, {"verbosity", NULL}, {"var_class", NULL}, {"datatype", NULL}, {"enumtype", NULL}, {"desc", NULL}, {"desc_len", NULL}, {"bind", NULL}, {"readonly", NULL}, {"continuous", NULL}, {"atomic", NULL}};
 static const struct cgl_targs_MPI_T_pvar_get_info cgl_targs_MPI_T_pvar_get_info = {{13, offsetof(struct cgl_fr_MPI_T_pvar_get_info, cgl_ret), sizeof(((struct cgl_fr_MPI_T_pvar_get_info *)0)->cgl_ret), 7, cgl_targs_MPI_T_pvar_get_info.arg, cgl_tn_MPI_T_pvar_get_info}, {
-    {offsetof(struct cgl_fr_MPI_T_pvar_get_info, pvar_index), sizeof(((struct cgl_fr_MPI_T_pvar_get_info *)0)->pvar_index), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_T_pvar_get_info, pvar_index), sizeof(((struct cgl_fr_MPI_T_pvar_get_info *)0)->pvar_index), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_T_pvar_get_info, name), sizeof(((struct cgl_fr_MPI_T_pvar_get_info *)0)->name), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_T_pvar_get_info, name_len), sizeof(((struct cgl_fr_MPI_T_pvar_get_info *)0)->name_len), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_T_pvar_get_info, verbosity), sizeof(((struct cgl_fr_MPI_T_pvar_get_info *)0)->verbosity), 3, 0, 0, 0},
@@ -18324,7 +18324,7 @@ struct cgl_fr_MPI_T_pvar_get_index {
 static const cg_arg_name cgl_tn_MPI_T_pvar_get_index[3] = {{"name", NULL}, {"var_class", NULL}, {"pvar_index", NULL}};
 static const struct cgl_targs_MPI_T_pvar_get_index cgl_targs_MPI_T_pvar_get_index = {{3, offsetof(struct cgl_fr_MPI_T_pvar_get_index, cgl_ret), sizeof(((struct cgl_fr_MPI_T_pvar_get_index *)0)->cgl_ret), 7, cgl_targs_MPI_T_pvar_get_index.arg, cgl_tn_MPI_T_pvar_get_index}, {
     {offsetof(struct cgl_fr_MPI_T_pvar_get_index, name), sizeof(((struct cgl_fr_MPI_T_pvar_get_index *)0)->name), 5, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_T_pvar_get_index, var_class), sizeof(((struct cgl_fr_MPI_T_pvar_get_index *)0)->var_class), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_T_pvar_get_index, var_class), sizeof(((struct cgl_fr_MPI_T_pvar_get_index *)0)->var_class), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_T_pvar_get_index, pvar_index), sizeof(((struct cgl_fr_MPI_T_pvar_get_index *)0)->pvar_index), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_T_pvar_get_index, (cgl_f->name, cgl_f->var_class, cgl_f->pvar_index), cgl_thunk_code);
@@ -18416,7 +18416,7 @@ struct cgl_fr_MPI_T_pvar_handle_alloc {
 static const cg_arg_name cgl_tn_MPI_T_pvar_handle_alloc[5] = {{"session", NULL}, {"pvar_index", NULL}, {"obj_handle", NULL}, {"handle", NULL}, {"count", NULL}};
 static const struct cgl_targs_MPI_T_pvar_handle_alloc cgl_targs_MPI_T_pvar_handle_alloc = {{5, offsetof(struct cgl_fr_MPI_T_pvar_handle_alloc, cgl_ret), sizeof(((struct cgl_fr_MPI_T_pvar_handle_alloc *)0)->cgl_ret), 7, cgl_targs_MPI_T_pvar_handle_alloc.arg, cgl_tn_MPI_T_pvar_handle_alloc}, {
     {offsetof(struct cgl_fr_MPI_T_pvar_handle_alloc, session), sizeof(((struct cgl_fr_MPI_T_pvar_handle_alloc *)0)->session), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_T_pvar_handle_alloc, pvar_index), sizeof(((struct cgl_fr_MPI_T_pvar_handle_alloc *)0)->pvar_index), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_T_pvar_handle_alloc, pvar_index), sizeof(((struct cgl_fr_MPI_T_pvar_handle_alloc *)0)->pvar_index), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_T_pvar_handle_alloc, obj_handle), sizeof(((struct cgl_fr_MPI_T_pvar_handle_alloc *)0)->obj_handle), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_T_pvar_handle_alloc, handle), sizeof(((struct cgl_fr_MPI_T_pvar_handle_alloc *)0)->handle), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_T_pvar_handle_alloc, count), sizeof(((struct cgl_fr_MPI_T_pvar_handle_alloc *)0)->count), 3, 0, 0, 0},
@@ -18711,7 +18711,7 @@ struct cgl_fr_MPI_T_enum_get_item {
 static const cg_arg_name cgl_tn_MPI_T_enum_get_item[5] = {{"enumtype", NULL}, {"index", NULL}, {"value", NULL}, {"name", NULL}, {"name_len", NULL}};
 static const struct cgl_targs_MPI_T_enum_get_item cgl_targs_MPI_T_enum_get_item = {{5, offsetof(struct cgl_fr_MPI_T_enum_get_item, cgl_ret), sizeof(((struct cgl_fr_MPI_T_enum_get_item *)0)->cgl_ret), 7, cgl_targs_MPI_T_enum_get_item.arg, cgl_tn_MPI_T_enum_get_item}, {
     {offsetof(struct cgl_fr_MPI_T_enum_get_item, enumtype), sizeof(((struct cgl_fr_MPI_T_enum_get_item *)0)->enumtype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_T_enum_get_item, index), sizeof(((struct cgl_fr_MPI_T_enum_get_item *)0)->index), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_T_enum_get_item, index), sizeof(((struct cgl_fr_MPI_T_enum_get_item *)0)->index), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_T_enum_get_item, value), sizeof(((struct cgl_fr_MPI_T_enum_get_item *)0)->value), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_T_enum_get_item, name), sizeof(((struct cgl_fr_MPI_T_enum_get_item *)0)->name), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_T_enum_get_item, name_len), sizeof(((struct cgl_fr_MPI_T_enum_get_item *)0)->name_len), 3, 0, 0, 0},
@@ -18745,7 +18745,7 @@ struct cgl_fr_MPI_Attr_delete {
 static const cg_arg_name cgl_tn_MPI_Attr_delete[2] = {{"comm", NULL}, {"keyval", NULL}};
 static const struct cgl_targs_MPI_Attr_delete cgl_targs_MPI_Attr_delete = {{2, offsetof(struct cgl_fr_MPI_Attr_delete, cgl_ret), sizeof(((struct cgl_fr_MPI_Attr_delete *)0)->cgl_ret), 7, cgl_targs_MPI_Attr_delete.arg, cgl_tn_MPI_Attr_delete}, {
     {offsetof(struct cgl_fr_MPI_Attr_delete, comm), sizeof(((struct cgl_fr_MPI_Attr_delete *)0)->comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Attr_delete, keyval), sizeof(((struct cgl_fr_MPI_Attr_delete *)0)->keyval), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Attr_delete, keyval), sizeof(((struct cgl_fr_MPI_Attr_delete *)0)->keyval), 1, 0, 0, 0},
 }};
 CG_THUNK(MPI_Attr_delete, (cgl_f->comm, cgl_f->keyval), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Attr_delete(MPI_Comm comm, int keyval)
@@ -18778,7 +18778,7 @@ struct cgl_fr_MPI_Attr_get {
 static const cg_arg_name cgl_tn_MPI_Attr_get[4] = {{"comm", NULL}, {"keyval", NULL}, {"attribute_val", NULL}, {"flag", NULL}};
 static const struct cgl_targs_MPI_Attr_get cgl_targs_MPI_Attr_get = {{4, offsetof(struct cgl_fr_MPI_Attr_get, cgl_ret), sizeof(((struct cgl_fr_MPI_Attr_get *)0)->cgl_ret), 7, cgl_targs_MPI_Attr_get.arg, cgl_tn_MPI_Attr_get}, {
     {offsetof(struct cgl_fr_MPI_Attr_get, comm), sizeof(((struct cgl_fr_MPI_Attr_get *)0)->comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Attr_get, keyval), sizeof(((struct cgl_fr_MPI_Attr_get *)0)->keyval), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Attr_get, keyval), sizeof(((struct cgl_fr_MPI_Attr_get *)0)->keyval), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Attr_get, attribute_val), sizeof(((struct cgl_fr_MPI_Attr_get *)0)->attribute_val), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Attr_get, flag), sizeof(((struct cgl_fr_MPI_Attr_get *)0)->flag), 3, 0, 0, 0},
 }};
@@ -18812,7 +18812,7 @@ struct cgl_fr_MPI_Attr_put {
 static const cg_arg_name cgl_tn_MPI_Attr_put[3] = {{"comm", NULL}, {"keyval", NULL}, {"attribute_val", NULL}};
 static const struct cgl_targs_MPI_Attr_put cgl_targs_MPI_Attr_put = {{3, offsetof(struct cgl_fr_MPI_Attr_put, cgl_ret), sizeof(((struct cgl_fr_MPI_Attr_put *)0)->cgl_ret), 7, cgl_targs_MPI_Attr_put.arg, cgl_tn_MPI_Attr_put}, {
     {offsetof(struct cgl_fr_MPI_Attr_put, comm), sizeof(((struct cgl_fr_MPI_Attr_put *)0)->comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Attr_put, keyval), sizeof(((struct cgl_fr_MPI_Attr_put *)0)->keyval), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Attr_put, keyval), sizeof(((struct cgl_fr_MPI_Attr_put *)0)->keyval), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Attr_put, attribute_val), sizeof(((struct cgl_fr_MPI_Attr_put *)0)->attribute_val), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Attr_put, (cgl_f->comm, cgl_f->keyval, cgl_f->attribute_val), cgl_thunk_code);
@@ -19065,7 +19065,7 @@ struct cgl_fr_MPI_Type_hindexed {
 };
 static const cg_arg_name cgl_tn_MPI_Type_hindexed[3] = {{"count", NULL}, {"oldtype", NULL}, {"newtype", NULL}};
 static const struct cgl_targs_MPI_Type_hindexed cgl_targs_MPI_Type_hindexed = {{3, offsetof(struct cgl_fr_MPI_Type_hindexed, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_hindexed *)0)->cgl_ret), 7, cgl_targs_MPI_Type_hindexed.arg, cgl_tn_MPI_Type_hindexed}, {
-    {offsetof(struct cgl_fr_MPI_Type_hindexed, count), sizeof(((struct cgl_fr_MPI_Type_hindexed *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_hindexed, count), sizeof(((struct cgl_fr_MPI_Type_hindexed *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_hindexed, oldtype), sizeof(((struct cgl_fr_MPI_Type_hindexed *)0)->oldtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_hindexed, newtype), sizeof(((struct cgl_fr_MPI_Type_hindexed *)0)->newtype), 3, 0, 0, 0},
 }};
@@ -19100,8 +19100,8 @@ struct cgl_fr_MPI_Type_hvector {
 };
 static const cg_arg_name cgl_tn_MPI_Type_hvector[5] = {{"count", NULL}, {"blocklength", NULL}, {"stride", NULL}, {"oldtype", NULL}, {"newtype", NULL}};
 static const struct cgl_targs_MPI_Type_hvector cgl_targs_MPI_Type_hvector = {{5, offsetof(struct cgl_fr_MPI_Type_hvector, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_hvector *)0)->cgl_ret), 7, cgl_targs_MPI_Type_hvector.arg, cgl_tn_MPI_Type_hvector}, {
-    {offsetof(struct cgl_fr_MPI_Type_hvector, count), sizeof(((struct cgl_fr_MPI_Type_hvector *)0)->count), 7, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Type_hvector, blocklength), sizeof(((struct cgl_fr_MPI_Type_hvector *)0)->blocklength), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_hvector, count), sizeof(((struct cgl_fr_MPI_Type_hvector *)0)->count), 1, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_hvector, blocklength), sizeof(((struct cgl_fr_MPI_Type_hvector *)0)->blocklength), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_hvector, stride), sizeof(((struct cgl_fr_MPI_Type_hvector *)0)->stride), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_hvector, oldtype), sizeof(((struct cgl_fr_MPI_Type_hvector *)0)->oldtype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_hvector, newtype), sizeof(((struct cgl_fr_MPI_Type_hvector *)0)->newtype), 3, 0, 0, 0},
@@ -19168,7 +19168,7 @@ struct cgl_fr_MPI_Type_struct {
 };
 static const cg_arg_name cgl_tn_MPI_Type_struct[2] = {{"count", NULL}, {"newtype", NULL}};
 static const struct cgl_targs_MPI_Type_struct cgl_targs_MPI_Type_struct = {{2, offsetof(struct cgl_fr_MPI_Type_struct, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_struct *)0)->cgl_ret), 7, cgl_targs_MPI_Type_struct.arg, cgl_tn_MPI_Type_struct}, {
-    {offsetof(struct cgl_fr_MPI_Type_struct, count), sizeof(((struct cgl_fr_MPI_Type_struct *)0)->count), 7, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_struct, count), sizeof(((struct cgl_fr_MPI_Type_struct *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_struct, newtype), sizeof(((struct cgl_fr_MPI_Type_struct *)0)->newtype), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Type_struct, (cgl_f->count, cgl_f->array_of_blocklengths, cgl_f->array_of_displacements, cgl_f->array_of_types, cgl_f->newtype), cgl_thunk_code);
