@@ -390,7 +390,7 @@ def run_inside_mpirun_traces_merge_into_one_timeline_by_rank():
     """`mpirun -n 2 callguard run --trace t/ -- ./app` then `callguard trace t/`: a file per rank named by
     host, rank and pid; merged, a process group "HOST rank R pid P" per rank in rank order with its
     10 + R toyAdd calls, and (with the MPI layer) the ranks' MPI_Allreduce calls overlapping in time, as a
-    collective's must, their count a number."""
+    collective's must, and each rank's MPI_Comm_rank showing the rank it returned."""
     need_mpi()
     out = os.path.join(TMP, "traces") + "/"
     r = run(mpirun(2, CG, "run", *JOB_LAYERS, "--trace", out, "--", MPI_PROG, TMP))
@@ -421,6 +421,9 @@ def run_inside_mpirun_traces_merge_into_one_timeline_by_rank():
               "the ranks' MPI_Allreduce calls overlap: %s" % ar)
         # MPI's result type is C's int: a count is a number, not a result's name (it was MPI_ERR_BUFFER for 1)
         check(all(e["args"]["count"] == 1 and e["args"]["result"] == "MPI_SUCCESS" for e in ar), "counts: %s" % ar)
+        # apis/mpi.ini's outputs: each rank's MPI_Comm_rank shows the rank it returned, not a pointer
+        got = {e["pid"]: e["args"].get("rank") for e in trace["traceEvents"] if e["name"] == "MPI_Comm_rank"}
+        check(got == {pid: rank for rank, pid in ranks.items()}, "MPI_Comm_rank's rank: %s %s" % (got, ranks))
     check(not leftovers(), "left running: %s" % leftovers())
 
 

@@ -5813,7 +5813,7 @@ struct cgl_fr_MPI_Buffer_detach {
 static const cg_arg_name cgl_tn_MPI_Buffer_detach[2] = {{"buffer", NULL}, {"size", NULL}};
 static const struct cgl_targs_MPI_Buffer_detach cgl_targs_MPI_Buffer_detach = {{2, offsetof(struct cgl_fr_MPI_Buffer_detach, cgl_ret), sizeof(((struct cgl_fr_MPI_Buffer_detach *)0)->cgl_ret), 7, cgl_targs_MPI_Buffer_detach.arg, cgl_tn_MPI_Buffer_detach}, {
     {offsetof(struct cgl_fr_MPI_Buffer_detach, buffer), sizeof(((struct cgl_fr_MPI_Buffer_detach *)0)->buffer), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Buffer_detach, size), sizeof(((struct cgl_fr_MPI_Buffer_detach *)0)->size), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Buffer_detach, size), sizeof(((struct cgl_fr_MPI_Buffer_detach *)0)->size), 6, 1, 4, 0},
 }};
 CG_THUNK(MPI_Buffer_detach, (cgl_f->buffer, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Buffer_detach(void *buffer, int *size)
@@ -5825,7 +5825,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Buffer_detach(void *buffer, int 
 static __attribute__((noinline)) int cgl_sl_MPI_Buffer_detach(void *buffer, int *size)
 {
     CG_BLOCKING_CALL(MPI_Buffer_detach, (buffer, size), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Buffer_detach, (buffer, size), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buffer); CG_ARG_WORD(2, size));
+    CG_ARGS_CALL(MPI_Buffer_detach, (buffer, size), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, buffer); CG_ARG_WORD(2, size); CG_OUT_WORD(3, 0, size));
     CG_SHORT_CALL(MPI_Buffer_detach, (buffer, size), cgl_thunk_code);
     return cgl_gp_MPI_Buffer_detach(buffer, size);
 }
@@ -6016,7 +6016,7 @@ struct cgl_fr_MPI_Cart_rank {
 static const cg_arg_name cgl_tn_MPI_Cart_rank[2] = {{"comm", NULL}, {"rank", NULL}};
 static const struct cgl_targs_MPI_Cart_rank cgl_targs_MPI_Cart_rank = {{2, offsetof(struct cgl_fr_MPI_Cart_rank, cgl_ret), sizeof(((struct cgl_fr_MPI_Cart_rank *)0)->cgl_ret), 7, cgl_targs_MPI_Cart_rank.arg, cgl_tn_MPI_Cart_rank}, {
     {offsetof(struct cgl_fr_MPI_Cart_rank, comm), sizeof(((struct cgl_fr_MPI_Cart_rank *)0)->comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Cart_rank, rank), sizeof(((struct cgl_fr_MPI_Cart_rank *)0)->rank), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Cart_rank, rank), sizeof(((struct cgl_fr_MPI_Cart_rank *)0)->rank), 6, 1, 4, 0},
 }};
 CG_THUNK(MPI_Cart_rank, (cgl_f->comm, cgl_f->coords, cgl_f->rank), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
@@ -6027,7 +6027,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Cart_rank(MPI_Comm comm, const i
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
-    CG_ARGS_CALL(MPI_Cart_rank, (comm, coords, rank), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, rank));
+    CG_ARGS_CALL(MPI_Cart_rank, (comm, coords, rank), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, rank); CG_OUT_WORD(3, 0, rank));
     CG_SHORT_CALL(MPI_Cart_rank, (comm, coords, rank), cgl_thunk_code);
     return cgl_gp_MPI_Cart_rank(comm, coords, rank);
 }
@@ -6182,7 +6182,7 @@ static const struct cgl_targs_MPI_Comm_accept cgl_targs_MPI_Comm_accept = {{5, o
     {offsetof(struct cgl_fr_MPI_Comm_accept, info), sizeof(((struct cgl_fr_MPI_Comm_accept *)0)->info), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_accept, root), sizeof(((struct cgl_fr_MPI_Comm_accept *)0)->root), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_accept, comm), sizeof(((struct cgl_fr_MPI_Comm_accept *)0)->comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Comm_accept, newcomm), sizeof(((struct cgl_fr_MPI_Comm_accept *)0)->newcomm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Comm_accept, newcomm), sizeof(((struct cgl_fr_MPI_Comm_accept *)0)->newcomm), 6, 3, 8, 0},
 }};
 CG_THUNK(MPI_Comm_accept, (cgl_f->port_name, cgl_f->info, cgl_f->root, cgl_f->comm, cgl_f->newcomm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
@@ -6313,7 +6313,7 @@ static const struct cgl_targs_MPI_Comm_connect cgl_targs_MPI_Comm_connect = {{5,
     {offsetof(struct cgl_fr_MPI_Comm_connect, info), sizeof(((struct cgl_fr_MPI_Comm_connect *)0)->info), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_connect, root), sizeof(((struct cgl_fr_MPI_Comm_connect *)0)->root), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_connect, comm), sizeof(((struct cgl_fr_MPI_Comm_connect *)0)->comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Comm_connect, newcomm), sizeof(((struct cgl_fr_MPI_Comm_connect *)0)->newcomm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Comm_connect, newcomm), sizeof(((struct cgl_fr_MPI_Comm_connect *)0)->newcomm), 6, 3, 8, 0},
 }};
 CG_THUNK(MPI_Comm_connect, (cgl_f->port_name, cgl_f->info, cgl_f->root, cgl_f->comm, cgl_f->newcomm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
@@ -6414,7 +6414,7 @@ static const struct cgl_targs_MPI_Comm_create_group cgl_targs_MPI_Comm_create_gr
     {offsetof(struct cgl_fr_MPI_Comm_create_group, comm), sizeof(((struct cgl_fr_MPI_Comm_create_group *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_create_group, group), sizeof(((struct cgl_fr_MPI_Comm_create_group *)0)->group), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_create_group, tag), sizeof(((struct cgl_fr_MPI_Comm_create_group *)0)->tag), 1, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Comm_create_group, newcomm), sizeof(((struct cgl_fr_MPI_Comm_create_group *)0)->newcomm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Comm_create_group, newcomm), sizeof(((struct cgl_fr_MPI_Comm_create_group *)0)->newcomm), 6, 3, 8, 0},
 }};
 CG_THUNK(MPI_Comm_create_group, (cgl_f->comm, cgl_f->group, cgl_f->tag, cgl_f->newcomm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
@@ -6426,7 +6426,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_create_group(MPI_Comm comm,
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
     CG_BLOCKING_CALL(MPI_Comm_create_group, (comm, group, tag, newcomm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Comm_create_group, (comm, group, tag, newcomm), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, group); CG_ARG_WORD(3, tag); CG_ARG_WORD(4, newcomm));
+    CG_ARGS_CALL(MPI_Comm_create_group, (comm, group, tag, newcomm), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, group); CG_ARG_WORD(3, tag); CG_ARG_WORD(4, newcomm); CG_OUT_WORD(5, 0, newcomm));
     CG_SHORT_CALL(MPI_Comm_create_group, (comm, group, tag, newcomm), cgl_thunk_code);
     return cgl_gp_MPI_Comm_create_group(comm, group, tag, newcomm);
 }
@@ -6448,7 +6448,7 @@ static const cg_arg_name cgl_tn_MPI_Comm_create[3] = {{"comm", NULL}, {"group", 
 static const struct cgl_targs_MPI_Comm_create cgl_targs_MPI_Comm_create = {{3, offsetof(struct cgl_fr_MPI_Comm_create, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_create *)0)->cgl_ret), 7, cgl_targs_MPI_Comm_create.arg, cgl_tn_MPI_Comm_create}, {
     {offsetof(struct cgl_fr_MPI_Comm_create, comm), sizeof(((struct cgl_fr_MPI_Comm_create *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_create, group), sizeof(((struct cgl_fr_MPI_Comm_create *)0)->group), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Comm_create, newcomm), sizeof(((struct cgl_fr_MPI_Comm_create *)0)->newcomm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Comm_create, newcomm), sizeof(((struct cgl_fr_MPI_Comm_create *)0)->newcomm), 6, 3, 8, 0},
 }};
 CG_THUNK(MPI_Comm_create, (cgl_f->comm, cgl_f->group, cgl_f->newcomm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
@@ -6460,7 +6460,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_create(MPI_Comm comm, MPI_G
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
     CG_BLOCKING_CALL(MPI_Comm_create, (comm, group, newcomm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Comm_create, (comm, group, newcomm), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, group); CG_ARG_WORD(3, newcomm));
+    CG_ARGS_CALL(MPI_Comm_create, (comm, group, newcomm), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, group); CG_ARG_WORD(3, newcomm); CG_OUT_WORD(4, 0, newcomm));
     CG_SHORT_CALL(MPI_Comm_create, (comm, group, newcomm), cgl_thunk_code);
     return cgl_gp_MPI_Comm_create(comm, group, newcomm);
 }
@@ -6541,7 +6541,7 @@ struct cgl_fr_MPI_Comm_dup {
 static const cg_arg_name cgl_tn_MPI_Comm_dup[2] = {{"comm", NULL}, {"newcomm", NULL}};
 static const struct cgl_targs_MPI_Comm_dup cgl_targs_MPI_Comm_dup = {{2, offsetof(struct cgl_fr_MPI_Comm_dup, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_dup *)0)->cgl_ret), 7, cgl_targs_MPI_Comm_dup.arg, cgl_tn_MPI_Comm_dup}, {
     {offsetof(struct cgl_fr_MPI_Comm_dup, comm), sizeof(((struct cgl_fr_MPI_Comm_dup *)0)->comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Comm_dup, newcomm), sizeof(((struct cgl_fr_MPI_Comm_dup *)0)->newcomm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Comm_dup, newcomm), sizeof(((struct cgl_fr_MPI_Comm_dup *)0)->newcomm), 6, 3, 8, 0},
 }};
 CG_THUNK(MPI_Comm_dup, (cgl_f->comm, cgl_f->newcomm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
@@ -6553,7 +6553,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_dup(MPI_Comm comm, MPI_Comm
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     CG_BLOCKING_CALL(MPI_Comm_dup, (comm, newcomm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Comm_dup, (comm, newcomm), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, newcomm));
+    CG_ARGS_CALL(MPI_Comm_dup, (comm, newcomm), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, newcomm); CG_OUT_WORD(3, 0, newcomm));
     CG_SHORT_CALL(MPI_Comm_dup, (comm, newcomm), cgl_thunk_code);
     return cgl_gp_MPI_Comm_dup(comm, newcomm);
 }
@@ -6574,7 +6574,7 @@ struct cgl_fr_MPI_Comm_idup {
 static const cg_arg_name cgl_tn_MPI_Comm_idup[3] = {{"comm", NULL}, {"newcomm", NULL}, {"request", NULL}};
 static const struct cgl_targs_MPI_Comm_idup cgl_targs_MPI_Comm_idup = {{3, offsetof(struct cgl_fr_MPI_Comm_idup, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_idup *)0)->cgl_ret), 7, cgl_targs_MPI_Comm_idup.arg, cgl_tn_MPI_Comm_idup}, {
     {offsetof(struct cgl_fr_MPI_Comm_idup, comm), sizeof(((struct cgl_fr_MPI_Comm_idup *)0)->comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Comm_idup, newcomm), sizeof(((struct cgl_fr_MPI_Comm_idup *)0)->newcomm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Comm_idup, newcomm), sizeof(((struct cgl_fr_MPI_Comm_idup *)0)->newcomm), 6, 3, 8, 0},
     {offsetof(struct cgl_fr_MPI_Comm_idup, request), sizeof(((struct cgl_fr_MPI_Comm_idup *)0)->request), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Comm_idup, (cgl_f->comm, cgl_f->newcomm, cgl_f->request), cgl_thunk_code);
@@ -6586,7 +6586,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_idup(MPI_Comm comm, MPI_Com
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
-    CG_ARGS_CALL(MPI_Comm_idup, (comm, newcomm, request), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, newcomm); CG_ARG_WORD(3, request));
+    CG_ARGS_CALL(MPI_Comm_idup, (comm, newcomm, request), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, newcomm); CG_ARG_WORD(3, request); CG_OUT_WORD(4, 0, newcomm));
     CG_SHORT_CALL(MPI_Comm_idup, (comm, newcomm, request), cgl_thunk_code);
     return cgl_gp_MPI_Comm_idup(comm, newcomm, request);
 }
@@ -6608,7 +6608,7 @@ static const cg_arg_name cgl_tn_MPI_Comm_dup_with_info[3] = {{"comm", NULL}, {"i
 static const struct cgl_targs_MPI_Comm_dup_with_info cgl_targs_MPI_Comm_dup_with_info = {{3, offsetof(struct cgl_fr_MPI_Comm_dup_with_info, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_dup_with_info *)0)->cgl_ret), 7, cgl_targs_MPI_Comm_dup_with_info.arg, cgl_tn_MPI_Comm_dup_with_info}, {
     {offsetof(struct cgl_fr_MPI_Comm_dup_with_info, comm), sizeof(((struct cgl_fr_MPI_Comm_dup_with_info *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_dup_with_info, info), sizeof(((struct cgl_fr_MPI_Comm_dup_with_info *)0)->info), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Comm_dup_with_info, newcomm), sizeof(((struct cgl_fr_MPI_Comm_dup_with_info *)0)->newcomm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Comm_dup_with_info, newcomm), sizeof(((struct cgl_fr_MPI_Comm_dup_with_info *)0)->newcomm), 6, 3, 8, 0},
 }};
 CG_THUNK(MPI_Comm_dup_with_info, (cgl_f->comm, cgl_f->info, cgl_f->newcomm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
@@ -6620,7 +6620,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_dup_with_info(MPI_Comm comm
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
     CG_BLOCKING_CALL(MPI_Comm_dup_with_info, (comm, info, newcomm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Comm_dup_with_info, (comm, info, newcomm), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, info); CG_ARG_WORD(3, newcomm));
+    CG_ARGS_CALL(MPI_Comm_dup_with_info, (comm, info, newcomm), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, info); CG_ARG_WORD(3, newcomm); CG_OUT_WORD(4, 0, newcomm));
     CG_SHORT_CALL(MPI_Comm_dup_with_info, (comm, info, newcomm), cgl_thunk_code);
     return cgl_gp_MPI_Comm_dup_with_info(comm, info, newcomm);
 }
@@ -6733,7 +6733,7 @@ static const struct cgl_targs_MPI_Comm_get_attr cgl_targs_MPI_Comm_get_attr = {{
     {offsetof(struct cgl_fr_MPI_Comm_get_attr, comm), sizeof(((struct cgl_fr_MPI_Comm_get_attr *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_get_attr, comm_keyval), sizeof(((struct cgl_fr_MPI_Comm_get_attr *)0)->comm_keyval), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_get_attr, attribute_val), sizeof(((struct cgl_fr_MPI_Comm_get_attr *)0)->attribute_val), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Comm_get_attr, flag), sizeof(((struct cgl_fr_MPI_Comm_get_attr *)0)->flag), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Comm_get_attr, flag), sizeof(((struct cgl_fr_MPI_Comm_get_attr *)0)->flag), 6, 1, 4, 0},
 }};
 CG_THUNK(MPI_Comm_get_attr, (cgl_f->comm, cgl_f->comm_keyval, cgl_f->attribute_val, cgl_f->flag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
@@ -6744,7 +6744,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_get_attr(MPI_Comm comm, int
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
-    CG_ARGS_CALL(MPI_Comm_get_attr, (comm, comm_keyval, attribute_val, flag), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, comm_keyval); CG_ARG_WORD(3, attribute_val); CG_ARG_WORD(4, flag));
+    CG_ARGS_CALL(MPI_Comm_get_attr, (comm, comm_keyval, attribute_val, flag), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, comm_keyval); CG_ARG_WORD(3, attribute_val); CG_ARG_WORD(4, flag); CG_OUT_WORD(5, 0, flag));
     CG_SHORT_CALL(MPI_Comm_get_attr, (comm, comm_keyval, attribute_val, flag), cgl_thunk_code);
     return cgl_gp_MPI_Comm_get_attr(comm, comm_keyval, attribute_val, flag);
 }
@@ -6774,7 +6774,7 @@ static const struct cgl_targs_MPI_Dist_graph_create cgl_targs_MPI_Dist_graph_cre
     {offsetof(struct cgl_fr_MPI_Dist_graph_create, n), sizeof(((struct cgl_fr_MPI_Dist_graph_create *)0)->n), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Dist_graph_create, info), sizeof(((struct cgl_fr_MPI_Dist_graph_create *)0)->info), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Dist_graph_create, reorder), sizeof(((struct cgl_fr_MPI_Dist_graph_create *)0)->reorder), 1, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Dist_graph_create, newcomm), sizeof(((struct cgl_fr_MPI_Dist_graph_create *)0)->newcomm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Dist_graph_create, newcomm), sizeof(((struct cgl_fr_MPI_Dist_graph_create *)0)->newcomm), 6, 3, 8, 0},
 }};
 CG_THUNK(MPI_Dist_graph_create, (cgl_f->comm_old, cgl_f->n, cgl_f->nodes, cgl_f->degrees, cgl_f->targets, cgl_f->weights, cgl_f->info, cgl_f->reorder, cgl_f->newcomm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int nodes[], const int degrees[], const int targets[], const int weights[], MPI_Info info, int reorder, MPI_Comm *newcomm)
@@ -6786,7 +6786,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Dist_graph_create(MPI_Comm comm_
 static __attribute__((noinline)) int cgl_sl_MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int nodes[], const int degrees[], const int targets[], const int weights[], MPI_Info info, int reorder, MPI_Comm *newcomm)
 {
     CG_BLOCKING_CALL(MPI_Dist_graph_create, (comm_old, n, nodes, degrees, targets, weights, info, reorder, newcomm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Dist_graph_create, (comm_old, n, nodes, degrees, targets, weights, info, reorder, newcomm), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm_old); CG_ARG_WORD(2, n); CG_ARG_WORD(3, info); CG_ARG_WORD(4, reorder); CG_ARG_WORD(5, newcomm));
+    CG_ARGS_CALL(MPI_Dist_graph_create, (comm_old, n, nodes, degrees, targets, weights, info, reorder, newcomm), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm_old); CG_ARG_WORD(2, n); CG_ARG_WORD(3, info); CG_ARG_WORD(4, reorder); CG_ARG_WORD(5, newcomm); CG_OUT_WORD(6, 0, newcomm));
     CG_SHORT_CALL(MPI_Dist_graph_create, (comm_old, n, nodes, degrees, targets, weights, info, reorder, newcomm), cgl_thunk_code);
     return cgl_gp_MPI_Dist_graph_create(comm_old, n, nodes, degrees, targets, weights, info, reorder, newcomm);
 }
@@ -7109,7 +7109,7 @@ struct cgl_fr_MPI_Comm_rank {
 static const cg_arg_name cgl_tn_MPI_Comm_rank[2] = {{"comm", NULL}, {"rank", NULL}};
 static const struct cgl_targs_MPI_Comm_rank cgl_targs_MPI_Comm_rank = {{2, offsetof(struct cgl_fr_MPI_Comm_rank, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_rank *)0)->cgl_ret), 7, cgl_targs_MPI_Comm_rank.arg, cgl_tn_MPI_Comm_rank}, {
     {offsetof(struct cgl_fr_MPI_Comm_rank, comm), sizeof(((struct cgl_fr_MPI_Comm_rank *)0)->comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Comm_rank, rank), sizeof(((struct cgl_fr_MPI_Comm_rank *)0)->rank), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Comm_rank, rank), sizeof(((struct cgl_fr_MPI_Comm_rank *)0)->rank), 6, 1, 4, 0},
 }};
 CG_THUNK(MPI_Comm_rank, (cgl_f->comm, cgl_f->rank), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_rank(MPI_Comm comm, int *rank)
@@ -7120,7 +7120,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_rank(MPI_Comm comm, int *ra
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_rank(MPI_Comm comm, int *rank)
 {
-    CG_ARGS_CALL(MPI_Comm_rank, (comm, rank), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, rank));
+    CG_ARGS_CALL(MPI_Comm_rank, (comm, rank), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, rank); CG_OUT_WORD(3, 0, rank));
     CG_SHORT_CALL(MPI_Comm_rank, (comm, rank), cgl_thunk_code);
     return cgl_gp_MPI_Comm_rank(comm, rank);
 }
@@ -7171,7 +7171,7 @@ struct cgl_fr_MPI_Comm_remote_size {
 static const cg_arg_name cgl_tn_MPI_Comm_remote_size[2] = {{"comm", NULL}, {"size", NULL}};
 static const struct cgl_targs_MPI_Comm_remote_size cgl_targs_MPI_Comm_remote_size = {{2, offsetof(struct cgl_fr_MPI_Comm_remote_size, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_remote_size *)0)->cgl_ret), 7, cgl_targs_MPI_Comm_remote_size.arg, cgl_tn_MPI_Comm_remote_size}, {
     {offsetof(struct cgl_fr_MPI_Comm_remote_size, comm), sizeof(((struct cgl_fr_MPI_Comm_remote_size *)0)->comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Comm_remote_size, size), sizeof(((struct cgl_fr_MPI_Comm_remote_size *)0)->size), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Comm_remote_size, size), sizeof(((struct cgl_fr_MPI_Comm_remote_size *)0)->size), 6, 1, 4, 0},
 }};
 CG_THUNK(MPI_Comm_remote_size, (cgl_f->comm, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_remote_size(MPI_Comm comm, int *size)
@@ -7182,7 +7182,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_remote_size(MPI_Comm comm, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
-    CG_ARGS_CALL(MPI_Comm_remote_size, (comm, size), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, size));
+    CG_ARGS_CALL(MPI_Comm_remote_size, (comm, size), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, size); CG_OUT_WORD(3, 0, size));
     CG_SHORT_CALL(MPI_Comm_remote_size, (comm, size), cgl_thunk_code);
     return cgl_gp_MPI_Comm_remote_size(comm, size);
 }
@@ -7327,7 +7327,7 @@ struct cgl_fr_MPI_Comm_size {
 static const cg_arg_name cgl_tn_MPI_Comm_size[2] = {{"comm", NULL}, {"size", NULL}};
 static const struct cgl_targs_MPI_Comm_size cgl_targs_MPI_Comm_size = {{2, offsetof(struct cgl_fr_MPI_Comm_size, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_size *)0)->cgl_ret), 7, cgl_targs_MPI_Comm_size.arg, cgl_tn_MPI_Comm_size}, {
     {offsetof(struct cgl_fr_MPI_Comm_size, comm), sizeof(((struct cgl_fr_MPI_Comm_size *)0)->comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Comm_size, size), sizeof(((struct cgl_fr_MPI_Comm_size *)0)->size), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Comm_size, size), sizeof(((struct cgl_fr_MPI_Comm_size *)0)->size), 6, 1, 4, 0},
 }};
 CG_THUNK(MPI_Comm_size, (cgl_f->comm, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_size(MPI_Comm comm, int *size)
@@ -7338,7 +7338,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_size(MPI_Comm comm, int *si
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_size(MPI_Comm comm, int *size)
 {
-    CG_ARGS_CALL(MPI_Comm_size, (comm, size), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, size));
+    CG_ARGS_CALL(MPI_Comm_size, (comm, size), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, size); CG_OUT_WORD(3, 0, size));
     CG_SHORT_CALL(MPI_Comm_size, (comm, size), cgl_thunk_code);
     return cgl_gp_MPI_Comm_size(comm, size);
 }
@@ -7444,7 +7444,7 @@ static const struct cgl_targs_MPI_Comm_split cgl_targs_MPI_Comm_split = {{4, off
     {offsetof(struct cgl_fr_MPI_Comm_split, comm), sizeof(((struct cgl_fr_MPI_Comm_split *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_split, color), sizeof(((struct cgl_fr_MPI_Comm_split *)0)->color), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_split, key), sizeof(((struct cgl_fr_MPI_Comm_split *)0)->key), 1, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Comm_split, newcomm), sizeof(((struct cgl_fr_MPI_Comm_split *)0)->newcomm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Comm_split, newcomm), sizeof(((struct cgl_fr_MPI_Comm_split *)0)->newcomm), 6, 3, 8, 0},
 }};
 CG_THUNK(MPI_Comm_split, (cgl_f->comm, cgl_f->color, cgl_f->key, cgl_f->newcomm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
@@ -7456,7 +7456,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_split(MPI_Comm comm, int co
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     CG_BLOCKING_CALL(MPI_Comm_split, (comm, color, key, newcomm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Comm_split, (comm, color, key, newcomm), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, color); CG_ARG_WORD(3, key); CG_ARG_WORD(4, newcomm));
+    CG_ARGS_CALL(MPI_Comm_split, (comm, color, key, newcomm), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, color); CG_ARG_WORD(3, key); CG_ARG_WORD(4, newcomm); CG_OUT_WORD(5, 0, newcomm));
     CG_SHORT_CALL(MPI_Comm_split, (comm, color, key, newcomm), cgl_thunk_code);
     return cgl_gp_MPI_Comm_split(comm, color, key, newcomm);
 }
@@ -7482,7 +7482,7 @@ static const struct cgl_targs_MPI_Comm_split_type cgl_targs_MPI_Comm_split_type 
     {offsetof(struct cgl_fr_MPI_Comm_split_type, split_type), sizeof(((struct cgl_fr_MPI_Comm_split_type *)0)->split_type), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_split_type, key), sizeof(((struct cgl_fr_MPI_Comm_split_type *)0)->key), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Comm_split_type, info), sizeof(((struct cgl_fr_MPI_Comm_split_type *)0)->info), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Comm_split_type, newcomm), sizeof(((struct cgl_fr_MPI_Comm_split_type *)0)->newcomm), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Comm_split_type, newcomm), sizeof(((struct cgl_fr_MPI_Comm_split_type *)0)->newcomm), 6, 3, 8, 0},
 }};
 CG_THUNK(MPI_Comm_split_type, (cgl_f->comm, cgl_f->split_type, cgl_f->key, cgl_f->info, cgl_f->newcomm), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
@@ -7494,7 +7494,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_split_type(MPI_Comm comm, i
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
     CG_BLOCKING_CALL(MPI_Comm_split_type, (comm, split_type, key, info, newcomm), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Comm_split_type, (comm, split_type, key, info, newcomm), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, split_type); CG_ARG_WORD(3, key); CG_ARG_WORD(4, info); CG_ARG_WORD(5, newcomm));
+    CG_ARGS_CALL(MPI_Comm_split_type, (comm, split_type, key, info, newcomm), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, split_type); CG_ARG_WORD(3, key); CG_ARG_WORD(4, info); CG_ARG_WORD(5, newcomm); CG_OUT_WORD(6, 0, newcomm));
     CG_SHORT_CALL(MPI_Comm_split_type, (comm, split_type, key, info, newcomm), cgl_thunk_code);
     return cgl_gp_MPI_Comm_split_type(comm, split_type, key, info, newcomm);
 }
@@ -7514,7 +7514,7 @@ struct cgl_fr_MPI_Comm_test_inter {
 static const cg_arg_name cgl_tn_MPI_Comm_test_inter[2] = {{"comm", NULL}, {"flag", NULL}};
 static const struct cgl_targs_MPI_Comm_test_inter cgl_targs_MPI_Comm_test_inter = {{2, offsetof(struct cgl_fr_MPI_Comm_test_inter, cgl_ret), sizeof(((struct cgl_fr_MPI_Comm_test_inter *)0)->cgl_ret), 7, cgl_targs_MPI_Comm_test_inter.arg, cgl_tn_MPI_Comm_test_inter}, {
     {offsetof(struct cgl_fr_MPI_Comm_test_inter, comm), sizeof(((struct cgl_fr_MPI_Comm_test_inter *)0)->comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Comm_test_inter, flag), sizeof(((struct cgl_fr_MPI_Comm_test_inter *)0)->flag), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Comm_test_inter, flag), sizeof(((struct cgl_fr_MPI_Comm_test_inter *)0)->flag), 6, 1, 4, 0},
 }};
 CG_THUNK(MPI_Comm_test_inter, (cgl_f->comm, cgl_f->flag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Comm_test_inter(MPI_Comm comm, int *flag)
@@ -7525,7 +7525,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Comm_test_inter(MPI_Comm comm, i
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
-    CG_ARGS_CALL(MPI_Comm_test_inter, (comm, flag), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, flag));
+    CG_ARGS_CALL(MPI_Comm_test_inter, (comm, flag), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, flag); CG_OUT_WORD(3, 0, flag));
     CG_SHORT_CALL(MPI_Comm_test_inter, (comm, flag), cgl_thunk_code);
     return cgl_gp_MPI_Comm_test_inter(comm, flag);
 }
@@ -8239,7 +8239,7 @@ struct cgl_fr_MPI_File_get_size {
 static const cg_arg_name cgl_tn_MPI_File_get_size[2] = {{"fh", NULL}, {"size", NULL}};
 static const struct cgl_targs_MPI_File_get_size cgl_targs_MPI_File_get_size = {{2, offsetof(struct cgl_fr_MPI_File_get_size, cgl_ret), sizeof(((struct cgl_fr_MPI_File_get_size *)0)->cgl_ret), 7, cgl_targs_MPI_File_get_size.arg, cgl_tn_MPI_File_get_size}, {
     {offsetof(struct cgl_fr_MPI_File_get_size, fh), sizeof(((struct cgl_fr_MPI_File_get_size *)0)->fh), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_get_size, size), sizeof(((struct cgl_fr_MPI_File_get_size *)0)->size), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_get_size, size), sizeof(((struct cgl_fr_MPI_File_get_size *)0)->size), 6, 1, 8, 0},
 }};
 CG_THUNK(MPI_File_get_size, (cgl_f->fh, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_get_size(MPI_File fh, MPI_Offset *size)
@@ -8250,7 +8250,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_get_size(MPI_File fh, MPI_O
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_get_size(MPI_File fh, MPI_Offset *size)
 {
-    CG_ARGS_CALL(MPI_File_get_size, (fh, size), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, size));
+    CG_ARGS_CALL(MPI_File_get_size, (fh, size), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, size); CG_OUT_WORD(3, 0, size));
     CG_SHORT_CALL(MPI_File_get_size, (fh, size), cgl_thunk_code);
     return cgl_gp_MPI_File_get_size(fh, size);
 }
@@ -9955,7 +9955,7 @@ struct cgl_fr_MPI_File_get_atomicity {
 static const cg_arg_name cgl_tn_MPI_File_get_atomicity[2] = {{"fh", NULL}, {"flag", NULL}};
 static const struct cgl_targs_MPI_File_get_atomicity cgl_targs_MPI_File_get_atomicity = {{2, offsetof(struct cgl_fr_MPI_File_get_atomicity, cgl_ret), sizeof(((struct cgl_fr_MPI_File_get_atomicity *)0)->cgl_ret), 7, cgl_targs_MPI_File_get_atomicity.arg, cgl_tn_MPI_File_get_atomicity}, {
     {offsetof(struct cgl_fr_MPI_File_get_atomicity, fh), sizeof(((struct cgl_fr_MPI_File_get_atomicity *)0)->fh), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_File_get_atomicity, flag), sizeof(((struct cgl_fr_MPI_File_get_atomicity *)0)->flag), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_File_get_atomicity, flag), sizeof(((struct cgl_fr_MPI_File_get_atomicity *)0)->flag), 6, 1, 4, 0},
 }};
 CG_THUNK(MPI_File_get_atomicity, (cgl_f->fh, cgl_f->flag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_File_get_atomicity(MPI_File fh, int *flag)
@@ -9966,7 +9966,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_File_get_atomicity(MPI_File fh, 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_File_get_atomicity(MPI_File fh, int *flag)
 {
-    CG_ARGS_CALL(MPI_File_get_atomicity, (fh, flag), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, flag));
+    CG_ARGS_CALL(MPI_File_get_atomicity, (fh, flag), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, fh); CG_ARG_WORD(2, flag); CG_OUT_WORD(3, 0, flag));
     CG_SHORT_CALL(MPI_File_get_atomicity, (fh, flag), cgl_thunk_code);
     return cgl_gp_MPI_File_get_atomicity(fh, flag);
 }
@@ -10040,7 +10040,7 @@ struct cgl_fr_MPI_Finalized {
 };
 static const cg_arg_name cgl_tn_MPI_Finalized[1] = {{"flag", NULL}};
 static const struct cgl_targs_MPI_Finalized cgl_targs_MPI_Finalized = {{1, offsetof(struct cgl_fr_MPI_Finalized, cgl_ret), sizeof(((struct cgl_fr_MPI_Finalized *)0)->cgl_ret), 7, cgl_targs_MPI_Finalized.arg, cgl_tn_MPI_Finalized}, {
-    {offsetof(struct cgl_fr_MPI_Finalized, flag), sizeof(((struct cgl_fr_MPI_Finalized *)0)->flag), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Finalized, flag), sizeof(((struct cgl_fr_MPI_Finalized *)0)->flag), 6, 1, 4, 0},
 }};
 CG_THUNK(MPI_Finalized, (cgl_f->flag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Finalized(int *flag)
@@ -10051,7 +10051,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Finalized(int *flag)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Finalized(int *flag)
 {
-    CG_ARGS_CALL(MPI_Finalized, (flag), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flag));
+    CG_ARGS_CALL(MPI_Finalized, (flag), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flag); CG_OUT_WORD(2, 0, flag));
     CG_SHORT_CALL(MPI_Finalized, (flag), cgl_thunk_code);
     return cgl_gp_MPI_Finalized(flag);
 }
@@ -10311,7 +10311,7 @@ static const cg_arg_name cgl_tn_MPI_Get_count[3] = {{"status", NULL}, {"datatype
 static const struct cgl_targs_MPI_Get_count cgl_targs_MPI_Get_count = {{3, offsetof(struct cgl_fr_MPI_Get_count, cgl_ret), sizeof(((struct cgl_fr_MPI_Get_count *)0)->cgl_ret), 7, cgl_targs_MPI_Get_count.arg, cgl_tn_MPI_Get_count}, {
     {offsetof(struct cgl_fr_MPI_Get_count, status), sizeof(((struct cgl_fr_MPI_Get_count *)0)->status), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Get_count, datatype), sizeof(((struct cgl_fr_MPI_Get_count *)0)->datatype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Get_count, count), sizeof(((struct cgl_fr_MPI_Get_count *)0)->count), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Get_count, count), sizeof(((struct cgl_fr_MPI_Get_count *)0)->count), 6, 1, 4, 0},
 }};
 CG_THUNK(MPI_Get_count, (cgl_f->status, cgl_f->datatype, cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
@@ -10322,7 +10322,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Get_count(const MPI_Status *stat
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
-    CG_ARGS_CALL(MPI_Get_count, (status, datatype, count), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, status); CG_ARG_WORD(2, datatype); CG_ARG_WORD(3, count));
+    CG_ARGS_CALL(MPI_Get_count, (status, datatype, count), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, status); CG_ARG_WORD(2, datatype); CG_ARG_WORD(3, count); CG_OUT_WORD(4, 0, count));
     CG_SHORT_CALL(MPI_Get_count, (status, datatype, count), cgl_thunk_code);
     return cgl_gp_MPI_Get_count(status, datatype, count);
 }
@@ -10344,7 +10344,7 @@ static const cg_arg_name cgl_tn_MPI_Get_elements[3] = {{"status", NULL}, {"datat
 static const struct cgl_targs_MPI_Get_elements cgl_targs_MPI_Get_elements = {{3, offsetof(struct cgl_fr_MPI_Get_elements, cgl_ret), sizeof(((struct cgl_fr_MPI_Get_elements *)0)->cgl_ret), 7, cgl_targs_MPI_Get_elements.arg, cgl_tn_MPI_Get_elements}, {
     {offsetof(struct cgl_fr_MPI_Get_elements, status), sizeof(((struct cgl_fr_MPI_Get_elements *)0)->status), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Get_elements, datatype), sizeof(((struct cgl_fr_MPI_Get_elements *)0)->datatype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Get_elements, count), sizeof(((struct cgl_fr_MPI_Get_elements *)0)->count), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Get_elements, count), sizeof(((struct cgl_fr_MPI_Get_elements *)0)->count), 6, 1, 4, 0},
 }};
 CG_THUNK(MPI_Get_elements, (cgl_f->status, cgl_f->datatype, cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
@@ -10355,7 +10355,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Get_elements(const MPI_Status *s
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
-    CG_ARGS_CALL(MPI_Get_elements, (status, datatype, count), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, status); CG_ARG_WORD(2, datatype); CG_ARG_WORD(3, count));
+    CG_ARGS_CALL(MPI_Get_elements, (status, datatype, count), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, status); CG_ARG_WORD(2, datatype); CG_ARG_WORD(3, count); CG_OUT_WORD(4, 0, count));
     CG_SHORT_CALL(MPI_Get_elements, (status, datatype, count), cgl_thunk_code);
     return cgl_gp_MPI_Get_elements(status, datatype, count);
 }
@@ -10377,7 +10377,7 @@ static const cg_arg_name cgl_tn_MPI_Get_elements_x[3] = {{"status", NULL}, {"dat
 static const struct cgl_targs_MPI_Get_elements_x cgl_targs_MPI_Get_elements_x = {{3, offsetof(struct cgl_fr_MPI_Get_elements_x, cgl_ret), sizeof(((struct cgl_fr_MPI_Get_elements_x *)0)->cgl_ret), 7, cgl_targs_MPI_Get_elements_x.arg, cgl_tn_MPI_Get_elements_x}, {
     {offsetof(struct cgl_fr_MPI_Get_elements_x, status), sizeof(((struct cgl_fr_MPI_Get_elements_x *)0)->status), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Get_elements_x, datatype), sizeof(((struct cgl_fr_MPI_Get_elements_x *)0)->datatype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Get_elements_x, count), sizeof(((struct cgl_fr_MPI_Get_elements_x *)0)->count), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Get_elements_x, count), sizeof(((struct cgl_fr_MPI_Get_elements_x *)0)->count), 6, 1, 8, 0},
 }};
 CG_THUNK(MPI_Get_elements_x, (cgl_f->status, cgl_f->datatype, cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
@@ -10388,7 +10388,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Get_elements_x(const MPI_Status 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
-    CG_ARGS_CALL(MPI_Get_elements_x, (status, datatype, count), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, status); CG_ARG_WORD(2, datatype); CG_ARG_WORD(3, count));
+    CG_ARGS_CALL(MPI_Get_elements_x, (status, datatype, count), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, status); CG_ARG_WORD(2, datatype); CG_ARG_WORD(3, count); CG_OUT_WORD(4, 0, count));
     CG_SHORT_CALL(MPI_Get_elements_x, (status, datatype, count), cgl_thunk_code);
     return cgl_gp_MPI_Get_elements_x(status, datatype, count);
 }
@@ -11193,7 +11193,7 @@ struct cgl_fr_MPI_Group_rank {
 static const cg_arg_name cgl_tn_MPI_Group_rank[2] = {{"group", NULL}, {"rank", NULL}};
 static const struct cgl_targs_MPI_Group_rank cgl_targs_MPI_Group_rank = {{2, offsetof(struct cgl_fr_MPI_Group_rank, cgl_ret), sizeof(((struct cgl_fr_MPI_Group_rank *)0)->cgl_ret), 7, cgl_targs_MPI_Group_rank.arg, cgl_tn_MPI_Group_rank}, {
     {offsetof(struct cgl_fr_MPI_Group_rank, group), sizeof(((struct cgl_fr_MPI_Group_rank *)0)->group), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Group_rank, rank), sizeof(((struct cgl_fr_MPI_Group_rank *)0)->rank), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Group_rank, rank), sizeof(((struct cgl_fr_MPI_Group_rank *)0)->rank), 6, 1, 4, 0},
 }};
 CG_THUNK(MPI_Group_rank, (cgl_f->group, cgl_f->rank), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Group_rank(MPI_Group group, int *rank)
@@ -11204,7 +11204,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Group_rank(MPI_Group group, int 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Group_rank(MPI_Group group, int *rank)
 {
-    CG_ARGS_CALL(MPI_Group_rank, (group, rank), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group); CG_ARG_WORD(2, rank));
+    CG_ARGS_CALL(MPI_Group_rank, (group, rank), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group); CG_ARG_WORD(2, rank); CG_OUT_WORD(3, 0, rank));
     CG_SHORT_CALL(MPI_Group_rank, (group, rank), cgl_thunk_code);
     return cgl_gp_MPI_Group_rank(group, rank);
 }
@@ -11224,7 +11224,7 @@ struct cgl_fr_MPI_Group_size {
 static const cg_arg_name cgl_tn_MPI_Group_size[2] = {{"group", NULL}, {"size", NULL}};
 static const struct cgl_targs_MPI_Group_size cgl_targs_MPI_Group_size = {{2, offsetof(struct cgl_fr_MPI_Group_size, cgl_ret), sizeof(((struct cgl_fr_MPI_Group_size *)0)->cgl_ret), 7, cgl_targs_MPI_Group_size.arg, cgl_tn_MPI_Group_size}, {
     {offsetof(struct cgl_fr_MPI_Group_size, group), sizeof(((struct cgl_fr_MPI_Group_size *)0)->group), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Group_size, size), sizeof(((struct cgl_fr_MPI_Group_size *)0)->size), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Group_size, size), sizeof(((struct cgl_fr_MPI_Group_size *)0)->size), 6, 1, 4, 0},
 }};
 CG_THUNK(MPI_Group_size, (cgl_f->group, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Group_size(MPI_Group group, int *size)
@@ -11235,7 +11235,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Group_size(MPI_Group group, int 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Group_size(MPI_Group group, int *size)
 {
-    CG_ARGS_CALL(MPI_Group_size, (group, size), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group); CG_ARG_WORD(2, size));
+    CG_ARGS_CALL(MPI_Group_size, (group, size), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, group); CG_ARG_WORD(2, size); CG_OUT_WORD(3, 0, size));
     CG_SHORT_CALL(MPI_Group_size, (group, size), cgl_thunk_code);
     return cgl_gp_MPI_Group_size(group, size);
 }
@@ -11370,7 +11370,7 @@ static const struct cgl_targs_MPI_Improbe cgl_targs_MPI_Improbe = {{6, offsetof(
     {offsetof(struct cgl_fr_MPI_Improbe, source), sizeof(((struct cgl_fr_MPI_Improbe *)0)->source), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Improbe, tag), sizeof(((struct cgl_fr_MPI_Improbe *)0)->tag), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Improbe, comm), sizeof(((struct cgl_fr_MPI_Improbe *)0)->comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Improbe, flag), sizeof(((struct cgl_fr_MPI_Improbe *)0)->flag), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Improbe, flag), sizeof(((struct cgl_fr_MPI_Improbe *)0)->flag), 6, 1, 4, 0},
     {offsetof(struct cgl_fr_MPI_Improbe, message), sizeof(((struct cgl_fr_MPI_Improbe *)0)->message), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Improbe, status), sizeof(((struct cgl_fr_MPI_Improbe *)0)->status), 3, 0, 0, 0},
 }};
@@ -11383,7 +11383,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Improbe(int source, int tag, MPI
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
-    CG_ARGS_CALL(MPI_Improbe, (source, tag, comm, flag, message, status), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, source); CG_ARG_WORD(2, tag); CG_ARG_WORD(3, comm); CG_ARG_WORD(4, flag); CG_ARG_WORD(5, message); CG_ARG_WORD(6, status));
+    CG_ARGS_CALL(MPI_Improbe, (source, tag, comm, flag, message, status), cgl_thunk_code, 8, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, source); CG_ARG_WORD(2, tag); CG_ARG_WORD(3, comm); CG_ARG_WORD(4, flag); CG_ARG_WORD(5, message); CG_ARG_WORD(6, status); CG_OUT_WORD(7, 0, flag));
     CG_SHORT_CALL(MPI_Improbe, (source, tag, comm, flag, message, status), cgl_thunk_code);
     return cgl_gp_MPI_Improbe(source, tag, comm, flag, message, status);
 }
@@ -11625,7 +11625,7 @@ static const struct cgl_targs_MPI_Info_get cgl_targs_MPI_Info_get = {{5, offseto
     {offsetof(struct cgl_fr_MPI_Info_get, key), sizeof(((struct cgl_fr_MPI_Info_get *)0)->key), 5, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Info_get, valuelen), sizeof(((struct cgl_fr_MPI_Info_get *)0)->valuelen), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Info_get, value), sizeof(((struct cgl_fr_MPI_Info_get *)0)->value), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Info_get, flag), sizeof(((struct cgl_fr_MPI_Info_get *)0)->flag), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Info_get, flag), sizeof(((struct cgl_fr_MPI_Info_get *)0)->flag), 6, 1, 4, 0},
 }};
 CG_THUNK(MPI_Info_get, (cgl_f->info, cgl_f->key, cgl_f->valuelen, cgl_f->value, cgl_f->flag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
@@ -11723,7 +11723,7 @@ static const struct cgl_targs_MPI_Info_get_valuelen cgl_targs_MPI_Info_get_value
     {offsetof(struct cgl_fr_MPI_Info_get_valuelen, info), sizeof(((struct cgl_fr_MPI_Info_get_valuelen *)0)->info), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Info_get_valuelen, key), sizeof(((struct cgl_fr_MPI_Info_get_valuelen *)0)->key), 5, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Info_get_valuelen, valuelen), sizeof(((struct cgl_fr_MPI_Info_get_valuelen *)0)->valuelen), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Info_get_valuelen, flag), sizeof(((struct cgl_fr_MPI_Info_get_valuelen *)0)->flag), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Info_get_valuelen, flag), sizeof(((struct cgl_fr_MPI_Info_get_valuelen *)0)->flag), 6, 1, 4, 0},
 }};
 CG_THUNK(MPI_Info_get_valuelen, (cgl_f->info, cgl_f->key, cgl_f->valuelen, cgl_f->flag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
@@ -11815,7 +11815,7 @@ struct cgl_fr_MPI_Initialized {
 };
 static const cg_arg_name cgl_tn_MPI_Initialized[1] = {{"flag", NULL}};
 static const struct cgl_targs_MPI_Initialized cgl_targs_MPI_Initialized = {{1, offsetof(struct cgl_fr_MPI_Initialized, cgl_ret), sizeof(((struct cgl_fr_MPI_Initialized *)0)->cgl_ret), 7, cgl_targs_MPI_Initialized.arg, cgl_tn_MPI_Initialized}, {
-    {offsetof(struct cgl_fr_MPI_Initialized, flag), sizeof(((struct cgl_fr_MPI_Initialized *)0)->flag), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Initialized, flag), sizeof(((struct cgl_fr_MPI_Initialized *)0)->flag), 6, 1, 4, 0},
 }};
 CG_THUNK(MPI_Initialized, (cgl_f->flag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Initialized(int *flag)
@@ -11826,7 +11826,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Initialized(int *flag)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Initialized(int *flag)
 {
-    CG_ARGS_CALL(MPI_Initialized, (flag), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flag));
+    CG_ARGS_CALL(MPI_Initialized, (flag), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flag); CG_OUT_WORD(2, 0, flag));
     CG_SHORT_CALL(MPI_Initialized, (flag), cgl_thunk_code);
     return cgl_gp_MPI_Initialized(flag);
 }
@@ -11850,7 +11850,7 @@ static const struct cgl_targs_MPI_Init_thread cgl_targs_MPI_Init_thread = {{4, o
     {offsetof(struct cgl_fr_MPI_Init_thread, argc), sizeof(((struct cgl_fr_MPI_Init_thread *)0)->argc), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Init_thread, argv), sizeof(((struct cgl_fr_MPI_Init_thread *)0)->argv), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Init_thread, required), sizeof(((struct cgl_fr_MPI_Init_thread *)0)->required), 1, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Init_thread, provided), sizeof(((struct cgl_fr_MPI_Init_thread *)0)->provided), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Init_thread, provided), sizeof(((struct cgl_fr_MPI_Init_thread *)0)->provided), 6, 1, 4, 0},
 }};
 CG_THUNK(MPI_Init_thread, (cgl_f->argc, cgl_f->argv, cgl_f->required, cgl_f->provided), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
@@ -11862,7 +11862,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Init_thread(int *argc, char ***a
 static __attribute__((noinline)) int cgl_sl_MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     CG_BLOCKING_CALL(MPI_Init_thread, (argc, argv, required, provided), cgl_thunk_code, cgl_left);
-    CG_ARGS_CALL(MPI_Init_thread, (argc, argv, required, provided), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, argc); CG_ARG_WORD(2, argv); CG_ARG_WORD(3, required); CG_ARG_WORD(4, provided));
+    CG_ARGS_CALL(MPI_Init_thread, (argc, argv, required, provided), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, argc); CG_ARG_WORD(2, argv); CG_ARG_WORD(3, required); CG_ARG_WORD(4, provided); CG_OUT_WORD(5, 0, provided));
     CG_SHORT_CALL(MPI_Init_thread, (argc, argv, required, provided), cgl_thunk_code);
     return cgl_gp_MPI_Init_thread(argc, argv, required, provided);
 }
@@ -11961,7 +11961,7 @@ static const struct cgl_targs_MPI_Iprobe cgl_targs_MPI_Iprobe = {{5, offsetof(st
     {offsetof(struct cgl_fr_MPI_Iprobe, source), sizeof(((struct cgl_fr_MPI_Iprobe *)0)->source), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iprobe, tag), sizeof(((struct cgl_fr_MPI_Iprobe *)0)->tag), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Iprobe, comm), sizeof(((struct cgl_fr_MPI_Iprobe *)0)->comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Iprobe, flag), sizeof(((struct cgl_fr_MPI_Iprobe *)0)->flag), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Iprobe, flag), sizeof(((struct cgl_fr_MPI_Iprobe *)0)->flag), 6, 1, 4, 0},
     {offsetof(struct cgl_fr_MPI_Iprobe, status), sizeof(((struct cgl_fr_MPI_Iprobe *)0)->status), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Iprobe, (cgl_f->source, cgl_f->tag, cgl_f->comm, cgl_f->flag, cgl_f->status), cgl_thunk_code);
@@ -11973,7 +11973,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Iprobe(int source, int tag, MPI_
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
-    CG_ARGS_CALL(MPI_Iprobe, (source, tag, comm, flag, status), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, source); CG_ARG_WORD(2, tag); CG_ARG_WORD(3, comm); CG_ARG_WORD(4, flag); CG_ARG_WORD(5, status));
+    CG_ARGS_CALL(MPI_Iprobe, (source, tag, comm, flag, status), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, source); CG_ARG_WORD(2, tag); CG_ARG_WORD(3, comm); CG_ARG_WORD(4, flag); CG_ARG_WORD(5, status); CG_OUT_WORD(6, 0, flag));
     CG_SHORT_CALL(MPI_Iprobe, (source, tag, comm, flag, status), cgl_thunk_code);
     return cgl_gp_MPI_Iprobe(source, tag, comm, flag, status);
 }
@@ -12155,7 +12155,7 @@ struct cgl_fr_MPI_Is_thread_main {
 };
 static const cg_arg_name cgl_tn_MPI_Is_thread_main[1] = {{"flag", NULL}};
 static const struct cgl_targs_MPI_Is_thread_main cgl_targs_MPI_Is_thread_main = {{1, offsetof(struct cgl_fr_MPI_Is_thread_main, cgl_ret), sizeof(((struct cgl_fr_MPI_Is_thread_main *)0)->cgl_ret), 7, cgl_targs_MPI_Is_thread_main.arg, cgl_tn_MPI_Is_thread_main}, {
-    {offsetof(struct cgl_fr_MPI_Is_thread_main, flag), sizeof(((struct cgl_fr_MPI_Is_thread_main *)0)->flag), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Is_thread_main, flag), sizeof(((struct cgl_fr_MPI_Is_thread_main *)0)->flag), 6, 1, 4, 0},
 }};
 CG_THUNK(MPI_Is_thread_main, (cgl_f->flag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Is_thread_main(int *flag)
@@ -12166,7 +12166,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Is_thread_main(int *flag)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Is_thread_main(int *flag)
 {
-    CG_ARGS_CALL(MPI_Is_thread_main, (flag), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flag));
+    CG_ARGS_CALL(MPI_Is_thread_main, (flag), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, flag); CG_OUT_WORD(2, 0, flag));
     CG_SHORT_CALL(MPI_Is_thread_main, (flag), cgl_thunk_code);
     return cgl_gp_MPI_Is_thread_main(flag);
 }
@@ -13004,7 +13004,7 @@ static const cg_arg_name cgl_tn_MPI_Pack_external_size[3] = {{"incount", NULL}, 
 static const struct cgl_targs_MPI_Pack_external_size cgl_targs_MPI_Pack_external_size = {{3, offsetof(struct cgl_fr_MPI_Pack_external_size, cgl_ret), sizeof(((struct cgl_fr_MPI_Pack_external_size *)0)->cgl_ret), 7, cgl_targs_MPI_Pack_external_size.arg, cgl_tn_MPI_Pack_external_size}, {
     {offsetof(struct cgl_fr_MPI_Pack_external_size, incount), sizeof(((struct cgl_fr_MPI_Pack_external_size *)0)->incount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Pack_external_size, datatype), sizeof(((struct cgl_fr_MPI_Pack_external_size *)0)->datatype), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Pack_external_size, size), sizeof(((struct cgl_fr_MPI_Pack_external_size *)0)->size), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Pack_external_size, size), sizeof(((struct cgl_fr_MPI_Pack_external_size *)0)->size), 6, 1, 8, 0},
 }};
 CG_THUNK(MPI_Pack_external_size, (cgl_f->datarep, cgl_f->incount, cgl_f->datatype, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size)
@@ -13015,7 +13015,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Pack_external_size(const char da
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size)
 {
-    CG_ARGS_CALL(MPI_Pack_external_size, (datarep, incount, datatype, size), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, incount); CG_ARG_WORD(2, datatype); CG_ARG_WORD(3, size));
+    CG_ARGS_CALL(MPI_Pack_external_size, (datarep, incount, datatype, size), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, incount); CG_ARG_WORD(2, datatype); CG_ARG_WORD(3, size); CG_OUT_WORD(4, 0, size));
     CG_SHORT_CALL(MPI_Pack_external_size, (datarep, incount, datatype, size), cgl_thunk_code);
     return cgl_gp_MPI_Pack_external_size(datarep, incount, datatype, size);
 }
@@ -13080,7 +13080,7 @@ static const struct cgl_targs_MPI_Pack_size cgl_targs_MPI_Pack_size = {{4, offse
     {offsetof(struct cgl_fr_MPI_Pack_size, incount), sizeof(((struct cgl_fr_MPI_Pack_size *)0)->incount), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Pack_size, datatype), sizeof(((struct cgl_fr_MPI_Pack_size *)0)->datatype), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Pack_size, comm), sizeof(((struct cgl_fr_MPI_Pack_size *)0)->comm), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Pack_size, size), sizeof(((struct cgl_fr_MPI_Pack_size *)0)->size), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Pack_size, size), sizeof(((struct cgl_fr_MPI_Pack_size *)0)->size), 6, 1, 4, 0},
 }};
 CG_THUNK(MPI_Pack_size, (cgl_f->incount, cgl_f->datatype, cgl_f->comm, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
@@ -13091,7 +13091,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Pack_size(int incount, MPI_Datat
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
-    CG_ARGS_CALL(MPI_Pack_size, (incount, datatype, comm, size), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, incount); CG_ARG_WORD(2, datatype); CG_ARG_WORD(3, comm); CG_ARG_WORD(4, size));
+    CG_ARGS_CALL(MPI_Pack_size, (incount, datatype, comm, size), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, incount); CG_ARG_WORD(2, datatype); CG_ARG_WORD(3, comm); CG_ARG_WORD(4, size); CG_OUT_WORD(5, 0, size));
     CG_SHORT_CALL(MPI_Pack_size, (incount, datatype, comm, size), cgl_thunk_code);
     return cgl_gp_MPI_Pack_size(incount, datatype, comm, size);
 }
@@ -13222,7 +13222,7 @@ struct cgl_fr_MPI_Query_thread {
 };
 static const cg_arg_name cgl_tn_MPI_Query_thread[1] = {{"provided", NULL}};
 static const struct cgl_targs_MPI_Query_thread cgl_targs_MPI_Query_thread = {{1, offsetof(struct cgl_fr_MPI_Query_thread, cgl_ret), sizeof(((struct cgl_fr_MPI_Query_thread *)0)->cgl_ret), 7, cgl_targs_MPI_Query_thread.arg, cgl_tn_MPI_Query_thread}, {
-    {offsetof(struct cgl_fr_MPI_Query_thread, provided), sizeof(((struct cgl_fr_MPI_Query_thread *)0)->provided), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Query_thread, provided), sizeof(((struct cgl_fr_MPI_Query_thread *)0)->provided), 6, 1, 4, 0},
 }};
 CG_THUNK(MPI_Query_thread, (cgl_f->provided), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Query_thread(int *provided)
@@ -13233,7 +13233,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Query_thread(int *provided)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Query_thread(int *provided)
 {
-    CG_ARGS_CALL(MPI_Query_thread, (provided), cgl_thunk_code, 2, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, provided));
+    CG_ARGS_CALL(MPI_Query_thread, (provided), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, provided); CG_OUT_WORD(2, 0, provided));
     CG_SHORT_CALL(MPI_Query_thread, (provided), cgl_thunk_code);
     return cgl_gp_MPI_Query_thread(provided);
 }
@@ -13793,7 +13793,7 @@ struct cgl_fr_MPI_Request_get_status {
 static const cg_arg_name cgl_tn_MPI_Request_get_status[3] = {{"request", NULL}, {"flag", NULL}, {"status", NULL}};
 static const struct cgl_targs_MPI_Request_get_status cgl_targs_MPI_Request_get_status = {{3, offsetof(struct cgl_fr_MPI_Request_get_status, cgl_ret), sizeof(((struct cgl_fr_MPI_Request_get_status *)0)->cgl_ret), 7, cgl_targs_MPI_Request_get_status.arg, cgl_tn_MPI_Request_get_status}, {
     {offsetof(struct cgl_fr_MPI_Request_get_status, request), sizeof(((struct cgl_fr_MPI_Request_get_status *)0)->request), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Request_get_status, flag), sizeof(((struct cgl_fr_MPI_Request_get_status *)0)->flag), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Request_get_status, flag), sizeof(((struct cgl_fr_MPI_Request_get_status *)0)->flag), 6, 1, 4, 0},
     {offsetof(struct cgl_fr_MPI_Request_get_status, status), sizeof(((struct cgl_fr_MPI_Request_get_status *)0)->status), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Request_get_status, (cgl_f->request, cgl_f->flag, cgl_f->status), cgl_thunk_code);
@@ -13805,7 +13805,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Request_get_status(MPI_Request r
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
-    CG_ARGS_CALL(MPI_Request_get_status, (request, flag, status), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, request); CG_ARG_WORD(2, flag); CG_ARG_WORD(3, status));
+    CG_ARGS_CALL(MPI_Request_get_status, (request, flag, status), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, request); CG_ARG_WORD(2, flag); CG_ARG_WORD(3, status); CG_OUT_WORD(4, 0, flag));
     CG_SHORT_CALL(MPI_Request_get_status, (request, flag, status), cgl_thunk_code);
     return cgl_gp_MPI_Request_get_status(request, flag, status);
 }
@@ -14794,7 +14794,7 @@ struct cgl_fr_MPI_Testall {
 static const cg_arg_name cgl_tn_MPI_Testall[2] = {{"count", NULL}, {"flag", NULL}};
 static const struct cgl_targs_MPI_Testall cgl_targs_MPI_Testall = {{2, offsetof(struct cgl_fr_MPI_Testall, cgl_ret), sizeof(((struct cgl_fr_MPI_Testall *)0)->cgl_ret), 7, cgl_targs_MPI_Testall.arg, cgl_tn_MPI_Testall}, {
     {offsetof(struct cgl_fr_MPI_Testall, count), sizeof(((struct cgl_fr_MPI_Testall *)0)->count), 1, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Testall, flag), sizeof(((struct cgl_fr_MPI_Testall *)0)->flag), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Testall, flag), sizeof(((struct cgl_fr_MPI_Testall *)0)->flag), 6, 1, 4, 0},
 }};
 CG_THUNK(MPI_Testall, (cgl_f->count, cgl_f->array_of_requests, cgl_f->flag, cgl_f->array_of_statuses), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
@@ -14805,7 +14805,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Testall(int count, MPI_Request a
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
 {
-    CG_ARGS_CALL(MPI_Testall, (count, array_of_requests, flag, array_of_statuses), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, flag));
+    CG_ARGS_CALL(MPI_Testall, (count, array_of_requests, flag, array_of_statuses), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, flag); CG_OUT_WORD(3, 0, flag));
     CG_SHORT_CALL(MPI_Testall, (count, array_of_requests, flag, array_of_statuses), cgl_thunk_code);
     return cgl_gp_MPI_Testall(count, array_of_requests, flag, array_of_statuses);
 }
@@ -14829,7 +14829,7 @@ static const cg_arg_name cgl_tn_MPI_Testany[4] = {{"count", NULL}, {"index", NUL
 static const struct cgl_targs_MPI_Testany cgl_targs_MPI_Testany = {{4, offsetof(struct cgl_fr_MPI_Testany, cgl_ret), sizeof(((struct cgl_fr_MPI_Testany *)0)->cgl_ret), 7, cgl_targs_MPI_Testany.arg, cgl_tn_MPI_Testany}, {
     {offsetof(struct cgl_fr_MPI_Testany, count), sizeof(((struct cgl_fr_MPI_Testany *)0)->count), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Testany, index), sizeof(((struct cgl_fr_MPI_Testany *)0)->index), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Testany, flag), sizeof(((struct cgl_fr_MPI_Testany *)0)->flag), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Testany, flag), sizeof(((struct cgl_fr_MPI_Testany *)0)->flag), 6, 1, 4, 0},
     {offsetof(struct cgl_fr_MPI_Testany, status), sizeof(((struct cgl_fr_MPI_Testany *)0)->status), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Testany, (cgl_f->count, cgl_f->array_of_requests, cgl_f->index, cgl_f->flag, cgl_f->status), cgl_thunk_code);
@@ -14841,7 +14841,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Testany(int count, MPI_Request a
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
 {
-    CG_ARGS_CALL(MPI_Testany, (count, array_of_requests, index, flag, status), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, index); CG_ARG_WORD(3, flag); CG_ARG_WORD(4, status));
+    CG_ARGS_CALL(MPI_Testany, (count, array_of_requests, index, flag, status), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, count); CG_ARG_WORD(2, index); CG_ARG_WORD(3, flag); CG_ARG_WORD(4, status); CG_OUT_WORD(5, 0, flag));
     CG_SHORT_CALL(MPI_Testany, (count, array_of_requests, index, flag, status), cgl_thunk_code);
     return cgl_gp_MPI_Testany(count, array_of_requests, index, flag, status);
 }
@@ -14862,7 +14862,7 @@ struct cgl_fr_MPI_Test {
 static const cg_arg_name cgl_tn_MPI_Test[3] = {{"request", NULL}, {"flag", NULL}, {"status", NULL}};
 static const struct cgl_targs_MPI_Test cgl_targs_MPI_Test = {{3, offsetof(struct cgl_fr_MPI_Test, cgl_ret), sizeof(((struct cgl_fr_MPI_Test *)0)->cgl_ret), 7, cgl_targs_MPI_Test.arg, cgl_tn_MPI_Test}, {
     {offsetof(struct cgl_fr_MPI_Test, request), sizeof(((struct cgl_fr_MPI_Test *)0)->request), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Test, flag), sizeof(((struct cgl_fr_MPI_Test *)0)->flag), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Test, flag), sizeof(((struct cgl_fr_MPI_Test *)0)->flag), 6, 1, 4, 0},
     {offsetof(struct cgl_fr_MPI_Test, status), sizeof(((struct cgl_fr_MPI_Test *)0)->status), 3, 0, 0, 0},
 }};
 CG_THUNK(MPI_Test, (cgl_f->request, cgl_f->flag, cgl_f->status), cgl_thunk_code);
@@ -14874,7 +14874,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Test(MPI_Request *request, int *
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
-    CG_ARGS_CALL(MPI_Test, (request, flag, status), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, request); CG_ARG_WORD(2, flag); CG_ARG_WORD(3, status));
+    CG_ARGS_CALL(MPI_Test, (request, flag, status), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, request); CG_ARG_WORD(2, flag); CG_ARG_WORD(3, status); CG_OUT_WORD(4, 0, flag));
     CG_SHORT_CALL(MPI_Test, (request, flag, status), cgl_thunk_code);
     return cgl_gp_MPI_Test(request, flag, status);
 }
@@ -14894,7 +14894,7 @@ struct cgl_fr_MPI_Test_cancelled {
 static const cg_arg_name cgl_tn_MPI_Test_cancelled[2] = {{"status", NULL}, {"flag", NULL}};
 static const struct cgl_targs_MPI_Test_cancelled cgl_targs_MPI_Test_cancelled = {{2, offsetof(struct cgl_fr_MPI_Test_cancelled, cgl_ret), sizeof(((struct cgl_fr_MPI_Test_cancelled *)0)->cgl_ret), 7, cgl_targs_MPI_Test_cancelled.arg, cgl_tn_MPI_Test_cancelled}, {
     {offsetof(struct cgl_fr_MPI_Test_cancelled, status), sizeof(((struct cgl_fr_MPI_Test_cancelled *)0)->status), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Test_cancelled, flag), sizeof(((struct cgl_fr_MPI_Test_cancelled *)0)->flag), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Test_cancelled, flag), sizeof(((struct cgl_fr_MPI_Test_cancelled *)0)->flag), 6, 1, 4, 0},
 }};
 CG_THUNK(MPI_Test_cancelled, (cgl_f->status, cgl_f->flag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Test_cancelled(const MPI_Status *status, int *flag)
@@ -14905,7 +14905,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Test_cancelled(const MPI_Status 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
-    CG_ARGS_CALL(MPI_Test_cancelled, (status, flag), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, status); CG_ARG_WORD(2, flag));
+    CG_ARGS_CALL(MPI_Test_cancelled, (status, flag), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, status); CG_ARG_WORD(2, flag); CG_OUT_WORD(3, 0, flag));
     CG_SHORT_CALL(MPI_Test_cancelled, (status, flag), cgl_thunk_code);
     return cgl_gp_MPI_Test_cancelled(status, flag);
 }
@@ -15662,7 +15662,7 @@ static const struct cgl_targs_MPI_Type_get_attr cgl_targs_MPI_Type_get_attr = {{
     {offsetof(struct cgl_fr_MPI_Type_get_attr, type), sizeof(((struct cgl_fr_MPI_Type_get_attr *)0)->type), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_get_attr, type_keyval), sizeof(((struct cgl_fr_MPI_Type_get_attr *)0)->type_keyval), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Type_get_attr, attribute_val), sizeof(((struct cgl_fr_MPI_Type_get_attr *)0)->attribute_val), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Type_get_attr, flag), sizeof(((struct cgl_fr_MPI_Type_get_attr *)0)->flag), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_get_attr, flag), sizeof(((struct cgl_fr_MPI_Type_get_attr *)0)->flag), 6, 1, 4, 0},
 }};
 CG_THUNK(MPI_Type_get_attr, (cgl_f->type, cgl_f->type_keyval, cgl_f->attribute_val, cgl_f->flag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_get_attr(MPI_Datatype type, int type_keyval, void *attribute_val, int *flag)
@@ -15673,7 +15673,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_get_attr(MPI_Datatype type,
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_get_attr(MPI_Datatype type, int type_keyval, void *attribute_val, int *flag)
 {
-    CG_ARGS_CALL(MPI_Type_get_attr, (type, type_keyval, attribute_val, flag), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type); CG_ARG_WORD(2, type_keyval); CG_ARG_WORD(3, attribute_val); CG_ARG_WORD(4, flag));
+    CG_ARGS_CALL(MPI_Type_get_attr, (type, type_keyval, attribute_val, flag), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type); CG_ARG_WORD(2, type_keyval); CG_ARG_WORD(3, attribute_val); CG_ARG_WORD(4, flag); CG_OUT_WORD(5, 0, flag));
     CG_SHORT_CALL(MPI_Type_get_attr, (type, type_keyval, attribute_val, flag), cgl_thunk_code);
     return cgl_gp_MPI_Type_get_attr(type, type_keyval, attribute_val, flag);
 }
@@ -16064,7 +16064,7 @@ struct cgl_fr_MPI_Type_size {
 static const cg_arg_name cgl_tn_MPI_Type_size[2] = {{"type", NULL}, {"size", NULL}};
 static const struct cgl_targs_MPI_Type_size cgl_targs_MPI_Type_size = {{2, offsetof(struct cgl_fr_MPI_Type_size, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_size *)0)->cgl_ret), 7, cgl_targs_MPI_Type_size.arg, cgl_tn_MPI_Type_size}, {
     {offsetof(struct cgl_fr_MPI_Type_size, type), sizeof(((struct cgl_fr_MPI_Type_size *)0)->type), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Type_size, size), sizeof(((struct cgl_fr_MPI_Type_size *)0)->size), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_size, size), sizeof(((struct cgl_fr_MPI_Type_size *)0)->size), 6, 1, 4, 0},
 }};
 CG_THUNK(MPI_Type_size, (cgl_f->type, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_size(MPI_Datatype type, int *size)
@@ -16075,7 +16075,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_size(MPI_Datatype type, int
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_size(MPI_Datatype type, int *size)
 {
-    CG_ARGS_CALL(MPI_Type_size, (type, size), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type); CG_ARG_WORD(2, size));
+    CG_ARGS_CALL(MPI_Type_size, (type, size), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type); CG_ARG_WORD(2, size); CG_OUT_WORD(3, 0, size));
     CG_SHORT_CALL(MPI_Type_size, (type, size), cgl_thunk_code);
     return cgl_gp_MPI_Type_size(type, size);
 }
@@ -16095,7 +16095,7 @@ struct cgl_fr_MPI_Type_size_x {
 static const cg_arg_name cgl_tn_MPI_Type_size_x[2] = {{"type", NULL}, {"size", NULL}};
 static const struct cgl_targs_MPI_Type_size_x cgl_targs_MPI_Type_size_x = {{2, offsetof(struct cgl_fr_MPI_Type_size_x, cgl_ret), sizeof(((struct cgl_fr_MPI_Type_size_x *)0)->cgl_ret), 7, cgl_targs_MPI_Type_size_x.arg, cgl_tn_MPI_Type_size_x}, {
     {offsetof(struct cgl_fr_MPI_Type_size_x, type), sizeof(((struct cgl_fr_MPI_Type_size_x *)0)->type), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Type_size_x, size), sizeof(((struct cgl_fr_MPI_Type_size_x *)0)->size), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Type_size_x, size), sizeof(((struct cgl_fr_MPI_Type_size_x *)0)->size), 6, 1, 8, 0},
 }};
 CG_THUNK(MPI_Type_size_x, (cgl_f->type, cgl_f->size), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Type_size_x(MPI_Datatype type, MPI_Count *size)
@@ -16106,7 +16106,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Type_size_x(MPI_Datatype type, M
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Type_size_x(MPI_Datatype type, MPI_Count *size)
 {
-    CG_ARGS_CALL(MPI_Type_size_x, (type, size), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type); CG_ARG_WORD(2, size));
+    CG_ARGS_CALL(MPI_Type_size_x, (type, size), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, type); CG_ARG_WORD(2, size); CG_OUT_WORD(3, 0, size));
     CG_SHORT_CALL(MPI_Type_size_x, (type, size), cgl_thunk_code);
     return cgl_gp_MPI_Type_size_x(type, size);
 }
@@ -17068,7 +17068,7 @@ static const struct cgl_targs_MPI_Win_get_attr cgl_targs_MPI_Win_get_attr = {{4,
     {offsetof(struct cgl_fr_MPI_Win_get_attr, win), sizeof(((struct cgl_fr_MPI_Win_get_attr *)0)->win), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Win_get_attr, win_keyval), sizeof(((struct cgl_fr_MPI_Win_get_attr *)0)->win_keyval), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Win_get_attr, attribute_val), sizeof(((struct cgl_fr_MPI_Win_get_attr *)0)->attribute_val), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Win_get_attr, flag), sizeof(((struct cgl_fr_MPI_Win_get_attr *)0)->flag), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Win_get_attr, flag), sizeof(((struct cgl_fr_MPI_Win_get_attr *)0)->flag), 6, 1, 4, 0},
 }};
 CG_THUNK(MPI_Win_get_attr, (cgl_f->win, cgl_f->win_keyval, cgl_f->attribute_val, cgl_f->flag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
@@ -17079,7 +17079,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_get_attr(MPI_Win win, int wi
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
 {
-    CG_ARGS_CALL(MPI_Win_get_attr, (win, win_keyval, attribute_val, flag), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, win_keyval); CG_ARG_WORD(3, attribute_val); CG_ARG_WORD(4, flag));
+    CG_ARGS_CALL(MPI_Win_get_attr, (win, win_keyval, attribute_val, flag), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, win_keyval); CG_ARG_WORD(3, attribute_val); CG_ARG_WORD(4, flag); CG_OUT_WORD(5, 0, flag));
     CG_SHORT_CALL(MPI_Win_get_attr, (win, win_keyval, attribute_val, flag), cgl_thunk_code);
     return cgl_gp_MPI_Win_get_attr(win, win_keyval, attribute_val, flag);
 }
@@ -17455,7 +17455,7 @@ static const cg_arg_name cgl_tn_MPI_Win_shared_query[5] = {{"win", NULL}, {"rank
 static const struct cgl_targs_MPI_Win_shared_query cgl_targs_MPI_Win_shared_query = {{5, offsetof(struct cgl_fr_MPI_Win_shared_query, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_shared_query *)0)->cgl_ret), 7, cgl_targs_MPI_Win_shared_query.arg, cgl_tn_MPI_Win_shared_query}, {
     {offsetof(struct cgl_fr_MPI_Win_shared_query, win), sizeof(((struct cgl_fr_MPI_Win_shared_query *)0)->win), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Win_shared_query, rank), sizeof(((struct cgl_fr_MPI_Win_shared_query *)0)->rank), 1, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Win_shared_query, size), sizeof(((struct cgl_fr_MPI_Win_shared_query *)0)->size), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Win_shared_query, size), sizeof(((struct cgl_fr_MPI_Win_shared_query *)0)->size), 6, 1, 8, 0},
     {offsetof(struct cgl_fr_MPI_Win_shared_query, disp_unit), sizeof(((struct cgl_fr_MPI_Win_shared_query *)0)->disp_unit), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Win_shared_query, baseptr), sizeof(((struct cgl_fr_MPI_Win_shared_query *)0)->baseptr), 3, 0, 0, 0},
 }};
@@ -17468,7 +17468,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_shared_query(MPI_Win win, in
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
-    CG_ARGS_CALL(MPI_Win_shared_query, (win, rank, size, disp_unit, baseptr), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, rank); CG_ARG_WORD(3, size); CG_ARG_WORD(4, disp_unit); CG_ARG_WORD(5, baseptr));
+    CG_ARGS_CALL(MPI_Win_shared_query, (win, rank, size, disp_unit, baseptr), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, rank); CG_ARG_WORD(3, size); CG_ARG_WORD(4, disp_unit); CG_ARG_WORD(5, baseptr); CG_OUT_WORD(6, 0, size));
     CG_SHORT_CALL(MPI_Win_shared_query, (win, rank, size, disp_unit, baseptr), cgl_thunk_code);
     return cgl_gp_MPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
 }
@@ -17551,7 +17551,7 @@ struct cgl_fr_MPI_Win_test {
 static const cg_arg_name cgl_tn_MPI_Win_test[2] = {{"win", NULL}, {"flag", NULL}};
 static const struct cgl_targs_MPI_Win_test cgl_targs_MPI_Win_test = {{2, offsetof(struct cgl_fr_MPI_Win_test, cgl_ret), sizeof(((struct cgl_fr_MPI_Win_test *)0)->cgl_ret), 7, cgl_targs_MPI_Win_test.arg, cgl_tn_MPI_Win_test}, {
     {offsetof(struct cgl_fr_MPI_Win_test, win), sizeof(((struct cgl_fr_MPI_Win_test *)0)->win), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Win_test, flag), sizeof(((struct cgl_fr_MPI_Win_test *)0)->flag), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Win_test, flag), sizeof(((struct cgl_fr_MPI_Win_test *)0)->flag), 6, 1, 4, 0},
 }};
 CG_THUNK(MPI_Win_test, (cgl_f->win, cgl_f->flag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Win_test(MPI_Win win, int *flag)
@@ -17562,7 +17562,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Win_test(MPI_Win win, int *flag)
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Win_test(MPI_Win win, int *flag)
 {
-    CG_ARGS_CALL(MPI_Win_test, (win, flag), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, flag));
+    CG_ARGS_CALL(MPI_Win_test, (win, flag), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, win); CG_ARG_WORD(2, flag); CG_OUT_WORD(3, 0, flag));
     CG_SHORT_CALL(MPI_Win_test, (win, flag), cgl_thunk_code);
     return cgl_gp_MPI_Win_test(win, flag);
 }
@@ -17726,7 +17726,7 @@ struct cgl_fr_MPI_T_init_thread {
 static const cg_arg_name cgl_tn_MPI_T_init_thread[2] = {{"required", NULL}, {"provided", NULL}};
 static const struct cgl_targs_MPI_T_init_thread cgl_targs_MPI_T_init_thread = {{2, offsetof(struct cgl_fr_MPI_T_init_thread, cgl_ret), sizeof(((struct cgl_fr_MPI_T_init_thread *)0)->cgl_ret), 7, cgl_targs_MPI_T_init_thread.arg, cgl_tn_MPI_T_init_thread}, {
     {offsetof(struct cgl_fr_MPI_T_init_thread, required), sizeof(((struct cgl_fr_MPI_T_init_thread *)0)->required), 1, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_T_init_thread, provided), sizeof(((struct cgl_fr_MPI_T_init_thread *)0)->provided), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_T_init_thread, provided), sizeof(((struct cgl_fr_MPI_T_init_thread *)0)->provided), 6, 1, 4, 0},
 }};
 CG_THUNK(MPI_T_init_thread, (cgl_f->required, cgl_f->provided), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_init_thread(int required, int *provided)
@@ -17737,7 +17737,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_init_thread(int required, int 
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_init_thread(int required, int *provided)
 {
-    CG_ARGS_CALL(MPI_T_init_thread, (required, provided), cgl_thunk_code, 3, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, required); CG_ARG_WORD(2, provided));
+    CG_ARGS_CALL(MPI_T_init_thread, (required, provided), cgl_thunk_code, 4, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, required); CG_ARG_WORD(2, provided); CG_OUT_WORD(3, 0, provided));
     CG_SHORT_CALL(MPI_T_init_thread, (required, provided), cgl_thunk_code);
     return cgl_gp_MPI_T_init_thread(required, provided);
 }
@@ -17892,7 +17892,7 @@ static const struct cgl_targs_MPI_T_cvar_handle_alloc cgl_targs_MPI_T_cvar_handl
     {offsetof(struct cgl_fr_MPI_T_cvar_handle_alloc, cvar_index), sizeof(((struct cgl_fr_MPI_T_cvar_handle_alloc *)0)->cvar_index), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_T_cvar_handle_alloc, obj_handle), sizeof(((struct cgl_fr_MPI_T_cvar_handle_alloc *)0)->obj_handle), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_T_cvar_handle_alloc, handle), sizeof(((struct cgl_fr_MPI_T_cvar_handle_alloc *)0)->handle), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_T_cvar_handle_alloc, count), sizeof(((struct cgl_fr_MPI_T_cvar_handle_alloc *)0)->count), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_T_cvar_handle_alloc, count), sizeof(((struct cgl_fr_MPI_T_cvar_handle_alloc *)0)->count), 6, 1, 4, 0},
 }};
 CG_THUNK(MPI_T_cvar_handle_alloc, (cgl_f->cvar_index, cgl_f->obj_handle, cgl_f->handle, cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count)
@@ -17903,7 +17903,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_cvar_handle_alloc(int cvar_ind
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count)
 {
-    CG_ARGS_CALL(MPI_T_cvar_handle_alloc, (cvar_index, obj_handle, handle, count), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, cvar_index); CG_ARG_WORD(2, obj_handle); CG_ARG_WORD(3, handle); CG_ARG_WORD(4, count));
+    CG_ARGS_CALL(MPI_T_cvar_handle_alloc, (cvar_index, obj_handle, handle, count), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, cvar_index); CG_ARG_WORD(2, obj_handle); CG_ARG_WORD(3, handle); CG_ARG_WORD(4, count); CG_OUT_WORD(5, 0, count));
     CG_SHORT_CALL(MPI_T_cvar_handle_alloc, (cvar_index, obj_handle, handle, count), cgl_thunk_code);
     return cgl_gp_MPI_T_cvar_handle_alloc(cvar_index, obj_handle, handle, count);
 }
@@ -18419,7 +18419,7 @@ static const struct cgl_targs_MPI_T_pvar_handle_alloc cgl_targs_MPI_T_pvar_handl
     {offsetof(struct cgl_fr_MPI_T_pvar_handle_alloc, pvar_index), sizeof(((struct cgl_fr_MPI_T_pvar_handle_alloc *)0)->pvar_index), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_T_pvar_handle_alloc, obj_handle), sizeof(((struct cgl_fr_MPI_T_pvar_handle_alloc *)0)->obj_handle), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_T_pvar_handle_alloc, handle), sizeof(((struct cgl_fr_MPI_T_pvar_handle_alloc *)0)->handle), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_T_pvar_handle_alloc, count), sizeof(((struct cgl_fr_MPI_T_pvar_handle_alloc *)0)->count), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_T_pvar_handle_alloc, count), sizeof(((struct cgl_fr_MPI_T_pvar_handle_alloc *)0)->count), 6, 1, 4, 0},
 }};
 CG_THUNK(MPI_T_pvar_handle_alloc, (cgl_f->session, cgl_f->pvar_index, cgl_f->obj_handle, cgl_f->handle, cgl_f->count), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count)
@@ -18430,7 +18430,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_T_pvar_handle_alloc(MPI_T_pvar_s
 }
 static __attribute__((noinline)) int cgl_sl_MPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count)
 {
-    CG_ARGS_CALL(MPI_T_pvar_handle_alloc, (session, pvar_index, obj_handle, handle, count), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, session); CG_ARG_WORD(2, pvar_index); CG_ARG_WORD(3, obj_handle); CG_ARG_WORD(4, handle); CG_ARG_WORD(5, count));
+    CG_ARGS_CALL(MPI_T_pvar_handle_alloc, (session, pvar_index, obj_handle, handle, count), cgl_thunk_code, 7, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, session); CG_ARG_WORD(2, pvar_index); CG_ARG_WORD(3, obj_handle); CG_ARG_WORD(4, handle); CG_ARG_WORD(5, count); CG_OUT_WORD(6, 0, count));
     CG_SHORT_CALL(MPI_T_pvar_handle_alloc, (session, pvar_index, obj_handle, handle, count), cgl_thunk_code);
     return cgl_gp_MPI_T_pvar_handle_alloc(session, pvar_index, obj_handle, handle, count);
 }
@@ -18780,7 +18780,7 @@ static const struct cgl_targs_MPI_Attr_get cgl_targs_MPI_Attr_get = {{4, offseto
     {offsetof(struct cgl_fr_MPI_Attr_get, comm), sizeof(((struct cgl_fr_MPI_Attr_get *)0)->comm), 3, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Attr_get, keyval), sizeof(((struct cgl_fr_MPI_Attr_get *)0)->keyval), 1, 0, 0, 0},
     {offsetof(struct cgl_fr_MPI_Attr_get, attribute_val), sizeof(((struct cgl_fr_MPI_Attr_get *)0)->attribute_val), 3, 0, 0, 0},
-    {offsetof(struct cgl_fr_MPI_Attr_get, flag), sizeof(((struct cgl_fr_MPI_Attr_get *)0)->flag), 3, 0, 0, 0},
+    {offsetof(struct cgl_fr_MPI_Attr_get, flag), sizeof(((struct cgl_fr_MPI_Attr_get *)0)->flag), 6, 1, 4, 0},
 }};
 CG_THUNK(MPI_Attr_get, (cgl_f->comm, cgl_f->keyval, cgl_f->attribute_val, cgl_f->flag), cgl_thunk_code);
 static __attribute__((noinline)) int cgl_gp_MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
@@ -18791,7 +18791,7 @@ static __attribute__((noinline)) int cgl_gp_MPI_Attr_get(MPI_Comm comm, int keyv
 }
 static __attribute__((noinline)) int cgl_sl_MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
-    CG_ARGS_CALL(MPI_Attr_get, (comm, keyval, attribute_val, flag), cgl_thunk_code, 5, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, keyval); CG_ARG_WORD(3, attribute_val); CG_ARG_WORD(4, flag));
+    CG_ARGS_CALL(MPI_Attr_get, (comm, keyval, attribute_val, flag), cgl_thunk_code, 6, CG_ARG_WORD(0, cgl_ret); CG_ARG_WORD(1, comm); CG_ARG_WORD(2, keyval); CG_ARG_WORD(3, attribute_val); CG_ARG_WORD(4, flag); CG_OUT_WORD(5, 0, flag));
     CG_SHORT_CALL(MPI_Attr_get, (comm, keyval, attribute_val, flag), cgl_thunk_code);
     return cgl_gp_MPI_Attr_get(comm, keyval, attribute_val, flag);
 }
