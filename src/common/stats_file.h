@@ -151,6 +151,10 @@ typedef struct cgi_shard {
     _Atomic uint64_t total_ns, errors, states;
     _Atomic uint64_t code[CGI_STATS_MAX_CODES];
 } cgi_shard;
+/* A record's `uncounted`: its policy leaves its calls uncounted (`count = no`), and its first call went
+ * through callguard all the same (it resolved the site): the report names only those called. */
+enum { CGI_UNCOUNTED = 1, CGI_UNCOUNTED_CALLED = 2 };
+
 typedef struct cgi_stats_record {
     char api[CGI_API_NAME_MAX];
     char name[CGI_NAME_MAX];
@@ -163,7 +167,7 @@ typedef struct cgi_stats_record {
      * Each site of the record keeps a copy in its first line (cg_site.state). */
     _Atomic int32_t inline_state;
     uint8_t collective; /* 1: the layer's policy marks it collective (the report compares the ranks' counts) */
-    uint8_t uncounted;  /* 1: left uncounted with statistics on (its policy's `count = no`): its calls are not here */
+    uint8_t uncounted;  /* CGI_UNCOUNTED bits: left uncounted with statistics on (`count = no`), and called */
     uint8_t spare[2];
     cg_counters c;
     _Atomic int32_t state[CG_MAX_STATES];

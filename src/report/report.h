@@ -24,7 +24,8 @@ typedef struct cgi_proc_view {
 static inline int cgi_left_uncounted(const cgi_proc_view *p, uint32_t k)
 {
     const cgi_stats_record *r = &p->region->r[k];
-    return r->uncounted && !p->have_trace && cgi_ctr_calls(&r->c) == 0;
+    return (r->uncounted & CGI_UNCOUNTED) && (r->uncounted & CGI_UNCOUNTED_CALLED) && !p->have_trace &&
+           cgi_ctr_calls(&r->c) == 0;
 }
 
 /* A report written one process at a time (report.c): each process is

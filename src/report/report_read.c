@@ -250,7 +250,7 @@ static void cgi_read_uncounted_item(cgi_json *j, void *ctx)
     cgi_stats_region *r = ctx;
     cgi_stats_record *rec = cgi_record_next(j, r);
     if (!rec || !cgi_lex_str(j, rec->name, sizeof rec->name)) return;
-    rec->uncounted = 1;
+    rec->uncounted = CGI_UNCOUNTED | CGI_UNCOUNTED_CALLED;
     cgi_record_add(r, rec);
 }
 

@@ -85,8 +85,9 @@ static uint64_t cgi_settle_pages(const cgi_stats_region *r, unsigned char *keep)
     for (uint32_t k = 0; k < n && k < CGI_STATS_MAX_RECORDS; k++) {
         uint64_t c = cgi_ctr_calls(&r->r[k].c);
         /* A record its policy leaves uncounted is kept too: the report names it (`count = no`). */
-        if (c || r->r[k].uncounted) cgi_keep(keep, offsetof(cgi_stats_region, r) + k * sizeof r->r[k], sizeof r->r[k]);
-        calls += c, uncounted |= r->r[k].uncounted;
+        int called = (r->r[k].uncounted & CGI_UNCOUNTED_CALLED) != 0;
+        if (c || called) cgi_keep(keep, offsetof(cgi_stats_region, r) + k * sizeof r->r[k], sizeof r->r[k]);
+        calls += c, uncounted |= called;
     }
     for (unsigned i = 0; i < CGI_STATS_MAX_STALLS; i++)
         if (atomic_load(&r->stall[i].valid))

@@ -126,8 +126,10 @@ static void cgi_summary_head(FILE *out, const cgi_report_writer *w)
             fprintf(out, "callguard: none of %zu processes made a %s driver call (pid %d %s)\n", w->nexits, what,
                     e->pid, how);
         if (nc->processes) {
-            int n = snprintf(line, sizeof line, "  %s policy leaves %" PRIu64 " entry point%s uncounted (count = no):",
-                             nc->processes == 1 ? "its" : "their", nc->entry_points, nc->entry_points == 1 ? "" : "s");
+            int n = snprintf(line, sizeof line,
+                             "  %s called %" PRIu64 " entry point%s %s policy leaves uncounted (count = no):",
+                             nc->processes == 1 ? "it" : "they", nc->entry_points, nc->entry_points == 1 ? "" : "s",
+                             nc->processes == 1 ? "its" : "their");
             for (size_t i = 0; i < nc->nnames && n > 0 && (size_t)n < sizeof line; i++)
                 n += snprintf(line + n, sizeof line - (size_t)n, "%s %s", i ? "," : "", nc->names[i]);
             if (n > 0 && (size_t)n < sizeof line && nc->entry_points > nc->nnames)

@@ -204,8 +204,11 @@ __attribute__((noinline, cold)) static int cgi_site_first_call(cg_site *s)
     atomic_store_explicit(&s->real, real, memory_order_release);
     cgi_site_refresh(s);
     /* Its policy leaves it uncounted (count = no): the process made a guarded call all the same, and gets
-     * its statistics file, whose records name what went uncounted (the report's "not_counted"). */
-    if (atomic_load(&s->uncounted) && atomic_load(&cgi_cfg.stats_on)) cgi_stats_keep();
+     * its statistics file, whose record says it was called (the report's "uncounted", "not_counted"). */
+    if (atomic_load(&s->uncounted) && atomic_load(&cgi_cfg.stats_on)) {
+        cgi_stats_keep();
+        cgi_stats_note_uncounted_call(s);
+    }
     pthread_mutex_unlock(&cgi_cfg_lock);
     return 0;
 }

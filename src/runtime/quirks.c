@@ -672,7 +672,9 @@ void *cg_real_function(cg_layer *layer, const char *name)
         void *real = atomic_load_explicit(&s->real, memory_order_acquire);
         if (real) return real;
         real = cgi_resolve_site(layer, name);
-        if (!real) return NULL;
+        /* One its policy leaves uncounted is left unresolved: the program's first call, through the
+         * runtime, then notes that it was called (the report's "uncounted"). */
+        if (!real || atomic_load(&s->uncounted)) return real;
         pthread_mutex_lock(&cgi_cfg_lock);
         atomic_store_explicit(&s->real, real, memory_order_release);
         cgi_site_refresh(s);

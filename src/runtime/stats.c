@@ -454,7 +454,13 @@ void cgi_stats_note_policy(cg_site *s)
     r->blocking = (uint8_t)atomic_load(&s->blocking);
     const cg_layer *l = s->layer;
     r->collective = l && l->defaults && s->index < l->nsites && l->defaults[s->index].collective;
-    r->uncounted = (uint8_t)atomic_load(&s->uncounted);
+    r->uncounted = (uint8_t)((r->uncounted & CGI_UNCOUNTED_CALLED) | (atomic_load(&s->uncounted) ? CGI_UNCOUNTED : 0));
+}
+
+void cgi_stats_note_uncounted_call(cg_site *s)
+{
+    cgi_stats_record *r = cgi_record_in_region(s->ctr);
+    if (r) r->uncounted |= CGI_UNCOUNTED_CALLED;
 }
 
 uint64_t cgi_stats_once_ran(cg_counters *c)

@@ -31,6 +31,8 @@ CGI_HIDDEN cg_counters *cgi_stats_record_site(const char *api, const char *name)
 CGI_HIDDEN cg_counters *cgi_stats_record_row(const char *api, cg_counters *ctr, const char *tag);
 /* Mirrors a site's policy into its record so reports show it. Caller holds cgi_cfg_lock. */
 CGI_HIDDEN void cgi_stats_note_policy(cg_site *s);
+/* The first call of a site its policy leaves uncounted went through (its record's CGI_UNCOUNTED_CALLED). */
+CGI_HIDDEN void cgi_stats_note_uncounted_call(cg_site *s);
 /* A call through a closed once-gate ended, its lock still held: its number
  * among them (1 the first), 0 where the site has no record. */
 CGI_HIDDEN uint64_t cgi_stats_once_ran(cg_counters *c);

@@ -214,10 +214,10 @@ def run_quirk_pocl_user_events_failed_at_once_finish_their_waiter_once():
 
 def run_policy_that_counts_nothing_says_so_and_lists_few_names():
     """A policy file's `[defaults] count = no` leaves every cl entry point uncounted: PoCL's calls go straight
-    to the driver, and the report says so (no process made a counted call; how many entry points the policy
-    leaves uncounted, the first few named; JSON "not_counted"), not that LD_PRELOAD was cleared; `callguard
-    report` of the saved JSON says the same. With clGetDeviceInfo counted again its process is listed, and the
-    113 others are one line: their number and the first three."""
+    to the driver, and the report says so (no process made a counted call; how many entry points it called
+    that the policy leaves uncounted, the first few named; JSON "not_counted"), not that LD_PRELOAD was
+    cleared; `callguard report` of the saved JSON says the same. With one counted again, a program that calls
+    more than eight others gets one line: their number and the first three."""
     prog = os.environ["CL_INFO_LOOP"]
     policy = os.path.join(TMP, "count-nothing.ini")
     with open(policy, "w") as f:
@@ -227,20 +227,27 @@ def run_policy_that_counts_nothing_says_so_and_lists_few_names():
     check(r.returncode == 0, r.stderr)
     with open(path) as f:
         rep = json.load(f)
+    # the calls it made: clGetPlatformIDs, clGetDeviceIDs, clGetDeviceInfo (not the 100-odd others)
     nc = rep.get("not_counted", {})
-    check(rep["processes"] == [] and nc.get("processes") == 1 and nc.get("entry_points", 0) > 100 and
-          nc.get("such_as", [])[:1] == ["clGetPlatformIDs"] and len(nc["such_as"]) == 3, "not_counted: %s" % nc)
+    check(rep["processes"] == [] and nc.get("processes") == 1 and nc.get("entry_points") == 3 and
+          nc.get("such_as") == ["clGetPlatformIDs", "clGetDeviceIDs", "clGetDeviceInfo"], "not_counted: %s" % nc)
     live = run([CG, "run", "--api", "cl", "--report", "-", "--", prog, "10"], {"CALLGUARD_POLICY": policy}).stderr
     for text in (live, run([CG, "report", path]).stdout):
         text = " ".join(text.split())  # lines fitted to the width
-        check("no process made a counted driver call" in text and "uncounted (count = no): clGetPlatformIDs" in text
-              and "LD_PRELOAD" not in text, "the text says why:\n" + text)
+        check("no process made a counted driver call" in text and "it called 3 entry points its policy leaves "
+              "uncounted (count = no): clGetPlatformIDs, clGetDeviceIDs, clGetDeviceInfo a policy file's" in text and
+              "LD_PRELOAD" not in text,
+              "the text says why:\n" + text)
+    vadd = os.environ.get("CG_VADD", "")
+    if not os.access(vadd, os.X_OK):
+        print("SKIP (in part): no examples/cl_vadd (%s) to call more than eight entry points" % vadd)
+        return 77
     with open(policy, "a") as f:
-        f.write("[clGetDeviceInfo]\ncount = yes\n")
-    r = run([CG, "run", "--api", "cl", "--report", "-", "--", prog, "10"], {"CALLGUARD_POLICY": policy})
+        f.write("[clGetPlatformIDs]\ncount = yes\n")
+    r = run([CG, "run", "--api", "cl", "--report", "-", "--", vadd], {"CALLGUARD_POLICY": policy})
     m = re.search(r"not counted \(their policy's count = no\): (\d+) entry points: ([^.]*), \.\.\.", " ".join(r.stderr.split()))
-    check(r.returncode == 0 and m and int(m.group(1)) > 100 and m.group(2).split(", ")[0] == "clGetPlatformIDs" and
-          len(m.group(2).split(", ")) == 3 and "clGetDeviceInfo" not in m.group(2), "how many, the first three:\n" + r.stderr)
+    check(r.returncode == 0 and m and int(m.group(1)) > 8 and len(m.group(2).split(", ")) == 3 and
+          "clGetPlatformIDs" not in m.group(2), "how many, the first three:\n" + r.stderr)
 
 
 def run_trace_of_200000_device_infos_keeps_each_with_its_arguments_and_result():

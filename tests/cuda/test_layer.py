@@ -351,7 +351,7 @@ print("ok")
 
 def cuda_getters_are_not_counted_unless_a_policy_file_counts_them():
     """apis/cuda.ini's pure getters (cuCtxGetDevice, cuCtxGetCurrent, cuDevicePrimaryCtxGetState: count = no)
-    go straight to the driver with statistics on: no row of theirs, and the report names them as not counted
+    go straight to the driver with statistics on: no row of theirs, and the report names those called as not counted
     (JSON "uncounted", a line of the text); a policy file's `count = yes` counts one of them again, call for
     call, and `[defaults] count = yes` every one. Under --trace every call is counted (the timeline keeps
     them), and the getters have their rows instead of the line."""
@@ -376,8 +376,8 @@ def cuda_getters_are_not_counted_unless_a_policy_file_counts_them():
     rows, uncounted, text = counted(None)
     check("cuCtxGetDevice" not in rows and "cuCtxGetCurrent" not in rows and rows.get("cuDriverGetVersion") == 1,
           "the getters have no row, the rest are counted: %s" % rows)
-    getters = ["cuCtxGetCurrent", "cuCtxGetDevice", "cuDevicePrimaryCtxGetState", "cuStreamIsCapturing",
-               "cuThreadExchangeStreamCaptureMode"]
+    # the job calls two of the five: the others' policy says count = no too, but they were never called
+    getters = ["cuCtxGetCurrent", "cuCtxGetDevice"]
     check(uncounted == getters, "uncounted: %s" % uncounted)
     check("not counted (their policy's count = no): cuCtxGetDevice" in " ".join(text.split()) or
           "not counted (their policy's count = no):" in text and "cuCtxGetDevice" in text, "the text says so:\n" + text)
