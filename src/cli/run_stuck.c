@@ -83,18 +83,36 @@ static int stuck_speaker(run_watch *w)
 {
     if (!w->folder || w->lease) return 1;
     char *path = run_stuck_lease_name(w->folder);
-    for (int tries = 0; tries < 2; tries++) {
-        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-        if (fd >= 0) {
-            char pid[24];
-            int n = snprintf(pid, sizeof pid, "%d\n", (int)getpid());
-            int ok = write(fd, pid, (size_t)n) == n;
+    /* The lease appears with its holder's pid in it (written to a file of this run's own, then linked to
+     * the lease's name, which fails where it exists): another run never reads it empty and takes it over
+     * while it is being written, as under load two runs once both spoke. */
+    char *mine = NULL;
+    if (asprintf(&mine, "%s.%d", path, (int)getpid()) < 0) mine = NULL;
+    for (int tries = 0; mine && tries < 2; tries++) {
+        int fd = open(mine, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (fd < 0) break;
+        char pid[24];
+        int n = snprintf(pid, sizeof pid, "%d\n", (int)getpid());
+        int ok = write(fd, pid, (size_t)n) == n;
+        close(fd);
+        int linked = ok && link(mine, path) == 0, e = errno;
+        unlink(mine);
+        if (linked) {
+            free(mine);
+            return w->lease = path, 1;
+        }
+        if (ok && e != EEXIST && (fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600)) >= 0) {
+            /* A filesystem without hard links: created, then written, as before. */
+            ok = write(fd, pid, (size_t)n) == n;
             close(fd);
-            if (ok) return w->lease = path, 1;
+            if (ok) {
+                free(mine);
+                return w->lease = path, 1;
+            }
             unlink(path);
             break;
         }
-        if (errno != EEXIST) break;
+        if (!ok || (e != EEXIST && errno != EEXIST)) break;
         char text[24] = "";
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
         struct stat st;
@@ -104,6 +122,7 @@ static int stuck_speaker(run_watch *w)
         if (got < 0 || (holder > 0 && (kill(holder, 0) == 0 || errno == EPERM))) break;
         unlink(path); /* its holder is gone (or it was left empty by one that was) */
     }
+    free(mine);
     free(path);
     return 0;
 }
