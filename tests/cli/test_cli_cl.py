@@ -244,7 +244,9 @@ def run_policy_that_counts_nothing_says_so_and_lists_few_names():
         return 77
     with open(policy, "a") as f:
         f.write("[clGetPlatformIDs]\ncount = yes\n")
-    r = run([CG, "run", "--api", "cl", "--report", "-", "--", vadd], {"CALLGUARD_POLICY": policy})
+    # (in a sanitizer build, cl_vadd's leak check would fail it for PoCL's and LLVM's own allocations)
+    quiet = (os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":")
+    r = run([CG, "run", "--api", "cl", "--report", "-", "--", vadd], {"CALLGUARD_POLICY": policy, "ASAN_OPTIONS": quiet})
     m = re.search(r"not counted \(their policy's count = no\): (\d+) entry points: ([^.]*), \.\.\.", " ".join(r.stderr.split()))
     check(r.returncode == 0 and m and int(m.group(1)) > 8 and len(m.group(2).split(", ")) == 3 and
           "clGetPlatformIDs" not in m.group(2), "how many, the first three:\n" + r.stderr)
