@@ -89,7 +89,8 @@ static int stuck_speaker(run_watch *w)
     char *mine = NULL;
     if (asprintf(&mine, "%s.%d", path, (int)getpid()) < 0) mine = NULL;
     for (int tries = 0; mine && tries < 2; tries++) {
-        int fd = open(mine, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+        unlink(mine); /* one a run of this pid left: the file is made new, never opened as found */
+        int fd = open(mine, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
         if (fd < 0) break;
         char pid[24];
         int n = snprintf(pid, sizeof pid, "%d\n", (int)getpid());

@@ -583,22 +583,25 @@ int cgi_trace_words_code(const cg_args *a, cg_counters *c, uint64_t t0, uint64_t
                          const uint64_t *w, unsigned n)
 {
     uint64_t words[CGI_TRACE_WORDS_MAX];
+    const uint64_t *use = w; /* copied only when an output is read into it */
     if (n > CGI_TRACE_WORDS_MAX) n = CGI_TRACE_WORDS_MAX;
-    memcpy(words, w, (size_t)n * 8u);
-    /* The outputs, after the arguments in their order: read where the code is a state (no error) or the
-     * output is a result code (an errcode_ret), as cgi_trace_args reads them from a frame. */
+    /* The outputs, after the arguments in their order (the layer left them 0): read where the code is a
+     * state (no error) or the output is a result code (an errcode_ret), as cgi_trace_args reads them. */
     unsigned first = a && a->ret_size ? 1 : 0, nargs = a ? a->nargs : 0, k = 0;
     if (nargs > CGI_TRACE_WORDS_MAX / 2) nargs = CGI_TRACE_WORDS_MAX / 2;
     unsigned o = first + nargs;
     for (unsigned i = 0; a && a->ret_kind == CG_ARG_RESULT && i < nargs && o < n && k < 16; i++) {
         const cg_arg *g = &a->arg[i];
         if (g->kind != CG_ARG_OUT) continue;
-        const void *p = (const void *)(uintptr_t)words[first + i];
-        int read = p && (!(flags & CGI_EV_ERROR) || g->out_kind == CG_ARG_RESULT);
-        words[o++] = read ? cgi_trace_word(p, g->out_size) : 0;
-        flags |= (uint32_t)read << (16 + k++);
+        const void *p = (const void *)(uintptr_t)w[first + i];
+        if (p && (!(flags & CGI_EV_ERROR) || g->out_kind == CG_ARG_RESULT)) {
+            if (use == w) use = memcpy(words, w, (size_t)n * 8u);
+            words[o] = cgi_trace_word(p, g->out_size);
+            flags |= 1u << (16 + k);
+        }
+        o++, k++;
     }
-    return cgi_trace_words(c, t0, call_ns, flags, words, n);
+    return cgi_trace_words(c, t0, call_ns, flags, use, n);
 }
 
 int cgi_trace_set_max(const char *value)
