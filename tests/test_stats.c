@@ -222,10 +222,12 @@ static long stats_dir_calls(const char *dir, const char *site, int *files)
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         int fd = open(path, O_RDONLY);
         if (fd < 0) continue;
-        cgi_stats_region *r = mmap(NULL, sizeof *r, PROT_READ, MAP_SHARED, fd, 0);
+        /* A copy (private), the threads' runs folded in, as every reader of a file does. */
+        cgi_stats_region *r = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
         close(fd);
         if (r == MAP_FAILED) continue;
         (*files)++;
+        if (memcmp(r->h.magic, CGI_STATS_MAGIC, sizeof CGI_STATS_MAGIC) == 0) cgi_stats_fold(r);
         if (memcmp(r->h.magic, CGI_STATS_MAGIC, sizeof CGI_STATS_MAGIC) == 0)
             for (uint32_t i = 0; i < atomic_load(&r->h.nrecords); i++)
                 if (strcmp(r->r[i].name, site) == 0) calls += (long)cgi_ctr_calls(&r->r[i].c);

@@ -71,7 +71,9 @@
  *     waits on (layer ABI 11, CG_SLOT_TO_WAIT); a hung call keeps them by
  *     name, as text (nargs, arg). */
 /* 24: a quirk record is 1792 bytes: `waiters`, the quirk's waits_behind. */
-#define CGI_STATS_VERSION 24
+/* 25: a slot's first line holds the thread's run of plain counted calls of one site (last, from: calls
+ *     not yet in its shard, cgi_slot_run_calls); `tid`, `waiting` and `peaked` moved to its third line. */
+#define CGI_STATS_VERSION 25
 /* Threads on one site write their counts into this many cache lines of its
  * record, not one (bench/bench_contention.c: one shared line made a call
  * with statistics 4-11 times dearer with 2-8 threads on the H200). */
@@ -392,20 +394,21 @@ typedef struct cgi_stall {
  * second is read by the watchdog (watchdog.c, hang.c) and written by its
  * thread only on rarer paths (hang reports, the runtime held). */
 typedef struct cgi_slot {
-    _Atomic int32_t tid;           /* 0: free */
-    _Atomic uint32_t waiting;      /* 1: waiting for the site's domain lock */
     cg_counters *_Atomic counters; /* the site's, in this process's mapping (h.base); NULL: not in a call */
     _Atomic uint64_t seq;          /* guarded calls this thread entered: the number of the one in flight */
-    _Atomic uint64_t entered;      /* ticks (see the header's clock): exact where the call times itself
-                                    * (timed), else when the watchdog first saw it */
     _Atomic uint64_t mark;         /* seq of a call the watchdog found as long as a stall; 0: none (on the
                                     * line the wrapper writes: its leave reads it, and it is rarely written) */
-    _Atomic uint32_t timed;        /* 1: the call in flight reads the clock itself (the watchdog does not sample it) */
-    uint32_t shard_off;            /* this thread's shard of every record: byte offset from shard[0] */
-    uint32_t owned;                /* 1: that shard is this thread's alone (else it counts atomically) */
-    uint32_t calls_off;            /* owned: from a record's counters to its shard's calls (the wrapper's cg_slot) */
-    uint32_t peaked;               /* 1: the call in flight counts its site's peak inside (CGI_MODE_PEAKS_PY) */
-    char pad0[64 - 48 - 12];
+    /* The thread's run of plain counted calls of one site (layer.h, cg_slot_enter): its record, in this
+     * process's mapping, whose calls are those numbered past `from` (to `seq`), not yet in the thread's shard.
+     * A site's calls are its record's, its shards' and the runs of the slots it is `last` of (cgi_stats_fold). */
+    cg_counters *_Atomic last;
+    _Atomic uint64_t from;
+    _Atomic uint64_t entered; /* ticks (see the header's clock): exact where the call times itself
+                               * (timed), else when the watchdog first saw it */
+    uint32_t shard_off;       /* this thread's shard of every record: byte offset from shard[0] */
+    uint32_t owned;           /* 1: that shard is this thread's alone (else it counts atomically) */
+    uint32_t calls_off;       /* owned: from a record's counters to its shard's calls (the wrapper's cg_slot) */
+    _Atomic uint32_t timed;   /* 1: the call in flight reads the clock itself (the watchdog does not sample it) */
     /* second line */
     _Atomic uint64_t held_seq;   /* seq of the last call entered holding the runtime (when known) */
     _Atomic uint64_t where_seq;  /* seq of the call whose Python line py_file, py_line hold */
@@ -418,7 +421,10 @@ typedef struct cgi_slot {
     /* third line: the arguments the call in flight waits on, stored by its
      * wrapper before the call (layer.h, cg_slot_wait); read by the watchdog */
     cg_slot_wait wait;
-    char pad2[64 - sizeof(cg_slot_wait)];
+    _Atomic int32_t tid;      /* 0: free */
+    _Atomic uint32_t waiting; /* 1: waiting for the site's domain lock */
+    uint32_t peaked;          /* 1: the call in flight counts its site's peak inside (CGI_MODE_PEAKS_PY) */
+    char pad2[4];
 } cgi_slot;
 
 /* The wrapper's view of a slot (layer.h, cg_slot): its plain counted call
@@ -428,6 +434,9 @@ _Static_assert(offsetof(cgi_slot, wait) == CG_SLOT_TO_WAIT, "CG_SLOT_TO_WAIT");
 _Static_assert(offsetof(cgi_slot, counters) == offsetof(cg_slot, counters), "cg_slot.counters");
 _Static_assert(offsetof(cgi_slot, seq) == offsetof(cg_slot, seq), "cg_slot.seq");
 _Static_assert(offsetof(cgi_slot, calls_off) == offsetof(cg_slot, calls_off), "cg_slot.calls_off");
+_Static_assert(offsetof(cgi_slot, last) == offsetof(cg_slot, last), "cg_slot.last");
+_Static_assert(offsetof(cgi_slot, from) == offsetof(cg_slot, from), "cg_slot.from");
+_Static_assert(offsetof(cgi_slot, timed) == offsetof(cg_slot, cg_timed), "cg_slot.cg_timed");
 _Static_assert(offsetof(cgi_slot, mark) == offsetof(cg_slot, mark), "cg_slot.mark");
 _Static_assert(offsetof(cg_counters, inside) == CG_COUNTERS_TO_INSIDE, "CG_COUNTERS_TO_INSIDE");
 
@@ -629,6 +638,39 @@ typedef struct cgi_lost_page {
 } cgi_lost_page;
 #define CGI_LOST_MAGIC "CGLOST1"
 #define CGI_STATS_LOST_FILE "lost"
+
+/* The record at address `at` in the process that wrote region r (h.base): its counters' index, or -1. */
+static inline int64_t cgi_record_at(const cgi_stats_region *r, const void *at)
+{
+    uint64_t off = (uint64_t)(uintptr_t)at - r->h.base;
+    uint64_t first = offsetof(cgi_stats_region, r) + offsetof(cgi_stats_record, c);
+    if (!at || off < first || (off - first) % sizeof(cgi_stats_record)) return -1;
+    uint64_t k = (off - first) / sizeof(cgi_stats_record);
+    return k < atomic_load(&r->h.nrecords) && k < CGI_STATS_MAX_RECORDS ? (int64_t)k : -1;
+}
+
+/* The calls of a slot's run: numbered past `from`, of its `last` site (layer.h, cg_slot_enter); 0 when none. */
+static inline uint64_t cgi_slot_run_calls(const cgi_slot *s)
+{
+    if (!atomic_load_explicit(&s->last, memory_order_relaxed)) return 0;
+    uint64_t seq = atomic_load_explicit(&s->seq, memory_order_relaxed);
+    uint64_t from = atomic_load_explicit(&s->from, memory_order_relaxed);
+    return seq > from ? seq - from : 0;
+}
+
+/* Moves each slot's run (calls its thread counted in the slot, not yet in its shard: layer.h,
+ * cg_slot_enter) into its record's calls, in a copy of a region read from its file: every reader
+ * of a file's counts reads them after this. */
+static inline void cgi_stats_fold(cgi_stats_region *r)
+{
+    for (unsigned i = 0; i < CGI_STATS_MAX_SLOTS; i++) {
+        cgi_slot *s = &r->slot[i];
+        uint64_t n = cgi_slot_run_calls(s);
+        int64_t k = n ? cgi_record_at(r, atomic_load_explicit(&s->last, memory_order_relaxed)) : -1;
+        if (k >= 0) atomic_fetch_add_explicit(&r->r[k].c.calls, n, memory_order_relaxed);
+        atomic_store_explicit(&s->last, NULL, memory_order_relaxed);
+    }
+}
 
 /* A process's start time, field 22 of its /proc/PID/stat (path), after the
  * command in parentheses: the same across exec, another for a new process

@@ -107,11 +107,8 @@ int cgi_waiting(const cgi_slot *slot) { return atomic_load(&slot->waiting) != 0;
  * The slot holds an address in the process that wrote it (h.base). */
 const cgi_stats_record *cgi_slot_record(const cgi_stats_region *r, const cgi_slot *slot)
 {
-    uint64_t off = (uint64_t)(uintptr_t)atomic_load(&slot->counters) - r->h.base;
-    uint64_t first = offsetof(cgi_stats_region, r) + offsetof(cgi_stats_record, c);
-    if (off < first || (off - first) % sizeof(cgi_stats_record)) return NULL;
-    uint64_t k = (off - first) / sizeof(cgi_stats_record);
-    return k < cgi_nrec(r) ? &r->r[k] : NULL;
+    int64_t k = cgi_record_at(r, atomic_load(&slot->counters));
+    return k >= 0 ? &r->r[k] : NULL;
 }
 
 uint64_t cgi_entered_ns(const cgi_stats_region *r, const cgi_slot *slot)

@@ -247,6 +247,7 @@ int cgi_stats_read_fd(int fd, cgi_stats_region *r, char *why, size_t cap)
                -1;
     }
     cgi_stats_sanitize(r);
+    cgi_stats_fold(r);
     return 0;
 }
 

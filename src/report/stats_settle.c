@@ -74,13 +74,19 @@ static void cgi_keep(unsigned char *keep, size_t off, size_t len)
         keep[p] = 1;
 }
 
-/* The pages the report reads of r (keep[page] = 1); 0 when it made no call
+/* The pages the report reads of r (keep[page] = 1; r, a copy, gets its runs folded); 0 when it made no call
  * and has no record its policy left uncounted (its first call made the file). */
-static uint64_t cgi_settle_pages(const cgi_stats_region *r, unsigned char *keep)
+static uint64_t cgi_settle_pages(cgi_stats_region *r, unsigned char *keep)
 {
     uint64_t calls = 0, uncounted = 0;
     memset(keep, 0, CGI_PAGES);
     cgi_keep(keep, 0, sizeof r->h);
+    /* A slot's run of calls not yet in its shard is kept for the report, which folds it in; here
+     * (a copy) it is folded now, so that its record is kept too. */
+    for (unsigned i = 0; i < CGI_STATS_MAX_SLOTS; i++)
+        if (cgi_slot_run_calls(&r->slot[i]))
+            cgi_keep(keep, offsetof(cgi_stats_region, slot) + i * sizeof r->slot[i], sizeof r->slot[i]);
+    cgi_stats_fold(r);
     uint32_t n = atomic_load(&r->h.nrecords);
     for (uint32_t k = 0; k < n && k < CGI_STATS_MAX_RECORDS; k++) {
         uint64_t c = cgi_ctr_calls(&r->r[k].c);

@@ -296,6 +296,7 @@ static inline int cgi_runtime_held(const cg_site *s, const cg_adapter *ad, int s
  * thread holds the GIL, even when the call then leaves it). */
 static inline void cgi_slot_number(cgi_slot *slot, const cg_adapter *ad, int held, int leave)
 {
+    cgi_slot_number_elsewhere(slot);
     uint64_t seq = atomic_load_explicit(&slot->seq, memory_order_relaxed) + 1;
     atomic_store_explicit(&slot->seq, seq, memory_order_relaxed);
     if (held) atomic_store_explicit(&slot->held_seq, seq, memory_order_relaxed);

@@ -11,6 +11,7 @@
 #include "site.h"
 #include "stats.h"
 #include "trace.h"
+#include "watchdog.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -23,7 +24,7 @@ int cg_get_stats(const char *name, cg_site_stats *out)
     cg_site *s = cgi_site_find(name);
     if (s) {
         cg_counters *c = s->ctr;
-        out->calls = cgi_ctr_calls(c);
+        out->calls = cgi_stats_calls(c);
         out->nested = atomic_load(&c->nested);
         out->errors = cgi_ctr_errors(c);
         out->total_ns = cgi_ctr_total_ns(c);
@@ -46,14 +47,43 @@ int cg_reset_stats(void)
     uint32_t n = atomic_load(&cgi_stats->h.nrecords);
     for (uint32_t i = 0; i < n; i++)
         cgi_ctr_zero(&cgi_stats->r[i]);
+    cgi_stats_end_runs();
     cgi_stats_reset_stalls();
     pthread_mutex_unlock(&cgi_cfg_lock);
     return CG_OK;
 }
 
+/* Copies n bytes (a multiple of 8) a word at a time, each read whole: other threads go on counting. */
+static void cgi_copy_words(void *to, const void *from, size_t n)
+{
+    for (size_t i = 0; i < n / 8; i++)
+        ((uint64_t *)to)[i] = __atomic_load_n((const uint64_t *)from + i, __ATOMIC_RELAXED);
+}
+
+/* The region as a file's reader sees it (cgi_stats_fold): a copy with the threads' runs in their records.
+ * NULL when out of memory (the report then reads the region itself, without the runs). */
+static cgi_stats_region *cgi_stats_copy(void)
+{
+    _Static_assert(sizeof(cgi_stats_header) % 8 == 0 && sizeof(cgi_stats_record) % 8 == 0 &&
+                       offsetof(cgi_stats_region, stall) % 8 == 0 && sizeof(cgi_stats_region) % 8 == 0,
+                   "the region copies by words");
+    cgi_stats_region *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    int held = cgi_watchdog_pause();
+    const size_t tail = offsetof(cgi_stats_region, stall);
+    cgi_copy_words(&r->h, &cgi_stats->h, sizeof r->h);
+    uint32_t n = atomic_load(&cgi_stats->h.nrecords);
+    cgi_copy_words(r->r, cgi_stats->r, (n < CGI_STATS_MAX_RECORDS ? n : CGI_STATS_MAX_RECORDS) * sizeof r->r[0]);
+    cgi_copy_words((char *)r + tail, (const char *)cgi_stats + tail, sizeof *r - tail);
+    cgi_watchdog_release(held);
+    cgi_stats_fold(r);
+    return r;
+}
+
 int cg_report_write(const char *path, cg_report_format format)
 {
-    cgi_proc_view v = {.region = cgi_stats};
+    cgi_stats_region *copy = cgi_stats_copy();
+    cgi_proc_view v = {.region = copy ? copy : cgi_stats};
     cgi_trace_view *tv = malloc(sizeof *tv);
     if (tv) {
         cgi_trace_self_view(tv);
@@ -63,7 +93,9 @@ int cg_report_write(const char *path, cg_report_format format)
         }
         free(tv);
     }
-    return cgi_report_to(path, &v, 1, 0, format);
+    int rc = cgi_report_to(path, &v, 1, 0, format);
+    free(copy);
+    return rc;
 }
 
 const cg_args *cgi_site_args_named(const char *api, const char *name, const char *(**result_name)(long))

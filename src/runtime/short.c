@@ -75,6 +75,7 @@ __attribute__((noinline)) static int cgi_trace_held(cg_site *s, cg_counters *c, 
 static inline __attribute__((always_inline)) void cgi_enter_counted(cg_site *s, cgi_slot *slot)
 {
     cg_counters *c = s->ctr;
+    cgi_slot_number_elsewhere(slot);
     cgi_bump(&slot->seq, 1);
     atomic_store_explicit(&slot->counters, c, memory_order_release);
     if (__builtin_expect(slot->owned, 1))

@@ -442,7 +442,7 @@ void cgi_stats_note_policy(cg_site *s)
      * from here. An open once-site keeps the domain it was serialized in. */
     if ((d & CGI_DOM_ID) && scope == CG_SCOPE_ONCE &&
         !(r->scope == CG_SCOPE_ONCE && !atomic_load(&r->once_at) && strcmp(r->domain, domain) == 0)) {
-        atomic_store(&r->once_base, cgi_ctr_calls(&r->c));
+        atomic_store(&r->once_base, cgi_stats_calls(&r->c));
         atomic_store(&r->once_ran, 0);
     }
     if ((d & CGI_DOM_ID) || scope != CG_SCOPE_ONCE) {
@@ -578,10 +578,37 @@ unsigned long cgi_slot_pthread_id(unsigned i)
     return i < CGI_STATS_MAX_SLOTS ? atomic_load_explicit(&cgi_slot_pthread[i], memory_order_relaxed) : 0;
 }
 
+void cgi_slot_end_run(cgi_slot *slot)
+{
+    cg_counters *last = atomic_load_explicit(&slot->last, memory_order_relaxed);
+    if (!last) return;
+    uint64_t n = cgi_slot_run_calls(slot);
+    atomic_store_explicit(&slot->last, NULL, memory_order_relaxed);
+    if (n && slot->owned) cgi_bump(&cgi_shard_at(last, slot->shard_off)->calls, n);
+}
+
+uint64_t cgi_stats_calls(const cg_counters *c)
+{
+    uint64_t n = cgi_ctr_calls(c);
+    unsigned used = atomic_load(&cgi_slots_used);
+    for (unsigned i = 0; i < used && i < CGI_STATS_MAX_SLOTS; i++)
+        if (atomic_load_explicit(&cgi_stats->slot[i].last, memory_order_relaxed) == c)
+            n += cgi_slot_run_calls(&cgi_stats->slot[i]);
+    return n;
+}
+
+void cgi_stats_end_runs(void)
+{
+    unsigned used = atomic_load(&cgi_slots_used);
+    for (unsigned i = 0; i < used && i < CGI_STATS_MAX_SLOTS; i++)
+        atomic_store_explicit(&cgi_stats->slot[i].last, NULL, memory_order_relaxed);
+}
+
 static void cgi_slot_give_back(void *p)
 {
     cgi_slot *slot = p;
     if (cgi_my_slot == slot) cgi_slot_set(&cgi_unclaimed_slot);
+    cgi_slot_end_run(slot);
     atomic_store(&cgi_slot_pthread[slot - cgi_stats->slot], 0);
     atomic_store(&slot->counters, NULL);
     atomic_store(&slot->tid, 0);
@@ -595,6 +622,7 @@ static void cgi_slot_fill(cgi_slot *slot)
     atomic_store(&slot->waiting, 0);
     atomic_store(&slot->timed, 0);
     atomic_store(&slot->mark, 0);
+    atomic_store(&slot->last, NULL);
     atomic_store(&slot->tid, (int32_t)syscall(SYS_gettid));
     memset(slot->thread, 0, sizeof slot->thread);
     prctl(PR_GET_NAME, slot->thread);

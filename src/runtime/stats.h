@@ -89,5 +89,15 @@ CGI_HIDDEN void cgi_stats_note_probed(const char *api);
 
 /* Forgets the kept stalls and the count of dropped ones. */
 CGI_HIDDEN void cgi_stats_reset_stalls(void);
+/* A site's calls now: its record's and shards' and the runs of this process's threads (layer.h,
+ * cg_slot_enter), read as they are. */
+CGI_HIDDEN uint64_t cgi_stats_calls(const cg_counters *c);
+/* Forgets every thread's run (cg_reset_stats). */
+CGI_HIDDEN void cgi_stats_end_runs(void);
+/* Adds the thread's run to its shard (layer.h, cg_slot_run), on its own thread. */
+CGI_HIDDEN void cgi_slot_end_run(cgi_slot *slot);
+/* Before any path but the wrapper's numbers a call in the thread's slot: the run's calls are those numbered
+ * past `from`, and this one is not the run's (first: a reader in between counts one call fewer, never more). */
+static inline void cgi_slot_number_elsewhere(cgi_slot *slot) { cgi_bump(&slot->from, 1); }
 
 #endif

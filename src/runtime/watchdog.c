@@ -315,14 +315,24 @@ void cgi_watchdog_start(void)
     errno = saved;
 }
 
-int cgi_watchdog_hold_at_exit(void)
+/* 1 while this process's exit holds the watchdog (cgi_watchdog_hold_at_exit): a report then needs no pause. */
+static _Atomic int cgi_wd_exit_holds;
+
+int cgi_watchdog_pause(void)
 {
-    if (atomic_load(&cgi_wd_state) != 3 || !cgi_stats) return 0;
+    if (atomic_load(&cgi_wd_state) != 3 || !cgi_stats || atomic_load(&cgi_wd_exit_holds)) return 0;
     for (int i = 0; atomic_exchange_explicit(&cgi_wd_busy, 1, memory_order_acquire); i++) {
         if (i == 100) return 0; /* a tick that takes this long (reading /proc): leave it */
         struct timespec ts = {.tv_sec = 0, .tv_nsec = 100000};
         nanosleep(&ts, NULL);
     }
+    return 1;
+}
+
+int cgi_watchdog_hold_at_exit(void)
+{
+    if (!cgi_watchdog_pause()) return 0;
+    atomic_store(&cgi_wd_exit_holds, 1);
     uint64_t now = cgi_ticks();
     unsigned used = atomic_load(&cgi_slots_used), nlate = 0;
     if (used > CGI_STATS_MAX_SLOTS) used = CGI_STATS_MAX_SLOTS;
@@ -339,6 +349,7 @@ int cgi_watchdog_hold_at_exit(void)
 
 void cgi_watchdog_release(int held)
 {
+    if (held) atomic_store(&cgi_wd_exit_holds, 0);
     if (held) atomic_store_explicit(&cgi_wd_busy, 0, memory_order_release);
 }
 

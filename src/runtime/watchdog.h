@@ -30,6 +30,9 @@ CGI_HIDDEN void cgi_watchdog_note_main(void);
  * cgi_watchdog_release(the value returned). Returns 0, having done
  * nothing, where no watchdog runs or its tick lasts over 10 ms. */
 CGI_HIDDEN int cgi_watchdog_hold_at_exit(void);
+/* Holds the watchdog between two ticks, no more (a copy of the region: its hang and late pages hold
+ * still), and returns 1; 0 where it runs no ticks or the exit holds it already. cgi_watchdog_release. */
+CGI_HIDDEN int cgi_watchdog_pause(void);
 CGI_HIDDEN void cgi_watchdog_release(int held);
 
 /* One call in flight, as the watchdog saw it at a tick. */

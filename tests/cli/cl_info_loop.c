@@ -4,9 +4,12 @@
  * Prints the name and the size the last call returned. `bad`: two calls
  * that fail before reading a bad string pointer or writing an output (no
  * program; an unknown param_name), which the timeline must not read, and
- * one with no output that fails (clRetainContext of no context). */
+ * one with no output that fails (clRetainContext of no context). `N kill`: each third of the first N/2 calls
+ * also asks the platform's name (runs of one site's calls, ended by another's), then the process kills itself
+ * (SIGKILL), its last N/2 calls one run, where its statistics file holds them. */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +36,14 @@ int main(int argc, char **argv)
         return 1;
     char name[256] = "";
     size_t got = 0;
-    for (long i = 0; i < n; i++)
+    int kill = argc > 2 && strcmp(argv[2], "kill") == 0;
+    for (long i = 0; i < n; i++) {
         if (clGetDeviceInfo(d, CL_DEVICE_NAME, sizeof name, name, &got) != CL_SUCCESS) return 2;
+        if (kill && i < n / 2 && i % 3 == 0 && clGetPlatformInfo(p, CL_PLATFORM_NAME, 0, NULL, NULL) != CL_SUCCESS)
+            return 3;
+    }
     printf("%s %zu\n", name, got);
+    fflush(stdout);
+    if (kill) raise(SIGKILL);
     return 0;
 }

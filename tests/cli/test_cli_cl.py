@@ -276,6 +276,28 @@ def run_trace_of_200000_device_infos_keeps_each_with_its_arguments_and_result():
     check(ts == sorted(ts), "in order")
 
 
+def run_counts_every_call_of_a_process_killed_in_a_run():
+    """A thread's plain counted calls of one site, one after another, are counted in its slot until another
+    site's call adds them to its record (layer.h, cg_slot_enter): a process killed (SIGKILL) with such a run
+    pending loses none of it. cl_info_loop N kill asks the device's name N times, and the platform's name every
+    third time in the first half (a run ended each time), then kills itself: the report counts every call, read
+    live and back."""
+    prog, n = os.environ["CL_INFO_LOOP"], 1000
+    path = os.path.join(TMP, "killed-run.json")
+    r = run([CG, "run", "--api", "cl", "--report", path, "--", prog, str(n), "kill"])
+    check(r.returncode in (-signal.SIGKILL, 128 + signal.SIGKILL) and r.stdout.strip(), "%d %r %s" % (r.returncode, r.stdout, r.stderr))
+    with open(path) as f:
+        rep = json.load(f)
+    check(len(rep["processes"]) == 1, "one process: %s" % rep["processes"])
+    proc = rep["processes"][0]
+    calls = {name: site(proc, name)["calls"] for name in ("clGetDeviceInfo", "clGetPlatformInfo", "clGetDeviceIDs")}
+    platform = (n // 2 + 2) // 3
+    check(calls == {"clGetDeviceInfo": n, "clGetPlatformInfo": platform, "clGetDeviceIDs": 1}, "calls: %s" % calls)
+    text = " ".join(run([CG, "report", path]).stdout.split())
+    total = n + platform + 2  # and clGetPlatformIDs, clGetDeviceIDs
+    check("1 process, %d calls" % total in text, "read back:\n" + text)
+
+
 def run_trace_reads_no_string_or_output_of_a_failed_call():
     """A call that fails before reading its string (clCreateKernel of no program, kernel_name a bad pointer) or
     writing its output (clGetDeviceInfo of an unknown param_name, param_value_size_ret a bad pointer): under
