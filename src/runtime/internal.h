@@ -62,7 +62,8 @@
  *   7 watchdog hang.c           the thread that times counted calls by sampling,
  *                               marks stalls and reports hangs
  *   7 policy_file               policy files
- *   7 query.c                   the C API's questions: statistics, reports
+ *   8 query.c                   the C API's questions: statistics, reports (a copy
+ *                               of the region taken with the watchdog paused)
  *   8 stall                     recording a stall (the Python line with it)
  *   8 quirks                    the quirks file: known driver bugs keyed by driver
  *                               identity, switched on as an API starts
