@@ -349,8 +349,9 @@ int cgi_watchdog_hold_at_exit(void)
 
 void cgi_watchdog_release(int held)
 {
-    if (held) atomic_store(&cgi_wd_exit_holds, 0);
-    if (held) atomic_store_explicit(&cgi_wd_busy, 0, memory_order_release);
+    if (!held) return;
+    atomic_store(&cgi_wd_exit_holds, 0);
+    atomic_store_explicit(&cgi_wd_busy, 0, memory_order_release);
 }
 
 void cgi_watchdog_before_fork(void)
